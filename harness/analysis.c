@@ -1,0 +1,545 @@
+/*
+ * analysis.c - two streaming passes over the store's windows: the first
+ * judges each window against the steady and degraded targets, from which
+ * fault recovery figures and each window's scope follow; the second merges
+ * windows into the run, phase and scope aggregates that targets and reports
+ * read. Memory: a few bytes per window plus one histogram per metric per
+ * aggregate, never the samples.
+ */
+#include "analysis.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "units.h"
+
+struct agg_entry {
+	char name[96];
+	struct gl_hist *h;
+	int64_t counter;
+	int has_counter;
+};
+
+struct gl_agg {
+	struct agg_entry *e;
+	int n, cap;
+	double seconds;
+};
+
+struct gl_agg *gl_agg_new(void)
+{
+	return calloc(1, sizeof(struct gl_agg));
+}
+
+void gl_agg_free(struct gl_agg *a)
+{
+	if (!a)
+		return;
+	for (int i = 0; i < a->n; i++)
+		gl_hist_free(a->e[i].h);
+	free(a->e);
+	free(a);
+}
+
+static struct agg_entry *entry(struct gl_agg *a, const char *name, int create)
+{
+	for (int i = 0; i < a->n; i++)
+		if (!strcmp(a->e[i].name, name))
+			return &a->e[i];
+	if (!create || strlen(name) >= sizeof(a->e[0].name))
+		return NULL;
+	if (a->n == a->cap) {
+		int ncap = a->cap ? a->cap * 2 : 32;
+		struct agg_entry *ne = realloc(a->e, sizeof(*ne) * (size_t)ncap);
+		if (!ne)
+			return NULL;
+		a->e = ne;
+		a->cap = ncap;
+	}
+	memset(&a->e[a->n], 0, sizeof(a->e[0]));
+	strcpy(a->e[a->n].name, name);
+	return &a->e[a->n++];
+}
+
+int gl_agg_add_hist(struct gl_agg *a, const char *name, const struct gl_hist *h)
+{
+	struct agg_entry *e = entry(a, name, 1);
+	if (!e)
+		return -1;
+	if (!e->h && !(e->h = gl_hist_new()))
+		return -1;
+	return gl_hist_merge(e->h, h);
+}
+
+int gl_agg_add_counter(struct gl_agg *a, const char *name, int64_t v)
+{
+	struct agg_entry *e = entry(a, name, 1);
+	if (!e)
+		return -1;
+	e->counter += v;
+	e->has_counter = 1;
+	return 0;
+}
+
+void gl_agg_add_seconds(struct gl_agg *a, double s) { a->seconds += s; }
+double gl_agg_seconds(const struct gl_agg *a) { return a->seconds; }
+
+int gl_agg_merge(struct gl_agg *dst, const struct gl_agg *src)
+{
+	for (int i = 0; i < src->n; i++) {
+		const struct agg_entry *e = &src->e[i];
+		if (e->h && gl_agg_add_hist(dst, e->name, e->h) != 0)
+			return -1;
+		if (e->has_counter && gl_agg_add_counter(dst, e->name, e->counter) != 0)
+			return -1;
+	}
+	dst->seconds += src->seconds;
+	return 0;
+}
+
+const struct gl_hist *gl_agg_hist(const struct gl_agg *a, const char *name)
+{
+	struct agg_entry *e = entry((struct gl_agg *)a, name, 0);
+	return e ? e->h : NULL;
+}
+
+int64_t gl_agg_counter(const struct gl_agg *a, const char *name, int *found)
+{
+	struct agg_entry *e = entry((struct gl_agg *)a, name, 0);
+	if (found)
+		*found = e && e->has_counter;
+	return e ? e->counter : 0;
+}
+
+void gl_agg_each_counter(const struct gl_agg *a, const char *prefix,
+			 void (*fn)(void *arg, const char *name, int64_t v), void *arg)
+{
+	size_t pl = strlen(prefix);
+	for (int i = 0; i < a->n; i++)
+		if (a->e[i].has_counter && !strncmp(a->e[i].name, prefix, pl))
+			fn(arg, a->e[i].name, a->e[i].counter);
+}
+
+int gl_agg_eval(const struct gl_agg *a, const char *target_name, double *out)
+{
+	struct gl_target_name tn;
+	char why[256];
+	const struct gl_metric_def *d;
+	int found = 0;
+
+	if (gl_catalog_parse_target(target_name, &tn, why, sizeof(why)) != 0)
+		return -1;
+	d = tn.def;
+	switch (d->kind) {
+	case GL_MK_HIST: {
+		const struct gl_hist *h = gl_agg_hist(a, d->name);
+		if (!h || gl_hist_count(h) == 0)
+			return -1;
+		if (tn.pct >= 0)
+			*out = gl_hist_percentile(h, tn.pct);
+		else if (!strcmp(tn.stat, "min"))
+			*out = gl_hist_min(h);
+		else if (!strcmp(tn.stat, "max"))
+			*out = gl_hist_max(h);
+		else if (!strcmp(tn.stat, "mean"))
+			*out = gl_hist_mean(h);
+		else
+			*out = (double)gl_hist_count(h);
+		return 0;
+	}
+	case GL_MK_COUNTER:
+		*out = (double)gl_agg_counter(a, d->name, &found);
+		return found ? 0 : -1;
+	case GL_MK_RATIO: {
+		int64_t den = gl_agg_counter(a, d->den, &found), num;
+		if (!found || den <= 0)
+			return -1;
+		num = gl_agg_counter(a, d->num, NULL);
+		*out = (double)num / (double)den;
+		return 0;
+	}
+	case GL_MK_RATE: {
+		int64_t num = gl_agg_counter(a, d->num, &found);
+		if (!found || a->seconds <= 0)
+			return -1;
+		*out = (double)num * d->scale / a->seconds;
+		return 0;
+	}
+	default:
+		return -1;
+	}
+}
+
+/* ---- the analysis ---------------------------------------------------------- */
+
+static int load_windows(sqlite3 *db, struct gl_analysis *an, struct gl_err *err)
+{
+	sqlite3_stmt *q;
+	int cap = 0;
+
+	if (sqlite3_prepare_v2(db, "SELECT idx,start_ns,end_ns,scn_start_ns,scn_end_ns,phase,complete "
+			       "FROM windows ORDER BY idx", -1, &q, NULL) != SQLITE_OK)
+		return gl_errf(err, GL_EIO, "store: %s", sqlite3_errmsg(db));
+	while (sqlite3_step(q) == SQLITE_ROW) {
+		struct gl_window_info *w;
+		if (an->n_windows == cap) {
+			struct gl_window_info *nw;
+			cap = cap ? cap * 2 : 1024;
+			nw = realloc(an->windows, sizeof(*nw) * (size_t)cap);
+			if (!nw) {
+				sqlite3_finalize(q);
+				return gl_errf(err, GL_ENOMEM, "analysis: out of memory");
+			}
+			an->windows = nw;
+		}
+		w = &an->windows[an->n_windows++];
+		memset(w, 0, sizeof(*w));
+		w->idx = sqlite3_column_int64(q, 0);
+		w->start_ns = sqlite3_column_int64(q, 1);
+		w->end_ns = sqlite3_column_int64(q, 2);
+		w->scn_start_ns = sqlite3_column_int64(q, 3);
+		w->scn_end_ns = sqlite3_column_int64(q, 4);
+		w->phase = sqlite3_column_int(q, 5);
+		w->complete = sqlite3_column_int(q, 6);
+	}
+	sqlite3_finalize(q);
+	return 0;
+}
+
+/* Stream every window's series into a fresh aggregate, calling fn(window i,
+ * agg) once per window in order. Both queries are ordered by window index,
+ * so one cursor walks the metric rows alongside the windows. */
+static int each_window(sqlite3 *db, struct gl_analysis *an,
+		       int (*fn)(struct gl_analysis *an, int i, struct gl_agg *w, void *arg), void *arg,
+		       struct gl_err *err)
+{
+	sqlite3_stmt *q;
+	int rc = 0, step;
+
+	if (sqlite3_prepare_v2(db, "SELECT idx,name,hist,counter FROM window_metrics ORDER BY idx", -1, &q,
+			       NULL) != SQLITE_OK)
+		return gl_errf(err, GL_EIO, "store: %s", sqlite3_errmsg(db));
+	step = sqlite3_step(q);
+	for (int wi = 0; wi < an->n_windows && rc == 0; wi++) {
+		const struct gl_window_info *w = &an->windows[wi];
+		struct gl_agg *cur = gl_agg_new();
+
+		if (!cur) {
+			rc = gl_errf(err, GL_ENOMEM, "analysis: out of memory");
+			break;
+		}
+		/* rows of windows without a meta row are ignored */
+		while (step == SQLITE_ROW && sqlite3_column_int64(q, 0) < w->idx)
+			step = sqlite3_step(q);
+		while (step == SQLITE_ROW && sqlite3_column_int64(q, 0) == w->idx && rc == 0) {
+			const char *name = (const char *)sqlite3_column_text(q, 1);
+			const void *blob = sqlite3_column_blob(q, 2);
+			int len = sqlite3_column_bytes(q, 2);
+			if (blob) {
+				struct gl_hist *h = gl_hist_deserialize(blob, (size_t)len);
+				if (!h)
+					rc = gl_errf(err, GL_EIO, "store: window %lld: histogram '%s' is corrupt",
+						     (long long)w->idx, name);
+				else
+					gl_agg_add_hist(cur, name, h);
+				gl_hist_free(h);
+			} else {
+				gl_agg_add_counter(cur, name, sqlite3_column_int64(q, 3));
+			}
+			step = sqlite3_step(q);
+		}
+		gl_agg_add_seconds(cur, (double)(w->end_ns - w->start_ns) / 1e9);
+		if (rc == 0)
+			rc = fn(an, wi, cur, arg);
+		gl_agg_free(cur);
+	}
+	sqlite3_finalize(q);
+	return rc;
+}
+
+/* 1 all targets of scope met, 0 some not met or without data, -1 no targets. */
+static int meets(const struct gl_scenario *s, enum gl_scope scope, const struct gl_agg *w)
+{
+	int any = 0;
+	for (int i = 0; i < s->n_targets; i++) {
+		const struct gl_target_spec *t = &s->targets[i];
+		double v;
+		if (t->scope != scope || t->missing)
+			continue;
+		any = 1;
+		if (gl_agg_eval(w, t->metric, &v) != 0 || !gl_cmp_eval(t->expr.op, v, t->expr.threshold))
+			return 0;
+	}
+	return any ? 1 : -1;
+}
+
+static int pass1(struct gl_analysis *an, int i, struct gl_agg *w, void *arg)
+{
+	an->windows[i].meets_steady = (signed char)meets(an->sc, GL_SCOPE_STEADY, w);
+	an->windows[i].meets_degraded = (signed char)meets(an->sc, GL_SCOPE_DEGRADED, w);
+	return 0;
+}
+
+static int pass2(struct gl_analysis *an, int i, struct gl_agg *w, void *arg)
+{
+	const struct gl_window_info *wi = &an->windows[i];
+	int rc = gl_agg_merge(an->all, w);
+	if (rc == 0 && wi->phase >= 0 && wi->phase < an->sc->n_phases)
+		rc = gl_agg_merge(an->phase[wi->phase], w);
+	if (rc == 0 && wi->scope <= GL_SCOPE_DEGRADED)
+		rc = gl_agg_merge(an->scope[wi->scope], w);
+	return rc;
+}
+
+/* First window whose interval contains or follows t. */
+static int window_at(const struct gl_analysis *an, int64_t t)
+{
+	for (int i = 0; i < an->n_windows; i++)
+		if (an->windows[i].end_ns > t)
+			return i;
+	return an->n_windows;
+}
+
+/* First k >= k0 such that windows k..k+hold-1 all meet (by which), all end
+ * by limit_ns. Returns -1 when there is none. */
+static int healthy_run(const struct gl_analysis *an, int k0, int degraded, int64_t limit_ns)
+{
+	int hold = an->sc->hold, run = 0;
+	for (int k = k0; k < an->n_windows; k++) {
+		const struct gl_window_info *w = &an->windows[k];
+		int ok = degraded ? w->meets_degraded != 0 : w->meets_steady != 0;
+		if (w->end_ns > limit_ns)
+			return -1;
+		run = ok ? run + 1 : 0;
+		if (run == hold)
+			return k - hold + 1;
+	}
+	return -1;
+}
+
+static void recovery(struct gl_analysis *an)
+{
+	for (int i = 0; i < an->n_faults; i++) {
+		struct gl_fault_result *f = &an->faults[i];
+		int64_t ti = f->row.injected_elapsed_ns, tr = f->row.reverted_elapsed_ns, limit = INT64_MAX;
+		int k0, k;
+
+		f->recovery_s = f->restore_s = -1;
+		if (ti < 0) {
+			snprintf(f->recovery_note, sizeof(f->recovery_note), "never injected (%s)", f->row.state);
+			continue;
+		}
+		/* The next fault's inject bounds this fault's recovery. */
+		for (int j = 0; j < an->n_faults; j++) {
+			int64_t tj = an->faults[j].row.injected_elapsed_ns;
+			if (j != i && tj > ti && tj < limit)
+				limit = tj;
+		}
+		k0 = window_at(an, ti);
+		k = healthy_run(an, k0, 1, limit);
+		if (k >= 0) {
+			int64_t t = an->windows[k].start_ns;
+			f->recovery_s = k == k0 || t <= ti ? 0 : (double)(t - ti) / 1e9;
+		}
+		if (f->row.dur_ns == 0 && tr < 0)
+			tr = ti;      /* instantaneous: restore counts from the inject */
+		if (tr < 0) {
+			snprintf(f->recovery_note, sizeof(f->recovery_note), "not reverted (%s)", f->row.state);
+		} else {
+			int r0 = window_at(an, tr);
+			k = healthy_run(an, r0, 0, limit);
+			if (k >= 0) {
+				int64_t t = an->windows[k].start_ns;
+				f->restore_s = k == r0 || t <= tr ? 0 : (double)(t - tr) / 1e9;
+			}
+		}
+		if ((f->recovery_s < 0 || f->restore_s < 0) && !f->recovery_note[0])
+			snprintf(f->recovery_note, sizeof(f->recovery_note),
+				 "no %d healthy windows in a row before %s", an->sc->hold,
+				 limit == INT64_MAX ? "the end of the run" : "the next fault");
+		/* Scope: degraded from the inject window until the restore run. */
+		{
+			int end = an->n_windows;
+			if (f->restore_s >= 0)
+				end = window_at(an, tr + (int64_t)(f->restore_s * 1e9));
+			else if (limit != INT64_MAX)
+				end = window_at(an, limit);
+			for (int w = k0; w < end && w < an->n_windows; w++)
+				an->windows[w].scope = GL_SCOPE_DEGRADED;
+		}
+	}
+}
+
+static void judge_targets(struct gl_analysis *an)
+{
+	const struct gl_scenario *s = an->sc;
+	int judged[3] = { 0 };
+
+	for (int i = 0; i < an->n_windows; i++)
+		if (an->windows[i].scope <= GL_SCOPE_DEGRADED)
+			judged[an->windows[i].scope]++;
+	an->targets = calloc((size_t)s->n_targets + 1, sizeof(*an->targets));
+	an->n_targets = s->n_targets;
+	for (int i = 0; i < s->n_targets; i++) {
+		const struct gl_target_spec *t = &s->targets[i];
+		struct gl_target_result *r = &an->targets[i];
+		r->spec = t;
+		if (t->missing) {
+			snprintf(r->note, sizeof(r->note), "missing threshold: a missing threshold is a failed gate");
+			continue;
+		}
+		if (t->scope == GL_SCOPE_RECOVERY && (!strcmp(t->metric, "recovery_s") ||
+						      !strcmp(t->metric, "restore_s"))) {
+			int is_rec = !strcmp(t->metric, "recovery_s"), n = 0;
+			double worst = 0;
+			r->has = 1;
+			for (int f = 0; f < an->n_faults; f++) {
+				double v = is_rec ? an->faults[f].recovery_s : an->faults[f].restore_s;
+				if (v < 0) {
+					r->has = 0;
+					snprintf(r->note, sizeof(r->note), "fault '%s': %s", an->faults[f].row.id,
+						 an->faults[f].recovery_note);
+					break;
+				}
+				if (v > worst)
+					worst = v;
+				n++;
+			}
+			if (an->n_faults == 0) {
+				r->has = 0;
+				snprintf(r->note, sizeof(r->note), "no fault was injected");
+			}
+			r->measured = worst;
+			r->windows_judged = n;
+		} else {
+			const struct gl_agg *a = t->scope == GL_SCOPE_RECOVERY ? an->all : an->scope[t->scope];
+			r->windows_judged = t->scope == GL_SCOPE_RECOVERY ? an->n_windows : judged[t->scope];
+			r->has = gl_agg_eval(a, t->metric, &r->measured) == 0;
+			if (!r->has)
+				snprintf(r->note, sizeof(r->note), "no data in the %d window(s) judged as %s",
+					 r->windows_judged, gl_scope_name(t->scope));
+		}
+		r->pass = r->has && gl_cmp_eval(t->expr.op, r->measured, t->expr.threshold);
+	}
+}
+
+int gl_analyze(struct gl_store *st, struct gl_analysis **out, struct gl_err *err)
+{
+	struct gl_analysis *an = calloc(1, sizeof(*an));
+	struct gl_diag d;
+	struct gl_scenario_opts o = { 0 };
+	const char **sets = NULL;
+	cJSON *sj = NULL;
+	int rc = 0, all_pass = 1;
+
+	*out = NULL;
+	if (!an)
+		return gl_errf(err, GL_ENOMEM, "analysis: out of memory");
+	if ((rc = gl_store_run_load(st, &an->run, err)))
+		goto out;
+	/* Rebuild the scenario exactly as the run saw it (file text + --set). */
+	sj = cJSON_Parse(an->run.sets_json ? an->run.sets_json : "[]");
+	if (cJSON_IsArray(sj)) {
+		int n = cJSON_GetArraySize(sj), k = 0;
+		sets = calloc((size_t)n + 1, sizeof(*sets));
+		for (int i = 0; sets && i < n; i++) {
+			const cJSON *it = cJSON_GetArrayItem(sj, i);
+			if (cJSON_IsString(it))
+				sets[k++] = it->valuestring;
+		}
+	}
+	o.time_scale = an->run.time_scale;
+	o.sets = sets;
+	gl_diag_init(&d, NULL);
+	an->sc = gl_scenario_load_text(an->run.scenario_path, an->run.scenario_text,
+				       strlen(an->run.scenario_text), &o, &d);
+	if (!an->sc || d.n_errors - (an->sc ? an->sc->n_missing : 0) > 0) {
+		rc = gl_errf(err, GL_ESTATE, "store: the stored scenario no longer validates:\n%s",
+			     d.text.data ? d.text.data : "");
+		gl_diag_free(&d);
+		goto out;
+	}
+	gl_diag_free(&d);
+	if ((rc = load_windows(gl_store_db(st), an, err)))
+		goto out;
+	for (int i = 0; i < an->n_windows; i++) {
+		int p = an->windows[i].phase;
+		an->windows[i].scope = p >= 0 && p < an->sc->n_phases ? an->sc->phases[p].scope : GL_SCOPE_NONE;
+		an->duration_s += (double)(an->windows[i].end_ns - an->windows[i].start_ns) / 1e9;
+	}
+	{
+		struct gl_fault_row *rows;
+		int n;
+		if ((rc = gl_store_fault_list(st, &rows, &n, err)))
+			goto out;
+		an->faults = calloc((size_t)n + 1, sizeof(*an->faults));
+		for (int i = 0; i < n; i++) {
+			an->faults[i].row = rows[i];
+			if (strcmp(rows[i].state, "reverted") && strcmp(rows[i].state, "planned") &&
+			    strcmp(rows[i].state, "failed"))
+				an->faults_left_injected++;
+		}
+		an->n_faults = n;
+		free(rows);   /* plans now owned by an->faults */
+	}
+	if ((rc = each_window(gl_store_db(st), an, pass1, NULL, err)))
+		goto out;
+	recovery(an);
+	an->all = gl_agg_new();
+	an->phase = calloc((size_t)an->sc->n_phases + 1, sizeof(*an->phase));
+	for (int i = 0; i < an->sc->n_phases; i++)
+		an->phase[i] = gl_agg_new();
+	for (int i = 0; i < 3; i++)
+		an->scope[i] = gl_agg_new();
+	if ((rc = each_window(gl_store_db(st), an, pass2, NULL, err)))
+		goto out;
+	judge_targets(an);
+	{
+		const struct gl_hist *lag = gl_agg_hist(an->all, "inference.send_lag_ms");
+		an->generator_saturated = lag && gl_hist_count(lag) > 0 && gl_hist_percentile(lag, 99) > 5.0;
+	}
+	for (int i = 0; i < an->n_targets; i++)
+		all_pass &= an->targets[i].pass;
+	for (int i = 0; i < an->n_faults; i++)
+		if (!strcmp(an->faults[i].row.state, "failed"))
+			all_pass = 0;
+	if (!strcmp(an->run.state, "aborted"))
+		strcpy(an->verdict, "aborted");
+	else if (!strcmp(an->run.state, "finished") && all_pass && an->faults_left_injected == 0 &&
+		 an->n_targets > 0)
+		strcpy(an->verdict, "pass");
+	else
+		strcpy(an->verdict, "fail");
+out:
+	cJSON_Delete(sj);
+	free(sets);
+	if (rc) {
+		gl_analysis_free(an);
+		return rc;
+	}
+	*out = an;
+	return 0;
+}
+
+void gl_analysis_free(struct gl_analysis *a)
+{
+	if (!a)
+		return;
+	gl_run_row_free(&a->run);
+	if (a->phase && a->sc)
+		for (int i = 0; i < a->sc->n_phases; i++)
+			gl_agg_free(a->phase[i]);
+	free(a->phase);
+	gl_scenario_free(a->sc);
+	free(a->windows);
+	gl_agg_free(a->all);
+	for (int i = 0; i < 3; i++)
+		gl_agg_free(a->scope[i]);
+	for (int i = 0; i < a->n_faults; i++)
+		free(a->faults[i].row.plan);
+	free(a->faults);
+	free(a->targets);
+	free(a);
+}

@@ -1,0 +1,90 @@
+/*
+ * analysis.h - from the store to verdicts: per-window health, fault
+ * recovery figures, aggregates per run, phase and scope, and every target's
+ * measured value. Reports render a struct gl_analysis; nothing in it comes
+ * from anywhere but the store, so `gauntlet report` works at any time.
+ *
+ * Definitions (docs/metrics.md): a window is healthy for a scope when it
+ * meets every target of that scope; a target whose metric has no data in
+ * the window counts as not met (no evidence of health is not health).
+ * recovery_s: from inject until the start of the first run of `hold`
+ * consecutive windows meeting the degraded targets (0 when the window of
+ * the inject already starts such a run); restore_s likewise from revert with
+ * the steady targets; -1 (null, a failure) when no such run happens before
+ * the next fault's inject or the end. Windows from a fault's inject until
+ * its restore are judged in the degraded scope; the rest by their phase.
+ */
+#ifndef GL_ANALYSIS_H
+#define GL_ANALYSIS_H
+
+#include <stdint.h>
+
+#include "catalog.h"
+#include "hist.h"
+#include "scenario.h"
+#include "store.h"
+
+/* A bag of merged series with the real seconds they cover. */
+struct gl_agg;
+struct gl_agg *gl_agg_new(void);
+void gl_agg_free(struct gl_agg *a);
+int gl_agg_add_hist(struct gl_agg *a, const char *name, const struct gl_hist *h);
+int gl_agg_add_counter(struct gl_agg *a, const char *name, int64_t v);
+void gl_agg_add_seconds(struct gl_agg *a, double s);
+int gl_agg_merge(struct gl_agg *dst, const struct gl_agg *src);
+double gl_agg_seconds(const struct gl_agg *a);
+const struct gl_hist *gl_agg_hist(const struct gl_agg *a, const char *name);
+/* Counter total; *found says whether any window recorded it. */
+int64_t gl_agg_counter(const struct gl_agg *a, const char *name, int *found);
+/* Iterate counters whose name starts with prefix. */
+void gl_agg_each_counter(const struct gl_agg *a, const char *prefix,
+			 void (*fn)(void *arg, const char *name, int64_t v), void *arg);
+/* Value of a target name ("inference.ttft_ms.p99") over the aggregate.
+ * Returns 0 and *out, or -1 when there is no data. Not for recovery names. */
+int gl_agg_eval(const struct gl_agg *a, const char *target_name, double *out);
+
+struct gl_window_info {
+	int64_t idx, start_ns, end_ns, scn_start_ns, scn_end_ns;
+	int phase, complete;
+	enum gl_scope scope;          /* scope it was judged in */
+	signed char meets_steady;     /* 1 met, 0 not, -1 no steady targets */
+	signed char meets_degraded;
+};
+
+struct gl_fault_result {
+	struct gl_fault_row row;
+	double recovery_s, restore_s; /* -1: null */
+	char recovery_note[160];
+};
+
+struct gl_target_result {
+	const struct gl_target_spec *spec;
+	int has;                      /* a measured value exists */
+	double measured;
+	int pass;
+	int windows_judged;
+	char note[160];
+};
+
+struct gl_analysis {
+	struct gl_run_row run;
+	struct gl_scenario *sc;
+	struct gl_window_info *windows;
+	int n_windows;
+	struct gl_agg *all;           /* every complete or partial window */
+	struct gl_agg **phase;        /* per phase */
+	struct gl_agg *scope[3];      /* none, steady, degraded */
+	struct gl_fault_result *faults;
+	int n_faults;
+	struct gl_target_result *targets;
+	int n_targets;
+	int generator_saturated;
+	int faults_left_injected;     /* faults not reverted */
+	char verdict[16];             /* pass | fail | aborted | running */
+	double duration_s;            /* real seconds covered by windows */
+};
+
+int gl_analyze(struct gl_store *st, struct gl_analysis **out, struct gl_err *err);
+void gl_analysis_free(struct gl_analysis *a);
+
+#endif

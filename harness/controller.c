@@ -1,0 +1,995 @@
+/*
+ * controller.c - the event loop that runs a soak.
+ *
+ * Time: everything is measured on CLOCK_MONOTONIC as "elapsed", real
+ * nanoseconds since the run started; a resumed run continues from the
+ * elapsed value of its last commit, so the timeline (and window numbering)
+ * picks up where the store says it stood. Scenario time is elapsed times
+ * the time scale; windows, rates and timeouts stay in real time.
+ *
+ * Crash safety: a fault's journal row, with the plan its revert needs, is
+ * committed before inject, and every state change is committed before the
+ * next step. On resume the journal is reconciled first (finish reverts that
+ * are due, revert what a crash left half-injected), then the loop goes on.
+ */
+#include "controller.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+
+#include "analysis.h"
+#include "metrics.h"
+#include "plugin.h"
+#include "report.h"
+#include "store.h"
+#include "timeline.h"
+
+#define COMMIT_INTERVAL_NS 500000000LL
+#define REVERT_ATTEMPTS 3
+
+enum stop_reason { STOP_NONE, STOP_END, STOP_SIGNAL, STOP_ABORT_IF, STOP_ERROR };
+
+struct fault_rt {
+	struct gl_fault_row row;
+	cJSON *plan;
+	const struct gl_fault_spec *spec;
+};
+
+struct gl_ctx {
+	struct event_base *base;
+	struct gl_scenario *sc;
+	struct gl_store *st;
+	struct gl_metrics *m;
+	char dir[1024];
+	double scale;
+	int64_t elapsed_base, mono_start;
+	struct gl_tl_event *tl;
+	int n_tl, tl_next;
+	int64_t win_idx, win_start_ns;
+	int phase;
+	void **wl_state;
+	int wl_started;
+	struct fault_rt *faults;
+	struct event *ev_tl, *ev_commit, *ev_window, *ev_int, *ev_term;
+	enum stop_reason stop;
+	char stop_msg[512];
+	int64_t *abort_since;
+	int lock_fd;
+};
+
+/* ---- what plug-ins see --------------------------------------------------- */
+
+struct event_base *gl_ctx_base(struct gl_ctx *c) { return c->base; }
+struct gl_metrics *gl_ctx_metrics(struct gl_ctx *c) { return c->m; }
+const struct gl_scenario *gl_ctx_scenario(struct gl_ctx *c) { return c->sc; }
+double gl_ctx_time_scale(struct gl_ctx *c) { return c->scale; }
+const char *gl_ctx_run_dir(struct gl_ctx *c) { return c->dir; }
+
+int64_t gl_ctx_elapsed_ns(struct gl_ctx *c)
+{
+	return c->elapsed_base + (gl_now_ns() - c->mono_start);
+}
+
+void gl_ctx_event(struct gl_ctx *c, enum gl_log_level lvl, const char *source, const char *fmt, ...)
+{
+	static const char *names[] = { "debug", "info", "warn", "error" };
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	gl_log(lvl, "%s: %s", source, msg);
+	if (c->st)
+		gl_store_event(c->st, c->mono_start ? gl_ctx_elapsed_ns(c) : 0, names[lvl], source, msg);
+}
+
+static int64_t scn_now(struct gl_ctx *c, int64_t elapsed)
+{
+	long double t = (long double)elapsed * c->scale;
+	if (t > (long double)c->sc->duration_ns)
+		return c->sc->duration_ns;
+	return (int64_t)t;
+}
+
+static void arm_at(struct gl_ctx *c, struct event *ev, int64_t at_elapsed)
+{
+	int64_t wait = at_elapsed - gl_ctx_elapsed_ns(c);
+	struct timeval tv;
+
+	if (wait < 0)
+		wait = 0;
+	tv.tv_sec = wait / 1000000000LL;
+	tv.tv_usec = (wait % 1000000000LL) / 1000;
+	evtimer_add(ev, &tv);
+}
+
+/* ---- faults -------------------------------------------------------------- */
+
+static int journal(struct gl_ctx *c, struct fault_rt *f)
+{
+	struct gl_err err = { 0 };
+	char *plan = f->plan ? cJSON_PrintUnformatted(f->plan) : NULL;
+	int rc;
+
+	free(f->row.plan);
+	f->row.plan = plan;
+	rc = gl_store_fault_put(c->st, &f->row, &err);
+	if (rc) {
+		gl_error("fault journal: %s", err.msg);
+		if (c->stop == STOP_NONE) {
+			c->stop = STOP_ERROR;
+			snprintf(c->stop_msg, sizeof(c->stop_msg), "fault journal write failed: %s", err.msg);
+		}
+	}
+	return rc;
+}
+
+static int is_live(const char *state)
+{
+	return !strcmp(state, "injecting") || !strcmp(state, "injected") || !strcmp(state, "reverting") ||
+	       !strcmp(state, "revert_failed");
+}
+
+static void fault_revert(struct gl_ctx *c, struct fault_rt *f, const char *why)
+{
+	const struct gl_fault_ops *ops = f->spec->ops;
+	struct gl_err err = { 0 };
+	int rc = -1;
+
+	if (!is_live(f->row.state))
+		return;
+	snprintf(f->row.state, sizeof(f->row.state), "reverting");
+	if (journal(c, f))
+		return;
+	for (int attempt = 1; attempt <= REVERT_ATTEMPTS && rc != 0; attempt++) {
+		gl_err_clear(&err);
+		rc = ops->revert(c, f->plan, &err);
+		if (rc == 0 && ops->verify_revert)
+			rc = ops->verify_revert(c, f->plan, &err);
+		if (rc)
+			gl_ctx_event(c, GL_LOG_WARN, "fault", "'%s' revert attempt %d/%d failed: %s", f->row.id,
+				     attempt, REVERT_ATTEMPTS, err.msg);
+	}
+	if (rc == 0) {
+		int64_t now = c->mono_start ? gl_ctx_elapsed_ns(c) : f->row.injected_elapsed_ns;
+		snprintf(f->row.state, sizeof(f->row.state), "reverted");
+		f->row.verified_revert = ops->verify_revert ? 1 : -1;
+		f->row.reverted_elapsed_ns = now;
+		f->row.reverted_scn_ns = c->sc ? scn_now(c, now) : 0;
+		gl_ctx_event(c, GL_LOG_INFO, "fault", "'%s' reverted (%s)", f->row.id, why);
+	} else {
+		snprintf(f->row.state, sizeof(f->row.state), "revert_failed");
+		snprintf(f->row.error, sizeof(f->row.error), "revert: %s", err.msg);
+		f->row.verified_revert = 0;
+		gl_ctx_event(c, GL_LOG_ERROR, "fault", "'%s' REVERT FAILED: %s (run `gauntlet revert %s`)",
+			     f->row.id, err.msg, c->dir);
+	}
+	journal(c, f);
+}
+
+static int active_faults(struct gl_ctx *c)
+{
+	int n = 0;
+	for (int i = 0; i < c->sc->n_faults; i++)
+		n += is_live(c->faults[i].row.state);
+	return n;
+}
+
+static void fault_inject(struct gl_ctx *c, struct fault_rt *f)
+{
+	const struct gl_fault_ops *ops = f->spec->ops;
+	struct gl_err err = { 0 };
+	int64_t now, wall = gl_wall_ns();
+
+	if (strcmp(f->row.state, "planned") != 0)
+		return;   /* already handled (resume replays) */
+	if (active_faults(c) >= c->sc->max_concurrent_faults) {
+		snprintf(f->row.state, sizeof(f->row.state), "failed");
+		snprintf(f->row.error, sizeof(f->row.error),
+			 "refused: %d fault(s) active, safety.max_concurrent_faults is %d", active_faults(c),
+			 c->sc->max_concurrent_faults);
+		gl_ctx_event(c, GL_LOG_ERROR, "fault", "'%s' %s", f->row.id, f->row.error);
+		journal(c, f);
+		return;
+	}
+	if (c->sc->mw_end_wall_ns && (wall < c->sc->mw_start_wall_ns || wall > c->sc->mw_end_wall_ns)) {
+		snprintf(f->row.state, sizeof(f->row.state), "failed");
+		snprintf(f->row.error, sizeof(f->row.error), "refused: outside safety.maintenance_window");
+		gl_ctx_event(c, GL_LOG_ERROR, "fault", "'%s' %s", f->row.id, f->row.error);
+		journal(c, f);
+		return;
+	}
+	/* The journal, with the plan revert needs, is durable before inject. */
+	snprintf(f->row.state, sizeof(f->row.state), "injecting");
+	if (journal(c, f))
+		return;
+	now = gl_ctx_elapsed_ns(c);
+	if (ops->inject(c, f->plan, &err) != 0) {
+		struct gl_err rerr = { 0 };
+		gl_ctx_event(c, GL_LOG_ERROR, "fault", "'%s' inject failed: %s", f->row.id, err.msg);
+		snprintf(f->row.error, sizeof(f->row.error), "inject: %s", err.msg);
+		/* A failed inject may have half happened: revert to be sure. */
+		if (ops->revert(c, f->plan, &rerr) == 0) {
+			snprintf(f->row.state, sizeof(f->row.state), "failed");
+		} else {
+			snprintf(f->row.state, sizeof(f->row.state), "revert_failed");
+			gl_ctx_event(c, GL_LOG_ERROR, "fault", "'%s' revert after failed inject failed: %s",
+				     f->row.id, rerr.msg);
+		}
+		journal(c, f);
+		return;
+	}
+	snprintf(f->row.state, sizeof(f->row.state), "injected");
+	f->row.injected_elapsed_ns = now;
+	f->row.injected_scn_ns = scn_now(c, now);
+	f->row.verified = -1;
+	if (ops->verify) {
+		gl_err_clear(&err);
+		f->row.verified = ops->verify(c, f->plan, &err) == 0;
+		if (!f->row.verified) {
+			snprintf(f->row.error, sizeof(f->row.error), "verify: %s", err.msg);
+			gl_ctx_event(c, GL_LOG_WARN, "fault", "'%s' injected but not verified: %s", f->row.id,
+				     err.msg);
+		}
+	}
+	gl_ctx_event(c, GL_LOG_INFO, "fault", "'%s' injected (%s%s%s on %s)%s", f->row.id, f->row.kind,
+		     f->row.method[0] ? "/" : "", f->row.method, f->row.target,
+		     f->row.verified == 1 ? ", verified" : "");
+	journal(c, f);
+	if (f->row.dur_ns == 0)
+		fault_revert(c, f, "instantaneous fault");
+}
+
+static void revert_all(struct gl_ctx *c, const char *why)
+{
+	for (int i = c->sc->n_faults - 1; i >= 0; i--)
+		fault_revert(c, &c->faults[i], why);
+}
+
+/* ---- windows and commits ------------------------------------------------- */
+
+struct snap {
+	struct gl_ctx *c;
+	int64_t idx;
+	struct gl_agg *agg;    /* for abort_if, may be NULL */
+	int rc;
+};
+
+static void snap_one(void *arg, const char *name, const struct gl_hist *h, int64_t counter)
+{
+	struct snap *s = arg;
+	unsigned char *blob = NULL;
+	size_t len = 0;
+
+	if (h && gl_hist_serialize(h, &blob, &len) != 0) {
+		s->rc = -1;
+		return;
+	}
+	if (gl_store_window_metric_put(s->c->st, s->idx, name, blob, len, counter) != 0)
+		s->rc = -1;
+	if (s->agg) {
+		if (h)
+			gl_agg_add_hist(s->agg, name, h);
+		else
+			gl_agg_add_counter(s->agg, name, counter);
+	}
+	free(blob);
+}
+
+static int write_window(struct gl_ctx *c, int64_t end_elapsed, int complete, struct gl_agg *agg)
+{
+	struct snap s = { c, c->win_idx, agg, 0 };
+	int rc;
+
+	rc = gl_store_window_put(c->st, c->win_idx, c->win_start_ns, end_elapsed,
+				 scn_now(c, c->win_start_ns), scn_now(c, end_elapsed), c->phase, complete);
+	gl_metrics_visit(c->m, snap_one, &s);
+	return rc ? rc : s.rc;
+}
+
+static void fail_store(struct gl_ctx *c, const char *what)
+{
+	if (c->stop == STOP_NONE) {
+		c->stop = STOP_ERROR;
+		snprintf(c->stop_msg, sizeof(c->stop_msg), "store write failed (%s)", what);
+		event_base_loopbreak(c->base);
+	}
+}
+
+static void commit(struct gl_ctx *c)
+{
+	int64_t now = gl_ctx_elapsed_ns(c);
+	struct gl_err err = { 0 };
+
+	if (write_window(c, now, 0, NULL) != 0 || gl_store_run_progress(c->st, now) != 0 ||
+	    gl_store_flush(c->st, &err) != 0)
+		fail_store(c, err.code ? err.msg : "commit");
+}
+
+static void on_commit(evutil_socket_t fd, short what, void *arg)
+{
+	commit(arg);
+}
+
+static void check_abort(struct gl_ctx *c, struct gl_agg *w, int64_t w_start, int64_t w_end)
+{
+	for (int i = 0; i < c->sc->n_abort_rules; i++) {
+		const struct gl_abort_rule *r = &c->sc->abort_rules[i];
+		double v;
+		if (gl_agg_eval(w, r->metric, &v) == 0 && gl_cmp_eval(r->expr.op, v, r->expr.threshold)) {
+			if (c->abort_since[i] < 0)
+				c->abort_since[i] = w_start;
+			if (w_end - c->abort_since[i] >= r->for_ns && c->stop == STOP_NONE) {
+				c->stop = STOP_ABORT_IF;
+				snprintf(c->stop_msg, sizeof(c->stop_msg), "abort_if: %s = %g %s %g", r->metric, v,
+					 gl_cmp_str(r->expr.op), r->expr.threshold);
+			}
+		} else {
+			c->abort_since[i] = -1;
+		}
+	}
+}
+
+/* Close the current window at end_elapsed and open the next one. */
+static void close_window(struct gl_ctx *c, int64_t end_elapsed)
+{
+	struct gl_agg *agg = c->sc->n_abort_rules ? gl_agg_new() : NULL;
+	struct gl_err err = { 0 };
+
+	for (int i = 0; i < c->sc->n_workloads; i++)
+		if (c->wl_started && c->sc->workloads[i].ops->on_window)
+			c->sc->workloads[i].ops->on_window(c->wl_state[i]);
+	if (write_window(c, end_elapsed, 1, agg) != 0) {
+		fail_store(c, "window");
+	}
+	if (agg) {
+		gl_agg_add_seconds(agg, (double)(end_elapsed - c->win_start_ns) / 1e9);
+		check_abort(c, agg, c->win_start_ns, end_elapsed);
+		gl_agg_free(agg);
+	}
+	gl_metrics_reset(c->m);
+	c->win_idx++;
+	c->win_start_ns = end_elapsed;
+	/* The next window's row appears with the next commit; an empty one at
+	 * the very end is never written. */
+	if (gl_store_run_progress(c->st, end_elapsed) != 0 || gl_store_flush(c->st, &err) != 0)
+		fail_store(c, "window");
+	gl_debug("window %lld closed", (long long)(c->win_idx - 1));
+	if (c->stop != STOP_NONE)
+		event_base_loopbreak(c->base);
+}
+
+static void on_window(evutil_socket_t fd, short what, void *arg)
+{
+	struct gl_ctx *c = arg;
+	int64_t boundary = (c->win_idx + 1) * c->sc->window_ns;
+
+	close_window(c, boundary);
+	if (c->stop == STOP_NONE)
+		arm_at(c, c->ev_window, (c->win_idx + 1) * c->sc->window_ns);
+}
+
+/* ---- timeline ------------------------------------------------------------ */
+
+static void set_phase(struct gl_ctx *c, int p)
+{
+	c->phase = p;
+	for (int i = 0; i < c->sc->n_workloads; i++)
+		if (c->sc->workloads[i].ops->set_load)
+			c->sc->workloads[i].ops->set_load(c->wl_state[i], c->sc->phases[p].load);
+}
+
+static void on_timeline(evutil_socket_t fd, short what, void *arg)
+{
+	struct gl_ctx *c = arg;
+	int64_t now = gl_ctx_elapsed_ns(c);
+
+	while (c->tl_next < c->n_tl && c->stop == STOP_NONE) {
+		const struct gl_tl_event *e = &c->tl[c->tl_next];
+		if (gl_timeline_real_ns(e->t_ns, c->scale) > now)
+			break;
+		c->tl_next++;
+		switch (e->kind) {
+		case GL_TL_PHASE:
+			set_phase(c, e->index);
+			gl_ctx_event(c, GL_LOG_INFO, "timeline", "phase '%s' (load x%g)",
+				     c->sc->phases[e->index].name, c->sc->phases[e->index].load);
+			break;
+		case GL_TL_INJECT:
+			fault_inject(c, &c->faults[e->index]);
+			break;
+		case GL_TL_REVERT:
+			fault_revert(c, &c->faults[e->index], "scheduled");
+			break;
+		case GL_TL_END:
+			c->stop = STOP_END;
+			break;
+		}
+	}
+	if (c->stop != STOP_NONE)
+		event_base_loopbreak(c->base);
+	else if (c->tl_next < c->n_tl)
+		arm_at(c, c->ev_tl, gl_timeline_real_ns(c->tl[c->tl_next].t_ns, c->scale));
+}
+
+static void on_signal(evutil_socket_t sig, short what, void *arg)
+{
+	struct gl_ctx *c = arg;
+	if (c->stop == STOP_NONE) {
+		c->stop = STOP_SIGNAL;
+		snprintf(c->stop_msg, sizeof(c->stop_msg), "stopped by %s", sig == SIGINT ? "SIGINT" : "SIGTERM");
+	}
+	event_base_loopbreak(c->base);
+}
+
+/* ---- set-up and tear-down ------------------------------------------------ */
+
+static int lock_dir(struct gl_ctx *c)
+{
+	char path[1100];
+	snprintf(path, sizeof(path), "%s/run.lock", c->dir);
+	c->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (c->lock_fd < 0) {
+		fprintf(stderr, "gauntlet: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	if (flock(c->lock_fd, LOCK_EX | LOCK_NB) != 0) {
+		char pid[32] = "";
+		ssize_t n = pread(c->lock_fd, pid, sizeof(pid) - 1, 0);
+		if (n > 0)
+			pid[n] = '\0';
+		pid[strcspn(pid, "\n")] = '\0';
+		fprintf(stderr, "gauntlet: %s: another gauntlet (pid %s) is running this run\n", c->dir,
+			pid[0] ? pid : "?");
+		close(c->lock_fd);
+		c->lock_fd = -1;
+		return -1;
+	}
+	if (ftruncate(c->lock_fd, 0) == 0) {
+		char pid[32];
+		int n = snprintf(pid, sizeof(pid), "%d\n", (int)getpid());
+		if (pwrite(c->lock_fd, pid, (size_t)n, 0) < 0) {
+			/* the pid is informative only */
+		}
+	}
+	return 0;
+}
+
+static void ctx_free(struct gl_ctx *c)
+{
+	if (c->wl_state)
+		for (int i = 0; i < c->sc->n_workloads; i++)
+			if (c->wl_state[i] && c->sc->workloads[i].ops->free)
+				c->sc->workloads[i].ops->free(c->wl_state[i]);
+	free(c->wl_state);
+	if (c->faults)
+		for (int i = 0; i < c->sc->n_faults; i++) {
+			cJSON_Delete(c->faults[i].plan);
+			free(c->faults[i].row.plan);
+		}
+	free(c->faults);
+	free(c->tl);
+	free(c->abort_since);
+	if (c->ev_tl) event_free(c->ev_tl);
+	if (c->ev_commit) event_free(c->ev_commit);
+	if (c->ev_window) event_free(c->ev_window);
+	if (c->ev_int) event_free(c->ev_int);
+	if (c->ev_term) event_free(c->ev_term);
+	if (c->base) event_base_free(c->base);
+	gl_metrics_free(c->m);
+	gl_store_close(c->st);
+	gl_scenario_free(c->sc);
+	if (c->lock_fd >= 0)
+		close(c->lock_fd);
+}
+
+/* Every workload and fault kind used must have its run hooks in this build. */
+static int preflight_plugins(const struct gl_scenario *s)
+{
+	int bad = 0;
+	for (int i = 0; i < s->n_workloads; i++) {
+		const struct gl_workload_ops *o = s->workloads[i].ops;
+		if (!o->init || !o->start || !o->stop) {
+			fprintf(stderr, "gauntlet: workload '%s' cannot run in this build yet (its engine is not built)\n",
+				o->name);
+			bad = 1;
+		}
+	}
+	for (int i = 0; i < s->n_faults; i++) {
+		const struct gl_fault_ops *o = s->faults[i].ops;
+		if (!o->plan || !o->inject || !o->revert) {
+			fprintf(stderr, "gauntlet: faults[%d] '%s': fault kind '%s' cannot run in this build yet\n", i,
+				s->faults[i].id, o->kind);
+			bad = 1;
+		}
+	}
+	return bad ? -1 : 0;
+}
+
+static int build_faults(struct gl_ctx *c, int fresh)
+{
+	c->faults = calloc((size_t)c->sc->n_faults + 1, sizeof(*c->faults));
+	if (!c->faults)
+		return -1;
+	for (int i = 0; i < c->sc->n_faults; i++) {
+		struct fault_rt *f = &c->faults[i];
+		const struct gl_fault_spec *s = &c->sc->faults[i];
+		struct gl_err err = { 0 };
+		f->spec = s;
+		if (s->ops->plan(c->sc, s, &f->plan, &err) != 0) {
+			fprintf(stderr, "gauntlet: faults[%d] '%s': cannot plan: %s\n", i, s->id, err.msg);
+			return -1;
+		}
+		if (!fresh)
+			continue;
+		snprintf(f->row.id, sizeof(f->row.id), "%s", s->id);
+		snprintf(f->row.kind, sizeof(f->row.kind), "%s", s->kind);
+		snprintf(f->row.method, sizeof(f->row.method), "%s", s->method);
+		snprintf(f->row.target, sizeof(f->row.target), "%s", s->target);
+		f->row.at_ns = s->at_ns;
+		f->row.dur_ns = s->dur_ns;
+		snprintf(f->row.state, sizeof(f->row.state), "planned");
+		f->row.verified = f->row.verified_revert = -1;
+		f->row.injected_elapsed_ns = f->row.reverted_elapsed_ns = -1;
+		f->row.injected_scn_ns = f->row.reverted_scn_ns = -1;
+	}
+	return 0;
+}
+
+static int start_loop(struct gl_ctx *c)
+{
+	struct gl_err err = { 0 };
+
+	{
+		/* Precise timers (timerfd): the default epoll timeout rounds to
+		 * milliseconds, which would show up as send lag. */
+		struct event_config *cfg = event_config_new();
+		if (cfg) {
+			event_config_set_flag(cfg, EVENT_BASE_FLAG_PRECISE_TIMER);
+			c->base = event_base_new_with_config(cfg);
+			event_config_free(cfg);
+		}
+	}
+	if (!c->base)
+		return -1;
+	c->m = gl_metrics_new();
+	c->abort_since = calloc((size_t)c->sc->n_abort_rules + 1, sizeof(int64_t));
+	for (int i = 0; i < c->sc->n_abort_rules; i++)
+		c->abort_since[i] = -1;
+	c->wl_state = calloc((size_t)c->sc->n_workloads + 1, sizeof(void *));
+	c->ev_tl = evtimer_new(c->base, on_timeline, c);
+	c->ev_commit = event_new(c->base, -1, EV_PERSIST, on_commit, c);
+	c->ev_window = evtimer_new(c->base, on_window, c);
+	c->ev_int = evsignal_new(c->base, SIGINT, on_signal, c);
+	c->ev_term = evsignal_new(c->base, SIGTERM, on_signal, c);
+	if (!c->m || !c->wl_state || !c->ev_tl || !c->ev_commit || !c->ev_window || !c->ev_int ||
+	    !c->ev_term || !c->abort_since)
+		return -1;
+	evsignal_add(c->ev_int, NULL);
+	evsignal_add(c->ev_term, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	if (gl_timeline_build(c->sc, &c->tl, &c->n_tl) != 0)
+		return -1;
+	for (int i = 0; i < c->sc->n_workloads; i++) {
+		const struct gl_workload_spec *w = &c->sc->workloads[i];
+		if (w->ops->init(c, w->cfg, &c->wl_state[i], &err) != 0) {
+			snprintf(c->stop_msg, sizeof(c->stop_msg), "workload %s: %s", w->name, err.msg);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Run the loop from c->elapsed_base until the end, a signal or an error;
+ * then stop everything in order. Returns the exit code. */
+static int drive(struct gl_ctx *c)
+{
+	struct gl_err err = { 0 };
+	struct gl_analysis *an = NULL;
+	const char *state;
+	int code;
+	int64_t now, base = c->elapsed_base;
+
+	c->mono_start = gl_now_ns();
+	c->win_idx = base / c->sc->window_ns;
+	c->win_start_ns = c->win_idx * c->sc->window_ns;
+	set_phase(c, gl_scenario_phase_at(c->sc, scn_now(c, base)));
+	/* Timeline: events already past were handled before the stop; the
+	 * journal tells which fault steps are still owed (reconciled by the
+	 * caller for resume). */
+	c->tl_next = 0;
+	while (c->tl_next < c->n_tl && gl_timeline_real_ns(c->tl[c->tl_next].t_ns, c->scale) <= base &&
+	       (base > 0 || c->tl[c->tl_next].kind == GL_TL_PHASE) && c->tl[c->tl_next].kind != GL_TL_END)
+		c->tl_next++;
+	for (int i = 0; i < c->sc->n_workloads && c->stop == STOP_NONE; i++) {
+		if (c->sc->workloads[i].ops->start(c->wl_state[i], &err) != 0) {
+			c->stop = STOP_ERROR;
+			snprintf(c->stop_msg, sizeof(c->stop_msg), "workload %s: %s", c->sc->workloads[i].name, err.msg);
+		}
+	}
+	c->wl_started = 1;
+	if (c->stop == STOP_NONE) {
+		event_add(c->ev_commit, &(struct timeval){ 0, COMMIT_INTERVAL_NS / 1000 });
+		arm_at(c, c->ev_window, (c->win_idx + 1) * c->sc->window_ns);
+		arm_at(c, c->ev_tl, 0);
+		event_base_dispatch(c->base);
+	}
+	/* Stop in order: no new work, close the window, revert, flush, report. */
+	for (int i = 0; i < c->sc->n_workloads; i++)
+		if (c->wl_state[i])
+			c->sc->workloads[i].ops->stop(c->wl_state[i]);
+	now = gl_ctx_elapsed_ns(c);
+	if (c->stop == STOP_END && now > c->win_start_ns)
+		now = gl_timeline_real_ns(c->sc->duration_ns, c->scale) > c->win_start_ns
+			      ? gl_timeline_real_ns(c->sc->duration_ns, c->scale) : now;
+	if (now > c->win_start_ns) {
+		write_window(c, now, 1, NULL);
+		gl_store_run_progress(c->st, now);
+	}
+	revert_all(c, c->stop == STOP_END ? "end of run" : c->stop_msg);
+	if (c->stop == STOP_NONE) {
+		c->stop = STOP_ERROR;
+		snprintf(c->stop_msg, sizeof(c->stop_msg), "event loop ended unexpectedly");
+	}
+	if (c->stop != STOP_END)
+		gl_ctx_event(c, c->stop == STOP_ERROR ? GL_LOG_ERROR : GL_LOG_WARN, "controller", "%s", c->stop_msg);
+	state = c->stop == STOP_END ? "finished" : c->stop == STOP_ERROR ? "failed" : "aborted";
+	gl_store_flush(c->st, &err);
+	gl_store_run_finish(c->st, state, "", 0, gl_wall_ns());
+	/* The verdict comes from the store, like any later `gauntlet report`. */
+	if (gl_analyze(c->st, &an, &err) != 0) {
+		fprintf(stderr, "gauntlet: analysis failed: %s\n", err.msg);
+		return 4;
+	}
+	code = c->stop == STOP_ERROR ? 4 : !strcmp(an->verdict, "pass") ? 0 : !strcmp(an->verdict, "aborted") ? 3 : 1;
+	gl_store_run_finish(c->st, state, an->verdict, code, gl_wall_ns());
+	gl_analysis_free(an);
+	if (gl_report_write(c->dir, c->st, &err) != 0) {
+		fprintf(stderr, "gauntlet: report: %s\n", err.msg);
+		return 4;
+	}
+	fprintf(stderr, "gauntlet: run %s: %s (exit %d); report: %s/report.json\n", state,
+		code == 0 ? "pass" : code == 1 ? "fail" : code == 3 ? "aborted" : "harness error", code, c->dir);
+	return code;
+}
+
+static void make_run_id(char *out, size_t n)
+{
+	unsigned char rnd[4] = { 0 };
+	char t[40];
+	int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+	time_t now = time(NULL);
+	struct tm tm;
+
+	if (fd >= 0) {
+		if (read(fd, rnd, sizeof(rnd)) < 0) {
+			/* fall back to the clock below */
+		}
+		close(fd);
+	}
+	if (!rnd[0] && !rnd[1])
+		*(uint32_t *)rnd = (uint32_t)gl_now_ns();
+	gmtime_r(&now, &tm);
+	strftime(t, sizeof(t), "%Y%m%dT%H%M%SZ", &tm);
+	snprintf(out, n, "%s-%02x%02x%02x%02x", t, rnd[0], rnd[1], rnd[2], rnd[3]);
+}
+
+static void print_diag(const struct gl_diag *d)
+{
+	if (d->text.data)
+		fputs(d->text.data, stderr);
+	if (d->n_dropped)
+		fprintf(stderr, "(%d more diagnostics not shown)\n", d->n_dropped);
+}
+
+int gl_controller_run(const struct gl_run_opts *o)
+{
+	struct gl_ctx c = { .lock_fd = -1 };
+	struct gl_diag d;
+	struct gl_scenario_opts so = { o->time_scale, o->sets, 0 };
+	struct gl_run_row row;
+	struct gl_err err = { 0 };
+	struct utsname un;
+	cJSON *sets = NULL;
+	int code = 4;
+
+	gl_diag_init(&d, NULL);
+	so.start_wall_ns = gl_wall_ns();
+	c.sc = gl_scenario_load_file(o->scenario_path, &so, &d);
+	if (!c.sc || d.n_errors > c.sc->n_missing) {
+		print_diag(&d);
+		fprintf(stderr, "gauntlet: %s: invalid scenario, nothing was run\n", o->scenario_path);
+		gl_diag_free(&d);
+		gl_scenario_free(c.sc);
+		return 2;
+	}
+	if (d.n_errors) {
+		print_diag(&d);
+		fprintf(stderr, "gauntlet: running anyway: the missing thresholds above fail the verdict\n");
+	}
+	gl_diag_free(&d);
+	c.scale = o->time_scale > 0 ? o->time_scale : 1;
+	if (preflight_plugins(c.sc) != 0) {
+		gl_scenario_free(c.sc);
+		return 4;
+	}
+	if (build_faults(&c, 1) != 0)
+		goto out;
+	if (o->dry_run) {
+		gl_timeline_print(c.sc, c.scale, stdout);
+		for (int i = 0; i < c.sc->n_faults; i++) {
+			struct gl_buf b;
+			gl_buf_init(&b, 1 << 16);
+			if (c.sc->faults[i].ops->describe)
+				c.sc->faults[i].ops->describe(c.faults[i].plan, &b);
+			printf("fault '%s' on host '%s':\n%s", c.faults[i].row.id, c.faults[i].row.target,
+			       b.data ? b.data : "  (no commands)\n");
+			gl_buf_free(&b);
+		}
+		printf("dry run: nothing was started, injected or written\n");
+		code = 0;
+		goto out;
+	}
+	if (o->out_dir) {
+		snprintf(c.dir, sizeof(c.dir), "%s", o->out_dir);
+	} else {
+		char id[64];
+		make_run_id(id, sizeof(id));
+		snprintf(c.dir, sizeof(c.dir), "runs/%s-%.20s", c.sc->name, id);
+	}
+	if (gl_mkdir_p(c.dir, 0700, &err) != 0) {
+		fprintf(stderr, "gauntlet: %s\n", err.msg);
+		goto out;
+	}
+	if (lock_dir(&c) != 0)
+		goto out;
+	{
+		char db[1100];
+		snprintf(db, sizeof(db), "%s/run.db", c.dir);
+		c.st = gl_store_open(db, 1, &err);
+		if (!c.st) {
+			fprintf(stderr, "gauntlet: %s\n", err.msg);
+			code = 2;
+			goto out;
+		}
+	}
+	memset(&row, 0, sizeof(row));
+	make_run_id(row.id, sizeof(row.id));
+	snprintf(row.name, sizeof(row.name), "%s", c.sc->name);
+	snprintf(row.scenario_path, sizeof(row.scenario_path), "%s", o->scenario_path);
+	row.scenario_text = c.sc->text;
+	snprintf(row.scenario_sha256, sizeof(row.scenario_sha256), "%s", c.sc->sha256);
+	sets = cJSON_CreateArray();
+	for (int i = 0; o->sets && o->sets[i]; i++)
+		cJSON_AddItemToArray(sets, cJSON_CreateString(o->sets[i]));
+	row.sets_json = cJSON_PrintUnformatted(sets);
+	row.time_scale = c.scale;
+	row.window_ns = c.sc->window_ns;
+	row.duration_ns = c.sc->duration_ns;
+	row.started_wall_ns = gl_wall_ns();
+	snprintf(row.version, sizeof(row.version), "%s", GL_VERSION);
+	snprintf(row.git_rev, sizeof(row.git_rev), "%s", GL_GIT_REV);
+	if (uname(&un) == 0)
+		snprintf(row.hostname, sizeof(row.hostname), "%s", un.nodename);
+	if (gl_store_run_create(c.st, &row, &err) != 0) {
+		free(row.sets_json);
+		fprintf(stderr, "gauntlet: %s\n", err.msg);
+		goto out;
+	}
+	free(row.sets_json);
+	for (int i = 0; i < c.sc->n_phases; i++) {
+		const struct gl_phase *p = &c.sc->phases[i];
+		gl_store_phase_put(c.st, i, p->name, p->start_ns, p->start_ns + p->dur_ns, p->load,
+				   gl_scope_name(p->scope));
+	}
+	for (int i = 0; i < c.sc->n_faults; i++)
+		if (journal(&c, &c.faults[i]) != 0)
+			goto out;
+	if (start_loop(&c) != 0) {
+		fprintf(stderr, "gauntlet: cannot start: %s\n", c.stop_msg[0] ? c.stop_msg : "out of memory");
+		goto out;
+	}
+	gl_ctx_event(&c, GL_LOG_INFO, "controller", "run %s started in %s (time scale %g)", row.id, c.dir, c.scale);
+	c.elapsed_base = 0;
+	code = drive(&c);
+out:
+	cJSON_Delete(sets);
+	ctx_free(&c);
+	return code;
+}
+
+/* Open DIR's store and scenario as the run recorded them. */
+static int open_existing(struct gl_ctx *c, const char *dir, struct gl_run_row *row)
+{
+	struct gl_err err = { 0 };
+	struct gl_diag d;
+	struct gl_scenario_opts so = { 0 };
+	const char **sets = NULL;
+	cJSON *sj;
+	char db[1100];
+
+	snprintf(c->dir, sizeof(c->dir), "%s", dir);
+	snprintf(db, sizeof(db), "%s/run.db", dir);
+	if (access(db, F_OK) != 0) {
+		fprintf(stderr, "gauntlet: %s: no run store (run.db) here\n", dir);
+		return 2;
+	}
+	if (lock_dir(c) != 0)
+		return 4;
+	c->st = gl_store_open(db, 0, &err);
+	if (!c->st || gl_store_run_load(c->st, row, &err) != 0) {
+		fprintf(stderr, "gauntlet: %s\n", err.msg);
+		return 4;
+	}
+	sj = cJSON_Parse(row->sets_json ? row->sets_json : "[]");
+	if (cJSON_IsArray(sj)) {
+		int n = cJSON_GetArraySize(sj), k = 0;
+		sets = calloc((size_t)n + 1, sizeof(*sets));
+		for (int i = 0; sets && i < n; i++)
+			if (cJSON_IsString(cJSON_GetArrayItem(sj, i)))
+				sets[k++] = cJSON_GetArrayItem(sj, i)->valuestring;
+	}
+	so.time_scale = row->time_scale;
+	so.sets = sets;
+	gl_diag_init(&d, NULL);
+	c->sc = gl_scenario_load_text(row->scenario_path, row->scenario_text, strlen(row->scenario_text), &so, &d);
+	free(sets);
+	cJSON_Delete(sj);
+	if (!c->sc || d.n_errors > c->sc->n_missing) {
+		print_diag(&d);
+		gl_diag_free(&d);
+		fprintf(stderr, "gauntlet: %s: the stored scenario does not validate with this gauntlet\n", dir);
+		return 2;
+	}
+	gl_diag_free(&d);
+	c->scale = row->time_scale;
+	if (build_faults(c, 0) != 0)
+		return 4;
+	/* Take each fault's state from the journal, matching by id. */
+	{
+		struct gl_fault_row *rows;
+		int n;
+		if (gl_store_fault_list(c->st, &rows, &n, &err) != 0) {
+			fprintf(stderr, "gauntlet: %s\n", err.msg);
+			return 4;
+		}
+		for (int i = 0; i < c->sc->n_faults; i++)
+			for (int j = 0; j < n; j++)
+				if (!strcmp(rows[j].id, c->sc->faults[i].id)) {
+					c->faults[i].row = rows[j];
+					rows[j].plan = NULL;
+					/* Revert with the plan that was journaled, not a new one. */
+					if (c->faults[i].row.plan) {
+						cJSON *p = cJSON_Parse(c->faults[i].row.plan);
+						if (p) {
+							cJSON_Delete(c->faults[i].plan);
+							c->faults[i].plan = p;
+						}
+					}
+				}
+		gl_fault_rows_free(rows, n);
+	}
+	return 0;
+}
+
+int gl_controller_resume(const char *dir)
+{
+	struct gl_ctx c = { .lock_fd = -1 };
+	struct gl_run_row row = { 0 };
+	int code = open_existing(&c, dir, &row);
+	int64_t base;
+
+	if (code != 0)
+		goto out;
+	if (!strcmp(row.state, "finished") || !strcmp(row.state, "failed")) {
+		fprintf(stderr, "gauntlet: %s: nothing to resume: the run is %s (verdict %s)\n", dir, row.state,
+			row.verdict[0] ? row.verdict : "none");
+		code = 2;
+		goto out;
+	}
+	if (preflight_plugins(c.sc) != 0) {
+		code = 4;
+		goto out;
+	}
+	code = 4;
+	if (start_loop(&c) != 0) {
+		fprintf(stderr, "gauntlet: cannot start: %s\n", c.stop_msg[0] ? c.stop_msg : "out of memory");
+		goto out;
+	}
+	base = row.elapsed_ns;
+	c.elapsed_base = base;
+	c.mono_start = gl_now_ns();
+	gl_store_run_resumed(c.st, row.resumes + 1);
+	gl_ctx_event(&c, GL_LOG_INFO, "controller", "run %s resumed at elapsed %.3f s (resume #%d)", row.id,
+		     (double)base / 1e9, row.resumes + 1);
+	/* Put back the partial window the store holds. */
+	{
+		sqlite3 *db = gl_store_db(c.st);
+		sqlite3_stmt *q;
+		int64_t widx = base / c.sc->window_ns;
+		if (sqlite3_prepare_v2(db, "SELECT name,hist,counter FROM window_metrics WHERE idx=?", -1, &q,
+				       NULL) == SQLITE_OK) {
+			sqlite3_bind_int64(q, 1, widx);
+			while (sqlite3_step(q) == SQLITE_ROW) {
+				const char *name = (const char *)sqlite3_column_text(q, 0);
+				if (sqlite3_column_type(q, 1) == SQLITE_BLOB)
+					gl_metrics_restore_hist(c.m, name, sqlite3_column_blob(q, 1),
+								(size_t)sqlite3_column_bytes(q, 1));
+				else
+					gl_metrics_restore_counter(c.m, name, sqlite3_column_int64(q, 2));
+			}
+			sqlite3_finalize(q);
+		}
+	}
+	/* Reconcile the journal with the timeline position. */
+	for (int i = 0; i < c.sc->n_faults; i++) {
+		struct fault_rt *f = &c.faults[i];
+		int64_t t_inj = gl_timeline_real_ns(f->spec->at_ns, c.scale);
+		int64_t t_rev = gl_timeline_real_ns(f->spec->at_ns + f->spec->dur_ns, c.scale);
+		if (!strcmp(f->row.state, "injecting")) {
+			/* Died mid-inject: unknown effect; revert, then inject again if due. */
+			snprintf(f->row.state, sizeof(f->row.state), "injected");
+			fault_revert(&c, f, "controller died while injecting");
+			if (!strcmp(f->row.state, "reverted") && t_inj <= base && base < t_rev) {
+				snprintf(f->row.state, sizeof(f->row.state), "planned");
+				f->row.injected_elapsed_ns = f->row.reverted_elapsed_ns = -1;
+			}
+		} else if (!strcmp(f->row.state, "reverting") || !strcmp(f->row.state, "revert_failed")) {
+			fault_revert(&c, f, "revert owed from before the resume");
+		} else if (!strcmp(f->row.state, "injected") && f->spec->dur_ns > 0 && t_rev <= base) {
+			fault_revert(&c, f, "revert time passed while the controller was down");
+		}
+		if (!strcmp(f->row.state, "planned") && t_inj < base)
+			fault_inject(&c, f);   /* due before the stop but never started */
+	}
+	code = drive(&c);
+out:
+	gl_run_row_free(&row);
+	ctx_free(&c);
+	return code;
+}
+
+int gl_controller_revert(const char *dir)
+{
+	struct gl_ctx c = { .lock_fd = -1 };
+	struct gl_run_row row = { 0 };
+	int code = open_existing(&c, dir, &row), left = 0, done = 0;
+
+	if (code != 0)
+		goto out;
+	for (int i = 0; i < c.sc->n_faults; i++) {
+		struct fault_rt *f = &c.faults[i];
+		if (!is_live(f->row.state))
+			continue;
+		if (!f->spec->ops->revert) {
+			fprintf(stderr, "gauntlet: fault '%s': kind '%s' has no revert in this build\n", f->row.id,
+				f->row.kind);
+			left++;
+			continue;
+		}
+		fault_revert(&c, f, "gauntlet revert");
+		if (strcmp(f->row.state, "reverted") != 0)
+			left++;
+		else
+			done++;
+	}
+	gl_store_flush(c.st, NULL);
+	printf("%d fault(s) reverted, %d still injected\n", done, left);
+	code = left ? 1 : 0;
+out:
+	gl_run_row_free(&row);
+	ctx_free(&c);
+	return code;
+}

@@ -1,0 +1,26 @@
+/*
+ * controller.h - the soak itself: one libevent loop that owns time, walks
+ * the timeline (phases, fault injects and reverts, the end), closes analysis
+ * windows, commits to the store at least every 500 ms, and stops in order on
+ * SIGINT/SIGTERM or abort_if (revert every fault, flush, report).
+ *
+ * Each returns a process exit code per DESIGN section 2: 0 pass, 1 fail,
+ * 2 bad input, 3 aborted, 4 harness or infrastructure error.
+ */
+#ifndef GL_CONTROLLER_H
+#define GL_CONTROLLER_H
+
+struct gl_run_opts {
+	const char *scenario_path;
+	const char *out_dir;          /* NULL: runs/<name>-<time> */
+	double time_scale;            /* 1 unless --time-scale */
+	const char *const *sets;      /* --set overrides, NULL-terminated */
+	int dry_run;
+};
+
+int gl_controller_run(const struct gl_run_opts *o);
+int gl_controller_resume(const char *dir);
+/* Revert every fault the store still holds as injected; 0 when all are. */
+int gl_controller_revert(const char *dir);
+
+#endif

@@ -1,0 +1,276 @@
+/*
+ * main.c - the gauntlet command line (DESIGN section 2). Parses arguments,
+ * dispatches to the controller, validator, reports and the target server,
+ * and maps results to exit codes: 0 pass, 1 fail, 2 bad input, 3 aborted,
+ * 4 harness or infrastructure error.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+#include "controller.h"
+#include "report.h"
+#include "scenario.h"
+#include "store.h"
+#include "target.h"
+#include "timeline.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: gauntlet COMMAND [ARGS]\n"
+		"  validate SCENARIO [--time-scale X] [--set path=value]... [--start TIME]\n"
+		"  run SCENARIO [--out DIR] [--time-scale X] [--set path=value]... [--dry-run]\n"
+		"  resume DIR              continue an interrupted run\n"
+		"  revert DIR              revert every fault the store still holds as injected\n"
+		"  report DIR              re-render the reports from the store\n"
+		"  status DIR              where a run stands\n"
+		"  target --listen ADDR    OpenAI-compatible token-streaming target server\n"
+		"  version\n"
+		"exit: 0 pass/ok, 1 fail, 2 bad input, 3 aborted, 4 harness error\n");
+}
+
+static int parse_scale(const char *s, double *out)
+{
+	char *end;
+	double x = strtod(s, &end);
+	if (*end || !(x > 0) || x > 1e9) {
+		fprintf(stderr, "gauntlet: --time-scale: expected a number above 0 (e.g. 1000), got '%s'\n", s);
+		return -1;
+	}
+	*out = x;
+	return 0;
+}
+
+/* Options shared by validate and run. */
+struct cli {
+	const char *scenario, *out, *start;
+	double scale;
+	const char *sets[65];
+	int n_sets, dry_run;
+};
+
+static int parse_cli(int argc, char **argv, struct cli *c, int allow_run_opts)
+{
+	memset(c, 0, sizeof(*c));
+	c->scale = 1;
+	for (int i = 2; i < argc; i++) {
+		const char *a = argv[i];
+		const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+		if (!strcmp(a, "--time-scale") && val) {
+			if (parse_scale(val, &c->scale))
+				return -1;
+			i++;
+		} else if (!strncmp(a, "--time-scale=", 13)) {
+			if (parse_scale(a + 13, &c->scale))
+				return -1;
+		} else if (!strcmp(a, "--set") && val) {
+			if (c->n_sets >= 64) {
+				fprintf(stderr, "gauntlet: at most 64 --set\n");
+				return -1;
+			}
+			c->sets[c->n_sets++] = val;
+			i++;
+		} else if (allow_run_opts && !strcmp(a, "--out") && val) {
+			c->out = val;
+			i++;
+		} else if (allow_run_opts && !strcmp(a, "--dry-run")) {
+			c->dry_run = 1;
+		} else if (!allow_run_opts && !strcmp(a, "--start") && val) {
+			c->start = val;
+			i++;
+		} else if (a[0] == '-' && a[1]) {
+			fprintf(stderr, "gauntlet: unknown or incomplete option '%s'\n", a);
+			return -1;
+		} else if (!c->scenario) {
+			c->scenario = a;
+		} else {
+			fprintf(stderr, "gauntlet: unexpected argument '%s'\n", a);
+			return -1;
+		}
+	}
+	if (!c->scenario) {
+		fprintf(stderr, "gauntlet: %s needs a SCENARIO file\n", argv[1]);
+		return -1;
+	}
+	return 0;
+}
+
+static int cmd_validate(int argc, char **argv)
+{
+	struct cli c;
+	struct gl_diag d;
+	struct gl_scenario_opts o = { 0 };
+	struct gl_scenario *s;
+	int code;
+
+	if (parse_cli(argc, argv, &c, 0))
+		return 2;
+	o.time_scale = c.scale;
+	o.sets = c.sets;
+	o.start_wall_ns = gl_wall_ns();
+	if (c.start) {
+		/* a planned start for maintenance-window checks */
+		struct gl_diag tmp;
+		char buf[256];
+		int n = snprintf(buf, sizeof(buf),
+				 "{\"name\":\"x\",\"duration\":\"1s\",\"workloads\":{},\"safety\":{\"maintenance_window\":[\"%s\",\"%s\"]}}",
+				 c.start, c.start);
+		struct gl_scenario *t;
+		gl_diag_init(&tmp, NULL);
+		t = gl_scenario_load_text("--start", buf, (size_t)n, NULL, &tmp);
+		if (!t || !t->mw_start_wall_ns) {
+			fprintf(stderr, "gauntlet: --start: expected an RFC 3339 time like 2026-12-01T00:00Z, got '%s'\n",
+				c.start);
+			gl_scenario_free(t);
+			gl_diag_free(&tmp);
+			return 2;
+		}
+		o.start_wall_ns = t->mw_start_wall_ns;
+		gl_scenario_free(t);
+		gl_diag_free(&tmp);
+	}
+	gl_diag_init(&d, NULL);
+	s = gl_scenario_load_file(c.scenario, &o, &d);
+	if (d.text.data)
+		fputs(d.text.data, stderr);
+	if (d.n_dropped)
+		fprintf(stderr, "(%d more diagnostics not shown)\n", d.n_dropped);
+	if (s && d.n_errors == 0)
+		gl_timeline_print(s, c.scale, stdout);
+	if (d.n_errors)
+		fprintf(stderr, "%s: %d error(s)%s\n", c.scenario, d.n_errors,
+			s && s->n_missing ? " (missing thresholds are failed gates)" : "");
+	else
+		printf("%s: valid\n", c.scenario);
+	code = d.n_errors ? 2 : 0;
+	gl_diag_free(&d);
+	gl_scenario_free(s);
+	return code;
+}
+
+static int cmd_run(int argc, char **argv)
+{
+	struct cli c;
+	struct gl_run_opts o;
+
+	if (parse_cli(argc, argv, &c, 1))
+		return 2;
+	o.scenario_path = c.scenario;
+	o.out_dir = c.out;
+	o.time_scale = c.scale;
+	o.sets = c.sets;
+	o.dry_run = c.dry_run;
+	return gl_controller_run(&o);
+}
+
+static int open_dir_store(const char *dir, struct gl_store **st)
+{
+	char db[1100];
+	struct gl_err err = { 0 };
+
+	snprintf(db, sizeof(db), "%s/run.db", dir);
+	*st = gl_store_open(db, 0, &err);
+	if (!*st) {
+		fprintf(stderr, "gauntlet: %s\n", err.msg);
+		return 2;
+	}
+	return 0;
+}
+
+static int cmd_report(const char *dir)
+{
+	struct gl_store *st;
+	struct gl_err err = { 0 };
+	int rc = open_dir_store(dir, &st);
+
+	if (rc)
+		return rc;
+	rc = gl_report_write(dir, st, &err);
+	gl_store_close(st);
+	if (rc) {
+		fprintf(stderr, "gauntlet: report: %s\n", err.msg);
+		return 4;
+	}
+	printf("%s/report.json\n%s/report.md\n", dir, dir);
+	return 0;
+}
+
+static int cmd_status(const char *dir)
+{
+	struct gl_store *st;
+	struct gl_analysis *an = NULL;
+	struct gl_err err = { 0 };
+	int rc = open_dir_store(dir, &st), failing = 0, live = 0;
+	char d[64], e[64];
+
+	if (rc)
+		return rc;
+	if (gl_analyze(st, &an, &err) != 0) {
+		fprintf(stderr, "gauntlet: status: %s\n", err.msg);
+		gl_store_close(st);
+		return 4;
+	}
+	gl_format_duration(an->run.duration_ns, d, sizeof(d));
+	gl_format_duration((int64_t)((double)an->run.elapsed_ns * an->run.time_scale), e, sizeof(e));
+	for (int i = 0; i < an->n_targets; i++)
+		failing += !an->targets[i].pass;
+	for (int i = 0; i < an->n_faults; i++)
+		live += strcmp(an->faults[i].row.state, "reverted") && strcmp(an->faults[i].row.state, "planned") &&
+			strcmp(an->faults[i].row.state, "failed");
+	printf("run %s (%s): %s\n", an->run.id, an->run.name, an->run.state);
+	printf("timeline: %s of %s (scenario time), %d window(s), %d resume(s)\n", e, d, an->n_windows,
+	       an->run.resumes);
+	printf("faults: %d planned in all, %d injected now\n", an->n_faults, live);
+	for (int i = 0; i < an->n_faults; i++)
+		printf("  %-16s %-20s %s\n", an->faults[i].row.id, an->faults[i].row.kind, an->faults[i].row.state);
+	printf("targets: %d of %d failing or missing so far\n", failing, an->n_targets);
+	printf("verdict: %s\n", an->run.verdict[0] ? an->run.verdict : "(not finished)");
+	gl_analysis_free(an);
+	gl_store_close(st);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *cmd = argc > 1 ? argv[1] : NULL;
+	const char *lvl = getenv("GAUNTLET_LOG");
+
+	gl_log_init(lvl && !strcmp(lvl, "debug") ? GL_LOG_DEBUG : GL_LOG_INFO);
+	if (!cmd || !strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
+		usage(cmd ? stdout : stderr);
+		return cmd ? 0 : 2;
+	}
+	if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {
+		printf("gauntlet %s (%s)\n", GL_VERSION, GL_GIT_REV);
+		return 0;
+	}
+	if (!strcmp(cmd, "validate"))
+		return cmd_validate(argc, argv);
+	if (!strcmp(cmd, "run"))
+		return cmd_run(argc, argv);
+	if (!strcmp(cmd, "target"))
+		return gl_target_main(argc - 1, argv + 1);
+	if (!strcmp(cmd, "resume") || !strcmp(cmd, "revert") || !strcmp(cmd, "report") ||
+	    !strcmp(cmd, "status")) {
+		if (argc != 3) {
+			fprintf(stderr, "gauntlet: usage: gauntlet %s DIR\n", cmd);
+			return 2;
+		}
+		if (!strcmp(cmd, "resume"))
+			return gl_controller_resume(argv[2]);
+		if (!strcmp(cmd, "revert"))
+			return gl_controller_revert(argv[2]);
+		if (!strcmp(cmd, "report"))
+			return cmd_report(argv[2]);
+		return cmd_status(argv[2]);
+	}
+	if (!strcmp(cmd, "compare") || !strcmp(cmd, "seal") || !strcmp(cmd, "verify") || !strcmp(cmd, "lab")) {
+		fprintf(stderr, "gauntlet: '%s' is not built yet in this version\n", cmd);
+		return 4;
+	}
+	fprintf(stderr, "gauntlet: unknown command '%s'\n", cmd);
+	usage(stderr);
+	return 2;
+}

@@ -1,0 +1,54 @@
+/*
+ * metrics.h - the per-window recorder that workloads write into: named
+ * histograms (gl_hist) and counters, reset at each window boundary after the
+ * controller has written them to the store. Memory is constant however long
+ * the run: one histogram per metric for the current window, no samples kept.
+ *
+ * Registration (gl_metrics_hist, gl_metrics_counter) happens at workload
+ * init; the hot calls (record, add) take an id and one short lock, so
+ * threaded workloads (storage workers) may call them too.
+ */
+#ifndef GL_METRICS_H
+#define GL_METRICS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hist.h"
+
+#define GL_METRICS_MAX 256
+
+struct gl_metrics;
+
+struct gl_metrics *gl_metrics_new(void);
+void gl_metrics_free(struct gl_metrics *m);
+
+/* Get or create the id of a named series; -1 when GL_METRICS_MAX is reached
+ * or the name is already used by the other kind. */
+int gl_metrics_hist(struct gl_metrics *m, const char *name);
+int gl_metrics_counter(struct gl_metrics *m, const char *name);
+
+/* Thread-safe. Ids come from the two calls above. */
+void gl_metrics_record(struct gl_metrics *m, int id, double v);
+void gl_metrics_add(struct gl_metrics *m, int id, int64_t n);
+
+/* Controller side (loop thread). visit() sees every series of the current
+ * window, under the lock: h is NULL for counters. */
+typedef void (*gl_metrics_visit_fn)(void *arg, const char *name, const struct gl_hist *h,
+				    int64_t counter);
+void gl_metrics_visit(struct gl_metrics *m, gl_metrics_visit_fn fn, void *arg);
+void gl_metrics_reset(struct gl_metrics *m);
+/* Counter value in the current window (for abort_if). */
+int64_t gl_metrics_counter_value(struct gl_metrics *m, const char *name);
+/* Copy of a histogram of the current window, or NULL (caller frees). */
+struct gl_hist *gl_metrics_hist_copy(struct gl_metrics *m, const char *name);
+
+/* Resume: put back a partial window read from the store. */
+int gl_metrics_restore_hist(struct gl_metrics *m, const char *name, const unsigned char *blob,
+			    size_t len);
+int gl_metrics_restore_counter(struct gl_metrics *m, const char *name, int64_t value);
+
+/* Bytes held by all histograms (memory tests). */
+size_t gl_metrics_memory(struct gl_metrics *m);
+
+#endif

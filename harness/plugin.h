@@ -1,0 +1,102 @@
+/*
+ * plugin.h - the ops tables through which the controller drives workloads,
+ * faults and transports (like fio's struct ioengine_ops). Every plug-in is
+ * listed in registry.c, one explicit table per family; each family has a
+ * "null" member used to test the controller without touching a cluster.
+ *
+ * Hooks marked (required) must be set; (optional) ones may be NULL and are
+ * looked up once when the run starts, never per event.
+ *
+ * Threading: every hook is called on the controller's event-loop thread.
+ */
+#ifndef GL_PLUGIN_H
+#define GL_PLUGIN_H
+
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+
+#include "diag.h"
+#include "scenario.h"
+#include "util.h"
+
+struct event_base;
+struct gl_ctx;
+struct gl_metrics;
+
+/* What a plug-in may use of the controller (controller.c implements it). */
+struct event_base *gl_ctx_base(struct gl_ctx *c);
+struct gl_metrics *gl_ctx_metrics(struct gl_ctx *c);
+const struct gl_scenario *gl_ctx_scenario(struct gl_ctx *c);
+/* Real nanoseconds since the run started, continuing across resume. */
+int64_t gl_ctx_elapsed_ns(struct gl_ctx *c);
+double gl_ctx_time_scale(struct gl_ctx *c);
+const char *gl_ctx_run_dir(struct gl_ctx *c);
+/* A line for the run's event log (store and stderr). */
+void gl_ctx_event(struct gl_ctx *c, enum gl_log_level lvl, const char *source, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+struct gl_workload_ops {
+	const char *name;
+	/* (optional) checks beyond the scenario schema; report through d. */
+	void (*validate)(const cJSON *cfg, struct gl_diag *d, const char *path);
+	/* (required to run) allocate state; nothing runs yet. */
+	int (*init)(struct gl_ctx *c, const cJSON *cfg, void **state, struct gl_err *err);
+	/* (required to run) begin issuing work on the event loop. */
+	int (*start)(void *state, struct gl_err *err);
+	/* (optional) the phase's load multiplier changed. */
+	void (*set_load)(void *state, double multiplier);
+	/* (optional) a window closed: flush per-window state into the metrics. */
+	void (*on_window)(void *state);
+	/* (required to run) stop issuing work; in-flight work is ended. */
+	void (*stop)(void *state);
+	void (*free)(void *state);
+};
+
+/*
+ * Faults. The controller asks plan() for the exact actions (a JSON object
+ * with everything revert needs) and commits it to the store before inject;
+ * revert and verify_revert must work from that plan alone, in a later
+ * process, after the controller that injected it died.
+ */
+struct gl_fault_ops {
+	const char *kind;
+	const char *const *methods;     /* NULL-terminated; NULL: no "method" key */
+	/* (optional) check params; report through d. */
+	void (*validate)(const struct gl_fault_spec *f, struct gl_diag *d, const char *path);
+	/* (optional) duration implied by params when "for" is absent. */
+	int64_t (*implied_duration_ns)(const struct gl_fault_spec *f);
+	/* (required to run) the plan; caller frees it with cJSON_Delete. */
+	int (*plan)(const struct gl_scenario *s, const struct gl_fault_spec *f, cJSON **plan,
+		    struct gl_err *err);
+	int (*inject)(struct gl_ctx *c, const cJSON *plan, struct gl_err *err);         /* (required) */
+	int (*verify)(struct gl_ctx *c, const cJSON *plan, struct gl_err *err);         /* (optional) */
+	int (*revert)(struct gl_ctx *c, const cJSON *plan, struct gl_err *err);         /* (required) */
+	int (*verify_revert)(struct gl_ctx *c, const cJSON *plan, struct gl_err *err);  /* (optional) */
+	/* (optional) human-readable commands for --dry-run, one per line into out. */
+	void (*describe)(const cJSON *plan, struct gl_buf *out);
+};
+
+/* Transports run commands on hosts, each call with a deadline. */
+struct gl_exec_result {
+	int exit_status;      /* exit code, or 128+signal */
+	int timed_out;
+	struct gl_buf out;    /* stdout+stderr, capped */
+};
+
+struct gl_transport_ops {
+	const char *name;
+	/* (required) run argv on host; kills it on deadline. */
+	int (*exec)(const struct gl_host *h, const char *const *argv, int64_t deadline_ms,
+		    struct gl_exec_result *res, struct gl_err *err);
+};
+
+/* registry.c: the explicit tables. */
+const struct gl_workload_ops *gl_workload_find(const char *name);
+const struct gl_fault_ops *gl_fault_find(const char *kind);
+const struct gl_transport_ops *gl_transport_find(const char *name);
+/* name lists for messages: "inference, training, storage, null" */
+void gl_registry_names(int family, char *buf, size_t n);
+enum { GL_FAMILY_WORKLOAD, GL_FAMILY_FAULT, GL_FAMILY_TRANSPORT };
+
+#endif

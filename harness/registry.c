@@ -1,0 +1,86 @@
+/*
+ * registry.c - the one explicit table of plug-ins per family. A plug-in not
+ * listed here does not exist (no constructor tricks a static link could
+ * drop). Entries whose run hooks are still NULL are known to validation (so
+ * scenarios can be written and checked) and refused by `run` with a clear
+ * message until their issue lands.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "plugin.h"
+
+extern const struct gl_workload_ops gl_workload_null;
+extern const struct gl_fault_ops gl_fault_null;
+extern const struct gl_transport_ops gl_transport_local;
+extern const struct gl_transport_ops gl_transport_null;
+
+/* Workloads whose engines are not built yet: schema-checked only. */
+static const struct gl_workload_ops wl_inference = { .name = "inference" };
+static const struct gl_workload_ops wl_training = { .name = "training" };
+static const struct gl_workload_ops wl_storage = { .name = "storage" };
+
+static const char *const m_drain[] = { "slurm", "kubernetes", "exec", NULL };
+static const char *const m_flap[] = { "ip", "loss", "rate", NULL };
+static const char *const m_partition[] = { "nftables", NULL };
+static const char *const m_throttle[] = { "cgroup", "tc", NULL };
+static const char *const m_cp[] = { "exec", "signal", "redfish", NULL };
+static const char *const m_kill[] = { "signal", NULL };
+
+static const struct gl_fault_ops f_drain = { .kind = "drain_worker", .methods = m_drain };
+static const struct gl_fault_ops f_flap = { .kind = "link_flap", .methods = m_flap };
+static const struct gl_fault_ops f_partition = { .kind = "partition", .methods = m_partition };
+static const struct gl_fault_ops f_throttle = { .kind = "storage_throttle", .methods = m_throttle };
+static const struct gl_fault_ops f_cp = { .kind = "control_plane_loss", .methods = m_cp };
+static const struct gl_fault_ops f_kill = { .kind = "process_kill", .methods = m_kill };
+static const struct gl_fault_ops f_exec = { .kind = "exec" };
+
+static const struct gl_workload_ops *const workloads[] = {
+	&wl_inference, &wl_training, &wl_storage, &gl_workload_null,
+};
+
+static const struct gl_fault_ops *const faults[] = {
+	&f_drain, &f_flap, &f_partition, &f_throttle, &f_cp, &f_kill, &f_exec, &gl_fault_null,
+};
+
+static const struct gl_transport_ops *const transports[] = {
+	&gl_transport_local, &gl_transport_null,
+};
+
+const struct gl_workload_ops *gl_workload_find(const char *name)
+{
+	for (size_t i = 0; i < GL_ARRAY_LEN(workloads); i++)
+		if (!strcmp(workloads[i]->name, name))
+			return workloads[i];
+	return NULL;
+}
+
+const struct gl_fault_ops *gl_fault_find(const char *kind)
+{
+	for (size_t i = 0; i < GL_ARRAY_LEN(faults); i++)
+		if (!strcmp(faults[i]->kind, kind))
+			return faults[i];
+	return NULL;
+}
+
+const struct gl_transport_ops *gl_transport_find(const char *name)
+{
+	for (size_t i = 0; i < GL_ARRAY_LEN(transports); i++)
+		if (!strcmp(transports[i]->name, name))
+			return transports[i];
+	return NULL;
+}
+
+void gl_registry_names(int family, char *buf, size_t n)
+{
+	size_t off = 0, cnt;
+
+	buf[0] = '\0';
+	cnt = family == GL_FAMILY_WORKLOAD ? GL_ARRAY_LEN(workloads)
+	    : family == GL_FAMILY_FAULT ? GL_ARRAY_LEN(faults) : GL_ARRAY_LEN(transports);
+	for (size_t i = 0; i < cnt && off < n; i++) {
+		const char *name = family == GL_FAMILY_WORKLOAD ? workloads[i]->name
+				 : family == GL_FAMILY_FAULT ? faults[i]->kind : transports[i]->name;
+		off += (size_t)snprintf(buf + off, n - off, "%s%s", i ? ", " : "", name);
+	}
+}

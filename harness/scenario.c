@@ -1,0 +1,1298 @@
+/*
+ * scenario.c - from scenario JSON to a validated struct gl_scenario.
+ *
+ * Validation walks the tree once with a small typed schema per object:
+ * unknown keys are errors (with a did-you-mean), every value is checked for
+ * type and unit, and cross-checks follow (faults inside the duration, ids
+ * unique, hosts exist, kinds and methods known, concurrency within
+ * safety.max_concurrent_faults, and every workload judged by the targets it
+ * needs). All problems are collected in a struct gl_diag, each naming
+ * file:line:col and the JSON path.
+ */
+#include "scenario.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "catalog.h"
+#include "plugin.h"
+
+const char *gl_scope_name(enum gl_scope s)
+{
+	switch (s) {
+	case GL_SCOPE_STEADY: return "steady";
+	case GL_SCOPE_DEGRADED: return "degraded";
+	case GL_SCOPE_RECOVERY: return "recovery";
+	default: return "none";
+	}
+}
+
+/* ---- small typed getters; each reports its own errors ------------------ */
+
+struct vctx {
+	struct gl_diag *d;
+	struct gl_scenario *s;
+};
+
+static const char *json_type_name(const cJSON *v)
+{
+	if (cJSON_IsObject(v)) return "an object";
+	if (cJSON_IsArray(v)) return "an array";
+	if (cJSON_IsString(v)) return "a string";
+	if (cJSON_IsNumber(v)) return "a number";
+	if (cJSON_IsBool(v)) return "a boolean";
+	if (cJSON_IsNull(v)) return "null";
+	return "an unknown value";
+}
+
+static void join(char *out, size_t n, const char *path, const char *key)
+{
+	if (!path || !*path)
+		snprintf(out, n, "%s", key);
+	else
+		snprintf(out, n, "%s.%s", path, key);
+}
+
+/* Every key of obj must be in allowed (NULL-terminated). */
+static void check_keys(struct gl_diag *d, const cJSON *obj, const char *path,
+		       const char *const *allowed)
+{
+	const cJSON *it;
+
+	cJSON_ArrayForEach(it, obj) {
+		const char *best = NULL;
+		int best_d = 3, found = 0;
+		char p[512];
+
+		for (int i = 0; allowed[i]; i++) {
+			int dd;
+			if (strcmp(it->string, allowed[i]) == 0) {
+				found = 1;
+				break;
+			}
+			dd = gl_edit_distance(it->string, allowed[i], 2);
+			if (dd < best_d) {
+				best_d = dd;
+				best = allowed[i];
+			}
+		}
+		if (found)
+			continue;
+		join(p, sizeof(p), path, it->string);
+		if (best) {
+			gl_diag_error(d, it, p, "unknown key '%s' (did you mean '%s'?)", it->string, best);
+		} else {
+			char list[512] = "";
+			size_t off = 0;
+			for (int i = 0; allowed[i] && off < sizeof(list) - 64; i++)
+				off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%s",
+							i ? ", " : "", allowed[i]);
+			gl_diag_error(d, it, p, "unknown key '%s', expected one of: %s", it->string, list);
+		}
+	}
+}
+
+static const cJSON *want(struct gl_diag *d, const cJSON *obj, const char *key, const char *path,
+			 int required, const char *what)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+	char p[512];
+
+	if (!v) {
+		if (required)
+			gl_diag_error(d, obj, path, "missing required key '%s' (%s)", key, what);
+		return NULL;
+	}
+	(void)p;
+	return v;
+}
+
+static int get_string(struct gl_diag *d, const cJSON *obj, const char *key, const char *path,
+		      int required, char *out, size_t n)
+{
+	const cJSON *v = want(d, obj, key, path, required, "a string");
+	char p[512];
+
+	if (!v)
+		return 0;
+	join(p, sizeof(p), path, key);
+	if (!cJSON_IsString(v)) {
+		gl_diag_error(d, v, p, "expected a string, got %s", json_type_name(v));
+		return -1;
+	}
+	if (strlen(v->valuestring) >= n) {
+		gl_diag_error(d, v, p, "string too long (at most %zu bytes)", n - 1);
+		return -1;
+	}
+	if (required && !v->valuestring[0]) {
+		gl_diag_error(d, v, p, "must not be empty");
+		return -1;
+	}
+	snprintf(out, n, "%s", v->valuestring);
+	return 1;
+}
+
+static int get_duration(struct gl_diag *d, const cJSON *obj, const char *key, const char *path,
+			int required, int64_t *out)
+{
+	const cJSON *v = want(d, obj, key, path, required, "a duration like 90s, 10m or 1h30m");
+	char p[512];
+	struct gl_err e = { 0 };
+
+	if (!v)
+		return 0;
+	join(p, sizeof(p), path, key);
+	if (!cJSON_IsString(v)) {
+		gl_diag_error(d, v, p, "expected a duration string like \"90s\", \"10m\" or \"1h30m\", got %s",
+			      json_type_name(v));
+		return -1;
+	}
+	if (gl_parse_duration_ns(v->valuestring, out, &e) != 0) {
+		gl_diag_error(d, v, p, "%s", e.msg);
+		return -1;
+	}
+	return 1;
+}
+
+static int get_size(struct gl_diag *d, const cJSON *obj, const char *key, const char *path,
+		    int required, uint64_t *out)
+{
+	const cJSON *v = want(d, obj, key, path, required, "a size like 4KiB or 8GiB");
+	char p[512];
+	struct gl_err e = { 0 };
+
+	if (!v)
+		return 0;
+	join(p, sizeof(p), path, key);
+	if (cJSON_IsNumber(v)) {
+		if (v->valuedouble < 0 || v->valuedouble > 4.6e18 || v->valuedouble != floor(v->valuedouble)) {
+			gl_diag_error(d, v, p, "expected a whole number of bytes or a size like \"4MiB\"");
+			return -1;
+		}
+		*out = (uint64_t)v->valuedouble;
+		return 1;
+	}
+	if (!cJSON_IsString(v)) {
+		gl_diag_error(d, v, p, "expected a size like \"4KiB\" or \"8GiB\", got %s", json_type_name(v));
+		return -1;
+	}
+	if (gl_parse_size_bytes(v->valuestring, out, &e) != 0) {
+		gl_diag_error(d, v, p, "%s", e.msg);
+		return -1;
+	}
+	return 1;
+}
+
+static int get_number(struct gl_diag *d, const cJSON *obj, const char *key, const char *path,
+		      int required, double lo, double hi, double *out)
+{
+	const cJSON *v = want(d, obj, key, path, required, "a number");
+	char p[512];
+
+	if (!v)
+		return 0;
+	join(p, sizeof(p), path, key);
+	if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble)) {
+		gl_diag_error(d, v, p, "expected a number, got %s", json_type_name(v));
+		return -1;
+	}
+	if (v->valuedouble < lo || v->valuedouble > hi) {
+		gl_diag_error(d, v, p, "%g is out of range, expected %g to %g", v->valuedouble, lo, hi);
+		return -1;
+	}
+	*out = v->valuedouble;
+	return 1;
+}
+
+static int get_int(struct gl_diag *d, const cJSON *obj, const char *key, const char *path,
+		   int required, long lo, long hi, long *out)
+{
+	double x;
+	int rc = get_number(d, obj, key, path, required, (double)lo, (double)hi, &x);
+	char p[512];
+
+	if (rc <= 0)
+		return rc;
+	if (x != floor(x)) {
+		join(p, sizeof(p), path, key);
+		gl_diag_error(d, cJSON_GetObjectItemCaseSensitive(obj, key), p,
+			      "expected a whole number, got %g", x);
+		return -1;
+	}
+	*out = (long)x;
+	return 1;
+}
+
+static int get_bool(struct gl_diag *d, const cJSON *obj, const char *key, const char *path,
+		    int *out)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+	char p[512];
+
+	if (!v)
+		return 0;
+	join(p, sizeof(p), path, key);
+	if (!cJSON_IsBool(v)) {
+		gl_diag_error(d, v, p, "expected true or false, got %s", json_type_name(v));
+		return -1;
+	}
+	*out = cJSON_IsTrue(v);
+	return 1;
+}
+
+static int get_enum(struct gl_diag *d, const cJSON *obj, const char *key, const char *path,
+		    int required, const char *const *choices, char *out, size_t n)
+{
+	int rc = get_string(d, obj, key, path, required, out, n);
+	char p[512], list[256] = "";
+	size_t off = 0;
+
+	if (rc <= 0)
+		return rc;
+	for (int i = 0; choices[i]; i++)
+		if (strcmp(out, choices[i]) == 0)
+			return 1;
+	for (int i = 0; choices[i] && off < sizeof(list) - 32; i++)
+		off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%s", i ? ", " : "", choices[i]);
+	join(p, sizeof(p), path, key);
+	gl_diag_error(d, cJSON_GetObjectItemCaseSensitive(obj, key), p,
+		      "'%s' is not one of: %s", out, list);
+	return -1;
+}
+
+static int want_object(struct gl_diag *d, const cJSON *v, const char *path)
+{
+	if (!cJSON_IsObject(v)) {
+		gl_diag_error(d, v, path, "expected an object, got %s", json_type_name(v));
+		return 0;
+	}
+	return 1;
+}
+
+/* "2026-12-01T00:00Z", "2026-12-01T00:00:00Z", "2026-12-01T00:00:00+02:00" */
+static int parse_rfc3339(const char *s, int64_t *out_ns)
+{
+	int y, mo, da, h, mi, sec = 0, n = 0, oh = 0, om = 0, sign = 0;
+	struct tm tm;
+	const char *p;
+	time_t t;
+
+	/* digits exactly where the format has them (sscanf alone takes signs) */
+	static const char shape[] = "dddd-dd-ddTdd:dd";
+	for (int i = 0; shape[i]; i++)
+		if (shape[i] == 'd' ? !isdigit((unsigned char)s[i]) : s[i] != shape[i])
+			return -1;
+	if (sscanf(s, "%4d-%2d-%2dT%2d:%2d%n", &y, &mo, &da, &h, &mi, &n) != 5 || n != 16)
+		return -1;
+	p = s + n;
+	if (*p == ':') {
+		if (!isdigit((unsigned char)p[1]) || !isdigit((unsigned char)p[2]))
+			return -1;
+		sec = (p[1] - '0') * 10 + (p[2] - '0');
+		p += 3;
+	}
+	if (*p == 'Z' && p[1] == '\0') {
+		sign = 0;
+	} else if ((*p == '+' || *p == '-') && strlen(p) == 6 && p[3] == ':' &&
+		   sscanf(p + 1, "%2d:%2d", &oh, &om) == 2) {
+		sign = *p == '+' ? 1 : -1;
+	} else {
+		return -1;
+	}
+	if (mo < 1 || mo > 12 || da < 1 || da > 31 || h > 23 || mi > 59 || sec > 60 || oh > 23 || om > 59)
+		return -1;
+	memset(&tm, 0, sizeof(tm));
+	tm.tm_year = y - 1900;
+	tm.tm_mon = mo - 1;
+	tm.tm_mday = da;
+	tm.tm_hour = h;
+	tm.tm_min = mi;
+	tm.tm_sec = sec;
+	t = timegm(&tm);
+	/* timegm normalises 02-31 to 03-03: a date that moved did not exist */
+	{
+		struct tm back;
+		gmtime_r(&t, &back);
+		if (back.tm_mday != da || back.tm_mon != mo - 1)
+			return -1;
+	}
+	t -= sign * (oh * 3600 + om * 60);
+	*out_ns = (int64_t)t * 1000000000LL;
+	return 0;
+}
+
+/* ---- sections ----------------------------------------------------------- */
+
+static void parse_hosts(struct vctx *v, const cJSON *hosts)
+{
+	static const char *const keys[] = { "ssh", "key", "known_hosts", "passphrase_env", "local",
+					    "netns", "address", "slurm_node", "k8s_node", NULL };
+	const cJSON *h;
+	int n = cJSON_GetArraySize(hosts), i = 0;
+
+	if (!want_object(v->d, hosts, "hosts"))
+		return;
+	v->s->hosts = calloc((size_t)n + 1, sizeof(*v->s->hosts));
+	cJSON_ArrayForEach(h, hosts) {
+		struct gl_host *o = &v->s->hosts[i];
+		char path[256], ssh[512] = "";
+		int has_ssh;
+
+		snprintf(path, sizeof(path), "hosts.%s", h->string);
+		if (strlen(h->string) >= sizeof(o->name) || !h->string[0]) {
+			gl_diag_error(v->d, h, path, "host names are 1 to %zu bytes", sizeof(o->name) - 1);
+			continue;
+		}
+		if (!want_object(v->d, h, path))
+			continue;
+		check_keys(v->d, h, path, keys);
+		snprintf(o->name, sizeof(o->name), "%s", h->string);
+		o->json = h;
+		has_ssh = get_string(v->d, h, "ssh", path, 0, ssh, sizeof(ssh)) > 0;
+		get_bool(v->d, h, "local", path, &o->local);
+		get_string(v->d, h, "netns", path, 0, o->netns, sizeof(o->netns));
+		get_string(v->d, h, "key", path, 0, o->key, sizeof(o->key));
+		get_string(v->d, h, "known_hosts", path, 0, o->known_hosts, sizeof(o->known_hosts));
+		if (has_ssh == o->local) {
+			gl_diag_error(v->d, h, path,
+				      "a host needs exactly one transport: \"ssh\": \"user@host:port\" or \"local\": true");
+		}
+		if (has_ssh) {
+			/* user@host[:port] */
+			char *at = strchr(ssh, '@'), *colon;
+			char sp[300];
+			snprintf(sp, sizeof(sp), "%s.ssh", path);
+			if (!at || at == ssh || !at[1]) {
+				gl_diag_error(v->d, cJSON_GetObjectItemCaseSensitive(h, "ssh"), sp,
+					      "expected \"user@host\" or \"user@host:port\", got \"%s\"", ssh);
+			} else {
+				*at = '\0';
+				snprintf(o->ssh_user, sizeof(o->ssh_user), "%s", ssh);
+				colon = strrchr(at + 1, ':');
+				o->ssh_port = 22;
+				if (colon && !strchr(colon, ']')) {
+					char *end;
+					long port = strtol(colon + 1, &end, 10);
+					if (*end || port < 1 || port > 65535)
+						gl_diag_error(v->d, cJSON_GetObjectItemCaseSensitive(h, "ssh"), sp,
+							      "bad port '%s', expected 1 to 65535", colon + 1);
+					o->ssh_port = (int)port;
+					*colon = '\0';
+				}
+				snprintf(o->ssh_host, sizeof(o->ssh_host), "%s", at + 1);
+				if (!o->key[0])
+					gl_diag_error(v->d, h, path, "an ssh host needs \"key\" (private key file)");
+				if (!o->known_hosts[0])
+					gl_diag_error(v->d, h, path,
+						      "an ssh host needs \"known_hosts\": host keys are always checked");
+			}
+		}
+		i++;
+	}
+	v->s->n_hosts = i;
+}
+
+static const char *const arrival_modes[] = { "poisson", "constant", "gamma", "trace", "closed", NULL };
+
+static void check_inference(struct vctx *v, const cJSON *w, const char *path)
+{
+	static const char *const keys[] = {
+		"endpoints", "api", "model", "api_key_env", "api_key_file", "arrival", "trace",
+		"trace_format", "max_in_flight", "timeout", "ttft_timeout", "idle_timeout", "stream",
+		"input_tokens", "output_tokens", "seed", "balance", "drop_failed_endpoints",
+		"ca_bundle", "http2", "ignore_eos", NULL };
+	static const char *const akeys[] = { "mode", "rate", "cv", "users", "think_time", "speed",
+					     "loop", "start", "end", NULL };
+	static const char *const apis[] = { "chat", "completions", NULL };
+	static const char *const bal[] = { "round_robin", "least_in_flight", NULL };
+	const cJSON *eps = cJSON_GetObjectItemCaseSensitive(w, "endpoints"), *e, *arr;
+	char buf[256], p[512], mode[32] = "poisson", tmp[1024];
+	long l;
+	int64_t ns;
+	double x;
+	int b;
+
+	check_keys(v->d, w, path, keys);
+	join(p, sizeof(p), path, "endpoints");
+	if (!eps) {
+		gl_diag_error(v->d, w, path, "missing required key 'endpoints' (an array of base URLs)");
+	} else if (!cJSON_IsArray(eps) || cJSON_GetArraySize(eps) == 0) {
+		gl_diag_error(v->d, eps, p, "expected a non-empty array of URLs like \"http://host:8000/v1\"");
+	} else {
+		int i = 0;
+		cJSON_ArrayForEach(e, eps) {
+			char ep[600];
+			snprintf(ep, sizeof(ep), "%s[%d]", p, i++);
+			if (!cJSON_IsString(e) || (strncmp(e->valuestring, "http://", 7) &&
+						   strncmp(e->valuestring, "https://", 8)))
+				gl_diag_error(v->d, e, ep, "expected a URL starting with http:// or https://");
+		}
+	}
+	get_enum(v->d, w, "api", path, 0, apis, buf, sizeof(buf));
+	get_string(v->d, w, "model", path, 1, buf, sizeof(buf));
+	get_string(v->d, w, "api_key_env", path, 0, buf, sizeof(buf));
+	get_string(v->d, w, "api_key_file", path, 0, tmp, sizeof(tmp));
+	get_string(v->d, w, "trace", path, 0, tmp, sizeof(tmp));
+	get_string(v->d, w, "trace_format", path, 0, buf, sizeof(buf));
+	get_string(v->d, w, "ca_bundle", path, 0, tmp, sizeof(tmp));
+	get_int(v->d, w, "max_in_flight", path, 0, 1, 1000000, &l);
+	get_int(v->d, w, "input_tokens", path, 0, 1, 10000000, &l);
+	get_int(v->d, w, "output_tokens", path, 0, 1, 10000000, &l);
+	get_int(v->d, w, "seed", path, 0, 0, 9007199254740991L, &l);
+	get_duration(v->d, w, "timeout", path, 0, &ns);
+	get_duration(v->d, w, "ttft_timeout", path, 0, &ns);
+	get_duration(v->d, w, "idle_timeout", path, 0, &ns);
+	get_bool(v->d, w, "stream", path, &b);
+	get_bool(v->d, w, "http2", path, &b);
+	get_bool(v->d, w, "ignore_eos", path, &b);
+	get_bool(v->d, w, "drop_failed_endpoints", path, &b);
+	get_enum(v->d, w, "balance", path, 0, bal, buf, sizeof(buf));
+	arr = cJSON_GetObjectItemCaseSensitive(w, "arrival");
+	join(p, sizeof(p), path, "arrival");
+	if (!arr) {
+		gl_diag_error(v->d, w, path, "missing required key 'arrival' (e.g. {\"mode\": \"poisson\", \"rate\": 20})");
+	} else if (want_object(v->d, arr, p)) {
+		const cJSON *rate = cJSON_GetObjectItemCaseSensitive(arr, "rate");
+		check_keys(v->d, arr, p, akeys);
+		get_enum(v->d, arr, "mode", p, 1, arrival_modes, mode, sizeof(mode));
+		if (rate) {
+			char rp[600];
+			struct gl_err er = { 0 };
+			double r;
+			snprintf(rp, sizeof(rp), "%s.rate", p);
+			if (cJSON_IsNumber(rate)) {
+				if (!(rate->valuedouble > 0) || rate->valuedouble > 1e7)
+					gl_diag_error(v->d, rate, rp, "expected a rate above 0 and at most 1e7 per second");
+			} else if (!cJSON_IsString(rate) || gl_parse_rate(rate->valuestring, &r, &er) != 0) {
+				gl_diag_error(v->d, rate, rp, "%s", er.code ? er.msg : "expected a rate like 20 or \"1200/m\"");
+			} else if (!(r > 0) || r > 1e7) {
+				gl_diag_error(v->d, rate, rp, "expected a rate above 0 and at most 1e7 per second, got '%s'",
+					      rate->valuestring);
+			}
+		}
+		get_number(v->d, arr, "cv", p, 0, 0.01, 100, &x);
+		get_number(v->d, arr, "speed", p, 0, 1e-6, 1e6, &x);
+		get_int(v->d, arr, "users", p, 0, 1, 1000000, &l);
+		get_duration(v->d, arr, "think_time", p, 0, &ns);
+		get_duration(v->d, arr, "start", p, 0, &ns);
+		get_duration(v->d, arr, "end", p, 0, &ns);
+		get_bool(v->d, arr, "loop", p, &b);
+		if ((!strcmp(mode, "poisson") || !strcmp(mode, "constant") || !strcmp(mode, "gamma")) && !rate)
+			gl_diag_error(v->d, arr, p, "arrival mode '%s' needs \"rate\"", mode);
+		if (!strcmp(mode, "gamma") && !cJSON_GetObjectItemCaseSensitive(arr, "cv"))
+			gl_diag_error(v->d, arr, p, "arrival mode 'gamma' needs \"cv\" (coefficient of variation)");
+		if (!strcmp(mode, "closed") && !cJSON_GetObjectItemCaseSensitive(arr, "users"))
+			gl_diag_error(v->d, arr, p, "arrival mode 'closed' needs \"users\"");
+		if (!strcmp(mode, "trace") && !cJSON_GetObjectItemCaseSensitive(w, "trace"))
+			gl_diag_error(v->d, arr, p, "arrival mode 'trace' needs \"%s.trace\" (a trace file)", path);
+	}
+}
+
+static void check_training(struct vctx *v, const cJSON *w, const char *path)
+{
+	static const char *const keys[] = {
+		"launcher", "hosts", "np", "backend", "message", "compute", "checkpoint", "steps",
+		"mca", "env", "max_restarts", "restart_backoff", "correctness_every", "dataset",
+		"require_transport", "watchdog", "command", NULL };
+	static const char *const ckeys[] = { "dir", "every", "every_steps", "size", "keep", NULL };
+	static const char *const launchers[] = { "mpirun", "srun", NULL };
+	static const char *const backends[] = { "mpi", "nccl", "nccl-tests", NULL };
+	const cJSON *hosts = cJSON_GetObjectItemCaseSensitive(w, "hosts"), *h, *ck;
+	char buf[1024], p[512];
+	uint64_t sz;
+	int64_t ns;
+	long l;
+
+	check_keys(v->d, w, path, keys);
+	get_enum(v->d, w, "launcher", path, 0, launchers, buf, sizeof(buf));
+	get_enum(v->d, w, "backend", path, 0, backends, buf, sizeof(buf));
+	get_size(v->d, w, "message", path, 0, &sz);
+	get_duration(v->d, w, "compute", path, 0, &ns);
+	get_duration(v->d, w, "watchdog", path, 0, &ns);
+	get_duration(v->d, w, "restart_backoff", path, 0, &ns);
+	get_int(v->d, w, "np", path, 0, 1, 1000000, &l);
+	get_int(v->d, w, "steps", path, 0, 1, 1L << 40, &l);
+	get_int(v->d, w, "max_restarts", path, 0, 0, 1000, &l);
+	get_int(v->d, w, "correctness_every", path, 0, 1, 1000000, &l);
+	get_string(v->d, w, "dataset", path, 0, buf, sizeof(buf));
+	get_string(v->d, w, "require_transport", path, 0, buf, sizeof(buf));
+	join(p, sizeof(p), path, "hosts");
+	if (hosts) {
+		int i = 0;
+		if (!cJSON_IsArray(hosts) || cJSON_GetArraySize(hosts) == 0)
+			gl_diag_error(v->d, hosts, p, "expected a non-empty array like [\"gpu-a:8\"]");
+		else
+			cJSON_ArrayForEach(h, hosts) {
+				char hp[600], name[GL_NAME_MAX + 16], *colon;
+				snprintf(hp, sizeof(hp), "%s[%d]", p, i++);
+				if (!cJSON_IsString(h) || strlen(h->valuestring) >= sizeof(name)) {
+					gl_diag_error(v->d, h, hp, "expected \"host:slots\"");
+					continue;
+				}
+				snprintf(name, sizeof(name), "%s", h->valuestring);
+				colon = strchr(name, ':');
+				if (colon) {
+					char *end;
+					long slots = strtol(colon + 1, &end, 10);
+					*colon = '\0';
+					if (*end || slots < 1 || slots > 65536)
+						gl_diag_error(v->d, h, hp, "bad slot count in \"%s\", expected host:N with N >= 1",
+							      h->valuestring);
+				}
+				if (!gl_scenario_host(v->s, name))
+					gl_diag_error(v->d, h, hp, "unknown host '%s' (not in \"hosts\")", name);
+			}
+	}
+	ck = cJSON_GetObjectItemCaseSensitive(w, "checkpoint");
+	join(p, sizeof(p), path, "checkpoint");
+	if (ck && want_object(v->d, ck, p)) {
+		check_keys(v->d, ck, p, ckeys);
+		get_string(v->d, ck, "dir", p, 1, buf, sizeof(buf));
+		get_duration(v->d, ck, "every", p, 0, &ns);
+		get_int(v->d, ck, "every_steps", p, 0, 1, 1L << 40, &l);
+		get_size(v->d, ck, "size", p, 1, &sz);
+		get_int(v->d, ck, "keep", p, 0, 1, 1000, &l);
+		if (!cJSON_GetObjectItemCaseSensitive(ck, "every") &&
+		    !cJSON_GetObjectItemCaseSensitive(ck, "every_steps"))
+			gl_diag_error(v->d, ck, p, "a checkpoint needs \"every\" (a duration) or \"every_steps\"");
+	}
+	if (!cJSON_GetObjectItemCaseSensitive(w, "hosts") && !cJSON_GetObjectItemCaseSensitive(w, "np"))
+		gl_diag_error(v->d, w, path, "training needs \"hosts\" ([\"host:slots\", ...]) or \"np\"");
+	(void)l;
+}
+
+static const char *const storage_patterns[] = { "checkpoint_write", "model_load", "dataset_read",
+						 "mixed", NULL };
+
+static void check_storage(struct vctx *v, const cJSON *w, const char *path)
+{
+	static const char *const keys[] = { "path", "pattern", "threads", "bs", "file_size", "files",
+					    "direct", "iodepth", "rate_cap", "spikes", "readers",
+					    "engine", NULL };
+	static const char *const skeys[] = { "every", "for", "threads", "bs", "start", NULL };
+	const cJSON *spikes = cJSON_GetObjectItemCaseSensitive(w, "spikes"), *sp;
+	char buf[1024], p[512];
+	uint64_t sz;
+	long l;
+	int b;
+
+	check_keys(v->d, w, path, keys);
+	get_string(v->d, w, "path", path, 1, buf, sizeof(buf));
+	get_enum(v->d, w, "pattern", path, 0, storage_patterns, buf, sizeof(buf));
+	get_string(v->d, w, "engine", path, 0, buf, sizeof(buf));
+	get_int(v->d, w, "threads", path, 0, 1, 4096, &l);
+	get_int(v->d, w, "readers", path, 0, 1, 4096, &l);
+	get_int(v->d, w, "iodepth", path, 0, 1, 4096, &l);
+	get_int(v->d, w, "files", path, 0, 1, 1000000, &l);
+	get_size(v->d, w, "bs", path, 0, &sz);
+	get_size(v->d, w, "file_size", path, 0, &sz);
+	get_size(v->d, w, "rate_cap", path, 0, &sz);
+	get_bool(v->d, w, "direct", path, &b);
+	join(p, sizeof(p), path, "spikes");
+	if (spikes) {
+		int i = 0;
+		if (!cJSON_IsArray(spikes))
+			gl_diag_error(v->d, spikes, p, "expected an array of {\"every\", \"for\", ...}");
+		else
+			cJSON_ArrayForEach(sp, spikes) {
+				char spp[600];
+				int64_t every = 0, dur = 0;
+				snprintf(spp, sizeof(spp), "%s[%d]", p, i++);
+				if (!want_object(v->d, sp, spp))
+					continue;
+				check_keys(v->d, sp, spp, skeys);
+				get_duration(v->d, sp, "every", spp, 1, &every);
+				get_duration(v->d, sp, "for", spp, 1, &dur);
+				get_duration(v->d, sp, "start", spp, 0, &dur);
+				get_int(v->d, sp, "threads", spp, 0, 1, 4096, &l);
+				get_size(v->d, sp, "bs", spp, 0, &sz);
+				if (every > 0 && dur > every)
+					gl_diag_error(v->d, sp, spp, "a spike's \"for\" is longer than its \"every\"");
+			}
+	}
+}
+
+static void check_null_workload(struct vctx *v, const cJSON *w, const char *path)
+{
+	static const char *const keys[] = { "rate", "spin_us", NULL };
+	double x;
+
+	check_keys(v->d, w, path, keys);
+	get_number(v->d, w, "rate", path, 0, 0.001, 100000, &x);
+	get_number(v->d, w, "spin_us", path, 0, 0, 100000, &x);
+}
+
+static void parse_workloads(struct vctx *v, const cJSON *ws)
+{
+	const cJSON *w;
+	int n, i = 0;
+
+	if (!want_object(v->d, ws, "workloads"))
+		return;
+	n = cJSON_GetArraySize(ws);
+	v->s->workloads = calloc((size_t)n + 1, sizeof(*v->s->workloads));
+	cJSON_ArrayForEach(w, ws) {
+		char path[256];
+		const struct gl_workload_ops *ops = gl_workload_find(w->string);
+
+		snprintf(path, sizeof(path), "workloads.%s", w->string);
+		if (!ops) {
+			char names[256];
+			gl_registry_names(GL_FAMILY_WORKLOAD, names, sizeof(names));
+			gl_diag_error(v->d, w, path, "unknown workload '%s', expected one of: %s", w->string, names);
+			continue;
+		}
+		if (!want_object(v->d, w, path))
+			continue;
+		if (!strcmp(w->string, "inference"))
+			check_inference(v, w, path);
+		else if (!strcmp(w->string, "training"))
+			check_training(v, w, path);
+		else if (!strcmp(w->string, "storage"))
+			check_storage(v, w, path);
+		else if (!strcmp(w->string, "null"))
+			check_null_workload(v, w, path);
+		if (ops->validate)
+			ops->validate(w, v->d, path);
+		snprintf(v->s->workloads[i].name, sizeof(v->s->workloads[i].name), "%s", w->string);
+		v->s->workloads[i].cfg = w;
+		v->s->workloads[i].ops = ops;
+		i++;
+	}
+	v->s->n_workloads = i;
+}
+
+static void parse_phases(struct vctx *v, const cJSON *ph)
+{
+	static const char *const keys[] = { "name", "for", "load", "scope", NULL };
+	static const char *const scopes[] = { "steady", "degraded", "none", NULL };
+	const cJSON *p;
+	int n, i = 0;
+	int64_t t = 0;
+
+	if (!ph) {
+		/* No phases: the whole run is one steady phase. */
+		v->s->phases = calloc(1, sizeof(*v->s->phases));
+		snprintf(v->s->phases[0].name, sizeof(v->s->phases[0].name), "steady");
+		v->s->phases[0].dur_ns = v->s->duration_ns;
+		v->s->phases[0].load = 1;
+		v->s->phases[0].scope = GL_SCOPE_STEADY;
+		v->s->n_phases = 1;
+		return;
+	}
+	if (!cJSON_IsArray(ph) || cJSON_GetArraySize(ph) == 0) {
+		gl_diag_error(v->d, ph, "phases", "expected a non-empty array of {\"name\", \"for\"}");
+		return;
+	}
+	n = cJSON_GetArraySize(ph);
+	v->s->phases = calloc((size_t)n, sizeof(*v->s->phases));
+	cJSON_ArrayForEach(p, ph) {
+		struct gl_phase *o = &v->s->phases[i];
+		char path[64], scope[32] = "";
+		double load = 1;
+
+		snprintf(path, sizeof(path), "phases[%d]", i);
+		if (!want_object(v->d, p, path))
+			continue;
+		check_keys(v->d, p, path, keys);
+		get_string(v->d, p, "name", path, 1, o->name, sizeof(o->name));
+		if (get_duration(v->d, p, "for", path, 1, &o->dur_ns) > 0 && o->dur_ns <= 0)
+			gl_diag_error(v->d, cJSON_GetObjectItemCaseSensitive(p, "for"), path,
+				      "a phase must last longer than 0s");
+		get_number(v->d, p, "load", path, 0, 0, 1000, &load);
+		o->load = load;
+		o->scope = strcmp(o->name, "warmup") == 0 ? GL_SCOPE_NONE : GL_SCOPE_STEADY;
+		if (get_enum(v->d, p, "scope", path, 0, scopes, scope, sizeof(scope)) > 0)
+			o->scope = !strcmp(scope, "steady") ? GL_SCOPE_STEADY
+				 : !strcmp(scope, "degraded") ? GL_SCOPE_DEGRADED : GL_SCOPE_NONE;
+		o->json = p;
+		o->start_ns = t;
+		if (o->dur_ns > 0 && t <= INT64_MAX - o->dur_ns)
+			t += o->dur_ns;
+		i++;
+	}
+	v->s->n_phases = i;
+	if (v->s->duration_ns > 0 && t != v->s->duration_ns && i == n) {
+		char a[64], b[64];
+		gl_format_duration(t, a, sizeof(a));
+		gl_format_duration(v->s->duration_ns, b, sizeof(b));
+		gl_diag_error(v->d, ph, "phases", "phases add up to %s but \"duration\" is %s", a, b);
+	}
+}
+
+static void parse_faults(struct vctx *v, const cJSON *fs)
+{
+	static const char *const keys[] = { "id", "at", "for", "kind", "method", "target", "params", NULL };
+	const cJSON *f;
+	int n, i = 0;
+
+	if (!cJSON_IsArray(fs)) {
+		gl_diag_error(v->d, fs, "faults", "expected an array of faults");
+		return;
+	}
+	n = cJSON_GetArraySize(fs);
+	v->s->faults = calloc((size_t)n + 1, sizeof(*v->s->faults));
+	cJSON_ArrayForEach(f, fs) {
+		struct gl_fault_spec *o = &v->s->faults[i];
+		char path[64], mp[96];
+		const cJSON *params;
+		int idx = i;
+
+		snprintf(path, sizeof(path), "faults[%d]", idx);
+		i++;
+		if (!want_object(v->d, f, path))
+			continue;
+		o->json = f;
+		check_keys(v->d, f, path, keys);
+		get_string(v->d, f, "id", path, 1, o->id, sizeof(o->id));
+		get_duration(v->d, f, "at", path, 1, &o->at_ns);
+		get_duration(v->d, f, "for", path, 0, &o->dur_ns);
+		get_string(v->d, f, "target", path, 1, o->target, sizeof(o->target));
+		params = cJSON_GetObjectItemCaseSensitive(f, "params");
+		snprintf(mp, sizeof(mp), "%s.params", path);
+		if (params && want_object(v->d, params, mp))
+			o->params = params;
+		if (get_string(v->d, f, "kind", path, 1, o->kind, sizeof(o->kind)) > 0) {
+			o->ops = gl_fault_find(o->kind);
+			if (!o->ops) {
+				char names[256];
+				gl_registry_names(GL_FAMILY_FAULT, names, sizeof(names));
+				snprintf(mp, sizeof(mp), "%s.kind", path);
+				gl_diag_error(v->d, cJSON_GetObjectItemCaseSensitive(f, "kind"), mp,
+					      "unknown fault kind '%s', expected one of: %s", o->kind, names);
+			}
+		}
+		snprintf(mp, sizeof(mp), "%s.method", path);
+		if (get_string(v->d, f, "method", path, 0, o->method, sizeof(o->method)) > 0 && o->ops) {
+			int ok = 0;
+			char list[256] = "";
+			size_t off = 0;
+			for (int m = 0; o->ops->methods && o->ops->methods[m]; m++) {
+				if (!strcmp(o->ops->methods[m], o->method))
+					ok = 1;
+				off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%s", m ? ", " : "",
+							o->ops->methods[m]);
+			}
+			if (!ok)
+				gl_diag_error(v->d, cJSON_GetObjectItemCaseSensitive(f, "method"), mp,
+					      o->ops->methods ? "unknown method '%s' for kind '%s', expected one of: %s"
+							      : "unknown method '%s': kind '%s' takes no method%s",
+					      o->method, o->kind, list);
+		} else if (o->ops && o->ops->methods) {
+			snprintf(o->method, sizeof(o->method), "%s", o->ops->methods[0]);
+		}
+		snprintf(mp, sizeof(mp), "%s.target", path);
+		if (o->target[0] && !gl_scenario_host(v->s, o->target))
+			gl_diag_error(v->d, cJSON_GetObjectItemCaseSensitive(f, "target"), mp,
+				      "unknown host '%s' (not in \"hosts\")", o->target);
+		if (o->ops && o->ops->validate)
+			o->ops->validate(o, v->d, path);
+		if (o->dur_ns == 0 && o->ops && o->ops->implied_duration_ns)
+			o->dur_ns = o->ops->implied_duration_ns(o);
+		snprintf(mp, sizeof(mp), "%s.id", path);
+		for (int j = 0; j < idx; j++)
+			if (o->id[0] && !strcmp(v->s->faults[j].id, o->id))
+				gl_diag_error(v->d, cJSON_GetObjectItemCaseSensitive(f, "id"), mp,
+					      "duplicate fault id '%s' (first used by faults[%d])", o->id, j);
+		if (v->s->duration_ns > 0) {
+			char a[64], b[64];
+			gl_format_duration(v->s->duration_ns, b, sizeof(b));
+			if (o->at_ns >= v->s->duration_ns) {
+				gl_format_duration(o->at_ns, a, sizeof(a));
+				snprintf(mp, sizeof(mp), "%s.at", path);
+				gl_diag_error(v->d, cJSON_GetObjectItemCaseSensitive(f, "at"), mp,
+					      "fault at %s is not inside the run (duration %s)", a, b);
+			} else if (o->dur_ns > v->s->duration_ns - o->at_ns) {
+				gl_format_duration(o->at_ns + o->dur_ns, a, sizeof(a));
+				gl_diag_error(v->d, f, path, "fault ends at %s, after the run ends (%s)", a, b);
+			}
+		}
+	}
+	v->s->n_faults = i;
+}
+
+static void add_target(struct vctx *v, const char *metric, enum gl_scope scope, const cJSON *json,
+		       const struct gl_target_expr *e, const char *text, int missing)
+{
+	struct gl_scenario *s = v->s;
+	struct gl_target_spec *t;
+
+	s->targets = realloc(s->targets, sizeof(*s->targets) * (size_t)(s->n_targets + 1));
+	t = &s->targets[s->n_targets++];
+	memset(t, 0, sizeof(*t));
+	snprintf(t->metric, sizeof(t->metric), "%s", metric);
+	t->scope = scope;
+	t->json = json;
+	t->missing = missing;
+	if (e)
+		t->expr = *e;
+	snprintf(t->expr_text, sizeof(t->expr_text), "%s", text ? text : "");
+	if (missing)
+		s->n_missing++;
+}
+
+static void parse_targets(struct vctx *v, const cJSON *ts)
+{
+	static const char *const keys[] = { "steady", "degraded", "recovery", NULL };
+	const cJSON *sc;
+
+	if (!ts)
+		return;
+	if (!want_object(v->d, ts, "targets"))
+		return;
+	check_keys(v->d, ts, "targets", keys);
+	cJSON_ArrayForEach(sc, ts) {
+		enum gl_scope scope = !strcmp(sc->string, "steady") ? GL_SCOPE_STEADY
+				    : !strcmp(sc->string, "degraded") ? GL_SCOPE_DEGRADED
+				    : !strcmp(sc->string, "recovery") ? GL_SCOPE_RECOVERY : GL_SCOPE_NONE;
+		const cJSON *t;
+		char path[64];
+
+		if (scope == GL_SCOPE_NONE)
+			continue;
+		snprintf(path, sizeof(path), "targets.%s", sc->string);
+		if (!want_object(v->d, sc, path))
+			continue;
+		cJSON_ArrayForEach(t, sc) {
+			char tp[256], why[256];
+			struct gl_target_name tn;
+			struct gl_target_expr e;
+			struct gl_err er = { 0 };
+
+			snprintf(tp, sizeof(tp), "%s.%s", path, t->string);
+			if (gl_catalog_parse_target(t->string, &tn, why, sizeof(why)) != 0) {
+				gl_diag_error(v->d, t, tp, "%s", why);
+				continue;
+			}
+			if ((scope == GL_SCOPE_RECOVERY) != (tn.def->kind == GL_MK_RECOVERY) &&
+			    strcmp(tn.def->name, "training.checkpoint.restore_s") != 0) {
+				gl_diag_error(v->d, t, tp, scope == GL_SCOPE_RECOVERY
+						   ? "'%s' is not a recovery figure (recovery_s, restore_s, training.checkpoint.restore_s)"
+						   : "'%s' belongs in targets.recovery", t->string);
+				continue;
+			}
+			if (!cJSON_IsString(t)) {
+				gl_diag_error(v->d, t, tp, "expected a target expression like \"<= 800\", got %s",
+					      json_type_name(t));
+				continue;
+			}
+			if (gl_parse_target_expr(t->valuestring, &e, &er) != 0) {
+				gl_diag_error(v->d, t, tp, "%s", er.msg);
+				continue;
+			}
+			add_target(v, t->string, scope, t, &e, t->valuestring, 0);
+		}
+	}
+}
+
+static int has_target(const struct gl_scenario *s, enum gl_scope scope, const char *prefix, int exact)
+{
+	for (int i = 0; i < s->n_targets; i++) {
+		const struct gl_target_spec *t = &s->targets[i];
+		if (t->scope != scope || t->missing)
+			continue;
+		if (exact ? !strcmp(t->metric, prefix) : !strncmp(t->metric, prefix, strlen(prefix)))
+			return 1;
+	}
+	return 0;
+}
+
+static void require_target(struct vctx *v, enum gl_scope scope, const char *prefix, int exact,
+			   const char *shown, const char *why)
+{
+	if (has_target(v->s, scope, prefix, exact))
+		return;
+	gl_diag_error(v->d, NULL, NULL,
+		      "targets.%s: missing threshold for %s (%s): a missing threshold is a failed gate",
+		      gl_scope_name(scope), shown, why);
+	add_target(v, shown, scope, NULL, NULL, NULL, 1);
+}
+
+/* Each workload present must be judged by the targets it needs. */
+static void check_required_targets(struct vctx *v)
+{
+	struct gl_scenario *s = v->s;
+
+	for (int i = 0; i < s->n_workloads; i++) {
+		const char *w = s->workloads[i].name;
+		char why[128];
+		snprintf(why, sizeof(why), "the %s workload is present", w);
+		if (!strcmp(w, "inference")) {
+			require_target(v, GL_SCOPE_STEADY, "inference.ttft_ms.", 0, "inference.ttft_ms.p99", why);
+			require_target(v, GL_SCOPE_STEADY, "inference.error_rate", 1, "inference.error_rate", why);
+		} else if (!strcmp(w, "training")) {
+			require_target(v, GL_SCOPE_STEADY, "training.step_time_s.", 0, "training.step_time_s.p95", why);
+		} else if (!strcmp(w, "storage")) {
+			const cJSON *pat = cJSON_GetObjectItemCaseSensitive(s->workloads[i].cfg, "pattern");
+			const char *p = cJSON_IsString(pat) ? pat->valuestring : "checkpoint_write";
+			if (!strcmp(p, "checkpoint_write") || !strcmp(p, "mixed"))
+				require_target(v, GL_SCOPE_STEADY, "storage.write_gbps", 0, "storage.write_gbps", why);
+			if (strcmp(p, "checkpoint_write") != 0)
+				require_target(v, GL_SCOPE_STEADY, "storage.read_gbps", 0, "storage.read_gbps", why);
+		} else if (!strcmp(w, "null")) {
+			require_target(v, GL_SCOPE_STEADY, "null.", 0, "null.tick_lag_ms.p99", why);
+		}
+	}
+	if (s->n_faults > 0) {
+		int any = 0;
+		for (int i = 0; i < s->n_targets; i++)
+			any |= s->targets[i].scope == GL_SCOPE_DEGRADED && !s->targets[i].missing;
+		if (!any) {
+			/* Name the degraded counterpart of the first steady target. */
+			/* a copy: require_target grows (moves) s->targets */
+			char shown[128] = "null.tick_lag_ms.p99";
+			const char *w0 = s->n_workloads ? s->workloads[0].name : "null";
+			if (!strcmp(w0, "inference"))
+				strcpy(shown, "inference.error_rate");
+			else if (!strcmp(w0, "training"))
+				strcpy(shown, "training.step_time_s.p95");
+			else if (!strcmp(w0, "storage"))
+				strcpy(shown, "storage.write_gbps");
+			for (int i = 0; i < s->n_targets; i++)
+				if (s->targets[i].scope == GL_SCOPE_STEADY && !s->targets[i].missing) {
+					snprintf(shown, sizeof(shown), "%s", s->targets[i].metric);
+					break;
+				}
+			require_target(v, GL_SCOPE_DEGRADED, shown, 1, shown,
+				       "faults are scheduled: windows under a fault are judged by degraded targets");
+		}
+		require_target(v, GL_SCOPE_RECOVERY, "recovery_s", 1, "recovery_s", "faults are scheduled");
+		require_target(v, GL_SCOPE_RECOVERY, "restore_s", 1, "restore_s", "faults are scheduled");
+		{
+			const struct gl_workload_spec *tw = gl_scenario_workload(s, "training");
+			if (tw && cJSON_GetObjectItemCaseSensitive(tw->cfg, "checkpoint"))
+				require_target(v, GL_SCOPE_RECOVERY, "training.checkpoint.restore_s", 1,
+					       "training.checkpoint.restore_s",
+					       "training checkpoints and faults are both present");
+		}
+	}
+}
+
+static void parse_safety(struct vctx *v, const cJSON *sf, const struct gl_scenario_opts *o)
+{
+	static const char *const keys[] = { "max_concurrent_faults", "maintenance_window", "abort_if", NULL };
+	const cJSON *mw, *ab;
+	long l;
+
+	v->s->max_concurrent_faults = 1;
+	if (!sf)
+		return;
+	if (!want_object(v->d, sf, "safety"))
+		return;
+	check_keys(v->d, sf, "safety", keys);
+	if (get_int(v->d, sf, "max_concurrent_faults", "safety", 0, 1, 1000, &l) > 0)
+		v->s->max_concurrent_faults = (int)l;
+	mw = cJSON_GetObjectItemCaseSensitive(sf, "maintenance_window");
+	if (mw) {
+		const cJSON *a = cJSON_GetArrayItem(mw, 0), *b = cJSON_GetArrayItem(mw, 1);
+		if (!cJSON_IsArray(mw) || cJSON_GetArraySize(mw) != 2 || !cJSON_IsString(a) ||
+		    !cJSON_IsString(b)) {
+			gl_diag_error(v->d, mw, "safety.maintenance_window",
+				      "expected [\"START\", \"END\"] in RFC 3339 UTC, e.g. [\"2026-12-01T00:00Z\", \"2026-12-08T00:00Z\"]");
+		} else if (parse_rfc3339(a->valuestring, &v->s->mw_start_wall_ns) != 0) {
+			gl_diag_error(v->d, a, "safety.maintenance_window[0]",
+				      "'%s' is not an RFC 3339 time like 2026-12-01T00:00Z", a->valuestring);
+		} else if (parse_rfc3339(b->valuestring, &v->s->mw_end_wall_ns) != 0) {
+			gl_diag_error(v->d, b, "safety.maintenance_window[1]",
+				      "'%s' is not an RFC 3339 time like 2026-12-08T00:00Z", b->valuestring);
+		} else if (v->s->mw_end_wall_ns <= v->s->mw_start_wall_ns) {
+			gl_diag_error(v->d, mw, "safety.maintenance_window", "the window ends before it starts");
+		} else if (o && o->start_wall_ns) {
+			/* With a planned start, every fault's wall time must fall inside. */
+			for (int i = 0; i < v->s->n_faults; i++) {
+				const struct gl_fault_spec *f = &v->s->faults[i];
+				double sc = o->time_scale > 0 ? o->time_scale : 1;
+				int64_t t0 = o->start_wall_ns + (int64_t)((double)f->at_ns / sc);
+				int64_t t1 = t0 + (int64_t)((double)f->dur_ns / sc);
+				char p[64], w0[40], w1[40];
+				if (t0 >= v->s->mw_start_wall_ns && t1 <= v->s->mw_end_wall_ns)
+					continue;
+				snprintf(p, sizeof(p), "faults[%d]", i);
+				gl_format_wall(t0, w0, sizeof(w0));
+				gl_format_wall(t1, w1, sizeof(w1));
+				gl_diag_error(v->d, f->json, p,
+					      "fault '%s' would run %s to %s, outside safety.maintenance_window",
+					      f->id, w0, w1);
+			}
+		}
+	}
+	ab = cJSON_GetObjectItemCaseSensitive(sf, "abort_if");
+	if (ab && want_object(v->d, ab, "safety.abort_if")) {
+		const cJSON *it;
+		int64_t for_ns = 0;
+		int n = 0;
+		get_duration(v->d, ab, "for", "safety.abort_if", 0, &for_ns);
+		v->s->abort_rules = calloc((size_t)cJSON_GetArraySize(ab) + 1, sizeof(*v->s->abort_rules));
+		cJSON_ArrayForEach(it, ab) {
+			char tp[256], why[256];
+			struct gl_target_name tn;
+			struct gl_err er = { 0 };
+			struct gl_abort_rule *r = &v->s->abort_rules[n];
+			if (!strcmp(it->string, "for"))
+				continue;
+			snprintf(tp, sizeof(tp), "safety.abort_if.%s", it->string);
+			if (gl_catalog_parse_target(it->string, &tn, why, sizeof(why)) != 0) {
+				gl_diag_error(v->d, it, tp, "%s", why);
+				continue;
+			}
+			if (!cJSON_IsString(it) || gl_parse_target_expr(it->valuestring, &r->expr, &er) != 0) {
+				gl_diag_error(v->d, it, tp, "%s",
+					      er.code ? er.msg : "expected a condition like \"> 0.5\"");
+				continue;
+			}
+			snprintf(r->metric, sizeof(r->metric), "%s", it->string);
+			n++;
+		}
+		for (int i = 0; i < n; i++)
+			v->s->abort_rules[i].for_ns = for_ns;
+		v->s->n_abort_rules = n;
+	}
+}
+
+/* Faults overlapping in time may not exceed max_concurrent_faults. */
+static void check_concurrency(struct vctx *v)
+{
+	struct gl_scenario *s = v->s;
+
+	for (int i = 0; i < s->n_faults; i++) {
+		const struct gl_fault_spec *f = &s->faults[i];
+		int active = 1;
+		char p[64];
+		if (!f->ops)
+			continue;
+		/* Count faults active at f's start (the maximum is reached at some start). */
+		for (int j = 0; j < s->n_faults; j++) {
+			const struct gl_fault_spec *g = &s->faults[j];
+			if (j == i || !g->ops)
+				continue;
+			if (g->at_ns <= f->at_ns && f->at_ns < g->at_ns + (g->dur_ns > 0 ? g->dur_ns : 1) &&
+			    (g->at_ns < f->at_ns || j < i))
+				active++;
+		}
+		if (active > s->max_concurrent_faults) {
+			char a[64];
+			snprintf(p, sizeof(p), "faults[%d]", i);
+			gl_format_duration(f->at_ns, a, sizeof(a));
+			gl_diag_error(v->d, f->json, p,
+				      "fault '%s' at %s makes %d faults active at once, above safety.max_concurrent_faults = %d",
+				      f->id, a, active, s->max_concurrent_faults);
+		}
+	}
+}
+
+/* ---- --set overrides ----------------------------------------------------- */
+
+/* "workloads.null.rate=200", "faults[0].at=10m". The value is JSON when it
+ * parses as JSON, else a string. The node must already exist, or its parent
+ * must be an object. */
+static int apply_set(cJSON *root, const char *expr, struct gl_diag *d)
+{
+	char path[512], *eq, *seg, *save = NULL;
+	cJSON *cur = root, *val;
+	const char *value;
+
+	if (strlen(expr) >= sizeof(path) || !(eq = strchr(expr, '=')) || eq == expr) {
+		gl_diag_error(d, NULL, "--set", "expected path=value, got '%s'", expr);
+		return -1;
+	}
+	memcpy(path, expr, (size_t)(eq - expr));
+	path[eq - expr] = '\0';
+	value = eq + 1;
+	val = cJSON_ParseWithOpts(value, NULL, 1);
+	if (!val || (!cJSON_IsNumber(val) && !cJSON_IsBool(val) && !cJSON_IsObject(val) &&
+		     !cJSON_IsArray(val) && !cJSON_IsString(val) && !cJSON_IsNull(val))) {
+		cJSON_Delete(val);
+		val = cJSON_CreateString(value);
+	}
+	for (seg = strtok_r(path, ".", &save); seg; seg = strtok_r(NULL, ".", &save)) {
+		char *br = strchr(seg, '[');
+		int last;
+		if (br)
+			*br = '\0';
+		last = !br && !save[0];
+		if (*seg) {
+			cJSON *next;
+			if (!cJSON_IsObject(cur))
+				goto bad;
+			next = cJSON_GetObjectItemCaseSensitive(cur, seg);
+			if (last && (!save || !*save)) {
+				if (next)
+					cJSON_ReplaceItemInObjectCaseSensitive(cur, seg, val);
+				else
+					cJSON_AddItemToObject(cur, seg, val);
+				return 0;
+			}
+			if (!next)
+				goto bad;
+			cur = next;
+		}
+		while (br) {
+			char *end;
+			long idx = strtol(br + 1, &end, 10);
+			if (*end != ']' || idx < 0 || !cJSON_IsArray(cur) || idx >= cJSON_GetArraySize(cur))
+				goto bad;
+			br = end[1] == '[' ? end + 1 : NULL;
+			if (!br && !end[1] && (!save || !*save)) {
+				cJSON_ReplaceItemInArray(cur, (int)idx, val);
+				return 0;
+			}
+			cur = cJSON_GetArrayItem(cur, (int)idx);
+		}
+	}
+bad:
+	cJSON_Delete(val);
+	gl_diag_error(d, NULL, "--set", "'%.*s' does not name a value of the scenario", (int)(eq - expr), expr);
+	return -1;
+}
+
+/* ---- entry points -------------------------------------------------------- */
+
+struct gl_scenario *gl_scenario_load_text(const char *name, const char *text, size_t len,
+					  const struct gl_scenario_opts *o, struct gl_diag *d)
+{
+	static const char *const keys[] = { "name", "description", "duration", "window", "hold",
+					    "contract", "hosts", "workloads", "phases", "faults",
+					    "targets", "safety", NULL };
+	static const char *const ckeys[] = { "model", "precision", "engine", "gpus_per_job",
+					     "input_tokens", "output_tokens", "notes", NULL };
+	struct gl_scenario *s = calloc(1, sizeof(*s));
+	struct gl_err err = { 0 };
+	struct vctx v = { d, s };
+	const cJSON *c;
+	long l;
+
+	if (!s)
+		return NULL;
+	snprintf(s->path, sizeof(s->path), "%s", name);
+	s->text = malloc(len + 1);
+	if (!s->text) {
+		free(s);
+		return NULL;
+	}
+	memcpy(s->text, text, len);
+	s->text[len] = '\0';
+	s->text_len = len;
+	gl_sha256_hex(text, len, s->sha256);
+	s->doc = gl_jsonc_parse(text, len, name, &err);
+	if (!s->doc) {
+		gl_buf_printf(&d->text, "%s\n", err.msg);
+		d->n_errors++;
+		gl_scenario_free(s);
+		return NULL;
+	}
+	d->doc = s->doc;
+	s->root = gl_jsonc_root(s->doc);
+	if (!cJSON_IsObject(s->root)) {
+		gl_diag_error(d, s->root, "", "a scenario is a JSON object, got %s", json_type_name(s->root));
+		return s;
+	}
+	for (int i = 0; o && o->sets && o->sets[i]; i++)
+		apply_set(s->root, o->sets[i], d);
+
+	check_keys(d, s->root, "", keys);
+	get_string(d, s->root, "name", "", 1, s->name, sizeof(s->name));
+	if (get_duration(d, s->root, "duration", "", 1, &s->duration_ns) > 0 && s->duration_ns <= 0)
+		gl_diag_error(d, cJSON_GetObjectItemCaseSensitive(s->root, "duration"), "duration",
+			      "must be longer than 0s");
+	s->window_ns = 10000000000LL;
+	if (get_duration(d, s->root, "window", "", 0, &s->window_ns) > 0 &&
+	    (s->window_ns < 100000000LL || s->window_ns > 3600000000000LL))
+		gl_diag_error(d, cJSON_GetObjectItemCaseSensitive(s->root, "window"), "window",
+			      "an analysis window is 100ms to 1h");
+	s->hold = 3;
+	if (get_int(d, s->root, "hold", "", 0, 1, 1000, &l) > 0)
+		s->hold = (int)l;
+	{
+		char tmp[4096];
+		get_string(d, s->root, "description", "", 0, tmp, sizeof(tmp));
+	}
+	c = cJSON_GetObjectItemCaseSensitive(s->root, "contract");
+	if (c && want_object(d, c, "contract")) {
+		char tmp[1024];
+		check_keys(d, c, "contract", ckeys);
+		get_string(d, c, "model", "contract", 0, tmp, sizeof(tmp));
+		get_string(d, c, "precision", "contract", 0, tmp, sizeof(tmp));
+		get_string(d, c, "engine", "contract", 0, tmp, sizeof(tmp));
+		get_string(d, c, "notes", "contract", 0, tmp, sizeof(tmp));
+		get_int(d, c, "gpus_per_job", "contract", 0, 1, 1000000, &l);
+		get_int(d, c, "input_tokens", "contract", 0, 1, 100000000, &l);
+		get_int(d, c, "output_tokens", "contract", 0, 1, 100000000, &l);
+	}
+	if ((c = cJSON_GetObjectItemCaseSensitive(s->root, "hosts")))
+		parse_hosts(&v, c);
+	if ((c = cJSON_GetObjectItemCaseSensitive(s->root, "workloads")))
+		parse_workloads(&v, c);
+	else
+		gl_diag_error(d, s->root, "", "missing required key 'workloads' (at least one workload)");
+	if (s->n_workloads == 0 && c && cJSON_IsObject(c) && cJSON_GetArraySize(c) == 0)
+		gl_diag_error(d, c, "workloads", "no workload: nothing would be measured");
+	parse_phases(&v, cJSON_GetObjectItemCaseSensitive(s->root, "phases"));
+	parse_targets(&v, cJSON_GetObjectItemCaseSensitive(s->root, "targets"));
+	if ((c = cJSON_GetObjectItemCaseSensitive(s->root, "faults")))
+		parse_faults(&v, c);
+	parse_safety(&v, cJSON_GetObjectItemCaseSensitive(s->root, "safety"), o);
+	check_concurrency(&v);
+	check_required_targets(&v);
+	return s;
+}
+
+struct gl_scenario *gl_scenario_load_file(const char *path, const struct gl_scenario_opts *o,
+					  struct gl_diag *d)
+{
+	struct gl_err err = { 0 };
+	struct gl_scenario *s;
+	char *text;
+	size_t len;
+
+	if (gl_read_file(path, GL_MAX_SCENARIO_BYTES, &text, &len, &err) != 0) {
+		gl_buf_printf(&d->text, "%s\n", err.msg);
+		d->n_errors++;
+		return NULL;
+	}
+	s = gl_scenario_load_text(path, text, len, o, d);
+	free(text);
+	return s;
+}
+
+void gl_scenario_free(struct gl_scenario *s)
+{
+	if (!s)
+		return;
+	gl_jsonc_free(s->doc);
+	free(s->text);
+	free(s->hosts);
+	free(s->workloads);
+	free(s->phases);
+	free(s->faults);
+	free(s->targets);
+	free(s->abort_rules);
+	free(s);
+}
+
+const struct gl_host *gl_scenario_host(const struct gl_scenario *s, const char *name)
+{
+	for (int i = 0; i < s->n_hosts; i++)
+		if (!strcmp(s->hosts[i].name, name))
+			return &s->hosts[i];
+	return NULL;
+}
+
+const struct gl_workload_spec *gl_scenario_workload(const struct gl_scenario *s, const char *name)
+{
+	for (int i = 0; i < s->n_workloads; i++)
+		if (!strcmp(s->workloads[i].name, name))
+			return &s->workloads[i];
+	return NULL;
+}
+
+int gl_scenario_phase_at(const struct gl_scenario *s, int64_t t_ns)
+{
+	for (int i = 0; i < s->n_phases; i++)
+		if (t_ns < s->phases[i].start_ns + s->phases[i].dur_ns)
+			return i;
+	return s->n_phases - 1;
+}

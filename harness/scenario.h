@@ -1,0 +1,128 @@
+/*
+ * scenario.h - the scenario after parsing and validation: the typed view the
+ * controller, the timeline and analysis work from. The JSON tree stays
+ * alive (workload and fault plug-ins read their own sections from it).
+ *
+ * A scenario is loaded from a file (validate, run) or from the text stored
+ * in a run's store (resume, report), so both paths give the same result.
+ */
+#ifndef GL_SCENARIO_H
+#define GL_SCENARIO_H
+
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+
+#include "diag.h"
+#include "jsonc.h"
+#include "units.h"
+
+#define GL_NAME_MAX 64
+#define GL_MAX_SCENARIO_BYTES (4u << 20)
+
+enum gl_scope { GL_SCOPE_NONE, GL_SCOPE_STEADY, GL_SCOPE_DEGRADED, GL_SCOPE_RECOVERY };
+const char *gl_scope_name(enum gl_scope s);
+
+struct gl_host {
+	char name[GL_NAME_MAX];
+	int local;                    /* local transport */
+	char netns[GL_NAME_MAX];      /* local: run commands inside this netns */
+	char ssh_user[GL_NAME_MAX], ssh_host[256];
+	int ssh_port;
+	char key[512], known_hosts[512];
+	const cJSON *json;
+};
+
+struct gl_phase {
+	char name[GL_NAME_MAX];
+	int64_t start_ns, dur_ns;     /* scenario time */
+	double load;                  /* load multiplier, default 1 */
+	enum gl_scope scope;          /* NONE for warm-up, else STEADY unless set */
+	const cJSON *json;
+};
+
+struct gl_fault_spec {
+	char id[GL_NAME_MAX];
+	char kind[GL_NAME_MAX];
+	char method[GL_NAME_MAX];     /* "" when the kind has no methods */
+	char target[GL_NAME_MAX];     /* a host name */
+	int64_t at_ns, dur_ns;        /* dur_ns 0: instantaneous (no revert step) */
+	const cJSON *params;          /* may be NULL */
+	const cJSON *json;
+	const struct gl_fault_ops *ops;
+};
+
+struct gl_target_spec {
+	char metric[128];             /* as written: "inference.ttft_ms.p99" */
+	enum gl_scope scope;
+	struct gl_target_expr expr;
+	char expr_text[64];
+	int missing;                  /* required but absent from the scenario */
+	const cJSON *json;
+};
+
+struct gl_workload_spec {
+	char name[GL_NAME_MAX];       /* "inference", "training", "storage", "null" */
+	const cJSON *cfg;
+	const struct gl_workload_ops *ops;
+};
+
+struct gl_abort_rule {
+	char metric[128];
+	struct gl_target_expr expr;
+	int64_t for_ns;               /* condition must hold this long (real time) */
+};
+
+struct gl_scenario {
+	char path[1024];
+	char *text;                   /* the bytes the scenario was parsed from */
+	size_t text_len;
+	char sha256[65];              /* of text */
+	struct gl_jsonc_doc *doc;
+	cJSON *root;                  /* effective tree (after --set overrides) */
+
+	char name[128];
+	int64_t duration_ns, window_ns;
+	int hold;                     /* recovery: consecutive healthy windows (3) */
+
+	struct gl_host *hosts;
+	int n_hosts;
+	struct gl_workload_spec *workloads;
+	int n_workloads;
+	struct gl_phase *phases;
+	int n_phases;
+	struct gl_fault_spec *faults;
+	int n_faults;
+	struct gl_target_spec *targets;
+	int n_targets;                /* includes entries with missing = 1 */
+	int n_missing;
+
+	int max_concurrent_faults;    /* 0: no limit given (defaults to 1) */
+	int64_t mw_start_wall_ns, mw_end_wall_ns; /* maintenance window; 0 = none */
+	struct gl_abort_rule *abort_rules;
+	int n_abort_rules;
+};
+
+/* Options that shape validation and the printed timeline. */
+struct gl_scenario_opts {
+	double time_scale;            /* 1 when not given */
+	const char *const *sets;      /* "--set path=value" overrides, NULL-terminated */
+	int64_t start_wall_ns;        /* planned start (maintenance window checks); 0 = now */
+};
+
+/* Parse and validate. Always returns a scenario when the text is valid JSON
+ * (so callers can print what is wrong with it); diagnostics go to d. Returns
+ * NULL only on syntax errors or I/O errors (also reported in d). The caller
+ * checks d->n_errors and frees with gl_scenario_free. */
+struct gl_scenario *gl_scenario_load_file(const char *path, const struct gl_scenario_opts *o,
+					  struct gl_diag *d);
+struct gl_scenario *gl_scenario_load_text(const char *name, const char *text, size_t len,
+					  const struct gl_scenario_opts *o, struct gl_diag *d);
+void gl_scenario_free(struct gl_scenario *s);
+
+const struct gl_host *gl_scenario_host(const struct gl_scenario *s, const char *name);
+const struct gl_workload_spec *gl_scenario_workload(const struct gl_scenario *s, const char *name);
+/* Index of the phase in force at scenario time t (last phase for t >= end). */
+int gl_scenario_phase_at(const struct gl_scenario *s, int64_t t_ns);
+
+#endif

@@ -1,0 +1,529 @@
+/*
+ * store.c - SQLite run store: schema, migrations, batching, journal.
+ *
+ * Durability model: WAL. Sample batches commit with synchronous=NORMAL: a
+ * committed batch survives SIGKILL of the controller (it is in the WAL
+ * file) without an fsync stalling the event loop every half second; only a
+ * power loss can take the last batches. The fault journal commits with
+ * synchronous=FULL (fsync before inject), since a fault row lost to a power
+ * cut would be a fault nobody knows to revert.
+ */
+#include "store.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct gl_store {
+	sqlite3 *db;
+	int in_txn;
+	sqlite3_stmt *st_wm;       /* window metric upsert */
+	sqlite3_stmt *st_win;      /* window upsert */
+	sqlite3_stmt *st_ev;       /* event insert */
+};
+
+/* Each entry upgrades from version i to i+1. Never edit a shipped entry:
+ * add a new one. */
+static const char *const migrations[] = {
+	/* 0 -> 1 */
+	"CREATE TABLE run ("
+	"  id TEXT PRIMARY KEY, name TEXT NOT NULL, scenario_path TEXT, scenario_text TEXT NOT NULL,"
+	"  scenario_sha256 TEXT NOT NULL, sets TEXT, time_scale REAL NOT NULL,"
+	"  window_ns INTEGER NOT NULL, duration_ns INTEGER NOT NULL,"
+	"  started_wall_ns INTEGER NOT NULL, ended_wall_ns INTEGER,"
+	"  state TEXT NOT NULL, verdict TEXT, exit_code INTEGER,"
+	"  elapsed_ns INTEGER NOT NULL DEFAULT 0, resumes INTEGER NOT NULL DEFAULT 0,"
+	"  generator_saturated INTEGER NOT NULL DEFAULT 0,"
+	"  version TEXT, git_rev TEXT, hostname TEXT);"
+	"CREATE TABLE phases (idx INTEGER PRIMARY KEY, name TEXT NOT NULL, start_ns INTEGER NOT NULL,"
+	"  end_ns INTEGER NOT NULL, load REAL NOT NULL, scope TEXT NOT NULL);"
+	"CREATE TABLE windows (idx INTEGER PRIMARY KEY, start_ns INTEGER NOT NULL, end_ns INTEGER NOT NULL,"
+	"  scn_start_ns INTEGER NOT NULL, scn_end_ns INTEGER NOT NULL, phase INTEGER NOT NULL,"
+	"  complete INTEGER NOT NULL);"
+	"CREATE TABLE window_metrics (idx INTEGER NOT NULL, name TEXT NOT NULL, hist BLOB,"
+	"  counter INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (idx, name)) WITHOUT ROWID;"
+	"CREATE TABLE faults (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE,"
+	"  kind TEXT NOT NULL, method TEXT, target TEXT, at_ns INTEGER, dur_ns INTEGER, plan TEXT,"
+	"  state TEXT NOT NULL, verified INTEGER, verified_revert INTEGER,"
+	"  injected_elapsed_ns INTEGER, reverted_elapsed_ns INTEGER,"
+	"  injected_scn_ns INTEGER, reverted_scn_ns INTEGER, error TEXT, updated_wall_ns INTEGER);"
+	"CREATE TABLE events (seq INTEGER PRIMARY KEY AUTOINCREMENT, elapsed_ns INTEGER NOT NULL,"
+	"  wall_ns INTEGER NOT NULL, level TEXT NOT NULL, source TEXT NOT NULL, message TEXT NOT NULL);"
+	"CREATE TABLE requests (seq INTEGER PRIMARY KEY AUTOINCREMENT, window INTEGER NOT NULL,"
+	"  endpoint INTEGER, t_intended_ns INTEGER, t_send_ns INTEGER, t_headers_ns INTEGER,"
+	"  t_first_event_ns INTEGER, t_first_token_ns INTEGER, t_last_token_ns INTEGER,"
+	"  t_end_ns INTEGER, input_tokens INTEGER, output_tokens INTEGER, tokens_estimated INTEGER,"
+	"  http_status INTEGER, error_class TEXT, max_stall_ns INTEGER);"
+	"CREATE INDEX requests_window ON requests(window);"
+	"CREATE TABLE train_steps (seq INTEGER PRIMARY KEY AUTOINCREMENT, window INTEGER NOT NULL,"
+	"  step INTEGER, launch INTEGER, step_time_s REAL, comm_time_s REAL, data_time_s REAL,"
+	"  busbw_gbps REAL, correctness_errors INTEGER);"
+	"CREATE TABLE storage_ops (seq INTEGER PRIMARY KEY AUTOINCREMENT, window INTEGER NOT NULL,"
+	"  op TEXT, bytes INTEGER, latency_ns INTEGER, error_class TEXT);",
+};
+
+static int exec_sql(sqlite3 *db, const char *sql, struct gl_err *err)
+{
+	char *msg = NULL;
+	int rc = sqlite3_exec(db, sql, NULL, NULL, &msg);
+
+	if (rc != SQLITE_OK) {
+		gl_errf(err, GL_EIO, "store: %s", msg ? msg : sqlite3_errstr(rc));
+		sqlite3_free(msg);
+		return -GL_EIO;
+	}
+	return 0;
+}
+
+static int migrate(sqlite3 *db, struct gl_err *err)
+{
+	sqlite3_stmt *q;
+	int version = 0, rc = 0;
+	const int target = (int)(sizeof(migrations) / sizeof(migrations[0]));
+
+	if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &q, NULL) != SQLITE_OK)
+		return gl_errf(err, GL_EIO, "store: %s", sqlite3_errmsg(db));
+	if (sqlite3_step(q) == SQLITE_ROW)
+		version = sqlite3_column_int(q, 0);
+	sqlite3_finalize(q);
+	if (version > target)
+		return gl_errf(err, GL_ESTATE,
+			       "store: schema version %d is newer than this gauntlet knows (%d): use a newer gauntlet",
+			       version, target);
+	for (int v = version; v < target && rc == 0; v++) {
+		char pragma[64];
+		rc = exec_sql(db, "BEGIN IMMEDIATE", err);
+		if (rc == 0)
+			rc = exec_sql(db, migrations[v], err);
+		snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %d", v + 1);
+		if (rc == 0)
+			rc = exec_sql(db, pragma, err);
+		if (rc == 0)
+			rc = exec_sql(db, "COMMIT", err);
+		else
+			exec_sql(db, "ROLLBACK", NULL);
+	}
+	return rc;
+}
+
+struct gl_store *gl_store_open(const char *path, int create, struct gl_err *err)
+{
+	struct gl_store *st = calloc(1, sizeof(*st));
+	int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | (create ? SQLITE_OPEN_CREATE : 0);
+	FILE *f;
+
+	if (!st) {
+		gl_errf(err, GL_ENOMEM, "store: out of memory");
+		return NULL;
+	}
+	f = fopen(path, "rb");
+	if (create && f) {
+		fclose(f);
+		gl_errf(err, GL_ESTATE, "%s: a run store already exists here (use resume, or another --out)", path);
+		free(st);
+		return NULL;
+	}
+	if (!create && !f) {
+		gl_errf(err, GL_EINVAL, "%s: no run store here", path);
+		free(st);
+		return NULL;
+	}
+	if (f)
+		fclose(f);
+	if (sqlite3_open_v2(path, &st->db, flags, NULL) != SQLITE_OK) {
+		gl_errf(err, GL_EIO, "%s: cannot open store: %s", path,
+			st->db ? sqlite3_errmsg(st->db) : "out of memory");
+		goto fail;
+	}
+	sqlite3_busy_timeout(st->db, 5000);
+	if (exec_sql(st->db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;", err))
+		goto fail;
+	if (migrate(st->db, err))
+		goto fail;
+	if (sqlite3_prepare_v2(st->db,
+			       "INSERT INTO window_metrics(idx,name,hist,counter) VALUES(?,?,?,?) "
+			       "ON CONFLICT(idx,name) DO UPDATE SET hist=excluded.hist, counter=excluded.counter",
+			       -1, &st->st_wm, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(st->db,
+			       "INSERT INTO windows(idx,start_ns,end_ns,scn_start_ns,scn_end_ns,phase,complete) "
+			       "VALUES(?,?,?,?,?,?,?) ON CONFLICT(idx) DO UPDATE SET end_ns=excluded.end_ns, "
+			       "scn_end_ns=excluded.scn_end_ns, complete=excluded.complete",
+			       -1, &st->st_win, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(st->db,
+			       "INSERT INTO events(elapsed_ns,wall_ns,level,source,message) VALUES(?,?,?,?,?)",
+			       -1, &st->st_ev, NULL) != SQLITE_OK) {
+		gl_errf(err, GL_EIO, "%s: %s", path, sqlite3_errmsg(st->db));
+		goto fail;
+	}
+	return st;
+fail:
+	gl_store_close(st);
+	return NULL;
+}
+
+void gl_store_close(struct gl_store *st)
+{
+	if (!st)
+		return;
+	if (st->db)
+		gl_store_flush(st, NULL);
+	sqlite3_finalize(st->st_wm);
+	sqlite3_finalize(st->st_win);
+	sqlite3_finalize(st->st_ev);
+	if (st->db)
+		sqlite3_close(st->db);
+	free(st);
+}
+
+sqlite3 *gl_store_db(struct gl_store *st) { return st->db; }
+
+static int txn(struct gl_store *st)
+{
+	if (st->in_txn)
+		return 0;
+	if (sqlite3_exec(st->db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK)
+		return -GL_EIO;
+	st->in_txn = 1;
+	return 0;
+}
+
+int gl_store_flush(struct gl_store *st, struct gl_err *err)
+{
+	if (!st->in_txn)
+		return 0;
+	st->in_txn = 0;
+	return exec_sql(st->db, "COMMIT", err);
+}
+
+static int step_done(struct gl_store *st, sqlite3_stmt *q)
+{
+	int rc = sqlite3_step(q);
+	sqlite3_reset(q);
+	sqlite3_clear_bindings(q);
+	if (rc != SQLITE_DONE) {
+		gl_error("store: %s", sqlite3_errmsg(st->db));
+		return -GL_EIO;
+	}
+	return 0;
+}
+
+int gl_store_run_create(struct gl_store *st, const struct gl_run_row *r, struct gl_err *err)
+{
+	sqlite3_stmt *q;
+	int rc;
+
+	if (sqlite3_prepare_v2(st->db,
+			       "INSERT INTO run(id,name,scenario_path,scenario_text,scenario_sha256,sets,"
+			       "time_scale,window_ns,duration_ns,started_wall_ns,state,elapsed_ns,version,"
+			       "git_rev,hostname) VALUES(?,?,?,?,?,?,?,?,?,?,'running',0,?,?,?)",
+			       -1, &q, NULL) != SQLITE_OK)
+		return gl_errf(err, GL_EIO, "store: %s", sqlite3_errmsg(st->db));
+	sqlite3_bind_text(q, 1, r->id, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(q, 2, r->name, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(q, 3, r->scenario_path, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(q, 4, r->scenario_text, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(q, 5, r->scenario_sha256, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(q, 6, r->sets_json ? r->sets_json : "[]", -1, SQLITE_TRANSIENT);
+	sqlite3_bind_double(q, 7, r->time_scale);
+	sqlite3_bind_int64(q, 8, r->window_ns);
+	sqlite3_bind_int64(q, 9, r->duration_ns);
+	sqlite3_bind_int64(q, 10, r->started_wall_ns);
+	sqlite3_bind_text(q, 11, r->version, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(q, 12, r->git_rev, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(q, 13, r->hostname, -1, SQLITE_TRANSIENT);
+	txn(st);
+	rc = sqlite3_step(q);
+	sqlite3_finalize(q);
+	if (rc != SQLITE_DONE)
+		return gl_errf(err, GL_EIO, "store: %s", sqlite3_errmsg(st->db));
+	return gl_store_flush(st, err);
+}
+
+static void col_text(sqlite3_stmt *q, int i, char *out, size_t n)
+{
+	const unsigned char *t = sqlite3_column_text(q, i);
+	snprintf(out, n, "%s", t ? (const char *)t : "");
+}
+
+static char *col_dup(sqlite3_stmt *q, int i)
+{
+	const unsigned char *t = sqlite3_column_text(q, i);
+	return t ? strdup((const char *)t) : NULL;
+}
+
+int gl_store_run_load(struct gl_store *st, struct gl_run_row *r, struct gl_err *err)
+{
+	sqlite3_stmt *q;
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	if (sqlite3_prepare_v2(st->db,
+			       "SELECT id,name,scenario_path,scenario_text,scenario_sha256,sets,time_scale,"
+			       "window_ns,duration_ns,started_wall_ns,ended_wall_ns,state,verdict,exit_code,"
+			       "elapsed_ns,resumes,version,git_rev,hostname FROM run LIMIT 1",
+			       -1, &q, NULL) != SQLITE_OK)
+		return gl_errf(err, GL_EIO, "store: %s", sqlite3_errmsg(st->db));
+	rc = sqlite3_step(q);
+	if (rc != SQLITE_ROW) {
+		sqlite3_finalize(q);
+		return gl_errf(err, GL_ESTATE, "store: no run recorded");
+	}
+	col_text(q, 0, r->id, sizeof(r->id));
+	col_text(q, 1, r->name, sizeof(r->name));
+	col_text(q, 2, r->scenario_path, sizeof(r->scenario_path));
+	r->scenario_text = col_dup(q, 3);
+	col_text(q, 4, r->scenario_sha256, sizeof(r->scenario_sha256));
+	r->sets_json = col_dup(q, 5);
+	r->time_scale = sqlite3_column_double(q, 6);
+	r->window_ns = sqlite3_column_int64(q, 7);
+	r->duration_ns = sqlite3_column_int64(q, 8);
+	r->started_wall_ns = sqlite3_column_int64(q, 9);
+	r->ended_wall_ns = sqlite3_column_int64(q, 10);
+	col_text(q, 11, r->state, sizeof(r->state));
+	col_text(q, 12, r->verdict, sizeof(r->verdict));
+	r->exit_code = sqlite3_column_int(q, 13);
+	r->elapsed_ns = sqlite3_column_int64(q, 14);
+	r->resumes = sqlite3_column_int(q, 15);
+	col_text(q, 16, r->version, sizeof(r->version));
+	col_text(q, 17, r->git_rev, sizeof(r->git_rev));
+	col_text(q, 18, r->hostname, sizeof(r->hostname));
+	sqlite3_finalize(q);
+	if (!r->scenario_text)
+		return gl_errf(err, GL_ESTATE, "store: run has no scenario text");
+	return 0;
+}
+
+void gl_run_row_free(struct gl_run_row *r)
+{
+	free(r->scenario_text);
+	free(r->sets_json);
+	r->scenario_text = r->sets_json = NULL;
+}
+
+static int exec_bound(struct gl_store *st, const char *sql, int n_ints, const int64_t *ints,
+		      const char *text1, const char *text2)
+{
+	sqlite3_stmt *q;
+	int rc, i;
+
+	if (sqlite3_prepare_v2(st->db, sql, -1, &q, NULL) != SQLITE_OK) {
+		gl_error("store: %s", sqlite3_errmsg(st->db));
+		return -GL_EIO;
+	}
+	for (i = 0; i < n_ints; i++)
+		sqlite3_bind_int64(q, i + 1, ints[i]);
+	if (text1)
+		sqlite3_bind_text(q, ++i, text1, -1, SQLITE_TRANSIENT);
+	if (text2)
+		sqlite3_bind_text(q, ++i, text2, -1, SQLITE_TRANSIENT);
+	txn(st);
+	rc = sqlite3_step(q);
+	sqlite3_finalize(q);
+	if (rc != SQLITE_DONE) {
+		gl_error("store: %s", sqlite3_errmsg(st->db));
+		return -GL_EIO;
+	}
+	return 0;
+}
+
+int gl_store_run_progress(struct gl_store *st, int64_t elapsed_ns)
+{
+	return exec_bound(st, "UPDATE run SET elapsed_ns=?", 1, &elapsed_ns, NULL, NULL);
+}
+
+int gl_store_run_finish(struct gl_store *st, const char *state, const char *verdict, int exit_code,
+			int64_t ended_wall_ns)
+{
+	int64_t v[2] = { exit_code, ended_wall_ns };
+	int rc = exec_bound(st, "UPDATE run SET exit_code=?, ended_wall_ns=?, state=?, verdict=?", 2, v,
+			    state, verdict);
+	return rc ? rc : gl_store_flush(st, NULL);
+}
+
+int gl_store_run_resumed(struct gl_store *st, int resumes)
+{
+	int64_t v = resumes;
+	int rc = exec_bound(st, "UPDATE run SET resumes=?, state='running', verdict=NULL, exit_code=NULL, "
+			    "ended_wall_ns=NULL", 1, &v, NULL, NULL);
+	return rc ? rc : gl_store_flush(st, NULL);
+}
+
+int gl_store_run_set(struct gl_store *st, const char *column, int64_t value)
+{
+	char sql[128];
+	if (strcmp(column, "generator_saturated") != 0)
+		return -GL_EINVAL;
+	snprintf(sql, sizeof(sql), "UPDATE run SET %s=?", column);
+	return exec_bound(st, sql, 1, &value, NULL, NULL);
+}
+
+int gl_store_phase_put(struct gl_store *st, int idx, const char *name, int64_t start_ns,
+		       int64_t end_ns, double load, const char *scope)
+{
+	sqlite3_stmt *q;
+	int rc;
+
+	if (sqlite3_prepare_v2(st->db, "INSERT OR REPLACE INTO phases(idx,name,start_ns,end_ns,load,scope) "
+			       "VALUES(?,?,?,?,?,?)", -1, &q, NULL) != SQLITE_OK)
+		return -GL_EIO;
+	sqlite3_bind_int(q, 1, idx);
+	sqlite3_bind_text(q, 2, name, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(q, 3, start_ns);
+	sqlite3_bind_int64(q, 4, end_ns);
+	sqlite3_bind_double(q, 5, load);
+	sqlite3_bind_text(q, 6, scope, -1, SQLITE_TRANSIENT);
+	txn(st);
+	rc = sqlite3_step(q);
+	sqlite3_finalize(q);
+	return rc == SQLITE_DONE ? 0 : -GL_EIO;
+}
+
+int gl_store_window_put(struct gl_store *st, int64_t idx, int64_t start_ns, int64_t end_ns,
+			int64_t scn_start_ns, int64_t scn_end_ns, int phase, int complete)
+{
+	sqlite3_bind_int64(st->st_win, 1, idx);
+	sqlite3_bind_int64(st->st_win, 2, start_ns);
+	sqlite3_bind_int64(st->st_win, 3, end_ns);
+	sqlite3_bind_int64(st->st_win, 4, scn_start_ns);
+	sqlite3_bind_int64(st->st_win, 5, scn_end_ns);
+	sqlite3_bind_int(st->st_win, 6, phase);
+	sqlite3_bind_int(st->st_win, 7, complete);
+	txn(st);
+	return step_done(st, st->st_win);
+}
+
+int gl_store_window_metric_put(struct gl_store *st, int64_t idx, const char *name,
+			       const unsigned char *hist, size_t hist_len, int64_t counter)
+{
+	sqlite3_bind_int64(st->st_wm, 1, idx);
+	sqlite3_bind_text(st->st_wm, 2, name, -1, SQLITE_STATIC);
+	if (hist)
+		sqlite3_bind_blob(st->st_wm, 3, hist, (int)hist_len, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(st->st_wm, 3);
+	sqlite3_bind_int64(st->st_wm, 4, counter);
+	txn(st);
+	return step_done(st, st->st_wm);
+}
+
+int gl_store_fault_put(struct gl_store *st, const struct gl_fault_row *f, struct gl_err *err)
+{
+	sqlite3_stmt *q;
+	int rc;
+
+	/* Commit the sample batch first, then the journal row in a transaction
+	 * of its own under synchronous=FULL (changed only between transactions). */
+	if ((rc = gl_store_flush(st, err)))
+		return rc;
+	sqlite3_exec(st->db, "PRAGMA synchronous=FULL", NULL, NULL, NULL);
+	if (sqlite3_prepare_v2(st->db,
+			       "INSERT INTO faults(id,kind,method,target,at_ns,dur_ns,plan,state,verified,"
+			       "verified_revert,injected_elapsed_ns,reverted_elapsed_ns,injected_scn_ns,"
+			       "reverted_scn_ns,error,updated_wall_ns) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) "
+			       "ON CONFLICT(id) DO UPDATE SET plan=excluded.plan, state=excluded.state,"
+			       " verified=excluded.verified, verified_revert=excluded.verified_revert,"
+			       " injected_elapsed_ns=excluded.injected_elapsed_ns,"
+			       " reverted_elapsed_ns=excluded.reverted_elapsed_ns,"
+			       " injected_scn_ns=excluded.injected_scn_ns, reverted_scn_ns=excluded.reverted_scn_ns,"
+			       " error=excluded.error, updated_wall_ns=excluded.updated_wall_ns",
+			       -1, &q, NULL) != SQLITE_OK)
+		return gl_errf(err, GL_EIO, "store: %s", sqlite3_errmsg(st->db));
+	sqlite3_bind_text(q, 1, f->id, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(q, 2, f->kind, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(q, 3, f->method, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(q, 4, f->target, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(q, 5, f->at_ns);
+	sqlite3_bind_int64(q, 6, f->dur_ns);
+	if (f->plan)
+		sqlite3_bind_text(q, 7, f->plan, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(q, 8, f->state, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int(q, 9, f->verified);
+	sqlite3_bind_int(q, 10, f->verified_revert);
+	sqlite3_bind_int64(q, 11, f->injected_elapsed_ns);
+	sqlite3_bind_int64(q, 12, f->reverted_elapsed_ns);
+	sqlite3_bind_int64(q, 13, f->injected_scn_ns);
+	sqlite3_bind_int64(q, 14, f->reverted_scn_ns);
+	sqlite3_bind_text(q, 15, f->error, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(q, 16, gl_wall_ns());
+	txn(st);
+	rc = sqlite3_step(q);
+	sqlite3_finalize(q);
+	if (rc != SQLITE_DONE) {
+		gl_store_flush(st, NULL);
+		sqlite3_exec(st->db, "PRAGMA synchronous=NORMAL", NULL, NULL, NULL);
+		return gl_errf(err, GL_EIO, "store: fault journal: %s", sqlite3_errmsg(st->db));
+	}
+	/* The journal must be durable before the caller acts on it. */
+	rc = gl_store_flush(st, err);
+	sqlite3_exec(st->db, "PRAGMA synchronous=NORMAL", NULL, NULL, NULL);
+	return rc;
+}
+
+int gl_store_fault_list(struct gl_store *st, struct gl_fault_row **out, int *n, struct gl_err *err)
+{
+	sqlite3_stmt *q;
+	struct gl_fault_row *rows = NULL;
+	int cnt = 0, cap = 0;
+
+	*out = NULL;
+	*n = 0;
+	if (sqlite3_prepare_v2(st->db,
+			       "SELECT id,kind,method,target,at_ns,dur_ns,plan,state,verified,verified_revert,"
+			       "injected_elapsed_ns,reverted_elapsed_ns,injected_scn_ns,reverted_scn_ns,error "
+			       "FROM faults ORDER BY seq", -1, &q, NULL) != SQLITE_OK)
+		return gl_errf(err, GL_EIO, "store: %s", sqlite3_errmsg(st->db));
+	while (sqlite3_step(q) == SQLITE_ROW) {
+		struct gl_fault_row *f;
+		if (cnt == cap) {
+			struct gl_fault_row *nr;
+			cap = cap ? cap * 2 : 16;
+			nr = realloc(rows, sizeof(*rows) * (size_t)cap);
+			if (!nr) {
+				sqlite3_finalize(q);
+				gl_fault_rows_free(rows, cnt);
+				return gl_errf(err, GL_ENOMEM, "store: out of memory");
+			}
+			rows = nr;
+		}
+		f = &rows[cnt++];
+		memset(f, 0, sizeof(*f));
+		col_text(q, 0, f->id, sizeof(f->id));
+		col_text(q, 1, f->kind, sizeof(f->kind));
+		col_text(q, 2, f->method, sizeof(f->method));
+		col_text(q, 3, f->target, sizeof(f->target));
+		f->at_ns = sqlite3_column_int64(q, 4);
+		f->dur_ns = sqlite3_column_int64(q, 5);
+		f->plan = col_dup(q, 6);
+		col_text(q, 7, f->state, sizeof(f->state));
+		f->verified = sqlite3_column_int(q, 8);
+		f->verified_revert = sqlite3_column_int(q, 9);
+		f->injected_elapsed_ns = sqlite3_column_int64(q, 10);
+		f->reverted_elapsed_ns = sqlite3_column_int64(q, 11);
+		f->injected_scn_ns = sqlite3_column_int64(q, 12);
+		f->reverted_scn_ns = sqlite3_column_int64(q, 13);
+		col_text(q, 14, f->error, sizeof(f->error));
+	}
+	sqlite3_finalize(q);
+	*out = rows;
+	*n = cnt;
+	return 0;
+}
+
+void gl_fault_rows_free(struct gl_fault_row *rows, int n)
+{
+	for (int i = 0; i < n; i++)
+		free(rows[i].plan);
+	free(rows);
+}
+
+int gl_store_event(struct gl_store *st, int64_t elapsed_ns, const char *level, const char *source,
+		   const char *message)
+{
+	sqlite3_bind_int64(st->st_ev, 1, elapsed_ns);
+	sqlite3_bind_int64(st->st_ev, 2, gl_wall_ns());
+	sqlite3_bind_text(st->st_ev, 3, level, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st->st_ev, 4, source, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st->st_ev, 5, message, -1, SQLITE_STATIC);
+	txn(st);
+	return step_done(st, st->st_ev);
+}

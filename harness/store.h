@@ -1,0 +1,96 @@
+/*
+ * store.h - the run store: one SQLite database per run directory (run.db),
+ * WAL mode, schema versioned with PRAGMA user_version and migrated forward
+ * on open. It is the single source of reports: `gauntlet report` reads
+ * nothing else.
+ *
+ * Writes are batched: the store keeps one transaction open and the
+ * controller calls gl_store_flush at least once a second. The fault journal
+ * is different: gl_store_fault_put commits at once (before an inject may
+ * start), together with whatever was batched.
+ *
+ * One connection, used from the controller's loop thread only.
+ */
+#ifndef GL_STORE_H
+#define GL_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <sqlite3.h>
+
+#include "util.h"
+
+#define GL_STORE_SCHEMA_VERSION 1
+
+struct gl_store;
+
+/* create: make a new store (fails if one exists); else open an existing one
+ * (fails if missing, or written by a newer schema). */
+struct gl_store *gl_store_open(const char *path, int create, struct gl_err *err);
+void gl_store_close(struct gl_store *st);     /* flushes; NULL is fine */
+sqlite3 *gl_store_db(struct gl_store *st);    /* borrowed; for readers */
+
+int gl_store_flush(struct gl_store *st, struct gl_err *err);
+
+struct gl_run_row {
+	char id[40];
+	char name[128];
+	char scenario_path[1024];
+	char *scenario_text;          /* owned by the caller that filled it */
+	char scenario_sha256[65];
+	char *sets_json;              /* JSON array of --set strings; owned */
+	double time_scale;
+	int64_t window_ns, duration_ns;
+	int64_t started_wall_ns, ended_wall_ns;
+	char state[16];               /* running | finished | aborted | failed */
+	char verdict[16];             /* "" until known */
+	int exit_code;
+	int64_t elapsed_ns;           /* progress: real time of the last commit */
+	int resumes;
+	char version[32], git_rev[32], hostname[128];
+};
+
+int gl_store_run_create(struct gl_store *st, const struct gl_run_row *r, struct gl_err *err);
+/* Fills r; r->scenario_text and r->sets_json are malloc'd (free them). */
+int gl_store_run_load(struct gl_store *st, struct gl_run_row *r, struct gl_err *err);
+void gl_run_row_free(struct gl_run_row *r);
+int gl_store_run_progress(struct gl_store *st, int64_t elapsed_ns);
+int gl_store_run_finish(struct gl_store *st, const char *state, const char *verdict, int exit_code,
+			int64_t ended_wall_ns);
+int gl_store_run_resumed(struct gl_store *st, int resumes);
+int gl_store_run_set(struct gl_store *st, const char *column, int64_t value);
+
+int gl_store_phase_put(struct gl_store *st, int idx, const char *name, int64_t start_ns,
+		       int64_t end_ns, double load, const char *scope);
+
+/* Windows: meta row plus one row per series. complete = 0 while the window
+ * is still filling (rewritten each flush), 1 once closed. */
+int gl_store_window_put(struct gl_store *st, int64_t idx, int64_t start_ns, int64_t end_ns,
+			int64_t scn_start_ns, int64_t scn_end_ns, int phase, int complete);
+int gl_store_window_metric_put(struct gl_store *st, int64_t idx, const char *name,
+			       const unsigned char *hist, size_t hist_len, int64_t counter);
+
+/* The fault journal. */
+struct gl_fault_row {
+	char id[64], kind[64], method[64], target[64];
+	int64_t at_ns, dur_ns;
+	char *plan;                   /* JSON: exactly what revert runs */
+	char state[16];               /* planned injecting injected reverting reverted revert_failed failed */
+	int verified;                 /* -1 unknown, 0 no, 1 yes */
+	int verified_revert;
+	int64_t injected_elapsed_ns, reverted_elapsed_ns;   /* -1 when not yet */
+	int64_t injected_scn_ns, reverted_scn_ns;
+	char error[512];
+};
+/* Insert or update by id, and commit now (with the batch). */
+int gl_store_fault_put(struct gl_store *st, const struct gl_fault_row *f, struct gl_err *err);
+/* Load all faults in journal order; *out malloc'd, plans malloc'd: free with
+ * gl_fault_rows_free. */
+int gl_store_fault_list(struct gl_store *st, struct gl_fault_row **out, int *n, struct gl_err *err);
+void gl_fault_rows_free(struct gl_fault_row *rows, int n);
+
+int gl_store_event(struct gl_store *st, int64_t elapsed_ns, const char *level, const char *source,
+		   const char *message);
+
+#endif

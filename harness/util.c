@@ -1,0 +1,330 @@
+/*
+ * util.c - error buffer, logging, clocks, bounded file I/O, SHA-256 and a
+ * capped growable buffer. Nothing here knows about scenarios or runs.
+ */
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+int gl_errf(struct gl_err *err, int code, const char *fmt, ...)
+{
+	if (code <= 0)
+		code = GL_EINVAL;
+	if (err && err->code == 0) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+		va_end(ap);
+		err->code = code;
+	}
+	return -code;
+}
+
+void gl_err_clear(struct gl_err *err)
+{
+	if (err) {
+		err->code = 0;
+		err->msg[0] = '\0';
+	}
+}
+
+static enum gl_log_level log_min = GL_LOG_INFO;
+static int64_t log_t0;
+
+void gl_log_init(enum gl_log_level min_level)
+{
+	log_min = min_level;
+	log_t0 = gl_now_ns();
+}
+
+void gl_log(enum gl_log_level lvl, const char *fmt, ...)
+{
+	static const char *names[] = { "debug", "info", "warn", "error" };
+	char line[2048];
+	int n;
+	va_list ap;
+
+	if (lvl < log_min)
+		return;
+	if (!log_t0)
+		log_t0 = gl_now_ns();
+	n = snprintf(line, sizeof(line), "[%9.3f] %-5s ",
+		     (double)(gl_now_ns() - log_t0) / 1e9, names[lvl]);
+	va_start(ap, fmt);
+	n += vsnprintf(line + n, sizeof(line) - (size_t)n - 1, fmt, ap);
+	va_end(ap);
+	if (n > (int)sizeof(line) - 2)
+		n = (int)sizeof(line) - 2;
+	line[n++] = '\n';
+	/* One write per line so lines from threads never interleave. */
+	if (write(STDERR_FILENO, line, (size_t)n) < 0) {
+		/* nowhere left to report it */
+	}
+}
+
+static int64_t clock_ns(clockid_t id)
+{
+	struct timespec ts;
+	clock_gettime(id, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+int64_t gl_now_ns(void) { return clock_ns(CLOCK_MONOTONIC); }
+int64_t gl_wall_ns(void) { return clock_ns(CLOCK_REALTIME); }
+
+void gl_format_wall(int64_t wall_ns, char *buf, size_t n)
+{
+	time_t s = (time_t)(wall_ns / 1000000000LL);
+	struct tm tm;
+	char tmp[32];
+
+	gmtime_r(&s, &tm);
+	strftime(tmp, sizeof(tmp), "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(buf, n, "%s.%03dZ", tmp, (int)((wall_ns / 1000000) % 1000));
+}
+
+int gl_read_file(const char *path, size_t max_bytes, char **out, size_t *out_len,
+		 struct gl_err *err)
+{
+	int fd = -1, rc = 0;
+	char *data = NULL;
+	size_t len = 0, cap = 0;
+
+	*out = NULL;
+	if (out_len)
+		*out_len = 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		rc = gl_errf(err, GL_EIO, "%s: cannot open: %s", path, strerror(errno));
+		goto out;
+	}
+	for (;;) {
+		ssize_t r;
+		if (len + 1 >= cap) {
+			size_t ncap = cap ? cap * 2 : 65536;
+			char *nd;
+			if (ncap > max_bytes + 1)
+				ncap = max_bytes + 1;
+			if (ncap <= len + 1) {
+				rc = gl_errf(err, GL_ELIMIT, "%s: larger than the %zu-byte limit",
+					     path, max_bytes);
+				goto out;
+			}
+			nd = realloc(data, ncap);
+			if (!nd) {
+				rc = gl_errf(err, GL_ENOMEM, "%s: out of memory", path);
+				goto out;
+			}
+			data = nd;
+			cap = ncap;
+		}
+		r = read(fd, data + len, cap - len - 1);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			rc = gl_errf(err, GL_EIO, "%s: read failed: %s", path, strerror(errno));
+			goto out;
+		}
+		if (r == 0)
+			break;
+		len += (size_t)r;
+	}
+	if (!data && !(data = malloc(1))) {
+		rc = gl_errf(err, GL_ENOMEM, "%s: out of memory", path);
+		goto out;
+	}
+	data[len] = '\0';
+	*out = data;
+	data = NULL;
+	if (out_len)
+		*out_len = len;
+out:
+	free(data);
+	if (fd >= 0)
+		close(fd);
+	return rc;
+}
+
+int gl_write_file_atomic(const char *path, const void *data, size_t len, int mode,
+			 struct gl_err *err)
+{
+	char tmp[4096];
+	int fd, rc = 0;
+	const char *p = data;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp))
+		return gl_errf(err, GL_EINVAL, "%s: path too long", path);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+	if (fd < 0)
+		return gl_errf(err, GL_EIO, "%s: cannot create: %s", tmp, strerror(errno));
+	while (len > 0) {
+		ssize_t w = write(fd, p, len);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			rc = gl_errf(err, GL_EIO, "%s: write failed: %s", tmp, strerror(errno));
+			break;
+		}
+		p += w;
+		len -= (size_t)w;
+	}
+	if (rc == 0 && fsync(fd) != 0)
+		rc = gl_errf(err, GL_EIO, "%s: fsync failed: %s", tmp, strerror(errno));
+	close(fd);
+	if (rc == 0 && rename(tmp, path) != 0)
+		rc = gl_errf(err, GL_EIO, "%s: rename failed: %s", path, strerror(errno));
+	if (rc != 0)
+		unlink(tmp);
+	return rc;
+}
+
+int gl_mkdir_p(const char *path, int mode, struct gl_err *err)
+{
+	char buf[4096];
+	size_t n = strlen(path);
+
+	if (n == 0 || n >= sizeof(buf))
+		return gl_errf(err, GL_EINVAL, "bad directory path '%s'", path);
+	memcpy(buf, path, n + 1);
+	for (char *p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, (mode_t)mode) != 0 && errno != EEXIST)
+			return gl_errf(err, GL_EIO, "%s: mkdir failed: %s", buf, strerror(errno));
+		*p = '/';
+	}
+	if (mkdir(buf, (mode_t)mode) != 0 && errno != EEXIST)
+		return gl_errf(err, GL_EIO, "%s: mkdir failed: %s", buf, strerror(errno));
+	return 0;
+}
+
+/* SHA-256 (FIPS 180-4), small and dependency-free. */
+static const uint32_t sha_k[64] = {
+	0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
+	0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
+	0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+	0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
+	0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
+	0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+	0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+	0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
+};
+
+#define ROR(x, n) (((x) >> (n)) | ((x) << (32 - (n))))
+
+static void sha_block(uint32_t h[8], const unsigned char *p)
+{
+	uint32_t w[64], a, b, c, d, e, f, g, hh;
+
+	for (int i = 0; i < 16; i++)
+		w[i] = (uint32_t)p[4 * i] << 24 | (uint32_t)p[4 * i + 1] << 16 |
+		       (uint32_t)p[4 * i + 2] << 8 | p[4 * i + 3];
+	for (int i = 16; i < 64; i++) {
+		uint32_t s0 = ROR(w[i - 15], 7) ^ ROR(w[i - 15], 18) ^ (w[i - 15] >> 3);
+		uint32_t s1 = ROR(w[i - 2], 17) ^ ROR(w[i - 2], 19) ^ (w[i - 2] >> 10);
+		w[i] = w[i - 16] + s0 + w[i - 7] + s1;
+	}
+	a = h[0]; b = h[1]; c = h[2]; d = h[3]; e = h[4]; f = h[5]; g = h[6]; hh = h[7];
+	for (int i = 0; i < 64; i++) {
+		uint32_t t1 = hh + (ROR(e, 6) ^ ROR(e, 11) ^ ROR(e, 25)) + ((e & f) ^ (~e & g)) +
+			      sha_k[i] + w[i];
+		uint32_t t2 = (ROR(a, 2) ^ ROR(a, 13) ^ ROR(a, 22)) + ((a & b) ^ (a & c) ^ (b & c));
+		hh = g; g = f; f = e; e = d + t1; d = c; c = b; b = a; a = t1 + t2;
+	}
+	h[0] += a; h[1] += b; h[2] += c; h[3] += d; h[4] += e; h[5] += f; h[6] += g; h[7] += hh;
+}
+
+void gl_sha256_hex(const void *data, size_t len, char out[65])
+{
+	uint32_t h[8] = { 0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+			  0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19 };
+	const unsigned char *p = data;
+	unsigned char tail[128];
+	size_t full = len / 64 * 64, rest = len - full, tlen;
+	uint64_t bits = (uint64_t)len * 8;
+
+	for (size_t i = 0; i < full; i += 64)
+		sha_block(h, p + i);
+	memset(tail, 0, sizeof(tail));
+	if (rest)
+		memcpy(tail, p + full, rest);
+	tail[rest] = 0x80;
+	tlen = rest + 1 + 8 <= 64 ? 64 : 128;
+	for (int i = 0; i < 8; i++)
+		tail[tlen - 1 - i] = (unsigned char)(bits >> (8 * i));
+	for (size_t i = 0; i < tlen; i += 64)
+		sha_block(h, tail + i);
+	for (int i = 0; i < 8; i++)
+		snprintf(out + 8 * i, 9, "%08x", h[i]);
+}
+
+void gl_buf_init(struct gl_buf *b, size_t max)
+{
+	b->data = NULL;
+	b->len = b->cap = 0;
+	b->max = max;
+}
+
+int gl_buf_append(struct gl_buf *b, const void *p, size_t n)
+{
+	if (n > b->max || b->len + n > b->max)
+		return -GL_ELIMIT;
+	if (b->len + n + 1 > b->cap) {
+		size_t ncap = b->cap ? b->cap : 256;
+		char *nd;
+		while (ncap < b->len + n + 1)
+			ncap *= 2;
+		if (ncap > b->max + 1)
+			ncap = b->max + 1;
+		nd = realloc(b->data, ncap);
+		if (!nd)
+			return -GL_ENOMEM;
+		b->data = nd;
+		b->cap = ncap;
+	}
+	memcpy(b->data + b->len, p, n);
+	b->len += n;
+	b->data[b->len] = '\0';
+	return 0;
+}
+
+int gl_buf_printf(struct gl_buf *b, const char *fmt, ...)
+{
+	char small[512];
+	va_list ap;
+	int n, rc;
+
+	va_start(ap, fmt);
+	n = vsnprintf(small, sizeof(small), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return -GL_EINVAL;
+	if ((size_t)n < sizeof(small))
+		return gl_buf_append(b, small, (size_t)n);
+	{
+		char *big = malloc((size_t)n + 1);
+		if (!big)
+			return -GL_ENOMEM;
+		va_start(ap, fmt);
+		vsnprintf(big, (size_t)n + 1, fmt, ap);
+		va_end(ap);
+		rc = gl_buf_append(b, big, (size_t)n);
+		free(big);
+	}
+	return rc;
+}
+
+void gl_buf_free(struct gl_buf *b)
+{
+	free(b->data);
+	b->data = NULL;
+	b->len = b->cap = 0;
+}

@@ -1,0 +1,89 @@
+/*
+ * util.h - small pieces every part of gauntlet uses: the error buffer that
+ * carries the first failure up to main, logging, the monotonic clock, and
+ * bounded file reading.
+ *
+ * Error convention (see docs/architecture.md): functions return 0 or a
+ * negative code and fill a caller-owned struct gl_err. The first error
+ * written wins; later calls to gl_errf on the same buffer are ignored, so the
+ * message a user sees names the root cause, not the last thing that unwound.
+ */
+#ifndef GL_UTIL_H
+#define GL_UTIL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define GL_ERR_MSG_MAX 1024
+
+/* Error codes, negated when returned. */
+enum {
+	GL_EINVAL = 1,   /* bad input: scenario, flag, file content */
+	GL_EIO = 2,      /* system call or library failed */
+	GL_ENOMEM = 3,
+	GL_ESTATE = 4,   /* the operation does not fit the current state */
+	GL_ETIMEDOUT = 5,
+	GL_ELIMIT = 6,   /* a hard cap was reached */
+};
+
+struct gl_err {
+	int code;                  /* 0 while no error was recorded */
+	char msg[GL_ERR_MSG_MAX];
+};
+
+/* Record an error unless one is already recorded. Returns -code, so that
+ * `return gl_errf(err, GL_EINVAL, "...")` reads naturally. err may be NULL. */
+int gl_errf(struct gl_err *err, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void gl_err_clear(struct gl_err *err);
+
+/* Logging to stderr with a level and the elapsed time since gl_log_init.
+ * Thread-safe (one write(2) per line). Secrets must never be passed here:
+ * callers log names of secrets (the env variable), never values. */
+enum gl_log_level { GL_LOG_DEBUG, GL_LOG_INFO, GL_LOG_WARN, GL_LOG_ERROR };
+void gl_log_init(enum gl_log_level min_level);
+void gl_log(enum gl_log_level lvl, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+#define gl_info(...) gl_log(GL_LOG_INFO, __VA_ARGS__)
+#define gl_warn(...) gl_log(GL_LOG_WARN, __VA_ARGS__)
+#define gl_error(...) gl_log(GL_LOG_ERROR, __VA_ARGS__)
+#define gl_debug(...) gl_log(GL_LOG_DEBUG, __VA_ARGS__)
+
+/* CLOCK_MONOTONIC in nanoseconds; every interval in gauntlet uses it. */
+int64_t gl_now_ns(void);
+/* CLOCK_REALTIME in nanoseconds; only for timestamps shown to people. */
+int64_t gl_wall_ns(void);
+/* Format a wall time as RFC 3339 UTC ("2026-11-29T16:34:55.123Z"). */
+void gl_format_wall(int64_t wall_ns, char *buf, size_t n);
+
+/* Read a whole file of at most max_bytes. *out is NUL-terminated and must be
+ * freed by the caller. Errors name the path. */
+int gl_read_file(const char *path, size_t max_bytes, char **out, size_t *out_len,
+		 struct gl_err *err);
+
+/* Write a file atomically: write to PATH.tmp, fsync, rename. mode e.g. 0644. */
+int gl_write_file_atomic(const char *path, const void *data, size_t len, int mode,
+			 struct gl_err *err);
+
+/* SHA-256 of a buffer as 64 lowercase hex characters plus NUL. */
+void gl_sha256_hex(const void *data, size_t len, char out[65]);
+
+/* mkdir -p with the given mode. */
+int gl_mkdir_p(const char *path, int mode, struct gl_err *err);
+
+/* Growable string with a hard cap (like curl's dynbuf): appends past cap
+ * fail with -GL_ELIMIT and leave the buffer as it was. */
+struct gl_buf {
+	char *data;
+	size_t len, cap, max;
+};
+void gl_buf_init(struct gl_buf *b, size_t max);
+int gl_buf_append(struct gl_buf *b, const void *p, size_t n);
+int gl_buf_printf(struct gl_buf *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void gl_buf_free(struct gl_buf *b);
+
+#define GL_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+#endif

@@ -1,0 +1,73 @@
+/*
+ * report.c - writing the report files of a run directory. Each file is
+ * written whole to a temporary name and renamed, so a reader never sees a
+ * half-written report, and a crash mid-write leaves the previous one.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+
+static int write_json(const char *dir, const char *name, cJSON *doc, struct gl_err *err)
+{
+	char path[1200];
+	char *text = cJSON_Print(doc);
+	int rc;
+
+	if (!text)
+		return gl_errf(err, GL_ENOMEM, "%s: out of memory", name);
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	rc = gl_write_file_atomic(path, text, strlen(text), 0644, err);
+	cJSON_free(text);
+	return rc;
+}
+
+static cJSON *manifest(const struct gl_analysis *an)
+{
+	cJSON *m = cJSON_CreateObject(), *g;
+
+	g = cJSON_AddObjectToObject(m, "gauntlet");
+	cJSON_AddStringToObject(g, "version", an->run.version);
+	cJSON_AddStringToObject(g, "revision", an->run.git_rev);
+	cJSON_AddStringToObject(m, "run_id", an->run.id);
+	cJSON_AddStringToObject(m, "scenario_path", an->run.scenario_path);
+	cJSON_AddStringToObject(m, "scenario_sha256", an->run.scenario_sha256);
+	cJSON_AddStringToObject(m, "controller_host", an->run.hostname);
+	return m;
+}
+
+int gl_report_write(const char *dir, struct gl_store *st, struct gl_err *err)
+{
+	struct gl_analysis *an = NULL;
+	struct gl_buf md;
+	cJSON *doc = NULL;
+	char path[1200];
+	int rc;
+
+	gl_buf_init(&md, 64u << 20);
+	if ((rc = gl_analyze(st, &an, err)))
+		goto out;
+	doc = gl_report_json(an);
+	if (!doc) {
+		rc = gl_errf(err, GL_ENOMEM, "report.json: out of memory");
+		goto out;
+	}
+	if ((rc = write_json(dir, "report.json", doc, err)))
+		goto out;
+	if ((rc = gl_report_md(an, &md)) != 0) {
+		gl_errf(err, GL_ELIMIT, "report.md: too large");
+		goto out;
+	}
+	snprintf(path, sizeof(path), "%s/report.md", dir);
+	if ((rc = gl_write_file_atomic(path, md.data, md.len, 0644, err)))
+		goto out;
+	cJSON_Delete(doc);
+	doc = manifest(an);
+	rc = write_json(dir, "manifest.json", doc, err);
+out:
+	cJSON_Delete(doc);
+	gl_buf_free(&md);
+	gl_analysis_free(an);
+	return rc;
+}

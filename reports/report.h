@@ -1,0 +1,24 @@
+/*
+ * report.h - rendering a run's reports from its store alone: report.json
+ * (the contract of DESIGN section 6), report.md and manifest.json. Called at
+ * the end of a run and by `gauntlet report DIR` at any time, also for a run
+ * that is still going or was killed.
+ */
+#ifndef GL_REPORT_H
+#define GL_REPORT_H
+
+#include <cjson/cJSON.h>
+
+#include "analysis.h"
+#include "store.h"
+#include "util.h"
+
+/* Analyze the store and write every report into dir (atomically each). */
+int gl_report_write(const char *dir, struct gl_store *st, struct gl_err *err);
+
+/* The report.json document (caller deletes). */
+cJSON *gl_report_json(const struct gl_analysis *an);
+/* report.md text into out. */
+int gl_report_md(const struct gl_analysis *an, struct gl_buf *out);
+
+#endif

@@ -1,0 +1,232 @@
+/*
+ * report_json.c - report.json. Key names are a contract (DESIGN section 6):
+ * add keys freely, never rename. A figure that was not measured is null,
+ * never 0, so no reader can mistake "no data" for "perfect".
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "report.h"
+#include "units.h"
+
+static void add_num(cJSON *o, const char *key, int has, double v)
+{
+	if (has && isfinite(v))
+		cJSON_AddNumberToObject(o, key, v);
+	else
+		cJSON_AddNullToObject(o, key);
+}
+
+static void add_eval(cJSON *o, const char *key, const struct gl_agg *a, const char *name)
+{
+	double v = 0;
+	int has = gl_agg_eval(a, name, &v) == 0;
+	add_num(o, key, has, v);
+}
+
+static cJSON *dist(const struct gl_agg *a, const char *metric)
+{
+	static const struct { const char *key; double p; } ps[] = {
+		{ "p50", 50 }, { "p90", 90 }, { "p95", 95 }, { "p99", 99 }, { "p99.9", 99.9 },
+	};
+	const struct gl_hist *h = gl_agg_hist(a, metric);
+	cJSON *o = cJSON_CreateObject();
+	int has = h && gl_hist_count(h) > 0;
+
+	for (size_t i = 0; i < sizeof(ps) / sizeof(ps[0]); i++)
+		add_num(o, ps[i].key, has, has ? gl_hist_percentile(h, ps[i].p) : 0);
+	add_num(o, "min", has, has ? gl_hist_min(h) : 0);
+	add_num(o, "max", has, has ? gl_hist_max(h) : 0);
+	add_num(o, "mean", has, has ? gl_hist_mean(h) : 0);
+	cJSON_AddNumberToObject(o, "count", has ? (double)gl_hist_count(h) : 0);
+	return o;
+}
+
+static void add_counter(cJSON *o, const char *key, const struct gl_agg *a, const char *name)
+{
+	int found = 0;
+	int64_t v = gl_agg_counter(a, name, &found);
+	add_num(o, key, found, (double)v);
+}
+
+struct cls_arg {
+	cJSON *o;
+	size_t skip;
+};
+
+static void add_class(void *arg, const char *name, int64_t v)
+{
+	struct cls_arg *c = arg;
+	cJSON_AddNumberToObject(c->o, name + c->skip, (double)v);
+}
+
+/* The metrics object for one aggregate, only for workloads present. */
+static cJSON *metrics_obj(const struct gl_analysis *an, const struct gl_agg *a)
+{
+	cJSON *m = cJSON_CreateObject();
+
+	if (gl_scenario_workload(an->sc, "inference")) {
+		cJSON *o = cJSON_AddObjectToObject(m, "inference");
+		struct cls_arg ca = { NULL, strlen("inference.errors.") };
+		static const char *const dists[] = { "ttft_ms", "ttft_from_send_ms", "itl_ms", "tpot_ms",
+						     "latency_ms", "send_lag_ms" };
+		add_counter(o, "requests", a, "inference.requests");
+		add_counter(o, "errors", a, "inference.errors");
+		add_eval(o, "error_rate", a, "inference.error_rate");
+		ca.o = cJSON_AddObjectToObject(o, "errors_by_class");
+		gl_agg_each_counter(a, "inference.errors.", add_class, &ca);
+		add_eval(o, "throughput_rps", a, "inference.throughput_rps");
+		add_eval(o, "output_tokens_per_s", a, "inference.output_tokens_per_s");
+		for (size_t i = 0; i < sizeof(dists) / sizeof(dists[0]); i++) {
+			char name[96];
+			snprintf(name, sizeof(name), "inference.%s", dists[i]);
+			cJSON_AddItemToObject(o, dists[i], dist(a, name));
+		}
+	}
+	if (gl_scenario_workload(an->sc, "training")) {
+		cJSON *o = cJSON_AddObjectToObject(m, "training"), *ck;
+		add_counter(o, "steps", a, "training.steps");
+		cJSON_AddItemToObject(o, "step_time_s", dist(a, "training.step_time_s"));
+		cJSON_AddItemToObject(o, "comm_time_s", dist(a, "training.comm_time_s"));
+		cJSON_AddItemToObject(o, "data_time_s", dist(a, "training.data_time_s"));
+		cJSON_AddItemToObject(o, "busbw_gbps", dist(a, "training.busbw_gbps"));
+		add_counter(o, "correctness_errors", a, "training.correctness_errors");
+		ck = cJSON_AddObjectToObject(o, "checkpoint");
+		add_counter(ck, "saves", a, "training.checkpoint.saves");
+		add_eval(ck, "save_s_max", a, "training.checkpoint.save_s.max");
+		add_eval(ck, "save_gbps_min", a, "training.checkpoint.save_gbps.min");
+		add_counter(ck, "restores", a, "training.checkpoint.restores");
+		add_eval(ck, "restore_s_max", a, "training.checkpoint.restore_s.max");
+		add_counter(ck, "lost_steps", a, "training.lost_steps");
+	}
+	if (gl_scenario_workload(an->sc, "storage")) {
+		cJSON *o = cJSON_AddObjectToObject(m, "storage");
+		add_eval(o, "read_gbps", a, "storage.read_gbps");
+		add_eval(o, "write_gbps", a, "storage.write_gbps");
+		add_counter(o, "read_bytes", a, "storage.read_bytes");
+		add_counter(o, "write_bytes", a, "storage.write_bytes");
+		add_counter(o, "errors", a, "storage.errors");
+		cJSON_AddItemToObject(o, "op_latency_ms", dist(a, "storage.op_latency_ms"));
+	}
+	if (gl_scenario_workload(an->sc, "null")) {
+		cJSON *o = cJSON_AddObjectToObject(m, "null");
+		add_counter(o, "ticks", a, "null.ticks");
+		cJSON_AddItemToObject(o, "tick_lag_ms", dist(a, "null.tick_lag_ms"));
+	}
+	return m;
+}
+
+static void add_time(cJSON *o, const char *key, int64_t ns)
+{
+	if (ns < 0)
+		cJSON_AddNullToObject(o, key);
+	else
+		cJSON_AddNumberToObject(o, key, (double)ns / 1e9);
+}
+
+cJSON *gl_report_json(const struct gl_analysis *an)
+{
+	cJSON *r = cJSON_CreateObject(), *run, *arr;
+	char wall[40];
+
+	cJSON_AddStringToObject(r, "verdict", an->verdict);
+	run = cJSON_AddObjectToObject(r, "run");
+	cJSON_AddStringToObject(run, "id", an->run.id);
+	cJSON_AddStringToObject(run, "scenario", an->run.name);
+	cJSON_AddStringToObject(run, "scenario_path", an->run.scenario_path);
+	cJSON_AddStringToObject(run, "scenario_sha256", an->run.scenario_sha256);
+	gl_format_wall(an->run.started_wall_ns, wall, sizeof(wall));
+	cJSON_AddStringToObject(run, "started", wall);
+	if (an->run.ended_wall_ns > 0) {
+		gl_format_wall(an->run.ended_wall_ns, wall, sizeof(wall));
+		cJSON_AddStringToObject(run, "ended", wall);
+	} else {
+		cJSON_AddNullToObject(run, "ended");
+	}
+	cJSON_AddNumberToObject(run, "duration_s", an->duration_s);
+	cJSON_AddNumberToObject(run, "planned_duration_s", (double)an->run.duration_ns / 1e9);
+	cJSON_AddNumberToObject(run, "time_scale", an->run.time_scale);
+	cJSON_AddNumberToObject(run, "window_s", (double)an->run.window_ns / 1e9);
+	cJSON_AddBoolToObject(run, "generator_saturated", an->generator_saturated);
+	cJSON_AddStringToObject(run, "state", an->run.state);
+	cJSON_AddNumberToObject(run, "resumes", an->run.resumes);
+	cJSON_AddNumberToObject(run, "windows", an->n_windows);
+	cJSON_AddStringToObject(run, "gauntlet_version", an->run.version);
+	cJSON_AddStringToObject(run, "gauntlet_revision", an->run.git_rev);
+	cJSON_AddStringToObject(run, "host", an->run.hostname);
+	{
+		cJSON *sets = cJSON_Parse(an->run.sets_json ? an->run.sets_json : "[]");
+		cJSON_AddItemToObject(run, "overrides", sets ? sets : cJSON_CreateArray());
+	}
+
+	cJSON_AddItemToObject(r, "metrics", metrics_obj(an, an->all));
+
+	arr = cJSON_AddArrayToObject(r, "phases");
+	for (int i = 0; i < an->sc->n_phases; i++) {
+		const struct gl_phase *p = &an->sc->phases[i];
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "name", p->name);
+		cJSON_AddNumberToObject(o, "start_s", (double)p->start_ns / 1e9);
+		cJSON_AddNumberToObject(o, "end_s", (double)(p->start_ns + p->dur_ns) / 1e9);
+		cJSON_AddNumberToObject(o, "load", p->load);
+		cJSON_AddStringToObject(o, "scope", gl_scope_name(p->scope));
+		cJSON_AddNumberToObject(o, "measured_s", gl_agg_seconds(an->phase[i]));
+		cJSON_AddItemToObject(o, "metrics", metrics_obj(an, an->phase[i]));
+		cJSON_AddItemToArray(arr, o);
+	}
+
+	arr = cJSON_AddArrayToObject(r, "faults");
+	for (int i = 0; i < an->n_faults; i++) {
+		const struct gl_fault_result *f = &an->faults[i];
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "id", f->row.id);
+		cJSON_AddStringToObject(o, "kind", f->row.kind);
+		cJSON_AddStringToObject(o, "target", f->row.target);
+		cJSON_AddStringToObject(o, "method", f->row.method);
+		add_time(o, "injected_at_s", f->row.injected_scn_ns);
+		add_time(o, "reverted_at_s", f->row.reverted_scn_ns);
+		add_time(o, "injected_elapsed_s", f->row.injected_elapsed_ns);
+		add_time(o, "reverted_elapsed_s", f->row.reverted_elapsed_ns);
+		cJSON_AddStringToObject(o, "state", f->row.state);
+		if (f->row.verified < 0)
+			cJSON_AddNullToObject(o, "verified");
+		else
+			cJSON_AddBoolToObject(o, "verified", f->row.verified);
+		if (f->row.verified_revert < 0)
+			cJSON_AddNullToObject(o, "verified_revert");
+		else
+			cJSON_AddBoolToObject(o, "verified_revert", f->row.verified_revert);
+		add_num(o, "recovery_s", f->recovery_s >= 0, f->recovery_s);
+		add_num(o, "restore_s", f->restore_s >= 0, f->restore_s);
+		if (f->recovery_note[0])
+			cJSON_AddStringToObject(o, "recovery_note", f->recovery_note);
+		if (f->row.error[0])
+			cJSON_AddStringToObject(o, "error", f->row.error);
+		cJSON_AddItemToArray(arr, o);
+	}
+	cJSON_AddNumberToObject(r, "faults_left_injected", an->faults_left_injected);
+
+	arr = cJSON_AddArrayToObject(r, "targets");
+	for (int i = 0; i < an->n_targets; i++) {
+		const struct gl_target_result *t = &an->targets[i];
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "metric", t->spec->metric);
+		cJSON_AddStringToObject(o, "scope", gl_scope_name(t->spec->scope));
+		if (t->spec->missing) {
+			cJSON_AddNullToObject(o, "op");
+			cJSON_AddNullToObject(o, "threshold");
+		} else {
+			cJSON_AddStringToObject(o, "op", gl_cmp_str(t->spec->expr.op));
+			cJSON_AddNumberToObject(o, "threshold", t->spec->expr.threshold);
+		}
+		add_num(o, "measured", t->has, t->measured);
+		cJSON_AddBoolToObject(o, "pass", t->pass);
+		cJSON_AddBoolToObject(o, "missing", t->spec->missing);
+		cJSON_AddNumberToObject(o, "windows_judged", t->windows_judged);
+		if (t->note[0])
+			cJSON_AddStringToObject(o, "note", t->note);
+		cJSON_AddItemToArray(arr, o);
+	}
+	return r;
+}

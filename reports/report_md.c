@@ -1,0 +1,84 @@
+/*
+ * report_md.c - report.md, for tickets: verdict first, then targets (a
+ * missing threshold shows as a failure), faults, phases and run facts.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "report.h"
+#include "units.h"
+
+static void fmt_num(char *buf, size_t n, int has, double v)
+{
+	if (!has || !isfinite(v))
+		snprintf(buf, n, "n/a");
+	else
+		snprintf(buf, n, "%.6g", v);
+}
+
+int gl_report_md(const struct gl_analysis *an, struct gl_buf *b)
+{
+	char wall[40], d[64];
+	int failed = 0;
+
+	for (int i = 0; i < an->n_targets; i++)
+		failed += !an->targets[i].pass;
+	gl_format_wall(an->run.started_wall_ns, wall, sizeof(wall));
+	gl_buf_printf(b, "# gauntlet report: %s\n\n", an->run.name);
+	gl_buf_printf(b, "**Verdict: %s**", strcmp(an->verdict, "pass") == 0 ? "PASS"
+					     : strcmp(an->verdict, "aborted") == 0 ? "ABORTED" : "FAIL");
+	gl_buf_printf(b, " (%d of %d targets failed or missing; %d fault(s) left injected; run %s)\n\n", failed,
+		      an->n_targets, an->faults_left_injected, an->run.state);
+	gl_buf_printf(b, "| run | |\n|---|---|\n");
+	gl_buf_printf(b, "| id | `%s` |\n| scenario | %s (`%s`) |\n| scenario sha256 | `%s` |\n", an->run.id,
+		      an->run.name, an->run.scenario_path, an->run.scenario_sha256);
+	gl_buf_printf(b, "| started | %s |\n| measured | %.1f s in %d windows of %.3g s |\n", wall,
+		      an->duration_s, an->n_windows, (double)an->run.window_ns / 1e9);
+	gl_format_duration(an->run.duration_ns, d, sizeof(d));
+	gl_buf_printf(b, "| planned | %s at time scale %g |\n| resumes | %d |\n| gauntlet | %s (%s) |\n\n", d,
+		      an->run.time_scale, an->run.resumes, an->run.version, an->run.git_rev);
+	if (an->generator_saturated)
+		gl_buf_printf(b, "> **Warning:** the load generator was saturated (send lag p99 above 5 ms); latency figures include client delay.\n\n");
+
+	gl_buf_printf(b, "## Targets\n\n| result | scope | metric | target | measured | windows | note |\n|---|---|---|---|---|---|---|\n");
+	for (int i = 0; i < an->n_targets; i++) {
+		const struct gl_target_result *t = &an->targets[i];
+		char m[64], th[64] = "missing";
+		fmt_num(m, sizeof(m), t->has, t->measured);
+		if (!t->spec->missing)
+			snprintf(th, sizeof(th), "%s %g", gl_cmp_str(t->spec->expr.op), t->spec->expr.threshold);
+		gl_buf_printf(b, "| %s | %s | `%s` | %s | %s | %d | %s |\n",
+			      t->spec->missing ? "MISSING" : t->pass ? "pass" : "FAIL", gl_scope_name(t->spec->scope),
+			      t->spec->metric, th, m, t->windows_judged, t->note);
+	}
+	if (an->n_faults) {
+		gl_buf_printf(b, "\n## Faults\n\n| id | kind | target | state | injected at | reverted at | verified | recovery_s | restore_s | note |\n|---|---|---|---|---|---|---|---|---|---|\n");
+		for (int i = 0; i < an->n_faults; i++) {
+			const struct gl_fault_result *f = &an->faults[i];
+			char ia[64] = "-", ra[64] = "-", rc[64], rs[64];
+			if (f->row.injected_scn_ns >= 0)
+				gl_format_duration(f->row.injected_scn_ns, ia, sizeof(ia));
+			if (f->row.reverted_scn_ns >= 0)
+				gl_format_duration(f->row.reverted_scn_ns, ra, sizeof(ra));
+			fmt_num(rc, sizeof(rc), f->recovery_s >= 0, f->recovery_s);
+			fmt_num(rs, sizeof(rs), f->restore_s >= 0, f->restore_s);
+			gl_buf_printf(b, "| %s | %s%s%s | %s | %s | %s | %s | %s | %s | %s | %s%s%s |\n", f->row.id,
+				      f->row.kind, f->row.method[0] ? "/" : "", f->row.method, f->row.target,
+				      f->row.state, ia, ra,
+				      f->row.verified == 1 ? "yes" : f->row.verified == 0 ? "NO" : "n/a", rc, rs,
+				      f->recovery_note, f->row.error[0] ? " " : "", f->row.error);
+		}
+	}
+	gl_buf_printf(b, "\n## Phases\n\n| phase | start | end | load | judged as | measured s |\n|---|---|---|---|---|---|\n");
+	for (int i = 0; i < an->sc->n_phases; i++) {
+		const struct gl_phase *p = &an->sc->phases[i];
+		char s0[64], s1[64];
+		gl_format_duration(p->start_ns, s0, sizeof(s0));
+		gl_format_duration(p->start_ns + p->dur_ns, s1, sizeof(s1));
+		gl_buf_printf(b, "| %s | %s | %s | %g | %s | %.1f |\n", p->name, s0, s1, p->load,
+			      gl_scope_name(p->scope), gl_agg_seconds(an->phase[i]));
+	}
+	gl_buf_printf(b, "\nTimes in the tables are scenario time; durations measured on the system (recovery_s, restore_s, measured) are real seconds. Definitions: docs/metrics.md.\n");
+	return b->len >= b->max ? -GL_ELIMIT : 0;
+}

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# setup.sh - install what gauntlet needs from Debian's packages (only what
+# is missing), then configure and build into build/ (or $GL_BUILD_DIR).
+# Extra arguments go to cmake (e.g. -DGL_SANITIZE=ON).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PKGS=(gcc make cmake pkg-config python3 curl
+      libevent-dev libcurl4-openssl-dev libcjson-dev libssh2-1-dev
+      libopenmpi-dev openmpi-bin libsqlite3-dev libgit2-dev)
+missing=()
+for p in "${PKGS[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+	echo "setup: installing ${missing[*]}"
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "setup: these packages are missing and installing them needs root: ${missing[*]}" >&2
+		exit 1
+	fi
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq
+	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+BUILD=${GL_BUILD_DIR:-build}
+cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >/dev/null
+cmake --build "$BUILD" -j "$(nproc)"
+echo "setup: built $BUILD/gauntlet"

@@ -1,0 +1,7 @@
+# The controller, store and analysis: recovery definitions on a designed
+# store; the whole run with null plug-ins (resume after SIGKILL, SIGTERM,
+# abort_if, revert, report from the store); memory flat over a long
+# time-scaled timeline.
+gl_unit_test(test_analysis ${GL_TESTS_DIR}/unit/test_analysis.c TIMEOUT 60)
+gl_script_test(test_controller ${GL_TESTS_DIR}/scripts/test_controller.sh TIMEOUT 300)
+gl_script_test(test_memory ${GL_TESTS_DIR}/scripts/test_memory.sh TIMEOUT 180)

@@ -1,0 +1,146 @@
+#!/usr/bin/env bash
+# test_controller.sh - the controller end to end with the null plug-ins:
+# a whole run and its report; SIGKILL then resume (same run id, timeline
+# continued at the right point, no duplicated or lost windows); SIGTERM and
+# abort_if during an injected fault (everything reverted, verdict aborted);
+# `gauntlet revert` after a SIGKILL; `gauntlet report` from the store alone;
+# a missing threshold failing the verdict.
+source "$(dirname "$0")/lib.sh"
+
+# A scenario of our own whose null faults write markers into $T.
+mk_scenario() { # FILE
+	sed -e "s|/tmp/gauntlet-null-soak-|$T/marker-|g" "$GL_SOURCE_DIR/scenarios/null-soak.json" > "$1"
+}
+SC=$T/null.json
+mk_scenario "$SC"
+SCALE=360          # 2h in 20 s
+
+contiguous() { # DB: windows 0..N-1, each starting where the last ended
+	python3 - "$1" <<'PY'
+import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+rows = list(c.execute("select idx,start_ns,end_ns,complete from windows order by idx"))
+ok = rows and all(r[0] == i for i, r in enumerate(rows))
+ok = ok and all(rows[i][1] == rows[i-1][2] for i in range(1, len(rows)))
+ok = ok and all(r[3] == 1 for r in rows) and all(r[2] > r[1] for r in rows)
+sys.exit(0 if ok else 1)
+PY
+}
+
+# --- 1. a whole run -------------------------------------------------------
+"$GAUNTLET" run "$SC" --out "$T/r1" --time-scale $SCALE >"$T/r1.log" 2>&1
+rc=$?
+check "full run exits 0 (pass)" [ $rc -eq 0 ]
+check "report.json, report.md, manifest.json written" [ -s "$T/r1/report.json" -a -s "$T/r1/report.md" -a -s "$T/r1/manifest.json" ]
+check "verdict pass" [ "$(json "$T/r1/report.json" "r['verdict']")" = pass ]
+check "contract keys present" json "$T/r1/report.json" "all(k in r['run'] for k in ['id','scenario','scenario_sha256','started','duration_s','time_scale','generator_saturated']) and 'ticks' in r['metrics']['null'] and all(k in r['faults'][0] for k in ['id','kind','target','method','injected_at_s','reverted_at_s','state','verified','recovery_s','restore_s']) and all(k in r['targets'][0] for k in ['metric','scope','op','threshold','measured','pass','missing'])" >/dev/null
+check "4 phases, 2 faults reverted and verified" json "$T/r1/report.json" "len(r['phases'])==4 and [(f['state'], f['verified']) for f in r['faults']]==[('reverted', True), ('reverted', True)] or sys.exit(1)"
+check "fault injected at its scenario time (30m = 1800 s, within one commit)" json "$T/r1/report.json" "abs(r['faults'][0]['injected_at_s'] - 1800) < 0.2*$SCALE" >/dev/null
+check "no marker left" [ -z "$(ls "$T"/marker-* 2>/dev/null)" ]
+check "windows contiguous" contiguous "$T/r1/run.db"
+check "scenario sha256 is the file's" [ "$(json "$T/r1/report.json" "r['run']['scenario_sha256']")" = "$(sha256sum "$SC" | cut -d' ' -f1)" ]
+check "shock phase ticks at 3x the rate" json "$T/r1/report.json" "2.4 < (r['phases'][2]['metrics']['null']['ticks']/r['phases'][2]['measured_s']) / (r['phases'][1]['metrics']['null']['ticks']/r['phases'][1]['measured_s']) < 3.6" >/dev/null
+
+# --- 2. report re-rendered from the store alone ----------------------------
+cp "$T/r1/report.json" "$T/r1.orig.json"
+rm "$T/r1/report.json" "$T/r1/report.md"
+"$GAUNTLET" report "$T/r1" >/dev/null 2>&1
+check "report DIR re-renders the same report.json" cmp -s "$T/r1/report.json" "$T/r1.orig.json"
+
+# --- 3. SIGKILL mid-run, then resume ----------------------------------------
+bg run "$SC" --out "$T/r2" --time-scale $SCALE
+wait_for "$T/marker-1.marker" 15
+sleep 0.4
+KILL_AT=$(python3 -c "import time; print(time.monotonic())")
+kill -9 "$BG_PID"; wait "$BG_PID" 2>/dev/null
+ID_BEFORE=$(sql "$T/r2/run.db" "select id from run")
+ELAPSED_BEFORE=$(sql "$T/r2/run.db" "select elapsed_ns from run")
+WIN_BEFORE=$(sql "$T/r2/run.db" "select max(idx) from windows")
+check "killed run left a fault injected" [ -e "$T/marker-1.marker" ] 
+check "store says running after SIGKILL" [ "$(sql "$T/r2/run.db" "select state from run")" = running ]
+check "status reads a killed run" "$GAUNTLET" status "$T/r2" >/dev/null
+"$GAUNTLET" resume "$T/r2" >"$T/r2.log" 2>&1
+rc=$?
+check "resume exits 0" [ $rc -eq 0 ]
+check "same run id after resume" [ "$(json "$T/r2/report.json" "r['run']['id']")" = "$ID_BEFORE" ]
+check "resumes = 1" [ "$(json "$T/r2/report.json" "r['run']['resumes']")" = 1 ]
+check "windows contiguous across the resume (no duplicate, no gap)" contiguous "$T/r2/run.db"
+check "resume continued from the last commit (<= 0.6 s before the kill)" python3 -c "
+import sqlite3
+c=sqlite3.connect('$T/r2/run.db')
+msg=[m for (m,) in c.execute(\"select message from events where message like '%resumed at elapsed%'\")][0]
+at=float(msg.split('elapsed ')[1].split(' ')[0])
+before=$ELAPSED_BEFORE/1e9
+assert abs(at-before) < 1e-3, (at,before)
+# the last commit was at most 0.6 s before the kill: the killed window's partial data survived
+assert at >= 5.0 - 0.1, at
+"
+check "window of the kill continued, not restarted" [ "$(sql "$T/r2/run.db" "select complete from windows where idx=$WIN_BEFORE")" = 1 ]
+check "fault injected before the kill reverted at its time (40m = 2400 s)" json "$T/r2/report.json" "r['faults'][0]['state']=='reverted' and abs(r['faults'][0]['reverted_at_s'] - 2400) < 0.2*$SCALE" >/dev/null
+check "second fault ran after the resume" [ "$(json "$T/r2/report.json" "r['faults'][1]['state']")" = reverted ]
+check "no marker left after resume" [ -z "$(ls "$T"/marker-* 2>/dev/null)" ]
+check "ticks lost to the kill: under one second's worth (200/s)" python3 -c "
+import json
+a=json.load(open('$T/r1.orig.json'))['metrics']['null']['ticks']
+b=json.load(open('$T/r2/report.json'))['metrics']['null']['ticks']
+assert a - b < 200 + 20, (a, b)
+"
+check "resume of a finished run is refused (exit 2)" bash -c "\"$GAUNTLET\" resume \"$T/r2\" 2>/dev/null; [ \$? -eq 2 ]"
+
+# --- 4. SIGTERM during an injected fault -------------------------------------
+bg run "$SC" --out "$T/r3" --time-scale $SCALE
+wait_for "$T/marker-1.marker" 15
+kill -TERM "$BG_PID"; wait "$BG_PID"; rc=$?
+check "SIGTERM exits 3" [ $rc -eq 3 ]
+check "SIGTERM: marker removed" [ ! -e "$T/marker-1.marker" ]
+check "SIGTERM: verdict aborted, fault reverted, nothing left injected" json "$T/r3/report.json" "(r['verdict'], r['faults'][0]['state'], r['faults_left_injected']) == ('aborted', 'reverted', 0) or sys.exit(1)"
+
+# --- 5. abort_if --------------------------------------------------------------
+"$GAUNTLET" run "$SC" --out "$T/r4" --time-scale $SCALE \
+	--set 'safety={"max_concurrent_faults":1,"abort_if":{"null.ticks":">= 0","for":"2s"}}' \
+	--set 'faults[0].at=1s' >"$T/r4.log" 2>&1
+rc=$?
+check "abort_if exits 3" [ $rc -eq 3 ]
+check "abort_if: verdict aborted, all reverted" json "$T/r4/report.json" "(r['verdict'], [f['state'] for f in r['faults']], r['faults_left_injected']) == ('aborted', ['reverted', 'planned'], 0) or sys.exit(1)"
+check "abort_if: said why" grep -q "abort_if: null.ticks" "$T/r4.log"
+check "abort_if: no marker left" [ -z "$(ls "$T"/marker-* 2>/dev/null)" ]
+
+# --- 6. gauntlet revert after SIGKILL ------------------------------------------
+bg run "$SC" --out "$T/r5" --time-scale $SCALE
+wait_for "$T/marker-1.marker" 15
+kill -9 "$BG_PID"; wait "$BG_PID" 2>/dev/null
+check "marker present after SIGKILL" [ -e "$T/marker-1.marker" ]
+"$GAUNTLET" revert "$T/r5" >"$T/r5.log" 2>&1
+rc=$?
+check "revert exits 0" [ $rc -eq 0 ]
+check "revert removed the marker" [ ! -e "$T/marker-1.marker" ]
+check "journal says reverted" [ "$(sql "$T/r5/run.db" "select state from faults where id='null-1'")" = reverted ]
+
+# --- 7. a live run's directory is locked ------------------------------------------
+bg run "$SC" --out "$T/r6" --time-scale $SCALE
+wait_for "$T/r6/run.db" 10; sleep 0.5
+"$GAUNTLET" resume "$T/r6" >"$T/r6.log" 2>&1; rc=$?
+check "resume of a live run refused" [ $rc -ne 0 ] 
+check "resume names the live controller" grep -q "another gauntlet (pid $BG_PID)" "$T/r6.log"
+kill -TERM "$BG_PID"; wait "$BG_PID" 2>/dev/null
+
+# --- 8. missing threshold: runs, fails ---------------------------------------------
+python3 - "$SC" "$T/missing.json" <<'PY'
+import re, sys
+s = open(sys.argv[1]).read()
+s = s.replace('"degraded": { "null.tick_lag_ms.p99": "<= 100" },', '')
+open(sys.argv[2], 'w').write(s)
+PY
+"$GAUNTLET" validate "$T/missing.json" >/dev/null 2>"$T/m.err"; rc=$?
+check "validate: missing degraded threshold is exit 2" [ $rc -eq 2 ]
+check "validate names the missing threshold" grep -q "targets.degraded: missing threshold" "$T/m.err"
+"$GAUNTLET" run "$T/missing.json" --out "$T/r7" --time-scale 1440 >"$T/r7.log" 2>&1; rc=$?
+check "run with a missing threshold: exit 1 (fail)" [ $rc -eq 1 ]
+check "report shows it missing and failed" json "$T/r7/report.json" "[t for t in r['targets'] if t['missing'] and not t['pass'] and t['measured'] is None][0]['scope']=='degraded' and r['verdict']=='fail'" >/dev/null
+
+# --- 9. dry run ----------------------------------------------------------------
+"$GAUNTLET" run "$SC" --dry-run --out "$T/r8" >"$T/r8.log" 2>&1; rc=$?
+check "dry run exits 0 and writes nothing" [ $rc -eq 0 -a ! -e "$T/r8" ]
+check "dry run prints each fault's actions" grep -q "inject: create $T/marker-1" "$T/r8.log"
+
+finish

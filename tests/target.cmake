@@ -1,0 +1,8 @@
+# The OpenAI-compatible token-streaming target (loadgen/target.c): a unit test
+# of its deterministic timing model, a standalone binary (handy before and
+# besides the gauntlet binary), and a script test that drives a real server
+# with curl, misbehaviour modes included.
+add_executable(gl_target_standalone ${GL_TESTS_DIR}/target_main.c)
+target_link_libraries(gl_target_standalone PRIVATE gauntlet_core)
+gl_unit_test(test_target_model ${GL_TESTS_DIR}/unit/test_target_model.c TIMEOUT 60)
+gl_script_test(test_target ${GL_TESTS_DIR}/scripts/test_target.sh TIMEOUT 120)

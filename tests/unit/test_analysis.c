@@ -1,0 +1,186 @@
+/*
+ * test_analysis.c - the recovery definitions and target judging of
+ * analysis.c on a store written through the real store code, with windows
+ * whose values are chosen so every figure is known in advance:
+ *
+ *   window:  0-4   5-7   8-11   12-19
+ *   value:   1     50    15     1        (null.tick_lag_ms, every sample)
+ *   steady <= 10, degraded <= 20, hold 3
+ *   fault injected at 5.2 s, reverted at 9.5 s
+ *
+ * recovery_s = start of window 8 - 5.2 = 2.8 (windows 8,9,10 meet degraded)
+ * restore_s  = start of window 12 - 9.5 = 2.5 (windows 12,13,14 meet steady)
+ * windows 5..11 are judged as degraded, the rest of 0..19 as steady.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "analysis.h"
+#include "check.h"
+#include "hist.h"
+#include "store.h"
+
+static const char *scenario =
+	"{ \"name\": \"analysis\", \"duration\": \"20s\", \"window\": \"1s\",\n"
+	"  \"hosts\": { \"me\": { \"local\": true } },\n"
+	"  \"workloads\": { \"null\": {} },\n"
+	"  \"faults\": [ { \"id\": \"f1\", \"at\": \"5200ms\", \"for\": \"4300ms\", \"kind\": \"null\", \"target\": \"me\" } ],\n"
+	"  \"targets\": { \"steady\": { \"null.tick_lag_ms.p99\": \"<= 10\" },\n"
+	"               \"degraded\": { \"null.tick_lag_ms.p99\": \"<= 20\" },\n"
+	"               \"recovery\": { \"recovery_s\": \"<= 3\", \"restore_s\": \"<= 2\" } } }\n";
+
+static double value_of(int w)
+{
+	return w < 5 ? 1 : w < 8 ? 50 : w < 12 ? 15 : 1;
+}
+
+static struct gl_store *make_store(const char *dir, int n_windows, int64_t t_inj, int64_t t_rev,
+				   int (*val)(int), const char *fault_state)
+{
+	char path[512];
+	struct gl_err err = { 0 };
+	struct gl_store *st;
+	struct gl_run_row r = { 0 };
+	struct gl_fault_row f = { 0 };
+
+	snprintf(path, sizeof(path), "%s/run.db", dir);
+	unlink(path);
+	st = gl_store_open(path, 1, &err);
+	if (!st) {
+		fprintf(stderr, "store: %s\n", err.msg);
+		exit(1);
+	}
+	strcpy(r.id, "test-run");
+	strcpy(r.name, "analysis");
+	strcpy(r.scenario_path, "inline.json");
+	r.scenario_text = (char *)scenario;
+	gl_sha256_hex(scenario, strlen(scenario), r.scenario_sha256);
+	r.time_scale = 1;
+	r.window_ns = 1000000000LL;
+	r.duration_ns = 20000000000LL;
+	r.started_wall_ns = gl_wall_ns();
+	CHECK(gl_store_run_create(st, &r, &err) == 0);
+	for (int w = 0; w < n_windows; w++) {
+		struct gl_hist *h = gl_hist_new();
+		unsigned char *blob;
+		size_t len;
+		for (int i = 0; i < 100; i++)
+			gl_hist_record(h, val ? val(w) : value_of(w));
+		gl_hist_serialize(h, &blob, &len);
+		CHECK(gl_store_window_put(st, w, w * 1000000000LL, (w + 1) * 1000000000LL,
+					  w * 1000000000LL, (w + 1) * 1000000000LL, 0, 1) == 0);
+		CHECK(gl_store_window_metric_put(st, w, "null.tick_lag_ms", blob, len, 0) == 0);
+		CHECK(gl_store_window_metric_put(st, w, "null.ticks", NULL, 0, 100) == 0);
+		free(blob);
+		gl_hist_free(h);
+	}
+	strcpy(f.id, "f1");
+	strcpy(f.kind, "null");
+	strcpy(f.target, "me");
+	f.at_ns = 5200000000LL;
+	f.dur_ns = 4300000000LL;
+	strcpy(f.state, fault_state);
+	f.verified = 1;
+	f.verified_revert = 1;
+	f.injected_elapsed_ns = f.injected_scn_ns = t_inj;
+	f.reverted_elapsed_ns = f.reverted_scn_ns = t_rev;
+	CHECK(gl_store_fault_put(st, &f, &err) == 0);
+	CHECK(gl_store_run_finish(st, "finished", "", 0, gl_wall_ns()) == 0);
+	return st;
+}
+
+static const struct gl_target_result *target(const struct gl_analysis *an, const char *metric, enum gl_scope sc)
+{
+	for (int i = 0; i < an->n_targets; i++)
+		if (!strcmp(an->targets[i].spec->metric, metric) && an->targets[i].spec->scope == sc)
+			return &an->targets[i];
+	return NULL;
+}
+
+static int never_recovers(int w)
+{
+	return w < 5 ? 1 : 50;
+}
+
+int main(void)
+{
+	char dir[] = "/tmp/gl-analysis.XXXXXX";
+	struct gl_err err = { 0 };
+	struct gl_analysis *an = NULL;
+	struct gl_store *st;
+	const struct gl_target_result *t;
+
+	if (!mkdtemp(dir))
+		return 1;
+
+	/* 1. the designed run */
+	st = make_store(dir, 20, 5200000000LL, 9500000000LL, NULL, "reverted");
+	CHECK(gl_analyze(st, &an, &err) == 0);
+	if (!an) {
+		fprintf(stderr, "analyze: %s\n", err.msg);
+		return check_done();
+	}
+	CHECK(an->n_windows == 20);
+	CHECKF(fabs(an->faults[0].recovery_s - 2.8) < 1e-9, "recovery_s = %g", an->faults[0].recovery_s);
+	CHECKF(fabs(an->faults[0].restore_s - 2.5) < 1e-9, "restore_s = %g", an->faults[0].restore_s);
+	for (int w = 0; w < 20; w++)
+		CHECKF(an->windows[w].scope == (w >= 5 && w <= 11 ? GL_SCOPE_DEGRADED : GL_SCOPE_STEADY),
+		       "window %d judged as %s", w, gl_scope_name(an->windows[w].scope));
+	t = target(an, "null.tick_lag_ms.p99", GL_SCOPE_STEADY);
+	CHECK(t && t->has && fabs(t->measured - 1) < 0.001 && t->pass && t->windows_judged == 13);
+	t = target(an, "null.tick_lag_ms.p99", GL_SCOPE_DEGRADED);
+	CHECK(t && t->has && fabs(t->measured - 50) < 0.05 && !t->pass && t->windows_judged == 7);
+	t = target(an, "recovery_s", GL_SCOPE_RECOVERY);
+	CHECK(t && t->has && fabs(t->measured - 2.8) < 1e-9 && t->pass);
+	t = target(an, "restore_s", GL_SCOPE_RECOVERY);
+	CHECK(t && t->has && fabs(t->measured - 2.5) < 1e-9 && !t->pass);   /* 2.5 > 2 */
+	CHECK(!strcmp(an->verdict, "fail"));
+	CHECK(an->faults_left_injected == 0);
+	gl_analysis_free(an);
+	gl_store_close(st);
+
+	/* 2. a system that never comes back: recovery and restore are null, a failure */
+	st = make_store(dir, 20, 5200000000LL, 9500000000LL, never_recovers, "reverted");
+	CHECK(gl_analyze(st, &an, &err) == 0);
+	CHECK(an && an->faults[0].recovery_s < 0 && an->faults[0].restore_s < 0);
+	t = target(an, "restore_s", GL_SCOPE_RECOVERY);
+	CHECK(t && !t->has && !t->pass && strstr(t->note, "f1"));
+	/* windows after the inject stay degraded to the end: steady judged on 0..4 only */
+	t = target(an, "null.tick_lag_ms.p99", GL_SCOPE_STEADY);
+	CHECK(t && t->windows_judged == 5 && t->pass);
+	gl_analysis_free(an);
+	gl_store_close(st);
+
+	/* 3. a fault still injected: fail, counted */
+	st = make_store(dir, 20, 5200000000LL, -1, NULL, "injected");
+	CHECK(gl_analyze(st, &an, &err) == 0);
+	CHECK(an && an->faults_left_injected == 1 && !strcmp(an->verdict, "fail"));
+	CHECK(an->faults[0].restore_s < 0 && strstr(an->faults[0].recovery_note, "not reverted"));
+	gl_analysis_free(an);
+	gl_store_close(st);
+
+	/* 4. aggregates: error_rate and GB/s from counters */
+	{
+		struct gl_agg *a = gl_agg_new();
+		double v;
+		gl_agg_add_counter(a, "inference.requests", 1000);
+		gl_agg_add_counter(a, "inference.errors", 3);
+		gl_agg_add_counter(a, "storage.write_bytes", 20000000000LL);
+		gl_agg_add_seconds(a, 4);
+		CHECK(gl_agg_eval(a, "inference.error_rate", &v) == 0 && fabs(v - 0.003) < 1e-12);
+		CHECK(gl_agg_eval(a, "storage.write_gbps", &v) == 0 && fabs(v - 5) < 1e-12);
+		CHECK(gl_agg_eval(a, "inference.throughput_rps", &v) == 0 && fabs(v - 250) < 1e-12);
+		CHECK(gl_agg_eval(a, "storage.read_gbps", &v) != 0);      /* no data is not 0 */
+		CHECK(gl_agg_eval(a, "inference.ttft_ms.p99", &v) != 0);
+		gl_agg_free(a);
+	}
+	{
+		char cmd[600];
+		snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+		if (system(cmd) != 0)
+			fprintf(stderr, "cleanup of %s failed\n", dir);
+	}
+	return check_done();
+}

@@ -1,0 +1,6 @@
+# Value grammar (harness/units.c) and commented-JSON parser (harness/jsonc.c):
+# unit tests, and fuzz targets whose corpora replay as ordinary tests.
+gl_unit_test(test_units ${GL_TESTS_DIR}/unit/test_units.c TIMEOUT 60)
+gl_unit_test(test_jsonc ${GL_TESTS_DIR}/unit/test_jsonc.c TIMEOUT 60)
+gl_fuzz_target(fuzz_units)
+gl_fuzz_target(fuzz_jsonc)
