@@ -75,6 +75,8 @@ struct gl_metrics *gl_ctx_metrics(struct gl_ctx *c) { return c->m; }
 const struct gl_scenario *gl_ctx_scenario(struct gl_ctx *c) { return c->sc; }
 double gl_ctx_time_scale(struct gl_ctx *c) { return c->scale; }
 const char *gl_ctx_run_dir(struct gl_ctx *c) { return c->dir; }
+struct gl_store *gl_ctx_store(struct gl_ctx *c) { return c->st; }
+int64_t gl_ctx_window(struct gl_ctx *c) { return c->win_idx; }
 
 int64_t gl_ctx_elapsed_ns(struct gl_ctx *c)
 {

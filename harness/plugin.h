@@ -23,6 +23,7 @@
 struct event_base;
 struct gl_ctx;
 struct gl_metrics;
+struct gl_store;
 
 /* What a plug-in may use of the controller (controller.c implements it). */
 struct event_base *gl_ctx_base(struct gl_ctx *c);
@@ -32,6 +33,10 @@ const struct gl_scenario *gl_ctx_scenario(struct gl_ctx *c);
 int64_t gl_ctx_elapsed_ns(struct gl_ctx *c);
 double gl_ctx_time_scale(struct gl_ctx *c);
 const char *gl_ctx_run_dir(struct gl_ctx *c);
+/* The run store (per-sample rows go into its open batch) and the index of
+ * the analysis window in force. */
+struct gl_store *gl_ctx_store(struct gl_ctx *c);
+int64_t gl_ctx_window(struct gl_ctx *c);
 /* A line for the run's event log (store and stderr). */
 void gl_ctx_event(struct gl_ctx *c, enum gl_log_level lvl, const char *source, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));

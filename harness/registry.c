@@ -11,12 +11,12 @@
 #include "plugin.h"
 
 extern const struct gl_workload_ops gl_workload_null;
+extern const struct gl_workload_ops gl_workload_inference;
 extern const struct gl_fault_ops gl_fault_null;
 extern const struct gl_transport_ops gl_transport_local;
 extern const struct gl_transport_ops gl_transport_null;
 
 /* Workloads whose engines are not built yet: schema-checked only. */
-static const struct gl_workload_ops wl_inference = { .name = "inference" };
 static const struct gl_workload_ops wl_training = { .name = "training" };
 static const struct gl_workload_ops wl_storage = { .name = "storage" };
 
@@ -36,7 +36,7 @@ static const struct gl_fault_ops f_kill = { .kind = "process_kill", .methods = m
 static const struct gl_fault_ops f_exec = { .kind = "exec" };
 
 static const struct gl_workload_ops *const workloads[] = {
-	&wl_inference, &wl_training, &wl_storage, &gl_workload_null,
+	&gl_workload_inference, &wl_training, &wl_storage, &gl_workload_null,
 };
 
 static const struct gl_fault_ops *const faults[] = {

@@ -20,6 +20,7 @@ struct gl_store {
 	sqlite3_stmt *st_wm;       /* window metric upsert */
 	sqlite3_stmt *st_win;      /* window upsert */
 	sqlite3_stmt *st_ev;       /* event insert */
+	sqlite3_stmt *st_req;      /* request insert */
 };
 
 /* Each entry upgrades from version i to i+1. Never edit a shipped entry:
@@ -151,7 +152,12 @@ struct gl_store *gl_store_open(const char *path, int create, struct gl_err *err)
 			       -1, &st->st_win, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(st->db,
 			       "INSERT INTO events(elapsed_ns,wall_ns,level,source,message) VALUES(?,?,?,?,?)",
-			       -1, &st->st_ev, NULL) != SQLITE_OK) {
+			       -1, &st->st_ev, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(st->db,
+			       "INSERT INTO requests(window,endpoint,t_intended_ns,t_send_ns,t_headers_ns,"
+			       "t_first_event_ns,t_first_token_ns,t_last_token_ns,t_end_ns,input_tokens,"
+			       "output_tokens,tokens_estimated,http_status,error_class,max_stall_ns) "
+			       "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", -1, &st->st_req, NULL) != SQLITE_OK) {
 		gl_errf(err, GL_EIO, "%s: %s", path, sqlite3_errmsg(st->db));
 		goto fail;
 	}
@@ -170,6 +176,7 @@ void gl_store_close(struct gl_store *st)
 	sqlite3_finalize(st->st_wm);
 	sqlite3_finalize(st->st_win);
 	sqlite3_finalize(st->st_ev);
+	sqlite3_finalize(st->st_req);
 	if (st->db)
 		sqlite3_close(st->db);
 	free(st);
@@ -526,4 +533,27 @@ int gl_store_event(struct gl_store *st, int64_t elapsed_ns, const char *level, c
 	sqlite3_bind_text(st->st_ev, 5, message, -1, SQLITE_STATIC);
 	txn(st);
 	return step_done(st, st->st_ev);
+}
+
+int gl_store_request_put(struct gl_store *st, const struct gl_request_row *r)
+{
+	const int64_t v[] = { r->window, r->endpoint, r->t_intended, r->t_send, r->t_headers,
+			      r->t_first_event, r->t_first_token, r->t_last_token, r->t_end,
+			      r->input_tokens, r->output_tokens, r->tokens_estimated, r->http_status };
+	sqlite3_stmt *q = st->st_req;
+
+	for (int i = 0; i < (int)(sizeof(v) / sizeof(v[0])); i++) {
+		/* -1 means "never happened": NULL in the store */
+		if (i >= 2 && i <= 8 && v[i] < 0)
+			sqlite3_bind_null(q, i + 1);
+		else
+			sqlite3_bind_int64(q, i + 1, v[i]);
+	}
+	if (r->error_class && r->error_class[0])
+		sqlite3_bind_text(q, 14, r->error_class, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(q, 14);
+	sqlite3_bind_int64(q, 15, r->max_stall_ns);
+	txn(st);
+	return step_done(st, q);
 }

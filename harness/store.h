@@ -90,6 +90,20 @@ int gl_store_fault_put(struct gl_store *st, const struct gl_fault_row *f, struct
 int gl_store_fault_list(struct gl_store *st, struct gl_fault_row **out, int *n, struct gl_err *err);
 void gl_fault_rows_free(struct gl_fault_row *rows, int n);
 
+/* One inference request (DESIGN section 4); times are run elapsed ns, -1
+ * when the moment never came. error_class NULL or "" for success. */
+struct gl_request_row {
+	int64_t window;
+	int endpoint;
+	int64_t t_intended, t_send, t_headers, t_first_event, t_first_token, t_last_token, t_end;
+	int64_t input_tokens, output_tokens;
+	int tokens_estimated;
+	int http_status;
+	const char *error_class;
+	int64_t max_stall_ns;
+};
+int gl_store_request_put(struct gl_store *st, const struct gl_request_row *r);
+
 int gl_store_event(struct gl_store *st, int64_t elapsed_ns, const char *level, const char *source,
 		   const char *message);
 

@@ -1387,39 +1387,52 @@ static int parse_flags(int argc, char **argv, struct target_opts *o)
 
 /* ---- listening --------------------------------------------------------- */
 
-/* Parse host:port / [v6]:port into a socket address; the port is required. */
+/* Parse host:port or [v6]:port into one socket address; the port is
+ * required (0: any free port). A host name resolves to its first address,
+ * and only that one is bound. */
 static int parse_listen(const char *s, struct sockaddr_storage *ss, socklen_t *len,
 			struct gl_err *err)
 {
-	int sl = (int)sizeof(*ss);
-	const char *colon = strrchr(s, ':');
-	char host[256];
+	const char *colon, *host_start = s, *host_end;
+	char host[256], *end;
 	struct addrinfo hints, *ai = NULL;
+	unsigned long port;
 	size_t hl;
-	int rc;
+	int rc, v6 = 0;
 
-	if (!colon || colon[1] == '\0' || (s[0] != '[' && strchr(s, ':') != colon) ||
-	    (s[0] == '[' && colon[-1] != ']'))
-		return gl_errf(err, GL_EINVAL, "--listen: expected host:port or [ipv6]:port, got '%s'", s);
-	memset(ss, 0, sizeof(*ss));
-	if (evutil_parse_sockaddr_port(s, (struct sockaddr *)ss, &sl) == 0) {
-		*len = (socklen_t)sl;
-		return 0;
+	if (s[0] == '[') {
+		host_start = s + 1;
+		host_end = strchr(s, ']');
+		if (!host_end || host_end[1] != ':')
+			return gl_errf(err, GL_EINVAL,
+				       "--listen: expected [ipv6]:port, got '%s'", s);
+		colon = host_end + 1;
+		v6 = 1;
+	} else {
+		colon = strrchr(s, ':');
+		if (!colon || strchr(s, ':') != colon)
+			return gl_errf(err, GL_EINVAL, "--listen: expected host:port or "
+				       "[ipv6]:port, got '%s'", s);
+		host_end = colon;
 	}
-	/* A host name: use its first address, and only that one. */
-	hl = (size_t)(colon - s);
+	errno = 0;
+	port = strtoul(colon + 1, &end, 10);
+	if (colon[1] < '0' || colon[1] > '9' || *end || errno || port > 65535)
+		return gl_errf(err, GL_EINVAL, "--listen: expected a port 0..65535 in '%s'", s);
+	hl = (size_t)(host_end - host_start);
 	if (hl == 0 || hl >= sizeof(host))
-		return gl_errf(err, GL_EINVAL, "--listen: expected host:port, got '%s'", s);
-	memcpy(host, s, hl);
+		return gl_errf(err, GL_EINVAL, "--listen: expected a host before the port in '%s'", s);
+	memcpy(host, host_start, hl);
 	host[hl] = '\0';
 	memset(&hints, 0, sizeof(hints));
-	hints.ai_family = AF_UNSPEC;
+	hints.ai_family = v6 ? AF_INET6 : AF_UNSPEC;
 	hints.ai_socktype = SOCK_STREAM;
-	hints.ai_flags = AI_NUMERICSERV;
+	hints.ai_flags = AI_NUMERICSERV | (v6 ? AI_NUMERICHOST : 0);
 	rc = getaddrinfo(host, colon + 1, &hints, &ai);
 	if (rc != 0 || !ai)
 		return gl_errf(err, GL_EINVAL, "--listen: cannot resolve '%s': %s", s,
 			       rc ? gai_strerror(rc) : "no address");
+	memset(ss, 0, sizeof(*ss));
 	memcpy(ss, ai->ai_addr, ai->ai_addrlen);
 	*len = ai->ai_addrlen;
 	freeaddrinfo(ai);

@@ -5,6 +5,7 @@
 # sampled from /proc; the late samples must not exceed the early ones by
 # more than 512 KiB (keeping every sample would cost 8 bytes x 150,000). Prints the figures it measured.
 source "$(dirname "$0")/lib.sh"
+[ "${GL_SANITIZE:-OFF}" = ON ] && skip "RSS under AddressSanitizer measures its quarantine of freed memory, not gauntlet's"
 
 SC=$T/long.json
 cat > "$SC" <<JSON

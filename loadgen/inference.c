@@ -1,0 +1,1074 @@
+/*
+ * inference.c - the inference workload: LLM request replay against
+ * OpenAI-compatible endpoints with libcurl's multi interface, driven by the
+ * controller's libevent loop through curl_multi_socket_action.
+ *
+ * Open loop (constant, poisson, gamma, trace): the arrival schedule is
+ * absolute and computed ahead; a request's intended send time comes from
+ * the schedule, never from when the client got round to it, and a request
+ * held back by max_in_flight keeps its intended time (its wait is charged to
+ * TTFT and latency: no coordinated omission). Closed loop: N users, each
+ * sending its next request when the last one ended (plus think time);
+ * TTFT is measured from the actual send.
+ *
+ * Each request is timed on CLOCK_MONOTONIC (run elapsed ns): intended send,
+ * actual send, first response header, first SSE event, first token (first
+ * non-empty content, reasoning or tool-call delta), last token, end. ITL
+ * samples of a stream are held per request (up to ITL_HOLD) and enter the
+ * window histogram only when the request succeeds, so failed requests stay
+ * out of the latency percentiles; a longer stream flushes its held gaps as
+ * it goes. Every request also becomes a row of the store's requests table.
+ *
+ * Errors are data, by class (DESIGN section 4): connect, tls, http_4xx,
+ * http_429, http_5xx, timeout_ttft, timeout_idle, timeout_total,
+ * stream_error, truncated, malformed. An endpoint that fails stays in
+ * rotation unless drop_failed_endpoints is set: we measure the service.
+ *
+ * The API key (api_key_env or api_key_file) lives only in the request
+ * header list; it is never logged or stored.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <curl/curl.h>
+#include <event2/event.h>
+
+#include "metrics.h"
+#include "plugin.h"
+#include "sse.h"
+#include "store.h"
+#include "trace.h"
+
+#define ITL_HOLD 256
+#define BODY_MAX (4u << 20)      /* non-streaming body cap */
+#define SSE_MAX_LINE (256u << 10)
+#define SSE_MAX_DATA (1u << 20)
+
+enum err_class {
+	EC_OK, EC_CONNECT, EC_TLS, EC_4XX, EC_429, EC_5XX, EC_TTFT, EC_IDLE, EC_TOTAL,
+	EC_STREAM, EC_TRUNCATED, EC_MALFORMED, EC_N
+};
+
+static const char *const ec_names[EC_N] = {
+	"", "connect", "tls", "http_4xx", "http_429", "http_5xx", "timeout_ttft", "timeout_idle",
+	"timeout_total", "stream_error", "truncated", "malformed",
+};
+
+enum arrival { AR_CONSTANT, AR_POISSON, AR_GAMMA, AR_TRACE, AR_CLOSED };
+
+struct inf;
+
+struct req {
+	struct inf *w;
+	struct req *next, *prev;       /* in-flight list */
+	CURL *easy;
+	char *body;
+	struct gl_sse *sse;
+	struct gl_buf resp;            /* non-streaming body */
+	int ep;
+	int user;                      /* closed loop: which user */
+	int64_t t_intended, t_send, t_headers, t_first_event, t_first_token, t_last_token, t_end;
+	int64_t t_last_event;
+	int64_t max_stall;
+	int64_t input_tokens;
+	int64_t token_events;
+	float itl_ms[ITL_HOLD];
+	int n_itl;
+	enum err_class forced;         /* set when we abort it ourselves */
+	int add_failed;                /* curl would not take it: finished by the sweep */
+	long status;
+};
+
+struct endpoint {
+	char url[1024];
+	int in_flight;
+	int failed;
+};
+
+/* One arrival waiting for an in-flight slot. */
+struct pending {
+	int64_t t_intended;
+	int64_t input_tokens, output_tokens;
+	uint64_t seq;
+};
+
+struct inf {
+	struct gl_ctx *ctx;
+	struct gl_metrics *m;
+	CURLM *multi;
+	struct event *ev_curl_timer, *ev_arrival, *ev_sweep;
+	struct curl_slist *headers;     /* holds the API key: never print */
+
+	struct endpoint *eps;
+	int n_eps, rr, least;
+	int chat, stream, ignore_eos, drop_failed, http2;
+	char model[256];
+	char ca_bundle[1024];
+	int64_t timeout_ms, ttft_timeout_ns, idle_timeout_ns;
+	int64_t input_tokens, output_tokens;
+	uint64_t seed, seq;
+	int max_in_flight;
+
+	enum arrival mode;
+	double rate, cv, load, speed;
+	int users;
+	int64_t think_ns;
+	uint64_t rng;
+	int64_t next_arrival;           /* elapsed ns of the next open-loop arrival */
+	struct gl_trace *trace;
+	int64_t trace_base_ns;          /* elapsed at the trace's time 0 of this pass */
+	double trace_span_s, trace_start_s, trace_end_s;
+	int trace_loop;
+	struct gl_trace_row trow;
+	int have_trow;
+	int trace_done;
+
+	struct pending *q;              /* ring of arrivals held by max_in_flight */
+	size_t q_cap, q_head, q_len;
+
+	struct req *live;
+	int in_flight;
+	int running;
+	int active_users;
+
+	int id_ttft, id_ttft_send, id_itl, id_tpot, id_lat, id_lag, id_otok;
+	int id_requests, id_errors, id_otok_total, id_class[EC_N];
+	struct gl_buf scratch;
+};
+
+/* ---- random arrivals (xorshift64*, seeded) ------------------------------ */
+
+static double urand(struct inf *w)
+{
+	uint64_t x = w->rng;
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	w->rng = x;
+	return ((x * 0x2545F4914F6CDD1DULL) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+static double exp_gap(struct inf *w, double rate)
+{
+	double u = urand(w);
+	return -log(1.0 - u) / rate;
+}
+
+/* Marsaglia-Tsang gamma(shape k, scale 1); k < 1 by the boost trick. */
+static double gamma_sample(struct inf *w, double k)
+{
+	double d, c;
+	if (k < 1) {
+		double u = urand(w);
+		return gamma_sample(w, k + 1) * pow(u > 0 ? u : 1e-300, 1.0 / k);
+	}
+	d = k - 1.0 / 3;
+	c = 1 / sqrt(9 * d);
+	for (;;) {
+		double x, v, u;
+		do {
+			/* normal by Box-Muller */
+			double u1 = urand(w), u2 = urand(w);
+			x = sqrt(-2 * log(u1 > 0 ? u1 : 1e-300)) * cos(2 * M_PI * u2);
+			v = 1 + c * x;
+		} while (v <= 0);
+		v = v * v * v;
+		u = urand(w);
+		if (u < 1 - 0.0331 * x * x * x * x || log(u > 0 ? u : 1e-300) < 0.5 * x * x + d * (1 - v + log(v)))
+			return d * v;
+	}
+}
+
+static int64_t next_gap_ns(struct inf *w)
+{
+	double rate = w->rate * (w->load > 0 ? w->load : 1), gap;
+
+	switch (w->mode) {
+	case AR_CONSTANT:
+		gap = 1 / rate;
+		break;
+	case AR_GAMMA: {
+		double k = 1 / (w->cv * w->cv);
+		gap = gamma_sample(w, k) / (rate * k);
+		break;
+	}
+	default:
+		gap = exp_gap(w, rate);
+	}
+	return (int64_t)(gap * 1e9);
+}
+
+/* ---- requests -------------------------------------------------------------- */
+
+static int64_t now_ns(struct inf *w) { return gl_ctx_elapsed_ns(w->ctx); }
+
+static void record_done(struct inf *w, struct req *r, enum err_class ec)
+{
+	struct gl_request_row row;
+	int64_t out_tokens = r->token_events;
+	int estimated = 1;
+	struct gl_sse_summary sum;
+
+	memset(&sum, 0, sizeof(sum));
+	sum.completion_tokens = -1;
+	if (r->sse)
+		gl_sse_finish(r->sse, &sum);
+	if (sum.completion_tokens >= 0) {
+		out_tokens = sum.completion_tokens;
+		estimated = 0;
+	}
+	if (!w->stream && r->resp.data) {
+		struct gl_oai_chunk c;
+		gl_oai_parse_response(r->resp.data, r->resp.len, &c);
+		if (c.completion_tokens >= 0) {
+			out_tokens = c.completion_tokens;
+			estimated = 0;
+		} else {
+			out_tokens = c.has_token ? 1 : 0;
+		}
+	}
+	gl_metrics_add(w->m, w->id_requests, 1);
+	if (ec != EC_OK) {
+		gl_metrics_add(w->m, w->id_errors, 1);
+		gl_metrics_add(w->m, w->id_class[ec], 1);
+	} else {
+		int64_t from = w->mode == AR_CLOSED ? r->t_send : r->t_intended;
+		gl_metrics_record(w->m, w->id_ttft, (double)(r->t_first_token - from) / 1e6);
+		gl_metrics_record(w->m, w->id_ttft_send, (double)(r->t_first_token - r->t_send) / 1e6);
+		gl_metrics_record(w->m, w->id_lat, (double)(r->t_end - from) / 1e6);
+		for (int i = 0; i < r->n_itl; i++)
+			gl_metrics_record(w->m, w->id_itl, r->itl_ms[i]);
+		if (w->stream && out_tokens > 1 && r->t_last_token > r->t_first_token)
+			gl_metrics_record(w->m, w->id_tpot,
+					  (double)(r->t_last_token - r->t_first_token) / 1e6 / (double)(out_tokens - 1));
+		gl_metrics_record(w->m, w->id_otok, (double)out_tokens);
+		gl_metrics_add(w->m, w->id_otok_total, out_tokens);
+	}
+	row.window = gl_ctx_window(w->ctx);
+	row.endpoint = r->ep;
+	row.t_intended = r->t_intended;
+	row.t_send = r->t_send;
+	row.t_headers = r->t_headers;
+	row.t_first_event = r->t_first_event;
+	row.t_first_token = r->t_first_token;
+	row.t_last_token = r->t_last_token;
+	row.t_end = r->t_end;
+	row.input_tokens = r->input_tokens;
+	row.output_tokens = out_tokens;
+	row.tokens_estimated = estimated;
+	row.http_status = (int)r->status;
+	row.error_class = ec_names[ec];
+	row.max_stall_ns = r->max_stall;
+	if (gl_ctx_store(w->ctx))
+		gl_store_request_put(gl_ctx_store(w->ctx), &row);
+}
+
+static int on_sse_event(void *arg, const struct gl_sse_event *ev)
+{
+	struct req *r = arg;
+	int64_t now = now_ns(r->w);
+
+	if (r->t_first_event < 0)
+		r->t_first_event = now;
+	r->t_last_event = now;
+	if (ev->oai && ev->oai->has_token) {
+		if (r->t_first_token < 0) {
+			r->t_first_token = now;
+		} else {
+			int64_t gap = now - r->t_last_token;
+			if (gap > r->max_stall)
+				r->max_stall = gap;
+			if (r->n_itl == ITL_HOLD) {
+				/* a long healthy stream: its held gaps count now */
+				for (int i = 0; i < r->n_itl; i++)
+					gl_metrics_record(r->w->m, r->w->id_itl, r->itl_ms[i]);
+				r->n_itl = 0;
+			}
+			r->itl_ms[r->n_itl++] = (float)((double)gap / 1e6);
+		}
+		r->t_last_token = now;
+		r->token_events++;
+	}
+	return 0;
+}
+
+static size_t on_write(char *data, size_t size, size_t nmemb, void *arg)
+{
+	struct req *r = arg;
+	size_t n = size * nmemb;
+
+	if (r->status == 0)
+		curl_easy_getinfo(r->easy, CURLINFO_RESPONSE_CODE, &r->status);
+	if (r->status / 100 != 2)
+		return n;   /* an error status is the class; its body is not kept */
+	if (r->sse) {
+		/* over a cap the parser goes sticky-malformed; keep reading so
+		 * the connection ends normally, the class comes from finish() */
+		gl_sse_feed(r->sse, data, n);
+	} else {
+		int64_t now = now_ns(r->w);
+		if (r->t_first_event < 0)
+			r->t_first_event = r->t_first_token = now;
+		r->t_last_event = r->t_last_token = now;
+		if (gl_buf_append(&r->resp, data, n) != 0) {
+			r->forced = EC_MALFORMED;
+			return 0;   /* aborts the transfer: CURLE_WRITE_ERROR */
+		}
+	}
+	return n;
+}
+
+static size_t on_header(char *data, size_t size, size_t nmemb, void *arg)
+{
+	struct req *r = arg;
+	if (r->t_headers < 0)
+		r->t_headers = now_ns(r->w);
+	return size * nmemb;
+}
+
+static int pick_endpoint(struct inf *w)
+{
+	int best = -1;
+
+	for (int k = 0; k < w->n_eps; k++) {
+		int i = (w->rr + k) % w->n_eps;
+		if (w->drop_failed && w->eps[i].failed)
+			continue;
+		if (!w->least) {
+			best = i;
+			break;
+		}
+		if (best < 0 || w->eps[i].in_flight < w->eps[best].in_flight)
+			best = i;
+	}
+	if (best < 0)
+		best = w->rr % w->n_eps;   /* every endpoint dropped: keep measuring */
+	w->rr = (best + 1) % w->n_eps;
+	return best;
+}
+
+static char *build_body(struct inf *w, uint64_t seq, int64_t input_tokens, int64_t output_tokens,
+			const struct gl_trace_row *tr)
+{
+	cJSON *b = cJSON_CreateObject();
+	char *text;
+
+	w->scratch.len = 0;
+	if (tr && tr->prompt) {
+		gl_buf_append(&w->scratch, tr->prompt, tr->prompt_len);
+	} else {
+		gl_prompt_synth(w->seed, seq, (unsigned)(input_tokens > 0 ? input_tokens : 1),
+				tr ? tr->hash_ids : NULL, tr ? tr->n_hash_ids : 0, 512, &w->scratch);
+	}
+	cJSON_AddStringToObject(b, "model", w->model);
+	if (w->chat) {
+		cJSON *msgs = NULL;
+		if (tr && tr->messages_json)
+			msgs = cJSON_Parse(tr->messages_json);
+		if (!msgs) {
+			cJSON *m = cJSON_CreateObject();
+			msgs = cJSON_CreateArray();
+			cJSON_AddStringToObject(m, "role", "user");
+			cJSON_AddStringToObject(m, "content", w->scratch.data ? w->scratch.data : "");
+			cJSON_AddItemToArray(msgs, m);
+		}
+		cJSON_AddItemToObject(b, "messages", msgs);
+	} else {
+		cJSON_AddStringToObject(b, "prompt", w->scratch.data ? w->scratch.data : "");
+	}
+	if (output_tokens > 0) {
+		cJSON_AddNumberToObject(b, "max_tokens", (double)output_tokens);
+		if (w->ignore_eos) {
+			cJSON_AddNumberToObject(b, "min_tokens", (double)output_tokens);
+			cJSON_AddBoolToObject(b, "ignore_eos", 1);
+		}
+	}
+	cJSON_AddBoolToObject(b, "stream", w->stream);
+	if (w->stream) {
+		cJSON *so = cJSON_AddObjectToObject(b, "stream_options");
+		cJSON_AddBoolToObject(so, "include_usage", 1);
+	}
+	text = cJSON_PrintUnformatted(b);
+	cJSON_Delete(b);
+	return text;
+}
+
+static void req_free(struct req *r)
+{
+	if (!r)
+		return;
+	if (r->easy)
+		curl_easy_cleanup(r->easy);
+	cJSON_free(r->body);
+	gl_sse_free(r->sse);
+	gl_buf_free(&r->resp);
+	free(r);
+}
+
+static void send_req(struct inf *w, int64_t t_intended, uint64_t seq, int64_t in_tok, int64_t out_tok,
+		     const struct gl_trace_row *tr, int user)
+{
+	struct req *r = calloc(1, sizeof(*r));
+	char url[1100];
+
+	if (!r)
+		return;
+	r->w = w;
+	r->user = user;
+	r->t_intended = t_intended;
+	r->t_headers = r->t_first_event = r->t_first_token = r->t_last_token = r->t_end = -1;
+	r->input_tokens = in_tok;
+	r->ep = pick_endpoint(w);
+	gl_buf_init(&r->resp, BODY_MAX);
+	r->body = build_body(w, seq, in_tok, out_tok, tr);
+	r->easy = curl_easy_init();
+	if (w->stream)
+		r->sse = gl_sse_new(SSE_MAX_LINE, SSE_MAX_DATA, GL_SSE_OPENAI, on_sse_event, r);
+	if (!r->body || !r->easy || (w->stream && !r->sse)) {
+		req_free(r);
+		gl_ctx_event(w->ctx, GL_LOG_ERROR, "inference", "out of memory building a request");
+		return;
+	}
+	snprintf(url, sizeof(url), "%s/%s", w->eps[r->ep].url, w->chat ? "chat/completions" : "completions");
+	curl_easy_setopt(r->easy, CURLOPT_URL, url);
+	curl_easy_setopt(r->easy, CURLOPT_POSTFIELDS, r->body);
+	curl_easy_setopt(r->easy, CURLOPT_HTTPHEADER, w->headers);
+	curl_easy_setopt(r->easy, CURLOPT_WRITEFUNCTION, on_write);
+	curl_easy_setopt(r->easy, CURLOPT_WRITEDATA, r);
+	curl_easy_setopt(r->easy, CURLOPT_HEADERFUNCTION, on_header);
+	curl_easy_setopt(r->easy, CURLOPT_HEADERDATA, r);
+	curl_easy_setopt(r->easy, CURLOPT_PRIVATE, r);
+	curl_easy_setopt(r->easy, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(r->easy, CURLOPT_TCP_NODELAY, 1L);
+	curl_easy_setopt(r->easy, CURLOPT_TIMEOUT_MS, (long)w->timeout_ms);
+	curl_easy_setopt(r->easy, CURLOPT_CONNECTTIMEOUT_MS, (long)(w->timeout_ms < 10000 ? w->timeout_ms : 10000));
+	curl_easy_setopt(r->easy, CURLOPT_HTTP_VERSION,
+			 w->http2 ? (long)CURL_HTTP_VERSION_2TLS : (long)CURL_HTTP_VERSION_1_1);
+	if (w->ca_bundle[0])
+		curl_easy_setopt(r->easy, CURLOPT_CAINFO, w->ca_bundle);
+	r->next = w->live;
+	if (w->live)
+		w->live->prev = r;
+	w->live = r;
+	w->in_flight++;
+	w->eps[r->ep].in_flight++;
+	r->t_send = now_ns(w);
+	gl_metrics_record(w->m, w->id_lag, (double)(r->t_send - r->t_intended) / 1e6);
+	if (curl_multi_add_handle(w->multi, r->easy) != CURLM_OK) {
+		/* cannot even start it: counted as connect, finished by the sweep */
+		r->forced = EC_CONNECT;
+		r->add_failed = 1;
+	}
+}
+
+static void arm_arrival(struct inf *w);
+
+static void launch_pending(struct inf *w)
+{
+	while (w->q_len > 0 && w->in_flight < w->max_in_flight && w->running) {
+		struct pending p = w->q[w->q_head];
+		w->q_head = (w->q_head + 1) % w->q_cap;
+		w->q_len--;
+		send_req(w, p.t_intended, p.seq, p.input_tokens, p.output_tokens, NULL, -1);
+	}
+}
+
+struct user_wake {
+	struct inf *w;
+	int user;
+};
+
+static void on_user_wake(evutil_socket_t fd, short what, void *arg)
+{
+	struct user_wake *u = arg;
+	struct inf *w = u->w;
+
+	if (w->running && u->user < w->active_users)
+		send_req(w, now_ns(w), w->seq++, w->input_tokens, w->output_tokens, NULL, u->user);
+	free(u);
+}
+
+/* Closed loop: the user's next request after its think time. */
+static void user_next(struct inf *w, int user)
+{
+	struct user_wake *u = malloc(sizeof(*u));
+	struct timeval tv = { w->think_ns / 1000000000LL, (w->think_ns % 1000000000LL) / 1000 };
+
+	if (!u)
+		return;
+	u->w = w;
+	u->user = user;
+	if (event_base_once(gl_ctx_base(w->ctx), -1, EV_TIMEOUT, on_user_wake, u, &tv) != 0)
+		free(u);
+}
+
+static void finish_req(struct inf *w, struct req *r, CURLcode res)
+{
+	enum err_class ec = EC_OK;
+
+	r->t_end = now_ns(w);
+	if (!r->status)
+		curl_easy_getinfo(r->easy, CURLINFO_RESPONSE_CODE, &r->status);
+	if (r->forced != EC_OK) {
+		ec = r->forced;
+	} else if (res == CURLE_OPERATION_TIMEDOUT) {
+		ec = EC_TOTAL;
+	} else if (res == CURLE_COULDNT_CONNECT || res == CURLE_COULDNT_RESOLVE_HOST ||
+		   res == CURLE_COULDNT_RESOLVE_PROXY) {
+		ec = EC_CONNECT;
+	} else if (res == CURLE_SSL_CONNECT_ERROR || res == CURLE_PEER_FAILED_VERIFICATION ||
+		   res == CURLE_SSL_CERTPROBLEM || res == CURLE_SSL_CIPHER || res == CURLE_SSL_CACERT_BADFILE) {
+		ec = EC_TLS;
+	} else if (r->status == 429) {
+		ec = EC_429;
+	} else if (r->status >= 500) {
+		ec = EC_5XX;
+	} else if (r->status >= 400) {
+		ec = EC_4XX;
+	} else if (r->status == 0) {
+		ec = EC_CONNECT;     /* no response at all */
+	} else if (w->stream) {
+		enum gl_sse_class c = gl_sse_finish(r->sse, NULL);
+		ec = c == GL_SSE_CLEAN ? EC_OK : c == GL_SSE_STREAM_ERROR ? EC_STREAM
+		   : c == GL_SSE_MALFORMED ? EC_MALFORMED : EC_TRUNCATED;
+		if (ec == EC_OK && res != CURLE_OK)
+			ec = EC_TRUNCATED;       /* cut after a clean end is still a cut */
+		if (ec == EC_OK && r->t_first_token < 0)
+			ec = EC_TRUNCATED;       /* clean end, but not a single token */
+	} else {
+		struct gl_oai_chunk c;
+		if (res != CURLE_OK) {
+			ec = EC_TRUNCATED;
+		} else {
+			gl_oai_parse_response(r->resp.data ? r->resp.data : "", r->resp.len, &c);
+			ec = c.is_error ? EC_STREAM : c.is_malformed || c.kind == GL_OAI_EMPTY ? EC_MALFORMED
+			   : !c.has_finish ? EC_TRUNCATED : EC_OK;
+		}
+	}
+	if (ec != EC_OK)
+		w->eps[r->ep].failed = 1;
+	else
+		w->eps[r->ep].failed = 0;
+	record_done(w, r, ec);
+	curl_multi_remove_handle(w->multi, r->easy);
+	if (r->prev)
+		r->prev->next = r->next;
+	else
+		w->live = r->next;
+	if (r->next)
+		r->next->prev = r->prev;
+	w->in_flight--;
+	w->eps[r->ep].in_flight--;
+	if (w->mode == AR_CLOSED && w->running && r->user >= 0 && r->user < w->active_users)
+		user_next(w, r->user);
+	req_free(r);
+	launch_pending(w);
+}
+
+static void check_done(struct inf *w)
+{
+	CURLMsg *msg;
+	int left;
+
+	while ((msg = curl_multi_info_read(w->multi, &left))) {
+		struct req *r = NULL;
+		if (msg->msg != CURLMSG_DONE)
+			continue;
+		curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&r);
+		if (r)
+			finish_req(w, r, msg->data.result);
+	}
+}
+
+/* ---- libcurl <-> libevent ------------------------------------------------- */
+
+struct sock {
+	struct event *ev;
+	struct inf *w;
+};
+
+static void on_sock_event(evutil_socket_t fd, short what, void *arg)
+{
+	struct inf *w = arg;
+	int running, flags = (what & EV_READ ? CURL_CSELECT_IN : 0) | (what & EV_WRITE ? CURL_CSELECT_OUT : 0);
+
+	curl_multi_socket_action(w->multi, fd, flags, &running);
+	check_done(w);
+}
+
+static int sock_cb(CURL *e, curl_socket_t s, int what, void *userp, void *socketp)
+{
+	struct inf *w = userp;
+	struct sock *sk = socketp;
+
+	if (what == CURL_POLL_REMOVE) {
+		if (sk) {
+			event_free(sk->ev);
+			free(sk);
+			curl_multi_assign(w->multi, s, NULL);
+		}
+		return 0;
+	}
+	if (!sk) {
+		sk = calloc(1, sizeof(*sk));
+		if (!sk)
+			return -1;
+		sk->w = w;
+		curl_multi_assign(w->multi, s, sk);
+	} else {
+		event_free(sk->ev);
+	}
+	sk->ev = event_new(gl_ctx_base(w->ctx), s,
+			   (short)((what & CURL_POLL_IN ? EV_READ : 0) | (what & CURL_POLL_OUT ? EV_WRITE : 0) | EV_PERSIST),
+			   on_sock_event, w);
+	event_add(sk->ev, NULL);
+	return 0;
+}
+
+static void on_curl_timer(evutil_socket_t fd, short what, void *arg)
+{
+	struct inf *w = arg;
+	int running;
+	curl_multi_socket_action(w->multi, CURL_SOCKET_TIMEOUT, 0, &running);
+	check_done(w);
+}
+
+static int timer_cb(CURLM *multi, long timeout_ms, void *userp)
+{
+	struct inf *w = userp;
+	struct timeval tv;
+
+	if (timeout_ms < 0) {
+		evtimer_del(w->ev_curl_timer);
+		return 0;
+	}
+	tv.tv_sec = timeout_ms / 1000;
+	tv.tv_usec = (timeout_ms % 1000) * 1000;
+	evtimer_add(w->ev_curl_timer, &tv);
+	return 0;
+}
+
+/* ---- arrivals ----------------------------------------------------------------- */
+
+static void arrive(struct inf *w, int64_t t_intended, int64_t in_tok, int64_t out_tok,
+		   const struct gl_trace_row *tr)
+{
+	uint64_t seq = w->seq++;
+
+	if (w->in_flight < w->max_in_flight && w->q_len == 0) {
+		send_req(w, t_intended, seq, in_tok, out_tok, tr, -1);
+		return;
+	}
+	/* Held by max_in_flight: keeps its intended time. A held request older
+	 * than the total timeout has failed already (timeout_total), which also
+	 * bounds the queue at rate x timeout. */
+	while (w->q_len > 0 && now_ns(w) - w->q[w->q_head].t_intended > w->timeout_ms * 1000000LL) {
+		struct req dead;
+		memset(&dead, 0, sizeof(dead));
+		dead.w = w;
+		dead.t_intended = w->q[w->q_head].t_intended;
+		dead.t_send = dead.t_headers = dead.t_first_event = dead.t_first_token = dead.t_last_token = -1;
+		dead.t_end = now_ns(w);
+		dead.input_tokens = w->q[w->q_head].input_tokens;
+		dead.ep = -1;
+		record_done(w, &dead, EC_TOTAL);
+		w->q_head = (w->q_head + 1) % w->q_cap;
+		w->q_len--;
+	}
+	if (w->q_len == w->q_cap) {
+		size_t ncap = w->q_cap ? w->q_cap * 2 : 1024;
+		struct pending *nq = malloc(ncap * sizeof(*nq));
+		if (!nq)
+			return;
+		for (size_t i = 0; i < w->q_len; i++)
+			nq[i] = w->q[(w->q_head + i) % w->q_cap];
+		free(w->q);
+		w->q = nq;
+		w->q_cap = ncap;
+		w->q_head = 0;
+	}
+	w->q[(w->q_head + w->q_len) % w->q_cap] = (struct pending){ t_intended, in_tok, out_tok, seq };
+	w->q_len++;
+}
+
+/* Next trace row with a time; loops the trace when configured. Returns 0 at
+ * the end of the replay. */
+static int trace_next(struct inf *w)
+{
+	for (;;) {
+		int rc = gl_trace_next(w->trace, &w->trow);
+		if (rc < 0) {
+			gl_ctx_event(w->ctx, GL_LOG_ERROR, "inference", "trace: %s", gl_trace_error(w->trace));
+			return 0;
+		}
+		if (rc == 0 || (w->trace_end_s > 0 && w->trow.t_offset_s >= w->trace_end_s)) {
+			if (!w->trace_loop)
+				return 0;
+			/* next pass starts one mean gap after this one ends */
+			w->trace_base_ns += (int64_t)((w->trace_span_s - w->trace_start_s) / w->speed * 1e9) +
+					    (int64_t)(1e9 / (w->rate > 0 ? w->rate : 1));
+			if (gl_trace_rewind(w->trace) != 0)
+				return 0;
+			continue;
+		}
+		if (w->trow.failed_in_trace || w->trow.t_offset_s < w->trace_start_s)
+			continue;
+		return 1;
+	}
+}
+
+static void on_arrival(evutil_socket_t fd, short what, void *arg)
+{
+	struct inf *w = arg;
+	int64_t now = now_ns(w);
+	int burst = 0;
+
+	if (!w->running)
+		return;
+	if (w->mode == AR_TRACE) {
+		while (w->have_trow && burst++ < 10000) {
+			int64_t t = w->trace_base_ns +
+				    (int64_t)((w->trow.t_offset_s - w->trace_start_s) / w->speed * 1e9);
+			if (t > now) {
+				w->next_arrival = t;
+				break;
+			}
+			arrive(w, t, w->trow.input_tokens > 0 ? w->trow.input_tokens : w->input_tokens,
+			       w->trow.output_tokens > 0 ? w->trow.output_tokens : w->output_tokens, &w->trow);
+			w->have_trow = trace_next(w);
+		}
+		if (!w->have_trow)
+			return;
+	} else {
+		while (w->next_arrival <= now && burst++ < 10000) {
+			arrive(w, w->next_arrival, w->input_tokens, w->output_tokens, NULL);
+			w->next_arrival += next_gap_ns(w);
+		}
+	}
+	arm_arrival(w);
+}
+
+static void arm_arrival(struct inf *w)
+{
+	int64_t wait = w->next_arrival - now_ns(w);
+	struct timeval tv;
+
+	if (wait < 0)
+		wait = 0;
+	tv.tv_sec = wait / 1000000000LL;
+	tv.tv_usec = (wait % 1000000000LL) / 1000;
+	evtimer_add(w->ev_arrival, &tv);
+}
+
+/* ttft and idle timeouts, checked every 20 ms (curl owns the total one). */
+static void on_sweep(evutil_socket_t fd, short what, void *arg)
+{
+	struct inf *w = arg;
+	int64_t now = now_ns(w);
+	struct req *r = w->live, *next;
+	int running;
+
+	for (; r; r = next) {
+		next = r->next;
+		if (r->add_failed)
+			;
+		else if (w->ttft_timeout_ns > 0 && r->t_first_token < 0 && now - r->t_send > w->ttft_timeout_ns)
+			r->forced = EC_TTFT;
+		else if (w->idle_timeout_ns > 0 && r->t_first_token >= 0 && now - r->t_last_event > w->idle_timeout_ns)
+			r->forced = EC_IDLE;
+		else
+			continue;
+		finish_req(w, r, CURLE_OK);
+		/* finish_req may have started others; start again from the head */
+		next = w->live;
+		if (next == r)
+			break;
+	}
+	curl_multi_socket_action(w->multi, CURL_SOCKET_TIMEOUT, 0, &running);
+	check_done(w);
+}
+
+/* ---- ops ---------------------------------------------------------------------- */
+
+static const char *str(const cJSON *o, const char *k, const char *def)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+	return cJSON_IsString(v) ? v->valuestring : def;
+}
+
+static double num(const cJSON *o, const char *k, double def)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+	return cJSON_IsNumber(v) ? v->valuedouble : def;
+}
+
+static int64_t dur(const cJSON *o, const char *k, int64_t def)
+{
+	int64_t ns;
+	const char *s = str(o, k, NULL);
+	return s && gl_parse_duration_ns(s, &ns, NULL) == 0 ? ns : def;
+}
+
+static int boolv(const cJSON *o, const char *k, int def)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+	return cJSON_IsBool(v) ? cJSON_IsTrue(v) : def;
+}
+
+/* Resolve a path relative to the scenario file's directory. */
+static void rel_path(struct gl_ctx *c, const char *p, char *out, size_t n)
+{
+	const char *sp = gl_ctx_scenario(c)->path, *slash = strrchr(sp, '/');
+	if (p[0] == '/' || !slash)
+		snprintf(out, n, "%s", p);
+	else
+		snprintf(out, n, "%.*s/%s", (int)(slash - sp), sp, p);
+}
+
+static int read_key(struct gl_ctx *c, const cJSON *cfg, char *key, size_t n, struct gl_err *err)
+{
+	const char *env = str(cfg, "api_key_env", NULL), *file = str(cfg, "api_key_file", NULL);
+
+	key[0] = '\0';
+	if (env) {
+		const char *v = getenv(env);
+		if (!v || !*v)
+			return gl_errf(err, GL_EINVAL, "api_key_env: the variable %s is not set", env);
+		snprintf(key, n, "%s", v);
+	} else if (file) {
+		char path[1100], *text = NULL;
+		size_t len;
+		rel_path(c, file, path, sizeof(path));
+		if (gl_read_file(path, 4096, &text, &len, err) != 0)
+			return -GL_EINVAL;
+		while (len > 0 && (text[len - 1] == '\n' || text[len - 1] == '\r' || text[len - 1] == ' '))
+			text[--len] = '\0';
+		snprintf(key, n, "%s", text);
+		memset(text, 0, len);
+		free(text);
+	}
+	return 0;
+}
+
+static int inf_init(struct gl_ctx *c, const cJSON *cfg, void **state, struct gl_err *err)
+{
+	struct inf *w = calloc(1, sizeof(*w));
+	const cJSON *eps = cJSON_GetObjectItemCaseSensitive(cfg, "endpoints"), *e;
+	const cJSON *arr = cJSON_GetObjectItemCaseSensitive(cfg, "arrival");
+	const char *mode;
+	char key[4096], hdr[4200];
+	static int curl_ready;
+	int i = 0, rc = 0;
+
+	if (!w)
+		return gl_errf(err, GL_ENOMEM, "inference: out of memory");
+	*state = w;
+	if (!curl_ready) {
+		curl_global_init(CURL_GLOBAL_DEFAULT);
+		curl_ready = 1;
+	}
+	w->ctx = c;
+	w->m = gl_ctx_metrics(c);
+	w->load = 1;
+	gl_buf_init(&w->scratch, 64u << 20);
+	w->n_eps = cJSON_GetArraySize(eps);
+	w->eps = calloc((size_t)w->n_eps + 1, sizeof(*w->eps));
+	cJSON_ArrayForEach(e, eps) {
+		size_t l;
+		snprintf(w->eps[i].url, sizeof(w->eps[i].url), "%s", e->valuestring);
+		l = strlen(w->eps[i].url);
+		while (l > 0 && w->eps[i].url[l - 1] == '/')
+			w->eps[i].url[--l] = '\0';
+		i++;
+	}
+	w->chat = strcmp(str(cfg, "api", "chat"), "completions") != 0;
+	snprintf(w->model, sizeof(w->model), "%s", str(cfg, "model", ""));
+	snprintf(w->ca_bundle, sizeof(w->ca_bundle), "%s", str(cfg, "ca_bundle", ""));
+	w->stream = boolv(cfg, "stream", 1);
+	w->http2 = boolv(cfg, "http2", 0);
+	w->ignore_eos = boolv(cfg, "ignore_eos", 1);
+	w->drop_failed = boolv(cfg, "drop_failed_endpoints", 0);
+	w->least = !strcmp(str(cfg, "balance", "round_robin"), "least_in_flight");
+	w->timeout_ms = dur(cfg, "timeout", 120000000000LL) / 1000000;
+	if (w->timeout_ms < 1)
+		w->timeout_ms = 1;
+	w->ttft_timeout_ns = dur(cfg, "ttft_timeout", 0);
+	w->idle_timeout_ns = dur(cfg, "idle_timeout", 0);
+	w->input_tokens = (int64_t)num(cfg, "input_tokens", 128);
+	w->output_tokens = (int64_t)num(cfg, "output_tokens", 64);
+	w->seed = (uint64_t)num(cfg, "seed", 1);
+	w->rng = w->seed * 0x9E3779B97F4A7C15ULL + 1;
+	w->max_in_flight = (int)num(cfg, "max_in_flight", 1024);
+	mode = str(arr, "mode", "poisson");
+	w->mode = !strcmp(mode, "constant") ? AR_CONSTANT : !strcmp(mode, "gamma") ? AR_GAMMA
+		: !strcmp(mode, "trace") ? AR_TRACE : !strcmp(mode, "closed") ? AR_CLOSED : AR_POISSON;
+	{
+		const cJSON *r = cJSON_GetObjectItemCaseSensitive(arr, "rate");
+		w->rate = 1;
+		if (cJSON_IsNumber(r))
+			w->rate = r->valuedouble;
+		else if (cJSON_IsString(r))
+			gl_parse_rate(r->valuestring, &w->rate, NULL);
+	}
+	w->cv = num(arr, "cv", 1);
+	w->users = (int)num(arr, "users", 1);
+	w->think_ns = dur(arr, "think_time", 0);
+	w->speed = num(arr, "speed", 1);
+	w->trace_loop = boolv(arr, "loop", 1);
+	w->trace_start_s = (double)dur(arr, "start", 0) / 1e9;
+	w->trace_end_s = (double)dur(arr, "end", 0) / 1e9;
+	if (w->mode == AR_TRACE) {
+		char path[1100];
+		const char *fmt = str(cfg, "trace_format", NULL);
+		int f = fmt ? gl_trace_format_parse(fmt) : GL_TRACE_AUTO;
+		rel_path(c, str(cfg, "trace", ""), path, sizeof(path));
+		if (f < 0)
+			return gl_errf(err, GL_EINVAL, "inference: unknown trace_format '%s'", fmt);
+		w->trace = gl_trace_open(path, (enum gl_trace_format)f, err);
+		if (!w->trace)
+			return -GL_EINVAL;
+		if (gl_trace_measure(w->trace) != 0)
+			return gl_errf(err, GL_EINVAL, "inference: trace %s: %s", path, gl_trace_error(w->trace));
+		w->trace_span_s = gl_trace_span_s(w->trace);
+		if (w->trace_end_s > 0 && w->trace_end_s < w->trace_span_s)
+			w->trace_span_s = w->trace_end_s;
+	}
+	if ((rc = read_key(c, cfg, key, sizeof(key), err)) != 0)
+		return rc;
+	w->headers = curl_slist_append(NULL, "Content-Type: application/json");
+	w->headers = curl_slist_append(w->headers, w->stream ? "Accept: text/event-stream" : "Accept: application/json");
+	if (key[0]) {
+		snprintf(hdr, sizeof(hdr), "Authorization: Bearer %s", key);
+		w->headers = curl_slist_append(w->headers, hdr);
+		memset(hdr, 0, sizeof(hdr));
+		memset(key, 0, sizeof(key));
+	}
+	w->multi = curl_multi_init();
+	if (!w->multi || !w->headers)
+		return gl_errf(err, GL_ENOMEM, "inference: cannot set up libcurl");
+	curl_multi_setopt(w->multi, CURLMOPT_SOCKETFUNCTION, sock_cb);
+	curl_multi_setopt(w->multi, CURLMOPT_SOCKETDATA, w);
+	curl_multi_setopt(w->multi, CURLMOPT_TIMERFUNCTION, timer_cb);
+	curl_multi_setopt(w->multi, CURLMOPT_TIMERDATA, w);
+	curl_multi_setopt(w->multi, CURLMOPT_MAXCONNECTS, (long)(w->max_in_flight + 16));
+	curl_multi_setopt(w->multi, CURLMOPT_PIPELINING, (long)CURLPIPE_MULTIPLEX);
+	w->ev_curl_timer = evtimer_new(gl_ctx_base(c), on_curl_timer, w);
+	w->ev_arrival = evtimer_new(gl_ctx_base(c), on_arrival, w);
+	w->ev_sweep = event_new(gl_ctx_base(c), -1, EV_PERSIST, on_sweep, w);
+	if (!w->ev_curl_timer || !w->ev_arrival || !w->ev_sweep)
+		return gl_errf(err, GL_ENOMEM, "inference: out of memory");
+	w->id_ttft = gl_metrics_hist(w->m, "inference.ttft_ms");
+	w->id_ttft_send = gl_metrics_hist(w->m, "inference.ttft_from_send_ms");
+	w->id_itl = gl_metrics_hist(w->m, "inference.itl_ms");
+	w->id_tpot = gl_metrics_hist(w->m, "inference.tpot_ms");
+	w->id_lat = gl_metrics_hist(w->m, "inference.latency_ms");
+	w->id_lag = gl_metrics_hist(w->m, "inference.send_lag_ms");
+	w->id_otok = gl_metrics_hist(w->m, "inference.output_tokens");
+	w->id_requests = gl_metrics_counter(w->m, "inference.requests");
+	w->id_errors = gl_metrics_counter(w->m, "inference.errors");
+	w->id_otok_total = gl_metrics_counter(w->m, "inference.output_tokens_total");
+	for (int k = 1; k < EC_N; k++) {
+		char name[64];
+		snprintf(name, sizeof(name), "inference.errors.%s", ec_names[k]);
+		w->id_class[k] = gl_metrics_counter(w->m, name);
+	}
+	return 0;
+}
+
+static int inf_start(void *state, struct gl_err *err)
+{
+	struct inf *w = state;
+	struct timeval sweep = { 0, 20000 };
+
+	w->running = 1;
+	w->next_arrival = now_ns(w);
+	event_add(w->ev_sweep, &sweep);
+	if (w->mode == AR_CLOSED) {
+		w->active_users = w->users;
+		for (int u = 0; u < w->users; u++)
+			send_req(w, now_ns(w), w->seq++, w->input_tokens, w->output_tokens, NULL, u);
+		return 0;
+	}
+	if (w->mode == AR_TRACE) {
+		w->trace_base_ns = now_ns(w);
+		w->have_trow = trace_next(w);
+		if (!w->have_trow)
+			return gl_errf(err, GL_EINVAL, "inference: the trace has no usable rows");
+	}
+	arm_arrival(w);
+	return 0;
+}
+
+static void inf_set_load(void *state, double mult)
+{
+	struct inf *w = state;
+	w->load = mult > 0 ? mult : 1;
+	if (w->mode == AR_CLOSED && w->running) {
+		int want = (int)ceil(w->users * w->load);
+		/* more users start now; fewer: users above the count stop after their request */
+		for (int u = w->active_users; u < want; u++)
+			send_req(w, now_ns(w), w->seq++, w->input_tokens, w->output_tokens, NULL, u);
+		w->active_users = want;
+	}
+}
+
+static void inf_stop(void *state)
+{
+	struct inf *w = state;
+
+	w->running = 0;
+	evtimer_del(w->ev_arrival);
+	event_del(w->ev_sweep);
+	/* Requests still in flight when the timeline ends (or the run stops)
+	 * have no outcome: they are dropped, counted neither way. */
+	while (w->live) {
+		struct req *r = w->live;
+		w->live = r->next;
+		curl_multi_remove_handle(w->multi, r->easy);
+		w->eps[r->ep].in_flight--;
+		req_free(r);
+	}
+	w->in_flight = 0;
+	w->q_len = 0;
+}
+
+static void inf_free(void *state)
+{
+	struct inf *w = state;
+
+	if (!w)
+		return;
+	while (w->live) {
+		struct req *r = w->live;
+		w->live = r->next;
+		if (w->multi)
+			curl_multi_remove_handle(w->multi, r->easy);
+		req_free(r);
+	}
+	if (w->multi)
+		curl_multi_cleanup(w->multi);
+	curl_slist_free_all(w->headers);
+	if (w->ev_curl_timer)
+		event_free(w->ev_curl_timer);
+	if (w->ev_arrival)
+		event_free(w->ev_arrival);
+	if (w->ev_sweep)
+		event_free(w->ev_sweep);
+	gl_trace_close(w->trace);
+	gl_buf_free(&w->scratch);
+	free(w->q);
+	free(w->eps);
+	free(w);
+}
+
+const struct gl_workload_ops gl_workload_inference = {
+	.name = "inference",
+	.init = inf_init,
+	.start = inf_start,
+	.set_load = inf_set_load,
+	.stop = inf_stop,
+	.free = inf_free,
+};
