@@ -189,7 +189,9 @@ struct status_count {
 	uint64_t n;
 };
 
-enum stream_state { SS_QUEUED, SS_ACTIVE, SS_HANG };
+/* SS_NEW: in no list yet; SS_QUEUED: in t->queue; SS_ACTIVE: holds a slot;
+ * SS_HANG: held without a slot (--misbehave hang, and during shutdown). */
+enum stream_state { SS_NEW, SS_QUEUED, SS_ACTIVE, SS_HANG };
 
 struct target;
 
@@ -1602,11 +1604,18 @@ static int target_start(struct target *t, struct gl_err *err)
 	if (t->o.ready_file &&
 	    gl_write_file_atomic(t->o.ready_file, line, strlen(line), 0644, err))
 		return -GL_EIO;
+	if (t->o.mb == MB_STALL)
+		snprintf(line, sizeof(line), ", misbehave stall_ms=%lld at %.3f s",
+			 (long long)(t->o.stall_ns / 1000000), t->o.stall_at_s);
+	else if (t->o.mb != MB_NONE)
+		snprintf(line, sizeof(line), ", misbehave %s at rate %g", mb_names[t->o.mb],
+			 t->o.mb_rate);
+	else
+		line[0] = '\0';
 	gl_info("target: listening on %s, model '%s', max_seqs %u, ttft %.3f ms + %.3f us/prompt "
-		"token, itl %.3f ms (jitter %.3f), seed %" PRIu64 "%s%s",
+		"token, itl %.3f ms (jitter %.3f), seed %" PRIu64 "%s",
 		t->bound, t->o.model, t->o.max_seqs, t->o.m.ttft_ms, t->o.m.prefill_us_per_token,
-		t->o.m.itl_ms, t->o.m.itl_jitter, t->o.m.seed,
-		t->o.mb ? ", misbehave " : "", t->o.mb ? mb_names[t->o.mb] : "");
+		t->o.m.itl_ms, t->o.m.itl_jitter, t->o.m.seed, line);
 	printf("%s\n", t->bound);
 	fflush(stdout);
 	return 0;

@@ -24,12 +24,25 @@
  *       = t_{i-1} + round(itl_ms * 1e6 * (1 + itl_jitter * u)) ns,
  *         u = gl_target_jitter_u(seed, req_seq, i) in [-1, 1)
  *
- * t_i is when token i is written. Schedules are absolute, so a late timer
+ * t_i is when token i is written (never more than 20 us before it; later
+ * only when the event loop is late). Schedules are absolute, so a late timer
  * does not shift later tokens. A streaming chat response sends its role-only
  * chunk together with token 0 at t_0 (so the first SSE event is the first
  * token time); the usage chunk and [DONE] follow token n-1 at t_{n-1}. A
  * non-streaming response is sent whole at t_{n-1}. HTTP headers of a
  * streaming response go out when the request arrives, before any queueing.
+ *
+ * Misbehaviour (--misbehave MODE): request req_seq misbehaves when
+ * gl_target_misbehaves(seed, req_seq, --misbehave-rate). http_429/500/503
+ * answer at once, without a slot; hang never answers and holds no slot;
+ * the other modes take a slot like any request. slow_drip sends the whole
+ * response body one byte per second from the moment the request gets a
+ * slot. The stall mode ignores the rate: it hits every request.
+ *
+ * Request fields: messages / prompt (counted), max_tokens or
+ * max_completion_tokens, min_tokens, stream, stream_options.include_usage,
+ * model (must match --model when given) and ignore_eos (checked to be a
+ * boolean; the model has no EOS, so it changes nothing).
  *
  * Stall (--misbehave stall_ms=N --stall-at-s S): with the window
  * [T + S s, T + S s + N ms), T = the moment the server started listening,

@@ -9,6 +9,7 @@ PASS=0
 FAIL=0
 PIDS=()
 cleanup() {
+	[ -n "${GL_KEEP_TMP:-}" ] && { echo "kept $T"; for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done; return; }
 	for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done
 	rm -rf "$T"
 }

@@ -158,6 +158,10 @@ start main --model "$MODEL" --ttft-ms 200 --itl-ms 20 --prefill-us-per-token 0 \
 	--max-body-bytes 4096 --seed 7
 check "stdout names the bound address" [ "$(head -n1 "$TMP/main.out")" = "$ADDR" ]
 check "bound to 127.0.0.1 only" [ "${ADDR%:*}" = "127.0.0.1" ]
+"${TARGET[@]}" --listen "$ADDR" >/dev/null 2>"$TMP/busy.err"
+rc=$?
+check "a second server on the same address exits 1 (got $rc)" [ "$rc" -eq 1 ]
+check "... and says why" grep -q 'bind' "$TMP/busy.err"
 
 code=$(curl -sS -o "$TMP/health" -w '%{http_code}' "http://$ADDR/health")
 check "/health is 200 (got $code)" [ "$code" = 200 ]
@@ -246,6 +250,25 @@ n=$(metric 'gauntlet_target_tokens_generated_total')
 check "metrics: tokens generated >= 13 (got $n)" [ "${n:-0}" -ge 13 ]
 stop main
 unset MODEL
+
+# ---- IPv6 ----------------------------------------------------------------------
+if grep -q '^00000000000000000000000000000001 ' /proc/net/if_inet6 2>/dev/null; then
+	"${TARGET[@]}" --listen '[::1]:0' --ready-file "$TMP/v6.ready" >/dev/null 2>"$TMP/v6.log" &
+	PID=$!
+	PIDS+=("$PID")
+	LOG="$TMP/v6.log"
+	for ((i = 0; i < 300; i++)); do
+		[ -s "$TMP/v6.ready" ] && break
+		sleep 0.05
+	done
+	v6=$(tr -d '\n' <"$TMP/v6.ready" 2>/dev/null)
+	check "ipv6: ready file names [::1]:PORT (got '$v6')" grep -qE '^\[::1\]:[0-9]+$' <<<"$v6"
+	code=$(curl -g -sS -o /dev/null -w '%{http_code}' "http://$v6/health")
+	check "ipv6: /health is 200 (got $code)" [ "$code" = 200 ]
+	stop v6
+else
+	echo "skip ipv6: no ::1 on this machine"
+fi
 
 # ---- FIFO queueing beyond --max-seqs -------------------------------------------
 start queue --max-seqs 1 --ttft-ms 300 --itl-ms 10 --output-tokens 10

@@ -1,0 +1,391 @@
+#!/usr/bin/env bash
+# inference.sh - benchmark of the inference load generator (loadgen/inference.c)
+# against the bundled target server (`gauntlet target`). Not a pass/fail test
+# and not registered in ctest: it prints figures and ratios side by side, then
+# a summary table (metric, measured, goal, met/missed). A missed goal is
+# printed as missed; the exit status is 0 whenever every part ran.
+#
+#   (a) SSE content events per client CPU-second, closed loop of 1,000 and
+#       5,000 concurrent streams (goal >= 150,000 per core)
+#   (b) open-loop dispatch lag (send_lag_ms) p99 at 2,000 req/s (goal < 1 ms)
+#   (c) non-streaming requests/s against the same server and connection count
+#       as wrk, as a ratio (goal >= 0.7 of wrk, recording every request)
+#   (d) memory per in-flight stream (goal <= 16 KiB) and RSS flat at
+#       1,000 req/s: 60 s by default, the full 20 minutes with GL_BENCH_LONG=1
+#
+# Environment:
+#   GAUNTLET=path        the binary (default: build/gauntlet, else /tmp/b/gauntlet)
+#   GL_BENCH_LONG=1      RSS-flat run for 20 minutes instead of 60 s
+#   GL_BENCH_CONNS=C     connections for (c) (default 64)
+#   GL_BENCH_WRK_THREADS wrk threads for (c) (default 1: gauntlet is one thread)
+#   GL_BENCH_PIN=0       do not pin the client to CPU 0 and the server to the last CPU
+#   GL_BENCH_KEEP=1      keep the temp dir (run stores, logs) and print its path
+#
+# Every process it starts is killed on exit (by pid); all traffic is on
+# 127.0.0.1; every run is bounded in time.
+set -u
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+G=${GAUNTLET:-}
+if [ -z "$G" ]; then
+	for c in "$REPO/build/gauntlet" /tmp/b/gauntlet; do
+		if [ -x "$c" ]; then G=$c; break; fi
+	done
+fi
+if [ -z "$G" ] || [ ! -x "$G" ]; then
+	echo "bench: no gauntlet binary (build it with scripts/setup.sh, or set GAUNTLET)" >&2
+	exit 2
+fi
+command -v python3 >/dev/null || { echo "bench: python3 is needed to read reports" >&2; exit 2; }
+
+W=$(mktemp -d /tmp/gl-bench.XXXXXX)
+PIDS=()
+cleanup() {
+	local p
+	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
+	for p in "${PIDS[@]}"; do
+		for _ in 1 2 3 4 5 6 7 8 9 10; do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+		kill -9 "$p" 2>/dev/null
+	done
+	if [ "${GL_BENCH_KEEP:-0}" = 1 ]; then echo "bench: kept $W"; else rm -rf "$W"; fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# Enough descriptors for 5,000 streams (client side; the server is a child too).
+ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)" 2>/dev/null
+NOFILE=$(ulimit -n)
+
+NCPU=$(nproc 2>/dev/null || echo 1)
+HZ=$(getconf CLK_TCK 2>/dev/null || echo 100)
+CLIENT_PIN=()
+SERVER_PIN=()
+if [ "${GL_BENCH_PIN:-1}" != 0 ] && [ "$NCPU" -ge 2 ] && command -v taskset >/dev/null; then
+	CLIENT_PIN=(taskset -c 0)
+	SERVER_PIN=(taskset -c $((NCPU - 1)))
+fi
+
+# ---- helpers ----------------------------------------------------------------
+
+now() { date +%s.%N; }
+# CPU seconds (user+system) a live process has used so far.
+cpu_s() { # PID
+	local s
+	s=$(cat "/proc/$1/stat" 2>/dev/null) || { echo 0; return; }
+	s=${s##*) }                  # past "pid (comm) "
+	set -- $s                    # $1 = state (field 3): utime = field 14 = $12
+	awk -v u="${12}" -v k="${13}" -v hz="$HZ" 'BEGIN { printf "%.2f\n", (u + k) / hz }'
+}
+rss_kib() { awk '/^VmRSS:/ {print $2}' "/proc/$1/status" 2>/dev/null; }
+socks() { find "/proc/$1/fd" -lname 'socket:*' 2>/dev/null | wc -l; }
+sleep_until() { # absolute epoch seconds (fractional)
+	local d
+	d=$(python3 -c "import sys; print(max(0.0, float(sys.argv[1]) - float(sys.argv[2])))" "$1" "$(now)")
+	sleep "$d"
+}
+calc() { python3 -c "import sys; print($1)" "${@:2}"; }
+# jq-like: json FILE 'python expression over r'
+json() { python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print($2)" "$1"; }
+sql() { python3 -c "
+import sqlite3,sys
+c=sqlite3.connect(sys.argv[1])
+for row in c.execute(sys.argv[2], sys.argv[3:]): print('|'.join('' if v is None else str(v) for v in row))" "$@"; }
+
+TPID=
+TPORT=
+start_target() { # NAME target-flags...
+	local name=$1 i
+	shift
+	rm -f "$W/$name.ready"
+	"${SERVER_PIN[@]}" "$G" target --listen 127.0.0.1:0 --ready-file "$W/$name.ready" \
+		--max-seqs 100000 --prefill-us-per-token 0 "$@" > "$W/$name.target.log" 2>&1 &
+	TPID=$!
+	PIDS+=("$TPID")
+	for i in $(seq 100); do [ -s "$W/$name.ready" ] && break; sleep 0.1; done
+	if [ ! -s "$W/$name.ready" ]; then
+		echo "bench: target did not start; its log:" >&2
+		cat "$W/$name.target.log" >&2
+		exit 4
+	fi
+	TPORT=$(sed -n 's/.*:\([0-9]*\)$/\1/p' "$W/$name.ready")
+}
+stop_target() {
+	kill "$TPID" 2>/dev/null
+	wait "$TPID" 2>/dev/null
+	TPID=
+}
+
+# scenario FILE DURATION ARRIVAL_JSON STREAM OUTPUT_TOKENS MAX_IN_FLIGHT
+scenario() {
+	cat > "$1" <<JSON
+{
+  "name": "bench-inference",
+  "duration": "$2",
+  "window": "1s",
+  "workloads": {
+    "inference": {
+      "endpoints": ["http://127.0.0.1:$TPORT/v1"],
+      "model": "gauntlet-target",
+      "arrival": $3,
+      "input_tokens": 16,
+      "output_tokens": $5,
+      "max_in_flight": $6,
+      "stream": $4,
+      "timeout": "600s"
+    }
+  },
+  "targets": { "steady": { "inference.ttft_ms.p99": "<= 1000000", "inference.error_rate": "<= 1" } }
+}
+JSON
+}
+
+GPID=
+LAUNCH=
+start_gauntlet() { # NAME SCENARIO
+	LAUNCH=$(now)
+	"${CLIENT_PIN[@]}" "$G" run "$2" --out "$W/$1" > "$W/$1.log" 2>&1 &
+	GPID=$!
+	PIDS+=("$GPID")
+}
+wait_gauntlet() { # NAME
+	local rc
+	wait "$GPID"; rc=$?
+	GPID=
+	if [ "$rc" -gt 1 ] || [ ! -s "$W/$1/report.json" ]; then
+		echo "bench: gauntlet run $1 failed (exit $rc); its log:" >&2
+		tail -20 "$W/$1.log" >&2
+		exit 4
+	fi
+}
+# run start (report.run.started) minus our launch time, in seconds
+start_offset() { # NAME
+	python3 - "$W/$1/report.json" "$LAUNCH" <<'PY'
+import json, sys, datetime
+r = json.load(open(sys.argv[1]))
+s = datetime.datetime.strptime(r["run"]["started"], "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=datetime.timezone.utc)
+print(max(0.0, s.timestamp() - float(sys.argv[2])))
+PY
+}
+f1() { printf '%.1f' "$1"; }
+f3() { printf '%.3f' "$1"; }
+
+# Summary rows: metric|measured|goal|verdict
+SUMMARY=()
+row() { SUMMARY+=("$1|$2|$3|$4"); }
+verdict() { # python boolean expression
+	if [ "$(calc "$1")" = True ]; then echo met; else echo MISSED; fi
+}
+
+echo "gauntlet inference benchmark"
+echo "  binary:   $G ($("$G" version 2>/dev/null | head -1))"
+echo "  host:     $(uname -n), $NCPU CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg), nofile $NOFILE"
+if [ ${#CLIENT_PIN[@]} -gt 0 ]; then
+	echo "  pinning:  client (gauntlet, wrk) on CPU 0, server (gauntlet target) on CPU $((NCPU - 1))"
+else
+	echo "  pinning:  none (client and server share the CPUs)"
+fi
+echo "  temp dir: $W"
+echo
+
+# ---- (a) SSE content events per client CPU-second ------------------------------
+# Closed loop of N users against a target streaming 200 tokens 5 ms apart.
+# CPU of both processes is read from /proc at 6 s and 18 s of a 20 s run;
+# events are the output tokens of the requests that ended in that interval
+# (steady state: requests ending per second x tokens = events per second).
+echo "== (a) SSE content events per client CPU-second (closed loop, 200 tokens, itl 5 ms) =="
+printf '  %-8s %12s %12s %12s %12s %14s %8s\n' streams events/s client-cpu server-cpu sockets events/cpu-s errors
+for N in 1000 5000; do
+	start_target "a$N" --ttft-ms 1 --itl-ms 5 --output-tokens 200
+	scenario "$W/a$N.json" 20s "{ \"mode\": \"closed\", \"users\": $N }" true 200 "$N"
+	start_gauntlet "a$N" "$W/a$N.json"
+	sleep_until "$(calc 'float(sys.argv[1]) + 6' "$LAUNCH")"
+	c1=$(cpu_s "$GPID"); s1=$(cpu_s "$TPID"); w1=$(now)
+	sleep_until "$(calc 'float(sys.argv[1]) + 12' "$LAUNCH")"
+	sk=$(socks "$GPID")
+	sleep_until "$(calc 'float(sys.argv[1]) + 18' "$LAUNCH")"
+	c2=$(cpu_s "$GPID"); s2=$(cpu_s "$TPID"); w2=$(now)
+	wait_gauntlet "a$N"
+	stop_target
+	off=$(start_offset "a$N")
+	t1=$(calc 'int((float(sys.argv[1]) - float(sys.argv[2]) - float(sys.argv[3])) * 1e9)' "$w1" "$LAUNCH" "$off")
+	t2=$(calc 'int((float(sys.argv[1]) - float(sys.argv[2]) - float(sys.argv[3])) * 1e9)' "$w2" "$LAUNCH" "$off")
+	ev=$(sql "$W/a$N/run.db" "select coalesce(sum(output_tokens),0) from requests where error_class is null and t_end_ns >= ? and t_end_ns < ?" "$t1" "$t2")
+	errs=$(json "$W/a$N/report.json" "r['metrics']['inference']['errors']")
+	wall=$(calc 'float(sys.argv[1]) - float(sys.argv[2])' "$w2" "$w1")
+	ccpu=$(calc 'float(sys.argv[1]) - float(sys.argv[2])' "$c2" "$c1")
+	scpu=$(calc 'float(sys.argv[1]) - float(sys.argv[2])' "$s2" "$s1")
+	eps=$(calc 'int(float(sys.argv[1]) / float(sys.argv[2]))' "$ev" "$wall")
+	epc=$(calc 'int(float(sys.argv[1]) / max(float(sys.argv[2]), 1e-9))' "$ev" "$ccpu")
+	printf '  %-8s %12s %11s%% %11s%% %12s %14s %8s\n' "$N" "$eps" \
+		"$(calc 'round(100 * float(sys.argv[1]) / float(sys.argv[2]))' "$ccpu" "$wall")" \
+		"$(calc 'round(100 * float(sys.argv[1]) / float(sys.argv[2]))' "$scpu" "$wall")" "$sk" "$epc" "$errs"
+	row "(a) SSE events per client CPU-s, $N streams" "$epc" ">= 150000" "$(verdict "$epc >= 150000")"
+done
+echo "  (client-cpu / server-cpu: share of one core over the interval; sockets: the client's, at 12 s)"
+echo
+
+# ---- (b) open-loop dispatch lag at 2,000 req/s ----------------------------------
+echo "== (b) open-loop dispatch lag, constant 2,000 req/s for 15 s, 1-token streams =="
+start_target b --ttft-ms 0 --itl-ms 0 --output-tokens 1
+scenario "$W/b.json" 15s '{ "mode": "constant", "rate": 2000 }' true 1 5000
+start_gauntlet b "$W/b.json"
+wait_gauntlet b
+stop_target
+read -r breq berr brps lag50 lag99 lag999 lagmax sat < <(python3 - "$W/b/report.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+m = r["metrics"]["inference"]; l = m["send_lag_ms"]
+print(m["requests"], m["errors"], round(m["throughput_rps"], 1), l["p50"], l["p99"], l["p99.9"], l["max"],
+      r["run"].get("generator_saturated"))
+PY
+)
+echo "  requests $breq, errors $berr, throughput $brps req/s, generator_saturated $sat"
+echo "  send_lag_ms: p50 $(f3 "$lag50")  p99 $(f3 "$lag99")  p99.9 $(f3 "$lag999")  max $(f3 "$lagmax")"
+row "(b) send_lag_ms p99 at 2000 req/s" "$(f3 "$lag99") ms" "< 1 ms" "$(verdict "$lag99 < 1")"
+echo
+
+# ---- (c) non-streaming requests/s versus wrk -------------------------------------
+C=${GL_BENCH_CONNS:-64}
+WT=${GL_BENCH_WRK_THREADS:-1}
+echo "== (c) non-streaming requests/s, $C connections, 15 s each, same target (1 token, no delay) =="
+if ! command -v wrk >/dev/null; then
+	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+		echo "  installing wrk (Debian package)"
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk > "$W/apt.log" 2>&1 ||
+			{ DEBIAN_FRONTEND=noninteractive apt-get update -qq > /dev/null 2>&1;
+			  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk > "$W/apt.log" 2>&1; }
+	fi
+fi
+start_target c --ttft-ms 0 --itl-ms 0 --output-tokens 1
+scenario "$W/c.json" 15s "{ \"mode\": \"closed\", \"users\": $C }" false 1 "$C"
+s1=$(cpu_s "$TPID"); w1=$(now)
+start_gauntlet c "$W/c.json"
+wait_gauntlet c
+s2=$(cpu_s "$TPID"); w2=$(now)
+read -r grps greq gerr grows < <(python3 - "$W/c/report.json" "$W/c/run.db" <<'PY'
+import json, sqlite3, sys
+m = json.load(open(sys.argv[1]))["metrics"]["inference"]
+rows = sqlite3.connect(sys.argv[2]).execute("select count(*) from requests").fetchone()[0]
+print(round(m["throughput_rps"], 1), m["requests"], m["errors"], rows)
+PY
+)
+gscpu=$(calc 'round(100 * (float(sys.argv[1]) - float(sys.argv[2])) / (float(sys.argv[3]) - float(sys.argv[4])))' "$s2" "$s1" "$w2" "$w1")
+echo "  gauntlet: $grps req/s ($greq requests, $gerr errors, $grows rows in the store's requests table; server cpu ${gscpu}%)"
+if command -v wrk >/dev/null; then
+	python3 - "$W/body.json" <<'PY'
+import json, sys
+words = " ".join("w%d" % i for i in range(16))
+json.dump({"model": "gauntlet-target", "messages": [{"role": "user", "content": words}],
+           "max_tokens": 1, "min_tokens": 1, "ignore_eos": True, "stream": False},
+          open(sys.argv[1], "w"), separators=(",", ":"))
+PY
+	cat > "$W/post.lua" <<LUA
+wrk.method = "POST"
+wrk.headers["Content-Type"] = "application/json"
+wrk.headers["Accept"] = "application/json"
+local f = io.open("$W/body.json", "r")
+wrk.body = f:read("*a")
+f:close()
+LUA
+	s1=$(cpu_s "$TPID"); w1=$(now)
+	"${CLIENT_PIN[@]}" wrk -t "$WT" -c "$C" -d 15s -s "$W/post.lua" \
+		"http://127.0.0.1:$TPORT/v1/chat/completions" > "$W/wrk.log" 2>&1 &
+	WPID=$!
+	PIDS+=("$WPID")
+	wait "$WPID"
+	s2=$(cpu_s "$TPID"); w2=$(now)
+	wscpu=$(calc 'round(100 * (float(sys.argv[1]) - float(sys.argv[2])) / (float(sys.argv[3]) - float(sys.argv[4])))' "$s2" "$s1" "$w2" "$w1")
+	wrps=$(awk '/^Requests\/sec:/ {print $2}' "$W/wrk.log")
+	wbad=$(awk '/Non-2xx or 3xx responses:/ {print $NF} /Socket errors:/ {print}' "$W/wrk.log" | tr '\n' ' ')
+	echo "  wrk:      ${wrps:-?} req/s (-t $WT -c $C; ${wbad:-no errors}; server cpu ${wscpu}%)"
+	if [ -n "$wrps" ]; then
+		ratio=$(calc 'round(float(sys.argv[1]) / float(sys.argv[2]), 3)' "$grps" "$wrps")
+		echo "  ratio gauntlet/wrk: $ratio  (every request recorded: $([ "$grows" = "$greq" ] && echo yes || echo "NO: $grows rows, $greq requests"))"
+		row "(c) non-stream req/s vs wrk, $C conns" "$ratio ($grps / $wrps)" ">= 0.7" "$(verdict "$ratio >= 0.7 and $grows == $greq")"
+	else
+		echo "  wrk printed no Requests/sec:"; sed 's/^/    /' "$W/wrk.log"
+		row "(c) non-stream req/s vs wrk, $C conns" "wrk failed" ">= 0.7" "not run"
+	fi
+else
+	echo "  wrk is not installed (apt-get install wrk); no ratio"
+	row "(c) non-stream req/s vs wrk, $C conns" "$grps req/s, no wrk" ">= 0.7" "not run"
+fi
+stop_target
+echo
+
+# ---- (d) memory per in-flight stream -----------------------------------------------
+# Streams of 1,000 tokens 100 ms apart (100 s each): in a 15 s run none
+# finishes, so N users hold N streams. RSS is the median of samples taken
+# from 8 s to 14 s.
+echo "== (d) memory per in-flight stream (closed loop, 100 s streams, RSS median of 8-14 s) =="
+printf '  %-8s %10s %10s %12s\n' streams rss_kib sockets kib/stream
+declare -A RSS
+for N in 10 1000 5000; do
+	start_target "d$N" --ttft-ms 1 --itl-ms 100 --output-tokens 1000
+	scenario "$W/d$N.json" 15s "{ \"mode\": \"closed\", \"users\": $N }" true 1000 "$((N > 16 ? N : 16))"
+	start_gauntlet "d$N" "$W/d$N.json"
+	sleep_until "$(calc 'float(sys.argv[1]) + 8' "$LAUNCH")"
+	: > "$W/d$N.rss"
+	for _ in $(seq 12); do rss_kib "$GPID" >> "$W/d$N.rss"; sleep 0.5; done
+	sk=$(socks "$GPID")
+	wait_gauntlet "d$N"
+	stop_target
+	RSS[$N]=$(python3 -c "
+import statistics, sys
+s = [int(x) for x in open(sys.argv[1]) if x.strip()]
+print(int(statistics.median(s)) if s else 0)" "$W/d$N.rss")
+	if [ "$N" = 10 ]; then
+		printf '  %-8s %10s %10s %12s\n' "$N" "${RSS[$N]}" "$sk" "(baseline)"
+	else
+		per=$(calc 'round((int(sys.argv[1]) - int(sys.argv[2])) / (int(sys.argv[3]) - 10), 2)' "${RSS[$N]}" "${RSS[10]}" "$N")
+		printf '  %-8s %10s %10s %12s\n' "$N" "${RSS[$N]}" "$sk" "$per"
+		row "(d) memory per in-flight stream, $N" "$per KiB" "<= 16 KiB" "$(verdict "$per <= 16")"
+	fi
+done
+echo
+
+# ---- (d) RSS flat at 1,000 req/s ------------------------------------------------------
+if [ "${GL_BENCH_LONG:-0}" = 1 ]; then LONG_S=1200; EVERY=5; else LONG_S=60; EVERY=1; fi
+echo "== (d) RSS over a $LONG_S s open-loop run at 1,000 req/s (16-token streams, itl 1 ms) =="
+[ "$LONG_S" -lt 1200 ] &&
+	echo "  SHORT VERSION: 60 s instead of the 20 minutes of the goal (GL_BENCH_LONG=1 runs 20 minutes)"
+start_target e --ttft-ms 1 --itl-ms 1 --output-tokens 16
+scenario "$W/e.json" "${LONG_S}s" '{ "mode": "constant", "rate": 1000 }' true 16 5000
+start_gauntlet e "$W/e.json"
+: > "$W/e.rss"
+while kill -0 "$GPID" 2>/dev/null; do
+	r=$(rss_kib "$GPID"); [ -n "$r" ] && echo "$(calc 'round(float(sys.argv[1]) - float(sys.argv[2]), 1)' "$(now)" "$LAUNCH") $r" >> "$W/e.rss"
+	sleep "$EVERY"
+done
+wait_gauntlet e
+stop_target
+ereq=$(json "$W/e/report.json" "r['metrics']['inference']['requests']")
+eerr=$(json "$W/e/report.json" "r['metrics']['inference']['errors']")
+read -r n early late growth peak slope < <(python3 - "$W/e.rss" <<'PY'
+import sys
+pts = [tuple(map(float, l.split())) for l in open(sys.argv[1]) if l.strip()]
+n = len(pts)
+s = [int(v) for _, v in pts]
+early = s[int(n * 0.25):int(n * 0.40)] or s[:1]
+late = s[int(n * 0.80):int(n * 0.95)] or s[-1:]
+# least-squares slope over the second half, KiB per minute
+h = pts[n // 2:] or pts
+mt = sum(t for t, _ in h) / len(h); mv = sum(v for _, v in h) / len(h)
+den = sum((t - mt) ** 2 for t, _ in h) or 1
+slope = sum((t - mt) * (v - mv) for t, v in h) / den * 60
+print(n, max(early), max(late), max(late) - max(early), max(s), round(slope, 1))
+PY
+)
+echo "  requests $ereq, errors $eerr; rss samples $n: max early (25-40%) $early KiB, max late (80-95%) $late KiB,"
+echo "  growth $growth KiB, peak $peak KiB, slope over the second half $slope KiB/min"
+row "(d) RSS growth over ${LONG_S}s at 1000 req/s$([ "$LONG_S" -lt 1200 ] && echo ' (SHORT)')" "$growth KiB" "<= 512 KiB (flat)" "$(verdict "$growth <= 512")"
+echo
+
+# ---- summary ---------------------------------------------------------------------------
+echo "== summary =="
+printf '  %-48s %-28s %-18s %s\n' metric measured goal verdict
+for r in "${SUMMARY[@]}"; do
+	IFS='|' read -r m v g d <<< "$r"
+	printf '  %-48s %-28s %-18s %s\n' "$m" "$v" "$g" "$d"
+done
+exit 0
