@@ -324,7 +324,7 @@ static void recovery(struct gl_analysis *an)
 	for (int i = 0; i < an->n_faults; i++) {
 		struct gl_fault_result *f = &an->faults[i];
 		int64_t ti = f->row.injected_elapsed_ns, tr = f->row.reverted_elapsed_ns, limit = INT64_MAX;
-		int k0, k;
+		int k0, k, restore_k = -1;
 
 		f->recovery_s = f->restore_s = -1;
 		if (ti < 0) {
@@ -353,6 +353,7 @@ static void recovery(struct gl_analysis *an)
 			if (k >= 0) {
 				int64_t t = an->windows[k].start_ns;
 				f->restore_s = k == r0 || t <= tr ? 0 : (double)(t - tr) / 1e9;
+				restore_k = k;
 			}
 		}
 		if ((f->recovery_s < 0 || f->restore_s < 0) && !f->recovery_note[0])
@@ -362,8 +363,8 @@ static void recovery(struct gl_analysis *an)
 		/* Scope: degraded from the inject window until the restore run. */
 		{
 			int end = an->n_windows;
-			if (f->restore_s >= 0)
-				end = window_at(an, tr + (int64_t)(f->restore_s * 1e9));
+			if (restore_k >= 0)
+				end = restore_k;
 			else if (limit != INT64_MAX)
 				end = window_at(an, limit);
 			for (int w = k0; w < end && w < an->n_windows; w++)

@@ -80,7 +80,7 @@ struct gl_analysis {
 	int n_targets;
 	int generator_saturated;
 	int faults_left_injected;     /* faults not reverted */
-	char verdict[16];             /* pass | fail | aborted | running */
+	char verdict[16];             /* pass | fail | aborted (a run not finished is fail) */
 	double duration_s;            /* real seconds covered by windows */
 };
 

@@ -530,6 +530,11 @@ static int build_faults(struct gl_ctx *c, int fresh)
 		const struct gl_fault_spec *s = &c->sc->faults[i];
 		struct gl_err err = { 0 };
 		f->spec = s;
+		if (!s->ops->plan) {
+			/* kind not built: run refuses it in preflight; revert and
+			 * resume use the journaled plan */
+			continue;
+		}
 		if (s->ops->plan(c->sc, s, &f->plan, &err) != 0) {
 			fprintf(stderr, "gauntlet: faults[%d] '%s': cannot plan: %s\n", i, s->id, err.msg);
 			return -1;
@@ -633,12 +638,15 @@ static int drive(struct gl_ctx *c)
 		if (c->wl_state[i])
 			c->sc->workloads[i].ops->stop(c->wl_state[i]);
 	now = gl_ctx_elapsed_ns(c);
-	if (c->stop == STOP_END && now > c->win_start_ns)
-		now = gl_timeline_real_ns(c->sc->duration_ns, c->scale) > c->win_start_ns
-			      ? gl_timeline_real_ns(c->sc->duration_ns, c->scale) : now;
+	/* The run ends at the scenario's end, not when the loop noticed. */
+	if (c->stop == STOP_END && now > gl_timeline_real_ns(c->sc->duration_ns, c->scale))
+		now = gl_timeline_real_ns(c->sc->duration_ns, c->scale);
 	if (now > c->win_start_ns) {
 		write_window(c, now, 1, NULL);
 		gl_store_run_progress(c->st, now);
+	} else {
+		/* a commit may have opened a window that never got any time */
+		gl_store_window_drop(c->st, c->win_idx);
 	}
 	revert_all(c, c->stop == STOP_END ? "end of run" : c->stop_msg);
 	if (c->stop == STOP_NONE) {
@@ -744,13 +752,12 @@ int gl_controller_run(const struct gl_run_opts *o)
 		code = 0;
 		goto out;
 	}
-	if (o->out_dir) {
+	memset(&row, 0, sizeof(row));
+	make_run_id(row.id, sizeof(row.id));
+	if (o->out_dir)
 		snprintf(c.dir, sizeof(c.dir), "%s", o->out_dir);
-	} else {
-		char id[64];
-		make_run_id(id, sizeof(id));
-		snprintf(c.dir, sizeof(c.dir), "runs/%s-%.20s", c.sc->name, id);
-	}
+	else
+		snprintf(c.dir, sizeof(c.dir), "runs/%s-%s", c.sc->name, row.id);
 	if (gl_mkdir_p(c.dir, 0700, &err) != 0) {
 		fprintf(stderr, "gauntlet: %s\n", err.msg);
 		goto out;
@@ -767,8 +774,6 @@ int gl_controller_run(const struct gl_run_opts *o)
 			goto out;
 		}
 	}
-	memset(&row, 0, sizeof(row));
-	make_run_id(row.id, sizeof(row.id));
 	snprintf(row.name, sizeof(row.name), "%s", c.sc->name);
 	snprintf(row.scenario_path, sizeof(row.scenario_path), "%s", o->scenario_path);
 	row.scenario_text = c.sc->text;
@@ -953,7 +958,7 @@ int gl_controller_resume(const char *dir)
 		} else if (!strcmp(f->row.state, "injected") && f->spec->dur_ns > 0 && t_rev <= base) {
 			fault_revert(&c, f, "revert time passed while the controller was down");
 		}
-		if (!strcmp(f->row.state, "planned") && t_inj < base)
+		if (!strcmp(f->row.state, "planned") && t_inj <= base)
 			fault_inject(&c, f);   /* due before the stop but never started */
 	}
 	code = drive(&c);

@@ -213,7 +213,12 @@ static int cmd_status(const char *dir)
 		return 4;
 	}
 	gl_format_duration(an->run.duration_ns, d, sizeof(d));
-	gl_format_duration((int64_t)((double)an->run.elapsed_ns * an->run.time_scale), e, sizeof(e));
+	{
+		int64_t pos = (int64_t)((double)an->run.elapsed_ns * an->run.time_scale);
+		if (pos > an->run.duration_ns)
+			pos = an->run.duration_ns;
+		gl_format_duration(pos / 1000000 * 1000000, e, sizeof(e));
+	}
 	for (int i = 0; i < an->n_targets; i++)
 		failing += !an->targets[i].pass;
 	for (int i = 0; i < an->n_faults; i++)

@@ -13,6 +13,7 @@
 extern const struct gl_workload_ops gl_workload_null;
 extern const struct gl_workload_ops gl_workload_inference;
 extern const struct gl_fault_ops gl_fault_null;
+extern const struct gl_fault_ops gl_fault_exec;
 extern const struct gl_transport_ops gl_transport_local;
 extern const struct gl_transport_ops gl_transport_null;
 
@@ -33,14 +34,13 @@ static const struct gl_fault_ops f_partition = { .kind = "partition", .methods =
 static const struct gl_fault_ops f_throttle = { .kind = "storage_throttle", .methods = m_throttle };
 static const struct gl_fault_ops f_cp = { .kind = "control_plane_loss", .methods = m_cp };
 static const struct gl_fault_ops f_kill = { .kind = "process_kill", .methods = m_kill };
-static const struct gl_fault_ops f_exec = { .kind = "exec" };
 
 static const struct gl_workload_ops *const workloads[] = {
 	&gl_workload_inference, &wl_training, &wl_storage, &gl_workload_null,
 };
 
 static const struct gl_fault_ops *const faults[] = {
-	&f_drain, &f_flap, &f_partition, &f_throttle, &f_cp, &f_kill, &f_exec, &gl_fault_null,
+	&f_drain, &f_flap, &f_partition, &f_throttle, &f_cp, &f_kill, &gl_fault_exec, &gl_fault_null,
 };
 
 static const struct gl_transport_ops *const transports[] = {

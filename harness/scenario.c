@@ -357,6 +357,13 @@ static void parse_hosts(struct vctx *v, const cJSON *hosts)
 		get_string(v->d, h, "netns", path, 0, o->netns, sizeof(o->netns));
 		get_string(v->d, h, "key", path, 0, o->key, sizeof(o->key));
 		get_string(v->d, h, "known_hosts", path, 0, o->known_hosts, sizeof(o->known_hosts));
+		{
+			char tmp[256];
+			get_string(v->d, h, "passphrase_env", path, 0, tmp, sizeof(tmp));
+			get_string(v->d, h, "address", path, 0, tmp, sizeof(tmp));
+			get_string(v->d, h, "slurm_node", path, 0, tmp, sizeof(tmp));
+			get_string(v->d, h, "k8s_node", path, 0, tmp, sizeof(tmp));
+		}
 		if (has_ssh == o->local) {
 			gl_diag_error(v->d, h, path,
 				      "a host needs exactly one transport: \"ssh\": \"user@host:port\" or \"local\": true");
@@ -437,7 +444,10 @@ static void check_inference(struct vctx *v, const cJSON *w, const char *path)
 	get_string(v->d, w, "api_key_env", path, 0, buf, sizeof(buf));
 	get_string(v->d, w, "api_key_file", path, 0, tmp, sizeof(tmp));
 	get_string(v->d, w, "trace", path, 0, tmp, sizeof(tmp));
-	get_string(v->d, w, "trace_format", path, 0, buf, sizeof(buf));
+	{
+		static const char *const formats[] = { "auto", "azure", "burstgpt", "mooncake", "prompts", NULL };
+		get_enum(v->d, w, "trace_format", path, 0, formats, buf, sizeof(buf));
+	}
 	get_string(v->d, w, "ca_bundle", path, 0, tmp, sizeof(tmp));
 	get_int(v->d, w, "max_in_flight", path, 0, 1, 1000000, &l);
 	get_int(v->d, w, "input_tokens", path, 0, 1, 10000000, &l);
@@ -703,7 +713,7 @@ static void parse_phases(struct vctx *v, const cJSON *ph)
 		if (get_duration(v->d, p, "for", path, 1, &o->dur_ns) > 0 && o->dur_ns <= 0)
 			gl_diag_error(v->d, cJSON_GetObjectItemCaseSensitive(p, "for"), path,
 				      "a phase must last longer than 0s");
-		get_number(v->d, p, "load", path, 0, 0, 1000, &load);
+		get_number(v->d, p, "load", path, 0, 0.001, 1000, &load);
 		o->load = load;
 		o->scope = strcmp(o->name, "warmup") == 0 ? GL_SCOPE_NONE : GL_SCOPE_STEADY;
 		if (get_enum(v->d, p, "scope", path, 0, scopes, scope, sizeof(scope)) > 0)
@@ -922,10 +932,10 @@ static void check_required_targets(struct vctx *v)
 		char why[128];
 		snprintf(why, sizeof(why), "the %s workload is present", w);
 		if (!strcmp(w, "inference")) {
-			require_target(v, GL_SCOPE_STEADY, "inference.ttft_ms.", 0, "inference.ttft_ms.p99", why);
+			require_target(v, GL_SCOPE_STEADY, "inference.ttft_ms", 0, "inference.ttft_ms.p99", why);
 			require_target(v, GL_SCOPE_STEADY, "inference.error_rate", 1, "inference.error_rate", why);
 		} else if (!strcmp(w, "training")) {
-			require_target(v, GL_SCOPE_STEADY, "training.step_time_s.", 0, "training.step_time_s.p95", why);
+			require_target(v, GL_SCOPE_STEADY, "training.step_time_s", 0, "training.step_time_s.p95", why);
 		} else if (!strcmp(w, "storage")) {
 			const cJSON *pat = cJSON_GetObjectItemCaseSensitive(s->workloads[i].cfg, "pattern");
 			const char *p = cJSON_IsString(pat) ? pat->valuestring : "checkpoint_write";
@@ -1037,6 +1047,11 @@ static void parse_safety(struct vctx *v, const cJSON *sf, const struct gl_scenar
 			snprintf(tp, sizeof(tp), "safety.abort_if.%s", it->string);
 			if (gl_catalog_parse_target(it->string, &tn, why, sizeof(why)) != 0) {
 				gl_diag_error(v->d, it, tp, "%s", why);
+				continue;
+			}
+			if (tn.def->kind == GL_MK_RECOVERY) {
+				gl_diag_error(v->d, it, tp, "'%s' is known only after a fault ends: abort_if takes window metrics",
+					      it->string);
 				continue;
 			}
 			if (!cJSON_IsString(it) || gl_parse_target_expr(it->valuestring, &r->expr, &er) != 0) {

@@ -399,6 +399,12 @@ int gl_store_window_put(struct gl_store *st, int64_t idx, int64_t start_ns, int6
 	return step_done(st, st->st_win);
 }
 
+int gl_store_window_drop(struct gl_store *st, int64_t idx)
+{
+	int rc = exec_bound(st, "DELETE FROM windows WHERE idx=?", 1, &idx, NULL, NULL);
+	return rc ? rc : exec_bound(st, "DELETE FROM window_metrics WHERE idx=?", 1, &idx, NULL, NULL);
+}
+
 int gl_store_window_metric_put(struct gl_store *st, int64_t idx, const char *name,
 			       const unsigned char *hist, size_t hist_len, int64_t counter)
 {

@@ -68,6 +68,8 @@ int gl_store_phase_put(struct gl_store *st, int idx, const char *name, int64_t s
  * is still filling (rewritten each flush), 1 once closed. */
 int gl_store_window_put(struct gl_store *st, int64_t idx, int64_t start_ns, int64_t end_ns,
 			int64_t scn_start_ns, int64_t scn_end_ns, int phase, int complete);
+/* Remove a window and its series (an empty last window). */
+int gl_store_window_drop(struct gl_store *st, int64_t idx);
 int gl_store_window_metric_put(struct gl_store *st, int64_t idx, const char *name,
 			       const unsigned char *hist, size_t hist_len, int64_t counter);
 

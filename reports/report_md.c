@@ -57,10 +57,11 @@ int gl_report_md(const struct gl_analysis *an, struct gl_buf *b)
 		for (int i = 0; i < an->n_faults; i++) {
 			const struct gl_fault_result *f = &an->faults[i];
 			char ia[64] = "-", ra[64] = "-", rc[64], rs[64];
+			/* to the millisecond: finer is noise at any time scale */
 			if (f->row.injected_scn_ns >= 0)
-				gl_format_duration(f->row.injected_scn_ns, ia, sizeof(ia));
+				gl_format_duration((f->row.injected_scn_ns + 500000) / 1000000 * 1000000, ia, sizeof(ia));
 			if (f->row.reverted_scn_ns >= 0)
-				gl_format_duration(f->row.reverted_scn_ns, ra, sizeof(ra));
+				gl_format_duration((f->row.reverted_scn_ns + 500000) / 1000000 * 1000000, ra, sizeof(ra));
 			fmt_num(rc, sizeof(rc), f->recovery_s >= 0, f->recovery_s);
 			fmt_num(rs, sizeof(rs), f->restore_s >= 0, f->restore_s);
 			gl_buf_printf(b, "| %s | %s%s%s | %s | %s | %s | %s | %s | %s | %s | %s%s%s |\n", f->row.id,

@@ -1,7 +1,7 @@
 # Helpers shared by the tests/*.cmake files.
 #
 # gl_unit_test(NAME SRC [TIMEOUT s] [LABELS l]): one executable per module,
-#   linked with the core library, run from a fresh temp dir (GL_TEST_TMP).
+#   linked with the core library; tests make their own temp dirs.
 # gl_script_test(NAME SCRIPT [TIMEOUT s]): a shell test; exit 77 means skip.
 # Fuzz targets: tests/fuzz/fuzz_X.c define LLVMFuzzerTestOneInput; each also
 #   builds with gcc against tests/fuzz/driver.c, which replays a corpus dir.

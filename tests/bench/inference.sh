@@ -20,6 +20,7 @@
 #   GL_BENCH_WRK_THREADS wrk threads for (c) (default 1: gauntlet is one thread)
 #   GL_BENCH_PIN=0       do not pin the client to CPU 0 and the server to the last CPU
 #   GL_BENCH_KEEP=1      keep the temp dir (run stores, logs) and print its path
+#   GL_BENCH_PARTS="a b c d e"  the parts to run (e: the RSS-flat run of (d))
 #
 # Every process it starts is killed on exit (by pid); all traffic is on
 # 127.0.0.1; every run is bounded in time.
@@ -76,6 +77,8 @@ cpu_s() { # PID
 	set -- $s                    # $1 = state (field 3): utime = field 14 = $12
 	awk -v u="${12}" -v k="${13}" -v hz="$HZ" 'BEGIN { printf "%.2f\n", (u + k) / hz }'
 }
+# ns spent waiting on a run queue (runnable, not running): other load on the CPU
+rq_wait_ns() { awk '{print $2}' "/proc/$1/schedstat" 2>/dev/null || echo 0; }
 rss_kib() { awk '/^VmRSS:/ {print $2}' "/proc/$1/status" 2>/dev/null; }
 socks() { find "/proc/$1/fd" -lname 'socket:*' 2>/dev/null | wc -l; }
 sleep_until() { # absolute epoch seconds (fractional)
@@ -167,6 +170,27 @@ print(max(0.0, s.timestamp() - float(sys.argv[2])))
 PY
 }
 f1() { printf '%.1f' "$1"; }
+# CPU share of one core (percent) of each PID between START+A and START+B
+# seconds (epoch START); sets PCT[pid], and RQW[pid]: ms per second it
+# spent runnable but waiting for a CPU (other load). Returns when B has passed.
+declare -A PCT RQW
+cpu_window() { # START A B PID...
+	local start=$1 a=$2 b=$3 p w1 w2
+	declare -A c1 q1
+	shift 3
+	sleep_until "$(calc 'float(sys.argv[1]) + float(sys.argv[2])' "$start" "$a")"
+	w1=$(now); for p in "$@"; do c1[$p]=$(cpu_s "$p"); q1[$p]=$(rq_wait_ns "$p"); done
+	sleep_until "$(calc 'float(sys.argv[1]) + float(sys.argv[2])' "$start" "$b")"
+	w2=$(now)
+	for p in "$@"; do
+		PCT[$p]=$(calc 'round(100 * (float(sys.argv[1]) - float(sys.argv[2])) / (float(sys.argv[3]) - float(sys.argv[4])))' \
+			"$(cpu_s "$p")" "${c1[$p]}" "$w2" "$w1")
+		RQW[$p]=$(calc 'round((int(sys.argv[1]) - int(sys.argv[2])) / 1e6 / (float(sys.argv[3]) - float(sys.argv[4])), 1)' \
+			"$(rq_wait_ns "$p")" "${q1[$p]}" "$w2" "$w1")
+	done
+}
+PARTS=" ${GL_BENCH_PARTS:-a b c d e} "
+want() { case "$PARTS" in *" $1 "*) return 0 ;; esac; return 1; }
 f3() { printf '%.3f' "$1"; }
 
 # Summary rows: metric|measured|goal|verdict
@@ -188,6 +212,7 @@ echo "  temp dir: $W"
 echo
 
 # ---- (a) SSE content events per client CPU-second ------------------------------
+if want a; then
 # Closed loop of N users against a target streaming 200 tokens 5 ms apart.
 # CPU of both processes is read from /proc at 6 s and 18 s of a 20 s run;
 # events are the output tokens of the requests that ended in that interval
@@ -223,12 +248,16 @@ for N in 1000 5000; do
 done
 echo "  (client-cpu / server-cpu: share of one core over the interval; sockets: the client's, at 12 s)"
 echo
+fi
 
 # ---- (b) open-loop dispatch lag at 2,000 req/s ----------------------------------
+if want b; then
 echo "== (b) open-loop dispatch lag, constant 2,000 req/s for 15 s, 1-token streams =="
 start_target b --ttft-ms 0 --itl-ms 0 --output-tokens 1
 scenario "$W/b.json" 15s '{ "mode": "constant", "rate": 2000 }' true 1 5000
 start_gauntlet b "$W/b.json"
+cpu_window "$LAUNCH" 2 13 "$GPID" "$TPID"
+bccpu=${PCT[$GPID]} bscpu=${PCT[$TPID]} brqw=${RQW[$GPID]}
 wait_gauntlet b
 stop_target
 read -r breq berr brps lag50 lag99 lag999 lagmax sat < <(python3 - "$W/b/report.json" <<'PY'
@@ -239,12 +268,23 @@ print(m["requests"], m["errors"], round(m["throughput_rps"], 1), l["p50"], l["p9
       r["run"].get("generator_saturated"))
 PY
 )
-echo "  requests $breq, errors $berr, throughput $brps req/s, generator_saturated $sat"
+echo "  requests $breq, errors $berr, throughput $brps req/s, generator_saturated $sat; client cpu ${bccpu}%, server cpu ${bscpu}%"
 echo "  send_lag_ms: p50 $(f3 "$lag50")  p99 $(f3 "$lag99")  p99.9 $(f3 "$lag999")  max $(f3 "$lagmax")"
+echo "  client run-queue wait (runnable, no CPU: other load on the machine) ${brqw} ms per second"
+python3 - "$W/b/run.db" <<'PY'
+import sqlite3, sys
+rows = sqlite3.connect(sys.argv[1]).execute(
+    "select t_intended_ns / 1000000000, count(*), max(t_send_ns - t_intended_ns) from requests "
+    "where t_send_ns is not null group by 1 order by 1").fetchall()
+print("  worst send lag per second of the run (ms): " +
+      " ".join("%d:%.1f" % (s, m / 1e6) for s, n, m in rows))
+PY
 row "(b) send_lag_ms p99 at 2000 req/s" "$(f3 "$lag99") ms" "< 1 ms" "$(verdict "$lag99 < 1")"
 echo
+fi
 
 # ---- (c) non-streaming requests/s versus wrk -------------------------------------
+if want c; then
 C=${GL_BENCH_CONNS:-64}
 WT=${GL_BENCH_WRK_THREADS:-1}
 echo "== (c) non-streaming requests/s, $C connections, 15 s each, same target (1 token, no delay) =="
@@ -258,10 +298,10 @@ if ! command -v wrk >/dev/null; then
 fi
 start_target c --ttft-ms 0 --itl-ms 0 --output-tokens 1
 scenario "$W/c.json" 15s "{ \"mode\": \"closed\", \"users\": $C }" false 1 "$C"
-s1=$(cpu_s "$TPID"); w1=$(now)
 start_gauntlet c "$W/c.json"
+cpu_window "$LAUNCH" 2 13 "$GPID" "$TPID"
+gccpu=${PCT[$GPID]} gscpu=${PCT[$TPID]}
 wait_gauntlet c
-s2=$(cpu_s "$TPID"); w2=$(now)
 read -r grps greq gerr grows < <(python3 - "$W/c/report.json" "$W/c/run.db" <<'PY'
 import json, sqlite3, sys
 m = json.load(open(sys.argv[1]))["metrics"]["inference"]
@@ -269,8 +309,8 @@ rows = sqlite3.connect(sys.argv[2]).execute("select count(*) from requests").fet
 print(round(m["throughput_rps"], 1), m["requests"], m["errors"], rows)
 PY
 )
-gscpu=$(calc 'round(100 * (float(sys.argv[1]) - float(sys.argv[2])) / (float(sys.argv[3]) - float(sys.argv[4])))' "$s2" "$s1" "$w2" "$w1")
-echo "  gauntlet: $grps req/s ($greq requests, $gerr errors, $grows rows in the store's requests table; server cpu ${gscpu}%)"
+echo "  gauntlet: $grps req/s ($greq requests, $gerr errors, $grows rows in the store's requests table;"
+echo "            client cpu ${gccpu}%, server cpu ${gscpu}%)"
 if command -v wrk >/dev/null; then
 	python3 - "$W/body.json" <<'PY'
 import json, sys
@@ -287,17 +327,17 @@ local f = io.open("$W/body.json", "r")
 wrk.body = f:read("*a")
 f:close()
 LUA
-	s1=$(cpu_s "$TPID"); w1=$(now)
+	WL=$(now)
 	"${CLIENT_PIN[@]}" wrk -t "$WT" -c "$C" -d 15s -s "$W/post.lua" \
 		"http://127.0.0.1:$TPORT/v1/chat/completions" > "$W/wrk.log" 2>&1 &
 	WPID=$!
 	PIDS+=("$WPID")
+	cpu_window "$WL" 2 13 "$WPID" "$TPID"
+	wccpu=${PCT[$WPID]} wscpu=${PCT[$TPID]}
 	wait "$WPID"
-	s2=$(cpu_s "$TPID"); w2=$(now)
-	wscpu=$(calc 'round(100 * (float(sys.argv[1]) - float(sys.argv[2])) / (float(sys.argv[3]) - float(sys.argv[4])))' "$s2" "$s1" "$w2" "$w1")
 	wrps=$(awk '/^Requests\/sec:/ {print $2}' "$W/wrk.log")
 	wbad=$(awk '/Non-2xx or 3xx responses:/ {print $NF} /Socket errors:/ {print}' "$W/wrk.log" | tr '\n' ' ')
-	echo "  wrk:      ${wrps:-?} req/s (-t $WT -c $C; ${wbad:-no errors}; server cpu ${wscpu}%)"
+	echo "  wrk:      ${wrps:-?} req/s (-t $WT -c $C; ${wbad:-no errors}; client cpu ${wccpu}%, server cpu ${wscpu}%)"
 	if [ -n "$wrps" ]; then
 		ratio=$(calc 'round(float(sys.argv[1]) / float(sys.argv[2]), 3)' "$grps" "$wrps")
 		echo "  ratio gauntlet/wrk: $ratio  (every request recorded: $([ "$grows" = "$greq" ] && echo yes || echo "NO: $grows rows, $greq requests"))"
@@ -312,11 +352,13 @@ else
 fi
 stop_target
 echo
+fi
 
 # ---- (d) memory per in-flight stream -----------------------------------------------
 # Streams of 1,000 tokens 100 ms apart (100 s each): in a 15 s run none
 # finishes, so N users hold N streams. RSS is the median of samples taken
 # from 8 s to 14 s.
+if want d; then
 echo "== (d) memory per in-flight stream (closed loop, 100 s streams, RSS median of 8-14 s) =="
 printf '  %-8s %10s %10s %12s\n' streams rss_kib sockets kib/stream
 declare -A RSS
@@ -343,8 +385,10 @@ print(int(statistics.median(s)) if s else 0)" "$W/d$N.rss")
 	fi
 done
 echo
+fi
 
 # ---- (d) RSS flat at 1,000 req/s ------------------------------------------------------
+if want e; then
 if [ "${GL_BENCH_LONG:-0}" = 1 ]; then LONG_S=1200; EVERY=5; else LONG_S=60; EVERY=1; fi
 echo "== (d) RSS over a $LONG_S s open-loop run at 1,000 req/s (16-token streams, itl 1 ms) =="
 [ "$LONG_S" -lt 1200 ] &&
@@ -380,6 +424,7 @@ echo "  requests $ereq, errors $eerr; rss samples $n: max early (25-40%) $early 
 echo "  growth $growth KiB, peak $peak KiB, slope over the second half $slope KiB/min"
 row "(d) RSS growth over ${LONG_S}s at 1000 req/s$([ "$LONG_S" -lt 1200 ] && echo ' (SHORT)')" "$growth KiB" "<= 512 KiB (flat)" "$(verdict "$growth <= 512")"
 echo
+fi
 
 # ---- summary ---------------------------------------------------------------------------
 echo "== summary =="

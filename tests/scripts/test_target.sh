@@ -154,7 +154,7 @@ done
 
 # ---- the main server ---------------------------------------------------------
 MODEL=test-model
-start main --model "$MODEL" --ttft-ms 200 --itl-ms 20 --prefill-us-per-token 0 \
+start main --model "$MODEL" --ttft-ms 200 --itl-ms 50 --prefill-us-per-token 0 \
 	--max-body-bytes 4096 --seed 7
 check "stdout names the bound address" [ "$(head -n1 "$TMP/main.out")" = "$ADDR" ]
 check "bound to 127.0.0.1 only" [ "${ADDR%:*}" = "127.0.0.1" ]
@@ -188,7 +188,7 @@ check "stream: usage chunk has prompt_tokens 6 (words in all messages)" \
 check "stream: last event is [DONE]" [ "$(tail -n1 "$S" | cut -d' ' -f2-)" = "data: [DONE]" ]
 check "stream: usage chunk right before [DONE]" \
 	bash -c 'tail -n2 "$1" | head -n1 | grep -q "\"usage\""' _ "$S"
-# Timing: role + token 0 at t_slot + 200 ms; [DONE] 6 gaps of 20 ms later.
+# Timing: role + token 0 at t_slot + 200 ms; [DONE] 6 gaps of 50 ms later.
 t0=$(awk 'NR == 1 { print $1 }' "$S")
 t_first=$(grep -m1 '"content":"tok0 "' "$S" | cut -d' ' -f1)
 t_role=$(grep -m1 '"role":"assistant"' "$S" | cut -d' ' -f1)
@@ -199,9 +199,9 @@ role_gap=$(awk -v a="$t_first" -v b="$t_role" 'BEGIN { print a - b }')
 check "stream: time to first token $ttft s >= 0.2 s (--ttft-ms 200)" fge "$ttft" 0.2
 check "stream: time to first token $ttft s < 2 s" flt "$ttft" 2
 check "stream: role chunk arrives with token 0 (gap $role_gap s)" flt "$role_gap" 0.05
-check "stream: first to last token $span s >= 0.119 s (6 x --itl-ms 20)" fge "$span" 0.119
+check "stream: first to last token $span s >= 0.25 s (6 x --itl-ms 50)" fge "$span" 0.25
 
-# Non-streaming completions: whole body at t_slot + 200 + 3 x 20 ms.
+# Non-streaming completions: whole body at t_slot + 200 + 3 x 50 ms.
 t=$(curl -sS -o "$TMP/cmpl" -w '%{http_code} %{time_total}' --max-time 20 \
 	-d '{"model":"test-model","prompt":"alpha  beta\ngamma","max_tokens":4}' \
 	"http://$ADDR/v1/completions")
@@ -210,7 +210,7 @@ check "completions: text_completion body" grep -q '"object":"text_completion"' "
 check "completions: text is tok0..tok3" grep -q '"text":"tok0 tok1 tok2 tok3 "' "$TMP/cmpl"
 check "completions: usage 3 prompt + 4 completion" \
 	grep -q '"usage":{"prompt_tokens":3,"completion_tokens":4,"total_tokens":7}' "$TMP/cmpl"
-check "completions: body at >= 0.26 s (got ${t#* })" fge "${t#* }" 0.26
+check "completions: body at >= 0.35 s (got ${t#* })" fge "${t#* }" 0.35
 
 # Non-streaming chat.
 code=$(post /v1/chat/completions "$(chat 2 'x')" "$TMP/nschat")
@@ -271,7 +271,7 @@ else
 fi
 
 # ---- FIFO queueing beyond --max-seqs -------------------------------------------
-start queue --max-seqs 1 --ttft-ms 300 --itl-ms 10 --output-tokens 10
+start queue --max-seqs 1 --ttft-ms 500 --itl-ms 10 --output-tokens 10
 qpids=()
 for i in 1 2; do
 	(
@@ -282,16 +282,21 @@ for i in 1 2; do
 	qpids+=($!)
 	sleep 0.02
 done
-sleep 0.15
-check "queue: one generating while the other waits" \
-	[ "$(metric gauntlet_target_active_sequences) $(metric gauntlet_target_queued)" = "1 1" ]
+seen=
+for ((i = 0; i < 25; i++)); do
+	seen=$(metric gauntlet_target_active_sequences)/$(metric gauntlet_target_queued)
+	[ "$seen" = 1/1 ] && break
+	sleep 0.02
+done
+check "queue: one generating while the other waits (active/queued $seen)" [ "$seen" = 1/1 ]
 wait "${qpids[@]}"
 read -r q1 e1 <"$TMP/q1"
 read -r q2 e2 <"$TMP/q2"
 d=$(awk -v a="$e2" -v b="$e1" 'BEGIN { print a - b }')
-# Each takes 300 + 9 x 10 ms once it has the slot; the second waits for the first.
-check "queue: first request $q1 s >= 0.39 s" fge "$q1" 0.39
-check "queue: second ends $d s after the first (>= 0.38 s: it waited for the slot)" fge "$d" 0.38
+# Each takes 500 + 9 x 10 ms once it has the slot; the second waits for the
+# first, so it ends about 0.59 s after it (about 0.02 s without queueing).
+check "queue: first request $q1 s >= 0.59 s" fge "$q1" 0.59
+check "queue: second ends $d s after the first (>= 0.4 s: it waited for the slot)" fge "$d" 0.4
 stop queue
 
 # ---- misbehaviours -------------------------------------------------------------
@@ -385,15 +390,15 @@ n=$(grep -c 500 "$TMP/mratea")
 check "misbehave-rate 0.5: some but not all of 20 fail (got $n)" between "$n" 1 19
 check "misbehave-rate: same seed, same requests fail" cmp -s "$TMP/mratea" "$TMP/mrateb"
 
-# stall_ms: every token due in [0.8 s, 1.6 s) after start waits until 1.6 s.
-start mstall --ttft-ms 10 --itl-ms 20 --misbehave stall_ms=800 --stall-at-s 0.8
+# stall_ms: every token due in [1.2 s, 2.0 s) after start waits until 2.0 s.
+start mstall --ttft-ms 10 --itl-ms 20 --misbehave stall_ms=800 --stall-at-s 1.2
 t_ready=$EPOCHREALTIME
-stream /v1/chat/completions "$(chat 60 'x' "$SCHAT")" "$TMP/mstall"
+stream /v1/chat/completions "$(chat 80 'x' "$SCHAT")" "$TMP/mstall"
 gap=$(grep '"delta":{"content":"tok' "$TMP/mstall" |
 	awk 'NR > 1 && $1 - p > m { m = $1 - p } { p = $1 } END { print m + 0 }')
 check "stall: one gap of >= 0.7 s inside the stream (max gap $gap s)" fge "$gap" 0.7
 # After the window, tokens flow at the normal pace again.
-while flt "$(awk -v a="$EPOCHREALTIME" -v b="$t_ready" 'BEGIN { print a - b }')" 1.8; do sleep 0.05; done
+while flt "$(awk -v a="$EPOCHREALTIME" -v b="$t_ready" 'BEGIN { print a - b }')" 2.1; do sleep 0.05; done
 stream /v1/chat/completions "$(chat 20 'x' "$SCHAT")" "$TMP/mstall2"
 gap=$(grep '"delta":{"content":"tok' "$TMP/mstall2" |
 	awk 'NR > 1 && $1 - p > m { m = $1 - p } { p = $1 } END { print m + 0 }')

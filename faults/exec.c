@@ -1,0 +1,173 @@
+/*
+ * exec.c - the exec fault kind: the user's own inject and revert commands,
+ * run on the target host through its transport with a deadline.
+ *
+ * params: {"inject": [argv...], "revert": [argv...],
+ *          "verify": [argv...], "verify_revert": [argv...],   (optional)
+ *          "timeout": "30s"}                                   (per command)
+ * Commands are argv arrays, never passed through a shell by gauntlet; a
+ * command that needs one says so itself (["sh", "-c", "..."]). A command
+ * succeeds when it exits 0 within the timeout. The plan journaled before
+ * inject holds the argv lists and the host, so revert works from the store
+ * alone after a crash.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "plugin.h"
+
+#define EXEC_MAX_ARGS 64
+
+static void check_argv(const cJSON *a, struct gl_diag *d, const char *path, const char *key, int required)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(a, key), *it;
+	char p[256];
+
+	snprintf(p, sizeof(p), "%s.params.%s", path, key);
+	if (!v) {
+		if (required)
+			gl_diag_error(d, a, path, "kind exec needs params.%s: an argv array like [\"systemctl\", \"stop\", \"x\"]", key);
+		return;
+	}
+	if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) == 0 || cJSON_GetArraySize(v) > EXEC_MAX_ARGS) {
+		gl_diag_error(d, v, p, "expected a non-empty argv array of at most %d strings", EXEC_MAX_ARGS);
+		return;
+	}
+	cJSON_ArrayForEach(it, v)
+		if (!cJSON_IsString(it)) {
+			gl_diag_error(d, it, p, "every argv element must be a string");
+			return;
+		}
+}
+
+static void ex_validate(const struct gl_fault_spec *f, struct gl_diag *d, const char *path)
+{
+	static const char *const keys[] = { "inject", "revert", "verify", "verify_revert", "timeout", NULL };
+	const cJSON *it, *t;
+	char p[256];
+
+	if (!f->params) {
+		gl_diag_error(d, f->json, path, "kind exec needs params with \"inject\" and \"revert\" argv arrays");
+		return;
+	}
+	cJSON_ArrayForEach(it, f->params) {
+		int known = 0;
+		for (int i = 0; keys[i]; i++)
+			known |= !strcmp(it->string, keys[i]);
+		if (!known) {
+			snprintf(p, sizeof(p), "%s.params.%s", path, it->string);
+			gl_diag_error(d, it, p, "unknown key '%s' for kind exec, expected one of: inject, revert, verify, verify_revert, timeout",
+				      it->string);
+		}
+	}
+	check_argv(f->params, d, path, "inject", 1);
+	check_argv(f->params, d, path, "revert", f->dur_ns > 0);
+	check_argv(f->params, d, path, "verify", 0);
+	check_argv(f->params, d, path, "verify_revert", 0);
+	t = cJSON_GetObjectItemCaseSensitive(f->params, "timeout");
+	if (t) {
+		int64_t ns;
+		snprintf(p, sizeof(p), "%s.params.timeout", path);
+		if (!cJSON_IsString(t) || gl_parse_duration_ns(t->valuestring, &ns, NULL) != 0 || ns <= 0)
+			gl_diag_error(d, t, p, "expected a duration like \"30s\"");
+	}
+}
+
+static int ex_plan(const struct gl_scenario *s, const struct gl_fault_spec *f, cJSON **plan,
+		   struct gl_err *err)
+{
+	const struct gl_host *h = gl_scenario_host(s, f->target);
+	cJSON *p;
+
+	if (!h)
+		return gl_errf(err, GL_EINVAL, "exec: unknown host '%s'", f->target);
+	if (!h->local)
+		return gl_errf(err, GL_EINVAL,
+			       "exec on host '%s': the ssh transport is not built yet; only local hosts can run exec faults",
+			       h->name);
+	p = cJSON_Duplicate(f->params, 1);
+	if (!p)
+		return gl_errf(err, GL_ENOMEM, "out of memory");
+	cJSON_AddStringToObject(p, "host", h->name);
+	cJSON_AddStringToObject(p, "transport", "local");
+	cJSON_AddStringToObject(p, "netns", h->netns);
+	*plan = p;
+	return 0;
+}
+
+/* Run plan[key] on the plan's host. Missing optional step: success. */
+static int run_step(const cJSON *plan, const char *key, int required, struct gl_err *err)
+{
+	const cJSON *argv = cJSON_GetObjectItemCaseSensitive(plan, key), *it;
+	const cJSON *t = cJSON_GetObjectItemCaseSensitive(plan, "timeout");
+	const cJSON *ns = cJSON_GetObjectItemCaseSensitive(plan, "netns");
+	const char *args[EXEC_MAX_ARGS + 1];
+	struct gl_host host;
+	struct gl_exec_result res;
+	int64_t timeout_ns = 30000000000LL;
+	int n = 0, rc;
+
+	if (!cJSON_IsArray(argv))
+		return required ? gl_errf(err, GL_EINVAL, "exec: plan has no %s command", key) : 0;
+	cJSON_ArrayForEach(it, argv) {
+		if (n >= EXEC_MAX_ARGS || !cJSON_IsString(it))
+			return gl_errf(err, GL_EINVAL, "exec: bad %s argv in plan", key);
+		args[n++] = it->valuestring;
+	}
+	args[n] = NULL;
+	if (cJSON_IsString(t))
+		gl_parse_duration_ns(t->valuestring, &timeout_ns, NULL);
+	memset(&host, 0, sizeof(host));
+	host.local = 1;
+	if (cJSON_IsString(ns))
+		snprintf(host.netns, sizeof(host.netns), "%s", ns->valuestring);
+	rc = gl_transport_find("local")->exec(&host, args, timeout_ns / 1000000, &res, err);
+	if (rc == 0 && res.exit_status != 0) {
+		/* the command's own words, trimmed, for the journal */
+		char out[200] = "";
+		if (res.out.data) {
+			snprintf(out, sizeof(out), "%s", res.out.data);
+			out[strcspn(out, "\n")] = '\0';
+		}
+		rc = gl_errf(err, GL_EIO, "exec %s: '%s' exited %d%s%s", key, args[0], res.exit_status,
+			     out[0] ? ": " : "", out);
+	}
+	gl_buf_free(&res.out);
+	return rc;
+}
+
+static int ex_inject(struct gl_ctx *c, const cJSON *plan, struct gl_err *err) { return run_step(plan, "inject", 1, err); }
+static int ex_verify(struct gl_ctx *c, const cJSON *plan, struct gl_err *err) { return run_step(plan, "verify", 0, err); }
+static int ex_revert(struct gl_ctx *c, const cJSON *plan, struct gl_err *err) { return run_step(plan, "revert", 0, err); }
+static int ex_verify_revert(struct gl_ctx *c, const cJSON *plan, struct gl_err *err)
+{
+	return run_step(plan, "verify_revert", 0, err);
+}
+
+static void ex_describe(const cJSON *plan, struct gl_buf *out)
+{
+	static const char *const steps[] = { "inject", "verify", "revert", "verify_revert" };
+	const cJSON *ns = cJSON_GetObjectItemCaseSensitive(plan, "netns");
+
+	for (size_t i = 0; i < GL_ARRAY_LEN(steps); i++) {
+		const cJSON *argv = cJSON_GetObjectItemCaseSensitive(plan, steps[i]), *it;
+		if (!cJSON_IsArray(argv))
+			continue;
+		gl_buf_printf(out, "  %s:%s%s", steps[i], cJSON_IsString(ns) && ns->valuestring[0] ? " ip netns exec " : "",
+			      cJSON_IsString(ns) ? ns->valuestring : "");
+		cJSON_ArrayForEach(it, argv)
+			gl_buf_printf(out, " %s", it->valuestring);
+		gl_buf_printf(out, "\n");
+	}
+}
+
+const struct gl_fault_ops gl_fault_exec = {
+	.kind = "exec",
+	.validate = ex_validate,
+	.plan = ex_plan,
+	.inject = ex_inject,
+	.verify = ex_verify,
+	.revert = ex_revert,
+	.verify_revert = ex_verify_revert,
+	.describe = ex_describe,
+};
