@@ -18,7 +18,9 @@
 #   GL_BENCH_LONG=1      RSS-flat run for 20 minutes instead of 60 s
 #   GL_BENCH_CONNS=C     connections for (c) (default 64)
 #   GL_BENCH_WRK_THREADS wrk threads for (c) (default 1: gauntlet is one thread)
-#   GL_BENCH_PIN=0       do not pin the client to CPU 0 and the server to the last CPU
+#   GL_BENCH_PIN=1       pin the client (gauntlet, wrk) to CPU 0 and the server to the
+#                        last CPU (default off: on a shared machine a pinned client
+#                        waits for CPU 0 while another CPU is idle)
 #   GL_BENCH_KEEP=1      keep the temp dir (run stores, logs) and print its path
 #   GL_BENCH_PARTS="a b c d e"  the parts to run (e: the RSS-flat run of (d))
 #
@@ -61,7 +63,7 @@ NCPU=$(nproc 2>/dev/null || echo 1)
 HZ=$(getconf CLK_TCK 2>/dev/null || echo 100)
 CLIENT_PIN=()
 SERVER_PIN=()
-if [ "${GL_BENCH_PIN:-1}" != 0 ] && [ "$NCPU" -ge 2 ] && command -v taskset >/dev/null; then
+if [ "${GL_BENCH_PIN:-0}" = 1 ] && [ "$NCPU" -ge 2 ] && command -v taskset >/dev/null; then
 	CLIENT_PIN=(taskset -c 0)
 	SERVER_PIN=(taskset -c $((NCPU - 1)))
 fi
@@ -114,6 +116,8 @@ start_target() { # NAME target-flags...
 }
 stop_target() {
 	kill "$TPID" 2>/dev/null
+	for _ in $(seq 30); do kill -0 "$TPID" 2>/dev/null || break; sleep 0.1; done
+	kill -9 "$TPID" 2>/dev/null
 	wait "$TPID" 2>/dev/null
 	TPID=
 }
@@ -150,9 +154,22 @@ start_gauntlet() { # NAME SCENARIO
 	GPID=$!
 	PIDS+=("$GPID")
 }
-wait_gauntlet() { # NAME
+# Wait for a child at most until LAUNCH + LIMIT seconds; then TERM, then KILL.
+wait_bounded() { # PID LIMIT_S
+	local deadline
+	deadline=$(calc 'float(sys.argv[1]) + float(sys.argv[2])' "$LAUNCH" "$2")
+	while kill -0 "$1" 2>/dev/null && [ "$(calc 'float(sys.argv[1]) < float(sys.argv[2])' "$(now)" "$deadline")" = True ]; do
+		sleep 0.5
+	done
+	if kill -0 "$1" 2>/dev/null; then
+		echo "bench: pid $1 ran past $2 s; stopping it" >&2
+		kill "$1" 2>/dev/null; sleep 2; kill -9 "$1" 2>/dev/null
+	fi
+	wait "$1"
+}
+wait_gauntlet() { # NAME [LIMIT_S]
 	local rc
-	wait "$GPID"; rc=$?
+	wait_bounded "$GPID" "${2:-90}"; rc=$?
 	GPID=
 	if [ "$rc" -gt 1 ] || [ ! -s "$W/$1/report.json" ]; then
 		echo "bench: gauntlet run $1 failed (exit $rc); its log:" >&2
@@ -206,7 +223,7 @@ echo "  host:     $(uname -n), $NCPU CPUs, load average $(cut -d' ' -f1-3 /proc/
 if [ ${#CLIENT_PIN[@]} -gt 0 ]; then
 	echo "  pinning:  client (gauntlet, wrk) on CPU 0, server (gauntlet target) on CPU $((NCPU - 1))"
 else
-	echo "  pinning:  none (client and server share the CPUs)"
+	echo "  pinning:  none (client and server share the CPUs; GL_BENCH_PIN=1 pins them)"
 fi
 echo "  temp dir: $W"
 echo
@@ -218,17 +235,17 @@ if want a; then
 # events are the output tokens of the requests that ended in that interval
 # (steady state: requests ending per second x tokens = events per second).
 echo "== (a) SSE content events per client CPU-second (closed loop, 200 tokens, itl 5 ms) =="
-printf '  %-8s %12s %12s %12s %12s %14s %8s\n' streams events/s client-cpu server-cpu sockets events/cpu-s errors
+printf '  %-8s %10s %11s %11s %10s %8s %14s %7s\n' streams events/s client-cpu server-cpu rq-wait sockets events/cpu-s errors
 for N in 1000 5000; do
 	start_target "a$N" --ttft-ms 1 --itl-ms 5 --output-tokens 200
 	scenario "$W/a$N.json" 20s "{ \"mode\": \"closed\", \"users\": $N }" true 200 "$N"
 	start_gauntlet "a$N" "$W/a$N.json"
 	sleep_until "$(calc 'float(sys.argv[1]) + 6' "$LAUNCH")"
-	c1=$(cpu_s "$GPID"); s1=$(cpu_s "$TPID"); w1=$(now)
+	c1=$(cpu_s "$GPID"); s1=$(cpu_s "$TPID"); q1=$(rq_wait_ns "$GPID"); w1=$(now)
 	sleep_until "$(calc 'float(sys.argv[1]) + 12' "$LAUNCH")"
 	sk=$(socks "$GPID")
 	sleep_until "$(calc 'float(sys.argv[1]) + 18' "$LAUNCH")"
-	c2=$(cpu_s "$GPID"); s2=$(cpu_s "$TPID"); w2=$(now)
+	c2=$(cpu_s "$GPID"); s2=$(cpu_s "$TPID"); q2=$(rq_wait_ns "$GPID"); w2=$(now)
 	wait_gauntlet "a$N"
 	stop_target
 	off=$(start_offset "a$N")
@@ -241,12 +258,15 @@ for N in 1000 5000; do
 	scpu=$(calc 'float(sys.argv[1]) - float(sys.argv[2])' "$s2" "$s1")
 	eps=$(calc 'int(float(sys.argv[1]) / float(sys.argv[2]))' "$ev" "$wall")
 	epc=$(calc 'int(float(sys.argv[1]) / max(float(sys.argv[2]), 1e-9))' "$ev" "$ccpu")
-	printf '  %-8s %12s %11s%% %11s%% %12s %14s %8s\n' "$N" "$eps" \
+	printf '  %-8s %10s %10s%% %10s%% %10s %8s %14s %7s\n' "$N" "$eps" \
 		"$(calc 'round(100 * float(sys.argv[1]) / float(sys.argv[2]))' "$ccpu" "$wall")" \
-		"$(calc 'round(100 * float(sys.argv[1]) / float(sys.argv[2]))' "$scpu" "$wall")" "$sk" "$epc" "$errs"
+		"$(calc 'round(100 * float(sys.argv[1]) / float(sys.argv[2]))' "$scpu" "$wall")" \
+		"$(calc 'round((int(sys.argv[1]) - int(sys.argv[2])) / 1e6 / float(sys.argv[3]), 1)' "$q2" "$q1" "$wall")" \
+		"$sk" "$epc" "$errs"
 	row "(a) SSE events per client CPU-s, $N streams" "$epc" ">= 150000" "$(verdict "$epc >= 150000")"
 done
-echo "  (client-cpu / server-cpu: share of one core over the interval; sockets: the client's, at 12 s)"
+echo "  (client-cpu / server-cpu: share of one core over the interval; rq-wait: ms per second the"
+echo "   client was runnable but had no CPU (other load); sockets: the client's, at 12 s)"
 echo
 fi
 
@@ -260,17 +280,18 @@ cpu_window "$LAUNCH" 2 13 "$GPID" "$TPID"
 bccpu=${PCT[$GPID]} bscpu=${PCT[$TPID]} brqw=${RQW[$GPID]}
 wait_gauntlet b
 stop_target
-read -r breq berr brps lag50 lag99 lag999 lagmax sat < <(python3 - "$W/b/report.json" <<'PY'
+read -r breq berr brps lag50 lag99 lag999 lagmax sat tfs50 tfs99 < <(python3 - "$W/b/report.json" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
-m = r["metrics"]["inference"]; l = m["send_lag_ms"]
+m = r["metrics"]["inference"]; l = m["send_lag_ms"]; t = m["ttft_from_send_ms"]
 print(m["requests"], m["errors"], round(m["throughput_rps"], 1), l["p50"], l["p99"], l["p99.9"], l["max"],
-      r["run"].get("generator_saturated"))
+      r["run"].get("generator_saturated"), t["p50"], t["p99"])
 PY
 )
 echo "  requests $breq, errors $berr, throughput $brps req/s, generator_saturated $sat; client cpu ${bccpu}%, server cpu ${bscpu}%"
 echo "  send_lag_ms: p50 $(f3 "$lag50")  p99 $(f3 "$lag99")  p99.9 $(f3 "$lag999")  max $(f3 "$lagmax")"
 echo "  client run-queue wait (runnable, no CPU: other load on the machine) ${brqw} ms per second"
+echo "  (context, not a goal: ttft_from_send_ms p50 $(f3 "$tfs50") p99 $(f3 "$tfs99") against a target with ttft 0)"
 python3 - "$W/b/run.db" <<'PY'
 import sqlite3, sys
 rows = sqlite3.connect(sys.argv[1]).execute(
@@ -300,7 +321,7 @@ start_target c --ttft-ms 0 --itl-ms 0 --output-tokens 1
 scenario "$W/c.json" 15s "{ \"mode\": \"closed\", \"users\": $C }" false 1 "$C"
 start_gauntlet c "$W/c.json"
 cpu_window "$LAUNCH" 2 13 "$GPID" "$TPID"
-gccpu=${PCT[$GPID]} gscpu=${PCT[$TPID]}
+gccpu=${PCT[$GPID]} gscpu=${PCT[$TPID]} gcrqw=${RQW[$GPID]}
 wait_gauntlet c
 read -r grps greq gerr grows < <(python3 - "$W/c/report.json" "$W/c/run.db" <<'PY'
 import json, sqlite3, sys
@@ -310,7 +331,7 @@ print(round(m["throughput_rps"], 1), m["requests"], m["errors"], rows)
 PY
 )
 echo "  gauntlet: $grps req/s ($greq requests, $gerr errors, $grows rows in the store's requests table;"
-echo "            client cpu ${gccpu}%, server cpu ${gscpu}%)"
+echo "            client cpu ${gccpu}%, server cpu ${gscpu}%, client run-queue wait ${gcrqw} ms/s)"
 if command -v wrk >/dev/null; then
 	python3 - "$W/body.json" <<'PY'
 import json, sys
@@ -327,17 +348,18 @@ local f = io.open("$W/body.json", "r")
 wrk.body = f:read("*a")
 f:close()
 LUA
-	WL=$(now)
+	WL=$(now) LAUNCH=$WL
 	"${CLIENT_PIN[@]}" wrk -t "$WT" -c "$C" -d 15s -s "$W/post.lua" \
 		"http://127.0.0.1:$TPORT/v1/chat/completions" > "$W/wrk.log" 2>&1 &
 	WPID=$!
 	PIDS+=("$WPID")
 	cpu_window "$WL" 2 13 "$WPID" "$TPID"
-	wccpu=${PCT[$WPID]} wscpu=${PCT[$TPID]}
-	wait "$WPID"
+	wccpu=${PCT[$WPID]} wscpu=${PCT[$TPID]} wcrqw=${RQW[$WPID]}
+	wait_bounded "$WPID" 60
 	wrps=$(awk '/^Requests\/sec:/ {print $2}' "$W/wrk.log")
 	wbad=$(awk '/Non-2xx or 3xx responses:/ {print $NF} /Socket errors:/ {print}' "$W/wrk.log" | tr '\n' ' ')
-	echo "  wrk:      ${wrps:-?} req/s (-t $WT -c $C; ${wbad:-no errors}; client cpu ${wccpu}%, server cpu ${wscpu}%)"
+	echo "  wrk:      ${wrps:-?} req/s (-t $WT -c $C; ${wbad:-no errors}; client cpu ${wccpu}%, server cpu ${wscpu}%,"
+	echo "            client run-queue wait ${wcrqw} ms/s)"
 	if [ -n "$wrps" ]; then
 		ratio=$(calc 'round(float(sys.argv[1]) / float(sys.argv[2]), 3)' "$grps" "$wrps")
 		echo "  ratio gauntlet/wrk: $ratio  (every request recorded: $([ "$grows" = "$greq" ] && echo yes || echo "NO: $grows rows, $greq requests"))"
@@ -397,11 +419,13 @@ start_target e --ttft-ms 1 --itl-ms 1 --output-tokens 16
 scenario "$W/e.json" "${LONG_S}s" '{ "mode": "constant", "rate": 1000 }' true 16 5000
 start_gauntlet e "$W/e.json"
 : > "$W/e.rss"
-while kill -0 "$GPID" 2>/dev/null; do
+left=$(( (LONG_S + 120) / EVERY ))
+while kill -0 "$GPID" 2>/dev/null && [ "$left" -gt 0 ]; do
+	left=$((left - 1))
 	r=$(rss_kib "$GPID"); [ -n "$r" ] && echo "$(calc 'round(float(sys.argv[1]) - float(sys.argv[2]), 1)' "$(now)" "$LAUNCH") $r" >> "$W/e.rss"
 	sleep "$EVERY"
 done
-wait_gauntlet e
+wait_gauntlet e $((LONG_S + 120))
 stop_target
 ereq=$(json "$W/e/report.json" "r['metrics']['inference']['requests']")
 eerr=$(json "$W/e/report.json" "r['metrics']['inference']['errors']")

@@ -10,7 +10,7 @@ FAIL=0
 PIDS=()
 cleanup() {
 	[ -n "${GL_KEEP_TMP:-}" ] && { echo "kept $T"; for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done; return; }
-	for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done
+	for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
 	rm -rf "$T"
 }
 trap cleanup EXIT
@@ -28,7 +28,7 @@ finish() {
 	exit $?
 }
 # jq-like: json FILE 'python expression over r'
-json() { python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print($2)" "$1"; }
+json() { python3 -c "import json,sys; r=json.load(open(sys.argv[1])); v=($2); v is True or print(v)" "$1"; }
 # sql DB 'query' -> rows, |-separated
 sql() { python3 -c "
 import sqlite3,sys
