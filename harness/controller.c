@@ -105,7 +105,7 @@ static int64_t scn_now(struct gl_ctx *c, int64_t elapsed)
 	return (int64_t)t;
 }
 
-static void arm_at(struct gl_ctx *c, struct event *ev, int64_t at_elapsed)
+void gl_ctx_arm_at(struct gl_ctx *c, struct event *ev, int64_t at_elapsed)
 {
 	int64_t wait = at_elapsed - gl_ctx_elapsed_ns(c);
 	struct timeval tv;
@@ -380,7 +380,7 @@ static void on_window(evutil_socket_t fd, short what, void *arg)
 
 	close_window(c, boundary);
 	if (c->stop == STOP_NONE)
-		arm_at(c, c->ev_window, (c->win_idx + 1) * c->sc->window_ns);
+		gl_ctx_arm_at(c, c->ev_window, (c->win_idx + 1) * c->sc->window_ns);
 }
 
 /* ---- timeline ------------------------------------------------------------ */
@@ -423,7 +423,7 @@ static void on_timeline(evutil_socket_t fd, short what, void *arg)
 	if (c->stop != STOP_NONE)
 		event_base_loopbreak(c->base);
 	else if (c->tl_next < c->n_tl)
-		arm_at(c, c->ev_tl, gl_timeline_real_ns(c->tl[c->tl_next].t_ns, c->scale));
+		gl_ctx_arm_at(c, c->ev_tl, gl_timeline_real_ns(c->tl[c->tl_next].t_ns, c->scale));
 }
 
 static void on_signal(evutil_socket_t sig, short what, void *arg)
@@ -629,8 +629,8 @@ static int drive(struct gl_ctx *c)
 	c->wl_started = 1;
 	if (c->stop == STOP_NONE) {
 		event_add(c->ev_commit, &(struct timeval){ 0, COMMIT_INTERVAL_NS / 1000 });
-		arm_at(c, c->ev_window, (c->win_idx + 1) * c->sc->window_ns);
-		arm_at(c, c->ev_tl, 0);
+		gl_ctx_arm_at(c, c->ev_window, (c->win_idx + 1) * c->sc->window_ns);
+		gl_ctx_arm_at(c, c->ev_tl, 0);
 		event_base_dispatch(c->base);
 	}
 	/* Stop in order: no new work, close the window, revert, flush, report. */

@@ -20,6 +20,7 @@
 #include "scenario.h"
 #include "util.h"
 
+struct event;
 struct event_base;
 struct gl_ctx;
 struct gl_metrics;
@@ -33,6 +34,8 @@ const struct gl_scenario *gl_ctx_scenario(struct gl_ctx *c);
 int64_t gl_ctx_elapsed_ns(struct gl_ctx *c);
 double gl_ctx_time_scale(struct gl_ctx *c);
 const char *gl_ctx_run_dir(struct gl_ctx *c);
+/* Arm a one-shot timer event for run elapsed time at_ns (now if past). */
+void gl_ctx_arm_at(struct gl_ctx *c, struct event *ev, int64_t at_ns);
 /* The run store (per-sample rows go into its open batch) and the index of
  * the analysis window in force. */
 struct gl_store *gl_ctx_store(struct gl_ctx *c);

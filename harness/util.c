@@ -328,3 +328,44 @@ void gl_buf_free(struct gl_buf *b)
 	b->data = NULL;
 	b->len = b->cap = 0;
 }
+
+/* Strict UTF-8: no overlongs, surrogates, code points past U+10FFFF, NUL. */
+int gl_utf8_valid(const void *data, size_t n)
+{
+	const unsigned char *s = data;
+	size_t i = 0;
+
+	while (i < n) {
+		unsigned c = s[i];
+		size_t k;
+		unsigned cp, min;
+
+		if (c == 0)
+			return 0;
+		if (c < 0x80) {
+			i++;
+			continue;
+		}
+		if (c >= 0xC2 && c <= 0xDF) {
+			k = 1; cp = c & 0x1F; min = 0x80;
+		} else if (c >= 0xE0 && c <= 0xEF) {
+			k = 2; cp = c & 0x0F; min = 0x800;
+		} else if (c >= 0xF0 && c <= 0xF4) {
+			k = 3; cp = c & 0x07; min = 0x10000;
+		} else {
+			return 0;
+		}
+		if (n - i <= k)
+			return 0;
+		for (size_t j = 1; j <= k; j++) {
+			unsigned cc = s[i + j];
+			if ((cc & 0xC0) != 0x80)
+				return 0;
+			cp = (cp << 6) | (cc & 0x3F);
+		}
+		if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+			return 0;
+		i += k + 1;
+	}
+	return 1;
+}

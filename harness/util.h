@@ -69,6 +69,10 @@ int gl_write_file_atomic(const char *path, const void *data, size_t len, int mod
 /* SHA-256 of a buffer as 64 lowercase hex characters plus NUL. */
 void gl_sha256_hex(const void *data, size_t len, char out[65]);
 
+/* 1 when data is strict UTF-8 (no overlong forms, surrogates, code points
+ * past U+10FFFF or NUL bytes), else 0. */
+int gl_utf8_valid(const void *data, size_t n);
+
 /* mkdir -p with the given mode. */
 int gl_mkdir_p(const char *path, int mode, struct gl_err *err);
 

@@ -753,14 +753,7 @@ static void on_arrival(evutil_socket_t fd, short what, void *arg)
 
 static void arm_arrival(struct inf *w)
 {
-	int64_t wait = w->next_arrival - now_ns(w);
-	struct timeval tv;
-
-	if (wait < 0)
-		wait = 0;
-	tv.tv_sec = wait / 1000000000LL;
-	tv.tv_usec = (wait % 1000000000LL) / 1000;
-	evtimer_add(w->ev_arrival, &tv);
+	gl_ctx_arm_at(w->ctx, w->ev_arrival, w->next_arrival);
 }
 
 /* ttft and idle timeouts, checked every 20 ms (curl owns the total one). */

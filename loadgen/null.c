@@ -27,14 +27,7 @@ struct null_wl {
 
 static void arm(struct null_wl *w)
 {
-	int64_t now = gl_ctx_elapsed_ns(w->ctx), wait = w->next_ns - now;
-	struct timeval tv;
-
-	if (wait < 0)
-		wait = 0;
-	tv.tv_sec = wait / 1000000000LL;
-	tv.tv_usec = (wait % 1000000000LL) / 1000;
-	evtimer_add(w->ev, &tv);
+	gl_ctx_arm_at(w->ctx, w->ev, w->next_ns);
 }
 
 static void on_tick(evutil_socket_t fd, short what, void *arg)

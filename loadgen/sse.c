@@ -68,47 +68,6 @@ const char *gl_sse_error_name(enum gl_sse_error e)
 
 /* ---- helpers ------------------------------------------------------------ */
 
-/* Strict UTF-8 (RFC 3629): no overlong forms, no surrogates, <= U+10FFFF.
- * NUL bytes are refused too: JSON text cannot hold them raw. */
-static bool utf8_ok(const unsigned char *s, size_t n)
-{
-	size_t i = 0;
-
-	while (i < n) {
-		unsigned c = s[i];
-		size_t k;
-		unsigned cp, min;
-
-		if (c == 0)
-			return false;
-		if (c < 0x80) {
-			i++;
-			continue;
-		}
-		if (c >= 0xC2 && c <= 0xDF) {
-			k = 1; cp = c & 0x1F; min = 0x80;
-		} else if (c >= 0xE0 && c <= 0xEF) {
-			k = 2; cp = c & 0x0F; min = 0x800;
-		} else if (c >= 0xF0 && c <= 0xF4) {
-			k = 3; cp = c & 0x07; min = 0x10000;
-		} else {
-			return false;
-		}
-		if (n - i <= k)
-			return false;
-		for (size_t j = 1; j <= k; j++) {
-			unsigned cc = s[i + j];
-			if ((cc & 0xC0) != 0x80)
-				return false;
-			cp = (cp << 6) | (cc & 0x3F);
-		}
-		if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-			return false;
-		i += k + 1;
-	}
-	return true;
-}
-
 static bool is_ws(char c)
 {
 	return c == ' ' || c == '\t' || c == '\r' || c == '\n';
@@ -266,7 +225,7 @@ static void oai_interpret(const char *data, size_t len, bool streaming,
 	const cJSON *choices, *usage, *errv, *ch;
 	bool any_delta = false, any_text = false;
 
-	if (!utf8_ok((const unsigned char *)data, len)) {
+	if (!gl_utf8_valid(data, len)) {
 		oai_malformed(c, "not valid UTF-8 (or a NUL byte)");
 		return;
 	}

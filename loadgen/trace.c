@@ -610,53 +610,13 @@ static const char *csv_row(struct gl_trace *t, struct gl_trace_row *row)
 
 /* ---- JSONL -------------------------------------------------------------- */
 
-/* Strict UTF-8 without NUL bytes (cJSON checks neither). */
-static bool utf8_ok(const unsigned char *s, size_t n)
-{
-	size_t i = 0;
-
-	while (i < n) {
-		unsigned c = s[i];
-		size_t k;
-		unsigned cp, min;
-
-		if (c == 0)
-			return false;
-		if (c < 0x80) {
-			i++;
-			continue;
-		}
-		if (c >= 0xC2 && c <= 0xDF) {
-			k = 1; cp = c & 0x1F; min = 0x80;
-		} else if (c >= 0xE0 && c <= 0xEF) {
-			k = 2; cp = c & 0x0F; min = 0x800;
-		} else if (c >= 0xF0 && c <= 0xF4) {
-			k = 3; cp = c & 0x07; min = 0x10000;
-		} else {
-			return false;
-		}
-		if (n - i <= k)
-			return false;
-		for (size_t j = 1; j <= k; j++) {
-			unsigned cc = s[i + j];
-			if ((cc & 0xC0) != 0x80)
-				return false;
-			cp = (cp << 6) | (cc & 0x3F);
-		}
-		if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-			return false;
-		i += k + 1;
-	}
-	return true;
-}
-
 /* Parse the current line as one JSON object; NULL with *why on failure. */
 static cJSON *json_line(struct gl_trace *t, const char **why)
 {
 	const char *end = NULL;
 	cJSON *doc;
 
-	if (!utf8_ok((const unsigned char *)t->line.data, t->line.len)) {
+	if (!gl_utf8_valid(t->line.data, t->line.len)) {
 		*why = "not valid UTF-8 (or a NUL byte)";
 		return NULL;
 	}
