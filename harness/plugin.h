@@ -99,6 +99,13 @@ struct gl_transport_ops {
 		    struct gl_exec_result *res, struct gl_err *err);
 };
 
+/* Run argv on host h through its transport ("local" for local hosts, "ssh"
+ * for ssh hosts), killed at the deadline. res->out must be freed with
+ * gl_buf_free (also on error). Returns 0 when the command ran (whatever its
+ * exit status), or a negative code with err naming host and cause. */
+int gl_host_exec(const struct gl_host *h, const char *const *argv, int64_t deadline_ms,
+		 struct gl_exec_result *res, struct gl_err *err);
+
 /* registry.c: the explicit tables. */
 const struct gl_workload_ops *gl_workload_find(const char *name);
 const struct gl_fault_ops *gl_fault_find(const char *kind);

@@ -105,3 +105,18 @@ static int null_exec(const struct gl_host *h, const char *const *argv, int64_t d
 
 const struct gl_transport_ops gl_transport_local = { .name = "local", .exec = local_exec };
 const struct gl_transport_ops gl_transport_null = { .name = "null", .exec = null_exec };
+
+int gl_host_exec(const struct gl_host *h, const char *const *argv, int64_t deadline_ms,
+		 struct gl_exec_result *res, struct gl_err *err)
+{
+	const char *name = !h || h->local ? "local" : "ssh";
+	const struct gl_transport_ops *t = gl_transport_find(name);
+
+	gl_buf_init(&res->out, EXEC_OUT_MAX);
+	res->exit_status = -1;
+	res->timed_out = 0;
+	if (!t)
+		return gl_errf(err, GL_EINVAL, "host '%s': the %s transport is not built in this version",
+			       h ? h->name : "?", name);
+	return t->exec(h, argv, deadline_ms, res, err);
+}
