@@ -186,7 +186,6 @@ s = datetime.datetime.strptime(r["run"]["started"], "%Y-%m-%dT%H:%M:%S.%fZ").rep
 print(max(0.0, s.timestamp() - float(sys.argv[2])))
 PY
 }
-f1() { printf '%.1f' "$1"; }
 # CPU share of one core (percent) of each PID between START+A and START+B
 # seconds (epoch START); sets PCT[pid], and RQW[pid]: ms per second it
 # spent runnable but waiting for a CPU (other load). Returns when B has passed.
@@ -362,8 +361,11 @@ LUA
 	echo "            client run-queue wait ${wcrqw} ms/s)"
 	if [ -n "$wrps" ]; then
 		ratio=$(calc 'round(float(sys.argv[1]) / float(sys.argv[2]), 3)' "$grps" "$wrps")
-		echo "  ratio gauntlet/wrk: $ratio  (every request recorded: $([ "$grows" = "$greq" ] && echo yes || echo "NO: $grows rows, $greq requests"))"
-		row "(c) non-stream req/s vs wrk, $C conns" "$ratio ($grps / $wrps)" ">= 0.7" "$(verdict "$ratio >= 0.7 and $grows == $greq")"
+		if [ "$grows" = "$greq" ]; then rec="yes, $grows rows"
+		elif [ "$grows" -gt "$greq" ]; then rec="yes, but the store has $grows rows and the report counts $greq requests"
+		else rec="NO: $grows rows for $greq requests"; fi
+		echo "  ratio gauntlet/wrk: $ratio  (every request recorded in the store: $rec)"
+		row "(c) non-stream req/s vs wrk, $C conns" "$ratio ($grps / $wrps)" ">= 0.7" "$(verdict "$ratio >= 0.7 and $grows >= $greq")"
 	else
 		echo "  wrk printed no Requests/sec:"; sed 's/^/    /' "$W/wrk.log"
 		row "(c) non-stream req/s vs wrk, $C conns" "wrk failed" ">= 0.7" "not run"

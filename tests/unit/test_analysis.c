@@ -161,7 +161,24 @@ int main(void)
 	gl_analysis_free(an);
 	gl_store_close(st);
 
-	/* 4. aggregates: error_rate and GB/s from counters */
+	/* 4. schema: a store from a newer gauntlet is refused, not misread */
+	{
+		char path[512];
+		sqlite3 *db;
+		struct gl_store *st2;
+		snprintf(path, sizeof(path), "%s/run.db", dir);
+		CHECK(sqlite3_open(path, &db) == SQLITE_OK);
+		CHECK(sqlite3_exec(db, "PRAGMA user_version = 99", NULL, NULL, NULL) == SQLITE_OK);
+		sqlite3_close(db);
+		gl_err_clear(&err);
+		st2 = gl_store_open(path, 0, &err);
+		CHECK(st2 == NULL && strstr(err.msg, "newer than this gauntlet"));
+		gl_store_close(st2);
+		gl_err_clear(&err);
+		CHECK(gl_store_open(path, 1, &err) == NULL && strstr(err.msg, "already exists"));
+	}
+
+	/* 5. aggregates: error_rate and GB/s from counters */
 	{
 		struct gl_agg *a = gl_agg_new();
 		double v;
