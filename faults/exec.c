@@ -144,6 +144,36 @@ static int ex_verify_revert(struct gl_ctx *c, const cJSON *plan, struct gl_err *
 	return run_step(plan, "verify_revert", 0, err);
 }
 
+/* Each step's program must exist on the host. */
+static int ex_preflight(struct gl_ctx *c, const cJSON *plan)
+{
+	static const char *const steps[] = { "inject", "verify", "revert", "verify_revert" };
+	const cJSON *hn = cJSON_GetObjectItemCaseSensitive(plan, "host");
+	const struct gl_host *h = cJSON_IsString(hn) ? gl_scenario_host(gl_ctx_scenario(c), hn->valuestring) : NULL;
+	int bad = 0;
+
+	for (size_t i = 0; h && i < GL_ARRAY_LEN(steps); i++) {
+		const cJSON *argv = cJSON_GetObjectItemCaseSensitive(plan, steps[i]);
+		const cJSON *prog = cJSON_GetArrayItem(argv, 0);
+		const char *cmd[] = { "sh", "-c", "command -v \"$1\" >/dev/null", "sh", NULL, NULL };
+		struct gl_exec_result res;
+		struct gl_err err = { 0 };
+		char subject[160], check[300];
+		int rc;
+
+		if (!cJSON_IsString(prog))
+			continue;
+		cmd[4] = prog->valuestring;
+		rc = gl_host_exec(h, cmd, 15000, &res, &err);
+		snprintf(subject, sizeof(subject), "exec fault on host %s", h->name);
+		snprintf(check, sizeof(check), "%s program '%s' present", steps[i], prog->valuestring);
+		bad |= gl_ctx_preflight(c, subject, check, rc == 0 && res.exit_status == 0,
+					rc ? err.msg : res.exit_status ? "not found on the host's PATH" : "") != 0;
+		gl_buf_free(&res.out);
+	}
+	return bad ? -1 : 0;
+}
+
 static void ex_describe(const cJSON *plan, struct gl_buf *out)
 {
 	static const char *const steps[] = { "inject", "verify", "revert", "verify_revert" };
@@ -170,4 +200,5 @@ const struct gl_fault_ops gl_fault_exec = {
 	.revert = ex_revert,
 	.verify_revert = ex_verify_revert,
 	.describe = ex_describe,
+	.preflight = ex_preflight,
 };

@@ -174,6 +174,38 @@ int gl_agg_eval(const struct gl_agg *a, const char *target_name, double *out)
 
 /* ---- the analysis ---------------------------------------------------------- */
 
+static int load_preflight(sqlite3 *db, struct gl_analysis *an, struct gl_err *err)
+{
+	sqlite3_stmt *q;
+	int cap = 0;
+
+	if (sqlite3_prepare_v2(db, "SELECT subject,check_name,ok,detail FROM preflight ORDER BY seq", -1, &q,
+			       NULL) != SQLITE_OK)
+		return gl_errf(err, GL_EIO, "store: %s", sqlite3_errmsg(db));
+	while (sqlite3_step(q) == SQLITE_ROW) {
+		struct gl_preflight_result *p;
+		if (an->n_preflight == cap) {
+			struct gl_preflight_result *np;
+			cap = cap ? cap * 2 : 16;
+			np = realloc(an->preflight, sizeof(*np) * (size_t)cap);
+			if (!np) {
+				sqlite3_finalize(q);
+				return gl_errf(err, GL_ENOMEM, "analysis: out of memory");
+			}
+			an->preflight = np;
+		}
+		p = &an->preflight[an->n_preflight++];
+		snprintf(p->subject, sizeof(p->subject), "%s", (const char *)sqlite3_column_text(q, 0));
+		snprintf(p->check, sizeof(p->check), "%s", (const char *)sqlite3_column_text(q, 1));
+		p->ok = sqlite3_column_int(q, 2);
+		snprintf(p->detail, sizeof(p->detail), "%s",
+			 sqlite3_column_text(q, 3) ? (const char *)sqlite3_column_text(q, 3) : "");
+		an->preflight_failed += !p->ok;
+	}
+	sqlite3_finalize(q);
+	return 0;
+}
+
 static int load_windows(sqlite3 *db, struct gl_analysis *an, struct gl_err *err)
 {
 	sqlite3_stmt *q;
@@ -463,7 +495,7 @@ int gl_analyze(struct gl_store *st, struct gl_analysis **out, struct gl_err *err
 		goto out;
 	}
 	gl_diag_free(&d);
-	if ((rc = load_windows(gl_store_db(st), an, err)))
+	if ((rc = load_windows(gl_store_db(st), an, err)) || (rc = load_preflight(gl_store_db(st), an, err)))
 		goto out;
 	for (int i = 0; i < an->n_windows; i++) {
 		int p = an->windows[i].phase;
@@ -509,7 +541,7 @@ int gl_analyze(struct gl_store *st, struct gl_analysis **out, struct gl_err *err
 	if (!strcmp(an->run.state, "aborted"))
 		strcpy(an->verdict, "aborted");
 	else if (!strcmp(an->run.state, "finished") && all_pass && an->faults_left_injected == 0 &&
-		 an->n_targets > 0)
+		 an->n_targets > 0 && an->preflight_failed == 0)
 		strcpy(an->verdict, "pass");
 	else
 		strcpy(an->verdict, "fail");
@@ -542,5 +574,6 @@ void gl_analysis_free(struct gl_analysis *a)
 		free(a->faults[i].row.plan);
 	free(a->faults);
 	free(a->targets);
+	free(a->preflight);
 	free(a);
 }

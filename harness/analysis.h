@@ -66,6 +66,11 @@ struct gl_target_result {
 	char note[160];
 };
 
+struct gl_preflight_result {
+	char subject[160], check[128], detail[512];
+	int ok;
+};
+
 struct gl_analysis {
 	struct gl_run_row run;
 	struct gl_scenario *sc;
@@ -78,6 +83,8 @@ struct gl_analysis {
 	int n_faults;
 	struct gl_target_result *targets;
 	int n_targets;
+	struct gl_preflight_result *preflight;
+	int n_preflight, preflight_failed;
 	int generator_saturated;
 	int faults_left_injected;     /* faults not reverted */
 	char verdict[16];             /* pass | fail | aborted (a run not finished is fail) */

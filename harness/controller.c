@@ -97,6 +97,20 @@ void gl_ctx_event(struct gl_ctx *c, enum gl_log_level lvl, const char *source, c
 		gl_store_event(c->st, c->mono_start ? gl_ctx_elapsed_ns(c) : 0, names[lvl], source, msg);
 }
 
+int gl_ctx_preflight(struct gl_ctx *c, const char *subject, const char *check, int ok,
+		     const char *detail)
+{
+	if (ok)
+		gl_info("preflight: %s: %s: ok%s%s", subject, check, detail && *detail ? ": " : "",
+			detail ? detail : "");
+	else
+		gl_error("preflight: %s: %s: FAILED%s%s", subject, check, detail && *detail ? ": " : "",
+			 detail ? detail : "");
+	if (c->st)
+		gl_store_preflight_put(c->st, subject, check, ok, detail);
+	return ok ? 0 : -1;
+}
+
 static int64_t scn_now(struct gl_ctx *c, int64_t elapsed)
 {
 	long double t = (long double)elapsed * c->scale;
@@ -520,6 +534,64 @@ static int preflight_plugins(const struct gl_scenario *s)
 	return bad ? -1 : 0;
 }
 
+/* The preflight gate: every host a fault targets answers through its
+ * transport (with a verified host key, for ssh), every tool a fault kind
+ * needs is there, and each plug-in's own checks pass. Nothing is injected
+ * when any check fails. Returns 0 when all passed. */
+static int preflight(struct gl_ctx *c)
+{
+	const struct gl_scenario *s = c->sc;
+	char *host_ok = calloc((size_t)s->n_hosts + 1, 1);
+	int bad = 0;
+
+	for (int i = 0; i < s->n_faults; i++) {
+		const struct gl_fault_spec *f = &s->faults[i];
+		const struct gl_host *h = gl_scenario_host(s, f->target);
+		int hi = h ? (int)(h - s->hosts) : -1;
+		char subject[160];
+
+		if (!h || !f->ops)
+			continue;
+		if (host_ok && !host_ok[hi]) {
+			static const char *const argv[] = { "true", NULL };
+			struct gl_exec_result res;
+			struct gl_err err = { 0 };
+			char detail[600] = "";
+			int rc = gl_host_exec(h, argv, 15000, &res, &err), ok = rc == 0 && res.exit_status == 0;
+			if (rc)
+				snprintf(detail, sizeof(detail), "%s", err.msg);
+			else if (!ok)
+				snprintf(detail, sizeof(detail), "'true' exited %d", res.exit_status);
+			gl_buf_free(&res.out);
+			snprintf(subject, sizeof(subject), "host %s", h->name);
+			bad |= gl_ctx_preflight(c, subject, h->local ? "reachable (local transport)"
+							  : "reachable (ssh, host key verified)", ok, detail) != 0;
+			host_ok[hi] = ok ? 1 : 2;
+		}
+		if (host_ok && host_ok[hi] == 2)
+			continue;   /* its tools cannot be checked on an unreachable host */
+		snprintf(subject, sizeof(subject), "fault %s on host %s", f->id, h->name);
+		for (int t = 0; f->ops->tools && f->ops->tools[t]; t++) {
+			const char *argv[] = { "sh", "-c", "command -v \"$1\" >/dev/null", "sh", f->ops->tools[t], NULL };
+			struct gl_exec_result res;
+			struct gl_err err = { 0 };
+			char check[128];
+			int rc = gl_host_exec(h, argv, 15000, &res, &err);
+			snprintf(check, sizeof(check), "tool '%s' present", f->ops->tools[t]);
+			bad |= gl_ctx_preflight(c, subject, check, rc == 0 && res.exit_status == 0,
+						rc ? err.msg : res.exit_status ? "not found on the host's PATH" : "") != 0;
+			gl_buf_free(&res.out);
+		}
+		if (f->ops->preflight && c->faults[i].plan)
+			bad |= f->ops->preflight(c, c->faults[i].plan) != 0;
+	}
+	for (int i = 0; i < s->n_workloads; i++)
+		if (s->workloads[i].ops->preflight)
+			bad |= s->workloads[i].ops->preflight(c, s->workloads[i].cfg) != 0;
+	free(host_ok);
+	return bad ? -1 : 0;
+}
+
 static int build_faults(struct gl_ctx *c, int fresh)
 {
 	c->faults = calloc((size_t)c->sc->n_faults + 1, sizeof(*c->faults));
@@ -804,6 +876,16 @@ int gl_controller_run(const struct gl_run_opts *o)
 	for (int i = 0; i < c.sc->n_faults; i++)
 		if (journal(&c, &c.faults[i]) != 0)
 			goto out;
+	if (preflight(&c) != 0) {
+		struct gl_err rerr = { 0 };
+		gl_ctx_event(&c, GL_LOG_ERROR, "controller", "preflight failed: nothing was started or injected");
+		gl_store_run_finish(c.st, "failed", "fail", 4, gl_wall_ns());
+		if (gl_report_write(c.dir, c.st, &rerr) != 0)
+			fprintf(stderr, "gauntlet: report: %s\n", rerr.msg);
+		fprintf(stderr, "gauntlet: preflight failed (see above); report: %s/report.json\n", c.dir);
+		code = 4;
+		goto out;
+	}
 	if (start_loop(&c) != 0) {
 		fprintf(stderr, "gauntlet: cannot start: %s\n", c.stop_msg[0] ? c.stop_msg : "out of memory");
 		goto out;

@@ -40,6 +40,10 @@ void gl_ctx_arm_at(struct gl_ctx *c, struct event *ev, int64_t at_ns);
  * the analysis window in force. */
 struct gl_store *gl_ctx_store(struct gl_ctx *c);
 int64_t gl_ctx_window(struct gl_ctx *c);
+/* Record one preflight check (store, report, stderr): subject names the
+ * host, endpoint or fault, check what was checked. Returns ok ? 0 : -1. */
+int gl_ctx_preflight(struct gl_ctx *c, const char *subject, const char *check, int ok,
+		     const char *detail);
 /* A line for the run's event log (store and stderr). */
 void gl_ctx_event(struct gl_ctx *c, enum gl_log_level lvl, const char *source, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
@@ -59,6 +63,9 @@ struct gl_workload_ops {
 	/* (required to run) stop issuing work; in-flight work is ended. */
 	void (*stop)(void *state);
 	void (*free)(void *state);
+	/* (optional) checks before the soak starts (endpoints answer, ...):
+	 * each check calls gl_ctx_preflight; return 0 when all passed. */
+	int (*preflight)(struct gl_ctx *c, const cJSON *cfg);
 };
 
 /*
@@ -83,6 +90,12 @@ struct gl_fault_ops {
 	int (*verify_revert)(struct gl_ctx *c, const cJSON *plan, struct gl_err *err);  /* (optional) */
 	/* (optional) human-readable commands for --dry-run, one per line into out. */
 	void (*describe)(const cJSON *plan, struct gl_buf *out);
+	/* (optional) commands that must exist on the target host; the
+	 * controller's preflight checks each with `command -v`. */
+	const char *const *tools;
+	/* (optional) more preflight checks, reported through gl_ctx_preflight;
+	 * return 0 when all passed. */
+	int (*preflight)(struct gl_ctx *c, const cJSON *plan);
 };
 
 /* Transports run commands on hosts, each call with a deadline. */

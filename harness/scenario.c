@@ -411,7 +411,7 @@ static void check_inference(struct vctx *v, const cJSON *w, const char *path)
 		"endpoints", "api", "model", "api_key_env", "api_key_file", "arrival", "trace",
 		"trace_format", "max_in_flight", "timeout", "ttft_timeout", "idle_timeout", "stream",
 		"input_tokens", "output_tokens", "seed", "balance", "drop_failed_endpoints",
-		"ca_bundle", "http2", "ignore_eos", NULL };
+		"ca_bundle", "http2", "ignore_eos", "preflight", NULL };
 	static const char *const akeys[] = { "mode", "rate", "cv", "users", "think_time", "speed",
 					     "loop", "start", "end", NULL };
 	static const char *const apis[] = { "chat", "completions", NULL };
@@ -460,6 +460,7 @@ static void check_inference(struct vctx *v, const cJSON *w, const char *path)
 	get_bool(v->d, w, "http2", path, &b);
 	get_bool(v->d, w, "ignore_eos", path, &b);
 	get_bool(v->d, w, "drop_failed_endpoints", path, &b);
+	get_bool(v->d, w, "preflight", path, &b);
 	get_enum(v->d, w, "balance", path, 0, bal, buf, sizeof(buf));
 	arr = cJSON_GetObjectItemCaseSensitive(w, "arrival");
 	join(p, sizeof(p), path, "arrival");

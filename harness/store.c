@@ -61,6 +61,9 @@ static const char *const migrations[] = {
 	"  busbw_gbps REAL, correctness_errors INTEGER);"
 	"CREATE TABLE storage_ops (seq INTEGER PRIMARY KEY AUTOINCREMENT, window INTEGER NOT NULL,"
 	"  op TEXT, bytes INTEGER, latency_ns INTEGER, error_class TEXT);",
+	/* 1 -> 2: the preflight gate */
+	"CREATE TABLE preflight (seq INTEGER PRIMARY KEY AUTOINCREMENT, wall_ns INTEGER NOT NULL,"
+	"  subject TEXT NOT NULL, check_name TEXT NOT NULL, ok INTEGER NOT NULL, detail TEXT);",
 };
 
 static int exec_sql(sqlite3 *db, const char *sql, struct gl_err *err)
@@ -562,4 +565,24 @@ int gl_store_request_put(struct gl_store *st, const struct gl_request_row *r)
 	sqlite3_bind_int64(q, 15, r->max_stall_ns);
 	txn(st);
 	return step_done(st, q);
+}
+
+int gl_store_preflight_put(struct gl_store *st, const char *subject, const char *check, int ok,
+			   const char *detail)
+{
+	sqlite3_stmt *q;
+	int rc;
+
+	if (sqlite3_prepare_v2(st->db, "INSERT INTO preflight(wall_ns,subject,check_name,ok,detail) "
+			       "VALUES(?,?,?,?,?)", -1, &q, NULL) != SQLITE_OK)
+		return -GL_EIO;
+	sqlite3_bind_int64(q, 1, gl_wall_ns());
+	sqlite3_bind_text(q, 2, subject, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(q, 3, check, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int(q, 4, ok);
+	sqlite3_bind_text(q, 5, detail ? detail : "", -1, SQLITE_TRANSIENT);
+	txn(st);
+	rc = sqlite3_step(q);
+	sqlite3_finalize(q);
+	return rc == SQLITE_DONE ? 0 : -GL_EIO;
 }

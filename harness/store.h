@@ -21,7 +21,7 @@
 
 #include "util.h"
 
-#define GL_STORE_SCHEMA_VERSION 1
+#define GL_STORE_SCHEMA_VERSION 2
 
 struct gl_store;
 
@@ -105,6 +105,9 @@ struct gl_request_row {
 	int64_t max_stall_ns;
 };
 int gl_store_request_put(struct gl_store *st, const struct gl_request_row *r);
+
+int gl_store_preflight_put(struct gl_store *st, const char *subject, const char *check, int ok,
+			   const char *detail);
 
 int gl_store_event(struct gl_store *st, int64_t elapsed_ns, const char *level, const char *source,
 		   const char *message);

@@ -811,6 +811,8 @@ static int boolv(const cJSON *o, const char *k, int def)
 	return cJSON_IsBool(v) ? cJSON_IsTrue(v) : def;
 }
 
+static size_t discard_body(char *d, size_t s, size_t n, void *u) { return s * n; }
+
 /* Resolve a path relative to the scenario file's directory. */
 static void rel_path(struct gl_ctx *c, const char *p, char *out, size_t n)
 {
@@ -1057,6 +1059,52 @@ static void inf_free(void *state)
 	free(w);
 }
 
+/* Every endpoint answers GET {base}/models with 200 within 10 s. A scenario
+ * that means to start against a down endpoint says "preflight": false. */
+static int inf_preflight(struct gl_ctx *c, const cJSON *cfg)
+{
+	const cJSON *eps = cJSON_GetObjectItemCaseSensitive(cfg, "endpoints"), *e;
+	int bad = 0;
+
+	if (!boolv(cfg, "preflight", 1)) {
+		gl_ctx_preflight(c, "inference", "endpoints answer", 1, "not checked: \"preflight\": false in the scenario");
+		return 0;
+	}
+	cJSON_ArrayForEach(e, eps) {
+		CURL *h = curl_easy_init();
+		char url[1100], detail[300] = "";
+		const char *ca = str(cfg, "ca_bundle", NULL);
+		long status = 0;
+		CURLcode res;
+		size_t l;
+
+		if (!h || !cJSON_IsString(e))
+			continue;
+		snprintf(url, sizeof(url), "%s", e->valuestring);
+		l = strlen(url);
+		while (l > 0 && url[l - 1] == '/')
+			url[--l] = '\0';
+		snprintf(url + l, sizeof(url) - l, "/models");
+		curl_easy_setopt(h, CURLOPT_URL, url);
+		curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+		curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, 10000L);
+		curl_easy_setopt(h, CURLOPT_NOBODY, 0L);
+		curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, discard_body);
+		if (ca)
+			curl_easy_setopt(h, CURLOPT_CAINFO, ca);
+		res = curl_easy_perform(h);
+		curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
+		if (res != CURLE_OK)
+			snprintf(detail, sizeof(detail), "%s", curl_easy_strerror(res));
+		else if (status != 200)
+			snprintf(detail, sizeof(detail), "HTTP %ld", status);
+		bad |= gl_ctx_preflight(c, e->valuestring, "answers GET /models", res == CURLE_OK && status == 200,
+					detail) != 0;
+		curl_easy_cleanup(h);
+	}
+	return bad ? -1 : 0;
+}
+
 const struct gl_workload_ops gl_workload_inference = {
 	.name = "inference",
 	.init = inf_init,
@@ -1064,4 +1112,5 @@ const struct gl_workload_ops gl_workload_inference = {
 	.set_load = inf_set_load,
 	.stop = inf_stop,
 	.free = inf_free,
+	.preflight = inf_preflight,
 };

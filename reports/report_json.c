@@ -207,6 +207,18 @@ cJSON *gl_report_json(const struct gl_analysis *an)
 	}
 	cJSON_AddNumberToObject(r, "faults_left_injected", an->faults_left_injected);
 
+	arr = cJSON_AddArrayToObject(r, "preflight");
+	for (int i = 0; i < an->n_preflight; i++) {
+		const struct gl_preflight_result *p = &an->preflight[i];
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "subject", p->subject);
+		cJSON_AddStringToObject(o, "check", p->check);
+		cJSON_AddBoolToObject(o, "ok", p->ok);
+		cJSON_AddStringToObject(o, "detail", p->detail);
+		cJSON_AddItemToArray(arr, o);
+	}
+	cJSON_AddBoolToObject(r, "preflight_passed", an->preflight_failed == 0);
+
 	arr = cJSON_AddArrayToObject(r, "targets");
 	for (int i = 0; i < an->n_targets; i++) {
 		const struct gl_target_result *t = &an->targets[i];

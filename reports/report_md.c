@@ -41,6 +41,14 @@ int gl_report_md(const struct gl_analysis *an, struct gl_buf *b)
 	if (an->generator_saturated)
 		gl_buf_printf(b, "> **Warning:** the load generator was saturated (send lag p99 above 5 ms); latency figures include client delay.\n\n");
 
+	if (an->n_preflight) {
+		gl_buf_printf(b, "## Preflight%s\n\n| result | subject | check | detail |\n|---|---|---|---|\n",
+			      an->preflight_failed ? ": FAILED, nothing was started or injected" : "");
+		for (int i = 0; i < an->n_preflight; i++)
+			gl_buf_printf(b, "| %s | %s | %s | %s |\n", an->preflight[i].ok ? "ok" : "FAILED",
+				      an->preflight[i].subject, an->preflight[i].check, an->preflight[i].detail);
+		gl_buf_printf(b, "\n");
+	}
 	gl_buf_printf(b, "## Targets\n\n| result | scope | metric | target | measured | windows | note |\n|---|---|---|---|---|---|---|\n");
 	for (int i = 0; i < an->n_targets; i++) {
 		const struct gl_target_result *t = &an->targets[i];

@@ -110,11 +110,18 @@ run e-4xx "$T/e-4xx.json"
 check "error 4xx -> http_4xx" m e-4xx "i['errors_by_class']['http_4xx'] == i['requests'] >= 3 or sys.exit(1)"
 # connect: nothing listens there (a port we bind and close)
 FREE=$(python3 -c "import socket; s=socket.socket(); s.bind(('127.0.0.1',0)); print(s.getsockname()[1]); s.close()")
-scenario "$T/e-conn.json" 3s "http://127.0.0.1:$FREE/v1" '"arrival": { "mode": "constant", "rate": 10 }'
+scenario "$T/e-conn.json" 3s "http://127.0.0.1:$FREE/v1" '"arrival": { "mode": "constant", "rate": 10 }, "preflight": false'
 run e-conn "$T/e-conn.json"
 check "error connect -> connect" m e-conn "i['errors_by_class']['connect'] == i['requests'] >= 3 or sys.exit(1)"
+# the same endpoint with the preflight gate on: the run does not start
+sed -i 's/"preflight": false/"preflight": true/' "$T/e-conn.json"
+run e-conn-pf "$T/e-conn.json"; rc=$?
+check "preflight: an endpoint that does not answer stops the run (exit 4), naming it" bash -c "[ $rc -eq 4 ] && grep -q 'preflight: http://127.0.0.1:$FREE/v1: answers GET /models: FAILED' '$T/e-conn-pf.log'"
+check "preflight: report says so, no request sent" python3 -c "
+import json; r=json.load(open('$T/e-conn-pf/report.json'))
+assert r['preflight_passed'] is False and r['verdict'] == 'fail' and r['run']['windows'] == 0, r['preflight']"
 # tls: https to a plain HTTP server
-scenario "$T/e-tls.json" 3s "https://$ADDR/v1" '"arrival": { "mode": "constant", "rate": 10 }'
+scenario "$T/e-tls.json" 3s "https://$ADDR/v1" '"arrival": { "mode": "constant", "rate": 10 }, "preflight": false'
 run e-tls "$T/e-tls.json"
 check "error tls -> tls" m e-tls "i['errors_by_class']['tls'] == i['requests'] >= 3 or sys.exit(1)"
 # oversized SSE lines (2 MiB): malformed, and memory stays bounded

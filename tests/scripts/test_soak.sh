@@ -50,6 +50,15 @@ touch "$T/allow-revert"
 rc=$?
 check "gauntlet revert then succeeds (exit 0), marker gone" [ $rc -eq 0 -a ! -e "$T/x.marker" ]
 check "journal now reverted" [ "$(sql "$T/ex/run.db" "select state from faults")" = reverted ]
+# preflight: a program the fault needs is missing -> nothing starts, nothing injected
+rm -f "$T/x.marker"
+sed -e 's|"revert": \["sh"|"revert": ["gl-no-such-program-'$$'"|' "$T/exec.json" > "$T/pf.json"
+"$GAUNTLET" run "$T/pf.json" --out "$T/pf" >"$T/pf.log" 2>&1
+rc=$?
+check "preflight: missing program stops the run (exit 4)" [ $rc -eq 4 ]
+check "preflight: message names host and check" grep -q "preflight: exec fault on host me: revert program 'gl-no-such-program-$$' present: FAILED" "$T/pf.log"
+check "preflight: nothing injected (marker absent, fault planned)" bash -c "[ ! -e '$T/x.marker' ] && [ \"\$(python3 -c \"import sqlite3; print(sqlite3.connect('$T/pf/run.db').execute('select state from faults').fetchone()[0])\")\" = planned ]"
+check "preflight: report has the failed check and verdict fail" json "$T/pf/report.json" "r['verdict']=='fail' and not r['preflight_passed'] and any(not p['ok'] and 'gl-no-such-program' in p['check'] for p in r['preflight']) or sys.exit(1)"
 "$GAUNTLET" run "$T/exec.json" --dry-run >"$T/dry.log" 2>&1
 check "dry run prints the exec commands" grep -q "inject: touch $T/x.marker" "$T/dry.log"
 finish

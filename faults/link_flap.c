@@ -1,0 +1,936 @@
+/*
+ * link_flap.c - the link_flap fault kind: take a network link down and up
+ * (method "ip"), drop a share of its packets ("loss", nftables numgen) or
+ * cap its rate ("rate", tc tbf). Every command runs on the fault's target
+ * host through gl_host_exec (local hosts inside their "netns"; ssh hosts
+ * once that transport is built), with a deadline.
+ *
+ * ip: params {"interface": IF, "down": "5s", "up": "25s", "count": 1}.
+ * Without "for" the fault lasts count x (down + up). inject takes the link
+ * down at once, then starts a detached shell loop on the target (setsid: its
+ * own session, no tie to the controller) that sleeps "down", brings the link
+ * up, sleeps "up", takes it down again, ... for "count" flaps. Its sleeps
+ * are divided by the run's --time-scale, like the rest of the timeline.
+ * inject does not wait for the flapping: the controller calls it on its
+ * event loop.
+ *   The loop is also the fault's dead-man's switch (DESIGN section 5): it
+ * ends with the link up, count x down + (count - 1) x up after inject, even
+ * when the controller was SIGKILLed and nobody runs `gauntlet revert`; a
+ * TERM, INT or HUP sent to it brings the link up as well. It writes its pid
+ * into the pid file the plan names (/run/gauntlet/link_flap.ID.NONCE.pid).
+ * revert kills the loop's process group (only when that pid still runs the
+ * loop: its command line names the pid file), waits for it to end, removes
+ * the pid file and forces the link up, from the plan alone, as often as
+ * asked. verify: the link is down or the loop runs; verify_revert: the link
+ * is UP and no loop runs.
+ *
+ * loss: params {"interface": IF, "percent": P} (0 < P <= 100, steps of
+ * 0.01). An nftables table of its own, inet gauntlet_ID, with input, output
+ * and forward chains dropping `numgen random mod 10000 < P*100` on IF, in
+ * and out: each direction loses P%, so a request and its reply get through
+ * together (1 - P/100)^2 of the time. Made in one nft transaction, so it is
+ * there whole or not at all. revert deletes the table ("No such file or
+ * directory" counts as done).
+ *
+ * rate: params {"interface": IF, "rate": "10mbit", "burst": "32kbit",
+ * "latency": "400ms"}: `tc qdisc replace dev IF root tbf ...`; revert
+ * deletes the root qdisc, which gives the interface its default qdisc back
+ * (a custom root qdisc the host had before the fault is not restored).
+ *
+ * loss and rate need "for" (they have no natural end). Values that reach a
+ * command are validated: interface names are 1-15 characters of
+ * [A-Za-z0-9_.:-] not starting with '-', tc values match tc's grammar, and
+ * a plan read back from the store is checked again before use. Commands are
+ * argv arrays; the ip method's sh scripts contain only validated values.
+ */
+#include <ctype.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "plugin.h"
+
+#define LF_CMD_TIMEOUT_MS 30000
+#define LF_PID_DIR "/run/gauntlet"
+#define LF_MAX_COUNT 1000000
+#define LF_MAX_FLAP_NS (366LL * 24 * 3600 * 1000000000LL)   /* a year of flapping */
+#define LF_SCRIPT_MAX 4096
+
+enum lf_method { LF_IP, LF_LOSS, LF_RATE };
+
+static const char *const lf_methods[] = { "ip", "loss", "rate", NULL };
+static const char *const lf_keys[][5] = {
+	[LF_IP] = { "interface", "down", "up", "count", NULL },
+	[LF_LOSS] = { "interface", "percent", NULL },
+	[LF_RATE] = { "interface", "rate", "burst", "latency", NULL },
+};
+
+/* tc's units (case-insensitive), from iproute2's get_rate/get_size/get_time. */
+static const char *const tc_rate_units[] = { "bit", "kbit", "mbit", "gbit", "tbit", "bps", "kbps", "mbps",
+					     "gbps", "tbps", "kibit", "mibit", "gibit", "tibit", "kibps",
+					     "mibps", "gibps", "tibps", NULL };
+static const char *const tc_size_units[] = { "", "b", "k", "kb", "m", "mb", "g", "gb", "kbit", "mbit", "gbit", NULL };
+static const char *const tc_time_units[] = { "", "s", "sec", "secs", "ms", "msec", "msecs", "us", "usec", "usecs", NULL };
+
+static enum lf_method method_of(const char *m)
+{
+	return m && !strcmp(m, "loss") ? LF_LOSS : m && !strcmp(m, "rate") ? LF_RATE : LF_IP;
+}
+
+/* ---- values that reach commands ------------------------------------------- */
+
+/* Interface names as the kernel allows them, minus anything a shell or a
+ * command line could read as more than a name. */
+static int ifname_ok(const char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+
+	if (n == 0 || n > 15 || s[0] == '-' || !strcmp(s, ".") || !strcmp(s, ".."))
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (!isalnum((unsigned char)s[i]) && !strchr("_.:-", s[i]))
+			return 0;
+	return 1;
+}
+
+/* "<digits>[.<digits>]<unit>" with a unit from the list; 1 when it matches
+ * and the number is not zero. */
+static int tc_value_ok(const char *s, const char *const *units)
+{
+	const char *p = s;
+	int digits = 0, nonzero = 0;
+
+	if (!s || strlen(s) > 31)
+		return 0;
+	for (; isdigit((unsigned char)*p); p++, digits++)
+		nonzero |= *p != '0';
+	if (*p == '.')
+		for (p++; isdigit((unsigned char)*p); p++, digits++)
+			nonzero |= *p != '0';
+	if (!digits || !nonzero)
+		return 0;
+	for (int i = 0; units[i]; i++)
+		if (!strcasecmp(p, units[i]))
+			return 1;
+	return 0;
+}
+
+/* Names and paths made from a fault id keep [A-Za-z0-9_.-]. */
+static void sanitize_id(const char *id, char *out, size_t n)
+{
+	size_t i = 0;
+	for (; id[i] && i + 1 < n; i++)
+		out[i] = isalnum((unsigned char)id[i]) || strchr("_.-", id[i]) ? id[i] : '_';
+	out[i] = '\0';
+}
+
+static int word_ok(const char *s, const char *extra, size_t max)
+{
+	size_t n = s ? strlen(s) : 0;
+	if (n == 0 || n > max)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (!isalnum((unsigned char)s[i]) && !strchr(extra, s[i]))
+			return 0;
+	return 1;
+}
+
+/* ---- params --------------------------------------------------------------- */
+
+struct lf_params {
+	enum lf_method m;
+	const char *ifname;
+	int64_t down_ns, up_ns;
+	long count;
+	double percent;
+	const char *rate, *burst, *latency;
+};
+
+/* Report an error when d is set; always count it. */
+static void perr(struct gl_diag *d, int *n_err, const cJSON *node, const char *path, const char *key,
+		 const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+static void perr(struct gl_diag *d, int *n_err, const cJSON *node, const char *path, const char *key,
+		 const char *fmt, ...)
+{
+	char p[256], msg[512];
+	va_list ap;
+
+	(*n_err)++;
+	if (!d)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (key)
+		snprintf(p, sizeof(p), "%s.params.%s", path, key);
+	else
+		snprintf(p, sizeof(p), "%s", path);
+	gl_diag_error(d, node, p, "%s", msg);
+}
+
+static void get_duration(const cJSON *params, const char *key, int64_t def, int allow_zero, int64_t *out,
+			 struct gl_diag *d, int *n_err, const char *path)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(params, key);
+	struct gl_err e = { 0 };
+
+	*out = def;
+	if (!v)
+		return;
+	if (!cJSON_IsString(v) || gl_parse_duration_ns(v->valuestring, out, &e) != 0) {
+		perr(d, n_err, v, path, key, "%s", e.code ? e.msg : "expected a duration like \"5s\" or \"500ms\"");
+		*out = def;
+	} else if (*out < 0 || (*out == 0 && !allow_zero)) {
+		perr(d, n_err, v, path, key, "expected a duration above 0s");
+		*out = def;
+	}
+}
+
+static const char *get_tc(const cJSON *params, const char *key, const char *def, const char *const *units,
+			  const char *what, struct gl_diag *d, int *n_err, const char *path)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(params, key);
+
+	if (!v) {
+		if (!def)
+			perr(d, n_err, params, path, NULL, "link_flap method rate needs params.%s: %s", key, what);
+		return def;
+	}
+	if (!cJSON_IsString(v) || !tc_value_ok(v->valuestring, units)) {
+		perr(d, n_err, v, path, key, "expected %s", what);
+		return def;
+	}
+	return v->valuestring;
+}
+
+/* Parse and check f's params. With d, every problem is reported (path is
+ * "faults[i]"); without, they are only counted. Returns the error count. */
+static int parse_params(const struct gl_fault_spec *f, struct lf_params *p, struct gl_diag *d, const char *path)
+{
+	const cJSON *params = f->params, *it, *v;
+	int n_err = 0;
+
+	memset(p, 0, sizeof(*p));
+	p->m = method_of(f->method);
+	p->count = 1;
+	p->down_ns = 5000000000LL;
+	p->up_ns = 25000000000LL;
+	p->burst = "32kbit";
+	p->latency = "400ms";
+	if (!params) {
+		perr(d, &n_err, f->json, path, NULL, "kind link_flap needs params with at least \"interface\"");
+		return n_err;
+	}
+	cJSON_ArrayForEach(it, params) {
+		const char *const *keys = lf_keys[p->m];
+		int known = 0;
+		char list[128] = "";
+		size_t off = 0;
+		for (int i = 0; keys[i]; i++) {
+			known |= !strcmp(it->string, keys[i]);
+			off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%s", i ? ", " : "", keys[i]);
+		}
+		if (!known)
+			perr(d, &n_err, it, path, it->string,
+			     "unknown key '%s' for link_flap method %s, expected one of: %s", it->string,
+			     lf_methods[p->m], list);
+	}
+	v = cJSON_GetObjectItemCaseSensitive(params, "interface");
+	if (!v)
+		perr(d, &n_err, params, path, NULL, "kind link_flap needs params.interface (e.g. \"eth0\")");
+	else if (!cJSON_IsString(v) || !ifname_ok(v->valuestring))
+		perr(d, &n_err, v, path, "interface",
+		     "expected an interface name: 1-15 characters from A-Z a-z 0-9 _ . : - , not starting with '-'");
+	else
+		p->ifname = v->valuestring;
+
+	switch (p->m) {
+	case LF_IP:
+		get_duration(params, "down", p->down_ns, 0, &p->down_ns, d, &n_err, path);
+		get_duration(params, "up", p->up_ns, 1, &p->up_ns, d, &n_err, path);
+		v = cJSON_GetObjectItemCaseSensitive(params, "count");
+		if (v) {
+			if (!cJSON_IsNumber(v) || v->valuedouble != floor(v->valuedouble) || v->valuedouble < 1 ||
+			    v->valuedouble > LF_MAX_COUNT)
+				perr(d, &n_err, v, path, "count", "expected a whole number of flaps from 1 to %d",
+				     LF_MAX_COUNT);
+			else
+				p->count = (long)v->valuedouble;
+		}
+		if ((long double)p->count * ((long double)p->down_ns + (long double)p->up_ns) > (long double)LF_MAX_FLAP_NS)
+			perr(d, &n_err, params, path, NULL, "count x (down + up) is longer than a year");
+		break;
+	case LF_LOSS:
+		v = cJSON_GetObjectItemCaseSensitive(params, "percent");
+		if (!v)
+			perr(d, &n_err, params, path, NULL,
+			     "link_flap method loss needs params.percent: the share of packets dropped, above 0 and at most 100");
+		else if (!cJSON_IsNumber(v) || !(v->valuedouble > 0) || v->valuedouble > 100 ||
+			 llround(v->valuedouble * 100) < 1)
+			perr(d, &n_err, v, path, "percent",
+			     "expected a number above 0 and at most 100 (steps of 0.01), like 30 or 0.5");
+		else
+			p->percent = v->valuedouble;
+		break;
+	case LF_RATE:
+		p->rate = get_tc(params, "rate", NULL, tc_rate_units, "a tc rate like \"10mbit\", \"1gbit\" or \"500kbps\"",
+				 d, &n_err, path);
+		p->burst = get_tc(params, "burst", p->burst, tc_size_units, "a tc size like \"32kbit\", \"64kb\" or \"1mb\"",
+				  d, &n_err, path);
+		p->latency = get_tc(params, "latency", p->latency, tc_time_units,
+				    "a tc time like \"400ms\", \"1s\" or \"500us\"", d, &n_err, path);
+		break;
+	}
+	return n_err;
+}
+
+static void lf_validate(const struct gl_fault_spec *f, struct gl_diag *d, const char *path)
+{
+	struct lf_params p;
+	int n_err = parse_params(f, &p, d, path);
+
+	/* validate runs before "for" is implied: dur_ns is what was written */
+	if (p.m != LF_IP && f->dur_ns <= 0)
+		gl_diag_error(d, f->json, path,
+			      "link_flap method %s needs \"for\": how long the %s lasts (without it the fault would be reverted at once)",
+			      lf_methods[p.m], p.m == LF_LOSS ? "loss" : "rate limit");
+	if (!n_err && p.m == LF_IP && f->dur_ns > 0 && f->dur_ns < p.count * (p.down_ns + p.up_ns)) {
+		char a[64], b[64];
+		gl_format_duration(f->dur_ns, a, sizeof(a));
+		gl_format_duration(p.count * (p.down_ns + p.up_ns), b, sizeof(b));
+		gl_diag_warn(d, cJSON_GetObjectItemCaseSensitive(f->json, "for"), path,
+			     "\"for\" (%s) ends the fault before its %ld flap(s) (%s) are done; revert stops the flapping there",
+			     a, p.count, b);
+	}
+}
+
+static int64_t lf_implied_duration_ns(const struct gl_fault_spec *f)
+{
+	struct lf_params p;
+
+	if (parse_params(f, &p, NULL, "") != 0 || p.m != LF_IP)
+		return 0;
+	return p.count * (p.down_ns + p.up_ns);
+}
+
+/* ---- the plan: everything revert needs, host included -------------------- */
+
+struct lf_plan {
+	enum lf_method m;
+	struct gl_host host;
+	char ifname[16];
+	char table[96];           /* loss */
+	char pid_file[192];       /* ip */
+	int64_t down_us, up_us;   /* ip, scenario time */
+	long count;
+	long loss_per10k;         /* loss: percent x 100 */
+	char rate[32], burst[32], latency[32];
+};
+
+static const char *jstr(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static int plan_host(cJSON *o, const struct gl_host *h, struct gl_err *err)
+{
+	cJSON_AddStringToObject(o, "host", h->name);
+	if (h->local) {
+		cJSON_AddStringToObject(o, "transport", "local");
+		cJSON_AddStringToObject(o, "netns", h->netns);
+		return 0;
+	}
+	if (!gl_transport_find("ssh"))
+		return gl_errf(err, GL_EINVAL,
+			       "link_flap on host '%s': it is reached over ssh, and this build has no ssh transport yet",
+			       h->name);
+	{
+		cJSON *s = cJSON_AddObjectToObject(o, "ssh");
+		cJSON_AddStringToObject(o, "transport", "ssh");
+		cJSON_AddStringToObject(s, "user", h->ssh_user);
+		cJSON_AddStringToObject(s, "host", h->ssh_host);
+		cJSON_AddNumberToObject(s, "port", h->ssh_port);
+		cJSON_AddStringToObject(s, "key", h->key);
+		cJSON_AddStringToObject(s, "known_hosts", h->known_hosts);
+	}
+	return 0;
+}
+
+static int host_from_plan(const cJSON *plan, struct gl_host *h, struct gl_err *err)
+{
+	const char *name = jstr(plan, "host"), *tr = jstr(plan, "transport"), *ns = jstr(plan, "netns");
+
+	memset(h, 0, sizeof(*h));
+	if (!name)
+		return gl_errf(err, GL_EINVAL, "link_flap: the plan names no host");
+	snprintf(h->name, sizeof(h->name), "%s", name);
+	if (!tr || !strcmp(tr, "local")) {
+		h->local = 1;
+		if (ns && ns[0]) {
+			if (!word_ok(ns, "_.-", GL_NAME_MAX - 1))
+				return gl_errf(err, GL_EINVAL, "link_flap: bad netns name in the plan");
+			snprintf(h->netns, sizeof(h->netns), "%s", ns);
+		}
+		return 0;
+	}
+	if (!strcmp(tr, "ssh")) {
+		const cJSON *s = cJSON_GetObjectItemCaseSensitive(plan, "ssh");
+		const cJSON *port = cJSON_GetObjectItemCaseSensitive(s, "port");
+		snprintf(h->ssh_user, sizeof(h->ssh_user), "%s", jstr(s, "user") ? jstr(s, "user") : "");
+		snprintf(h->ssh_host, sizeof(h->ssh_host), "%s", jstr(s, "host") ? jstr(s, "host") : "");
+		snprintf(h->key, sizeof(h->key), "%s", jstr(s, "key") ? jstr(s, "key") : "");
+		snprintf(h->known_hosts, sizeof(h->known_hosts), "%s", jstr(s, "known_hosts") ? jstr(s, "known_hosts") : "");
+		h->ssh_port = cJSON_IsNumber(port) ? port->valueint : 22;
+		return 0;
+	}
+	return gl_errf(err, GL_EINVAL, "link_flap: unknown transport '%s' in the plan", tr);
+}
+
+static void nonce_hex(char *out, size_t n)
+{
+	unsigned char r[4] = { 0 };
+	int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+	uint64_t t = (uint64_t)gl_now_ns() ^ ((uint64_t)getpid() << 32);
+
+	if (fd < 0 || read(fd, r, sizeof(r)) != (ssize_t)sizeof(r))
+		memcpy(r, &t, sizeof(r));
+	if (fd >= 0)
+		close(fd);
+	snprintf(out, n, "%02x%02x%02x%02x", r[0], r[1], r[2], r[3]);
+}
+
+static int lf_plan(const struct gl_scenario *s, const struct gl_fault_spec *f, cJSON **plan, struct gl_err *err)
+{
+	const struct gl_host *h = gl_scenario_host(s, f->target);
+	struct lf_params p;
+	char id[GL_NAME_MAX], name[192], nonce[16];
+	cJSON *o;
+
+	if (!h)
+		return gl_errf(err, GL_EINVAL, "link_flap: unknown host '%s'", f->target);
+	if (parse_params(f, &p, NULL, "") != 0)
+		return gl_errf(err, GL_EINVAL, "link_flap '%s': its params do not validate (see gauntlet validate)", f->id);
+	o = cJSON_CreateObject();
+	if (!o)
+		return gl_errf(err, GL_ENOMEM, "out of memory");
+	cJSON_AddStringToObject(o, "id", f->id);
+	cJSON_AddStringToObject(o, "method", lf_methods[p.m]);
+	if (plan_host(o, h, err) != 0) {
+		cJSON_Delete(o);
+		return -GL_EINVAL;
+	}
+	cJSON_AddStringToObject(o, "interface", p.ifname);
+	sanitize_id(f->id, id, sizeof(id));
+	switch (p.m) {
+	case LF_IP:
+		nonce_hex(nonce, sizeof(nonce));
+		snprintf(name, sizeof(name), "%s/link_flap.%s.%s.pid", LF_PID_DIR, id, nonce);
+		cJSON_AddStringToObject(o, "pid_file", name);
+		cJSON_AddNumberToObject(o, "down_us", (double)(p.down_ns / 1000));
+		cJSON_AddNumberToObject(o, "up_us", (double)(p.up_ns / 1000));
+		cJSON_AddNumberToObject(o, "count", (double)p.count);
+		break;
+	case LF_LOSS:
+		snprintf(name, sizeof(name), "gauntlet_%s", id);
+		cJSON_AddStringToObject(o, "table", name);
+		cJSON_AddNumberToObject(o, "percent", (double)llround(p.percent * 100) / 100.0);
+		break;
+	case LF_RATE:
+		cJSON_AddStringToObject(o, "rate", p.rate);
+		cJSON_AddStringToObject(o, "burst", p.burst);
+		cJSON_AddStringToObject(o, "latency", p.latency);
+		break;
+	}
+	*plan = o;
+	return 0;
+}
+
+static int copy_checked(char *dst, size_t n, const char *src, int ok, const char *what, struct gl_err *err)
+{
+	if (!src || !ok || strlen(src) >= n)
+		return gl_errf(err, GL_EINVAL, "link_flap: the plan's %s is missing or not valid", what);
+	memcpy(dst, src, strlen(src) + 1);
+	return 0;
+}
+
+/* Read a plan back (maybe from a store written by another process) and
+ * check every value that will reach a command. */
+static int read_plan(const cJSON *plan, struct lf_plan *p, struct gl_err *err)
+{
+	const char *v;
+	const cJSON *n;
+
+	memset(p, 0, sizeof(*p));
+	if (!cJSON_IsObject(plan))
+		return gl_errf(err, GL_EINVAL, "link_flap: no plan");
+	p->m = method_of(jstr(plan, "method"));
+	if (host_from_plan(plan, &p->host, err) != 0)
+		return -GL_EINVAL;
+	v = jstr(plan, "interface");
+	if (copy_checked(p->ifname, sizeof(p->ifname), v, ifname_ok(v), "interface", err))
+		return -GL_EINVAL;
+	switch (p->m) {
+	case LF_IP:
+		v = jstr(plan, "pid_file");
+		if (copy_checked(p->pid_file, sizeof(p->pid_file), v,
+				 v && !strncmp(v, LF_PID_DIR "/link_flap.", strlen(LF_PID_DIR "/link_flap.")) &&
+				 word_ok(v, "_.-/", sizeof(p->pid_file) - 1) && !strstr(v, ".."),
+				 "pid_file", err))
+			return -GL_EINVAL;
+		n = cJSON_GetObjectItemCaseSensitive(plan, "down_us");
+		p->down_us = cJSON_IsNumber(n) && n->valuedouble > 0 ? (int64_t)n->valuedouble : 5000000;
+		n = cJSON_GetObjectItemCaseSensitive(plan, "up_us");
+		p->up_us = cJSON_IsNumber(n) && n->valuedouble >= 0 ? (int64_t)n->valuedouble : 25000000;
+		n = cJSON_GetObjectItemCaseSensitive(plan, "count");
+		p->count = cJSON_IsNumber(n) && n->valuedouble >= 1 && n->valuedouble <= LF_MAX_COUNT ? (long)n->valuedouble : 1;
+		break;
+	case LF_LOSS:
+		v = jstr(plan, "table");
+		if (copy_checked(p->table, sizeof(p->table), v,
+				 v && !strncmp(v, "gauntlet_", 9) && word_ok(v, "_.-", sizeof(p->table) - 1), "table", err))
+			return -GL_EINVAL;
+		n = cJSON_GetObjectItemCaseSensitive(plan, "percent");
+		if (!cJSON_IsNumber(n) || !(n->valuedouble > 0) || n->valuedouble > 100)
+			return gl_errf(err, GL_EINVAL, "link_flap: the plan's percent is missing or not valid");
+		p->loss_per10k = llround(n->valuedouble * 100);
+		if (p->loss_per10k < 1)
+			p->loss_per10k = 1;
+		break;
+	case LF_RATE:
+		v = jstr(plan, "rate");
+		if (copy_checked(p->rate, sizeof(p->rate), v, tc_value_ok(v, tc_rate_units), "rate", err))
+			return -GL_EINVAL;
+		v = jstr(plan, "burst");
+		if (copy_checked(p->burst, sizeof(p->burst), v, tc_value_ok(v, tc_size_units), "burst", err))
+			return -GL_EINVAL;
+		v = jstr(plan, "latency");
+		if (copy_checked(p->latency, sizeof(p->latency), v, tc_value_ok(v, tc_time_units), "latency", err))
+			return -GL_EINVAL;
+		break;
+	}
+	return 0;
+}
+
+/* ---- commands ------------------------------------------------------------- */
+
+enum lf_step { STEP_INJECT, STEP_VERIFY, STEP_REVERT, STEP_VERIFY_REVERT, STEP_ALIVE };
+
+/* One command: argv pointing into its own storage. */
+struct lf_cmd {
+	const char *argv[16];
+	char script[LF_SCRIPT_MAX];
+};
+
+/* Seconds for sleep(1), real time: scenario time divided by the scale. */
+static void sleep_arg(int64_t us, double scale, char *out, size_t n)
+{
+	double s = (double)us / 1e6 / (scale > 0 ? scale : 1);
+	if (us > 0 && s < 0.001)
+		s = 0.001;
+	snprintf(out, n, "%.3f", s);
+}
+
+/* The shell function that says whether pid $1 still runs the flap loop:
+ * its command line names the pid file (a reused pid would not). A zombie
+ * has an empty command line, so it counts as gone. */
+static int alive_fn(char *out, size_t n, const struct lf_plan *p)
+{
+	return snprintf(out, n,
+			"alive() { tr \"\\0\" \" \" <\"/proc/$1/cmdline\" 2>/dev/null | grep -qF \"%s\"; }; "
+			"p=$(cat \"%s\" 2>/dev/null); case \"$p\" in \"\"|*[!0-9]*) p=;; esac; "
+			"if [ -n \"$p\" ] && ! alive \"$p\"; then p=; fi; ",
+			p->pid_file, p->pid_file);
+}
+
+/* Build step's command. Returns 0, or -1 when the step has no command
+ * (the caller checks in C instead). scale shapes the ip loop's sleeps. */
+static int build_cmd(const struct lf_plan *p, enum lf_step step, double scale, struct lf_cmd *c)
+{
+	int n = 0, k;
+	char down[32], up[32], rule[64];
+
+	memset(c, 0, sizeof(*c));
+	switch (p->m) {
+	case LF_IP:
+		if (step == STEP_VERIFY || step == STEP_VERIFY_REVERT) {
+			/* link flags, read in C */
+			const char *a[] = { "ip", "-o", "link", "show", "dev", p->ifname, NULL };
+			memcpy(c->argv, a, sizeof(a));
+			return 0;
+		}
+		c->argv[n++] = "sh";
+		c->argv[n++] = "-c";
+		c->argv[n++] = c->script;
+		if (step == STEP_INJECT) {
+			sleep_arg(p->down_us, scale, down, sizeof(down));
+			sleep_arg(p->up_us, scale, up, sizeof(up));
+			/* The loop (inner script) holds only double quotes, so it
+			 * sits inside single quotes as setsid's argument. */
+			snprintf(c->script, sizeof(c->script),
+				 "set -e; mkdir -p %s; ip link set dev %s down; "
+				 "setsid sh -c 'trap \"ip link set dev %s up; rm -f %s; exit 0\" TERM INT HUP; "
+				 "echo $$ >%s; i=1; while :; do sleep %s; ip link set dev %s up; "
+				 "[ $i -ge %ld ] && break; sleep %s; ip link set dev %s down; i=$((i+1)); done; "
+				 "rm -f %s' </dev/null >/dev/null 2>&1 & "
+				 "i=0; while [ ! -s %s ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i+1)); done; "
+				 "[ -s %s ] || { echo \"the flap loop did not start (no pid in %s)\" >&2; exit 1; }",
+				 LF_PID_DIR, p->ifname, p->ifname, p->pid_file, p->pid_file, down, p->ifname, p->count, up,
+				 p->ifname, p->pid_file, p->pid_file, p->pid_file, p->pid_file);
+		} else if (step == STEP_ALIVE) {
+			k = alive_fn(c->script, sizeof(c->script), p);
+			snprintf(c->script + k, sizeof(c->script) - (size_t)k, "[ -n \"$p\" ] && echo \"flap loop pid $p\"");
+		} else {   /* STEP_REVERT */
+			k = alive_fn(c->script, sizeof(c->script), p);
+			snprintf(c->script + k, sizeof(c->script) - (size_t)k,
+				 "if [ -n \"$p\" ]; then kill -TERM -\"$p\" 2>/dev/null || kill -TERM \"$p\" 2>/dev/null; "
+				 "i=0; while alive \"$p\" && [ $i -lt 100 ]; do sleep 0.05; i=$((i+1)); done; "
+				 "if alive \"$p\"; then kill -KILL -\"$p\" 2>/dev/null; fi; fi; "
+				 "rm -f \"%s\"; ip link set dev %s up",
+				 p->pid_file, p->ifname);
+		}
+		return 0;
+	case LF_LOSS:
+		c->argv[n++] = "nft";
+		if (step == STEP_INJECT) {
+			if (p->loss_per10k >= 10000)
+				rule[0] = '\0';
+			else
+				snprintf(rule, sizeof(rule), " numgen random mod 10000 < %ld", p->loss_per10k);
+			/* one transaction: the table is there whole or not at all;
+			 * add+delete+add starts from an empty table */
+			snprintf(c->script, sizeof(c->script),
+				 "add table inet %1$s; delete table inet %1$s; add table inet %1$s; "
+				 "add chain inet %1$s input { type filter hook input priority -300; policy accept; }; "
+				 "add chain inet %1$s output { type filter hook output priority -300; policy accept; }; "
+				 "add chain inet %1$s forward { type filter hook forward priority -300; policy accept; }; "
+				 "add rule inet %1$s input iifname \"%2$s\"%3$s drop; "
+				 "add rule inet %1$s output oifname \"%2$s\"%3$s drop; "
+				 "add rule inet %1$s forward iifname \"%2$s\"%3$s drop; "
+				 "add rule inet %1$s forward oifname \"%2$s\"%3$s drop",
+				 p->table, p->ifname, rule);
+			c->argv[n++] = c->script;
+		} else {
+			c->argv[n++] = step == STEP_REVERT ? "delete" : "list";
+			c->argv[n++] = "table";
+			c->argv[n++] = "inet";
+			c->argv[n++] = p->table;
+		}
+		return 0;
+	case LF_RATE:
+		c->argv[n++] = "tc";
+		c->argv[n++] = "qdisc";
+		c->argv[n++] = step == STEP_INJECT ? "replace" : step == STEP_REVERT ? "del" : "show";
+		c->argv[n++] = "dev";
+		c->argv[n++] = p->ifname;
+		if (step == STEP_INJECT || step == STEP_REVERT)
+			c->argv[n++] = "root";
+		if (step == STEP_INJECT) {
+			c->argv[n++] = "tbf";
+			c->argv[n++] = "rate";
+			c->argv[n++] = p->rate;
+			c->argv[n++] = "burst";
+			c->argv[n++] = p->burst;
+			c->argv[n++] = "latency";
+			c->argv[n++] = p->latency;
+		}
+		return 0;
+	}
+	return -1;
+}
+
+/* Append argv as one copy-pasteable shell line. */
+static void append_argv(struct gl_buf *b, const char *const *argv)
+{
+	for (int i = 0; argv[i]; i++) {
+		const char *a = argv[i];
+		int plain = a[0] != '\0';
+		for (const char *q = a; *q; q++)
+			if (!isalnum((unsigned char)*q) && !strchr("_.:/@%+=,-", *q))
+				plain = 0;
+		gl_buf_printf(b, "%s", i ? " " : "");
+		if (plain) {
+			gl_buf_printf(b, "%s", a);
+			continue;
+		}
+		gl_buf_printf(b, "'");
+		for (const char *q = a; *q; q++)
+			gl_buf_printf(b, *q == '\'' ? "'\\''" : "%c", *q);
+		gl_buf_printf(b, "'");
+	}
+}
+
+/* Run c on the plan's host. *status: exit status (-1 when it timed out);
+ * out: its output, trimmed. Returns 0 when it ran. */
+static int run_cmd(const struct lf_plan *p, const struct lf_cmd *c, int *status, char *out, size_t n_out,
+		   struct gl_err *err)
+{
+	struct gl_exec_result res;
+	struct gl_err e = { 0 };
+	int rc = gl_host_exec(&p->host, c->argv, LF_CMD_TIMEOUT_MS, &res, &e);
+
+	*status = res.timed_out ? -1 : res.exit_status;
+	if (out && n_out) {
+		size_t len;
+		snprintf(out, n_out, "%s", res.out.data ? res.out.data : "");
+		len = strlen(out);
+		while (len && (out[len - 1] == '\n' || out[len - 1] == ' '))
+			out[--len] = '\0';
+	}
+	gl_buf_free(&res.out);
+	if (rc != 0)
+		return gl_errf(err, e.code ? e.code : GL_EIO, "link_flap on host '%s': %s", p->host.name, e.msg);
+	return 0;
+}
+
+/* The first line of a command's output, for messages. */
+static const char *first_line(char *s)
+{
+	s[strcspn(s, "\n")] = '\0';
+	return s;
+}
+
+static int fail_cmd(const struct lf_plan *p, const char *what, const struct lf_cmd *c, int status, char *out,
+		    struct gl_err *err)
+{
+	return gl_errf(err, GL_EIO, "link_flap %s on host '%s': '%s %s' exited %d%s%s", what, p->host.name,
+		       c->argv[0], c->argv[1] ? c->argv[1] : "", status, out[0] ? ": " : "", first_line(out));
+}
+
+/* 1 when `ip -o link show` output shows the UP flag, 0 when not, -1 when
+ * there are no flags to read. */
+static int link_is_up(const char *out)
+{
+	const char *lt = strchr(out, '<'), *gt = lt ? strchr(lt, '>') : NULL;
+	char flags[256];
+
+	if (!lt || !gt || (size_t)(gt - lt) >= sizeof(flags))
+		return -1;
+	snprintf(flags, sizeof(flags), ",%.*s,", (int)(gt - lt - 1), lt + 1);
+	return strstr(flags, ",UP,") != NULL;
+}
+
+static int lf_inject(struct gl_ctx *c, const cJSON *plan, struct gl_err *err)
+{
+	struct lf_plan p;
+	struct lf_cmd cmd;
+	char out[1024];
+	int status;
+
+	if (read_plan(plan, &p, err) != 0)
+		return -GL_EINVAL;
+	build_cmd(&p, STEP_INJECT, c ? gl_ctx_time_scale(c) : 1, &cmd);
+	if (run_cmd(&p, &cmd, &status, out, sizeof(out), err) != 0)
+		return -GL_EIO;
+	if (status != 0)
+		return fail_cmd(&p, "inject", &cmd, status, out, err);
+	return 0;
+}
+
+static int ip_link_state(const struct lf_plan *p, int *up, struct gl_err *err)
+{
+	struct lf_cmd cmd;
+	char out[1024];
+	int status;
+
+	build_cmd(p, STEP_VERIFY, 1, &cmd);
+	if (run_cmd(p, &cmd, &status, out, sizeof(out), err) != 0)
+		return -GL_EIO;
+	if (status != 0)
+		return fail_cmd(p, "check", &cmd, status, out, err);
+	*up = link_is_up(out);
+	if (*up < 0)
+		return gl_errf(err, GL_EIO, "link_flap on host '%s': no link flags in '%s'", p->host.name, first_line(out));
+	return 0;
+}
+
+/* 1 when the flap loop runs, 0 when not. */
+static int loop_alive(const struct lf_plan *p, struct gl_err *err)
+{
+	struct lf_cmd cmd;
+	char out[256];
+	int status;
+
+	build_cmd(p, STEP_ALIVE, 1, &cmd);
+	if (run_cmd(p, &cmd, &status, out, sizeof(out), err) != 0)
+		return -GL_EIO;
+	return status == 0;
+}
+
+static int lf_verify(struct gl_ctx *c, const cJSON *plan, struct gl_err *err)
+{
+	struct lf_plan p;
+	struct lf_cmd cmd;
+	char out[4096];
+	int status, up, alive;
+
+	if (read_plan(plan, &p, err) != 0)
+		return -GL_EINVAL;
+	switch (p.m) {
+	case LF_IP:
+		if (ip_link_state(&p, &up, err) != 0)
+			return -GL_EIO;
+		if (!up)
+			return 0;
+		/* between flaps the link is up: the running loop is the proof */
+		alive = loop_alive(&p, err);
+		if (alive < 0)
+			return alive;
+		if (!alive)
+			return gl_errf(err, GL_EIO, "link_flap: %s on host '%s' is UP and no flap loop runs (pid file %s)",
+				       p.ifname, p.host.name, p.pid_file);
+		return 0;
+	case LF_LOSS:
+		build_cmd(&p, STEP_VERIFY, 1, &cmd);
+		if (run_cmd(&p, &cmd, &status, out, sizeof(out), err) != 0)
+			return -GL_EIO;
+		if (status != 0)
+			return fail_cmd(&p, "verify", &cmd, status, out, err);
+		if (!strstr(out, "numgen") && p.loss_per10k < 10000)
+			return gl_errf(err, GL_EIO, "link_flap: table inet %s on host '%s' has no numgen rule", p.table,
+				       p.host.name);
+		return 0;
+	case LF_RATE:
+		build_cmd(&p, STEP_VERIFY, 1, &cmd);
+		if (run_cmd(&p, &cmd, &status, out, sizeof(out), err) != 0)
+			return -GL_EIO;
+		if (status != 0)
+			return fail_cmd(&p, "verify", &cmd, status, out, err);
+		if (!strstr(out, "qdisc tbf ") || !strstr(out, " root "))
+			return gl_errf(err, GL_EIO, "link_flap: no root tbf qdisc on %s on host '%s': %s", p.ifname,
+				       p.host.name, first_line(out));
+		return 0;
+	}
+	return 0;
+}
+
+static int lf_revert(struct gl_ctx *c, const cJSON *plan, struct gl_err *err)
+{
+	struct lf_plan p;
+	struct lf_cmd cmd;
+	char out[1024];
+	int status;
+
+	if (read_plan(plan, &p, err) != 0)
+		return -GL_EINVAL;
+	build_cmd(&p, STEP_REVERT, 1, &cmd);
+	if (run_cmd(&p, &cmd, &status, out, sizeof(out), err) != 0)
+		return -GL_EIO;
+	if (status == 0)
+		return 0;
+	/* already reverted (or never injected) counts as reverted */
+	if (p.m == LF_LOSS && strstr(out, "No such file or directory"))
+		return 0;
+	if (p.m == LF_RATE &&
+	    (strstr(out, "No such file or directory") || strstr(out, "Cannot delete qdisc with handle of zero")))
+		return 0;
+	return fail_cmd(&p, "revert", &cmd, status, out, err);
+}
+
+static int lf_verify_revert(struct gl_ctx *c, const cJSON *plan, struct gl_err *err)
+{
+	struct lf_plan p;
+	struct lf_cmd cmd;
+	char out[4096];
+	int status, up, alive;
+
+	if (read_plan(plan, &p, err) != 0)
+		return -GL_EINVAL;
+	switch (p.m) {
+	case LF_IP:
+		alive = loop_alive(&p, err);
+		if (alive < 0)
+			return alive;
+		if (alive)
+			return gl_errf(err, GL_EIO, "link_flap: the flap loop (pid file %s) still runs on host '%s'",
+				       p.pid_file, p.host.name);
+		if (ip_link_state(&p, &up, err) != 0)
+			return -GL_EIO;
+		if (!up)
+			return gl_errf(err, GL_EIO, "link_flap: %s on host '%s' is still down", p.ifname, p.host.name);
+		return 0;
+	case LF_LOSS:
+		build_cmd(&p, STEP_VERIFY_REVERT, 1, &cmd);
+		if (run_cmd(&p, &cmd, &status, out, sizeof(out), err) != 0)
+			return -GL_EIO;
+		if (status == 0)
+			return gl_errf(err, GL_EIO, "link_flap: table inet %s is still on host '%s'", p.table, p.host.name);
+		if (!strstr(out, "No such file or directory"))
+			return fail_cmd(&p, "verify_revert", &cmd, status, out, err);
+		return 0;
+	case LF_RATE:
+		build_cmd(&p, STEP_VERIFY_REVERT, 1, &cmd);
+		if (run_cmd(&p, &cmd, &status, out, sizeof(out), err) != 0)
+			return -GL_EIO;
+		if (status != 0)
+			return fail_cmd(&p, "verify_revert", &cmd, status, out, err);
+		for (char *line = out; line && *line;) {
+			char *nl = strchr(line, '\n');
+			if (nl)
+				*nl = '\0';
+			if (!strncmp(line, "qdisc tbf ", 10) && strstr(line, " root "))
+				return gl_errf(err, GL_EIO, "link_flap: %s on host '%s' still has a root tbf qdisc",
+					       p.ifname, p.host.name);
+			line = nl ? nl + 1 : NULL;
+		}
+		return 0;
+	}
+	return 0;
+}
+
+static void describe_step(struct gl_buf *out, const struct lf_plan *p, const char *label, enum lf_step step)
+{
+	struct lf_cmd cmd;
+
+	build_cmd(p, step, 1, &cmd);
+	gl_buf_printf(out, "  %s: ", label);
+	if (p->host.netns[0])
+		gl_buf_printf(out, "ip netns exec %s ", p->host.netns);
+	append_argv(out, cmd.argv);
+	gl_buf_printf(out, "\n");
+}
+
+static void lf_describe(const cJSON *plan, struct gl_buf *out)
+{
+	struct lf_plan p;
+	struct gl_err err = { 0 };
+
+	if (read_plan(plan, &p, &err) != 0) {
+		gl_buf_printf(out, "  (no valid plan: %s)\n", err.msg);
+		return;
+	}
+	describe_step(out, &p, "inject", STEP_INJECT);
+	if (p.m == LF_IP) {
+		char d[64];
+		gl_format_duration((p.count * p.down_us + (p.count - 1) * p.up_us) * 1000, d, sizeof(d));
+		gl_buf_printf(out, "  (sleeps are divided by --time-scale; dead-man's switch: the loop leaves %s up "
+				   "after %s even if the controller dies)\n", p.ifname, d);
+		describe_step(out, &p, "verify", STEP_VERIFY);
+		gl_buf_printf(out, "    (the link has no UP flag, or this finds the loop:)\n");
+		describe_step(out, &p, "verify", STEP_ALIVE);
+	} else {
+		describe_step(out, &p, "verify", STEP_VERIFY);
+	}
+	describe_step(out, &p, "revert", STEP_REVERT);
+	describe_step(out, &p, "verify_revert", STEP_VERIFY_REVERT);
+	if (p.m == LF_IP)
+		gl_buf_printf(out, "    (the link has the UP flag, and the loop check above finds nothing)\n");
+}
+
+const struct gl_fault_ops gl_fault_link_flap = {
+	.kind = "link_flap",
+	.methods = lf_methods,
+	.validate = lf_validate,
+	.implied_duration_ns = lf_implied_duration_ns,
+	.plan = lf_plan,
+	.inject = lf_inject,
+	.verify = lf_verify,
+	.revert = lf_revert,
+	.verify_revert = lf_verify_revert,
+	.describe = lf_describe,
+};

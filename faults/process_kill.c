@@ -1,0 +1,554 @@
+/*
+ * process_kill.c - the process_kill fault kind (method "signal"): SIGKILL,
+ * SIGTERM, SIGINT or SIGSTOP a rank or replica on its host, chosen by a
+ * pgrep -f pattern or by pid.
+ *
+ * params: {"pattern": ERE matched against full command lines (pgrep -f),
+ *          or "pid": N,
+ *          "signal": "KILL" | "TERM" | "STOP" | "INT"   (default KILL),
+ *          "all": false       (true: every match; false: the newest only),
+ *          "max_matches": 8   (refuse when more processes match),
+ *          "state_dir": "/run/gauntlet"}  (where the pid record lives)
+ *
+ * Everything runs on the target host through gl_host_exec, as one small sh
+ * script per step whose inputs travel in the environment (never in argv:
+ * pgrep -f would find them in the script's own command line). The plan is
+ * committed before inject, so it cannot hold the pids inject resolves;
+ * instead inject writes them ("PID STARTTIME" lines) to a state file on the
+ * target that the plan names, before it sends any signal. Verify, revert
+ * and verify_revert read that file; STARTTIME guards against a pid reused
+ * by an unrelated process after a crash. The script never selects pid 1,
+ * itself or its parent (the controller, or the ssh session).
+ *
+ * KILL/TERM/INT are instantaneous unless "for" is given (revert only drops
+ * the record: what gets measured is the workload's recovery). STOP needs
+ * "for"; its revert sends SIGCONT to the recorded pids and waits until they
+ * leave state T. Every revert is idempotent.
+ */
+#include <regex.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+#include "plugin.h"
+
+#define PK_STEP_TIMEOUT_MS 30000
+#define PK_MAX_MATCHES_DEFAULT 8
+#define PK_MAX_MATCHES_CAP 1024
+#define PK_PATTERN_MAX 256
+#define PK_PID_MAX 4194304
+#define PK_DEFAULT_STATE_DIR "/run/gauntlet"
+
+static const char *const pk_methods[] = { "signal", NULL };
+static const char *const pk_signals[] = { "KILL", "TERM", "STOP", "INT", NULL };
+
+/*
+ * The one script, step in $1. Inputs: GL_SIG, GL_PAT or GL_PID, GL_ALL,
+ * GL_MAX, GL_DIR, GL_STATE, GL_WAIT (polls of 0.1 s). pinfo reads state
+ * and start time from /proc/PID/stat with builtins only (comm may hold
+ * spaces, so fields are counted after its closing ") ").
+ */
+static const char pk_script[] =
+	"set -f\n"
+	"pinfo() {\n"
+	"	L=\n"
+	"	{ read -r L < \"/proc/$1/stat\"; } 2>/dev/null || return 1\n"
+	"	[ -n \"$L\" ] || return 1\n"
+	"	R=${L##*) }\n"
+	"	set -- $R\n"
+	"	S=$1 ST=${20}\n"
+	"}\n"
+	"what() { if [ -n \"${GL_PID:-}\" ]; then echo \"pid $GL_PID\"; else echo \"pattern '$GL_PAT'\"; fi; }\n"
+	"select_procs() {\n"
+	"	if [ -n \"${GL_PID:-}\" ]; then\n"
+	"		cands=$GL_PID\n"
+	"	else\n"
+	"		cands=$(pgrep -f -- \"$GL_PAT\"); rc=$?\n"
+	"		[ \"$rc\" -le 1 ] || { echo \"pgrep failed (exit $rc)\"; exit 5; }\n"
+	"	fi\n"
+	"	N=0 LIST= BEST= BEST_ST= STOPPED=\n"
+	"	for p in $cands; do\n"
+	"		case $p in ''|*[!0-9]*) continue ;; esac\n"
+	"		[ \"$p\" -gt 1 ] && [ \"$p\" != \"$$\" ] && [ \"$p\" != \"$PPID\" ] || continue\n"
+	"		pinfo \"$p\" || continue\n"
+	"		case $S in Z|X|x) continue ;; esac\n"
+	"		[ \"$S\" = T ] && STOPPED=\"$STOPPED $p\"\n"
+	"		N=$((N + 1))\n"
+	"		LIST=\"$LIST$p $ST\n\"\n"
+	"		if [ -z \"$BEST\" ] || [ \"$ST\" -gt \"$BEST_ST\" ] || { [ \"$ST\" -eq \"$BEST_ST\" ] && [ \"$p\" -gt \"$BEST\" ]; }; then\n"
+	"			BEST=$p BEST_ST=$ST\n"
+	"		fi\n"
+	"	done\n"
+	"}\n"
+	"inject() {\n"
+	"	mkdir -p -- \"$GL_DIR\" || { echo \"cannot create $GL_DIR\"; exit 5; }\n"
+	"	select_procs\n"
+	"	[ \"$N\" -gt 0 ] || { echo \"no process matches $(what)\"; exit 3; }\n"
+	"	if [ \"$N\" -gt \"$GL_MAX\" ]; then\n"
+	"		echo \"$(what) matches $N processes, more than max_matches $GL_MAX: refusing\"; exit 4\n"
+	"	fi\n"
+	"	if [ \"$GL_ALL\" = 1 ]; then OUT=$LIST; else OUT=\"$BEST $BEST_ST\n\"; fi\n"
+	"	{ printf '%s' \"$OUT\" > \"$GL_STATE.tmp\" && mv -f -- \"$GL_STATE.tmp\" \"$GL_STATE\"; } ||\n"
+	"		{ echo \"cannot write $GL_STATE\"; exit 5; }\n"
+	"	n=0 pids=\n"
+	"	while read -r p st; do\n"
+	"		pinfo \"$p\" && [ \"$ST\" = \"$st\" ] || continue\n"
+	"		kill -s \"$GL_SIG\" \"$p\" 2>/dev/null && { n=$((n + 1)); pids=\"$pids $p\"; }\n"
+	"	done < \"$GL_STATE\"\n"
+	"	[ \"$n\" -gt 0 ] || { echo \"could not signal the process(es) $(what) selected\"; exit 6; }\n"
+	"	echo \"SIG$GL_SIG sent to$pids\"\n"
+	"}\n"
+	"verify() {\n"
+	"	[ -f \"$GL_STATE\" ] || { echo \"$GL_STATE is missing: inject recorded no pids\"; exit 3; }\n"
+	"	i=0\n"
+	"	while :; do\n"
+	"		bad=\n"
+	"		while read -r p st; do\n"
+	"			if pinfo \"$p\" && [ \"$ST\" = \"$st\" ]; then\n"
+	"				case $GL_SIG/$S in\n"
+	"				STOP/T) ;;\n"
+	"				STOP/*) bad=\"$bad $p(state $S)\" ;;\n"
+	"				*/Z|*/X|*/x) ;;\n"
+	"				*) bad=\"$bad $p(state $S)\" ;;\n"
+	"				esac\n"
+	"			elif [ \"$GL_SIG\" = STOP ]; then\n"
+	"				bad=\"$bad $p(gone)\"\n"
+	"			fi\n"
+	"		done < \"$GL_STATE\"\n"
+	"		[ -n \"$bad\" ] || { echo ok; exit 0; }\n"
+	"		i=$((i + 1))\n"
+	"		[ \"$i\" -lt \"$GL_WAIT\" ] || break\n"
+	"		sleep 0.1\n"
+	"	done\n"
+	"	if [ \"$GL_SIG\" = STOP ]; then echo \"not stopped:$bad\"; else echo \"still running after SIG$GL_SIG:$bad\"; fi\n"
+	"	exit 1\n"
+	"}\n"
+	"revert() {\n"
+	"	if [ \"$GL_SIG\" = STOP ] && [ -f \"$GL_STATE\" ]; then\n"
+	"		while read -r p st; do\n"
+	"			pinfo \"$p\" && [ \"$ST\" = \"$st\" ] && kill -s CONT \"$p\" 2>/dev/null\n"
+	"		done < \"$GL_STATE\"\n"
+	"		i=0\n"
+	"		while :; do\n"
+	"			bad=\n"
+	"			while read -r p st; do\n"
+	"				pinfo \"$p\" && [ \"$ST\" = \"$st\" ] && [ \"$S\" = T ] && bad=\"$bad $p\"\n"
+	"			done < \"$GL_STATE\"\n"
+	"			[ -n \"$bad\" ] || break\n"
+	"			i=$((i + 1))\n"
+	"			[ \"$i\" -lt \"$GL_WAIT\" ] || { echo \"still stopped after SIGCONT:$bad\"; exit 1; }\n"
+	"			sleep 0.1\n"
+	"		done\n"
+	"	fi\n"
+	"	rm -f -- \"$GL_STATE\" \"$GL_STATE.tmp\" || { echo \"cannot remove $GL_STATE\"; exit 5; }\n"
+	"	echo ok\n"
+	"}\n"
+	"verify_revert() {\n"
+	"	[ ! -e \"$GL_STATE\" ] || { echo \"$GL_STATE is still there\"; exit 1; }\n"
+	"	[ \"$GL_SIG\" = STOP ] || { echo ok; exit 0; }\n"
+	"	select_procs\n"
+	"	[ -z \"$STOPPED\" ] || { echo \"still stopped ($(what)):$STOPPED\"; exit 1; }\n"
+	"	echo ok\n"
+	"}\n"
+	"case $1 in\n"
+	"inject|verify|revert|verify_revert) \"$1\" ;;\n"
+	"*) echo \"unknown step '$1'\"; exit 2 ;;\n"
+	"esac\n";
+
+/* ---- validation ----------------------------------------------------------- */
+
+static const cJSON *get(const cJSON *o, const char *key)
+{
+	return cJSON_GetObjectItemCaseSensitive(o, key);
+}
+
+static const char *get_str(const cJSON *o, const char *key)
+{
+	const cJSON *v = get(o, key);
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+/* "KILL", also "SIGKILL"; NULL when not one we send. */
+static const char *signal_name(const char *s)
+{
+	if (!s)
+		return NULL;
+	if (!strncmp(s, "SIG", 3))
+		s += 3;
+	for (int i = 0; pk_signals[i]; i++)
+		if (!strcmp(s, pk_signals[i]))
+			return pk_signals[i];
+	return NULL;
+}
+
+static int json_int(const cJSON *v, long long lo, long long hi, long long *out)
+{
+	if (!cJSON_IsNumber(v) || v->valuedouble != (double)(long long)v->valuedouble)
+		return -1;
+	if ((long long)v->valuedouble < lo || (long long)v->valuedouble > hi)
+		return -1;
+	*out = (long long)v->valuedouble;
+	return 0;
+}
+
+/*
+ * A pattern that matches the empty string matches every command line; one
+ * that matches all of a few unrelated probes ("." and friends) nearly so.
+ * Narrower but still broad patterns are stopped at run time by max_matches.
+ */
+static const char *pattern_problem(const char *pat, char *buf, size_t n)
+{
+	static const char *const probes[] = { "a", "Z", "0", "/", "-", " ", "zq8#W~" };
+	regex_t re;
+	int rc, all = 1;
+
+	if (!pat[0])
+		return "an empty pattern matches every process";
+	if (strlen(pat) > PK_PATTERN_MAX) {
+		snprintf(buf, n, "pattern too long (at most %d bytes)", PK_PATTERN_MAX);
+		return buf;
+	}
+	for (const char *p = pat; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			return "control characters are not allowed in a pattern";
+	rc = regcomp(&re, pat, REG_EXTENDED | REG_NOSUB);
+	if (rc != 0) {
+		char why[128];
+		regerror(rc, &re, why, sizeof(why));
+		snprintf(buf, n, "not a valid extended regular expression (pgrep -f syntax): %s", why);
+		return buf;
+	}
+	if (regexec(&re, "", 0, NULL, 0) == 0) {
+		regfree(&re);
+		return "the pattern matches the empty string, so it would match every process";
+	}
+	for (size_t i = 0; i < GL_ARRAY_LEN(probes) && all; i++)
+		all = regexec(&re, probes[i], 0, NULL, 0) == 0;
+	regfree(&re);
+	return all ? "the pattern matches any command line; name the process (e.g. \"vllm serve\")" : NULL;
+}
+
+static int safe_abs_path(const char *s)
+{
+	if (!s || s[0] != '/' || strlen(s) > 200 || strstr(s, "/../") || strstr(s, "/./"))
+		return 0;
+	if (strlen(s) >= 3 && !strcmp(s + strlen(s) - 3, "/.."))
+		return 0;
+	for (const char *p = s; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+		      strchr("/._-", *p)))
+			return 0;
+	return 1;
+}
+
+static void pk_validate(const struct gl_fault_spec *f, struct gl_diag *d, const char *path)
+{
+	static const char *const keys[] = { "pattern", "pid", "signal", "all", "max_matches", "state_dir", NULL };
+	const cJSON *it, *pat, *pid, *sig, *all, *max, *dir;
+	char p[256], buf[256];
+	long long n;
+	const char *sname = "KILL";
+
+	if (!f->params) {
+		gl_diag_error(d, f->json, path,
+			      "kind process_kill needs params with \"pattern\" (pgrep -f) or \"pid\", e.g. {\"pattern\": \"vllm serve\", \"signal\": \"KILL\"}");
+		return;
+	}
+	cJSON_ArrayForEach(it, f->params) {
+		int known = 0;
+		for (int i = 0; keys[i]; i++)
+			known |= !strcmp(it->string, keys[i]);
+		if (!known) {
+			snprintf(p, sizeof(p), "%s.params.%s", path, it->string);
+			gl_diag_error(d, it, p,
+				      "unknown key '%s' for kind process_kill, expected one of: pattern, pid, signal, all, max_matches, state_dir",
+				      it->string);
+		}
+	}
+	pat = get(f->params, "pattern");
+	pid = get(f->params, "pid");
+	if (!pat == !pid) {
+		snprintf(p, sizeof(p), "%s.params", path);
+		gl_diag_error(d, f->params, p, "kind process_kill needs exactly one of \"pattern\" or \"pid\"%s",
+			      pat ? ", not both" : "");
+	}
+	if (pat) {
+		const char *why;
+		snprintf(p, sizeof(p), "%s.params.pattern", path);
+		if (!cJSON_IsString(pat))
+			gl_diag_error(d, pat, p, "expected a string: a pgrep -f pattern naming the process");
+		else if ((why = pattern_problem(pat->valuestring, buf, sizeof(buf))))
+			gl_diag_error(d, pat, p, "%s", why);
+	}
+	if (pid) {
+		snprintf(p, sizeof(p), "%s.params.pid", path);
+		if (json_int(pid, 2, PK_PID_MAX, &n) != 0)
+			gl_diag_error(d, pid, p, "expected a process id, an integer from 2 to %d", PK_PID_MAX);
+	}
+	sig = get(f->params, "signal");
+	if (sig) {
+		snprintf(p, sizeof(p), "%s.params.signal", path);
+		sname = signal_name(cJSON_IsString(sig) ? sig->valuestring : NULL);
+		if (!sname)
+			gl_diag_error(d, sig, p, "unknown signal %s%s%s, expected one of: KILL, TERM, STOP, INT",
+				      cJSON_IsString(sig) ? "'" : "", cJSON_IsString(sig) ? sig->valuestring : "(not a string)",
+				      cJSON_IsString(sig) ? "'" : "");
+	}
+	if (sname && !strcmp(sname, "STOP") && f->dur_ns <= 0) {
+		snprintf(p, sizeof(p), "%s.params.signal", path);
+		gl_diag_error(d, sig ? sig : f->params, p,
+			      "signal STOP needs \"for\" (%s.for): the process stays stopped until the revert sends SIGCONT",
+			      path);
+	}
+	all = get(f->params, "all");
+	if (all) {
+		snprintf(p, sizeof(p), "%s.params.all", path);
+		if (!cJSON_IsBool(all))
+			gl_diag_error(d, all, p, "expected true (every match) or false (the newest match only)");
+		else if (pid)
+			gl_diag_error(d, all, p, "\"all\" applies to \"pattern\" only");
+	}
+	max = get(f->params, "max_matches");
+	if (max) {
+		snprintf(p, sizeof(p), "%s.params.max_matches", path);
+		if (json_int(max, 1, PK_MAX_MATCHES_CAP, &n) != 0)
+			gl_diag_error(d, max, p, "expected an integer from 1 to %d", PK_MAX_MATCHES_CAP);
+		else if (pid)
+			gl_diag_error(d, max, p, "\"max_matches\" applies to \"pattern\" only");
+	}
+	dir = get(f->params, "state_dir");
+	if (dir) {
+		snprintf(p, sizeof(p), "%s.params.state_dir", path);
+		if (!cJSON_IsString(dir) || !safe_abs_path(dir->valuestring))
+			gl_diag_error(d, dir, p,
+				      "expected an absolute directory path of letters, digits and / . _ - (at most 200 bytes), like \"/run/gauntlet\"");
+	}
+}
+
+/* ---- plan ----------------------------------------------------------------- */
+
+static void add_env(cJSON *argv, const char *key, const char *val)
+{
+	char kv[PK_PATTERN_MAX + 64];
+	snprintf(kv, sizeof(kv), "%s=%s", key, val);
+	cJSON_AddItemToArray(argv, cJSON_CreateString(kv));
+}
+
+/* env GL_...=... sh -c SCRIPT gauntlet-process_kill STEP */
+static cJSON *step_argv(const cJSON *p, const char *step, int wait_polls)
+{
+	cJSON *a = cJSON_CreateArray();
+	const char *pat = get_str(p, "pattern");
+	const cJSON *pid = get(p, "pid");
+	char num[32];
+
+	cJSON_AddItemToArray(a, cJSON_CreateString("env"));
+	add_env(a, "GL_SIG", get_str(p, "signal"));
+	if (pat)
+		add_env(a, "GL_PAT", pat);
+	else {
+		snprintf(num, sizeof(num), "%lld", (long long)pid->valuedouble);
+		add_env(a, "GL_PID", num);
+	}
+	add_env(a, "GL_ALL", cJSON_IsTrue(get(p, "all")) ? "1" : "0");
+	snprintf(num, sizeof(num), "%d", get(p, "max_matches")->valueint);
+	add_env(a, "GL_MAX", num);
+	add_env(a, "GL_DIR", get_str(p, "state_dir"));
+	add_env(a, "GL_STATE", get_str(p, "state_file"));
+	snprintf(num, sizeof(num), "%d", wait_polls);
+	add_env(a, "GL_WAIT", num);
+	cJSON_AddItemToArray(a, cJSON_CreateString("sh"));
+	cJSON_AddItemToArray(a, cJSON_CreateString("-c"));
+	cJSON_AddItemToArray(a, cJSON_CreateString(pk_script));
+	cJSON_AddItemToArray(a, cJSON_CreateString("gauntlet-process_kill"));
+	cJSON_AddItemToArray(a, cJSON_CreateString(step));
+	return a;
+}
+
+static int pk_plan(const struct gl_scenario *s, const struct gl_fault_spec *f, cJSON **plan,
+		   struct gl_err *err)
+{
+	const struct gl_host *h = gl_scenario_host(s, f->target);
+	const char *pat = get_str(f->params, "pattern"), *sig = signal_name(get_str(f->params, "signal"));
+	const char *dir = get_str(f->params, "state_dir");
+	const cJSON *pid = get(f->params, "pid"), *max = get(f->params, "max_matches");
+	char id[GL_NAME_MAX], file[320];
+	unsigned int token = 0;
+	cJSON *p;
+	int wait_polls;
+
+	if (!h)
+		return gl_errf(err, GL_EINVAL, "process_kill: unknown host '%s'", f->target);
+	if (!h->local && !gl_transport_find("ssh"))
+		return gl_errf(err, GL_EINVAL,
+			       "process_kill on host '%s': the ssh transport is not built yet; only local hosts can run it",
+			       h->name);
+	if (!pat && !cJSON_IsNumber(pid))
+		return gl_errf(err, GL_EINVAL, "process_kill '%s': params need \"pattern\" or \"pid\"", f->id);
+	if (!sig)
+		sig = "KILL";
+	if (!dir)
+		dir = PK_DEFAULT_STATE_DIR;
+	/* The record's name: the fault id made file-safe, plus a token so two
+	 * runs of one scenario on a host do not share it. */
+	snprintf(id, sizeof(id), "%s", f->id);
+	for (char *c = id; *c; c++)
+		if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+		      *c == '-' || *c == '_' || *c == '.'))
+			*c = '_';
+	if (getrandom(&token, sizeof(token), GRND_NONBLOCK) != (ssize_t)sizeof(token))
+		token = (unsigned int)(gl_wall_ns() ^ ((int64_t)getpid() << 16));
+	snprintf(file, sizeof(file), "%s/fault-%s-%08x.pids", dir, id, token);
+
+	p = cJSON_CreateObject();
+	if (!p)
+		return gl_errf(err, GL_ENOMEM, "out of memory");
+	cJSON_AddStringToObject(p, "id", f->id);
+	cJSON_AddStringToObject(p, "host", h->name);
+	cJSON_AddBoolToObject(p, "local", h->local);
+	cJSON_AddStringToObject(p, "netns", h->netns);
+	cJSON_AddStringToObject(p, "signal", sig);
+	if (pat)
+		cJSON_AddStringToObject(p, "pattern", pat);
+	else
+		cJSON_AddNumberToObject(p, "pid", pid->valuedouble);
+	cJSON_AddBoolToObject(p, "all", pat && cJSON_IsTrue(get(f->params, "all")));
+	cJSON_AddNumberToObject(p, "max_matches", cJSON_IsNumber(max) ? max->valueint : pat ? PK_MAX_MATCHES_DEFAULT : 1);
+	cJSON_AddStringToObject(p, "state_dir", dir);
+	cJSON_AddStringToObject(p, "state_file", file);
+	/* how long verify waits for the signal to take effect (0.1 s polls) */
+	wait_polls = !strcmp(sig, "TERM") || !strcmp(sig, "INT") ? 100 : 50;
+	cJSON_AddItemToObject(p, "inject", step_argv(p, "inject", wait_polls));
+	cJSON_AddItemToObject(p, "verify", step_argv(p, "verify", wait_polls));
+	cJSON_AddItemToObject(p, "revert", step_argv(p, "revert", 50));
+	cJSON_AddItemToObject(p, "verify_revert", step_argv(p, "verify_revert", 50));
+	if (cJSON_GetArraySize(get(p, "verify_revert")) == 0) {
+		cJSON_Delete(p);
+		return gl_errf(err, GL_ENOMEM, "out of memory");
+	}
+	*plan = p;
+	return 0;
+}
+
+/* ---- steps ---------------------------------------------------------------- */
+
+/* The host to run on: the scenario's (it knows ssh keys), else the plan's
+ * own record of a local host. */
+static int plan_host(struct gl_ctx *c, const cJSON *plan, struct gl_host *out, struct gl_err *err)
+{
+	const struct gl_scenario *s = c ? gl_ctx_scenario(c) : NULL;
+	const char *name = get_str(plan, "host"), *ns = get_str(plan, "netns");
+	const struct gl_host *h = s && name ? gl_scenario_host(s, name) : NULL;
+
+	if (h) {
+		*out = *h;
+		return 0;
+	}
+	if (!cJSON_IsTrue(get(plan, "local")))
+		return gl_errf(err, GL_EINVAL, "process_kill: host '%s' of the plan is not in the scenario",
+			       name ? name : "?");
+	memset(out, 0, sizeof(*out));
+	out->local = 1;
+	snprintf(out->name, sizeof(out->name), "%s", name ? name : "local");
+	snprintf(out->netns, sizeof(out->netns), "%s", ns ? ns : "");
+	return 0;
+}
+
+static int run_step(struct gl_ctx *c, const cJSON *plan, const char *step, struct gl_err *err)
+{
+	const cJSON *argv = get(plan, step), *it;
+	const char *args[32];
+	struct gl_host host;
+	struct gl_exec_result res = { 0 };
+	int n = 0, rc;
+
+	if (!cJSON_IsArray(argv))
+		return gl_errf(err, GL_EINVAL, "process_kill: the plan has no %s command", step);
+	cJSON_ArrayForEach(it, argv) {
+		if (n >= (int)GL_ARRAY_LEN(args) - 1 || !cJSON_IsString(it))
+			return gl_errf(err, GL_EINVAL, "process_kill: bad %s command in the plan", step);
+		args[n++] = it->valuestring;
+	}
+	args[n] = NULL;
+	rc = plan_host(c, plan, &host, err);
+	if (rc)
+		return rc;
+	rc = gl_host_exec(&host, args, PK_STEP_TIMEOUT_MS, &res, err);
+	if (rc == 0 && res.exit_status != 0) {
+		char out[300] = "";
+		if (res.out.data) {
+			snprintf(out, sizeof(out), "%s", res.out.data);
+			out[strcspn(out, "\n")] = '\0';
+		}
+		rc = gl_errf(err, GL_EIO, "process_kill %s on '%s': %s (exit %d)", step, host.name,
+			     out[0] ? out : "the step's script failed", res.exit_status);
+	}
+	gl_buf_free(&res.out);
+	return rc;
+}
+
+static int pk_inject(struct gl_ctx *c, const cJSON *plan, struct gl_err *err) { return run_step(c, plan, "inject", err); }
+static int pk_verify(struct gl_ctx *c, const cJSON *plan, struct gl_err *err) { return run_step(c, plan, "verify", err); }
+static int pk_revert(struct gl_ctx *c, const cJSON *plan, struct gl_err *err) { return run_step(c, plan, "revert", err); }
+static int pk_verify_revert(struct gl_ctx *c, const cJSON *plan, struct gl_err *err)
+{
+	return run_step(c, plan, "verify_revert", err);
+}
+
+/* ---- dry run -------------------------------------------------------------- */
+
+/* s in single quotes for a shell, ' as '\'' */
+static void put_quoted(struct gl_buf *out, const char *s)
+{
+	gl_buf_printf(out, "'");
+	for (; *s; s++)
+		gl_buf_printf(out, *s == '\'' ? "'\\''" : "%c", *s);
+	gl_buf_printf(out, "'");
+}
+
+static void pk_describe(const cJSON *plan, struct gl_buf *out)
+{
+	const char *sig = get_str(plan, "signal"), *pat = get_str(plan, "pattern");
+	const char *file = get_str(plan, "state_file"), *ns = get_str(plan, "netns");
+	const cJSON *pid = get(plan, "pid"), *max = get(plan, "max_matches");
+	int stop = sig && !strcmp(sig, "STOP");
+
+	if (!sig || !file)
+		return;
+	if (ns && ns[0])
+		gl_buf_printf(out, "  (every step runs under ip netns exec %s)\n", ns);
+	if (pat) {
+		gl_buf_printf(out, "  inject: pgrep -f -- ");
+		put_quoted(out, pat);
+		gl_buf_printf(out, " (%s; refuse if more than %d match, never pid 1 or the controller)",
+			      cJSON_IsTrue(get(plan, "all")) ? "every match" : "the newest match",
+			      cJSON_IsNumber(max) ? max->valueint : PK_MAX_MATCHES_DEFAULT);
+	} else {
+		gl_buf_printf(out, "  inject: pid %lld", cJSON_IsNumber(pid) ? (long long)pid->valuedouble : 0LL);
+	}
+	gl_buf_printf(out, " > %s; kill -%s <those pids>\n", file, sig);
+	if (stop)
+		gl_buf_printf(out, "  verify: every pid in %s is in state T (/proc/PID/stat)\n", file);
+	else
+		gl_buf_printf(out, "  verify: every pid in %s is gone within %d s\n", file,
+			      !strcmp(sig, "KILL") ? 5 : 10);
+	if (stop)
+		gl_buf_printf(out, "  revert: kill -CONT $(cat %s); rm -f %s\n", file, file);
+	else
+		gl_buf_printf(out, "  revert: rm -f %s (nothing to undo after SIG%s)\n", file, sig);
+	gl_buf_printf(out, "  verify_revert: %s is gone%s\n", file,
+		      stop ? "; no process of the selector is in state T" : "");
+}
+
+const struct gl_fault_ops gl_fault_process_kill = {
+	.kind = "process_kill",
+	.methods = pk_methods,
+	.validate = pk_validate,
+	.plan = pk_plan,
+	.inject = pk_inject,
+	.verify = pk_verify,
+	.revert = pk_revert,
+	.verify_revert = pk_verify_revert,
+	.describe = pk_describe,
+};

@@ -1,0 +1,294 @@
+#!/usr/bin/env bash
+# test_netfaults.sh - the link_flap and partition fault kinds for real, on
+# two network namespaces joined by a veth pair (10.199.X.1 <-> 10.199.X.2,
+# fd00:199:X::1 <-> ::2, addresses that exist only inside the namespaces
+# this test makes and removes): link_flap ip (the link really flaps, comes
+# back up, report says reverted and verified), SIGKILL of the controller
+# while the link is down (`gauntlet revert` brings it up; without any revert
+# the detached loop brings it up by itself: the dead-man's switch), loss
+# 100% (nftables numgen), rate (tc tbf), partition (both families, probes),
+# and `gauntlet validate` refusing bad params. Needs root; skips otherwise.
+source "$(dirname "$0")/lib.sh"
+
+[ "$(id -u)" -eq 0 ] || skip "needs root: network namespaces, ip link, nft and tc"
+for c in ip nft tc ping setsid; do
+	command -v $c >/dev/null || skip "needs $c (apt-get install -y iproute2 nftables iputils-ping util-linux)"
+done
+
+X=$(($$ % 200))
+NA=gl-nf-a-$$
+NB=gl-nf-b-$$
+IA=nfa$X
+IB=nfb$X
+A4=10.199.$X.1
+B4=10.199.$X.2
+A6=fd00:199:$X::1
+B6=fd00:199:$X::2
+SCALE=5
+
+nf_cleanup() {
+	# flap loops of this test's faults (ids end in -$$), then the namespaces
+	for f in /run/gauntlet/link_flap.*-$$.*.pid; do
+		[ -e "$f" ] || continue
+		p=$(cat "$f" 2>/dev/null)
+		case "$p" in '' | *[!0-9]*) ;; *) grep -qF "$f" "/proc/$p/cmdline" 2>/dev/null && kill -TERM -"$p" 2>/dev/null ;; esac
+		rm -f "$f"
+	done
+	ip netns del "$NA" 2>/dev/null
+	ip netns del "$NB" 2>/dev/null
+	cleanup
+}
+trap nf_cleanup EXIT
+
+ip netns add "$NA" 2>"$T/netns.err" || skip "ip netns add fails here: $(cat "$T/netns.err")"
+ip netns add "$NB" || skip "ip netns add fails for the second namespace"
+ip link add "$IA" netns "$NA" type veth peer name "$IB" netns "$NB" 2>"$T/veth.err" ||
+	skip "cannot make a veth pair: $(cat "$T/veth.err")"
+ip -n "$NA" addr add "$A4/24" dev "$IA"
+ip -n "$NB" addr add "$B4/24" dev "$IB"
+# a flapped link keeps its IPv6 addresses (the default drops them on down)
+ip netns exec "$NA" sysctl -qw "net.ipv6.conf.$IA.keep_addr_on_down=1"
+ip netns exec "$NB" sysctl -qw "net.ipv6.conf.$IB.keep_addr_on_down=1"
+ip -n "$NA" addr add "$A6/64" dev "$IA" nodad
+ip -n "$NB" addr add "$B6/64" dev "$IB" nodad
+for ns in "$NA" "$NB"; do ip -n "$ns" link set lo up; done
+ip -n "$NA" link set "$IA" up
+ip -n "$NB" link set "$IB" up
+
+ping_ab() { ip netns exec "$NA" ping -c1 -W1 "$B4" >/dev/null 2>&1; }
+ping6_ab() { ip netns exec "$NA" ping -6 -c1 -W1 "$B6" >/dev/null 2>&1; }
+no_ping_ab() { ! ping_ab; }
+link_up() { ip -n "$NA" -o link show dev "$IA" | grep -q '[<,]UP[,>]'; }
+link_down() { ! link_up; }
+tables() { ip netns exec "$NA" nft list tables 2>/dev/null | grep gauntlet_; }
+has_tbf() { ip netns exec "$NA" tc qdisc show dev "$IA" | grep -q '^qdisc tbf .* root'; }
+# wait_until SECONDS COMMAND...: poll every 0.05 s, quietly
+wait_until() {
+	local n=$(($1 * 20))
+	shift
+	while ! "$@" >/dev/null 2>&1; do
+		n=$((n - 1))
+		[ $n -gt 0 ] || return 1
+		sleep 0.05
+	done
+}
+# The pid file a run's (first) link_flap plan names.
+pid_file() { sql "$1/run.db" "select plan from faults" | python3 -c "import json,sys; print(json.loads(sys.stdin.readline())['pid_file'])"; }
+loop_runs() { # PIDFILE: a process whose command line names it runs
+	local p
+	p=$(cat "$1" 2>/dev/null) || return 1
+	tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | grep -qF "$1"
+}
+
+gone() { # PID PIDFILE: pid no longer runs the loop (a zombie's cmdline is empty)
+	! tr '\0' ' ' <"/proc/$1/cmdline" 2>/dev/null | grep -qF "$2"
+}
+
+check "the veth pair works before any fault" wait_until 5 ping_ab
+check "IPv6 across works before any fault" wait_until 5 ping6_ab
+
+# mk FILE DURATION FAULT-JSON: a scenario with host a in namespace NA and
+# the null workload (nothing but the fault touches the network).
+mk() {
+	cat >"$1" <<EOF
+// written by test_netfaults.sh
+{
+  "name": "netfaults",
+  "duration": "$2",
+  "window": "1s",
+  "hosts": { "a": { "local": true, "netns": "$NA" } },
+  "workloads": { "null": { "rate": 50 } },
+  "faults": [ $3 ],
+  "targets": {
+    "steady":   { "null.tick_lag_ms.p99": "<= 50", "null.ticks": ">= 1" },
+    "degraded": { "null.tick_lag_ms.p99": "<= 100" },
+    "recovery": { "recovery_s": "<= 10", "restore_s": "<= 10" }
+  }
+}
+EOF
+}
+reverted_verified() { # DIR: every fault in the report reverted, verified both ways
+	json "$1/report.json" "r['faults'] and all((f['state'], f['verified'], f['verified_revert']) == ('reverted', True, True) for f in r['faults']) or sys.exit(1)"
+}
+# round-trip loss in percent over N quick pings across
+rt_loss() { ip netns exec "$NA" ping -q -c "$1" -i 0.01 -W 1 "$B4" 2>/dev/null | sed -n 's/.* \([0-9.]*\)% packet loss.*/\1/p'; }
+
+# --- 1. link_flap ip: two real flaps, then up ------------------------------------
+# at 5s: down 10s, up 5s, down 10s, up (for 30s); real time / 5: inject at 1 s,
+# down 1-3 s and 4-6 s, revert at 7 s, end at 12 s.
+mk "$T/flap.json" 60s "{ \"id\": \"flap-$$\", \"at\": \"5s\", \"kind\": \"link_flap\", \"target\": \"a\",
+  \"params\": { \"interface\": \"$IA\", \"down\": \"10s\", \"up\": \"5s\", \"count\": 2 } }"
+"$GAUNTLET" run "$T/flap.json" --dry-run --time-scale $SCALE >"$T/flap.dry" 2>&1
+check "dry run prints the ip commands" grep -q "ip netns exec $NA sh -c 'set -e; mkdir -p /run/gauntlet; ip link set dev $IA down" "$T/flap.dry"
+( # the link's state every 50 ms while the run goes
+	prev=
+	while [ ! -e "$T/flap.done" ]; do
+		s=$(link_up && echo UP || echo DOWN)
+		[ "$s" != "$prev" ] && echo "$s"
+		prev=$s
+		sleep 0.05
+	done
+) >"$T/flap.states" &
+MON=$!
+PIDS+=("$MON")
+bg run "$T/flap.json" --out "$T/r1" --time-scale $SCALE >"$T/r1.log" 2>&1
+check "flap: the link goes down" wait_until 5 link_down
+check "flap: ping across fails while the link is down" no_ping_ab
+wait "$BG_PID"
+rc=$?
+touch "$T/flap.done"
+wait "$MON"
+check "flap: run exits 0 (pass)" [ $rc -eq 0 ]
+check "flap: link UP after the run" link_up
+check "flap: ping across works after the run" wait_until 5 ping_ab
+check "flap: the link went down exactly twice" [ "$(grep -c DOWN "$T/flap.states")" = 2 ]
+check "flap: report says reverted and verified" reverted_verified "$T/r1"
+check "flap: no flap loop left" [ -z "$(ls /run/gauntlet/link_flap.flap-$$.* 2>/dev/null)" ]
+
+# --- 2a. SIGKILL while the link is down, then gauntlet revert ---------------------
+# down 50s = 10 s real: much longer than the test waits before reverting
+mk "$T/kill.json" 120s "{ \"id\": \"kill-$$\", \"at\": \"5s\", \"kind\": \"link_flap\", \"target\": \"a\",
+  \"params\": { \"interface\": \"$IA\", \"down\": \"50s\", \"up\": \"5s\" } }"
+bg run "$T/kill.json" --out "$T/r2" --time-scale $SCALE >"$T/r2.log" 2>&1
+check "kill: the link goes down" wait_until 5 link_down
+sleep 0.3
+kill -9 "$BG_PID"
+wait "$BG_PID" 2>/dev/null
+PF=$(pid_file "$T/r2")
+check "kill: journal says injected" [ "$(sql "$T/r2/run.db" "select state from faults")" = injected ]
+sleep 1
+check "kill: link still down 1 s after the SIGKILL" link_down
+check "kill: the flap loop runs without the controller" loop_runs "$PF"
+LOOP_PID=$(cat "$PF" 2>/dev/null)
+"$GAUNTLET" revert "$T/r2" >"$T/r2-revert.log" 2>&1
+rc=$?
+check "kill: gauntlet revert exits 0" [ $rc -eq 0 ]
+check "kill: link UP after revert" link_up
+check "kill: ping across works after revert" wait_until 5 ping_ab
+loop_gone() { [ ! -e "$PF" ] && gone "$LOOP_PID" "$PF"; }
+check "kill: the loop is gone and its pid file removed" loop_gone
+check "kill: journal says reverted, revert verified" [ "$(sql "$T/r2/run.db" "select state, verified_revert from faults")" = "reverted|1" ]
+"$GAUNTLET" revert "$T/r2" >"$T/r2b.log" 2>&1
+check "kill: a second revert is fine (exit 0)" [ $? -eq 0 ]
+
+# --- 2b. SIGKILL and no revert at all: the dead-man's switch ------------------------
+# down 15s = 3 s real after inject; the loop must bring the link up by itself.
+mk "$T/dms.json" 120s "{ \"id\": \"dms-$$\", \"at\": \"5s\", \"kind\": \"link_flap\", \"target\": \"a\",
+  \"params\": { \"interface\": \"$IA\", \"down\": \"15s\", \"up\": \"5s\" } }"
+bg run "$T/dms.json" --out "$T/r3" --time-scale $SCALE >"$T/r3.log" 2>&1
+check "dead-man: the link goes down" wait_until 5 link_down
+DOWN_AT=$(date +%s.%N)
+kill -9 "$BG_PID"
+wait "$BG_PID" 2>/dev/null
+PF=$(pid_file "$T/r3")
+sleep 1
+check "dead-man: link still down 1 s later, loop running" bash -c "! ip -n '$NA' -o link show dev '$IA' | grep -q '[<,]UP[,>]'"
+check "dead-man: the loop runs" loop_runs "$PF"
+check "dead-man: with no revert, the link is UP again within its 3 s (+2 s slack)" wait_until 4 link_up
+UP_AFTER=$(python3 -c "import time,sys; print(round(time.time() - float(sys.argv[1]), 2))" "$DOWN_AT")
+echo "   (up again $UP_AFTER s after it was seen down; stated: 3 s)"
+check "dead-man: not before its time (>= 2.5 s)" python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) >= 2.5 else 1)" "$UP_AFTER"
+check "dead-man: the loop ended and removed its pid file" wait_until 2 bash -c "[ ! -e '$PF' ]"
+check "dead-man: ping across works" wait_until 5 ping_ab
+"$GAUNTLET" revert "$T/r3" >"$T/r3-revert.log" 2>&1
+check "dead-man: gauntlet revert afterwards still succeeds (idempotent)" [ $? -eq 0 ]
+check "dead-man: journal says reverted" [ "$(sql "$T/r3/run.db" "select state from faults")" = reverted ]
+
+# --- 3. loss: 100%, then 30% ------------------------------------------------------------
+# at 5s for 15s (1-4 s real) 100%; at 25s for 20s (5-9 s real) 30%, each way:
+# a ping and its reply both cross, so about 1 - 0.7^2 = 51% of pings are lost.
+mk "$T/loss.json" 70s "{ \"id\": \"loss-$$\", \"at\": \"5s\", \"for\": \"15s\", \"kind\": \"link_flap\",
+  \"method\": \"loss\", \"target\": \"a\", \"params\": { \"interface\": \"$IA\", \"percent\": 100 } },
+  { \"id\": \"loss30-$$\", \"at\": \"25s\", \"for\": \"20s\", \"kind\": \"link_flap\",
+  \"method\": \"loss\", \"target\": \"a\", \"params\": { \"interface\": \"$IA\", \"percent\": 30 } }"
+TABLE=gauntlet_loss-$$
+bg run "$T/loss.json" --out "$T/r4" --time-scale $SCALE >"$T/r4.log" 2>&1
+check "loss: table inet $TABLE appears" wait_until 5 ip netns exec "$NA" nft list table inet "$TABLE"
+check "loss: ping across fails during the fault" no_ping_ab
+check "loss: the link itself stays up" link_up
+check "loss 30%: table inet gauntlet_loss30-$$ appears" wait_until 8 ip netns exec "$NA" nft list table inet "gauntlet_loss30-$$"
+LOSS=$(rt_loss 200)
+echo "   (30% each way: ${LOSS:-?}% of 200 pings lost; expected about 51%)"
+check "loss 30%: between 25% and 80% of pings lost" python3 -c "import sys; sys.exit(0 if 25 <= float(sys.argv[1] or -1) <= 80 else 1)" "${LOSS:-}"
+wait "$BG_PID"
+rc=$?
+check "loss: run exits 0 (pass)" [ $rc -eq 0 ]
+check "loss: ping across works after" wait_until 5 ping_ab
+check "loss: no gauntlet table left" [ -z "$(tables)" ]
+check "loss: report says both reverted and verified" reverted_verified "$T/r4"
+
+# --- 4. rate (tc tbf) ------------------------------------------------------------------
+mk "$T/rate.json" 60s "{ \"id\": \"rate-$$\", \"at\": \"5s\", \"for\": \"25s\", \"kind\": \"link_flap\",
+  \"method\": \"rate\", \"target\": \"a\", \"params\": { \"interface\": \"$IA\", \"rate\": \"1mbit\" } }"
+bg run "$T/rate.json" --out "$T/r5" --time-scale $SCALE >"$T/r5.log" 2>&1
+check "rate: root tbf qdisc appears" wait_until 5 has_tbf
+check "rate: it has the rate asked for" bash -c "ip netns exec '$NA' tc qdisc show dev '$IA' | grep -q 'rate 1Mbit'"
+wait "$BG_PID"
+rc=$?
+check "rate: run exits 0 (pass)" [ $rc -eq 0 ]
+check "rate: tbf gone after" bash -c "! ip netns exec '$NA' tc qdisc show dev '$IA' | grep -q tbf"
+check "rate: report says reverted and verified" reverted_verified "$T/r5"
+
+check "IPv6 across works before the partition" wait_until 5 ping6_ab
+
+# --- 5. partition a | b, IPv4 and IPv6, with probes ------------------------------------
+mk "$T/part.json" 60s "{ \"id\": \"part-$$\", \"at\": \"5s\", \"for\": \"25s\", \"kind\": \"partition\",
+  \"target\": \"a\", \"params\": { \"a\": [\"$A4\", \"$A6\"], \"b\": [\"$B4/32\", \"$B6\"],
+  \"probe_across\": [\"ping\", \"-c1\", \"-W1\", \"$B4\"], \"probe_within\": [\"ping\", \"-c1\", \"-W1\", \"$A4\"] } }"
+TABLE=gauntlet_part-$$
+bg run "$T/part.json" --out "$T/r6" --time-scale $SCALE >"$T/r6.log" 2>&1
+check "partition: table inet $TABLE appears" wait_until 5 ip netns exec "$NA" nft list table inet "$TABLE"
+check "partition: IPv4 across fails" no_ping_ab
+check "partition: IPv6 across fails" bash -c "! ip netns exec '$NA' ping -6 -c1 -W1 '$B6' >/dev/null 2>&1"
+check "partition: within a still works" wait_until 1 ip netns exec "$NA" ping -c1 -W1 "$A4"
+wait "$BG_PID"
+rc=$?
+check "partition: run exits 0 (pass)" [ $rc -eq 0 ]
+check "partition: IPv4 across works after" wait_until 5 ping_ab
+check "partition: IPv6 across works after" wait_until 5 ping6_ab
+check "partition: no gauntlet table left" [ -z "$(tables)" ]
+check "partition: report says reverted and verified (probes held)" reverted_verified "$T/r6"
+"$GAUNTLET" run "$T/part.json" --dry-run >"$T/part.dry" 2>&1
+check "partition: dry run prints the nft transaction" grep -q "ip netns exec $NA nft 'add table inet $TABLE; delete table inet $TABLE" "$T/part.dry"
+
+# a probe that contradicts the partition: verify fails, the fault is still reverted
+sed -e "s|\"probe_across\": \[\"ping\", \"-c1\", \"-W1\", \"$B4\"\]|\"probe_across\": [\"true\"]|" "$T/part.json" >"$T/part-bad.json"
+"$GAUNTLET" run "$T/part-bad.json" --out "$T/r7" --time-scale $SCALE >"$T/r7.log" 2>&1
+check "partition: a probe_across that succeeds leaves the fault unverified" json "$T/r7/report.json" "[(f['state'], f['verified']) for f in r['faults']] == [('reverted', False)] or sys.exit(1)"
+check "partition: and says why" grep -q "probe_across 'true' succeeded" "$T/r7.log"
+check "partition: no table left after the unverified run" [ -z "$(tables)" ]
+
+# --- 6. validate refuses bad params with the path --------------------------------------------
+bad_params() { # NAME FAULT-JSON EXPECTED-PATH...
+	local name=$1 fault=$2 rc
+	shift 2
+	mk "$T/bad-$name.json" 60s "$fault"
+	"$GAUNTLET" validate "$T/bad-$name.json" >/dev/null 2>"$T/bad-$name.err"
+	rc=$?
+	check "validate $name: exit 2" [ $rc -eq 2 ]
+	for p in "$@"; do
+		check "validate $name: names $p" grep -qF -- "$p" "$T/bad-$name.err"
+	done
+}
+bad_params flap "{ \"id\": \"v1\", \"at\": \"5s\", \"kind\": \"link_flap\", \"target\": \"a\",
+  \"params\": { \"interface\": \"eth0;reboot\", \"bogus\": 1, \"count\": 0, \"down\": \"soon\" } }" \
+	"faults[0].params.interface" "faults[0].params.bogus" "faults[0].params.count" "faults[0].params.down"
+bad_params loss "{ \"id\": \"v2\", \"at\": \"5s\", \"kind\": \"link_flap\", \"method\": \"loss\", \"target\": \"a\",
+  \"params\": { \"interface\": \"-x\", \"percent\": 0 } }" \
+	"faults[0].params.interface" "faults[0].params.percent" "faults[0]: link_flap method loss needs \"for\""
+bad_params rate "{ \"id\": \"v3\", \"at\": \"5s\", \"for\": \"5s\", \"kind\": \"link_flap\", \"method\": \"rate\",
+  \"target\": \"a\", \"params\": { \"interface\": \"eth0\", \"rate\": \"10mbit; reboot\", \"latency\": \"1min\" } }" \
+	"faults[0].params.rate" "faults[0].params.latency"
+bad_params partition "{ \"id\": \"v4\", \"at\": \"5s\", \"for\": \"5s\", \"kind\": \"partition\", \"target\": \"a\",
+  \"params\": { \"a\": [\"10.0.0.0/8\", \"10.1.2.3; reboot\"], \"b\": [\"10.1.0.0/16\"], \"probe_across\": \"ping\", \"c\": [] } }" \
+	"faults[0].params.a[1]" "faults[0].params.c" "faults[0].params.probe_across"
+bad_params overlap "{ \"id\": \"v5\", \"at\": \"5s\", \"for\": \"5s\", \"kind\": \"partition\", \"target\": \"a\",
+  \"params\": { \"a\": [\"10.0.0.0/8\"], \"b\": [\"fd00::1\", \"10.1.0.0/16\"] } }" \
+	"faults[0].params.b[1]: 10.1.0.0/16 overlaps a[0]"
+mk "$T/good.json" 60s "{ \"id\": \"g1\", \"at\": \"5s\", \"for\": \"5s\", \"kind\": \"partition\", \"target\": \"a\",
+  \"params\": { \"a\": [\"10.1.2.3/16\"], \"b\": [\"fd00::5\", \"10.2.0.0/16\"] } }"
+"$GAUNTLET" validate "$T/good.json" >/dev/null 2>&1
+check "validate: a good partition is valid (exit 0)" [ $? -eq 0 ]
+
+check "no flap loop of this test left" [ -z "$(ls /run/gauntlet/link_flap.*-$$.* 2>/dev/null)" ]
+finish

@@ -1,0 +1,267 @@
+#!/usr/bin/env bash
+# test_procfaults.sh - the process_kill and storage_throttle fault kinds end
+# to end, with the null workload and real processes, cgroups and qdiscs:
+# (1) KILL of a sleep the test started (gone, fault verified); (2) STOP for a
+# while (stopped during, running after), and STOP with the controller
+# SIGKILLed, then `gauntlet revert` continues the process; (3) a pattern
+# that matches more than max_matches is refused, the newest match only by
+# default, every match with "all"; (4) storage_throttle/cgroup: dd with
+# O_DIRECT in a throttled cgroup is slow during the fault, fast after it;
+# (5) validate rejects bad params naming their path; (6) storage_throttle/tc
+# on lo inside a private netns. Every process the faults may signal is
+# started here with a marker unique to this test run.
+source "$(dirname "$0")/lib.sh"
+
+MARK="gl-pf-victim-$$-$RANDOM"
+NETNS="gl-pf-$$"
+CGDIR=
+TAG="pf$$"
+
+procfaults_cleanup() {
+	for p in "${PIDS[@]}"; do kill -CONT "$p" 2>/dev/null; done
+	[ -n "$CGDIR" ] && [ -d "$CGDIR" ] && rmdir "$CGDIR" 2>/dev/null
+	ip netns del "$NETNS" 2>/dev/null
+	rm -f /run/gauntlet/fault-*"$TAG"*.pids 2>/dev/null
+	cleanup
+}
+trap procfaults_cleanup EXIT
+
+# State letter of PID from /proc/PID/stat ("" when gone), builtins only:
+# nothing the test runs while a fault is live carries the marker in argv.
+pstate() {
+	local l
+	{ read -r l < "/proc/$1/stat"; } 2>/dev/null || { echo ""; return; }
+	l=${l##*) }
+	echo "${l%% *}"
+}
+# Wait until PID's state is (or, with !, is not) one of the letters.
+wait_state() { # PID STATES SECONDS [!]
+	local n=$(( $3 * 10 )) s
+	while [ $n -gt 0 ]; do
+		s=$(pstate "$1")
+		if [ -z "${4:-}" ]; then [[ -n "$s" && "$2" == *"$s"* ]] && return 0
+		else [[ -z "$s" || "$2" != *"$s"* ]] && return 0; fi
+		sleep 0.1; n=$((n - 1))
+	done
+	return 1
+}
+# Start `sleep 1000` whose command line is "$MARK-NAME 1000"; sets VPID.
+victim() {
+	bash -c "exec -a '$MARK-$1' sleep 1000" &
+	VPID=$!
+	PIDS+=("$VPID")
+	local n=50
+	while [ $n -gt 0 ] && ! tr '\0' ' ' < "/proc/$VPID/cmdline" 2>/dev/null | grep -q "^$MARK-$1 "; do
+		sleep 0.1; n=$((n - 1))
+	done
+}
+# Write a scenario: FILE DURATION FAULTS-JSON [HOSTS-JSON]
+scenario() {
+	local hosts=${4:-'{ "me": { "local": true } }'}
+	cat > "$1" <<JSON
+{ "name": "procfaults", "duration": "$2", "window": "1s",
+  "hosts": $hosts,
+  "workloads": { "null": { "rate": 50 } },
+  "faults": [ $3 ],
+  "targets": { "steady": { "null.ticks": ">= 1" }, "degraded": { "null.ticks": ">= 1" },
+               "recovery": { "recovery_s": "<= 60", "restore_s": "<= 60" } } }
+JSON
+}
+fault_is() { # RUN-DIR INDEX PYTHON-EXPR-OVER-f
+	json "$1/report.json" "(lambda f: ($3))(r['faults'][$2]) or sys.exit(1)" >/dev/null
+}
+no_state_files() { [ -z "$(ls /run/gauntlet/fault-*"$TAG"*.pids 2>/dev/null)" ]; }
+
+# --- 1. KILL -----------------------------------------------------------------
+victim kill
+K1=$VPID
+scenario "$T/kill.json" 3s "{ \"id\": \"kill-$TAG\", \"at\": \"1s\", \"kind\": \"process_kill\", \"target\": \"me\",
+  \"params\": { \"pattern\": \"$MARK-kill\", \"signal\": \"KILL\" } }"
+"$GAUNTLET" run "$T/kill.json" --out "$T/rk" >"$T/rk.log" 2>&1
+rc=$?
+check "KILL: run exits 0" [ $rc -eq 0 ]
+check "KILL: the victim is gone (dead or a zombie)" wait_state "$K1" "ZX" 5
+wait "$K1" 2>/dev/null; rc=$?
+check "KILL: the victim died of SIGKILL (wait status 137)" [ $rc -eq 137 ]
+check "KILL: report says injected, verified, reverted" fault_is "$T/rk" 0 "(f['state'], f['verified'], f['verified_revert']) == ('reverted', True, True)"
+check "KILL: no pid record left in /run/gauntlet" no_state_files
+
+# --- 2. STOP for a while -------------------------------------------------------
+victim stop
+S1=$VPID
+scenario "$T/stop.json" 6s "{ \"id\": \"stop-$TAG\", \"at\": \"1s\", \"for\": \"3s\", \"kind\": \"process_kill\",
+  \"target\": \"me\", \"params\": { \"pattern\": \"$MARK-stop\", \"signal\": \"STOP\" } }"
+"$GAUNTLET" run "$T/stop.json" --dry-run >"$T/dry.log" 2>&1
+check "dry run prints the STOP and the CONT" bash -c "grep -q 'kill -STOP' '$T/dry.log' && grep -q 'kill -CONT' '$T/dry.log'"
+bg run "$T/stop.json" --out "$T/rs"
+check "STOP: stopped during the fault (state T)" wait_state "$S1" "T" 10
+wait "$BG_PID"; rc=$?
+check "STOP: run exits 0" [ $rc -eq 0 ]
+check "STOP: running again after the run (not T)" [ -n "$(pstate "$S1")" -a "$(pstate "$S1")" != T ]
+check "STOP: report says verified and verified reverted" fault_is "$T/rs" 0 "(f['state'], f['verified'], f['verified_revert']) == ('reverted', True, True)"
+check "STOP: no pid record left" no_state_files
+
+# STOP, controller SIGKILLed mid-fault, then `gauntlet revert` from the store
+scenario "$T/stop2.json" 60s "{ \"id\": \"stop2-$TAG\", \"at\": \"1s\", \"for\": \"50s\", \"kind\": \"process_kill\",
+  \"target\": \"me\", \"params\": { \"pattern\": \"$MARK-stop\", \"signal\": \"STOP\" } }"
+bg run "$T/stop2.json" --out "$T/rs2"
+check "STOP/crash: stopped during the fault" wait_state "$S1" "T" 10
+sleep 0.5
+kill -9 "$BG_PID"; wait "$BG_PID" 2>/dev/null
+sleep 0.3
+check "STOP/crash: still stopped after the controller died" [ "$(pstate "$S1")" = T ]
+check "STOP/crash: the journal says injected" [ "$(sql "$T/rs2/run.db" "select state from faults")" = injected ]
+"$GAUNTLET" revert "$T/rs2" >"$T/rs2.log" 2>&1; rc=$?
+check "STOP/crash: gauntlet revert exits 0" [ $rc -eq 0 ]
+check "STOP/crash: the process runs again" [ -n "$(pstate "$S1")" -a "$(pstate "$S1")" != T ]
+check "STOP/crash: journal says reverted" [ "$(sql "$T/rs2/run.db" "select state from faults")" = reverted ]
+check "STOP/crash: no pid record left" no_state_files
+kill -STOP "$S1"    # someone else's stop is not ours to undo, but shows in verify_revert
+"$GAUNTLET" revert "$T/rs2" >"$T/rs2b.log" 2>&1; rc=$?
+check "revert again: nothing left to do, exits 0" [ $rc -eq 0 ]
+kill -CONT "$S1"
+
+# --- 3. selection: max_matches, newest only, all ----------------------------------
+victim many-1; M1=$VPID
+victim many-2; M2=$VPID
+victim many-3; M3=$VPID
+scenario "$T/many.json" 3s "{ \"id\": \"many-$TAG\", \"at\": \"1s\", \"kind\": \"process_kill\", \"target\": \"me\",
+  \"params\": { \"pattern\": \"$MARK-many\", \"max_matches\": 2 } }"
+"$GAUNTLET" run "$T/many.json" --out "$T/rm" >"$T/rm.log" 2>&1
+check "max_matches: the fault is refused (state failed, says why)" fault_is "$T/rm" 0 "f['state'] == 'failed' and 'matches 3 processes, more than max_matches 2' in f.get('error', '')"
+check "max_matches: no victim was signalled" bash -c "[ '$(pstate "$M1")$(pstate "$M2")$(pstate "$M3")' = SSS ]"
+check "max_matches: no pid record left" no_state_files
+
+scenario "$T/newest.json" 3s "{ \"id\": \"newest-$TAG\", \"at\": \"1s\", \"kind\": \"process_kill\", \"target\": \"me\",
+  \"params\": { \"pattern\": \"$MARK-many\", \"signal\": \"INT\", \"max_matches\": 3 } }"
+"$GAUNTLET" run "$T/newest.json" --out "$T/rn" >"$T/rn.log" 2>&1
+check "newest only: verified" fault_is "$T/rn" 0 "f['verified'] is True"
+wait "$M3" 2>/dev/null; rc=$?
+check "newest only: the newest died of SIGINT (130)" [ $rc -eq 130 ]
+check "newest only: the two older ones still run" bash -c "[ '$(pstate "$M1")$(pstate "$M2")' = SS ]"
+
+scenario "$T/all.json" 3s "{ \"id\": \"all-$TAG\", \"at\": \"1s\", \"kind\": \"process_kill\", \"target\": \"me\",
+  \"params\": { \"pattern\": \"$MARK-many-[12]\", \"signal\": \"TERM\", \"all\": true } }"
+"$GAUNTLET" run "$T/all.json" --out "$T/ra" >"$T/ra.log" 2>&1
+check "all: verified" fault_is "$T/ra" 0 "f['verified'] is True"
+wait "$M1" 2>/dev/null; rc1=$?
+wait "$M2" 2>/dev/null; rc2=$?
+check "all: both died of SIGTERM (143)" [ $rc1 -eq 143 -a $rc2 -eq 143 ]
+
+scenario "$T/none.json" 3s "{ \"id\": \"none-$TAG\", \"at\": \"1s\", \"kind\": \"process_kill\", \"target\": \"me\",
+  \"params\": { \"pattern\": \"$MARK-nobody\" } }"
+"$GAUNTLET" run "$T/none.json" --out "$T/r0" >"$T/r0.log" 2>&1
+check "no match: the fault fails saying so" fault_is "$T/r0" 0 "f['state'] == 'failed' and 'no process matches' in f.get('error', '')"
+
+# --- 5. validate ------------------------------------------------------------------
+scenario "$T/bad.json" 10s "
+  { \"id\": \"b0\", \"at\": \"1s\", \"kind\": \"process_kill\", \"target\": \"me\",
+    \"params\": { \"pattern\": \"$MARK-x\", \"bogus\": 1 } },
+  { \"id\": \"b1\", \"at\": \"2s\", \"kind\": \"process_kill\", \"target\": \"me\",
+    \"params\": { \"pattern\": \"$MARK-x\", \"signal\": \"HUP\" } },
+  { \"id\": \"b2\", \"at\": \"3s\", \"kind\": \"process_kill\", \"target\": \"me\",
+    \"params\": { \"pattern\": \"$MARK-x\", \"signal\": \"STOP\" } },
+  { \"id\": \"b3\", \"at\": \"4s\", \"kind\": \"process_kill\", \"target\": \"me\",
+    \"params\": { \"pattern\": \".*\" } },
+  { \"id\": \"b4\", \"at\": \"5s\", \"kind\": \"process_kill\", \"target\": \"me\",
+    \"params\": { \"pattern\": \".\" } },
+  { \"id\": \"b5\", \"at\": \"6s\", \"for\": \"1s\", \"kind\": \"storage_throttle\", \"target\": \"me\",
+    \"params\": { \"cgroup\": \"../etc\", \"device\": \"/dev/vda\", \"write_bps\": \"fast\", \"speed\": 1 } },
+  { \"id\": \"b6\", \"at\": \"8s\", \"for\": \"1s\", \"kind\": \"storage_throttle\", \"method\": \"tc\", \"target\": \"me\",
+    \"params\": { \"interface\": \"lo\", \"rate\": \"100\" } }"
+"$GAUNTLET" validate "$T/bad.json" >"$T/bad.out" 2>"$T/bad.err"; rc=$?
+check "validate: bad params exit 2" [ $rc -eq 2 ]
+check "validate: unknown key named" grep -q "faults\[0\].params.bogus: unknown key 'bogus'" "$T/bad.err"
+check "validate: bad signal named" grep -q "faults\[1\].params.signal: unknown signal 'HUP'" "$T/bad.err"
+check "validate: STOP without for" grep -q "faults\[2\].params.signal: signal STOP needs \"for\"" "$T/bad.err"
+check "validate: pattern .* refused" grep -q "faults\[3\].params.pattern: .*every process" "$T/bad.err"
+check "validate: pattern . refused" grep -q "faults\[4\].params.pattern: .*any command line" "$T/bad.err"
+check "validate: cgroup with .. refused" grep -q "faults\[5\].params.cgroup: " "$T/bad.err"
+check "validate: bad size and unknown key for storage_throttle" bash -c "grep -q 'faults\[5\].params.write_bps: ' '$T/bad.err' && grep -q 'faults\[5\].params.speed: unknown key' '$T/bad.err'"
+check "validate: tc rate without unit" grep -q "faults\[6\].params.rate: " "$T/bad.err"
+
+# --- 4. storage_throttle / cgroup ----------------------------------------------------
+storage_test() {
+	local iface dev src d mj mn t0 t1 slow fast
+	[ "$(id -u)" -eq 0 ] || { echo "SKIP part 4: storage_throttle/cgroup needs root"; return; }
+	if [ -r /sys/fs/cgroup/cgroup.controllers ] && grep -qw io /sys/fs/cgroup/cgroup.controllers; then
+		iface=v2
+		grep -qw io /sys/fs/cgroup/cgroup.subtree_control || echo +io > /sys/fs/cgroup/cgroup.subtree_control ||
+			{ echo "SKIP part 4: cannot enable the v2 io controller"; return; }
+		CGDIR=/sys/fs/cgroup/gauntlet-pf-$$
+	elif [ -d /sys/fs/cgroup/blkio ]; then
+		iface=v1
+		CGDIR=/sys/fs/cgroup/blkio/gauntlet-pf-$$
+	else
+		echo "SKIP part 4: neither cgroup v2 io nor v1 blkio is available"; return
+	fi
+	src=$(findmnt -no SOURCE --target "$T" 2>/dev/null)
+	if [ -b "$src" ]; then
+		dev=$src
+	else
+		d=$(stat -c %d "$T")
+		mj=$(( (d >> 8) & 0xfff )); mn=$(( (d & 0xff) | ((d >> 12) & 0xfff00) ))
+		[ -e "/sys/dev/block/$mj:$mn" ] || { echo "SKIP part 4: $T is not on a block device ($src)"; return; }
+		dev=$mj:$mn
+	fi
+	mkdir "$CGDIR" || { echo "SKIP part 4: cannot create $CGDIR"; CGDIR=; return; }
+	echo "part 4: cgroup $iface at $CGDIR, device $dev"
+	# the time dd takes to write 20 MiB with O_DIRECT from inside the cgroup
+	ddtime() {
+		local a b
+		a=$(date +%s%N)
+		bash -c "echo \$\$ > '$CGDIR/cgroup.procs' && exec dd if=/dev/zero of='$T/dd.out' bs=1M count=20 oflag=direct" >/dev/null 2>&1 || echo "dd failed" >&2
+		b=$(date +%s%N)
+		echo $(( (b - a) / 1000000 ))
+	}
+	limited() { # the limit is in place
+		if [ $iface = v2 ]; then grep -q "wbps=5000000" "$CGDIR/io.max"
+		else grep -q " 5000000$" "$CGDIR/blkio.throttle.write_bps_device"; fi
+	}
+	unlimited() {
+		if [ $iface = v2 ]; then ! grep -q "=[0-9]" "$CGDIR/io.max"
+		else ! grep -q " [1-9]" "$CGDIR/blkio.throttle.write_bps_device"; fi
+	}
+	scenario "$T/thr.json" 14s "{ \"id\": \"thr-$TAG\", \"at\": \"1s\", \"for\": \"10s\", \"kind\": \"storage_throttle\",
+	  \"target\": \"me\", \"params\": { \"cgroup\": \"gauntlet-pf-$$\", \"device\": \"$dev\", \"write_bps\": \"5MB\" } }"
+	bg run "$T/thr.json" --out "$T/rt"
+	local n=100
+	while [ $n -gt 0 ] && ! limited 2>/dev/null; do sleep 0.1; n=$((n - 1)); done
+	check "cgroup: the write limit is in place during the fault" limited
+	slow=$(ddtime)
+	echo "dd of 20 MiB at 5 MB/s: $slow ms"
+	check "cgroup: dd under the limit takes >= 2 s ($slow ms)" [ "$slow" -ge 2000 ]
+	wait "$BG_PID"; rc=$?
+	check "cgroup: run exits 0" [ $rc -eq 0 ]
+	check "cgroup: the limit reads back as none after the revert" unlimited
+	fast=$(ddtime)
+	echo "dd of 20 MiB after the revert: $fast ms"
+	check "cgroup: dd after the revert is clearly faster ($fast ms vs $slow ms)" [ $((fast * 2)) -lt "$slow" ]
+	check "cgroup: report says verified and verified reverted" fault_is "$T/rt" 0 "(f['state'], f['verified'], f['verified_revert']) == ('reverted', True, True)"
+	rm -f "$T/dd.out"
+	rmdir "$CGDIR" && CGDIR=
+}
+storage_test
+
+# --- 6. storage_throttle / tc, on lo of a private netns --------------------------------
+tc_test() {
+	command -v tc >/dev/null || { echo "SKIP part 6: no tc"; return; }
+	ip netns add "$NETNS" 2>/dev/null || { echo "SKIP part 6: cannot create a network namespace"; return; }
+	ip netns exec "$NETNS" ip link set lo up
+	tbf() { ip netns exec "$NETNS" tc qdisc show dev lo root | grep -q "qdisc tbf"; }
+	scenario "$T/tc.json" 6s "{ \"id\": \"tc-$TAG\", \"at\": \"1s\", \"for\": \"3s\", \"kind\": \"storage_throttle\",
+	  \"method\": \"tc\", \"target\": \"ns\", \"params\": { \"interface\": \"lo\", \"rate\": \"10mbit\" } }" \
+		"{ \"ns\": { \"local\": true, \"netns\": \"$NETNS\" } }"
+	bg run "$T/tc.json" --out "$T/rtc"
+	local n=50
+	while [ $n -gt 0 ] && ! tbf; do sleep 0.1; n=$((n - 1)); done
+	check "tc: a tbf is the root qdisc of lo during the fault" tbf
+	wait "$BG_PID"; rc=$?
+	check "tc: run exits 0" [ $rc -eq 0 ]
+	check "tc: no tbf after the revert" bash -c "! ip netns exec '$NETNS' tc qdisc show dev lo root | grep -q tbf"
+	check "tc: report says verified and verified reverted" fault_is "$T/rtc" 0 "(f['state'], f['verified'], f['verified_revert']) == ('reverted', True, True)"
+	ip netns del "$NETNS"
+}
+tc_test
+
+finish

@@ -1,0 +1,3 @@
+# The ssh transport (harness/transport_ssh.c) against a private sshd on
+# 127.0.0.1; skips when sshd or ssh-keygen is missing.
+gl_unit_test(test_ssh ${GL_TESTS_DIR}/unit/test_ssh.c TIMEOUT 120)
