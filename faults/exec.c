@@ -1,6 +1,7 @@
 /*
  * exec.c - the exec fault kind: the user's own inject and revert commands,
- * run on the target host through its transport with a deadline.
+ * run on the target host through its transport (local, optionally inside
+ * the host's netns, or ssh) with a deadline.
  *
  * params: {"inject": [argv...], "revert": [argv...],
  *          "verify": [argv...], "verify_revert": [argv...],   (optional)
@@ -81,28 +82,26 @@ static int ex_plan(const struct gl_scenario *s, const struct gl_fault_spec *f, c
 
 	if (!h)
 		return gl_errf(err, GL_EINVAL, "exec: unknown host '%s'", f->target);
-	if (!h->local)
-		return gl_errf(err, GL_EINVAL,
-			       "exec on host '%s': the ssh transport is not built yet; only local hosts can run exec faults",
-			       h->name);
 	p = cJSON_Duplicate(f->params, 1);
 	if (!p)
 		return gl_errf(err, GL_ENOMEM, "out of memory");
 	cJSON_AddStringToObject(p, "host", h->name);
-	cJSON_AddStringToObject(p, "transport", "local");
+	cJSON_AddStringToObject(p, "transport", h->local ? "local" : "ssh");
 	cJSON_AddStringToObject(p, "netns", h->netns);
 	*plan = p;
 	return 0;
 }
 
-/* Run plan[key] on the plan's host. Missing optional step: success. */
-static int run_step(const cJSON *plan, const char *key, int required, struct gl_err *err)
+/* Run plan[key] on the plan's host (looked up in the scenario, which a
+ * resumed or reverting gauntlet reloads from the store). Missing optional
+ * step: success. */
+static int run_step(struct gl_ctx *c, const cJSON *plan, const char *key, int required, struct gl_err *err)
 {
 	const cJSON *argv = cJSON_GetObjectItemCaseSensitive(plan, key), *it;
 	const cJSON *t = cJSON_GetObjectItemCaseSensitive(plan, "timeout");
-	const cJSON *ns = cJSON_GetObjectItemCaseSensitive(plan, "netns");
+	const cJSON *hn = cJSON_GetObjectItemCaseSensitive(plan, "host");
 	const char *args[EXEC_MAX_ARGS + 1];
-	struct gl_host host;
+	const struct gl_host *host;
 	struct gl_exec_result res;
 	int64_t timeout_ns = 30000000000LL;
 	int n = 0, rc;
@@ -117,11 +116,11 @@ static int run_step(const cJSON *plan, const char *key, int required, struct gl_
 	args[n] = NULL;
 	if (cJSON_IsString(t))
 		gl_parse_duration_ns(t->valuestring, &timeout_ns, NULL);
-	memset(&host, 0, sizeof(host));
-	host.local = 1;
-	if (cJSON_IsString(ns))
-		snprintf(host.netns, sizeof(host.netns), "%s", ns->valuestring);
-	rc = gl_transport_find("local")->exec(&host, args, timeout_ns / 1000000, &res, err);
+	host = cJSON_IsString(hn) ? gl_scenario_host(gl_ctx_scenario(c), hn->valuestring) : NULL;
+	if (!host)
+		return gl_errf(err, GL_EINVAL, "exec: the plan's host '%s' is not in the scenario",
+			       cJSON_IsString(hn) ? hn->valuestring : "?");
+	rc = gl_host_exec(host, args, timeout_ns / 1000000, &res, err);
 	if (rc == 0 && res.exit_status != 0) {
 		/* the command's own words, trimmed, for the journal */
 		char out[200] = "";
@@ -136,12 +135,12 @@ static int run_step(const cJSON *plan, const char *key, int required, struct gl_
 	return rc;
 }
 
-static int ex_inject(struct gl_ctx *c, const cJSON *plan, struct gl_err *err) { return run_step(plan, "inject", 1, err); }
-static int ex_verify(struct gl_ctx *c, const cJSON *plan, struct gl_err *err) { return run_step(plan, "verify", 0, err); }
-static int ex_revert(struct gl_ctx *c, const cJSON *plan, struct gl_err *err) { return run_step(plan, "revert", 0, err); }
+static int ex_inject(struct gl_ctx *c, const cJSON *plan, struct gl_err *err) { return run_step(c, plan, "inject", 1, err); }
+static int ex_verify(struct gl_ctx *c, const cJSON *plan, struct gl_err *err) { return run_step(c, plan, "verify", 0, err); }
+static int ex_revert(struct gl_ctx *c, const cJSON *plan, struct gl_err *err) { return run_step(c, plan, "revert", 0, err); }
 static int ex_verify_revert(struct gl_ctx *c, const cJSON *plan, struct gl_err *err)
 {
-	return run_step(plan, "verify_revert", 0, err);
+	return run_step(c, plan, "verify_revert", 0, err);
 }
 
 /* Each step's program must exist on the host. */

@@ -15,6 +15,7 @@
 #include "store.h"
 #include "target.h"
 #include "timeline.h"
+#include "transport_ssh.h"
 
 static void usage(FILE *f)
 {
@@ -237,7 +238,17 @@ static int cmd_status(const char *dir)
 	return 0;
 }
 
+static int dispatch(int argc, char **argv);
+
 int main(int argc, char **argv)
+{
+	int code = dispatch(argc, argv);
+
+	gl_ssh_shutdown();   /* close cached ssh sessions */
+	return code;
+}
+
+static int dispatch(int argc, char **argv)
 {
 	const char *cmd = argc > 1 ? argv[1] : NULL;
 	const char *lvl = getenv("GAUNTLET_LOG");

@@ -16,6 +16,7 @@ extern const struct gl_fault_ops gl_fault_null;
 extern const struct gl_fault_ops gl_fault_exec;
 extern const struct gl_transport_ops gl_transport_local;
 extern const struct gl_transport_ops gl_transport_null;
+extern const struct gl_transport_ops gl_transport_ssh;
 
 /* Workloads whose engines are not built yet: schema-checked only. */
 static const struct gl_workload_ops wl_training = { .name = "training" };
@@ -44,7 +45,7 @@ static const struct gl_fault_ops *const faults[] = {
 };
 
 static const struct gl_transport_ops *const transports[] = {
-	&gl_transport_local, &gl_transport_null,
+	&gl_transport_local, &gl_transport_ssh, &gl_transport_null,
 };
 
 const struct gl_workload_ops *gl_workload_find(const char *name)
