@@ -14,8 +14,10 @@
  */
 #include "controller.h"
 
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -44,7 +46,11 @@ struct fault_rt {
 	struct gl_fault_row row;
 	cJSON *plan;
 	const struct gl_fault_spec *spec;
+	int busy;                 /* a step is with the executor */
+	char revert_pending[200]; /* revert asked for while busy: why */
 };
+
+struct fx;
 
 struct gl_ctx {
 	struct event_base *base;
@@ -66,6 +72,7 @@ struct gl_ctx {
 	char stop_msg[512];
 	int64_t *abort_since;
 	int lock_fd;
+	struct fx *fx;
 };
 
 /* ---- what plug-ins see --------------------------------------------------- */
@@ -158,41 +165,284 @@ static int is_live(const char *state)
 	       !strcmp(state, "revert_failed");
 }
 
+/* ---- the fault executor ---------------------------------------------------
+ *
+ * Fault steps (inject, verify, revert) can take seconds: ssh, scontrol,
+ * Redfish. They run on one executor thread, so the event loop, and every
+ * measurement it makes, never waits for them. Only the loop thread writes
+ * the journal: before it hands a step over, and when the result comes back
+ * through a pipe. Steps run one at a time, in the order they were asked for.
+ * Without the executor (resume's reconciliation, `gauntlet revert`, the stop
+ * sequence) the same steps run inline.
+ */
+enum fx_op { FX_INJECT, FX_REVERT };
+
+struct fx_job {
+	struct fx_job *next;
+	int idx;
+	enum fx_op op;
+	char why[200];
+	int rc;               /* 0: the step succeeded */
+	int verified;         /* inject: -1 no verify hook, else 0/1 */
+	int cleanup_ok;       /* inject failed: the clean-up revert worked */
+	int64_t t_done;       /* elapsed when the step finished */
+	char err[700], err2[700];
+};
+
+struct fx {
+	pthread_t th;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;          /* work arrived / the executor went idle */
+	struct fx_job *todo, *todo_tail, *done, *done_tail;
+	int running_job, quit, on;
+	int pipe[2];
+	struct event *ev;
+};
+
+static void run_job(struct gl_ctx *c, struct fx_job *j)
+{
+	struct fault_rt *f = &c->faults[j->idx];
+	const struct gl_fault_ops *ops = f->spec->ops;
+	struct gl_err err = { 0 }, rerr = { 0 };
+
+	j->verified = -1;
+	if (j->op == FX_INJECT) {
+		j->rc = ops->inject(c, f->plan, &err);
+		if (j->rc != 0) {
+			snprintf(j->err, sizeof(j->err), "%s", err.msg);
+			/* A failed inject may have half happened: revert to be sure. */
+			j->cleanup_ok = ops->revert(c, f->plan, &rerr) == 0;
+			snprintf(j->err2, sizeof(j->err2), "%s", rerr.msg);
+		} else if (ops->verify) {
+			j->verified = ops->verify(c, f->plan, &err) == 0;
+			snprintf(j->err, sizeof(j->err), "%s", err.msg);
+		}
+	} else {
+		j->rc = -1;
+		for (int attempt = 1; attempt <= REVERT_ATTEMPTS && j->rc != 0; attempt++) {
+			gl_err_clear(&err);
+			j->rc = ops->revert(c, f->plan, &err);
+			if (j->rc == 0 && ops->verify_revert)
+				j->rc = ops->verify_revert(c, f->plan, &err);
+			if (j->rc)
+				gl_warn("fault: '%s' revert attempt %d/%d failed: %s", f->row.id, attempt,
+					REVERT_ATTEMPTS, err.msg);
+		}
+		snprintf(j->err, sizeof(j->err), "%s", err.msg);
+	}
+	j->t_done = c->mono_start ? gl_ctx_elapsed_ns(c) : f->row.injected_elapsed_ns;
+}
+
+static void fault_revert(struct gl_ctx *c, struct fault_rt *f, const char *why);
+
+/* Loop thread: journal what a step did. */
+static void apply_job(struct gl_ctx *c, struct fx_job *j)
+{
+	struct fault_rt *f = &c->faults[j->idx];
+	const struct gl_fault_ops *ops = f->spec->ops;
+
+	f->busy = 0;
+	if (j->op == FX_INJECT) {
+		if (j->rc != 0) {
+			gl_ctx_event(c, GL_LOG_ERROR, "fault", "'%s' inject failed: %s", f->row.id, j->err);
+			snprintf(f->row.error, sizeof(f->row.error), "inject: %s", j->err);
+			snprintf(f->row.state, sizeof(f->row.state), j->cleanup_ok ? "failed" : "revert_failed");
+			if (!j->cleanup_ok)
+				gl_ctx_event(c, GL_LOG_ERROR, "fault", "'%s' revert after failed inject failed: %s",
+					     f->row.id, j->err2);
+			journal(c, f);
+			return;
+		}
+		snprintf(f->row.state, sizeof(f->row.state), "injected");
+		f->row.injected_elapsed_ns = j->t_done;
+		f->row.injected_scn_ns = scn_now(c, j->t_done);
+		f->row.verified = j->verified;
+		if (j->verified == 0) {
+			snprintf(f->row.error, sizeof(f->row.error), "verify: %s", j->err);
+			gl_ctx_event(c, GL_LOG_WARN, "fault", "'%s' injected but not verified: %s", f->row.id, j->err);
+		}
+		gl_ctx_event(c, GL_LOG_INFO, "fault", "'%s' injected (%s%s%s on %s)%s", f->row.id, f->row.kind,
+			     f->row.method[0] ? "/" : "", f->row.method, f->row.target,
+			     f->row.verified == 1 ? ", verified" : "");
+		journal(c, f);
+		if (f->row.dur_ns == 0)
+			fault_revert(c, f, "instantaneous fault");
+		else if (f->revert_pending[0])
+			fault_revert(c, f, f->revert_pending);
+		return;
+	}
+	if (j->rc == 0) {
+		snprintf(f->row.state, sizeof(f->row.state), "reverted");
+		f->row.verified_revert = ops->verify_revert ? 1 : -1;
+		f->row.reverted_elapsed_ns = j->t_done;
+		f->row.reverted_scn_ns = c->sc ? scn_now(c, j->t_done) : 0;
+		gl_ctx_event(c, GL_LOG_INFO, "fault", "'%s' reverted (%s)", f->row.id, j->why);
+	} else {
+		snprintf(f->row.state, sizeof(f->row.state), "revert_failed");
+		snprintf(f->row.error, sizeof(f->row.error), "revert: %s", j->err);
+		f->row.verified_revert = 0;
+		gl_ctx_event(c, GL_LOG_ERROR, "fault", "'%s' REVERT FAILED: %s (run `gauntlet revert %s`)",
+			     f->row.id, j->err, c->dir);
+	}
+	journal(c, f);
+}
+
+static void *fx_main(void *arg)
+{
+	struct gl_ctx *c = arg;
+	struct fx *x = c->fx;
+
+	pthread_mutex_lock(&x->mu);
+	for (;;) {
+		struct fx_job *j;
+		char one = 1;
+		while (!x->todo && !x->quit)
+			pthread_cond_wait(&x->cv, &x->mu);
+		if (!x->todo)
+			break;
+		j = x->todo;
+		x->todo = j->next;
+		if (!x->todo)
+			x->todo_tail = NULL;
+		x->running_job = 1;
+		pthread_mutex_unlock(&x->mu);
+		run_job(c, j);
+		pthread_mutex_lock(&x->mu);
+		j->next = NULL;
+		if (x->done_tail)
+			x->done_tail->next = j;
+		else
+			x->done = j;
+		x->done_tail = j;
+		x->running_job = 0;
+		pthread_cond_broadcast(&x->cv);
+		if (write(x->pipe[1], &one, 1) < 0) {
+			/* the loop also collects results when it drains */
+		}
+	}
+	pthread_mutex_unlock(&x->mu);
+	return NULL;
+}
+
+static void fx_collect(struct gl_ctx *c)
+{
+	struct fx *x = c->fx;
+	struct fx_job *list;
+	char buf[64];
+
+	while (read(x->pipe[0], buf, sizeof(buf)) > 0)
+		;
+	pthread_mutex_lock(&x->mu);
+	list = x->done;
+	x->done = x->done_tail = NULL;
+	pthread_mutex_unlock(&x->mu);
+	while (list) {
+		struct fx_job *next = list->next;
+		apply_job(c, list);
+		free(list);
+		list = next;
+	}
+}
+
+static void on_fx_done(evutil_socket_t fd, short what, void *arg)
+{
+	fx_collect(arg);
+}
+
+static void submit(struct gl_ctx *c, struct fx_job *j)
+{
+	struct fx *x = c->fx;
+
+	c->faults[j->idx].busy = 1;
+	if (!x || !x->on) {
+		run_job(c, j);
+		apply_job(c, j);
+		free(j);
+		return;
+	}
+	pthread_mutex_lock(&x->mu);
+	j->next = NULL;
+	if (x->todo_tail)
+		x->todo_tail->next = j;
+	else
+		x->todo = j;
+	x->todo_tail = j;
+	pthread_cond_broadcast(&x->cv);
+	pthread_mutex_unlock(&x->mu);
+}
+
+static int fx_start(struct gl_ctx *c)
+{
+	struct fx *x = calloc(1, sizeof(*x));
+
+	if (!x)
+		return -1;
+	c->fx = x;
+	pthread_mutex_init(&x->mu, NULL);
+	pthread_cond_init(&x->cv, NULL);
+	if (pipe2(x->pipe, O_CLOEXEC | O_NONBLOCK) != 0)
+		return -1;
+	x->ev = event_new(c->base, x->pipe[0], EV_READ | EV_PERSIST, on_fx_done, c);
+	if (!x->ev || event_add(x->ev, NULL) != 0 || pthread_create(&x->th, NULL, fx_main, c) != 0)
+		return -1;
+	x->on = 1;
+	return 0;
+}
+
+/* Wait for every step asked for, journal the results, stop the thread. */
+static void fx_stop(struct gl_ctx *c)
+{
+	struct fx *x = c->fx;
+
+	if (!x)
+		return;
+	if (x->on) {
+		pthread_mutex_lock(&x->mu);
+		while (x->todo || x->running_job)
+			pthread_cond_wait(&x->cv, &x->mu);
+		x->quit = 1;
+		pthread_cond_broadcast(&x->cv);
+		pthread_mutex_unlock(&x->mu);
+		pthread_join(x->th, NULL);
+		x->on = 0;
+		fx_collect(c);
+	}
+	if (x->ev)
+		event_free(x->ev);
+	if (x->pipe[0] > 0) {
+		close(x->pipe[0]);
+		close(x->pipe[1]);
+	}
+	pthread_mutex_destroy(&x->mu);
+	pthread_cond_destroy(&x->cv);
+	free(x);
+	c->fx = NULL;
+}
+
+/* ---- faults --------------------------------------------------------------- */
+
 static void fault_revert(struct gl_ctx *c, struct fault_rt *f, const char *why)
 {
-	const struct gl_fault_ops *ops = f->spec->ops;
-	struct gl_err err = { 0 };
-	int rc = -1;
+	struct fx_job *j;
 
+	if (f->busy) {
+		/* inject still running: revert as soon as it is done */
+		snprintf(f->revert_pending, sizeof(f->revert_pending), "%s", why);
+		return;
+	}
+	f->revert_pending[0] = '\0';
 	if (!is_live(f->row.state))
 		return;
 	snprintf(f->row.state, sizeof(f->row.state), "reverting");
 	if (journal(c, f))
 		return;
-	for (int attempt = 1; attempt <= REVERT_ATTEMPTS && rc != 0; attempt++) {
-		gl_err_clear(&err);
-		rc = ops->revert(c, f->plan, &err);
-		if (rc == 0 && ops->verify_revert)
-			rc = ops->verify_revert(c, f->plan, &err);
-		if (rc)
-			gl_ctx_event(c, GL_LOG_WARN, "fault", "'%s' revert attempt %d/%d failed: %s", f->row.id,
-				     attempt, REVERT_ATTEMPTS, err.msg);
-	}
-	if (rc == 0) {
-		int64_t now = c->mono_start ? gl_ctx_elapsed_ns(c) : f->row.injected_elapsed_ns;
-		snprintf(f->row.state, sizeof(f->row.state), "reverted");
-		f->row.verified_revert = ops->verify_revert ? 1 : -1;
-		f->row.reverted_elapsed_ns = now;
-		f->row.reverted_scn_ns = c->sc ? scn_now(c, now) : 0;
-		gl_ctx_event(c, GL_LOG_INFO, "fault", "'%s' reverted (%s)", f->row.id, why);
-	} else {
-		snprintf(f->row.state, sizeof(f->row.state), "revert_failed");
-		snprintf(f->row.error, sizeof(f->row.error), "revert: %s", err.msg);
-		f->row.verified_revert = 0;
-		gl_ctx_event(c, GL_LOG_ERROR, "fault", "'%s' REVERT FAILED: %s (run `gauntlet revert %s`)",
-			     f->row.id, err.msg, c->dir);
-	}
-	journal(c, f);
+	j = calloc(1, sizeof(*j));
+	if (!j)
+		return;
+	j->idx = (int)(f - c->faults);
+	j->op = FX_REVERT;
+	snprintf(j->why, sizeof(j->why), "%s", why);
+	submit(c, j);
 }
 
 static int active_faults(struct gl_ctx *c)
@@ -205,9 +455,8 @@ static int active_faults(struct gl_ctx *c)
 
 static void fault_inject(struct gl_ctx *c, struct fault_rt *f)
 {
-	const struct gl_fault_ops *ops = f->spec->ops;
-	struct gl_err err = { 0 };
-	int64_t now, wall = gl_wall_ns();
+	int64_t wall = gl_wall_ns();
+	struct fx_job *j;
 
 	if (strcmp(f->row.state, "planned") != 0)
 		return;   /* already handled (resume replays) */
@@ -231,41 +480,12 @@ static void fault_inject(struct gl_ctx *c, struct fault_rt *f)
 	snprintf(f->row.state, sizeof(f->row.state), "injecting");
 	if (journal(c, f))
 		return;
-	now = gl_ctx_elapsed_ns(c);
-	if (ops->inject(c, f->plan, &err) != 0) {
-		struct gl_err rerr = { 0 };
-		gl_ctx_event(c, GL_LOG_ERROR, "fault", "'%s' inject failed: %s", f->row.id, err.msg);
-		snprintf(f->row.error, sizeof(f->row.error), "inject: %s", err.msg);
-		/* A failed inject may have half happened: revert to be sure. */
-		if (ops->revert(c, f->plan, &rerr) == 0) {
-			snprintf(f->row.state, sizeof(f->row.state), "failed");
-		} else {
-			snprintf(f->row.state, sizeof(f->row.state), "revert_failed");
-			gl_ctx_event(c, GL_LOG_ERROR, "fault", "'%s' revert after failed inject failed: %s",
-				     f->row.id, rerr.msg);
-		}
-		journal(c, f);
+	j = calloc(1, sizeof(*j));
+	if (!j)
 		return;
-	}
-	snprintf(f->row.state, sizeof(f->row.state), "injected");
-	f->row.injected_elapsed_ns = now;
-	f->row.injected_scn_ns = scn_now(c, now);
-	f->row.verified = -1;
-	if (ops->verify) {
-		gl_err_clear(&err);
-		f->row.verified = ops->verify(c, f->plan, &err) == 0;
-		if (!f->row.verified) {
-			snprintf(f->row.error, sizeof(f->row.error), "verify: %s", err.msg);
-			gl_ctx_event(c, GL_LOG_WARN, "fault", "'%s' injected but not verified: %s", f->row.id,
-				     err.msg);
-		}
-	}
-	gl_ctx_event(c, GL_LOG_INFO, "fault", "'%s' injected (%s%s%s on %s)%s", f->row.id, f->row.kind,
-		     f->row.method[0] ? "/" : "", f->row.method, f->row.target,
-		     f->row.verified == 1 ? ", verified" : "");
-	journal(c, f);
-	if (f->row.dur_ns == 0)
-		fault_revert(c, f, "instantaneous fault");
+	j->idx = (int)(f - c->faults);
+	j->op = FX_INJECT;
+	submit(c, j);
 }
 
 static void revert_all(struct gl_ctx *c, const char *why)
@@ -485,6 +705,7 @@ static int lock_dir(struct gl_ctx *c)
 
 static void ctx_free(struct gl_ctx *c)
 {
+	fx_stop(c);
 	if (c->wl_state)
 		for (int i = 0; i < c->sc->n_workloads; i++)
 			if (c->wl_state[i] && c->sc->workloads[i].ops->free)
@@ -699,12 +920,19 @@ static int drive(struct gl_ctx *c)
 		}
 	}
 	c->wl_started = 1;
+	if (c->stop == STOP_NONE && fx_start(c) != 0) {
+		c->stop = STOP_ERROR;
+		snprintf(c->stop_msg, sizeof(c->stop_msg), "cannot start the fault executor thread");
+	}
 	if (c->stop == STOP_NONE) {
 		event_add(c->ev_commit, &(struct timeval){ 0, COMMIT_INTERVAL_NS / 1000 });
 		gl_ctx_arm_at(c, c->ev_window, (c->win_idx + 1) * c->sc->window_ns);
 		gl_ctx_arm_at(c, c->ev_tl, 0);
 		event_base_dispatch(c->base);
 	}
+	/* Steps already handed to the executor finish and are journaled; from
+	 * here on fault steps run inline. */
+	fx_stop(c);
 	/* Stop in order: no new work, close the window, revert, flush, report. */
 	for (int i = 0; i < c->sc->n_workloads; i++)
 		if (c->wl_state[i])

@@ -195,18 +195,19 @@ check "dead-man: gauntlet revert afterwards still succeeds (idempotent)" [ $? -e
 check "dead-man: journal says reverted" [ "$(sql "$T/r3/run.db" "select state from faults")" = reverted ]
 
 # --- 3. loss: 100%, then 30% ------------------------------------------------------------
-# at 5s for 15s (1-4 s real) 100%; at 25s for 20s (5-9 s real) 30%, each way:
+# at 5s for 10s (1-3 s real) 100%; at 35s for 20s (7-11 s real) 30% each way
+# (4 healthy windows between them, for restore_s):
 # a ping and its reply both cross, so about 1 - 0.7^2 = 51% of pings are lost.
-mk "$T/loss.json" 70s "{ \"id\": \"loss-$$\", \"at\": \"5s\", \"for\": \"15s\", \"kind\": \"link_flap\",
+mk "$T/loss.json" 80s "{ \"id\": \"loss-$$\", \"at\": \"5s\", \"for\": \"10s\", \"kind\": \"link_flap\",
   \"method\": \"loss\", \"target\": \"a\", \"params\": { \"interface\": \"$IA\", \"percent\": 100 } },
-  { \"id\": \"loss30-$$\", \"at\": \"25s\", \"for\": \"20s\", \"kind\": \"link_flap\",
+  { \"id\": \"loss30-$$\", \"at\": \"35s\", \"for\": \"20s\", \"kind\": \"link_flap\",
   \"method\": \"loss\", \"target\": \"a\", \"params\": { \"interface\": \"$IA\", \"percent\": 30 } }"
 TABLE=gauntlet_loss-$$
 bg run "$T/loss.json" --out "$T/r4" --time-scale $SCALE >"$T/r4.log" 2>&1
 check "loss: table inet $TABLE appears" wait_until 5 ip netns exec "$NA" nft list table inet "$TABLE"
 check "loss: ping across fails during the fault" no_ping_ab
 check "loss: the link itself stays up" link_up
-check "loss 30%: table inet gauntlet_loss30-$$ appears" wait_until 8 ip netns exec "$NA" nft list table inet "gauntlet_loss30-$$"
+check "loss 30%: table inet gauntlet_loss30-$$ appears" wait_until 10 ip netns exec "$NA" nft list table inet "gauntlet_loss30-$$"
 LOSS=$(rt_loss 200)
 echo "   (30% each way: ${LOSS:-?}% of 200 pings lost; expected about 51%)"
 check "loss 30%: between 25% and 80% of pings lost" python3 -c "import sys; sys.exit(0 if 25 <= float(sys.argv[1] or -1) <= 80 else 1)" "${LOSS:-}"
