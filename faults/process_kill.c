@@ -18,13 +18,15 @@
  * target that the plan names, before it sends any signal. Verify, revert
  * and verify_revert read that file; STARTTIME guards against a pid reused
  * by an unrelated process after a crash. The script never selects pid 1,
- * itself or its parent (the controller, or the ssh session).
+ * itself or any of its ancestors (the controller and whatever started it,
+ * or the ssh session).
  *
  * KILL/TERM/INT are instantaneous unless "for" is given (revert only drops
  * the record: what gets measured is the workload's recovery). STOP needs
  * "for"; its revert sends SIGCONT to the recorded pids and waits until they
  * leave state T. Every revert is idempotent.
  */
+#include <math.h>
 #include <regex.h>
 #include <stdio.h>
 #include <string.h>
@@ -57,7 +59,16 @@ static const char pk_script[] =
 	"	[ -n \"$L\" ] || return 1\n"
 	"	R=${L##*) }\n"
 	"	set -- $R\n"
-	"	S=$1 ST=${20}\n"
+	"	S=$1 PP=$2 ST=${20}\n"
+	"}\n"
+	"ancestors() {\n"
+	"	A=\" $$ \" a=$PPID\n"
+	"	while [ \"${a:-0}\" -gt 1 ]; do\n"
+	"		case $A in *\" $a \"*) break ;; esac\n"
+	"		A=\"$A$a \"\n"
+	"		pinfo \"$a\" || break\n"
+	"		a=$PP\n"
+	"	done\n"
 	"}\n"
 	"what() { if [ -n \"${GL_PID:-}\" ]; then echo \"pid $GL_PID\"; else echo \"pattern '$GL_PAT'\"; fi; }\n"
 	"select_procs() {\n"
@@ -67,10 +78,12 @@ static const char pk_script[] =
 	"		cands=$(pgrep -f -- \"$GL_PAT\"); rc=$?\n"
 	"		[ \"$rc\" -le 1 ] || { echo \"pgrep failed (exit $rc)\"; exit 5; }\n"
 	"	fi\n"
+	"	ancestors\n"
 	"	N=0 LIST= BEST= BEST_ST= STOPPED=\n"
 	"	for p in $cands; do\n"
 	"		case $p in ''|*[!0-9]*) continue ;; esac\n"
-	"		[ \"$p\" -gt 1 ] && [ \"$p\" != \"$$\" ] && [ \"$p\" != \"$PPID\" ] || continue\n"
+	"		[ \"$p\" -gt 1 ] || continue\n"
+	"		case $A in *\" $p \"*) continue ;; esac\n"
 	"		pinfo \"$p\" || continue\n"
 	"		case $S in Z|X|x) continue ;; esac\n"
 	"		[ \"$S\" = T ] && STOPPED=\"$STOPPED $p\"\n"
@@ -184,9 +197,8 @@ static const char *signal_name(const char *s)
 
 static int json_int(const cJSON *v, long long lo, long long hi, long long *out)
 {
-	if (!cJSON_IsNumber(v) || v->valuedouble != (double)(long long)v->valuedouble)
-		return -1;
-	if ((long long)v->valuedouble < lo || (long long)v->valuedouble > hi)
+	if (!cJSON_IsNumber(v) || v->valuedouble < (double)lo || v->valuedouble > (double)hi ||
+	    v->valuedouble != floor(v->valuedouble))
 		return -1;
 	*out = (long long)v->valuedouble;
 	return 0;
@@ -330,7 +342,7 @@ static void pk_validate(const struct gl_fault_spec *f, struct gl_diag *d, const 
 
 static void add_env(cJSON *argv, const char *key, const char *val)
 {
-	char kv[PK_PATTERN_MAX + 64];
+	char kv[1024];   /* GL_STATE=<dir, <= 200>/fault-<id, <= 63>-<8 hex>.pids fits */
 	snprintf(kv, sizeof(kv), "%s=%s", key, val);
 	cJSON_AddItemToArray(argv, cJSON_CreateString(kv));
 }
@@ -521,7 +533,7 @@ static void pk_describe(const cJSON *plan, struct gl_buf *out)
 	if (pat) {
 		gl_buf_printf(out, "  inject: pgrep -f -- ");
 		put_quoted(out, pat);
-		gl_buf_printf(out, " (%s; refuse if more than %d match, never pid 1 or the controller)",
+		gl_buf_printf(out, " (%s; refuse if more than %d match; never pid 1 or the controller and its ancestors)",
 			      cJSON_IsTrue(get(plan, "all")) ? "every match" : "the newest match",
 			      cJSON_IsNumber(max) ? max->valueint : PK_MAX_MATCHES_DEFAULT);
 	} else {

@@ -540,7 +540,7 @@ static int run_step(struct gl_ctx *c, const cJSON *plan, const char *step, struc
 	struct gl_host host;
 	int n = 0, rc;
 
-	gl_buf_init(&res->out, 1);
+	memset(res, 0, sizeof(*res));
 	if (!cJSON_IsArray(argv))
 		return gl_errf(err, GL_EINVAL, "storage_throttle: the plan has no %s command", step);
 	cJSON_ArrayForEach(it, argv) {
@@ -552,7 +552,6 @@ static int run_step(struct gl_ctx *c, const cJSON *plan, const char *step, struc
 	rc = plan_host(c, plan, &host, err);
 	if (rc)
 		return rc;
-	gl_buf_free(&res->out);
 	rc = gl_host_exec(&host, args, ST_STEP_TIMEOUT_MS, res, err);
 	if (rc == 0 && res->exit_status != 0) {
 		char out[300] = "";

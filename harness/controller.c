@@ -857,7 +857,11 @@ static int start_loop(struct gl_ctx *c)
 		 * milliseconds, which would show up as send lag. */
 		struct event_config *cfg = event_config_new();
 		if (cfg) {
+			/* and no cached time: a timer armed after a slow callback
+			 * must count from now, not from the loop's last wake-up,
+			 * or windows close early */
 			event_config_set_flag(cfg, EVENT_BASE_FLAG_PRECISE_TIMER);
+			event_config_set_flag(cfg, EVENT_BASE_FLAG_NO_CACHE_TIME);
 			c->base = event_base_new_with_config(cfg);
 			event_config_free(cfg);
 		}

@@ -10,9 +10,11 @@
  */
 #include "store.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 struct gl_store {
 	sqlite3 *db;
@@ -21,7 +23,44 @@ struct gl_store {
 	sqlite3_stmt *st_win;      /* window upsert */
 	sqlite3_stmt *st_ev;       /* event insert */
 	sqlite3_stmt *st_req;      /* request insert */
+	/* WAL checkpoints (which fsync the database) run on this thread with a
+	 * connection of its own, so they never stall the event loop. */
+	pthread_t ckpt_th;
+	pthread_mutex_t ckpt_mu;
+	pthread_cond_t ckpt_cv;
+	int ckpt_on, ckpt_quit;
+	char *path;
 };
+
+#define CHECKPOINT_EVERY_S 5
+
+static void *ckpt_main(void *arg)
+{
+	struct gl_store *st = arg;
+	sqlite3 *db = NULL;
+
+	if (sqlite3_open_v2(st->path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+		sqlite3_close(db);
+		return NULL;
+	}
+	sqlite3_busy_timeout(db, 1000);
+	pthread_mutex_lock(&st->ckpt_mu);
+	while (!st->ckpt_quit) {
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_sec += CHECKPOINT_EVERY_S;
+		pthread_cond_timedwait(&st->ckpt_cv, &st->ckpt_mu, &ts);
+		if (st->ckpt_quit)
+			break;
+		pthread_mutex_unlock(&st->ckpt_mu);
+		/* PASSIVE: copies what it can without waiting for the writer */
+		sqlite3_wal_checkpoint_v2(db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+		pthread_mutex_lock(&st->ckpt_mu);
+	}
+	pthread_mutex_unlock(&st->ckpt_mu);
+	sqlite3_close(db);
+	return NULL;
+}
 
 /* Each entry upgrades from version i to i+1. Never edit a shipped entry:
  * add a new one. */
@@ -140,7 +179,8 @@ struct gl_store *gl_store_open(const char *path, int create, struct gl_err *err)
 		goto fail;
 	}
 	sqlite3_busy_timeout(st->db, 5000);
-	if (exec_sql(st->db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;", err))
+	if (exec_sql(st->db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;"
+			 " PRAGMA wal_autocheckpoint=0;", err))
 		goto fail;
 	if (migrate(st->db, err))
 		goto fail;
@@ -164,6 +204,13 @@ struct gl_store *gl_store_open(const char *path, int create, struct gl_err *err)
 		gl_errf(err, GL_EIO, "%s: %s", path, sqlite3_errmsg(st->db));
 		goto fail;
 	}
+	st->path = strdup(path);
+	pthread_mutex_init(&st->ckpt_mu, NULL);
+	pthread_cond_init(&st->ckpt_cv, NULL);
+	if (st->path && pthread_create(&st->ckpt_th, NULL, ckpt_main, st) == 0)
+		st->ckpt_on = 1;
+	else
+		exec_sql(st->db, "PRAGMA wal_autocheckpoint=1000;", NULL);  /* no thread: SQLite's own */
 	return st;
 fail:
 	gl_store_close(st);
@@ -174,8 +221,21 @@ void gl_store_close(struct gl_store *st)
 {
 	if (!st)
 		return;
-	if (st->db)
+	if (st->ckpt_on) {
+		pthread_mutex_lock(&st->ckpt_mu);
+		st->ckpt_quit = 1;
+		pthread_cond_signal(&st->ckpt_cv);
+		pthread_mutex_unlock(&st->ckpt_mu);
+		pthread_join(st->ckpt_th, NULL);
+		pthread_mutex_destroy(&st->ckpt_mu);
+		pthread_cond_destroy(&st->ckpt_cv);
+	}
+	if (st->db) {
 		gl_store_flush(st, NULL);
+		/* leave the database whole in one file */
+		sqlite3_wal_checkpoint_v2(st->db, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
+	}
+	free(st->path);
 	sqlite3_finalize(st->st_wm);
 	sqlite3_finalize(st->st_win);
 	sqlite3_finalize(st->st_ev);

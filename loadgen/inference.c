@@ -42,7 +42,7 @@
 #include "store.h"
 #include "trace.h"
 
-#define ITL_HOLD 256
+#define ITL_HOLD 64
 #define BODY_MAX (4u << 20)      /* non-streaming body cap */
 #define SSE_MAX_LINE (256u << 10)
 #define SSE_MAX_DATA (1u << 20)
@@ -79,6 +79,8 @@ struct req {
 	int n_itl;
 	enum err_class forced;         /* set when we abort it ourselves */
 	int add_failed;                /* curl would not take it: finished by the sweep */
+	int parsed;                    /* non-streaming: body_parse holds the body's reading */
+	struct gl_oai_chunk body_parse;
 	long status;
 };
 
@@ -137,6 +139,8 @@ struct inf {
 	int id_ttft, id_ttft_send, id_itl, id_tpot, id_lat, id_lag, id_otok;
 	int id_requests, id_errors, id_otok_total, id_class[EC_N];
 	struct gl_buf scratch;
+	CURL **pool;                    /* idle easy handles, reused */
+	int n_pool, pool_cap;
 };
 
 /* ---- random arrivals (xorshift64*, seeded) ------------------------------ */
@@ -220,14 +224,12 @@ static void record_done(struct inf *w, struct req *r, enum err_class ec)
 		out_tokens = sum.completion_tokens;
 		estimated = 0;
 	}
-	if (!w->stream && r->resp.data) {
-		struct gl_oai_chunk c;
-		gl_oai_parse_response(r->resp.data, r->resp.len, &c);
-		if (c.completion_tokens >= 0) {
-			out_tokens = c.completion_tokens;
+	if (!w->stream && r->parsed) {
+		if (r->body_parse.completion_tokens >= 0) {
+			out_tokens = r->body_parse.completion_tokens;
 			estimated = 0;
 		} else {
-			out_tokens = c.has_token ? 1 : 0;
+			out_tokens = r->body_parse.has_token ? 1 : 0;
 		}
 	}
 	gl_metrics_add(w->m, w->id_requests, 1);
@@ -396,12 +398,40 @@ static char *build_body(struct inf *w, uint64_t seq, int64_t input_tokens, int64
 	return text;
 }
 
+/* An easy handle from the pool (reset) or a new one. */
+static CURL *easy_get(struct inf *w)
+{
+	if (w->n_pool > 0) {
+		CURL *e = w->pool[--w->n_pool];
+		curl_easy_reset(e);
+		return e;
+	}
+	return curl_easy_init();
+}
+
+static void easy_put(struct inf *w, CURL *e)
+{
+	if (!e)
+		return;
+	if (w->n_pool == w->pool_cap) {
+		int ncap = w->pool_cap ? w->pool_cap * 2 : 64;
+		CURL **np;
+		if (ncap > 65536 || !(np = realloc(w->pool, sizeof(*np) * (size_t)ncap))) {
+			curl_easy_cleanup(e);
+			return;
+		}
+		w->pool = np;
+		w->pool_cap = ncap;
+	}
+	w->pool[w->n_pool++] = e;
+}
+
 static void req_free(struct req *r)
 {
 	if (!r)
 		return;
 	if (r->easy)
-		curl_easy_cleanup(r->easy);
+		easy_put(r->w, r->easy);
 	cJSON_free(r->body);
 	gl_sse_free(r->sse);
 	gl_buf_free(&r->resp);
@@ -424,7 +454,7 @@ static void send_req(struct inf *w, int64_t t_intended, uint64_t seq, int64_t in
 	r->ep = pick_endpoint(w);
 	gl_buf_init(&r->resp, BODY_MAX);
 	r->body = build_body(w, seq, in_tok, out_tok, tr);
-	r->easy = curl_easy_init();
+	r->easy = easy_get(w);
 	if (w->stream)
 		r->sse = gl_sse_new(SSE_MAX_LINE, SSE_MAX_DATA, GL_SSE_OPENAI, on_sse_event, r);
 	if (!r->body || !r->easy || (w->stream && !r->sse)) {
@@ -445,6 +475,9 @@ static void send_req(struct inf *w, int64_t t_intended, uint64_t seq, int64_t in
 	curl_easy_setopt(r->easy, CURLOPT_TCP_NODELAY, 1L);
 	curl_easy_setopt(r->easy, CURLOPT_TIMEOUT_MS, (long)w->timeout_ms);
 	curl_easy_setopt(r->easy, CURLOPT_CONNECTTIMEOUT_MS, (long)(w->timeout_ms < 10000 ? w->timeout_ms : 10000));
+	/* streams arrive a token at a time: a small receive buffer per stream
+	 * keeps memory per in-flight request low */
+	curl_easy_setopt(r->easy, CURLOPT_BUFFERSIZE, w->stream ? 4096L : 16384L);
 	curl_easy_setopt(r->easy, CURLOPT_HTTP_VERSION,
 			 w->http2 ? (long)CURL_HTTP_VERSION_2TLS : (long)CURL_HTTP_VERSION_1_1);
 	if (w->ca_bundle[0])
@@ -539,13 +572,14 @@ static void finish_req(struct inf *w, struct req *r, CURLcode res)
 		if (ec == EC_OK && r->t_first_token < 0)
 			ec = EC_TRUNCATED;       /* clean end, but not a single token */
 	} else {
-		struct gl_oai_chunk c;
+		struct gl_oai_chunk *c = &r->body_parse;
 		if (res != CURLE_OK) {
 			ec = EC_TRUNCATED;
 		} else {
-			gl_oai_parse_response(r->resp.data ? r->resp.data : "", r->resp.len, &c);
-			ec = c.is_error ? EC_STREAM : c.is_malformed || c.kind == GL_OAI_EMPTY ? EC_MALFORMED
-			   : !c.has_finish ? EC_TRUNCATED : EC_OK;
+			gl_oai_parse_response(r->resp.data ? r->resp.data : "", r->resp.len, c);
+			r->parsed = 1;
+			ec = c->is_error ? EC_STREAM : c->is_malformed || c->kind == GL_OAI_EMPTY ? EC_MALFORMED
+			   : !c->has_finish ? EC_TRUNCATED : EC_OK;
 		}
 	}
 	if (ec != EC_OK)
@@ -612,18 +646,22 @@ static int sock_cb(CURL *e, curl_socket_t s, int what, void *userp, void *socket
 		}
 		return 0;
 	}
+	short kind = (short)((what & CURL_POLL_IN ? EV_READ : 0) | (what & CURL_POLL_OUT ? EV_WRITE : 0) | EV_PERSIST);
 	if (!sk) {
 		sk = calloc(1, sizeof(*sk));
-		if (!sk)
+		if (!sk || !(sk->ev = event_new(gl_ctx_base(w->ctx), s, kind, on_sock_event, w))) {
+			free(sk);
 			return -1;
+		}
 		sk->w = w;
 		curl_multi_assign(w->multi, s, sk);
+	} else if (event_get_events(sk->ev) != kind) {
+		/* same socket, other direction: reassign the event we have */
+		event_del(sk->ev);
+		event_assign(sk->ev, gl_ctx_base(w->ctx), s, kind, on_sock_event, w);
 	} else {
-		event_free(sk->ev);
+		return 0;
 	}
-	sk->ev = event_new(gl_ctx_base(w->ctx), s,
-			   (short)((what & CURL_POLL_IN ? EV_READ : 0) | (what & CURL_POLL_OUT ? EV_WRITE : 0) | EV_PERSIST),
-			   on_sock_event, w);
 	event_add(sk->ev, NULL);
 	return 0;
 }
@@ -948,7 +986,20 @@ static int inf_init(struct gl_ctx *c, const cJSON *cfg, void **state, struct gl_
 	curl_multi_setopt(w->multi, CURLMOPT_SOCKETDATA, w);
 	curl_multi_setopt(w->multi, CURLMOPT_TIMERFUNCTION, timer_cb);
 	curl_multi_setopt(w->multi, CURLMOPT_TIMERDATA, w);
-	curl_multi_setopt(w->multi, CURLMOPT_MAXCONNECTS, (long)(w->max_in_flight + 16));
+	/* keep a connection per request that can be in flight at once: the
+	 * max_in_flight cap, or the closed loop's users at the highest load */
+	{
+		long conns = w->max_in_flight;
+		if (w->mode == AR_CLOSED) {
+			double peak = 1;
+			const struct gl_scenario *sc = gl_ctx_scenario(c);
+			for (int p = 0; p < sc->n_phases; p++)
+				if (sc->phases[p].load > peak)
+					peak = sc->phases[p].load;
+			conns = (long)ceil(w->users * peak);
+		}
+		curl_multi_setopt(w->multi, CURLMOPT_MAXCONNECTS, conns + 16);
+	}
 	curl_multi_setopt(w->multi, CURLMOPT_PIPELINING, (long)CURLPIPE_MULTIPLEX);
 	w->ev_curl_timer = evtimer_new(gl_ctx_base(c), on_curl_timer, w);
 	w->ev_arrival = evtimer_new(gl_ctx_base(c), on_arrival, w);
@@ -1043,6 +1094,9 @@ static void inf_free(void *state)
 			curl_multi_remove_handle(w->multi, r->easy);
 		req_free(r);
 	}
+	for (int i = 0; i < w->n_pool; i++)
+		curl_easy_cleanup(w->pool[i]);
+	free(w->pool);
 	if (w->multi)
 		curl_multi_cleanup(w->multi);
 	curl_slist_free_all(w->headers);

@@ -28,6 +28,7 @@
 #include <math.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1148,6 +1149,17 @@ static void on_request(struct evhttp_request *req, void *arg)
 	enum endpoint ep = EP_OTHER;
 	int want_post = 0;
 	char msg[256];
+
+	/* Tokens go out as they are made: without TCP_NODELAY, Nagle holds the
+	 * first token behind the unacknowledged headers (~40 ms). */
+	{
+		struct evhttp_connection *conn = evhttp_request_get_connection(req);
+		struct bufferevent *bev = conn ? evhttp_connection_get_bufferevent(conn) : NULL;
+		evutil_socket_t fd = bev ? bufferevent_getfd(bev) : -1;
+		int one = 1;
+		if (fd >= 0)
+			setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	}
 
 	if (!path)
 		path = "";
