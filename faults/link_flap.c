@@ -2,8 +2,8 @@
  * link_flap.c - the link_flap fault kind: take a network link down and up
  * (method "ip"), drop a share of its packets ("loss", nftables numgen) or
  * cap its rate ("rate", tc tbf). Every command runs on the fault's target
- * host through gl_host_exec (local hosts inside their "netns"; ssh hosts
- * once that transport is built), with a deadline.
+ * host through gl_host_exec (local hosts inside their "netns", or ssh), with
+ * a deadline.
  *
  * ip: params {"interface": IF, "down": "5s", "up": "25s", "count": 1}.
  * Without "for" the fault lasts count x (down + up). inject takes the link
@@ -11,8 +11,9 @@
  * own session, no tie to the controller) that sleeps "down", brings the link
  * up, sleeps "up", takes it down again, ... for "count" flaps. Its sleeps
  * are divided by the run's --time-scale, like the rest of the timeline.
- * inject does not wait for the flapping: the controller calls it on its
- * event loop.
+ * inject returns at once rather than sleeping through the flaps: fault steps
+ * run one at a time on the controller's executor thread, and a later fault's
+ * step must not wait for this one's sleeps.
  *   The loop is also the fault's dead-man's switch (DESIGN section 5): it
  * ends with the link up, count x down + (count - 1) x up after inject, even
  * when the controller was SIGKILLed and nobody runs `gauntlet revert`; a
@@ -36,6 +37,11 @@
  * "latency": "400ms"}: `tc qdisc replace dev IF root tbf ...`; revert
  * deletes the root qdisc, which gives the interface its default qdisc back
  * (a custom root qdisc the host had before the fault is not restored).
+ *
+ * A revert that finds the interface gone (ip, rate) has nothing left to
+ * undo: it logs a warning and counts as done. preflight (before the run
+ * starts): the method's tools are on the host, the interface exists, and
+ * for loss `nft --check` accepts the exact table.
  *
  * loss and rate need "for" (they have no natural end). Values that reach a
  * command are validated: interface names are 1-15 characters of
@@ -338,58 +344,40 @@ static const char *jstr(const cJSON *o, const char *key)
 	return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
-static int plan_host(cJSON *o, const struct gl_host *h, struct gl_err *err)
+/* The plan names its host like exec's does: name, transport and netns. */
+static void plan_host(cJSON *o, const struct gl_host *h)
 {
 	cJSON_AddStringToObject(o, "host", h->name);
-	if (h->local) {
-		cJSON_AddStringToObject(o, "transport", "local");
-		cJSON_AddStringToObject(o, "netns", h->netns);
-		return 0;
-	}
-	if (!gl_transport_find("ssh"))
-		return gl_errf(err, GL_EINVAL,
-			       "link_flap on host '%s': it is reached over ssh, and this build has no ssh transport yet",
-			       h->name);
-	{
-		cJSON *s = cJSON_AddObjectToObject(o, "ssh");
-		cJSON_AddStringToObject(o, "transport", "ssh");
-		cJSON_AddStringToObject(s, "user", h->ssh_user);
-		cJSON_AddStringToObject(s, "host", h->ssh_host);
-		cJSON_AddNumberToObject(s, "port", h->ssh_port);
-		cJSON_AddStringToObject(s, "key", h->key);
-		cJSON_AddStringToObject(s, "known_hosts", h->known_hosts);
-	}
-	return 0;
+	cJSON_AddStringToObject(o, "transport", h->local ? "local" : "ssh");
+	cJSON_AddStringToObject(o, "netns", h->netns);
 }
 
-static int host_from_plan(const cJSON *plan, struct gl_host *h, struct gl_err *err)
+/* The host a plan runs on: the scenario's host of that name (resume and
+ * revert reload the scenario from the store; it carries the ssh settings),
+ * else, without a context (describe) or for a local host the scenario no
+ * longer has, the local host and netns the plan recorded. */
+static int plan_target(struct gl_ctx *c, const cJSON *plan, struct gl_host *h, struct gl_err *err)
 {
 	const char *name = jstr(plan, "host"), *tr = jstr(plan, "transport"), *ns = jstr(plan, "netns");
+	const struct gl_host *sh = c && name && gl_ctx_scenario(c) ? gl_scenario_host(gl_ctx_scenario(c), name) : NULL;
 
 	memset(h, 0, sizeof(*h));
 	if (!name)
 		return gl_errf(err, GL_EINVAL, "link_flap: the plan names no host");
+	if (sh) {
+		*h = *sh;
+		return 0;
+	}
+	if (c && tr && strcmp(tr, "local") != 0)
+		return gl_errf(err, GL_EINVAL, "link_flap: the plan's host '%s' is not in the scenario", name);
 	snprintf(h->name, sizeof(h->name), "%s", name);
-	if (!tr || !strcmp(tr, "local")) {
-		h->local = 1;
-		if (ns && ns[0]) {
-			if (!word_ok(ns, "_.-", GL_NAME_MAX - 1))
-				return gl_errf(err, GL_EINVAL, "link_flap: bad netns name in the plan");
-			snprintf(h->netns, sizeof(h->netns), "%s", ns);
-		}
-		return 0;
+	h->local = !tr || !strcmp(tr, "local");
+	if (ns && ns[0]) {
+		if (!word_ok(ns, "_.-", GL_NAME_MAX - 1))
+			return gl_errf(err, GL_EINVAL, "link_flap: bad netns name in the plan");
+		snprintf(h->netns, sizeof(h->netns), "%s", ns);
 	}
-	if (!strcmp(tr, "ssh")) {
-		const cJSON *s = cJSON_GetObjectItemCaseSensitive(plan, "ssh");
-		const cJSON *port = cJSON_GetObjectItemCaseSensitive(s, "port");
-		snprintf(h->ssh_user, sizeof(h->ssh_user), "%s", jstr(s, "user") ? jstr(s, "user") : "");
-		snprintf(h->ssh_host, sizeof(h->ssh_host), "%s", jstr(s, "host") ? jstr(s, "host") : "");
-		snprintf(h->key, sizeof(h->key), "%s", jstr(s, "key") ? jstr(s, "key") : "");
-		snprintf(h->known_hosts, sizeof(h->known_hosts), "%s", jstr(s, "known_hosts") ? jstr(s, "known_hosts") : "");
-		h->ssh_port = cJSON_IsNumber(port) ? port->valueint : 22;
-		return 0;
-	}
-	return gl_errf(err, GL_EINVAL, "link_flap: unknown transport '%s' in the plan", tr);
+	return 0;
 }
 
 static void nonce_hex(char *out, size_t n)
@@ -421,10 +409,7 @@ static int lf_plan(const struct gl_scenario *s, const struct gl_fault_spec *f, c
 		return gl_errf(err, GL_ENOMEM, "out of memory");
 	cJSON_AddStringToObject(o, "id", f->id);
 	cJSON_AddStringToObject(o, "method", lf_methods[p.m]);
-	if (plan_host(o, h, err) != 0) {
-		cJSON_Delete(o);
-		return -GL_EINVAL;
-	}
+	plan_host(o, h);
 	cJSON_AddStringToObject(o, "interface", p.ifname);
 	sanitize_id(f->id, id, sizeof(id));
 	switch (p.m) {
@@ -460,8 +445,8 @@ static int copy_checked(char *dst, size_t n, const char *src, int ok, const char
 }
 
 /* Read a plan back (maybe from a store written by another process) and
- * check every value that will reach a command. */
-static int read_plan(const cJSON *plan, struct lf_plan *p, struct gl_err *err)
+ * check every value that will reach a command. c may be NULL (describe). */
+static int read_plan(struct gl_ctx *c, const cJSON *plan, struct lf_plan *p, struct gl_err *err)
 {
 	const char *v;
 	const cJSON *n;
@@ -470,17 +455,18 @@ static int read_plan(const cJSON *plan, struct lf_plan *p, struct gl_err *err)
 	if (!cJSON_IsObject(plan))
 		return gl_errf(err, GL_EINVAL, "link_flap: no plan");
 	p->m = method_of(jstr(plan, "method"));
-	if (host_from_plan(plan, &p->host, err) != 0)
+	if (plan_target(c, plan, &p->host, err) != 0)
 		return -GL_EINVAL;
 	v = jstr(plan, "interface");
 	if (copy_checked(p->ifname, sizeof(p->ifname), v, ifname_ok(v), "interface", err))
 		return -GL_EINVAL;
 	switch (p->m) {
 	case LF_IP:
+		/* LF_PID_DIR/link_flap.NAME with no '/' in NAME: it stays in its dir */
 		v = jstr(plan, "pid_file");
 		if (copy_checked(p->pid_file, sizeof(p->pid_file), v,
 				 v && !strncmp(v, LF_PID_DIR "/link_flap.", strlen(LF_PID_DIR "/link_flap.")) &&
-				 word_ok(v, "_.-/", sizeof(p->pid_file) - 1) && !strstr(v, ".."),
+				 word_ok(v + strlen(LF_PID_DIR "/link_flap."), "_.-", sizeof(p->pid_file) - 1),
 				 "pid_file", err))
 			return -GL_EINVAL;
 		n = cJSON_GetObjectItemCaseSensitive(plan, "down_us");
@@ -548,8 +534,9 @@ static int alive_fn(char *out, size_t n, const struct lf_plan *p)
 			p->pid_file, p->pid_file);
 }
 
-/* Build step's command. Returns 0, or -1 when the step has no command
- * (the caller checks in C instead). scale shapes the ip loop's sleeps. */
+/* Build step's command into c (ip's verify steps: `ip -o link show`, whose
+ * flags are read in C). scale shapes the ip loop's sleeps. Returns 0, or -1
+ * for a method without commands. */
 static int build_cmd(const struct lf_plan *p, enum lf_step step, double scale, struct lf_cmd *c)
 {
 	int n = 0, k;
@@ -698,8 +685,10 @@ static const char *first_line(char *s)
 static int fail_cmd(const struct lf_plan *p, const char *what, const struct lf_cmd *c, int status, char *out,
 		    struct gl_err *err)
 {
-	return gl_errf(err, GL_EIO, "link_flap %s on host '%s': '%s %s' exited %d%s%s", what, p->host.name,
-		       c->argv[0], c->argv[1] ? c->argv[1] : "", status, out[0] ? ": " : "", first_line(out));
+	/* name the program; a script by what it is for (its text is in --dry-run) */
+	return gl_errf(err, GL_EIO, "link_flap %s on host '%s': %s%s%s exited %d%s%s", what, p->host.name,
+		       strcmp(c->argv[0], "sh") ? "'" : "the ", strcmp(c->argv[0], "sh") ? c->argv[0] : "shell script",
+		       strcmp(c->argv[0], "sh") ? "'" : "", status, out[0] ? ": " : "", first_line(out));
 }
 
 /* 1 when `ip -o link show` output shows the UP flag, 0 when not, -1 when
@@ -715,6 +704,12 @@ static int link_is_up(const char *out)
 	return strstr(flags, ",UP,") != NULL;
 }
 
+/* Output saying the interface does not exist (ip link, tc). */
+static int no_such_device(const char *out)
+{
+	return strstr(out, "Cannot find device") || strstr(out, "does not exist");
+}
+
 static int lf_inject(struct gl_ctx *c, const cJSON *plan, struct gl_err *err)
 {
 	struct lf_plan p;
@@ -722,8 +717,10 @@ static int lf_inject(struct gl_ctx *c, const cJSON *plan, struct gl_err *err)
 	char out[1024];
 	int status;
 
-	if (read_plan(plan, &p, err) != 0)
+	if (read_plan(c, plan, &p, err) != 0)
 		return -GL_EINVAL;
+	/* the scale is fixed before the executor thread starts: reading it
+	 * there is safe */
 	build_cmd(&p, STEP_INJECT, c ? gl_ctx_time_scale(c) : 1, &cmd);
 	if (run_cmd(&p, &cmd, &status, out, sizeof(out), err) != 0)
 		return -GL_EIO;
@@ -732,6 +729,7 @@ static int lf_inject(struct gl_ctx *c, const cJSON *plan, struct gl_err *err)
 	return 0;
 }
 
+/* *up: 1 UP, 0 down, -1 no such interface. */
 static int ip_link_state(const struct lf_plan *p, int *up, struct gl_err *err)
 {
 	struct lf_cmd cmd;
@@ -741,6 +739,9 @@ static int ip_link_state(const struct lf_plan *p, int *up, struct gl_err *err)
 	build_cmd(p, STEP_VERIFY, 1, &cmd);
 	if (run_cmd(p, &cmd, &status, out, sizeof(out), err) != 0)
 		return -GL_EIO;
+	*up = -1;
+	if (status != 0 && no_such_device(out))
+		return 0;
 	if (status != 0)
 		return fail_cmd(p, "check", &cmd, status, out, err);
 	*up = link_is_up(out);
@@ -769,12 +770,14 @@ static int lf_verify(struct gl_ctx *c, const cJSON *plan, struct gl_err *err)
 	char out[4096];
 	int status, up, alive;
 
-	if (read_plan(plan, &p, err) != 0)
+	if (read_plan(c, plan, &p, err) != 0)
 		return -GL_EINVAL;
 	switch (p.m) {
 	case LF_IP:
 		if (ip_link_state(&p, &up, err) != 0)
 			return -GL_EIO;
+		if (up < 0)
+			return gl_errf(err, GL_EIO, "link_flap: no interface %s on host '%s'", p.ifname, p.host.name);
 		if (!up)
 			return 0;
 		/* between flaps the link is up: the running loop is the proof */
@@ -816,7 +819,7 @@ static int lf_revert(struct gl_ctx *c, const cJSON *plan, struct gl_err *err)
 	char out[1024];
 	int status;
 
-	if (read_plan(plan, &p, err) != 0)
+	if (read_plan(c, plan, &p, err) != 0)
 		return -GL_EINVAL;
 	build_cmd(&p, STEP_REVERT, 1, &cmd);
 	if (run_cmd(&p, &cmd, &status, out, sizeof(out), err) != 0)
@@ -829,6 +832,15 @@ static int lf_revert(struct gl_ctx *c, const cJSON *plan, struct gl_err *err)
 	if (p.m == LF_RATE &&
 	    (strstr(out, "No such file or directory") || strstr(out, "Cannot delete qdisc with handle of zero")))
 		return 0;
+	/* An interface that is gone has nothing left to undo (and a revert
+	 * that can never succeed would keep the run "injected" for ever); say
+	 * so, since a vanished link is news to whoever reads the run. */
+	if (p.m != LF_LOSS && no_such_device(out)) {
+		/* gl_warn, not gl_ctx_event: hooks run on the executor thread */
+		gl_warn("fault: link_flap revert: interface %s is gone from host '%s'; nothing to undo", p.ifname,
+			p.host.name);
+		return 0;
+	}
 	return fail_cmd(&p, "revert", &cmd, status, out, err);
 }
 
@@ -839,7 +851,7 @@ static int lf_verify_revert(struct gl_ctx *c, const cJSON *plan, struct gl_err *
 	char out[4096];
 	int status, up, alive;
 
-	if (read_plan(plan, &p, err) != 0)
+	if (read_plan(c, plan, &p, err) != 0)
 		return -GL_EINVAL;
 	switch (p.m) {
 	case LF_IP:
@@ -851,7 +863,7 @@ static int lf_verify_revert(struct gl_ctx *c, const cJSON *plan, struct gl_err *
 				       p.pid_file, p.host.name);
 		if (ip_link_state(&p, &up, err) != 0)
 			return -GL_EIO;
-		if (!up)
+		if (!up)   /* -1, a vanished interface, was reported by revert */
 			return gl_errf(err, GL_EIO, "link_flap: %s on host '%s' is still down", p.ifname, p.host.name);
 		return 0;
 	case LF_LOSS:
@@ -867,6 +879,8 @@ static int lf_verify_revert(struct gl_ctx *c, const cJSON *plan, struct gl_err *
 		build_cmd(&p, STEP_VERIFY_REVERT, 1, &cmd);
 		if (run_cmd(&p, &cmd, &status, out, sizeof(out), err) != 0)
 			return -GL_EIO;
+		if (status != 0 && no_such_device(out))
+			return 0;
 		if (status != 0)
 			return fail_cmd(&p, "verify_revert", &cmd, status, out, err);
 		for (char *line = out; line && *line;) {
@@ -881,6 +895,74 @@ static int lf_verify_revert(struct gl_ctx *c, const cJSON *plan, struct gl_err *
 		return 0;
 	}
 	return 0;
+}
+
+/* Run a one-off argv through run_cmd. */
+static int run_argv(const struct lf_plan *p, const char *const *argv, int *status, char *out, size_t n_out,
+		    struct gl_err *err)
+{
+	struct lf_cmd cmd;
+
+	memset(&cmd, 0, sizeof(cmd));
+	for (int i = 0; argv[i] && i < (int)GL_ARRAY_LEN(cmd.argv) - 1; i++)
+		cmd.argv[i] = argv[i];
+	return run_cmd(p, &cmd, status, out, n_out, err);
+}
+
+/* One preflight check: argv must exit 0 on the plan's host. */
+static int pf_check(struct gl_ctx *c, const struct lf_plan *p, const char *subject, const char *check,
+		    const char *const *argv, const char *fail_detail)
+{
+	struct gl_err err = { 0 };
+	char out[512] = "", detail[700];
+	int status = -1, rc = run_argv(p, argv, &status, out, sizeof(out), &err);
+
+	snprintf(detail, sizeof(detail), "%s%s%s", rc ? err.msg : status ? fail_detail : "",
+		 !rc && status && out[0] ? ": " : "", !rc && status ? first_line(out) : "");
+	return gl_ctx_preflight(c, subject, check, rc == 0 && status == 0, detail);
+}
+
+/* Preflight, on the loop thread before anything is injected: the tools of
+ * the plan's method are on the host, the interface exists (a typo would
+ * make loss or rate match nothing), and nftables accepts the exact loss
+ * table (`nft --check` applies nothing). */
+static int lf_preflight(struct gl_ctx *c, const cJSON *plan)
+{
+	static const char *const tools[][3] = {
+		[LF_IP] = { "ip", "setsid", NULL },
+		[LF_LOSS] = { "ip", "nft", NULL },
+		[LF_RATE] = { "ip", "tc", NULL },
+	};
+	struct lf_plan p;
+	struct gl_err err = { 0 };
+	char subject[160], check[128];
+	const char *id = jstr(plan, "id");
+	int bad = 0;
+
+	if (read_plan(c, plan, &p, &err) != 0)
+		return gl_ctx_preflight(c, "fault", "link_flap plan readable", 0, err.msg);
+	snprintf(subject, sizeof(subject), "fault %s on host %s", id ? id : "?", p.host.name);
+	for (int i = 0; tools[p.m][i]; i++) {
+		const char *argv[] = { "sh", "-c", "command -v \"$1\" >/dev/null", "sh", tools[p.m][i], NULL };
+		snprintf(check, sizeof(check), "tool '%s' present", tools[p.m][i]);
+		if (pf_check(c, &p, subject, check, argv, "not found on the host's PATH") != 0)
+			return -1;   /* the checks below need the tools */
+	}
+	{
+		const char *argv[] = { "ip", "-o", "link", "show", "dev", p.ifname, NULL };
+		snprintf(check, sizeof(check), "interface %s exists", p.ifname);
+		bad |= pf_check(c, &p, subject, check, argv, "no such interface") != 0;
+	}
+	if (p.m == LF_LOSS) {
+		struct lf_cmd cmd;
+		build_cmd(&p, STEP_INJECT, 1, &cmd);
+		{
+			const char *argv[] = { "nft", "--check", cmd.argv[1], NULL };
+			bad |= pf_check(c, &p, subject, "nftables accepts the loss table (nft --check)", argv,
+					"nft refuses it") != 0;
+		}
+	}
+	return bad ? -1 : 0;
 }
 
 static void describe_step(struct gl_buf *out, const struct lf_plan *p, const char *label, enum lf_step step)
@@ -900,7 +982,7 @@ static void lf_describe(const cJSON *plan, struct gl_buf *out)
 	struct lf_plan p;
 	struct gl_err err = { 0 };
 
-	if (read_plan(plan, &p, &err) != 0) {
+	if (read_plan(NULL, plan, &p, &err) != 0) {
 		gl_buf_printf(out, "  (no valid plan: %s)\n", err.msg);
 		return;
 	}
@@ -933,4 +1015,5 @@ const struct gl_fault_ops gl_fault_link_flap = {
 	.revert = lf_revert,
 	.verify_revert = lf_verify_revert,
 	.describe = lf_describe,
+	.preflight = lf_preflight,
 };

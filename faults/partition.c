@@ -16,7 +16,9 @@
  * all). verify: the table is listed and, when given, probe_across (run on
  * the target through its transport) FAILS and probe_within SUCCEEDS.
  * revert deletes the table ("No such file or directory" counts as done);
- * verify_revert: the table is gone.
+ * verify_revert: the table is gone. preflight (before the run starts): nft
+ * and the probes' programs are on the host, and `nft --check` accepts the
+ * exact table.
  *
  * The plan holds the host, the table name and the canonical groups (host
  * bits cleared), so revert works from the store alone, in a later process.
@@ -27,7 +29,6 @@
  */
 #include <arpa/inet.h>
 #include <ctype.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -323,58 +324,40 @@ static int word_ok(const char *s, const char *extra, size_t max)
 	return 1;
 }
 
-static int plan_host(cJSON *o, const struct gl_host *h, struct gl_err *err)
+/* The plan names its host like exec's does: name, transport and netns. */
+static void plan_host(cJSON *o, const struct gl_host *h)
 {
 	cJSON_AddStringToObject(o, "host", h->name);
-	if (h->local) {
-		cJSON_AddStringToObject(o, "transport", "local");
-		cJSON_AddStringToObject(o, "netns", h->netns);
-		return 0;
-	}
-	if (!gl_transport_find("ssh"))
-		return gl_errf(err, GL_EINVAL,
-			       "partition on host '%s': it is reached over ssh, and this build has no ssh transport yet",
-			       h->name);
-	{
-		cJSON *s = cJSON_AddObjectToObject(o, "ssh");
-		cJSON_AddStringToObject(o, "transport", "ssh");
-		cJSON_AddStringToObject(s, "user", h->ssh_user);
-		cJSON_AddStringToObject(s, "host", h->ssh_host);
-		cJSON_AddNumberToObject(s, "port", h->ssh_port);
-		cJSON_AddStringToObject(s, "key", h->key);
-		cJSON_AddStringToObject(s, "known_hosts", h->known_hosts);
-	}
-	return 0;
+	cJSON_AddStringToObject(o, "transport", h->local ? "local" : "ssh");
+	cJSON_AddStringToObject(o, "netns", h->netns);
 }
 
-static int host_from_plan(const cJSON *plan, struct gl_host *h, struct gl_err *err)
+/* The host a plan runs on: the scenario's host of that name (resume and
+ * revert reload the scenario from the store; it carries the ssh settings),
+ * else, without a context (describe) or for a local host the scenario no
+ * longer has, the local host and netns the plan recorded. */
+static int plan_target(struct gl_ctx *c, const cJSON *plan, struct gl_host *h, struct gl_err *err)
 {
 	const char *name = jstr(plan, "host"), *tr = jstr(plan, "transport"), *ns = jstr(plan, "netns");
+	const struct gl_host *sh = c && name && gl_ctx_scenario(c) ? gl_scenario_host(gl_ctx_scenario(c), name) : NULL;
 
 	memset(h, 0, sizeof(*h));
 	if (!name)
 		return gl_errf(err, GL_EINVAL, "partition: the plan names no host");
+	if (sh) {
+		*h = *sh;
+		return 0;
+	}
+	if (c && tr && strcmp(tr, "local") != 0)
+		return gl_errf(err, GL_EINVAL, "partition: the plan's host '%s' is not in the scenario", name);
 	snprintf(h->name, sizeof(h->name), "%s", name);
-	if (!tr || !strcmp(tr, "local")) {
-		h->local = 1;
-		if (ns && ns[0]) {
-			if (!word_ok(ns, "_.-", GL_NAME_MAX - 1))
-				return gl_errf(err, GL_EINVAL, "partition: bad netns name in the plan");
-			snprintf(h->netns, sizeof(h->netns), "%s", ns);
-		}
-		return 0;
+	h->local = !tr || !strcmp(tr, "local");
+	if (ns && ns[0]) {
+		if (!word_ok(ns, "_.-", GL_NAME_MAX - 1))
+			return gl_errf(err, GL_EINVAL, "partition: bad netns name in the plan");
+		snprintf(h->netns, sizeof(h->netns), "%s", ns);
 	}
-	if (!strcmp(tr, "ssh")) {
-		const cJSON *s = cJSON_GetObjectItemCaseSensitive(plan, "ssh");
-		const cJSON *port = cJSON_GetObjectItemCaseSensitive(s, "port");
-		snprintf(h->ssh_user, sizeof(h->ssh_user), "%s", jstr(s, "user") ? jstr(s, "user") : "");
-		snprintf(h->ssh_host, sizeof(h->ssh_host), "%s", jstr(s, "host") ? jstr(s, "host") : "");
-		snprintf(h->key, sizeof(h->key), "%s", jstr(s, "key") ? jstr(s, "key") : "");
-		snprintf(h->known_hosts, sizeof(h->known_hosts), "%s", jstr(s, "known_hosts") ? jstr(s, "known_hosts") : "");
-		h->ssh_port = cJSON_IsNumber(port) ? port->valueint : 22;
-		return 0;
-	}
-	return gl_errf(err, GL_EINVAL, "partition: unknown transport '%s' in the plan", tr);
+	return 0;
 }
 
 static cJSON *group_json(const struct pt_group *g)
@@ -414,8 +397,7 @@ static int pt_plan(const struct gl_scenario *s, const struct gl_fault_spec *f, c
 	}
 	cJSON_AddStringToObject(o, "id", f->id);
 	cJSON_AddStringToObject(o, "method", "nftables");
-	if ((rc = plan_host(o, h, err)) != 0)
-		goto out;
+	plan_host(o, h);
 	/* the table is named after the fault: [A-Za-z0-9_.-] of its id */
 	snprintf(table, sizeof(table), "gauntlet_");
 	for (i = 0; f->id[i] && 9 + i + 1 < sizeof(table); i++)
@@ -469,8 +451,9 @@ static int probe_ok(const cJSON *v)
 }
 
 /* Read a plan back (maybe from a store another process wrote) and check
- * every value that reaches a command. p is large: callers allocate it. */
-static int read_plan(const cJSON *plan, struct pt_plan *p, struct gl_err *err)
+ * every value that reaches a command. p is large: callers allocate it. c
+ * may be NULL (describe). */
+static int read_plan(struct gl_ctx *c, const cJSON *plan, struct pt_plan *p, struct gl_err *err)
 {
 	const char *t = jstr(plan, "table");
 	const cJSON *n;
@@ -478,7 +461,7 @@ static int read_plan(const cJSON *plan, struct pt_plan *p, struct gl_err *err)
 	memset(p, 0, sizeof(*p));
 	if (!cJSON_IsObject(plan))
 		return gl_errf(err, GL_EINVAL, "partition: no plan");
-	if (host_from_plan(plan, &p->host, err) != 0)
+	if (plan_target(c, plan, &p->host, err) != 0)
 		return -GL_EINVAL;
 	if (!t || strncmp(t, "gauntlet_", 9) || !word_ok(t, "_.-", sizeof(p->table) - 1))
 		return gl_errf(err, GL_EINVAL, "partition: the plan's table name is missing or not valid");
@@ -603,7 +586,7 @@ static int nft_table(const struct pt_plan *p, const char *verb, int *status, cha
 	return run_argv(p, argv, PT_CMD_TIMEOUT_MS, status, out, n_out, err);
 }
 
-static struct pt_plan *plan_new(const cJSON *plan, struct gl_err *err)
+static struct pt_plan *plan_new(struct gl_ctx *c, const cJSON *plan, struct gl_err *err)
 {
 	struct pt_plan *p = malloc(sizeof(*p));
 
@@ -611,7 +594,7 @@ static struct pt_plan *plan_new(const cJSON *plan, struct gl_err *err)
 		gl_errf(err, GL_ENOMEM, "out of memory");
 		return NULL;
 	}
-	if (read_plan(plan, p, err) != 0) {
+	if (read_plan(c, plan, p, err) != 0) {
 		free(p);
 		return NULL;
 	}
@@ -620,7 +603,7 @@ static struct pt_plan *plan_new(const cJSON *plan, struct gl_err *err)
 
 static int pt_inject(struct gl_ctx *c, const cJSON *plan, struct gl_err *err)
 {
-	struct pt_plan *p = plan_new(plan, err);
+	struct pt_plan *p = plan_new(c, plan, err);
 	struct gl_buf script;
 	char out[1024];
 	int status, rc = -GL_EINVAL;
@@ -672,7 +655,7 @@ static int probe(const struct pt_plan *p, const cJSON *argv_json, const char *na
 
 static int pt_verify(struct gl_ctx *c, const cJSON *plan, struct gl_err *err)
 {
-	struct pt_plan *p = plan_new(plan, err);
+	struct pt_plan *p = plan_new(c, plan, err);
 	char out[4096];
 	int status, rc = -GL_EINVAL;
 
@@ -693,7 +676,7 @@ out:
 
 static int pt_revert(struct gl_ctx *c, const cJSON *plan, struct gl_err *err)
 {
-	struct pt_plan *p = plan_new(plan, err);
+	struct pt_plan *p = plan_new(c, plan, err);
 	char out[1024];
 	int status, rc = -GL_EINVAL;
 
@@ -711,7 +694,7 @@ out:
 
 static int pt_verify_revert(struct gl_ctx *c, const cJSON *plan, struct gl_err *err)
 {
-	struct pt_plan *p = plan_new(plan, err);
+	struct pt_plan *p = plan_new(c, plan, err);
 	char out[4096];
 	int status, rc = -GL_EINVAL;
 
@@ -726,6 +709,66 @@ static int pt_verify_revert(struct gl_ctx *c, const cJSON *plan, struct gl_err *
 out:
 	free(p);
 	return rc;
+}
+
+/* One preflight check: argv must exit 0 on the plan's host. */
+static int pf_check(struct gl_ctx *c, const struct pt_plan *p, const char *subject, const char *check,
+		    const char *const *argv, const char *fail_detail)
+{
+	struct gl_err err = { 0 };
+	char out[512] = "", detail[700];
+	int status = -1, rc = run_argv(p, argv, PT_CMD_TIMEOUT_MS, &status, out, sizeof(out), &err);
+
+	snprintf(detail, sizeof(detail), "%s%s%s", rc ? err.msg : status ? fail_detail : "",
+		 !rc && status && out[0] ? ": " : "", !rc && status ? first_line(out) : "");
+	return gl_ctx_preflight(c, subject, check, rc == 0 && status == 0, detail);
+}
+
+/* Preflight, on the loop thread before anything is injected: nft and the
+ * probes' programs are on the host, and nftables accepts the exact table
+ * (`nft --check` applies nothing). */
+static int pt_preflight(struct gl_ctx *c, const cJSON *plan)
+{
+	struct gl_err err = { 0 };
+	struct pt_plan *p = plan_new(c, plan, &err);
+	const char *id = jstr(plan, "id");
+	const cJSON *probes[2];
+	struct gl_buf script;
+	char subject[160], check[160];
+	int bad = 0;
+
+	gl_buf_init(&script, 120 * 1024);
+	if (!p) {
+		bad = gl_ctx_preflight(c, "fault", "partition plan readable", 0, err.msg) != 0;
+		goto out;
+	}
+	snprintf(subject, sizeof(subject), "fault %s on host %s", id ? id : "?", p->host.name);
+	probes[0] = p->probe_across;
+	probes[1] = p->probe_within;
+	for (int i = -1; i < 2; i++) {
+		const char *prog = i < 0 ? "nft" : probes[i] ? cJSON_GetArrayItem(probes[i], 0)->valuestring : NULL;
+		const char *argv[] = { "sh", "-c", "command -v \"$1\" >/dev/null", "sh", prog, NULL };
+		if (!prog)
+			continue;
+		snprintf(check, sizeof(check), "%s '%s' present", i < 0 ? "tool" : i ? "probe_within" : "probe_across",
+			 prog);
+		if (pf_check(c, p, subject, check, argv, "not found on the host's PATH") != 0) {
+			bad = 1;
+			if (i < 0)
+				goto out;   /* nft --check below needs it */
+		}
+	}
+	if (inject_script(p, &script) != 0) {
+		bad = gl_ctx_preflight(c, subject, "nft script fits one argument", 0, "too many addresses") != 0;
+	} else {
+		const char *argv[] = { "nft", "--check", script.data, NULL };
+		bad |= pf_check(c, p, subject, "nftables accepts the partition table (nft --check)", argv,
+				"nft refuses it") != 0;
+	}
+out:
+	gl_buf_free(&script);
+	free(p);
+	return bad ? -1 : 0;
 }
 
 static void describe_argv(struct gl_buf *out, const struct pt_plan *p, const char *label, const char *const *argv,
@@ -755,7 +798,7 @@ static void describe_probe(struct gl_buf *out, const struct pt_plan *p, const cJ
 static void pt_describe(const cJSON *plan, struct gl_buf *out)
 {
 	struct gl_err err = { 0 };
-	struct pt_plan *p = plan_new(plan, &err);
+	struct pt_plan *p = plan_new(NULL, plan, &err);
 	struct gl_buf script;
 
 	gl_buf_init(&script, 120 * 1024);
@@ -791,4 +834,5 @@ const struct gl_fault_ops gl_fault_partition = {
 	.revert = pt_revert,
 	.verify_revert = pt_verify_revert,
 	.describe = pt_describe,
+	.preflight = pt_preflight,
 };

@@ -88,7 +88,8 @@ check "the veth pair works before any fault" wait_until 5 ping_ab
 check "IPv6 across works before any fault" wait_until 5 ping6_ab
 
 # mk FILE DURATION FAULT-JSON: a scenario with host a in namespace NA and
-# the null workload (nothing but the fault touches the network).
+# the null workload (nothing but the fault touches the network; fault
+# steps run on the executor thread, so they do not delay its ticks).
 mk() {
 	cat >"$1" <<EOF
 // written by test_netfaults.sh
@@ -144,6 +145,30 @@ check "flap: ping across works after the run" wait_until 5 ping_ab
 check "flap: the link went down exactly twice" [ "$(grep -c DOWN "$T/flap.states")" = 2 ]
 check "flap: report says reverted and verified" reverted_verified "$T/r1"
 check "flap: no flap loop left" [ -z "$(ls /run/gauntlet/link_flap.flap-$$.* 2>/dev/null)" ]
+
+# --- 1b. preflight: a fault on an interface the host lacks stops the run ---------
+mk "$T/nodev.json" 30s "{ \"id\": \"nodev-$$\", \"at\": \"5s\", \"for\": \"5s\", \"kind\": \"link_flap\",
+  \"method\": \"loss\", \"target\": \"a\", \"params\": { \"interface\": \"nosuch$X\", \"percent\": 50 } }"
+"$GAUNTLET" run "$T/nodev.json" --out "$T/r1b" --time-scale 10 >"$T/r1b.log" 2>&1
+rc=$?
+check "no such interface: preflight refuses the run (exit 4)" [ $rc -eq 4 ]
+check "no such interface: preflight names it" grep -q "interface nosuch$X exists: FAILED" "$T/r1b.log"
+check "no such interface: nothing injected (fault still planned)" [ "$(sql "$T/r1b/run.db" "select state from faults")" = planned ]
+check "no such interface: no table made" [ -z "$(tables)" ]
+
+# --- 1c. the interface vanishes before inject: inject fails, its clean-up
+# revert finds nothing to undo (state failed, not revert_failed)
+ip -n "$NA" link add "gone$X" type veth peer name "gonp$X"
+mk "$T/gone.json" 30s "{ \"id\": \"gone-$$\", \"at\": \"10s\", \"for\": \"5s\", \"kind\": \"link_flap\",
+  \"target\": \"a\", \"params\": { \"interface\": \"gone$X\", \"down\": \"2s\" } }"
+bg run "$T/gone.json" --out "$T/r1c" --time-scale 5 >"$T/r1c.log" 2>&1
+wait_until 5 grep -q "started in" "$T/r1c.log"   # preflight passed: the interface was there
+ip -n "$NA" link del "gone$X"
+wait "$BG_PID"
+check "vanished interface: inject failed, clean-up revert succeeded (state failed)" \
+	[ "$(sql "$T/r1c/run.db" "select state from faults")" = failed ]
+check "vanished interface: the journal says why" grep -q 'Cannot find device' <(sql "$T/r1c/run.db" "select error from faults")
+check "vanished interface: the veth is untouched" link_up
 
 # --- 2a. SIGKILL while the link is down, then gauntlet revert ---------------------
 # down 50s = 10 s real: much longer than the test waits before reverting
@@ -235,7 +260,7 @@ check "IPv6 across works before the partition" wait_until 5 ping6_ab
 # --- 5. partition a | b, IPv4 and IPv6, with probes ------------------------------------
 mk "$T/part.json" 60s "{ \"id\": \"part-$$\", \"at\": \"5s\", \"for\": \"25s\", \"kind\": \"partition\",
   \"target\": \"a\", \"params\": { \"a\": [\"$A4\", \"$A6\"], \"b\": [\"$B4/32\", \"$B6\"],
-  \"probe_across\": [\"ping\", \"-c1\", \"-W1\", \"$B4\"], \"probe_within\": [\"ping\", \"-c1\", \"-W1\", \"$A4\"] } }"
+  \"probe_across\": [\"ping\", \"-c1\", \"-W0.2\", \"$B4\"], \"probe_within\": [\"ping\", \"-c1\", \"-W1\", \"$A4\"] } }"
 TABLE=gauntlet_part-$$
 bg run "$T/part.json" --out "$T/r6" --time-scale $SCALE >"$T/r6.log" 2>&1
 check "partition: table inet $TABLE appears" wait_until 5 ip netns exec "$NA" nft list table inet "$TABLE"
@@ -253,7 +278,7 @@ check "partition: report says reverted and verified (probes held)" reverted_veri
 check "partition: dry run prints the nft transaction" grep -q "ip netns exec $NA nft 'add table inet $TABLE; delete table inet $TABLE" "$T/part.dry"
 
 # a probe that contradicts the partition: verify fails, the fault is still reverted
-sed -e "s|\"probe_across\": \[\"ping\", \"-c1\", \"-W1\", \"$B4\"\]|\"probe_across\": [\"true\"]|" "$T/part.json" >"$T/part-bad.json"
+sed -e "s|\"probe_across\": \[\"ping\", \"-c1\", \"-W0.2\", \"$B4\"\]|\"probe_across\": [\"true\"]|" "$T/part.json" >"$T/part-bad.json"
 "$GAUNTLET" run "$T/part-bad.json" --out "$T/r7" --time-scale $SCALE >"$T/r7.log" 2>&1
 check "partition: a probe_across that succeeds leaves the fault unverified" json "$T/r7/report.json" "[(f['state'], f['verified']) for f in r['faults']] == [('reverted', False)] or sys.exit(1)"
 check "partition: and says why" grep -q "probe_across 'true' succeeded" "$T/r7.log"
