@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "plan.h"
 #include "plugin.h"
 
 #define EXEC_MAX_ARGS 64
@@ -85,9 +86,7 @@ static int ex_plan(const struct gl_scenario *s, const struct gl_fault_spec *f, c
 	p = cJSON_Duplicate(f->params, 1);
 	if (!p)
 		return gl_errf(err, GL_ENOMEM, "out of memory");
-	cJSON_AddStringToObject(p, "host", h->name);
-	cJSON_AddStringToObject(p, "transport", h->local ? "local" : "ssh");
-	cJSON_AddStringToObject(p, "netns", h->netns);
+	gl_plan_put_host(p, h);
 	*plan = p;
 	return 0;
 }
@@ -99,9 +98,8 @@ static int run_step(struct gl_ctx *c, const cJSON *plan, const char *key, int re
 {
 	const cJSON *argv = cJSON_GetObjectItemCaseSensitive(plan, key), *it;
 	const cJSON *t = cJSON_GetObjectItemCaseSensitive(plan, "timeout");
-	const cJSON *hn = cJSON_GetObjectItemCaseSensitive(plan, "host");
 	const char *args[EXEC_MAX_ARGS + 1];
-	const struct gl_host *host;
+	struct gl_host host;
 	struct gl_exec_result res;
 	int64_t timeout_ns = 30000000000LL;
 	int n = 0, rc;
@@ -116,11 +114,9 @@ static int run_step(struct gl_ctx *c, const cJSON *plan, const char *key, int re
 	args[n] = NULL;
 	if (cJSON_IsString(t))
 		gl_parse_duration_ns(t->valuestring, &timeout_ns, NULL);
-	host = cJSON_IsString(hn) ? gl_scenario_host(gl_ctx_scenario(c), hn->valuestring) : NULL;
-	if (!host)
-		return gl_errf(err, GL_EINVAL, "exec: the plan's host '%s' is not in the scenario",
-			       cJSON_IsString(hn) ? hn->valuestring : "?");
-	rc = gl_host_exec(host, args, timeout_ns / 1000000, &res, err);
+	if ((rc = gl_plan_host(c, plan, "exec", &host, err)) != 0)
+		return rc;
+	rc = gl_host_exec(&host, args, timeout_ns / 1000000, &res, err);
 	if (rc == 0 && res.exit_status != 0) {
 		/* the command's own words, trimmed, for the journal */
 		char out[200] = "";

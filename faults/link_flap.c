@@ -59,6 +59,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "plan.h"
 #include "plugin.h"
 
 #define LF_CMD_TIMEOUT_MS 30000
@@ -344,41 +345,7 @@ static const char *jstr(const cJSON *o, const char *key)
 	return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
-/* The plan names its host like exec's does: name, transport and netns. */
-static void plan_host(cJSON *o, const struct gl_host *h)
-{
-	cJSON_AddStringToObject(o, "host", h->name);
-	cJSON_AddStringToObject(o, "transport", h->local ? "local" : "ssh");
-	cJSON_AddStringToObject(o, "netns", h->netns);
-}
 
-/* The host a plan runs on: the scenario's host of that name (resume and
- * revert reload the scenario from the store; it carries the ssh settings),
- * else, without a context (describe) or for a local host the scenario no
- * longer has, the local host and netns the plan recorded. */
-static int plan_target(struct gl_ctx *c, const cJSON *plan, struct gl_host *h, struct gl_err *err)
-{
-	const char *name = jstr(plan, "host"), *tr = jstr(plan, "transport"), *ns = jstr(plan, "netns");
-	const struct gl_host *sh = c && name && gl_ctx_scenario(c) ? gl_scenario_host(gl_ctx_scenario(c), name) : NULL;
-
-	memset(h, 0, sizeof(*h));
-	if (!name)
-		return gl_errf(err, GL_EINVAL, "link_flap: the plan names no host");
-	if (sh) {
-		*h = *sh;
-		return 0;
-	}
-	if (c && tr && strcmp(tr, "local") != 0)
-		return gl_errf(err, GL_EINVAL, "link_flap: the plan's host '%s' is not in the scenario", name);
-	snprintf(h->name, sizeof(h->name), "%s", name);
-	h->local = !tr || !strcmp(tr, "local");
-	if (ns && ns[0]) {
-		if (!word_ok(ns, "_.-", GL_NAME_MAX - 1))
-			return gl_errf(err, GL_EINVAL, "link_flap: bad netns name in the plan");
-		snprintf(h->netns, sizeof(h->netns), "%s", ns);
-	}
-	return 0;
-}
 
 static void nonce_hex(char *out, size_t n)
 {
@@ -409,7 +376,7 @@ static int lf_plan(const struct gl_scenario *s, const struct gl_fault_spec *f, c
 		return gl_errf(err, GL_ENOMEM, "out of memory");
 	cJSON_AddStringToObject(o, "id", f->id);
 	cJSON_AddStringToObject(o, "method", lf_methods[p.m]);
-	plan_host(o, h);
+	gl_plan_put_host(o, h);
 	cJSON_AddStringToObject(o, "interface", p.ifname);
 	sanitize_id(f->id, id, sizeof(id));
 	switch (p.m) {
@@ -455,7 +422,7 @@ static int read_plan(struct gl_ctx *c, const cJSON *plan, struct lf_plan *p, str
 	if (!cJSON_IsObject(plan))
 		return gl_errf(err, GL_EINVAL, "link_flap: no plan");
 	p->m = method_of(jstr(plan, "method"));
-	if (plan_target(c, plan, &p->host, err) != 0)
+	if (gl_plan_host(c, plan, "link_flap", &p->host, err) != 0)
 		return -GL_EINVAL;
 	v = jstr(plan, "interface");
 	if (copy_checked(p->ifname, sizeof(p->ifname), v, ifname_ok(v), "interface", err))

@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "plan.h"
 #include "plugin.h"
 
 #define PT_CMD_TIMEOUT_MS 30000
@@ -324,41 +325,7 @@ static int word_ok(const char *s, const char *extra, size_t max)
 	return 1;
 }
 
-/* The plan names its host like exec's does: name, transport and netns. */
-static void plan_host(cJSON *o, const struct gl_host *h)
-{
-	cJSON_AddStringToObject(o, "host", h->name);
-	cJSON_AddStringToObject(o, "transport", h->local ? "local" : "ssh");
-	cJSON_AddStringToObject(o, "netns", h->netns);
-}
 
-/* The host a plan runs on: the scenario's host of that name (resume and
- * revert reload the scenario from the store; it carries the ssh settings),
- * else, without a context (describe) or for a local host the scenario no
- * longer has, the local host and netns the plan recorded. */
-static int plan_target(struct gl_ctx *c, const cJSON *plan, struct gl_host *h, struct gl_err *err)
-{
-	const char *name = jstr(plan, "host"), *tr = jstr(plan, "transport"), *ns = jstr(plan, "netns");
-	const struct gl_host *sh = c && name && gl_ctx_scenario(c) ? gl_scenario_host(gl_ctx_scenario(c), name) : NULL;
-
-	memset(h, 0, sizeof(*h));
-	if (!name)
-		return gl_errf(err, GL_EINVAL, "partition: the plan names no host");
-	if (sh) {
-		*h = *sh;
-		return 0;
-	}
-	if (c && tr && strcmp(tr, "local") != 0)
-		return gl_errf(err, GL_EINVAL, "partition: the plan's host '%s' is not in the scenario", name);
-	snprintf(h->name, sizeof(h->name), "%s", name);
-	h->local = !tr || !strcmp(tr, "local");
-	if (ns && ns[0]) {
-		if (!word_ok(ns, "_.-", GL_NAME_MAX - 1))
-			return gl_errf(err, GL_EINVAL, "partition: bad netns name in the plan");
-		snprintf(h->netns, sizeof(h->netns), "%s", ns);
-	}
-	return 0;
-}
 
 static cJSON *group_json(const struct pt_group *g)
 {
@@ -397,7 +364,7 @@ static int pt_plan(const struct gl_scenario *s, const struct gl_fault_spec *f, c
 	}
 	cJSON_AddStringToObject(o, "id", f->id);
 	cJSON_AddStringToObject(o, "method", "nftables");
-	plan_host(o, h);
+	gl_plan_put_host(o, h);
 	/* the table is named after the fault: [A-Za-z0-9_.-] of its id */
 	snprintf(table, sizeof(table), "gauntlet_");
 	for (i = 0; f->id[i] && 9 + i + 1 < sizeof(table); i++)
@@ -461,7 +428,7 @@ static int read_plan(struct gl_ctx *c, const cJSON *plan, struct pt_plan *p, str
 	memset(p, 0, sizeof(*p));
 	if (!cJSON_IsObject(plan))
 		return gl_errf(err, GL_EINVAL, "partition: no plan");
-	if (plan_target(c, plan, &p->host, err) != 0)
+	if (gl_plan_host(c, plan, "partition", &p->host, err) != 0)
 		return -GL_EINVAL;
 	if (!t || strncmp(t, "gauntlet_", 9) || !word_ok(t, "_.-", sizeof(p->table) - 1))
 		return gl_errf(err, GL_EINVAL, "partition: the plan's table name is missing or not valid");

@@ -33,6 +33,7 @@
 #include <sys/random.h>
 #include <unistd.h>
 
+#include "plan.h"
 #include "plugin.h"
 
 #define PK_STEP_TIMEOUT_MS 30000
@@ -417,9 +418,7 @@ static int pk_plan(const struct gl_scenario *s, const struct gl_fault_spec *f, c
 	if (!p)
 		return gl_errf(err, GL_ENOMEM, "out of memory");
 	cJSON_AddStringToObject(p, "id", f->id);
-	cJSON_AddStringToObject(p, "host", h->name);
-	cJSON_AddBoolToObject(p, "local", h->local);
-	cJSON_AddStringToObject(p, "netns", h->netns);
+	gl_plan_put_host(p, h);
 	cJSON_AddStringToObject(p, "signal", sig);
 	if (pat)
 		cJSON_AddStringToObject(p, "pattern", pat);
@@ -445,27 +444,6 @@ static int pk_plan(const struct gl_scenario *s, const struct gl_fault_spec *f, c
 
 /* ---- steps ---------------------------------------------------------------- */
 
-/* The host to run on: the scenario's (it knows ssh keys), else the plan's
- * own record of a local host. */
-static int plan_host(struct gl_ctx *c, const cJSON *plan, struct gl_host *out, struct gl_err *err)
-{
-	const struct gl_scenario *s = c ? gl_ctx_scenario(c) : NULL;
-	const char *name = get_str(plan, "host"), *ns = get_str(plan, "netns");
-	const struct gl_host *h = s && name ? gl_scenario_host(s, name) : NULL;
-
-	if (h) {
-		*out = *h;
-		return 0;
-	}
-	if (!cJSON_IsTrue(get(plan, "local")))
-		return gl_errf(err, GL_EINVAL, "process_kill: host '%s' of the plan is not in the scenario",
-			       name ? name : "?");
-	memset(out, 0, sizeof(*out));
-	out->local = 1;
-	snprintf(out->name, sizeof(out->name), "%s", name ? name : "local");
-	snprintf(out->netns, sizeof(out->netns), "%s", ns ? ns : "");
-	return 0;
-}
 
 static int run_step(struct gl_ctx *c, const cJSON *plan, const char *step, struct gl_err *err)
 {
@@ -483,7 +461,7 @@ static int run_step(struct gl_ctx *c, const cJSON *plan, const char *step, struc
 		args[n++] = it->valuestring;
 	}
 	args[n] = NULL;
-	rc = plan_host(c, plan, &host, err);
+	rc = gl_plan_host(c, plan, "process_kill", &host, err);
 	if (rc)
 		return rc;
 	rc = gl_host_exec(&host, args, PK_STEP_TIMEOUT_MS, &res, err);

@@ -36,6 +36,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "plan.h"
 #include "plugin.h"
 
 #define ST_STEP_TIMEOUT_MS 30000
@@ -491,9 +492,7 @@ static int st_plan(const struct gl_scenario *s, const struct gl_fault_spec *f, c
 	if (!p)
 		return gl_errf(err, GL_ENOMEM, "out of memory");
 	cJSON_AddStringToObject(p, "id", f->id);
-	cJSON_AddStringToObject(p, "host", h->name);
-	cJSON_AddBoolToObject(p, "local", h->local);
-	cJSON_AddStringToObject(p, "netns", h->netns);
+	gl_plan_put_host(p, h);
 	cJSON_AddStringToObject(p, "method", tc ? "tc" : "cgroup");
 	if ((tc ? plan_tc(f, p) : plan_cgroup(f, p)) != 0) {
 		cJSON_Delete(p);
@@ -509,25 +508,6 @@ static int st_plan(const struct gl_scenario *s, const struct gl_fault_spec *f, c
 
 /* ---- steps ---------------------------------------------------------------- */
 
-static int plan_host(struct gl_ctx *c, const cJSON *plan, struct gl_host *out, struct gl_err *err)
-{
-	const struct gl_scenario *s = c ? gl_ctx_scenario(c) : NULL;
-	const char *name = get_str(plan, "host"), *ns = get_str(plan, "netns");
-	const struct gl_host *h = s && name ? gl_scenario_host(s, name) : NULL;
-
-	if (h) {
-		*out = *h;
-		return 0;
-	}
-	if (!cJSON_IsTrue(get(plan, "local")))
-		return gl_errf(err, GL_EINVAL, "storage_throttle: host '%s' of the plan is not in the scenario",
-			       name ? name : "?");
-	memset(out, 0, sizeof(*out));
-	out->local = 1;
-	snprintf(out->name, sizeof(out->name), "%s", name ? name : "local");
-	snprintf(out->netns, sizeof(out->netns), "%s", ns ? ns : "");
-	return 0;
-}
 
 /* Run plan[step] on the plan's host; its output stays in res for the
  * caller (freed with gl_buf_free also on error). A non-zero exit is an
@@ -549,7 +529,7 @@ static int run_step(struct gl_ctx *c, const cJSON *plan, const char *step, struc
 		args[n++] = it->valuestring;
 	}
 	args[n] = NULL;
-	rc = plan_host(c, plan, &host, err);
+	rc = gl_plan_host(c, plan, "storage_throttle", &host, err);
 	if (rc)
 		return rc;
 	rc = gl_host_exec(&host, args, ST_STEP_TIMEOUT_MS, res, err);

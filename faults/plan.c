@@ -1,0 +1,61 @@
+/*
+ * plan.c - the host part of fault plans, shared by every fault kind.
+ */
+#include "plan.h"
+
+#include <stdio.h>
+#include <string.h>
+
+void gl_plan_put_host(cJSON *plan, const struct gl_host *h)
+{
+	cJSON_AddStringToObject(plan, "host", h->name);
+	cJSON_AddStringToObject(plan, "transport", h->local ? "local" : "ssh");
+	cJSON_AddBoolToObject(plan, "local", h->local);
+	cJSON_AddStringToObject(plan, "netns", h->netns);
+}
+
+static int netns_ok(const char *s)
+{
+	size_t n = strlen(s);
+	if (n == 0 || n >= GL_NAME_MAX)
+		return 0;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
+		      *s == '_' || *s == '.' || *s == '-'))
+			return 0;
+	return 1;
+}
+
+int gl_plan_host(struct gl_ctx *c, const cJSON *plan, const char *kind, struct gl_host *out,
+		 struct gl_err *err)
+{
+	const cJSON *jn = cJSON_GetObjectItemCaseSensitive(plan, "host");
+	const cJSON *jns = cJSON_GetObjectItemCaseSensitive(plan, "netns");
+	const cJSON *jl = cJSON_GetObjectItemCaseSensitive(plan, "local");
+	const cJSON *jt = cJSON_GetObjectItemCaseSensitive(plan, "transport");
+	const char *name = cJSON_IsString(jn) ? jn->valuestring : NULL;
+	const struct gl_scenario *s = c ? gl_ctx_scenario(c) : NULL;
+	const struct gl_host *h = s && name ? gl_scenario_host(s, name) : NULL;
+	int local = cJSON_IsTrue(jl) || (cJSON_IsString(jt) && !strcmp(jt->valuestring, "local"));
+
+	memset(out, 0, sizeof(*out));
+	if (!name)
+		return gl_errf(err, GL_EINVAL, "%s: the plan names no host", kind);
+	if (h) {
+		*out = *h;
+		return 0;
+	}
+	snprintf(out->name, sizeof(out->name), "%s", name);
+	if (!local) {
+		if (!c)
+			return 0;   /* describe: the name is all it prints */
+		return gl_errf(err, GL_EINVAL, "%s: the plan's host '%s' is not in the scenario", kind, name);
+	}
+	out->local = 1;
+	if (cJSON_IsString(jns) && jns->valuestring[0]) {
+		if (!netns_ok(jns->valuestring))
+			return gl_errf(err, GL_EINVAL, "%s: bad netns name in the plan", kind);
+		snprintf(out->netns, sizeof(out->netns), "%s", jns->valuestring);
+	}
+	return 0;
+}
