@@ -291,26 +291,41 @@ static int each_window(sqlite3 *db, struct gl_analysis *an,
 	return rc;
 }
 
-/* 1 all targets of scope met, 0 some not met or without data, -1 no targets. */
-static int meets(const struct gl_scenario *s, enum gl_scope scope, const struct gl_agg *w)
+/* Index of the workload a target names (by its metric's workload), or -1. */
+static int target_workload(const struct gl_scenario *s, const struct gl_target_spec *t)
 {
-	int any = 0;
+	struct gl_target_name tn;
+	char why[256];
+
+	if (gl_catalog_parse_target(t->metric, &tn, why, sizeof(why)) != 0)
+		return -1;
+	for (int w = 0; w < s->n_workloads && w < GL_MAX_WORKLOADS; w++)
+		if (!strcmp(s->workloads[w].name, tn.def->workload))
+			return w;
+	return -1;
+}
+
+/* The workloads (as bits) that had targets of scope and missed one in this
+ * window; a target without data in the window counts as missed. */
+static unsigned bad_workloads(const struct gl_scenario *s, enum gl_scope scope, const struct gl_agg *w)
+{
+	unsigned bad = 0;
 	for (int i = 0; i < s->n_targets; i++) {
 		const struct gl_target_spec *t = &s->targets[i];
+		int wl;
 		double v;
-		if (t->scope != scope || t->missing)
+		if (t->scope != scope || t->missing || (wl = target_workload(s, t)) < 0)
 			continue;
-		any = 1;
 		if (gl_agg_eval(w, t->metric, &v) != 0 || !gl_cmp_eval(t->expr.op, v, t->expr.threshold))
-			return 0;
+			bad |= 1u << wl;
 	}
-	return any ? 1 : -1;
+	return bad;
 }
 
 static int pass1(struct gl_analysis *an, int i, struct gl_agg *w, void *arg)
 {
-	an->windows[i].meets_steady = (signed char)meets(an->sc, GL_SCOPE_STEADY, w);
-	an->windows[i].meets_degraded = (signed char)meets(an->sc, GL_SCOPE_DEGRADED, w);
+	an->windows[i].bad_steady = (unsigned char)bad_workloads(an->sc, GL_SCOPE_STEADY, w);
+	an->windows[i].bad_degraded = (unsigned char)bad_workloads(an->sc, GL_SCOPE_DEGRADED, w);
 	return 0;
 }
 
@@ -334,14 +349,15 @@ static int window_at(const struct gl_analysis *an, int64_t t)
 	return an->n_windows;
 }
 
-/* First k >= k0 such that windows k..k+hold-1 all meet (by which), all end
- * by limit_ns. Returns -1 when there is none. */
-static int healthy_run(const struct gl_analysis *an, int k0, int degraded, int64_t limit_ns)
+/* First k >= k0 such that windows k..k+hold-1 are all healthy for the
+ * workloads in mask (degraded or steady targets), all ending by limit_ns.
+ * Returns -1 when there is none. */
+static int healthy_run(const struct gl_analysis *an, int k0, int degraded, unsigned mask, int64_t limit_ns)
 {
 	int hold = an->sc->hold, run = 0;
 	for (int k = k0; k < an->n_windows; k++) {
 		const struct gl_window_info *w = &an->windows[k];
-		int ok = degraded ? w->meets_degraded != 0 : w->meets_steady != 0;
+		int ok = !((degraded ? w->bad_degraded : w->bad_steady) & mask);
 		if (w->end_ns > limit_ns)
 			return -1;
 		run = ok ? run + 1 : 0;
@@ -370,22 +386,35 @@ static void recovery(struct gl_analysis *an)
 				limit = tj;
 		}
 		k0 = window_at(an, ti);
-		k = healthy_run(an, k0, 1, limit);
-		if (k >= 0) {
-			int64_t t = an->windows[k].start_ns;
-			f->recovery_s = k == k0 || t <= ti ? 0 : (double)(t - ti) / 1e9;
-		}
 		if (f->row.dur_ns == 0 && tr < 0)
 			tr = ti;      /* instantaneous: restore counts from the inject */
-		if (tr < 0) {
+		if (tr < 0)
 			snprintf(f->recovery_note, sizeof(f->recovery_note), "not reverted (%s)", f->row.state);
-		} else {
-			int r0 = window_at(an, tr);
-			k = healthy_run(an, r0, 0, limit);
+		/* mask = every workload (the fault's figures), then each alone */
+		for (int wl = -1; wl < an->sc->n_workloads && wl < GL_MAX_WORKLOADS; wl++) {
+			unsigned mask = wl < 0 ? 0xffu : 1u << wl;
+			double rec = -1, res = -1;
+			k = healthy_run(an, k0, 1, mask, limit);
 			if (k >= 0) {
 				int64_t t = an->windows[k].start_ns;
-				f->restore_s = k == r0 || t <= tr ? 0 : (double)(t - tr) / 1e9;
-				restore_k = k;
+				rec = k == k0 || t <= ti ? 0 : (double)(t - ti) / 1e9;
+			}
+			if (tr >= 0) {
+				int r0 = window_at(an, tr);
+				k = healthy_run(an, r0, 0, mask, limit);
+				if (k >= 0) {
+					int64_t t = an->windows[k].start_ns;
+					res = k == r0 || t <= tr ? 0 : (double)(t - tr) / 1e9;
+					if (wl < 0)
+						restore_k = k;
+				}
+			}
+			if (wl < 0) {
+				f->recovery_s = rec;
+				f->restore_s = res;
+			} else {
+				f->wl_recovery_s[wl] = rec;
+				f->wl_restore_s[wl] = res;
 			}
 		}
 		if ((f->recovery_s < 0 || f->restore_s < 0) && !f->recovery_note[0])

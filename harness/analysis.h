@@ -47,13 +47,17 @@ struct gl_window_info {
 	int64_t idx, start_ns, end_ns, scn_start_ns, scn_end_ns;
 	int phase, complete;
 	enum gl_scope scope;          /* scope it was judged in */
-	signed char meets_steady;     /* 1 met, 0 not, -1 no steady targets */
-	signed char meets_degraded;
+	/* bit w set: workload w (index in the scenario) had targets of that
+	 * scope in this window and did not meet every one of them */
+	unsigned char bad_steady, bad_degraded;
 };
+
+#define GL_MAX_WORKLOADS 8
 
 struct gl_fault_result {
 	struct gl_fault_row row;
-	double recovery_s, restore_s; /* -1: null */
+	double recovery_s, restore_s; /* every workload healthy together; -1: null */
+	double wl_recovery_s[GL_MAX_WORKLOADS], wl_restore_s[GL_MAX_WORKLOADS]; /* per workload */
 	char recovery_note[160];
 };
 

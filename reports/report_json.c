@@ -199,6 +199,15 @@ cJSON *gl_report_json(const struct gl_analysis *an)
 			cJSON_AddBoolToObject(o, "verified_revert", f->row.verified_revert);
 		add_num(o, "recovery_s", f->recovery_s >= 0, f->recovery_s);
 		add_num(o, "restore_s", f->restore_s >= 0, f->restore_s);
+		{
+			/* DESIGN 4: per workload, each judged by the targets naming it */
+			cJSON *bw = cJSON_AddObjectToObject(o, "by_workload");
+			for (int w = 0; w < an->sc->n_workloads && w < GL_MAX_WORKLOADS; w++) {
+				cJSON *x = cJSON_AddObjectToObject(bw, an->sc->workloads[w].name);
+				add_num(x, "recovery_s", f->wl_recovery_s[w] >= 0, f->wl_recovery_s[w]);
+				add_num(x, "restore_s", f->wl_restore_s[w] >= 0, f->wl_restore_s[w]);
+			}
+		}
 		if (f->recovery_note[0])
 			cJSON_AddStringToObject(o, "recovery_note", f->recovery_note);
 		if (f->row.error[0])

@@ -91,6 +91,74 @@ static struct gl_store *make_store(const char *dir, int n_windows, int64_t t_inj
 	return st;
 }
 
+/* Two workloads: null always healthy, inference failing 50% of requests in
+ * windows 5..9. Fault at 5.2 s, reverted at 7.5 s. Per workload: null
+ * recovers at once (0, 0); inference at window 10: recovery 4.8, restore 2.5. */
+static const char *scenario2 =
+	"{ \"name\": \"per-workload\", \"duration\": \"20s\", \"window\": \"1s\",\n"
+	"  \"hosts\": { \"me\": { \"local\": true } },\n"
+	"  \"workloads\": { \"null\": {}, \"inference\": { \"endpoints\": [\"http://127.0.0.1:9/v1\"],\n"
+	"       \"model\": \"m\", \"arrival\": { \"mode\": \"constant\", \"rate\": 1 } } },\n"
+	"  \"faults\": [ { \"id\": \"f1\", \"at\": \"5200ms\", \"for\": \"2300ms\", \"kind\": \"null\", \"target\": \"me\" } ],\n"
+	"  \"targets\": { \"steady\": { \"null.tick_lag_ms.p99\": \"<= 10\", \"inference.error_rate\": \"<= 0.01\",\n"
+	"                              \"inference.ttft_ms.p99\": \"<= 1000\" },\n"
+	"               \"degraded\": { \"null.tick_lag_ms.p99\": \"<= 20\", \"inference.error_rate\": \"<= 0.1\" },\n"
+	"               \"recovery\": { \"recovery_s\": \"<= 10\", \"restore_s\": \"<= 10\" } } }\n";
+
+static struct gl_store *make_store2(const char *dir)
+{
+	char path[512];
+	struct gl_err err = { 0 };
+	struct gl_store *st;
+	struct gl_run_row r = { 0 };
+	struct gl_fault_row f = { 0 };
+
+	snprintf(path, sizeof(path), "%s/run2.db", dir);
+	unlink(path);
+	st = gl_store_open(path, 1, &err);
+	if (!st)
+		exit(1);
+	strcpy(r.id, "test-run-2");
+	strcpy(r.name, "per-workload");
+	strcpy(r.scenario_path, "inline2.json");
+	r.scenario_text = (char *)scenario2;
+	r.time_scale = 1;
+	r.window_ns = 1000000000LL;
+	r.duration_ns = 20000000000LL;
+	CHECK(gl_store_run_create(st, &r, &err) == 0);
+	for (int w = 0; w < 20; w++) {
+		struct gl_hist *lag = gl_hist_new(), *ttft = gl_hist_new();
+		unsigned char *b1, *b2;
+		size_t l1, l2;
+		for (int i = 0; i < 100; i++) {
+			gl_hist_record(lag, 1);
+			gl_hist_record(ttft, 50);
+		}
+		gl_hist_serialize(lag, &b1, &l1);
+		gl_hist_serialize(ttft, &b2, &l2);
+		gl_store_window_put(st, w, w * 1000000000LL, (w + 1) * 1000000000LL, w * 1000000000LL,
+				    (w + 1) * 1000000000LL, 0, 1);
+		gl_store_window_metric_put(st, w, "null.tick_lag_ms", b1, l1, 0);
+		gl_store_window_metric_put(st, w, "inference.ttft_ms", b2, l2, 0);
+		gl_store_window_metric_put(st, w, "inference.requests", NULL, 0, 100);
+		gl_store_window_metric_put(st, w, "inference.errors", NULL, 0, w >= 5 && w <= 9 ? 50 : 0);
+		free(b1);
+		free(b2);
+		gl_hist_free(lag);
+		gl_hist_free(ttft);
+	}
+	strcpy(f.id, "f1");
+	strcpy(f.kind, "null");
+	strcpy(f.target, "me");
+	f.dur_ns = 2300000000LL;
+	strcpy(f.state, "reverted");
+	f.injected_elapsed_ns = f.injected_scn_ns = 5200000000LL;
+	f.reverted_elapsed_ns = f.reverted_scn_ns = 7500000000LL;
+	CHECK(gl_store_fault_put(st, &f, &err) == 0);
+	CHECK(gl_store_run_finish(st, "finished", "", 0, gl_wall_ns()) == 0);
+	return st;
+}
+
 static const struct gl_target_result *target(const struct gl_analysis *an, const char *metric, enum gl_scope sc)
 {
 	for (int i = 0; i < an->n_targets; i++)
@@ -161,7 +229,23 @@ int main(void)
 	gl_analysis_free(an);
 	gl_store_close(st);
 
-	/* 4. schema: a store from a newer gauntlet is refused, not misread */
+	/* 4. recovery per workload (DESIGN 4: targets naming the workload) */
+	st = make_store2(dir);
+	CHECK(gl_analyze(st, &an, &err) == 0);
+	if (an) {
+		/* workloads in scenario order: null = 0, inference = 1 */
+		CHECKF(an->faults[0].wl_recovery_s[0] == 0 && an->faults[0].wl_restore_s[0] == 0,
+		       "null: %g %g", an->faults[0].wl_recovery_s[0], an->faults[0].wl_restore_s[0]);
+		CHECKF(fabs(an->faults[0].wl_recovery_s[1] - 4.8) < 1e-9, "inference recovery %g",
+		       an->faults[0].wl_recovery_s[1]);
+		CHECKF(fabs(an->faults[0].wl_restore_s[1] - 2.5) < 1e-9, "inference restore %g",
+		       an->faults[0].wl_restore_s[1]);
+		CHECK(fabs(an->faults[0].recovery_s - 4.8) < 1e-9 && fabs(an->faults[0].restore_s - 2.5) < 1e-9);
+		gl_analysis_free(an);
+	}
+	gl_store_close(st);
+
+	/* 5. schema: a store from a newer gauntlet is refused, not misread */
 	{
 		char path[512];
 		sqlite3 *db;
@@ -178,7 +262,7 @@ int main(void)
 		CHECK(gl_store_open(path, 1, &err) == NULL && strstr(err.msg, "already exists"));
 	}
 
-	/* 5. aggregates: error_rate and GB/s from counters */
+	/* 6. aggregates: error_rate and GB/s from counters */
 	{
 		struct gl_agg *a = gl_agg_new();
 		double v;
