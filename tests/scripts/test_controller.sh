@@ -122,6 +122,10 @@ wait_for "$T/r6/run.db" 10; sleep 0.5
 "$GAUNTLET" resume "$T/r6" >"$T/r6.log" 2>&1; rc=$?
 check "resume of a live run refused" [ $rc -ne 0 ] 
 check "resume names the live controller" grep -q "another gauntlet (pid $BG_PID)" "$T/r6.log"
+"$GAUNTLET" report "$T/r6" >/dev/null 2>&1; rc=$?
+check "report of a live run works from the store (exit 0)" [ $rc -eq 0 ]
+check "live report: state running, verdict not pass" json "$T/r6/report.json" "(r['run']['state'], r['verdict']) == ('running', 'fail') or sys.exit(1)"
+check "status of a live run" bash -c "\"$GAUNTLET\" status \"$T/r6\" | grep -q ': running'"
 kill -TERM "$BG_PID"; wait "$BG_PID" 2>/dev/null
 
 # --- 8. missing threshold: runs, fails ---------------------------------------------
