@@ -18,6 +18,7 @@ extern const struct gl_fault_ops gl_fault_process_kill;
 extern const struct gl_fault_ops gl_fault_storage_throttle;
 extern const struct gl_fault_ops gl_fault_link_flap;
 extern const struct gl_fault_ops gl_fault_partition;
+extern const struct gl_fault_ops gl_fault_drain_worker;
 extern const struct gl_transport_ops gl_transport_local;
 extern const struct gl_transport_ops gl_transport_null;
 extern const struct gl_transport_ops gl_transport_ssh;
@@ -26,10 +27,8 @@ extern const struct gl_transport_ops gl_transport_ssh;
 static const struct gl_workload_ops wl_training = { .name = "training" };
 static const struct gl_workload_ops wl_storage = { .name = "storage" };
 
-static const char *const m_drain[] = { "slurm", "kubernetes", "exec", NULL };
 static const char *const m_cp[] = { "exec", "signal", "redfish", NULL };
 
-static const struct gl_fault_ops f_drain = { .kind = "drain_worker", .methods = m_drain };
 static const struct gl_fault_ops f_cp = { .kind = "control_plane_loss", .methods = m_cp };
 
 static const struct gl_workload_ops *const workloads[] = {
@@ -37,7 +36,7 @@ static const struct gl_workload_ops *const workloads[] = {
 };
 
 static const struct gl_fault_ops *const faults[] = {
-	&f_drain, &gl_fault_link_flap, &gl_fault_partition, &gl_fault_storage_throttle, &f_cp, &gl_fault_process_kill, &gl_fault_exec, &gl_fault_null,
+	&gl_fault_drain_worker, &gl_fault_link_flap, &gl_fault_partition, &gl_fault_storage_throttle, &f_cp, &gl_fault_process_kill, &gl_fault_exec, &gl_fault_null,
 };
 
 static const struct gl_transport_ops *const transports[] = {

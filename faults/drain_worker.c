@@ -1,0 +1,1078 @@
+/*
+ * drain_worker.c - the drain_worker fault kind: take a worker out of the
+ * scheduler's hands while it keeps running, and give it back.
+ *
+ * slurm: params {"node": N (default: the target host's "slurm_node", else
+ * its name), "reason": "gauntlet fault ID", "via": "scontrol"}. inject runs
+ * `scontrol update NodeName=N State=DRAIN Reason=R` on the target host (a
+ * controller or login host) through gl_host_exec; verify polls
+ * `scontrol show node N` until the State= flags hold DRAIN (IDLE+DRAIN,
+ * DRAINING, DRAINED, ...); revert runs `scontrol update NodeName=N
+ * State=RESUME` ("Invalid node state specified", what Slurm says when the
+ * node is not drained, counts as done); verify_revert: no DRAIN in State.
+ * "via": "slurmrestd" (with "url": "https://HOST:6820", "token_env" or
+ * "token_file", "ca_bundle", "api_version": "v0.0.40") does the same through
+ * slurmrestd's node API from the controller: POST /slurm/VER/node/N with
+ * {"state":["DRAIN"],"reason":R} (then {"state":["RESUME"]}), verified by
+ * GET /slurm/VER/node/N (nodes[0].state holds DRAIN). The JWT goes in an
+ * "Authorization: Bearer" header, which rest_auth/jwt accepts (Slurm 23.02
+ * and later). Only tested against a checking mock in test_drain.sh.
+ *
+ * kubernetes: params {"api": "https://HOST:6443", "node": N (default: the
+ * host's "k8s_node"), "token_env" | "token_file", "ca_bundle",
+ * "client_cert", "client_key", "evict": true}. Every request goes from the
+ * controller through gl_http_do (bounded, bearer token read at call time).
+ * inject cordons (PATCH /api/v1/nodes/N, merge patch
+ * {"spec":{"unschedulable":true}}), then lists the pods on the node and
+ * evicts each one that is not DaemonSet-owned, not a mirror pod and not
+ * finished, through the Eviction API (policy/v1); 429 (a disruption budget
+ * says not now) is retried with backoff until the inject deadline, 404 (the
+ * pod is already gone) is fine. verify: the node's spec.unschedulable is
+ * true; revert: uncordon (merge patch unschedulable false); verify_revert:
+ * not unschedulable. Evicted pods are not brought back: their controllers
+ * reschedule them, which is the recovery being measured.
+ *
+ * Real Kubernetes cannot run on the test machines: tests/scripts/test_drain.sh
+ * runs this method against tests/scripts/k8s_mock.py, a local server that
+ * checks each request (method, path, query, content type, body, token).
+ * The eviction retries end at the inject deadline: 120 s, or the fault's
+ * "for" (divided by --time-scale) when that is shorter.
+ *
+ * exec: params {"drain": argv, "resume": argv, "check_drained": argv,
+ * "timeout": "30s"}: the user's own commands on the target host; verify
+ * runs check_drained (exit 0), verify_revert expects it to fail.
+ *
+ * Every method needs "for": an instantaneous drain would be undone at once.
+ * The plan holds the exact commands or requests, so revert works from it
+ * alone in another process after a crash; every revert is idempotent.
+ */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "http.h"
+#include "plan.h"
+#include "plugin.h"
+
+#define DW_CMD_TIMEOUT_MS 30000
+#define DW_HTTP_TIMEOUT_MS 15000
+#define DW_EVICT_DEADLINE_NS (120LL * 1000000000LL)
+#define DW_POLL_NS (200LL * 1000000LL)
+#define DW_VERIFY_WAIT_NS (10LL * 1000000000LL)
+#define DW_MAX_ARGS 64
+#define DW_MAX_PODS 10000
+#define DW_REASON_MAX 200
+#define DW_SLURMRESTD_VERSION "v0.0.40"
+
+enum dw_method { DW_SLURM, DW_K8S, DW_EXEC };
+
+static const char *const dw_methods[] = { "slurm", "kubernetes", "exec", NULL };
+static const char *const dw_keys[][10] = {
+	[DW_SLURM] = { "node", "reason", "via", "url", "token_env", "token_file", "ca_bundle", "api_version", NULL },
+	[DW_K8S] = { "api", "node", "token_env", "token_file", "ca_bundle", "client_cert", "client_key", "evict", NULL },
+	[DW_EXEC] = { "drain", "resume", "check_drained", "timeout", NULL },
+};
+
+static enum dw_method method_of(const char *m)
+{
+	return m && !strcmp(m, "kubernetes") ? DW_K8S : m && !strcmp(m, "exec") ? DW_EXEC : DW_SLURM;
+}
+
+static const cJSON *get(const cJSON *o, const char *key)
+{
+	return cJSON_GetObjectItemCaseSensitive(o, key);
+}
+
+static const char *get_str(const cJSON *o, const char *key)
+{
+	const cJSON *v = get(o, key);
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static void sleep_ns(int64_t ns)
+{
+	struct timespec ts = { ns / 1000000000LL, ns % 1000000000LL };
+	nanosleep(&ts, NULL);
+}
+
+/* ---- values that reach commands and URLs ----------------------------------- */
+
+/* Slurm node names: letters, digits and _ . -, not starting with '-'. */
+static int slurm_node_ok(const char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+	if (n == 0 || n > 63 || s[0] == '-')
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (!isalnum((unsigned char)s[i]) && !strchr("_.-", s[i]))
+			return 0;
+	return 1;
+}
+
+/* Kubernetes object names (DNS subdomain): [a-z0-9.-], so they go into a
+ * URL path without escaping. */
+static int k8s_name_ok(const char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+	if (n == 0 || n > 253 || s[0] == '-' || s[0] == '.')
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (!(islower((unsigned char)s[i]) || isdigit((unsigned char)s[i]) || s[i] == '-' || s[i] == '.'))
+			return 0;
+	return 1;
+}
+
+static int reason_ok(const char *s)
+{
+	if (!s || !s[0] || strlen(s) > DW_REASON_MAX)
+		return 0;
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return 0;
+	return 1;
+}
+
+/* http(s)://host[:port] without path, query or credentials */
+static int api_url_ok(const char *s)
+{
+	const char *h;
+	if (!s || strlen(s) > 200)
+		return 0;
+	if (!strncmp(s, "https://", 8))
+		h = s + 8;
+	else if (!strncmp(s, "http://", 7))
+		h = s + 7;
+	else
+		return 0;
+	if (!*h)
+		return 0;
+	for (; *h; h++)
+		if (!isalnum((unsigned char)*h) && !strchr(".-:[]", *h))
+			return 0;
+	return 1;
+}
+
+/* "v0.0.40" */
+static int api_version_ok(const char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+	if (n < 2 || n > 16 || s[0] != 'v')
+		return 0;
+	for (size_t i = 1; i < n; i++)
+		if (!isdigit((unsigned char)s[i]) && s[i] != '.')
+			return 0;
+	return 1;
+}
+
+/* ---- validation ----------------------------------------------------------- */
+
+static void check_argv(const cJSON *params, struct gl_diag *d, const char *path, const char *key, int required)
+{
+	const cJSON *v = get(params, key), *it;
+	char p[256];
+
+	snprintf(p, sizeof(p), "%s.params.%s", path, key);
+	if (!v) {
+		if (required)
+			gl_diag_error(d, params, p, "method exec needs params.%s: an argv array like [\"my-drain\", \"node1\"]", key);
+		return;
+	}
+	if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) == 0 || cJSON_GetArraySize(v) > DW_MAX_ARGS) {
+		gl_diag_error(d, v, p, "expected a non-empty argv array of at most %d strings", DW_MAX_ARGS);
+		return;
+	}
+	cJSON_ArrayForEach(it, v)
+		if (!cJSON_IsString(it)) {
+			gl_diag_error(d, it, p, "every argv element must be a string");
+			return;
+		}
+}
+
+static void check_string(const cJSON *params, struct gl_diag *d, const char *path, const char *key,
+			 int (*ok)(const char *), const char *expected)
+{
+	const cJSON *v = get(params, key);
+	char p[256];
+
+	if (!v)
+		return;
+	snprintf(p, sizeof(p), "%s.params.%s", path, key);
+	if (!cJSON_IsString(v) || (ok && !ok(v->valuestring)))
+		gl_diag_error(d, v, p, "expected %s", expected);
+}
+
+static int nonempty(const char *s)
+{
+	return s && s[0] && strlen(s) < 1024;
+}
+
+static int env_name_ok(const char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+	if (n == 0 || n > 128 || isdigit((unsigned char)s[0]))
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (!isalnum((unsigned char)s[i]) && s[i] != '_')
+			return 0;
+	return 1;
+}
+
+static void dw_validate(const struct gl_fault_spec *f, struct gl_diag *d, const char *path)
+{
+	enum dw_method m = method_of(f->method);
+	const cJSON *it, *v;
+	char p[256], list[256] = "";
+
+	for (int i = 0; dw_keys[m][i]; i++)
+		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s", i ? ", " : "", dw_keys[m][i]);
+	if (f->dur_ns <= 0) {
+		snprintf(p, sizeof(p), "%s.for", path);
+		gl_diag_error(d, f->json, p,
+			      "kind drain_worker needs \"for\": how long the worker stays drained (without it the drain would be undone at once)");
+	}
+	if (!f->params) {
+		if (m == DW_EXEC)
+			gl_diag_error(d, f->json, path, "method exec needs params with \"drain\" and \"resume\" argv arrays");
+		else if (m == DW_K8S)
+			gl_diag_error(d, f->json, path,
+				      "method kubernetes needs params with \"api\" (like \"https://10.0.0.1:6443\") and credentials");
+		return;
+	}
+	cJSON_ArrayForEach(it, f->params) {
+		int known = 0;
+		for (int i = 0; dw_keys[m][i]; i++)
+			known |= !strcmp(it->string, dw_keys[m][i]);
+		if (!known) {
+			snprintf(p, sizeof(p), "%s.params.%s", path, it->string);
+			gl_diag_error(d, it, p, "unknown key '%s' for drain_worker method %s, expected one of: %s",
+				      it->string, dw_methods[m], list);
+		}
+	}
+	switch (m) {
+	case DW_SLURM:
+		check_string(f->params, d, path, "node", slurm_node_ok,
+			     "a Slurm node name: letters, digits and _ . - (at most 63, not starting with '-')");
+		check_string(f->params, d, path, "reason", reason_ok,
+			     "a non-empty string of at most 200 characters without control characters");
+		v = get(f->params, "via");
+		snprintf(p, sizeof(p), "%s.params.via", path);
+		if (v && (!cJSON_IsString(v) || (strcmp(v->valuestring, "scontrol") && strcmp(v->valuestring, "slurmrestd"))))
+			gl_diag_error(d, v, p, "expected \"scontrol\" or \"slurmrestd\"");
+		if (!(v && cJSON_IsString(v) && !strcmp(v->valuestring, "slurmrestd"))) {
+			static const char *const rest_only[] = { "url", "token_env", "token_file", "ca_bundle", "api_version" };
+			for (size_t i = 0; i < GL_ARRAY_LEN(rest_only); i++) {
+				if ((v = get(f->params, rest_only[i]))) {
+					snprintf(p, sizeof(p), "%s.params.%s", path, rest_only[i]);
+					gl_diag_error(d, v, p, "\"%s\" applies to \"via\": \"slurmrestd\" only", rest_only[i]);
+				}
+			}
+			break;
+		}
+		snprintf(p, sizeof(p), "%s.params.url", path);
+		if (!get(f->params, "url"))
+			gl_diag_error(d, f->params, p, "\"via\": \"slurmrestd\" needs params.url, like \"https://slurm-ctl:6820\"");
+		check_string(f->params, d, path, "url", api_url_ok,
+			     "the slurmrestd URL: https://HOST[:PORT] (http:// for a local test server), without a path");
+		check_string(f->params, d, path, "token_env", env_name_ok, "the name of an environment variable holding the JWT");
+		check_string(f->params, d, path, "token_file", nonempty, "a path to a file holding the JWT");
+		check_string(f->params, d, path, "ca_bundle", nonempty, "a path to a CA bundle (PEM)");
+		check_string(f->params, d, path, "api_version", api_version_ok, "an API version like \"v0.0.40\"");
+		if (!get(f->params, "token_env") == !get(f->params, "token_file")) {
+			snprintf(p, sizeof(p), "%s.params.token_env", path);
+			gl_diag_error(d, f->params, p, "\"via\": \"slurmrestd\" needs exactly one of \"token_env\" or \"token_file\" (a Slurm JWT)");
+		}
+		break;
+	case DW_K8S:
+		snprintf(p, sizeof(p), "%s.params.api", path);
+		if (!get(f->params, "api"))
+			gl_diag_error(d, f->params, p, "method kubernetes needs params.api, the API server URL like \"https://10.0.0.1:6443\"");
+		check_string(f->params, d, path, "api", api_url_ok,
+			     "the API server URL: https://HOST[:PORT] (http:// for a local test server), without a path");
+		check_string(f->params, d, path, "node", k8s_name_ok,
+			     "a Kubernetes node name: lowercase letters, digits, '-' and '.'");
+		check_string(f->params, d, path, "token_env", env_name_ok, "the name of an environment variable holding the bearer token");
+		check_string(f->params, d, path, "token_file", nonempty, "a path to a file holding the bearer token");
+		check_string(f->params, d, path, "ca_bundle", nonempty, "a path to a CA bundle (PEM)");
+		check_string(f->params, d, path, "client_cert", nonempty, "a path to a client certificate (PEM)");
+		check_string(f->params, d, path, "client_key", nonempty, "a path to a client key (PEM)");
+		if (get(f->params, "token_env") && get(f->params, "token_file")) {
+			snprintf(p, sizeof(p), "%s.params.token_file", path);
+			gl_diag_error(d, get(f->params, "token_file"), p, "give one of \"token_env\" or \"token_file\", not both");
+		}
+		if (!get(f->params, "client_cert") != !get(f->params, "client_key")) {
+			snprintf(p, sizeof(p), "%s.params.%s", path, get(f->params, "client_cert") ? "client_key" : "client_cert");
+			gl_diag_error(d, f->params, p, "\"client_cert\" and \"client_key\" go together");
+		}
+		v = get(f->params, "evict");
+		snprintf(p, sizeof(p), "%s.params.evict", path);
+		if (v && !cJSON_IsBool(v))
+			gl_diag_error(d, v, p, "expected true (cordon and evict the node's pods) or false (cordon only)");
+		break;
+	case DW_EXEC:
+		check_argv(f->params, d, path, "drain", 1);
+		check_argv(f->params, d, path, "resume", 1);
+		check_argv(f->params, d, path, "check_drained", 0);
+		v = get(f->params, "timeout");
+		if (v) {
+			int64_t ns;
+			snprintf(p, sizeof(p), "%s.params.timeout", path);
+			if (!cJSON_IsString(v) || gl_parse_duration_ns(v->valuestring, &ns, NULL) != 0 || ns <= 0)
+				gl_diag_error(d, v, p, "expected a duration like \"30s\"");
+		}
+		break;
+	}
+}
+
+/* ---- plan ----------------------------------------------------------------- */
+
+static cJSON *argv_of(const char *const *args)
+{
+	cJSON *a = cJSON_CreateArray();
+	for (int i = 0; a && args[i]; i++)
+		cJSON_AddItemToArray(a, cJSON_CreateString(args[i]));
+	return a;
+}
+
+/* A string the host entry gives (slurm_node, k8s_node), or NULL. */
+static const char *host_str(const struct gl_host *h, const char *key)
+{
+	return h->json ? get_str(h->json, key) : NULL;
+}
+
+static int dw_plan(const struct gl_scenario *s, const struct gl_fault_spec *f, cJSON **plan, struct gl_err *err)
+{
+	const struct gl_host *h = gl_scenario_host(s, f->target);
+	enum dw_method m = method_of(f->method);
+	const cJSON *params = f->params;
+	char reason[DW_REASON_MAX + 64], kv_node[128], kv_reason[DW_REASON_MAX + 80];
+	const char *node;
+	cJSON *p;
+
+	if (!h)
+		return gl_errf(err, GL_EINVAL, "drain_worker: unknown host '%s'", f->target);
+	if (m != DW_K8S && !h->local && !gl_transport_find("ssh"))
+		return gl_errf(err, GL_EINVAL, "drain_worker on host '%s': the ssh transport is not built", h->name);
+	p = cJSON_CreateObject();
+	if (!p)
+		return gl_errf(err, GL_ENOMEM, "out of memory");
+	cJSON_AddStringToObject(p, "id", f->id);
+	cJSON_AddStringToObject(p, "method", dw_methods[m]);
+	gl_plan_put_host(p, h);
+
+	switch (m) {
+	case DW_SLURM: {
+		const char *via = get_str(params, "via");
+		int rest = via && !strcmp(via, "slurmrestd");
+		if (rest && !api_url_ok(get_str(params, "url"))) {
+			cJSON_Delete(p);
+			return gl_errf(err, GL_EINVAL, "drain_worker '%s': \"via\": \"slurmrestd\" needs a valid \"url\"", f->id);
+		}
+		node = get_str(params, "node");
+		if (!node)
+			node = host_str(h, "slurm_node");
+		if (!node)
+			node = h->name;
+		if (!slurm_node_ok(node)) {
+			cJSON_Delete(p);
+			return gl_errf(err, GL_EINVAL, "drain_worker '%s': '%s' is not a valid Slurm node name", f->id, node);
+		}
+		if (get_str(params, "reason"))
+			snprintf(reason, sizeof(reason), "%s", get_str(params, "reason"));
+		else
+			snprintf(reason, sizeof(reason), "gauntlet fault %s", f->id);
+		snprintf(kv_node, sizeof(kv_node), "NodeName=%s", node);
+		snprintf(kv_reason, sizeof(kv_reason), "Reason=%s", reason);
+		cJSON_AddStringToObject(p, "via", rest ? "slurmrestd" : "scontrol");
+		cJSON_AddStringToObject(p, "node", node);
+		cJSON_AddStringToObject(p, "reason", reason);
+		if (rest) {
+			static const char *const copy[] = { "url", "token_env", "token_file", "ca_bundle", NULL };
+			for (int i = 0; copy[i]; i++)
+				if (get_str(params, copy[i]))
+					cJSON_AddStringToObject(p, copy[i], get_str(params, copy[i]));
+			cJSON_AddStringToObject(p, "api_version",
+						get_str(params, "api_version") ? get_str(params, "api_version") : DW_SLURMRESTD_VERSION);
+		} else {
+			const char *inj[] = { "scontrol", "update", kv_node, "State=DRAIN", kv_reason, NULL };
+			const char *show[] = { "scontrol", "show", "node", node, NULL };
+			const char *rev[] = { "scontrol", "update", kv_node, "State=RESUME", NULL };
+			cJSON_AddItemToObject(p, "drain", argv_of(inj));
+			cJSON_AddItemToObject(p, "show", argv_of(show));
+			cJSON_AddItemToObject(p, "resume", argv_of(rev));
+		}
+		break;
+	}
+	case DW_K8S: {
+		static const char *const copy[] = { "api", "token_env", "token_file", "ca_bundle", "client_cert", "client_key", NULL };
+		node = get_str(params, "node");
+		if (!node)
+			node = host_str(h, "k8s_node");
+		if (!node)
+			node = h->name;
+		if (!k8s_name_ok(node) || !api_url_ok(get_str(params, "api"))) {
+			cJSON_Delete(p);
+			return gl_errf(err, GL_EINVAL, "drain_worker '%s': needs a valid \"api\" URL and node name (node '%s')", f->id, node);
+		}
+		for (int i = 0; copy[i]; i++)
+			if (get_str(params, copy[i]))
+				cJSON_AddStringToObject(p, copy[i], get_str(params, copy[i]));
+		cJSON_AddStringToObject(p, "node", node);
+		cJSON_AddBoolToObject(p, "evict", !cJSON_IsFalse(get(params, "evict")));
+		cJSON_AddNumberToObject(p, "for_ns", (double)f->dur_ns);
+		break;
+	}
+	case DW_EXEC: {
+		static const char *const copy[] = { "drain", "resume", "check_drained", "timeout", NULL };
+		for (int i = 0; copy[i]; i++)
+			if (get(params, copy[i]))
+				cJSON_AddItemToObject(p, copy[i], cJSON_Duplicate(get(params, copy[i]), 1));
+		break;
+	}
+	}
+	*plan = p;
+	return 0;
+}
+
+/* ---- commands on the host ------------------------------------------------- */
+
+
+/* Run plan[key] on the plan's host. *status gets the exit status; out (if
+ * given) the output, to free with gl_buf_free. Returns 0 when it ran. */
+static int run_cmd(struct gl_ctx *c, const cJSON *plan, const char *key, int *status, struct gl_buf *out,
+		   struct gl_err *err)
+{
+	const cJSON *argv = get(plan, key), *it;
+	const char *args[DW_MAX_ARGS + 1];
+	int64_t timeout_ns = DW_CMD_TIMEOUT_MS * 1000000LL;
+	struct gl_exec_result res = { 0 };
+	struct gl_host host;
+	int n = 0, rc;
+
+	if (!cJSON_IsArray(argv))
+		return gl_errf(err, GL_EINVAL, "drain_worker: the plan has no %s command", key);
+	cJSON_ArrayForEach(it, argv) {
+		if (n >= DW_MAX_ARGS || !cJSON_IsString(it))
+			return gl_errf(err, GL_EINVAL, "drain_worker: bad %s command in the plan", key);
+		args[n++] = it->valuestring;
+	}
+	args[n] = NULL;
+	if (get_str(plan, "timeout"))
+		gl_parse_duration_ns(get_str(plan, "timeout"), &timeout_ns, NULL);
+	rc = gl_plan_host(c, plan, "drain_worker", &host, err);
+	if (rc)
+		return rc;
+	rc = gl_host_exec(&host, args, timeout_ns / 1000000, &res, err);
+	if (rc == 0 && res.timed_out)
+		rc = gl_errf(err, GL_ETIMEDOUT, "drain_worker %s on '%s': '%s' timed out", key, host.name, args[0]);
+	*status = res.exit_status;
+	if (out && rc == 0) {
+		*out = res.out;
+		return 0;
+	}
+	gl_buf_free(&res.out);
+	return rc;
+}
+
+/* First line of a command's output, for messages. */
+static void first_line(const struct gl_buf *b, char *out, size_t n)
+{
+	snprintf(out, n, "%s", b->data ? b->data : "");
+	out[strcspn(out, "\n")] = '\0';
+}
+
+/* Run plan[key]; exit 0 is success, anything else an error quoting the output. */
+static int run_ok(struct gl_ctx *c, const cJSON *plan, const char *key, const char *ok_text, struct gl_err *err)
+{
+	struct gl_buf out = { 0 };
+	int status = 0, rc = run_cmd(c, plan, key, &status, &out, err);
+	char line[300];
+
+	if (rc)
+		return rc;
+	first_line(&out, line, sizeof(line));
+	if (status != 0 && !(ok_text && out.data && strstr(out.data, ok_text)))
+		rc = gl_errf(err, GL_EIO, "drain_worker %s on '%s': %s exited %d%s%s", key, get_str(plan, "host"),
+			     cJSON_GetArrayItem(get(plan, key), 0)->valuestring, status, line[0] ? ": " : "", line);
+	gl_buf_free(&out);
+	return rc;
+}
+
+/* ---- slurm ------------------------------------------------------------------ */
+
+/* The node's State= value from `scontrol show node` into st. */
+static int slurm_state(struct gl_ctx *c, const cJSON *plan, char *st, size_t n, struct gl_err *err)
+{
+	struct gl_buf out = { 0 };
+	int status = 0, rc = run_cmd(c, plan, "show", &status, &out, err);
+	const char *p;
+	char line[300];
+
+	if (rc)
+		return rc;
+	p = out.data;
+	while (p && (p = strstr(p, "State=")) && !(p == out.data || isspace((unsigned char)p[-1])))
+		p += 6;
+	if (status != 0 || !p) {
+		first_line(&out, line, sizeof(line));
+		rc = gl_errf(err, GL_EIO, "drain_worker: scontrol show node %s on '%s' %s%s%s", get_str(plan, "node"),
+			     get_str(plan, "host"), status ? "failed" : "printed no State=", line[0] ? ": " : "", line);
+	} else {
+		size_t k = strcspn(p + 6, " \t\n");
+		snprintf(st, n, "%.*s", (int)(k < n ? k : n - 1), p + 6);
+	}
+	gl_buf_free(&out);
+	return rc;
+}
+
+/* 1 when one of the '+'-separated state flags is DRAIN, DRAINING or DRAINED. */
+static int state_drained(const char *st)
+{
+	for (const char *p = st; *p;) {
+		size_t k = strcspn(p, "+");
+		if (k >= 5 && !strncmp(p, "DRAIN", 5) &&
+		    (k == 5 || (k == 8 && !strncmp(p, "DRAINING", 8)) || (k == 7 && !strncmp(p, "DRAINED", 7))))
+			return 1;
+		p += k;
+		if (*p == '+')
+			p++;
+	}
+	return 0;
+}
+
+static int is_rest(const cJSON *plan)
+{
+	const char *via = get_str(plan, "via");
+	return via && !strcmp(via, "slurmrestd");
+}
+
+static int rest_state(const cJSON *plan, char *st, size_t n, struct gl_err *err);
+
+/* Poll the node until DRAIN is in its state (want 1) or not (want 0). */
+static int slurm_wait(struct gl_ctx *c, const cJSON *plan, int want, struct gl_err *err)
+{
+	int64_t end = gl_now_ns() + DW_VERIFY_WAIT_NS;
+	char st[128] = "";
+
+	for (;;) {
+		struct gl_err e = { 0 };
+		int rc = is_rest(plan) ? rest_state(plan, st, sizeof(st), &e) : slurm_state(c, plan, st, sizeof(st), &e);
+		if (rc == 0 && state_drained(st) == want)
+			return 0;
+		if (gl_now_ns() >= end)
+			return rc ? gl_errf(err, e.code, "%s", e.msg)
+				  : gl_errf(err, GL_EIO, "drain_worker: node %s is in state %s, %s DRAIN", get_str(plan, "node"),
+					    st, want ? "without" : "still with");
+		sleep_ns(DW_POLL_NS);
+	}
+}
+
+/* ---- kubernetes ------------------------------------------------------------- */
+
+static void k8s_opts(const cJSON *plan, struct gl_http_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->token_env = get_str(plan, "token_env");
+	o->token_file = get_str(plan, "token_file");
+	o->ca_bundle = get_str(plan, "ca_bundle");
+	o->client_cert = get_str(plan, "client_cert");
+	o->client_key = get_str(plan, "client_key");
+	o->deadline_ms = DW_HTTP_TIMEOUT_MS;
+	o->max_body = 32u << 20;   /* a pod list of a busy node */
+}
+
+/* One request; *status the HTTP status, *body (if given) the parsed JSON
+ * reply (caller deletes). Errors name method, path and status. */
+static int k8s_req(const cJSON *plan, const char *method, const char *path, const char *ctype, const char *body,
+		   long *status, cJSON **json, struct gl_err *err)
+{
+	struct gl_http_opts o;
+	struct gl_http_resp r = { 0 };
+	char url[1024];
+	int rc;
+
+	k8s_opts(plan, &o);
+	/* kubernetes plans name the API server "api", slurmrestd ones "url" */
+	snprintf(url, sizeof(url), "%s%s", get_str(plan, "api") ? get_str(plan, "api") : get_str(plan, "url"), path);
+	rc = gl_http_do(method, url, ctype, body, &o, &r, err);
+	*status = r.status;
+	if (rc == 0 && json) {
+		*json = r.body.data ? cJSON_ParseWithLength(r.body.data, r.body.len) : NULL;
+		if (!*json && r.status / 100 == 2)
+			rc = gl_errf(err, GL_EIO, "drain_worker: %s %s: the reply is not JSON", method, path);
+	}
+	gl_buf_free(&r.body);
+	return rc;
+}
+
+/* "reason: message" of a Kubernetes Status reply, for errors */
+static void k8s_why(const cJSON *j, char *out, size_t n)
+{
+	const char *msg = get_str(j, "message"), *reason = get_str(j, "reason");
+	snprintf(out, n, "%s%s%s", reason ? reason : "", reason && msg ? ": " : "", msg ? msg : "");
+}
+
+/* ---- slurmrestd ---------------------------------------------------------------- */
+
+/* The first entry of a slurmrestd reply's "errors" list ("" when none). */
+static void rest_error(const cJSON *j, char *out, size_t n)
+{
+	const cJSON *e = cJSON_GetArrayItem(get(j, "errors"), 0);
+	const char *desc = get_str(e, "description"), *what = get_str(e, "error");
+
+	snprintf(out, n, "%s%s%s", what ? what : "", what && desc && desc[0] ? ": " : "", desc ? desc : "");
+	if (e && !out[0])
+		snprintf(out, n, "an error without description");
+}
+
+/* POST /slurm/VER/node/NODE {"state":[state],"reason":...}; ok_text in the
+ * error counts as success (RESUME of a node not drained). */
+static int rest_update(const cJSON *plan, const char *state, const char *ok_text, struct gl_err *err)
+{
+	cJSON *body = cJSON_CreateObject(), *arr = cJSON_CreateArray(), *j = NULL;
+	char path[256], why[400];
+	char *text;
+	long st = 0;
+	int rc;
+
+	cJSON_AddItemToArray(arr, cJSON_CreateString(state));
+	cJSON_AddItemToObject(body, "state", arr);
+	if (!strcmp(state, "DRAIN"))
+		cJSON_AddStringToObject(body, "reason", get_str(plan, "reason"));
+	text = cJSON_PrintUnformatted(body);
+	cJSON_Delete(body);
+	if (!text)
+		return gl_errf(err, GL_ENOMEM, "out of memory");
+	snprintf(path, sizeof(path), "/slurm/%s/node/%s", get_str(plan, "api_version"), get_str(plan, "node"));
+	rc = k8s_req(plan, "POST", path, "application/json", text, &st, &j, err);
+	free(text);
+	if (rc == 0) {
+		rest_error(j, why, sizeof(why));
+		if ((st / 100 != 2 || why[0]) && !(ok_text && strstr(why, ok_text)))
+			rc = gl_errf(err, GL_EIO, "drain_worker: %s node %s: POST %s answered %ld%s%s", state, get_str(plan, "node"),
+				     path, st, why[0] ? " " : "", why);
+	}
+	cJSON_Delete(j);
+	return rc;
+}
+
+/* The node's state flags joined by '+' ("IDLE+DRAIN"), from GET /slurm/VER/node/NODE. */
+static int rest_state(const cJSON *plan, char *st, size_t n, struct gl_err *err)
+{
+	char path[256], why[400];
+	const cJSON *state, *it;
+	cJSON *j = NULL;
+	long code = 0;
+	int rc;
+
+	snprintf(path, sizeof(path), "/slurm/%s/node/%s", get_str(plan, "api_version"), get_str(plan, "node"));
+	rc = k8s_req(plan, "GET", path, NULL, NULL, &code, &j, err);
+	if (rc == 0) {
+		rest_error(j, why, sizeof(why));
+		state = get(cJSON_GetArrayItem(get(j, "nodes"), 0), "state");
+		st[0] = '\0';
+		if (code != 200 || why[0])
+			rc = gl_errf(err, GL_EIO, "drain_worker: GET %s answered %ld%s%s", path, code, why[0] ? " " : "", why);
+		else if (cJSON_IsString(state))
+			snprintf(st, n, "%s", state->valuestring);
+		else if (cJSON_IsArray(state))
+			cJSON_ArrayForEach(it, state)
+				if (cJSON_IsString(it))
+					snprintf(st + strlen(st), n - strlen(st), "%s%s", st[0] ? "+" : "", it->valuestring);
+		if (rc == 0 && !st[0])
+			rc = gl_errf(err, GL_EIO, "drain_worker: GET %s: no nodes[0].state in the reply", path);
+	}
+	cJSON_Delete(j);
+	return rc;
+}
+
+static int k8s_cordon(const cJSON *plan, int on, struct gl_err *err)
+{
+	char path[512], why[300];
+	cJSON *j = NULL;
+	long st = 0;
+	int rc;
+
+	snprintf(path, sizeof(path), "/api/v1/nodes/%s", get_str(plan, "node"));
+	rc = k8s_req(plan, "PATCH", path, "application/merge-patch+json",
+		     on ? "{\"spec\":{\"unschedulable\":true}}" : "{\"spec\":{\"unschedulable\":false}}", &st, &j, err);
+	if (rc == 0 && st / 100 != 2) {
+		k8s_why(j, why, sizeof(why));
+		rc = gl_errf(err, GL_EIO, "drain_worker: %s node %s: PATCH %s answered %ld%s%s", on ? "cordon" : "uncordon",
+			     get_str(plan, "node"), path, st, why[0] ? " " : "", why);
+	}
+	cJSON_Delete(j);
+	return rc;
+}
+
+/* spec.unschedulable of the node, into *unsched. */
+static int k8s_unschedulable(const cJSON *plan, int *unsched, struct gl_err *err)
+{
+	char path[512], why[300];
+	cJSON *j = NULL;
+	long st = 0;
+	int rc;
+
+	snprintf(path, sizeof(path), "/api/v1/nodes/%s", get_str(plan, "node"));
+	rc = k8s_req(plan, "GET", path, NULL, NULL, &st, &j, err);
+	if (rc == 0 && st != 200) {
+		k8s_why(j, why, sizeof(why));
+		rc = gl_errf(err, GL_EIO, "drain_worker: GET %s answered %ld%s%s", path, st, why[0] ? " " : "", why);
+	}
+	if (rc == 0)
+		*unsched = cJSON_IsTrue(get(get(j, "spec"), "unschedulable"));
+	cJSON_Delete(j);
+	return rc;
+}
+
+/* A pod the drain leaves alone: owned by a DaemonSet, a mirror pod (static,
+ * kubelet-managed), or finished. */
+static const char *pod_skip(const cJSON *pod)
+{
+	const cJSON *md = get(pod, "metadata"), *o;
+	const char *phase = get_str(get(pod, "status"), "phase");
+
+	cJSON_ArrayForEach(o, get(md, "ownerReferences")) {
+		const char *kind = get_str(o, "kind");
+		if (kind && !strcmp(kind, "DaemonSet"))
+			return "DaemonSet";
+	}
+	if (get(get(md, "annotations"), "kubernetes.io/config.mirror"))
+		return "mirror pod";
+	if (phase && (!strcmp(phase, "Succeeded") || !strcmp(phase, "Failed")))
+		return "finished";
+	return NULL;
+}
+
+/* Evict one pod, retrying 429 with backoff until end_ns. */
+static int k8s_evict(const cJSON *plan, const char *ns, const char *name, int64_t end_ns, struct gl_err *err)
+{
+	char path[700], why[300];
+	int64_t backoff = 250LL * 1000000LL;
+	cJSON *body = cJSON_CreateObject(), *md = cJSON_CreateObject();
+	char *text;
+	int rc = 0;
+
+	cJSON_AddStringToObject(body, "apiVersion", "policy/v1");
+	cJSON_AddStringToObject(body, "kind", "Eviction");
+	cJSON_AddStringToObject(md, "name", name);
+	cJSON_AddStringToObject(md, "namespace", ns);
+	cJSON_AddItemToObject(body, "metadata", md);
+	text = cJSON_PrintUnformatted(body);
+	cJSON_Delete(body);
+	if (!text)
+		return gl_errf(err, GL_ENOMEM, "out of memory");
+	snprintf(path, sizeof(path), "/api/v1/namespaces/%s/pods/%s/eviction", ns, name);
+	for (;;) {
+		cJSON *j = NULL;
+		long st = 0;
+		rc = k8s_req(plan, "POST", path, "application/json", text, &st, &j, err);
+		if (rc == 0 && st / 100 != 2 && st != 404) {
+			k8s_why(j, why, sizeof(why));
+			if (st == 429 && gl_now_ns() + backoff < end_ns) {
+				gl_warn("drain_worker '%s': eviction of %s/%s refused for now (429%s%s); retrying in %lld ms",
+					get_str(plan, "id"), ns, name, why[0] ? " " : "", why, (long long)(backoff / 1000000));
+				cJSON_Delete(j);
+				sleep_ns(backoff);
+				backoff = backoff * 2 > 5000000000LL ? 5000000000LL : backoff * 2;
+				continue;
+			}
+			rc = gl_errf(err, GL_EIO, "drain_worker: evict %s/%s: POST %s answered %ld%s%s%s", ns, name, path, st,
+				     why[0] ? " " : "", why, st == 429 ? " (still refused at the deadline)" : "");
+		}
+		cJSON_Delete(j);
+		break;
+	}
+	free(text);
+	return rc;
+}
+
+static int k8s_drain(struct gl_ctx *c, const cJSON *plan, struct gl_err *err)
+{
+	const cJSON *for_ns = get(plan, "for_ns");
+	double scale = c ? gl_ctx_time_scale(c) : 1.0;
+	int64_t budget = DW_EVICT_DEADLINE_NS, end;
+	const char *node = get_str(plan, "node");
+	char path[512], why[300];
+	cJSON *j = NULL;
+	const cJSON *pod, *items;
+	long st = 0;
+	int rc, n = 0, skipped = 0;
+
+	/* evictions retried past the fault's own end would only delay its revert */
+	if (cJSON_IsNumber(for_ns) && for_ns->valuedouble > 0 && scale > 0 && for_ns->valuedouble / scale < (double)budget)
+		budget = (int64_t)(for_ns->valuedouble / scale);
+	end = gl_now_ns() + budget;
+	rc = k8s_cordon(plan, 1, err);
+	if (rc || !cJSON_IsTrue(get(plan, "evict")))
+		return rc;
+	snprintf(path, sizeof(path), "/api/v1/pods?fieldSelector=spec.nodeName%%3D%s", node);
+	rc = k8s_req(plan, "GET", path, NULL, NULL, &st, &j, err);
+	if (rc == 0 && st != 200) {
+		k8s_why(j, why, sizeof(why));
+		rc = gl_errf(err, GL_EIO, "drain_worker: list pods on %s: GET %s answered %ld%s%s", node, path, st,
+			     why[0] ? " " : "", why);
+	}
+	if (rc == 0 && !cJSON_IsArray(get(j, "items")))
+		rc = gl_errf(err, GL_EIO, "drain_worker: GET %s: the reply has no \"items\" list", path);
+	if (rc == 0 && cJSON_GetArraySize(get(j, "items")) > DW_MAX_PODS)
+		rc = gl_errf(err, GL_ELIMIT, "drain_worker: more than %d pods on node %s", DW_MAX_PODS, node);
+	items = rc == 0 ? get(j, "items") : NULL;
+	cJSON_ArrayForEach(pod, items) {
+		const cJSON *md = get(pod, "metadata");
+		const char *name = get_str(md, "name"), *ns = get_str(md, "namespace");
+		if (pod_skip(pod)) {
+			skipped++;
+			continue;
+		}
+		if (!k8s_name_ok(name) || !k8s_name_ok(ns)) {
+			rc = gl_errf(err, GL_EIO, "drain_worker: a pod on %s has an unusable name or namespace", node);
+			break;
+		}
+		rc = k8s_evict(plan, ns, name, end, err);
+		if (rc)
+			break;
+		n++;
+	}
+	if (rc == 0)
+		gl_info("drain_worker '%s': node %s cordoned, %d pod(s) evicted, %d left (DaemonSet, mirror or finished)",
+			get_str(plan, "id"), node, n, skipped);
+	cJSON_Delete(j);
+	return rc;
+}
+
+static int k8s_wait(const cJSON *plan, int want, struct gl_err *err)
+{
+	int64_t end = gl_now_ns() + DW_VERIFY_WAIT_NS;
+	for (;;) {
+		struct gl_err e = { 0 };
+		int u = -1, rc = k8s_unschedulable(plan, &u, &e);
+		if (rc == 0 && u == want)
+			return 0;
+		if (gl_now_ns() >= end)
+			return rc ? gl_errf(err, e.code, "%s", e.msg)
+				  : gl_errf(err, GL_EIO, "drain_worker: node %s: spec.unschedulable is %s", get_str(plan, "node"),
+					    u ? "true" : "false");
+		sleep_ns(DW_POLL_NS);
+	}
+}
+
+/* ---- steps -------------------------------------------------------------------- */
+
+static enum dw_method plan_method(const cJSON *plan)
+{
+	return method_of(get_str(plan, "method"));
+}
+
+static int dw_inject(struct gl_ctx *c, const cJSON *plan, struct gl_err *err)
+{
+	switch (plan_method(plan)) {
+	case DW_SLURM:
+		return is_rest(plan) ? rest_update(plan, "DRAIN", NULL, err) : run_ok(c, plan, "drain", NULL, err);
+	case DW_K8S:
+		return k8s_drain(c, plan, err);
+	case DW_EXEC:
+		return run_ok(c, plan, "drain", NULL, err);
+	}
+	return -GL_EINVAL;
+}
+
+static int dw_verify(struct gl_ctx *c, const cJSON *plan, struct gl_err *err)
+{
+	switch (plan_method(plan)) {
+	case DW_SLURM:
+		return slurm_wait(c, plan, 1, err);
+	case DW_K8S:
+		return k8s_wait(plan, 1, err);
+	case DW_EXEC:
+		return get(plan, "check_drained") ? run_ok(c, plan, "check_drained", NULL, err) : 0;
+	}
+	return -GL_EINVAL;
+}
+
+static int dw_revert(struct gl_ctx *c, const cJSON *plan, struct gl_err *err)
+{
+	switch (plan_method(plan)) {
+	case DW_SLURM:
+		/* what Slurm says when the node is not drained (any more) */
+		return is_rest(plan) ? rest_update(plan, "RESUME", "Invalid node state specified", err)
+				     : run_ok(c, plan, "resume", "Invalid node state specified", err);
+	case DW_K8S:
+		return k8s_cordon(plan, 0, err);
+	case DW_EXEC:
+		return run_ok(c, plan, "resume", NULL, err);
+	}
+	return -GL_EINVAL;
+}
+
+static int dw_verify_revert(struct gl_ctx *c, const cJSON *plan, struct gl_err *err)
+{
+	switch (plan_method(plan)) {
+	case DW_SLURM:
+		return slurm_wait(c, plan, 0, err);
+	case DW_K8S:
+		return k8s_wait(plan, 0, err);
+	case DW_EXEC: {
+		/* check_drained must now fail */
+		struct gl_buf out = { 0 };
+		int status = 0, rc;
+		if (!get(plan, "check_drained"))
+			return 0;
+		rc = run_cmd(c, plan, "check_drained", &status, &out, err);
+		gl_buf_free(&out);
+		if (rc == 0 && status == 0)
+			rc = gl_errf(err, GL_EIO, "drain_worker: check_drained still exits 0 after resume");
+		return rc;
+	}
+	}
+	return -GL_EINVAL;
+}
+
+/* ---- preflight and dry run ---------------------------------------------------- */
+
+static int dw_preflight(struct gl_ctx *c, const cJSON *plan)
+{
+	enum dw_method m = plan_method(plan);
+	char subject[200];
+	int bad = 0;
+
+	snprintf(subject, sizeof(subject), "fault %s on host %s", get_str(plan, "id"), get_str(plan, "host"));
+	if (m == DW_SLURM && is_rest(plan)) {
+		struct gl_err e = { 0 };
+		char st[128], check[300];
+		int rc = rest_state(plan, st, sizeof(st), &e);
+		snprintf(check, sizeof(check), "GET %s/slurm/%s/node/%s answers", get_str(plan, "url"),
+			 get_str(plan, "api_version"), get_str(plan, "node"));
+		return gl_ctx_preflight(c, subject, check, rc == 0, rc ? e.msg : st);
+	}
+	if (m == DW_SLURM || m == DW_EXEC) {
+		/* the program of each step exists on the host; for slurm also
+		 * that the node is known to the controller */
+		static const char *const steps[] = { "drain", "resume", "check_drained" };
+		struct gl_host h;
+		struct gl_err e = { 0 };
+		if (gl_plan_host(c, plan, "drain_worker", &h, &e) != 0)
+			return gl_ctx_preflight(c, subject, "target host known", 0, e.msg);
+		for (size_t i = 0; i < GL_ARRAY_LEN(steps); i++) {
+			const cJSON *prog = cJSON_GetArrayItem(get(plan, steps[i]), 0);
+			const char *cmd[] = { "sh", "-c", "command -v \"$1\" >/dev/null", "sh", NULL, NULL };
+			struct gl_exec_result res = { 0 };
+			char check[300];
+			int rc;
+			if (!cJSON_IsString(prog) || (m == DW_SLURM && i > 0))
+				continue;
+			cmd[4] = prog->valuestring;
+			memset(&e, 0, sizeof(e));
+			rc = gl_host_exec(&h, cmd, 15000, &res, &e);
+			snprintf(check, sizeof(check), "%s program '%s' present", steps[i], prog->valuestring);
+			bad |= gl_ctx_preflight(c, subject, check, rc == 0 && res.exit_status == 0,
+						rc ? e.msg : res.exit_status ? "not found on the host's PATH" : "") != 0;
+			gl_buf_free(&res.out);
+		}
+		if (m == DW_SLURM && !bad) {
+			char st[128] = "", check[200];
+			memset(&e, 0, sizeof(e));
+			int rc = slurm_state(c, plan, st, sizeof(st), &e);
+			snprintf(check, sizeof(check), "scontrol show node %s", get_str(plan, "node"));
+			bad |= gl_ctx_preflight(c, subject, check, rc == 0, rc ? e.msg : "") != 0;
+		}
+	} else {
+		struct gl_err e = { 0 };
+		char check[300];
+		int u = 0, rc = k8s_unschedulable(plan, &u, &e);
+		snprintf(check, sizeof(check), "GET %s/api/v1/nodes/%s answers", get_str(plan, "api"), get_str(plan, "node"));
+		bad |= gl_ctx_preflight(c, subject, check, rc == 0, rc ? e.msg : "") != 0;
+	}
+	return bad ? -1 : 0;
+}
+
+static void put_argv(struct gl_buf *out, const cJSON *argv)
+{
+	const cJSON *it;
+	cJSON_ArrayForEach(it, argv) {
+		const char *s = cJSON_IsString(it) ? it->valuestring : "?";
+		if (strpbrk(s, " \t'\"$\\") || !s[0]) {
+			gl_buf_printf(out, " '");
+			for (; *s; s++)
+				gl_buf_printf(out, *s == '\'' ? "'\\''" : "%c", *s);
+			gl_buf_printf(out, "'");
+		} else {
+			gl_buf_printf(out, " %s", s);
+		}
+	}
+}
+
+static void dw_describe(const cJSON *plan, struct gl_buf *out)
+{
+	enum dw_method m = plan_method(plan);
+	const char *node = get_str(plan, "node"), *api = get_str(plan, "api");
+
+	if (m == DW_SLURM && is_rest(plan)) {
+		const char *url = get_str(plan, "url"), *ver = get_str(plan, "api_version"), *r = get_str(plan, "reason");
+		if (!url || !ver || !node || !r)
+			return;
+		gl_buf_printf(out, "  inject: POST %s/slurm/%s/node/%s (application/json) {\"state\":[\"DRAIN\"],\"reason\":\"%s\"}\n",
+			      url, ver, node, r);
+		gl_buf_printf(out, "  verify: GET %s/slurm/%s/node/%s: nodes[0].state holds DRAIN\n", url, ver, node);
+		gl_buf_printf(out, "  revert: POST %s/slurm/%s/node/%s {\"state\":[\"RESUME\"]} ('Invalid node state specified' counts as done)\n",
+			      url, ver, node);
+		gl_buf_printf(out, "  verify_revert: GET %s/slurm/%s/node/%s: no DRAIN in nodes[0].state\n", url, ver, node);
+		gl_buf_printf(out, "  credentials: JWT as bearer token from %s%s\n", get_str(plan, "token_env") ? "$" : "",
+			      get_str(plan, "token_env") ? get_str(plan, "token_env") : get_str(plan, "token_file") ? get_str(plan, "token_file") : "?");
+		return;
+	}
+	if (m == DW_SLURM || m == DW_EXEC) {
+		const char *ns = get_str(plan, "netns");
+		const char *verify = m == DW_SLURM ? "show" : "check_drained";
+		if (ns && ns[0])
+			gl_buf_printf(out, "  (every step runs under ip netns exec %s)\n", ns);
+		gl_buf_printf(out, "  inject:");
+		put_argv(out, get(plan, "drain"));
+		if (get(plan, verify)) {
+			gl_buf_printf(out, "\n  verify:");
+			put_argv(out, get(plan, verify));
+			gl_buf_printf(out, m == DW_SLURM ? " (State= holds DRAIN)" : " (exits 0)");
+		}
+		gl_buf_printf(out, "\n  revert:");
+		put_argv(out, get(plan, "resume"));
+		if (m == DW_SLURM)
+			gl_buf_printf(out, " ('Invalid node state specified' counts as done)");
+		if (get(plan, verify)) {
+			gl_buf_printf(out, "\n  verify_revert:");
+			put_argv(out, get(plan, verify));
+			gl_buf_printf(out, m == DW_SLURM ? " (no DRAIN in State=)" : " (exits non-zero)");
+		}
+		gl_buf_printf(out, "\n");
+		return;
+	}
+	if (!node || !api)
+		return;
+	gl_buf_printf(out, "  inject: PATCH %s/api/v1/nodes/%s (application/merge-patch+json) {\"spec\":{\"unschedulable\":true}}\n",
+		      api, node);
+	if (cJSON_IsTrue(get(plan, "evict"))) {
+		gl_buf_printf(out, "  inject: GET %s/api/v1/pods?fieldSelector=spec.nodeName%%3D%s\n", api, node);
+		gl_buf_printf(out, "  inject: POST %s/api/v1/namespaces/NS/pods/NAME/eviction (policy/v1 Eviction) for each pod"
+			      " not owned by a DaemonSet, not mirror, not finished; 429 retried with backoff\n", api);
+	}
+	gl_buf_printf(out, "  verify: GET %s/api/v1/nodes/%s: spec.unschedulable is true\n", api, node);
+	gl_buf_printf(out, "  revert: PATCH %s/api/v1/nodes/%s {\"spec\":{\"unschedulable\":false}}\n", api, node);
+	gl_buf_printf(out, "  verify_revert: GET %s/api/v1/nodes/%s: spec.unschedulable is not true\n", api, node);
+	gl_buf_printf(out, "  credentials: %s%s%s%s\n", get_str(plan, "token_env") ? "bearer token from $" : "",
+		      get_str(plan, "token_env") ? get_str(plan, "token_env") : get_str(plan, "token_file") ? "bearer token from " : "",
+		      get_str(plan, "token_file") ? get_str(plan, "token_file") : "",
+		      get_str(plan, "client_cert") ? " client certificate" : "");
+}
+
+const struct gl_fault_ops gl_fault_drain_worker = {
+	.kind = "drain_worker",
+	.methods = dw_methods,
+	.validate = dw_validate,
+	.plan = dw_plan,
+	.inject = dw_inject,
+	.verify = dw_verify,
+	.revert = dw_revert,
+	.verify_revert = dw_verify_revert,
+	.describe = dw_describe,
+	.preflight = dw_preflight,
+};
