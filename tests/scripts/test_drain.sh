@@ -21,6 +21,7 @@ MUNGED_PID= CTLD_PID= SLURMD_PID= MOCK_PID= RESTD_PID=
 part_skip() { echo "SKIP: $*"; SKIPPED+=("$*"); }
 
 drain_cleanup() {
+	[ -n "${NETNS_MADE:-}" ] && ip netns del "$NETNS_MADE" 2>/dev/null
 	for p in $CTLD_PID $SLURMD_PID $MUNGED_PID $MOCK_PID $RESTD_PID; do
 		kill "$p" 2>/dev/null
 	done
@@ -391,6 +392,42 @@ EOF
 	"$GAUNTLET" run "$T/slurm3.json" --out "$T/rs3" >"$T/rs3.log" 2>&1; rc=$?
 	check "slurm: params.node overrides the host name; run exits 0" [ $rc -eq 0 ]
 	check "slurm: the node ends idle" until_ok 10 idle_clean
+
+	# Two faults live at once (a link down in a namespace, the node drained),
+	# the controller SIGKILLed: `gauntlet revert` brings both back.
+	local NS=gl-dr-$$ VA=gldra$$ VB=gldrb$$
+	if ip netns add "$NS" 2>/dev/null; then
+		NETNS_MADE=$NS
+		ip link add "$VA" type veth peer name "$VB" netns "$NS" &&
+			ip -n "$NS" link set "$VB" up && ip link set "$VA" up
+		cat > "$T/both.json" <<JSON
+{ "name": "both", "duration": "60s", "window": "1s", "hold": 1,
+  "hosts": { "ctl": { "local": true, "slurm_node": "$H" }, "w": { "local": true, "netns": "$NS" } },
+  "workloads": { "null": { "rate": 50 } },
+  "faults": [ { "id": "drain", "at": "1s", "for": "50s", "kind": "drain_worker", "method": "slurm", "target": "ctl" },
+              { "id": "link", "at": "2s", "for": "50s", "kind": "link_flap", "target": "w",
+                "params": { "interface": "$VB", "down": "50s", "up": "1s", "count": 1 } } ],
+  "targets": { "steady": { "null.ticks": ">= 1" }, "degraded": { "null.ticks": ">= 1" },
+               "recovery": { "recovery_s": "<= 60", "restore_s": "<= 60" } },
+  "safety": { "max_concurrent_faults": 2 } }
+JSON
+		link_down() { ! ip -n "$NS" -o link show dev "$VB" | grep -q '[<,]UP[,>]'; }
+		bg run "$T/both.json" --out "$T/both"
+		check "both: node drained" until_ok 10 drained
+		check "both: link down" until_ok 10 link_down
+		until_ok 10 [ "$(sql "$T/both/run.db" "select group_concat(state) from faults" 2>/dev/null)" = "injected,injected" ]
+		kill -9 "$BG_PID"; wait "$BG_PID" 2>/dev/null
+		check "both: after SIGKILL the node is still drained and the link still down" bash -c "$(declare -f node_state drained link_down); H='$H'; NS='$NS'; VB='$VB'; drained && link_down"
+		"$GAUNTLET" revert "$T/both" >"$T/both-revert.log" 2>&1; rc=$?
+		check "both: gauntlet revert exits 0" [ $rc -eq 0 ]
+		check "both: node resumed" until_ok 10 idle_clean
+		check "both: link up" until_ok 10 bash -c "ip -n '$NS' -o link show dev '$VB' | grep -q '[<,]UP[,>]'"
+		check "both: journal says both reverted" [ "$(sql "$T/both/run.db" "select group_concat(state) from faults")" = "reverted,reverted" ]
+		ip netns del "$NS" 2>/dev/null
+		NETNS_MADE=
+	else
+		part_skip "slurm+link: cannot create a network namespace"
+	fi
 }
 slurm_part
 
