@@ -187,7 +187,53 @@ struct fx_job {
 	int cleanup_ok;       /* inject failed: the clean-up revert worked */
 	int64_t t_done;       /* elapsed when the step finished */
 	char err[700], err2[700];
+	int n_meas;
+	char meas_name[8][48];
+	double meas_val[8];
 };
+
+/* The job the calling thread is running (for gl_fault_measure). */
+static __thread struct fx_job *current_job;
+
+void gl_fault_measure(struct gl_ctx *c, const char *name, double value)
+{
+	struct fx_job *j = current_job;
+	int i;
+
+	if (!j || !name)
+		return;
+	for (i = 0; i < j->n_meas; i++)
+		if (!strcmp(j->meas_name[i], name))
+			break;
+	if (i == 8)
+		return;
+	snprintf(j->meas_name[i], sizeof(j->meas_name[i]), "%s", name);
+	j->meas_val[i] = value;
+	if (i == j->n_meas)
+		j->n_meas++;
+}
+
+/* Merge a job's figures into the row's JSON object. */
+static void keep_measures(struct fault_rt *f, const struct fx_job *j)
+{
+	cJSON *o;
+	char *text;
+
+	if (!j->n_meas)
+		return;
+	o = f->row.measured[0] ? cJSON_Parse(f->row.measured) : NULL;
+	if (!o)
+		o = cJSON_CreateObject();
+	for (int i = 0; i < j->n_meas; i++) {
+		cJSON_DeleteItemFromObjectCaseSensitive(o, j->meas_name[i]);
+		cJSON_AddNumberToObject(o, j->meas_name[i], j->meas_val[i]);
+	}
+	text = cJSON_PrintUnformatted(o);
+	if (text && strlen(text) < sizeof(f->row.measured))
+		snprintf(f->row.measured, sizeof(f->row.measured), "%s", text);
+	cJSON_free(text);
+	cJSON_Delete(o);
+}
 
 struct fx {
 	pthread_t th;
@@ -206,6 +252,7 @@ static void run_job(struct gl_ctx *c, struct fx_job *j)
 	struct gl_err err = { 0 }, rerr = { 0 };
 
 	j->verified = -1;
+	current_job = j;
 	if (j->op == FX_INJECT) {
 		j->rc = ops->inject(c, f->plan, &err);
 		if (j->rc != 0) {
@@ -230,6 +277,7 @@ static void run_job(struct gl_ctx *c, struct fx_job *j)
 		}
 		snprintf(j->err, sizeof(j->err), "%s", err.msg);
 	}
+	current_job = NULL;
 	j->t_done = c->mono_start ? gl_ctx_elapsed_ns(c) : f->row.injected_elapsed_ns;
 }
 
@@ -242,6 +290,7 @@ static void apply_job(struct gl_ctx *c, struct fx_job *j)
 	const struct gl_fault_ops *ops = f->spec->ops;
 
 	f->busy = 0;
+	keep_measures(f, j);
 	if (j->op == FX_INJECT) {
 		if (j->rc != 0) {
 			gl_ctx_event(c, GL_LOG_ERROR, "fault", "'%s' inject failed: %s", f->row.id, j->err);

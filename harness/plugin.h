@@ -40,6 +40,12 @@ void gl_ctx_arm_at(struct gl_ctx *c, struct event *ev, int64_t at_ns);
  * the analysis window in force. */
 struct gl_store *gl_ctx_store(struct gl_ctx *c);
 int64_t gl_ctx_window(struct gl_ctx *c);
+/* From a fault hook (any thread): a figure the step measured, e.g. the
+ * control plane's own recovery ("control_plane_recovery_s", 1.6). Kept in
+ * the fault's journal row and shown in report.json faults[].measured. At
+ * most 8 per fault; a later value of the same name replaces it. c may be
+ * NULL: the figure goes to the step the calling thread is running. */
+void gl_fault_measure(struct gl_ctx *c, const char *name, double value);
 /* Record one preflight check (store, report, stderr): subject names the
  * host, endpoint or fault, check what was checked. Returns ok ? 0 : -1. */
 int gl_ctx_preflight(struct gl_ctx *c, const char *subject, const char *check, int ok,

@@ -19,6 +19,7 @@ extern const struct gl_fault_ops gl_fault_storage_throttle;
 extern const struct gl_fault_ops gl_fault_link_flap;
 extern const struct gl_fault_ops gl_fault_partition;
 extern const struct gl_fault_ops gl_fault_drain_worker;
+extern const struct gl_fault_ops gl_fault_control_plane_loss;
 extern const struct gl_transport_ops gl_transport_local;
 extern const struct gl_transport_ops gl_transport_null;
 extern const struct gl_transport_ops gl_transport_ssh;
@@ -27,16 +28,14 @@ extern const struct gl_transport_ops gl_transport_ssh;
 static const struct gl_workload_ops wl_training = { .name = "training" };
 static const struct gl_workload_ops wl_storage = { .name = "storage" };
 
-static const char *const m_cp[] = { "exec", "signal", "redfish", NULL };
 
-static const struct gl_fault_ops f_cp = { .kind = "control_plane_loss", .methods = m_cp };
 
 static const struct gl_workload_ops *const workloads[] = {
 	&gl_workload_inference, &wl_training, &wl_storage, &gl_workload_null,
 };
 
 static const struct gl_fault_ops *const faults[] = {
-	&gl_fault_drain_worker, &gl_fault_link_flap, &gl_fault_partition, &gl_fault_storage_throttle, &f_cp, &gl_fault_process_kill, &gl_fault_exec, &gl_fault_null,
+	&gl_fault_drain_worker, &gl_fault_link_flap, &gl_fault_partition, &gl_fault_storage_throttle, &gl_fault_control_plane_loss, &gl_fault_process_kill, &gl_fault_exec, &gl_fault_null,
 };
 
 static const struct gl_transport_ops *const transports[] = {

@@ -103,6 +103,8 @@ static const char *const migrations[] = {
 	/* 1 -> 2: the preflight gate */
 	"CREATE TABLE preflight (seq INTEGER PRIMARY KEY AUTOINCREMENT, wall_ns INTEGER NOT NULL,"
 	"  subject TEXT NOT NULL, check_name TEXT NOT NULL, ok INTEGER NOT NULL, detail TEXT);",
+	/* 2 -> 3: figures a fault's steps measured (JSON object) */
+	"ALTER TABLE faults ADD COLUMN measured TEXT;",
 };
 
 static int exec_sql(sqlite3 *db, const char *sql, struct gl_err *err)
@@ -495,13 +497,14 @@ int gl_store_fault_put(struct gl_store *st, const struct gl_fault_row *f, struct
 	if (sqlite3_prepare_v2(st->db,
 			       "INSERT INTO faults(id,kind,method,target,at_ns,dur_ns,plan,state,verified,"
 			       "verified_revert,injected_elapsed_ns,reverted_elapsed_ns,injected_scn_ns,"
-			       "reverted_scn_ns,error,updated_wall_ns) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) "
+			       "reverted_scn_ns,error,updated_wall_ns,measured) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) "
 			       "ON CONFLICT(id) DO UPDATE SET plan=excluded.plan, state=excluded.state,"
 			       " verified=excluded.verified, verified_revert=excluded.verified_revert,"
 			       " injected_elapsed_ns=excluded.injected_elapsed_ns,"
 			       " reverted_elapsed_ns=excluded.reverted_elapsed_ns,"
 			       " injected_scn_ns=excluded.injected_scn_ns, reverted_scn_ns=excluded.reverted_scn_ns,"
-			       " error=excluded.error, updated_wall_ns=excluded.updated_wall_ns",
+			       " error=excluded.error, updated_wall_ns=excluded.updated_wall_ns,"
+			       " measured=excluded.measured",
 			       -1, &q, NULL) != SQLITE_OK)
 		return gl_errf(err, GL_EIO, "store: %s", sqlite3_errmsg(st->db));
 	sqlite3_bind_text(q, 1, f->id, -1, SQLITE_TRANSIENT);
@@ -521,6 +524,8 @@ int gl_store_fault_put(struct gl_store *st, const struct gl_fault_row *f, struct
 	sqlite3_bind_int64(q, 14, f->reverted_scn_ns);
 	sqlite3_bind_text(q, 15, f->error, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int64(q, 16, gl_wall_ns());
+	if (f->measured[0])
+		sqlite3_bind_text(q, 17, f->measured, -1, SQLITE_TRANSIENT);
 	txn(st);
 	rc = sqlite3_step(q);
 	sqlite3_finalize(q);
@@ -545,7 +550,7 @@ int gl_store_fault_list(struct gl_store *st, struct gl_fault_row **out, int *n, 
 	*n = 0;
 	if (sqlite3_prepare_v2(st->db,
 			       "SELECT id,kind,method,target,at_ns,dur_ns,plan,state,verified,verified_revert,"
-			       "injected_elapsed_ns,reverted_elapsed_ns,injected_scn_ns,reverted_scn_ns,error "
+			       "injected_elapsed_ns,reverted_elapsed_ns,injected_scn_ns,reverted_scn_ns,error,measured "
 			       "FROM faults ORDER BY seq", -1, &q, NULL) != SQLITE_OK)
 		return gl_errf(err, GL_EIO, "store: %s", sqlite3_errmsg(st->db));
 	while (sqlite3_step(q) == SQLITE_ROW) {
@@ -578,6 +583,7 @@ int gl_store_fault_list(struct gl_store *st, struct gl_fault_row **out, int *n, 
 		f->injected_scn_ns = sqlite3_column_int64(q, 12);
 		f->reverted_scn_ns = sqlite3_column_int64(q, 13);
 		col_text(q, 14, f->error, sizeof(f->error));
+		col_text(q, 15, f->measured, sizeof(f->measured));
 	}
 	sqlite3_finalize(q);
 	*out = rows;

@@ -21,7 +21,7 @@
 
 #include "util.h"
 
-#define GL_STORE_SCHEMA_VERSION 2
+#define GL_STORE_SCHEMA_VERSION 3
 
 struct gl_store;
 
@@ -84,6 +84,7 @@ struct gl_fault_row {
 	int64_t injected_elapsed_ns, reverted_elapsed_ns;   /* -1 when not yet */
 	int64_t injected_scn_ns, reverted_scn_ns;
 	char error[512];
+	char measured[512];           /* JSON object of figures the steps measured, "" if none */
 };
 /* Insert or update by id, and commit now (with the batch). */
 int gl_store_fault_put(struct gl_store *st, const struct gl_fault_row *f, struct gl_err *err);

@@ -210,6 +210,10 @@ cJSON *gl_report_json(const struct gl_analysis *an)
 		}
 		if (f->recovery_note[0])
 			cJSON_AddStringToObject(o, "recovery_note", f->recovery_note);
+		{
+			cJSON *m = f->row.measured[0] ? cJSON_Parse(f->row.measured) : NULL;
+			cJSON_AddItemToObject(o, "measured", m ? m : cJSON_CreateObject());
+		}
 		if (f->row.error[0])
 			cJSON_AddStringToObject(o, "error", f->row.error);
 		cJSON_AddItemToArray(arr, o);
