@@ -61,6 +61,7 @@
 #include "http.h"
 #include "plan.h"
 #include "plugin.h"
+#include "procsel.h"
 #include "units.h"
 
 #define CP_STEP_TIMEOUT_MS 30000
@@ -73,7 +74,6 @@
 #define CP_MAX_ENDPOINTS 16
 #define CP_MAX_MATCHES_DEFAULT 8
 #define CP_MAX_MATCHES_CAP 1024
-#define CP_PATTERN_MAX 256
 #define CP_PID_MAX 4194304
 #define CP_DEFAULT_STATE_DIR "/run/gauntlet"
 
@@ -237,14 +237,6 @@ static const char *str_or(const cJSON *o, const char *key)
 	return s ? s : "?";
 }
 
-static int json_int(const cJSON *v, long long lo, long long hi, long long *out)
-{
-	if (!cJSON_IsNumber(v) || v->valuedouble < (double)lo || v->valuedouble > (double)hi ||
-	    v->valuedouble != floor(v->valuedouble))
-		return -1;
-	*out = (long long)v->valuedouble;
-	return 0;
-}
 
 /* "KILL" or "STOP" (also with "SIG"), NULL otherwise. */
 static const char *signal_name(const char *s)
@@ -264,52 +256,7 @@ static int64_t dur_param(const cJSON *o, const char *key, int64_t def)
 	return s && gl_parse_duration_ns(s, &ns, NULL) == 0 && ns > 0 ? ns : def;
 }
 
-/* The same rules as process_kill's: no empty, over-long or all-matching
- * patterns. (Copied from faults/process_kill.c, which keeps it static.) */
-static const char *pattern_problem(const char *pat, char *buf, size_t n)
-{
-	static const char *const probes[] = { "a", "Z", "0", "/", "-", " ", "zq8#W~" };
-	regex_t re;
-	int rc, all = 1;
 
-	if (!pat[0])
-		return "an empty pattern matches every process";
-	if (strlen(pat) > CP_PATTERN_MAX) {
-		snprintf(buf, n, "pattern too long (at most %d bytes)", CP_PATTERN_MAX);
-		return buf;
-	}
-	for (const char *p = pat; *p; p++)
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			return "control characters are not allowed in a pattern";
-	rc = regcomp(&re, pat, REG_EXTENDED | REG_NOSUB);
-	if (rc != 0) {
-		char why[128];
-		regerror(rc, &re, why, sizeof(why));
-		snprintf(buf, n, "not a valid extended regular expression (pgrep -f syntax): %s", why);
-		return buf;
-	}
-	if (regexec(&re, "", 0, NULL, 0) == 0) {
-		regfree(&re);
-		return "the pattern matches the empty string, so it would match every process";
-	}
-	for (size_t i = 0; i < GL_ARRAY_LEN(probes) && all; i++)
-		all = regexec(&re, probes[i], 0, NULL, 0) == 0;
-	regfree(&re);
-	return all ? "the pattern matches any command line; name the process (e.g. \"etcd --name m1\")" : NULL;
-}
-
-static int safe_abs_path(const char *s)
-{
-	if (!s || s[0] != '/' || strlen(s) > 200 || strstr(s, "/../") || strstr(s, "/./"))
-		return 0;
-	if (strlen(s) >= 3 && !strcmp(s + strlen(s) - 3, "/.."))
-		return 0;
-	for (const char *p = s; *p; p++)
-		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
-		      strchr("/._-", *p)))
-			return 0;
-	return 1;
-}
 
 /* http(s)://host[:port] with an optional path, no spaces, no credentials */
 static int url_ok(const char *u, int https_only)
@@ -491,17 +438,17 @@ static void validate_signal(const struct gl_fault_spec *f, struct gl_diag *d, co
 		snprintf(p, sizeof(p), "%s.params.pattern", path);
 		if (!cJSON_IsString(pat))
 			gl_diag_error(d, pat, p, "expected a string: a pgrep -f pattern naming the member's process");
-		else if ((why = pattern_problem(pat->valuestring, buf, sizeof(buf))))
+		else if ((why = gl_pattern_problem(pat->valuestring, buf, sizeof(buf))))
 			gl_diag_error(d, pat, p, "%s", why);
 	}
 	if (pid) {
 		snprintf(p, sizeof(p), "%s.params.pid", path);
-		if (json_int(pid, 2, CP_PID_MAX, &n) != 0)
+		if (gl_json_int(pid, 2, CP_PID_MAX, &n) != 0)
 			gl_diag_error(d, pid, p, "expected a process id, an integer from 2 to %d", CP_PID_MAX);
 	}
 	if (pf) {
 		snprintf(p, sizeof(p), "%s.params.pidfile", path);
-		if (!cJSON_IsString(pf) || !safe_abs_path(pf->valuestring))
+		if (!cJSON_IsString(pf) || !gl_safe_abs_path(pf->valuestring))
 			gl_diag_error(d, pf, p, "expected an absolute path of letters, digits and / . _ - (at most 200 bytes)");
 	}
 	if (sig) {
@@ -527,7 +474,7 @@ static void validate_signal(const struct gl_fault_spec *f, struct gl_diag *d, co
 	}
 	if (max) {
 		snprintf(p, sizeof(p), "%s.params.max_matches", path);
-		if (json_int(max, 1, CP_MAX_MATCHES_CAP, &n) != 0)
+		if (gl_json_int(max, 1, CP_MAX_MATCHES_CAP, &n) != 0)
 			gl_diag_error(d, max, p, "expected an integer from 1 to %d", CP_MAX_MATCHES_CAP);
 		else if (!pat)
 			gl_diag_error(d, max, p, "\"max_matches\" applies to \"pattern\" only");
@@ -536,7 +483,7 @@ static void validate_signal(const struct gl_fault_spec *f, struct gl_diag *d, co
 		const char *key = i ? "log" : "state_dir";
 		if ((v = get(f->params, key))) {
 			snprintf(p, sizeof(p), "%s.params.%s", path, key);
-			if (!cJSON_IsString(v) || !safe_abs_path(v->valuestring))
+			if (!cJSON_IsString(v) || !gl_safe_abs_path(v->valuestring))
 				gl_diag_error(d, v, p, "expected an absolute path of letters, digits and / . _ - (at most 200 bytes)");
 		}
 	}

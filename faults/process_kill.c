@@ -35,11 +35,11 @@
 
 #include "plan.h"
 #include "plugin.h"
+#include "procsel.h"
 
 #define PK_STEP_TIMEOUT_MS 30000
 #define PK_MAX_MATCHES_DEFAULT 8
 #define PK_MAX_MATCHES_CAP 1024
-#define PK_PATTERN_MAX 256
 #define PK_PID_MAX 4194304
 #define PK_DEFAULT_STATE_DIR "/run/gauntlet"
 
@@ -196,64 +196,8 @@ static const char *signal_name(const char *s)
 	return NULL;
 }
 
-static int json_int(const cJSON *v, long long lo, long long hi, long long *out)
-{
-	if (!cJSON_IsNumber(v) || v->valuedouble < (double)lo || v->valuedouble > (double)hi ||
-	    v->valuedouble != floor(v->valuedouble))
-		return -1;
-	*out = (long long)v->valuedouble;
-	return 0;
-}
 
-/*
- * A pattern that matches the empty string matches every command line; one
- * that matches all of a few unrelated probes ("." and friends) nearly so.
- * Narrower but still broad patterns are stopped at run time by max_matches.
- */
-static const char *pattern_problem(const char *pat, char *buf, size_t n)
-{
-	static const char *const probes[] = { "a", "Z", "0", "/", "-", " ", "zq8#W~" };
-	regex_t re;
-	int rc, all = 1;
 
-	if (!pat[0])
-		return "an empty pattern matches every process";
-	if (strlen(pat) > PK_PATTERN_MAX) {
-		snprintf(buf, n, "pattern too long (at most %d bytes)", PK_PATTERN_MAX);
-		return buf;
-	}
-	for (const char *p = pat; *p; p++)
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			return "control characters are not allowed in a pattern";
-	rc = regcomp(&re, pat, REG_EXTENDED | REG_NOSUB);
-	if (rc != 0) {
-		char why[128];
-		regerror(rc, &re, why, sizeof(why));
-		snprintf(buf, n, "not a valid extended regular expression (pgrep -f syntax): %s", why);
-		return buf;
-	}
-	if (regexec(&re, "", 0, NULL, 0) == 0) {
-		regfree(&re);
-		return "the pattern matches the empty string, so it would match every process";
-	}
-	for (size_t i = 0; i < GL_ARRAY_LEN(probes) && all; i++)
-		all = regexec(&re, probes[i], 0, NULL, 0) == 0;
-	regfree(&re);
-	return all ? "the pattern matches any command line; name the process (e.g. \"vllm serve\")" : NULL;
-}
-
-static int safe_abs_path(const char *s)
-{
-	if (!s || s[0] != '/' || strlen(s) > 200 || strstr(s, "/../") || strstr(s, "/./"))
-		return 0;
-	if (strlen(s) >= 3 && !strcmp(s + strlen(s) - 3, "/.."))
-		return 0;
-	for (const char *p = s; *p; p++)
-		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
-		      strchr("/._-", *p)))
-			return 0;
-	return 1;
-}
 
 static void pk_validate(const struct gl_fault_spec *f, struct gl_diag *d, const char *path)
 {
@@ -291,12 +235,12 @@ static void pk_validate(const struct gl_fault_spec *f, struct gl_diag *d, const 
 		snprintf(p, sizeof(p), "%s.params.pattern", path);
 		if (!cJSON_IsString(pat))
 			gl_diag_error(d, pat, p, "expected a string: a pgrep -f pattern naming the process");
-		else if ((why = pattern_problem(pat->valuestring, buf, sizeof(buf))))
+		else if ((why = gl_pattern_problem(pat->valuestring, buf, sizeof(buf))))
 			gl_diag_error(d, pat, p, "%s", why);
 	}
 	if (pid) {
 		snprintf(p, sizeof(p), "%s.params.pid", path);
-		if (json_int(pid, 2, PK_PID_MAX, &n) != 0)
+		if (gl_json_int(pid, 2, PK_PID_MAX, &n) != 0)
 			gl_diag_error(d, pid, p, "expected a process id, an integer from 2 to %d", PK_PID_MAX);
 	}
 	sig = get(f->params, "signal");
@@ -325,7 +269,7 @@ static void pk_validate(const struct gl_fault_spec *f, struct gl_diag *d, const 
 	max = get(f->params, "max_matches");
 	if (max) {
 		snprintf(p, sizeof(p), "%s.params.max_matches", path);
-		if (json_int(max, 1, PK_MAX_MATCHES_CAP, &n) != 0)
+		if (gl_json_int(max, 1, PK_MAX_MATCHES_CAP, &n) != 0)
 			gl_diag_error(d, max, p, "expected an integer from 1 to %d", PK_MAX_MATCHES_CAP);
 		else if (pid)
 			gl_diag_error(d, max, p, "\"max_matches\" applies to \"pattern\" only");
@@ -333,7 +277,7 @@ static void pk_validate(const struct gl_fault_spec *f, struct gl_diag *d, const 
 	dir = get(f->params, "state_dir");
 	if (dir) {
 		snprintf(p, sizeof(p), "%s.params.state_dir", path);
-		if (!cJSON_IsString(dir) || !safe_abs_path(dir->valuestring))
+		if (!cJSON_IsString(dir) || !gl_safe_abs_path(dir->valuestring))
 			gl_diag_error(d, dir, p,
 				      "expected an absolute directory path of letters, digits and / . _ - (at most 200 bytes), like \"/run/gauntlet\"");
 	}
