@@ -29,7 +29,7 @@ SET="workloads.inference.endpoints=[\"http://$ADDR/v1\"]"
 ./build/gauntlet run "$SCENARIO" --out "$OUT" --time-scale "$SCALE" --set "$SET"
 rc=$?
 echo
-head -40 "$OUT/report.md" 2>/dev/null
+head -60 "$OUT/report.md" 2>/dev/null
 echo
 echo "report: $OUT/report.json (also report.md, manifest.json; store: $OUT/run.db); exit $rc"
 exit $rc
