@@ -598,26 +598,6 @@ static int build_cmd(const struct lf_plan *p, enum lf_step step, double scale, s
 	return -1;
 }
 
-/* Append argv as one copy-pasteable shell line. */
-static void append_argv(struct gl_buf *b, const char *const *argv)
-{
-	for (int i = 0; argv[i]; i++) {
-		const char *a = argv[i];
-		int plain = a[0] != '\0';
-		for (const char *q = a; *q; q++)
-			if (!isalnum((unsigned char)*q) && !strchr("_.:/@%+=,-", *q))
-				plain = 0;
-		gl_buf_printf(b, "%s", i ? " " : "");
-		if (plain) {
-			gl_buf_printf(b, "%s", a);
-			continue;
-		}
-		gl_buf_printf(b, "'");
-		for (const char *q = a; *q; q++)
-			gl_buf_printf(b, *q == '\'' ? "'\\''" : "%c", *q);
-		gl_buf_printf(b, "'");
-	}
-}
 
 /* Run c on the plan's host. *status: exit status (-1 when it timed out);
  * out: its output, trimmed. Returns 0 when it ran. */
@@ -940,7 +920,7 @@ static void describe_step(struct gl_buf *out, const struct lf_plan *p, const cha
 	gl_buf_printf(out, "  %s: ", label);
 	if (p->host.netns[0])
 		gl_buf_printf(out, "ip netns exec %s ", p->host.netns);
-	append_argv(out, cmd.argv);
+	gl_buf_append_argv(out, cmd.argv);
 	gl_buf_printf(out, "\n");
 }
 

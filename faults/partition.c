@@ -497,25 +497,6 @@ static int inject_script(const struct pt_plan *p, struct gl_buf *b)
 	return b->data && b->len > 6 && !strcmp(b->data + b->len - 6, "drop; ") ? 0 : -1;
 }
 
-static void append_argv(struct gl_buf *b, const char *const *argv)
-{
-	for (int i = 0; argv[i]; i++) {
-		const char *a = argv[i];
-		int plain = a[0] != '\0';
-		for (const char *q = a; *q; q++)
-			if (!isalnum((unsigned char)*q) && !strchr("_.:/@%+=,-", *q))
-				plain = 0;
-		gl_buf_printf(b, "%s", i ? " " : "");
-		if (plain) {
-			gl_buf_printf(b, "%s", a);
-			continue;
-		}
-		gl_buf_printf(b, "'");
-		for (const char *q = a; *q; q++)
-			gl_buf_printf(b, *q == '\'' ? "'\\''" : "%c", *q);
-		gl_buf_printf(b, "'");
-	}
-}
 
 /* Run argv on the plan's host. *status: exit status, -1 when it timed out;
  * out: its output, trimmed. Returns 0 when it ran (a timeout counts as ran). */
@@ -744,7 +725,7 @@ static void describe_argv(struct gl_buf *out, const struct pt_plan *p, const cha
 	gl_buf_printf(out, "  %s: ", label);
 	if (p->host.netns[0])
 		gl_buf_printf(out, "ip netns exec %s ", p->host.netns);
-	append_argv(out, argv);
+	gl_buf_append_argv(out, argv);
 	gl_buf_printf(out, "%s\n", note ? note : "");
 }
 

@@ -3,6 +3,7 @@
  */
 #include "plan.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -58,4 +59,24 @@ int gl_plan_host(struct gl_ctx *c, const cJSON *plan, const char *kind, struct g
 		snprintf(out->netns, sizeof(out->netns), "%s", jns->valuestring);
 	}
 	return 0;
+}
+
+void gl_buf_append_argv(struct gl_buf *b, const char *const *argv)
+{
+	for (int i = 0; argv[i]; i++) {
+		const char *a = argv[i];
+		int plain = a[0] != '\0';
+		for (const char *q = a; *q; q++)
+			if (!isalnum((unsigned char)*q) && !strchr("_.:/@%+=,-", *q))
+				plain = 0;
+		gl_buf_printf(b, "%s", i ? " " : "");
+		if (plain) {
+			gl_buf_printf(b, "%s", a);
+			continue;
+		}
+		gl_buf_printf(b, "'");
+		for (const char *q = a; *q; q++)
+			gl_buf_printf(b, *q == '\'' ? "'\\''" : "%c", *q);
+		gl_buf_printf(b, "'");
+	}
 }

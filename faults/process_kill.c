@@ -432,14 +432,6 @@ static int pk_verify_revert(struct gl_ctx *c, const cJSON *plan, struct gl_err *
 
 /* ---- dry run -------------------------------------------------------------- */
 
-/* s in single quotes for a shell, ' as '\'' */
-static void put_quoted(struct gl_buf *out, const char *s)
-{
-	gl_buf_printf(out, "'");
-	for (; *s; s++)
-		gl_buf_printf(out, *s == '\'' ? "'\\''" : "%c", *s);
-	gl_buf_printf(out, "'");
-}
 
 static void pk_describe(const cJSON *plan, struct gl_buf *out)
 {
@@ -454,7 +446,10 @@ static void pk_describe(const cJSON *plan, struct gl_buf *out)
 		gl_buf_printf(out, "  (every step runs under ip netns exec %s)\n", ns);
 	if (pat) {
 		gl_buf_printf(out, "  inject: pgrep -f -- ");
-		put_quoted(out, pat);
+		{
+			const char *one[] = { pat, NULL };
+			gl_buf_append_argv(out, one);
+		}
 		gl_buf_printf(out, " (%s; refuse if more than %d match; never pid 1 or the controller and its ancestors)",
 			      cJSON_IsTrue(get(plan, "all")) ? "every match" : "the newest match",
 			      cJSON_IsNumber(max) ? max->valueint : PK_MAX_MATCHES_DEFAULT);
