@@ -470,10 +470,38 @@ static void fx_stop(struct gl_ctx *c)
 
 /* ---- faults --------------------------------------------------------------- */
 
-static void fault_revert(struct gl_ctx *c, struct fault_rt *f, const char *why)
+/* Journal the state a step starts from (durable before the step runs),
+ * then hand the step to the executor (or run it inline). */
+static void start_step(struct gl_ctx *c, struct fault_rt *f, const char *state, enum fx_op op, const char *why)
 {
 	struct fx_job *j;
 
+	snprintf(f->row.state, sizeof(f->row.state), "%s", state);
+	if (journal(c, f))
+		return;
+	j = calloc(1, sizeof(*j));
+	if (!j) {
+		/* the journal says what was due: resume or `gauntlet revert` finish it */
+		gl_ctx_event(c, GL_LOG_ERROR, "fault", "'%s': out of memory starting the step", f->row.id);
+		return;
+	}
+	j->idx = (int)(f - c->faults);
+	j->op = op;
+	snprintf(j->why, sizeof(j->why), "%s", why ? why : "");
+	submit(c, j);
+}
+
+/* A fault the safety rules do not let in: journaled as failed, never run. */
+static void refuse(struct gl_ctx *c, struct fault_rt *f, const char *why)
+{
+	snprintf(f->row.state, sizeof(f->row.state), "failed");
+	snprintf(f->row.error, sizeof(f->row.error), "refused: %s", why);
+	gl_ctx_event(c, GL_LOG_ERROR, "fault", "'%s' %s", f->row.id, f->row.error);
+	journal(c, f);
+}
+
+static void fault_revert(struct gl_ctx *c, struct fault_rt *f, const char *why)
+{
 	if (f->busy) {
 		/* inject still running: revert as soon as it is done */
 		snprintf(f->revert_pending, sizeof(f->revert_pending), "%s", why);
@@ -482,16 +510,7 @@ static void fault_revert(struct gl_ctx *c, struct fault_rt *f, const char *why)
 	f->revert_pending[0] = '\0';
 	if (!is_live(f->row.state))
 		return;
-	snprintf(f->row.state, sizeof(f->row.state), "reverting");
-	if (journal(c, f))
-		return;
-	j = calloc(1, sizeof(*j));
-	if (!j)
-		return;
-	j->idx = (int)(f - c->faults);
-	j->op = FX_REVERT;
-	snprintf(j->why, sizeof(j->why), "%s", why);
-	submit(c, j);
+	start_step(c, f, "reverting", FX_REVERT, why);
 }
 
 static int active_faults(struct gl_ctx *c)
@@ -505,36 +524,22 @@ static int active_faults(struct gl_ctx *c)
 static void fault_inject(struct gl_ctx *c, struct fault_rt *f)
 {
 	int64_t wall = gl_wall_ns();
-	struct fx_job *j;
 
 	if (strcmp(f->row.state, "planned") != 0)
 		return;   /* already handled (resume replays) */
 	if (active_faults(c) >= c->sc->max_concurrent_faults) {
-		snprintf(f->row.state, sizeof(f->row.state), "failed");
-		snprintf(f->row.error, sizeof(f->row.error),
-			 "refused: %d fault(s) active, safety.max_concurrent_faults is %d", active_faults(c),
-			 c->sc->max_concurrent_faults);
-		gl_ctx_event(c, GL_LOG_ERROR, "fault", "'%s' %s", f->row.id, f->row.error);
-		journal(c, f);
+		char why[160];
+		snprintf(why, sizeof(why), "%d fault(s) active, safety.max_concurrent_faults is %d",
+			 active_faults(c), c->sc->max_concurrent_faults);
+		refuse(c, f, why);
 		return;
 	}
 	if (c->sc->mw_end_wall_ns && (wall < c->sc->mw_start_wall_ns || wall > c->sc->mw_end_wall_ns)) {
-		snprintf(f->row.state, sizeof(f->row.state), "failed");
-		snprintf(f->row.error, sizeof(f->row.error), "refused: outside safety.maintenance_window");
-		gl_ctx_event(c, GL_LOG_ERROR, "fault", "'%s' %s", f->row.id, f->row.error);
-		journal(c, f);
+		refuse(c, f, "outside safety.maintenance_window");
 		return;
 	}
 	/* The journal, with the plan revert needs, is durable before inject. */
-	snprintf(f->row.state, sizeof(f->row.state), "injecting");
-	if (journal(c, f))
-		return;
-	j = calloc(1, sizeof(*j));
-	if (!j)
-		return;
-	j->idx = (int)(f - c->faults);
-	j->op = FX_INJECT;
-	submit(c, j);
+	start_step(c, f, "injecting", FX_INJECT, NULL);
 }
 
 static void revert_all(struct gl_ctx *c, const char *why)
