@@ -136,16 +136,6 @@ static void sanitize_id(const char *id, char *out, size_t n)
 	out[i] = '\0';
 }
 
-static int word_ok(const char *s, const char *extra, size_t max)
-{
-	size_t n = s ? strlen(s) : 0;
-	if (n == 0 || n > max)
-		return 0;
-	for (size_t i = 0; i < n; i++)
-		if (!isalnum((unsigned char)s[i]) && !strchr(extra, s[i]))
-			return 0;
-	return 1;
-}
 
 /* ---- params --------------------------------------------------------------- */
 
@@ -433,7 +423,7 @@ static int read_plan(struct gl_ctx *c, const cJSON *plan, struct lf_plan *p, str
 		v = jstr(plan, "pid_file");
 		if (copy_checked(p->pid_file, sizeof(p->pid_file), v,
 				 v && !strncmp(v, LF_PID_DIR "/link_flap.", strlen(LF_PID_DIR "/link_flap.")) &&
-				 word_ok(v + strlen(LF_PID_DIR "/link_flap."), "_.-", sizeof(p->pid_file) - 1),
+				 gl_word_ok(v + strlen(LF_PID_DIR "/link_flap."), "_.-", sizeof(p->pid_file) - 1),
 				 "pid_file", err))
 			return -GL_EINVAL;
 		n = cJSON_GetObjectItemCaseSensitive(plan, "down_us");
@@ -446,7 +436,7 @@ static int read_plan(struct gl_ctx *c, const cJSON *plan, struct lf_plan *p, str
 	case LF_LOSS:
 		v = jstr(plan, "table");
 		if (copy_checked(p->table, sizeof(p->table), v,
-				 v && !strncmp(v, "gauntlet_", 9) && word_ok(v, "_.-", sizeof(p->table) - 1), "table", err))
+				 v && !strncmp(v, "gauntlet_", 9) && gl_word_ok(v, "_.-", sizeof(p->table) - 1), "table", err))
 			return -GL_EINVAL;
 		n = cJSON_GetObjectItemCaseSensitive(plan, "percent");
 		if (!cJSON_IsNumber(n) || !(n->valuedouble > 0) || n->valuedouble > 100)

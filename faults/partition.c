@@ -314,16 +314,6 @@ static const char *jstr(const cJSON *o, const char *key)
 	return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
-static int word_ok(const char *s, const char *extra, size_t max)
-{
-	size_t n = s ? strlen(s) : 0;
-	if (n == 0 || n > max)
-		return 0;
-	for (size_t i = 0; i < n; i++)
-		if (!isalnum((unsigned char)s[i]) && !strchr(extra, s[i]))
-			return 0;
-	return 1;
-}
 
 
 
@@ -430,7 +420,7 @@ static int read_plan(struct gl_ctx *c, const cJSON *plan, struct pt_plan *p, str
 		return gl_errf(err, GL_EINVAL, "partition: no plan");
 	if (gl_plan_host(c, plan, "partition", &p->host, err) != 0)
 		return -GL_EINVAL;
-	if (!t || strncmp(t, "gauntlet_", 9) || !word_ok(t, "_.-", sizeof(p->table) - 1))
+	if (!t || strncmp(t, "gauntlet_", 9) || !gl_word_ok(t, "_.-", sizeof(p->table) - 1))
 		return gl_errf(err, GL_EINVAL, "partition: the plan's table name is missing or not valid");
 	snprintf(p->table, sizeof(p->table), "%s", t);
 	if (read_group(plan, "a", &p->a, err) != 0 || read_group(plan, "b", &p->b, err) != 0)

@@ -15,14 +15,13 @@ void gl_plan_put_host(cJSON *plan, const struct gl_host *h)
 	cJSON_AddStringToObject(plan, "netns", h->netns);
 }
 
-static int netns_ok(const char *s)
+int gl_word_ok(const char *s, const char *extra, size_t max)
 {
-	size_t n = strlen(s);
-	if (n == 0 || n >= GL_NAME_MAX)
+	size_t n = s ? strlen(s) : 0;
+	if (n == 0 || n > max)
 		return 0;
-	for (; *s; s++)
-		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
-		      *s == '_' || *s == '.' || *s == '-'))
+	for (size_t i = 0; i < n; i++)
+		if (!isalnum((unsigned char)s[i]) && !strchr(extra, s[i]))
 			return 0;
 	return 1;
 }
@@ -54,7 +53,7 @@ int gl_plan_host(struct gl_ctx *c, const cJSON *plan, const char *kind, struct g
 	}
 	out->local = 1;
 	if (cJSON_IsString(jns) && jns->valuestring[0]) {
-		if (!netns_ok(jns->valuestring))
+		if (!gl_word_ok(jns->valuestring, "_.-", GL_NAME_MAX - 1))
 			return gl_errf(err, GL_EINVAL, "%s: bad netns name in the plan", kind);
 		snprintf(out->netns, sizeof(out->netns), "%s", jns->valuestring);
 	}
