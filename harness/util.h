@@ -66,7 +66,8 @@ int gl_read_file(const char *path, size_t max_bytes, char **out, size_t *out_len
 int gl_write_file_atomic(const char *path, const void *data, size_t len, int mode,
 			 struct gl_err *err);
 
-/* SHA-256 of a buffer as 64 lowercase hex characters plus NUL. */
+/* SHA-256 of a buffer as 64 lowercase hex characters plus NUL (sha256.c;
+ * the incremental form is in sha256.h). */
 void gl_sha256_hex(const void *data, size_t len, char out[65]);
 
 /* 1 when data is strict UTF-8 (no overlong forms, surrogates, code points

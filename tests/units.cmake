@@ -4,3 +4,5 @@ gl_unit_test(test_units ${GL_TESTS_DIR}/unit/test_units.c TIMEOUT 60)
 gl_unit_test(test_jsonc ${GL_TESTS_DIR}/unit/test_jsonc.c TIMEOUT 60)
 gl_fuzz_target(fuzz_units)
 gl_fuzz_target(fuzz_jsonc)
+# SHA-256 (checkpoint shards, scenario hashes): vectors, SHA-NI vs portable.
+gl_unit_test(test_sha256 ${GL_TESTS_DIR}/unit/test_sha256.c TIMEOUT 60)
