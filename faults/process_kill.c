@@ -29,6 +29,7 @@
 #include <math.h>
 #include <regex.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 #include <unistd.h>
@@ -417,6 +418,25 @@ static int run_step(struct gl_ctx *c, const cJSON *plan, const char *step, struc
 		}
 		rc = gl_errf(err, GL_EIO, "process_kill %s on '%s': %s (exit %d)", step, host.name,
 			     out[0] ? out : "the step's script failed", res.exit_status);
+	} else if (rc == 0 && !strcmp(step, "inject") && res.out.data) {
+		/* "SIGKILL sent to 123 456": keep which processes were hit, so
+		 * the report can tie the fault to what the workload saw. */
+		const char *p = strstr(res.out.data, " sent to");
+		int count = 0;
+		if (p) {
+			char *end;
+			p += 8;
+			for (;;) {
+				long pid = strtol(p, &end, 10);
+				if (end == p || pid <= 0)
+					break;
+				if (!count)
+					gl_fault_measure(c, "pid", (double)pid);
+				count++;
+				p = end;
+			}
+			gl_fault_measure(c, "processes_signaled", count);
+		}
 	}
 	gl_buf_free(&res.out);
 	return rc;

@@ -41,6 +41,8 @@ static const struct gl_metric_def catalog[] = {
 	H("training.checkpoint.save_s", "training", 1, "s", "checkpoint save time, max over ranks"),
 	H("training.checkpoint.save_gbps", "training", 0, "GB/s", "checkpoint save bandwidth, min over ranks"),
 	H("training.checkpoint.restore_s", "training", 1, "s", "relaunch to first step after loading"),
+	C("training.hangs", "training", 1, "hangs", "jobs ended by the watchdog: no step within its deadline"),
+	C("training.relaunches", "training", 1, "launches", "relaunches after the job ended early"),
 	/* storage */
 	{ "storage.write_gbps", "storage", GL_MK_RATE, "storage.write_bytes", NULL, 1e-9, 0, "GB/s", "bytes written / 1e9 / s" },
 	{ "storage.read_gbps", "storage", GL_MK_RATE, "storage.read_bytes", NULL, 1e-9, 0, "GB/s", "bytes read / 1e9 / s" },

@@ -58,6 +58,8 @@ struct gl_ctx {
 	struct gl_store *st;
 	struct gl_metrics *m;
 	char dir[1024];
+	char run_id[40];
+	int resumes;              /* 0 on the first process of a run */
 	double scale;
 	int64_t elapsed_base, mono_start;
 	struct gl_tl_event *tl;
@@ -82,6 +84,8 @@ struct gl_metrics *gl_ctx_metrics(struct gl_ctx *c) { return c->m; }
 const struct gl_scenario *gl_ctx_scenario(struct gl_ctx *c) { return c->sc; }
 double gl_ctx_time_scale(struct gl_ctx *c) { return c->scale; }
 const char *gl_ctx_run_dir(struct gl_ctx *c) { return c->dir; }
+const char *gl_ctx_run_id(struct gl_ctx *c) { return c->run_id; }
+int gl_ctx_resumes(struct gl_ctx *c) { return c->resumes; }
 struct gl_store *gl_ctx_store(struct gl_ctx *c) { return c->st; }
 int64_t gl_ctx_window(struct gl_ctx *c) { return c->win_idx; }
 
@@ -587,6 +591,19 @@ static int write_window(struct gl_ctx *c, int64_t end_elapsed, int complete, str
 				 scn_now(c, c->win_start_ns), scn_now(c, end_elapsed), c->phase, complete);
 	gl_metrics_visit(c->m, snap_one, &s);
 	return rc ? rc : s.rc;
+}
+
+void gl_ctx_fail(struct gl_ctx *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (c->stop != STOP_NONE)
+		return;
+	c->stop = STOP_ERROR;
+	va_start(ap, fmt);
+	vsnprintf(c->stop_msg, sizeof(c->stop_msg), fmt, ap);
+	va_end(ap);
+	event_base_loopbreak(c->base);
 }
 
 static void fail_store(struct gl_ctx *c, const char *what)
@@ -1112,6 +1129,7 @@ int gl_controller_run(const struct gl_run_opts *o)
 	}
 	memset(&row, 0, sizeof(row));
 	make_run_id(row.id, sizeof(row.id));
+	snprintf(c.run_id, sizeof(c.run_id), "%s", row.id);
 	if (o->out_dir)
 		snprintf(c.dir, sizeof(c.dir), "%s", o->out_dir);
 	else
@@ -1287,6 +1305,8 @@ int gl_controller_resume(const char *dir)
 	c.elapsed_base = base;
 	c.mono_start = gl_now_ns();
 	gl_store_run_resumed(c.st, row.resumes + 1);
+	snprintf(c.run_id, sizeof(c.run_id), "%s", row.id);
+	c.resumes = row.resumes + 1;
 	gl_ctx_event(&c, GL_LOG_INFO, "controller", "run %s resumed at elapsed %.3f s (resume #%d)", row.id,
 		     (double)base / 1e9, row.resumes + 1);
 	/* Put back the partial window the store holds. */

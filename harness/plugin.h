@@ -34,6 +34,9 @@ const struct gl_scenario *gl_ctx_scenario(struct gl_ctx *c);
 int64_t gl_ctx_elapsed_ns(struct gl_ctx *c);
 double gl_ctx_time_scale(struct gl_ctx *c);
 const char *gl_ctx_run_dir(struct gl_ctx *c);
+const char *gl_ctx_run_id(struct gl_ctx *c);
+/* How many times this run was resumed before this process (0 at first). */
+int gl_ctx_resumes(struct gl_ctx *c);
 /* Arm a one-shot timer event for run elapsed time at_ns (now if past). */
 void gl_ctx_arm_at(struct gl_ctx *c, struct event *ev, int64_t at_ns);
 /* The run store (per-sample rows go into its open batch) and the index of
@@ -50,6 +53,11 @@ void gl_fault_measure(struct gl_ctx *c, const char *name, double value);
  * host, endpoint or fault, check what was checked. Returns ok ? 0 : -1. */
 int gl_ctx_preflight(struct gl_ctx *c, const char *subject, const char *check, int ok,
 		     const char *detail);
+/* The run cannot mean what it claims (a launcher that did not make one
+ * job, a required transport absent): stop it as a harness/infra failure
+ * (state failed, exit 4) with this message. Faults are reverted as on any
+ * stop. The first call wins. */
+void gl_ctx_fail(struct gl_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* A line for the run's event log (store and stderr). */
 void gl_ctx_event(struct gl_ctx *c, enum gl_log_level lvl, const char *source, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));

@@ -503,12 +503,44 @@ static void check_inference(struct vctx *v, const cJSON *w, const char *path)
 	}
 }
 
+static const char *get_str_or(const cJSON *obj, const char *key, const char *def)
+{
+	const cJSON *x = cJSON_GetObjectItemCaseSensitive(obj, key);
+	return cJSON_IsString(x) ? x->valuestring : def;
+}
+
+/* An optional array of strings (argv pieces). */
+static void check_string_array(struct vctx *v, const cJSON *obj, const char *key, const char *path,
+			       int required)
+{
+	const cJSON *a = cJSON_GetObjectItemCaseSensitive(obj, key), *e;
+	char p[512], ep[600];
+	int i = 0;
+
+	join(p, sizeof(p), path, key);
+	if (!a) {
+		if (required)
+			gl_diag_error(v->d, obj, path, "missing required key '%s' (an array of strings)", key);
+		return;
+	}
+	if (!cJSON_IsArray(a)) {
+		gl_diag_error(v->d, a, p, "expected an array of strings, got %s", json_type_name(a));
+		return;
+	}
+	cJSON_ArrayForEach(e, a) {
+		snprintf(ep, sizeof(ep), "%s[%d]", p, i++);
+		if (!cJSON_IsString(e))
+			gl_diag_error(v->d, e, ep, "expected a string, got %s", json_type_name(e));
+	}
+}
+
 static void check_training(struct vctx *v, const cJSON *w, const char *path)
 {
 	static const char *const keys[] = {
 		"launcher", "hosts", "np", "backend", "message", "compute", "checkpoint", "steps",
 		"mca", "env", "max_restarts", "restart_backoff", "correctness_every", "dataset",
-		"require_transport", "watchdog", "command", NULL };
+		"require_transport", "watchdog", "command", "launcher_path", "launcher_args", "binary",
+		"heartbeat", "plateau", "data_per_step", "train_args", NULL };
 	static const char *const ckeys[] = { "dir", "every", "every_steps", "size", "keep", NULL };
 	static const char *const launchers[] = { "mpirun", "srun", NULL };
 	static const char *const backends[] = { "mpi", "nccl", "nccl-tests", NULL };
@@ -531,6 +563,51 @@ static void check_training(struct vctx *v, const cJSON *w, const char *path)
 	get_int(v->d, w, "correctness_every", path, 0, 1, 1000000, &l);
 	get_string(v->d, w, "dataset", path, 0, buf, sizeof(buf));
 	get_string(v->d, w, "require_transport", path, 0, buf, sizeof(buf));
+	get_string(v->d, w, "launcher_path", path, 0, buf, sizeof(buf));
+	get_string(v->d, w, "binary", path, 0, buf, sizeof(buf));
+	get_duration(v->d, w, "heartbeat", path, 0, &ns);
+	get_size(v->d, w, "data_per_step", path, 0, &sz);
+	check_string_array(v, w, "launcher_args", path, 0);
+	check_string_array(v, w, "train_args", path, 0);
+	check_string_array(v, w, "command", path, 0);
+	{
+		const cJSON *pl = cJSON_GetObjectItemCaseSensitive(w, "plateau"), *e;
+		char pp[600];
+		int i = 0;
+		join(p, sizeof(p), path, "plateau");
+		if (pl && (!cJSON_IsArray(pl) || !cJSON_GetArraySize(pl)))
+			gl_diag_error(v->d, pl, p, "expected a non-empty array of message sizes like [\"128MiB\"]");
+		else if (pl)
+			cJSON_ArrayForEach(e, pl) {
+				struct gl_err ge = { 0 };
+				snprintf(pp, sizeof(pp), "%s[%d]", p, i++);
+				if (!cJSON_IsString(e) || gl_parse_size_bytes(e->valuestring, &sz, &ge) != 0)
+					gl_diag_error(v->d, e, pp, "%s", cJSON_IsString(e) ? ge.msg : "expected a size string");
+			}
+		if (!strcmp(get_str_or(w, "backend", "mpi"), "nccl-tests")) {
+			if (!cJSON_GetObjectItemCaseSensitive(w, "command"))
+				gl_diag_error(v->d, w, path, "backend nccl-tests needs \"command\" "
+					      "([\"all_reduce_perf\", \"-b\", \"8\", \"-e\", \"256M\", ...])");
+			if (!pl)
+				gl_diag_error(v->d, w, path, "backend nccl-tests needs \"plateau\": the message sizes "
+					      "whose busbw is judged (the \"Avg bus bandwidth\" line never is)");
+		}
+		{
+			const char *rt = get_str_or(w, "require_transport", NULL);
+			static const char *const tr[] = { "NET/IB", "NET/Socket", "P2P", "SHM", "GDRDMA", "NVLS",
+							  "CollNet", NULL };
+			int known = 0;
+			for (int k = 0; rt && tr[k]; k++)
+				known |= !strcmp(rt, tr[k]);
+			join(p, sizeof(p), path, "require_transport");
+			if (rt && !known)
+				gl_diag_error(v->d, cJSON_GetObjectItemCaseSensitive(w, "require_transport"), p,
+					      "unknown transport '%s' (NET/IB, NET/Socket, P2P, SHM, GDRDMA, NVLS, CollNet)", rt);
+			if (rt && !strcmp(get_str_or(w, "backend", "mpi"), "mpi"))
+				gl_diag_error(v->d, cJSON_GetObjectItemCaseSensitive(w, "require_transport"), p,
+					      "require_transport needs backend nccl or nccl-tests (NCCL reports it)");
+		}
+	}
 	join(p, sizeof(p), path, "hosts");
 	if (hosts) {
 		int i = 0;
@@ -936,7 +1013,11 @@ static void check_required_targets(struct vctx *v)
 			require_target(v, GL_SCOPE_STEADY, "inference.ttft_ms", 0, "inference.ttft_ms.p99", why);
 			require_target(v, GL_SCOPE_STEADY, "inference.error_rate", 1, "inference.error_rate", why);
 		} else if (!strcmp(w, "training")) {
-			require_target(v, GL_SCOPE_STEADY, "training.step_time_s", 0, "training.step_time_s.p95", why);
+			/* nccl-tests has no steps: its figure is busbw at the plateau sizes */
+			if (!strcmp(get_str_or(s->workloads[i].cfg, "backend", "mpi"), "nccl-tests"))
+				require_target(v, GL_SCOPE_STEADY, "training.busbw_gbps", 0, "training.busbw_gbps.p50", why);
+			else
+				require_target(v, GL_SCOPE_STEADY, "training.step_time_s", 0, "training.step_time_s.p95", why);
 		} else if (!strcmp(w, "storage")) {
 			const cJSON *pat = cJSON_GetObjectItemCaseSensitive(s->workloads[i].cfg, "pattern");
 			const char *p = cJSON_IsString(pat) ? pat->valuestring : "checkpoint_write";

@@ -23,6 +23,7 @@ struct gl_store {
 	sqlite3_stmt *st_win;      /* window upsert */
 	sqlite3_stmt *st_ev;       /* event insert */
 	sqlite3_stmt *st_req;      /* request insert */
+	sqlite3_stmt *st_train;    /* training step insert */
 	/* WAL checkpoints (which fsync the database) run on this thread with a
 	 * connection of its own, so they never stall the event loop. */
 	pthread_t ckpt_th;
@@ -202,7 +203,11 @@ struct gl_store *gl_store_open(const char *path, int create, struct gl_err *err)
 			       "INSERT INTO requests(window,endpoint,t_intended_ns,t_send_ns,t_headers_ns,"
 			       "t_first_event_ns,t_first_token_ns,t_last_token_ns,t_end_ns,input_tokens,"
 			       "output_tokens,tokens_estimated,http_status,error_class,max_stall_ns) "
-			       "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", -1, &st->st_req, NULL) != SQLITE_OK) {
+			       "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", -1, &st->st_req, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(st->db,
+			       "INSERT INTO train_steps(window,step,launch,step_time_s,comm_time_s,data_time_s,"
+			       "busbw_gbps,correctness_errors) VALUES(?,?,?,?,?,?,?,?)", -1, &st->st_train,
+			       NULL) != SQLITE_OK) {
 		gl_errf(err, GL_EIO, "%s: %s", path, sqlite3_errmsg(st->db));
 		goto fail;
 	}
@@ -242,6 +247,7 @@ void gl_store_close(struct gl_store *st)
 	sqlite3_finalize(st->st_win);
 	sqlite3_finalize(st->st_ev);
 	sqlite3_finalize(st->st_req);
+	sqlite3_finalize(st->st_train);
 	if (st->db)
 		sqlite3_close(st->db);
 	free(st);
@@ -629,6 +635,22 @@ int gl_store_request_put(struct gl_store *st, const struct gl_request_row *r)
 	else
 		sqlite3_bind_null(q, 14);
 	sqlite3_bind_int64(q, 15, r->max_stall_ns);
+	txn(st);
+	return step_done(st, q);
+}
+
+int gl_store_train_step_put(struct gl_store *st, const struct gl_train_step_row *r)
+{
+	sqlite3_stmt *q = st->st_train;
+
+	sqlite3_bind_int64(q, 1, r->window);
+	sqlite3_bind_int64(q, 2, r->step);
+	sqlite3_bind_int64(q, 3, r->launch);
+	sqlite3_bind_double(q, 4, r->step_time_s);
+	sqlite3_bind_double(q, 5, r->comm_time_s);
+	sqlite3_bind_double(q, 6, r->data_time_s);
+	sqlite3_bind_double(q, 7, r->busbw_gbps);
+	sqlite3_bind_int64(q, 8, r->correctness_errors);
 	txn(st);
 	return step_done(st, q);
 }

@@ -107,6 +107,15 @@ struct gl_request_row {
 };
 int gl_store_request_put(struct gl_store *st, const struct gl_request_row *r);
 
+/* One training step as rank 0 reported it; launch counts the job's
+ * (re)launches in the run, from 1. */
+struct gl_train_step_row {
+	int64_t window, step, launch;
+	double step_time_s, comm_time_s, data_time_s, busbw_gbps;
+	int64_t correctness_errors;
+};
+int gl_store_train_step_put(struct gl_store *st, const struct gl_train_step_row *r);
+
 int gl_store_preflight_put(struct gl_store *st, const char *subject, const char *check, int ok,
 			   const char *detail);
 

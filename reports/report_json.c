@@ -92,6 +92,8 @@ static cJSON *metrics_obj(const struct gl_analysis *an, const struct gl_agg *a)
 		cJSON_AddItemToObject(o, "data_time_s", dist(a, "training.data_time_s"));
 		cJSON_AddItemToObject(o, "busbw_gbps", dist(a, "training.busbw_gbps"));
 		add_counter(o, "correctness_errors", a, "training.correctness_errors");
+		add_counter(o, "hangs", a, "training.hangs");
+		add_counter(o, "relaunches", a, "training.relaunches");
 		ck = cJSON_AddObjectToObject(o, "checkpoint");
 		add_counter(ck, "saves", a, "training.checkpoint.saves");
 		add_eval(ck, "save_s_max", a, "training.checkpoint.save_s.max");

@@ -17,6 +17,45 @@ static void fmt_num(char *buf, size_t n, int has, double v)
 		snprintf(buf, n, "%.6g", v);
 }
 
+static void md_eval(struct gl_buf *b, const struct gl_analysis *an, const char *label, const char *name)
+{
+	char v[64];
+	double x = 0;
+	int has = gl_agg_eval(an->all, name, &x) == 0;
+
+	fmt_num(v, sizeof(v), has, x);
+	gl_buf_printf(b, "| %s | %s |\n", label, v);
+}
+
+static void md_count(struct gl_buf *b, const struct gl_analysis *an, const char *label, const char *name)
+{
+	int found = 0;
+	int64_t v = gl_agg_counter(an->all, name, &found);
+
+	gl_buf_printf(b, "| %s | %lld |\n", label, found ? (long long)v : 0LL);
+}
+
+/* Whole-run training figures: steps, times, checkpoints and what the
+ * failure policy had to do (restores, lost steps, hangs). */
+static void md_training(const struct gl_analysis *an, struct gl_buf *b)
+{
+	gl_buf_printf(b, "\n## Training\n\n| figure | value |\n|---|---|\n");
+	md_count(b, an, "steps", "training.steps");
+	md_eval(b, an, "step_time_s p50", "training.step_time_s.p50");
+	md_eval(b, an, "step_time_s p95", "training.step_time_s.p95");
+	md_eval(b, an, "comm_time_s p50", "training.comm_time_s.p50");
+	md_eval(b, an, "busbw_gbps p50", "training.busbw_gbps.p50");
+	md_count(b, an, "correctness errors", "training.correctness_errors");
+	md_count(b, an, "checkpoint saves", "training.checkpoint.saves");
+	md_eval(b, an, "checkpoint save_s max (max over ranks)", "training.checkpoint.save_s.max");
+	md_eval(b, an, "checkpoint save_gbps min (min over ranks)", "training.checkpoint.save_gbps.min");
+	md_count(b, an, "restores", "training.checkpoint.restores");
+	md_eval(b, an, "restore_s max (relaunch to first step)", "training.checkpoint.restore_s.max");
+	md_count(b, an, "lost steps", "training.lost_steps");
+	md_count(b, an, "relaunches", "training.relaunches");
+	md_count(b, an, "hangs (watchdog)", "training.hangs");
+}
+
 int gl_report_md(const struct gl_analysis *an, struct gl_buf *b)
 {
 	char wall[40], d[64];
@@ -79,6 +118,8 @@ int gl_report_md(const struct gl_analysis *an, struct gl_buf *b)
 				      f->recovery_note, f->row.error[0] ? " " : "", f->row.error);
 		}
 	}
+	if (gl_scenario_workload(an->sc, "training"))
+		md_training(an, b);
 	gl_buf_printf(b, "\n## Phases\n\n| phase | start | end | load | judged as | measured s |\n|---|---|---|---|---|---|\n");
 	for (int i = 0; i < an->sc->n_phases; i++) {
 		const struct gl_phase *p = &an->sc->phases[i];

@@ -9,7 +9,7 @@ PKGS=(gcc make cmake pkg-config python3 curl
       libevent-dev libcurl4-openssl-dev libcjson-dev libssh2-1-dev
       libopenmpi-dev openmpi-bin libsqlite3-dev libgit2-dev
       openssh-server openssh-client iproute2 nftables iputils-ping procps
-      slurm-wlm munge etcd-server etcd-client)
+      slurm-wlm munge etcd-server etcd-client fio)
 missing=()
 for p in "${PKGS[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -87,6 +87,18 @@ struct train {
 };
 
 int64_t train_now_ns(void);
+/* The check value that ends every report line (" ck=%04x"): FNV-1a over
+ * the bytes before it, folded to 16 bits. The controller has the same. */
+static inline unsigned train_line_check(const char *s, size_t n)
+{
+	uint32_t h = 2166136261u;
+
+	for (size_t i = 0; i < n; i++) {
+		h ^= (unsigned char)s[i];
+		h *= 16777619u;
+	}
+	return (h ^ (h >> 16)) & 0xffff;
+}
 /* One "GLT1 kind k=v ..." line on stdout, written whole (thread-safe). */
 void train_emit(const char *kind, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

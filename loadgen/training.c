@@ -1,0 +1,1176 @@
+/*
+ * training.c - the training workload: launches gauntlet-train (or an
+ * nccl-tests binary) through mpirun or srun, reads what the job prints,
+ * and keeps it alive under faults.
+ *
+ * The launcher runs in its own process group with stdout and stderr on one
+ * pipe read by the event loop. gauntlet-train's "GLT1 ..." lines (rank 0's
+ * steps and checkpoints, every rank's heartbeat; docs/training.md) become
+ * window metrics and train_steps rows; NCCL_DEBUG=INFO lines tell the
+ * transport and the node count; anything else goes to the event log
+ * (capped per launch).
+ *
+ * Failure policy: when the job ends before its steps are done (a rank
+ * killed, a node drained) it is relaunched with --restore after a backoff
+ * that doubles with each launch that made no progress, up to max_restarts
+ * such launches in a row. restore_s = relaunch to the first step after
+ * loading; lost_steps = the highest step seen before the failure minus the
+ * step restored. A watchdog ends a job that makes no step within its
+ * deadline, records a hang and names the ranks whose heartbeats stopped.
+ *
+ * A launch that is not one MPI job across the hosts given (world size or
+ * distinct host count not as asked), a backend that cannot run, or a
+ * required NCCL transport that is absent ends the run as an infra failure:
+ * the figures would not mean what the report says.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <dirent.h>
+#include <event2/event.h>
+#include <sqlite3.h>
+
+#include "metrics.h"
+#include "nccltests.h"
+#include "plugin.h"
+#include "store.h"
+#include "units.h"
+
+#define MAX_ARGS 512
+#define LINE_MAX_BYTES 4096
+#define OTHER_LINES_LOGGED 60
+#define KILL_GRACE_NS (5LL * 1000000000)
+#define TICK_US 100000
+
+enum backend { BK_MPI, BK_NCCL, BK_NCCL_TESTS };
+
+struct rank_hb {
+	int64_t last_ns;          /* run elapsed of the last heartbeat, -1 never */
+	int64_t step;
+	int pid;
+	char host[64];
+};
+
+struct job {
+	pid_t pid;                /* the launcher; leader of its process group */
+	int fd;
+	struct event *ev_read;
+	char line[LINE_MAX_BYTES];
+	size_t line_len;
+	int line_overflow;
+	int launch;               /* 1.. within this process */
+	int restore;
+	int64_t spawn_ns;
+	int64_t last_progress_ns;
+	int64_t restored_step;    /* -1 until the ready line */
+	int first_step_seen;
+	int start_lines;
+	int world, hosts;
+	struct rank_hb *hb;       /* [world] once known */
+	int end_seen;
+	int exited, status;
+	int hung;
+	int kill_stage;           /* 0 none, 1 TERM sent, 2 KILL sent */
+	int64_t kill_at_ns;
+	int fatal;                /* world/backend/usage: relaunching cannot help */
+	char fatal_msg[600];
+	int other_lines, other_suppressed;
+	int garbled;              /* report lines that arrived cut or mixed */
+	char tail[4][300];        /* last lines that were not ours, for messages */
+	int n_tail;
+	struct gl_buf out;        /* nccl-tests: the whole output for the parser */
+};
+
+struct trn {
+	struct gl_ctx *ctx;
+	struct gl_metrics *m;
+	enum backend backend;
+	const char *backend_name;
+	int is_srun, np, n_hosts_distinct;
+	char *argv_launch[MAX_ARGS];   /* launcher part, owned strings */
+	int n_launch;
+	char *argv_prog[MAX_ARGS];     /* program part, before per-launch flags */
+	int n_prog;
+	char *env[64];                 /* "K=V", set in the launcher's environment */
+	int n_env;
+	int64_t watchdog_ns, heartbeat_ns, backoff_ns;
+	int max_restarts;
+	int64_t steps;                 /* 0: run until stopped */
+	int ckpt;                      /* checkpoints configured */
+	char ckpt_dir[1024];           /* this run's directory under checkpoint.dir */
+	char require_transport[64];
+	uint64_t *plateau;             /* nccl-tests: sizes judged */
+	int n_plateau;
+	char json_out[1024];           /* nccl-tests -J file, "" when none */
+
+	struct job job;
+	int have_job;
+	int running;
+	int done;                      /* no more launches */
+	int launches;
+	int failures_in_row;
+	int64_t max_step_seen;
+	unsigned transports;           /* bit per name in transport_names */
+	int nccl_nranks, nccl_nnodes;
+	int transport_checked;
+	struct event *ev_tick, *ev_relaunch;
+
+	int id_step, id_comm, id_data, id_busbw, id_steps, id_err, id_lost, id_saves, id_restores,
+	    id_save_s, id_save_gbps, id_restore_s, id_hangs, id_relaunches;
+};
+
+static const char *const transport_names[] = { "NET/IB", "NET/Socket", "P2P", "SHM", "GDRDMA", "NVLS",
+					       "CollNet", NULL };
+
+/* ---- small helpers -------------------------------------------------------- */
+
+static const char *cstr(const cJSON *o, const char *k, const char *def)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+	return cJSON_IsString(v) ? v->valuestring : def;
+}
+
+static int64_t cdur(const cJSON *o, const char *k, int64_t def)
+{
+	int64_t ns;
+	const char *s = cstr(o, k, NULL);
+	return s && gl_parse_duration_ns(s, &ns, NULL) == 0 ? ns : def;
+}
+
+static uint64_t csize(const cJSON *o, const char *k, uint64_t def)
+{
+	uint64_t v;
+	const char *s = cstr(o, k, NULL);
+	return s && gl_parse_size_bytes(s, &v, NULL) == 0 ? v : def;
+}
+
+static long cint(const cJSON *o, const char *k, long def)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+	return cJSON_IsNumber(v) ? (long)v->valuedouble : def;
+}
+
+static int add_arg(char **v, int *n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int add_arg(char **v, int *n, const char *fmt, ...)
+{
+	va_list ap;
+	char buf[2048];
+
+	if (*n >= MAX_ARGS - 1)
+		return -1;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	v[*n] = strdup(buf);
+	if (!v[*n])
+		return -1;
+	(*n)++;
+	v[*n] = NULL;
+	return 0;
+}
+
+static int64_t now(struct trn *w) { return gl_ctx_elapsed_ns(w->ctx); }
+
+/* Value of key in a "GLT1 kind k=v k=v" line into out; msg and reason take
+ * the rest of the line. Returns 0 when found. */
+static int kv(const char *line, const char *key, char *out, size_t n)
+{
+	size_t kl = strlen(key);
+	const char *p = line;
+
+	while ((p = strstr(p, key))) {
+		if ((p == line || p[-1] == ' ') && p[kl] == '=') {
+			const char *v = p + kl + 1, *e;
+			size_t len;
+			if (!strcmp(key, "msg") || !strcmp(key, "reason"))
+				e = v + strlen(v);
+			else
+				for (e = v; *e && *e != ' '; e++)
+					;
+			len = (size_t)(e - v) < n - 1 ? (size_t)(e - v) : n - 1;
+			memcpy(out, v, len);
+			out[len] = '\0';
+			return 0;
+		}
+		p += kl;
+	}
+	return -1;
+}
+
+static double kv_d(const char *line, const char *key, double def)
+{
+	char b[64];
+	return kv(line, key, b, sizeof(b)) == 0 ? strtod(b, NULL) : def;
+}
+
+static int64_t kv_i(const char *line, const char *key, int64_t def)
+{
+	char b[64];
+	return kv(line, key, b, sizeof(b)) == 0 ? strtoll(b, NULL, 10) : def;
+}
+
+/* ---- the launch command ------------------------------------------------------ */
+
+static const char *mpi_host_name(const struct gl_host *h)
+{
+	return h->local ? "localhost" : h->ssh_host;
+}
+
+/* The gauntlet-train binary: "binary" from the scenario, else the one next
+ * to this gauntlet, else whatever PATH finds on the ranks' hosts. */
+static void train_binary(const cJSON *cfg, char *out, size_t n)
+{
+	char self[1024];
+	ssize_t k;
+	const char *b = cstr(cfg, "binary", NULL);
+
+	if (b) {
+		snprintf(out, n, "%s", b);
+		return;
+	}
+	k = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (k > 0) {
+		char *slash;
+		self[k] = '\0';
+		slash = strrchr(self, '/');
+		if (slash) {
+			struct stat st;
+			snprintf(slash + 1, sizeof(self) - (size_t)(slash + 1 - self), "gauntlet-train");
+			if (stat(self, &st) == 0) {
+				snprintf(out, n, "%s", self);
+				return;
+			}
+		}
+	}
+	snprintf(out, n, "gauntlet-train");
+}
+
+static int build_command(struct trn *w, const cJSON *cfg, struct gl_err *err)
+{
+	const struct gl_scenario *sc = gl_ctx_scenario(w->ctx);
+	const cJSON *hosts = cJSON_GetObjectItemCaseSensitive(cfg, "hosts"), *h;
+	const cJSON *mca = cJSON_GetObjectItemCaseSensitive(cfg, "mca");
+	const cJSON *env = cJSON_GetObjectItemCaseSensitive(cfg, "env");
+	const cJSON *extra = cJSON_GetObjectItemCaseSensitive(cfg, "launcher_args"), *e;
+	char hostlist[4096] = "", names[64][256];
+	size_t off = 0;
+	int slots_total = 0, n_names = 0, rc = 0;
+
+	cJSON_ArrayForEach(h, hosts) {
+		char name[GL_NAME_MAX + 16], *colon;
+		const struct gl_host *gh;
+		long slots = 1;
+		int seen = 0;
+
+		snprintf(name, sizeof(name), "%s", h->valuestring);
+		colon = strchr(name, ':');
+		if (colon) {
+			*colon = '\0';
+			slots = strtol(colon + 1, NULL, 10);
+		}
+		gh = gl_scenario_host(sc, name);
+		if (!gh)
+			return gl_errf(err, GL_EINVAL, "training: unknown host '%s'", name);
+		slots_total += (int)slots;
+		for (int i = 0; i < n_names && !seen; i++)
+			seen = !strcmp(names[i], mpi_host_name(gh));
+		if (!seen && n_names < 64)
+			snprintf(names[n_names++], sizeof(names[0]), "%s", mpi_host_name(gh));
+		if (off < sizeof(hostlist))
+			off += (size_t)snprintf(hostlist + off, sizeof(hostlist) - off, "%s%s:%ld", off ? "," : "",
+						mpi_host_name(gh), slots);
+	}
+	w->np = (int)cint(cfg, "np", slots_total ? slots_total : 1);
+	w->n_hosts_distinct = n_names ? n_names : 1;
+
+	rc |= add_arg(w->argv_launch, &w->n_launch, "%s",
+		      cstr(cfg, "launcher_path", w->is_srun ? "srun" : "mpirun"));
+	if (!w->is_srun) {
+		rc |= add_arg(w->argv_launch, &w->n_launch, "-np");
+		rc |= add_arg(w->argv_launch, &w->n_launch, "%d", w->np);
+		if (hosts) {
+			rc |= add_arg(w->argv_launch, &w->n_launch, "-H");
+			rc |= add_arg(w->argv_launch, &w->n_launch, "%s", hostlist);
+		}
+		if (geteuid() == 0)
+			rc |= add_arg(w->argv_launch, &w->n_launch, "--allow-run-as-root");
+		cJSON_ArrayForEach(e, mca) {
+			rc |= add_arg(w->argv_launch, &w->n_launch, "--mca");
+			rc |= add_arg(w->argv_launch, &w->n_launch, "%s", e->string);
+			rc |= add_arg(w->argv_launch, &w->n_launch, "%s",
+				      cJSON_IsString(e) ? e->valuestring : "");
+		}
+		cJSON_ArrayForEach(e, env) {
+			rc |= add_arg(w->argv_launch, &w->n_launch, "-x");
+			rc |= add_arg(w->argv_launch, &w->n_launch, "%s", e->string);
+		}
+		if (w->backend == BK_NCCL && !cJSON_GetObjectItemCaseSensitive(env, "NCCL_DEBUG")) {
+			rc |= add_arg(w->argv_launch, &w->n_launch, "-x");
+			rc |= add_arg(w->argv_launch, &w->n_launch, "NCCL_DEBUG");
+		}
+	} else {
+		char nodes[4096] = "";
+		size_t no = 0;
+		for (int i = 0; i < n_names; i++)
+			no += (size_t)snprintf(nodes + no, sizeof(nodes) - no, "%s%s", i ? "," : "", names[i]);
+		rc |= add_arg(w->argv_launch, &w->n_launch, "-n");
+		rc |= add_arg(w->argv_launch, &w->n_launch, "%d", w->np);
+		if (n_names) {
+			rc |= add_arg(w->argv_launch, &w->n_launch, "-N");
+			rc |= add_arg(w->argv_launch, &w->n_launch, "%d", n_names);
+			rc |= add_arg(w->argv_launch, &w->n_launch, "--nodelist=%s", nodes);
+		}
+		rc |= add_arg(w->argv_launch, &w->n_launch, "--export=ALL");
+		rc |= add_arg(w->argv_launch, &w->n_launch, "--kill-on-bad-exit=1");
+	}
+	cJSON_ArrayForEach(e, extra)
+		if (cJSON_IsString(e))
+			rc |= add_arg(w->argv_launch, &w->n_launch, "%s", e->valuestring);
+	cJSON_ArrayForEach(e, env)
+		if (w->n_env < 62)
+			rc |= add_arg(w->env, &w->n_env, "%s=%s", e->string, cJSON_IsString(e) ? e->valuestring : "");
+	if (w->backend == BK_NCCL && !cJSON_GetObjectItemCaseSensitive(env, "NCCL_DEBUG") && w->n_env < 62)
+		rc |= add_arg(w->env, &w->n_env, "NCCL_DEBUG=INFO");
+
+	if (w->backend == BK_NCCL_TESTS) {
+		const cJSON *cmd = cJSON_GetObjectItemCaseSensitive(cfg, "command");
+		int i = 0;
+		cJSON_ArrayForEach(e, cmd) {
+			if (!cJSON_IsString(e))
+				continue;
+			rc |= add_arg(w->argv_prog, &w->n_prog, "%s", e->valuestring);
+			if ((!strcmp(e->valuestring, "-J") || !strcmp(e->valuestring, "--output_file")) && e->next &&
+			    cJSON_IsString(e->next))
+				snprintf(w->json_out, sizeof(w->json_out), "%s", e->next->valuestring);
+			i++;
+		}
+		if (!i)
+			return gl_errf(err, GL_EINVAL, "training: backend nccl-tests needs \"command\" "
+				       "([\"all_reduce_perf\", \"-b\", \"8\", ...])");
+	} else {
+		char bin[1024], b[64];
+		const cJSON *ck = cJSON_GetObjectItemCaseSensitive(cfg, "checkpoint");
+		train_binary(cfg, bin, sizeof(bin));
+		rc |= add_arg(w->argv_prog, &w->n_prog, "%s", bin);
+		rc |= add_arg(w->argv_prog, &w->n_prog, "--backend");
+		rc |= add_arg(w->argv_prog, &w->n_prog, "%s", w->backend == BK_NCCL ? "nccl" : "mpi");
+		rc |= add_arg(w->argv_prog, &w->n_prog, "--message");
+		rc |= add_arg(w->argv_prog, &w->n_prog, "%" PRIu64, csize(cfg, "message", 64u << 20));
+		gl_format_duration(cdur(cfg, "compute", 0), b, sizeof(b));
+		rc |= add_arg(w->argv_prog, &w->n_prog, "--compute");
+		rc |= add_arg(w->argv_prog, &w->n_prog, "%s", b);
+		gl_format_duration(w->heartbeat_ns, b, sizeof(b));
+		rc |= add_arg(w->argv_prog, &w->n_prog, "--heartbeat");
+		rc |= add_arg(w->argv_prog, &w->n_prog, "%s", b);
+		rc |= add_arg(w->argv_prog, &w->n_prog, "--check-every");
+		rc |= add_arg(w->argv_prog, &w->n_prog, "%ld", cint(cfg, "correctness_every", 1));
+		rc |= add_arg(w->argv_prog, &w->n_prog, "--expect-world");
+		rc |= add_arg(w->argv_prog, &w->n_prog, "%d", w->np);
+		if (hosts) {
+			rc |= add_arg(w->argv_prog, &w->n_prog, "--expect-hosts");
+			rc |= add_arg(w->argv_prog, &w->n_prog, "%d", w->n_hosts_distinct);
+		}
+		if (w->steps) {
+			rc |= add_arg(w->argv_prog, &w->n_prog, "--steps");
+			rc |= add_arg(w->argv_prog, &w->n_prog, "%" PRId64, w->steps);
+		}
+		if (cstr(cfg, "dataset", NULL)) {
+			rc |= add_arg(w->argv_prog, &w->n_prog, "--dataset");
+			rc |= add_arg(w->argv_prog, &w->n_prog, "%s", cstr(cfg, "dataset", ""));
+			rc |= add_arg(w->argv_prog, &w->n_prog, "--data-per-step");
+			rc |= add_arg(w->argv_prog, &w->n_prog, "%" PRIu64, csize(cfg, "data_per_step", 1u << 20));
+		}
+		if (ck) {
+			w->ckpt = 1;
+			snprintf(w->ckpt_dir, sizeof(w->ckpt_dir), "%s/%s", cstr(ck, "dir", "."),
+				 gl_ctx_run_id(w->ctx)[0] ? gl_ctx_run_id(w->ctx) : "run");
+			rc |= add_arg(w->argv_prog, &w->n_prog, "--ckpt-dir");
+			rc |= add_arg(w->argv_prog, &w->n_prog, "%s", w->ckpt_dir);
+			rc |= add_arg(w->argv_prog, &w->n_prog, "--ckpt-size");
+			rc |= add_arg(w->argv_prog, &w->n_prog, "%" PRIu64, csize(ck, "size", 1u << 30));
+			rc |= add_arg(w->argv_prog, &w->n_prog, "--ckpt-keep");
+			rc |= add_arg(w->argv_prog, &w->n_prog, "%ld", cint(ck, "keep", 2));
+			if (cJSON_GetObjectItemCaseSensitive(ck, "every_steps")) {
+				rc |= add_arg(w->argv_prog, &w->n_prog, "--ckpt-every-steps");
+				rc |= add_arg(w->argv_prog, &w->n_prog, "%ld", cint(ck, "every_steps", 100));
+			} else {
+				gl_format_duration(cdur(ck, "every", 1800LL * 1000000000), b, sizeof(b));
+				rc |= add_arg(w->argv_prog, &w->n_prog, "--ckpt-every");
+				rc |= add_arg(w->argv_prog, &w->n_prog, "%s", b);
+			}
+		}
+		{
+			/* test hooks passed through (tests/scripts/test_training.sh) */
+			const cJSON *x = cJSON_GetObjectItemCaseSensitive(cfg, "train_args");
+			cJSON_ArrayForEach(e, x)
+				if (cJSON_IsString(e))
+					rc |= add_arg(w->argv_prog, &w->n_prog, "%s", e->valuestring);
+		}
+	}
+	return rc ? gl_errf(err, GL_ENOMEM, "training: command too long or out of memory") : 0;
+}
+
+static void command_text(struct trn *w, int restore, char *out, size_t n)
+{
+	size_t off = 0;
+
+	out[0] = '\0';
+	for (int i = 0; i < w->n_launch && off < n; i++)
+		off += (size_t)snprintf(out + off, n - off, "%s%s", off ? " " : "", w->argv_launch[i]);
+	for (int i = 0; i < w->n_prog && off < n; i++)
+		off += (size_t)snprintf(out + off, n - off, " %s", w->argv_prog[i]);
+	if (restore && off < n)
+		snprintf(out + off, n - off, " --restore");
+}
+
+/* ---- the job ------------------------------------------------------------------ */
+
+static void job_clear(struct job *j)
+{
+	if (j->ev_read)
+		event_free(j->ev_read);
+	if (j->fd >= 0)
+		close(j->fd);
+	free(j->hb);
+	gl_buf_free(&j->out);
+	memset(j, 0, sizeof(*j));
+	j->fd = -1;
+	j->restored_step = -1;
+}
+
+static void remember_tail(struct job *j, const char *line)
+{
+	if (!line[strspn(line, "- \t")])
+		return;          /* separators of mpirun's boxes */
+	if (j->n_tail == 4) {
+		memmove(j->tail[0], j->tail[1], sizeof(j->tail[0]) * 3);
+		j->n_tail = 3;
+	}
+	snprintf(j->tail[j->n_tail++], sizeof(j->tail[0]), "%s", line);
+}
+
+static void on_nccl_line(struct trn *w, const char *line)
+{
+	const char *p;
+
+	for (int i = 0; transport_names[i]; i++) {
+		char pat[40];
+		snprintf(pat, sizeof(pat), "via %s", transport_names[i]);
+		if ((strstr(line, pat) || (i == 4 && strstr(line, "GDRDMA") && strstr(line, " via "))) &&
+		    !(w->transports & (1u << i))) {
+			w->transports |= 1u << i;
+			gl_ctx_event(w->ctx, GL_LOG_INFO, "training", "NCCL transport in use: %s", transport_names[i]);
+		}
+	}
+	/* "comm 0x.. rank 0 nRanks 2 nNodes 2 ..." (older NCCL: "nranks 2") */
+	if ((p = strstr(line, " nRanks ")) != NULL || (p = strstr(line, " nranks ")) != NULL) {
+		int nr = atoi(p + 8), nn = 0;
+		const char *q = strstr(line, " nNodes ");
+		if (q)
+			nn = atoi(q + 8);
+		if (nr != w->nccl_nranks || nn != w->nccl_nnodes) {
+			w->nccl_nranks = nr;
+			w->nccl_nnodes = nn;
+			gl_ctx_event(w->ctx, GL_LOG_INFO, "training", "NCCL communicator: nRanks %d nNodes %d", nr, nn);
+		}
+	}
+}
+
+static void check_transport(struct trn *w)
+{
+	int idx = -1;
+
+	if (w->transport_checked || !w->require_transport[0] || w->backend == BK_MPI)
+		return;
+	w->transport_checked = 1;
+	for (int i = 0; transport_names[i]; i++)
+		if (!strcmp(transport_names[i], w->require_transport))
+			idx = i;
+	if (idx < 0 || !(w->transports & (1u << idx))) {
+		char seen[200] = "";
+		size_t off = 0;
+		for (int i = 0; transport_names[i]; i++)
+			if (w->transports & (1u << i))
+				off += (size_t)snprintf(seen + off, sizeof(seen) - off, "%s%s", off ? ", " : "",
+							transport_names[i]);
+		gl_ctx_fail(w->ctx, "training: the scenario requires NCCL transport %s, NCCL reported %s",
+			    w->require_transport, off ? seen : "none (is NCCL_DEBUG=INFO reaching the launcher?)");
+	}
+}
+
+static void on_step_line(struct trn *w, struct job *j, const char *line)
+{
+	struct gl_train_step_row row;
+	int64_t step = kv_i(line, "n", -1), errors = kv_i(line, "errors", 0);
+
+	if (step < 0)
+		return;
+	row.window = gl_ctx_window(w->ctx);
+	row.step = step;
+	row.launch = w->launches;
+	row.step_time_s = kv_d(line, "step_s", 0);
+	row.comm_time_s = kv_d(line, "comm_s", 0);
+	row.data_time_s = kv_d(line, "data_s", 0);
+	row.busbw_gbps = kv_d(line, "busbw", 0);
+	row.correctness_errors = errors;
+	gl_metrics_record(w->m, w->id_step, row.step_time_s);
+	gl_metrics_record(w->m, w->id_comm, row.comm_time_s);
+	gl_metrics_record(w->m, w->id_data, row.data_time_s);
+	gl_metrics_record(w->m, w->id_busbw, row.busbw_gbps);
+	gl_metrics_add(w->m, w->id_steps, 1);
+	if (errors) {
+		gl_metrics_add(w->m, w->id_err, errors);
+		gl_ctx_event(w->ctx, GL_LOG_ERROR, "training", "step %" PRId64 ": %" PRId64
+			     " reduced value(s) did not match exactly", step, errors);
+	}
+	if (gl_ctx_store(w->ctx))
+		gl_store_train_step_put(gl_ctx_store(w->ctx), &row);
+	j->last_progress_ns = now(w);
+	if (!j->first_step_seen) {
+		j->first_step_seen = 1;
+		w->failures_in_row = 0;
+		if (j->restore) {
+			double restore_s = (double)(now(w) - j->spawn_ns) / 1e9;
+			int64_t from = j->restored_step < 0 ? 0 : j->restored_step;
+			int64_t lost = w->max_step_seen > from ? w->max_step_seen - from : 0;
+			gl_metrics_add(w->m, w->id_restores, 1);
+			gl_metrics_record(w->m, w->id_restore_s, restore_s);
+			gl_metrics_add(w->m, w->id_lost, lost);
+			gl_ctx_event(w->ctx, GL_LOG_INFO, "training", "launch %d restored from step %" PRId64
+				     ": restore_s %.3f (relaunch to first step), lost_steps %" PRId64, w->launches,
+				     from, restore_s, lost);
+		}
+		check_transport(w);
+	}
+	if (step > w->max_step_seen)
+		w->max_step_seen = step;
+}
+
+static void on_ours(struct trn *w, struct job *j, const char *line)
+{
+	char kind[24] = "", buf[700];
+	const char *sp = strchr(line + 5, ' ');
+	size_t kl = sp ? (size_t)(sp - (line + 5)) : strlen(line + 5);
+
+	if (kl >= sizeof(kind))
+		return;
+	memcpy(kind, line + 5, kl);
+	kind[kl] = '\0';
+	if (!strcmp(kind, "step")) {
+		on_step_line(w, j, line);
+	} else if (!strcmp(kind, "hb")) {
+		int r = (int)kv_i(line, "rank", -1);
+		if (j->hb && r >= 0 && r < j->world) {
+			j->hb[r].last_ns = now(w);
+			j->hb[r].step = kv_i(line, "step", 0);
+			j->hb[r].pid = (int)kv_i(line, "pid", 0);
+			kv(line, "host", j->hb[r].host, sizeof(j->hb[r].host));
+		}
+	} else if (!strcmp(kind, "start")) {
+		int world = (int)kv_i(line, "world", 0), hosts = (int)kv_i(line, "hosts", 0);
+		j->start_lines++;
+		if (j->start_lines == 1) {
+			j->world = world;
+			j->hosts = hosts;
+			if (world > 0 && world <= 1 << 20) {
+				j->hb = calloc((size_t)world, sizeof(*j->hb));
+				for (int i = 0; j->hb && i < world; i++)
+					j->hb[i].last_ns = -1;
+			}
+			kv(line, "names", buf, sizeof(buf));
+			gl_ctx_event(w->ctx, GL_LOG_INFO, "training", "launch %d: world %d on %d host(s) (%s)",
+				     w->launches, world, hosts, buf);
+		}
+		/* A second "start" is a second rank 0: separate jobs. */
+		if (!j->fatal && (j->start_lines > 1 || world != w->np ||
+				  (w->n_hosts_distinct > 1 && hosts != w->n_hosts_distinct))) {
+			j->fatal = 1;
+			snprintf(j->fatal_msg, sizeof(j->fatal_msg),
+				 "multi-node check failed: asked for one job of %d rank(s) on %d host(s), got %s "
+				 "world %d on %d host(s)%s", w->np, w->n_hosts_distinct,
+				 j->start_lines > 1 ? "more than one rank 0, each with" : "", world, hosts,
+				 j->start_lines > 1 || world == 1 ? " (separate single-rank jobs: a launcher "
+				 "that does not start one MPI job)" : "");
+		}
+	} else if (!strcmp(kind, "ready")) {
+		j->restored_step = kv_i(line, "step", 0);
+		j->last_progress_ns = now(w);
+	} else if (!strcmp(kind, "ckpt")) {
+		gl_metrics_add(w->m, w->id_saves, 1);
+		gl_metrics_record(w->m, w->id_save_s, kv_d(line, "save_s", 0));
+		gl_metrics_record(w->m, w->id_save_gbps, kv_d(line, "save_gbps", 0));
+		j->last_progress_ns = now(w);
+		gl_ctx_event(w->ctx, GL_LOG_INFO, "training", "checkpoint at step %" PRId64 ": save_s %.3f "
+			     "(max over ranks), save_gbps %.3f (min over ranks)", kv_i(line, "step", 0),
+			     kv_d(line, "save_s", 0), kv_d(line, "save_gbps", 0));
+	} else if (!strcmp(kind, "error")) {
+		char what[32] = "";
+		kv(line, "what", what, sizeof(what));
+		kv(line, "msg", buf, sizeof(buf));
+		gl_ctx_event(w->ctx, GL_LOG_ERROR, "training", "gauntlet-train: %s: %s", what, buf);
+		if (!strcmp(what, "world") || !strcmp(what, "hosts") || !strcmp(what, "backend")) {
+			j->fatal = 1;
+			snprintf(j->fatal_msg, sizeof(j->fatal_msg), "%s%s",
+				 strcmp(what, "backend") ? "multi-node check failed: " : "", buf);
+		}
+	} else if (!strcmp(kind, "end")) {
+		j->end_seen = 1;
+	} else {
+		/* restore, ckpt_skip, ckpt_corrupt, ckpt_rejected, ckpt_failed, ... */
+		gl_ctx_event(w->ctx, !strcmp(kind, "ckpt_corrupt") || !strcmp(kind, "ckpt_rejected") ||
+			     !strcmp(kind, "ckpt_failed") ? GL_LOG_WARN : GL_LOG_INFO, "training", "%s", line + 5);
+	}
+}
+
+/* A report line is whole when it ends with the check value of the bytes
+ * before it (train.h); the suffix is cut off here. */
+static int line_whole(char *line)
+{
+	size_t n = strlen(line);
+	uint32_t h = 2166136261u;
+	unsigned want;
+	char *end;
+
+	if (n < 9 || strncmp(line + n - 8, " ck=", 4))
+		return 0;
+	want = (unsigned)strtoul(line + n - 4, &end, 16);
+	if (*end)
+		return 0;
+	for (size_t i = 0; i < n - 8; i++) {
+		h ^= (unsigned char)line[i];
+		h *= 16777619u;
+	}
+	if (((h ^ (h >> 16)) & 0xffff) != want)
+		return 0;
+	line[n - 8] = '\0';
+	return 1;
+}
+
+static void on_line(struct trn *w, struct job *j, char *line)
+{
+	char *glt = strstr(line, "GLT1 ");
+
+	if (glt) {
+		if (line_whole(glt) && glt == line)
+			on_ours(w, j, line);
+		else
+			j->garbled++;
+		return;
+	}
+	if (strstr(line, " NCCL INFO "))
+		on_nccl_line(w, line);
+	if (w->backend == BK_NCCL_TESTS && gl_buf_append(&j->out, line, strlen(line)) == 0)
+		gl_buf_append(&j->out, "\n", 1);
+	if (w->backend == BK_NCCL_TESTS || strstr(line, " NCCL INFO "))
+		return;
+	remember_tail(j, line);
+	if (j->other_lines++ < OTHER_LINES_LOGGED)
+		gl_ctx_event(w->ctx, GL_LOG_INFO, "training", "launcher: %s", line);
+	else
+		j->other_suppressed++;
+}
+
+/* One read from the job's pipe, split into lines. Returns what read()
+ * returned; at end of file (or an error) the pipe is closed. */
+static ssize_t read_once(struct trn *w)
+{
+	struct job *j = &w->job;
+	char buf[16384];
+	ssize_t r = read(j->fd, buf, sizeof(buf));
+
+	if (r < 0 && (errno == EAGAIN || errno == EINTR))
+		return r;
+	if (r <= 0) {
+		event_del(j->ev_read);
+		close(j->fd);
+		j->fd = -1;
+		return r;
+	}
+	for (ssize_t i = 0; i < r; i++) {
+		if (buf[i] == '\n') {
+			j->line[j->line_len] = '\0';
+			if (!j->line_overflow)
+				on_line(w, j, j->line);
+			j->line_len = 0;
+			j->line_overflow = 0;
+		} else if (j->line_len < sizeof(j->line) - 1) {
+			j->line[j->line_len++] = buf[i];
+		} else {
+			j->line_overflow = 1;
+		}
+	}
+	return r;
+}
+
+static void on_read(evutil_socket_t fd, short what, void *arg)
+{
+	read_once(arg);
+}
+
+static int spawn(struct trn *w, int restore)
+{
+	struct job *j = &w->job;
+	char *argv[2 * MAX_ARGS + 2];
+	int p[2], n = 0;
+	char text[2048];
+	pid_t pid;
+
+	for (int i = 0; i < w->n_launch; i++)
+		argv[n++] = w->argv_launch[i];
+	for (int i = 0; i < w->n_prog; i++)
+		argv[n++] = w->argv_prog[i];
+	if (restore && w->backend != BK_NCCL_TESTS)
+		argv[n++] = "--restore";
+	argv[n] = NULL;
+
+	job_clear(j);
+	gl_buf_init(&j->out, 16u << 20);
+	/* nccl-tests does not overwrite its -J file (it picks FILE.0, ...):
+	 * each launch must start without one to be read alone. */
+	if (w->json_out[0])
+		unlink(w->json_out);
+	if (pipe2(p, O_CLOEXEC) != 0)
+		return -1;
+	pid = fork();
+	if (pid < 0) {
+		close(p[0]);
+		close(p[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		int devnull = open("/dev/null", O_RDONLY);
+		setpgid(0, 0);
+		dup2(devnull, 0);
+		dup2(p[1], 1);
+		dup2(p[1], 2);
+#ifdef SYS_close_range
+		syscall(SYS_close_range, 3, ~0U, 0);
+#endif
+		for (int i = 0; i < w->n_env; i++)
+			putenv(w->env[i]);
+		signal(SIGPIPE, SIG_DFL);
+		execvp(argv[0], argv);
+		dprintf(1, "gauntlet: cannot run %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	setpgid(pid, pid);
+	close(p[1]);
+	fcntl(p[0], F_SETFL, fcntl(p[0], F_GETFL) | O_NONBLOCK);
+	j->pid = pid;
+	j->fd = p[0];
+	j->restore = restore;
+	j->launch = ++w->launches;
+	j->spawn_ns = j->last_progress_ns = now(w);
+	j->ev_read = event_new(gl_ctx_base(w->ctx), p[0], EV_READ | EV_PERSIST, on_read, w);
+	event_add(j->ev_read, NULL);
+	w->have_job = 1;
+	command_text(w, restore, text, sizeof(text));
+	gl_ctx_event(w->ctx, GL_LOG_INFO, "training", "launch %d%s: %s", j->launch,
+		     restore ? " (restore)" : "", text);
+	return 0;
+}
+
+static void kill_job(struct trn *w, int sig)
+{
+	if (w->have_job && !w->job.exited && w->job.pid > 0)
+		kill(-w->job.pid, sig);
+}
+
+/* Ranks whose heartbeats stopped: none for longer than 3 periods (2 s at
+ * least), or never seen. */
+static void name_stale_ranks(struct trn *w, char *out, size_t n)
+{
+	struct job *j = &w->job;
+	int64_t t = now(w), stale = 3 * w->heartbeat_ns > 2000000000 ? 3 * w->heartbeat_ns : 2000000000;
+	size_t off = 0;
+	int count = 0;
+
+	out[0] = '\0';
+	for (int r = 0; j->hb && r < j->world; r++) {
+		if (j->hb[r].last_ns >= 0 && t - j->hb[r].last_ns <= stale)
+			continue;
+		count++;
+		if (off < n - 1) {
+			if (j->hb[r].last_ns < 0)
+				off += (size_t)snprintf(out + off, n - off, "%srank %d (no heartbeat seen)",
+							off ? "; " : "", r);
+			else
+				off += (size_t)snprintf(out + off, n - off, "%srank %d on %s pid %d (last heartbeat "
+							"%.1f s ago, at step %" PRId64 ")", off ? "; " : "", r,
+							j->hb[r].host, j->hb[r].pid, (double)(t - j->hb[r].last_ns) / 1e9,
+							j->hb[r].step);
+		}
+	}
+	if (!j->hb)
+		snprintf(out, n, "unknown (the job never reported its world)");
+	else if (!count)
+		snprintf(out, n, "none: every rank's heartbeat is current (a collective or the step itself hangs)");
+}
+
+static void schedule_relaunch(struct trn *w, const char *why);
+static void nccltests_done(struct trn *w, struct job *j, int code);
+
+static void on_job_exit(struct trn *w)
+{
+	struct job *j = &w->job;
+	int code = WIFEXITED(j->status) ? WEXITSTATUS(j->status) : 128 + WTERMSIG(j->status);
+	char how[64];
+
+	if (WIFEXITED(j->status))
+		snprintf(how, sizeof(how), "exit code %d", code);
+	else
+		snprintf(how, sizeof(how), "signal %d", WTERMSIG(j->status));
+	if (j->garbled)
+		gl_ctx_event(w->ctx, GL_LOG_WARN, "training", "launch %d: %d report line(s) arrived cut or mixed "
+			     "by the launcher's forwarding and were dropped", j->launch, j->garbled);
+	if (j->other_suppressed)
+		gl_ctx_event(w->ctx, GL_LOG_INFO, "training", "launch %d: %d more launcher line(s) not logged",
+			     j->launch, j->other_suppressed);
+	if (w->backend == BK_NCCL_TESTS)
+		nccltests_done(w, j, code);
+	if (!w->running)
+		return;
+	if (j->fatal || (w->backend != BK_NCCL_TESTS && (code == 2 || code == 3 || code == 5) && !j->hung)) {
+		w->done = 1;
+		gl_ctx_fail(w->ctx, "training: %s", j->fatal_msg[0] ? j->fatal_msg
+			    : "gauntlet-train refused to start (see the event log)");
+		return;
+	}
+	if (code == 0 && (j->end_seen || w->backend == BK_NCCL_TESTS) &&
+	    (w->backend == BK_NCCL_TESTS || (w->steps && w->max_step_seen >= w->steps))) {
+		if (w->backend == BK_NCCL_TESTS) {
+			schedule_relaunch(w, NULL);
+			return;
+		}
+		gl_ctx_event(w->ctx, GL_LOG_INFO, "training", "job finished its %" PRId64 " steps", w->steps);
+		w->done = 1;
+		return;
+	}
+	gl_ctx_event(w->ctx, GL_LOG_WARN, "training", "launch %d ended (%s) at step %" PRId64 "%s%s%s",
+		     j->launch, how, w->max_step_seen, j->hung ? " after a hang" : "",
+		     j->n_tail ? "; last launcher line: " : "", j->n_tail ? j->tail[j->n_tail - 1] : "");
+	if (!j->first_step_seen)
+		w->failures_in_row++;
+	schedule_relaunch(w, how);
+}
+
+static void on_relaunch(evutil_socket_t fd, short what, void *arg)
+{
+	struct trn *w = arg;
+
+	if (!w->running || w->done)
+		return;
+	gl_metrics_add(w->m, w->id_relaunches, w->launches > 0);
+	if (spawn(w, w->ckpt) != 0) {
+		gl_ctx_event(w->ctx, GL_LOG_ERROR, "training", "cannot start the launcher: %s", strerror(errno));
+		w->failures_in_row++;
+		schedule_relaunch(w, "spawn failed");
+	}
+}
+
+static void schedule_relaunch(struct trn *w, const char *why)
+{
+	int64_t delay = 0;
+
+	if (why) {
+		if (w->failures_in_row > w->max_restarts) {
+			gl_ctx_event(w->ctx, GL_LOG_ERROR, "training", "giving up: %d launches in a row made no "
+				     "progress (max_restarts %d); training stays down for the rest of the run",
+				     w->failures_in_row, w->max_restarts);
+			w->done = 1;
+			return;
+		}
+		delay = w->backoff_ns;
+		for (int i = 1; i < w->failures_in_row && delay < 60LL * 1000000000; i++)
+			delay *= 2;
+		if (delay > 60LL * 1000000000)
+			delay = 60LL * 1000000000;
+		gl_ctx_event(w->ctx, GL_LOG_INFO, "training", "relaunching%s in %.1f s", w->ckpt ? " with restore" : "",
+			     (double)delay / 1e9);
+	}
+	gl_ctx_arm_at(w->ctx, w->ev_relaunch, now(w) + delay);
+}
+
+static void on_tick(evutil_socket_t fd, short what, void *arg)
+{
+	struct trn *w = arg;
+	struct job *j = &w->job;
+	int64_t t = now(w);
+
+	if (!w->have_job || j->exited)
+		return;
+	if (waitpid(j->pid, &j->status, WNOHANG) == j->pid) {
+		/* Drain what the pipe still holds before judging the exit. */
+		while (j->fd >= 0 && read_once(w) > 0)
+			;
+		if (j->fd >= 0) {       /* a straggler still holds the pipe */
+			event_del(j->ev_read);
+			close(j->fd);
+			j->fd = -1;
+		}
+		j->exited = 1;
+		on_job_exit(w);
+		return;
+	}
+	if (j->kill_stage == 1 && t >= j->kill_at_ns) {
+		kill_job(w, SIGKILL);
+		j->kill_stage = 2;
+	}
+	if (w->running && !j->hung && w->watchdog_ns > 0 && t - j->last_progress_ns > w->watchdog_ns) {
+		char ranks[1500];
+		name_stale_ranks(w, ranks, sizeof(ranks));
+		j->hung = 1;
+		gl_metrics_add(w->m, w->id_hangs, 1);
+		gl_ctx_event(w->ctx, GL_LOG_ERROR, "training", "hang: no progress for %.1f s (watchdog %.1f s) "
+			     "at step %" PRId64 "; ranks whose heartbeats stopped: %s", (double)(t - j->last_progress_ns) / 1e9,
+			     (double)w->watchdog_ns / 1e9, w->max_step_seen, ranks);
+		kill_job(w, SIGTERM);
+		j->kill_stage = 1;
+		j->kill_at_ns = t + KILL_GRACE_NS;
+	}
+}
+
+/* ---- nccl-tests as the workload ------------------------------------------------ */
+
+static void nccltests_done(struct trn *w, struct job *j, int code)
+{
+	struct gl_nccl_result r;
+	struct gl_err err = { 0 };
+	char why[512];
+	int rc;
+
+	memset(&r, 0, sizeof(r));
+	if (w->json_out[0]) {
+		char *text = NULL;
+		size_t len = 0;
+		rc = gl_read_file(w->json_out, 16u << 20, &text, &len, &err);
+		if (rc == 0)
+			rc = gl_nccl_parse_json(text, len, &r, &err);
+		free(text);
+	} else {
+		rc = gl_nccl_parse_text(j->out.data ? j->out.data : "", j->out.len, &r, &err);
+	}
+	if (rc != 0) {
+		gl_ctx_event(w->ctx, GL_LOG_ERROR, "training", "nccl-tests output (launch %d, exit %d) not "
+			     "understood: %s", j->launch, code, err.msg);
+		w->failures_in_row++;
+		goto out;
+	}
+	if (gl_nccl_pitfall(&r, w->np, why, sizeof(why))) {
+		w->done = 1;
+		gl_ctx_fail(w->ctx, "training: nccl-tests: %s", why);
+		goto out;
+	}
+	if (r.failures)
+		gl_ctx_event(w->ctx, GL_LOG_ERROR, "training", "nccl-tests launch %d reported %d failure(s): %s",
+			     j->launch, r.failures, r.failure);
+	if (code != 0 || r.nrows == 0) {
+		gl_ctx_event(w->ctx, GL_LOG_ERROR, "training", "nccl-tests launch %d: exit %d, %d size row(s)",
+			     j->launch, code, r.nrows);
+		w->failures_in_row++;
+		goto out;
+	}
+	w->failures_in_row = 0;
+	gl_metrics_add(w->m, w->id_steps, 1);
+	if (r.wrong_total > 0) {
+		gl_metrics_add(w->m, w->id_err, r.wrong_total);
+		gl_ctx_event(w->ctx, GL_LOG_ERROR, "training", "nccl-tests launch %d: #wrong = %ld", j->launch,
+			     r.wrong_total);
+	}
+	for (int i = 0; i < w->n_plateau; i++) {
+		double bw = gl_nccl_busbw_at(&r, w->plateau[i]);
+		if (bw < 0) {
+			gl_ctx_event(w->ctx, GL_LOG_ERROR, "training", "nccl-tests: plateau size %" PRIu64
+				     " B is not in the output's table", w->plateau[i]);
+			continue;
+		}
+		gl_metrics_record(w->m, w->id_busbw, bw);
+		for (int k = 0; k < r.nrows; k++)
+			if (r.rows[k].size == w->plateau[i] && r.rows[k].time_us[0] >= 0)
+				gl_metrics_record(w->m, w->id_comm, r.rows[k].time_us[0] / 1e6);
+	}
+	j->last_progress_ns = now(w);
+out:
+	gl_nccl_result_free(&r);
+}
+
+/* ---- ops ------------------------------------------------------------------------ */
+
+static void trn_free(void *state);
+
+static int trn_init(struct gl_ctx *c, const cJSON *cfg, void **state, struct gl_err *err)
+{
+	struct trn *w = calloc(1, sizeof(*w));
+	const char *bk = cstr(cfg, "backend", "mpi");
+
+	if (!w)
+		return gl_errf(err, GL_ENOMEM, "training: out of memory");
+	*state = w;
+	w->ctx = c;
+	w->m = gl_ctx_metrics(c);
+	w->job.fd = -1;
+	w->backend = !strcmp(bk, "nccl") ? BK_NCCL : !strcmp(bk, "nccl-tests") ? BK_NCCL_TESTS : BK_MPI;
+	w->backend_name = bk;
+	w->is_srun = !strcmp(cstr(cfg, "launcher", "mpirun"), "srun");
+	w->watchdog_ns = cdur(cfg, "watchdog", 60LL * 1000000000);
+	w->heartbeat_ns = cdur(cfg, "heartbeat", 1000000000);
+	w->backoff_ns = cdur(cfg, "restart_backoff", 1000000000);
+	w->max_restarts = (int)cint(cfg, "max_restarts", 5);
+	w->steps = cint(cfg, "steps", 0);
+	snprintf(w->require_transport, sizeof(w->require_transport), "%s", cstr(cfg, "require_transport", ""));
+	if (w->backend == BK_NCCL_TESTS) {
+		const cJSON *pl = cJSON_GetObjectItemCaseSensitive(cfg, "plateau"), *e;
+		int n = cJSON_GetArraySize(pl);
+		w->plateau = calloc((size_t)n + 1, sizeof(uint64_t));
+		cJSON_ArrayForEach(e, pl)
+			if (cJSON_IsString(e) && gl_parse_size_bytes(e->valuestring, &w->plateau[w->n_plateau], NULL) == 0)
+				w->n_plateau++;
+		if (!w->n_plateau)
+			return gl_errf(err, GL_EINVAL, "training: backend nccl-tests needs \"plateau\": the message "
+				       "sizes whose busbw is judged (the Avg bus bandwidth line never is)");
+	}
+	w->id_step = gl_metrics_hist(w->m, "training.step_time_s");
+	w->id_comm = gl_metrics_hist(w->m, "training.comm_time_s");
+	w->id_data = gl_metrics_hist(w->m, "training.data_time_s");
+	w->id_busbw = gl_metrics_hist(w->m, "training.busbw_gbps");
+	w->id_steps = gl_metrics_counter(w->m, "training.steps");
+	w->id_err = gl_metrics_counter(w->m, "training.correctness_errors");
+	w->id_lost = gl_metrics_counter(w->m, "training.lost_steps");
+	w->id_saves = gl_metrics_counter(w->m, "training.checkpoint.saves");
+	w->id_restores = gl_metrics_counter(w->m, "training.checkpoint.restores");
+	w->id_save_s = gl_metrics_hist(w->m, "training.checkpoint.save_s");
+	w->id_save_gbps = gl_metrics_hist(w->m, "training.checkpoint.save_gbps");
+	w->id_restore_s = gl_metrics_hist(w->m, "training.checkpoint.restore_s");
+	w->id_hangs = gl_metrics_counter(w->m, "training.hangs");
+	w->id_relaunches = gl_metrics_counter(w->m, "training.relaunches");
+	w->ev_tick = event_new(gl_ctx_base(c), -1, EV_PERSIST, on_tick, w);
+	w->ev_relaunch = evtimer_new(gl_ctx_base(c), on_relaunch, w);
+	if (!w->ev_tick || !w->ev_relaunch)
+		return gl_errf(err, GL_ENOMEM, "training: out of memory");
+	return 0;
+}
+
+/* Highest step the store holds: a resumed controller continues counting
+ * lost steps from it. */
+static int64_t stored_max_step(struct trn *w)
+{
+	struct gl_store *st = gl_ctx_store(w->ctx);
+	sqlite3_stmt *q;
+	int64_t v = 0;
+
+	if (!st || sqlite3_prepare_v2(gl_store_db(st), "SELECT max(step) FROM train_steps", -1, &q, NULL) != SQLITE_OK)
+		return 0;
+	if (sqlite3_step(q) == SQLITE_ROW)
+		v = sqlite3_column_int64(q, 0);
+	sqlite3_finalize(q);
+	return v;
+}
+
+static int trn_start(void *state, struct gl_err *err)
+{
+	struct trn *w = state;
+	const struct gl_workload_spec *ws = gl_scenario_workload(gl_ctx_scenario(w->ctx), "training");
+	struct timeval tick = { 0, TICK_US };
+	int resumed = gl_ctx_resumes(w->ctx) > 0;
+
+	if (build_command(w, ws->cfg, err) != 0)
+		return -GL_EINVAL;
+	w->running = 1;
+	if (resumed)
+		w->max_step_seen = stored_max_step(w);
+	event_add(w->ev_tick, &tick);
+	if (spawn(w, resumed && w->ckpt) != 0)
+		return gl_errf(err, GL_EIO, "training: cannot start %s: %s", w->argv_launch[0], strerror(errno));
+	return 0;
+}
+
+static void trn_stop(void *state)
+{
+	struct trn *w = state;
+	struct job *j = &w->job;
+	int64_t deadline;
+
+	w->running = 0;
+	evtimer_del(w->ev_relaunch);
+	event_del(w->ev_tick);
+	if (!w->have_job || j->exited)
+		return;
+	/* The timeline is over: ask the job to stop, then insist. */
+	kill_job(w, SIGTERM);
+	deadline = gl_now_ns() + KILL_GRACE_NS;
+	for (;;) {
+		pid_t r = waitpid(j->pid, &j->status, WNOHANG);
+		if (r == j->pid || (r < 0 && errno == ECHILD))
+			break;
+		if (gl_now_ns() > deadline) {
+			kill_job(w, SIGKILL);
+			waitpid(j->pid, &j->status, 0);
+			break;
+		}
+		usleep(20000);
+	}
+	j->exited = 1;
+	/* The process group may hold ranks the launcher left behind. */
+	kill(-j->pid, SIGKILL);
+	gl_ctx_event(w->ctx, GL_LOG_INFO, "training", "job stopped at step %" PRId64 " after %d launch(es)",
+		     w->max_step_seen, w->launches);
+}
+
+static void trn_free(void *state)
+{
+	struct trn *w = state;
+
+	if (!w)
+		return;
+	job_clear(&w->job);
+	for (int i = 0; i < w->n_launch; i++)
+		free(w->argv_launch[i]);
+	for (int i = 0; i < w->n_prog; i++)
+		free(w->argv_prog[i]);
+	for (int i = 0; i < w->n_env; i++)
+		free(w->env[i]);
+	if (w->ev_tick)
+		event_free(w->ev_tick);
+	if (w->ev_relaunch)
+		event_free(w->ev_relaunch);
+	free(w->plateau);
+	free(w);
+}
+
+/* The launcher exists here; for hosts run locally, so does the binary. */
+static int trn_preflight(struct gl_ctx *c, const cJSON *cfg)
+{
+	const char *launcher = cstr(cfg, "launcher_path", !strcmp(cstr(cfg, "launcher", "mpirun"), "srun")
+				    ? "srun" : "mpirun");
+	char cmd[1200], bin[1024];
+	int bad = 0, ok;
+
+	snprintf(cmd, sizeof(cmd), "command -v '%s' >/dev/null 2>&1", launcher);
+	ok = strchr(launcher, '\'') == NULL && system(cmd) == 0;
+	bad |= gl_ctx_preflight(c, "training", "launcher found", ok, launcher);
+	if (strcmp(cstr(cfg, "backend", "mpi"), "nccl-tests")) {
+		train_binary(cfg, bin, sizeof(bin));
+		ok = strchr(bin, '/') ? access(bin, X_OK) == 0 : 1;
+		bad |= gl_ctx_preflight(c, "training", "gauntlet-train executable", ok, bin);
+	}
+	return bad ? -1 : 0;
+}
+
+const struct gl_workload_ops gl_workload_training = {
+	.name = "training",
+	.init = trn_init,
+	.start = trn_start,
+	.stop = trn_stop,
+	.free = trn_free,
+	.preflight = trn_preflight,
+};

@@ -1,0 +1,8 @@
+# The training workload in the controller against real mpirun on loopback:
+# relaunch and restore after a SIGKILLed rank, the watchdog naming a
+# SIGSTOPped rank, the multi-node check, nccl-tests output through the
+# workload. Its watchdog and heartbeat timings want the CPU to themselves.
+if(TARGET gauntlet-train)
+  gl_script_test(test_training ${GL_TESTS_DIR}/scripts/test_training.sh TIMEOUT 400)
+  set_tests_properties(test_training PROPERTIES RUN_SERIAL TRUE)
+endif()
