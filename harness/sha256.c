@@ -176,7 +176,7 @@ void gl_sha256_update(struct gl_sha256 *s, const void *data, size_t len)
 	s->buf_len = len;
 }
 
-void gl_sha256_final_hex(struct gl_sha256 *s, char out[65])
+void gl_sha256_final(struct gl_sha256 *s, unsigned char out[32])
 {
 	unsigned char tail[128];
 	size_t tlen = s->buf_len + 1 + 8 <= 64 ? 64 : 128;
@@ -188,8 +188,21 @@ void gl_sha256_final_hex(struct gl_sha256 *s, char out[65])
 	for (int i = 0; i < 8; i++)
 		tail[tlen - 1 - i] = (unsigned char)(bits >> (8 * i));
 	pick()(s->h, tail, tlen / 64);
-	for (int i = 0; i < 8; i++)
-		snprintf(out + 8 * i, 9, "%08x", s->h[i]);
+	for (int i = 0; i < 8; i++) {
+		out[4 * i] = (unsigned char)(s->h[i] >> 24);
+		out[4 * i + 1] = (unsigned char)(s->h[i] >> 16);
+		out[4 * i + 2] = (unsigned char)(s->h[i] >> 8);
+		out[4 * i + 3] = (unsigned char)s->h[i];
+	}
+}
+
+void gl_sha256_final_hex(struct gl_sha256 *s, char out[65])
+{
+	unsigned char d[32];
+
+	gl_sha256_final(s, d);
+	for (int i = 0; i < 32; i++)
+		snprintf(out + 2 * i, 3, "%02x", d[i]);
 }
 
 void gl_sha256_hex(const void *data, size_t len, char out[65])

@@ -22,6 +22,9 @@ void gl_sha256_init(struct gl_sha256 *s);
 void gl_sha256_update(struct gl_sha256 *s, const void *data, size_t len);
 /* 64 lowercase hex characters plus NUL; s is spent afterwards. */
 void gl_sha256_final_hex(struct gl_sha256 *s, char out[65]);
+/* The 32-byte digest; s is spent afterwards. A copy of a struct gl_sha256
+ * taken between updates continues from that point (a midstate). */
+void gl_sha256_final(struct gl_sha256 *s, unsigned char out[32]);
 
 /* Tests: 1 when the SHA-extension path is in use; force_portable(1) makes
  * every later call use the portable block function. */

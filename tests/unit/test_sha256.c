@@ -71,6 +71,25 @@ int main(void)
 	gl_sha256_hex(buf, big, b);
 	hash_pieces(buf, big, 3, c);
 	CHECKF(!strcmp(a, b) && !strcmp(a, c), "8 MiB: %s %s %s", a, b, c);
+	{
+		/* a midstate: a copy taken after a prefix continues like the original */
+		struct gl_sha256 pre, x;
+		unsigned char d1[32];
+		char h1[65];
+		gl_sha256_init(&pre);
+		gl_sha256_update(&pre, buf, 4096);
+		for (int k = 0; k < 3; k++) {
+			x = pre;
+			gl_sha256_update(&x, buf + 4096 + 64 * k, 64);
+			gl_sha256_final(&x, d1);
+			for (int i = 0; i < 32; i++)
+				snprintf(h1 + 2 * i, 3, "%02x", d1[i]);
+			memcpy(buf + 100000, buf, 4096);
+			memcpy(buf + 100000 + 4096, buf + 4096 + 64 * k, 64);
+			gl_sha256_hex(buf + 100000, 4096 + 64, a);
+			CHECKF(!strcmp(h1, a), "midstate %d: %s vs %s", k, h1, a);
+		}
+	}
 	free(buf);
 	return check_done();
 }
