@@ -333,6 +333,18 @@ static int pass2(struct gl_analysis *an, int i, struct gl_agg *w, void *arg)
 {
 	const struct gl_window_info *wi = &an->windows[i];
 	int rc = gl_agg_merge(an->all, w);
+	double v;
+
+	if (wi->complete && wi->scope == GL_SCOPE_STEADY && gl_scenario_workload(an->sc, "storage")) {
+		if (gl_agg_eval(w, "storage.read_gbps", &v) == 0 && (!an->has_read_floor || v < an->read_floor_gbps)) {
+			an->read_floor_gbps = v;
+			an->has_read_floor = 1;
+		}
+		if (gl_agg_eval(w, "storage.write_gbps", &v) == 0 && (!an->has_write_floor || v < an->write_floor_gbps)) {
+			an->write_floor_gbps = v;
+			an->has_write_floor = 1;
+		}
+	}
 	if (rc == 0 && wi->phase >= 0 && wi->phase < an->sc->n_phases)
 		rc = gl_agg_merge(an->phase[wi->phase], w);
 	if (rc == 0 && wi->scope <= GL_SCOPE_DEGRADED)

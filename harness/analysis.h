@@ -93,6 +93,10 @@ struct gl_analysis {
 	int faults_left_injected;     /* faults not reverted */
 	char verdict[16];             /* pass | fail | aborted (a run not finished is fail) */
 	double duration_s;            /* real seconds covered by windows */
+	/* storage: the slowest complete steady window (GB/s), for the
+	 * cold-start floor shown next to its requirement */
+	int has_read_floor, has_write_floor;
+	double read_floor_gbps, write_floor_gbps;
 };
 
 int gl_analyze(struct gl_store *st, struct gl_analysis **out, struct gl_err *err);

@@ -50,6 +50,8 @@ static const struct gl_metric_def catalog[] = {
 	C("storage.read_bytes", "storage", 0, "bytes", "bytes read"),
 	C("storage.errors", "storage", 1, "ops", "failed I/O operations"),
 	H("storage.op_latency_ms", "storage", 1, "ms", "latency of one I/O operation"),
+	H("storage.fsync_ms", "storage", 1, "ms", "fsync of a whole written file"),
+	C("storage.verified_bytes", "storage", 0, "bytes", "bytes read back and found as written"),
 	/* null plug-ins: measure the controller itself */
 	H("null.tick_lag_ms", "null", 1, "ms", "actual - scheduled time of the null workload's ticks"),
 	C("null.ticks", "null", 0, "ticks", "ticks of the null workload"),

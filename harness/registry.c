@@ -13,6 +13,7 @@
 extern const struct gl_workload_ops gl_workload_null;
 extern const struct gl_workload_ops gl_workload_inference;
 extern const struct gl_workload_ops gl_workload_training;
+extern const struct gl_workload_ops gl_workload_storage;
 extern const struct gl_fault_ops gl_fault_null;
 extern const struct gl_fault_ops gl_fault_exec;
 extern const struct gl_fault_ops gl_fault_process_kill;
@@ -26,12 +27,11 @@ extern const struct gl_transport_ops gl_transport_null;
 extern const struct gl_transport_ops gl_transport_ssh;
 
 /* Workloads whose engines are not built yet: schema-checked only. */
-static const struct gl_workload_ops wl_storage = { .name = "storage" };
 
 
 
 static const struct gl_workload_ops *const workloads[] = {
-	&gl_workload_inference, &gl_workload_training, &wl_storage, &gl_workload_null,
+	&gl_workload_inference, &gl_workload_training, &gl_workload_storage, &gl_workload_null,
 };
 
 static const struct gl_fault_ops *const faults[] = {

@@ -653,6 +653,21 @@ static void check_training(struct vctx *v, const cJSON *w, const char *path)
 	(void)l;
 }
 
+int gl_cold_start_parse(const cJSON *o, struct gl_cold_start *out)
+{
+	const cJSON *r = cJSON_GetObjectItemCaseSensitive(o, "readers");
+	const cJSON *sz = cJSON_GetObjectItemCaseSensitive(o, "size");
+	const cJSON *wi = cJSON_GetObjectItemCaseSensitive(o, "within");
+
+	if (!cJSON_IsNumber(r) || r->valuedouble < 1 || r->valuedouble > 100000 || !cJSON_IsString(sz) ||
+	    !cJSON_IsString(wi) || gl_parse_size_bytes(sz->valuestring, &out->bytes_each, NULL) != 0 ||
+	    gl_parse_duration_ns(wi->valuestring, &out->within_ns, NULL) != 0 || out->within_ns <= 0)
+		return -1;
+	out->readers = (int)r->valuedouble;
+	out->required_gbps = (double)out->readers * (double)out->bytes_each / 1e9 / ((double)out->within_ns / 1e9);
+	return 0;
+}
+
 static const char *const storage_patterns[] = { "checkpoint_write", "model_load", "dataset_read",
 						 "mixed", NULL };
 
@@ -660,7 +675,10 @@ static void check_storage(struct vctx *v, const cJSON *w, const char *path)
 {
 	static const char *const keys[] = { "path", "pattern", "threads", "bs", "file_size", "files",
 					    "direct", "iodepth", "rate_cap", "spikes", "readers",
-					    "engine", NULL };
+					    "engine", "cgroup", "reserve", "verify", "read_pct",
+					    "allowed_roots", "fio_args", "fio_path", "limit", "cold_start",
+					    NULL };
+	static const char *const engines[] = { "sync", "aio", "fio", NULL };
 	static const char *const skeys[] = { "every", "for", "threads", "bs", "start", NULL };
 	const cJSON *spikes = cJSON_GetObjectItemCaseSensitive(w, "spikes"), *sp;
 	char buf[1024], p[512];
@@ -671,7 +689,29 @@ static void check_storage(struct vctx *v, const cJSON *w, const char *path)
 	check_keys(v->d, w, path, keys);
 	get_string(v->d, w, "path", path, 1, buf, sizeof(buf));
 	get_enum(v->d, w, "pattern", path, 0, storage_patterns, buf, sizeof(buf));
-	get_string(v->d, w, "engine", path, 0, buf, sizeof(buf));
+	get_enum(v->d, w, "engine", path, 0, engines, buf, sizeof(buf));
+	get_string(v->d, w, "cgroup", path, 0, buf, sizeof(buf));
+	get_string(v->d, w, "fio_path", path, 0, buf, sizeof(buf));
+	get_size(v->d, w, "reserve", path, 0, &sz);
+	get_size(v->d, w, "limit", path, 0, &sz);
+	{
+		const cJSON *cs = cJSON_GetObjectItemCaseSensitive(w, "cold_start");
+		static const char *const ckeys[] = { "readers", "size", "within", NULL };
+		int64_t ns;
+		join(p, sizeof(p), path, "cold_start");
+		if (cs && want_object(v->d, cs, p)) {
+			check_keys(v->d, cs, p, ckeys);
+			get_int(v->d, cs, "readers", p, 1, 1, 100000, &l);
+			get_size(v->d, cs, "size", p, 1, &sz);
+			get_duration(v->d, cs, "within", p, 1, &ns);
+			if (strcmp(get_str_or(w, "pattern", "checkpoint_write"), "model_load"))
+				gl_diag_error(v->d, cs, p, "cold_start describes model loads: it needs \"pattern\": \"model_load\"");
+		}
+	}
+	get_bool(v->d, w, "verify", path, &b);
+	get_int(v->d, w, "read_pct", path, 0, 0, 100, &l);
+	check_string_array(v, w, "allowed_roots", path, 0);
+	check_string_array(v, w, "fio_args", path, !strcmp(get_str_or(w, "engine", "sync"), "fio"));
 	get_int(v->d, w, "threads", path, 0, 1, 4096, &l);
 	get_int(v->d, w, "readers", path, 0, 1, 4096, &l);
 	get_int(v->d, w, "iodepth", path, 0, 1, 4096, &l);
@@ -1023,6 +1063,15 @@ static void check_required_targets(struct vctx *v)
 			const char *p = cJSON_IsString(pat) ? pat->valuestring : "checkpoint_write";
 			if (!strcmp(p, "checkpoint_write") || !strcmp(p, "mixed"))
 				require_target(v, GL_SCOPE_STEADY, "storage.write_gbps", 0, "storage.write_gbps", why);
+			const cJSON *cs = cJSON_GetObjectItemCaseSensitive(s->workloads[i].cfg, "cold_start");
+			struct gl_cold_start c;
+			/* a cold-start requirement is the read target, unless one is written */
+			if (cs && gl_cold_start_parse(cs, &c) == 0 && !has_target(s, GL_SCOPE_STEADY, "storage.read_gbps", 0)) {
+				struct gl_target_expr e = { GL_CMP_GE, c.required_gbps };
+				char text[64];
+				snprintf(text, sizeof(text), ">= %.6g", c.required_gbps);
+				add_target(v, "storage.read_gbps", GL_SCOPE_STEADY, cs, &e, text, 0);
+			}
 			if (strcmp(p, "checkpoint_write") != 0)
 				require_target(v, GL_SCOPE_STEADY, "storage.read_gbps", 0, "storage.read_gbps", why);
 		} else if (!strcmp(w, "null")) {

@@ -655,6 +655,28 @@ int gl_store_train_step_put(struct gl_store *st, const struct gl_train_step_row 
 	return step_done(st, q);
 }
 
+int gl_store_storage_op_put(struct gl_store *st, const struct gl_storage_op_row *r)
+{
+	sqlite3_stmt *q;
+	int rc;
+
+	if (sqlite3_prepare_v2(st->db, "INSERT INTO storage_ops(window,op,bytes,latency_ns,error_class) "
+			       "VALUES(?,?,?,?,?)", -1, &q, NULL) != SQLITE_OK)
+		return -GL_EIO;
+	sqlite3_bind_int64(q, 1, r->window);
+	sqlite3_bind_text(q, 2, r->op, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(q, 3, (sqlite3_int64)r->bytes);
+	sqlite3_bind_int64(q, 4, r->latency_ns);
+	if (r->error_class && r->error_class[0])
+		sqlite3_bind_text(q, 5, r->error_class, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(q, 5);
+	txn(st);
+	rc = sqlite3_step(q);
+	sqlite3_finalize(q);
+	return rc == SQLITE_DONE ? 0 : -GL_EIO;
+}
+
 int gl_store_preflight_put(struct gl_store *st, const char *subject, const char *check, int ok,
 			   const char *detail)
 {

@@ -116,6 +116,17 @@ struct gl_train_step_row {
 };
 int gl_store_train_step_put(struct gl_store *st, const struct gl_train_step_row *r);
 
+/* A storage operation worth keeping: the workload stores failed ones
+ * (error_class set), a bounded number per window. */
+struct gl_storage_op_row {
+	int64_t window;
+	const char *op;
+	uint64_t bytes;
+	int64_t latency_ns;
+	const char *error_class;
+};
+int gl_store_storage_op_put(struct gl_store *st, const struct gl_storage_op_row *r);
+
 int gl_store_preflight_put(struct gl_store *st, const char *subject, const char *check, int ok,
 			   const char *detail);
 

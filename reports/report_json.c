@@ -61,6 +61,36 @@ static void add_class(void *arg, const char *name, int64_t v)
 	cJSON_AddNumberToObject(c->o, name + c->skip, (double)v);
 }
 
+/* "N readers each load X within Y": the aggregate read rate it needs,
+ * what the steady windows measured, and the slowest of them. */
+static void add_cold_start(cJSON *o, const struct gl_analysis *an, const struct gl_agg *a)
+{
+	const struct gl_workload_spec *ws = gl_scenario_workload(an->sc, "storage");
+	const cJSON *cs = ws ? cJSON_GetObjectItemCaseSensitive(ws->cfg, "cold_start") : NULL;
+	struct gl_cold_start c;
+	double measured = 0;
+	int has;
+	cJSON *x;
+
+	if (!cs || gl_cold_start_parse(cs, &c) != 0)
+		return;
+	x = cJSON_AddObjectToObject(o, "cold_start");
+	cJSON_AddNumberToObject(x, "readers", c.readers);
+	cJSON_AddNumberToObject(x, "bytes_each", (double)c.bytes_each);
+	cJSON_AddNumberToObject(x, "within_s", (double)c.within_ns / 1e9);
+	cJSON_AddNumberToObject(x, "required_gbps", c.required_gbps);
+	has = gl_agg_eval(an->scope[GL_SCOPE_STEADY], "storage.read_gbps", &measured) == 0;
+	add_num(x, "measured_gbps", has, measured);
+	add_num(x, "floor_gbps", an->has_read_floor, an->read_floor_gbps);
+	add_num(x, "load_s_at_floor", an->has_read_floor && an->read_floor_gbps > 0,
+		an->read_floor_gbps > 0 ? (double)c.readers * (double)c.bytes_each / 1e9 / an->read_floor_gbps : 0);
+	if (an->has_read_floor)
+		cJSON_AddBoolToObject(x, "pass", an->read_floor_gbps >= c.required_gbps);
+	else
+		cJSON_AddNullToObject(x, "pass");
+	(void)a;
+}
+
 /* The metrics object for one aggregate, only for workloads present. */
 static cJSON *metrics_obj(const struct gl_analysis *an, const struct gl_agg *a)
 {
@@ -110,6 +140,18 @@ static cJSON *metrics_obj(const struct gl_analysis *an, const struct gl_agg *a)
 		add_counter(o, "write_bytes", a, "storage.write_bytes");
 		add_counter(o, "errors", a, "storage.errors");
 		cJSON_AddItemToObject(o, "op_latency_ms", dist(a, "storage.op_latency_ms"));
+		cJSON_AddItemToObject(o, "fsync_ms", dist(a, "storage.fsync_ms"));
+		add_counter(o, "verified_bytes", a, "storage.verified_bytes");
+		{
+			struct cls_arg ca = { NULL, strlen("storage.errors.") };
+			ca.o = cJSON_AddObjectToObject(o, "errors_by_class");
+			gl_agg_each_counter(a, "storage.errors.", add_class, &ca);
+		}
+		if (a == an->all) {
+			add_num(o, "read_floor_gbps", an->has_read_floor, an->read_floor_gbps);
+			add_num(o, "write_floor_gbps", an->has_write_floor, an->write_floor_gbps);
+			add_cold_start(o, an, a);
+		}
 	}
 	if (gl_scenario_workload(an->sc, "null")) {
 		cJSON *o = cJSON_AddObjectToObject(m, "null");

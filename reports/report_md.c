@@ -56,6 +56,55 @@ static void md_training(const struct gl_analysis *an, struct gl_buf *b)
 	md_count(b, an, "hangs (watchdog)", "training.hangs");
 }
 
+/* Storage: rates, the slowest steady windows, errors by class and, for a
+ * cold-start requirement, the rate it needs next to what was measured. */
+static void md_storage(const struct gl_analysis *an, struct gl_buf *b)
+{
+	const struct gl_workload_spec *ws = gl_scenario_workload(an->sc, "storage");
+	const cJSON *cs = cJSON_GetObjectItemCaseSensitive(ws->cfg, "cold_start");
+	struct gl_cold_start c;
+	char v[64];
+
+	gl_buf_printf(b, "\n## Storage\n\n| figure | value |\n|---|---|\n");
+	md_eval(b, an, "read GB/s (whole run)", "storage.read_gbps");
+	md_eval(b, an, "write GB/s (whole run)", "storage.write_gbps");
+	fmt_num(v, sizeof(v), an->has_read_floor, an->read_floor_gbps);
+	gl_buf_printf(b, "| read GB/s, slowest steady window | %s |\n", v);
+	fmt_num(v, sizeof(v), an->has_write_floor, an->write_floor_gbps);
+	gl_buf_printf(b, "| write GB/s, slowest steady window | %s |\n", v);
+	md_count(b, an, "bytes read", "storage.read_bytes");
+	md_count(b, an, "bytes written", "storage.write_bytes");
+	md_count(b, an, "bytes verified on read-back", "storage.verified_bytes");
+	md_eval(b, an, "op latency p99 ms", "storage.op_latency_ms.p99");
+	md_eval(b, an, "fsync p99 ms", "storage.fsync_ms.p99");
+	md_count(b, an, "errors", "storage.errors");
+	{
+		static const char *const cls[] = { "enospc", "edquot", "eio", "vanished", "rofs", "perm",
+						   "reserve", "verify", "other" };
+		for (size_t i = 0; i < sizeof(cls) / sizeof(cls[0]); i++) {
+			char name[64];
+			int found = 0;
+			int64_t n;
+			snprintf(name, sizeof(name), "storage.errors.%s", cls[i]);
+			n = gl_agg_counter(an->all, name, &found);
+			if (found && n)
+				gl_buf_printf(b, "| errors: %s | %lld |\n", cls[i], (long long)n);
+		}
+	}
+	if (cs && gl_cold_start_parse(cs, &c) == 0) {
+		double m = 0;
+		int has = gl_agg_eval(an->scope[GL_SCOPE_STEADY], "storage.read_gbps", &m) == 0;
+		char mm[64], fl[64];
+		fmt_num(mm, sizeof(mm), has, m);
+		fmt_num(fl, sizeof(fl), an->has_read_floor, an->read_floor_gbps);
+		gl_buf_printf(b, "\n**Cold start:** %d reader(s) x %.3g GB within %.3g s needs **%.3f GB/s** of reads; "
+			      "measured %s GB/s over the steady windows, %s GB/s in the slowest one (%s).\n",
+			      c.readers, c.bytes_each / 1e9, c.within_ns / 1e9, c.required_gbps, mm, fl,
+			      !an->has_read_floor ? "no data: FAIL" : an->read_floor_gbps >= c.required_gbps
+			      ? "meets it" : "FAILS it");
+	}
+}
+
 int gl_report_md(const struct gl_analysis *an, struct gl_buf *b)
 {
 	char wall[40], d[64];
@@ -120,6 +169,8 @@ int gl_report_md(const struct gl_analysis *an, struct gl_buf *b)
 	}
 	if (gl_scenario_workload(an->sc, "training"))
 		md_training(an, b);
+	if (gl_scenario_workload(an->sc, "storage"))
+		md_storage(an, b);
 	gl_buf_printf(b, "\n## Phases\n\n| phase | start | end | load | judged as | measured s |\n|---|---|---|---|---|---|\n");
 	for (int i = 0; i < an->sc->n_phases; i++) {
 		const struct gl_phase *p = &an->sc->phases[i];
