@@ -838,7 +838,7 @@ static void on_job_exit(struct trn *w)
 			     j->launch, j->other_suppressed);
 	if (w->backend == BK_NCCL_TESTS)
 		nccltests_done(w, j, code);
-	if (!w->running)
+	if (!w->running || w->done)
 		return;
 	if (j->fatal || (w->backend != BK_NCCL_TESTS && (code == 2 || code == 3 || code == 5) && !j->hung)) {
 		w->done = 1;
@@ -846,12 +846,13 @@ static void on_job_exit(struct trn *w)
 			    : "gauntlet-train refused to start (see the event log)");
 		return;
 	}
-	if (code == 0 && (j->end_seen || w->backend == BK_NCCL_TESTS) &&
-	    (w->backend == BK_NCCL_TESTS || (w->steps && w->max_step_seen >= w->steps))) {
-		if (w->backend == BK_NCCL_TESTS) {
-			schedule_relaunch(w, NULL);
-			return;
-		}
+	if (w->backend == BK_NCCL_TESTS) {
+		/* a good run starts the next at once; a failed one backs off
+		 * and counts against max_restarts */
+		schedule_relaunch(w, w->failures_in_row ? how : NULL);
+		return;
+	}
+	if (code == 0 && j->end_seen && w->steps && w->max_step_seen >= w->steps) {
 		gl_ctx_event(w->ctx, GL_LOG_INFO, "training", "job finished its %" PRId64 " steps", w->steps);
 		w->done = 1;
 		return;
