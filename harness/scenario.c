@@ -19,6 +19,7 @@
 #include <time.h>
 
 #include "catalog.h"
+#include "cfg.h"
 #include "plugin.h"
 
 const char *gl_scope_name(enum gl_scope s)
@@ -503,11 +504,6 @@ static void check_inference(struct vctx *v, const cJSON *w, const char *path)
 	}
 }
 
-static const char *get_str_or(const cJSON *obj, const char *key, const char *def)
-{
-	const cJSON *x = cJSON_GetObjectItemCaseSensitive(obj, key);
-	return cJSON_IsString(x) ? x->valuestring : def;
-}
 
 /* An optional array of strings (argv pieces). */
 static void check_string_array(struct vctx *v, const cJSON *obj, const char *key, const char *path,
@@ -584,7 +580,7 @@ static void check_training(struct vctx *v, const cJSON *w, const char *path)
 				if (!cJSON_IsString(e) || gl_parse_size_bytes(e->valuestring, &sz, &ge) != 0)
 					gl_diag_error(v->d, e, pp, "%s", cJSON_IsString(e) ? ge.msg : "expected a size string");
 			}
-		if (!strcmp(get_str_or(w, "backend", "mpi"), "nccl-tests")) {
+		if (!strcmp(gl_cfg_str(w, "backend", "mpi"), "nccl-tests")) {
 			if (!cJSON_GetObjectItemCaseSensitive(w, "command"))
 				gl_diag_error(v->d, w, path, "backend nccl-tests needs \"command\" "
 					      "([\"all_reduce_perf\", \"-b\", \"8\", \"-e\", \"256M\", ...])");
@@ -593,7 +589,7 @@ static void check_training(struct vctx *v, const cJSON *w, const char *path)
 					      "whose busbw is judged (the \"Avg bus bandwidth\" line never is)");
 		}
 		{
-			const char *rt = get_str_or(w, "require_transport", NULL);
+			const char *rt = gl_cfg_str(w, "require_transport", NULL);
 			static const char *const tr[] = { "NET/IB", "NET/Socket", "P2P", "SHM", "GDRDMA", "NVLS",
 							  "CollNet", NULL };
 			int known = 0;
@@ -603,7 +599,7 @@ static void check_training(struct vctx *v, const cJSON *w, const char *path)
 			if (rt && !known)
 				gl_diag_error(v->d, cJSON_GetObjectItemCaseSensitive(w, "require_transport"), p,
 					      "unknown transport '%s' (NET/IB, NET/Socket, P2P, SHM, GDRDMA, NVLS, CollNet)", rt);
-			if (rt && !strcmp(get_str_or(w, "backend", "mpi"), "mpi"))
+			if (rt && !strcmp(gl_cfg_str(w, "backend", "mpi"), "mpi"))
 				gl_diag_error(v->d, cJSON_GetObjectItemCaseSensitive(w, "require_transport"), p,
 					      "require_transport needs backend nccl or nccl-tests (NCCL reports it)");
 		}
@@ -704,14 +700,14 @@ static void check_storage(struct vctx *v, const cJSON *w, const char *path)
 			get_int(v->d, cs, "readers", p, 1, 1, 100000, &l);
 			get_size(v->d, cs, "size", p, 1, &sz);
 			get_duration(v->d, cs, "within", p, 1, &ns);
-			if (strcmp(get_str_or(w, "pattern", "checkpoint_write"), "model_load"))
+			if (strcmp(gl_cfg_str(w, "pattern", "checkpoint_write"), "model_load"))
 				gl_diag_error(v->d, cs, p, "cold_start describes model loads: it needs \"pattern\": \"model_load\"");
 		}
 	}
 	get_bool(v->d, w, "verify", path, &b);
 	get_int(v->d, w, "read_pct", path, 0, 0, 100, &l);
 	check_string_array(v, w, "allowed_roots", path, 0);
-	check_string_array(v, w, "fio_args", path, !strcmp(get_str_or(w, "engine", "sync"), "fio"));
+	check_string_array(v, w, "fio_args", path, !strcmp(gl_cfg_str(w, "engine", "sync"), "fio"));
 	get_int(v->d, w, "threads", path, 0, 1, 4096, &l);
 	get_int(v->d, w, "readers", path, 0, 1, 4096, &l);
 	get_int(v->d, w, "iodepth", path, 0, 1, 4096, &l);
@@ -1054,7 +1050,7 @@ static void check_required_targets(struct vctx *v)
 			require_target(v, GL_SCOPE_STEADY, "inference.error_rate", 1, "inference.error_rate", why);
 		} else if (!strcmp(w, "training")) {
 			/* nccl-tests has no steps: its figure is busbw at the plateau sizes */
-			if (!strcmp(get_str_or(s->workloads[i].cfg, "backend", "mpi"), "nccl-tests"))
+			if (!strcmp(gl_cfg_str(s->workloads[i].cfg, "backend", "mpi"), "nccl-tests"))
 				require_target(v, GL_SCOPE_STEADY, "training.busbw_gbps", 0, "training.busbw_gbps.p50", why);
 			else
 				require_target(v, GL_SCOPE_STEADY, "training.step_time_s", 0, "training.step_time_s.p95", why);

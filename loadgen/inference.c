@@ -36,6 +36,7 @@
 #include <curl/curl.h>
 #include <event2/event.h>
 
+#include "cfg.h"
 #include "metrics.h"
 #include "plugin.h"
 #include "sse.h"
@@ -825,30 +826,9 @@ static void on_sweep(evutil_socket_t fd, short what, void *arg)
 
 /* ---- ops ---------------------------------------------------------------------- */
 
-static const char *str(const cJSON *o, const char *k, const char *def)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-	return cJSON_IsString(v) ? v->valuestring : def;
-}
 
-static double num(const cJSON *o, const char *k, double def)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-	return cJSON_IsNumber(v) ? v->valuedouble : def;
-}
 
-static int64_t dur(const cJSON *o, const char *k, int64_t def)
-{
-	int64_t ns;
-	const char *s = str(o, k, NULL);
-	return s && gl_parse_duration_ns(s, &ns, NULL) == 0 ? ns : def;
-}
 
-static int boolv(const cJSON *o, const char *k, int def)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-	return cJSON_IsBool(v) ? cJSON_IsTrue(v) : def;
-}
 
 static size_t discard_body(char *d, size_t s, size_t n, void *u) { return s * n; }
 
@@ -864,7 +844,7 @@ static void rel_path(struct gl_ctx *c, const char *p, char *out, size_t n)
 
 static int read_key(struct gl_ctx *c, const cJSON *cfg, char *key, size_t n, struct gl_err *err)
 {
-	const char *env = str(cfg, "api_key_env", NULL), *file = str(cfg, "api_key_file", NULL);
+	const char *env = gl_cfg_str(cfg, "api_key_env", NULL), *file = gl_cfg_str(cfg, "api_key_file", NULL);
 
 	key[0] = '\0';
 	if (env) {
@@ -918,25 +898,25 @@ static int inf_init(struct gl_ctx *c, const cJSON *cfg, void **state, struct gl_
 			w->eps[i].url[--l] = '\0';
 		i++;
 	}
-	w->chat = strcmp(str(cfg, "api", "chat"), "completions") != 0;
-	snprintf(w->model, sizeof(w->model), "%s", str(cfg, "model", ""));
-	snprintf(w->ca_bundle, sizeof(w->ca_bundle), "%s", str(cfg, "ca_bundle", ""));
-	w->stream = boolv(cfg, "stream", 1);
-	w->http2 = boolv(cfg, "http2", 0);
-	w->ignore_eos = boolv(cfg, "ignore_eos", 1);
-	w->drop_failed = boolv(cfg, "drop_failed_endpoints", 0);
-	w->least = !strcmp(str(cfg, "balance", "round_robin"), "least_in_flight");
-	w->timeout_ms = dur(cfg, "timeout", 120000000000LL) / 1000000;
+	w->chat = strcmp(gl_cfg_str(cfg, "api", "chat"), "completions") != 0;
+	snprintf(w->model, sizeof(w->model), "%s", gl_cfg_str(cfg, "model", ""));
+	snprintf(w->ca_bundle, sizeof(w->ca_bundle), "%s", gl_cfg_str(cfg, "ca_bundle", ""));
+	w->stream = gl_cfg_bool(cfg, "stream", 1);
+	w->http2 = gl_cfg_bool(cfg, "http2", 0);
+	w->ignore_eos = gl_cfg_bool(cfg, "ignore_eos", 1);
+	w->drop_failed = gl_cfg_bool(cfg, "drop_failed_endpoints", 0);
+	w->least = !strcmp(gl_cfg_str(cfg, "balance", "round_robin"), "least_in_flight");
+	w->timeout_ms = gl_cfg_dur(cfg, "timeout", 120000000000LL) / 1000000;
 	if (w->timeout_ms < 1)
 		w->timeout_ms = 1;
-	w->ttft_timeout_ns = dur(cfg, "ttft_timeout", 0);
-	w->idle_timeout_ns = dur(cfg, "idle_timeout", 0);
-	w->input_tokens = (int64_t)num(cfg, "input_tokens", 128);
-	w->output_tokens = (int64_t)num(cfg, "output_tokens", 64);
-	w->seed = (uint64_t)num(cfg, "seed", 1);
+	w->ttft_timeout_ns = gl_cfg_dur(cfg, "ttft_timeout", 0);
+	w->idle_timeout_ns = gl_cfg_dur(cfg, "idle_timeout", 0);
+	w->input_tokens = (int64_t)gl_cfg_num(cfg, "input_tokens", 128);
+	w->output_tokens = (int64_t)gl_cfg_num(cfg, "output_tokens", 64);
+	w->seed = (uint64_t)gl_cfg_num(cfg, "seed", 1);
 	w->rng = w->seed * 0x9E3779B97F4A7C15ULL + 1;
-	w->max_in_flight = (int)num(cfg, "max_in_flight", 1024);
-	mode = str(arr, "mode", "poisson");
+	w->max_in_flight = (int)gl_cfg_num(cfg, "max_in_flight", 1024);
+	mode = gl_cfg_str(arr, "mode", "poisson");
 	w->mode = !strcmp(mode, "constant") ? AR_CONSTANT : !strcmp(mode, "gamma") ? AR_GAMMA
 		: !strcmp(mode, "trace") ? AR_TRACE : !strcmp(mode, "closed") ? AR_CLOSED : AR_POISSON;
 	{
@@ -947,18 +927,18 @@ static int inf_init(struct gl_ctx *c, const cJSON *cfg, void **state, struct gl_
 		else if (cJSON_IsString(r))
 			gl_parse_rate(r->valuestring, &w->rate, NULL);
 	}
-	w->cv = num(arr, "cv", 1);
-	w->users = (int)num(arr, "users", 1);
-	w->think_ns = dur(arr, "think_time", 0);
-	w->speed = num(arr, "speed", 1);
-	w->trace_loop = boolv(arr, "loop", 1);
-	w->trace_start_s = (double)dur(arr, "start", 0) / 1e9;
-	w->trace_end_s = (double)dur(arr, "end", 0) / 1e9;
+	w->cv = gl_cfg_num(arr, "cv", 1);
+	w->users = (int)gl_cfg_num(arr, "users", 1);
+	w->think_ns = gl_cfg_dur(arr, "think_time", 0);
+	w->speed = gl_cfg_num(arr, "speed", 1);
+	w->trace_loop = gl_cfg_bool(arr, "loop", 1);
+	w->trace_start_s = (double)gl_cfg_dur(arr, "start", 0) / 1e9;
+	w->trace_end_s = (double)gl_cfg_dur(arr, "end", 0) / 1e9;
 	if (w->mode == AR_TRACE) {
 		char path[1100];
-		const char *fmt = str(cfg, "trace_format", NULL);
+		const char *fmt = gl_cfg_str(cfg, "trace_format", NULL);
 		int f = fmt ? gl_trace_format_parse(fmt) : GL_TRACE_AUTO;
-		rel_path(c, str(cfg, "trace", ""), path, sizeof(path));
+		rel_path(c, gl_cfg_str(cfg, "trace", ""), path, sizeof(path));
 		if (f < 0)
 			return gl_errf(err, GL_EINVAL, "inference: unknown trace_format '%s'", fmt);
 		w->trace = gl_trace_open(path, (enum gl_trace_format)f, err);
@@ -1121,14 +1101,14 @@ static int inf_preflight(struct gl_ctx *c, const cJSON *cfg)
 	const cJSON *eps = cJSON_GetObjectItemCaseSensitive(cfg, "endpoints"), *e;
 	int bad = 0;
 
-	if (!boolv(cfg, "preflight", 1)) {
+	if (!gl_cfg_bool(cfg, "preflight", 1)) {
 		gl_ctx_preflight(c, "inference", "endpoints answer", 1, "not checked: \"preflight\": false in the scenario");
 		return 0;
 	}
 	cJSON_ArrayForEach(e, eps) {
 		CURL *h = curl_easy_init();
 		char url[1100], detail[300] = "";
-		const char *ca = str(cfg, "ca_bundle", NULL);
+		const char *ca = gl_cfg_str(cfg, "ca_bundle", NULL);
 		long status = 0;
 		CURLcode res;
 		size_t l;

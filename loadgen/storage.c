@@ -51,6 +51,7 @@
 #include <event2/event.h>
 
 #include "fio.h"
+#include "cfg.h"
 #include "metrics.h"
 #include "plugin.h"
 #include "store.h"
@@ -161,37 +162,10 @@ struct sto {
 
 /* ---- helpers ---------------------------------------------------------------- */
 
-static const char *cstr(const cJSON *o, const char *k, const char *def)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-	return cJSON_IsString(v) ? v->valuestring : def;
-}
 
-static uint64_t csize(const cJSON *o, const char *k, uint64_t def)
-{
-	uint64_t v;
-	const char *s = cstr(o, k, NULL);
-	return s && gl_parse_size_bytes(s, &v, NULL) == 0 ? v : def;
-}
 
-static int64_t cdur(const cJSON *o, const char *k, int64_t def)
-{
-	int64_t v;
-	const char *s = cstr(o, k, NULL);
-	return s && gl_parse_duration_ns(s, &v, NULL) == 0 ? v : def;
-}
 
-static long cint(const cJSON *o, const char *k, long def)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-	return cJSON_IsNumber(v) ? (long)v->valuedouble : def;
-}
 
-static int cbool(const cJSON *o, const char *k, int def)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-	return cJSON_IsBool(v) ? cJSON_IsTrue(v) : def;
-}
 
 static uint64_t rnd(uint64_t *s)
 {
@@ -865,7 +839,7 @@ static int under(const char *path, const char *root)
 /* The configured path resolved, checked against the allowed roots. */
 static int check_path(const cJSON *cfg, char *resolved, char *why, size_t n)
 {
-	const char *path = cstr(cfg, "path", "");
+	const char *path = gl_cfg_str(cfg, "path", "");
 	const cJSON *roots = cJSON_GetObjectItemCaseSensitive(cfg, "allowed_roots"), *r;
 	struct stat st;
 	int ok = 0;
@@ -985,22 +959,22 @@ static int sto_init(struct gl_ctx *c, const cJSON *cfg, void **state, struct gl_
 	w->fio_out = w->fio_err = -1;
 	pthread_mutex_init(&w->mu, NULL);
 	pthread_cond_init(&w->cv, NULL);
-	w->pattern = pattern_of(cstr(cfg, "pattern", "checkpoint_write"));
-	eng = cstr(cfg, "engine", "sync");
+	w->pattern = pattern_of(gl_cfg_str(cfg, "pattern", "checkpoint_write"));
+	eng = gl_cfg_str(cfg, "engine", "sync");
 	w->engine = !strcmp(eng, "aio") ? E_AIO : !strcmp(eng, "fio") ? E_FIO : E_SYNC;
 	if (strcmp(eng, "sync") && strcmp(eng, "aio") && strcmp(eng, "fio"))
 		return gl_errf(err, GL_EINVAL, "storage: unknown engine '%s' (sync, aio, fio)", eng);
-	w->threads = (int)cint(cfg, "threads", cint(cfg, "readers", 1));
-	w->iodepth = (int)cint(cfg, "iodepth", 1);
+	w->threads = (int)gl_cfg_int(cfg, "threads", gl_cfg_int(cfg, "readers", 1));
+	w->iodepth = (int)gl_cfg_int(cfg, "iodepth", 1);
 	if (w->iodepth > MAX_DEPTH)
 		w->iodepth = MAX_DEPTH;
-	w->bs = csize(cfg, "bs", w->pattern == P_DATASET_READ || w->pattern == P_MIXED ? 4096 : 1u << 20);
-	w->file_size = csize(cfg, "file_size", 1u << 30);
-	w->direct = cbool(cfg, "direct", 1);
-	w->verify = cbool(cfg, "verify", 0);
-	w->read_pct = (int)cint(cfg, "read_pct", 70);
-	w->rate_cap = csize(cfg, "rate_cap", 0);
-	w->budget = cJSON_GetObjectItemCaseSensitive(cfg, "limit") ? (int64_t)csize(cfg, "limit", 0) : -1;
+	w->bs = gl_cfg_size(cfg, "bs", w->pattern == P_DATASET_READ || w->pattern == P_MIXED ? 4096 : 1u << 20);
+	w->file_size = gl_cfg_size(cfg, "file_size", 1u << 30);
+	w->direct = gl_cfg_bool(cfg, "direct", 1);
+	w->verify = gl_cfg_bool(cfg, "verify", 0);
+	w->read_pct = (int)gl_cfg_int(cfg, "read_pct", 70);
+	w->rate_cap = gl_cfg_size(cfg, "rate_cap", 0);
+	w->budget = cJSON_GetObjectItemCaseSensitive(cfg, "limit") ? (int64_t)gl_cfg_size(cfg, "limit", 0) : -1;
 	w->load = 1;
 	for (int i = 0; i < sc->n_phases; i++)
 		if (sc->phases[i].load > max_load)
@@ -1013,18 +987,18 @@ static int sto_init(struct gl_ctx *c, const cJSON *cfg, void **state, struct gl_
 		int i = 0;
 		cJSON_ArrayForEach(e, sp) {
 			struct spike *s = &w->spikes[i++];
-			s->every = cdur(e, "every", 0);
-			s->dur = cdur(e, "for", 0);
-			s->start = cdur(e, "start", 0);
-			s->threads = (int)cint(e, "threads", w->threads);
-			s->bs = csize(e, "bs", w->bs);
+			s->every = gl_cfg_dur(e, "every", 0);
+			s->dur = gl_cfg_dur(e, "for", 0);
+			s->start = gl_cfg_dur(e, "start", 0);
+			s->threads = (int)gl_cfg_int(e, "threads", w->threads);
+			s->bs = gl_cfg_size(e, "bs", w->bs);
 			if (s->threads > w->max_threads)
 				w->max_threads = s->threads;
 			if (s->bs > w->max_bs)
 				w->max_bs = s->bs;
 		}
 	}
-	w->files = (int)cint(cfg, "files", w->max_threads);
+	w->files = (int)gl_cfg_int(cfg, "files", w->max_threads);
 	w->active = w->threads;
 	w->cur_bs = w->bs;
 	if (w->bs < sizeof(struct blk_hdr) + 8 || w->bs > (256u << 20))
@@ -1044,7 +1018,7 @@ static int sto_init(struct gl_ctx *c, const cJSON *cfg, void **state, struct gl_
 		if (fio_args_ok(args, why, sizeof(why)) != 0)
 			return gl_errf(err, GL_EINVAL, "storage: %s", why);
 		w->fio_argv = calloc((size_t)cJSON_GetArraySize(args) + 8, sizeof(char *));
-		w->fio_argv[n++] = strdup(cstr(cfg, "fio_path", "fio"));
+		w->fio_argv[n++] = strdup(gl_cfg_str(cfg, "fio_path", "fio"));
 		w->fio_argv[n++] = strdup("--output-format=json");
 		w->fio_argv[n++] = strdup("--status-interval=1");
 		w->fio_argv[n++] = NULL;       /* --directory, once the directory exists */
@@ -1063,7 +1037,7 @@ static int sto_init(struct gl_ctx *c, const cJSON *cfg, void **state, struct gl_
 			return gl_errf(err, GL_EINVAL, "storage: %s", why);
 		if (statvfs(root, &vs) == 0 && (uint64_t)vs.f_blocks * vs.f_frsize / 20 > def)
 			def = (uint64_t)vs.f_blocks * vs.f_frsize / 20;
-		w->reserve = csize(cfg, "reserve", def);
+		w->reserve = gl_cfg_size(cfg, "reserve", def);
 		snprintf(w->root, sizeof(w->root), "%s", root);
 		if (space_ok(w, root, why, sizeof(why)) != 0)
 			return gl_errf(err, GL_EINVAL, "storage: %s", why);
@@ -1084,7 +1058,7 @@ static int sto_init(struct gl_ctx *c, const cJSON *cfg, void **state, struct gl_
 		snprintf(name, sizeof(name), "storage.errors.%s", ec_names[i]);
 		w->id_class[i] = gl_metrics_counter(w->m, name);
 	}
-	cgroup_setup(w, cstr(cfg, "cgroup", NULL));
+	cgroup_setup(w, gl_cfg_str(cfg, "cgroup", NULL));
 	return 0;
 }
 
@@ -1173,7 +1147,7 @@ static int sto_start(void *state, struct gl_err *err)
 	}
 	gl_ctx_event(w->ctx, GL_LOG_INFO, "storage", "%d I/O thread(s) (%d active at load 1), engine %s%s, %s in %s",
 		     w->max_threads, w->threads, w->engine == E_AIO ? "aio" : "sync",
-		     w->direct && w->direct_ok ? " direct" : " buffered", cstr(gl_scenario_workload(
+		     w->direct && w->direct_ok ? " direct" : " buffered", gl_cfg_str(gl_scenario_workload(
 		     gl_ctx_scenario(w->ctx), "storage")->cfg, "pattern", "checkpoint_write"), w->dir);
 	return 0;
 }
@@ -1375,21 +1349,21 @@ static int sto_preflight(struct gl_ctx *c, const cJSON *cfg)
 
 	ok = check_path(cfg, root, why, sizeof(why)) == 0;
 	bad |= gl_ctx_preflight(c, "storage", "path inside an allowed root", ok, ok ? root : why);
-	if (ok && strcmp(cstr(cfg, "engine", "sync"), "fio")) {
+	if (ok && strcmp(gl_cfg_str(cfg, "engine", "sync"), "fio")) {
 		struct sto t;
 		struct statvfs vs;
 		uint64_t def = 1u << 30;
 		memset(&t, 0, sizeof(t));
-		t.files = (int)cint(cfg, "files", cint(cfg, "threads", cint(cfg, "readers", 1)));
-		t.file_size = csize(cfg, "file_size", 1u << 30);
+		t.files = (int)gl_cfg_int(cfg, "files", gl_cfg_int(cfg, "threads", gl_cfg_int(cfg, "readers", 1)));
+		t.file_size = gl_cfg_size(cfg, "file_size", 1u << 30);
 		if (statvfs(root, &vs) == 0 && (uint64_t)vs.f_blocks * vs.f_frsize / 20 > def)
 			def = (uint64_t)vs.f_blocks * vs.f_frsize / 20;
-		t.reserve = csize(cfg, "reserve", def);
+		t.reserve = gl_cfg_size(cfg, "reserve", def);
 		ok = space_ok(&t, root, why, sizeof(why)) == 0;
 		bad |= gl_ctx_preflight(c, "storage", "free space for the files and the reserve", ok, why);
 	}
-	if (!strcmp(cstr(cfg, "engine", "sync"), "fio")) {
-		const char *fio = cstr(cfg, "fio_path", "fio");
+	if (!strcmp(gl_cfg_str(cfg, "engine", "sync"), "fio")) {
+		const char *fio = gl_cfg_str(cfg, "fio_path", "fio");
 		char cmd[600];
 		snprintf(cmd, sizeof(cmd), "command -v '%s' >/dev/null 2>&1", fio);
 		ok = !strchr(fio, '\'') && system(cmd) == 0;

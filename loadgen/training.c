@@ -40,6 +40,7 @@
 #include <event2/event.h>
 #include <sqlite3.h>
 
+#include "cfg.h"
 #include "metrics.h"
 #include "nccltests.h"
 #include "plugin.h"
@@ -134,31 +135,9 @@ static const char *const transport_names[] = { "NET/IB", "NET/Socket", "P2P", "S
 
 /* ---- small helpers -------------------------------------------------------- */
 
-static const char *cstr(const cJSON *o, const char *k, const char *def)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-	return cJSON_IsString(v) ? v->valuestring : def;
-}
 
-static int64_t cdur(const cJSON *o, const char *k, int64_t def)
-{
-	int64_t ns;
-	const char *s = cstr(o, k, NULL);
-	return s && gl_parse_duration_ns(s, &ns, NULL) == 0 ? ns : def;
-}
 
-static uint64_t csize(const cJSON *o, const char *k, uint64_t def)
-{
-	uint64_t v;
-	const char *s = cstr(o, k, NULL);
-	return s && gl_parse_size_bytes(s, &v, NULL) == 0 ? v : def;
-}
 
-static long cint(const cJSON *o, const char *k, long def)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-	return cJSON_IsNumber(v) ? (long)v->valuedouble : def;
-}
 
 static int add_arg(char **v, int *n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static int add_arg(char **v, int *n, const char *fmt, ...)
@@ -232,7 +211,7 @@ static void train_binary(const cJSON *cfg, char *out, size_t n)
 {
 	char self[1024];
 	ssize_t k;
-	const char *b = cstr(cfg, "binary", NULL);
+	const char *b = gl_cfg_str(cfg, "binary", NULL);
 
 	if (b) {
 		snprintf(out, n, "%s", b);
@@ -290,11 +269,11 @@ static int build_command(struct trn *w, const cJSON *cfg, struct gl_err *err)
 			off += (size_t)snprintf(hostlist + off, sizeof(hostlist) - off, "%s%s:%ld", off ? "," : "",
 						mpi_host_name(gh), slots);
 	}
-	w->np = (int)cint(cfg, "np", slots_total ? slots_total : 1);
+	w->np = (int)gl_cfg_int(cfg, "np", slots_total ? slots_total : 1);
 	w->n_hosts_distinct = n_names ? n_names : 1;
 
 	rc |= add_arg(w->argv_launch, &w->n_launch, "%s",
-		      cstr(cfg, "launcher_path", w->is_srun ? "srun" : "mpirun"));
+		      gl_cfg_str(cfg, "launcher_path", w->is_srun ? "srun" : "mpirun"));
 	if (!w->is_srun) {
 		rc |= add_arg(w->argv_launch, &w->n_launch, "-np");
 		rc |= add_arg(w->argv_launch, &w->n_launch, "%d", w->np);
@@ -365,15 +344,15 @@ static int build_command(struct trn *w, const cJSON *cfg, struct gl_err *err)
 		rc |= add_arg(w->argv_prog, &w->n_prog, "--backend");
 		rc |= add_arg(w->argv_prog, &w->n_prog, "%s", w->backend == BK_NCCL ? "nccl" : "mpi");
 		rc |= add_arg(w->argv_prog, &w->n_prog, "--message");
-		rc |= add_arg(w->argv_prog, &w->n_prog, "%" PRIu64, csize(cfg, "message", 64u << 20));
-		gl_format_duration(cdur(cfg, "compute", 0), b, sizeof(b));
+		rc |= add_arg(w->argv_prog, &w->n_prog, "%" PRIu64, gl_cfg_size(cfg, "message", 64u << 20));
+		gl_format_duration(gl_cfg_dur(cfg, "compute", 0), b, sizeof(b));
 		rc |= add_arg(w->argv_prog, &w->n_prog, "--compute");
 		rc |= add_arg(w->argv_prog, &w->n_prog, "%s", b);
 		gl_format_duration(w->heartbeat_ns, b, sizeof(b));
 		rc |= add_arg(w->argv_prog, &w->n_prog, "--heartbeat");
 		rc |= add_arg(w->argv_prog, &w->n_prog, "%s", b);
 		rc |= add_arg(w->argv_prog, &w->n_prog, "--check-every");
-		rc |= add_arg(w->argv_prog, &w->n_prog, "%ld", cint(cfg, "correctness_every", 1));
+		rc |= add_arg(w->argv_prog, &w->n_prog, "%ld", gl_cfg_int(cfg, "correctness_every", 1));
 		rc |= add_arg(w->argv_prog, &w->n_prog, "--expect-world");
 		rc |= add_arg(w->argv_prog, &w->n_prog, "%d", w->np);
 		if (hosts) {
@@ -384,27 +363,27 @@ static int build_command(struct trn *w, const cJSON *cfg, struct gl_err *err)
 			rc |= add_arg(w->argv_prog, &w->n_prog, "--steps");
 			rc |= add_arg(w->argv_prog, &w->n_prog, "%" PRId64, w->steps);
 		}
-		if (cstr(cfg, "dataset", NULL)) {
+		if (gl_cfg_str(cfg, "dataset", NULL)) {
 			rc |= add_arg(w->argv_prog, &w->n_prog, "--dataset");
-			rc |= add_arg(w->argv_prog, &w->n_prog, "%s", cstr(cfg, "dataset", ""));
+			rc |= add_arg(w->argv_prog, &w->n_prog, "%s", gl_cfg_str(cfg, "dataset", ""));
 			rc |= add_arg(w->argv_prog, &w->n_prog, "--data-per-step");
-			rc |= add_arg(w->argv_prog, &w->n_prog, "%" PRIu64, csize(cfg, "data_per_step", 1u << 20));
+			rc |= add_arg(w->argv_prog, &w->n_prog, "%" PRIu64, gl_cfg_size(cfg, "data_per_step", 1u << 20));
 		}
 		if (ck) {
 			w->ckpt = 1;
-			snprintf(w->ckpt_dir, sizeof(w->ckpt_dir), "%s/%s", cstr(ck, "dir", "."),
+			snprintf(w->ckpt_dir, sizeof(w->ckpt_dir), "%s/%s", gl_cfg_str(ck, "dir", "."),
 				 gl_ctx_run_id(w->ctx)[0] ? gl_ctx_run_id(w->ctx) : "run");
 			rc |= add_arg(w->argv_prog, &w->n_prog, "--ckpt-dir");
 			rc |= add_arg(w->argv_prog, &w->n_prog, "%s", w->ckpt_dir);
 			rc |= add_arg(w->argv_prog, &w->n_prog, "--ckpt-size");
-			rc |= add_arg(w->argv_prog, &w->n_prog, "%" PRIu64, csize(ck, "size", 1u << 30));
+			rc |= add_arg(w->argv_prog, &w->n_prog, "%" PRIu64, gl_cfg_size(ck, "size", 1u << 30));
 			rc |= add_arg(w->argv_prog, &w->n_prog, "--ckpt-keep");
-			rc |= add_arg(w->argv_prog, &w->n_prog, "%ld", cint(ck, "keep", 2));
+			rc |= add_arg(w->argv_prog, &w->n_prog, "%ld", gl_cfg_int(ck, "keep", 2));
 			if (cJSON_GetObjectItemCaseSensitive(ck, "every_steps")) {
 				rc |= add_arg(w->argv_prog, &w->n_prog, "--ckpt-every-steps");
-				rc |= add_arg(w->argv_prog, &w->n_prog, "%ld", cint(ck, "every_steps", 100));
+				rc |= add_arg(w->argv_prog, &w->n_prog, "%ld", gl_cfg_int(ck, "every_steps", 100));
 			} else {
-				gl_format_duration(cdur(ck, "every", 1800LL * 1000000000), b, sizeof(b));
+				gl_format_duration(gl_cfg_dur(ck, "every", 1800LL * 1000000000), b, sizeof(b));
 				rc |= add_arg(w->argv_prog, &w->n_prog, "--ckpt-every");
 				rc |= add_arg(w->argv_prog, &w->n_prog, "%s", b);
 			}
@@ -1012,7 +991,7 @@ static void trn_free(void *state);
 static int trn_init(struct gl_ctx *c, const cJSON *cfg, void **state, struct gl_err *err)
 {
 	struct trn *w = calloc(1, sizeof(*w));
-	const char *bk = cstr(cfg, "backend", "mpi");
+	const char *bk = gl_cfg_str(cfg, "backend", "mpi");
 
 	if (!w)
 		return gl_errf(err, GL_ENOMEM, "training: out of memory");
@@ -1022,13 +1001,13 @@ static int trn_init(struct gl_ctx *c, const cJSON *cfg, void **state, struct gl_
 	w->job.fd = -1;
 	w->backend = !strcmp(bk, "nccl") ? BK_NCCL : !strcmp(bk, "nccl-tests") ? BK_NCCL_TESTS : BK_MPI;
 	w->backend_name = bk;
-	w->is_srun = !strcmp(cstr(cfg, "launcher", "mpirun"), "srun");
-	w->watchdog_ns = cdur(cfg, "watchdog", 60LL * 1000000000);
-	w->heartbeat_ns = cdur(cfg, "heartbeat", 1000000000);
-	w->backoff_ns = cdur(cfg, "restart_backoff", 1000000000);
-	w->max_restarts = (int)cint(cfg, "max_restarts", 5);
-	w->steps = cint(cfg, "steps", 0);
-	snprintf(w->require_transport, sizeof(w->require_transport), "%s", cstr(cfg, "require_transport", ""));
+	w->is_srun = !strcmp(gl_cfg_str(cfg, "launcher", "mpirun"), "srun");
+	w->watchdog_ns = gl_cfg_dur(cfg, "watchdog", 60LL * 1000000000);
+	w->heartbeat_ns = gl_cfg_dur(cfg, "heartbeat", 1000000000);
+	w->backoff_ns = gl_cfg_dur(cfg, "restart_backoff", 1000000000);
+	w->max_restarts = (int)gl_cfg_int(cfg, "max_restarts", 5);
+	w->steps = gl_cfg_int(cfg, "steps", 0);
+	snprintf(w->require_transport, sizeof(w->require_transport), "%s", gl_cfg_str(cfg, "require_transport", ""));
 	if (w->backend == BK_NCCL_TESTS) {
 		const cJSON *pl = cJSON_GetObjectItemCaseSensitive(cfg, "plateau"), *e;
 		int n = cJSON_GetArraySize(pl);
@@ -1151,7 +1130,7 @@ static void trn_free(void *state)
 /* The launcher exists here; for hosts run locally, so does the binary. */
 static int trn_preflight(struct gl_ctx *c, const cJSON *cfg)
 {
-	const char *launcher = cstr(cfg, "launcher_path", !strcmp(cstr(cfg, "launcher", "mpirun"), "srun")
+	const char *launcher = gl_cfg_str(cfg, "launcher_path", !strcmp(gl_cfg_str(cfg, "launcher", "mpirun"), "srun")
 				    ? "srun" : "mpirun");
 	char cmd[1200], bin[1024];
 	int bad = 0, ok;
@@ -1159,7 +1138,7 @@ static int trn_preflight(struct gl_ctx *c, const cJSON *cfg)
 	snprintf(cmd, sizeof(cmd), "command -v '%s' >/dev/null 2>&1", launcher);
 	ok = strchr(launcher, '\'') == NULL && system(cmd) == 0;
 	bad |= gl_ctx_preflight(c, "training", "launcher found", ok, launcher);
-	if (strcmp(cstr(cfg, "backend", "mpi"), "nccl-tests")) {
+	if (strcmp(gl_cfg_str(cfg, "backend", "mpi"), "nccl-tests")) {
 		train_binary(cfg, bin, sizeof(bin));
 		ok = strchr(bin, '/') ? access(bin, X_OK) == 0 : 1;
 		bad |= gl_ctx_preflight(c, "training", "gauntlet-train executable", ok, bin);
