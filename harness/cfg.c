@@ -38,7 +38,11 @@ int64_t gl_cfg_dur(const cJSON *o, const char *k, int64_t def)
 
 uint64_t gl_cfg_size(const cJSON *o, const char *k, uint64_t def)
 {
+	const cJSON *j = cJSON_GetObjectItemCaseSensitive(o, k);
 	uint64_t v;
-	const char *s = gl_cfg_str(o, k, NULL);
-	return s && gl_parse_size_bytes(s, &v, NULL) == 0 ? v : def;
+
+	/* validation takes a whole number of bytes as well as "4MiB" */
+	if (cJSON_IsNumber(j) && j->valuedouble >= 0 && j->valuedouble <= 4.6e18)
+		return (uint64_t)j->valuedouble;
+	return cJSON_IsString(j) && gl_parse_size_bytes(j->valuestring, &v, NULL) == 0 ? v : def;
 }

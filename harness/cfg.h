@@ -17,7 +17,7 @@ long gl_cfg_int(const cJSON *o, const char *k, long def);
 int gl_cfg_bool(const cJSON *o, const char *k, int def);
 /* "90s", "1h30m" (units.h grammar) */
 int64_t gl_cfg_dur(const cJSON *o, const char *k, int64_t def);
-/* "4MiB", "1GB" (units.h grammar) */
+/* "4MiB", "1GB" (units.h grammar) or a whole number of bytes */
 uint64_t gl_cfg_size(const cJSON *o, const char *k, uint64_t def);
 
 #endif

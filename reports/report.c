@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "report.h"
+#include "series.h"
 
 static int write_json(const char *dir, const char *name, cJSON *doc, struct gl_err *err)
 {
@@ -40,12 +41,15 @@ static cJSON *manifest(const struct gl_analysis *an)
 int gl_report_write(const char *dir, struct gl_store *st, struct gl_err *err)
 {
 	struct gl_analysis *an = NULL;
-	struct gl_buf md;
+	struct gl_series_set *ss = NULL;
+	struct gl_buf md, html, csv;
 	cJSON *doc = NULL;
 	char path[1200];
 	int rc;
 
 	gl_buf_init(&md, 64u << 20);
+	gl_buf_init(&html, 64u << 20);
+	gl_buf_init(&csv, 256u << 20);
 	if ((rc = gl_analyze(st, &an, err)))
 		goto out;
 	doc = gl_report_json(an);
@@ -64,10 +68,32 @@ int gl_report_write(const char *dir, struct gl_store *st, struct gl_err *err)
 		goto out;
 	cJSON_Delete(doc);
 	doc = manifest(an);
-	rc = write_json(dir, "manifest.json", doc, err);
+	if ((rc = write_json(dir, "manifest.json", doc, err)))
+		goto out;
+	/* per-window series: timeseries.csv and the charts of report.html */
+	if (!(ss = gl_series_load(gl_store_db(st), an, err))) {
+		rc = -(err && err->code ? err->code : GL_EIO);
+		goto out;
+	}
+	if (gl_report_csv(an, ss, &csv) != 0) {
+		rc = gl_errf(err, GL_ELIMIT, "timeseries.csv: too large");
+		goto out;
+	}
+	snprintf(path, sizeof(path), "%s/timeseries.csv", dir);
+	if ((rc = gl_write_file_atomic(path, csv.data, csv.len, 0644, err)))
+		goto out;
+	if (gl_report_html(an, ss, doc, &html) != 0) {
+		rc = gl_errf(err, GL_ELIMIT, "report.html: too large");
+		goto out;
+	}
+	snprintf(path, sizeof(path), "%s/report.html", dir);
+	rc = gl_write_file_atomic(path, html.data, html.len, 0644, err);
 out:
 	cJSON_Delete(doc);
+	gl_series_free(ss);      /* borrows the analysis: free it first */
 	gl_buf_free(&md);
+	gl_buf_free(&html);
+	gl_buf_free(&csv);
 	gl_analysis_free(an);
 	return rc;
 }
