@@ -10,6 +10,9 @@ PKGS=(gcc make cmake pkg-config python3 curl
       libopenmpi-dev openmpi-bin libsqlite3-dev libgit2-dev
       openssh-server openssh-client iproute2 nftables iputils-ping procps
       slurm-wlm munge etcd-server etcd-client fio)
+# Packages only the tests need (GL_TEST_PKGS=1, set by scripts/test.sh):
+# Chromium renders report.html headless.
+[ "${GL_TEST_PKGS:-0}" = 1 ] && PKGS+=(chromium)
 missing=()
 for p in "${PKGS[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

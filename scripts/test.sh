@@ -6,7 +6,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 rc=0
-bash scripts/setup.sh || exit 1
+GL_TEST_PKGS=1 bash scripts/setup.sh || exit 1
 (cd build && ctest --output-on-failure -j 2 --timeout 600) || rc=1
 if [ "${GL_NO_SANITIZE:-0}" != 1 ]; then
 	GL_BUILD_DIR=build-asan bash scripts/setup.sh -DGL_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug || exit 1
