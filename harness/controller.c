@@ -589,7 +589,10 @@ static int write_window(struct gl_ctx *c, int64_t end_elapsed, int complete, str
 
 	rc = gl_store_window_put(c->st, c->win_idx, c->win_start_ns, end_elapsed,
 				 scn_now(c, c->win_start_ns), scn_now(c, end_elapsed), c->phase, complete);
-	gl_metrics_visit(c->m, snap_one, &s);
+	if (complete)
+		gl_metrics_visit_reset(c->m, snap_one, &s);   /* the window closes */
+	else
+		gl_metrics_visit(c->m, snap_one, &s);
 	return rc ? rc : s.rc;
 }
 
@@ -666,7 +669,6 @@ static void close_window(struct gl_ctx *c, int64_t end_elapsed)
 		check_abort(c, agg, c->win_start_ns, end_elapsed);
 		gl_agg_free(agg);
 	}
-	gl_metrics_reset(c->m);
 	c->win_idx++;
 	c->win_start_ns = end_elapsed;
 	/* The next window's row appears with the next commit; an empty one at

@@ -102,6 +102,18 @@ void gl_metrics_visit(struct gl_metrics *m, gl_metrics_visit_fn fn, void *arg)
 	pthread_mutex_unlock(&m->lock);
 }
 
+void gl_metrics_visit_reset(struct gl_metrics *m, gl_metrics_visit_fn fn, void *arg)
+{
+	pthread_mutex_lock(&m->lock);
+	for (int i = 0; i < m->n; i++) {
+		fn(arg, m->s[i].name, m->s[i].h, m->s[i].counter);
+		if (m->s[i].h)
+			gl_hist_reset(m->s[i].h);
+		m->s[i].counter = 0;
+	}
+	pthread_mutex_unlock(&m->lock);
+}
+
 void gl_metrics_reset(struct gl_metrics *m)
 {
 	pthread_mutex_lock(&m->lock);

@@ -38,6 +38,10 @@ typedef void (*gl_metrics_visit_fn)(void *arg, const char *name, const struct gl
 				    int64_t counter);
 void gl_metrics_visit(struct gl_metrics *m, gl_metrics_visit_fn fn, void *arg);
 void gl_metrics_reset(struct gl_metrics *m);
+/* visit, then reset, under one hold of the lock: a record or add from a
+ * worker thread lands either in the window visited or in the next one,
+ * never between the two (where it would be lost). */
+void gl_metrics_visit_reset(struct gl_metrics *m, gl_metrics_visit_fn fn, void *arg);
 /* Counter value in the current window (for abort_if). */
 int64_t gl_metrics_counter_value(struct gl_metrics *m, const char *name);
 /* Copy of a histogram of the current window, or NULL (caller frees). */

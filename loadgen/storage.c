@@ -91,6 +91,10 @@ struct worker {
 	int idx;
 	int measure;                 /* 0 while laying out files */
 	int unbudgeted;              /* read-back of a checkpoint: not taken from "limit" */
+	unsigned char *scratch;      /* max_bs bytes: the expected filler */
+	int fk_file;                 /* what scratch holds */
+	uint32_t fk_gen;
+	uint64_t fk_bs;
 	pthread_t th;
 	int started;
 	uint64_t rng;
@@ -127,6 +131,7 @@ struct sto {
 	volatile int active;         /* workers allowed to run */
 	volatile uint64_t cur_bs;
 	uint32_t *file_gen;          /* generation each file holds; 0 = not written */
+	uint64_t *file_bs;           /* block size of that generation's writes */
 	int *file_busy;              /* a writer holds it */
 	int64_t budget;              /* "limit": bytes of I/O left, -1 none */
 	double tokens;               /* rate cap bucket, bytes */
@@ -240,16 +245,36 @@ static void fill_block(unsigned char *b, uint64_t bs, int file, uint32_t gen, ui
 	}
 }
 
-static int check_block(const unsigned char *b, uint64_t len, int file, uint32_t gen, uint64_t off,
-		       unsigned char *scratch)
+/* Check a read of len bytes at off against what the file's last pass
+ * wrote in blocks of lbs: each block is its header, then the filler of
+ * (file, generation) from the same position. The filler is made once per
+ * (file, generation, block size) into the worker's scratch. */
+static int check_range(struct worker *k, const unsigned char *b, uint64_t off, uint64_t len, int file,
+		       uint32_t gen, uint64_t lbs)
 {
-	struct blk_hdr h;
+	uint64_t x = off, end = off + len;
 
-	memcpy(&h, b, sizeof(h));
-	if (h.magic != HDR_MAGIC || h.file != (uint32_t)file || h.gen != gen || h.offset != off)
+	if (!lbs)
 		return -1;
-	fill_block(scratch, h.bs ? h.bs : len, file, gen, off);
-	return memcmp(b + sizeof(h), scratch + sizeof(h), len - sizeof(h)) ? -1 : 0;
+	if (k->fk_file != file || k->fk_gen != gen || k->fk_bs != lbs) {
+		fill_block(k->scratch, lbs, file, gen, 0);
+		k->fk_file = file;
+		k->fk_gen = gen;
+		k->fk_bs = lbs;
+	}
+	while (x < end) {
+		uint64_t blk = x - x % lbs, stop = blk + lbs < end ? blk + lbs : end, p = x - blk;
+		struct blk_hdr h = { HDR_MAGIC, (uint32_t)file, gen, (uint32_t)lbs, blk };
+		const unsigned char *hb = (const unsigned char *)&h;
+
+		for (; p < sizeof(h) && blk + p < stop; p++)
+			if (b[blk + p - off] != hb[p])
+				return -1;
+		if (blk + p < stop && memcmp(b + (blk + p - off), k->scratch + p, stop - (blk + p)))
+			return -1;
+		x = stop;
+	}
+	return 0;
 }
 
 /* ---- rate cap ---------------------------------------------------------------------- */
@@ -415,7 +440,7 @@ static int read_file(struct sto *w, struct worker *k, int f, uint64_t bs)
 		if ((rc = one_io(w, k, 0, f, fd, off, len, k->buf)) < 0)
 			break;
 		if (w->verify && gen) {
-			if (check_block(k->buf, len, f, gen, off, k->buf + w->max_bs) != 0)
+			if (check_range(k, k->buf, off, len, f, gen, w->file_bs[f]) != 0)
 				op_error(w, "verify", f, off, len, EC_VERIFY, "block content is not what was written");
 			else
 				gl_metrics_add(w->m, w->id_verified, (int64_t)len);
@@ -449,7 +474,7 @@ static int random_op(struct sto *w, struct worker *k, int writing, uint64_t bs, 
 	if ((rc = one_io(w, k, 0, f, fds[f], off, bs, k->buf)) < 0)
 		return rc;
 	if (w->verify && w->file_gen[f] && w->pattern != P_MIXED) {
-		if (check_block(k->buf, bs, f, w->file_gen[f], off, k->buf + w->max_bs) != 0)
+		if (check_range(k, k->buf, off, bs, f, w->file_gen[f], w->file_bs[f]) != 0)
 			op_error(w, "verify", f, off, bs, EC_VERIFY, "block content is not what was written");
 		else
 			gl_metrics_add(w->m, w->id_verified, (int64_t)bs);
@@ -503,6 +528,20 @@ static void aio_loop(struct sto *w, struct worker *k, int *fds)
 				back_off(k);
 				break;
 			}
+			if (w->budget >= 0) {
+				/* "limit", as one_io takes it */
+				int64_t cur = __atomic_load_n(&w->budget, __ATOMIC_RELAXED), len =
+					(int64_t)(w->file_size - off < bs ? w->file_size - off : bs);
+				int got = 0;
+				while (cur >= len && !(got = __atomic_compare_exchange_n(&w->budget, &cur, cur - len, 0,
+											 __ATOMIC_RELAXED, __ATOMIC_RELAXED)))
+					;
+				if (!got) {
+					if (!inflight)
+						sleep_ns(20000000);
+					break;
+				}
+			}
 			take_tokens(w, bs);
 			memset(&cbs[s], 0, sizeof(cbs[s]));
 			cbs[s].aio_fildes = (uint32_t)fds[f];
@@ -544,8 +583,8 @@ static void aio_loop(struct sto *w, struct worker *k, int *fds)
 					gl_metrics_add(w->m, w->id_rbytes, res);
 					if (w->verify && w->file_gen[fs[s]]) {
 						unsigned char *b = (unsigned char *)(uintptr_t)cbs[s].aio_buf;
-						if (check_block(b, (uint64_t)res, fs[s], w->file_gen[fs[s]],
-								(uint64_t)cbs[s].aio_offset, k->buf + (size_t)depth * w->max_bs))
+						if (check_range(k, b, (uint64_t)cbs[s].aio_offset, (uint64_t)res, fs[s],
+								w->file_gen[fs[s]], w->file_bs[fs[s]]))
 							op_error(w, "verify", fs[s], (uint64_t)cbs[s].aio_offset, (uint64_t)res,
 								 EC_VERIFY, "block content is not what was written");
 						else
@@ -590,8 +629,10 @@ static void prepare(struct sto *w, struct worker *k)
 		int tries = 0;
 		while (w->running && write_file(w, k, f, 1, w->max_bs) != 0 && ++tries < 3)
 			back_off(k);
-		if (tries < 3)
+		if (tries < 3) {
+			w->file_bs[f] = w->max_bs;
 			w->file_gen[f] = 1;
+		}
 		else
 			__atomic_store_n(&w->prepare_failed, 1, __ATOMIC_RELAXED);
 	}
@@ -651,8 +692,10 @@ static void *worker_main(void *arg)
 			}
 			rc = write_file(w, k, f, w->file_gen[f] + 1, bs);
 			pthread_mutex_lock(&w->mu);
-			if (rc == 0)
+			if (rc == 0) {
+				w->file_bs[f] = bs;
 				w->file_gen[f]++;
+			}
 			pthread_mutex_unlock(&w->mu);
 			if (rc == 0 && w->verify) {
 				/* read the checkpoint back, cold, and check it */
@@ -1044,8 +1087,9 @@ static int sto_init(struct gl_ctx *c, const cJSON *cfg, void **state, struct gl_
 	}
 	w->file_gen = calloc((size_t)w->files, sizeof(uint32_t));
 	w->file_busy = calloc((size_t)w->files, sizeof(int));
+	w->file_bs = calloc((size_t)w->files, sizeof(uint64_t));
 	w->wk = calloc((size_t)w->max_threads, sizeof(*w->wk));
-	if (!w->file_gen || !w->file_busy || !w->wk || !w->spikes)
+	if (!w->file_gen || !w->file_busy || !w->file_bs || !w->wk || !w->spikes)
 		return gl_errf(err, GL_ENOMEM, "storage: out of memory");
 	w->id_rbytes = gl_metrics_counter(w->m, "storage.read_bytes");
 	w->id_wbytes = gl_metrics_counter(w->m, "storage.write_bytes");
@@ -1139,6 +1183,8 @@ static int sto_start(void *state, struct gl_err *err)
 			k->rng = 1;
 		if (posix_memalign((void **)&k->buf, ALIGN, bytes) != 0)
 			return gl_errf(err, GL_ENOMEM, "storage: out of memory for I/O buffers");
+		k->scratch = k->buf + (size_t)w->iodepth * w->max_bs;
+		k->fk_file = -1;
 		if (w->engine == E_AIO && sys_io_setup((unsigned)w->iodepth, &k->aio) != 0)
 			return gl_errf(err, GL_EIO, "storage: io_setup: %s", strerror(errno));
 		if (pthread_create(&k->th, NULL, worker_main, k) != 0)
@@ -1335,6 +1381,7 @@ static void sto_free(void *state)
 	gl_buf_free(&w->fio_stderr);
 	free(w->file_gen);
 	free(w->file_busy);
+	free(w->file_bs);
 	free(w->wk);
 	free(w->spikes);
 	pthread_mutex_destroy(&w->mu);

@@ -51,7 +51,10 @@ for pat in checkpoint_write model_load dataset_read mixed; do
 	case $pat in
 	checkpoint_write) extra='"bs": "1MiB", "file_size": "4MiB", "files": 3, "limit": "24MiB"' ;;
 	model_load)       extra='"bs": "1MiB", "file_size": "4MiB", "files": 3, "limit": "24MiB"' ;;
-	dataset_read)     extra='"bs": "4KiB", "file_size": "4MiB", "files": 2, "limit": "8MiB", "iodepth": 4' ;;
+	# aio with 4 ops in flight; the spike never fires but makes the layout
+	# use 1 MiB blocks, so 4 KiB reads are checked inside larger blocks
+	dataset_read)     extra='"bs": "4KiB", "file_size": "4MiB", "files": 2, "limit": "8MiB", "iodepth": 4,
+	                         "engine": "aio", "spikes": [ { "every": "1h", "for": "1s", "start": "1h", "bs": "1MiB" } ]' ;;
 	mixed)            extra='"bs": "4KiB", "file_size": "4MiB", "files": 2, "limit": "8MiB", "read_pct": 50' ;;
 	esac
 	scenario "$T/$pat.json" 6s "{ \"path\": \"$D\", \"allowed_roots\": [\"$T\"], \"pattern\": \"$pat\",
