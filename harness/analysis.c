@@ -25,6 +25,7 @@ struct agg_entry {
 struct gl_agg {
 	struct agg_entry *e;
 	int n, cap;
+	int hint;                     /* index after the entry found last */
 	double seconds;
 };
 
@@ -45,9 +46,16 @@ void gl_agg_free(struct gl_agg *a)
 
 static struct agg_entry *entry(struct gl_agg *a, const char *name, int create)
 {
+	/* Series come in the same order window after window, and merges walk
+	 * them in that order: the entry after the last one found is nearly
+	 * always the one asked for next. */
+	if (a->hint < a->n && !strcmp(a->e[a->hint].name, name))
+		return &a->e[a->hint++];
 	for (int i = 0; i < a->n; i++)
-		if (!strcmp(a->e[i].name, name))
+		if (!strcmp(a->e[i].name, name)) {
+			a->hint = i + 1;
 			return &a->e[i];
+		}
 	if (!create || strlen(name) >= sizeof(a->e[0].name))
 		return NULL;
 	if (a->n == a->cap) {
@@ -60,6 +68,7 @@ static struct agg_entry *entry(struct gl_agg *a, const char *name, int create)
 	}
 	memset(&a->e[a->n], 0, sizeof(a->e[0]));
 	strcpy(a->e[a->n].name, name);
+	a->hint = a->n + 1;
 	return &a->e[a->n++];
 }
 
@@ -71,6 +80,24 @@ int gl_agg_add_hist(struct gl_agg *a, const char *name, const struct gl_hist *h)
 	if (!e->h && !(e->h = gl_hist_new()))
 		return -1;
 	return gl_hist_merge(e->h, h);
+}
+
+/* Like gl_agg_add_hist, but h becomes the aggregate's own when the series is
+ * new to it (no copy: the per-window aggregates of each_window hold each
+ * window's histograms exactly as read); h is consumed either way. */
+static int agg_adopt_hist(struct gl_agg *a, const char *name, struct gl_hist *h)
+{
+	struct agg_entry *e = entry(a, name, 1);
+	int rc = -1;
+
+	if (e && !e->h) {
+		e->h = h;
+		return 0;
+	}
+	if (e)
+		rc = gl_hist_merge(e->h, h);
+	gl_hist_free(h);
+	return rc;
 }
 
 int gl_agg_add_counter(struct gl_agg *a, const char *name, int64_t v)
@@ -122,28 +149,24 @@ void gl_agg_each_counter(const struct gl_agg *a, const char *prefix,
 			fn(arg, a->e[i].name, a->e[i].counter);
 }
 
-int gl_agg_eval(const struct gl_agg *a, const char *target_name, double *out)
+/* gl_agg_eval of a name already parsed. */
+static int agg_eval_tn(const struct gl_agg *a, const struct gl_target_name *tn, double *out)
 {
-	struct gl_target_name tn;
-	char why[256];
-	const struct gl_metric_def *d;
+	const struct gl_metric_def *d = tn->def;
 	int found = 0;
 
-	if (gl_catalog_parse_target(target_name, &tn, why, sizeof(why)) != 0)
-		return -1;
-	d = tn.def;
 	switch (d->kind) {
 	case GL_MK_HIST: {
 		const struct gl_hist *h = gl_agg_hist(a, d->name);
 		if (!h || gl_hist_count(h) == 0)
 			return -1;
-		if (tn.pct >= 0)
-			*out = gl_hist_percentile(h, tn.pct);
-		else if (!strcmp(tn.stat, "min"))
+		if (tn->pct >= 0)
+			*out = gl_hist_percentile(h, tn->pct);
+		else if (!strcmp(tn->stat, "min"))
 			*out = gl_hist_min(h);
-		else if (!strcmp(tn.stat, "max"))
+		else if (!strcmp(tn->stat, "max"))
 			*out = gl_hist_max(h);
-		else if (!strcmp(tn.stat, "mean"))
+		else if (!strcmp(tn->stat, "mean"))
 			*out = gl_hist_mean(h);
 		else
 			*out = (double)gl_hist_count(h);
@@ -170,6 +193,16 @@ int gl_agg_eval(const struct gl_agg *a, const char *target_name, double *out)
 	default:
 		return -1;
 	}
+}
+
+int gl_agg_eval(const struct gl_agg *a, const char *target_name, double *out)
+{
+	struct gl_target_name tn;
+	char why[256];
+
+	if (gl_catalog_parse_target(target_name, &tn, why, sizeof(why)) != 0)
+		return -1;
+	return agg_eval_tn(a, &tn, out);
 }
 
 /* ---- the analysis ---------------------------------------------------------- */
@@ -240,10 +273,22 @@ static int load_windows(sqlite3 *db, struct gl_analysis *an, struct gl_err *err)
 	return 0;
 }
 
+static int wanted(const char *const *only, const char *name)
+{
+	if (!only)
+		return 1;
+	for (; *only; only++)
+		if (!strcmp(*only, name))
+			return 1;
+	return 0;
+}
+
 /* Stream every window's series into a fresh aggregate, calling fn(window i,
  * agg) once per window in order. Both queries are ordered by window index,
- * so one cursor walks the metric rows alongside the windows. */
-static int each_window(sqlite3 *db, struct gl_analysis *an,
+ * so one cursor walks the metric rows alongside the windows. only: NULL for
+ * every series, else a NULL-terminated list of the names fn reads (the
+ * others are not even fetched: a week of histograms is most of the store). */
+static int each_window(sqlite3 *db, struct gl_analysis *an, const char *const *only,
 		       int (*fn)(struct gl_analysis *an, int i, struct gl_agg *w, void *arg), void *arg,
 		       struct gl_err *err)
 {
@@ -267,16 +312,21 @@ static int each_window(sqlite3 *db, struct gl_analysis *an,
 			step = sqlite3_step(q);
 		while (step == SQLITE_ROW && sqlite3_column_int64(q, 0) == w->idx && rc == 0) {
 			const char *name = (const char *)sqlite3_column_text(q, 1);
-			const void *blob = sqlite3_column_blob(q, 2);
-			int len = sqlite3_column_bytes(q, 2);
+			const void *blob;
+			int len;
+			if (!name || !wanted(only, name)) {
+				step = sqlite3_step(q);
+				continue;
+			}
+			blob = sqlite3_column_blob(q, 2);
+			len = sqlite3_column_bytes(q, 2);
 			if (blob) {
 				struct gl_hist *h = gl_hist_deserialize(blob, (size_t)len);
 				if (!h)
 					rc = gl_errf(err, GL_EIO, "store: window %lld: histogram '%s' is corrupt",
 						     (long long)w->idx, name);
 				else
-					gl_agg_add_hist(cur, name, h);
-				gl_hist_free(h);
+					agg_adopt_hist(cur, name, h);
 			} else {
 				gl_agg_add_counter(cur, name, sqlite3_column_int64(q, 3));
 			}
@@ -305,51 +355,133 @@ static int target_workload(const struct gl_scenario *s, const struct gl_target_s
 	return -1;
 }
 
+/* The window-level targets, parsed once for every window of pass 1. */
+struct window_target {
+	const struct gl_target_spec *t;
+	struct gl_target_name tn;
+	int wl;
+};
+
+static struct window_target *window_targets(const struct gl_scenario *s, int *n)
+{
+	struct window_target *wt = calloc((size_t)s->n_targets + 1, sizeof(*wt));
+	char why[256];
+
+	*n = 0;
+	for (int i = 0; wt && i < s->n_targets; i++) {
+		const struct gl_target_spec *t = &s->targets[i];
+		struct window_target *x = &wt[*n];
+		if ((t->scope != GL_SCOPE_STEADY && t->scope != GL_SCOPE_DEGRADED) || t->missing ||
+		    (x->wl = target_workload(s, t)) < 0 ||
+		    gl_catalog_parse_target(t->metric, &x->tn, why, sizeof(why)) != 0)
+			continue;
+		x->t = t;
+		(*n)++;
+	}
+	return wt;
+}
+
+struct pass1_arg {
+	const struct window_target *wt;
+	int n;
+	const char **series;          /* the series they read, NULL-terminated */
+};
+
+static const char **target_series(const struct window_target *wt, int n)
+{
+	const char **s = calloc((size_t)n * 2 + 1, sizeof(*s));
+	int k = 0;
+
+	for (int i = 0; s && i < n; i++) {
+		const struct gl_metric_def *d = wt[i].tn.def;
+		if (d->kind == GL_MK_RATIO || d->kind == GL_MK_RATE) {
+			s[k++] = d->num;
+			if (d->den)
+				s[k++] = d->den;
+		} else {
+			s[k++] = d->name;
+		}
+	}
+	return s;
+}
+
 /* The workloads (as bits) that had targets of scope and missed one in this
  * window; a target without data in the window counts as missed. */
-static unsigned bad_workloads(const struct gl_scenario *s, enum gl_scope scope, const struct gl_agg *w)
+static unsigned bad_workloads(const struct pass1_arg *p, enum gl_scope scope, const struct gl_agg *w)
 {
 	unsigned bad = 0;
-	for (int i = 0; i < s->n_targets; i++) {
-		const struct gl_target_spec *t = &s->targets[i];
-		int wl;
+	for (int i = 0; i < p->n; i++) {
+		const struct window_target *x = &p->wt[i];
 		double v;
-		if (t->scope != scope || t->missing || (wl = target_workload(s, t)) < 0)
+		if (x->t->scope != scope)
 			continue;
-		if (gl_agg_eval(w, t->metric, &v) != 0 || !gl_cmp_eval(t->expr.op, v, t->expr.threshold))
-			bad |= 1u << wl;
+		if (agg_eval_tn(w, &x->tn, &v) != 0 || !gl_cmp_eval(x->t->expr.op, v, x->t->expr.threshold))
+			bad |= 1u << x->wl;
 	}
 	return bad;
 }
 
 static int pass1(struct gl_analysis *an, int i, struct gl_agg *w, void *arg)
 {
-	an->windows[i].bad_steady = (unsigned char)bad_workloads(an->sc, GL_SCOPE_STEADY, w);
-	an->windows[i].bad_degraded = (unsigned char)bad_workloads(an->sc, GL_SCOPE_DEGRADED, w);
+	an->windows[i].bad_steady = (unsigned char)bad_workloads(arg, GL_SCOPE_STEADY, w);
+	an->windows[i].bad_degraded = (unsigned char)bad_workloads(arg, GL_SCOPE_DEGRADED, w);
 	return 0;
+}
+
+struct pass2_arg {
+	int storage;                  /* the scenario has a storage workload */
+	struct gl_target_name read, write;
+	/* consecutive windows of one phase judged in one scope, merged here
+	 * first: one merge per window instead of one per aggregate */
+	struct gl_agg *stretch;
+	int phase;
+	enum gl_scope scope;
+};
+
+/* The stretch into its phase's and its scope's aggregates; the run's
+ * aggregate is the sum of the scopes (every window has exactly one),
+ * merged after the pass. */
+static int flush_stretch(struct gl_analysis *an, struct pass2_arg *p)
+{
+	int rc = 0;
+
+	if (!p->stretch)
+		return 0;
+	if (p->phase >= 0 && p->phase < an->sc->n_phases)
+		rc = gl_agg_merge(an->phase[p->phase], p->stretch);
+	if (rc == 0)
+		rc = gl_agg_merge(p->scope <= GL_SCOPE_DEGRADED ? an->scope[p->scope] : an->all, p->stretch);
+	gl_agg_free(p->stretch);
+	p->stretch = NULL;
+	return rc;
 }
 
 static int pass2(struct gl_analysis *an, int i, struct gl_agg *w, void *arg)
 {
+	struct pass2_arg *p = arg;
 	const struct gl_window_info *wi = &an->windows[i];
-	int rc = gl_agg_merge(an->all, w);
+	int rc = 0;
 	double v;
 
-	if (wi->complete && wi->scope == GL_SCOPE_STEADY && gl_scenario_workload(an->sc, "storage")) {
-		if (gl_agg_eval(w, "storage.read_gbps", &v) == 0 && (!an->has_read_floor || v < an->read_floor_gbps)) {
+	if (wi->complete && wi->scope == GL_SCOPE_STEADY && p->storage) {
+		if (agg_eval_tn(w, &p->read, &v) == 0 && (!an->has_read_floor || v < an->read_floor_gbps)) {
 			an->read_floor_gbps = v;
 			an->has_read_floor = 1;
 		}
-		if (gl_agg_eval(w, "storage.write_gbps", &v) == 0 && (!an->has_write_floor || v < an->write_floor_gbps)) {
+		if (agg_eval_tn(w, &p->write, &v) == 0 && (!an->has_write_floor || v < an->write_floor_gbps)) {
 			an->write_floor_gbps = v;
 			an->has_write_floor = 1;
 		}
 	}
-	if (rc == 0 && wi->phase >= 0 && wi->phase < an->sc->n_phases)
-		rc = gl_agg_merge(an->phase[wi->phase], w);
-	if (rc == 0 && wi->scope <= GL_SCOPE_DEGRADED)
-		rc = gl_agg_merge(an->scope[wi->scope], w);
-	return rc;
+	if (p->stretch && (p->phase != wi->phase || p->scope != wi->scope))
+		rc = flush_stretch(an, p);
+	if (rc == 0 && !p->stretch) {
+		if (!(p->stretch = gl_agg_new()))
+			return -1;
+		p->phase = wi->phase;
+		p->scope = wi->scope;
+	}
+	return rc ? rc : gl_agg_merge(p->stretch, w);
 }
 
 /* First window whose interval contains or follows t. */
@@ -558,8 +690,20 @@ int gl_analyze(struct gl_store *st, struct gl_analysis **out, struct gl_err *err
 		an->n_faults = n;
 		free(rows);   /* plans now owned by an->faults */
 	}
-	if ((rc = each_window(gl_store_db(st), an, pass1, NULL, err)))
-		goto out;
+	{
+		struct pass1_arg p1;
+		struct window_target *wt = window_targets(an->sc, &p1.n);
+		p1.wt = wt;
+		p1.series = wt ? target_series(wt, p1.n) : NULL;
+		if (!wt || !p1.series)
+			rc = gl_errf(err, GL_ENOMEM, "analysis: out of memory");
+		else
+			rc = each_window(gl_store_db(st), an, p1.series, pass1, &p1, err);
+		free(p1.series);
+		free(wt);
+		if (rc)
+			goto out;
+	}
 	recovery(an);
 	an->all = gl_agg_new();
 	an->phase = calloc((size_t)an->sc->n_phases + 1, sizeof(*an->phase));
@@ -567,8 +711,25 @@ int gl_analyze(struct gl_store *st, struct gl_analysis **out, struct gl_err *err
 		an->phase[i] = gl_agg_new();
 	for (int i = 0; i < 3; i++)
 		an->scope[i] = gl_agg_new();
-	if ((rc = each_window(gl_store_db(st), an, pass2, NULL, err)))
-		goto out;
+	{
+		struct pass2_arg p2 = { gl_scenario_workload(an->sc, "storage") != NULL, { 0 }, { 0 }, NULL, 0, 0 };
+		char why[256];
+		if (gl_catalog_parse_target("storage.read_gbps", &p2.read, why, sizeof(why)) ||
+		    gl_catalog_parse_target("storage.write_gbps", &p2.write, why, sizeof(why)))
+			p2.storage = 0;
+		rc = each_window(gl_store_db(st), an, NULL, pass2, &p2, err);
+		if (rc == 0)
+			rc = flush_stretch(an, &p2);
+		gl_agg_free(p2.stretch);
+		for (int i = 0; i < 3 && rc == 0; i++)
+			rc = gl_agg_merge(an->all, an->scope[i]);
+		if (rc) {
+			/* merges fail only for memory; a corrupt blob has said so itself */
+			if (!err || !err->code)
+				rc = gl_errf(err, GL_ENOMEM, "analysis: out of memory");
+			goto out;
+		}
+	}
 	judge_targets(an);
 	{
 		const struct gl_hist *lag = gl_agg_hist(an->all, "inference.send_lag_ms");

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "compare.h"
 #include "controller.h"
 #include "report.h"
 #include "scenario.h"
@@ -27,6 +28,8 @@ static void usage(FILE *f)
 		"  revert DIR              revert every fault the store still holds as injected\n"
 		"  report DIR              re-render the reports from the store\n"
 		"  status DIR              where a run stands\n"
+		"  compare BASE_DIR CAND_DIR [--out DIR] [--alpha A] [--tolerance T]\n"
+		"                          regression verdict between two runs\n"
 		"  target --listen ADDR    OpenAI-compatible token-streaming target server\n"
 		"  version\n"
 		"exit: 0 pass/ok, 1 fail, 2 bad input, 3 aborted, 4 harness error\n");
@@ -282,7 +285,9 @@ static int dispatch(int argc, char **argv)
 			return cmd_report(argv[2]);
 		return cmd_status(argv[2]);
 	}
-	if (!strcmp(cmd, "compare") || !strcmp(cmd, "seal") || !strcmp(cmd, "verify") || !strcmp(cmd, "lab")) {
+	if (!strcmp(cmd, "compare"))
+		return gl_compare_main(argc - 1, argv + 1);
+	if (!strcmp(cmd, "seal") || !strcmp(cmd, "verify") || !strcmp(cmd, "lab")) {
 		fprintf(stderr, "gauntlet: '%s' is not built yet in this version\n", cmd);
 		return 4;
 	}

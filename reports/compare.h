@@ -1,0 +1,75 @@
+/*
+ * compare.h - `gauntlet compare BASE_DIR CAND_DIR`: the regression verdict
+ * between two runs of one scenario (a baseline and a candidate, e.g. before
+ * and after a firmware change), from their stores alone.
+ *
+ * What is compared. For every metric of the catalog that both runs
+ * measured, window-level figures: each histogram metric at the statistics
+ * of --stats (default p50,p95,p99; where higher is better each tail
+ * percentile pN is mirrored to p(100-N), so the tail looked at is always the
+ * bad one: busbw p50,p5,p1), and every ratio and rate (error_rate,
+ * throughput_rps, read_gbps, ...). Plain counters are not compared: their
+ * per-window totals follow the window length, and the rates built on them
+ * are compared instead. inference.send_lag_ms is left out: it measures the
+ * load generator, not the system (a saturated generator is a warning).
+ * Recovery figures are per fault and stay in the reports.
+ *
+ * Where. Per phase: the n-th phase named X of one run pairs with the n-th
+ * phase named X of the other (table label "X", then "X#2", ...). A window
+ * a fault put in the degraded scope (analysis.h) leaves its phase's group
+ * for the group "faults", so a fault's disturbance neither hides nor fakes
+ * a change of the steady state. Only complete windows count.
+ *
+ * How. The per-window values of a group in each run are two samples,
+ * compared with the two-sided Mann-Whitney U test (exact distribution when
+ * there are no ties and n1 + n2 <= 50; else the normal approximation with
+ * tie and continuity correction), and by the relative change of their
+ * medians (of their means when both medians are 0, as an error rate that
+ * is mostly 0 per window). Verdicts:
+ *   regression         p < alpha, and the median moved by more than the
+ *                      tolerance in the metric's bad direction (the ranks
+ *                      agreeing on the direction)
+ *   improvement        the same in the good direction
+ *   no change          otherwise
+ *   insufficient data  fewer than --min-windows windows with a value on a
+ *                      side, or so few that no outcome could reach alpha
+ * Windows of one run are not independent samples (drift, autocorrelation),
+ * which makes the test too eager on long runs; the tolerance is what keeps
+ * small real drifts from being called regressions.
+ *
+ * Input rules: a missing directory or store, a store that cannot be
+ * analysed, or window lengths that differ (per-window statistics of 1 s
+ * and 10 s windows do not have the same distribution) are bad input (exit
+ * 2). Different scenario names or contents (sha256), time scales, phase
+ * lists, an unfinished run or the same run id on both sides are compared
+ * anyway, with a warning in every output.
+ *
+ * Output: the table to stdout, and compare.json, compare.md and
+ * compare.html (self-contained) into --out DIR (default CAND_DIR/compare).
+ */
+#ifndef GL_COMPARE_H
+#define GL_COMPARE_H
+
+/* The command. argv[0] is "compare"; flags:
+ *   --out DIR  --alpha A (0.01)  --tolerance T (0.05)  --min-windows N (5)
+ *   --stats LIST (p50,p95,p99)  --quiet (no table on stdout)
+ * Returns the exit code: 0 no regression, 1 regression, 2 bad input,
+ * 4 harness error (out of memory, outputs not writable). Main thread. */
+int gl_compare_main(int argc, char **argv);
+
+/* Two-sided Mann-Whitney U test of sample a against sample b. */
+struct gl_mwu {
+	double u_a;      /* pairs (x in a, y in b) with x > y, ties counting 1/2 */
+	double u_b;      /* the same for b over a: u_a + u_b = na * nb */
+	double z;        /* normal approximation's z (0 when exact) */
+	double p;        /* two-sided p-value in [0, 1] */
+	int exact;       /* 1: exact distribution; 0: normal approximation */
+};
+/* Returns 0, or -1 when a sample is empty or memory runs out. NaNs are not
+ * allowed in the samples. */
+int gl_mann_whitney(const double *a, int na, const double *b, int nb, struct gl_mwu *out);
+/* The smallest two-sided p-value samples of these sizes can give (complete
+ * separation, no ties): 2 / C(na + nb, na), at most 1. */
+double gl_mwu_min_p(int na, int nb);
+
+#endif

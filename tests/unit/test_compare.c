@@ -1,0 +1,385 @@
+/*
+ * test_compare.c - reports/compare.c: the Mann-Whitney U test against
+ * values computed independently (brute-force enumeration of every rank
+ * split, and scipy's documented example), then `gauntlet compare` itself
+ * on stores written through the real store code whose windows are designed
+ * so that every verdict is known in advance:
+ *
+ *   30 windows of 1 s: warmup 0-4, steady 5-24, shock 25-29 (named with
+ *   markup in it, which every output must escape); a fault at
+ *   10 s for 2 s puts windows 10-11 in the "faults" group.
+ *   null.tick_lag_ms   100 samples of 1 + 0.01 (w % 7), times lag
+ *   inference.ttft_ms  50 samples of 50 + 0.1 (w % 5) + 0.01 i, times ttft
+ *   inference.requests 50 per window (throughput 50/s); errors per window
+ *
+ * Candidates: the same values (no change), ttft x1.2 (regression), lag x0.8
+ * (improvement), ttft x1.03 (significant but inside the 5% tolerance: no
+ * change; with --tolerance 0 a regression), one error per window (error
+ * rate up from 0: regression), 40 requests per window (throughput down:
+ * regression), 2 s windows (refused: exit 2).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "check.h"
+#include "compare.h"
+#include "hist.h"
+#include "store.h"
+#include "util.h"
+
+#define NEAR(a, b, tol) (fabs((a) - (b)) <= (tol))
+
+static void test_mwu(void)
+{
+	struct gl_mwu t;
+	double a1[] = { 1, 2, 3, 4, 5 }, b1[] = { 6, 7, 8, 9, 10 };
+	double a2[] = { 1, 3, 5, 7, 9 }, b2[] = { 2, 4, 6, 8, 10 };
+	/* scipy.stats.mannwhitneyu docs: males vs females, U = 17,
+	 * exact p = 0.1111..., asymptotic p = 0.11134688653314041 */
+	double males[] = { 19, 22, 16, 29, 24 }, females[] = { 20, 11, 17, 12 };
+	double a4[] = { 1.5, 2.25, 3.0, 4.75, 5.5, 6.0, 7.25, 8.5 }, b4[] = { 4.0, 5.25, 6.5, 7.75, 9.0, 10.5, 11.0 };
+	double a5[] = { 1, 2, 2, 3, 3, 3, 4 }, b5[] = { 3, 3, 4, 4, 5, 5, 6, 7 };
+	double same[] = { 2, 2, 2, 2, 2, 2 };
+	double big_a[100], big_b[100];
+
+	CHECK(gl_mann_whitney(a1, 5, b1, 5, &t) == 0);
+	CHECKF(t.exact && t.u_a == 0 && t.u_b == 25 && NEAR(t.p, 2.0 / 252, 1e-12), "u %g/%g p %g", t.u_a, t.u_b, t.p);
+	CHECK(gl_mann_whitney(b1, 5, a1, 5, &t) == 0);
+	CHECK(t.u_a == 25 && NEAR(t.p, 2.0 / 252, 1e-12));
+	CHECK(gl_mann_whitney(a2, 5, b2, 5, &t) == 0);
+	CHECKF(t.exact && t.u_a == 10 && NEAR(t.p, 0.6904761904761905, 1e-12), "p %g", t.p);
+	CHECK(gl_mann_whitney(males, 5, females, 4, &t) == 0);
+	CHECKF(t.exact && t.u_a == 17 && NEAR(t.p, 0.1111111111111111, 1e-12), "p %.17g", t.p);
+	CHECK(gl_mann_whitney(a4, 8, b4, 7, &t) == 0);
+	CHECKF(t.exact && t.u_a == 12 && NEAR(t.p, 0.0721056721056721, 1e-12), "p %.17g", t.p);
+	/* ties: normal approximation with tie and continuity correction */
+	CHECK(gl_mann_whitney(a5, 7, b5, 8, &t) == 0);
+	CHECKF(!t.exact && t.u_a == 6 && NEAR(t.z, 2.5479943643773777, 1e-12) &&
+	       NEAR(t.p, 0.010834422131524886, 1e-12), "z %.17g p %.17g", t.z, t.p);
+	CHECK(gl_mann_whitney(same, 3, same + 3, 3, &t) == 0);
+	CHECK(t.p == 1);
+	/* past 50 values: the normal approximation */
+	for (int i = 0; i < 100; i++) {
+		big_a[i] = i;
+		big_b[i] = i + 100;
+	}
+	CHECK(gl_mann_whitney(big_a, 100, big_b, 100, &t) == 0);
+	CHECK(!t.exact && t.u_a == 0 && t.p < 1e-30);
+	CHECK(gl_mann_whitney(big_a, 100, big_a, 100, &t) == 0);
+	CHECK(t.p > 0.9);
+	CHECK(gl_mann_whitney(big_a, 0, big_b, 3, &t) == -1);
+	CHECK(NEAR(gl_mwu_min_p(5, 5), 2.0 / 252, 1e-12));
+	CHECK(NEAR(gl_mwu_min_p(3, 3), 0.1, 1e-12));
+	CHECK(gl_mwu_min_p(1, 1) == 1);
+}
+
+#define SCENARIO_FMT \
+	"{ \"name\": \"compare-unit\", \"duration\": \"30s\", \"window\": \"%s\",\n" \
+	"  \"hosts\": { \"me\": { \"local\": true } },\n" \
+	"  \"workloads\": { \"null\": {}, \"inference\": { \"endpoints\": [\"http://127.0.0.1:9/v1\"],\n" \
+	"       \"model\": \"m\", \"arrival\": { \"mode\": \"constant\", \"rate\": 50 } } },\n" \
+	"  \"phases\": [ { \"name\": \"warmup\", \"for\": \"5s\" }, { \"name\": \"steady\", \"for\": \"20s\" },\n" \
+	"                { \"name\": \"shock <b>&|'x\", \"for\": \"5s\", \"load\": 2 } ],\n" \
+	"  \"faults\": [ { \"id\": \"f1\", \"at\": \"10s\", \"for\": \"2s\", \"kind\": \"null\", \"target\": \"me\" } ],\n" \
+	"  \"targets\": { \"steady\": { \"null.tick_lag_ms.p99\": \"<= 50\", \"inference.error_rate\": \"<= 0.05\",\n" \
+	"                              \"inference.ttft_ms.p99\": \"<= 1000\" },\n" \
+	"               \"degraded\": { \"null.tick_lag_ms.p99\": \"<= 100\", \"inference.error_rate\": \"<= 0.5\" },\n" \
+	"               \"recovery\": { \"recovery_s\": \"<= 10\", \"restore_s\": \"<= 10\" } } }\n"
+
+struct variant {
+	const char *name;
+	double lag, ttft;
+	int errors, requests;
+	int window_s;
+};
+
+static void put_hist(struct gl_store *st, int64_t w, const char *name, struct gl_hist *h)
+{
+	unsigned char *b;
+	size_t l;
+	CHECK(gl_hist_serialize(h, &b, &l) == 0);
+	CHECK(gl_store_window_metric_put(st, w, name, b, l, 0) == 0);
+	free(b);
+	gl_hist_free(h);
+}
+
+static void make_run(const char *root, const struct variant *v)
+{
+	char dir[512], path[600], text[4096];
+	struct gl_err err = { 0 };
+	struct gl_store *st;
+	struct gl_run_row r = { 0 };
+	struct gl_fault_row f = { 0 };
+	int64_t win = (int64_t)v->window_s * 1000000000LL;
+	int n = 30 / v->window_s;
+
+	snprintf(dir, sizeof(dir), "%s/%s", root, v->name);
+	mkdir(dir, 0755);
+	snprintf(path, sizeof(path), "%s/run.db", dir);
+	snprintf(text, sizeof(text), SCENARIO_FMT, v->window_s == 1 ? "1s" : "2s");
+	st = gl_store_open(path, 1, &err);
+	if (!st) {
+		fprintf(stderr, "store: %s\n", err.msg);
+		exit(1);
+	}
+	snprintf(r.id, sizeof(r.id), "run-%s", v->name);
+	strcpy(r.name, "compare-unit");
+	strcpy(r.scenario_path, "inline.json");
+	r.scenario_text = text;
+	gl_sha256_hex(text, strlen(text), r.scenario_sha256);
+	r.time_scale = 1;
+	r.window_ns = win;
+	r.duration_ns = 30000000000LL;
+	r.started_wall_ns = gl_wall_ns();
+	CHECK(gl_store_run_create(st, &r, &err) == 0);
+	for (int w = 0; w < n; w++) {
+		int64_t t0 = w * win, t1 = (w + 1) * win;
+		int phase = t0 < 5000000000LL ? 0 : t0 < 25000000000LL ? 1 : 2;
+		struct gl_hist *lag = gl_hist_new(), *ttft = gl_hist_new();
+		for (int i = 0; i < 100; i++)
+			gl_hist_record(lag, (1 + 0.01 * (w % 7)) * v->lag);
+		for (int i = 0; i < 50; i++)
+			gl_hist_record(ttft, (50 + 0.1 * (w % 5) + 0.01 * i) * v->ttft);
+		CHECK(gl_store_window_put(st, w, t0, t1, t0, t1, phase, 1) == 0);
+		put_hist(st, w, "null.tick_lag_ms", lag);
+		put_hist(st, w, "inference.ttft_ms", ttft);
+		CHECK(gl_store_window_metric_put(st, w, "null.ticks", NULL, 0, 100) == 0);
+		CHECK(gl_store_window_metric_put(st, w, "inference.requests", NULL, 0, v->requests * v->window_s) == 0);
+		CHECK(gl_store_window_metric_put(st, w, "inference.errors", NULL, 0, v->errors) == 0);
+	}
+	strcpy(f.id, "f1");
+	strcpy(f.kind, "null");
+	strcpy(f.target, "me");
+	f.at_ns = 10000000000LL;
+	f.dur_ns = 2000000000LL;
+	strcpy(f.state, "reverted");
+	f.verified = f.verified_revert = 1;
+	f.injected_elapsed_ns = f.injected_scn_ns = 10000000000LL;
+	f.reverted_elapsed_ns = f.reverted_scn_ns = 12000000000LL;
+	CHECK(gl_store_fault_put(st, &f, &err) == 0);
+	CHECK(gl_store_run_finish(st, "finished", "pass", 0, gl_wall_ns()) == 0);
+	gl_store_close(st);
+}
+
+static int run_compare(const char *root, const char *cand, const char *extra1, const char *extra2)
+{
+	char base_dir[512], cand_dir[512], out[600];
+	char *argv[12];
+	int argc = 0;
+
+	snprintf(base_dir, sizeof(base_dir), "%s/base", root);
+	snprintf(cand_dir, sizeof(cand_dir), "%s/%s", root, cand);
+	snprintf(out, sizeof(out), "%s/out-%s", root, cand);
+	argv[argc++] = "compare";
+	argv[argc++] = base_dir;
+	argv[argc++] = cand_dir;
+	argv[argc++] = "--out";
+	argv[argc++] = out;
+	argv[argc++] = "--quiet";
+	if (extra1)
+		argv[argc++] = (char *)extra1;
+	if (extra2)
+		argv[argc++] = (char *)extra2;
+	argv[argc] = NULL;
+	return gl_compare_main(argc, argv);
+}
+
+static cJSON *load_json(const char *root, const char *cand)
+{
+	char path[700], *text = NULL;
+	size_t len;
+	struct gl_err err = { 0 };
+	cJSON *j;
+
+	snprintf(path, sizeof(path), "%s/out-%s/compare.json", root, cand);
+	if (gl_read_file(path, 16u << 20, &text, &len, &err) != 0)
+		return NULL;
+	j = cJSON_Parse(text);
+	free(text);
+	return j;
+}
+
+/* The row of metric in phase, or NULL. */
+static const cJSON *row(const cJSON *j, const char *metric, const char *phase)
+{
+	const cJSON *it;
+	cJSON_ArrayForEach(it, cJSON_GetObjectItem(j, "comparisons")) {
+		if (!strcmp(cJSON_GetObjectItem(it, "metric")->valuestring, metric) &&
+		    !strcmp(cJSON_GetObjectItem(it, "phase")->valuestring, phase))
+			return it;
+	}
+	return NULL;
+}
+
+static const char *verdict(const cJSON *j, const char *metric, const char *phase)
+{
+	const cJSON *r = row(j, metric, phase);
+	return r ? cJSON_GetObjectItem(r, "verdict")->valuestring : "(no row)";
+}
+
+/* Every regression row's metric starts with prefix; returns their number. */
+static int regressions(const cJSON *j, const char *prefix, int *others)
+{
+	const cJSON *it;
+	int n = 0;
+	*others = 0;
+	cJSON_ArrayForEach(it, cJSON_GetObjectItem(j, "comparisons")) {
+		if (strcmp(cJSON_GetObjectItem(it, "verdict")->valuestring, "regression"))
+			continue;
+		if (!strncmp(cJSON_GetObjectItem(it, "metric")->valuestring, prefix, strlen(prefix)))
+			n++;
+		else
+			(*others)++;
+	}
+	return n;
+}
+
+static void test_command(const char *root)
+{
+	static const struct variant vs[] = {
+		{ "base", 1, 1, 0, 50, 1 },     { "same", 1, 1, 0, 50, 1 },   { "worse", 1, 1.2, 0, 50, 1 },
+		{ "better", 0.8, 1, 0, 50, 1 }, { "small", 1, 1.03, 0, 50, 1 }, { "errors", 1, 1, 1, 50, 1 },
+		{ "slow", 1, 1, 0, 40, 1 },     { "win2", 1, 1, 0, 50, 2 },
+	};
+	cJSON *j;
+	int others = 0;
+	char path[700];
+
+	for (size_t i = 0; i < GL_ARRAY_LEN(vs); i++)
+		make_run(root, &vs[i]);
+
+	CHECK(run_compare(root, "same", NULL, NULL) == 0);
+	j = load_json(root, "same");
+	CHECK(j != NULL);
+	if (j) {
+		CHECK(!strcmp(cJSON_GetObjectItem(j, "verdict")->valuestring, "no regression"));
+		CHECK(!strcmp(verdict(j, "inference.ttft_ms.p50", "steady"), "no change"));
+		CHECK(!strcmp(verdict(j, "null.tick_lag_ms.p99", "steady"), "no change"));
+		/* windows 10 and 11 are under the fault: their own group, too small */
+		CHECKF(row(j, "null.tick_lag_ms.p50", "faults") &&
+		       cJSON_GetObjectItem(row(j, "null.tick_lag_ms.p50", "faults"), "n_base")->valueint == 2,
+		       "faults group");
+		CHECK(!strcmp(verdict(j, "null.tick_lag_ms.p50", "faults"), "insufficient data"));
+		CHECK(cJSON_GetObjectItem(row(j, "null.tick_lag_ms.p50", "steady"), "n_base")->valueint == 18);
+		CHECK(row(j, "inference.send_lag_ms.p99", "steady") == NULL);   /* generator health: not compared */
+		CHECK(row(j, "null.ticks", "steady") == NULL);                  /* counters: not compared */
+		CHECK(row(j, "inference.throughput_rps", "steady") != NULL);
+		CHECK(row(j, "inference.output_tokens.p1", "steady") == NULL);  /* no data in either run */
+		CHECK(cJSON_GetArraySize(cJSON_GetObjectItem(j, "warnings")) == 0);
+	}
+	cJSON_Delete(j);
+	snprintf(path, sizeof(path), "%s/out-same/compare.md", root);
+	CHECK(access(path, R_OK) == 0);
+	snprintf(path, sizeof(path), "%s/out-same/compare.html", root);
+	CHECK(access(path, R_OK) == 0);
+	/* a phase name with markup in it is escaped, in each format its own way */
+	{
+		char *text = NULL;
+		size_t len;
+		struct gl_err err = { 0 };
+		snprintf(path, sizeof(path), "%s/out-same/compare.md", root);
+		CHECK(gl_read_file(path, 16u << 20, &text, &len, &err) == 0);
+		CHECK(text && strstr(text, "| shock &lt;b&gt;&amp;\\|'x |") && !strstr(text, "<b>"));
+		free(text);
+		text = NULL;
+		snprintf(path, sizeof(path), "%s/out-same/compare.html", root);
+		CHECK(gl_read_file(path, 16u << 20, &text, &len, &err) == 0);
+		CHECK(text && strstr(text, "<td>shock &lt;b&gt;&amp;|&#39;x</td>") && !strstr(text, "<b>"));
+		free(text);
+		j = load_json(root, "same");
+		CHECK(j && row(j, "null.tick_lag_ms.p50", "shock <b>&|'x") != NULL);
+		cJSON_Delete(j);
+	}
+
+	CHECK(run_compare(root, "worse", NULL, NULL) == 1);
+	j = load_json(root, "worse");
+	if (j) {
+		CHECK(!strcmp(cJSON_GetObjectItem(j, "verdict")->valuestring, "regression"));
+		CHECK(cJSON_GetObjectItem(j, "exit_code")->valueint == 1);
+		CHECK(!strcmp(verdict(j, "inference.ttft_ms.p50", "steady"), "regression"));
+		CHECK(!strcmp(verdict(j, "inference.ttft_ms.p95", "steady"), "regression"));
+		CHECK(!strcmp(verdict(j, "inference.ttft_ms.p99", "steady"), "regression"));
+		CHECK(NEAR(cJSON_GetObjectItem(row(j, "inference.ttft_ms.p50", "steady"), "change_pct")->valuedouble, 20,
+			   0.2));
+		CHECK(!strcmp(verdict(j, "null.tick_lag_ms.p99", "steady"), "no change"));
+		CHECK(regressions(j, "inference.ttft_ms.", &others) >= 3 && others == 0);
+	}
+	cJSON_Delete(j);
+
+	CHECK(run_compare(root, "better", NULL, NULL) == 0);
+	j = load_json(root, "better");
+	if (j) {
+		CHECK(!strcmp(verdict(j, "null.tick_lag_ms.p50", "steady"), "improvement"));
+		CHECK(!strcmp(verdict(j, "inference.ttft_ms.p50", "steady"), "no change"));
+		CHECK(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "counts"), "regression")->valueint == 0);
+	}
+	cJSON_Delete(j);
+
+	CHECK(run_compare(root, "small", NULL, NULL) == 0);
+	j = load_json(root, "small");
+	if (j) {
+		const cJSON *r = row(j, "inference.ttft_ms.p50", "steady");
+		CHECK(!strcmp(verdict(j, "inference.ttft_ms.p50", "steady"), "no change"));
+		CHECK(r && cJSON_GetObjectItem(r, "p_value")->valuedouble < 0.01);   /* significant, but within 5% */
+	}
+	cJSON_Delete(j);
+	CHECK(run_compare(root, "small", "--tolerance", "0") == 1);
+
+	CHECK(run_compare(root, "errors", NULL, NULL) == 1);
+	j = load_json(root, "errors");
+	if (j) {
+		const cJSON *r = row(j, "inference.error_rate", "steady");
+		CHECK(!strcmp(verdict(j, "inference.error_rate", "steady"), "regression"));
+		CHECK(r && cJSON_IsNull(cJSON_GetObjectItem(r, "change_pct")) &&
+		      !strcmp(cJSON_GetObjectItem(r, "change_note")->valuestring, "from 0 up"));
+	}
+	cJSON_Delete(j);
+
+	CHECK(run_compare(root, "slow", NULL, NULL) == 1);
+	j = load_json(root, "slow");
+	if (j) {
+		CHECK(!strcmp(verdict(j, "inference.throughput_rps", "steady"), "regression"));
+		CHECK(NEAR(cJSON_GetObjectItem(row(j, "inference.throughput_rps", "steady"), "change_pct")->valuedouble,
+			   -20, 1e-9));
+	}
+	cJSON_Delete(j);
+
+	/* bad input */
+	CHECK(run_compare(root, "win2", NULL, NULL) == 2);
+	CHECK(run_compare(root, "no-such-run", NULL, NULL) == 2);
+	CHECK(run_compare(root, "same", "--alpha", "2") == 2);
+	CHECK(run_compare(root, "same", "--stats", "p50,bogus") == 2);
+	CHECK(run_compare(root, "same", "--bogus", NULL) == 2);
+	/* --stats and --min-windows are honoured */
+	CHECK(run_compare(root, "worse", "--stats", "p50") == 1);
+	j = load_json(root, "worse");
+	if (j) {
+		CHECK(row(j, "inference.ttft_ms.p99", "steady") == NULL && row(j, "inference.ttft_ms.p50", "steady"));
+	}
+	cJSON_Delete(j);
+	CHECK(run_compare(root, "worse", "--min-windows", "19") == 0);   /* steady has 18 */
+}
+
+int main(void)
+{
+	char root[] = "/tmp/gl-test-compare.XXXXXX";
+
+	test_mwu();
+	if (!mkdtemp(root))
+		GL_SKIP("no temp dir");
+	test_command(root);
+	if (!getenv("GL_KEEP_TMP")) {
+		char cmd[600];
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+		if (system(cmd) != 0)
+			fprintf(stderr, "could not remove %s\n", root);
+	} else {
+		printf("kept %s\n", root);
+	}
+	return check_done();
+}
