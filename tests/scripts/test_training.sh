@@ -24,7 +24,7 @@ scenario() { # scenario FILE CKPT_DIR SIGNAL [FOR] [extra training keys] [watchd
 	cat > "$file" <<JSON
 {
   "name": "training-$sig",
-  "duration": "24s",
+  "duration": "30s",
   "window": "1s",
   "hosts": { "me": { "local": true } },
   "workloads": {
@@ -33,16 +33,30 @@ scenario() { # scenario FILE CKPT_DIR SIGNAL [FOR] [extra training keys] [watchd
                   "restart_backoff": "300ms", "launcher_args": ["--oversubscribe"], $extra
                   "checkpoint": { "dir": "$ck", "every_steps": 25, "size": "8MiB" } }
   },
-  "phases": [ { "name": "steady", "for": "24s" } ],
-  "faults": [ { "id": "hit-rank", "at": "6s", $forkey "kind": "process_kill", "target": "me",
+  "phases": [ { "name": "steady", "for": "30s" } ],
+  "faults": [ { "id": "hit-rank", "at": "8s", $forkey "kind": "process_kill", "target": "me",
                 "params": { "pattern": "^$BIN .*--ckpt-dir $ck", "signal": "$sig" } } ],
+  // steps >= 5 in a window: the windows the failure empties are unhealthy,
+  // so the fault always has degraded windows to judge
   "targets": {
-    "steady": { "training.step_time_s.p95": "<= 2" },
+    "steady": { "training.step_time_s.p95": "<= 2", "training.steps": ">= 5" },
     "degraded": { "training.step_time_s.p95": "<= 10" },
     "recovery": { "recovery_s": "<= 60", "restore_s": "<= 60", "training.checkpoint.restore_s": "<= 30" }
   }
 }
 JSON
+}
+# On a failed verdict: what failed, and the steps per window (diagnostics).
+show_targets() {
+	python3 - "$1/report.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+for t in r["targets"]:
+    print("   target %s %s measured %s pass %s %s" % (t["scope"], t["metric"], t["measured"], t["pass"], t.get("note", "")))
+for f in r["faults"]:
+    print("   fault %s recovery_s %s restore_s %s %s" % (f["id"], f["recovery_s"], f["restore_s"], f.get("recovery_note", "")))
+PY
+	echo "   steps per window: $(sql "$1/run.db" "select counter from window_metrics where name='training.steps' order by idx" | tr '\n' ' ')"
 }
 no_leftover() { ! pgrep -f "^$BIN .*--ckpt-dir $1" >/dev/null; }
 
@@ -52,6 +66,7 @@ scenario "$T/kill.json" "$T/ck-kill" KILL
 rc=$?
 R=$T/kill/report.json
 check "A: run passes (exit $rc)" [ "$rc" -eq 0 ]
+[ "$rc" -eq 0 ] || show_targets "$T/kill"
 check "A: fault injected and reverted" [ "$(json "$R" "r['faults'][0]['state']")" = reverted ]
 check "A: one restore recorded" [ "$(json "$R" "r['metrics']['training']['checkpoint']['restores']")" = 1 ]
 check "A: one relaunch recorded" [ "$(json "$R" "r['metrics']['training']['relaunches']")" = 1 ]
@@ -84,6 +99,7 @@ scenario "$T/stop.json" "$T/ck-stop" STOP 10s "" 4s
 "$GAUNTLET" run "$T/stop.json" --out "$T/stop" > "$T/stop.log" 2>&1
 rc=$?
 R=$T/stop/report.json
+[ "$rc" -eq 0 ] || show_targets "$T/stop"
 pid=$(sql "$T/stop/run.db" "select json_extract(measured,'\$.pid') from faults")
 hang=$(sql "$T/stop/run.db" "select message from events where message like 'hang:%'")
 echo "stopped pid: $pid; $hang"
