@@ -31,6 +31,7 @@
 #include <event2/event.h>
 
 #include "analysis.h"
+#include "inventory.h"
 #include "metrics.h"
 #include "plugin.h"
 #include "report.h"
@@ -1182,6 +1183,20 @@ int gl_controller_run(const struct gl_run_opts *o)
 	for (int i = 0; i < c.sc->n_faults; i++)
 		if (journal(&c, &c.faults[i]) != 0)
 			goto out;
+	{
+		/* provenance for manifest.json, kept in the store; bounded, and
+		 * never a reason to fail the run */
+		cJSON *inv = gl_inventory_collect(c.sc, 0);
+		char *text = inv ? cJSON_PrintUnformatted(inv) : NULL;
+		struct gl_err ierr = { 0 };
+		if (!text || gl_store_doc_put(c.st, "inventory", text, &ierr) != 0)
+			gl_ctx_event(&c, GL_LOG_WARN, "inventory", "not stored: %s", text ? ierr.msg : "out of memory");
+		else
+			gl_ctx_event(&c, GL_LOG_INFO, "inventory", "%d host(s) in %.1f s", c.sc->n_hosts,
+				     cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(inv, "collect_s")));
+		cJSON_free(text);
+		cJSON_Delete(inv);
+	}
 	if (preflight(&c) != 0) {
 		struct gl_err rerr = { 0 };
 		gl_ctx_event(&c, GL_LOG_ERROR, "controller", "preflight failed: nothing was started or injected");

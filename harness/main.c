@@ -11,6 +11,7 @@
 #include "analysis.h"
 #include "compare.h"
 #include "controller.h"
+#include "evidence.h"
 #include "report.h"
 #include "scenario.h"
 #include "store.h"
@@ -28,6 +29,8 @@ static void usage(FILE *f)
 		"  revert DIR              revert every fault the store still holds as injected\n"
 		"  report DIR              re-render the reports from the store\n"
 		"  status DIR              where a run stands\n"
+		"  seal DIR --repo PATH    commit the run's evidence to a git repository\n"
+		"  verify DIR              check the run's files against its sealed commit\n"
 		"  compare BASE_DIR CAND_DIR [--out DIR] [--alpha A] [--tolerance T]\n"
 		"                          regression verdict between two runs\n"
 		"  target --listen ADDR    OpenAI-compatible token-streaming target server\n"
@@ -241,6 +244,49 @@ static int cmd_status(const char *dir)
 	return 0;
 }
 
+static int cmd_seal(int argc, char **argv)
+{
+	const char *dir = NULL, *repo = NULL;
+	struct gl_err err = { 0 };
+	int code;
+
+	for (int i = 2; i < argc; i++) {
+		if (!strcmp(argv[i], "--repo") && i + 1 < argc) {
+			repo = argv[++i];
+		} else if (!strncmp(argv[i], "--repo=", 7)) {
+			repo = argv[i] + 7;
+		} else if (argv[i][0] != '-' && !dir) {
+			dir = argv[i];
+		} else {
+			fprintf(stderr, "gauntlet: seal: unexpected argument '%s'\n", argv[i]);
+			return 2;
+		}
+	}
+	if (!dir || !repo || !repo[0]) {
+		fprintf(stderr, "gauntlet: usage: gauntlet seal DIR --repo PATH\n");
+		return 2;
+	}
+	code = gl_seal(dir, repo, stdout, &err);
+	if (code == GL_EVIDENCE_BAD_INPUT || code == GL_EVIDENCE_ERROR)
+		fprintf(stderr, "gauntlet: seal: %s\n", err.msg);
+	return code;
+}
+
+static int cmd_verify(int argc, char **argv)
+{
+	struct gl_err err = { 0 };
+	int code;
+
+	if (argc != 3) {
+		fprintf(stderr, "gauntlet: usage: gauntlet verify DIR\n");
+		return 2;
+	}
+	code = gl_verify(argv[2], stdout, &err);
+	if (code == GL_EVIDENCE_BAD_INPUT || code == GL_EVIDENCE_ERROR)
+		fprintf(stderr, "gauntlet: verify: %s\n", err.msg);
+	return code;
+}
+
 static int dispatch(int argc, char **argv);
 
 int main(int argc, char **argv)
@@ -287,7 +333,11 @@ static int dispatch(int argc, char **argv)
 	}
 	if (!strcmp(cmd, "compare"))
 		return gl_compare_main(argc - 1, argv + 1);
-	if (!strcmp(cmd, "seal") || !strcmp(cmd, "verify") || !strcmp(cmd, "lab")) {
+	if (!strcmp(cmd, "seal"))
+		return cmd_seal(argc, argv);
+	if (!strcmp(cmd, "verify"))
+		return cmd_verify(argc, argv);
+	if (!strcmp(cmd, "lab")) {
 		fprintf(stderr, "gauntlet: '%s' is not built yet in this version\n", cmd);
 		return 4;
 	}

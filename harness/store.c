@@ -106,6 +106,8 @@ static const char *const migrations[] = {
 	"  subject TEXT NOT NULL, check_name TEXT NOT NULL, ok INTEGER NOT NULL, detail TEXT);",
 	/* 2 -> 3: figures a fault's steps measured (JSON object) */
 	"ALTER TABLE faults ADD COLUMN measured TEXT;",
+	/* 3 -> 4: documents kept with the run (the inventory taken at start) */
+	"CREATE TABLE docs (key TEXT PRIMARY KEY, wall_ns INTEGER NOT NULL, body TEXT NOT NULL);",
 };
 
 static int exec_sql(sqlite3 *db, const char *sql, struct gl_err *err)
@@ -695,4 +697,43 @@ int gl_store_preflight_put(struct gl_store *st, const char *subject, const char 
 	rc = sqlite3_step(q);
 	sqlite3_finalize(q);
 	return rc == SQLITE_DONE ? 0 : -GL_EIO;
+}
+
+int gl_store_doc_put(struct gl_store *st, const char *key, const char *json, struct gl_err *err)
+{
+	sqlite3_stmt *q;
+	int rc;
+
+	if (sqlite3_prepare_v2(st->db, "INSERT INTO docs(key,wall_ns,body) VALUES(?,?,?) ON CONFLICT(key) "
+			       "DO UPDATE SET wall_ns=excluded.wall_ns, body=excluded.body", -1, &q, NULL) != SQLITE_OK)
+		return gl_errf(err, GL_EIO, "store: %s", sqlite3_errmsg(st->db));
+	sqlite3_bind_text(q, 1, key, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(q, 2, gl_wall_ns());
+	sqlite3_bind_text(q, 3, json, -1, SQLITE_TRANSIENT);
+	txn(st);
+	rc = sqlite3_step(q);
+	sqlite3_finalize(q);
+	if (rc != SQLITE_DONE)
+		return gl_errf(err, GL_EIO, "store: %s", sqlite3_errmsg(st->db));
+	return gl_store_flush(st, err);
+}
+
+int gl_store_doc_get(struct gl_store *st, const char *key, char **out, struct gl_err *err)
+{
+	sqlite3_stmt *q;
+	int rc;
+
+	*out = NULL;
+	if (sqlite3_prepare_v2(st->db, "SELECT body FROM docs WHERE key=?", -1, &q, NULL) != SQLITE_OK)
+		return gl_errf(err, GL_EIO, "store: %s", sqlite3_errmsg(st->db));
+	sqlite3_bind_text(q, 1, key, -1, SQLITE_TRANSIENT);
+	rc = sqlite3_step(q);
+	if (rc == SQLITE_ROW) {
+		*out = col_dup(q, 0);
+		rc = *out ? 0 : gl_errf(err, GL_ENOMEM, "store: out of memory");
+	} else {
+		rc = rc == SQLITE_DONE ? 0 : gl_errf(err, GL_EIO, "store: %s", sqlite3_errmsg(st->db));
+	}
+	sqlite3_finalize(q);
+	return rc;
 }

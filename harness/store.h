@@ -21,7 +21,7 @@
 
 #include "util.h"
 
-#define GL_STORE_SCHEMA_VERSION 3
+#define GL_STORE_SCHEMA_VERSION 4
 
 struct gl_store;
 
@@ -132,5 +132,13 @@ int gl_store_preflight_put(struct gl_store *st, const char *subject, const char 
 
 int gl_store_event(struct gl_store *st, int64_t elapsed_ns, const char *level, const char *source,
 		   const char *message);
+
+/* Documents kept with the run by key, e.g. "inventory" (what the hosts and
+ * the scenario's git repository were at run start), so that reports can
+ * show them later from the store alone. put replaces any earlier document
+ * of that key and commits now (with the batch). get sets *out to a malloc'd
+ * copy (caller frees), or NULL with 0 returned when there is none. */
+int gl_store_doc_put(struct gl_store *st, const char *key, const char *json, struct gl_err *err);
+int gl_store_doc_get(struct gl_store *st, const char *key, char **out, struct gl_err *err);
 
 #endif

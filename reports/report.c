@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "manifest.h"
 #include "report.h"
 #include "series.h"
 
@@ -24,25 +25,11 @@ static int write_json(const char *dir, const char *name, cJSON *doc, struct gl_e
 	return rc;
 }
 
-static cJSON *manifest(const struct gl_analysis *an)
-{
-	cJSON *m = cJSON_CreateObject(), *g;
-
-	g = cJSON_AddObjectToObject(m, "gauntlet");
-	cJSON_AddStringToObject(g, "version", an->run.version);
-	cJSON_AddStringToObject(g, "revision", an->run.git_rev);
-	cJSON_AddStringToObject(m, "run_id", an->run.id);
-	cJSON_AddStringToObject(m, "scenario_path", an->run.scenario_path);
-	cJSON_AddStringToObject(m, "scenario_sha256", an->run.scenario_sha256);
-	cJSON_AddStringToObject(m, "controller_host", an->run.hostname);
-	return m;
-}
-
 int gl_report_write(const char *dir, struct gl_store *st, struct gl_err *err)
 {
 	struct gl_analysis *an = NULL;
 	struct gl_series_set *ss = NULL;
-	struct gl_buf md, html, csv;
+	struct gl_buf md, html, csv, junit;
 	cJSON *doc = NULL;
 	char path[1200];
 	int rc;
@@ -50,6 +37,7 @@ int gl_report_write(const char *dir, struct gl_store *st, struct gl_err *err)
 	gl_buf_init(&md, 64u << 20);
 	gl_buf_init(&html, 64u << 20);
 	gl_buf_init(&csv, 256u << 20);
+	gl_buf_init(&junit, 64u << 20);
 	if ((rc = gl_analyze(st, &an, err)))
 		goto out;
 	doc = gl_report_json(an);
@@ -66,8 +54,19 @@ int gl_report_write(const char *dir, struct gl_store *st, struct gl_err *err)
 	snprintf(path, sizeof(path), "%s/report.md", dir);
 	if ((rc = gl_write_file_atomic(path, md.data, md.len, 0644, err)))
 		goto out;
+	if ((rc = gl_report_junit(an, &junit)) != 0) {
+		gl_errf(err, GL_ELIMIT, "junit.xml: too large");
+		goto out;
+	}
+	snprintf(path, sizeof(path), "%s/junit.xml", dir);
+	if ((rc = gl_write_file_atomic(path, junit.data, junit.len, 0644, err)))
+		goto out;
 	cJSON_Delete(doc);
-	doc = manifest(an);
+	doc = gl_manifest_from_store(an, st);   /* the inventory taken at run start */
+	if (!doc) {
+		rc = gl_errf(err, GL_ENOMEM, "manifest.json: out of memory");
+		goto out;
+	}
 	if ((rc = write_json(dir, "manifest.json", doc, err)))
 		goto out;
 	/* per-window series: timeseries.csv and the charts of report.html */
@@ -94,6 +93,7 @@ out:
 	gl_buf_free(&md);
 	gl_buf_free(&html);
 	gl_buf_free(&csv);
+	gl_buf_free(&junit);
 	gl_analysis_free(an);
 	return rc;
 }

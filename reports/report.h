@@ -20,5 +20,7 @@ int gl_report_write(const char *dir, struct gl_store *st, struct gl_err *err);
 cJSON *gl_report_json(const struct gl_analysis *an);
 /* report.md text into out. */
 int gl_report_md(const struct gl_analysis *an, struct gl_buf *out);
+/* junit.xml text into out: one test case per target (report_junit.c). */
+int gl_report_junit(const struct gl_analysis *an, struct gl_buf *out);
 
 #endif

@@ -1,0 +1,793 @@
+/*
+ * evidence.c - seal and verify (evidence.h): a run directory's reports,
+ * scenario and store hash committed to a git repository through libgit2,
+ * and the directory checked against that commit later.
+ *
+ * Seal builds the run's folder as a tree of blobs written straight into
+ * the object database (streamed, no filters, no index, no work tree), puts
+ * it into the tree of the branch's tip, commits with the tip as parent
+ * (libgit2 refuses the ref update if the tip moved meanwhile), then tags
+ * the commit. Verify never trusts DIR/seal.json's blob list alone: the
+ * commit's tree is the reference, and files are hashed with
+ * git_odb_hashfile, which reads them as the bytes they are.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <git2.h>
+#include <sqlite3.h>
+
+#include "analysis.h"
+#include "evidence.h"
+#include "sha256.h"
+#include "store.h"
+
+/* Files of a run directory that are sealed when present. */
+static const char *const sealed_files[] = {
+	"report.json", "report.md", "report.html", "junit.xml", "timeseries.csv", "manifest.json",
+};
+#define SCENARIO_NAME "scenario.json"
+#define STORE_HASH_NAME "store.sha256"
+#define SEAL_JSON_MAX (1u << 20)
+#define REPORT_JSON_MAX (256u << 20)
+
+static int git_fail(struct gl_err *err, const char *what)
+{
+	const git_error *e = git_error_last();
+	return gl_errf(err, GL_EIO, "%s: %s", what, e && e->message ? e->message : "libgit2 error");
+}
+
+/* Hold DIR/run.lock as the controller does, so no live run writes while
+ * we hash. A directory we cannot write (a read-only copy) has no live run
+ * writing into it either: then no lock is taken. Returns the fd, -1 when
+ * none could be taken without it being held, -2 when a run holds it. */
+static int lock_run(const char *dir)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/run.lock", dir);
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0)
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+		close(fd);
+		return -2;
+	}
+	return fd;
+}
+
+static int file_sha256(const char *path, char hex[65], struct gl_err *err)
+{
+	struct gl_sha256 s;
+	unsigned char *buf = malloc(1u << 20);
+	FILE *f = fopen(path, "rb");
+	size_t n;
+	int rc = 0;
+
+	if (!f || !buf) {
+		rc = gl_errf(err, f ? GL_ENOMEM : GL_EIO, "%s: %s", path, f ? "out of memory" : strerror(errno));
+		goto out;
+	}
+	gl_sha256_init(&s);
+	while ((n = fread(buf, 1, 1u << 20, f)) > 0)
+		gl_sha256_update(&s, buf, n);
+	if (ferror(f)) {
+		rc = gl_errf(err, GL_EIO, "%s: read error", path);
+		goto out;
+	}
+	gl_sha256_final_hex(&s, hex);
+out:
+	if (f)
+		fclose(f);
+	free(buf);
+	return rc;
+}
+
+/* Stream a file into the object database as a blob, exactly its bytes. */
+static int blob_from_file(git_repository *repo, const char *path, git_oid *id, struct gl_err *err)
+{
+	git_odb *odb = NULL;
+	git_odb_stream *s = NULL;
+	unsigned char *buf = malloc(1u << 16);
+	struct stat sb;
+	FILE *f = fopen(path, "rb");
+	size_t n, total = 0;
+	int rc = 0;
+
+	if (!f || !buf || fstat(fileno(f), &sb) != 0) {
+		rc = gl_errf(err, GL_EIO, "%s: %s", path, !buf ? "out of memory" : strerror(errno));
+		goto out;
+	}
+	if (git_repository_odb(&odb, repo) != 0 ||
+	    git_odb_open_wstream(&s, odb, (git_object_size_t)sb.st_size, GIT_OBJECT_BLOB) != 0) {
+		rc = git_fail(err, path);
+		goto out;
+	}
+	while ((n = fread(buf, 1, 1u << 16, f)) > 0) {
+		if (total + n > (size_t)sb.st_size) {
+			rc = gl_errf(err, GL_EIO, "%s: the file grew while it was sealed", path);
+			goto out;
+		}
+		if (git_odb_stream_write(s, (const char *)buf, n) != 0) {
+			rc = git_fail(err, path);
+			goto out;
+		}
+		total += n;
+	}
+	if (ferror(f) || total != (size_t)sb.st_size) {
+		rc = gl_errf(err, GL_EIO, "%s: %s", path, ferror(f) ? "read error" : "the file shrank while it was sealed");
+		goto out;
+	}
+	if (git_odb_stream_finalize_write(id, s) != 0)
+		rc = git_fail(err, path);
+out:
+	git_odb_stream_free(s);
+	git_odb_free(odb);
+	if (f)
+		fclose(f);
+	free(buf);
+	return rc;
+}
+
+/* "evidence/NAME" with NAME reduced to [A-Za-z0-9._-] and no dot first. */
+static void branch_name(const char *scenario, char *out, size_t n)
+{
+	char name[GL_NAME_MAX * 2];
+	size_t k = 0;
+
+	for (const char *p = scenario; *p && k + 1 < sizeof(name); p++) {
+		char c = *p;
+		int okc = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+			  c == '_' || (c == '.' && k > 0 && name[k - 1] != '.');
+		name[k++] = okc ? c : '-';
+	}
+	while (k && (name[k - 1] == '.' || name[k - 1] == '-'))
+		k--;
+	name[k] = '\0';
+	if (k >= 5 && !strcmp(name + k - 5, ".lock"))
+		name[k - 5] = '\0';
+	snprintf(out, n, "evidence/%s", name[0] ? name : "unnamed");
+}
+
+/* Open the repository at exactly path, or create it bare when path does
+ * not exist or is an empty directory. Anything else is bad input. */
+static int open_or_init(const char *path, git_repository **repo, int *created, struct gl_err *err)
+{
+	git_repository_init_options io;
+	struct stat sb;
+	int rc;
+
+	git_repository_init_options_init(&io, GIT_REPOSITORY_INIT_OPTIONS_VERSION);
+	*created = 0;
+	rc = git_repository_open_ext(repo, path, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL);
+	if (rc == 0)
+		return 0;
+	if (rc != GIT_ENOTFOUND)
+		return git_fail(err, path);
+	if (stat(path, &sb) == 0) {
+		DIR *d = S_ISDIR(sb.st_mode) ? opendir(path) : NULL;
+		struct dirent *e;
+		int empty = d != NULL;
+		while (d && (e = readdir(d)))
+			if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+				empty = 0;
+		if (d)
+			closedir(d);
+		if (!empty)
+			return gl_errf(err, GL_EINVAL, "%s: not a git repository, and not an empty directory to make one in",
+				       path);
+	}
+	io.flags = GIT_REPOSITORY_INIT_BARE | GIT_REPOSITORY_INIT_MKPATH;
+	if (git_repository_init_ext(repo, path, &io) != 0)
+		return git_fail(err, path);
+	*created = 1;
+	return 0;
+}
+
+static int signature(git_repository *repo, git_signature **sig)
+{
+	char host[256] = "localhost", email[300];
+
+	if (git_signature_default(sig, repo) == 0)
+		return 0;
+	gethostname(host, sizeof(host) - 1);
+	snprintf(email, sizeof(email), "gauntlet@%s", host);
+	return git_signature_now(sig, "gauntlet", email);
+}
+
+/* What seal learns from the store and report.json. */
+struct run_facts {
+	struct gl_run_row row;
+	char verdict[16];
+	char store_sha256[65];
+};
+
+/* Analyze the store for the verdict, check report.json agrees, then close
+ * the store (folding its WAL into run.db) and hash run.db. */
+static int read_run(const char *dir, struct run_facts *rf, struct gl_err *err)
+{
+	struct gl_store *st = NULL;
+	struct gl_analysis *an = NULL;
+	char path[PATH_MAX], *text = NULL;
+	cJSON *rep = NULL;
+	size_t len;
+	int rc;
+
+	snprintf(path, sizeof(path), "%s/report.json", dir);
+	if (access(path, F_OK) != 0) {
+		rc = gl_errf(err, GL_EINVAL, "%s: no report.json to seal (render it with `gauntlet report %s`)", dir, dir);
+		goto out;
+	}
+	snprintf(path, sizeof(path), "%s/run.db", dir);
+	if (access(path, F_OK) != 0) {
+		rc = gl_errf(err, GL_EINVAL, "%s: no run store (run.db) here", dir);
+		goto out;
+	}
+	if (!(st = gl_store_open(path, 0, err))) {
+		rc = -GL_EIO;
+		goto out;
+	}
+	if ((rc = gl_analyze(st, &an, err)))
+		goto out;
+	rf->row = an->run;
+	rf->row.scenario_text = an->run.scenario_text ? strdup(an->run.scenario_text) : NULL;
+	rf->row.sets_json = NULL;
+	snprintf(rf->verdict, sizeof(rf->verdict), "%s", an->verdict);
+	if (!rf->row.scenario_text) {
+		rc = gl_errf(err, GL_ENOMEM, "out of memory");
+		goto out;
+	}
+	gl_analysis_free(an);
+	an = NULL;
+	gl_store_close(st);   /* checkpoints: run.db is whole from here */
+	st = NULL;
+	snprintf(path, sizeof(path), "%s/report.json", dir);
+	if ((rc = gl_read_file(path, REPORT_JSON_MAX, &text, &len, err)))
+		goto out;
+	rep = cJSON_ParseWithLength(text, len);
+	{
+		const char *id = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
+			cJSON_GetObjectItemCaseSensitive(rep, "run"), "id"));
+		const char *v = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(rep, "verdict"));
+		if (!id || !v || strcmp(id, rf->row.id) || strcmp(v, rf->verdict)) {
+			rc = gl_errf(err, GL_EINVAL,
+				     "%s/report.json does not match the store (report: run %s, verdict %s; store: run %s, "
+				     "verdict %s): re-render it with `gauntlet report %s` and seal again",
+				     dir, id ? id : "?", v ? v : "?", rf->row.id, rf->verdict, dir);
+			goto out;
+		}
+	}
+	snprintf(path, sizeof(path), "%s/run.db", dir);
+	rc = file_sha256(path, rf->store_sha256, err);
+out:
+	cJSON_Delete(rep);
+	free(text);
+	gl_analysis_free(an);
+	gl_store_close(st);
+	return rc;
+}
+
+/* The run's folder: present reports, scenario.json, store.sha256. Fills
+ * files (name -> blob id) for seal.json. */
+static int build_run_tree(git_repository *repo, const char *dir, const struct run_facts *rf, git_oid *tree_id,
+			  cJSON *files, struct gl_err *err)
+{
+	git_treebuilder *tb = NULL;
+	git_oid id;
+	char path[PATH_MAX], hex[GIT_OID_HEXSZ + 1], line[128];
+	int rc = 0;
+
+	if (git_treebuilder_new(&tb, repo, NULL) != 0) {
+		rc = git_fail(err, "tree");
+		goto out;
+	}
+	for (size_t i = 0; i < GL_ARRAY_LEN(sealed_files); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, sealed_files[i]);
+		if (access(path, F_OK) != 0)
+			continue;
+		if ((rc = blob_from_file(repo, path, &id, err)))
+			goto out;
+		if (git_treebuilder_insert(NULL, tb, sealed_files[i], &id, GIT_FILEMODE_BLOB) != 0) {
+			rc = git_fail(err, sealed_files[i]);
+			goto out;
+		}
+		cJSON_AddStringToObject(files, sealed_files[i], git_oid_tostr(hex, sizeof(hex), &id));
+	}
+	if (git_blob_create_from_buffer(&id, repo, rf->row.scenario_text, strlen(rf->row.scenario_text)) != 0 ||
+	    git_treebuilder_insert(NULL, tb, SCENARIO_NAME, &id, GIT_FILEMODE_BLOB) != 0) {
+		rc = git_fail(err, SCENARIO_NAME);
+		goto out;
+	}
+	cJSON_AddStringToObject(files, SCENARIO_NAME, git_oid_tostr(hex, sizeof(hex), &id));
+	snprintf(line, sizeof(line), "%s  run.db\n", rf->store_sha256);   /* sha256sum -c reads it */
+	if (git_blob_create_from_buffer(&id, repo, line, strlen(line)) != 0 ||
+	    git_treebuilder_insert(NULL, tb, STORE_HASH_NAME, &id, GIT_FILEMODE_BLOB) != 0) {
+		rc = git_fail(err, STORE_HASH_NAME);
+		goto out;
+	}
+	cJSON_AddStringToObject(files, STORE_HASH_NAME, git_oid_tostr(hex, sizeof(hex), &id));
+	if (git_treebuilder_write(tree_id, tb) != 0)
+		rc = git_fail(err, "tree");
+out:
+	git_treebuilder_free(tb);
+	return rc;
+}
+
+/* Names of entries that differ between two run folders, into b. */
+static void tree_diff_names(git_repository *repo, const git_oid *a_id, const git_oid *b_id, struct gl_buf *b)
+{
+	git_tree *a = NULL, *c = NULL;
+
+	if (git_tree_lookup(&a, repo, a_id) != 0 || git_tree_lookup(&c, repo, b_id) != 0)
+		goto out;
+	for (size_t i = 0; i < git_tree_entrycount(a); i++) {
+		const git_tree_entry *e = git_tree_entry_byindex(a, i);
+		const git_tree_entry *f = git_tree_entry_byname(c, git_tree_entry_name(e));
+		if (!f || git_oid_cmp(git_tree_entry_id(e), git_tree_entry_id(f)))
+			gl_buf_printf(b, "%s%s", b->len ? ", " : "", git_tree_entry_name(e));
+	}
+	for (size_t i = 0; i < git_tree_entrycount(c); i++) {
+		const git_tree_entry *f = git_tree_entry_byindex(c, i);
+		if (!git_tree_entry_byname(a, git_tree_entry_name(f)))
+			gl_buf_printf(b, "%s%s", b->len ? ", " : "", git_tree_entry_name(f));
+	}
+out:
+	git_tree_free(a);
+	git_tree_free(c);
+}
+
+/* Run folder id of run_id in commit c; 0, or -1 when it has none. */
+static int run_folder(const git_commit *c, const char *run_id, git_oid *out)
+{
+	git_tree *t = NULL;
+	const git_tree_entry *e;
+	int rc = -1;
+
+	if (git_commit_tree(&t, c) != 0)
+		return -1;
+	e = git_tree_entry_byname(t, run_id);
+	if (e && git_tree_entry_type(e) == GIT_OBJECT_TREE) {
+		git_oid_cpy(out, git_tree_entry_id(e));
+		rc = 0;
+	}
+	git_tree_free(t);
+	return rc;
+}
+
+static int write_seal_json(const char *dir, cJSON *rec, struct gl_err *err)
+{
+	char path[PATH_MAX], *text = cJSON_Print(rec);
+	int rc;
+
+	if (!text)
+		return gl_errf(err, GL_ENOMEM, "seal.json: out of memory");
+	snprintf(path, sizeof(path), "%s/seal.json", dir);
+	rc = gl_write_file_atomic(path, text, strlen(text), 0644, err);
+	cJSON_free(text);
+	return rc;
+}
+
+static int code_of(int rc)
+{
+	return rc == -GL_EINVAL ? GL_EVIDENCE_BAD_INPUT : GL_EVIDENCE_ERROR;
+}
+
+int gl_seal(const char *dir, const char *repo_path, FILE *out, struct gl_err *err)
+{
+	struct run_facts rf;
+	git_repository *repo = NULL;
+	git_reference *tip_ref = NULL, *tag_ref = NULL;
+	git_commit *tip = NULL, *sealed = NULL;
+	git_tree *top = NULL;
+	git_treebuilder *tb = NULL;
+	git_signature *sig = NULL;
+	git_object *target = NULL;
+	git_oid run_tree, top_id, commit_id, tag_id, old_run;
+	cJSON *rec = cJSON_CreateObject(), *files = cJSON_CreateObject();
+	char branch[GL_NAME_MAX * 2 + 16], refname[GL_NAME_MAX * 2 + 32], tagname[64], tagref[80];
+	char hex[GIT_OID_HEXSZ + 1], repo_abs[PATH_MAX], msg[2048], wall[40];
+	struct gl_buf names;
+	int lock = -1, rc, code = GL_EVIDENCE_ERROR, created = 0, valid = 0, reuse_tip = 0;
+
+	memset(&rf, 0, sizeof(rf));
+	gl_buf_init(&names, 4096);
+	git_libgit2_init();
+	snprintf(msg, sizeof(msg), "%s/run.db", dir);
+	if (access(msg, F_OK) != 0) {
+		gl_errf(err, GL_EINVAL, "%s: no run store (run.db) here", dir);
+		code = GL_EVIDENCE_BAD_INPUT;
+		goto out;
+	}
+	lock = lock_run(dir);
+	if (lock == -2) {
+		gl_errf(err, GL_EINVAL, "%s: a gauntlet is still running this run: seal it after it ends", dir);
+		code = GL_EVIDENCE_BAD_INPUT;
+		goto out;
+	}
+	if ((rc = read_run(dir, &rf, err))) {
+		code = code_of(rc);
+		goto out;
+	}
+	if (open_or_init(repo_path, &repo, &created, err) != 0) {
+		code = err->code == GL_EINVAL ? GL_EVIDENCE_BAD_INPUT : GL_EVIDENCE_ERROR;
+		goto out;
+	}
+	branch_name(rf.row.name, branch, sizeof(branch));
+	snprintf(refname, sizeof(refname), "refs/heads/%s", branch);
+	snprintf(tagname, sizeof(tagname), "run/%s", rf.row.id);
+	snprintf(tagref, sizeof(tagref), "refs/tags/%s", tagname);
+	if (git_reference_name_is_valid(&valid, refname) != 0 || !valid ||
+	    git_reference_name_is_valid(&valid, tagref) != 0 || !valid) {
+		gl_errf(err, GL_EINVAL, "cannot name a branch or tag from scenario '%s' and run '%s'", rf.row.name,
+			rf.row.id);
+		code = GL_EVIDENCE_BAD_INPUT;
+		goto out;
+	}
+	if ((rc = build_run_tree(repo, dir, &rf, &run_tree, files, err)))
+		goto out;
+
+	/* Sealed before? The tag is the run's seal: same folder, nothing to
+	 * do; another folder, refuse (evidence is never rewritten). */
+	if (git_reference_lookup(&tag_ref, repo, tagref) == 0) {
+		if (git_reference_peel((git_object **)&sealed, tag_ref, GIT_OBJECT_COMMIT) != 0 ||
+		    run_folder(sealed, rf.row.id, &old_run) != 0) {
+			gl_errf(err, GL_EINVAL, "%s: tag %s exists but does not name a commit with the run's folder",
+				repo_path, tagname);
+			code = GL_EVIDENCE_BAD_INPUT;
+			goto out;
+		}
+		commit_id = *git_commit_id(sealed);
+		if (git_oid_cmp(&old_run, &run_tree) != 0) {
+			tree_diff_names(repo, &old_run, &run_tree, &names);
+			fprintf(out, "MISMATCH: run %s was sealed before (commit %s, tag %s) with other content: %s\n",
+				rf.row.id, git_oid_tostr(hex, sizeof(hex), &commit_id), tagname,
+				names.data ? names.data : "?");
+			code = GL_EVIDENCE_MISMATCH;
+			goto out;
+		}
+		fprintf(out, "already sealed: run %s at commit %s (tag %s)\n", rf.row.id,
+			git_oid_tostr(hex, sizeof(hex), &commit_id), tagname);
+		goto record;
+	}
+
+	rc = git_reference_lookup(&tip_ref, repo, refname);
+	if (rc == 0 && git_reference_peel((git_object **)&tip, tip_ref, GIT_OBJECT_COMMIT) != 0) {
+		git_fail(err, refname);
+		goto out;
+	}
+	if (rc != 0 && rc != GIT_ENOTFOUND) {
+		git_fail(err, refname);
+		goto out;
+	}
+	/* a seal that committed but died before tagging: tag that commit */
+	reuse_tip = tip && run_folder(tip, rf.row.id, &old_run) == 0 && !git_oid_cmp(&old_run, &run_tree);
+	if (reuse_tip) {
+		commit_id = *git_commit_id(tip);
+	} else {
+		const git_commit *parents[1] = { tip };
+		if ((tip && git_commit_tree(&top, tip) != 0) || git_treebuilder_new(&tb, repo, top) != 0 ||
+		    git_treebuilder_insert(NULL, tb, rf.row.id, &run_tree, GIT_FILEMODE_TREE) != 0 ||
+		    git_treebuilder_write(&top_id, tb) != 0) {
+			git_fail(err, "tree");
+			goto out;
+		}
+		git_tree_free(top);
+		top = NULL;
+		if (git_tree_lookup(&top, repo, &top_id) != 0 || signature(repo, &sig) != 0) {
+			git_fail(err, "commit");
+			goto out;
+		}
+		snprintf(msg, sizeof(msg),
+			 "%s: run %s %s\n\nrun: %s\nscenario: %s\nscenario_sha256: %s\nverdict: %s\nstate: %s\n"
+			 "store_sha256: %s (run.db)\ngauntlet: %s (%s)\n",
+			 rf.row.name, rf.row.id, rf.verdict, rf.row.id, rf.row.name, rf.row.scenario_sha256, rf.verdict,
+			 rf.row.state, rf.store_sha256, rf.row.version, rf.row.git_rev);
+		/* update_ref with the tip as first parent: refused if it moved */
+		if (git_commit_create(&commit_id, repo, refname, sig, sig, NULL, msg, top, tip ? 1 : 0, parents) != 0) {
+			git_fail(err, "commit");
+			goto out;
+		}
+	}
+	if (!sig && signature(repo, &sig) != 0) {
+		git_fail(err, "signature");
+		goto out;
+	}
+	snprintf(msg, sizeof(msg), "run %s: %s\n\nscenario: %s\nscenario_sha256: %s\nstore_sha256: %s\n", rf.row.id,
+		 rf.verdict, rf.row.name, rf.row.scenario_sha256, rf.store_sha256);
+	if (git_object_lookup(&target, repo, &commit_id, GIT_OBJECT_COMMIT) != 0 ||
+	    git_tag_create(&tag_id, repo, tagname, target, sig, msg, 0) != 0) {
+		git_fail(err, tagname);
+		goto out;
+	}
+	/* a new bare repository: HEAD on the first branch, so `git log` shows it */
+	if (git_repository_is_bare(repo) && git_repository_head_unborn(repo) == 1)
+		git_repository_set_head(repo, refname);
+	fprintf(out, "sealed run %s (%s) in %s: commit %s on %s, tag %s, %d file(s)%s\n", rf.row.id, rf.verdict,
+		repo_path, git_oid_tostr(hex, sizeof(hex), &commit_id), branch, tagname, cJSON_GetArraySize(files),
+		created ? " (new bare repository)" : "");
+record:
+	if (!realpath(repo_path, repo_abs))
+		snprintf(repo_abs, sizeof(repo_abs), "%s", repo_path);
+	cJSON_AddNumberToObject(rec, "seal_version", 1);
+	cJSON_AddStringToObject(rec, "repo", repo_abs);
+	cJSON_AddStringToObject(rec, "branch", branch);
+	cJSON_AddStringToObject(rec, "tag", tagname);
+	cJSON_AddStringToObject(rec, "commit", git_oid_tostr(hex, sizeof(hex), &commit_id));
+	cJSON_AddStringToObject(rec, "path", rf.row.id);
+	cJSON_AddStringToObject(rec, "run_id", rf.row.id);
+	cJSON_AddStringToObject(rec, "scenario", rf.row.name);
+	cJSON_AddStringToObject(rec, "scenario_sha256", rf.row.scenario_sha256);
+	cJSON_AddStringToObject(rec, "verdict", rf.verdict);
+	cJSON_AddStringToObject(rec, "store_sha256", rf.store_sha256);
+	gl_format_wall(gl_wall_ns(), wall, sizeof(wall));
+	cJSON_AddStringToObject(rec, "sealed", wall);
+	cJSON_AddItemToObject(rec, "files", files);
+	files = NULL;
+	code = write_seal_json(dir, rec, err) == 0 ? GL_EVIDENCE_OK : GL_EVIDENCE_ERROR;
+out:
+	cJSON_Delete(rec);
+	cJSON_Delete(files);
+	gl_buf_free(&names);
+	git_object_free(target);
+	git_signature_free(sig);
+	git_treebuilder_free(tb);
+	git_tree_free(top);
+	git_commit_free(sealed);
+	git_commit_free(tip);
+	git_reference_free(tag_ref);
+	git_reference_free(tip_ref);
+	git_repository_free(repo);
+	git_libgit2_shutdown();
+	free(rf.row.scenario_text);
+	if (lock >= 0)
+		close(lock);
+	return code;
+}
+
+/* --- verify ------------------------------------------------------------ */
+
+struct verdicts {
+	FILE *out;
+	int n_bad, n_ok;
+	struct gl_buf names;
+};
+
+static void mismatch(struct verdicts *v, const char *name, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void mismatch(struct verdicts *v, const char *name, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(v->out, "MISMATCH %s: ", name);
+	va_start(ap, fmt);
+	vfprintf(v->out, fmt, ap);
+	va_end(ap);
+	fputc('\n', v->out);
+	v->n_bad++;
+	gl_buf_printf(&v->names, "%s%s", v->names.len ? ", " : "", name);
+}
+
+/* Fold any WAL into run.db, then read its run id and scenario text without
+ * writing anything (immutable: no -shm, no -wal, no locks). */
+static int read_store(const char *db_path, char **run_id, char **scenario, struct gl_err *err)
+{
+	char wal[PATH_MAX], uri[PATH_MAX * 3 + 32];
+	struct stat sb;
+	sqlite3 *db = NULL;
+	sqlite3_stmt *q = NULL;
+	size_t k;
+	int rc = 0;
+
+	*run_id = *scenario = NULL;
+	if (access(db_path, F_OK) != 0)
+		return gl_errf(err, GL_EINVAL, "%s: no run store", db_path);
+	snprintf(wal, sizeof(wal), "%s-wal", db_path);
+	if (stat(wal, &sb) == 0 && sb.st_size > 0) {
+		if (sqlite3_open_v2(db_path, &db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK ||
+		    sqlite3_wal_checkpoint_v2(db, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL) != SQLITE_OK) {
+			rc = gl_errf(err, GL_EIO, "%s: cannot checkpoint the store: %s", db_path,
+				     db ? sqlite3_errmsg(db) : "out of memory");
+			goto out;
+		}
+		sqlite3_close(db);
+		db = NULL;
+	}
+	k = (size_t)snprintf(uri, sizeof(uri), "file:");
+	for (const char *p = db_path; *p && k + 4 < sizeof(uri); p++) {
+		if (*p == '?' || *p == '#' || *p == '%')
+			k += (size_t)snprintf(uri + k, sizeof(uri) - k, "%%%02X", (unsigned char)*p);
+		else
+			uri[k++] = *p;
+	}
+	snprintf(uri + k, sizeof(uri) - k, "?immutable=1");
+	if (sqlite3_open_v2(uri, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(db, "SELECT id, scenario_text FROM run", -1, &q, NULL) != SQLITE_OK) {
+		rc = gl_errf(err, GL_EIO, "%s: cannot read the store: %s", db_path, db ? sqlite3_errmsg(db) : "out of memory");
+		goto out;
+	}
+	if (sqlite3_step(q) != SQLITE_ROW) {
+		rc = gl_errf(err, GL_EINVAL, "%s: the store holds no run", db_path);
+		goto out;
+	}
+	*run_id = strdup(sqlite3_column_text(q, 0) ? (const char *)sqlite3_column_text(q, 0) : "");
+	*scenario = malloc((size_t)sqlite3_column_bytes(q, 1) + 1);
+	if (!*run_id || !*scenario) {
+		rc = gl_errf(err, GL_ENOMEM, "out of memory");
+		goto out;
+	}
+	memcpy(*scenario, sqlite3_column_blob(q, 1) ? sqlite3_column_blob(q, 1) : "", (size_t)sqlite3_column_bytes(q, 1));
+	(*scenario)[sqlite3_column_bytes(q, 1)] = '\0';
+out:
+	sqlite3_finalize(q);
+	sqlite3_close(db);
+	if (rc) {
+		free(*run_id);
+		free(*scenario);
+		*run_id = *scenario = NULL;
+	}
+	return rc;
+}
+
+static const char *jstr(const cJSON *o, const char *key)
+{
+	return cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, key));
+}
+
+int gl_verify(const char *dir, FILE *out, struct gl_err *err)
+{
+	struct verdicts v = { out, 0, 0, { 0 } };
+	git_repository *repo = NULL;
+	git_commit *commit = NULL, *tagged = NULL, *tip = NULL;
+	git_reference *ref = NULL;
+	git_tree *folder = NULL;
+	git_blob *blob = NULL;
+	git_oid cid, folder_id;
+	cJSON *seal = NULL;
+	char path[PATH_MAX], *text = NULL, *run_id = NULL, *scenario = NULL, store_hex[65], hex[GIT_OID_HEXSZ + 1];
+	const char *repo_path, *commit_hex, *tag, *branch, *sealed_run;
+	size_t len;
+	int lock = -1, code = GL_EVIDENCE_BAD_INPUT, rc;
+
+	gl_buf_init(&v.names, 4096);
+	git_libgit2_init();
+	snprintf(path, sizeof(path), "%s/seal.json", dir);
+	if (gl_read_file(path, SEAL_JSON_MAX, &text, &len, err) != 0)
+		goto out;
+	seal = cJSON_ParseWithLength(text, len);
+	repo_path = jstr(seal, "repo");
+	commit_hex = jstr(seal, "commit");
+	tag = jstr(seal, "tag");
+	branch = jstr(seal, "branch");
+	sealed_run = jstr(seal, "run_id");
+	if (!repo_path || !commit_hex || !tag || !branch || !sealed_run || git_oid_fromstr(&cid, commit_hex) != 0) {
+		gl_errf(err, GL_EINVAL, "%s: not a seal record (needs repo, commit, tag, branch and run_id)", path);
+		goto out;
+	}
+	lock = lock_run(dir);
+	if (lock == -2) {
+		gl_errf(err, GL_EINVAL, "%s: a gauntlet is running this run: verify it after it ends", dir);
+		goto out;
+	}
+	if (git_repository_open_ext(&repo, repo_path, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) != 0) {
+		git_fail(err, repo_path);
+		goto out;
+	}
+	if (git_commit_lookup(&commit, repo, &cid) != 0) {
+		gl_errf(err, GL_EINVAL, "%s: the sealed commit %s is not in this repository", repo_path, commit_hex);
+		goto out;
+	}
+	code = GL_EVIDENCE_ERROR;
+
+	/* the names that lead to the commit still do */
+	snprintf(path, sizeof(path), "refs/tags/%s", tag);
+	if (git_reference_lookup(&ref, repo, path) != 0)
+		mismatch(&v, tag, "the tag is gone from %s", repo_path);
+	else if (git_reference_peel((git_object **)&tagged, ref, GIT_OBJECT_COMMIT) != 0 ||
+		 git_oid_cmp(git_commit_id(tagged), &cid))
+		mismatch(&v, tag, "the tag names %s, not the sealed commit %s",
+			 tagged ? git_oid_tostr(hex, sizeof(hex), git_commit_id(tagged)) : "no commit", commit_hex);
+	git_reference_free(ref);
+	ref = NULL;
+	snprintf(path, sizeof(path), "refs/heads/%s", branch);
+	if (git_reference_lookup(&ref, repo, path) != 0 ||
+	    git_reference_peel((git_object **)&tip, ref, GIT_OBJECT_COMMIT) != 0)
+		mismatch(&v, branch, "the branch is gone from %s", repo_path);
+	else if (git_oid_cmp(git_commit_id(tip), &cid) && git_graph_descendant_of(repo, git_commit_id(tip), &cid) != 1)
+		mismatch(&v, branch, "the branch no longer contains the sealed commit %s", commit_hex);
+
+	if (run_folder(commit, sealed_run, &folder_id) != 0 || git_tree_lookup(&folder, repo, &folder_id) != 0) {
+		mismatch(&v, sealed_run, "the sealed commit %s has no folder for the run", commit_hex);
+		goto done;
+	}
+	snprintf(path, sizeof(path), "%s/run.db", dir);
+	if ((rc = read_store(path, &run_id, &scenario, err)) || (rc = file_sha256(path, store_hex, err))) {
+		code = code_of(rc);
+		goto out;
+	}
+	if (strcmp(run_id, sealed_run))
+		mismatch(&v, "run.db", "holds run %s, the seal is for run %s", run_id, sealed_run);
+	for (size_t i = 0; i < git_tree_entrycount(folder); i++) {
+		const git_tree_entry *e = git_tree_entry_byindex(folder, i);
+		const char *name = git_tree_entry_name(e);
+		const char *data;
+		git_oid fid;
+
+		git_blob_free(blob);
+		blob = NULL;
+		if (git_tree_entry_type(e) != GIT_OBJECT_BLOB || git_blob_lookup(&blob, repo, git_tree_entry_id(e)) != 0) {
+			mismatch(&v, name, "not a readable blob in the sealed commit");
+			continue;
+		}
+		data = git_blob_rawcontent(blob);
+		if (!strcmp(name, STORE_HASH_NAME)) {
+			if (git_blob_rawsize(blob) < 64 || strncmp(data, store_hex, 64))
+				mismatch(&v, "run.db", "SHA-256 %s, sealed %.64s", store_hex,
+					 git_blob_rawsize(blob) >= 64 ? data : "(unreadable)");
+			else
+				v.n_ok++;
+		} else if (!strcmp(name, SCENARIO_NAME)) {
+			if ((size_t)git_blob_rawsize(blob) != strlen(scenario) || memcmp(data, scenario, strlen(scenario)))
+				mismatch(&v, name, "the scenario text in run.db differs from the sealed one");
+			else
+				v.n_ok++;
+		} else {
+			snprintf(path, sizeof(path), "%s/%s", dir, name);
+			if (access(path, F_OK) != 0)
+				mismatch(&v, name, "sealed, but missing from %s", dir);
+			else if (git_odb_hashfile(&fid, path, GIT_OBJECT_BLOB) != 0)
+				mismatch(&v, name, "cannot be read: %s", strerror(errno));
+			else if (git_oid_cmp(&fid, git_tree_entry_id(e)))
+				mismatch(&v, name, "differs from the sealed blob %s",
+					 git_oid_tostr(hex, sizeof(hex), git_tree_entry_id(e)));
+			else
+				v.n_ok++;
+		}
+	}
+	{
+		/* seal.json's own list must not claim more than the commit holds */
+		const cJSON *f;
+		cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(seal, "files"))
+			if (f->string && !git_tree_entry_byname(folder, f->string))
+				mismatch(&v, f->string, "listed in seal.json but not in the sealed commit");
+	}
+done:
+	if (v.n_bad) {
+		fprintf(out, "verify: %d mismatch(es) against commit %s in %s: %s\n", v.n_bad, commit_hex, repo_path,
+			v.names.data ? v.names.data : "");
+		code = GL_EVIDENCE_MISMATCH;
+	} else {
+		fprintf(out, "verify: ok: %d sealed file(s) and run.db match commit %s (tag %s) in %s\n", v.n_ok,
+			commit_hex, tag, repo_path);
+		code = GL_EVIDENCE_OK;
+	}
+out:
+	git_blob_free(blob);
+	git_tree_free(folder);
+	git_commit_free(tip);
+	git_commit_free(tagged);
+	git_commit_free(commit);
+	git_reference_free(ref);
+	git_repository_free(repo);
+	git_libgit2_shutdown();
+	cJSON_Delete(seal);
+	free(text);
+	free(run_id);
+	free(scenario);
+	gl_buf_free(&v.names);
+	if (lock >= 0)
+		close(lock);
+	return code;
+}

@@ -1,0 +1,64 @@
+/*
+ * evidence.h - `gauntlet seal DIR --repo PATH` and `gauntlet verify DIR`:
+ * a run's evidence committed to a git repository with libgit2, and the run
+ * directory checked against it later.
+ *
+ * What is sealed, under the folder RUN_ID/ of the commit's tree: the
+ * reports present in DIR (report.json, report.md, report.html, junit.xml,
+ * timeseries.csv, manifest.json; report.json is required), scenario.json
+ * (the scenario text from the store, byte for byte what ran) and
+ * store.sha256 (the SHA-256 of run.db after its WAL was checkpointed into
+ * it, in sha256sum's format). The store itself is not committed: it can be
+ * gigabytes, and its hash binds it.
+ *
+ * Where: branch evidence/SCENARIO-NAME (one per cluster scenario; each
+ * commit adds its run's folder to the tree of the branch's tip, so the tip
+ * holds every sealed run of that scenario) and an annotated tag
+ * run/RUN_ID on the commit. A repository that does not exist yet (or an
+ * empty directory) is created bare; an existing one, bare or not, is used
+ * as it is: seal writes objects and refs only, never an index or a work
+ * tree. The seal record DIR/seal.json names the repository (absolute
+ * path), commit, branch, tag and each sealed file's blob id.
+ *
+ * Both take DIR's run.lock, so a run that is still going is refused.
+ * Threading: call from the main thread of a command; not concurrently.
+ */
+#ifndef GL_EVIDENCE_H
+#define GL_EVIDENCE_H
+
+#include <stdio.h>
+
+#include "util.h"
+
+/* Exit codes of both commands (DESIGN section 2). */
+enum {
+	GL_EVIDENCE_OK = 0,
+	GL_EVIDENCE_MISMATCH = 1,   /* verify: a file differs; seal: sealed before with other content */
+	GL_EVIDENCE_BAD_INPUT = 2,  /* no run, no seal record, not a repository, run still going */
+	GL_EVIDENCE_ERROR = 4,      /* store, file system or libgit2 failure */
+};
+
+/*
+ * Seal DIR into the repository at repo. Sealing a run again with the same
+ * files is a no-op that rewrites DIR/seal.json (0); with different files it
+ * changes nothing and returns GL_EVIDENCE_MISMATCH, naming the files on
+ * out. A report.json whose run id or verdict disagrees with the store is
+ * refused (re-render with `gauntlet report DIR` first). Prints what was
+ * sealed to out. Returns one of the exit codes above; err says why for 2
+ * and 4.
+ */
+int gl_seal(const char *dir, const char *repo, FILE *out, struct gl_err *err);
+
+/*
+ * Check DIR against the commit named in DIR/seal.json: every file of the
+ * sealed folder equals its blob byte for byte (files in DIR that were not
+ * sealed are not judged), the scenario text in run.db equals scenario.json,
+ * run.db's SHA-256 equals store.sha256 (its WAL is checkpointed first, so
+ * only content counts), the tag still names the commit and the branch still
+ * contains it. Each mismatch is printed to out as "MISMATCH NAME: why".
+ * Returns GL_EVIDENCE_OK, GL_EVIDENCE_MISMATCH, or 2/4 with err (no or bad
+ * seal.json, repository or commit not found, unreadable store).
+ */
+int gl_verify(const char *dir, FILE *out, struct gl_err *err);
+
+#endif
