@@ -637,6 +637,7 @@ int gl_analyze(struct gl_store *st, struct gl_analysis **out, struct gl_err *err
 	struct gl_diag d;
 	struct gl_scenario_opts o = { 0 };
 	const char **sets = NULL;
+	char *inv_text = NULL;
 	cJSON *sj = NULL;
 	int rc = 0, all_pass = 1;
 
@@ -658,9 +659,16 @@ int gl_analyze(struct gl_store *st, struct gl_analysis **out, struct gl_err *err
 	}
 	o.time_scale = an->run.time_scale;
 	o.sets = sets;
+	{
+		struct gl_err ierr = { 0 };
+		if (gl_store_doc_get(st, "scenario_inventory", &inv_text, &ierr) == 0)
+			o.inventory_text = inv_text;
+	}
 	gl_diag_init(&d, NULL);
 	an->sc = gl_scenario_load_text(an->run.scenario_path, an->run.scenario_text,
 				       strlen(an->run.scenario_text), &o, &d);
+	free(inv_text);
+	inv_text = NULL;
 	if (!an->sc || d.n_errors - (an->sc ? an->sc->n_missing : 0) > 0) {
 		rc = gl_errf(err, GL_ESTATE, "store: the stored scenario no longer validates:\n%s",
 			     d.text.data ? d.text.data : "");

@@ -1086,7 +1086,7 @@ int gl_controller_run(const struct gl_run_opts *o)
 {
 	struct gl_ctx c = { .lock_fd = -1 };
 	struct gl_diag d;
-	struct gl_scenario_opts so = { o->time_scale, o->sets, 0 };
+	struct gl_scenario_opts so = { o->time_scale, o->sets, 0, NULL };
 	struct gl_run_row row;
 	struct gl_err err = { 0 };
 	struct utsname un;
@@ -1183,6 +1183,12 @@ int gl_controller_run(const struct gl_run_opts *o)
 	for (int i = 0; i < c.sc->n_faults; i++)
 		if (journal(&c, &c.faults[i]) != 0)
 			goto out;
+	if (c.sc->inventory_text && gl_store_doc_put(c.st, "scenario_inventory", c.sc->inventory_text, &err) != 0) {
+		/* resume and report rebuild the scenario from it */
+		fprintf(stderr, "gauntlet: the scenario's inventory %s could not be stored: %s\n",
+			c.sc->inventory_path, err.msg);
+		goto out;
+	}
 	{
 		/* provenance for manifest.json, kept in the store; bounded, and
 		 * never a reason to fail the run */
@@ -1227,6 +1233,7 @@ static int open_existing(struct gl_ctx *c, const char *dir, struct gl_run_row *r
 	struct gl_diag d;
 	struct gl_scenario_opts so = { 0 };
 	const char **sets = NULL;
+	char *inv_text = NULL;
 	cJSON *sj;
 	char db[1100];
 
@@ -1253,8 +1260,11 @@ static int open_existing(struct gl_ctx *c, const char *dir, struct gl_run_row *r
 	}
 	so.time_scale = row->time_scale;
 	so.sets = sets;
+	if (gl_store_doc_get(c->st, "scenario_inventory", &inv_text, &err) == 0)
+		so.inventory_text = inv_text;
 	gl_diag_init(&d, NULL);
 	c->sc = gl_scenario_load_text(row->scenario_path, row->scenario_text, strlen(row->scenario_text), &so, &d);
+	free(inv_text);
 	free(sets);
 	cJSON_Delete(sj);
 	if (!c->sc || d.n_errors > c->sc->n_missing) {

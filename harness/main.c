@@ -12,6 +12,7 @@
 #include "compare.h"
 #include "controller.h"
 #include "evidence.h"
+#include "lab.h"
 #include "report.h"
 #include "scenario.h"
 #include "store.h"
@@ -33,6 +34,8 @@ static void usage(FILE *f)
 		"  verify DIR              check the run's files against its sealed commit\n"
 		"  compare BASE_DIR CAND_DIR [--out DIR] [--alpha A] [--tolerance T]\n"
 		"                          regression verdict between two runs\n"
+		"  lab up|down|status [--dir DIR] [--workers N]\n"
+		"                          the local lab cluster (docs/lab.md)\n"
 		"  target --listen ADDR    OpenAI-compatible token-streaming target server\n"
 		"  version\n"
 		"exit: 0 pass/ok, 1 fail, 2 bad input, 3 aborted, 4 harness error\n");
@@ -337,10 +340,8 @@ static int dispatch(int argc, char **argv)
 		return cmd_seal(argc, argv);
 	if (!strcmp(cmd, "verify"))
 		return cmd_verify(argc, argv);
-	if (!strcmp(cmd, "lab")) {
-		fprintf(stderr, "gauntlet: '%s' is not built yet in this version\n", cmd);
-		return 4;
-	}
+	if (!strcmp(cmd, "lab"))
+		return gl_lab_main(argc - 1, argv + 1);
 	fprintf(stderr, "gauntlet: unknown command '%s'\n", cmd);
 	usage(stderr);
 	return 2;

@@ -1291,6 +1291,220 @@ bad:
 	return -1;
 }
 
+/* ---- inventory: values a scenario takes from a file ----------------------- */
+
+/* "inventory": "FILE" names a JSON object (the lab writes one, an operator may
+ * write one per cluster). Every string of the scenario may then hold
+ * ${a.b.c}: the value at that dotted path of the inventory (numeric parts
+ * index arrays). A string that is exactly one ${...} takes the value with its
+ * JSON type (an array of mpirun arguments, a port number); inside a longer
+ * string the value must be a string, number or boolean. $${ is a literal ${.
+ * The inventory's "hosts" are added to the scenario's (the scenario's own
+ * entries win). The inventory's bytes are kept with the run, so resume and
+ * report never read the file again. */
+
+static const cJSON *inv_lookup(const cJSON *inv, const char *name, size_t n)
+{
+	const cJSON *cur = inv;
+	size_t i = 0;
+
+	while (i < n && cur) {
+		char seg[128];
+		size_t j = 0;
+		while (i < n && name[i] != '.' && j < sizeof(seg) - 1)
+			seg[j++] = name[i++];
+		seg[j] = '\0';
+		if (i < n && name[i] != '.')
+			return NULL;
+		i++;
+		if (!j)
+			return NULL;
+		if (cJSON_IsArray(cur)) {
+			char *end;
+			long k = strtol(seg, &end, 10);
+			cur = (*end || k < 0) ? NULL : cJSON_GetArrayItem(cur, (int)k);
+		} else if (cJSON_IsObject(cur)) {
+			cur = cJSON_GetObjectItemCaseSensitive(cur, seg);
+		} else {
+			return NULL;
+		}
+	}
+	return cur;
+}
+
+static int inv_name_ok(const char *p, size_t n)
+{
+	if (!n)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (!isalnum((unsigned char)p[i]) && !strchr("_.-", p[i]))
+			return 0;
+	return 1;
+}
+
+/* The replacement for string node v, or NULL when it stays as it is (and on
+ * error, reported in d). A lone ${...} takes the value with its type. */
+static cJSON *inv_expand_one(struct gl_diag *d, const cJSON *v, const char *path, const cJSON *inv,
+			     const char *invname)
+{
+	const char *s = v->valuestring, *p;
+	struct gl_buf b;
+	cJSON *out = NULL;
+
+	if (!strchr(s, '$'))
+		return NULL;
+	/* a lone ${name}: the value keeps its JSON type */
+	if (s[0] == '$' && s[1] == '{' && s[strlen(s) - 1] == '}' && !strchr(s + 2, '{') &&
+	    strchr(s, '}') == s + strlen(s) - 1) {
+		size_t n = strlen(s) - 3;
+		const cJSON *val;
+		if (!inv_name_ok(s + 2, n)) {
+			gl_diag_error(d, v, path, "'%s': expected ${name} with letters, digits, '_', '-' and '.'", s);
+			return NULL;
+		}
+		if (!(val = inv_lookup(inv, s + 2, n))) {
+			gl_diag_error(d, v, path, "%s is not in the inventory %s", s, invname);
+			return NULL;
+		}
+		return cJSON_Duplicate(val, 1);
+	}
+	gl_buf_init(&b, 1 << 16);
+	for (p = s; *p;) {
+		const char *q = strchr(p, '$'), *end;
+		const cJSON *val;
+		size_t n;
+		if (!q) {
+			gl_buf_append(&b, p, strlen(p));
+			break;
+		}
+		gl_buf_append(&b, p, (size_t)(q - p));
+		if (q[1] == '$' && q[2] == '{') {         /* $${ is a literal ${ */
+			gl_buf_append(&b, "${", 2);
+			p = q + 3;
+			continue;
+		}
+		if (q[1] != '{') {
+			gl_buf_append(&b, "$", 1);
+			p = q + 1;
+			continue;
+		}
+		if (!(end = strchr(q + 2, '}'))) {
+			gl_diag_error(d, v, path, "'%s': ${ without its closing }", s);
+			goto fail;
+		}
+		n = (size_t)(end - q - 2);
+		if (!inv_name_ok(q + 2, n)) {
+			gl_diag_error(d, v, path, "'%.*s': expected ${name} with letters, digits, '_', '-' and '.'",
+				      (int)(n + 3), q);
+			goto fail;
+		}
+		if (!(val = inv_lookup(inv, q + 2, n))) {
+			gl_diag_error(d, v, path, "${%.*s} is not in the inventory %s", (int)n, q + 2, invname);
+			goto fail;
+		}
+		if (cJSON_IsString(val))
+			gl_buf_append(&b, val->valuestring, strlen(val->valuestring));
+		else if (cJSON_IsBool(val))
+			gl_buf_printf(&b, "%s", cJSON_IsTrue(val) ? "true" : "false");
+		else if (cJSON_IsNumber(val) && val->valuedouble == (double)(long long)val->valuedouble)
+			gl_buf_printf(&b, "%lld", (long long)val->valuedouble);
+		else if (cJSON_IsNumber(val))
+			gl_buf_printf(&b, "%.17g", val->valuedouble);
+		else {
+			gl_diag_error(d, v, path,
+				      "${%.*s} is %s in the inventory: only a string standing alone can take it",
+				      (int)n, q + 2, json_type_name(val));
+			goto fail;
+		}
+		p = end + 1;
+	}
+	gl_buf_append(&b, "", 1);
+	out = cJSON_CreateString(b.data ? b.data : "");
+fail:
+	gl_buf_free(&b);
+	return out;
+}
+
+static void inv_expand(struct gl_diag *d, cJSON *node, const char *path, const cJSON *inv, const char *invname,
+		       int depth)
+{
+	cJSON *c, *next;
+	int i = 0;
+
+	if (depth > 64)
+		return;
+	for (c = node->child; c; c = next, i++) {
+		char p[512];
+		next = c->next;
+		if (cJSON_IsObject(node)) {
+			if (depth == 0 && !strcmp(c->string, "inventory"))
+				continue;
+			join(p, sizeof(p), path, c->string);
+		} else {
+			snprintf(p, sizeof(p), "%s[%d]", path, i);
+		}
+		if (cJSON_IsString(c)) {
+			cJSON *r = inv_expand_one(d, c, p, inv, invname);
+			if (r && cJSON_IsObject(node))
+				cJSON_ReplaceItemInObjectCaseSensitive(node, c->string, r);
+			else if (r)
+				cJSON_ReplaceItemInArray(node, i, r);
+		} else if (cJSON_IsObject(c) || cJSON_IsArray(c)) {
+			inv_expand(d, c, p, inv, invname, depth + 1);
+		}
+	}
+}
+
+static void apply_inventory(struct gl_scenario *s, const struct gl_scenario_opts *o, struct gl_diag *d)
+{
+	const cJSON *key = cJSON_GetObjectItemCaseSensitive(s->root, "inventory");
+	struct gl_err err = { 0 };
+	cJSON *inv, *hosts, *h;
+	char *text = NULL;
+	size_t len = 0;
+
+	if (!key)
+		return;
+	if (!cJSON_IsString(key) || !key->valuestring[0]) {
+		gl_diag_error(d, key, "inventory", "expected the path of an inventory file (JSON object)");
+		return;
+	}
+	if (key->valuestring[0] == '/' || !strchr(s->path, '/')) {
+		snprintf(s->inventory_path, sizeof(s->inventory_path), "%s", key->valuestring);
+	} else {
+		int dir = (int)(strrchr(s->path, '/') - s->path);
+		snprintf(s->inventory_path, sizeof(s->inventory_path), "%.*s/%s", dir, s->path, key->valuestring);
+	}
+	if (o && o->inventory_text) {
+		text = strdup(o->inventory_text);
+		len = text ? strlen(text) : 0;
+	} else if (gl_read_file(s->inventory_path, 1 << 20, &text, &len, &err) != 0) {
+		gl_diag_error(d, key, "inventory", "cannot read the inventory: %s", err.msg);
+		return;
+	}
+	if (!text)
+		return;
+	inv = cJSON_ParseWithLength(text, len);
+	if (!cJSON_IsObject(inv)) {
+		gl_diag_error(d, key, "inventory", "%s is not a JSON object", s->inventory_path);
+		cJSON_Delete(inv);
+		free(text);
+		return;
+	}
+	s->inventory_text = text;
+	inv_expand(d, s->root, "", inv, s->inventory_path, 0);
+	hosts = cJSON_GetObjectItemCaseSensitive(inv, "hosts");
+	if (cJSON_IsObject(hosts)) {
+		cJSON *mine = cJSON_GetObjectItemCaseSensitive(s->root, "hosts");
+		if (!mine)
+			mine = cJSON_AddObjectToObject(s->root, "hosts");
+		cJSON_ArrayForEach(h, hosts)
+			if (cJSON_IsObject(mine) && !cJSON_GetObjectItemCaseSensitive(mine, h->string))
+				cJSON_AddItemToObject(mine, h->string, cJSON_Duplicate(h, 1));
+	}
+	cJSON_Delete(inv);
+}
+
 /* ---- entry points -------------------------------------------------------- */
 
 struct gl_scenario *gl_scenario_load_text(const char *name, const char *text, size_t len,
@@ -1298,7 +1512,7 @@ struct gl_scenario *gl_scenario_load_text(const char *name, const char *text, si
 {
 	static const char *const keys[] = { "name", "description", "duration", "window", "hold",
 					    "contract", "hosts", "workloads", "phases", "faults",
-					    "targets", "safety", NULL };
+					    "targets", "safety", "inventory", NULL };
 	static const char *const ckeys[] = { "model", "precision", "engine", "gpus_per_job",
 					     "input_tokens", "output_tokens", "notes", NULL };
 	struct gl_scenario *s = calloc(1, sizeof(*s));
@@ -1334,6 +1548,7 @@ struct gl_scenario *gl_scenario_load_text(const char *name, const char *text, si
 	}
 	for (int i = 0; o && o->sets && o->sets[i]; i++)
 		apply_set(s->root, o->sets[i], d);
+	apply_inventory(s, o, d);
 
 	check_keys(d, s->root, "", keys);
 	get_string(d, s->root, "name", "", 1, s->name, sizeof(s->name));
@@ -1406,6 +1621,7 @@ void gl_scenario_free(struct gl_scenario *s)
 		return;
 	gl_jsonc_free(s->doc);
 	free(s->text);
+	free(s->inventory_text);
 	free(s->hosts);
 	free(s->workloads);
 	free(s->phases);

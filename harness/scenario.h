@@ -78,6 +78,8 @@ struct gl_scenario {
 	char *text;                   /* the bytes the scenario was parsed from */
 	size_t text_len;
 	char sha256[65];              /* of text */
+	char inventory_path[1024];    /* "inventory": the file ${...} values came from, or "" */
+	char *inventory_text;         /* its bytes, kept in the store with the run */
 	struct gl_jsonc_doc *doc;
 	cJSON *root;                  /* effective tree (after --set overrides) */
 
@@ -108,6 +110,8 @@ struct gl_scenario_opts {
 	double time_scale;            /* 1 when not given */
 	const char *const *sets;      /* "--set path=value" overrides, NULL-terminated */
 	int64_t start_wall_ns;        /* planned start (maintenance window checks); 0 = now */
+	const char *inventory_text;   /* the stored inventory of a run (resume, report): used
+				       * instead of reading the "inventory" file again */
 };
 
 /* Parse and validate. Always returns a scenario when the text is valid JSON

@@ -80,8 +80,15 @@ good=("$SCENARIOS"/*.json "$SCENARIOS"/*.jsonc)
 if [ "${#good[@]}" -eq 0 ]; then
 	fail "no scenarios found in $SCENARIOS"
 fi
+LAB_INV="$GL_SOURCE_DIR/tests/scenarios/lab-inventory.json"
 for f in "${good[@]}"; do
-	run_validate "$f"
+	# a scenario that reads an inventory is checked against a sample of
+	# the one `gauntlet lab up` writes
+	if grep -q '"inventory"' "$f"; then
+		run_validate "$f" --set "inventory=$LAB_INV"
+	else
+		run_validate "$f"
+	fi
 	why=$(crash_sign)
 	if [ -n "$why" ]; then
 		fail "good ${f#"$GL_SOURCE_DIR"/}: $why (exit $RC)"
@@ -93,6 +100,30 @@ for f in "${good[@]}"; do
 		pass
 	fi
 done
+
+# ---- (a2) inventory: ${...} values, errors naming place and name ----------------
+LAB="$SCENARIOS/lab-soak.json"
+run_validate "$LAB" --set "inventory=$TMP/no-such-inventory.json"
+if [ "$RC" -eq 2 ] && grep -q "inventory: cannot read the inventory: $TMP/no-such-inventory.json" <<<"$ERR"; then
+	pass
+else
+	fail "lab-soak without its inventory: expected exit 2 naming the file, got $RC: $ERR"
+fi
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); del d['storage']['device']; d['etcd']['endpoints']='x'; json.dump(d, open(sys.argv[2],'w'))" \
+	"$LAB_INV" "$TMP/inv-broken.json"
+run_validate "$LAB" --set "inventory=$TMP/inv-broken.json"
+if [ "$RC" -eq 2 ] && grep -q 'faults\[2\].params.device: ${storage.device} is not in the inventory' <<<"$ERR" &&
+   grep -q 'faults\[3\].params.probe.etcd' <<<"$ERR"; then
+	pass
+else
+	fail "broken inventory: expected exit 2 naming faults[2].params.device and faults[3].params.probe.etcd, got $RC: $ERR"
+fi
+run_validate "$LAB" --set "inventory=$LAB_INV" --time-scale 2.5
+if [ "$RC" -eq 0 ] && grep -q "inject 'flap-w2': link_flap/ip on lab-ctl" <<<"$OUT"; then
+	pass
+else
+	fail "lab-soak with the sample inventory: expected exit 0 and the timeline, got $RC: $ERR"
+fi
 
 # ---- (c) corpus and EXPECT agree ---------------------------------------------
 if [ ! -f "$EXPECT" ]; then
