@@ -217,7 +217,7 @@ static unsigned long long proc_start(pid_t pid)
 	if (!p || !(p = strrchr(buf, ')')))
 		return 0;
 	/* after ") " come fields 3.. : state is 3, starttime is 22 */
-	for (int field = 3; p && field < 22; field++)
+	for (int field = 3; p && field <= 22; field++)
 		p = strchr(p + 1, ' ');
 	if (p)
 		v = strtoull(p + 1, NULL, 10);

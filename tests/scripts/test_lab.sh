@@ -1,0 +1,167 @@
+#!/usr/bin/env bash
+# test_lab.sh - the local lab end to end, in its own directory:
+#  1. `gauntlet lab up` builds every part; `status` says healthy; a second
+#     `up` changes nothing (same lab id, same processes);
+#  2. scenarios/lab-soak.json at --time-scale 2.5 (about two minutes) against
+#     it: the four reports are written, every fault is injected, verified and
+#     reverted with recovery_s and restore_s, and each fault's effect is seen
+#     in the store (connection errors to the drained and the flapped worker,
+#     throttled storage windows, etcd writes failing over, a checkpoint
+#     restore, no request answered by anything outside the machine);
+#  3. `lab down` leaves nothing behind: no process carrying the lab's mark,
+#     namespace, gl-lab link, unreachable route, nft table, cgroup, mount or
+#     directory;
+#  4. `lab up` SIGKILLed halfway: `lab down` cleans up; and again, a new
+#     `lab up` cleans the unfinished lab first and builds a whole one.
+source "$(dirname "$0")/lib.sh"
+
+[ "$(id -u)" -eq 0 ] || skip "needs root: the lab builds network namespaces, Slurm and a cgroup"
+for p in ip nsenter setsid etcd etcdctl slurmctld slurmd munged scontrol mpirun nft ssh-keygen; do
+	command -v "$p" >/dev/null || skip "$p is not installed (scripts/setup.sh installs it)"
+done
+[ -x /usr/sbin/sshd ] || skip "/usr/sbin/sshd is not installed"
+[ -x "$(dirname "$GAUNTLET")/gauntlet-train" ] || skip "gauntlet-train was not built (no MPI)"
+[ -e /run/netns/gl-lab-w1 ] && skip "a lab is already up on this machine (netns gl-lab-w1): this test builds its own"
+
+LAB=$T/lab
+lab_cleanup() {
+	"$GAUNTLET" lab down --dir "$LAB" >/dev/null 2>&1
+	cleanup
+}
+trap lab_cleanup EXIT
+labid() { sed -n 's/^id\t//p' "$LAB/lab.journal" 2>/dev/null | head -1; }
+marked() { # pids whose environment carries GL_LAB_ID=$1
+	local p
+	for p in /proc/[0-9]*; do
+		grep -qz "^GL_LAB_ID=$1\$" "$p/environ" 2>/dev/null && echo "${p#/proc/}"
+	done | sort -n
+}
+# Everything a lab could leave behind, one line each; nothing when clean.
+leftovers() { # LAB-ID
+	local p
+	for p in $(marked "$1"); do echo "process $p: $(tr '\0' ' ' <"/proc/$p/cmdline" | cut -c1-100)"; done
+	ip netns list | grep -o '^gl-lab-[^ ]*' | sed 's/^/netns /'
+	ip -o link show | grep -o 'gl-lab[^:@ ]*' | sed 's/^/link /'
+	ip route show type unreachable | grep '10\.77\.' | sed 's/^/route /'
+	nft list tables 2>/dev/null | grep gauntlet_ | sed 's/^/nft table /'
+	[ -d /sys/fs/cgroup/blkio/gauntlet-lab ] && echo "cgroup blkio/gauntlet-lab"
+	[ -d /sys/fs/cgroup/gauntlet-lab ] && echo "cgroup gauntlet-lab"
+	grep -E "gl-lab|$LAB" /proc/mounts | sed 's/^/mount /'
+	[ -e "$LAB" ] && echo "directory $LAB"
+}
+
+# --- 1. up, status, up again -------------------------------------------------------------
+start=$(date +%s.%N)
+"$GAUNTLET" lab up --dir "$LAB" >"$T/up1.log" 2>&1; rc=$?
+cat "$T/up1.log"
+check "lab up: exit 0, every part built ($(python3 -c "print('%.1f' % ($(date +%s.%N) - $start))") s)" [ $rc -eq 0 ]
+INV=$LAB/inventory.json
+check "inventory: every part up (net, slurm, workers, etcd, sshd, storage, mpi)" json "$INV" \
+	"sorted(k for k, v in r['parts'].items() if v['state'] == 'up') == sorted(['net', 'slurm', 'workers', 'etcd', 'sshd', 'storage', 'mpi']) or sys.exit(1)"
+check "inventory: private (0600) in a 0700 directory" \
+	bash -c "[ \$(stat -c %a '$INV') = 600 ] && [ \$(stat -c %a '$LAB') = 700 ]"
+ID=$(labid)
+P1=$(marked "$ID")
+echo "lab $ID: $(echo $P1 | wc -w) marked processes"
+"$GAUNTLET" lab status --dir "$LAB" >"$T/status.log" 2>&1; rc=$?
+check "lab status: exit 0, nothing unhealthy" bash -c "[ $rc -eq 0 ] && ! grep -q UNHEALTHY '$T/status.log'"
+"$GAUNTLET" lab up --dir "$LAB" >"$T/up2.log" 2>&1; rc=$?
+check "lab up again: exit 0, 'nothing to do'" bash -c "[ $rc -eq 0 ] && grep -q 'nothing to do' '$T/up2.log'"
+check "lab up again: same lab id, same processes" bash -c "[ '$(labid)' = '$ID' ] && [ '$(marked "$ID" | tr '\n' ' ')' = '$(echo "$P1" | tr '\n' ' ')' ]"
+
+# --- 2. the lab soak, time-scaled to about two minutes ------------------------------------
+R=$T/soak
+start=$(date +%s)
+"$GAUNTLET" run "$GL_SOURCE_DIR/scenarios/lab-soak.json" --set "inventory=$INV" --time-scale 2.5 --out "$R" \
+	>"$T/soak.log" 2>&1; rc=$?
+grep -E 'fault:|verdict|run finished|error' "$T/soak.log" | grep -v 'checkpoint at' | head -40
+check "lab soak: passes (exit $rc, $(($(date +%s) - start)) s)" [ $rc -eq 0 ]
+for f in report.json report.html report.md junit.xml manifest.json; do
+	check "lab soak: $f written" [ -s "$R/$f" ]
+done
+check "lab soak: one fault of each kind the lab takes" json "$R/report.json" \
+	"sorted(f['kind'] for f in r['faults']) == sorted(['drain_worker', 'link_flap', 'storage_throttle', 'control_plane_loss', 'process_kill', 'partition']) or sys.exit(1)"
+json "$R/report.json" "'\n'.join('%-13s %-10s verified %s/%s recovery_s %s restore_s %s' % (f['id'], f['state'], f['verified'], f.get('verified_revert'), f['recovery_s'], f['restore_s']) for f in r['faults'])"
+check "lab soak: every fault injected, verified, reverted and verified reverted" json "$R/report.json" \
+	"all((f['state'], f['verified'], f.get('verified_revert')) == ('reverted', True, True) for f in r['faults']) or sys.exit(1)"
+check "lab soak: every fault has recovery_s and restore_s" json "$R/report.json" \
+	"all(f['recovery_s'] is not None and f['restore_s'] is not None for f in r['faults']) or sys.exit(1)"
+check "lab soak: every target judged, none missing" json "$R/report.json" \
+	"len(r['targets']) >= 12 and all(t['pass'] and not t.get('missing') for t in r['targets']) or sys.exit(1)"
+reqs() { python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute(sys.argv[2]).fetchone()[0])" "$R/run.db" "$1"; }
+check "drain: the agent stopped lab-w1's replica and started it again" \
+	bash -c "grep -q 'node lab-w1 drained: stopping the replica' '$LAB/logs/agent-w1.log' && grep -q 'node lab-w1 resumed' '$LAB/logs/agent-w1.log'"
+# lab-w1 (endpoint 0) is touched by the drain only, lab-w2 (endpoint 1) by the flap and the partition
+N0=$(reqs "select count(*) from requests where endpoint=0 and error_class='connect'")
+check "drain: requests to lab-w1 refused while it was drained ($N0 connect errors)" [ "${N0:-0}" -gt 0 ]
+N1=$(reqs "select count(*) from requests where endpoint=1 and error_class in ('connect','timeout_total','timeout_ttft')")
+check "flap and partition: requests to lab-w2 failed while it was cut off ($N1)" [ "${N1:-0}" -gt 0 ]
+check "no request was answered from outside the machine (no 4xx while a worker was unreachable)" json "$R/report.json" \
+	"r['metrics']['inference']['errors_by_class']['http_4xx'] == 0 or sys.exit(1)"
+check "both workers served requests" [ "$(reqs "select count(distinct endpoint) from requests where http_status=200")" = 2 ]
+python3 - "$R" >"$T/throttle.txt" <<'PY'
+import csv, json, sys
+r = json.load(open(sys.argv[1] + "/report.json"))
+f = next(x for x in r["faults"] if x["id"] == "throttle")
+rows = list(csv.DictReader(open(sys.argv[1] + "/timeseries.csv")))
+w = lambda x: float(x["storage.write_gbps"] or 0)
+ts = r["run"]["time_scale"]   # fault times are scenario time, windows real time
+a, b = f["injected_at_s"] / ts, f["reverted_at_s"] / ts
+inside = [w(x) for x in rows if float(x["start_s"]) >= a and float(x["start_s"]) + 2 <= b]
+print("throttle windows (GB/s):", inside, file=sys.stderr)
+steady = sorted(w(x) for x in rows if x["scope"] == "steady" and x["phase"] == "steady")
+print(max(inside) if inside else -1, steady[len(steady) // 2] if steady else -1)
+PY
+read -r THR STEADY <"$T/throttle.txt"
+check "throttle: storage writes held down while throttled (max $THR GB/s inside, median steady $STEADY GB/s)" \
+	python3 -c "import sys; t, s = float(sys.argv[1]), float(sys.argv[2]); sys.exit(not (0 <= t < s / 2))" "$THR" "$STEADY"
+check "etcd loss: writes failed over to the other members (control_plane_recovery_s measured)" json "$R/report.json" \
+	"(lambda f: f['measured']['control_plane_recovery_s'] >= 0)(next(x for x in r['faults'] if x['id'] == 'etcd-loss')) or sys.exit(1)"
+check "etcd loss: member 2 restarted by the revert, the 3 members healthy" \
+	env ETCDCTL_API=3 etcdctl --endpoints "$(json "$INV" "','.join(r['etcd']['endpoints'])")" --dial-timeout 2s endpoint health
+check "kill-rank: the job was relaunched and restored from a checkpoint" json "$R/report.json" \
+	"(lambda c: c['restores'] >= 1 and c['restore_s_max'] > 0)(r['metrics']['training']['checkpoint']) or sys.exit(1)"
+check "partition: no nft table of the run left" bash -c "! nft list tables | grep -q gauntlet_"
+
+# --- 3. down leaves nothing ---------------------------------------------------------------
+"$GAUNTLET" lab down --dir "$LAB" >"$T/down.log" 2>&1; rc=$?
+cat "$T/down.log"
+check "lab down: exit 0" [ $rc -eq 0 ]
+leftovers "$ID" >"$T/left.txt"
+check "lab down: nothing left (process, namespace, link, route, nft table, cgroup, mount, directory)" [ ! -s "$T/left.txt" ]
+cat "$T/left.txt"
+"$GAUNTLET" lab status --dir "$LAB" >/dev/null 2>&1; rc=$?
+check "lab status after down: exit 3 (no lab)" [ $rc -eq 3 ]
+
+# --- 4. lab up SIGKILLed halfway -----------------------------------------------------------
+crash_up() { # start lab up, SIGKILL it once slurmctld is journaled
+	"$GAUNTLET" lab up --dir "$LAB" >"$T/crash.log" 2>&1 &
+	local pid=$! n=200
+	while ! grep -q $'^proc\tslurmctld' "$LAB/lab.journal" 2>/dev/null && [ $n -gt 0 ]; do sleep 0.05; n=$((n - 1)); done
+	kill -9 "$pid"
+	wait "$pid" 2>/dev/null
+}
+crash_up
+CID=$(labid)
+check "crashed up: it had started processes (lab $CID: $(marked "$CID" | wc -l)) and left no inventory" \
+	bash -c "[ -n '$CID' ] && [ -n '$(marked "$CID")' ] && [ ! -e '$LAB/inventory.json' ]"
+"$GAUNTLET" lab status --dir "$LAB" >"$T/cstatus.log" 2>&1; rc=$?
+check "crashed up: status says it stopped halfway (exit 3)" bash -c "[ $rc -eq 3 ] && grep -q 'stopped halfway' '$T/cstatus.log'"
+"$GAUNTLET" lab down --dir "$LAB" >"$T/cdown.log" 2>&1; rc=$?
+check "crashed up: lab down exits 0" [ $rc -eq 0 ]
+leftovers "$CID" >"$T/left2.txt"
+check "crashed up: lab down left nothing" [ ! -s "$T/left2.txt" ]
+cat "$T/left2.txt"
+
+crash_up
+CID=$(labid)
+"$GAUNTLET" lab up --dir "$LAB" >"$T/up3.log" 2>&1; rc=$?
+check "up after a crashed up: takes the unfinished lab down first, then builds (exit $rc)" \
+	bash -c "[ $rc -eq 0 ] && grep -q 'unfinished lab' '$T/up3.log'"
+check "up after a crashed up: nothing of the crashed lab runs" [ -z "$(marked "$CID")" ]
+NID=$(labid)
+"$GAUNTLET" lab down --dir "$LAB" >/dev/null 2>&1
+leftovers "$NID" >"$T/left3.txt"
+check "and its down leaves nothing" [ ! -s "$T/left3.txt" ]
+cat "$T/left3.txt"
+finish
