@@ -18,15 +18,19 @@ SCENARIO=${GL_SCENARIO:-scenarios/lab-soak.json}
 SCALE=${GL_TIME_SCALE:-1}
 G=./build/gauntlet
 
-if "$G" lab status --dir "$LAB_DIR" >/dev/null 2>&1; then
-	echo "soak: using the lab already up in $LAB_DIR (left up afterwards)"
-else
-	"$G" lab up --dir "$LAB_DIR"
-	lab_rc=$?
-	# 1: some part could not be built; the run's preflight refuses what it needs
+"$G" lab status --dir "$LAB_DIR" >/dev/null 2>&1
+case $? in
+0) echo "soak: using the lab already up in $LAB_DIR (left up afterwards)" ;;
+3)	# no lab there: build one, and take it down however this script ends
 	trap '"$G" lab down --dir "$LAB_DIR"' EXIT
-	[ $lab_rc -le 1 ] || exit 4
-fi
+	"$G" lab up --dir "$LAB_DIR"
+	# 1: some part could not be built (said above); validate names what the soak lacks
+	[ $? -le 1 ] || exit 4 ;;
+*)	"$G" lab status --dir "$LAB_DIR"
+	echo "soak: the lab in $LAB_DIR is not healthy (above); it is left as it is:" \
+		"\`gauntlet lab down --dir $LAB_DIR\` then run this again" >&2
+	exit 4 ;;
+esac
 
 SET="inventory=$LAB_DIR/inventory.json"
 "$G" validate "$SCENARIO" --time-scale "$SCALE" --set "$SET" >/dev/null || exit $?
