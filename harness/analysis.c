@@ -631,23 +631,18 @@ static void judge_targets(struct gl_analysis *an)
 	}
 }
 
-int gl_analyze(struct gl_store *st, struct gl_analysis **out, struct gl_err *err)
+/* The scenario as the run saw it: the stored text with its --set overrides
+ * and its stored inventory (never the files again). d is initialised here;
+ * the caller checks it and frees both. */
+struct gl_scenario *gl_scenario_from_store(struct gl_store *st, const struct gl_run_row *run, struct gl_diag *d)
 {
-	struct gl_analysis *an = calloc(1, sizeof(*an));
-	struct gl_diag d;
 	struct gl_scenario_opts o = { 0 };
+	struct gl_err err = { 0 };
+	struct gl_scenario *sc;
 	const char **sets = NULL;
-	char *inv_text = NULL;
-	cJSON *sj = NULL;
-	int rc = 0, all_pass = 1;
+	char *inv = NULL;
+	cJSON *sj = cJSON_Parse(run->sets_json ? run->sets_json : "[]");
 
-	*out = NULL;
-	if (!an)
-		return gl_errf(err, GL_ENOMEM, "analysis: out of memory");
-	if ((rc = gl_store_run_load(st, &an->run, err)))
-		goto out;
-	/* Rebuild the scenario exactly as the run saw it (file text + --set). */
-	sj = cJSON_Parse(an->run.sets_json ? an->run.sets_json : "[]");
 	if (cJSON_IsArray(sj)) {
 		int n = cJSON_GetArraySize(sj), k = 0;
 		sets = calloc((size_t)n + 1, sizeof(*sets));
@@ -657,18 +652,31 @@ int gl_analyze(struct gl_store *st, struct gl_analysis **out, struct gl_err *err
 				sets[k++] = it->valuestring;
 		}
 	}
-	o.time_scale = an->run.time_scale;
+	o.time_scale = run->time_scale;
 	o.sets = sets;
-	{
-		struct gl_err ierr = { 0 };
-		if (gl_store_doc_get(st, "scenario_inventory", &inv_text, &ierr) == 0)
-			o.inventory_text = inv_text;
-	}
-	gl_diag_init(&d, NULL);
-	an->sc = gl_scenario_load_text(an->run.scenario_path, an->run.scenario_text,
-				       strlen(an->run.scenario_text), &o, &d);
-	free(inv_text);
-	inv_text = NULL;
+	if (gl_store_doc_get(st, "scenario_inventory", &inv, &err) == 0)
+		o.inventory_text = inv;
+	gl_diag_init(d, NULL);
+	sc = gl_scenario_load_text(run->scenario_path, run->scenario_text, strlen(run->scenario_text), &o, d);
+	free(inv);
+	free(sets);
+	cJSON_Delete(sj);
+	return sc;
+}
+
+int gl_analyze(struct gl_store *st, struct gl_analysis **out, struct gl_err *err)
+{
+	struct gl_analysis *an = calloc(1, sizeof(*an));
+	struct gl_diag d;
+	int rc = 0, all_pass = 1;
+
+	*out = NULL;
+	if (!an)
+		return gl_errf(err, GL_ENOMEM, "analysis: out of memory");
+	if ((rc = gl_store_run_load(st, &an->run, err)))
+		goto out;
+	/* Rebuild the scenario exactly as the run saw it. */
+	an->sc = gl_scenario_from_store(st, &an->run, &d);
 	if (!an->sc || d.n_errors - (an->sc ? an->sc->n_missing : 0) > 0) {
 		rc = gl_errf(err, GL_ESTATE, "store: the stored scenario no longer validates:\n%s",
 			     d.text.data ? d.text.data : "");
@@ -756,8 +764,6 @@ int gl_analyze(struct gl_store *st, struct gl_analysis **out, struct gl_err *err
 	else
 		strcpy(an->verdict, "fail");
 out:
-	cJSON_Delete(sj);
-	free(sets);
 	if (rc) {
 		gl_analysis_free(an);
 		return rc;

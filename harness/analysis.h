@@ -100,6 +100,10 @@ struct gl_analysis {
 };
 
 int gl_analyze(struct gl_store *st, struct gl_analysis **out, struct gl_err *err);
+
+/* The scenario as the run recorded it (stored text, --set overrides and
+ * inventory); diagnostics into d, which this initialises. */
+struct gl_scenario *gl_scenario_from_store(struct gl_store *st, const struct gl_run_row *run, struct gl_diag *d);
 void gl_analysis_free(struct gl_analysis *a);
 
 #endif

@@ -1231,10 +1231,6 @@ static int open_existing(struct gl_ctx *c, const char *dir, struct gl_run_row *r
 {
 	struct gl_err err = { 0 };
 	struct gl_diag d;
-	struct gl_scenario_opts so = { 0 };
-	const char **sets = NULL;
-	char *inv_text = NULL;
-	cJSON *sj;
 	char db[1100];
 
 	snprintf(c->dir, sizeof(c->dir), "%s", dir);
@@ -1250,23 +1246,7 @@ static int open_existing(struct gl_ctx *c, const char *dir, struct gl_run_row *r
 		fprintf(stderr, "gauntlet: %s\n", err.msg);
 		return 4;
 	}
-	sj = cJSON_Parse(row->sets_json ? row->sets_json : "[]");
-	if (cJSON_IsArray(sj)) {
-		int n = cJSON_GetArraySize(sj), k = 0;
-		sets = calloc((size_t)n + 1, sizeof(*sets));
-		for (int i = 0; sets && i < n; i++)
-			if (cJSON_IsString(cJSON_GetArrayItem(sj, i)))
-				sets[k++] = cJSON_GetArrayItem(sj, i)->valuestring;
-	}
-	so.time_scale = row->time_scale;
-	so.sets = sets;
-	if (gl_store_doc_get(c->st, "scenario_inventory", &inv_text, &err) == 0)
-		so.inventory_text = inv_text;
-	gl_diag_init(&d, NULL);
-	c->sc = gl_scenario_load_text(row->scenario_path, row->scenario_text, strlen(row->scenario_text), &so, &d);
-	free(inv_text);
-	free(sets);
-	cJSON_Delete(sj);
+	c->sc = gl_scenario_from_store(c->st, row, &d);
 	if (!c->sc || d.n_errors > c->sc->n_missing) {
 		print_diag(&d);
 		gl_diag_free(&d);

@@ -243,13 +243,12 @@ static int proc_zombie(pid_t pid)
 static int proc_marked(pid_t pid, const char *id)
 {
 	char path[64], want[96], *buf;
-	size_t n = 0, cap = 1 << 16, wl;
+	size_t n = 0, cap = 1 << 16;
 	int fd, hit = 0;
 	ssize_t r;
 
 	snprintf(path, sizeof(path), "/proc/%d/environ", (int)pid);
 	snprintf(want, sizeof(want), LAB_MARK "=%s", id);
-	wl = strlen(want) + 1;
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
 		return 0;
 	if (!(buf = malloc(cap))) {
@@ -260,12 +259,9 @@ static int proc_marked(pid_t pid, const char *id)
 		n += (size_t)r;
 	close(fd);
 	buf[n] = '\0';
-	for (size_t i = 0; i < n; i += strlen(buf + i) + 1)
-		if (!memcmp(buf + i, want, wl < n - i ? wl : n - i) && n - i >= wl - 1 &&
-		    (buf[i + wl - 1] == '\0')) {
-			hit = 1;
-			break;
-		}
+	/* NUL-separated entries, and buf[n] ends the last one */
+	for (size_t i = 0; i < n && !hit; i += strlen(buf + i) + 1)
+		hit = !strcmp(buf + i, want);
 	free(buf);
 	return hit;
 }
@@ -1454,7 +1450,6 @@ static int lab_agent(int argc, char **argv)
 
 static int open_journal(struct lab *L, int create)
 {
-	snprintf(L->journal, sizeof(L->journal), "%s/lab.journal", L->dir);
 	L->jfd = open(L->journal, O_RDWR | O_APPEND | O_CLOEXEC | (create ? O_CREAT : 0), 0600);
 	if (L->jfd < 0)
 		return -1;
@@ -1496,8 +1491,7 @@ static int lab_up(struct lab *L)
 		return bad ? 1 : 0;
 	}
 	/* a journal without an inventory: an earlier up died halfway */
-	snprintf(p, sizeof(p), "%s/lab.journal", L->dir);
-	if (access(p, F_OK) == 0) {
+	if (access(L->journal, F_OK) == 0) {
 		say("%s holds an unfinished lab (an earlier `lab up` stopped halfway): taking it down first", L->dir);
 		if (open_journal(L, 0) != 0)
 			return 4;

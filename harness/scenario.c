@@ -1342,31 +1342,39 @@ static int inv_name_ok(const char *p, size_t n)
 	return 1;
 }
 
+/* The inventory value that ${name} (n bytes of name) refers to, or NULL
+ * with the reason reported in d against node v. */
+static const cJSON *inv_ref(struct gl_diag *d, const cJSON *v, const char *path, const cJSON *inv,
+			    const char *invname, const char *name, size_t n)
+{
+	const cJSON *val;
+
+	if (!inv_name_ok(name, n)) {
+		gl_diag_error(d, v, path, "'${%.*s}': expected ${name} with letters, digits, '_', '-' and '.'",
+			      (int)n, name);
+		return NULL;
+	}
+	if (!(val = inv_lookup(inv, name, n)))
+		gl_diag_error(d, v, path, "${%.*s} is not in the inventory %s", (int)n, name, invname);
+	return val;
+}
+
 /* The replacement for string node v, or NULL when it stays as it is (and on
  * error, reported in d). A lone ${...} takes the value with its type. */
 static cJSON *inv_expand_one(struct gl_diag *d, const cJSON *v, const char *path, const cJSON *inv,
 			     const char *invname)
 {
 	const char *s = v->valuestring, *p;
+	size_t len = strlen(s);
 	struct gl_buf b;
 	cJSON *out = NULL;
 
 	if (!strchr(s, '$'))
 		return NULL;
 	/* a lone ${name}: the value keeps its JSON type */
-	if (s[0] == '$' && s[1] == '{' && s[strlen(s) - 1] == '}' && !strchr(s + 2, '{') &&
-	    strchr(s, '}') == s + strlen(s) - 1) {
-		size_t n = strlen(s) - 3;
-		const cJSON *val;
-		if (!inv_name_ok(s + 2, n)) {
-			gl_diag_error(d, v, path, "'%s': expected ${name} with letters, digits, '_', '-' and '.'", s);
-			return NULL;
-		}
-		if (!(val = inv_lookup(inv, s + 2, n))) {
-			gl_diag_error(d, v, path, "%s is not in the inventory %s", s, invname);
-			return NULL;
-		}
-		return cJSON_Duplicate(val, 1);
+	if (len > 3 && s[0] == '$' && s[1] == '{' && strchr(s, '}') == s + len - 1) {
+		const cJSON *val = inv_ref(d, v, path, inv, invname, s + 2, len - 3);
+		return val ? cJSON_Duplicate(val, 1) : NULL;
 	}
 	gl_buf_init(&b, 1 << 16);
 	for (p = s; *p;) {
@@ -1393,15 +1401,8 @@ static cJSON *inv_expand_one(struct gl_diag *d, const cJSON *v, const char *path
 			goto fail;
 		}
 		n = (size_t)(end - q - 2);
-		if (!inv_name_ok(q + 2, n)) {
-			gl_diag_error(d, v, path, "'%.*s': expected ${name} with letters, digits, '_', '-' and '.'",
-				      (int)(n + 3), q);
+		if (!(val = inv_ref(d, v, path, inv, invname, q + 2, n)))
 			goto fail;
-		}
-		if (!(val = inv_lookup(inv, q + 2, n))) {
-			gl_diag_error(d, v, path, "${%.*s} is not in the inventory %s", (int)n, q + 2, invname);
-			goto fail;
-		}
 		if (cJSON_IsString(val))
 			gl_buf_append(&b, val->valuestring, strlen(val->valuestring));
 		else if (cJSON_IsBool(val))
