@@ -62,6 +62,10 @@ check "status reads a killed run" "$GAUNTLET" status "$T/r2" >/dev/null
 "$GAUNTLET" resume "$T/r2" >"$T/r2.log" 2>&1
 rc=$?
 check "resume exits 0" [ $rc -eq 0 ]
+if [ $rc -ne 0 ]; then   # say why: the log's end and the targets that failed
+	tail -n 15 "$T/r2.log"
+	json "$T/r2/report.json" "[(t['scope'], t['metric'], t['measured']) for t in r['targets'] if not t['pass']]" 2>/dev/null
+fi
 check "same run id after resume" [ "$(json "$T/r2/report.json" "r['run']['id']")" = "$ID_BEFORE" ]
 check "resumes = 1" [ "$(json "$T/r2/report.json" "r['run']['resumes']")" = 1 ]
 check "windows contiguous across the resume (no duplicate, no gap)" contiguous "$T/r2/run.db"
