@@ -58,6 +58,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bodies.h"
 #include "http.h"
 #include "plan.h"
 #include "plugin.h"
@@ -776,7 +777,6 @@ static int rf_power_state(const cJSON *plan, char *state, size_t n, struct gl_er
 	struct gl_http_opts o;
 	struct gl_http_resp r;
 	char url[700];
-	cJSON *doc = NULL;
 	int rc;
 
 	rf_opts(plan, &o);
@@ -790,14 +790,9 @@ static int rf_power_state(const cJSON *plan, char *state, size_t n, struct gl_er
 			     r.status == 401 || r.status == 403 ? " (check the credentials in user_env/pass_env)" : "");
 		goto out;
 	}
-	doc = cJSON_ParseWithLength(r.body.data ? r.body.data : "", r.body.len);
-	if (!cJSON_IsString(get(doc, "PowerState"))) {
+	if (gl_redfish_power_state(r.body.data, r.body.len, state, n) != 0)
 		rc = gl_errf(err, GL_EIO, "redfish GET %s: the answer has no \"PowerState\"", url);
-		goto out;
-	}
-	snprintf(state, n, "%s", get_str(doc, "PowerState"));
 out:
-	cJSON_Delete(doc);
 	gl_buf_free(&r.body);
 	return rc;
 }
@@ -901,7 +896,7 @@ static int etcd_answers(const cJSON *probe, const char *ep, int need_healthy)
 	snprintf(url, sizeof(url), "%s/health", ep);
 	ok = gl_http_do("GET", url, NULL, NULL, &o, &r, NULL) == 0 && r.status > 0;
 	if (ok && need_healthy)
-		ok = r.status == 200 && r.body.data && strstr(r.body.data, "\"true\"");
+		ok = r.status == 200 && gl_etcd_health_ok(r.body.data, r.body.len);
 	gl_buf_free(&r.body);
 	return ok;
 }
@@ -921,7 +916,7 @@ static int etcd_put(const cJSON *probe, const char *ep)
 	b64(val, v64, sizeof(v64));
 	snprintf(body, sizeof(body), "{\"key\": \"%s\", \"value\": \"%s\"}", k64, v64);
 	ok = gl_http_do("POST", url, "application/json", body, &o, &r, NULL) == 0 && r.status == 200 &&
-	     r.body.data && strstr(r.body.data, "\"header\"") && !strstr(r.body.data, "\"error\"");
+	     gl_etcd_put_ok(r.body.data, r.body.len);
 	gl_buf_free(&r.body);
 	return ok;
 }

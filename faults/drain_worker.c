@@ -52,6 +52,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bodies.h"
 #include "http.h"
 #include "plan.h"
 #include "plugin.h"
@@ -112,16 +113,10 @@ static int slurm_node_ok(const char *s)
 }
 
 /* Kubernetes object names (DNS subdomain): [a-z0-9.-], so they go into a
- * URL path without escaping. */
+ * URL path without escaping; the same check the pod list's names get. */
 static int k8s_name_ok(const char *s)
 {
-	size_t n = s ? strlen(s) : 0;
-	if (n == 0 || n > 253 || s[0] == '-' || s[0] == '.')
-		return 0;
-	for (size_t i = 0; i < n; i++)
-		if (!(islower((unsigned char)s[i]) || isdigit((unsigned char)s[i]) || s[i] == '-' || s[i] == '.'))
-			return 0;
-	return 1;
+	return gl_k8s_name_ok(s);
 }
 
 static int reason_ok(const char *s)
@@ -506,39 +501,17 @@ static int slurm_state(struct gl_ctx *c, const cJSON *plan, char *st, size_t n, 
 {
 	struct gl_buf out = { 0 };
 	int status = 0, rc = run_cmd(c, plan, "show", &status, &out, err);
-	const char *p;
 	char line[300];
 
 	if (rc)
 		return rc;
-	p = out.data;
-	while (p && (p = strstr(p, "State=")) && !(p == out.data || isspace((unsigned char)p[-1])))
-		p += 6;
-	if (status != 0 || !p) {
+	if (status != 0 || gl_scontrol_state(out.data, out.len, st, n) != 0) {
 		first_line(&out, line, sizeof(line));
 		rc = gl_errf(err, GL_EIO, "drain_worker: scontrol show node %s on '%s' %s%s%s", get_str(plan, "node"),
 			     get_str(plan, "host"), status ? "failed" : "printed no State=", line[0] ? ": " : "", line);
-	} else {
-		size_t k = strcspn(p + 6, " \t\n");
-		snprintf(st, n, "%.*s", (int)(k < n ? k : n - 1), p + 6);
 	}
 	gl_buf_free(&out);
 	return rc;
-}
-
-/* 1 when one of the '+'-separated state flags is DRAIN, DRAINING or DRAINED. */
-static int state_drained(const char *st)
-{
-	for (const char *p = st; *p;) {
-		size_t k = strcspn(p, "+");
-		if (k >= 5 && !strncmp(p, "DRAIN", 5) &&
-		    (k == 5 || (k == 8 && !strncmp(p, "DRAINING", 8)) || (k == 7 && !strncmp(p, "DRAINED", 7))))
-			return 1;
-		p += k;
-		if (*p == '+')
-			p++;
-	}
-	return 0;
 }
 
 static int is_rest(const cJSON *plan)
@@ -558,7 +531,7 @@ static int slurm_wait(struct gl_ctx *c, const cJSON *plan, int want, struct gl_e
 	for (;;) {
 		struct gl_err e = { 0 };
 		int rc = is_rest(plan) ? rest_state(plan, st, sizeof(st), &e) : slurm_state(c, plan, st, sizeof(st), &e);
-		if (rc == 0 && state_drained(st) == want)
+		if (rc == 0 && gl_slurm_state_drained(st) == want)
 			return 0;
 		if (gl_now_ns() >= end)
 			return rc ? gl_errf(err, e.code, "%s", e.msg)
@@ -609,8 +582,7 @@ static int k8s_req(const cJSON *plan, const char *method, const char *path, cons
 /* "reason: message" of a Kubernetes Status reply, for errors */
 static void k8s_why(const cJSON *j, char *out, size_t n)
 {
-	const char *msg = get_str(j, "message"), *reason = get_str(j, "reason");
-	snprintf(out, n, "%s%s%s", reason ? reason : "", reason && msg ? ": " : "", msg ? msg : "");
+	gl_k8s_status_why(j, out, n);
 }
 
 /* ---- slurmrestd ---------------------------------------------------------------- */
@@ -618,12 +590,7 @@ static void k8s_why(const cJSON *j, char *out, size_t n)
 /* The first entry of a slurmrestd reply's "errors" list ("" when none). */
 static void rest_error(const cJSON *j, char *out, size_t n)
 {
-	const cJSON *e = cJSON_GetArrayItem(get(j, "errors"), 0);
-	const char *desc = get_str(e, "description"), *what = get_str(e, "error");
-
-	snprintf(out, n, "%s%s%s", what ? what : "", what && desc && desc[0] ? ": " : "", desc ? desc : "");
-	if (e && !out[0])
-		snprintf(out, n, "an error without description");
+	gl_slurmrest_error(j, out, n);
 }
 
 /* POST /slurm/VER/node/NODE {"state":[state],"reason":...}; ok_text in the
@@ -661,7 +628,6 @@ static int rest_update(const cJSON *plan, const char *state, const char *ok_text
 static int rest_state(const cJSON *plan, char *st, size_t n, struct gl_err *err)
 {
 	char path[256], why[400];
-	const cJSON *state, *it;
 	cJSON *j = NULL;
 	long code = 0;
 	int rc;
@@ -670,17 +636,10 @@ static int rest_state(const cJSON *plan, char *st, size_t n, struct gl_err *err)
 	rc = k8s_req(plan, "GET", path, NULL, NULL, &code, &j, err);
 	if (rc == 0) {
 		rest_error(j, why, sizeof(why));
-		state = get(cJSON_GetArrayItem(get(j, "nodes"), 0), "state");
 		st[0] = '\0';
 		if (code != 200 || why[0])
 			rc = gl_errf(err, GL_EIO, "drain_worker: GET %s answered %ld%s%s", path, code, why[0] ? " " : "", why);
-		else if (cJSON_IsString(state))
-			snprintf(st, n, "%s", state->valuestring);
-		else if (cJSON_IsArray(state))
-			cJSON_ArrayForEach(it, state)
-				if (cJSON_IsString(it))
-					snprintf(st + strlen(st), n - strlen(st), "%s%s", st[0] ? "+" : "", it->valuestring);
-		if (rc == 0 && !st[0])
+		else if (gl_slurmrest_node_state(j, st, n) != 0)
 			rc = gl_errf(err, GL_EIO, "drain_worker: GET %s: no nodes[0].state in the reply", path);
 	}
 	cJSON_Delete(j);
@@ -721,28 +680,9 @@ static int k8s_unschedulable(const cJSON *plan, int *unsched, struct gl_err *err
 		rc = gl_errf(err, GL_EIO, "drain_worker: GET %s answered %ld%s%s", path, st, why[0] ? " " : "", why);
 	}
 	if (rc == 0)
-		*unsched = cJSON_IsTrue(get(get(j, "spec"), "unschedulable"));
+		*unsched = gl_k8s_node_unschedulable(j);
 	cJSON_Delete(j);
 	return rc;
-}
-
-/* A pod the drain leaves alone: owned by a DaemonSet, a mirror pod (static,
- * kubelet-managed), or finished. */
-static const char *pod_skip(const cJSON *pod)
-{
-	const cJSON *md = get(pod, "metadata"), *o;
-	const char *phase = get_str(get(pod, "status"), "phase");
-
-	cJSON_ArrayForEach(o, get(md, "ownerReferences")) {
-		const char *kind = get_str(o, "kind");
-		if (kind && !strcmp(kind, "DaemonSet"))
-			return "DaemonSet";
-	}
-	if (get(get(md, "annotations"), "kubernetes.io/config.mirror"))
-		return "mirror pod";
-	if (phase && (!strcmp(phase, "Succeeded") || !strcmp(phase, "Failed")))
-		return "finished";
-	return NULL;
 }
 
 /* Evict one pod, retrying 429 with backoff until end_ns. */
@@ -796,7 +736,7 @@ static int k8s_drain(struct gl_ctx *c, const cJSON *plan, struct gl_err *err)
 	const char *node = get_str(plan, "node");
 	char path[512], why[300];
 	cJSON *j = NULL;
-	const cJSON *pod, *items;
+	const cJSON *pod, *items = NULL;
 	long st = 0;
 	int rc, n = 0, skipped = 0;
 
@@ -814,19 +754,16 @@ static int k8s_drain(struct gl_ctx *c, const cJSON *plan, struct gl_err *err)
 		rc = gl_errf(err, GL_EIO, "drain_worker: list pods on %s: GET %s answered %ld%s%s", node, path, st,
 			     why[0] ? " " : "", why);
 	}
-	if (rc == 0 && !cJSON_IsArray(get(j, "items")))
-		rc = gl_errf(err, GL_EIO, "drain_worker: GET %s: the reply has no \"items\" list", path);
-	if (rc == 0 && cJSON_GetArraySize(get(j, "items")) > DW_MAX_PODS)
-		rc = gl_errf(err, GL_ELIMIT, "drain_worker: more than %d pods on node %s", DW_MAX_PODS, node);
-	items = rc == 0 ? get(j, "items") : NULL;
+	if (rc == 0)
+		rc = gl_k8s_pod_items(j, DW_MAX_PODS, path, &items, err);
 	cJSON_ArrayForEach(pod, items) {
-		const cJSON *md = get(pod, "metadata");
-		const char *name = get_str(md, "name"), *ns = get_str(md, "namespace");
-		if (pod_skip(pod)) {
+		const char *name, *ns, *skip;
+		int v = gl_k8s_pod_verdict(pod, &ns, &name, &skip);
+		if (v == 1) {
 			skipped++;
 			continue;
 		}
-		if (!k8s_name_ok(name) || !k8s_name_ok(ns)) {
+		if (v < 0) {
 			rc = gl_errf(err, GL_EIO, "drain_worker: a pod on %s has an unusable name or namespace", node);
 			break;
 		}

@@ -322,6 +322,9 @@ static int parse_rfc3339(const char *s, int64_t *out_ns)
 			return -1;
 	}
 	t -= sign * (oh * 3600 + om * 60);
+	/* nanoseconds in an int64_t reach only 1677..2262 (year 4052 overflowed) */
+	if (t > INT64_MAX / 1000000000LL || t < INT64_MIN / 1000000000LL)
+		return -1;
 	*out_ns = (int64_t)t * 1000000000LL;
 	return 0;
 }

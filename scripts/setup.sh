@@ -11,8 +11,11 @@ PKGS=(gcc make cmake pkg-config python3 curl
       openssh-server openssh-client iproute2 nftables iputils-ping procps
       slurm-wlm munge etcd-server etcd-client fio)
 # Packages only the tests need (GL_TEST_PKGS=1, set by scripts/test.sh):
-# Chromium renders report.html headless.
-[ "${GL_TEST_PKGS:-0}" = 1 ] && PKGS+=(chromium)
+# Chromium renders report.html headless; clang and its runtime libraries
+# build the libFuzzer targets (scripts/fuzz.sh): on Debian 12 clang-14's
+# libclang_rt.fuzzer-x86_64.a and the sanitizer runtimes are in
+# libclang-rt-14-dev, which clang-14 pulls in only as a recommendation.
+[ "${GL_TEST_PKGS:-0}" = 1 ] && PKGS+=(chromium clang libclang-rt-14-dev)
 missing=()
 for p in "${PKGS[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

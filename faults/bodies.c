@@ -1,0 +1,191 @@
+/*
+ * bodies.c - reading the answers of Kubernetes, slurmrestd, scontrol,
+ * Redfish and etcd for the fault kinds (see bodies.h). Kept apart from the
+ * plugins' I/O so that the fuzz target runs the very code the plugins do;
+ * nothing here allocates beyond cJSON's own parse of a Redfish body, and
+ * every copy is cut to its output buffer.
+ */
+#define _GNU_SOURCE   /* memmem */
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "bodies.h"
+
+static const cJSON *get(const cJSON *o, const char *key)
+{
+	return cJSON_IsObject(o) ? cJSON_GetObjectItemCaseSensitive(o, key) : NULL;
+}
+
+static const char *get_str(const cJSON *o, const char *key)
+{
+	const cJSON *v = get(o, key);
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+/* ---- Kubernetes ------------------------------------------------------------- */
+
+int gl_k8s_name_ok(const char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+
+	if (n == 0 || n > 253 || s[0] == '-' || s[0] == '.')
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (!(islower((unsigned char)s[i]) || isdigit((unsigned char)s[i]) || s[i] == '-' || s[i] == '.'))
+			return 0;
+	return 1;
+}
+
+void gl_k8s_status_why(const cJSON *status, char *out, size_t n)
+{
+	const char *msg = get_str(status, "message"), *reason = get_str(status, "reason");
+
+	snprintf(out, n, "%s%s%s", reason ? reason : "", reason && msg ? ": " : "", msg ? msg : "");
+}
+
+int gl_k8s_node_unschedulable(const cJSON *node)
+{
+	return cJSON_IsTrue(get(get(node, "spec"), "unschedulable"));
+}
+
+int gl_k8s_pod_items(const cJSON *list, int max_pods, const char *what, const cJSON **items,
+		     struct gl_err *err)
+{
+	const cJSON *it = get(list, "items");
+
+	*items = NULL;
+	if (!cJSON_IsArray(it))
+		return gl_errf(err, GL_EIO, "drain_worker: %s: the reply has no \"items\" list", what);
+	if (cJSON_GetArraySize(it) > max_pods)
+		return gl_errf(err, GL_ELIMIT, "drain_worker: %s: more than %d pods", what, max_pods);
+	*items = it;
+	return 0;
+}
+
+int gl_k8s_pod_verdict(const cJSON *pod, const char **ns, const char **name, const char **skip)
+{
+	const cJSON *md = get(pod, "metadata"), *owners = get(md, "ownerReferences"), *o;
+	const char *phase = get_str(get(pod, "status"), "phase");
+
+	*ns = *name = *skip = NULL;
+	if (!cJSON_IsArray(owners))
+		owners = NULL;
+	/* the drain leaves alone what it could not move or what is gone anyway */
+	cJSON_ArrayForEach(o, owners) {
+		const char *kind = get_str(o, "kind");
+		if (kind && !strcmp(kind, "DaemonSet")) {
+			*skip = "DaemonSet";
+			return 1;
+		}
+	}
+	if (get(get(md, "annotations"), "kubernetes.io/config.mirror")) {
+		*skip = "mirror pod";
+		return 1;
+	}
+	if (phase && (!strcmp(phase, "Succeeded") || !strcmp(phase, "Failed"))) {
+		*skip = "finished";
+		return 1;
+	}
+	/* the names go into an eviction URL: only plain DNS names */
+	if (!gl_k8s_name_ok(get_str(md, "name")) || !gl_k8s_name_ok(get_str(md, "namespace")))
+		return -GL_EINVAL;
+	*ns = get_str(md, "namespace");
+	*name = get_str(md, "name");
+	return 0;
+}
+
+/* ---- Slurm ---------------------------------------------------------------------- */
+
+void gl_slurmrest_error(const cJSON *reply, char *out, size_t n)
+{
+	const cJSON *errs = get(reply, "errors");
+	const cJSON *e = cJSON_IsArray(errs) ? cJSON_GetArrayItem(errs, 0) : NULL;
+	const char *desc = get_str(e, "description"), *what = get_str(e, "error");
+
+	snprintf(out, n, "%s%s%s", what ? what : "", what && desc && desc[0] ? ": " : "", desc ? desc : "");
+	if (e && !out[0])
+		snprintf(out, n, "an error without description");
+}
+
+int gl_slurmrest_node_state(const cJSON *reply, char *st, size_t n)
+{
+	const cJSON *nodes = get(reply, "nodes"), *state, *it;
+	size_t used = 0;
+
+	st[0] = '\0';
+	state = get(cJSON_IsArray(nodes) ? cJSON_GetArrayItem(nodes, 0) : NULL, "state");
+	if (cJSON_IsString(state)) {
+		snprintf(st, n, "%s", state->valuestring);
+	} else if (cJSON_IsArray(state)) {
+		cJSON_ArrayForEach(it, state) {
+			if (!cJSON_IsString(it) || used + 1 >= n)
+				continue;
+			snprintf(st + used, n - used, "%s%s", used ? "+" : "", it->valuestring);
+			used += strlen(st + used);
+		}
+	}
+	return st[0] ? 0 : -GL_EINVAL;
+}
+
+int gl_scontrol_state(const char *text, size_t len, char *st, size_t n)
+{
+	static const char key[] = "State=";
+	const char *p = text, *end = text ? text + len : NULL;
+	size_t k;
+
+	st[0] = '\0';
+	/* the first State= that starts a field (not "MCSState=" or "PowerState=") */
+	while (p && (p = memmem(p, (size_t)(end - p), key, sizeof(key) - 1)) && p != text &&
+	       !isspace((unsigned char)p[-1]))
+		p += sizeof(key) - 1;
+	if (!p)
+		return -GL_EINVAL;
+	p += sizeof(key) - 1;
+	for (k = 0; p + k < end && p[k] && !strchr(" \t\r\n", p[k]); k++)
+		;
+	snprintf(st, n, "%.*s", (int)(k < n ? k : n - 1), p);
+	return 0;
+}
+
+int gl_slurm_state_drained(const char *st)
+{
+	for (const char *p = st; *p;) {
+		size_t k = strcspn(p, "+");
+		if (k >= 5 && !strncmp(p, "DRAIN", 5) &&
+		    (k == 5 || (k == 8 && !strncmp(p, "DRAINING", 8)) || (k == 7 && !strncmp(p, "DRAINED", 7))))
+			return 1;
+		p += k;
+		if (*p == '+')
+			p++;
+	}
+	return 0;
+}
+
+/* ---- Redfish, etcd ----------------------------------------------------------------- */
+
+int gl_redfish_power_state(const char *body, size_t len, char *state, size_t n)
+{
+	cJSON *doc = body ? cJSON_ParseWithLength(body, len) : NULL;
+	const char *ps = get_str(doc, "PowerState");
+	int rc = ps ? 0 : -GL_EINVAL;
+
+	snprintf(state, n, "%s", ps ? ps : "");
+	cJSON_Delete(doc);
+	return rc;
+}
+
+static int has(const char *body, size_t len, const char *needle)
+{
+	return body && memmem(body, len, needle, strlen(needle)) != NULL;
+}
+
+int gl_etcd_health_ok(const char *body, size_t len)
+{
+	return has(body, len, "\"true\"");
+}
+
+int gl_etcd_put_ok(const char *body, size_t len)
+{
+	return has(body, len, "\"header\"") && !has(body, len, "\"error\"");
+}

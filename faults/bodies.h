@@ -1,0 +1,65 @@
+/*
+ * bodies.h - what the fault kinds read out of the answers of the systems
+ * they drive: Kubernetes API objects (node, pod list, Status), slurmrestd
+ * node replies, `scontrol show node` text, Redfish ComputerSystem and the
+ * etcd JSON gateway. These are outside input: each function is pure (no
+ * I/O, no globals), bounded by its output buffer, and answers any input,
+ * garbage included, with a classified result, so drain_worker.c and
+ * control_plane_loss.c call exactly what tests/fuzz/fuzz_http_bodies.c
+ * fuzzes. Any thread may call them. cJSON arguments may be NULL or of the
+ * wrong type; strings written to out are always NUL-terminated (n > 0).
+ */
+#ifndef GL_BODIES_H
+#define GL_BODIES_H
+
+#include <stddef.h>
+
+#include <cjson/cJSON.h>
+
+#include "util.h"
+
+/* ---- Kubernetes ---- */
+
+/* 1 for a DNS-subdomain object name ([a-z0-9.-], 1..253, not starting with
+ * '-' or '.'), safe to put in a URL path unescaped. */
+int gl_k8s_name_ok(const char *s);
+/* "reason: message" of a Status object into out ("" when it has neither). */
+void gl_k8s_status_why(const cJSON *status, char *out, size_t n);
+/* 1 when a Node object's spec.unschedulable is true, else 0. */
+int gl_k8s_node_unschedulable(const cJSON *node);
+/* The "items" of a pod list (GET /api/v1/pods) in *items (borrowed).
+ * Returns 0, or -GL_EIO (no "items" list) / -GL_ELIMIT (more than max_pods)
+ * with err filled ("what" names the request in the message). */
+int gl_k8s_pod_items(const cJSON *list, int max_pods, const char *what, const cJSON **items,
+		     struct gl_err *err);
+/* What a drain does with one pod of the list: 0: evict it, *ns and *name
+ * set (borrowed, both pass gl_k8s_name_ok); 1: leave it alone, *skip says
+ * why (DaemonSet-owned, mirror pod, finished; a static string);
+ * -GL_EINVAL: it must be evicted but its name or namespace is unusable. */
+int gl_k8s_pod_verdict(const cJSON *pod, const char **ns, const char **name, const char **skip);
+
+/* ---- Slurm ---- */
+
+/* The first entry of a slurmrestd reply's "errors" list as "error:
+ * description" into out ("" when the list is absent or empty). */
+void gl_slurmrest_error(const cJSON *reply, char *out, size_t n);
+/* nodes[0].state of a slurmrestd node reply (a string or a list of flags,
+ * joined with '+') into st. Returns 0, or -GL_EINVAL when there is none. */
+int gl_slurmrest_node_state(const cJSON *reply, char *st, size_t n);
+/* The State= value of `scontrol show node` output (text, len bytes, NUL
+ * bytes allowed) into st. Returns 0, or -GL_EINVAL when there is none. */
+int gl_scontrol_state(const char *text, size_t len, char *st, size_t n);
+/* 1 when one of the '+'-separated flags of st is DRAIN, DRAINING or DRAINED. */
+int gl_slurm_state_drained(const char *st);
+
+/* ---- Redfish, etcd ---- */
+
+/* PowerState of a ComputerSystem body (len bytes) into state. Returns 0, or
+ * -GL_EINVAL when the body is not JSON or has no string PowerState. */
+int gl_redfish_power_state(const char *body, size_t len, char *state, size_t n);
+/* 1 when an etcd /health body says healthy ({"health":"true",...}). */
+int gl_etcd_health_ok(const char *body, size_t len);
+/* 1 when an etcd /v3/kv/put body is an accepted write (a "header", no "error"). */
+int gl_etcd_put_ok(const char *body, size_t len);
+
+#endif
