@@ -1341,12 +1341,19 @@ int gl_controller_resume(const char *dir)
 		int64_t t_inj = gl_timeline_real_ns(f->spec->at_ns, c.scale);
 		int64_t t_rev = gl_timeline_real_ns(f->spec->at_ns + f->spec->dur_ns, c.scale);
 		if (!strcmp(f->row.state, "injecting")) {
-			/* Died mid-inject: unknown effect; revert, then inject again if due. */
-			snprintf(f->row.state, sizeof(f->row.state), "injected");
-			fault_revert(&c, f, "controller died while injecting");
-			if (!strcmp(f->row.state, "reverted") && t_inj <= base && base < t_rev) {
+			/* Died mid-inject: unknown effect; revert, then inject again if due.
+			 * The row stays "injecting" during this clean-up, so a controller
+			 * killed again now leaves the same case for the next resume (as
+			 * "reverting" it would be reverted and never injected again). */
+			start_step(&c, f, "injecting", FX_REVERT, "controller died while injecting");
+			/* Still due, or not yet (killed after the inject started but
+			 * before the commit that passed its time): planned again, and
+			 * journaled so, or a kill before it is injected would lose it.
+			 * An instantaneous fault never happened: it is still owed. */
+			if (!strcmp(f->row.state, "reverted") && (base < t_rev || f->spec->dur_ns == 0)) {
 				snprintf(f->row.state, sizeof(f->row.state), "planned");
 				f->row.injected_elapsed_ns = f->row.reverted_elapsed_ns = -1;
+				journal(&c, f);
 			}
 		} else if (!strcmp(f->row.state, "reverting") || !strcmp(f->row.state, "revert_failed")) {
 			fault_revert(&c, f, "revert owed from before the resume");

@@ -15,6 +15,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -27,7 +28,7 @@ static int local_exec(const struct gl_host *h, const char *const *argv, int64_t 
 {
 	const char *full[72];
 	int pipefd[2], n = 0, status = 0, rc = 0;
-	pid_t pid;
+	pid_t pid, parent = getpid();
 	int64_t end = gl_now_ns() + deadline_ms * 1000000LL;
 
 	res->exit_status = -1;
@@ -55,6 +56,14 @@ static int local_exec(const struct gl_host *h, const char *const *argv, int64_t 
 	}
 	if (pid == 0) {
 		setpgid(0, 0);
+		/* The command dies with a SIGKILLed controller: resume reverts
+		 * from the journal, and a step still running then (a slow
+		 * inject) would act after that revert and leave its effect.
+		 * Processes the command starts itself (a dead-man's switch
+		 * under setsid) are not affected. */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(127);
 		dup2(pipefd[1], STDOUT_FILENO);
 		dup2(pipefd[1], STDERR_FILENO);
 		execvp(full[0], (char *const *)full);
