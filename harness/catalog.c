@@ -52,6 +52,24 @@ static const struct gl_metric_def catalog[] = {
 	H("storage.op_latency_ms", "storage", 1, "ms", "latency of one I/O operation"),
 	H("storage.fsync_ms", "storage", 1, "ms", "fsync of a whole written file"),
 	C("storage.verified_bytes", "storage", 0, "bytes", "bytes read back and found as written"),
+	/* telemetry probes (loadgen/telemetry.c, docs/telemetry.md): gauges keep
+	 * every reading of every GPU; ".delta" counters are increases seen
+	 * between scrapes, summed over the windows judged. */
+	H("dcgm.gpu_temp", "telemetry", 1, "C", "GPU temperature, every GPU every scrape (DCGM_FI_DEV_GPU_TEMP)"),
+	H("dcgm.power_w", "telemetry", 1, "W", "GPU power draw, every GPU every scrape (DCGM_FI_DEV_POWER_USAGE)"),
+	H("dcgm.gpu_util", "telemetry", 0, "%", "GPU utilization, every GPU every scrape (DCGM_FI_DEV_GPU_UTIL)"),
+	C("dcgm.xid_errors.delta", "telemetry", 1, "xid", "changes of the last XID seen, as counter increases (DCGM_FI_DEV_XID_ERRORS)"),
+	C("dcgm.ecc_sbe.delta", "telemetry", 1, "errors", "new single-bit ECC errors (DCGM_FI_DEV_ECC_SBE_VOL_TOTAL)"),
+	C("dcgm.ecc_dbe.delta", "telemetry", 1, "errors", "new double-bit ECC errors (DCGM_FI_DEV_ECC_DBE_VOL_TOTAL)"),
+	C("dcgm.pcie_replays.delta", "telemetry", 1, "replays", "new PCIe replays (DCGM_FI_DEV_PCIE_REPLAY_COUNTER)"),
+	C("dcgm.nvlink_crc.delta", "telemetry", 1, "errors", "new NVLink CRC flit errors (DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL)"),
+	H("node.load1", "telemetry", 1, "load", "1-minute load average, every host every scrape (node_load1)"),
+	C("node.edac_ce.delta", "telemetry", 1, "errors", "new correctable memory errors (node_edac_correctable_errors_total)"),
+	C("node.edac_ue.delta", "telemetry", 1, "errors", "new uncorrectable memory errors (node_edac_uncorrectable_errors_total)"),
+	C("telemetry.scrapes", "telemetry", 0, "scrapes", "probe scrapes that answered and parsed"),
+	C("telemetry.scrape_errors", "telemetry", 1, "scrapes", "probe scrapes that failed (connect, timeout, HTTP status, size, parse)"),
+	C("telemetry.missing", "telemetry", 1, "readings", "readings of kept series that were DCGM blanks, NaN, infinite or negative"),
+	H("telemetry.scrape_ms", "telemetry", 1, "ms", "time to scrape every probe once"),
 	/* null plug-ins: measure the controller itself */
 	H("null.tick_lag_ms", "null", 1, "ms", "actual - scheduled time of the null workload's ticks"),
 	C("null.ticks", "null", 0, "ticks", "ticks of the null workload"),

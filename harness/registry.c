@@ -14,6 +14,7 @@ extern const struct gl_workload_ops gl_workload_null;
 extern const struct gl_workload_ops gl_workload_inference;
 extern const struct gl_workload_ops gl_workload_training;
 extern const struct gl_workload_ops gl_workload_storage;
+extern const struct gl_workload_ops gl_workload_telemetry;
 extern const struct gl_fault_ops gl_fault_null;
 extern const struct gl_fault_ops gl_fault_exec;
 extern const struct gl_fault_ops gl_fault_process_kill;
@@ -31,7 +32,7 @@ extern const struct gl_transport_ops gl_transport_ssh;
 
 
 static const struct gl_workload_ops *const workloads[] = {
-	&gl_workload_inference, &gl_workload_training, &gl_workload_storage, &gl_workload_null,
+	&gl_workload_inference, &gl_workload_training, &gl_workload_storage, &gl_workload_telemetry, &gl_workload_null,
 };
 
 static const struct gl_fault_ops *const faults[] = {

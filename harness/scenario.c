@@ -1075,6 +1075,18 @@ static void check_required_targets(struct vctx *v)
 				require_target(v, GL_SCOPE_STEADY, "storage.read_gbps", 0, "storage.read_gbps", why);
 		} else if (!strcmp(w, "null")) {
 			require_target(v, GL_SCOPE_STEADY, "null.", 0, "null.tick_lag_ms.p99", why);
+		} else if (!strcmp(w, "telemetry")) {
+			/* GPU probes judge XID errors unless the scenario keeps other
+			 * series only; node probes alone need some node target. */
+			const cJSON *cfg = s->workloads[i].cfg, *ser = cJSON_GetObjectItemCaseSensitive(cfg, "series"), *it;
+			int xid = !ser;
+			cJSON_ArrayForEach(it, ser)
+				xid |= cJSON_IsString(it) && !strcmp(it->valuestring, "xid_errors");
+			if (cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(cfg, "dcgm")) > 0)
+				require_target(v, GL_SCOPE_STEADY, xid ? "dcgm.xid_errors.delta" : "dcgm.", xid,
+					       xid ? "dcgm.xid_errors.delta" : "dcgm.ecc_dbe.delta", why);
+			else if (cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(cfg, "node")) > 0)
+				require_target(v, GL_SCOPE_STEADY, "node.", 0, "node.edac_ue.delta", why);
 		}
 	}
 	if (s->n_faults > 0) {
@@ -1114,8 +1126,9 @@ static void check_required_targets(struct vctx *v)
 
 static void parse_safety(struct vctx *v, const cJSON *sf, const struct gl_scenario_opts *o)
 {
-	static const char *const keys[] = { "max_concurrent_faults", "maintenance_window", "abort_if", NULL };
-	const cJSON *mw, *ab;
+	static const char *const keys[] = { "max_concurrent_faults", "maintenance_window", "abort_if",
+					    "allowed_roots", NULL };
+	const cJSON *mw, *ab, *roots, *root;
 	long l;
 
 	v->s->max_concurrent_faults = 1;

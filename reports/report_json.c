@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "catalog.h"
 #include "report.h"
 #include "units.h"
 
@@ -151,6 +152,21 @@ static cJSON *metrics_obj(const struct gl_analysis *an, const struct gl_agg *a)
 			add_num(o, "read_floor_gbps", an->has_read_floor, an->read_floor_gbps);
 			add_num(o, "write_floor_gbps", an->has_write_floor, an->write_floor_gbps);
 			add_cold_start(o, an, a);
+		}
+	}
+	if (gl_scenario_workload(an->sc, "telemetry")) {
+		/* every telemetry series of the catalog, by its metric name
+		 * ("dcgm.gpu_temp": distribution, "dcgm.xid_errors.delta": count) */
+		cJSON *o = cJSON_AddObjectToObject(m, "telemetry");
+		size_t n;
+		const struct gl_metric_def *cat = gl_catalog(&n);
+		for (size_t i = 0; i < n; i++) {
+			if (strcmp(cat[i].workload, "telemetry") != 0)
+				continue;
+			if (cat[i].kind == GL_MK_HIST)
+				cJSON_AddItemToObject(o, cat[i].name, dist(a, cat[i].name));
+			else if (cat[i].kind == GL_MK_COUNTER)
+				add_counter(o, cat[i].name, a, cat[i].name);
 		}
 	}
 	if (gl_scenario_workload(an->sc, "null")) {
