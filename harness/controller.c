@@ -12,9 +12,9 @@
  * next step. On resume the journal is reconciled first (finish reverts that
  * are due, revert what a crash left half-injected), then the loop goes on.
  */
+#define _GNU_SOURCE
 #include "controller.h"
 
-#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -32,9 +32,11 @@
 
 #include "analysis.h"
 #include "inventory.h"
+#include "live.h"
 #include "metrics.h"
 #include "plugin.h"
 #include "report.h"
+#include "secrets.h"
 #include "store.h"
 #include "timeline.h"
 
@@ -76,7 +78,17 @@ struct gl_ctx {
 	int64_t *abort_since;
 	int lock_fd;
 	struct fx *fx;
+	struct gl_live *live;     /* --metrics-listen, progress line, window log */
+	int win_fault;            /* a fault was injected during the open window */
 };
+
+/* The live view's options, for run and resume alike (main sets them). */
+static struct gl_live_opts live_opts;
+
+void gl_controller_live_opts(const struct gl_live_opts *o)
+{
+	live_opts = *o;
+}
 
 /* ---- what plug-ins see --------------------------------------------------- */
 
@@ -544,6 +556,7 @@ static void fault_inject(struct gl_ctx *c, struct fault_rt *f)
 		return;
 	}
 	/* The journal, with the plan revert needs, is durable before inject. */
+	c->win_fault = 1;
 	start_step(c, f, "injecting", FX_INJECT, NULL);
 }
 
@@ -629,9 +642,33 @@ static void commit(struct gl_ctx *c)
 		fail_store(c, err.code ? err.msg : "commit");
 }
 
+/* Where the run stands, for the live view. */
+static void live_status(struct gl_ctx *c)
+{
+	struct gl_live_status s = { 0 };
+	char ids[512] = "";
+	size_t k = 0;
+
+	if (!c->live)
+		return;
+	for (int i = 0; i < c->sc->n_faults; i++)
+		if (is_live(c->faults[i].row.state) && k + strlen(c->faults[i].row.id) + 2 < sizeof(ids)) {
+			k += (size_t)snprintf(ids + k, sizeof(ids) - k, "%s%s", s.n_active ? "," : "",
+					      c->faults[i].row.id);
+			s.n_active++;
+		}
+	s.elapsed_ns = gl_ctx_elapsed_ns(c);
+	s.total_ns = gl_timeline_real_ns(c->sc->duration_ns, c->scale);
+	s.scale = c->scale;
+	s.phase = c->phase;
+	s.active = ids;
+	gl_live_status(c->live, &s);
+}
+
 static void on_commit(evutil_socket_t fd, short what, void *arg)
 {
 	commit(arg);
+	live_status(arg);
 }
 
 static void check_abort(struct gl_ctx *c, struct gl_agg *w, int64_t w_start, int64_t w_end)
@@ -656,7 +693,7 @@ static void check_abort(struct gl_ctx *c, struct gl_agg *w, int64_t w_start, int
 /* Close the current window at end_elapsed and open the next one. */
 static void close_window(struct gl_ctx *c, int64_t end_elapsed)
 {
-	struct gl_agg *agg = c->sc->n_abort_rules ? gl_agg_new() : NULL;
+	struct gl_agg *agg = c->sc->n_abort_rules || c->live ? gl_agg_new() : NULL;
 	struct gl_err err = { 0 };
 
 	for (int i = 0; i < c->sc->n_workloads; i++)
@@ -667,9 +704,12 @@ static void close_window(struct gl_ctx *c, int64_t end_elapsed)
 	}
 	if (agg) {
 		gl_agg_add_seconds(agg, (double)(end_elapsed - c->win_start_ns) / 1e9);
-		check_abort(c, agg, c->win_start_ns, end_elapsed);
+		if (c->sc->n_abort_rules)
+			check_abort(c, agg, c->win_start_ns, end_elapsed);
+		gl_live_window(c->live, c->win_idx, agg, c->phase, c->win_fault || active_faults(c) > 0);
 		gl_agg_free(agg);
 	}
+	c->win_fault = active_faults(c) > 0;
 	c->win_idx++;
 	c->win_start_ns = end_elapsed;
 	/* The next window's row appears with the next commit; an empty one at
@@ -798,6 +838,7 @@ static void ctx_free(struct gl_ctx *c)
 	if (c->ev_window) event_free(c->ev_window);
 	if (c->ev_int) event_free(c->ev_int);
 	if (c->ev_term) event_free(c->ev_term);
+	gl_live_free(c->live);
 	if (c->base) event_base_free(c->base);
 	gl_metrics_free(c->m);
 	gl_store_close(c->st);
@@ -970,6 +1011,57 @@ static int start_loop(struct gl_ctx *c)
 	return 0;
 }
 
+/* The live view, from the first window this process closes; on resume
+ * the windows before it come from the store. */
+static int live_start(struct gl_ctx *c)
+{
+	struct gl_err err = { 0 };
+	int64_t *inj = NULL, *rev = NULL;
+	int rc = 0;
+
+	c->live = gl_live_new(c->base, c->sc, c->run_id, live_opts.listen, &err);
+	if (!c->live) {
+		/* stopped like any other harness failure: failed, reported */
+		c->stop = STOP_ERROR;
+		snprintf(c->stop_msg, sizeof(c->stop_msg), "--metrics-listen %s", err.msg);
+		return -1;
+	}
+	if (live_opts.listen)
+		gl_ctx_event(c, GL_LOG_INFO, "controller", "metrics at http://%s/metrics", gl_live_bound(c->live));
+	c->win_fault = active_faults(c) > 0;
+	if (c->win_idx > 0) {
+		inj = calloc((size_t)c->sc->n_faults + 1, sizeof(*inj));
+		rev = calloc((size_t)c->sc->n_faults + 1, sizeof(*rev));
+		for (int i = 0; inj && rev && i < c->sc->n_faults; i++) {
+			inj[i] = c->faults[i].row.injected_elapsed_ns;
+			rev[i] = c->faults[i].row.reverted_elapsed_ns;
+		}
+		if (!inj || !rev || gl_live_replay(c->live, c->st, c->win_idx, inj, rev, c->sc->n_faults, &err) != 0)
+			gl_ctx_event(c, GL_LOG_WARN, "controller", "live view: figures before the resume left out: %s",
+				     err.code ? err.msg : "out of memory");
+	}
+	free(inj);
+	free(rev);
+	live_status(c);
+	return rc;
+}
+
+/* The run is over and the endpoint shows its verdict: serve it for
+ * --metrics-linger more, so that a last scrape sees the final figures. */
+static void live_linger(struct gl_ctx *c)
+{
+	if (!c->live || !live_opts.listen || live_opts.linger_ns <= 0)
+		return;
+	event_del(c->ev_commit);
+	event_del(c->ev_window);
+	event_del(c->ev_tl);
+	gl_info("metrics: serving the final figures at http://%s/metrics for %.1f s more",
+		gl_live_bound(c->live), (double)live_opts.linger_ns / 1e9);
+	event_base_loopexit(c->base, &(struct timeval){ live_opts.linger_ns / 1000000000,
+							(live_opts.linger_ns % 1000000000) / 1000 });
+	event_base_dispatch(c->base);
+}
+
 /* Run the loop from c->elapsed_base until the end, a signal or an error;
  * then stop everything in order. Returns the exit code. */
 static int drive(struct gl_ctx *c)
@@ -987,6 +1079,7 @@ static int drive(struct gl_ctx *c)
 	/* Timeline: events already past were handled before the stop; the
 	 * journal tells which fault steps are still owed (reconciled by the
 	 * caller for resume). */
+	live_start(c);
 	c->tl_next = 0;
 	while (c->tl_next < c->n_tl && gl_timeline_real_ns(c->tl[c->tl_next].t_ns, c->scale) <= base &&
 	       (base > 0 || c->tl[c->tl_next].kind == GL_TL_PHASE) && c->tl[c->tl_next].kind != GL_TL_END)
@@ -1020,8 +1113,14 @@ static int drive(struct gl_ctx *c)
 	if (c->stop == STOP_END && now > gl_timeline_real_ns(c->sc->duration_ns, c->scale))
 		now = gl_timeline_real_ns(c->sc->duration_ns, c->scale);
 	if (now > c->win_start_ns) {
-		write_window(c, now, 1, NULL);
+		struct gl_agg *agg = c->live ? gl_agg_new() : NULL;
+		write_window(c, now, 1, agg);
 		gl_store_run_progress(c->st, now);
+		if (agg) {
+			gl_agg_add_seconds(agg, (double)(now - c->win_start_ns) / 1e9);
+			gl_live_window(c->live, c->win_idx, agg, c->phase, c->win_fault || active_faults(c) > 0);
+			gl_agg_free(agg);
+		}
 	} else {
 		/* a commit may have opened a window that never got any time */
 		gl_store_window_drop(c->st, c->win_idx);
@@ -1048,8 +1147,13 @@ static int drive(struct gl_ctx *c)
 		fprintf(stderr, "gauntlet: report: %s\n", err.msg);
 		return 4;
 	}
+	if (c->live) {
+		live_status(c);
+		gl_live_final(c->live, state, code == 0 ? "pass" : code == 1 ? "fail" : code == 3 ? "aborted" : "error");
+	}
 	fprintf(stderr, "gauntlet: run %s: %s (exit %d); report: %s/report.json\n", state,
 		code == 0 ? "pass" : code == 1 ? "fail" : code == 3 ? "aborted" : "harness error", code, c->dir);
+	live_linger(c);
 	return code;
 }
 
@@ -1108,6 +1212,7 @@ int gl_controller_run(const struct gl_run_opts *o)
 		fprintf(stderr, "gauntlet: running anyway: the missing thresholds above fail the verdict\n");
 	}
 	gl_diag_free(&d);
+	gl_secrets_take(c.sc->root);    /* before any thread or child (secrets.h) */
 	c.scale = o->time_scale > 0 ? o->time_scale : 1;
 	if (preflight_plugins(c.sc) != 0) {
 		gl_scenario_free(c.sc);
@@ -1254,6 +1359,7 @@ static int open_existing(struct gl_ctx *c, const char *dir, struct gl_run_row *r
 		return 2;
 	}
 	gl_diag_free(&d);
+	gl_secrets_take(c->sc->root);   /* before any thread or child (secrets.h) */
 	c->scale = row->time_scale;
 	if (build_faults(c, 0) != 0)
 		return 4;

@@ -10,6 +10,8 @@
 #ifndef GL_CONTROLLER_H
 #define GL_CONTROLLER_H
 
+#include <stdint.h>
+
 struct gl_run_opts {
 	const char *scenario_path;
 	const char *out_dir;          /* NULL: runs/<name>-<time> */
@@ -17,6 +19,14 @@ struct gl_run_opts {
 	const char *const *sets;      /* --set overrides, NULL-terminated */
 	int dry_run;
 };
+
+/* The live view (docs/live.md) for run and resume: listen NULL serves no
+ * endpoint; linger_ns keeps serving the final figures after the end. */
+struct gl_live_opts {
+	const char *listen;
+	int64_t linger_ns;
+};
+void gl_controller_live_opts(const struct gl_live_opts *o);
 
 int gl_controller_run(const struct gl_run_opts *o);
 int gl_controller_resume(const char *dir);

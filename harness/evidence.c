@@ -375,7 +375,7 @@ static int write_seal_json(const char *dir, cJSON *rec, struct gl_err *err)
 	if (!text)
 		return gl_errf(err, GL_ENOMEM, "seal.json: out of memory");
 	snprintf(path, sizeof(path), "%s/seal.json", dir);
-	rc = gl_write_file_atomic(path, text, strlen(text), 0644, err);
+	rc = gl_write_file_atomic(path, text, strlen(text), 0600, err);
 	cJSON_free(text);
 	return rc;
 }

@@ -3,6 +3,7 @@
  * and size. See http.h.
  */
 #include "http.h"
+#include "secrets.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,7 +21,7 @@ static int secret(const char *env, const char *file, char *out, size_t n, struct
 {
 	out[0] = '\0';
 	if (env) {
-		const char *v = getenv(env);
+		const char *v = gl_secret_getenv(env);
 		if (!v || !*v)
 			return gl_errf(err, GL_EINVAL, "the variable %s is not set", env);
 		snprintf(out, n, "%s", v);

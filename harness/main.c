@@ -7,18 +7,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "analysis.h"
 #include "compare.h"
 #include "controller.h"
 #include "evidence.h"
 #include "lab.h"
+#include "netaddr.h"
 #include "report.h"
 #include "scenario.h"
 #include "store.h"
 #include "target.h"
 #include "timeline.h"
 #include "transport_ssh.h"
+#include "units.h"
 
 static void usage(FILE *f)
 {
@@ -26,7 +29,9 @@ static void usage(FILE *f)
 		"usage: gauntlet COMMAND [ARGS]\n"
 		"  validate SCENARIO [--time-scale X] [--set path=value]... [--start TIME]\n"
 		"  run SCENARIO [--out DIR] [--time-scale X] [--set path=value]... [--dry-run]\n"
-		"  resume DIR              continue an interrupted run\n"
+		"      [--metrics-listen [HOST:]PORT] [--metrics-linger DURATION]\n"
+		"  resume DIR [--metrics-listen [HOST:]PORT] [--metrics-linger DURATION]\n"
+		"                          continue an interrupted run\n"
 		"  revert DIR              revert every fault the store still holds as injected\n"
 		"  report DIR              re-render the reports from the store\n"
 		"  status DIR              where a run stands\n"
@@ -53,16 +58,49 @@ static int parse_scale(const char *s, double *out)
 	return 0;
 }
 
+/* --metrics-listen / --metrics-linger at argv[*i] (run and resume): 1 when
+ * taken (*i moved past its value), 0 when not one of them, -1 on error. */
+static int live_opt(int argc, char **argv, int *i, struct gl_live_opts *lo)
+{
+	const char *a = argv[*i], *val = *i + 1 < argc ? argv[*i + 1] : NULL;
+	struct gl_err err = { 0 };
+
+	if (!strcmp(a, "--metrics-listen") && val) {
+		struct sockaddr_storage ss;
+		socklen_t len;
+		if (gl_listen_parse(val, "127.0.0.1", &ss, &len, &err) != 0) {
+			fprintf(stderr, "gauntlet: --metrics-listen %s\n", err.msg);
+			return -1;
+		}
+		lo->listen = val;
+		(*i)++;
+		return 1;
+	}
+	if (!strcmp(a, "--metrics-linger") && val) {
+		if (gl_parse_duration_ns(val, &lo->linger_ns, &err) != 0 || lo->linger_ns > 3600000000000LL) {
+			fprintf(stderr, "gauntlet: --metrics-linger: expected a duration up to 1h (e.g. 30s), got '%s'\n",
+				val);
+			return -1;
+		}
+		(*i)++;
+		return 1;
+	}
+	return 0;
+}
+
 /* Options shared by validate and run. */
 struct cli {
 	const char *scenario, *out, *start;
 	double scale;
 	const char *sets[65];
 	int n_sets, dry_run;
+	struct gl_live_opts live;
 };
 
 static int parse_cli(int argc, char **argv, struct cli *c, int allow_run_opts)
 {
+	int k;
+
 	memset(c, 0, sizeof(*c));
 	c->scale = 1;
 	for (int i = 2; i < argc; i++) {
@@ -87,6 +125,9 @@ static int parse_cli(int argc, char **argv, struct cli *c, int allow_run_opts)
 			i++;
 		} else if (allow_run_opts && !strcmp(a, "--dry-run")) {
 			c->dry_run = 1;
+		} else if (allow_run_opts && (k = live_opt(argc, argv, &i, &c->live)) != 0) {
+			if (k < 0)
+				return -1;
 		} else if (!allow_run_opts && !strcmp(a, "--start") && val) {
 			c->start = val;
 			i++;
@@ -172,7 +213,33 @@ static int cmd_run(int argc, char **argv)
 	o.time_scale = c.scale;
 	o.sets = c.sets;
 	o.dry_run = c.dry_run;
+	gl_controller_live_opts(&c.live);
 	return gl_controller_run(&o);
+}
+
+static int cmd_resume(int argc, char **argv)
+{
+	struct gl_live_opts lo = { 0 };
+	const char *dir = NULL;
+
+	for (int i = 2; i < argc; i++) {
+		int k = live_opt(argc, argv, &i, &lo);
+		if (k < 0)
+			return 2;
+		if (k)
+			continue;
+		if (argv[i][0] == '-' || dir) {
+			fprintf(stderr, "gauntlet: resume: unexpected argument '%s'\n", argv[i]);
+			return 2;
+		}
+		dir = argv[i];
+	}
+	if (!dir) {
+		fprintf(stderr, "gauntlet: usage: gauntlet resume DIR [--metrics-listen ADDR]\n");
+		return 2;
+	}
+	gl_controller_live_opts(&lo);
+	return gl_controller_resume(dir);
 }
 
 static int open_dir_store(const char *dir, struct gl_store **st)
@@ -306,6 +373,11 @@ static int dispatch(int argc, char **argv)
 	const char *lvl = getenv("GAUNTLET_LOG");
 
 	gl_log_init(lvl && !strcmp(lvl, "debug") ? GL_LOG_DEBUG : GL_LOG_INFO);
+	/* What the harness writes about a cluster (store, reports, evidence,
+	 * comparisons) is for its operator only: 0600 files, 0700 folders.
+	 * Children (fault commands, fio, mpirun) inherit this too. */
+	if (cmd && strcmp(cmd, "lab") != 0 && strcmp(cmd, "target") != 0)
+		umask(077);
 	if (!cmd || !strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
 		usage(cmd ? stdout : stderr);
 		return cmd ? 0 : 2;
@@ -320,14 +392,14 @@ static int dispatch(int argc, char **argv)
 		return cmd_run(argc, argv);
 	if (!strcmp(cmd, "target"))
 		return gl_target_main(argc - 1, argv + 1);
-	if (!strcmp(cmd, "resume") || !strcmp(cmd, "revert") || !strcmp(cmd, "report") ||
+	if (!strcmp(cmd, "resume"))
+		return cmd_resume(argc, argv);
+	if (!strcmp(cmd, "revert") || !strcmp(cmd, "report") ||
 	    !strcmp(cmd, "status")) {
 		if (argc != 3) {
 			fprintf(stderr, "gauntlet: usage: gauntlet %s DIR\n", cmd);
 			return 2;
 		}
-		if (!strcmp(cmd, "resume"))
-			return gl_controller_resume(argv[2]);
 		if (!strcmp(cmd, "revert"))
 			return gl_controller_revert(argv[2]);
 		if (!strcmp(cmd, "report"))

@@ -20,6 +20,7 @@
 
 #include "catalog.h"
 #include "cfg.h"
+#include "paths.h"
 #include "plugin.h"
 
 const char *gl_scope_name(enum gl_scope s)
@@ -1139,6 +1140,16 @@ static void parse_safety(struct vctx *v, const cJSON *sf, const struct gl_scenar
 	check_keys(v->d, sf, "safety", keys);
 	if (get_int(v->d, sf, "max_concurrent_faults", "safety", 0, 1, 1000, &l) > 0)
 		v->s->max_concurrent_faults = (int)l;
+	/* roots for the files the scenario names (paths.h) */
+	roots = cJSON_GetObjectItemCaseSensitive(sf, "allowed_roots");
+	if (roots && !cJSON_IsArray(roots))
+		gl_diag_error(v->d, roots, "safety.allowed_roots", "expected an array of absolute directory paths");
+	else if (roots)
+		cJSON_ArrayForEach(root, roots) {
+			if (!cJSON_IsString(root) || root->valuestring[0] != '/' || !strcmp(root->valuestring, "/"))
+				gl_diag_error(v->d, root, "safety.allowed_roots[]",
+					      "expected an absolute directory path other than \"/\"");
+		}
 	mw = cJSON_GetObjectItemCaseSensitive(sf, "maintenance_window");
 	if (mw) {
 		const cJSON *a = cJSON_GetArrayItem(mw, 0), *b = cJSON_GetArrayItem(mw, 1);
@@ -1486,15 +1497,15 @@ static void apply_inventory(struct gl_scenario *s, const struct gl_scenario_opts
 		gl_diag_error(d, key, "inventory", "expected the path of an inventory file (JSON object)");
 		return;
 	}
-	if (key->valuestring[0] == '/' || !strchr(s->path, '/')) {
-		snprintf(s->inventory_path, sizeof(s->inventory_path), "%s", key->valuestring);
-	} else {
-		int dir = (int)(strrchr(s->path, '/') - s->path);
-		snprintf(s->inventory_path, sizeof(s->inventory_path), "%.*s/%s", dir, s->path, key->valuestring);
-	}
 	if (o && o->inventory_text) {
+		/* resume, report: the bytes the run was started with */
+		snprintf(s->inventory_path, sizeof(s->inventory_path), "%s", key->valuestring);
 		text = strdup(o->inventory_text);
 		len = text ? strlen(text) : 0;
+	} else if (gl_path_confine(s->path, s->root, key->valuestring, s->inventory_path, sizeof(s->inventory_path),
+				   &err) != 0) {
+		gl_diag_error(d, key, "inventory", "cannot read the inventory: %s", err.msg);
+		return;
 	} else if (gl_read_file(s->inventory_path, 1 << 20, &text, &len, &err) != 0) {
 		gl_diag_error(d, key, "inventory", "cannot read the inventory: %s", err.msg);
 		return;

@@ -10,11 +10,13 @@
  */
 #include "store.h"
 
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 struct gl_store {
 	sqlite3 *db;
@@ -178,6 +180,13 @@ struct gl_store *gl_store_open(const char *path, int create, struct gl_err *err)
 	}
 	if (f)
 		fclose(f);
+	if (create) {
+		/* private from the first byte: SQLite would create it 0644,
+		 * and its -wal and -shm files take the database's mode */
+		int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+		if (fd >= 0)
+			close(fd);
+	}
 	if (sqlite3_open_v2(path, &st->db, flags, NULL) != SQLITE_OK) {
 		gl_errf(err, GL_EIO, "%s: cannot open store: %s", path,
 			st->db ? sqlite3_errmsg(st->db) : "out of memory");

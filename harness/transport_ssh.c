@@ -31,6 +31,7 @@
 #include <libssh2.h>
 
 #include "transport_ssh.h"
+#include "secrets.h"
 
 #define CMD_MAX (128 * 1024)           /* quoted command line */
 #define KNOWN_HOSTS_MAX (4u << 20)
@@ -585,7 +586,7 @@ static int auth(struct ssh_call *k, LIBSSH2_SESSION *s, int fd, struct gl_err *e
 		return host_errf(err, GL_EINVAL, k, "auth", "cannot read key file %s: %s", k->key_path,
 				 strerror(errno));
 	if (pass_env) {
-		pass = getenv(pass_env);
+		pass = gl_secret_getenv(pass_env);
 		if (!pass)
 			return host_errf(err, GL_EINVAL, k, "auth",
 					 "passphrase_env names %s, which is not set in the environment", pass_env);

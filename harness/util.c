@@ -37,6 +37,12 @@ void gl_err_clear(struct gl_err *err)
 
 static enum gl_log_level log_min = GL_LOG_INFO;
 static int64_t log_t0;
+static volatile int log_over_progress;
+
+void gl_log_progress_shown(int shown)
+{
+	log_over_progress = shown;
+}
 
 void gl_log_init(enum gl_log_level min_level)
 {
@@ -55,7 +61,9 @@ void gl_log(enum gl_log_level lvl, const char *fmt, ...)
 		return;
 	if (!log_t0)
 		log_t0 = gl_now_ns();
-	n = snprintf(line, sizeof(line), "[%9.3f] %-5s ",
+	/* over a progress line on a terminal: erase it first (it is drawn
+	 * again within a second) */
+	n = snprintf(line, sizeof(line), "%s[%9.3f] %-5s ", log_over_progress ? "\r\033[K" : "",
 		     (double)(gl_now_ns() - log_t0) / 1e9, names[lvl]);
 	va_start(ap, fmt);
 	n += vsnprintf(line + n, sizeof(line) - (size_t)n - 1, fmt, ap);

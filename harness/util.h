@@ -45,6 +45,8 @@ enum gl_log_level { GL_LOG_DEBUG, GL_LOG_INFO, GL_LOG_WARN, GL_LOG_ERROR };
 void gl_log_init(enum gl_log_level min_level);
 void gl_log(enum gl_log_level lvl, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* A progress line is on the terminal (stderr): log lines erase it first. */
+void gl_log_progress_shown(int shown);
 #define gl_info(...) gl_log(GL_LOG_INFO, __VA_ARGS__)
 #define gl_warn(...) gl_log(GL_LOG_WARN, __VA_ARGS__)
 #define gl_error(...) gl_log(GL_LOG_ERROR, __VA_ARGS__)

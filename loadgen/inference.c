@@ -37,8 +37,10 @@
 #include <event2/event.h>
 
 #include "cfg.h"
+#include "secrets.h"
 #include "metrics.h"
 #include "plugin.h"
+#include "paths.h"
 #include "sse.h"
 #include "store.h"
 #include "trace.h"
@@ -832,14 +834,16 @@ static void on_sweep(evutil_socket_t fd, short what, void *arg)
 
 static size_t discard_body(char *d, size_t s, size_t n, void *u) { return s * n; }
 
-/* Resolve a path relative to the scenario file's directory. */
-static void rel_path(struct gl_ctx *c, const char *p, char *out, size_t n)
+/* A file the scenario names: relative to its directory, confined to the
+ * allowed roots (paths.h). */
+static int rel_path(struct gl_ctx *c, const char *what, const char *p, char *out, size_t n, struct gl_err *err)
 {
-	const char *sp = gl_ctx_scenario(c)->path, *slash = strrchr(sp, '/');
-	if (p[0] == '/' || !slash)
-		snprintf(out, n, "%s", p);
-	else
-		snprintf(out, n, "%.*s/%s", (int)(slash - sp), sp, p);
+	const struct gl_scenario *s = gl_ctx_scenario(c);
+	struct gl_err e = { 0 };
+
+	if (gl_path_confine(s->path, s->root, p, out, n, &e) != 0)
+		return gl_errf(err, GL_EINVAL, "inference: %s: %s", what, e.msg);
+	return 0;
 }
 
 static int read_key(struct gl_ctx *c, const cJSON *cfg, char *key, size_t n, struct gl_err *err)
@@ -848,15 +852,15 @@ static int read_key(struct gl_ctx *c, const cJSON *cfg, char *key, size_t n, str
 
 	key[0] = '\0';
 	if (env) {
-		const char *v = getenv(env);
+		const char *v = gl_secret_getenv(env);
 		if (!v || !*v)
 			return gl_errf(err, GL_EINVAL, "api_key_env: the variable %s is not set", env);
 		snprintf(key, n, "%s", v);
 	} else if (file) {
 		char path[1100], *text = NULL;
 		size_t len;
-		rel_path(c, file, path, sizeof(path));
-		if (gl_read_file(path, 4096, &text, &len, err) != 0)
+		if (rel_path(c, "api_key_file", file, path, sizeof(path), err) != 0 ||
+		    gl_read_file(path, 4096, &text, &len, err) != 0)
 			return -GL_EINVAL;
 		while (len > 0 && (text[len - 1] == '\n' || text[len - 1] == '\r' || text[len - 1] == ' '))
 			text[--len] = '\0';
@@ -938,7 +942,8 @@ static int inf_init(struct gl_ctx *c, const cJSON *cfg, void **state, struct gl_
 		char path[1100];
 		const char *fmt = gl_cfg_str(cfg, "trace_format", NULL);
 		int f = fmt ? gl_trace_format_parse(fmt) : GL_TRACE_AUTO;
-		rel_path(c, gl_cfg_str(cfg, "trace", ""), path, sizeof(path));
+		if (rel_path(c, "trace", gl_cfg_str(cfg, "trace", ""), path, sizeof(path), err) != 0)
+			return -GL_EINVAL;
 		if (f < 0)
 			return gl_errf(err, GL_EINVAL, "inference: unknown trace_format '%s'", fmt);
 		w->trace = gl_trace_open(path, (enum gl_trace_format)f, err);
@@ -1099,11 +1104,24 @@ static void inf_free(void *state)
 static int inf_preflight(struct gl_ctx *c, const cJSON *cfg)
 {
 	const cJSON *eps = cJSON_GetObjectItemCaseSensitive(cfg, "endpoints"), *e;
+	struct curl_slist *auth = NULL;
+	struct gl_err err = { 0 };
+	char key[4096], hdr[4200];
 	int bad = 0;
 
 	if (!gl_cfg_bool(cfg, "preflight", 1)) {
 		gl_ctx_preflight(c, "inference", "endpoints answer", 1, "not checked: \"preflight\": false in the scenario");
 		return 0;
+	}
+	/* the API key the run will send: an endpoint that wants one answers
+	 * /models only with it (vLLM --api-key) */
+	if (read_key(c, cfg, key, sizeof(key), &err) != 0)
+		return gl_ctx_preflight(c, "inference", "API key readable", 0, err.msg);
+	if (key[0]) {
+		snprintf(hdr, sizeof(hdr), "Authorization: Bearer %s", key);
+		auth = curl_slist_append(NULL, hdr);
+		memset(hdr, 0, sizeof(hdr));
+		memset(key, 0, sizeof(key));
 	}
 	cJSON_ArrayForEach(e, eps) {
 		CURL *h = curl_easy_init();
@@ -1125,6 +1143,8 @@ static int inf_preflight(struct gl_ctx *c, const cJSON *cfg)
 		curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, 10000L);
 		curl_easy_setopt(h, CURLOPT_NOBODY, 0L);
 		curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, discard_body);
+		if (auth)
+			curl_easy_setopt(h, CURLOPT_HTTPHEADER, auth);
 		if (ca)
 			curl_easy_setopt(h, CURLOPT_CAINFO, ca);
 		res = curl_easy_perform(h);
@@ -1137,6 +1157,7 @@ static int inf_preflight(struct gl_ctx *c, const cJSON *cfg)
 					detail) != 0;
 		curl_easy_cleanup(h);
 	}
+	curl_slist_free_all(auth);   /* libcurl's copy of the key: freed, not wiped (docs/security.md) */
 	return bad ? -1 : 0;
 }
 

@@ -53,6 +53,7 @@
 #include "fio.h"
 #include "cfg.h"
 #include "metrics.h"
+#include "paths.h"
 #include "plugin.h"
 #include "store.h"
 #include "units.h"
@@ -873,12 +874,6 @@ static int fio_args_ok(const cJSON *args, char *why, size_t n)
 static const char *const default_roots[] = { "/mnt", "/data", "/scratch", "/srv", "/tmp", "/var/tmp",
 					     "/lustre", "/gpfs", "/home", NULL };
 
-static int under(const char *path, const char *root)
-{
-	size_t n = strlen(root);
-	return n > 1 && !strncmp(path, root, n) && (path[n] == '/' || path[n] == '\0');
-}
-
 /* The configured path resolved, checked against the allowed roots. */
 static int check_path(const cJSON *cfg, char *resolved, char *why, size_t n)
 {
@@ -899,13 +894,13 @@ static int check_path(const cJSON *cfg, char *resolved, char *why, size_t n)
 	if (roots) {
 		cJSON_ArrayForEach(r, roots) {
 			char rr[PATH_MAX];
-			if (cJSON_IsString(r) && realpath(r->valuestring, rr) && strcmp(rr, "/") && under(resolved, rr))
+			if (cJSON_IsString(r) && realpath(r->valuestring, rr) && strcmp(rr, "/") && gl_path_under(resolved, rr))
 				ok = 1;
 		}
 	} else {
 		for (int i = 0; default_roots[i]; i++) {
 			char rr[PATH_MAX];
-			if (realpath(default_roots[i], rr) && under(resolved, rr))
+			if (realpath(default_roots[i], rr) && gl_path_under(resolved, rr))
 				ok = 1;
 		}
 	}

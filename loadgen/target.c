@@ -14,6 +14,7 @@
  * and counted as an abort.
  */
 #include "target.h"
+#include "netaddr.h"
 #include "util.h"
 
 #include <cjson/cJSON.h>
@@ -222,6 +223,7 @@ struct target_opts {
 	const char *listen;
 	const char *model;
 	const char *ready_file;
+	char *api_key;            /* --api-key-env: required bearer token, or NULL */
 	struct gl_target_model m;
 	uint32_t max_seqs;
 	uint64_t max_body_bytes;
@@ -1140,6 +1142,22 @@ static void handle_metrics(struct target *t, struct evhttp_request *req)
 	gl_buf_free(&b);
 }
 
+/* The request carries the bearer token (compared in constant time). */
+static int authorized(const struct target *t, struct evhttp_request *req)
+{
+	const char *h = evhttp_find_header(evhttp_request_get_input_headers(req), "Authorization");
+	size_t n = strlen(t->o.api_key), m;
+	unsigned char diff = 0;
+
+	if (!h || strncmp(h, "Bearer ", 7) != 0)
+		return 0;
+	h += 7;
+	m = strlen(h);
+	for (size_t i = 0; i < n; i++)
+		diff |= (unsigned char)(t->o.api_key[i] ^ (i < m ? h[i] : 0));
+	return diff == 0 && m == n;
+}
+
 static void on_request(struct evhttp_request *req, void *arg)
 {
 	struct target *t = arg;
@@ -1186,6 +1204,12 @@ static void on_request(struct evhttp_request *req, void *arg)
 		reply_error(t, req, ep, 405, "invalid_request_error", NULL, "method_not_allowed", msg);
 		return;
 	}
+	if (t->o.api_key && (ep == EP_CHAT || ep == EP_COMPLETIONS || ep == EP_MODELS) && !authorized(t, req)) {
+		evhttp_add_header(evhttp_request_get_output_headers(req), "WWW-Authenticate", "Bearer");
+		reply_error(t, req, ep, 401, "invalid_request_error", NULL, "invalid_api_key",
+			    "Missing or wrong API key (Authorization: Bearer ...).");
+		return;
+	}
 	switch (ep) {
 	case EP_CHAT:
 		handle_generate(t, req, API_CHAT);
@@ -1229,6 +1253,7 @@ static void usage(FILE *f)
 		"  --misbehave-rate P         share of requests that misbehave, 0..1 (default 1)\n"
 		"  --stall-at-s S             when the stall_ms=N window opens, s after start\n"
 		"  --ready-file PATH          write \"host:port\\n\" there once listening\n"
+		"  --api-key-env VAR          require \"Authorization: Bearer $VAR\" on /v1 (else 401)\n"
 		"  --verbose                  log every request\n");
 }
 
@@ -1342,6 +1367,19 @@ static int parse_flags(int argc, char **argv, struct target_opts *o)
 			o->model = v;
 		} else if (strcmp(name, "ready-file") == 0) {
 			o->ready_file = v;
+		} else if (strcmp(name, "api-key-env") == 0) {
+			/* from the environment, never the command line (where
+			 * /proc/PID/cmdline would show it); out of the
+			 * environment once read */
+			const char *k = getenv(v);
+			if (!k || !*k) {
+				fprintf(stderr, "gauntlet target: --api-key-env: the variable %s is not set\n", v);
+				return -1;
+			}
+			free(o->api_key);
+			o->api_key = strdup(k);
+			memset((char *)k, 0, strlen(k));   /* also from /proc/PID/environ */
+			unsetenv(v);
 		} else if (strcmp(name, "seed") == 0) {
 			if (flag_u64(name, v, 0, UINT64_MAX, &o->m.seed))
 				return -1;
@@ -1401,108 +1439,20 @@ static int parse_flags(int argc, char **argv, struct target_opts *o)
 
 /* ---- listening --------------------------------------------------------- */
 
-/* Parse host:port or [v6]:port into one socket address; the port is
- * required (0: any free port). A host name resolves to its first address,
- * and only that one is bound. */
-static int parse_listen(const char *s, struct sockaddr_storage *ss, socklen_t *len,
-			struct gl_err *err)
-{
-	const char *colon, *host_start = s, *host_end;
-	char host[256], *end;
-	struct addrinfo hints, *ai = NULL;
-	unsigned long port;
-	size_t hl;
-	int rc, v6 = 0;
-
-	if (s[0] == '[') {
-		host_start = s + 1;
-		host_end = strchr(s, ']');
-		if (!host_end || host_end[1] != ':')
-			return gl_errf(err, GL_EINVAL,
-				       "--listen: expected [ipv6]:port, got '%s'", s);
-		colon = host_end + 1;
-		v6 = 1;
-	} else {
-		colon = strrchr(s, ':');
-		if (!colon || strchr(s, ':') != colon)
-			return gl_errf(err, GL_EINVAL, "--listen: expected host:port or "
-				       "[ipv6]:port, got '%s'", s);
-		host_end = colon;
-	}
-	errno = 0;
-	port = strtoul(colon + 1, &end, 10);
-	if (colon[1] < '0' || colon[1] > '9' || *end || errno || port > 65535)
-		return gl_errf(err, GL_EINVAL, "--listen: expected a port 0..65535 in '%s'", s);
-	hl = (size_t)(host_end - host_start);
-	if (hl == 0 || hl >= sizeof(host))
-		return gl_errf(err, GL_EINVAL, "--listen: expected a host before the port in '%s'", s);
-	memcpy(host, host_start, hl);
-	host[hl] = '\0';
-	memset(&hints, 0, sizeof(hints));
-	hints.ai_family = v6 ? AF_INET6 : AF_UNSPEC;
-	hints.ai_socktype = SOCK_STREAM;
-	hints.ai_flags = AI_NUMERICSERV | (v6 ? AI_NUMERICHOST : 0);
-	rc = getaddrinfo(host, colon + 1, &hints, &ai);
-	if (rc != 0 || !ai)
-		return gl_errf(err, GL_EINVAL, "--listen: cannot resolve '%s': %s", s,
-			       rc ? gai_strerror(rc) : "no address");
-	memset(ss, 0, sizeof(*ss));
-	memcpy(ss, ai->ai_addr, ai->ai_addrlen);
-	*len = ai->ai_addrlen;
-	freeaddrinfo(ai);
-	return 0;
-}
-
-static void format_addr(const struct sockaddr_storage *ss, char *buf, size_t n)
-{
-	char ip[INET6_ADDRSTRLEN] = "?";
-
-	if (ss->ss_family == AF_INET6) {
-		const struct sockaddr_in6 *a = (const struct sockaddr_in6 *)ss;
-		evutil_inet_ntop(AF_INET6, &a->sin6_addr, ip, sizeof(ip));
-		snprintf(buf, n, "[%s]:%u", ip, ntohs(a->sin6_port));
-	} else {
-		const struct sockaddr_in *a = (const struct sockaddr_in *)ss;
-		evutil_inet_ntop(AF_INET, &a->sin_addr, ip, sizeof(ip));
-		snprintf(buf, n, "%s:%u", ip, ntohs(a->sin_port));
-	}
-}
-
 static int open_listener(struct target *t, struct gl_err *err)
 {
-	struct sockaddr_storage ss = t->listen_addr;
-	socklen_t len = t->listen_len;
-	int fd = -1, one = 1, rc;
+	char what[300];
+	int fd;
 
-	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	snprintf(what, sizeof(what), "--listen %s", t->o.listen);
+	fd = gl_listen_open(&t->listen_addr, t->listen_len, what, t->bound, sizeof(t->bound), err);
 	if (fd < 0)
-		return gl_errf(err, GL_EIO, "--listen %s: socket: %s", t->o.listen, strerror(errno));
-	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (ss.ss_family == AF_INET6)
-		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
-	if (bind(fd, (struct sockaddr *)&ss, len) < 0) {
-		rc = gl_errf(err, GL_EIO, "--listen %s: bind: %s", t->o.listen, strerror(errno));
-		goto fail;
-	}
-	if (listen(fd, SOMAXCONN) < 0) {
-		rc = gl_errf(err, GL_EIO, "--listen %s: listen: %s", t->o.listen, strerror(errno));
-		goto fail;
-	}
-	len = sizeof(ss);
-	if (getsockname(fd, (struct sockaddr *)&ss, &len) < 0) {
-		rc = gl_errf(err, GL_EIO, "--listen %s: getsockname: %s", t->o.listen,
-			     strerror(errno));
-		goto fail;
-	}
-	format_addr(&ss, t->bound, sizeof(t->bound));
+		return -GL_EIO;
 	if (!evhttp_accept_socket_with_handle(t->http, fd)) {
-		rc = gl_errf(err, GL_EIO, "--listen %s: evhttp cannot accept on it", t->o.listen);
-		goto fail;
+		close(fd);
+		return gl_errf(err, GL_EIO, "--listen %s: evhttp cannot accept on it", t->o.listen);
 	}
 	return 0;
-fail:
-	close(fd);
-	return rc;
 }
 
 /* ---- life cycle -------------------------------------------------------- */
@@ -1669,11 +1619,13 @@ int gl_target_main(int argc, char **argv)
 	}
 	rc = parse_flags(argc, argv, &t->o);
 	if (rc) {
+		free(t->o.api_key);
 		free(t);
 		return rc > 0 ? 0 : 2;
 	}
-	if (parse_listen(t->o.listen, &t->listen_addr, &t->listen_len, &err)) {
-		fprintf(stderr, "gauntlet target: %s\n", err.msg);
+	if (gl_listen_parse(t->o.listen, NULL, &t->listen_addr, &t->listen_len, &err)) {
+		fprintf(stderr, "gauntlet target: --listen %s\n", err.msg);
+		free(t->o.api_key);
 		free(t);
 		return 2;
 	}
@@ -1692,6 +1644,7 @@ int gl_target_main(int argc, char **argv)
 		rc = 0;
 	}
 	target_stop(t);
+	free(t->o.api_key);
 	free(t);
 	return rc;
 }

@@ -1256,28 +1256,28 @@ static int write_outputs(const struct cmp *c, const char *dir, int exit_code, st
 
 	gl_buf_init(&md, OUT_MAX_BYTES);
 	gl_buf_init(&html, OUT_MAX_BYTES);
-	if ((rc = gl_mkdir_p(dir, 0755, err)))
+	if ((rc = gl_mkdir_p(dir, 0700, err)))
 		goto out;
 	if (!(j = compare_json(c, exit_code)) || !(text = cJSON_Print(j))) {
 		rc = gl_errf(err, GL_ENOMEM, "compare.json: out of memory");
 		goto out;
 	}
 	snprintf(path, sizeof(path), "%s/compare.json", dir);
-	if ((rc = gl_write_file_atomic(path, text, strlen(text), 0644, err)))
+	if ((rc = gl_write_file_atomic(path, text, strlen(text), 0600, err)))
 		goto out;
 	if (render_md(c, &md) != 0) {
 		rc = gl_errf(err, GL_ELIMIT, "compare.md: too large");
 		goto out;
 	}
 	snprintf(path, sizeof(path), "%s/compare.md", dir);
-	if ((rc = gl_write_file_atomic(path, md.data, md.len, 0644, err)))
+	if ((rc = gl_write_file_atomic(path, md.data, md.len, 0600, err)))
 		goto out;
 	if (render_html(c, &html) != 0) {
 		rc = gl_errf(err, GL_ELIMIT, "compare.html: too large");
 		goto out;
 	}
 	snprintf(path, sizeof(path), "%s/compare.html", dir);
-	rc = gl_write_file_atomic(path, html.data, html.len, 0644, err);
+	rc = gl_write_file_atomic(path, html.data, html.len, 0600, err);
 out:
 	cJSON_free(text);
 	cJSON_Delete(j);

@@ -20,7 +20,7 @@ static int write_json(const char *dir, const char *name, cJSON *doc, struct gl_e
 	if (!text)
 		return gl_errf(err, GL_ENOMEM, "%s: out of memory", name);
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	rc = gl_write_file_atomic(path, text, strlen(text), 0644, err);
+	rc = gl_write_file_atomic(path, text, strlen(text), 0600, err);
 	cJSON_free(text);
 	return rc;
 }
@@ -52,14 +52,14 @@ int gl_report_write(const char *dir, struct gl_store *st, struct gl_err *err)
 		goto out;
 	}
 	snprintf(path, sizeof(path), "%s/report.md", dir);
-	if ((rc = gl_write_file_atomic(path, md.data, md.len, 0644, err)))
+	if ((rc = gl_write_file_atomic(path, md.data, md.len, 0600, err)))
 		goto out;
 	if ((rc = gl_report_junit(an, &junit)) != 0) {
 		gl_errf(err, GL_ELIMIT, "junit.xml: too large");
 		goto out;
 	}
 	snprintf(path, sizeof(path), "%s/junit.xml", dir);
-	if ((rc = gl_write_file_atomic(path, junit.data, junit.len, 0644, err)))
+	if ((rc = gl_write_file_atomic(path, junit.data, junit.len, 0600, err)))
 		goto out;
 	cJSON_Delete(doc);
 	doc = gl_manifest_from_store(an, st);   /* the inventory taken at run start */
@@ -79,14 +79,14 @@ int gl_report_write(const char *dir, struct gl_store *st, struct gl_err *err)
 		goto out;
 	}
 	snprintf(path, sizeof(path), "%s/timeseries.csv", dir);
-	if ((rc = gl_write_file_atomic(path, csv.data, csv.len, 0644, err)))
+	if ((rc = gl_write_file_atomic(path, csv.data, csv.len, 0600, err)))
 		goto out;
 	if (gl_report_html(an, ss, doc, &html) != 0) {
 		rc = gl_errf(err, GL_ELIMIT, "report.html: too large");
 		goto out;
 	}
 	snprintf(path, sizeof(path), "%s/report.html", dir);
-	rc = gl_write_file_atomic(path, html.data, html.len, 0644, err);
+	rc = gl_write_file_atomic(path, html.data, html.len, 0600, err);
 out:
 	cJSON_Delete(doc);
 	gl_series_free(ss);      /* borrows the analysis: free it first */

@@ -85,7 +85,8 @@ for f in "${good[@]}"; do
 	# a scenario that reads an inventory is checked against a sample of
 	# the one `gauntlet lab up` writes
 	if grep -q '"inventory"' "$f"; then
-		run_validate "$f" --set "inventory=$LAB_INV"
+		run_validate "$f" --set "inventory=$LAB_INV" \
+			--set "safety.allowed_roots=[\"$GL_SOURCE_DIR/tests/scenarios\"]"
 	else
 		run_validate "$f"
 	fi
@@ -111,14 +112,15 @@ else
 fi
 python3 -c "import json,sys; d=json.load(open(sys.argv[1])); del d['storage']['device']; d['etcd']['endpoints']='x'; json.dump(d, open(sys.argv[2],'w'))" \
 	"$LAB_INV" "$TMP/inv-broken.json"
-run_validate "$LAB" --set "inventory=$TMP/inv-broken.json"
+run_validate "$LAB" --set "inventory=$TMP/inv-broken.json" --set "safety.allowed_roots=[\"$TMP\"]"
 if [ "$RC" -eq 2 ] && grep -q 'faults\[2\].params.device: ${storage.device} is not in the inventory' <<<"$ERR" &&
    grep -q 'faults\[3\].params.probe.etcd' <<<"$ERR"; then
 	pass
 else
 	fail "broken inventory: expected exit 2 naming faults[2].params.device and faults[3].params.probe.etcd, got $RC: $ERR"
 fi
-run_validate "$LAB" --set "inventory=$LAB_INV" --time-scale 2.5
+run_validate "$LAB" --set "inventory=$LAB_INV" --time-scale 2.5 \
+	--set "safety.allowed_roots=[\"$GL_SOURCE_DIR/tests/scenarios\"]"
 if [ "$RC" -eq 0 ] && grep -q "inject 'flap-w2': link_flap/ip on lab-ctl" <<<"$OUT"; then
 	pass
 else

@@ -1,0 +1,61 @@
+/*
+ * live.h - watching a run while it goes: the Prometheus text endpoint
+ * (--metrics-listen), the progress line on a terminal, and one log line
+ * per window when stderr is not a terminal.
+ *
+ * The figures are those of closed windows only (the same histograms and
+ * counters the store gets), so a scrape always agrees with the store and,
+ * at the end, with the report: run totals are the merge of every window
+ * closed so far, "window" figures are the last closed window's. Targets
+ * are judged live the way analysis judges them at the end, over the
+ * windows of each scope so far (steady, degraded); recovery targets only
+ * exist at the end (docs/live.md says where live and final may differ).
+ *
+ * Everything runs on the controller's loop thread.
+ */
+#ifndef GL_LIVE_H
+#define GL_LIVE_H
+
+#include <stdint.h>
+
+#include "scenario.h"
+#include "util.h"
+
+struct event_base;
+struct gl_agg;
+struct gl_live;
+struct gl_store;
+
+/* listen may be NULL (no endpoint: progress and log lines only). */
+struct gl_live *gl_live_new(struct event_base *base, const struct gl_scenario *sc, const char *run_id,
+			    const char *listen, struct gl_err *err);
+void gl_live_free(struct gl_live *l);
+/* The address really bound ("127.0.0.1:9464"), or "" without an endpoint. */
+const char *gl_live_bound(const struct gl_live *l);
+
+/* Resume: take in the windows the store holds with idx < upto (complete or
+ * not; the controller restores a partial last window itself and closes it
+ * later through gl_live_window). A window counts as under a fault when a
+ * fault was injected during it (inj[i] .. rev[i], elapsed ns; rev -1: still
+ * injected). */
+int gl_live_replay(struct gl_live *l, struct gl_store *st, int64_t upto, const int64_t *inj,
+		   const int64_t *rev, int n_faults, struct gl_err *err);
+
+/* A window closed: w holds its metrics, seconds its real length. */
+void gl_live_window(struct gl_live *l, int64_t idx, const struct gl_agg *w, int phase, int under_fault);
+
+/* Where the run stands now (called every commit, ~2/s); draws the
+ * progress line on a terminal at most once a second. */
+struct gl_live_status {
+	int64_t elapsed_ns, total_ns;   /* real time, since the run started / planned */
+	double scale;
+	int phase;
+	int n_active;
+	const char *active;             /* ids of the faults injected now, comma separated */
+};
+void gl_live_status(struct gl_live *l, const struct gl_live_status *s);
+
+/* The run ended: state "finished"/"aborted"/"failed", the verdict. */
+void gl_live_final(struct gl_live *l, const char *state, const char *verdict);
+
+#endif

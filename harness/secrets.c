@@ -1,0 +1,88 @@
+/*
+ * secrets.c - secrets moved out of the environment (secrets.h).
+ */
+#include "secrets.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#define SECRETS_MAX 64
+
+static struct {
+	char *name, *value;
+} kept[SECRETS_MAX];
+static int n_kept;
+
+static int ends_with_env(const char *key)
+{
+	size_t n = key ? strlen(key) : 0;
+	return n > 4 && !strcmp(key + n - 4, "_env");
+}
+
+static void take(const char *name)
+{
+	const char *v;
+
+	for (int i = 0; i < n_kept; i++)
+		if (!strcmp(kept[i].name, name))
+			return;
+	v = getenv(name);
+	if (!v || n_kept == SECRETS_MAX)
+		return;
+	kept[n_kept].name = strdup(name);
+	kept[n_kept].value = strdup(v);
+	if (!kept[n_kept].name || !kept[n_kept].value) {
+		free(kept[n_kept].name);
+		free(kept[n_kept].value);
+		return;
+	}
+	n_kept++;
+	/* Wipe the value where it lies too: for a variable from exec it is
+	 * the block /proc/PID/environ shows, which unsetenv leaves alone. */
+	memset((char *)v, 0, strlen(v));
+	unsetenv(name);
+}
+
+static void walk(const cJSON *j)
+{
+	const cJSON *c;
+
+	cJSON_ArrayForEach(c, j) {
+		if (cJSON_IsString(c) && ends_with_env(c->string) && c->valuestring[0])
+			take(c->valuestring);
+		else if (cJSON_IsObject(c) || cJSON_IsArray(c))
+			walk(c);
+	}
+}
+
+int gl_secrets_take(const void *root)
+{
+	int before = n_kept;
+
+	if (root)
+		walk(root);
+	return n_kept - before;
+}
+
+const char *gl_secret_getenv(const char *name)
+{
+	for (int i = 0; i < n_kept; i++)
+		if (!strcmp(kept[i].name, name))
+			return kept[i].value;
+	return getenv(name);
+}
+
+void gl_secrets_clear(void)
+{
+	for (int i = 0; i < n_kept; i++) {
+		/* volatile: the wipe must not be optimised away */
+		volatile char *p = kept[i].value;
+		while (*p)
+			*p++ = 0;
+		free(kept[i].value);
+		free(kept[i].name);
+	}
+	n_kept = 0;
+}

@@ -1,0 +1,21 @@
+/*
+ * secrets.h - secrets named by the scenario (every "*_env" key: api_key_env,
+ * passphrase_env, token_env, user_env, pass_env) are taken out of the
+ * process environment when a run starts or resumes, and kept here. Child
+ * processes (fault commands, mpirun, fio, target replicas) therefore never
+ * inherit them, so they cannot show in /proc/PID/environ or be echoed by a
+ * child into a log; the harness reads them through gl_secret_getenv.
+ */
+#ifndef GL_SECRETS_H
+#define GL_SECRETS_H
+
+/* Take every variable named by a "*_env" string anywhere in the scenario
+ * JSON (root, a cJSON *) out of the environment. Call while the process
+ * has one thread. Returns how many were taken. */
+int gl_secrets_take(const void *root);
+/* The value of name: the kept one, else the environment's; NULL if none. */
+const char *gl_secret_getenv(const char *name);
+/* Forget (and wipe) every kept value. */
+void gl_secrets_clear(void);
+
+#endif

@@ -1,0 +1,157 @@
+#!/usr/bin/env bash
+# test_live.sh - watching a run: `gauntlet run --metrics-listen` serves
+# Prometheus text on loopback while inference runs against a real
+# `gauntlet target` and a null fault comes and goes. The test scrapes it
+# every ~0.3 s, runs `gauntlet status` on the live store, and then checks
+# the scrapes against what the run left: each scrape's last-window figures
+# equal that window's row of timeseries.csv, its run totals equal the sum
+# of the windows it covered, and the final scrape (served for
+# --metrics-linger after the end) equals report.json's run metrics.
+source "$(dirname "$0")/lib.sh"
+
+rm -f "$T/ready"
+"$GAUNTLET" target --listen 127.0.0.1:0 --ready-file "$T/ready" --ttft-ms 20 --itl-ms 2 --output-tokens 16 \
+	>"$T/target.log" 2>&1 &
+PIDS+=("$!")
+wait_for "$T/ready" 10 || skip "gauntlet target cannot start"
+ADDR=$(cat "$T/ready")
+cat > "$T/live.json" <<JSON
+{
+  "name": "live-view",
+  "duration": "48s",
+  "window": "1s",
+  "hosts": { "localhost": { "local": true } },
+  "workloads": {
+    "inference": { "endpoints": ["http://$ADDR/v1"], "api": "chat", "model": "gauntlet-target",
+                   "arrival": { "mode": "poisson", "rate": 25 }, "output_tokens": 16, "timeout": "10s" }
+  },
+  "phases": [ { "name": "warmup", "for": "8s" }, { "name": "steady", "for": "40s" } ],
+  "faults": [ { "id": "null-live", "at": "24s", "for": "8s", "kind": "null", "target": "localhost",
+                "params": { "marker": "$T/null.marker" } } ],
+  "targets": {
+    "steady":   { "inference.ttft_ms.p99": "<= 5000", "inference.error_rate": "<= 0.01" },
+    "degraded": { "inference.ttft_ms.p99": "<= 5000" },
+    "recovery": { "recovery_s": "<= 30", "restore_s": "<= 30" }
+  }
+}
+JSON
+"$GAUNTLET" validate "$T/live.json" >/dev/null 2>"$T/validate.log" || { cat "$T/validate.log"; bad "scenario validates"; finish; }
+
+"$GAUNTLET" run "$T/live.json" --out "$T/run" --time-scale 4 --metrics-listen 0 --metrics-linger 3s \
+	>"$T/run.log" 2>&1 &
+RUN_PID=$!
+PIDS+=("$RUN_PID")
+n=100
+while ! grep -q 'metrics at http://' "$T/run.log" && [ $n -gt 0 ]; do sleep 0.1; n=$((n - 1)); done
+URL=$(grep -o 'http://[0-9.:]*/metrics' "$T/run.log" | head -1)
+check "the endpoint is announced on loopback by default" [ -n "$URL" ] && [[ "$URL" == http://127.0.0.1:* ]]
+mkdir -p "$T/scrapes"
+i=0
+status_done=0
+while kill -0 "$RUN_PID" 2>/dev/null; do
+	curl -s -m 2 -o "$T/scrapes/$(printf %04d $i).txt" "$URL" 2>/dev/null && i=$((i + 1))
+	if [ $status_done = 0 ] && [ $i -gt 20 ]; then
+		"$GAUNTLET" status "$T/run" >"$T/status.txt" 2>&1 && status_done=1
+	fi
+	sleep 0.3
+done
+wait "$RUN_PID"
+rc=$?
+echo "run exit $rc, $i scrapes"
+check "the run passes (exit 0)" [ $rc -eq 0 ]
+check "at least 40 scrapes were taken" [ "$i" -ge 40 ]
+check "status on the running store says running" grep -q '(live-view): running' "$T/status.txt"
+check "a 404 for other paths" [ "$(curl -s -o /dev/null -w '%{http_code}' "${URL%/metrics}/" 2>/dev/null || echo gone)" != 200 ]
+check "run dir 0700, files 0600" python3 - "$T/run" <<'PY'
+import os, stat, sys
+d = sys.argv[1]
+bad = [d] if stat.S_IMODE(os.stat(d).st_mode) != 0o700 else []
+for f in os.listdir(d):
+    p = os.path.join(d, f)
+    if os.path.isfile(p) and stat.S_IMODE(os.stat(p).st_mode) & 0o077:
+        bad.append(f)
+print("not private:", bad) if bad else None
+sys.exit(1 if bad else 0)
+PY
+python3 - "$T/scrapes" "$T/run" <<'PY'
+import csv, json, math, os, re, sys
+sd, run = sys.argv[1], sys.argv[2]
+line = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(.*)\})? (\S+)$')
+lab = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"')
+def parse(path):
+    out = {}
+    for l in open(path):
+        l = l.rstrip('\n')
+        if not l or l.startswith('#'):
+            continue
+        m = line.match(l)
+        if not m:
+            raise SystemExit('unparsable line in %s: %r' % (path, l))
+        labels = tuple(sorted(lab.findall(m.group(3) or '')))
+        out[(m.group(1), labels)] = float(m.group(4))
+    return out
+def metric(s, name, stat, over):
+    return s.get(('gauntlet_metric', (('metric', name), ('over', over), ('stat', stat))))
+scrapes = [parse(os.path.join(sd, f)) for f in sorted(os.listdir(sd)) if os.path.getsize(os.path.join(sd, f))]
+rows = list(csv.DictReader(open(os.path.join(run, 'timeseries.csv'))))
+rep = json.load(open(os.path.join(run, 'report.json')))
+fails = 0
+def check(ok, what):
+    global fails
+    print(('ok: ' if ok else 'FAIL: ') + what)
+    fails += 0 if ok else 1
+def close(a, b):
+    return a is not None and b is not None and (a == b or abs(a - b) <= 1e-6 * max(abs(a), abs(b)))
+# 1. every scrape's window figures are that window's row
+compared = mism = 0
+by_idx = {int(r['idx']): r for r in rows}
+for s in scrapes:
+    k = int(s.get(('gauntlet_last_window_index', ()), -1))
+    if k < 0 or k not in by_idx:
+        continue
+    for col, (name, stat) in (('inference.ttft_ms.p99', ('inference.ttft_ms', 'p99')),
+                              ('inference.ttft_ms.p50', ('inference.ttft_ms', 'p50')),
+                              ('inference.throughput_rps', ('inference.throughput_rps', 'value')),
+                              ('inference.error_rate', ('inference.error_rate', 'value'))):
+        want = by_idx[k].get(col, '')
+        got = metric(s, name, stat, 'window')
+        if want == '' and got is None:
+            continue
+        compared += 1
+        if not close(got, float(want) if want != '' else None):
+            mism += 1
+            print('  window %d %s: scraped %s, timeseries.csv %s' % (k, col, got, want))
+print('window figures compared: %d, mismatched: %d' % (compared, mism))
+check(compared >= 60 and mism == 0, 'each scrape\'s last-window figures equal timeseries.csv')
+# 2. run totals never go back, and the count of windows matches
+prev = -1; mono = True
+for s in scrapes:
+    v = s.get(('gauntlet_inference_requests_total', ()), 0)
+    mono &= v >= prev; prev = v
+check(mono, 'the request total never goes back')
+# 3. the final scrape equals report.json
+final = [s for s in scrapes if any(k[0] == 'gauntlet_run_info' and ('state', 'finished') in k[1] for k in s)]
+check(len(final) > 0, 'a scrape after the end shows state finished')
+if final:
+    f = final[-1]
+    m = rep['metrics']['inference']
+    pairs = [('requests', f.get(('gauntlet_inference_requests_total', ())), m['requests']),
+             ('errors', f.get(('gauntlet_inference_errors_total', ())), m['errors'])]
+    for st in ('p50', 'p90', 'p99', 'max', 'count'):
+        pairs.append(('ttft_ms.' + st, metric(f, 'inference.ttft_ms', st, 'run'), m['ttft_ms'][st]))
+        pairs.append(('itl_ms.' + st, metric(f, 'inference.itl_ms', st, 'run'), m['itl_ms'][st]))
+    pairs.append(('windows', f.get(('gauntlet_windows_closed_total', ())), len(rows)))
+    for name, got, want in pairs:
+        print('  final %-14s scraped %-22s report %s' % (name, got, want))
+    check(all(close(g, float(w)) for _, g, w in pairs), 'the final scrape agrees with report.json')
+    verdict = [dict(k[1]).get('verdict') for k in f if k[0] == 'gauntlet_run_info']
+    check(verdict == [rep['verdict']], 'the final scrape carries the verdict (%s)' % verdict)
+active = max(s.get(('gauntlet_active_faults', ()), 0) for s in scrapes)
+seen = any(k[0] == 'gauntlet_fault_active' and ('id', 'null-live') in k[1] for s in scrapes for k in s)
+check(active == 1 and seen, 'the null fault shows as active while injected')
+sys.exit(1 if fails else 0)
+PY
+check "scrapes agree with the store and the report" [ $? -eq 0 ]
+WINDOWS=$(($(wc -l < "$T/run/timeseries.csv") - 1))
+check "one log line per window when stderr is not a terminal ($WINDOWS windows)" [ "$(grep -c 'info  window [0-9]*:' "$T/run.log")" -eq "$WINDOWS" ]
+finish

@@ -1,0 +1,4 @@
+# Security: a secret used by a run is found in none of its outputs, logs,
+# children or scrapes; files a scenario names stay under allowed roots.
+gl_script_test(test_secrets ${GL_TESTS_DIR}/scripts/test_secrets.sh TIMEOUT 120)
+gl_script_test(test_confine ${GL_TESTS_DIR}/scripts/test_confine.sh TIMEOUT 60)
