@@ -1,23 +1,44 @@
 #!/usr/bin/env bash
-# test.sh - the whole test suite: set up, build, run every ctest test
-# (unit, fuzz-corpus replays, integration scripts), then the same suite
-# under address + undefined-behaviour sanitizers in build-asan/.
-# Set GL_NO_SANITIZE=1 to skip the sanitizer pass. To keep CI within its
-# 20 minutes, the sanitizer pass leaves out the tests labelled "long"
-# (timeline-bound runs whose C paths other tests take under the sanitizers
-# too) and runs test_lab without its two-minute soak (GL_LAB_SOAK=0);
-# GL_SANITIZE_ALL=1 runs everything there.
+# test.sh - the whole test suite, three ways, in one ctest run:
+#   build/        plain (RelWithDebInfo): every test;
+#   build-asan/   address + undefined-behaviour sanitizers: every test again
+#                 (names end in _asan; timings are judged by the plain build
+#                 only, see tests/common.cmake gl_test_alone);
+#   build-fuzz/   clang + libFuzzer: each fuzz target fuzzed briefly
+#                 (NAME_libfuzzer, GL_FUZZ_CI_SECONDS, 5 s), beside the
+#                 gcc-built corpus replays (NAME_corpus) of the other two.
+# One ctest over the three (build-all/CTestTestfile.cmake) lets RUN_SERIAL
+# and RESOURCE_LOCK hold across builds, and lets tests that mostly wait
+# (time-scaled soaks) run side by side: -j GL_TEST_JOBS (default 4).
+#
+# GL_NO_SANITIZE=1: the plain build only (quick local runs).
+# GL_NO_FUZZ=1: no libFuzzer build (when clang is not at hand).
 set -uo pipefail
 cd "$(dirname "$0")/.."
-rc=0
+JOBS=${GL_TEST_JOBS:-4}
+t0=$(date +%s)
 GL_TEST_PKGS=1 bash scripts/setup.sh || exit 1
-(cd build && ctest --output-on-failure -j 2 --timeout 600) || rc=1
+dirs=(build)
 if [ "${GL_NO_SANITIZE:-0}" != 1 ]; then
 	GL_BUILD_DIR=build-asan bash scripts/setup.sh -DGL_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug || exit 1
-	if [ "${GL_SANITIZE_ALL:-0}" = 1 ]; then
-		(cd build-asan && ASAN_OPTIONS=detect_leaks=0 ctest --output-on-failure -j 2 --timeout 600) || rc=1
-	else
-		(cd build-asan && GL_LAB_SOAK=0 ASAN_OPTIONS=detect_leaks=0 ctest --output-on-failure -j 2 --timeout 600 -LE long) || rc=1
-	fi
+	dirs+=(build-asan)
 fi
+if [ "${GL_NO_FUZZ:-0}" != 1 ]; then
+	GL_FUZZ_BUILD=build-fuzz bash scripts/fuzz.sh --build-only || exit 1
+	dirs+=(build-fuzz)
+fi
+echo "test: built ${dirs[*]} in $(( $(date +%s) - t0 )) s"
+mkdir -p build-all
+{
+	echo "# written by scripts/test.sh: the tests of every build, in one ctest"
+	for d in "${dirs[@]}"; do
+		echo "subdirs(\"$PWD/$d\")"
+	done
+} > build-all/CTestTestfile.cmake
+# Leaks are left to the fuzzers (LeakSanitizer on there): the suite's tests
+# kill processes on purpose, and a process killed reports nothing anyway.
+cd build-all && ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 \
+	ctest --output-on-failure -j "$JOBS" --timeout 600
+rc=$?
+echo "test: done in $(( $(date +%s) - t0 )) s (exit $rc)"
 exit $rc

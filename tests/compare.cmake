@@ -2,11 +2,12 @@
 # independently computed values and every verdict on designed stores; then
 # two real runs of scenarios/target-soak.json compared with each other and
 # with a copy carrying an injected TTFT regression (gl_scale_hist rewrites
-# its histograms through the real store and histogram code). The real runs
-# time requests on loopback: the script runs alone.
+# its histograms through the real store and histogram code). Its verdicts
+# hold beside other tests (measured: the sanitizer build's runs beside them).
 gl_unit_test(test_compare ${GL_TESTS_DIR}/unit/test_compare.c TIMEOUT 60)
 add_executable(gl_scale_hist ${GL_TESTS_DIR}/tools/scale_hist.c)
 target_link_libraries(gl_scale_hist PRIVATE gauntlet_core)
 gl_script_test(test_compare_runs ${GL_TESTS_DIR}/scripts/test_compare.sh TIMEOUT 300)
-set_property(TEST test_compare_runs APPEND PROPERTY ENVIRONMENT "GL_SCALE_HIST=$<TARGET_FILE:gl_scale_hist>")
-set_tests_properties(test_compare_runs PROPERTIES RUN_SERIAL TRUE LABELS long)
+if(NOT GL_FUZZ)
+  set_property(TEST test_compare_runs${GL_TEST_SUFFIX} APPEND PROPERTY ENVIRONMENT "GL_SCALE_HIST=$<TARGET_FILE:gl_scale_hist>")
+endif()

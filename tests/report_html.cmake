@@ -2,4 +2,3 @@
 # `gauntlet target` with a freeze fault, storage), checked statically, against
 # run.db and in headless Chromium (skips when Chromium cannot be had).
 gl_script_test(test_report_html ${GL_TESTS_DIR}/scripts/test_report_html.sh TIMEOUT 300)
-set_tests_properties(test_report_html PROPERTIES RUN_SERIAL TRUE)

@@ -4,5 +4,5 @@
 # workload. Its watchdog and heartbeat timings want the CPU to themselves.
 if(TARGET gauntlet-train)
   gl_script_test(test_training ${GL_TESTS_DIR}/scripts/test_training.sh TIMEOUT 400)
-  set_tests_properties(test_training PROPERTIES RUN_SERIAL TRUE)
+  gl_test_alone(test_training)
 endif()

@@ -179,8 +179,8 @@ throttle_test() {
 	check "throttle: run completes (exit $rc)" [ "$rc" -eq 0 ]
 	check "throttle: fault reverted" [ "$(json "$R/report.json" "r['faults'][0]['state']")" = reverted ]
 	check "throttle: throttled windows near the 4 MB/s cap" python3 -c "import sys; sys.exit(not 0 < float('${mid:-0}') <= 6e6)"
-	check "throttle: clearly below the windows before" python3 -c "import sys; sys.exit(not float('${mid:-0}') * 3 < float('${pre:-0}'))"
-	check "throttle: recovered after the revert" python3 -c "import sys; sys.exit(not float('${post:-0}') > 3 * float('${mid:-1}'))"
+	timing "throttle: clearly below the windows before" python3 -c "import sys; sys.exit(not float('${mid:-0}') * 3 < float('${pre:-0}'))"
+	timing "throttle: recovered after the revert" python3 -c "import sys; sys.exit(not float('${post:-0}') > 3 * float('${mid:-1}'))"
 	check "throttle: the engine's cgroup is removed" [ ! -d "$CG" ]
 	[ -d "$CG" ] || CG=
 }
@@ -198,7 +198,7 @@ if command -v fio >/dev/null; then
 	busy=$(sql "$T/r-fio/run.db" "select count(*) from window_metrics where name='storage.write_bytes' and counter > 0")
 	echo "fio engine: $wb bytes written over $busy windows"
 	check "fio: run completes (exit $rc)" [ "$rc" -eq 0 ]
-	check "fio: its writes reach the windows (rate-capped at 20 MB/s: 40-150 MB in 6 s)" \
+	timing "fio: its writes reach the windows (rate-capped at 20 MB/s: 40-150 MB in 6 s)" \
 		[ "$wb" -gt 40000000 -a "$wb" -lt 150000000 ]
 	check "fio: spread over the windows, not one lump at the end" [ "$busy" -ge 4 ]
 	check "fio: its files and the directory are gone" no_dirs_left "$D"

@@ -1,0 +1,35 @@
+# inference_lib.sh - helpers of the inference tests (sourced after lib.sh):
+# start a `gauntlet target`, write a one-workload scenario, run it, read
+# metrics.inference of its report.
+start_target() { # NAME ARGS... -> sets ADDR
+	local name=$1; shift
+	rm -f "$T/$name.ready"
+	"$GAUNTLET" target --listen 127.0.0.1:0 --ready-file "$T/$name.ready" "$@" >"$T/$name.log" 2>&1 &
+	PIDS+=("$!")
+	wait_for "$T/$name.ready" 10 || { echo "target $name did not start"; cat "$T/$name.log"; skip "gauntlet target cannot start"; }
+	ADDR=$(cat "$T/$name.ready")
+}
+
+# scenario FILE DURATION ENDPOINT EXTRA_INFERENCE_JSON (keys override the base)
+scenario() {
+	python3 - "$@" <<'PY'
+import json, sys
+path, duration, endpoint, extra = sys.argv[1:5]
+inf = {"endpoints": [endpoint], "model": "gauntlet-target", "input_tokens": 200,
+       "output_tokens": 20, "timeout": "10s"}
+inf.update(json.loads("{" + extra + "}"))
+sc = {"name": "inf-test", "duration": duration, "window": "1s",
+      "workloads": {"inference": inf},
+      "targets": {"steady": {"inference.ttft_ms.p99": "<= 100000", "inference.error_rate": "<= 1"}}}
+json.dump(sc, open(path, "w"), indent=1)
+PY
+}
+
+run() { # OUT SCENARIO -> rc
+	"$GAUNTLET" run "$2" --out "$T/$1" >"$T/$1.log" 2>&1
+}
+
+m() { # RUN 'python expression over i = metrics.inference'
+	python3 -c "import json,sys; r=json.load(open('$T/$1/report.json')); i=r['metrics']['inference']; print($2)"
+}
+

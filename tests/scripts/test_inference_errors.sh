@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# test_inference_errors.sh - every error class of DESIGN section 4 produced
+# by a real server on loopback (`gauntlet target` misbehaving, a model it
+# does not serve, a closed port, https to plain HTTP, 2 MiB SSE lines) and
+# counted while the run goes on; the preflight gate on a dead endpoint;
+# memory bounded under oversized lines. The cases are independent and time
+# nothing, so they run side by side (in two batches).
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/inference_lib.sh"
+
+CASES=()
+RUNS=()
+# case NAME CLASS DURATION INFERENCE_EXTRA TARGET_ARGS... : every finished
+# request of the run must end in CLASS
+err_case() {
+	local name=$1 cls=$2 dur=$3 extra=$4; shift 4
+	start_target "e-$name" "$@"
+	scenario "$T/e-$name.json" "$dur" "http://$ADDR/v1" "\"arrival\": { \"mode\": \"constant\", \"rate\": 10 }, $extra"
+	CASES+=("$name:$cls")
+}
+launch() { # run every scenario written so far and not yet run, side by side
+	local pids=() n
+	for c in "${CASES[@]}"; do
+		n=${c%%:*}
+		[[ " ${RUNS[*]} " == *" $n "* ]] && continue
+		RUNS+=("$n")
+		"$GAUNTLET" run "$T/e-$n.json" --out "$T/e-$n" >"$T/e-$n.log" 2>&1 &
+		pids+=("$!")
+	done
+	for p in "${pids[@]}"; do wait "$p"; done
+}
+err_case 429 http_429 3s '"stream": true' --misbehave http_429
+err_case 500 http_5xx 3s '"stream": true' --misbehave http_500
+err_case 503 http_5xx 3s '"stream": false' --misbehave http_503
+err_case killed truncated 3s '"stream": true' --misbehave close_mid_stream
+err_case garbage malformed 3s '"stream": true' --misbehave garbage_sse
+err_case no-done truncated 3s '"stream": true' --misbehave no_done
+err_case in-stream stream_error 3s '"stream": true' --misbehave stream_error
+launch
+err_case hang timeout_total 3s '"stream": true, "timeout": "1500ms"' --misbehave hang
+err_case drip timeout_ttft 3s '"stream": true, "ttft_timeout": "1s"' --misbehave slow_drip
+# 4xx: a model the server does not serve
+err_case 4xx http_4xx 3s '"model": "no-such-model"'
+# connect: nothing listens there (a port bound and closed); tls: https to plain HTTP
+FREE=$(python3 -c "import socket; s=socket.socket(); s.bind(('127.0.0.1',0)); print(s.getsockname()[1]); s.close()")
+scenario "$T/e-conn.json" 3s "http://127.0.0.1:$FREE/v1" '"arrival": { "mode": "constant", "rate": 10 }, "preflight": false'
+CASES+=("conn:connect")
+scenario "$T/e-tls.json" 3s "https://$ADDR/v1" '"arrival": { "mode": "constant", "rate": 10 }, "preflight": false'
+CASES+=("tls:tls")
+# the dead endpoint with the preflight gate on: the run does not start
+sed 's/"preflight": false/"preflight": true/' "$T/e-conn.json" > "$T/e-conn-pf.json"
+CASES+=("conn-pf:-")
+# a server that stops sending mid-stream: tokens flow for 3 s, then 30 s of nothing
+start_target e-idle-srv --itl-ms 100 --ttft-ms 10 --output-tokens 1000 --misbehave stall_ms=30000 --stall-at-s 3
+scenario "$T/e-idle.json" 5s "http://$ADDR/v1" '"arrival": { "mode": "constant", "rate": 5 }, "output_tokens": 1000, "idle_timeout": "500ms"'
+CASES+=("idle:-")
+# oversized SSE lines (2 MiB): malformed, and memory stays bounded
+start_target e-big-srv --misbehave oversized_line
+scenario "$T/e-big.json" 4s "http://$ADDR/v1" '"arrival": { "mode": "constant", "rate": 20 }'
+RUNS+=("big")
+"$GAUNTLET" run "$T/e-big.json" --out "$T/e-big" >"$T/e-big.log" 2>&1 &
+BIG=$!
+PIDS+=("$BIG")
+( peak=0
+  while kill -0 "$BIG" 2>/dev/null; do
+	r=$(awk '/^VmRSS:/ {print $2}' /proc/$BIG/status 2>/dev/null)
+	[ -n "$r" ] && [ "$r" -gt "$peak" ] && peak=$r
+	sleep 0.2
+  done
+  echo "$peak" > "$T/big.peak" ) &
+WATCH=$!
+launch
+wait "$BIG"
+wait "$WATCH"
+
+for c in "${CASES[@]}"; do
+	name=${c%%:*} cls=${c#*:}
+	[ "$cls" = - ] && continue
+	check "error $name -> $cls: every finished request classed $cls, run finished" python3 -c "
+import json; r=json.load(open('$T/e-$name/report.json')); i=r['metrics']['inference']
+assert r['run']['state'] == 'finished', r['run']['state']
+assert i['requests'] >= 3 and i['errors'] == i['requests'] and i['errors_by_class']['$cls'] == i['requests'], (i['requests'], i['errors_by_class'])"
+done
+check "error idle -> timeout_idle counted" m e-idle "i['errors_by_class']['timeout_idle'] >= 3 or sys.exit(1)"
+check "preflight: an endpoint that does not answer stops the run (exit 4), naming it" \
+	grep -q "preflight: http://127.0.0.1:$FREE/v1: answers GET /models: FAILED" "$T/e-conn-pf.log"
+check "preflight: report says so, no request sent" python3 -c "
+import json; r=json.load(open('$T/e-conn-pf/report.json'))
+assert r['preflight_passed'] is False and r['verdict'] == 'fail' and r['run']['windows'] == 0, r['preflight']"
+peak=$(cat "$T/big.peak")
+echo "oversized lines: peak RSS ${peak} KiB"
+check "error oversized line -> malformed" m e-big "i['errors_by_class']['malformed'] == i['requests'] >= 10 or sys.exit(1)"
+[ "${GL_SANITIZE:-OFF}" = ON ] || check "oversized lines: peak RSS under 64 MiB (80 x 2 MiB lines were sent)" [ "$peak" -lt 65536 ]
+finish
