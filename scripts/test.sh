@@ -9,13 +9,14 @@
 #                 gcc-built corpus replays (NAME_corpus) of the other two.
 # One ctest over the three (build-all/CTestTestfile.cmake) lets RUN_SERIAL
 # and RESOURCE_LOCK hold across builds, and lets tests that mostly wait
-# (time-scaled soaks) run side by side: -j GL_TEST_JOBS (default 4).
+# (time-scaled soaks) run side by side: -j GL_TEST_JOBS (default 5; the
+# machine stays below 2 busy cores: most tests wait).
 #
 # GL_NO_SANITIZE=1: the plain build only (quick local runs).
 # GL_NO_FUZZ=1: no libFuzzer build (when clang is not at hand).
 set -uo pipefail
 cd "$(dirname "$0")/.."
-JOBS=${GL_TEST_JOBS:-4}
+JOBS=${GL_TEST_JOBS:-5}
 t0=$(date +%s)
 GL_TEST_PKGS=1 bash scripts/setup.sh || exit 1
 dirs=(build)
