@@ -65,6 +65,7 @@ struct gl_ctx {
 	int resumes;              /* 0 on the first process of a run */
 	double scale;
 	int64_t elapsed_base, mono_start;
+	int time_held;            /* resume's reconciliation: elapsed stays at the resume point */
 	struct gl_tl_event *tl;
 	int n_tl, tl_next;
 	int64_t win_idx, win_start_ns;
@@ -104,6 +105,8 @@ int64_t gl_ctx_window(struct gl_ctx *c) { return c->win_idx; }
 
 int64_t gl_ctx_elapsed_ns(struct gl_ctx *c)
 {
+	if (c->time_held)
+		return c->elapsed_base;
 	return c->elapsed_base + (gl_now_ns() - c->mono_start);
 }
 
@@ -1417,6 +1420,11 @@ int gl_controller_resume(const char *dir)
 	base = row.elapsed_ns;
 	c.elapsed_base = base;
 	c.mono_start = gl_now_ns();
+	/* The steps reconciliation runs below happen, on the run's timeline,
+	 * at the resume point: the loop restarts from there (time spent here
+	 * is down time, like the time the controller was dead), so their
+	 * journal times must not run ahead of it. */
+	c.time_held = 1;
 	gl_store_run_resumed(c.st, row.resumes + 1);
 	snprintf(c.run_id, sizeof(c.run_id), "%s", row.id);
 	c.resumes = row.resumes + 1;
@@ -1469,6 +1477,7 @@ int gl_controller_resume(const char *dir)
 		if (!strcmp(f->row.state, "planned") && t_inj <= base)
 			fault_inject(&c, f);   /* due before the stop but never started */
 	}
+	c.time_held = 0;
 	code = drive(&c);
 out:
 	gl_run_row_free(&row);
