@@ -34,6 +34,7 @@
 #include "metrics.h"
 #include "plugin.h"
 #include "prom.h"
+#include "store.h"
 #include "units.h"
 
 enum { SRC_DCGM, SRC_NODE, N_SRC };
@@ -120,6 +121,8 @@ struct telemetry {
 	CURLM *multi;
 	struct state_slot *st;     /* open addressing, 2 * MAX_STATES slots */
 	int n_st, st_full_logged;
+	pthread_mutex_t st_mu;     /* st between the scrape thread and the loop's saves */
+	int st_dirty;              /* a counter moved since the last save */
 	pthread_t thr;
 	int thr_started;
 	pthread_mutex_t mu;
@@ -450,19 +453,20 @@ static void apply(struct telemetry *w, struct probe *p)
 			gl_metrics_record(w->m, w->id_def[r->def], r->value);
 			continue;
 		}
+		pthread_mutex_lock(&w->st_mu);
 		if (!(s = state_find(w, r->key, &is_new))) {
+			pthread_mutex_unlock(&w->st_mu);
 			if (!w->st_full_logged) {
 				w->st_full_logged = 1;
 				note(w, "more than %d counter series: new ones are not followed", MAX_STATES);
 			}
 			continue;
 		}
-		if (is_new) {
-			s->prev = r->value;
-			continue;
-		}
-		inc = r->value >= s->prev ? r->value - s->prev : r->value;
+		inc = is_new ? 0 : r->value >= s->prev ? r->value - s->prev : r->value;
+		if (is_new || s->prev != r->value)
+			w->st_dirty = 1;
 		s->prev = r->value;
+		pthread_mutex_unlock(&w->st_mu);
 		if (inc > 0)
 			gl_metrics_add(w->m, w->id_def[r->def], (int64_t)llround(inc < 9e18 ? inc : 9e18));
 	}
@@ -576,6 +580,7 @@ static void *scrape_main(void *arg)
 /* ---- the workload ---------------------------------------------------------- */
 
 static void tl_free(void *state);
+static void load_baselines(struct telemetry *w);
 
 static int tl_init(struct gl_ctx *c, const cJSON *cfg, void **state, struct gl_err *err)
 {
@@ -589,6 +594,7 @@ static int tl_init(struct gl_ctx *c, const cJSON *cfg, void **state, struct gl_e
 		return gl_errf(err, GL_ENOMEM, "telemetry: out of memory");
 	*state = w;
 	pthread_mutex_init(&w->mu, NULL);
+	pthread_mutex_init(&w->st_mu, NULL);
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&w->cv, &ca);
@@ -673,6 +679,8 @@ static int tl_start(void *state, struct gl_err *err)
 	struct telemetry *w = state;
 	int rc;
 
+	if (gl_ctx_resumes(w->ctx) > 0)
+		load_baselines(w);   /* before the first scrape */
 	if ((rc = pthread_create(&w->thr, NULL, scrape_main, w)) != 0)
 		return gl_errf(err, GL_EIO, "telemetry: cannot start the scrape thread: %s", strerror(rc));
 	w->thr_started = 1;
@@ -694,9 +702,61 @@ static void flush_notes(struct telemetry *w)
 		gl_ctx_event(w->ctx, GL_LOG_WARN, "telemetry", "%s", msgs[i]);
 }
 
+/* Loop thread: the counters' last readings into the store (doc
+ * "telemetry.baselines", only when one moved), so that a resumed run
+ * takes them as its baselines and an increase while no controller ran
+ * (an XID during a crash) still counts, in the first window after. */
+static void save_baselines(struct telemetry *w)
+{
+	cJSON *o = NULL;
+	char *text = NULL, key[24];
+	struct gl_err err = { 0 };
+
+	pthread_mutex_lock(&w->st_mu);
+	if (w->st_dirty && (o = cJSON_CreateObject())) {
+		for (size_t i = 0; i < 2 * MAX_STATES; i++)
+			if (w->st[i].key) {
+				snprintf(key, sizeof(key), "%016llx", (unsigned long long)w->st[i].key);
+				cJSON_AddNumberToObject(o, key, w->st[i].prev);
+			}
+		w->st_dirty = 0;
+	}
+	pthread_mutex_unlock(&w->st_mu);
+	if (o && (text = cJSON_PrintUnformatted(o)) &&
+	    gl_store_doc_put(gl_ctx_store(w->ctx), "telemetry.baselines", text, &err) != 0)
+		gl_ctx_event(w->ctx, GL_LOG_WARN, "telemetry", "cannot keep the counters' baselines: %s", err.msg);
+	free(text);
+	cJSON_Delete(o);
+}
+
+/* tl_start on resume: the baselines the run had kept. */
+static void load_baselines(struct telemetry *w)
+{
+	char *text = NULL;
+	struct gl_err err = { 0 };
+	cJSON *o, *it;
+	int is_new, n = 0;
+
+	if (gl_store_doc_get(gl_ctx_store(w->ctx), "telemetry.baselines", &text, &err) != 0 || !text)
+		return;
+	o = cJSON_Parse(text);
+	cJSON_ArrayForEach(it, o) {
+		unsigned long long k = strtoull(it->string, NULL, 16);
+		struct state_slot *sl;
+		if (!k || !cJSON_IsNumber(it) || !(sl = state_find(w, (uint64_t)k, &is_new)))
+			continue;
+		sl->prev = it->valuedouble;
+		n++;
+	}
+	cJSON_Delete(o);
+	free(text);
+	gl_ctx_event(w->ctx, GL_LOG_INFO, "telemetry", "resume: %d counter baseline(s) taken from the store", n);
+}
+
 static void tl_on_window(void *state)
 {
 	flush_notes(state);
+	save_baselines(state);
 }
 
 static void tl_stop(void *state)
@@ -713,6 +773,7 @@ static void tl_stop(void *state)
 	pthread_join(w->thr, NULL);
 	w->thr_started = 0;
 	flush_notes(w);
+	save_baselines(w);
 }
 
 static void tl_free(void *state)
@@ -732,6 +793,7 @@ static void tl_free(void *state)
 		curl_multi_cleanup(w->multi);
 	free(w->pr);
 	free(w->st);
+	pthread_mutex_destroy(&w->st_mu);
 	pthread_cond_destroy(&w->cv);
 	pthread_mutex_destroy(&w->mu);
 	free(w);

@@ -7,6 +7,8 @@
 #  2. the served XID (and an ECC counter) rise mid-run (file rewritten
 #     atomically): the run fails (exit 1) on dcgm.xid_errors.delta == 0 with
 #     the increase as the measured value;
+#  2b. the XID rises while the controller is SIGKILLed: `resume` takes the
+#     counters' last readings from the store and still counts it;
 #  3. failures are data: a closed port and a garbage body are counted in
 #     telemetry.scrape_errors, the run goes on; with preflight on, a closed
 #     port stops the run before it starts (exit 4);
@@ -133,6 +135,22 @@ check "xid: report.json metrics.telemetry carries the run's figures" json "$T/r2
 	"(lambda t: t['dcgm.xid_errors.delta'] == 79 and t['dcgm.gpu_temp']['max'] == 44 and t['telemetry.scrapes'] >= 4)(r['metrics']['telemetry']) or sys.exit(1)"
 check "xid: the ECC counter's increase is measured too (3)" [ "$(measured r2 dcgm.ecc_sbe.delta)" = 3 ]
 check "xid: the increase lies in one window" [ "$(sql "$T/r2/run.db" "select count(*) from window_metrics where name='dcgm.xid_errors.delta' and counter = 79")" = 1 ]
+dcgm "$D/metrics" 0 5
+
+# --- 2b. the XID rises while no controller runs: resume still counts it -------------
+scenario "$T/crash.json" 6s "[\"$URL\"]"
+"$GAUNTLET" run "$T/crash.json" --out "$T/r2b" >"$T/r2b.log" 2>&1 &
+GP=$!
+PIDS+=("$GP")
+sleep 2.5
+kill -9 "$GP"; wait "$GP" 2>/dev/null
+dcgm "$D/metrics" 79 5        # while the controller is dead
+"$GAUNTLET" resume "$T/r2b" >"$T/r2b-resume.log" 2>&1
+rc=$?
+echo "crash: resume exit=$rc xid_errors.delta=$(measured r2b dcgm.xid_errors.delta)"
+check "crash: the increase while the controller was dead is counted after resume (exit 1, delta 79)" \
+	bash -c "[ $rc -eq 1 ] && [ '$(measured r2b dcgm.xid_errors.delta)' = 79 ]"
+check "crash: resume took the baselines from the store" grep -q 'counter baseline(s) taken from the store' "$T/r2b-resume.log"
 dcgm "$D/metrics" 0 5
 
 # --- 3. failures are data -----------------------------------------------------------
