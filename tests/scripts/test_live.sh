@@ -152,6 +152,39 @@ check(active == 1 and seen, 'the null fault shows as active while injected')
 sys.exit(1 if fails else 0)
 PY
 check "scrapes agree with the store and the report" [ $? -eq 0 ]
+# After a SIGKILL, `resume --metrics-listen` takes the windows before it
+# from the store: its final scrape still equals the whole run's report.
+sed 's/"duration": "48s"/"duration": "32s"/; s/"for": "40s"/"for": "24s"/; s/"at": "24s"/"at": "12s"/' "$T/live.json" > "$T/live2.json"
+"$GAUNTLET" run "$T/live2.json" --out "$T/run2" --time-scale 4 >"$T/run2.log" 2>&1 &
+P2=$!
+PIDS+=("$P2")
+sleep 4
+kill -9 "$P2"; wait "$P2" 2>/dev/null
+"$GAUNTLET" resume "$T/run2" --metrics-listen 0 --metrics-linger 3s >"$T/resume2.log" 2>&1 &
+P2=$!
+PIDS+=("$P2")
+n=100
+while ! grep -q 'metrics at http://' "$T/resume2.log" && [ $n -gt 0 ]; do sleep 0.1; n=$((n - 1)); done
+URL2=$(grep -o 'http://[0-9.:]*/metrics' "$T/resume2.log" | head -1)
+while kill -0 "$P2" 2>/dev/null; do
+	curl -s -m 2 -o "$T/last2.tmp" "$URL2" 2>/dev/null && grep -q 'state="finished"' "$T/last2.tmp" && mv "$T/last2.tmp" "$T/final2.txt"
+	sleep 0.3
+done
+wait "$P2"
+rc=$?
+check "resume: the run finishes (exit $rc)" [ $rc -eq 0 ]
+check "resume: the final scrape's totals are the whole run's (windows and requests before the kill included)" python3 - "$T/final2.txt" "$T/run2/report.json" <<'PY'
+import json, re, sys
+txt = open(sys.argv[1]).read()
+r = json.load(open(sys.argv[2]))
+def val(name):
+    m = re.search(r'^' + re.escape(name) + r' (\S+)$', txt, re.M)
+    return float(m.group(1)) if m else None
+req, win = val('gauntlet_inference_requests_total'), val('gauntlet_windows_closed_total')
+print('  after resume: scraped requests %s windows %s; report requests %s windows %s, resumes %s'
+      % (req, win, r['metrics']['inference']['requests'], r['run']['windows'], r['run']['resumes']))
+sys.exit(not (req == r['metrics']['inference']['requests'] and win == r['run']['windows'] and r['run']['resumes'] == 1))
+PY
 WINDOWS=$(($(wc -l < "$T/run/timeseries.csv") - 1))
 check "one log line per window when stderr is not a terminal ($WINDOWS windows)" [ "$(grep -c 'info  window [0-9]*:' "$T/run.log")" -eq "$WINDOWS" ]
 finish
