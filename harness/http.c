@@ -17,28 +17,6 @@ static size_t on_body(char *d, size_t s, size_t n, void *arg)
 	return gl_buf_append(&r->body, d, s * n) == 0 ? s * n : 0;
 }
 
-static int secret(const char *env, const char *file, char *out, size_t n, struct gl_err *err)
-{
-	out[0] = '\0';
-	if (env) {
-		const char *v = gl_secret_getenv(env);
-		if (!v || !*v)
-			return gl_errf(err, GL_EINVAL, "the variable %s is not set", env);
-		snprintf(out, n, "%s", v);
-	} else if (file) {
-		char *t = NULL;
-		size_t len;
-		if (gl_read_file(file, 16384, &t, &len, err) != 0)
-			return -GL_EINVAL;
-		while (len > 0 && (t[len - 1] == '\n' || t[len - 1] == '\r'))
-			t[--len] = '\0';
-		snprintf(out, n, "%s", t);
-		memset(t, 0, len);
-		free(t);
-	}
-	return 0;
-}
-
 int gl_http_do(const char *method, const char *url, const char *content_type, const char *body,
 	       const struct gl_http_opts *o, struct gl_http_resp *resp, struct gl_err *err)
 {
@@ -53,11 +31,11 @@ int gl_http_do(const char *method, const char *url, const char *content_type, co
 		o = &none;
 	resp->status = 0;
 	gl_buf_init(&resp->body, o->max_body ? o->max_body : (4u << 20));
-	if (secret(o->token_env, o->token_file, tok, sizeof(tok), err) != 0)
+	if (gl_secret_read(o->token_env, o->token_file, tok, sizeof(tok), err) != 0)
 		return -GL_EINVAL;
-	if (o->basic_user_env && secret(o->basic_user_env, NULL, user, sizeof(user), err) != 0)
+	if (o->basic_user_env && gl_secret_read(o->basic_user_env, NULL, user, sizeof(user), err) != 0)
 		return -GL_EINVAL;
-	if (o->basic_pass_env && secret(o->basic_pass_env, NULL, pass, sizeof(pass), err) != 0)
+	if (o->basic_pass_env && gl_secret_read(o->basic_pass_env, NULL, pass, sizeof(pass), err) != 0)
 		return -GL_EINVAL;
 	c = curl_easy_init();
 	if (!c)

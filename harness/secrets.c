@@ -74,6 +74,38 @@ const char *gl_secret_getenv(const char *name)
 	return getenv(name);
 }
 
+int gl_secret_read(const char *env, const char *path, char *out, size_t n, struct gl_err *err)
+{
+	char *text = NULL;
+	size_t len = 0;
+
+	out[0] = '\0';
+	if (env) {
+		const char *v = gl_secret_getenv(env);
+		if (!v || !*v)
+			return gl_errf(err, GL_EINVAL, "the variable %s is not set", env);
+		if (strlen(v) >= n)
+			return gl_errf(err, GL_ELIMIT, "the variable %s holds more than %zu bytes", env, n - 1);
+		memcpy(out, v, strlen(v) + 1);
+		return 0;
+	}
+	if (!path)
+		return 0;
+	if (gl_read_file(path, 16384, &text, &len, err) != 0)
+		return -GL_EINVAL;
+	while (len > 0 && strchr("\r\n \t", text[len - 1]))
+		text[--len] = '\0';
+	if (len >= n) {
+		memset(text, 0, len);
+		free(text);
+		return gl_errf(err, GL_ELIMIT, "%s: more than %zu bytes", path, n - 1);
+	}
+	memcpy(out, text, len + 1);
+	memset(text, 0, len);
+	free(text);
+	return 0;
+}
+
 void gl_secrets_clear(void)
 {
 	for (int i = 0; i < n_kept; i++) {

@@ -849,26 +849,13 @@ static int rel_path(struct gl_ctx *c, const char *what, const char *p, char *out
 static int read_key(struct gl_ctx *c, const cJSON *cfg, char *key, size_t n, struct gl_err *err)
 {
 	const char *env = gl_cfg_str(cfg, "api_key_env", NULL), *file = gl_cfg_str(cfg, "api_key_file", NULL);
+	char path[1100];
 
-	key[0] = '\0';
-	if (env) {
-		const char *v = gl_secret_getenv(env);
-		if (!v || !*v)
-			return gl_errf(err, GL_EINVAL, "api_key_env: the variable %s is not set", env);
-		snprintf(key, n, "%s", v);
-	} else if (file) {
-		char path[1100], *text = NULL;
-		size_t len;
-		if (rel_path(c, "api_key_file", file, path, sizeof(path), err) != 0 ||
-		    gl_read_file(path, 4096, &text, &len, err) != 0)
-			return -GL_EINVAL;
-		while (len > 0 && (text[len - 1] == '\n' || text[len - 1] == '\r' || text[len - 1] == ' '))
-			text[--len] = '\0';
-		snprintf(key, n, "%s", text);
-		memset(text, 0, len);
-		free(text);
-	}
-	return 0;
+	if (env || !file)
+		return gl_secret_read(env, NULL, key, n, err);
+	if (rel_path(c, "api_key_file", file, path, sizeof(path), err) != 0)
+		return -GL_EINVAL;
+	return gl_secret_read(NULL, path, key, n, err);
 }
 
 static int inf_init(struct gl_ctx *c, const cJSON *cfg, void **state, struct gl_err *err)
