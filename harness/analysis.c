@@ -239,27 +239,30 @@ static int load_preflight(sqlite3 *db, struct gl_analysis *an, struct gl_err *er
 	return 0;
 }
 
-static int load_windows(sqlite3 *db, struct gl_analysis *an, struct gl_err *err)
+int gl_windows_load(struct gl_store *st, struct gl_window_info **out, int *n, struct gl_err *err)
 {
+	sqlite3 *db = gl_store_db(st);
 	sqlite3_stmt *q;
 	int cap = 0;
 
+	*out = NULL;
+	*n = 0;
 	if (sqlite3_prepare_v2(db, "SELECT idx,start_ns,end_ns,scn_start_ns,scn_end_ns,phase,complete "
 			       "FROM windows ORDER BY idx", -1, &q, NULL) != SQLITE_OK)
 		return gl_errf(err, GL_EIO, "store: %s", sqlite3_errmsg(db));
 	while (sqlite3_step(q) == SQLITE_ROW) {
 		struct gl_window_info *w;
-		if (an->n_windows == cap) {
+		if (*n == cap) {
 			struct gl_window_info *nw;
 			cap = cap ? cap * 2 : 1024;
-			nw = realloc(an->windows, sizeof(*nw) * (size_t)cap);
+			nw = realloc(*out, sizeof(*nw) * (size_t)cap);
 			if (!nw) {
 				sqlite3_finalize(q);
 				return gl_errf(err, GL_ENOMEM, "analysis: out of memory");
 			}
-			an->windows = nw;
+			*out = nw;
 		}
-		w = &an->windows[an->n_windows++];
+		w = &(*out)[(*n)++];
 		memset(w, 0, sizeof(*w));
 		w->idx = sqlite3_column_int64(q, 0);
 		w->start_ns = sqlite3_column_int64(q, 1);
@@ -288,9 +291,8 @@ static int wanted(const char *const *only, const char *name)
  * so one cursor walks the metric rows alongside the windows. only: NULL for
  * every series, else a NULL-terminated list of the names fn reads (the
  * others are not even fetched: a week of histograms is most of the store). */
-static int each_window(sqlite3 *db, struct gl_analysis *an, const char *const *only,
-		       int (*fn)(struct gl_analysis *an, int i, struct gl_agg *w, void *arg), void *arg,
-		       struct gl_err *err)
+static int each_window(sqlite3 *db, const struct gl_window_info *wins, int n_wins, const char *const *only,
+		       int (*fn)(int i, struct gl_agg *w, void *arg), void *arg, struct gl_err *err)
 {
 	sqlite3_stmt *q;
 	int rc = 0, step;
@@ -299,8 +301,8 @@ static int each_window(sqlite3 *db, struct gl_analysis *an, const char *const *o
 			       NULL) != SQLITE_OK)
 		return gl_errf(err, GL_EIO, "store: %s", sqlite3_errmsg(db));
 	step = sqlite3_step(q);
-	for (int wi = 0; wi < an->n_windows && rc == 0; wi++) {
-		const struct gl_window_info *w = &an->windows[wi];
+	for (int wi = 0; wi < n_wins && rc == 0; wi++) {
+		const struct gl_window_info *w = &wins[wi];
 		struct gl_agg *cur = gl_agg_new();
 
 		if (!cur) {
@@ -334,11 +336,17 @@ static int each_window(sqlite3 *db, struct gl_analysis *an, const char *const *o
 		}
 		gl_agg_add_seconds(cur, (double)(w->end_ns - w->start_ns) / 1e9);
 		if (rc == 0)
-			rc = fn(an, wi, cur, arg);
+			rc = fn(wi, cur, arg);
 		gl_agg_free(cur);
 	}
 	sqlite3_finalize(q);
 	return rc;
+}
+
+int gl_windows_each(struct gl_store *st, const struct gl_window_info *wins, int n,
+		    int (*fn)(int i, struct gl_agg *w, void *arg), void *arg, struct gl_err *err)
+{
+	return each_window(gl_store_db(st), wins, n, NULL, fn, arg, err);
 }
 
 /* Index of the workload a target names (by its metric's workload), or -1. */
@@ -382,6 +390,7 @@ static struct window_target *window_targets(const struct gl_scenario *s, int *n)
 }
 
 struct pass1_arg {
+	struct gl_analysis *an;
 	const struct window_target *wt;
 	int n;
 	const char **series;          /* the series they read, NULL-terminated */
@@ -421,8 +430,10 @@ static unsigned bad_workloads(const struct pass1_arg *p, enum gl_scope scope, co
 	return bad;
 }
 
-static int pass1(struct gl_analysis *an, int i, struct gl_agg *w, void *arg)
+static int pass1(int i, struct gl_agg *w, void *arg)
 {
+	struct gl_analysis *an = ((struct pass1_arg *)arg)->an;
+
 	an->windows[i].bad_steady = (unsigned char)bad_workloads(arg, GL_SCOPE_STEADY, w);
 	an->windows[i].bad_degraded = (unsigned char)bad_workloads(arg, GL_SCOPE_DEGRADED, w);
 	return 0;
@@ -436,6 +447,7 @@ struct pass2_arg {
 	struct gl_agg *stretch;
 	int phase;
 	enum gl_scope scope;
+	struct gl_analysis *an;
 };
 
 /* The stretch into its phase's and its scope's aggregates; the run's
@@ -456,9 +468,10 @@ static int flush_stretch(struct gl_analysis *an, struct pass2_arg *p)
 	return rc;
 }
 
-static int pass2(struct gl_analysis *an, int i, struct gl_agg *w, void *arg)
+static int pass2(int i, struct gl_agg *w, void *arg)
 {
 	struct pass2_arg *p = arg;
+	struct gl_analysis *an = p->an;
 	const struct gl_window_info *wi = &an->windows[i];
 	int rc = 0;
 	double v;
@@ -684,7 +697,8 @@ int gl_analyze(struct gl_store *st, struct gl_analysis **out, struct gl_err *err
 		goto out;
 	}
 	gl_diag_free(&d);
-	if ((rc = load_windows(gl_store_db(st), an, err)) || (rc = load_preflight(gl_store_db(st), an, err)))
+	if ((rc = gl_windows_load(st, &an->windows, &an->n_windows, err)) ||
+	    (rc = load_preflight(gl_store_db(st), an, err)))
 		goto out;
 	for (int i = 0; i < an->n_windows; i++) {
 		int p = an->windows[i].phase;
@@ -707,14 +721,14 @@ int gl_analyze(struct gl_store *st, struct gl_analysis **out, struct gl_err *err
 		free(rows);   /* plans now owned by an->faults */
 	}
 	{
-		struct pass1_arg p1;
+		struct pass1_arg p1 = { .an = an };
 		struct window_target *wt = window_targets(an->sc, &p1.n);
 		p1.wt = wt;
 		p1.series = wt ? target_series(wt, p1.n) : NULL;
 		if (!wt || !p1.series)
 			rc = gl_errf(err, GL_ENOMEM, "analysis: out of memory");
 		else
-			rc = each_window(gl_store_db(st), an, p1.series, pass1, &p1, err);
+			rc = each_window(gl_store_db(st), an->windows, an->n_windows, p1.series, pass1, &p1, err);
 		free(p1.series);
 		free(wt);
 		if (rc)
@@ -728,12 +742,12 @@ int gl_analyze(struct gl_store *st, struct gl_analysis **out, struct gl_err *err
 	for (int i = 0; i < 3; i++)
 		an->scope[i] = gl_agg_new();
 	{
-		struct pass2_arg p2 = { gl_scenario_workload(an->sc, "storage") != NULL, { 0 }, { 0 }, NULL, 0, 0 };
+		struct pass2_arg p2 = { gl_scenario_workload(an->sc, "storage") != NULL, { 0 }, { 0 }, NULL, 0, 0, an };
 		char why[256];
 		if (gl_catalog_parse_target("storage.read_gbps", &p2.read, why, sizeof(why)) ||
 		    gl_catalog_parse_target("storage.write_gbps", &p2.write, why, sizeof(why)))
 			p2.storage = 0;
-		rc = each_window(gl_store_db(st), an, NULL, pass2, &p2, err);
+		rc = each_window(gl_store_db(st), an->windows, an->n_windows, NULL, pass2, &p2, err);
 		if (rc == 0)
 			rc = flush_stretch(an, &p2);
 		gl_agg_free(p2.stretch);

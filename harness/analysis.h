@@ -52,6 +52,13 @@ struct gl_window_info {
 	unsigned char bad_steady, bad_degraded;
 };
 
+/* The store's windows, in index order (the caller frees *out). */
+int gl_windows_load(struct gl_store *st, struct gl_window_info **out, int *n, struct gl_err *err);
+/* Each of wins[0..n-1] (as loaded, in order) with its series in a fresh
+ * aggregate, its real seconds added: fn(i, agg, arg), agg freed after. */
+int gl_windows_each(struct gl_store *st, const struct gl_window_info *wins, int n,
+		    int (*fn)(int i, struct gl_agg *w, void *arg), void *arg, struct gl_err *err);
+
 #define GL_MAX_WORKLOADS 8
 
 struct gl_fault_result {

@@ -19,11 +19,9 @@
 #include <event2/buffer.h>
 #include <event2/event.h>
 #include <event2/http.h>
-#include <sqlite3.h>
 
 #include "analysis.h"
 #include "catalog.h"
-#include "hist.h"
 #include "netaddr.h"
 #include "store.h"
 #include "units.h"
@@ -450,64 +448,40 @@ static void line(struct gl_live *l, char *buf, size_t n)
 		 l->st.n_active ? l->active : "none", failing);
 }
 
+struct replay {
+	struct gl_live *l;
+	const struct gl_window_info *wins;
+	const int64_t *inj, *rev;
+	int n_faults;
+};
+
+static int replay_one(int i, struct gl_agg *w, void *arg)
+{
+	const struct replay *r = arg;
+	const struct gl_window_info *wi = &r->wins[i];
+	int under = 0;
+
+	for (int f = 0; f < r->n_faults; f++)
+		if (r->inj[f] >= 0 && r->inj[f] < wi->end_ns && (r->rev[f] < 0 || r->rev[f] > wi->start_ns))
+			under = 1;
+	take_window(r->l, wi->idx, w, wi->phase, under);
+	return 0;
+}
+
 int gl_live_replay(struct gl_live *l, struct gl_store *st, int64_t upto, const int64_t *inj,
 		   const int64_t *rev, int n_faults, struct gl_err *err)
 {
-	sqlite3 *db = gl_store_db(st);
-	sqlite3_stmt *q = NULL;
-	struct gl_agg *w = NULL;
-	int64_t cur = -1, w_start = 0, w_end = 0;
-	int phase = -1, rc = 0, step;
+	struct gl_window_info *wins = NULL;
+	struct replay r = { l, NULL, inj, rev, n_faults };
+	int n = 0, m = 0, rc;
 
-	if (sqlite3_prepare_v2(db,
-			       "SELECT w.idx, w.start_ns, w.end_ns, w.phase, m.name, m.hist, m.counter "
-			       "FROM windows w LEFT JOIN window_metrics m ON m.idx = w.idx "
-			       "WHERE w.idx < ?1 ORDER BY w.idx",
-			       -1, &q, NULL) != SQLITE_OK)
-		return gl_errf(err, GL_EIO, "live view: reading the store: %s", sqlite3_errmsg(db));
-	sqlite3_bind_int64(q, 1, upto);
-	for (;;) {
-		step = sqlite3_step(q);
-		if (step == SQLITE_ROW && sqlite3_column_int64(q, 0) == cur) {
-			/* same window */
-		} else {
-			if (w) {
-				int under = 0;
-				for (int i = 0; i < n_faults; i++)
-					if (inj[i] >= 0 && inj[i] < w_end && (rev[i] < 0 || rev[i] > w_start))
-						under = 1;
-				gl_agg_add_seconds(w, (double)(w_end - w_start) / 1e9);
-				take_window(l, cur, w, phase, under);
-				gl_agg_free(w);
-				w = NULL;
-			}
-			if (step != SQLITE_ROW)
-				break;
-			if (!(w = gl_agg_new())) {
-				rc = gl_errf(err, GL_ENOMEM, "live view: out of memory");
-				break;
-			}
-			cur = sqlite3_column_int64(q, 0);
-			w_start = sqlite3_column_int64(q, 1);
-			w_end = sqlite3_column_int64(q, 2);
-			phase = sqlite3_column_int(q, 3);
-		}
-		if (sqlite3_column_type(q, 4) == SQLITE_NULL)
-			continue;   /* a window with no metric rows */
-		if (sqlite3_column_type(q, 5) == SQLITE_BLOB) {
-			struct gl_hist *h = gl_hist_deserialize(sqlite3_column_blob(q, 5),
-								 (size_t)sqlite3_column_bytes(q, 5));
-			if (h)
-				gl_agg_add_hist(w, (const char *)sqlite3_column_text(q, 4), h);
-			gl_hist_free(h);
-		} else {
-			gl_agg_add_counter(w, (const char *)sqlite3_column_text(q, 4), sqlite3_column_int64(q, 6));
-		}
-	}
-	if (step != SQLITE_DONE && rc == 0)
-		rc = gl_errf(err, GL_EIO, "live view: reading the store: %s", sqlite3_errmsg(db));
-	gl_agg_free(w);
-	sqlite3_finalize(q);
+	rc = gl_windows_load(st, &wins, &n, err);
+	while (rc == 0 && m < n && wins[m].idx < upto)
+		m++;
+	r.wins = wins;
+	if (rc == 0)
+		rc = gl_windows_each(st, wins, m, replay_one, &r, err);
+	free(wins);
 	return rc;
 }
 
