@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_hash.h"
 #include "fio.h"
 #include "util.h"
 
@@ -27,24 +28,14 @@ struct fz {
 	int n;
 };
 
-static void mix(uint64_t *h, const void *p, size_t n)
-{
-	const unsigned char *s = p;
-
-	for (size_t i = 0; i < n; i++) {
-		*h ^= s[i];
-		*h *= 0x100000001B3ULL;
-	}
-}
-
 static void mix_u64(uint64_t *h, uint64_t v)
 {
-	mix(h, &v, sizeof(v));
+	gl_fz_mix(h, &v, sizeof(v));
 }
 
 static void mix_dbl(uint64_t *h, double v)
 {
-	mix(h, &v, sizeof(v));
+	gl_fz_mix(h, &v, sizeof(v));
 }
 
 static uint64_t add_sat(uint64_t a, uint64_t b)
@@ -78,14 +69,14 @@ static uint64_t check_report(const struct gl_fio_report *r)
 	if (r->n_jobs < 0 || r->n_jobs > GL_FIO_MAX_JOBS || (r->n_jobs > 0) != (r->jobs != NULL) ||
 	    !memchr(r->fio_version, '\0', sizeof(r->fio_version)) || r->skipped_lines < 0)
 		abort();
-	mix(&h, r->fio_version, strlen(r->fio_version));
+	gl_fz_mix(&h, r->fio_version, strlen(r->fio_version));
 	mix_u64(&h, (uint64_t)r->timestamp_ms);
 	for (int i = 0; i < r->n_jobs; i++) {
 		const struct gl_fio_job *j = &r->jobs[i];
 		const struct gl_fio_dir *dirs[] = { &j->read, &j->write, &j->trim, &j->mixed };
 		if (!memchr(j->name, '\0', sizeof(j->name)))
 			abort();
-		mix(&h, j->name, strlen(j->name) + 1);
+		gl_fz_mix(&h, j->name, strlen(j->name) + 1);
 		mix_u64(&h, (uint64_t)j->error);
 		mix_u64(&h, j->total_err);
 		for (size_t k = 0; k < 4; k++) {

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_hash.h"
 #include "prom.h"
 
 struct fz {
@@ -21,14 +22,7 @@ struct fz {
 
 static void mix(struct fz *z, const void *p, size_t n)
 {
-	const unsigned char *s = p;
-
-	for (size_t i = 0; i < n; i++) {
-		z->hash ^= s[i];
-		z->hash *= 0x100000001B3ULL;
-	}
-	z->hash ^= 0xFF;
-	z->hash *= 0x100000001B3ULL;
+	gl_fz_mix(&z->hash, p, n);
 }
 
 static int name_ok(const char *s)
