@@ -14,6 +14,13 @@
 #
 # GL_NO_SANITIZE=1: the plain build only (quick local runs).
 # GL_NO_FUZZ=1: no libFuzzer build (when clang is not at hand).
+# GL_STRICT=1: every skip, whole test or part, is a failure that names what
+#   was missing (.ci/run sets it: setup installs everything the suite needs).
+# Extra arguments go to ctest (e.g. -R test_live).
+#
+# The closing lines add up the parts every test counted (passed, failed,
+# skipped; tests/scripts/lib.sh and tests/unit/check.h leave them in
+# build-all/results/), beside ctest's count of whole tests.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 JOBS=${GL_TEST_JOBS:-5}
@@ -38,8 +45,11 @@ mkdir -p build-all
 } > build-all/CTestTestfile.cmake
 # Leaks are left to the fuzzers (LeakSanitizer on there): the suite's tests
 # kill processes on purpose, and a process killed reports nothing anyway.
-cd build-all && ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 \
-	ctest --output-on-failure -j "$JOBS" --timeout 600
+rm -rf build-all/results && mkdir -p build-all/results
+[ "${GL_STRICT:-0}" = 1 ] && echo "test: strict mode (GL_STRICT=1): a skip is a failure"
+(cd build-all && GL_RESULTS_DIR="$PWD/results" ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 \
+	ctest --output-on-failure -j "$JOBS" --timeout 600 "$@")
 rc=$?
+bash tests/scripts/totals.sh build-all
 echo "test: done in $(( $(date +%s) - t0 )) s (exit $rc)"
 exit $rc

@@ -2,7 +2,11 @@
 #
 # gl_unit_test(NAME SRC [TIMEOUT s] [LABELS l]): one executable per module,
 #   linked with the core library; tests make their own temp dirs.
-# gl_script_test(NAME SCRIPT [TIMEOUT s]): a shell test; exit 77 means skip.
+# gl_script_test(NAME SCRIPT [TIMEOUT s]): a shell test; exit 77 means skip
+#   (GL_STRICT=1: lib.sh turns every skip into a failure instead).
+# Every test gets GL_TEST_NAME (its ctest name): with GL_RESULTS_DIR set
+#   (scripts/test.sh), lib.sh and check.h leave their pass/fail/skip counts
+#   there under that name.
 # Fuzz targets: tests/fuzz/fuzz_X.c define LLVMFuzzerTestOneInput; each also
 #   builds with gcc against tests/fuzz/driver.c, which replays a corpus dir.
 set(GL_TESTS_DIR ${CMAKE_SOURCE_DIR}/tests)
@@ -61,7 +65,7 @@ function(gl_unit_test name src)
   endif()
   add_test(NAME ${name}${GL_TEST_SUFFIX} COMMAND ${name})
   set_tests_properties(${name}${GL_TEST_SUFFIX} PROPERTIES TIMEOUT ${A_TIMEOUT} SKIP_RETURN_CODE 77
-    ENVIRONMENT "GL_SOURCE_DIR=${CMAKE_SOURCE_DIR};GL_BINARY_DIR=${CMAKE_BINARY_DIR};GAUNTLET=$<TARGET_FILE:gauntlet>;GL_SANITIZE=${GL_SANITIZE}")
+    ENVIRONMENT "GL_SOURCE_DIR=${CMAKE_SOURCE_DIR};GL_BINARY_DIR=${CMAKE_BINARY_DIR};GAUNTLET=$<TARGET_FILE:gauntlet>;GL_SANITIZE=${GL_SANITIZE};GL_TEST_NAME=${name}${GL_TEST_SUFFIX}")
   if(A_LABELS)
     set_tests_properties(${name}${GL_TEST_SUFFIX} PROPERTIES LABELS "${A_LABELS}")
   endif()
@@ -77,7 +81,7 @@ function(gl_script_test name script)
   endif()
   add_test(NAME ${name}${GL_TEST_SUFFIX} COMMAND bash ${script})
   set_tests_properties(${name}${GL_TEST_SUFFIX} PROPERTIES TIMEOUT ${A_TIMEOUT} SKIP_RETURN_CODE 77
-    ENVIRONMENT "GL_SOURCE_DIR=${CMAKE_SOURCE_DIR};GL_BINARY_DIR=${CMAKE_BINARY_DIR};GAUNTLET=$<TARGET_FILE:gauntlet>;GL_SANITIZE=${GL_SANITIZE}")
+    ENVIRONMENT "GL_SOURCE_DIR=${CMAKE_SOURCE_DIR};GL_BINARY_DIR=${CMAKE_BINARY_DIR};GAUNTLET=$<TARGET_FILE:gauntlet>;GL_SANITIZE=${GL_SANITIZE};GL_TEST_NAME=${name}${GL_TEST_SUFFIX}")
   if(A_LABELS)
     set_tests_properties(${name}${GL_TEST_SUFFIX} PROPERTIES LABELS "${A_LABELS}")
   endif()

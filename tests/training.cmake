@@ -2,7 +2,5 @@
 # relaunch and restore after a SIGKILLed rank, the watchdog naming a
 # SIGSTOPped rank, the multi-node check, nccl-tests output through the
 # workload. Its watchdog and heartbeat timings want the CPU to themselves.
-if(TARGET gauntlet-train)
-  gl_script_test(test_training ${GL_TESTS_DIR}/scripts/test_training.sh TIMEOUT 400)
-  gl_test_alone(test_training)
-endif()
+gl_script_test(test_training ${GL_TESTS_DIR}/scripts/test_training.sh TIMEOUT 400)
+gl_test_alone(test_training)

@@ -6,3 +6,7 @@ gl_fuzz_target(fuzz_units)
 gl_fuzz_target(fuzz_jsonc)
 # SHA-256 (checkpoint shards, scenario hashes): vectors, SHA-NI vs portable.
 gl_unit_test(test_sha256 ${GL_TESTS_DIR}/unit/test_sha256.c TIMEOUT 60)
+# The check helpers themselves (lib.sh's check, json, skip, part_skip,
+# timing, finish; check.h's CHECK, GL_SKIP, check_done) fail on a false
+# condition, and strict mode turns skips into failures.
+gl_script_test(test_selftest ${GL_TESTS_DIR}/scripts/test_selftest.sh TIMEOUT 60)

@@ -1,12 +1,24 @@
 # lib.sh - shared helpers for the shell tests: a private temp dir, counted
-# checks, JSON and store queries through python3, and the closing line
-# "N passed, N failed" that ctest and CI read.
+# checks, JSON and store queries through python3, skips that strict mode
+# turns into failures, and the closing line "N passed, N failed, N skipped"
+# that ctest, scripts/test.sh and CI read.
+#
+# Every check can fail: `check` fails when its command exits non-zero,
+# `json` exits non-zero when its expression is falsy, and `finish` fails a
+# test that ran no check at all. tests/scripts/selftest.sh shows each
+# helper failing on a false condition.
+#
+# Skips. `skip REASON` skips the whole test (exit 77, ctest counts it
+# skipped); `part_skip PART REASON` skips one part and lets the others run.
+# With GL_STRICT=1 in the environment (CI) both are failures that name what
+# was missing: on a machine set up by scripts/setup.sh nothing may be.
 set -u
 GAUNTLET=${GAUNTLET:-/tmp/b/gauntlet}
 GL_SOURCE_DIR=${GL_SOURCE_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 T=$(mktemp -d /tmp/gl-test.XXXXXX)
 PASS=0
 FAIL=0
+SKIPS=0
 PIDS=()
 cleanup() {
 	[ -n "${GL_KEEP_TMP:-}" ] && { echo "kept $T"; for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done; return; }
@@ -15,13 +27,46 @@ cleanup() {
 }
 trap cleanup EXIT
 
+gl_strict() { [ "${GL_STRICT:-0}" = 1 ]; }
+# The counts this test ends with, for scripts/test.sh's closing total:
+# GL_RESULTS_DIR/GL_TEST_NAME holds "passed failed skipped".
+gl_record() {
+	[ -n "${GL_RESULTS_DIR:-}" ] && [ -n "${GL_TEST_NAME:-}" ] && [ -d "$GL_RESULTS_DIR" ] &&
+		echo "$PASS $FAIL $SKIPS" > "$GL_RESULTS_DIR/$GL_TEST_NAME"
+	return 0
+}
+
 ok() { PASS=$((PASS + 1)); echo "ok: $*"; }
 bad() { FAIL=$((FAIL + 1)); echo "FAIL: $*"; }
 check() { # check "description" command...
 	local what=$1; shift
 	if "$@"; then ok "$what"; else bad "$what"; fi
 }
-skip() { echo "SKIP: $*"; exit 77; }
+# skip REASON: the whole test cannot run here.
+skip() {
+	if gl_strict; then
+		FAIL=$((FAIL + 1))
+		echo "FAIL (GL_STRICT=1: a skip is a failure): $*"
+		echo "$PASS passed, $FAIL failed, $SKIPS skipped"
+		gl_record
+		exit 1
+	fi
+	SKIPS=$((SKIPS + 1))
+	echo "SKIP: $*"
+	echo "$PASS passed, $FAIL failed, $SKIPS skipped (whole test skipped)"
+	gl_record
+	exit 77
+}
+# part_skip "PART" "REASON": one part cannot run here; the others go on.
+part_skip() {
+	local part=$1; shift
+	if gl_strict; then
+		bad "$part skipped (GL_STRICT=1: a part-skip is a failure): $*"
+		return 0
+	fi
+	SKIPS=$((SKIPS + 1))
+	echo "SKIP part $part: $*"
+}
 # timing "description" command...: a check that judges a timing (a median
 # against a model, a rate ratio). In the sanitizer build (GL_SANITIZE=ON),
 # where the code runs several times slower and beside other tests, it is
@@ -34,12 +79,25 @@ timing() {
 	check "$@"
 }
 finish() {
-	echo "$PASS passed, $FAIL failed"
+	if [ $((PASS + FAIL)) -eq 0 ]; then
+		FAIL=1
+		echo "FAIL: no check ran (a test that checks nothing proves nothing)"
+	fi
+	echo "$PASS passed, $FAIL failed, $SKIPS skipped"
+	gl_record
 	[ "$FAIL" -eq 0 ]
 	exit $?
 }
-# jq-like: json FILE 'python expression over r'
-json() { python3 -c "import json,sys; r=json.load(open(sys.argv[1])); v=($2); v is True or print(v)" "$1"; }
+# json FILE 'python expression over r': prints the value (nothing for True)
+# and exits 0 when it is truthy, 1 when it is falsy (False, None, 0, empty)
+# or the expression raises. So `check "x" json F 'expr'` fails on a false
+# expression, and "$(json F 'expr')" gives the value to compare.
+json() { python3 -c "
+import json,sys
+r=json.load(open(sys.argv[1]))
+v=($2)
+if v is not True: print(v)
+sys.exit(0 if v else 1)" "$1"; }
 # sql DB 'query' -> rows, |-separated
 sql() { python3 -c "
 import sqlite3,sys
