@@ -46,7 +46,7 @@ int main(int argc, char **argv)
 	struct gl_store *st;
 	sqlite3_stmt *q = NULL;
 	struct blob_row *rows = NULL;
-	int n = 0, cap = 0, rc = 1;
+	int n = 0, cap = 0, rc = 1, step;
 	double factor;
 	char *end;
 
@@ -71,7 +71,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	sqlite3_bind_text(q, 1, argv[2], -1, SQLITE_STATIC);
-	while (sqlite3_step(q) == SQLITE_ROW) {
+	while ((step = sqlite3_step(q)) == SQLITE_ROW) {
 		const void *b = sqlite3_column_blob(q, 1);
 		int len = sqlite3_column_bytes(q, 1);
 		if (n == cap) {
@@ -87,6 +87,10 @@ int main(int argc, char **argv)
 			goto out;
 		memcpy(rows[n].blob, b, (size_t)len);
 		n++;
+	}
+	if (step != SQLITE_DONE) {   /* a read error is not the end of the rows */
+		fprintf(stderr, "gl_scale_hist: reading %s: %s\n", argv[2], sqlite3_errmsg(gl_store_db(st)));
+		goto out;
 	}
 	sqlite3_finalize(q);
 	q = NULL;

@@ -68,7 +68,7 @@ static struct gl_store *make_store(const char *dir, int n_windows, int64_t t_inj
 		size_t len;
 		for (int i = 0; i < 100; i++)
 			gl_hist_record(h, val ? val(w) : value_of(w));
-		gl_hist_serialize(h, &blob, &len);
+		CHECK(gl_hist_serialize(h, &blob, &len) == 0);
 		CHECK(gl_store_window_put(st, w, w * 1000000000LL, (w + 1) * 1000000000LL,
 					  w * 1000000000LL, (w + 1) * 1000000000LL, 0, 1) == 0);
 		CHECK(gl_store_window_metric_put(st, w, "null.tick_lag_ms", blob, len, 0) == 0);
@@ -116,8 +116,10 @@ static struct gl_store *make_store2(const char *dir)
 	snprintf(path, sizeof(path), "%s/run2.db", dir);
 	unlink(path);
 	st = gl_store_open(path, 1, &err);
-	if (!st)
+	if (!st) {
+		fprintf(stderr, "store: %s\n", err.msg);
 		exit(1);
+	}
 	strcpy(r.id, "test-run-2");
 	strcpy(r.name, "per-workload");
 	strcpy(r.scenario_path, "inline2.json");
@@ -134,14 +136,15 @@ static struct gl_store *make_store2(const char *dir)
 			gl_hist_record(lag, 1);
 			gl_hist_record(ttft, 50);
 		}
-		gl_hist_serialize(lag, &b1, &l1);
-		gl_hist_serialize(ttft, &b2, &l2);
-		gl_store_window_put(st, w, w * 1000000000LL, (w + 1) * 1000000000LL, w * 1000000000LL,
-				    (w + 1) * 1000000000LL, 0, 1);
-		gl_store_window_metric_put(st, w, "null.tick_lag_ms", b1, l1, 0);
-		gl_store_window_metric_put(st, w, "inference.ttft_ms", b2, l2, 0);
-		gl_store_window_metric_put(st, w, "inference.requests", NULL, 0, 100);
-		gl_store_window_metric_put(st, w, "inference.errors", NULL, 0, w >= 5 && w <= 9 ? 50 : 0);
+		CHECK(gl_hist_serialize(lag, &b1, &l1) == 0);
+		CHECK(gl_hist_serialize(ttft, &b2, &l2) == 0);
+		CHECK(gl_store_window_put(st, w, w * 1000000000LL, (w + 1) * 1000000000LL, w * 1000000000LL,
+					  (w + 1) * 1000000000LL, 0, 1) == 0);
+		CHECK(gl_store_window_metric_put(st, w, "null.tick_lag_ms", b1, l1, 0) == 0);
+		CHECK(gl_store_window_metric_put(st, w, "inference.ttft_ms", b2, l2, 0) == 0);
+		CHECK(gl_store_window_metric_put(st, w, "inference.requests", NULL, 0, 100) == 0);
+		CHECK(gl_store_window_metric_put(st, w, "inference.errors", NULL, 0,
+						 w >= 5 && w <= 9 ? 50 : 0) == 0);
 		free(b1);
 		free(b2);
 		gl_hist_free(lag);
@@ -167,9 +170,37 @@ static const struct gl_target_result *target(const struct gl_analysis *an, const
 	return NULL;
 }
 
+/* gl_analyze must succeed and give an analysis of the one fault; when it
+ * does not, that is a failed check (not a skipped block) and NULL. */
+static struct gl_analysis *analyze(struct gl_store *st, const char *what)
+{
+	struct gl_err err = { 0 };
+	struct gl_analysis *an = NULL;
+	int rc = gl_analyze(st, &an, &err);
+
+	CHECKF(rc == 0 && an != NULL, "%s: gl_analyze rc %d, analysis %p: %s", what, rc, (void *)an,
+	       err.msg);
+	if (rc != 0 || !an) {
+		gl_analysis_free(an);
+		return NULL;
+	}
+	CHECKF(an->n_faults == 1 && an->faults != NULL, "%s: %d faults analysed, want 1", what,
+	       an->n_faults);
+	if (an->n_faults != 1 || !an->faults) {
+		gl_analysis_free(an);
+		return NULL;
+	}
+	return an;
+}
+
 static int never_recovers(int w)
 {
 	return w < 5 ? 1 : 50;
+}
+
+static int mild(int w)
+{
+	return w >= 5 && w <= 9 ? 15 : 1;
 }
 
 int main(void)
@@ -180,59 +211,88 @@ int main(void)
 	struct gl_store *st;
 	const struct gl_target_result *t;
 
-	if (!mkdtemp(dir))
-		return 1;
+	if (!mkdtemp(dir)) {
+		CHECKF(0, "mkdtemp %s failed", dir);
+		return check_done();
+	}
 
 	/* 1. the designed run */
 	st = make_store(dir, 20, 5200000000LL, 9500000000LL, NULL, "reverted");
-	CHECK(gl_analyze(st, &an, &err) == 0);
-	if (!an) {
-		fprintf(stderr, "analyze: %s\n", err.msg);
-		return check_done();
+	if ((an = analyze(st, "designed run"))) {
+		CHECKF(an->n_windows == 20, "%d windows", an->n_windows);
+		CHECKF(fabs(an->faults[0].recovery_s - 2.8) < 1e-9, "recovery_s = %g", an->faults[0].recovery_s);
+		CHECKF(fabs(an->faults[0].restore_s - 2.5) < 1e-9, "restore_s = %g", an->faults[0].restore_s);
+		for (int w = 0; w < 20 && w < an->n_windows; w++)
+			CHECKF(an->windows[w].scope == (w >= 5 && w <= 11 ? GL_SCOPE_DEGRADED : GL_SCOPE_STEADY),
+			       "window %d judged as %s", w, gl_scope_name(an->windows[w].scope));
+		t = target(an, "null.tick_lag_ms.p99", GL_SCOPE_STEADY);
+		CHECK(t && t->has && fabs(t->measured - 1) < 0.001 && t->pass && t->windows_judged == 13);
+		t = target(an, "null.tick_lag_ms.p99", GL_SCOPE_DEGRADED);
+		CHECK(t && t->has && fabs(t->measured - 50) < 0.05 && !t->pass && t->windows_judged == 7);
+		t = target(an, "recovery_s", GL_SCOPE_RECOVERY);
+		CHECK(t && t->has && fabs(t->measured - 2.8) < 1e-9 && t->pass);
+		t = target(an, "restore_s", GL_SCOPE_RECOVERY);
+		CHECK(t && t->has && fabs(t->measured - 2.5) < 1e-9 && !t->pass);   /* 2.5 > 2 */
+		CHECK(!strcmp(an->verdict, "fail"));
+		CHECK(an->faults_left_injected == 0);
+		gl_analysis_free(an);
 	}
-	CHECK(an->n_windows == 20);
-	CHECKF(fabs(an->faults[0].recovery_s - 2.8) < 1e-9, "recovery_s = %g", an->faults[0].recovery_s);
-	CHECKF(fabs(an->faults[0].restore_s - 2.5) < 1e-9, "restore_s = %g", an->faults[0].restore_s);
-	for (int w = 0; w < 20; w++)
-		CHECKF(an->windows[w].scope == (w >= 5 && w <= 11 ? GL_SCOPE_DEGRADED : GL_SCOPE_STEADY),
-		       "window %d judged as %s", w, gl_scope_name(an->windows[w].scope));
-	t = target(an, "null.tick_lag_ms.p99", GL_SCOPE_STEADY);
-	CHECK(t && t->has && fabs(t->measured - 1) < 0.001 && t->pass && t->windows_judged == 13);
-	t = target(an, "null.tick_lag_ms.p99", GL_SCOPE_DEGRADED);
-	CHECK(t && t->has && fabs(t->measured - 50) < 0.05 && !t->pass && t->windows_judged == 7);
-	t = target(an, "recovery_s", GL_SCOPE_RECOVERY);
-	CHECK(t && t->has && fabs(t->measured - 2.8) < 1e-9 && t->pass);
-	t = target(an, "restore_s", GL_SCOPE_RECOVERY);
-	CHECK(t && t->has && fabs(t->measured - 2.5) < 1e-9 && !t->pass);   /* 2.5 > 2 */
-	CHECK(!strcmp(an->verdict, "fail"));
-	CHECK(an->faults_left_injected == 0);
-	gl_analysis_free(an);
+	gl_store_close(st);
+
+	/* 1b. a mild fault: windows 5..9 at 15 (meet degraded, miss steady),
+	 * the rest at 1. Recovery 0 (window 5, the inject window, already
+	 * meets degraded), restore = start of window 10 - 9.5 = 0.5; degraded
+	 * windows 5..9, steady 0..4 and 10..19: every target met, verdict pass
+	 * (so a verdict stuck at "fail", or a target judged the wrong way round,
+	 * is caught). */
+	st = make_store(dir, 20, 5200000000LL, 9500000000LL, mild, "reverted");
+	if ((an = analyze(st, "mild fault"))) {
+		CHECKF(an->faults[0].recovery_s == 0, "recovery_s = %g", an->faults[0].recovery_s);
+		CHECKF(fabs(an->faults[0].restore_s - 0.5) < 1e-9, "restore_s = %g", an->faults[0].restore_s);
+		for (int w = 0; w < 20 && w < an->n_windows; w++)
+			CHECKF(an->windows[w].scope == (w >= 5 && w <= 9 ? GL_SCOPE_DEGRADED : GL_SCOPE_STEADY),
+			       "mild: window %d judged as %s", w, gl_scope_name(an->windows[w].scope));
+		t = target(an, "null.tick_lag_ms.p99", GL_SCOPE_DEGRADED);
+		CHECKF(t && t->has && fabs(t->measured - 15) < 0.015 && t->pass && t->windows_judged == 5,
+		       "mild: degraded p99");
+		t = target(an, "null.tick_lag_ms.p99", GL_SCOPE_STEADY);
+		CHECKF(t && t->has && fabs(t->measured - 1) < 0.001 && t->pass && t->windows_judged == 15,
+		       "mild: steady p99");
+		t = target(an, "restore_s", GL_SCOPE_RECOVERY);
+		CHECK(t && t->has && t->pass);
+		CHECKF(!strcmp(an->verdict, "pass"), "mild: verdict %s", an->verdict);
+		gl_analysis_free(an);
+	}
 	gl_store_close(st);
 
 	/* 2. a system that never comes back: recovery and restore are null, a failure */
 	st = make_store(dir, 20, 5200000000LL, 9500000000LL, never_recovers, "reverted");
-	CHECK(gl_analyze(st, &an, &err) == 0);
-	CHECK(an && an->faults[0].recovery_s < 0 && an->faults[0].restore_s < 0);
-	t = target(an, "restore_s", GL_SCOPE_RECOVERY);
-	CHECK(t && !t->has && !t->pass && strstr(t->note, "f1"));
-	/* windows after the inject stay degraded to the end: steady judged on 0..4 only */
-	t = target(an, "null.tick_lag_ms.p99", GL_SCOPE_STEADY);
-	CHECK(t && t->windows_judged == 5 && t->pass);
-	gl_analysis_free(an);
+	if ((an = analyze(st, "never recovers"))) {
+		CHECK(an->faults[0].recovery_s < 0 && an->faults[0].restore_s < 0);
+		t = target(an, "restore_s", GL_SCOPE_RECOVERY);
+		CHECK(t && !t->has && !t->pass && strstr(t->note, "f1"));
+		t = target(an, "recovery_s", GL_SCOPE_RECOVERY);
+		CHECK(t && !t->has && !t->pass);
+		/* windows after the inject stay degraded to the end: steady judged on 0..4 only */
+		t = target(an, "null.tick_lag_ms.p99", GL_SCOPE_STEADY);
+		CHECK(t && t->windows_judged == 5 && t->pass);
+		CHECK(!strcmp(an->verdict, "fail"));
+		gl_analysis_free(an);
+	}
 	gl_store_close(st);
 
 	/* 3. a fault still injected: fail, counted */
 	st = make_store(dir, 20, 5200000000LL, -1, NULL, "injected");
-	CHECK(gl_analyze(st, &an, &err) == 0);
-	CHECK(an && an->faults_left_injected == 1 && !strcmp(an->verdict, "fail"));
-	CHECK(an->faults[0].restore_s < 0 && strstr(an->faults[0].recovery_note, "not reverted"));
-	gl_analysis_free(an);
+	if ((an = analyze(st, "still injected"))) {
+		CHECK(an->faults_left_injected == 1 && !strcmp(an->verdict, "fail"));
+		CHECK(an->faults[0].restore_s < 0 && strstr(an->faults[0].recovery_note, "not reverted"));
+		gl_analysis_free(an);
+	}
 	gl_store_close(st);
 
 	/* 4. recovery per workload (DESIGN 4: targets naming the workload) */
 	st = make_store2(dir);
-	CHECK(gl_analyze(st, &an, &err) == 0);
-	if (an) {
+	if ((an = analyze(st, "per workload"))) {
 		/* workloads in scenario order: null = 0, inference = 1 */
 		CHECKF(an->faults[0].wl_recovery_s[0] == 0 && an->faults[0].wl_restore_s[0] == 0,
 		       "null: %g %g", an->faults[0].wl_recovery_s[0], an->faults[0].wl_restore_s[0]);
@@ -241,6 +301,12 @@ int main(void)
 		CHECKF(fabs(an->faults[0].wl_restore_s[1] - 2.5) < 1e-9, "inference restore %g",
 		       an->faults[0].wl_restore_s[1]);
 		CHECK(fabs(an->faults[0].recovery_s - 4.8) < 1e-9 && fabs(an->faults[0].restore_s - 2.5) < 1e-9);
+		/* windows 5..9 fail half their requests: degraded error_rate 0.5 > 0.1 */
+		t = target(an, "inference.error_rate", GL_SCOPE_DEGRADED);
+		CHECKF(t && t->has && fabs(t->measured - 0.5) < 1e-9 && !t->pass, "degraded error_rate");
+		t = target(an, "inference.error_rate", GL_SCOPE_STEADY);
+		CHECKF(t && t->has && t->measured == 0 && t->pass, "steady error_rate");
+		CHECK(!strcmp(an->verdict, "fail"));
 		gl_analysis_free(an);
 	}
 	gl_store_close(st);

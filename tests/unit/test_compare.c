@@ -189,6 +189,9 @@ static int run_compare(const char *root, const char *cand, const char *extra1, c
 	return gl_compare_main(argc, argv);
 }
 
+/* compare.json of candidate cand, parsed. A missing or unparsable report
+ * is a failed check here (the verdict checks that follow it are then not
+ * run, and the test has already failed), never a silent skip. */
 static cJSON *load_json(const char *root, const char *cand)
 {
 	char path[700], *text = NULL;
@@ -197,11 +200,29 @@ static cJSON *load_json(const char *root, const char *cand)
 	cJSON *j;
 
 	snprintf(path, sizeof(path), "%s/out-%s/compare.json", root, cand);
-	if (gl_read_file(path, 16u << 20, &text, &len, &err) != 0)
+	if (gl_read_file(path, 16u << 20, &text, &len, &err) != 0) {
+		CHECKF(0, "%s: no compare.json: %s", cand, err.msg);
 		return NULL;
+	}
 	j = cJSON_Parse(text);
 	free(text);
+	CHECKF(j != NULL, "%s: compare.json does not parse", cand);
 	return j;
+}
+
+/* A string field, or "(missing)": a report without it fails the
+ * comparison it is used in instead of crashing the test. */
+static const char *str_of(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItem(o, key);
+	return cJSON_IsString(v) && v->valuestring ? v->valuestring : "(missing)";
+}
+
+/* A number field, or NaN (which fails every comparison). */
+static double num_of(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItem(o, key);
+	return cJSON_IsNumber(v) ? v->valuedouble : NAN;
 }
 
 /* The row of metric in phase, or NULL. */
@@ -209,8 +230,7 @@ static const cJSON *row(const cJSON *j, const char *metric, const char *phase)
 {
 	const cJSON *it;
 	cJSON_ArrayForEach(it, cJSON_GetObjectItem(j, "comparisons")) {
-		if (!strcmp(cJSON_GetObjectItem(it, "metric")->valuestring, metric) &&
-		    !strcmp(cJSON_GetObjectItem(it, "phase")->valuestring, phase))
+		if (!strcmp(str_of(it, "metric"), metric) && !strcmp(str_of(it, "phase"), phase))
 			return it;
 	}
 	return NULL;
@@ -219,7 +239,7 @@ static const cJSON *row(const cJSON *j, const char *metric, const char *phase)
 static const char *verdict(const cJSON *j, const char *metric, const char *phase)
 {
 	const cJSON *r = row(j, metric, phase);
-	return r ? cJSON_GetObjectItem(r, "verdict")->valuestring : "(no row)";
+	return r ? str_of(r, "verdict") : "(no row)";
 }
 
 /* Every regression row's metric starts with prefix; returns their number. */
@@ -229,9 +249,9 @@ static int regressions(const cJSON *j, const char *prefix, int *others)
 	int n = 0;
 	*others = 0;
 	cJSON_ArrayForEach(it, cJSON_GetObjectItem(j, "comparisons")) {
-		if (strcmp(cJSON_GetObjectItem(it, "verdict")->valuestring, "regression"))
+		if (strcmp(str_of(it, "verdict"), "regression"))
 			continue;
-		if (!strncmp(cJSON_GetObjectItem(it, "metric")->valuestring, prefix, strlen(prefix)))
+		if (!strncmp(str_of(it, "metric"), prefix, strlen(prefix)))
 			n++;
 		else
 			(*others)++;
@@ -254,18 +274,17 @@ static void test_command(const char *root)
 		make_run(root, &vs[i]);
 
 	CHECK(run_compare(root, "same", NULL, NULL) == 0);
-	j = load_json(root, "same");
-	CHECK(j != NULL);
-	if (j) {
-		CHECK(!strcmp(cJSON_GetObjectItem(j, "verdict")->valuestring, "no regression"));
+	if ((j = load_json(root, "same"))) {
+		CHECK(!strcmp(str_of(j, "verdict"), "no regression"));
+		CHECK(num_of(j, "exit_code") == 0);
 		CHECK(!strcmp(verdict(j, "inference.ttft_ms.p50", "steady"), "no change"));
 		CHECK(!strcmp(verdict(j, "null.tick_lag_ms.p99", "steady"), "no change"));
 		/* windows 10 and 11 are under the fault: their own group, too small */
-		CHECKF(row(j, "null.tick_lag_ms.p50", "faults") &&
-		       cJSON_GetObjectItem(row(j, "null.tick_lag_ms.p50", "faults"), "n_base")->valueint == 2,
-		       "faults group");
+		CHECKF(num_of(row(j, "null.tick_lag_ms.p50", "faults"), "n_base") == 2, "faults group");
 		CHECK(!strcmp(verdict(j, "null.tick_lag_ms.p50", "faults"), "insufficient data"));
-		CHECK(cJSON_GetObjectItem(row(j, "null.tick_lag_ms.p50", "steady"), "n_base")->valueint == 18);
+		/* steady is windows 5..24 less the fault's 10 and 11 */
+		CHECK(num_of(row(j, "null.tick_lag_ms.p50", "steady"), "n_base") == 18);
+		CHECK(num_of(row(j, "null.tick_lag_ms.p50", "steady"), "n_cand") == 18);
 		CHECK(row(j, "inference.send_lag_ms.p99", "steady") == NULL);   /* generator health: not compared */
 		CHECK(row(j, "null.ticks", "steady") == NULL);                  /* counters: not compared */
 		CHECK(row(j, "inference.throughput_rps", "steady") != NULL);
@@ -291,61 +310,67 @@ static void test_command(const char *root)
 		CHECK(gl_read_file(path, 16u << 20, &text, &len, &err) == 0);
 		CHECK(text && strstr(text, "<td>shock &lt;b&gt;&amp;|&#39;x</td>") && !strstr(text, "<b>"));
 		free(text);
-		j = load_json(root, "same");
-		CHECK(j && row(j, "null.tick_lag_ms.p50", "shock <b>&|'x") != NULL);
+		if ((j = load_json(root, "same")))
+			CHECK(row(j, "null.tick_lag_ms.p50", "shock <b>&|'x") != NULL);
 		cJSON_Delete(j);
 	}
 
 	CHECK(run_compare(root, "worse", NULL, NULL) == 1);
-	j = load_json(root, "worse");
-	if (j) {
-		CHECK(!strcmp(cJSON_GetObjectItem(j, "verdict")->valuestring, "regression"));
-		CHECK(cJSON_GetObjectItem(j, "exit_code")->valueint == 1);
+	if ((j = load_json(root, "worse"))) {
+		CHECK(!strcmp(str_of(j, "verdict"), "regression"));
+		CHECK(num_of(j, "exit_code") == 1);
 		CHECK(!strcmp(verdict(j, "inference.ttft_ms.p50", "steady"), "regression"));
 		CHECK(!strcmp(verdict(j, "inference.ttft_ms.p95", "steady"), "regression"));
 		CHECK(!strcmp(verdict(j, "inference.ttft_ms.p99", "steady"), "regression"));
-		CHECK(NEAR(cJSON_GetObjectItem(row(j, "inference.ttft_ms.p50", "steady"), "change_pct")->valuedouble, 20,
-			   0.2));
+		/* every ttft value x1.2: +20% (within the histogram's 0.1%) */
+		CHECKF(NEAR(num_of(row(j, "inference.ttft_ms.p50", "steady"), "change_pct"), 20, 0.2), "change %g",
+		       num_of(row(j, "inference.ttft_ms.p50", "steady"), "change_pct"));
 		CHECK(!strcmp(verdict(j, "null.tick_lag_ms.p99", "steady"), "no change"));
 		CHECK(regressions(j, "inference.ttft_ms.", &others) >= 3 && others == 0);
 	}
 	cJSON_Delete(j);
 
 	CHECK(run_compare(root, "better", NULL, NULL) == 0);
-	j = load_json(root, "better");
-	if (j) {
+	if ((j = load_json(root, "better"))) {
+		CHECK(!strcmp(str_of(j, "verdict"), "no regression"));
 		CHECK(!strcmp(verdict(j, "null.tick_lag_ms.p50", "steady"), "improvement"));
+		CHECKF(NEAR(num_of(row(j, "null.tick_lag_ms.p50", "steady"), "change_pct"), -20, 0.2), "change %g",
+		       num_of(row(j, "null.tick_lag_ms.p50", "steady"), "change_pct"));
 		CHECK(!strcmp(verdict(j, "inference.ttft_ms.p50", "steady"), "no change"));
-		CHECK(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "counts"), "regression")->valueint == 0);
+		CHECK(num_of(cJSON_GetObjectItem(j, "counts"), "regression") == 0);
+		CHECK(num_of(cJSON_GetObjectItem(j, "counts"), "improvement") >= 1);
 	}
 	cJSON_Delete(j);
 
 	CHECK(run_compare(root, "small", NULL, NULL) == 0);
-	j = load_json(root, "small");
-	if (j) {
+	if ((j = load_json(root, "small"))) {
 		const cJSON *r = row(j, "inference.ttft_ms.p50", "steady");
 		CHECK(!strcmp(verdict(j, "inference.ttft_ms.p50", "steady"), "no change"));
-		CHECK(r && cJSON_GetObjectItem(r, "p_value")->valuedouble < 0.01);   /* significant, but within 5% */
+		CHECK(num_of(r, "p_value") < 0.01);   /* significant, but within 5% */
 	}
 	cJSON_Delete(j);
 	CHECK(run_compare(root, "small", "--tolerance", "0") == 1);
+	if ((j = load_json(root, "small"))) {
+		CHECK(!strcmp(verdict(j, "inference.ttft_ms.p50", "steady"), "regression"));
+		CHECK(!strcmp(str_of(j, "verdict"), "regression"));
+	}
+	cJSON_Delete(j);
 
 	CHECK(run_compare(root, "errors", NULL, NULL) == 1);
-	j = load_json(root, "errors");
-	if (j) {
+	if ((j = load_json(root, "errors"))) {
 		const cJSON *r = row(j, "inference.error_rate", "steady");
 		CHECK(!strcmp(verdict(j, "inference.error_rate", "steady"), "regression"));
 		CHECK(r && cJSON_IsNull(cJSON_GetObjectItem(r, "change_pct")) &&
-		      !strcmp(cJSON_GetObjectItem(r, "change_note")->valuestring, "from 0 up"));
+		      !strcmp(str_of(r, "change_note"), "from 0 up"));
 	}
 	cJSON_Delete(j);
 
 	CHECK(run_compare(root, "slow", NULL, NULL) == 1);
-	j = load_json(root, "slow");
-	if (j) {
+	if ((j = load_json(root, "slow"))) {
+		/* 40 requests per 1 s window instead of 50: -20% exactly */
 		CHECK(!strcmp(verdict(j, "inference.throughput_rps", "steady"), "regression"));
-		CHECK(NEAR(cJSON_GetObjectItem(row(j, "inference.throughput_rps", "steady"), "change_pct")->valuedouble,
-			   -20, 1e-9));
+		CHECKF(NEAR(num_of(row(j, "inference.throughput_rps", "steady"), "change_pct"), -20, 1e-9), "change %g",
+		       num_of(row(j, "inference.throughput_rps", "steady"), "change_pct"));
 	}
 	cJSON_Delete(j);
 
@@ -357,12 +382,13 @@ static void test_command(const char *root)
 	CHECK(run_compare(root, "same", "--bogus", NULL) == 2);
 	/* --stats and --min-windows are honoured */
 	CHECK(run_compare(root, "worse", "--stats", "p50") == 1);
-	j = load_json(root, "worse");
-	if (j) {
+	if ((j = load_json(root, "worse")))
 		CHECK(row(j, "inference.ttft_ms.p99", "steady") == NULL && row(j, "inference.ttft_ms.p50", "steady"));
-	}
 	cJSON_Delete(j);
 	CHECK(run_compare(root, "worse", "--min-windows", "19") == 0);   /* steady has 18 */
+	if ((j = load_json(root, "worse")))
+		CHECK(!strcmp(verdict(j, "inference.ttft_ms.p50", "steady"), "insufficient data"));
+	cJSON_Delete(j);
 }
 
 int main(void)
@@ -370,8 +396,10 @@ int main(void)
 	char root[] = "/tmp/gl-test-compare.XXXXXX";
 
 	test_mwu();
-	if (!mkdtemp(root))
-		GL_SKIP("no temp dir");
+	if (!mkdtemp(root)) {
+		CHECKF(0, "mkdtemp %s failed", root);   /* not a missing prerequisite */
+		return check_done();
+	}
 	test_command(root);
 	if (!getenv("GL_KEEP_TMP")) {
 		char cmd[600];

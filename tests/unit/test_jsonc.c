@@ -460,6 +460,7 @@ static void test_many_keys(void)
 	struct gl_err err = { 0 };
 	struct gl_jsonc_doc *doc;
 
+	CHECK(text != NULL);
 	if (!text)
 		return;
 	k += (size_t)snprintf(text + k, cap - k, "{\n");

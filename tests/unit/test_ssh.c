@@ -83,6 +83,24 @@ static int have_exe(const char *path)
 	return access(path, X_OK) == 0;
 }
 
+/* Setup that went wrong with every prerequisite present: a failure, not a
+ * skip (sshd and ssh-agent are stopped by the atexit handler). */
+#define SETUP_FAIL(...)                                                          \
+	do {                                                                     \
+		CHECKF(0, __VA_ARGS__);                                          \
+		exit(check_done());                                              \
+	} while (0)
+
+/* A part of the test whose prerequisite is missing: said on stdout, and a
+ * failure under GL_STRICT=1 (CI). */
+static void part_skip(const char *why)
+{
+	if (check_strict())
+		CHECKF(0, "GL_STRICT=1: a skipped part is a failure: %s", why);
+	else
+		printf("SKIP (part): %s\n", why);
+}
+
 static int free_port(void)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET };
@@ -208,7 +226,7 @@ static void start_sshd(void)
 	for (int attempt = 0; attempt < 3; attempt++) {
 		port = free_port();
 		if (port <= 0)
-			GL_SKIP("no free port on 127.0.0.1");
+			SETUP_FAIL("no free port on 127.0.0.1");
 		/* options an older sshd may not know are kept only if it
 		 * accepts them: newer sshd would lock 127.0.0.1 out after the
 		 * failing cases, and refuses ssh-rsa signatures, the only RSA
@@ -224,11 +242,11 @@ static void start_sshd(void)
 		write_sshd_config(extra);
 		if (sh("%s -t -f %s 2>>%s", SSHD, cfg, log) != 0) {
 			dump_log();
-			GL_SKIP("sshd rejects the test configuration (see the log above)");
+			SETUP_FAIL("sshd rejects the test configuration (see the log above)");
 		}
 		sshd_pid = spawn(argv, log);
 		if (sshd_pid < 0)
-			GL_SKIP("fork: %s", strerror(errno));
+			SETUP_FAIL("fork: %s", strerror(errno));
 		for (int i = 0; i < 200; i++) {
 			if (waitpid(sshd_pid, NULL, WNOHANG) == sshd_pid) {
 				sshd_pid = -1;
@@ -241,7 +259,11 @@ static void start_sshd(void)
 		stop_child(&sshd_pid);
 	}
 	dump_log();
-	GL_SKIP("sshd did not start listening on 127.0.0.1 (see the log above)");
+	/* as root every prerequisite is there: a failure; without root sshd
+	 * may lack what it needs (its privilege separation directory) */
+	if (getuid() == 0)
+		SETUP_FAIL("sshd did not start listening on 127.0.0.1 (see the log above)");
+	GL_SKIP("sshd did not start listening on 127.0.0.1 without root (see the log above)");
 }
 
 static void setup(void)
@@ -258,7 +280,7 @@ static void setup(void)
 	snprintf(user, sizeof(user), "%s", pw->pw_name);
 	snprintf(dir, sizeof(dir), "/tmp/gl_ssh_XXXXXX");
 	if (!mkdtemp(dir))
-		GL_SKIP("mkdtemp: %s", strerror(errno));
+		SETUP_FAIL("mkdtemp %s: %s", dir, strerror(errno));
 	atexit(cleanup);
 	if (getuid() == 0)
 		mkdir("/run/sshd", 0755);   /* privilege separation dir */
@@ -275,7 +297,7 @@ static void setup(void)
 	       "cat id_ed25519.pub id_ed25519_enc.pub id_rsa_pem.pub id_rsa_plain.pub id_ecdsa_pem.pub "
 	       "> authorized_keys",
 	       dir) != 0)
-		GL_SKIP("ssh-keygen failed to make the test keys");
+		SETUP_FAIL("ssh-keygen failed to make the test keys");
 	if (sh("grep -q 'BEGIN RSA PRIVATE KEY' %s/id_rsa_pem && grep -q 'BEGIN EC PRIVATE KEY' %s/id_ecdsa_pem",
 	       dir, dir) != 0)
 		GL_SKIP("ssh-keygen -m PEM did not write PEM keys");
@@ -522,7 +544,8 @@ static void test_agent(void)
 	int had = getenv("SSH_AUTH_SOCK") != NULL;
 
 	if (!have_exe("/usr/bin/ssh-agent") || sh("command -v ssh-add >/dev/null 2>&1") != 0) {
-		printf("agent: skipped (ssh-agent or ssh-add not installed)\n");
+		part_skip("agent: /usr/bin/ssh-agent or ssh-add not installed (apt-get install -y "
+			  "openssh-client)");
 		return;
 	}
 	if (had)
@@ -578,6 +601,7 @@ static void test_deadlines(void)
 
 	/* a server that accepts and never speaks: the handshake times out */
 	lfd = silent_listener(&lport);
+	CHECKF(lfd >= 0, "no listening socket on 127.0.0.1 for the handshake deadline");
 	if (lfd >= 0) {
 		struct gl_host s = mk_host("id_ed25519", "kh_plain", lport);
 		const char *argv[] = { "true", NULL };

@@ -192,10 +192,15 @@ static void test_misbehaves(void)
 	}
 	CHECKF(hits > 2300 && hits < 2700, "rate 0.25 chose %d of 10000", hits);
 	CHECK(again == 10000);
-	/* A higher rate keeps every request a lower rate chose. */
+	/* A higher rate keeps every request a lower rate chose (and the lower
+	 * rate chooses some: the loop below is not empty). */
+	hits = 0;
 	for (uint64_t seq = 0; seq < 1000; seq++)
-		if (gl_target_misbehaves(42, seq, 0.1))
+		if (gl_target_misbehaves(42, seq, 0.1)) {
+			hits++;
 			CHECK(gl_target_misbehaves(42, seq, 0.5));
+		}
+	CHECKF(hits > 60 && hits < 140, "rate 0.1 chose %d of 1000", hits);
 }
 
 static void test_strike_points(void)
