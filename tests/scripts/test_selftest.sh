@@ -89,4 +89,19 @@ C
 else
 	part_skip check.h "no C compiler to build the check.h self-test"
 fi
+# the fuzz corpus replayer (tests/fuzz/driver.c): a replay that ran no
+# input, or could not read one, proves nothing and fails
+R=${GL_BINARY_DIR:-}/fuzz_hist_replay
+if [ -x "$R" ]; then
+	mkdir -p "$T/empty" "$T/withsub/sub"
+	rrc() { local want=$1; shift; "$R" "$@" > "$T/child.out" 2>&1; local rc=$?
+		if [ "$want" = 0 ]; then [ $rc -eq 0 ]; else [ $rc -ne 0 ]; fi || { echo "   got $rc"; cat "$T/child.out"; return 1; }; }
+	check "replayer: the real corpus replays (exit 0)" rrc 0 "$GL_SOURCE_DIR/tests/fuzz/corpus/fuzz_hist"
+	check "replayer: an empty corpus directory fails" rrc 1 "$T/empty"
+	check "replayer: a missing corpus path fails" rrc 1 "$T/no-such-dir"
+	check "replayer: a good corpus beside an empty one fails" rrc 1 "$GL_SOURCE_DIR/tests/fuzz/corpus/fuzz_hist" "$T/empty"
+	check "replayer: no argument at all fails" rrc 1
+else
+	part_skip replayer "no fuzz_hist_replay in GL_BINARY_DIR (${GL_BINARY_DIR:-unset})"
+fi
 finish
