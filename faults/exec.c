@@ -178,10 +178,21 @@ static void ex_describe(const cJSON *plan, struct gl_buf *out)
 		const cJSON *argv = cJSON_GetObjectItemCaseSensitive(plan, steps[i]), *it;
 		if (!cJSON_IsArray(argv))
 			continue;
-		gl_buf_printf(out, "  %s:%s%s", steps[i], cJSON_IsString(ns) && ns->valuestring[0] ? " ip netns exec " : "",
-			      cJSON_IsString(ns) ? ns->valuestring : "");
+		const char *words[EXEC_MAX_ARGS + 5];
+		int n = 0;
+		if (cJSON_IsString(ns) && ns->valuestring[0]) {
+			words[n++] = "ip";
+			words[n++] = "netns";
+			words[n++] = "exec";
+			words[n++] = ns->valuestring;
+		}
 		cJSON_ArrayForEach(it, argv)
-			gl_buf_printf(out, " %s", it->valuestring);
+			if (cJSON_IsString(it) && n < (int)GL_ARRAY_LEN(words) - 1)
+				words[n++] = it->valuestring;
+		words[n] = NULL;
+		/* quoted as the shell takes it: what is shown is what runs */
+		gl_buf_printf(out, "  %s: ", steps[i]);
+		gl_buf_append_argv(out, words);
 		gl_buf_printf(out, "\n");
 	}
 }

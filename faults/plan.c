@@ -64,13 +64,33 @@ void gl_buf_append_argv(struct gl_buf *b, const char *const *argv)
 {
 	for (int i = 0; argv[i]; i++) {
 		const char *a = argv[i];
-		int plain = a[0] != '\0';
-		for (const char *q = a; *q; q++)
+		int plain = a[0] != '\0', ctl = 0;
+		for (const char *q = a; *q; q++) {
 			if (!isalnum((unsigned char)*q) && !strchr("_.:/@%+=,-", *q))
 				plain = 0;
+			if ((unsigned char)*q < 0x20 || *q == 0x7f)
+				ctl = 1;
+		}
 		gl_buf_printf(b, "%s", i ? " " : "");
 		if (plain) {
 			gl_buf_printf(b, "%s", a);
+			continue;
+		}
+		if (ctl) {
+			/* bash's $'...': a newline, CR or escape sequence is shown
+			 * as \xHH, never sent raw to the terminal, and the shell
+			 * takes the line back as the same bytes */
+			gl_buf_printf(b, "$'");
+			for (const char *q = a; *q; q++) {
+				unsigned char u = (unsigned char)*q;
+				if (u == '\'' || u == '\\')
+					gl_buf_printf(b, "\\%c", u);
+				else if (u < 0x20 || u == 0x7f)
+					gl_buf_printf(b, "\\x%02x", u);
+				else
+					gl_buf_printf(b, "%c", u);
+			}
+			gl_buf_printf(b, "'");
 			continue;
 		}
 		gl_buf_printf(b, "'");

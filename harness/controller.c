@@ -793,7 +793,7 @@ static int lock_dir(struct gl_ctx *c)
 {
 	char path[1100];
 	snprintf(path, sizeof(path), "%s/run.lock", c->dir);
-	c->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	c->lock_fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (c->lock_fd < 0) {
 		fprintf(stderr, "gauntlet: %s: %s\n", path, strerror(errno));
 		return -1;
@@ -1245,8 +1245,16 @@ int gl_controller_run(const struct gl_run_opts *o)
 		snprintf(c.dir, sizeof(c.dir), "%s", o->out_dir);
 	else
 		snprintf(c.dir, sizeof(c.dir), "runs/%s-%s", c.sc->name, row.id);
-	if (gl_mkdir_p(c.dir, 0700, &err) != 0) {
+	{
+		size_t n = strlen(c.dir);
+		while (n > 1 && c.dir[n - 1] == '/')
+			c.dir[--n] = '\0';
+	}
+	/* A new directory, or an empty one of ours: never one another user
+	 * prepared (links planted in it would redirect root's writes). */
+	if (gl_rundir_create(c.dir, &err) != 0) {
 		fprintf(stderr, "gauntlet: %s\n", err.msg);
+		code = err.code == GL_EINVAL ? 2 : 4;
 		goto out;
 	}
 	if (lock_dir(&c) != 0)
@@ -1347,12 +1355,18 @@ static int open_existing(struct gl_ctx *c, const char *dir, struct gl_run_row *r
 		fprintf(stderr, "gauntlet: %s: no run store (run.db) here\n", dir);
 		return 2;
 	}
+	/* The plans in this store run as us: refuse one another user could
+	 * have written, before touching anything in the directory. */
+	if (gl_path_trusted(dir, 1, &err) != 0) {
+		fprintf(stderr, "gauntlet: %s\n", err.msg);
+		return 2;
+	}
 	if (lock_dir(c) != 0)
 		return 4;
 	c->st = gl_store_open(db, 0, &err);
 	if (!c->st || gl_store_run_load(c->st, row, &err) != 0) {
 		fprintf(stderr, "gauntlet: %s\n", err.msg);
-		return 4;
+		return err.code == GL_EINVAL ? 2 : 4;
 	}
 	c->sc = gl_scenario_from_store(c->st, row, &d);
 	if (!c->sc || d.n_errors > c->sc->n_missing) {
@@ -1393,7 +1407,60 @@ static int open_existing(struct gl_ctx *c, const char *dir, struct gl_run_row *r
 	return 0;
 }
 
-int gl_controller_resume(const char *dir)
+/* Print what reverting each fault the journal holds as live would execute:
+ * the plan stored in run.db, as --dry-run describes a new run's. */
+static int print_live_plans(struct gl_ctx *c, FILE *out)
+{
+	int n = 0;
+
+	for (int i = 0; i < c->sc->n_faults; i++) {
+		struct fault_rt *f = &c->faults[i];
+		struct gl_buf b;
+
+		if (!is_live(f->row.state))
+			continue;
+		n++;
+		gl_buf_init(&b, 1 << 16);
+		if (f->spec->ops->describe)
+			f->spec->ops->describe(f->plan, &b);
+		fprintf(out, "fault '%s' (%s on host '%s', journal state %s): its stored plan:\n%s", f->row.id,
+			f->row.kind, f->row.target, f->row.state, b.data ? b.data : "  (no commands)\n");
+		gl_buf_free(&b);
+	}
+	if (!n)
+		fprintf(out, "no fault is injected: nothing to revert\n");
+	return n;
+}
+
+/* The plans in a store run as whoever runs resume or revert. When another
+ * gauntlet version or host wrote the store, show them before executing
+ * anything (they may mean something else here); --dry-run shows them and
+ * stops. Returns 1 when the caller must stop (dry run). */
+static int show_plans_if_needed(struct gl_ctx *c, const struct gl_run_row *row, const char *what, int dry_run)
+{
+	struct utsname un;
+	const char *host = uname(&un) == 0 ? un.nodename : "";
+	int other_version = strcmp(row->version, GL_VERSION) != 0 || strcmp(row->git_rev, GL_GIT_REV) != 0;
+	int other_host = strcmp(row->hostname, host) != 0;
+
+	if (dry_run) {
+		printf("dry run of %s %s: run %s, written by gauntlet %s (%s) on host '%s'\n", what, c->dir, row->id,
+		       row->version, row->git_rev, row->hostname);
+		print_live_plans(c, stdout);
+		printf("dry run: nothing was executed\n");
+		return 1;
+	}
+	if (other_version || other_host) {
+		fprintf(stderr,
+			"gauntlet: %s: this store was written by gauntlet %s (%s) on host '%s'; this is gauntlet %s "
+			"(%s) on host '%s'. The plans %s executes now:\n",
+			c->dir, row->version, row->git_rev, row->hostname, GL_VERSION, GL_GIT_REV, host, what);
+		print_live_plans(c, stderr);
+	}
+	return 0;
+}
+
+int gl_controller_resume(const char *dir, int dry_run)
 {
 	struct gl_ctx c = { .lock_fd = -1 };
 	struct gl_run_row row = { 0 };
@@ -1401,6 +1468,8 @@ int gl_controller_resume(const char *dir)
 	int64_t base;
 
 	if (code != 0)
+		goto out;
+	if (show_plans_if_needed(&c, &row, "resume", dry_run))
 		goto out;
 	if (!strcmp(row.state, "finished") || !strcmp(row.state, "failed")) {
 		fprintf(stderr, "gauntlet: %s: nothing to resume: the run is %s (verdict %s)\n", dir, row.state,
@@ -1485,13 +1554,15 @@ out:
 	return code;
 }
 
-int gl_controller_revert(const char *dir)
+int gl_controller_revert(const char *dir, int dry_run)
 {
 	struct gl_ctx c = { .lock_fd = -1 };
 	struct gl_run_row row = { 0 };
 	int code = open_existing(&c, dir, &row), left = 0, done = 0;
 
 	if (code != 0)
+		goto out;
+	if (show_plans_if_needed(&c, &row, "revert", dry_run))
 		goto out;
 	for (int i = 0; i < c.sc->n_faults; i++) {
 		struct fault_rt *f = &c.faults[i];

@@ -29,8 +29,11 @@ struct gl_live_opts {
 void gl_controller_live_opts(const struct gl_live_opts *o);
 
 int gl_controller_run(const struct gl_run_opts *o);
-int gl_controller_resume(const char *dir);
+/* Both refuse a store another user could have written (exit 2), show the
+ * stored plans they will execute when another gauntlet version or host
+ * wrote it, and with dry_run only show them (exit 0). */
+int gl_controller_resume(const char *dir, int dry_run);
 /* Revert every fault the store still holds as injected; 0 when all are. */
-int gl_controller_revert(const char *dir);
+int gl_controller_revert(const char *dir, int dry_run);
 
 #endif

@@ -57,9 +57,9 @@ static int lock_run(const char *dir)
 	int fd;
 
 	snprintf(path, sizeof(path), "%s/run.lock", dir);
-	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0)
-		fd = open(path, O_RDONLY | O_CLOEXEC);
+		fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
 	if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
@@ -408,6 +408,12 @@ int gl_seal(const char *dir, const char *repo_path, FILE *out, struct gl_err *er
 	snprintf(msg, sizeof(msg), "%s/run.db", dir);
 	if (access(msg, F_OK) != 0) {
 		gl_errf(err, GL_EINVAL, "%s: no run store (run.db) here", dir);
+		code = GL_EVIDENCE_BAD_INPUT;
+		goto out;
+	}
+	/* Sealed evidence is signed off as ours: not a directory another user
+	 * could have filled. */
+	if (gl_path_trusted(dir, 1, err) != 0) {
 		code = GL_EVIDENCE_BAD_INPUT;
 		goto out;
 	}

@@ -30,9 +30,11 @@ static void usage(FILE *f)
 		"  validate SCENARIO [--time-scale X] [--set path=value]... [--start TIME]\n"
 		"  run SCENARIO [--out DIR] [--time-scale X] [--set path=value]... [--dry-run]\n"
 		"      [--metrics-listen [HOST:]PORT] [--metrics-linger DURATION]\n"
-		"  resume DIR [--metrics-listen [HOST:]PORT] [--metrics-linger DURATION]\n"
+		"  resume DIR [--dry-run] [--metrics-listen [HOST:]PORT] [--metrics-linger DURATION]\n"
 		"                          continue an interrupted run\n"
-		"  revert DIR              revert every fault the store still holds as injected\n"
+		"  revert DIR [--dry-run]  revert every fault the store still holds as injected\n"
+		"      (DIR and its store must be yours and not writable by others; --dry-run\n"
+		"       shows the stored plans without executing them)\n"
 		"  report DIR              re-render the reports from the store\n"
 		"  status DIR              where a run stands\n"
 		"  seal DIR --repo PATH    commit the run's evidence to a git repository\n"
@@ -221,6 +223,7 @@ static int cmd_resume(int argc, char **argv)
 {
 	struct gl_live_opts lo = { 0 };
 	const char *dir = NULL;
+	int dry_run = 0;
 
 	for (int i = 2; i < argc; i++) {
 		int k = live_opt(argc, argv, &i, &lo);
@@ -228,6 +231,10 @@ static int cmd_resume(int argc, char **argv)
 			return 2;
 		if (k)
 			continue;
+		if (!strcmp(argv[i], "--dry-run")) {
+			dry_run = 1;
+			continue;
+		}
 		if (argv[i][0] == '-' || dir) {
 			fprintf(stderr, "gauntlet: resume: unexpected argument '%s'\n", argv[i]);
 			return 2;
@@ -235,11 +242,11 @@ static int cmd_resume(int argc, char **argv)
 		dir = argv[i];
 	}
 	if (!dir) {
-		fprintf(stderr, "gauntlet: usage: gauntlet resume DIR [--metrics-listen ADDR]\n");
+		fprintf(stderr, "gauntlet: usage: gauntlet resume DIR [--dry-run] [--metrics-listen ADDR]\n");
 		return 2;
 	}
 	gl_controller_live_opts(&lo);
-	return gl_controller_resume(dir);
+	return gl_controller_resume(dir, dry_run);
 }
 
 static int open_dir_store(const char *dir, struct gl_store **st)
@@ -394,6 +401,8 @@ static int dispatch(int argc, char **argv)
 		return gl_target_main(argc - 1, argv + 1);
 	if (!strcmp(cmd, "resume"))
 		return cmd_resume(argc, argv);
+	if (!strcmp(cmd, "revert") && argc == 4 && !strcmp(argv[3], "--dry-run"))
+		return gl_controller_revert(argv[2], 1);
 	if (!strcmp(cmd, "revert") || !strcmp(cmd, "report") ||
 	    !strcmp(cmd, "status")) {
 		if (argc != 3) {
@@ -401,7 +410,7 @@ static int dispatch(int argc, char **argv)
 			return 2;
 		}
 		if (!strcmp(cmd, "revert"))
-			return gl_controller_revert(argv[2]);
+			return gl_controller_revert(argv[2], 0);
 		if (!strcmp(cmd, "report"))
 			return cmd_report(argv[2]);
 		return cmd_status(argv[2]);

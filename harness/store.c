@@ -10,11 +10,13 @@
  */
 #include "store.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -156,36 +158,70 @@ static int migrate(sqlite3 *db, struct gl_err *err)
 	return rc;
 }
 
+/* A store another user could have written is refused before SQLite reads a
+ * byte of it: resume and revert execute the plans it holds, as root. Its
+ * directory, the database and any -wal, -shm or -journal beside it must be
+ * the effective user's and not writable by group or others (util.h). */
+static int store_trusted(const char *path, struct gl_err *err)
+{
+	static const char *const side[] = { "-wal", "-shm", "-journal" };
+	char buf[4200];
+	const char *slash = strrchr(path, '/');
+	struct stat sb;
+
+	if (slash) {
+		size_t n = (size_t)(slash - path);
+		if (n >= sizeof(buf))
+			return gl_errf(err, GL_EINVAL, "%s: path too long", path);
+		memcpy(buf, path, n ? n : 1);
+		buf[n ? n : 1] = '\0';
+	} else {
+		snprintf(buf, sizeof(buf), ".");
+	}
+	if (gl_path_trusted(buf, 1, err) || gl_path_trusted(path, 0, err))
+		return -GL_EINVAL;
+	for (size_t i = 0; i < sizeof(side) / sizeof(side[0]); i++) {
+		snprintf(buf, sizeof(buf), "%s%s", path, side[i]);
+		if (lstat(buf, &sb) == 0 && gl_path_trusted(buf, 0, err))
+			return -GL_EINVAL;
+	}
+	return 0;
+}
+
 struct gl_store *gl_store_open(const char *path, int create, struct gl_err *err)
 {
 	struct gl_store *st = calloc(1, sizeof(*st));
-	int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | (create ? SQLITE_OPEN_CREATE : 0);
-	FILE *f;
+	int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW |
+		    (create ? SQLITE_OPEN_CREATE : 0);
 
 	if (!st) {
 		gl_errf(err, GL_ENOMEM, "store: out of memory");
 		return NULL;
 	}
-	f = fopen(path, "rb");
-	if (create && f) {
-		fclose(f);
-		gl_errf(err, GL_ESTATE, "%s: a run store already exists here (use resume, or another --out)", path);
-		free(st);
-		return NULL;
-	}
-	if (!create && !f) {
+	if (!create && access(path, F_OK) != 0) {
 		gl_errf(err, GL_EINVAL, "%s: no run store here", path);
 		free(st);
 		return NULL;
 	}
-	if (f)
-		fclose(f);
+	if (!create && store_trusted(path, err) != 0) {
+		free(st);
+		return NULL;
+	}
 	if (create) {
 		/* private from the first byte: SQLite would create it 0644,
-		 * and its -wal and -shm files take the database's mode */
-		int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-		if (fd >= 0)
-			close(fd);
+		 * and its -wal and -shm files take the database's mode. O_EXCL
+		 * and O_NOFOLLOW: never an existing store, never through a link. */
+		int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd < 0) {
+			if (errno == EEXIST)
+				gl_errf(err, GL_ESTATE, "%s: a run store already exists here (use resume, or another --out)",
+					path);
+			else
+				gl_errf(err, GL_EIO, "%s: cannot create: %s", path, strerror(errno));
+			free(st);
+			return NULL;
+		}
+		close(fd);
 	}
 	if (sqlite3_open_v2(path, &st->db, flags, NULL) != SQLITE_OK) {
 		gl_errf(err, GL_EIO, "%s: cannot open store: %s", path,

@@ -4,8 +4,11 @@
  */
 #include "util.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pwd.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -163,34 +166,157 @@ out:
 int gl_write_file_atomic(const char *path, const void *data, size_t len, int mode,
 			 struct gl_err *err)
 {
-	char tmp[4096];
-	int fd, rc = 0;
-	const char *p = data;
+	char dir[4096], tmp[300];
+	const char *base = strrchr(path, '/'), *p = data;
+	int dfd, fd = -1, rc = 0;
 
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp))
+	if (strlen(path) >= sizeof(dir))
 		return gl_errf(err, GL_EINVAL, "%s: path too long", path);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
-	if (fd < 0)
-		return gl_errf(err, GL_EIO, "%s: cannot create: %s", tmp, strerror(errno));
+	if (base) {
+		size_t n = (size_t)(base - path);
+		memcpy(dir, path, n ? n : 1);
+		dir[n ? n : 1] = '\0';
+		base++;
+	} else {
+		snprintf(dir, sizeof(dir), ".");
+		base = path;
+	}
+	if (!*base || strlen(base) > 200)
+		return gl_errf(err, GL_EINVAL, "%s: bad file name", path);
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return gl_errf(err, GL_EIO, "%s: cannot open its directory: %s", path, strerror(errno));
+	/* A fresh name each try: a leftover or planted file is never reused. */
+	for (int tries = 0; fd < 0 && tries < 16; tries++) {
+		snprintf(tmp, sizeof(tmp), ".%s.%08lx.tmp", base,
+			 (unsigned long)((uint64_t)gl_now_ns() * 2654435761u ^ (uint64_t)getpid() << 16 ^ (uint64_t)tries) &
+				 0xffffffffUL);
+		fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+		if (fd < 0 && errno != EEXIST) {
+			rc = gl_errf(err, GL_EIO, "%s/%s: cannot create: %s", dir, tmp, strerror(errno));
+			close(dfd);
+			return rc;
+		}
+	}
+	if (fd < 0) {
+		close(dfd);
+		return gl_errf(err, GL_EIO, "%s: no free temporary name beside it", path);
+	}
 	while (len > 0) {
 		ssize_t w = write(fd, p, len);
 		if (w < 0) {
 			if (errno == EINTR)
 				continue;
-			rc = gl_errf(err, GL_EIO, "%s: write failed: %s", tmp, strerror(errno));
+			rc = gl_errf(err, GL_EIO, "%s/%s: write failed: %s", dir, tmp, strerror(errno));
 			break;
 		}
 		p += w;
 		len -= (size_t)w;
 	}
 	if (rc == 0 && fsync(fd) != 0)
-		rc = gl_errf(err, GL_EIO, "%s: fsync failed: %s", tmp, strerror(errno));
+		rc = gl_errf(err, GL_EIO, "%s/%s: fsync failed: %s", dir, tmp, strerror(errno));
 	close(fd);
-	if (rc == 0 && rename(tmp, path) != 0)
+	/* renameat replaces PATH's directory entry: a link there is replaced,
+	 * not followed. */
+	if (rc == 0 && renameat(dfd, tmp, dfd, base) != 0)
 		rc = gl_errf(err, GL_EIO, "%s: rename failed: %s", path, strerror(errno));
 	if (rc != 0)
-		unlink(tmp);
+		unlinkat(dfd, tmp, 0);
+	close(dfd);
 	return rc;
+}
+
+static void owner_name(uid_t uid, char *buf, size_t n)
+{
+	struct passwd pw, *res = NULL;
+	char sbuf[1024];
+
+	if (getpwuid_r(uid, &pw, sbuf, sizeof(sbuf), &res) == 0 && res)
+		snprintf(buf, n, "%s (uid %u)", res->pw_name, (unsigned)uid);
+	else
+		snprintf(buf, n, "uid %u", (unsigned)uid);
+}
+
+static int stat_trusted(const char *path, const struct stat *st, int want_dir, struct gl_err *err)
+{
+	char who[300], me[300];
+
+	if (S_ISLNK(st->st_mode))
+		return gl_errf(err, GL_EINVAL,
+			       "%s: is a symbolic link: refusing to follow it (another user could have "
+			       "placed it; give the real path)",
+			       path);
+	if (want_dir && !S_ISDIR(st->st_mode))
+		return gl_errf(err, GL_EINVAL, "%s: not a directory", path);
+	if (!want_dir && !S_ISREG(st->st_mode))
+		return gl_errf(err, GL_EINVAL, "%s: not a regular file", path);
+	if (st->st_uid != geteuid()) {
+		owner_name(st->st_uid, who, sizeof(who));
+		owner_name(geteuid(), me, sizeof(me));
+		return gl_errf(err, GL_EINVAL,
+			       "%s: owned by %s, mode %04o, not by %s who runs gauntlet: refusing %s "
+			       "another user could have written",
+			       path, who, (unsigned)(st->st_mode & 07777), me,
+			       want_dir ? "a directory" : "a file");
+	}
+	if (st->st_mode & (S_IWGRP | S_IWOTH)) {
+		owner_name(st->st_uid, who, sizeof(who));
+		return gl_errf(err, GL_EINVAL,
+			       "%s: owned by %s, mode %04o: group or others can write it: refusing "
+			       "(chmod go-w it if you trust what is in it)",
+			       path, who, (unsigned)(st->st_mode & 07777));
+	}
+	return 0;
+}
+
+int gl_path_trusted(const char *path, int want_dir, struct gl_err *err)
+{
+	struct stat st;
+
+	if (lstat(path, &st) != 0)
+		return gl_errf(err, GL_EINVAL, "%s: %s", path, strerror(errno));
+	return stat_trusted(path, &st, want_dir, err);
+}
+
+int gl_rundir_create(const char *path, struct gl_err *err)
+{
+	struct stat st;
+	char parent[4096];
+	const char *slash = strrchr(path, '/');
+	DIR *d;
+	struct dirent *e;
+	int n = 0;
+
+	if (!*path || strlen(path) >= sizeof(parent))
+		return gl_errf(err, GL_EINVAL, "bad run directory '%s'", path);
+	if (slash && slash != path) {
+		memcpy(parent, path, (size_t)(slash - path));
+		parent[slash - path] = '\0';
+		if (gl_mkdir_p(parent, 0700, err) != 0)
+			return -GL_EIO;
+	}
+	if (mkdir(path, 0700) == 0)
+		return 0;   /* made here: nobody else has had it */
+	if (errno != EEXIST)
+		return gl_errf(err, GL_EIO, "%s: mkdir failed: %s", path, strerror(errno));
+	if (lstat(path, &st) != 0)
+		return gl_errf(err, GL_EIO, "%s: %s", path, strerror(errno));
+	if (stat_trusted(path, &st, 1, err))
+		return -GL_EINVAL;   /* a link, not ours, or writable by others */
+	if (!(d = opendir(path)))
+		return gl_errf(err, GL_EIO, "%s: %s", path, strerror(errno));
+	while ((e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			n++;
+	closedir(d);
+	if (n)
+		return gl_errf(err, GL_EINVAL,
+			       "%s: exists and is not empty (%d entr%s): a run starts in a new or empty "
+			       "directory (use resume to continue a run)",
+			       path, n, n == 1 ? "y" : "ies");
+	if (chmod(path, 0700) != 0)
+		return gl_errf(err, GL_EIO, "%s: chmod 0700: %s", path, strerror(errno));
+	return 0;
 }
 
 int gl_mkdir_p(const char *path, int mode, struct gl_err *err)

@@ -64,7 +64,10 @@ void gl_format_wall(int64_t wall_ns, char *buf, size_t n);
 int gl_read_file(const char *path, size_t max_bytes, char **out, size_t *out_len,
 		 struct gl_err *err);
 
-/* Write a file atomically: write to PATH.tmp, fsync, rename. mode e.g. 0644. */
+/* Write a file atomically: a new temporary file beside PATH (created with
+ * O_EXCL | O_NOFOLLOW through a descriptor of PATH's directory, so no link
+ * planted there is ever followed), fsync, renameat over PATH. mode e.g.
+ * 0644. */
 int gl_write_file_atomic(const char *path, const void *data, size_t len, int mode,
 			 struct gl_err *err);
 
@@ -78,6 +81,20 @@ int gl_utf8_valid(const void *data, size_t n);
 
 /* mkdir -p with the given mode. */
 int gl_mkdir_p(const char *path, int mode, struct gl_err *err);
+
+/* Trust checks for what another local user could have placed (gauntlet
+ * runs as root on shared login nodes; docs/security.md).
+ *
+ * gl_path_trusted: PATH itself (never followed if a symbolic link) is a
+ * directory (want_dir) or a regular file, owned by the effective user and
+ * not writable by group or others. 0, or -GL_EINVAL with a message naming
+ * the path, its owner and mode.
+ *
+ * gl_rundir_create: the directory a new run writes into. A missing PATH is
+ * created 0700 (parents as mkdir -p); an existing one is taken only when it
+ * is an empty directory that passes gl_path_trusted. */
+int gl_path_trusted(const char *path, int want_dir, struct gl_err *err);
+int gl_rundir_create(const char *path, struct gl_err *err);
 
 /* Growable string with a hard cap (like curl's dynbuf): appends past cap
  * fail with -GL_ELIMIT and leave the buffer as it was. */

@@ -2,3 +2,6 @@
 # children or scrapes; files a scenario names stay under allowed roots.
 gl_script_test(test_secrets ${GL_TESTS_DIR}/scripts/test_secrets.sh TIMEOUT 120)
 gl_script_test(test_confine ${GL_TESTS_DIR}/scripts/test_confine.sh TIMEOUT 60)
+# Run directories and stores another local user prepared (tests/security/):
+# as root, with `nobody` laying the traps.
+gl_script_test(test_sec_rundir ${GL_TESTS_DIR}/security/test_rundir.sh TIMEOUT 120)
