@@ -4,7 +4,8 @@
 # with the NCCL backend (unless GL_TRAIN names a binary), then runs a short
 # 1-rank NCCL loop with checkpoints, restores from them, and checks every
 # step's reduced values and the restore. It prints what it saw and ends
-# with "N passed, N failed"; exit 77 when there is no usable GPU.
+# with "N passed, N failed"; exit 77 when there is no usable GPU (exit 1
+# under GL_STRICT=1, naming what was missing).
 #
 #   bash tests/gpu/run.sh            # build into build-gpu/ and run
 #   GL_TRAIN=path/to/gauntlet-train bash tests/gpu/run.sh
@@ -57,14 +58,20 @@ run "$T/a.log" "${COMMON[@]}" --steps 20
 rc=$?
 grep -v " hb " "$T/a.log" | head -40
 if [ $rc -eq 3 ] && grep -q "what=backend" "$T/a.log"; then
+	if [ "${GL_STRICT:-0}" = 1 ]; then
+		bad "no usable GPU here (GL_STRICT=1: a skip is a failure): $(grep -o 'msg=.*' "$T/a.log" | head -1)"
+		echo "$PASS passed, $FAIL failed"; exit 1
+	fi
 	echo "SKIP: no usable GPU here ($(grep -o 'msg=.*' "$T/a.log" | head -1))"
 	exit 77
 fi
 [ $rc -eq 0 ] && ok "first run exits 0" || bad "first run exits 0 (rc $rc)"
 steps=$(grep -c "^GLT1 step " "$T/a.log")
 [ "$steps" -eq 20 ] && ok "20 steps reported" || bad "20 steps reported (got $steps)"
-grep "^GLT1 step " "$T/a.log" | grep -qv " errors=0 " && bad "every step's reduced values exact" ||
-	ok "every step's reduced values exact"
+# (exact: steps reported, every one with errors=0 checked=1)
+exact() { [ "$(grep -c "^GLT1 step " "$1")" -gt 0 ] && ! grep "^GLT1 step " "$1" | grep -v " errors=0 " | grep -q . &&
+	! grep "^GLT1 step " "$1" | grep -qv " checked=1"; }
+exact "$T/a.log" && ok "every step's reduced values exact" || bad "every step's reduced values exact"
 grep -q "^GLT1 ckpt step=20 " "$T/a.log" && ok "checkpoint at step 20 committed" || bad "checkpoint at step 20"
 grep -o "save_gbps=[0-9.]*" "$T/a.log" | tail -1
 grep -o "comm_s=[0-9.]*" "$T/a.log" | tail -1
@@ -77,7 +84,7 @@ grep -v " hb " "$T/b.log" | head -30
 grep -q "^GLT1 restore step=20 " "$T/b.log" && ok "restored step 20 (shard hash verified)" || bad "restored step 20"
 first=$(grep -m1 "^GLT1 step " "$T/b.log" | grep -o " n=[0-9]*")
 [ "$first" = " n=21" ] && ok "continues at step 21" || bad "continues at step 21 (got$first)"
-grep "^GLT1 step " "$T/b.log" | grep -qv " errors=0 " && bad "restored run's values exact" || ok "restored run's values exact"
+exact "$T/b.log" && ok "restored run's values exact" || bad "restored run's values exact"
 
 echo "== a corrupted value is caught on the GPU path too"
 run "$T/c.log" --backend nccl --message 64MiB --steps 5 --inject-corruption 3:0

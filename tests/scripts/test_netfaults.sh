@@ -59,8 +59,11 @@ ping_ab() { ip netns exec "$NA" ping -c1 -W1 "$B4" >/dev/null 2>&1; }
 ping6_ab() { ip netns exec "$NA" ping -6 -c1 -W1 "$B6" >/dev/null 2>&1; }
 no_ping_ab() { ! ping_ab; }
 link_up() { ip -n "$NA" -o link show dev "$IA" | grep -q '[<,]UP[,>]'; }
-link_down() { ! link_up; }
+# down, not gone: the link must be listed (a vanished veth or namespace is not "down")
+link_down() { local l; l=$(ip -n "$NA" -o link show dev "$IA" 2>/dev/null) && [ -n "$l" ] && ! grep -q '[<,]UP[,>]' <<< "$l"; }
 tables() { ip netns exec "$NA" nft list tables 2>/dev/null | grep gauntlet_; }
+# no gauntlet table in NA, and nft could list the tables there at all
+no_tables() { local t; t=$(ip netns exec "$NA" nft list tables 2>&1) || { echo "   nft list tables: $t"; return 1; }; ! grep -q gauntlet_ <<< "$t"; }
 has_tbf() { ip netns exec "$NA" tc qdisc show dev "$IA" | grep -q '^qdisc tbf .* root'; }
 # wait_until SECONDS COMMAND...: poll every 0.05 s, quietly
 wait_until() {
@@ -154,7 +157,7 @@ rc=$?
 check "no such interface: preflight refuses the run (exit 4)" [ $rc -eq 4 ]
 check "no such interface: preflight names it" grep -q "interface nosuch$X exists: FAILED" "$T/r1b.log"
 check "no such interface: nothing injected (fault still planned)" [ "$(sql "$T/r1b/run.db" "select state from faults")" = planned ]
-check "no such interface: no table made" [ -z "$(tables)" ]
+check "no such interface: no table made" no_tables
 
 # --- 1c. the interface vanishes before inject: inject fails, its clean-up
 # revert finds nothing to undo (state failed, not revert_failed)
@@ -207,7 +210,7 @@ kill -9 "$BG_PID"
 wait "$BG_PID" 2>/dev/null
 PF=$(pid_file "$T/r3")
 sleep 1
-check "dead-man: link still down 1 s later, loop running" bash -c "! ip -n '$NA' -o link show dev '$IA' | grep -q '[<,]UP[,>]'"
+check "dead-man: link still down 1 s later" link_down
 check "dead-man: the loop runs" loop_runs "$PF"
 check "dead-man: with no revert, the link is UP again within its 3 s (+2 s slack)" wait_until 4 link_up
 UP_AFTER=$(python3 -c "import time,sys; print(round(time.time() - float(sys.argv[1]), 2))" "$DOWN_AT")
@@ -240,7 +243,7 @@ wait "$BG_PID"
 rc=$?
 check "loss: run exits 0 (pass)" [ $rc -eq 0 ]
 check "loss: ping across works after" wait_until 5 ping_ab
-check "loss: no gauntlet table left" [ -z "$(tables)" ]
+check "loss: no gauntlet table left" no_tables
 check "loss: report says both reverted and verified" reverted_verified "$T/r4"
 
 # --- 4. rate (tc tbf) ------------------------------------------------------------------
@@ -252,7 +255,8 @@ check "rate: it has the rate asked for" bash -c "ip netns exec '$NA' tc qdisc sh
 wait "$BG_PID"
 rc=$?
 check "rate: run exits 0 (pass)" [ $rc -eq 0 ]
-check "rate: tbf gone after" bash -c "! ip netns exec '$NA' tc qdisc show dev '$IA' | grep -q tbf"
+no_tbf() { local q; q=$(ip netns exec "$NA" tc qdisc show dev "$IA") && [ -n "$q" ] && ! grep -q tbf <<< "$q"; }
+check "rate: tbf gone after" no_tbf
 check "rate: report says reverted and verified" reverted_verified "$T/r5"
 
 check "IPv6 across works before the partition" wait_until 5 ping6_ab
@@ -286,7 +290,7 @@ rc=$?
 check "partition: run exits 0 (pass)" [ $rc -eq 0 ]
 check "partition: IPv4 across works after" wait_until 5 ping_ab
 check "partition: IPv6 across works after" wait_until 5 ping6_ab
-check "partition: no gauntlet table left" [ -z "$(tables)" ]
+check "partition: no gauntlet table left" no_tables
 check "partition: report says reverted and verified (probes held)" reverted_verified "$T/r6"
 "$GAUNTLET" run "$T/part.json" --dry-run >"$T/part.dry" 2>&1
 check "partition: dry run prints the nft transaction" grep -q "ip netns exec $NA nft 'add table inet $TABLE; delete table inet $TABLE" "$T/part.dry"
@@ -296,7 +300,7 @@ sed -e "s|\"probe_across\": \[\"ping\", \"-c1\", \"-W0.2\", \"$B4\"\]|\"probe_ac
 "$GAUNTLET" run "$T/part-bad.json" --out "$T/r7" --time-scale $SCALE >"$T/r7.log" 2>&1
 check "partition: a probe_across that succeeds leaves the fault unverified" json "$T/r7/report.json" "[(f['state'], f['verified']) for f in r['faults']] == [('reverted', False)] or sys.exit(1)"
 check "partition: and says why" grep -q "probe_across 'true' succeeded" "$T/r7.log"
-check "partition: no table left after the unverified run" [ -z "$(tables)" ]
+check "partition: no table left after the unverified run" no_tables
 
 # --- 6. validate refuses bad params with the path --------------------------------------------
 bad_params() { # NAME FAULT-JSON EXPECTED-PATH...

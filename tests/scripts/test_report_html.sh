@@ -24,8 +24,10 @@
 #   - in headless Chromium (Debian package chromium; installed when missing
 #     and possible): no console errors or exceptions, no network request
 #     but the file itself, every chart rendered with a size; a full-page
-#     screenshot is kept as $GL_BINARY_DIR/artifacts/report.png.
-# Skips (77) only when Chromium cannot be had, after every other check passed.
+#     screenshot is kept as $GL_BINARY_DIR/artifacts/report.png. A page
+#     Chromium could not load is a failure.
+# Skips (77; a failure under GL_STRICT=1) only when no chromium is on PATH,
+# after every other check passed.
 source "$(dirname "$0")/lib.sh"
 
 ART=${GL_BINARY_DIR:-$T}/artifacts
@@ -80,7 +82,7 @@ cat > "$T/scn.json" <<JSON
     "steady":   { "inference.ttft_ms.p99": "<= 500", "inference.error_rate": "<= 0.01",
                   "storage.write_gbps": ">= 0.0001" },
     "degraded": { "inference.ttft_ms.p99": "<= 10000", "inference.error_rate": "<= 0.5" },
-    "recovery": { "recovery_s": "<= 60", "restore_s": "<= 60" }
+    "recovery": { "recovery_s": "<= 15", "restore_s": "<= 15" }
   }
 }
 JSON
@@ -91,6 +93,13 @@ kill -CONT "$TPID" 2>/dev/null
 check "run ends with a verdict (exit 0 or 1, got $rc)" [ $rc -eq 0 -o $rc -eq 1 ]
 [ $rc -le 1 ] || { tail -20 "$T/run.log"; finish; }
 check "report.json written" [ -s "$D/report.json" ]
+# The targets are set so that a broken workload fails them: every one but the
+# deliberately missing storage.read_gbps must pass on this healthy run. Those
+# judging a latency or a recovery time are timings (the plain build's).
+check "targets: storage.read_gbps is the only missing one, every other non-timing target passes" json "$D/report.json" \
+	"[t['metric'] for t in r['targets'] if t['missing']] == ['storage.read_gbps'] and all(t['pass'] for t in r['targets'] if not t['missing'] and not t['metric'].startswith('inference.ttft') and t['scope'] != 'recovery') or sys.exit(str([(t['scope'], t['metric'], t['measured']) for t in r['targets'] if not t['pass']]))"
+timing "targets: the TTFT and recovery targets pass" json "$D/report.json" \
+	"all(t['pass'] for t in r['targets'] if not t['missing'] and (t['metric'].startswith('inference.ttft') or t['scope'] == 'recovery')) or sys.exit(str([(t['scope'], t['metric'], t['measured']) for t in r['targets'] if not t['pass']]))"
 check "report.html written by the run" [ -s "$D/report.html" ]
 check "timeseries.csv written by the run" [ -s "$D/timeseries.csv" ]
 if [ ! -s "$D/report.html" ] || [ ! -s "$D/timeseries.csv" ]; then
@@ -257,18 +266,13 @@ run = r["metrics"]["inference"]["ttft_ms"]["p99"]
 if not p99 or not (min(p99) * 0.999 <= run <= max(p99) * 1.001): fail("run p99 %s, windows %s..%s" % (run, min(p99), max(p99)))'
 
 # ---- headless Chromium ---------------------------------------------------------------------------
-CHROME=$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)
-if [ -z "$CHROME" ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-	echo "chromium missing: apt-get install -y chromium"
-	timeout 200 env DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium >"$T/apt.log" 2>&1 ||
-		{ timeout 60 apt-get update -q >>"$T/apt.log" 2>&1 &&
-		  timeout 200 env DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium >>"$T/apt.log" 2>&1; }
-	CHROME=$(command -v chromium || true)
-fi
+# Found on PATH only (scripts/setup.sh installs the Debian package chromium
+# when GL_TEST_PKGS=1, as CI does): no browser on PATH is a skip that names
+# chromium (a failure under GL_STRICT=1), after every check above ran.
+CHROME=$(command -v chromium || command -v chromium-browser || command -v google-chrome)
 if [ -z "$CHROME" ]; then
-	echo "$PASS passed, $FAIL failed"
-	[ "$FAIL" -eq 0 ] || exit 1
-	skip "headless Chromium not available (no chromium binary; apt-get install chromium failed or not root): browser checks not run"
+	[ "$FAIL" -eq 0 ] || { echo "browser checks not run: no chromium on PATH"; finish; }
+	skip "chromium not found on PATH (Debian package chromium; scripts/setup.sh with GL_TEST_PKGS=1 installs it): browser checks not run"
 fi
 
 # The DevTools protocol over --remote-debugging-pipe (fds 3 and 4): no
@@ -365,11 +369,12 @@ subprocess.run(['rm', '-rf', prof])
 PY
 timeout 120 python3 "$T/cdp.py" "$CHROME" "$D/report.html" "$ART/report.png" "$T/browser.json" >"$T/cdp.log" 2>&1
 rc=$?
+# Chromium is there, so a page it could not load is a failure, not a skip.
+check "browser: headless Chromium ($CHROME) loaded report.html over the DevTools pipe (rc $rc)" \
+	[ $rc -eq 0 -a -s "$T/browser.json" ]
 if [ $rc -ne 0 ] || [ ! -s "$T/browser.json" ]; then
 	tail -5 "$T/cdp.log"
-	echo "$PASS passed, $FAIL failed"
-	[ "$FAIL" -eq 0 ] || exit 1
-	skip "headless Chromium ($CHROME) could not load the page over the DevTools pipe (rc $rc): browser checks not run"
+	finish
 fi
 check "browser: no console errors, exceptions or failed loads" json "$T/browser.json" "r['errors'] == [] or sys.exit(str(r['errors']))"
 check "browser: no network request but the file itself" json "$T/browser.json" "r['requests'] == [r['url']] or sys.exit(str(r['requests']))"

@@ -46,7 +46,7 @@ scenario() { # FILE KNOWN_HOSTS PORT
                             "verify": ["test", "-e", "$T/remote.marker"],
                             "revert": ["rm", "-f", "$T/remote.marker"],
                             "verify_revert": ["test", "!", "-e", "$T/remote.marker"] } } ],
-  "targets": { "steady": { "null.ticks": ">= 1" }, "degraded": { "null.ticks": ">= 1" },
+  "targets": { "steady": { "null.ticks": ">= 10" }, "degraded": { "null.ticks": ">= 10" },
                "recovery": { "recovery_s": "<= 10", "restore_s": "<= 10" } } }
 JSON
 }
