@@ -10,15 +10,18 @@
  */
 #include "live.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <event2/buffer.h>
+#include <event2/bufferevent.h>
 #include <event2/event.h>
-#include <event2/http.h>
+#include <event2/listener.h>
 
 #include "analysis.h"
 #include "catalog.h"
@@ -27,6 +30,16 @@
 #include "units.h"
 
 #define LIVE_BODY_MAX (4u << 20)
+/* The endpoint shares the controller's process: its descriptors, its
+ * loop. It holds at most LIVE_CONN_MAX connections (fewer under a low
+ * RLIMIT_NOFILE: an eighth of it, so fault steps, workloads and the store
+ * keep the rest), stops accepting while full (more clients wait in the
+ * kernel's backlog, costing us nothing), gives each connection an
+ * absolute deadline that no dribbled byte extends, and backs off when
+ * accept itself fails, logging each kind of failure once. */
+#define LIVE_CONN_MAX 32
+#define LIVE_DEADLINE_S 5
+#define LIVE_HEAD_MAX (16u * 1024)
 
 /* A steady or degraded target, judged over its scope's windows so far. */
 struct live_target {
@@ -35,9 +48,16 @@ struct live_target {
 	int parsed;
 };
 
+struct live_conn;
+
 struct gl_live {
 	struct event_base *base;
-	struct evhttp *http;
+	struct evconnlistener *lis;
+	struct event *resume_ev;       /* re-enables accepts after a backoff */
+	struct live_conn *conns;       /* open connections, freed with the view */
+	int n_conn, conn_max, paused, backoff_s;
+	int64_t conn_deadline_drops, conn_bad, accept_errors;
+	unsigned logged;               /* kinds already logged (LOGGED_*) */
 	const struct gl_scenario *sc;
 	char run_id[64], bound[96];
 	struct gl_agg *run;            /* every window closed so far */
@@ -271,38 +291,247 @@ static int render(struct gl_live *l, struct gl_buf *b)
 	gl_buf_printf(b, "# HELP gauntlet_scrapes_total Scrapes of this endpoint.\n"
 		      "# TYPE gauntlet_scrapes_total counter\ngauntlet_scrapes_total %lld\n",
 		      (long long)l->scrapes);
+	gl_buf_printf(b,
+		      "# HELP gauntlet_endpoint_dropped_total Connections to this endpoint closed unanswered: "
+		      "past their deadline, or a bad request.\n"
+		      "# TYPE gauntlet_endpoint_dropped_total counter\n"
+		      "gauntlet_endpoint_dropped_total{reason=\"deadline\"} %lld\n"
+		      "gauntlet_endpoint_dropped_total{reason=\"bad_request\"} %lld\n"
+		      "# HELP gauntlet_endpoint_accept_errors_total Failed accepts on this endpoint.\n"
+		      "# TYPE gauntlet_endpoint_accept_errors_total counter\n"
+		      "gauntlet_endpoint_accept_errors_total %lld\n",
+		      (long long)l->conn_deadline_drops, (long long)l->conn_bad, (long long)l->accept_errors);
 	return b->len < b->max ? 0 : -GL_ELIMIT;
 }
 
-static void on_http(struct evhttp_request *req, void *arg)
+/* ---- the endpoint: one request per connection -------------------------- */
+
+enum { LOGGED_ACCEPT_EMFILE = 1, LOGGED_ACCEPT_OTHER = 2, LOGGED_DEADLINE = 4, LOGGED_BAD = 8 };
+
+struct live_conn {
+	struct gl_live *l;
+	struct live_conn *next, **pprev;
+	struct bufferevent *bev;
+	struct event *deadline;
+	int replied;
+};
+
+static void log_once(struct gl_live *l, unsigned kind, const char *msg, const char *why)
 {
-	struct gl_live *l = arg;
-	const char *uri = evhttp_request_get_uri(req);
-	struct evbuffer *out = evbuffer_new();
+	if (l->logged & kind)
+		return;
+	l->logged |= kind;
+	gl_log(GL_LOG_WARN, "metrics endpoint: %s%s%s (logged once)", msg, why ? ": " : "", why ? why : "");
+}
+
+static void conn_free(struct live_conn *k)
+{
+	struct gl_live *l = k->l;
+
+	if (k->deadline)
+		event_free(k->deadline);
+	if (k->bev)
+		bufferevent_free(k->bev);   /* closes the socket */
+	if ((*k->pprev = k->next))
+		k->next->pprev = k->pprev;
+	free(k);
+	l->n_conn--;
+	if (l->lis && !l->paused && l->n_conn < l->conn_max)
+		evconnlistener_enable(l->lis);
+}
+
+static void on_deadline(evutil_socket_t fd, short what, void *arg)
+{
+	struct live_conn *k = arg;
+
+	(void)fd;
+	(void)what;
+	k->l->conn_deadline_drops++;
+	log_once(k->l, LOGGED_DEADLINE,
+		 "a connection still open at its deadline was closed (counted in gauntlet_endpoint_dropped_total)",
+		 NULL);
+	conn_free(k);
+}
+
+static void on_written(struct bufferevent *bev, void *arg)
+{
+	(void)bev;
+	conn_free(arg);   /* the whole reply is out: close (Connection: close) */
+}
+
+static void on_conn_event(struct bufferevent *bev, short what, void *arg)
+{
+	struct live_conn *k = arg;
+
+	(void)bev;
+	if (what & (BEV_EVENT_EOF | BEV_EVENT_ERROR))
+		conn_free(k);
+}
+
+static void reply(struct live_conn *k, int code, const char *reason, const char *ctype, const char *body,
+		  size_t len, int head_only)
+{
+	struct evbuffer *out = bufferevent_get_output(k->bev);
+
+	k->replied = 1;
+	bufferevent_disable(k->bev, EV_READ);
+	evbuffer_add_printf(out,
+			    "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n"
+			    "Connection: close\r\nCache-Control: no-store\r\n\r\n",
+			    code, reason, ctype, len);
+	if (!head_only && len)
+		evbuffer_add(out, body, len);
+	bufferevent_setcb(k->bev, NULL, on_written, on_conn_event, k);
+	bufferevent_enable(k->bev, EV_WRITE);
+}
+
+static void reply_text(struct live_conn *k, int code, const char *reason, const char *text, int head_only)
+{
+	reply(k, code, reason, "text/plain; charset=utf-8", text, strlen(text), head_only);
+}
+
+static void on_request(struct live_conn *k, char *line)
+{
+	struct gl_live *l = k->l;
+	char *method = line, *uri, *ver;
+	int head;
 	struct gl_buf b;
 
-	if (!out) {
-		evhttp_send_error(req, 500, NULL);
+	uri = strchr(method, ' ');
+	if (!uri)
+		goto bad;
+	*uri++ = '\0';
+	ver = strchr(uri, ' ');
+	if (!ver || strncmp(ver + 1, "HTTP/1.", 7) != 0)
+		goto bad;
+	*ver = '\0';
+	head = !strcmp(method, "HEAD");
+	if (!head && strcmp(method, "GET") != 0) {
+		reply_text(k, 405, "Method Not Allowed", "gauntlet: only GET and HEAD\n", 0);
 		return;
 	}
 	if (strcmp(uri, "/metrics") != 0 && strncmp(uri, "/metrics?", 9) != 0) {
-		evbuffer_add_printf(out, "gauntlet: the metrics are at /metrics\n");
-		evhttp_send_reply(req, 404, "Not Found", out);
-		evbuffer_free(out);
+		reply_text(k, 404, "Not Found", "gauntlet: the metrics are at /metrics\n", head);
 		return;
 	}
 	l->scrapes++;
 	gl_buf_init(&b, LIVE_BODY_MAX);
-	if (render(l, &b) != 0) {
-		evhttp_send_error(req, 500, "metrics too large");
-	} else {
-		evhttp_add_header(evhttp_request_get_output_headers(req), "Content-Type",
-				  "text/plain; version=0.0.4; charset=utf-8");
-		evbuffer_add(out, b.data, b.len);
-		evhttp_send_reply(req, 200, "OK", out);
-	}
+	if (render(l, &b) != 0)
+		reply_text(k, 500, "Internal Server Error", "gauntlet: metrics too large\n", head);
+	else
+		reply(k, 200, "OK", "text/plain; version=0.0.4; charset=utf-8", b.data, b.len, head);
 	gl_buf_free(&b);
-	evbuffer_free(out);
+	return;
+bad:
+	l->conn_bad++;
+	log_once(l, LOGGED_BAD, "a request that is not HTTP/1.x was refused", NULL);
+	reply_text(k, 400, "Bad Request", "gauntlet: bad request\n", 0);
+}
+
+static void on_readable(struct bufferevent *bev, void *arg)
+{
+	struct live_conn *k = arg;
+	struct evbuffer *in = bufferevent_get_input(bev);
+	struct evbuffer_ptr end;
+	size_t n;
+	char *line;
+
+	if (k->replied)
+		return;
+	/* the head must be whole within LIVE_HEAD_MAX bytes (and the deadline) */
+	end = evbuffer_search(in, "\r\n\r\n", 4, NULL);
+	if (end.pos < 0)
+		end = evbuffer_search(in, "\n\n", 2, NULL);
+	if (end.pos < 0) {
+		if (evbuffer_get_length(in) > LIVE_HEAD_MAX) {
+			k->l->conn_bad++;
+			reply_text(k, 431, "Request Header Fields Too Large", "gauntlet: request head too large\n", 0);
+		}
+		return;
+	}
+	line = evbuffer_readln(in, &n, EVBUFFER_EOL_CRLF);
+	if (!line) {
+		reply_text(k, 400, "Bad Request", "gauntlet: bad request\n", 0);
+		return;
+	}
+	on_request(k, line);
+	free(line);
+}
+
+static void on_accept(struct evconnlistener *lis, evutil_socket_t fd, struct sockaddr *sa, int salen, void *arg)
+{
+	struct gl_live *l = arg;
+	struct live_conn *k = calloc(1, sizeof(*k));
+	struct timeval tv = { LIVE_DEADLINE_S, 0 };
+
+	(void)sa;
+	(void)salen;
+	l->backoff_s = 0;
+	if (!k) {
+		evutil_closesocket(fd);
+		return;
+	}
+	k->l = l;
+	if ((k->next = l->conns))
+		l->conns->pprev = &k->next;
+	k->pprev = &l->conns;
+	l->conns = k;
+	l->n_conn++;
+	if (l->n_conn >= l->conn_max)
+		evconnlistener_disable(lis);   /* full: the rest wait in the backlog */
+	k->bev = bufferevent_socket_new(l->base, fd, BEV_OPT_CLOSE_ON_FREE);
+	k->deadline = evtimer_new(l->base, on_deadline, k);
+	if (!k->bev || !k->deadline) {
+		if (!k->bev)
+			evutil_closesocket(fd);
+		conn_free(k);
+		return;
+	}
+	bufferevent_setwatermark(k->bev, EV_READ, 0, LIVE_HEAD_MAX + 1);
+	bufferevent_setcb(k->bev, on_readable, NULL, on_conn_event, k);
+	bufferevent_enable(k->bev, EV_READ);
+	evtimer_add(k->deadline, &tv);
+}
+
+static void on_resume_accepts(evutil_socket_t fd, short what, void *arg)
+{
+	struct gl_live *l = arg;
+
+	(void)fd;
+	(void)what;
+	l->paused = 0;
+	if (l->n_conn < l->conn_max)
+		evconnlistener_enable(l->lis);
+}
+
+static void on_accept_error(struct evconnlistener *lis, void *arg)
+{
+	struct gl_live *l = arg;
+	int e = EVUTIL_SOCKET_ERROR();
+	struct timeval tv;
+
+	l->accept_errors++;
+	/* out of descriptors or memory: stop accepting for a while rather
+	 * than spin on the same error (1 s, doubling to 8 s) */
+	l->backoff_s = l->backoff_s ? (l->backoff_s < 8 ? l->backoff_s * 2 : 8) : 1;
+	tv.tv_sec = l->backoff_s;
+	tv.tv_usec = 0;
+	evconnlistener_disable(lis);
+	l->paused = 1;
+	evtimer_add(l->resume_ev, &tv);
+	log_once(l, e == EMFILE || e == ENFILE ? LOGGED_ACCEPT_EMFILE : LOGGED_ACCEPT_OTHER,
+		 "accept failed, accepts pause and back off", evutil_socket_error_to_string(e));
+}
+
+/* At most LIVE_CONN_MAX, and an eighth of the soft descriptor limit. */
+static int conn_cap(void)
+{
+	struct rlimit rl;
+	int cap = LIVE_CONN_MAX;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur / 8 < (rlim_t)cap)
+		cap = (int)(rl.rlim_cur / 8);
+	return cap < 1 ? 1 : cap;
 }
 
 /* ---- life cycle ---------------------------------------------------------- */
@@ -348,24 +577,21 @@ struct gl_live *gl_live_new(struct event_base *base, const struct gl_scenario *s
 		int fd;
 		if (gl_listen_parse(listen, "127.0.0.1", &ss, &len, err) != 0)
 			goto fail;
-		l->http = evhttp_new(base);
-		if (!l->http) {
-			gl_errf(err, GL_EIO, "--metrics-listen: cannot create the HTTP server");
-			goto fail;
-		}
-		evhttp_set_allowed_methods(l->http, EVHTTP_REQ_GET | EVHTTP_REQ_HEAD);
-		evhttp_set_max_body_size(l->http, 4096);
-		evhttp_set_max_headers_size(l->http, 16 * 1024);
-		evhttp_set_timeout(l->http, 10);
-		evhttp_set_gencb(l->http, on_http, l);
 		fd = gl_listen_open(&ss, len, "--metrics-listen", l->bound, sizeof(l->bound), err);
 		if (fd < 0)
 			goto fail;
-		if (!evhttp_accept_socket_with_handle(l->http, fd)) {
+		l->conn_max = conn_cap();
+		l->resume_ev = evtimer_new(base, on_resume_accepts, l);
+		/* backlog 0: the socket already listens */
+		l->lis = l->resume_ev ? evconnlistener_new(base, on_accept, l, LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC,
+							   0, fd)
+				      : NULL;
+		if (!l->lis) {
 			close(fd);
-			gl_errf(err, GL_EIO, "--metrics-listen %s: evhttp cannot accept on it", listen);
+			gl_errf(err, GL_EIO, "--metrics-listen %s: cannot accept on it", listen);
 			goto fail;
 		}
+		evconnlistener_set_error_cb(l->lis, on_accept_error);
 	}
 	return l;
 fail:
@@ -381,8 +607,13 @@ void gl_live_free(struct gl_live *l)
 		fputs("\n", stderr);   /* leave the last progress line in place */
 		gl_log_progress_shown(0);
 	}
-	if (l->http)
-		evhttp_free(l->http);
+	if (l->lis)
+		evconnlistener_free(l->lis);
+	l->lis = NULL;
+	while (l->conns)
+		conn_free(l->conns);
+	if (l->resume_ev)
+		event_free(l->resume_ev);
 	gl_agg_free(l->run);
 	for (int s = 0; s < 3; s++)
 		gl_agg_free(l->scope[s]);
@@ -393,7 +624,7 @@ void gl_live_free(struct gl_live *l)
 
 const char *gl_live_bound(const struct gl_live *l)
 {
-	return l && l->http ? l->bound : "";
+	return l && l->lis ? l->bound : "";
 }
 
 /* ---- what the controller tells ------------------------------------------- */

@@ -5,3 +5,6 @@ gl_script_test(test_confine ${GL_TESTS_DIR}/scripts/test_confine.sh TIMEOUT 60)
 # Run directories and stores another local user prepared (tests/security/):
 # as root, with `nobody` laying the traps.
 gl_script_test(test_sec_rundir ${GL_TESTS_DIR}/security/test_rundir.sh TIMEOUT 120)
+# The metrics endpoint under 1,000 dribbling connections with 200
+# descriptors: the fault's steps still run, the log stays small.
+gl_script_test(test_sec_endpoint ${GL_TESTS_DIR}/security/test_endpoint.sh TIMEOUT 180)
