@@ -66,6 +66,10 @@ struct gl_workload_ops {
 	const char *name;
 	/* (optional) checks beyond the scenario schema; report through d. */
 	void (*validate)(const cJSON *cfg, struct gl_diag *d, const char *path);
+	/* (optional) checks of the files the workload will read (a trace has
+	 * rows it can replay, ...), run by validate and run on a scenario
+	 * file whose schema passed; not on a stored scenario, not fuzzed. */
+	void (*check_files)(const struct gl_scenario *s, const cJSON *cfg, struct gl_diag *d, const char *path);
 	/* (required to run) allocate state; nothing runs yet. */
 	int (*init)(struct gl_ctx *c, const cJSON *cfg, void **state, struct gl_err *err);
 	/* (required to run) begin issuing work on the event loop. */

@@ -1640,6 +1640,13 @@ struct gl_scenario *gl_scenario_load_file(const char *path, const struct gl_scen
 	}
 	s = gl_scenario_load_text(path, text, len, o, d);
 	free(text);
+	if (s && d->n_errors == 0)
+		for (int i = 0; i < s->n_workloads; i++)
+			if (s->workloads[i].ops && s->workloads[i].ops->check_files) {
+				char wp[GL_NAME_MAX + 16];
+				snprintf(wp, sizeof(wp), "workloads.%s", s->workloads[i].name);
+				s->workloads[i].ops->check_files(s, s->workloads[i].cfg, d, wp);
+			}
 	return s;
 }
 

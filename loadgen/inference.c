@@ -44,6 +44,7 @@
 #include "sse.h"
 #include "store.h"
 #include "trace.h"
+#include "units.h"
 
 #define ITL_HOLD 64
 #define BODY_MAX (4u << 20)      /* non-streaming body cap */
@@ -740,6 +741,8 @@ static void arrive(struct inf *w, int64_t t_intended, int64_t in_tok, int64_t ou
  * the end of the replay. */
 static int trace_next(struct inf *w)
 {
+	int rewinds = 0;
+
 	for (;;) {
 		int rc = gl_trace_next(w->trace, &w->trow);
 		if (rc < 0) {
@@ -749,6 +752,14 @@ static int trace_next(struct inf *w)
 		if (rc == 0 || (w->trace_end_s > 0 && w->trow.t_offset_s >= w->trace_end_s)) {
 			if (!w->trace_loop)
 				return 0;
+			/* a whole pass without a row to replay: looping again would
+			 * spin on the loop's thread forever (validate refuses such a
+			 * trace; this guards one that changed since) */
+			if (++rewinds > 1) {
+				gl_ctx_event(w->ctx, GL_LOG_ERROR, "inference",
+					     "trace: a whole pass has no usable row in [start, end): the replay ends");
+				return 0;
+			}
 			/* next pass starts one mean gap after this one ends */
 			w->trace_base_ns += (int64_t)((w->trace_span_s - w->trace_start_s) / w->speed * 1e9) +
 					    (int64_t)(1e9 / (w->rate > 0 ? w->rate : 1));
@@ -1148,8 +1159,71 @@ static int inf_preflight(struct gl_ctx *c, const cJSON *cfg)
 	return bad ? -1 : 0;
 }
 
+/* A trace replay needs at least one row it can send: a time at or after
+ * arrival.start (and before end), not failed in the original. Without one
+ * the replay has nothing to do, or, looping, nothing but rewinds. */
+static void inf_check_files(const struct gl_scenario *s, const cJSON *cfg, struct gl_diag *d, const char *path)
+{
+	const cJSON *arr = cJSON_GetObjectItemCaseSensitive(cfg, "arrival"), *node;
+	const char *mode = gl_cfg_str(arr, "mode", "poisson"), *file = gl_cfg_str(cfg, "trace", NULL);
+	const char *fmt = gl_cfg_str(cfg, "trace_format", NULL);
+	double start = (double)gl_cfg_dur(arr, "start", 0) / 1e9, end = (double)gl_cfg_dur(arr, "end", 0) / 1e9;
+	int f = fmt ? gl_trace_format_parse(fmt) : GL_TRACE_AUTO;
+	struct gl_err err = { 0 };
+	struct gl_trace_row row;
+	struct gl_trace *t;
+	char resolved[1100], p[300], a[32], b[32];
+	uint64_t rows = 0, usable = 0, failed = 0;
+	double last = 0;
+	int rc;
+
+	if (strcmp(mode, "trace") != 0 || !file || f < 0)
+		return;
+	snprintf(p, sizeof(p), "%s.trace", path);
+	node = cJSON_GetObjectItemCaseSensitive(cfg, "trace");
+	if (gl_path_confine(s->path, s->root, file, resolved, sizeof(resolved), &err) != 0) {
+		gl_diag_error(d, node, p, "%s", err.msg);
+		return;
+	}
+	if (!(t = gl_trace_open(resolved, (enum gl_trace_format)f, &err))) {
+		gl_diag_error(d, node, p, "%s", err.msg);
+		return;
+	}
+	while ((rc = gl_trace_next(t, &row)) > 0) {
+		rows++;
+		last = row.t_offset_s;
+		if (row.failed_in_trace) {
+			failed++;
+			continue;
+		}
+		if (row.t_offset_s >= start && (end <= 0 || row.t_offset_s < end))
+			usable++;
+	}
+	if (rc < 0) {
+		gl_diag_error(d, node, p, "%s", gl_trace_error(t));
+	} else if (!usable) {
+		const cJSON *sn = cJSON_GetObjectItemCaseSensitive(arr, "start");
+		char e[64] = "";
+		snprintf(p, sizeof(p), "%s.arrival%s", path, sn ? ".start" : "");
+		gl_format_duration((int64_t)(start * 1e9), a, sizeof(a));
+		gl_format_duration((int64_t)(last * 1e9), b, sizeof(b));
+		if (end > 0) {
+			char x[32];
+			gl_format_duration((int64_t)(end * 1e9), x, sizeof(x));
+			snprintf(e, sizeof(e), " and before end %s", x);
+		}
+		gl_diag_error(d, sn ? sn : arr, p,
+			      "the trace %s has no row to replay at or after start %s%s: %llu good row(s) spanning "
+			      "%s, %llu failed in the original, %llu malformed",
+			      file, a, e, (unsigned long long)(rows - failed), b, (unsigned long long)failed,
+			      (unsigned long long)gl_trace_malformed_count(t));
+	}
+	gl_trace_close(t);
+}
+
 const struct gl_workload_ops gl_workload_inference = {
 	.name = "inference",
+	.check_files = inf_check_files,
 	.init = inf_init,
 	.start = inf_start,
 	.set_load = inf_set_load,

@@ -8,3 +8,6 @@ gl_script_test(test_sec_rundir ${GL_TESTS_DIR}/security/test_rundir.sh TIMEOUT 1
 # The metrics endpoint under 1,000 dribbling connections with 200
 # descriptors: the fault's steps still run, the log stays small.
 gl_script_test(test_sec_endpoint ${GL_TESTS_DIR}/security/test_endpoint.sh TIMEOUT 180)
+# Traces with no row to replay are refused; random traces through run end,
+# and a SIGTERM ends each within 5 s.
+gl_script_test(test_sec_traces ${GL_TESTS_DIR}/security/test_traces.sh TIMEOUT 300)
