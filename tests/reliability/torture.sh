@@ -22,7 +22,8 @@
 # same report.json, and report.json agreeing with the store (windows, each
 # fault's state and times, totals). Prints the figures it measured.
 # Network faults need root and `ip netns`; without them they are dropped
-# from the scenario, with the reason printed.
+# from the scenario and counted as a part skipped (lib.sh's part_skip: a
+# failure under GL_STRICT=1), naming the reason.
 source "$(dirname "$0")/../scripts/lib.sh"
 
 SEED=${GL_TORTURE_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
@@ -84,7 +85,7 @@ if [ -z "$why" ]; then
 		why="ip netns add fails: $(tail -n1 "$T/netns.err")"
 	fi
 fi
-[ -n "$why" ] && echo "torture: network faults (partition, link_flap) left out: $why"
+[ -n "$why" ] && part_skip network "torture: the partition and link_flap faults are left out: they need root, ip netns, nft, ping and setsid ($why)"
 [ -n "$why" ] || echo "torture: network faults on veth $IA in namespace $NA"
 
 # --- the target the inference workload talks to -----------------------------------
@@ -488,6 +489,18 @@ r = json.loads(orig)
 check("report: run id, resumes, windows and state agree with the store",
       r["run"]["id"] == run_id and r["run"]["resumes"] == n_resumes and r["run"]["windows"] == n_win
       and r["verdict"] == run[4] and r["faults_left_injected"] == 0)
+# The targets are set so that a broken workload fails them (no ticks, no
+# requests, errors): those not judging a latency or a recovery time must
+# pass on this run; those that do are timings (the plain build's).
+tbad = [(t["scope"], t["metric"], t["measured"]) for t in r["targets"] if not t["pass"]
+        and not t["metric"].startswith("inference.ttft") and t["scope"] != "recovery"]
+check("report: every null and inference error-rate target passes (%s)" % (tbad or "all"), not tbad and len(r["targets"]) >= 6)
+# (restore_s is left out: tail-1 is reverted at the run's very end, so no
+# healthy window can follow it and the run's restore_s is null by design)
+tbad = [(t["scope"], t["metric"], t["measured"]) for t in r["targets"] if not t["pass"]
+        and (t["metric"].startswith("inference.ttft") or t["metric"] == "recovery_s")]
+timing("report: the TTFT and recovery_s targets pass (%s)" % (tbad or "all"), not tbad)
+check("report: inference requests were made (%d)" % reqs, reqs > 0)
 check("report: null ticks and inference requests equal the stored windows' sums",
       r["metrics"]["null"]["ticks"] == sum(ticks.values()) and r["metrics"]["inference"]["requests"] == reqs)
 fbad = []
@@ -520,9 +533,17 @@ print("  windows:                    %d, ticks per full window %.2f..%.2f of the
 print("  final exit:                 %d, verdict %s%s" % (rc, run[4], "".join(
       "; failing: %s %s measured %s" % (t["scope"], t["metric"], t["measured"]) for t in r["targets"] if not t["pass"])))
 print("  total wall time:            %.1f s" % (time.monotonic() - t_start))
-print("%d passed, %d failed" % (n_pass, n_fail))
+print("torture checks: %d passed, %d failed" % (n_pass, n_fail))
+open(T + "/torture.counts", "w").write("%d %d\n" % (n_pass, n_fail))
 sys.exit(0 if n_fail == 0 else 1)
 PY
 rc=$?
+# the torture's own checks join this script's counts (a part_skip above included)
+if read -r np nf < "$T/torture.counts" 2>/dev/null; then
+	PASS=$((PASS + np)) FAIL=$((FAIL + nf))
+	[ $rc -eq 0 ] || [ "$nf" -gt 0 ] || bad "the torture's checks ended with exit $rc"
+else
+	bad "the torture's checks ended without a result (exit $rc)"
+fi
 [ $rc -eq 0 ] || { echo "controller log: $T/controller.log (GL_KEEP_TMP=1 keeps it)"; tail -n 30 "$T/controller.log"; }
-exit $rc
+finish
