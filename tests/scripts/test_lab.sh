@@ -125,7 +125,7 @@ check "etcd loss: member 2 restarted by the revert, the 3 members healthy" \
 	env ETCDCTL_API=3 etcdctl --endpoints "$(json "$INV" "','.join(r['etcd']['endpoints'])")" --dial-timeout 2s endpoint health
 check "kill-rank: the job was relaunched and restored from a checkpoint" json "$R/report.json" \
 	"(lambda c: c['restores'] >= 1 and c['restore_s_max'] > 0)(r['metrics']['training']['checkpoint']) or sys.exit(1)"
-check "partition: no nft table of the run left" bash -c "! nft list tables | grep -q gauntlet_"
+check "partition: no nft table of the run left" bash -c "t=\$(nft list tables) && ! grep -q gauntlet_ <<< \"\$t\""
 fi
 
 # --- 3. down leaves nothing ---------------------------------------------------------------
@@ -133,7 +133,7 @@ fi
 cat "$T/down.log"
 check "lab down: exit 0" [ $rc -eq 0 ]
 leftovers "$ID" >"$T/left.txt"
-check "lab down: nothing left (process, namespace, link, route, nft table, cgroup, mount, directory)" [ ! -s "$T/left.txt" ]
+check "lab down: nothing left (process, namespace, link, route, nft table, cgroup, mount, directory)" [ -n "$ID" -a ! -s "$T/left.txt" ]
 cat "$T/left.txt"
 "$GAUNTLET" lab status --dir "$LAB" >/dev/null 2>&1; rc=$?
 check "lab status after down: exit 3 (no lab)" [ $rc -eq 3 ]
@@ -163,7 +163,7 @@ CID=$(labid)
 "$GAUNTLET" lab up --dir "$LAB" >"$T/up3.log" 2>&1; rc=$?
 check "up after a crashed up: takes the unfinished lab down first, then builds (exit $rc)" \
 	bash -c "[ $rc -eq 0 ] && grep -q 'unfinished lab' '$T/up3.log'"
-check "up after a crashed up: nothing of the crashed lab runs" [ -z "$(marked "$CID")" ]
+check "up after a crashed up: nothing of the crashed lab (${CID:-no id}) runs" [ -n "$CID" -a -z "$(marked "$CID")" ]
 NID=$(labid)
 "$GAUNTLET" lab down --dir "$LAB" >/dev/null 2>&1
 leftovers "$NID" >"$T/left3.txt"
