@@ -54,6 +54,7 @@
 
 #include "bodies.h"
 #include "http.h"
+#include "paths.h"
 #include "plan.h"
 #include "plugin.h"
 
@@ -336,6 +337,48 @@ static const char *host_str(const struct gl_host *h, const char *key)
 	return h->json ? get_str(h->json, key) : NULL;
 }
 
+/* The files a drain reads (a token, a CA bundle, a client certificate and
+ * key) are confined like every file a scenario names (paths.h), and the
+ * plan keeps their resolved paths: revert reads what inject read, from
+ * wherever it runs. */
+static int is_file_param(const char *key)
+{
+	return !strcmp(key, "token_file") || !strcmp(key, "ca_bundle") || !strcmp(key, "client_cert") ||
+	       !strcmp(key, "client_key");
+}
+
+static int add_param(const struct gl_scenario *s, const struct gl_fault_spec *f, cJSON *p, const char *key,
+		     const char *val, struct gl_err *err)
+{
+	char real[1100];
+	struct gl_err e = { 0 };
+
+	if (!is_file_param(key)) {
+		cJSON_AddStringToObject(p, key, val);
+		return 0;
+	}
+	if (gl_path_confine(s->path, s->root, val, real, sizeof(real), &e) != 0)
+		return gl_errf(err, GL_EINVAL, "drain_worker '%s': %s: %s", f->id, key, e.msg);
+	cJSON_AddStringToObject(p, key, real);
+	return 0;
+}
+
+static void dw_check_files(const struct gl_scenario *s, const struct gl_fault_spec *f, struct gl_diag *d,
+			   const char *path)
+{
+	static const char *const keys[] = { "token_file", "ca_bundle", "client_cert", "client_key", NULL };
+
+	for (int i = 0; keys[i]; i++) {
+		const cJSON *v = get(f->params, keys[i]);
+		char real[1100], p[300];
+		struct gl_err e = { 0 };
+		if (!cJSON_IsString(v) || gl_path_confine(s->path, s->root, v->valuestring, real, sizeof(real), &e) == 0)
+			continue;
+		snprintf(p, sizeof(p), "%s.params.%s", path, keys[i]);
+		gl_diag_error(d, v, p, "%s", e.msg);
+	}
+}
+
 static int dw_plan(const struct gl_scenario *s, const struct gl_fault_spec *f, cJSON **plan, struct gl_err *err)
 {
 	const struct gl_host *h = gl_scenario_host(s, f->target);
@@ -385,8 +428,10 @@ static int dw_plan(const struct gl_scenario *s, const struct gl_fault_spec *f, c
 		if (rest) {
 			static const char *const copy[] = { "url", "token_env", "token_file", "ca_bundle", NULL };
 			for (int i = 0; copy[i]; i++)
-				if (get_str(params, copy[i]))
-					cJSON_AddStringToObject(p, copy[i], get_str(params, copy[i]));
+				if (get_str(params, copy[i]) && add_param(s, f, p, copy[i], get_str(params, copy[i]), err)) {
+					cJSON_Delete(p);
+					return -GL_EINVAL;
+				}
 			cJSON_AddStringToObject(p, "api_version",
 						get_str(params, "api_version") ? get_str(params, "api_version") : DW_SLURMRESTD_VERSION);
 		} else {
@@ -411,8 +456,10 @@ static int dw_plan(const struct gl_scenario *s, const struct gl_fault_spec *f, c
 			return gl_errf(err, GL_EINVAL, "drain_worker '%s': needs a valid \"api\" URL and node name (node '%s')", f->id, node);
 		}
 		for (int i = 0; copy[i]; i++)
-			if (get_str(params, copy[i]))
-				cJSON_AddStringToObject(p, copy[i], get_str(params, copy[i]));
+			if (get_str(params, copy[i]) && add_param(s, f, p, copy[i], get_str(params, copy[i]), err)) {
+				cJSON_Delete(p);
+				return -GL_EINVAL;
+			}
 		cJSON_AddStringToObject(p, "node", node);
 		cJSON_AddBoolToObject(p, "evict", !cJSON_IsFalse(get(params, "evict")));
 		cJSON_AddNumberToObject(p, "for_ns", (double)f->dur_ns);
@@ -1005,6 +1052,7 @@ const struct gl_fault_ops gl_fault_drain_worker = {
 	.kind = "drain_worker",
 	.methods = dw_methods,
 	.validate = dw_validate,
+	.check_files = dw_check_files,
 	.plan = dw_plan,
 	.inject = dw_inject,
 	.verify = dw_verify,

@@ -15,6 +15,7 @@
 #include "evidence.h"
 #include "lab.h"
 #include "netaddr.h"
+#include "paths.h"
 #include "report.h"
 #include "scenario.h"
 #include "store.h"
@@ -27,10 +28,11 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: gauntlet COMMAND [ARGS]\n"
-		"  validate SCENARIO [--time-scale X] [--set path=value]... [--start TIME]\n"
+		"  validate SCENARIO [--time-scale X] [--set path=value]... [--start TIME] [--allow-root DIR]...\n"
 		"  run SCENARIO [--out DIR] [--time-scale X] [--set path=value]... [--dry-run]\n"
-		"      [--metrics-listen [HOST:]PORT] [--metrics-linger DURATION]\n"
-		"  resume DIR [--dry-run] [--metrics-listen [HOST:]PORT] [--metrics-linger DURATION]\n"
+		"      [--allow-root DIR]... [--metrics-listen [HOST:]PORT] [--metrics-linger DURATION]\n"
+		"      (--allow-root, or GL_ALLOWED_ROOTS=DIR:DIR: more places the scenario's files may be)\n"
+		"  resume DIR [--dry-run] [--allow-root DIR]... [--metrics-listen [HOST:]PORT] [--metrics-linger DURATION]\n"
 		"                          continue an interrupted run\n"
 		"  revert DIR [--dry-run]  revert every fault the store still holds as injected\n"
 		"      (DIR and its store must be yours and not writable by others; --dry-run\n"
@@ -115,6 +117,13 @@ static int parse_cli(int argc, char **argv, struct cli *c, int allow_run_opts)
 		} else if (!strncmp(a, "--time-scale=", 13)) {
 			if (parse_scale(a + 13, &c->scale))
 				return -1;
+		} else if (!strcmp(a, "--allow-root") && val) {
+			struct gl_err err = { 0 };
+			if (gl_paths_allow_root(val, &err) != 0) {
+				fprintf(stderr, "gauntlet: --allow-root: %s\n", err.msg);
+				return -1;
+			}
+			i++;
 		} else if (!strcmp(a, "--set") && val) {
 			if (c->n_sets >= 64) {
 				fprintf(stderr, "gauntlet: at most 64 --set\n");
@@ -233,6 +242,14 @@ static int cmd_resume(int argc, char **argv)
 			continue;
 		if (!strcmp(argv[i], "--dry-run")) {
 			dry_run = 1;
+			continue;
+		}
+		if (!strcmp(argv[i], "--allow-root") && i + 1 < argc) {
+			struct gl_err err = { 0 };
+			if (gl_paths_allow_root(argv[++i], &err) != 0) {
+				fprintf(stderr, "gauntlet: --allow-root: %s\n", err.msg);
+				return 2;
+			}
 			continue;
 		}
 		if (argv[i][0] == '-' || dir) {
@@ -392,6 +409,13 @@ static int dispatch(int argc, char **argv)
 	if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {
 		printf("gauntlet %s (%s)\n", GL_VERSION, GL_GIT_REV);
 		return 0;
+	}
+	if (!strcmp(cmd, "validate") || !strcmp(cmd, "run") || !strcmp(cmd, "resume")) {
+		struct gl_err err = { 0 };
+		if (gl_paths_read_env(&err) != 0) {
+			fprintf(stderr, "gauntlet: %s\n", err.msg);
+			return 2;
+		}
 	}
 	if (!strcmp(cmd, "validate"))
 		return cmd_validate(argc, argv);

@@ -97,6 +97,10 @@ struct gl_fault_ops {
 	const char *const *methods;     /* NULL-terminated; NULL: no "method" key */
 	/* (optional) check params; report through d. */
 	void (*validate)(const struct gl_fault_spec *f, struct gl_diag *d, const char *path);
+	/* (optional) the files its params name are readable and confined
+	 * (paths.h); run like the workloads' check_files. */
+	void (*check_files)(const struct gl_scenario *s, const struct gl_fault_spec *f, struct gl_diag *d,
+			    const char *path);
 	/* (optional) duration implied by params when "for" is absent. */
 	int64_t (*implied_duration_ns)(const struct gl_fault_spec *f);
 	/* (required to run) the plan; caller frees it with cJSON_Delete. */

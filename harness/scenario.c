@@ -1625,6 +1625,45 @@ struct gl_scenario *gl_scenario_load_text(const char *name, const char *text, si
 	return s;
 }
 
+/* The files a scenario names, checked once its schema passed (validate and
+ * run; not a stored scenario, not the fuzzers): ssh keys and known_hosts
+ * confined like traces and inventories (paths.h), then what each workload
+ * and fault kind reads. */
+static void check_files(struct gl_scenario *s, struct gl_diag *d)
+{
+	char p[GL_NAME_MAX + 64], real[1100];
+
+	for (int i = 0; i < s->n_hosts; i++) {
+		struct gl_host *h = &s->hosts[i];
+		const char *what[2] = { "key", "known_hosts" };
+		char *val[2] = { h->key, h->known_hosts };
+		for (int k = 0; k < 2; k++) {
+			struct gl_err e = { 0 };
+			if (!val[k][0])
+				continue;
+			if (gl_path_confine(s->path, s->root, val[k], real, sizeof(real), &e) == 0) {
+				/* used as checked: relative to the scenario, not the cwd */
+				if (strlen(real) < sizeof(h->key))
+					memcpy(val[k], real, strlen(real) + 1);
+				continue;
+			}
+			snprintf(p, sizeof(p), "hosts.%s.%s", h->name, what[k]);
+			gl_diag_error(d, h->json ? cJSON_GetObjectItemCaseSensitive(h->json, what[k]) : NULL, p, "%s",
+				      e.msg);
+		}
+	}
+	for (int i = 0; i < s->n_workloads; i++)
+		if (s->workloads[i].ops && s->workloads[i].ops->check_files) {
+			snprintf(p, sizeof(p), "workloads.%s", s->workloads[i].name);
+			s->workloads[i].ops->check_files(s, s->workloads[i].cfg, d, p);
+		}
+	for (int i = 0; i < s->n_faults; i++)
+		if (s->faults[i].ops && s->faults[i].ops->check_files) {
+			snprintf(p, sizeof(p), "faults[%d]", i);
+			s->faults[i].ops->check_files(s, &s->faults[i], d, p);
+		}
+}
+
 struct gl_scenario *gl_scenario_load_file(const char *path, const struct gl_scenario_opts *o,
 					  struct gl_diag *d)
 {
@@ -1641,12 +1680,7 @@ struct gl_scenario *gl_scenario_load_file(const char *path, const struct gl_scen
 	s = gl_scenario_load_text(path, text, len, o, d);
 	free(text);
 	if (s && d->n_errors == 0)
-		for (int i = 0; i < s->n_workloads; i++)
-			if (s->workloads[i].ops && s->workloads[i].ops->check_files) {
-				char wp[GL_NAME_MAX + 16];
-				snprintf(wp, sizeof(wp), "workloads.%s", s->workloads[i].name);
-				s->workloads[i].ops->check_files(s, s->workloads[i].cfg, d, wp);
-			}
+		check_files(s, d);
 	return s;
 }
 

@@ -86,6 +86,12 @@ int gl_secret_read(const char *env, const char *path, char *out, size_t n, struc
 			return gl_errf(err, GL_EINVAL, "the variable %s is not set", env);
 		if (strlen(v) >= n)
 			return gl_errf(err, GL_ELIMIT, "the variable %s holds more than %zu bytes", env, n - 1);
+		for (const char *q = v; *q; q++)
+			if ((unsigned char)*q < 0x20 || *q == 0x7f)
+				return gl_errf(err, GL_EINVAL,
+					       "the variable %s holds a control character (byte %zu): refused, it "
+					       "would reach a request header",
+					       env, (size_t)(q - v) + 1);
 		memcpy(out, v, strlen(v) + 1);
 		return 0;
 	}
@@ -100,6 +106,16 @@ int gl_secret_read(const char *env, const char *path, char *out, size_t n, struc
 		free(text);
 		return gl_errf(err, GL_ELIMIT, "%s: more than %zu bytes", path, n - 1);
 	}
+	for (size_t i = 0; i < len; i++)
+		if ((unsigned char)text[i] < 0x20 || text[i] == 0x7f) {
+			memset(text, 0, len);
+			free(text);
+			/* a CR LF inside would add a header to every request */
+			return gl_errf(err, GL_EINVAL,
+				       "%s: the secret holds a control character (byte %zu): refused, it would "
+				       "reach a request header",
+				       path, i + 1);
+		}
 	memcpy(out, text, len + 1);
 	memset(text, 0, len);
 	free(text);

@@ -22,7 +22,9 @@ const char *gl_secret_getenv(const char *name);
 /* A secret from the variable env (kept, or still in the environment) or,
  * when env is NULL, from the file at path (at most 16 KiB; trailing CR, LF,
  * blanks and tabs cut; the read buffer wiped). Both NULL: out is "".
- * Errors name the variable or the file, never a value. */
+ * A value holding a control character (CR, LF, ESC, ...) is refused: it
+ * would forge a request header. Errors name the variable or the file and
+ * the byte's position, never a value. */
 int gl_secret_read(const char *env, const char *path, char *out, size_t n, struct gl_err *err);
 /* Forget (and wipe) every kept value. */
 void gl_secrets_clear(void);
