@@ -1164,12 +1164,23 @@ static int cp_preflight(struct gl_ctx *c, const cJSON *plan)
 	return bad ? -1 : 0;
 }
 
+/* " " and argv quoted as the shell takes it: what is shown is what runs. */
 static void put_argv(struct gl_buf *out, const cJSON *argv)
 {
 	const cJSON *it;
 	cJSON_ArrayForEach(it, argv)
-		if (cJSON_IsString(it))
-			gl_buf_printf(out, " %s", it->valuestring);
+		if (cJSON_IsString(it)) {
+			gl_buf_printf(out, " ");
+			gl_buf_append_word(out, it->valuestring);
+		}
+}
+
+/* fmt's single %s is a value: quoted as one shell word. */
+static void put_w(struct gl_buf *out, const char *before, const char *word, const char *after)
+{
+	gl_buf_printf(out, "%s", before);
+	gl_buf_append_word(out, word);
+	gl_buf_printf(out, "%s", after);
 }
 
 static void cp_describe(const cJSON *plan, struct gl_buf *out)
@@ -1178,7 +1189,7 @@ static void cp_describe(const cJSON *plan, struct gl_buf *out)
 	const char *ns = get_str(plan, "netns"), *sig = get_str(plan, "signal");
 
 	if (ns && ns[0] && !is(plan, "redfish"))
-		gl_buf_printf(out, "  (every step runs under ip netns exec %s)\n", ns);
+		put_w(out, "  (every step runs under ip netns exec ", ns, ")\n");
 	if (is(plan, "exec")) {
 		gl_buf_printf(out, "  inject:");
 		put_argv(out, get(plan, "stop"));
@@ -1190,25 +1201,29 @@ static void cp_describe(const cJSON *plan, struct gl_buf *out)
 		}
 	} else if (is(plan, "signal") && sig) {
 		const char *file = get_str(plan, "state_file");
-		if (get_str(plan, "pattern"))
-			gl_buf_printf(out, "  inject: the newest of pgrep -f -- '%s' (refuse if more than %d match)", get_str(plan, "pattern"),
+		if (get_str(plan, "pattern")) {
+			put_w(out, "  inject: the newest of pgrep -f -- ", get_str(plan, "pattern"), "");
+			gl_buf_printf(out, " (refuse if more than %d match)",
 				      get(plan, "max_matches") ? get(plan, "max_matches")->valueint : CP_MAX_MATCHES_DEFAULT);
-		else if (get_str(plan, "pidfile"))
-			gl_buf_printf(out, "  inject: pid from %s", get_str(plan, "pidfile"));
-		else
+		} else if (get_str(plan, "pidfile")) {
+			put_w(out, "  inject: pid from ", get_str(plan, "pidfile"), "");
+		} else {
 			gl_buf_printf(out, "  inject: pid %lld", (long long)get(plan, "pid")->valuedouble);
-		gl_buf_printf(out, " > %s; kill -%s <that pid>\n", file, sig);
+		}
+		put_w(out, " > ", file, "");
+		gl_buf_printf(out, "; kill -%s <that pid>\n", sig);
 		gl_buf_printf(out, "  verify: the pid is %s\n", !strcmp(sig, "STOP") ? "in state T" : "gone");
-		if (!strcmp(sig, "STOP"))
-			gl_buf_printf(out, "  revert: kill -CONT $(cat %s); rm -f %s\n", file, file);
-		else {
+		if (!strcmp(sig, "STOP")) {
+			put_w(out, "  revert: kill -CONT $(cat ", file, ")");
+			put_w(out, "; rm -f ", file, "\n");
+		} else {
 			gl_buf_printf(out, "  revert: wait until the pid is gone;");
 			if (get(plan, "start")) {
 				gl_buf_printf(out, " setsid -f");
 				put_argv(out, get(plan, "start"));
-				gl_buf_printf(out, " >> %s;", get_str(plan, "log"));
+				put_w(out, " >> ", str_or(plan, "log"), ";");
 			}
-			gl_buf_printf(out, " rm -f %s\n", file);
+			put_w(out, " rm -f ", file, "\n");
 		}
 	} else if (is(plan, "redfish")) {
 		gl_buf_printf(out, "  inject: POST %s%s/Actions/ComputerSystem.Reset {\"ResetType\": \"%s\"} (basic auth from $%s/$%s)\n",

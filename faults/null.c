@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "plan.h"
 #include "plugin.h"
 
 static const char *param(const cJSON *o, const char *key)
@@ -110,8 +111,13 @@ static int nf_verify_revert(struct gl_ctx *c, const cJSON *plan, struct gl_err *
 static void nf_describe(const cJSON *plan, struct gl_buf *out)
 {
 	const char *marker = param(plan, "marker");
-	if (marker)
-		gl_buf_printf(out, "inject: create %s\nrevert: remove %s\n", marker, marker);
+	if (marker) {
+		gl_buf_printf(out, "inject: create ");
+		gl_buf_append_word(out, marker);
+		gl_buf_printf(out, "\nrevert: remove ");
+		gl_buf_append_word(out, marker);
+		gl_buf_printf(out, "\n");
+	}
 	else
 		gl_buf_printf(out, "inject: nothing (null fault)\nrevert: nothing\n");
 }

@@ -99,3 +99,9 @@ void gl_buf_append_argv(struct gl_buf *b, const char *const *argv)
 		gl_buf_printf(b, "'");
 	}
 }
+
+void gl_buf_append_word(struct gl_buf *b, const char *word)
+{
+	const char *one[] = { word ? word : "", NULL };
+	gl_buf_append_argv(b, one);
+}

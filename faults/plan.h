@@ -29,5 +29,7 @@ int gl_word_ok(const char *s, const char *extra, size_t max);
 /* Append argv to b as one copy-pasteable shell line (plain words as they
  * are, anything else single-quoted), for --dry-run descriptions. */
 void gl_buf_append_argv(struct gl_buf *b, const char *const *argv);
+/* One word, quoted the same way (for values inside a description). */
+void gl_buf_append_word(struct gl_buf *b, const char *word);
 
 #endif

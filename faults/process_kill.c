@@ -476,16 +476,28 @@ static void pk_describe(const cJSON *plan, struct gl_buf *out)
 	} else {
 		gl_buf_printf(out, "  inject: pid %lld", cJSON_IsNumber(pid) ? (long long)pid->valuedouble : 0LL);
 	}
-	gl_buf_printf(out, " > %s; kill -%s <those pids>\n", file, sig);
+	gl_buf_printf(out, " > ");
+	gl_buf_append_word(out, file);
+	gl_buf_printf(out, "; kill -%s <those pids>\n", sig);
 	if (stop)
 		gl_buf_printf(out, "  verify: every pid in %s is in state T (/proc/PID/stat)\n", file);
 	else
 		gl_buf_printf(out, "  verify: every pid in %s is gone within %d s\n", file,
 			      !strcmp(sig, "KILL") ? 5 : 10);
 	if (stop)
-		gl_buf_printf(out, "  revert: kill -CONT $(cat %s); rm -f %s\n", file, file);
+	{
+		gl_buf_printf(out, "  revert: kill -CONT $(cat ");
+		gl_buf_append_word(out, file);
+		gl_buf_printf(out, "); rm -f ");
+		gl_buf_append_word(out, file);
+		gl_buf_printf(out, "\n");
+	}
 	else
-		gl_buf_printf(out, "  revert: rm -f %s (nothing to undo after SIG%s)\n", file, sig);
+	{
+		gl_buf_printf(out, "  revert: rm -f ");
+		gl_buf_append_word(out, file);
+		gl_buf_printf(out, " (nothing to undo after SIG%s)\n", sig);
+	}
 	gl_buf_printf(out, "  verify_revert: %s is gone%s\n", file,
 		      stop ? "; no process of the selector is in state T" : "");
 }

@@ -41,7 +41,24 @@
 #include "timeline.h"
 
 #define COMMIT_INTERVAL_NS 500000000LL
+/* A fault's --dry-run description: whole scenarios are at most a few MiB,
+ * and quoting at most quadruples a byte. */
+#define DESCRIBE_MAX (64 << 20)
 #define REVERT_ATTEMPTS 3
+
+/* A description on a terminal: its lines as they are, any other control
+ * character (CR, an escape sequence a value smuggled past the quoting) as
+ * \xHH, so what is shown cannot hide or forge what runs. */
+static void put_text(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		unsigned char u = (unsigned char)*s;
+		if ((u < 0x20 && u != '\n') || u == 0x7f)
+			fprintf(f, "\\x%02x", u);
+		else
+			fputc(u, f);
+	}
+}
 
 enum stop_reason { STOP_NONE, STOP_END, STOP_SIGNAL, STOP_ABORT_IF, STOP_ERROR };
 
@@ -1227,11 +1244,14 @@ int gl_controller_run(const struct gl_run_opts *o)
 		gl_timeline_print(c.sc, c.scale, stdout);
 		for (int i = 0; i < c.sc->n_faults; i++) {
 			struct gl_buf b;
-			gl_buf_init(&b, 1 << 16);
+			gl_buf_init(&b, DESCRIBE_MAX);
 			if (c.sc->faults[i].ops->describe)
 				c.sc->faults[i].ops->describe(c.faults[i].plan, &b);
-			printf("fault '%s' on host '%s':\n%s", c.faults[i].row.id, c.faults[i].row.target,
-			       b.data ? b.data : "  (no commands)\n");
+			printf("fault '%s' on host '%s':\n", c.faults[i].row.id, c.faults[i].row.target);
+			put_text(stdout, b.data ? b.data : "  (no commands)\n");
+			if (b.cut)
+				printf("  (THE DESCRIPTION ABOVE IS INCOMPLETE: it did not fit in %d MiB; the run would "
+				       "execute more than is shown)\n", DESCRIBE_MAX >> 20);
 			gl_buf_free(&b);
 		}
 		printf("dry run: nothing was started, injected or written\n");
@@ -1420,11 +1440,15 @@ static int print_live_plans(struct gl_ctx *c, FILE *out)
 		if (!is_live(f->row.state))
 			continue;
 		n++;
-		gl_buf_init(&b, 1 << 16);
+		gl_buf_init(&b, DESCRIBE_MAX);
 		if (f->spec->ops->describe)
 			f->spec->ops->describe(f->plan, &b);
-		fprintf(out, "fault '%s' (%s on host '%s', journal state %s): its stored plan:\n%s", f->row.id,
-			f->row.kind, f->row.target, f->row.state, b.data ? b.data : "  (no commands)\n");
+		fprintf(out, "fault '%s' (%s on host '%s', journal state %s): its stored plan:\n", f->row.id,
+			f->row.kind, f->row.target, f->row.state);
+		put_text(out, b.data ? b.data : "  (no commands)\n");
+		if (b.cut)
+			fprintf(out, "  (THE PLAN ABOVE IS INCOMPLETE: it did not fit in %d MiB; more would be "
+				"executed than is shown)\n", DESCRIBE_MAX >> 20);
 		gl_buf_free(&b);
 	}
 	if (!n)

@@ -138,6 +138,36 @@ static int get_string(struct gl_diag *d, const cJSON *obj, const char *key, cons
 	return 1;
 }
 
+/* The first control character (byte < 0x20 or DEL) in s, or NULL. */
+static const char *control_char(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return s;
+	return NULL;
+}
+
+/* A name that reaches logs, the timeline, status and reports (scenario
+ * name, phase names, fault ids): a string without control characters, so
+ * a newline or an escape sequence cannot forge a line or a terminal. */
+static int get_name(struct gl_diag *d, const cJSON *obj, const char *key, const char *path, int required,
+		    char *out, size_t n)
+{
+	int rc = get_string(d, obj, key, path, required, out, n);
+	const char *c;
+	char p[512];
+
+	if (rc > 0 && (c = control_char(out))) {
+		join(p, sizeof(p), path, key);
+		gl_diag_error(d, cJSON_GetObjectItemCaseSensitive(obj, key), p,
+			      "a control character (byte %zu, 0x%02x) in a name: refused, it would forge log and "
+			      "report lines",
+			      (size_t)(c - out) + 1, (unsigned)(unsigned char)*c);
+		return -1;
+	}
+	return rc;
+}
+
 static int get_duration(struct gl_diag *d, const cJSON *obj, const char *key, const char *path,
 			int required, int64_t *out)
 {
@@ -350,6 +380,11 @@ static void parse_hosts(struct vctx *v, const cJSON *hosts)
 		snprintf(path, sizeof(path), "hosts.%s", h->string);
 		if (strlen(h->string) >= sizeof(o->name) || !h->string[0]) {
 			gl_diag_error(v->d, h, path, "host names are 1 to %zu bytes", sizeof(o->name) - 1);
+			continue;
+		}
+		if (control_char(h->string)) {
+			gl_diag_error(v->d, h, "hosts", "a host name holds a control character: refused, it would "
+				      "forge log and report lines");
 			continue;
 		}
 		if (!want_object(v->d, h, path))
@@ -827,7 +862,7 @@ static void parse_phases(struct vctx *v, const cJSON *ph)
 		if (!want_object(v->d, p, path))
 			continue;
 		check_keys(v->d, p, path, keys);
-		get_string(v->d, p, "name", path, 1, o->name, sizeof(o->name));
+		get_name(v->d, p, "name", path, 1, o->name, sizeof(o->name));
 		if (get_duration(v->d, p, "for", path, 1, &o->dur_ns) > 0 && o->dur_ns <= 0)
 			gl_diag_error(v->d, cJSON_GetObjectItemCaseSensitive(p, "for"), path,
 				      "a phase must last longer than 0s");
@@ -876,7 +911,7 @@ static void parse_faults(struct vctx *v, const cJSON *fs)
 			continue;
 		o->json = f;
 		check_keys(v->d, f, path, keys);
-		get_string(v->d, f, "id", path, 1, o->id, sizeof(o->id));
+		get_name(v->d, f, "id", path, 1, o->id, sizeof(o->id));
 		get_duration(v->d, f, "at", path, 1, &o->at_ns);
 		get_duration(v->d, f, "for", path, 0, &o->dur_ns);
 		get_string(v->d, f, "target", path, 1, o->target, sizeof(o->target));
@@ -1579,7 +1614,7 @@ struct gl_scenario *gl_scenario_load_text(const char *name, const char *text, si
 	apply_inventory(s, o, d);
 
 	check_keys(d, s->root, "", keys);
-	get_string(d, s->root, "name", "", 1, s->name, sizeof(s->name));
+	get_name(d, s->root, "name", "", 1, s->name, sizeof(s->name));
 	if (get_duration(d, s->root, "duration", "", 1, &s->duration_ns) > 0 && s->duration_ns <= 0)
 		gl_diag_error(d, cJSON_GetObjectItemCaseSensitive(s->root, "duration"), "duration",
 			      "must be longer than 0s");

@@ -56,8 +56,8 @@ void gl_log_init(enum gl_log_level min_level)
 void gl_log(enum gl_log_level lvl, const char *fmt, ...)
 {
 	static const char *names[] = { "debug", "info", "warn", "error" };
-	char line[2048];
-	int n;
+	char line[2400], msg[2048];
+	int n, m;
 	va_list ap;
 
 	if (lvl < log_min)
@@ -69,10 +69,20 @@ void gl_log(enum gl_log_level lvl, const char *fmt, ...)
 	n = snprintf(line, sizeof(line), "%s[%9.3f] %-5s ", log_over_progress ? "\r\033[K" : "",
 		     (double)(gl_now_ns() - log_t0) / 1e9, names[lvl]);
 	va_start(ap, fmt);
-	n += vsnprintf(line + n, sizeof(line) - (size_t)n - 1, fmt, ap);
+	m = vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	if (n > (int)sizeof(line) - 2)
-		n = (int)sizeof(line) - 2;
+	/* One line per call, whatever the message holds: control characters
+	 * (a newline, CR, an escape sequence from a name or a peer's reply)
+	 * are shown as \xHH, never written raw; a cut is said. */
+	for (const char *q = msg; *q && n < (int)sizeof(line) - 24; q++) {
+		unsigned char u = (unsigned char)*q;
+		if (u < 0x20 || u == 0x7f)
+			n += snprintf(line + n, sizeof(line) - (size_t)n, "\\x%02x", u);
+		else
+			line[n++] = (char)u;
+	}
+	if (m >= (int)sizeof(msg) || n >= (int)sizeof(line) - 24)
+		n += snprintf(line + n, sizeof(line) - (size_t)n, " [cut]");
 	line[n++] = '\n';
 	/* One write per line so lines from threads never interleave. */
 	if (write(STDERR_FILENO, line, (size_t)n) < 0) {
@@ -345,12 +355,15 @@ void gl_buf_init(struct gl_buf *b, size_t max)
 	b->data = NULL;
 	b->len = b->cap = 0;
 	b->max = max;
+	b->cut = 0;
 }
 
 int gl_buf_append(struct gl_buf *b, const void *p, size_t n)
 {
-	if (n > b->max || b->len + n > b->max)
+	if (n > b->max || b->len + n > b->max) {
+		b->cut = 1;
 		return -GL_ELIMIT;
+	}
 	if (b->len + n + 1 > b->cap) {
 		size_t ncap = b->cap ? b->cap : 256;
 		char *nd;
@@ -359,8 +372,10 @@ int gl_buf_append(struct gl_buf *b, const void *p, size_t n)
 		if (ncap > b->max + 1)
 			ncap = b->max + 1;
 		nd = realloc(b->data, ncap);
-		if (!nd)
+		if (!nd) {
+			b->cut = 1;
 			return -GL_ENOMEM;
+		}
 		b->data = nd;
 		b->cap = ncap;
 	}

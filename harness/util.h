@@ -101,6 +101,7 @@ int gl_rundir_create(const char *path, struct gl_err *err);
 struct gl_buf {
 	char *data;
 	size_t len, cap, max;
+	int cut;       /* an append was refused: what the buffer shows is not whole */
 };
 void gl_buf_init(struct gl_buf *b, size_t max);
 int gl_buf_append(struct gl_buf *b, const void *p, size_t n);

@@ -15,3 +15,6 @@ gl_script_test(test_sec_traces ${GL_TESTS_DIR}/security/test_traces.sh TIMEOUT 3
 # files, ssh keys and known_hosts confined) and secrets that would forge a
 # request header.
 gl_script_test(test_sec_paths ${GL_TESTS_DIR}/security/test_paths.sh TIMEOUT 120)
+# What gauntlet shows (names, dry run, logs) cannot hide or forge what it
+# runs or what happened.
+gl_script_test(test_sec_output ${GL_TESTS_DIR}/security/test_output.sh TIMEOUT 120)
