@@ -865,6 +865,9 @@ static void ctx_free(struct gl_ctx *c)
 	gl_scenario_free(c->sc);
 	if (c->lock_fd >= 0)
 		close(c->lock_fd);
+	/* every thread and workload that used a secret is gone: wipe the
+	 * copies taken from the environment (secrets.h) */
+	gl_secrets_clear();
 }
 
 /* Every workload and fault kind used must have its run hooks in this build. */
