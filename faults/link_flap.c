@@ -97,7 +97,7 @@ static int ifname_ok(const char *s)
 {
 	size_t n = s ? strlen(s) : 0;
 
-	if (n == 0 || n > 15 || s[0] == '-' || !strcmp(s, ".") || !strcmp(s, ".."))
+	if (n == 0 || n > 15 || s[0] == '-' || !strcmp(s, ".") || strstr(s, ".."))
 		return 0;
 	for (size_t i = 0; i < n; i++)
 		if (!isalnum((unsigned char)s[i]) && !strchr("_.:-", s[i]))

@@ -301,7 +301,8 @@ static int valid_device(const char *s)
 static int valid_ifname(const char *s)
 {
 	size_t n = strlen(s);
-	if (n == 0 || n > ST_IFNAME_MAX || !strcmp(s, ".") || !strcmp(s, ".."))
+	/* never an option to tc or ip ("-all"), nor a path */
+	if (n == 0 || n > ST_IFNAME_MAX || !strcmp(s, ".") || s[0] == '-' || strstr(s, ".."))
 		return 0;
 	for (const char *c = s; *c; c++)
 		if (!path_char(*c) && *c != ':')
@@ -345,7 +346,8 @@ static void st_validate(const struct gl_fault_spec *f, struct gl_diag *d, const 
 		if (!v)
 			gl_diag_error(d, f->params, p, "missing: the storage network interface, like \"eth1\"");
 		else if (!cJSON_IsString(v) || !valid_ifname(v->valuestring))
-			gl_diag_error(d, v, p, "expected an interface name (1 to %d letters, digits and . _ - @ + :)",
+			gl_diag_error(d, v, p, "expected an interface name (1 to %d letters, digits and . _ - @ + :, "
+				      "not starting with '-', no '..')",
 				      ST_IFNAME_MAX);
 		v = get(f->params, "rate");
 		snprintf(p, sizeof(p), "%s.params.rate", path);

@@ -54,6 +54,54 @@
 #include "plugin.h"
 #include "scenario.h"
 #include "util.h"
+#include "plan.h"
+
+/* The lab directory reaches generated shell scripts (bin/etcd-member, the
+ * munge check), slurm.conf and sshd_config: only plain path characters,
+ * so no quote, space, '$' or newline can turn into code or a config line
+ * there. 1 when dir is fine, else 0 with why. */
+static int lab_dir_ok(const char *dir, char *why, size_t n)
+{
+	for (const char *c = dir; *c; c++) {
+		unsigned char u = (unsigned char)*c;
+		if (!((u >= 'a' && u <= 'z') || (u >= 'A' && u <= 'Z') || (u >= '0' && u <= '9') || strchr("/._+-", u))) {
+			if (u < 0x20 || u >= 0x7f)
+				snprintf(why, n, "byte 0x%02x at %zu is not allowed", u, (size_t)(c - dir));
+			else
+				snprintf(why, n, "character %c (0x%02x) at %zu is not allowed", u, u, (size_t)(c - dir));
+			return 0;
+		}
+		if (c[0] == '/' && (c[1] == '-' || (c[1] == '.' && (c[2] == '/' || !c[2] ||
+							      (c[2] == '.' && (c[3] == '/' || !c[3])))))) {
+			snprintf(why, n, c[1] == '-' ? "a component at %zu starts with '-'" : "a component at %zu is '.' or '..'",
+				 (size_t)(c - dir + 1));
+			return 0;
+		}
+	}
+	return 1;
+}
+
+/* s single-quoted for sh, as the shell takes it: ' becomes '\'' */
+static void shq(char *out, size_t n, const char *s)
+{
+	size_t k = 0;
+	if (n < 3) {
+		if (n)
+			out[0] = '\0';
+		return;
+	}
+	out[k++] = '\'';
+	for (; *s && k + 6 < n; s++) {
+		if (*s == '\'') {
+			memcpy(out + k, "'\\''", 4);
+			k += 4;
+		} else {
+			out[k++] = *s;
+		}
+	}
+	out[k++] = '\'';
+	out[k] = '\0';
+}
 
 #define LAB_DIR_DEFAULT "/var/lib/gauntlet-lab"
 #define LAB_MAX_WORKERS 8
@@ -555,7 +603,9 @@ static void up_slurm(struct lab *L)
 	{
 		int ok = 0;
 		char cmd[2400];
-		snprintf(cmd, sizeof(cmd), "munge -S '%s' -n | unmunge -S '%s' >/dev/null", sock, sock);
+		char qs[1300];
+		shq(qs, sizeof(qs), sock);
+		snprintf(cmd, sizeof(cmd), "munge -S %s -n | unmunge -S %s >/dev/null", qs, qs);
 		for (int i = 0; i < 50 && !ok; i++) {
 			ok = RUN(out, sizeof(out), 3000, "sh", "-c", cmd) == 0;
 			if (!ok)
@@ -727,7 +777,7 @@ static void up_workers(struct lab *L)
 
 static void up_etcd(struct lab *L)
 {
-	char script[1100], out[2048], cluster[512] = "", eps[512] = "";
+	char script[1100], out[2048], cluster[512] = "", eps[512] = "", qd[2300], qid[200], qcl[1100];
 	int cport[3], pport[3];
 	struct gl_buf b;
 	cJSON *e, *members, *epa;
@@ -749,6 +799,13 @@ static void up_etcd(struct lab *L)
 			 cport[i]);
 	}
 	snprintf(script, sizeof(script), "%s/bin/etcd-member", L->dir);
+	{
+		char dd[1100];
+		snprintf(dd, sizeof(dd), "%s/etcd", L->dir);
+		shq(qd, sizeof(qd), dd);
+		shq(qid, sizeof(qid), L->id);
+		shq(qcl, sizeof(qcl), cluster);
+	}
 	gl_buf_init(&b, 1 << 16);
 	gl_buf_printf(&b,
 		      "#!/bin/sh\n"
@@ -756,10 +813,10 @@ static void up_etcd(struct lab *L)
 		      "# Used by `gauntlet lab up` and by the lab soak's control_plane_loss revert.\n"
 		      "# Written by gauntlet lab up; removed by gauntlet lab down.\n"
 		      "set -eu\n"
-		      "D='%s/etcd'\n"
-		      "export %s='%s'\n"
+		      "D=%s\n"
+		      "export %s=%s\n"
 		      "case \"${1:-}\" in\n",
-		      L->dir, L->dir, LAB_MARK, L->id);
+		      L->dir, qd, LAB_MARK, qid);
 	for (int i = 0; i < 3; i++)
 		gl_buf_printf(&b, "%d) C=%d; P=%d ;;\n", i + 1, cport[i], pport[i]);
 	gl_buf_printf(&b,
@@ -775,12 +832,12 @@ static void up_etcd(struct lab *L)
 		      "\tetcd --name \"m$N\" --data-dir \"$D/m$N\" \\\n"
 		      "\t--listen-client-urls \"http://127.0.0.1:$C\" --advertise-client-urls \"http://127.0.0.1:$C\" \\\n"
 		      "\t--listen-peer-urls \"http://127.0.0.1:$P\" --initial-advertise-peer-urls \"http://127.0.0.1:$P\" \\\n"
-		      "\t--initial-cluster '%s' --initial-cluster-state \"$STATE\" \\\n"
-		      "\t--initial-cluster-token '%s' --heartbeat-interval 100 --election-timeout 1000 \\\n"
+		      "\t--initial-cluster %s --initial-cluster-state \"$STATE\" \\\n"
+		      "\t--initial-cluster-token %s --heartbeat-interval 100 --election-timeout 1000 \\\n"
 		      "\t</dev/null >>\"$D/m$N.log\" 2>&1\n"
 		      "i=0\n"
 		      "while [ ! -s \"$D/m$N.pid\" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done\n",
-		      cluster, L->id);
+		      qcl, qid);
 	if (write_text(script, b.data, 0700) != 0) {
 		gl_buf_free(&b);
 		part(L, "etcd", 0, "cannot write %s", script);
@@ -1598,6 +1655,21 @@ int gl_lab_main(int argc, char **argv)
 	if (dir[0] != '/' || strlen(dir) >= sizeof(L.dir) - 64 || !strcmp(dir, "/")) {
 		fprintf(stderr, "gauntlet lab: --dir: expected an absolute path other than /, got '%s'\n", dir);
 		return 2;
+	}
+	{
+		char why[128];
+		if (!lab_dir_ok(dir, why, sizeof(why))) {
+			/* before anything is made: the directory reaches generated
+			 * shell scripts, slurm.conf and sshd_config */
+			struct gl_buf q;
+			gl_buf_init(&q, 256);
+			gl_buf_append_argv(&q, (const char *const[]){ dir, NULL });
+			fprintf(stderr, "gauntlet lab: --dir %s: %s; a lab directory is an absolute path of letters, "
+					"digits and / . _ + - (no component starting with '-', no '.' or '..')\n",
+				q.data ? q.data : "", why);
+			gl_buf_free(&q);
+			return 2;
+		}
 	}
 	snprintf(L.dir, sizeof(L.dir), "%s", dir);
 	while (strlen(L.dir) > 1 && L.dir[strlen(L.dir) - 1] == '/')

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <cjson/cJSON.h>
 
@@ -150,6 +151,16 @@ int gl_path_confine(const char *scenario_path, const void *root_json, const char
 			       "the operator allows more with --allow-root DIR or GL_ALLOWED_ROOTS (a scenario "
 			       "cannot)",
 			       p, real, list, roots ? ", narrowed by the scenario's safety.allowed_roots" : "");
+	}
+	/* a file to read: a FIFO would hang validate and run in open() */
+	{
+		struct stat st;
+		if (stat(real, &st) != 0)
+			return gl_errf(err, GL_EINVAL, "%s: %s", real, strerror(errno));
+		if (!S_ISREG(st.st_mode))
+			return gl_errf(err, GL_EINVAL, "%s%s%s is %s, expected a regular file", p,
+				       strcmp(p, real) ? " resolves to " : "", strcmp(p, real) ? real : "",
+				       gl_file_type_name(st.st_mode));
 	}
 	if (strlen(real) >= n)
 		return gl_errf(err, GL_ELIMIT, "%s: path too long", p);

@@ -3,6 +3,7 @@
  */
 #include "timeline.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,9 +41,18 @@ int gl_timeline_build(const struct gl_scenario *s, struct gl_tl_event **out, int
 
 int64_t gl_timeline_real_ns(int64_t t_ns, double time_scale)
 {
-	if (time_scale <= 0)
+	long double r;
+
+	if (!(time_scale > 0))
 		time_scale = 1;
-	return (int64_t)((long double)t_ns / time_scale);
+	r = (long double)t_ns / time_scale;
+	/* validation refuses scales that leave this range (check_time_scale);
+	 * never overflow into a negative time anyway */
+	if (r >= (long double)INT64_MAX)
+		return INT64_MAX;
+	if (r <= (long double)INT64_MIN)
+		return INT64_MIN;
+	return (int64_t)r;
 }
 
 void gl_timeline_print(const struct gl_scenario *s, double time_scale, FILE *f)

@@ -111,6 +111,42 @@ void gl_format_wall(int64_t wall_ns, char *buf, size_t n)
 	snprintf(buf, n, "%s.%03dZ", tmp, (int)((wall_ns / 1000000) % 1000));
 }
 
+const char *gl_file_type_name(unsigned mode)
+{
+	switch (mode & S_IFMT) {
+	case S_IFREG: return "a regular file";
+	case S_IFDIR: return "a directory";
+	case S_IFIFO: return "a FIFO";
+	case S_IFSOCK: return "a socket";
+	case S_IFCHR: return "a character device";
+	case S_IFBLK: return "a block device";
+	case S_IFLNK: return "a symbolic link";
+	default: return "not a regular file";
+	}
+}
+
+int gl_open_regular(const char *path, struct gl_err *err)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY), fl;
+
+	if (fd < 0)
+		return gl_errf(err, GL_EIO, "%s: cannot open: %s", path, strerror(errno));
+	if (fstat(fd, &st) != 0) {
+		int e = errno;
+		close(fd);
+		return gl_errf(err, GL_EIO, "%s: cannot stat: %s", path, strerror(e));
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return gl_errf(err, GL_EINVAL, "%s: is %s, expected a regular file", path,
+			       gl_file_type_name(st.st_mode));
+	}
+	if ((fl = fcntl(fd, F_GETFL)) >= 0)
+		fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+	return fd;
+}
+
 int gl_read_file(const char *path, size_t max_bytes, char **out, size_t *out_len,
 		 struct gl_err *err)
 {
@@ -121,9 +157,9 @@ int gl_read_file(const char *path, size_t max_bytes, char **out, size_t *out_len
 	*out = NULL;
 	if (out_len)
 		*out_len = 0;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = gl_open_regular(path, err);
 	if (fd < 0) {
-		rc = gl_errf(err, GL_EIO, "%s: cannot open: %s", path, strerror(errno));
+		rc = fd;
 		goto out;
 	}
 	for (;;) {

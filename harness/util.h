@@ -59,8 +59,18 @@ int64_t gl_wall_ns(void);
 /* Format a wall time as RFC 3339 UTC ("2026-11-29T16:34:55.123Z"). */
 void gl_format_wall(int64_t wall_ns, char *buf, size_t n);
 
-/* Read a whole file of at most max_bytes. *out is NUL-terminated and must be
- * freed by the caller. Errors name the path. */
+/* Open path for reading only when it is a regular file: opened with
+ * O_NONBLOCK (a FIFO with no writer would block open itself), then fstat;
+ * a FIFO, socket, device or directory is refused naming what it is.
+ * Returns the descriptor (blocking again, O_CLOEXEC) or a negative code
+ * with err set. */
+int gl_open_regular(const char *path, struct gl_err *err);
+/* "a FIFO", "a directory", ... for st_mode. */
+const char *gl_file_type_name(unsigned mode);
+
+/* Read a whole file of at most max_bytes (a regular file, gl_open_regular).
+ * *out is NUL-terminated and must be freed by the caller. Errors name the
+ * path. */
 int gl_read_file(const char *path, size_t max_bytes, char **out, size_t *out_len,
 		 struct gl_err *err);
 

@@ -231,6 +231,7 @@ struct target_opts {
 	double mb_rate;
 	int64_t stall_ns;
 	double stall_at_s;
+	uint64_t idle_timeout_s;  /* --idle-timeout-s: 0 never */
 	int verbose;
 };
 
@@ -1254,6 +1255,9 @@ static void usage(FILE *f)
 		"  --stall-at-s S             when the stall_ms=N window opens, s after start\n"
 		"  --ready-file PATH          write \"host:port\\n\" there once listening\n"
 		"  --api-key-env VAR          require \"Authorization: Bearer $VAR\" on /v1 (else 401)\n"
+		"  --idle-timeout-s S         close a connection that sends no byte of a request\n"
+		"                             for S s, or does not read what it is sent (default\n"
+		"                             30; 0 never)\n"
 		"  --verbose                  log every request\n");
 }
 
@@ -1324,6 +1328,7 @@ static int parse_flags(int argc, char **argv, struct target_opts *o)
 	o->max_seqs = 64;
 	o->max_body_bytes = 8u * 1024u * 1024u;
 	o->mb_rate = 1.0;
+	o->idle_timeout_s = 30;
 	for (int i = 1; i < argc; i++) {
 		const char *arg = argv[i], *eq, *v;
 		char name[64];
@@ -1415,6 +1420,9 @@ static int parse_flags(int argc, char **argv, struct target_opts *o)
 				return -1;
 		} else if (strcmp(name, "misbehave-rate") == 0) {
 			if (flag_double(name, v, 0, 1, &o->mb_rate))
+				return -1;
+		} else if (strcmp(name, "idle-timeout-s") == 0) {
+			if (flag_u64(name, v, 0, 86400, &o->idle_timeout_s))
 				return -1;
 		} else if (strcmp(name, "stall-at-s") == 0) {
 			if (flag_double(name, v, 0, 1e9, &o->stall_at_s))
@@ -1540,6 +1548,13 @@ static int target_start(struct target *t, struct gl_err *err)
 	evhttp_set_max_headers_size(t->http, 64 * 1024);
 	evhttp_set_allowed_methods(t->http, EVHTTP_REQ_GET | EVHTTP_REQ_POST | EVHTTP_REQ_HEAD);
 	evhttp_set_gencb(t->http, on_request, t);
+	/* A connection that sends nothing (no request, or nothing after the
+	 * last one) is closed after the idle timeout instead of held forever.
+	 * evhttp arms it as the socket's read and write timeouts: while a
+	 * request is handled evhttp does not read (streams of any length are
+	 * not cut), and a write times out only when the client stops reading. */
+	if (t->o.idle_timeout_s)
+		evhttp_set_timeout(t->http, (int)t->o.idle_timeout_s);
 	raise_fd_limit();
 	if (open_listener(t, err))
 		return -GL_EIO;

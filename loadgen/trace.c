@@ -1000,11 +1000,16 @@ struct gl_trace *gl_trace_open(const char *path, enum gl_trace_format fmt, struc
 
 	if (!t)
 		return NULL;
-	t->fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (t->fd < 0) {
-		gl_errf(err, GL_EIO, "trace %s: %s", path, strerror(errno));
-		gl_trace_close(t);
-		return NULL;
+	{
+		/* a FIFO would block open and every read: regular files only */
+		struct gl_err e = { 0 };
+		t->fd = gl_open_regular(path, &e);
+		if (t->fd < 0) {
+			t->fd = -1;
+			gl_errf(err, e.code, "trace %s", e.msg);
+			gl_trace_close(t);
+			return NULL;
+		}
 	}
 	if (!(t->rbuf = malloc(READ_CHUNK))) {
 		gl_errf(err, GL_ENOMEM, "trace %s: out of memory", path);
