@@ -375,7 +375,7 @@ static void dw_check_files(const struct gl_scenario *s, const struct gl_fault_sp
 		if (!cJSON_IsString(v) || gl_path_confine(s->path, s->root, v->valuestring, real, sizeof(real), &e) == 0)
 			continue;
 		snprintf(p, sizeof(p), "%s.params.%s", path, keys[i]);
-		gl_diag_error(d, v, p, "%s", e.msg);
+		gl_diag_file(d, v, p, &e);
 	}
 }
 

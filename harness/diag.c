@@ -10,6 +10,7 @@ void gl_diag_init(struct gl_diag *d, const struct gl_jsonc_doc *doc)
 {
 	d->doc = doc;
 	d->n_errors = d->n_warnings = d->n_dropped = 0;
+	d->missing_files_warn = 0;
 	gl_buf_init(&d->text, 1 << 20);
 }
 
@@ -54,4 +55,12 @@ void gl_diag_warn(struct gl_diag *d, const cJSON *node, const char *path, const 
 	diag_add(d, "warning: ", node, path, fmt, ap);
 	va_end(ap);
 	d->n_warnings++;
+}
+
+void gl_diag_file(struct gl_diag *d, const cJSON *node, const char *path, const struct gl_err *e)
+{
+	if (e->code == GL_ENOTFOUND && d->missing_files_warn)
+		gl_diag_warn(d, node, path, "%s (not on this machine; run refuses it until it is)", e->msg);
+	else
+		gl_diag_error(d, node, path, "%s", e->msg);
 }

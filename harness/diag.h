@@ -16,6 +16,9 @@
 struct gl_diag {
 	const struct gl_jsonc_doc *doc;  /* for positions; may be NULL */
 	int n_errors, n_warnings, n_dropped;
+	/* validate sets it: a file a scenario names that is not on this
+	 * machine is a warning (run checks it again and refuses) */
+	int missing_files_warn;
 	struct gl_buf text;              /* one line per diagnostic */
 };
 
@@ -26,5 +29,8 @@ void gl_diag_error(struct gl_diag *d, const cJSON *node, const char *path, const
 	__attribute__((format(printf, 4, 5)));
 void gl_diag_warn(struct gl_diag *d, const cJSON *node, const char *path, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+/* A file check that failed with e: an error, or a warning when the file is
+ * only missing here and d->missing_files_warn is set. */
+void gl_diag_file(struct gl_diag *d, const cJSON *node, const char *path, const struct gl_err *e);
 
 #endif

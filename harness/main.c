@@ -194,6 +194,7 @@ static int cmd_validate(int argc, char **argv)
 		gl_diag_free(&tmp);
 	}
 	gl_diag_init(&d, NULL);
+	d.missing_files_warn = 1;   /* validate may run away from the cluster */
 	s = gl_scenario_load_file(c.scenario, &o, &d);
 	if (d.text.data)
 		fputs(d.text.data, stderr);

@@ -124,7 +124,7 @@ int gl_path_confine(const char *scenario_path, const void *root_json, const char
 	else
 		snprintf(joined, sizeof(joined), "%s", p);
 	if (!realpath(joined, real))
-		return gl_errf(err, GL_EINVAL, "%s: %s", joined, strerror(errno));
+		return gl_errf(err, errno == ENOENT ? GL_ENOTFOUND : GL_EINVAL, "%s: %s", joined, strerror(errno));
 	/* the scenario's own directory */
 	if (slash)
 		snprintf(joined, sizeof(joined), "%.*s", (int)(slash - scenario_path), scenario_path);

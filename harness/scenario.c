@@ -1884,8 +1884,7 @@ static void check_files(struct gl_scenario *s, struct gl_diag *d)
 				continue;
 			}
 			snprintf(p, sizeof(p), "hosts.%s.%s", h->name, what[k]);
-			gl_diag_error(d, h->json ? cJSON_GetObjectItemCaseSensitive(h->json, what[k]) : NULL, p, "%s",
-				      e.msg);
+			gl_diag_file(d, h->json ? cJSON_GetObjectItemCaseSensitive(h->json, what[k]) : NULL, p, &e);
 		}
 	}
 	for (int i = 0; i < s->n_workloads; i++)

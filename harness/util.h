@@ -25,6 +25,7 @@ enum {
 	GL_ESTATE = 4,   /* the operation does not fit the current state */
 	GL_ETIMEDOUT = 5,
 	GL_ELIMIT = 6,   /* a hard cap was reached */
+	GL_ENOTFOUND = 7, /* a file named is not there */
 };
 
 struct gl_err {

@@ -1182,7 +1182,7 @@ static void inf_check_files(const struct gl_scenario *s, const cJSON *cfg, struc
 	snprintf(p, sizeof(p), "%s.trace", path);
 	node = cJSON_GetObjectItemCaseSensitive(cfg, "trace");
 	if (gl_path_confine(s->path, s->root, file, resolved, sizeof(resolved), &err) != 0) {
-		gl_diag_error(d, node, p, "%s", err.msg);
+		gl_diag_file(d, node, p, &err);
 		return;
 	}
 	if (!(t = gl_trace_open(resolved, (enum gl_trace_format)f, &err))) {
