@@ -65,7 +65,7 @@ echo "info: run1 vs run2 at the default statistics: $(json "$T/a-default/compare
 cp -r "$T/r2" "$T/r2x"
 rm -rf "$T/r2x/compare"
 n=$("$SCALE_HIST" "$T/r2x/run.db" inference.ttft_ms 1.10 2>"$T/scale.err")
-check "(b) ttft histograms of every window rewritten ($n)" [ "${n:-0}" -eq "$(sql "$T/r2/run.db" "select count(*) from window_metrics where name='inference.ttft_ms' and hist is not null")" ]
+check "(b) ttft histograms of every window rewritten ($n)" [ "${n:-0}" -gt 0 -a "${n:-0}" -eq "$(sql "$T/r2/run.db" "select count(*) from window_metrics where name='inference.ttft_ms' and hist is not null")" ]
 "$GAUNTLET" compare "$T/r1" "$T/r2x" --stats p50 --out "$T/b" >"$T/b.log" 2>&1
 rc=$?
 check "(b) run1 vs regressed copy: exit 1" [ $rc -eq 1 ]
@@ -85,7 +85,7 @@ check "(b) same run id on both sides is a warning" json "$C/compare.json" "any('
 # --- (c) the three outputs exist and agree -----------------------------------------------
 check "(c) compare.json, compare.md, compare.html in CAND_DIR/compare" [ -s "$C/compare.json" -a -s "$C/compare.md" -a -s "$C/compare.html" ]
 check "(c) stdout lists the three files" grep -q "$C/compare.html" "$T/c.log"
-check "(c) html self-contained (no external resource, no script)" bash -c "! grep -Eqi '<script|<link|src=|https?://' '$C/compare.html'"
+check "(c) html self-contained (no external resource, no script)" bash -c "[ -s '$C/compare.html' ] && ! grep -Eqi '<script|<link|src=|https?://' '$C/compare.html'"
 python3 - "$C" > "$T/agree.log" 2>&1 <<'PY'
 import html, json, re, sys
 d = sys.argv[1]

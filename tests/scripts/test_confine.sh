@@ -26,13 +26,15 @@ inv_scenario "$T/sc/sub/up.json" "../../outside/inv.json" "$STRICT"
 inv_scenario "$T/sc/sub/abs.json" "$T/outside/inv.json" "$STRICT"
 inv_scenario "$T/sc/sub/link.json" "../link.json" "$STRICT"
 inv_scenario "$T/sc/sub/allowed.json" "../../outside/inv.json" "\"safety\": { \"allowed_roots\": [\"$T/outside\"] }"
-inv_scenario "$T/sc/sub/slash.json" "../inv.json" '"safety": { "allowed_roots": ["/"] }'
+# beside its inventory: nothing but the "/" root is wrong with it
+inv_scenario "$T/sc/slash.json" "inv.json" '"safety": { "allowed_roots": ["/"] }'
 cp "$T/sc/sub/ok.json" "$T/sc/ok.json"; sed -i 's|"\.\./inv.json"|"inv.json"|' "$T/sc/ok.json"
 
 "$GAUNTLET" validate "$T/sc/ok.json" >/dev/null 2>"$T/ok.err"
 check "an inventory in the scenario's directory is read" [ $? -eq 0 ]
-"$GAUNTLET" validate "$T/sc/sub/ok.json" >/dev/null 2>"$T/ok2.err"
-check "'..' out of the scenario's directory is refused (roots limited by allowed_roots)" grep -q 'outside the scenario' "$T/ok2.err"
+"$GAUNTLET" validate "$T/sc/sub/ok.json" >/dev/null 2>"$T/ok2.err"; rc=$?
+check "'..' out of the scenario's directory is refused (exit $rc; roots limited by allowed_roots)" \
+	bash -c "[ $rc -eq 2 ] && grep -q 'outside the scenario' '$T/ok2.err'"
 for c in up abs link; do
 	"$GAUNTLET" validate "$T/sc/sub/$c.json" >/dev/null 2>"$T/$c.err"
 	rc=$?
@@ -41,8 +43,9 @@ for c in up abs link; do
 done
 "$GAUNTLET" validate "$T/sc/sub/allowed.json" >/dev/null 2>"$T/allowed.err"
 check "a directory named in safety.allowed_roots is let in" [ $? -eq 0 ]
-"$GAUNTLET" validate "$T/sc/sub/slash.json" >/dev/null 2>"$T/slash.err"
-check "\"/\" is refused as a root" grep -q 'safety.allowed_roots\[\]' "$T/slash.err"
+"$GAUNTLET" validate "$T/sc/slash.json" >/dev/null 2>"$T/slash.err"; rc=$?
+check "\"/\" is refused as a root (exit $rc, an error, not a warning)" \
+	bash -c "[ $rc -eq 2 ] && grep -q ': safety.allowed_roots\[\]: expected an absolute directory path other than' '$T/slash.err'"
 head -2 "$T/up.err"
 
 # A trace outside the roots stops the run before anything starts.

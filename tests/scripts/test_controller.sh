@@ -7,13 +7,25 @@
 # a missing threshold failing the verdict.
 source "$(dirname "$0")/lib.sh"
 
-# A scenario of our own whose null faults write markers into $T.
+# A scenario of our own whose null faults write markers into $T. Its
+# steady target asks for at least 50 ticks, not 1: steady targets are also
+# what each window is judged healthy against (restore_s), and a 1 s window
+# holds 200 ticks (ticks run on an absolute schedule, so a loaded machine
+# or the sanitizers delay them rather than drop them); a workload ticking
+# at a quarter of its rate or not at all fails the verdict.
 mk_scenario() { # FILE
-	sed -e "s|/tmp/gauntlet-null-soak-|$T/marker-|g" "$GL_SOURCE_DIR/scenarios/null-soak.json" > "$1"
+	sed -e "s|/tmp/gauntlet-null-soak-|$T/marker-|g" \
+	    -e 's|"null.ticks": ">= 1"|"null.ticks": ">= 50"|' "$GL_SOURCE_DIR/scenarios/null-soak.json" > "$1"
 }
 SC=$T/null.json
 mk_scenario "$SC"
 SCALE=360          # 2h in 20 s
+check "the test scenario's steady target asks for 50 ticks a window" grep -q '"null.ticks": ">= 50"' "$SC"
+# say why a run failed: the log's end and the targets that failed
+why_failed() { # LOG REPORT
+	tail -n 15 "$1"
+	json "$2" "[(t['scope'], t['metric'], t['measured'], t.get('note')) for t in r['targets'] if not t['pass']]" 2>/dev/null
+}
 
 contiguous() { # DB: windows 0..N-1, each starting where the last ended
 	python3 - "$1" <<'PY'
@@ -31,15 +43,16 @@ PY
 "$GAUNTLET" run "$SC" --out "$T/r1" --time-scale $SCALE >"$T/r1.log" 2>&1
 rc=$?
 check "full run exits 0 (pass)" [ $rc -eq 0 ]
+[ $rc -eq 0 ] || why_failed "$T/r1.log" "$T/r1/report.json"
 check "report.json, report.md, manifest.json written" [ -s "$T/r1/report.json" -a -s "$T/r1/report.md" -a -s "$T/r1/manifest.json" ]
 check "verdict pass" [ "$(json "$T/r1/report.json" "r['verdict']")" = pass ]
-check "contract keys present" json "$T/r1/report.json" "all(k in r['run'] for k in ['id','scenario','scenario_sha256','started','duration_s','time_scale','generator_saturated']) and 'ticks' in r['metrics']['null'] and all(k in r['faults'][0] for k in ['id','kind','target','method','injected_at_s','reverted_at_s','state','verified','recovery_s','restore_s']) and all(k in r['targets'][0] for k in ['metric','scope','op','threshold','measured','pass','missing'])" >/dev/null
+check "contract keys present" json "$T/r1/report.json" "all(k in r['run'] for k in ['id','scenario','scenario_sha256','started','duration_s','time_scale','generator_saturated']) and 'ticks' in r['metrics']['null'] and all(k in r['faults'][0] for k in ['id','kind','target','method','injected_at_s','reverted_at_s','state','verified','recovery_s','restore_s']) and all(k in r['targets'][0] for k in ['metric','scope','op','threshold','measured','pass','missing'])"
 check "4 phases, 2 faults reverted and verified" json "$T/r1/report.json" "len(r['phases'])==4 and [(f['state'], f['verified']) for f in r['faults']]==[('reverted', True), ('reverted', True)] or sys.exit(1)"
-check "fault injected at its scenario time (30m = 1800 s, within one commit)" json "$T/r1/report.json" "abs(r['faults'][0]['injected_at_s'] - 1800) < 0.2*$SCALE" >/dev/null
+check "fault injected at its scenario time (30m = 1800 s, within one commit)" json "$T/r1/report.json" "abs(r['faults'][0]['injected_at_s'] - 1800) < 0.2*$SCALE"
 check "no marker left" [ -z "$(ls "$T"/marker-* 2>/dev/null)" ]
 check "windows contiguous" contiguous "$T/r1/run.db"
 check "scenario sha256 is the file's" [ "$(json "$T/r1/report.json" "r['run']['scenario_sha256']")" = "$(sha256sum "$SC" | cut -d' ' -f1)" ]
-check "shock phase ticks at 3x the rate" json "$T/r1/report.json" "2.4 < (r['phases'][2]['metrics']['null']['ticks']/r['phases'][2]['measured_s']) / (r['phases'][1]['metrics']['null']['ticks']/r['phases'][1]['measured_s']) < 3.6" >/dev/null
+check "shock phase ticks at 3x the rate" json "$T/r1/report.json" "2.4 < (r['phases'][2]['metrics']['null']['ticks']/r['phases'][2]['measured_s']) / (r['phases'][1]['metrics']['null']['ticks']/r['phases'][1]['measured_s']) < 3.6"
 
 # --- 2. report re-rendered from the store alone ----------------------------
 cp "$T/r1/report.json" "$T/r1.orig.json"
@@ -58,15 +71,12 @@ ELAPSED_BEFORE=$(sql "$T/r2/run.db" "select elapsed_ns from run")
 WIN_BEFORE=$(sql "$T/r2/run.db" "select max(idx) from windows")
 check "killed run left a fault injected" [ -e "$T/marker-1.marker" ] 
 check "store says running after SIGKILL" [ "$(sql "$T/r2/run.db" "select state from run")" = running ]
-check "status reads a killed run" "$GAUNTLET" status "$T/r2" >/dev/null
+check "status reads a killed run" bash -c "\"\$1\" status \"\$2\" >/dev/null" _ "$GAUNTLET" "$T/r2"
 "$GAUNTLET" resume "$T/r2" >"$T/r2.log" 2>&1
 rc=$?
 check "resume exits 0" [ $rc -eq 0 ]
-if [ $rc -ne 0 ]; then   # say why: the log's end and the targets that failed
-	tail -n 15 "$T/r2.log"
-	json "$T/r2/report.json" "[(t['scope'], t['metric'], t['measured']) for t in r['targets'] if not t['pass']]" 2>/dev/null
-fi
-check "same run id after resume" [ "$(json "$T/r2/report.json" "r['run']['id']")" = "$ID_BEFORE" ]
+[ $rc -eq 0 ] || why_failed "$T/r2.log" "$T/r2/report.json"
+check "same run id after resume" [ -n "$ID_BEFORE" -a "$(json "$T/r2/report.json" "r['run']['id']")" = "$ID_BEFORE" ]
 check "resumes = 1" [ "$(json "$T/r2/report.json" "r['run']['resumes']")" = 1 ]
 check "windows contiguous across the resume (no duplicate, no gap)" contiguous "$T/r2/run.db"
 check "resume continued from the last commit (<= 0.6 s before the kill)" python3 -c "
@@ -80,14 +90,15 @@ assert abs(at-before) < 1e-3, (at,before)
 assert at >= 5.0 - 0.1, at
 "
 check "window of the kill continued, not restarted" [ "$(sql "$T/r2/run.db" "select complete from windows where idx=$WIN_BEFORE")" = 1 ]
-check "fault injected before the kill reverted at its time (40m = 2400 s)" json "$T/r2/report.json" "r['faults'][0]['state']=='reverted' and abs(r['faults'][0]['reverted_at_s'] - 2400) < 0.2*$SCALE" >/dev/null
+check "fault injected before the kill reverted at its time (40m = 2400 s)" json "$T/r2/report.json" "r['faults'][0]['state']=='reverted' and abs(r['faults'][0]['reverted_at_s'] - 2400) < 0.2*$SCALE"
 check "second fault ran after the resume" [ "$(json "$T/r2/report.json" "r['faults'][1]['state']")" = reverted ]
 check "no marker left after resume" [ -z "$(ls "$T"/marker-* 2>/dev/null)" ]
-check "ticks lost to the kill: under one second's worth (200/s)" python3 -c "
+check "ticks lost to the kill: under one second's worth (200/s), none counted twice" python3 -c "
 import json
 a=json.load(open('$T/r1.orig.json'))['metrics']['null']['ticks']
 b=json.load(open('$T/r2/report.json'))['metrics']['null']['ticks']
-assert a - b < 200 + 20, (a, b)
+print('ticks: whole run %d, killed and resumed %d' % (a, b))
+assert -20 < a - b < 200 + 20, (a, b)
 "
 check "resume of a finished run is refused (exit 2)" bash -c "\"$GAUNTLET\" resume \"$T/r2\" 2>/dev/null; [ \$? -eq 2 ]"
 
@@ -144,7 +155,7 @@ check "validate: missing degraded threshold is exit 2" [ $rc -eq 2 ]
 check "validate names the missing threshold" grep -q "targets.degraded: missing threshold" "$T/m.err"
 "$GAUNTLET" run "$T/missing.json" --out "$T/r7" --time-scale 1440 >"$T/r7.log" 2>&1; rc=$?
 check "run with a missing threshold: exit 1 (fail)" [ $rc -eq 1 ]
-check "report shows it missing and failed" json "$T/r7/report.json" "[t for t in r['targets'] if t['missing'] and not t['pass'] and t['measured'] is None][0]['scope']=='degraded' and r['verdict']=='fail'" >/dev/null
+check "report shows it missing and failed" json "$T/r7/report.json" "[t for t in r['targets'] if t['missing'] and not t['pass'] and t['measured'] is None][0]['scope']=='degraded' and r['verdict']=='fail'"
 
 # --- 9. dry run ----------------------------------------------------------------
 "$GAUNTLET" run "$SC" --dry-run --out "$T/r8" >"$T/r8.log" 2>&1; rc=$?

@@ -10,7 +10,6 @@
 #  4. trace replay sends the trace's token counts; closed loop; phase load;
 #     the API key appears nowhere in the run's outputs.
 source "$(dirname "$0")/lib.sh"
-command -v curl >/dev/null || true
 
 source "$(dirname "$0")/inference_lib.sh"
 
@@ -21,13 +20,16 @@ for api in chat completions; do
 	for stream in true false; do
 		n=t-$api-$stream
 		scenario "$T/$n.json" 6s "http://$ADDR/v1" "\"api\": \"$api\", \"stream\": $stream, \"arrival\": { \"mode\": \"constant\", \"rate\": 20 }"
-		run $n "$T/$n.json"
-		check "$n: run completed" [ -s "$T/$n/report.json" ]
+		run $n "$T/$n.json"; rc=$?
+		check "$n: run passes its targets (exit $rc), report written" [ $rc -eq 0 -a -s "$T/$n/report.json" ]
 		check "$n: no errors, > 100 requests" python3 -c "
 import json; i=json.load(open('$T/$n/report.json'))['metrics']['inference']
 assert i['errors'] == 0 and i['requests'] > 100, (i['errors'], i['requests'], i['errors_by_class'])"
 		if [ $stream = true ]; then
 			# first token within [model, model + 15 ms] at the median, ITL and TPOT within 2 ms
+			# lower bounds judged in every build: nothing arrives before the model sends it
+			check "$n: ttft_from_send min and itl p50 not below the model (100 ms, 15 ms)" \
+				m $n "i['ttft_from_send_ms']['min'] >= 100 * 0.999 and i['itl_ms']['p50'] >= 15 * 0.999"
 			timing "$n: ttft_from_send p50 = 100 ms (+15)" m $n "100 <= i['ttft_from_send_ms']['p50'] <= 115 or sys.exit(1)"
 			timing "$n: itl p50 = 15 ms (+-2)" m $n "13 <= i['itl_ms']['p50'] <= 17 or sys.exit(1)"
 			timing "$n: tpot p50 = 15 ms (+-1)" m $n "14 <= i['tpot_ms']['p50'] <= 16 or sys.exit(1)"
@@ -48,7 +50,8 @@ done
 # The server freezes for 2 s at t=3 s; 100 req/s open loop, at most 50 in flight.
 start_target co --ttft-ms 10 --itl-ms 2 --output-tokens 5 --max-seqs 1000 --misbehave stall_ms=2000 --stall-at-s 3
 scenario "$T/co.json" 8s "http://$ADDR/v1" '"arrival": { "mode": "poisson", "rate": 100 }, "output_tokens": 5, "max_in_flight": 50, "input_tokens": 10'
-run co "$T/co.json"
+run co "$T/co.json"; rc=$?
+check "CO: the run passes (exit $rc): TTFT p99 within 5 s, no error" [ $rc -eq 0 ]
 m co "'ttft_ms p50/p90/p99 %.0f/%.0f/%.0f; from send %.0f/%.0f/%.0f' % tuple(i[k][p] for k in ('ttft_ms','ttft_from_send_ms') for p in ('p50','p90','p99'))"
 check "CO: p99 ttft includes the stall (>= 1500 ms)" m co "i['ttft_ms']['p99'] >= 1500 or sys.exit(1)"
 check "CO: queued requests' wait shows in ttft_ms, not in ttft_from_send_ms (p90 differs by > 500 ms)" m co "i['ttft_ms']['p90'] - i['ttft_from_send_ms']['p90'] > 500 or sys.exit(1)"
@@ -61,7 +64,8 @@ start_target misc --ttft-ms 5 --itl-ms 1 --max-seqs 1000
 TRACE=$T/azure-conv-2023-sample.csv
 cp "$GL_SOURCE_DIR/scenarios/traces/azure-conv-2023-sample.csv" "$TRACE"
 scenario "$T/trace.json" 20s "http://$ADDR/v1" "\"arrival\": { \"mode\": \"trace\", \"speed\": 20, \"loop\": false }, \"trace\": \"azure-conv-2023-sample.csv\""
-run trace "$T/trace.json"
+run trace "$T/trace.json"; rc=$?
+check "trace: the run passes (exit $rc)" [ $rc -eq 0 ]
 check "trace: the requests carry the trace's token counts, in order" python3 - "$TRACE" "$T/trace/run.db" <<'PY'
 import csv, sqlite3, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
@@ -70,7 +74,8 @@ got = [r[0] for r in sqlite3.connect(sys.argv[2]).execute('select input_tokens f
 assert got == want, (len(got), len(want), got[:5], want[:5])
 PY
 scenario "$T/closed.json" 4s "http://$ADDR/v1" '"arrival": { "mode": "closed", "users": 4 }, "output_tokens": 10'
-run closed "$T/closed.json"
+run closed "$T/closed.json"; rc=$?
+check "closed loop: the run passes (exit $rc)" [ $rc -eq 0 ]
 check "closed loop: at most 4 in flight at any time" python3 - "$T/closed/run.db" <<'PY'
 import sqlite3, sys
 ev = []
@@ -89,7 +94,8 @@ cat > "$T/phases.json" <<JSON
   "targets": { "steady": { "inference.ttft_ms.p99": "<= 1000", "inference.error_rate": "<= 0.01" } } }
 JSON
 export GL_TEST_SECRET="sk-gauntlet-test-$RANDOM$RANDOM-secret"
-"$GAUNTLET" run "$T/phases.json" --out "$T/phases" >"$T/phases.log" 2>&1
+"$GAUNTLET" run "$T/phases.json" --out "$T/phases" >"$T/phases.log" 2>&1; rc=$?
+check "phases: the run passes (exit $rc)" [ $rc -eq 0 ]
 check "phases: the shock phase runs at 3x the rate" python3 -c "
 import json; r=json.load(open('$T/phases/report.json'))
 a, b = (p['metrics']['inference']['requests'] / p['measured_s'] for p in r['phases'])

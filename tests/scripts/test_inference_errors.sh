@@ -10,6 +10,7 @@ source "$(dirname "$0")/inference_lib.sh"
 
 CASES=()
 RUNS=()
+declare -A RC=()     # each run's exit code, by case name
 # case NAME CLASS DURATION INFERENCE_EXTRA TARGET_ARGS... : every finished
 # request of the run must end in CLASS
 err_case() {
@@ -19,15 +20,16 @@ err_case() {
 	CASES+=("$name:$cls")
 }
 launch() { # run every scenario written so far and not yet run, side by side
-	local pids=() n
+	local names=() pids=() n k
 	for c in "${CASES[@]}"; do
 		n=${c%%:*}
 		[[ " ${RUNS[*]} " == *" $n "* ]] && continue
 		RUNS+=("$n")
 		"$GAUNTLET" run "$T/e-$n.json" --out "$T/e-$n" >"$T/e-$n.log" 2>&1 &
 		pids+=("$!")
+		names+=("$n")
 	done
-	for p in "${pids[@]}"; do wait "$p"; done
+	for k in "${!pids[@]}"; do wait "${pids[$k]}"; RC[${names[$k]}]=$?; done
 }
 err_case 429 http_429 3s '"stream": true' --misbehave http_429
 err_case 500 http_5xx 3s '"stream": true' --misbehave http_500
@@ -70,7 +72,7 @@ PIDS+=("$BIG")
   echo "$peak" > "$T/big.peak" ) &
 WATCH=$!
 launch
-wait "$BIG"
+wait "$BIG"; RC[big]=$?
 wait "$WATCH"
 
 for c in "${CASES[@]}"; do
@@ -80,15 +82,24 @@ for c in "${CASES[@]}"; do
 import json; r=json.load(open('$T/e-$name/report.json')); i=r['metrics']['inference']
 assert r['run']['state'] == 'finished', r['run']['state']
 assert i['requests'] >= 3 and i['errors'] == i['requests'] and i['errors_by_class']['$cls'] == i['requests'], (i['requests'], i['errors_by_class'])"
+	# the run goes on to its end and fails its verdict: error rate 1 > 0.01
+	check "error $name: the run fails its error-rate target (exit ${RC[$name]:-none}, want 1)" \
+		bash -c "[ '${RC[$name]:-}' = 1 ] && python3 -c \"
+import json, sys; r = json.load(open('$T/e-$name/report.json'))
+t = [t for t in r['targets'] if t['metric'] == 'inference.error_rate']
+sys.exit(0 if r['verdict'] == 'fail' and t and t[0]['measured'] == 1 and not t[0]['pass'] else 1)\""
 done
-check "error idle -> timeout_idle counted" m e-idle "i['errors_by_class']['timeout_idle'] >= 3 or sys.exit(1)"
-check "preflight: an endpoint that does not answer stops the run (exit 4), naming it" \
-	grep -q "preflight: http://127.0.0.1:$FREE/v1: answers GET /models: FAILED" "$T/e-conn-pf.log"
+check "error idle -> timeout_idle counted" m e-idle "i['errors_by_class']['timeout_idle'] >= 3"
+check "error idle: the run fails on its errors (exit ${RC[idle]:-none}, want 1)" [ "${RC[idle]:-}" = 1 ]
+check "preflight: an endpoint that does not answer stops the run (exit ${RC[conn-pf]:-none}, want 4), naming it" \
+	bash -c "[ '${RC[conn-pf]:-}' = 4 ] && grep -q 'preflight: http://127.0.0.1:$FREE/v1: answers GET /models: FAILED' '$T/e-conn-pf.log'"
 check "preflight: report says so, no request sent" python3 -c "
 import json; r=json.load(open('$T/e-conn-pf/report.json'))
 assert r['preflight_passed'] is False and r['verdict'] == 'fail' and r['run']['windows'] == 0, r['preflight']"
 peak=$(cat "$T/big.peak")
 echo "oversized lines: peak RSS ${peak} KiB"
-check "error oversized line -> malformed" m e-big "i['errors_by_class']['malformed'] == i['requests'] >= 10 or sys.exit(1)"
-[ "${GL_SANITIZE:-OFF}" = ON ] || check "oversized lines: peak RSS under 64 MiB (80 x 2 MiB lines were sent)" [ "$peak" -lt 65536 ]
+check "error oversized line -> malformed" m e-big "i['errors_by_class']['malformed'] == i['requests'] >= 10"
+check "oversized lines: the run goes on to its end and fails on its errors (exit ${RC[big]:-none}, want 1)" [ "${RC[big]:-}" = 1 ]
+check "oversized lines: the RSS watcher saw the run (peak ${peak:-none} KiB)" [ "${peak:-0}" -gt 0 ]
+[ "${GL_SANITIZE:-OFF}" = ON ] || check "oversized lines: peak RSS under 64 MiB (80 x 2 MiB lines were sent)" [ "${peak:-0}" -gt 0 -a "${peak:-0}" -lt 65536 ]
 finish

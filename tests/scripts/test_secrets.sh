@@ -20,8 +20,14 @@ PIDS+=("$TPID")
 unset GL_TEST_TARGET_KEY
 wait_for "$T/ready" 10 || skip "gauntlet target cannot start"
 ADDR=$(cat "$T/ready")
-check "the target's own command line and environment hold no key" \
-	bash -c "! tr '\0' '\n' < /proc/$TPID/cmdline | grep -qF '$SECRET' && ! tr '\0' '\n' < /proc/$TPID/environ | grep -qF '$SECRET'"
+check "the target's own command line and environment hold no key (both read)" python3 - "$TPID" "$SECRET" <<'PY'
+import sys
+pid, key = sys.argv[1], sys.argv[2].encode()
+cmd = open('/proc/%s/cmdline' % pid, 'rb').read()
+env = open('/proc/%s/environ' % pid, 'rb').read()
+print('target: %d bytes of command line, %d of environment' % (len(cmd), len(env)))
+sys.exit(0 if b'target' in cmd and env and key not in cmd and key not in env else 1)
+PY
 
 scenario() { # scenario FILE KEYVAR
 	cat > "$1" <<JSON
@@ -104,7 +110,16 @@ wait "$SAMPLER"
 check "the run passes (exit 0)" [ $rc -eq 0 ]
 check "the key was used: requests answered, no error" json "$T/run/report.json" "r['metrics']['inference']['requests'] > 100 and r['metrics']['inference']['errors'] == 0 or sys.exit(1)"
 check "the fault's child ran (its environment was captured)" [ -s "$T/child.environ" ]
-check "child processes were seen by the sampler" grep -q "== .* cmdline" "$T/procs"
+check "the sampler saw the controller's children, the fault's shell among them" python3 - "$T/procs" "$RUN_PID" <<'PY'
+import re, sys
+txt = open(sys.argv[1], 'rb').read().decode('utf-8', 'replace')
+pids = set(int(p) for p in re.findall(r'^== (\d+) cmdline$', txt, re.M))
+child = 'child.environ' in txt and re.search(r'^== (?!%s )\d+ cmdline\nsh\n-c\n' % sys.argv[2], txt, re.M)
+print('sampled pids: %d; the fault\'s shell seen: %s' % (len(pids), bool(child)))
+sys.exit(0 if int(sys.argv[2]) in pids and len(pids) >= 2 and child else 1)
+PY
+check "what is searched below exists: the scrapes, the snapshots, what the child saw" \
+	[ -s "$T/scrape" -a -s "$T/procs" -a -s "$T/child.environ" -a -s "$T/child-revert.env" -a -s "$T/run/report.json" ]
 "$GAUNTLET" report "$T/run" >/dev/null 2>&1
 leaks=$(grep -rlaF "$SECRET" "$T/run" "$T/run.log" "$T/procs" "$T/scrape" "$T/child.environ" "$T/child-revert.env" "$T"/parent.environ 2>/dev/null)
 echo "searched: $(find "$T/run" -type f | wc -l) files of the run dir ($(du -sk "$T/run" | cut -f1) KiB), the log, $(grep -c '^== ' "$T/procs") process snapshots, the scrapes, the child's environment"

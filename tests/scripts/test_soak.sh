@@ -23,8 +23,8 @@ check "soak exits 0 (pass)" [ $rc -eq 0 ]
 check "fault injected, verified, reverted, verified reverted" json "$T/run/report.json" "(lambda f: (f['state'], f['verified'], f['verified_revert']) == ('reverted', True, True))(r['faults'][0]) or sys.exit(1)"
 check "recovery figures measured" json "$T/run/report.json" "r['faults'][0]['recovery_s'] is not None and r['faults'][0]['restore_s'] is not None or sys.exit(1)"
 check "the freeze shows: degraded p99 TTFT above 1 s" json "$T/run/report.json" "[t for t in r['targets'] if t['scope']=='degraded' and t['metric']=='inference.ttft_ms.p99'][0]['measured'] > 1000 or sys.exit(1)"
-check "target process running again (not stopped)" bash -c "! grep -q '^State:.*stopped' /proc/$TPID/status"
-check "requests were served after the thaw" json "$T/run/report.json" "r['phases'][3]['metrics']['inference']['requests'] > 0 or sys.exit(1)"
+check "target process running again (alive, not stopped)" bash -c "kill -0 $TPID && grep -q '^State:' /proc/$TPID/status && ! grep -q '^State:.*stopped' /proc/$TPID/status"
+check "requests were served after the thaw (answered without error)" json "$T/run/report.json" "(lambda i: i['requests'] - i['errors'] > 0)(r['phases'][3]['metrics']['inference'])"
 
 # exec error paths: revert fails -> revert_failed; revert later succeeds
 cat > "$T/exec.json" <<JSON
@@ -36,13 +36,14 @@ cat > "$T/exec.json" <<JSON
                             "verify": ["test", "-e", "$T/x.marker"],
                             "revert": ["sh", "-c", "test -e $T/allow-revert && rm $T/x.marker"],
                             "timeout": "5s" } } ],
-  "targets": { "steady": { "null.ticks": ">= 1" }, "degraded": { "null.ticks": ">= 1" },
+  "targets": { "steady": { "null.ticks": ">= 20" }, "degraded": { "null.ticks": ">= 20" },
                "recovery": { "recovery_s": "<= 10", "restore_s": "<= 10" } } }
 JSON
 "$GAUNTLET" run "$T/exec.json" --out "$T/ex" >"$T/ex.log" 2>&1
 rc=$?
 check "failing revert: run fails (exit 1)" [ $rc -eq 1 ]
 check "failing revert: journaled revert_failed with the command's exit" [ "$(sql "$T/ex/run.db" "select state from faults")" = revert_failed ]
+json "$T/ex/report.json" "'exec-errors targets: ' + str([(t['scope'], t['metric'], t['measured'], t['pass']) for t in r['targets']])"
 check "failing revert: the report says it is left injected" json "$T/ex/report.json" "r['faults_left_injected'] == 1 or sys.exit(1)"
 check "failing revert: marker still there" [ -e "$T/x.marker" ]
 touch "$T/allow-revert"

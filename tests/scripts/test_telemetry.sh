@@ -76,19 +76,25 @@ wait_for "$T/port" 10 || { cat "$T/http.log"; skip "python3 cannot serve HTTP on
 URL="http://127.0.0.1:$(cat "$T/port")/metrics"
 FREE=$(python3 -c "import socket; s=socket.socket(); s.bind(('127.0.0.1',0)); print(s.getsockname()[1]); s.close()")
 
-# scenario FILE DURATION DCGM_URLS_JSON [EXTRA_TELEMETRY_JSON]
+# scenario FILE DURATION DCGM_URLS_JSON [EXTRA_TELEMETRY_JSON [TARGET_OVERRIDES_JSON]]
+# The steady targets fail a broken probe: no scrape (or one in a 3-6 s
+# run), a scrape error, readings all missing (2 blanks a scrape are served:
+# 20 is 7 scrapes' worth with room; all 14 readings missing is 14 a
+# scrape), an ECC delta that is the raw counter (5 a scrape) rather than
+# its increase (3 at most here).
 scenario() {
 	python3 - "$@" <<'PY'
 import json, sys
 path, duration, urls = sys.argv[1:4]
 tel = {"dcgm": json.loads(urls), "every": "1s", "timeout": "500ms"}
 tel.update(json.loads("{" + (sys.argv[4] if len(sys.argv) > 4 else "") + "}"))
+steady = {"dcgm.xid_errors.delta": "== 0", "dcgm.gpu_temp.max": "<= 85",
+          "dcgm.ecc_sbe.delta": "<= 5", "dcgm.power_w.max": "<= 700",
+          "dcgm.power_w.count": ">= 2", "telemetry.scrapes": ">= 2",
+          "telemetry.missing": "<= 20", "telemetry.scrape_errors": "== 0"}
+steady.update(json.loads("{" + (sys.argv[5] if len(sys.argv) > 5 else "") + "}"))
 sc = {"name": "telemetry-test", "duration": duration, "window": "1s",
-      "workloads": {"telemetry": tel},
-      "targets": {"steady": {"dcgm.xid_errors.delta": "== 0", "dcgm.gpu_temp.max": "<= 85",
-                             "dcgm.ecc_sbe.delta": ">= 0", "dcgm.power_w.max": "<= 700",
-                             "dcgm.power_w.count": ">= 1", "telemetry.scrapes": ">= 1",
-                             "telemetry.missing": ">= 0", "telemetry.scrape_errors": ">= 0"}}}
+      "workloads": {"telemetry": tel}, "targets": {"steady": steady}}
 json.dump(sc, open(path, "w"), indent=1)
 PY
 }
@@ -110,9 +116,9 @@ check "steady: at least one scrape per window (>= 4)" python3 -c "assert $S1 >= 
 check "steady: gpu_temp max is the served max (44)" [ "$(measured r1 dcgm.gpu_temp.max)" = 44 ]
 check "steady: xid delta 0, no scrape error" [ "$(measured r1 dcgm.xid_errors.delta)/$(measured r1 telemetry.scrape_errors)" = 0/0 ]
 check "steady: power max is GPU 0's reading; the FP64 blank is not a reading" python3 -c "assert abs($(measured r1 dcgm.power_w.max) - 112.437) < 1e-9"
-check "steady: one power reading per scrape (GPU 1's is blank)" [ "$(measured r1 dcgm.power_w.count)" = "$S1" ]
+check "steady: one power reading per scrape (GPU 1's is blank)" [ -n "$S1" -a "$(measured r1 dcgm.power_w.count)" = "$S1" ]
 check "steady: two blanks per scrape counted missing (power FP64, NVLink INT64)" [ "$(measured r1 telemetry.missing)" = $((2 * S1)) ]
-check "steady: every window has its scrape" [ "$(sql "$T/r1/run.db" "select count(*) from window_metrics where name='telemetry.scrapes' and counter = 0")" = 0 ]
+check "steady: every window has its scrape (>= 4 windows, none without)" [ "$(sql "$T/r1/run.db" "select count(*) >= 4 and sum(counter = 0) = 0 from window_metrics where name='telemetry.scrapes'")" = 1 ]
 
 # --- 2. the XID counter rises mid-run: fail ---------------------------------------
 scenario "$T/xid.json" 5s "[\"$URL\"]"
@@ -154,13 +160,15 @@ check "crash: resume took the baselines from the store" grep -q 'counter baselin
 dcgm "$D/metrics" 0 5
 
 # --- 3. failures are data -----------------------------------------------------------
-scenario "$T/down.json" 3s "[\"$URL\", \"http://127.0.0.1:$FREE/metrics\", \"${URL%/metrics}/garbage\"]" '"preflight": false'
+# two probes of three fail each round: up to 4 rounds in 3 s, 8 errors
+scenario "$T/down.json" 3s "[\"$URL\", \"http://127.0.0.1:$FREE/metrics\", \"${URL%/metrics}/garbage\"]" '"preflight": false' \
+	'"telemetry.scrape_errors": "<= 10"'
 "$GAUNTLET" run "$T/down.json" --out "$T/r3" >"$T/r3.log" 2>&1
 rc=$?
 echo "down: exit=$rc scrapes=$(measured r3 telemetry.scrapes) scrape_errors=$(measured r3 telemetry.scrape_errors)"
 check "down: a dead and a garbled probe do not stop the run (exit 0, state finished)" \
 	json "$T/r3/report.json" "r['run']['state'] == 'finished' and $rc == 0 or sys.exit(1)"
-check "down: two failures per scrape round counted" python3 -c "assert $(measured r3 telemetry.scrape_errors) == 2 * $(measured r3 telemetry.scrapes)"
+check "down: two failures per scrape round counted" python3 -c "assert $(measured r3 telemetry.scrapes) >= 2 and $(measured r3 telemetry.scrape_errors) == 2 * $(measured r3 telemetry.scrapes)"
 check "down: each kind logged once, in the run's events" python3 -c "
 import sqlite3; c=sqlite3.connect('$T/r3/run.db')
 m=[r[0] for r in c.execute(\"select message from events where source='telemetry'\")]

@@ -9,38 +9,31 @@
 #      corpus holds at least 40 files;
 #  (d) --set overrides: a bad value is reported under its path, a good one
 #      keeps the scenario valid.
-# Ends with "N passed, M failed"; exit 1 when M > 0.
+# Counts and the closing line "N passed, M failed, K skipped" are lib.sh's
+# (a passing case counts silently, a failing one says why); exit 1 when
+# M > 0.
 #
 # Env: GAUNTLET (the binary; default /tmp/b/gauntlet), GL_SOURCE_DIR (the
-# repository root; default /work/main).
-set -u
+# repository root; default: two levels above this script).
+source "$(dirname "$0")/lib.sh"
 
-GAUNTLET=${GAUNTLET:-/tmp/b/gauntlet}
-GL_SOURCE_DIR=${GL_SOURCE_DIR:-/work/main}
 SCENARIOS="$GL_SOURCE_DIR/scenarios"
 BAD="$GL_SOURCE_DIR/tests/scenarios/bad"
 EXPECT="$BAD/EXPECT"
 MIN_CORPUS=40
 
 if [ ! -x "$GAUNTLET" ]; then
-	echo "FAIL: $GAUNTLET is not an executable (set GAUNTLET)"
-	exit 1
+	bad "$GAUNTLET is not an executable (set GAUNTLET)"
+	finish
 fi
 
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/gl_test_validate.XXXXXX")
-trap 'rm -rf "$TMP"' EXIT
+TMP=$T
 # Crash reports must reach stderr, and a leak report counts as a crash too.
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1}"
 
-passed=0
-failed=0
-
-pass() { passed=$((passed + 1)); }
-fail() {
-	failed=$((failed + 1))
-	echo "FAIL: $*"
-}
+pass() { PASS=$((PASS + 1)); }
+fail() { bad "$*"; }
 
 # run_validate ARGS...: runs `gauntlet validate ARGS` under a 20 s timeout;
 # sets RC, OUT (stdout) and ERR (stderr).
@@ -250,6 +243,5 @@ else
 	fail "missing $base for the --set checks"
 fi
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ] || exit 1
-exit 0
+echo "validate: $PASS cases passed"
+finish

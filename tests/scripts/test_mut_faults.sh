@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# test_mut_faults.sh - fault-path checks scripts/mutate.sh needs, each
+# against a fact the test sets up itself:
+#  1. a null fault whose verify fails ("fail": "verify") is journaled and
+#     reported injected but NOT verified, with the verify error, and still
+#     reverted;
+#  2. process_kill without "signal" sends SIGKILL (its documented default):
+#     a victim that ignores SIGTERM (and SIGINT) is gone, dead of signal 9,
+#     and the fault is verified. Only a process this test started, whose
+#     command line carries a marker unique to this run, can match; its pid
+#     record goes to a state_dir under the test's temp dir;
+#  3. back to back: fault a reverts at 2 s, the instant fault b injects,
+#     under max_concurrent_faults 1: the timeline puts the revert first
+#     (at one instant: revert, phase, inject, end);
+#  4. abort_if with "for": "3s" on a condition true from the start: the
+#     run is aborted (exit 3) only once it held 3 s (>= 3 windows of 1 s).
+source "$(dirname "$0")/lib.sh"
+
+scenario() { # FILE DURATION FAULTS-JSON [SAFETY-JSON]
+	cat > "$1" <<JSON
+{ "name": "mut-faults", "duration": "$2", "window": "1s", "hold": 1,
+  "hosts": { "me": { "local": true } },
+  "safety": ${4:-{\}},
+  "workloads": { "null": { "rate": 50 } },
+  "faults": [ $3 ],
+  "targets": { "steady": { "null.ticks": ">= 1" }, "degraded": { "null.ticks": ">= 1" },
+               "recovery": { "recovery_s": "<= 60", "restore_s": "<= 60" } } }
+JSON
+}
+
+# --- 1. verify fails ---------------------------------------------------------------------------
+scenario "$T/verify.json" 4s "{ \"id\": \"vf\", \"at\": \"1s\", \"for\": \"1s\", \"kind\": \"null\", \"target\": \"me\",
+  \"params\": { \"marker\": \"$T/vf.marker\", \"fail\": \"verify\" } }"
+"$GAUNTLET" run "$T/verify.json" --out "$T/rv" >"$T/rv.log" 2>&1
+rc=$?
+check "verify: run completes (exit $rc: 0 or 1)" [ $rc -le 1 ]
+check "verify: report says injected but not verified, then reverted" \
+	json "$T/rv/report.json" "(lambda f: (f['state'], f['verified']) == ('reverted', False))(r['faults'][0]) or sys.exit(1)"
+check "verify: the journal keeps verified = 0 and the verify error" \
+	[ "$(sql "$T/rv/run.db" "select verified || ' ' || (error like 'verify:%') from faults where id='vf'")" = "0 1" ]
+check "verify: the log says it was not verified" grep -q "injected but not verified" "$T/rv.log"
+check "verify: the marker is gone" [ ! -e "$T/vf.marker" ]
+
+# --- 3. back to back under max_concurrent_faults 1 ------------------------------------------------
+scenario "$T/b2b.json" 5s "{ \"id\": \"a\", \"at\": \"1s\", \"for\": \"1s\", \"kind\": \"null\", \"target\": \"me\" },
+  { \"id\": \"b\", \"at\": \"2s\", \"for\": \"1s\", \"kind\": \"null\", \"target\": \"me\" }" '{ "max_concurrent_faults": 1 }'
+"$GAUNTLET" validate "$T/b2b.json" >"$T/b2b.txt" 2>&1
+check "back to back: validate accepts it" grep -q ": valid$" "$T/b2b.txt"
+check "back to back: the timeline (the order the controller walks) reverts a before it injects b at 2 s" \
+	bash -c "grep -A1 \"^  2s .*revert 'a'\" '$T/b2b.txt' | grep -q \"inject 'b'\""
+
+# --- 4. abort_if holds for its "for" ------------------------------------------------------------
+scenario "$T/abort.json" 8s "" '{ "abort_if": { "null.ticks": ">= 0", "for": "3s" } }'
+"$GAUNTLET" run "$T/abort.json" --out "$T/ra" >"$T/ra.log" 2>&1
+rc=$?
+check "abort_if: exit 3 (exit $rc)" [ $rc -eq 3 ]
+check "abort_if: not before the condition held 3 s (3 to 5 s of windows)" \
+	json "$T/ra/report.json" "3 <= r['run']['duration_s'] < 5 or print(r['run']['duration_s']) or sys.exit(1)"
+
+# --- 2. process_kill's default signal ------------------------------------------------------------
+command -v pgrep >/dev/null || skip "pgrep (procps) is missing"
+MARK="gl-mut-victim-$$-$RANDOM"
+mkdir -p "$T/state"
+# a victim that ignores TERM and INT: only SIGKILL ends it
+env --default-signal=QUIT bash -c "trap '' TERM INT; exec -a '$MARK' bash -c 'trap \"\" TERM INT; while :; do sleep 0.2; done'" &
+VPID=$!
+PIDS+=("$VPID")
+n=50
+while [ $n -gt 0 ] && ! tr '\0' ' ' < "/proc/$VPID/cmdline" 2>/dev/null | grep -q "^$MARK "; do sleep 0.1; n=$((n - 1)); done
+check "kill: the victim runs with its marker" bash -c "tr '\\0' ' ' < /proc/$VPID/cmdline | grep -q '^$MARK '"
+scenario "$T/kill.json" 4s "{ \"id\": \"pk\", \"at\": \"1s\", \"kind\": \"process_kill\", \"target\": \"me\",
+  \"params\": { \"pattern\": \"^$MARK\", \"state_dir\": \"$T/state\" } }"
+"$GAUNTLET" run "$T/kill.json" --dry-run >"$T/dry.log" 2>&1
+check "kill: the dry run says kill -KILL (the default)" grep -q "kill -KILL" "$T/dry.log"
+"$GAUNTLET" run "$T/kill.json" --out "$T/rk" >"$T/rk.log" 2>&1
+rc=$?
+check "kill: run completes (exit $rc: 0 or 1)" [ $rc -le 1 ]
+n=50
+while [ $n -gt 0 ] && kill -0 "$VPID" 2>/dev/null && ! grep -q '^State:.*Z' "/proc/$VPID/status" 2>/dev/null; do sleep 0.1; n=$((n - 1)); done
+wait "$VPID" 2>/dev/null
+vrc=$?
+check "kill: the TERM-ignoring victim died of SIGKILL (wait status $vrc, want 137)" [ $vrc -eq 137 ]
+check "kill: report says injected and verified" \
+	json "$T/rk/report.json" "(lambda f: (f['state'], f['verified']) == ('reverted', True))(r['faults'][0]) or sys.exit(1)"
+finish
