@@ -79,7 +79,7 @@ for f in "${good[@]}"; do
 	# the one `gauntlet lab up` writes
 	if grep -q '"inventory"' "$f"; then
 		run_validate "$f" --set "inventory=$LAB_INV" \
-			--set "safety.allowed_roots=[\"$GL_SOURCE_DIR/tests/scenarios\"]"
+			--allow-root "$GL_SOURCE_DIR/tests/scenarios"
 	else
 		run_validate "$f"
 	fi
@@ -113,7 +113,7 @@ else
 	fail "broken inventory: expected exit 2 naming faults[2].params.device and faults[3].params.probe.etcd, got $RC: $ERR"
 fi
 run_validate "$LAB" --set "inventory=$LAB_INV" --time-scale 2.5 \
-	--set "safety.allowed_roots=[\"$GL_SOURCE_DIR/tests/scenarios\"]"
+	--allow-root "$GL_SOURCE_DIR/tests/scenarios"
 if [ "$RC" -eq 0 ] && grep -q "inject 'flap-w2': link_flap/ip on lab-ctl" <<<"$OUT"; then
 	pass
 else
