@@ -65,13 +65,20 @@ while i < len(args):
             usage(a + " needs a value")
         return args[i]
     if a == "--list": opt["list"] = True
-    elif a == "--only": opt["only"] = {int(x) for x in val().split(",") if x}
+    elif a == "--only":
+        v = val()
+        if not re.fullmatch(r"\d+(,\d+)*", v):
+            usage("--only takes mutation numbers, e.g. --only 3,7 (see --list)")
+        opt["only"] = {int(x) for x in v.split(",")}
     elif a == "--workdir": opt["workdir"] = os.path.abspath(val())
     elif a == "--keep": opt["keep"] = True
     elif a == "--worktree": opt["worktree"] = True
     elif a == "--mutations": opt["mutations"] = os.path.abspath(val())
-    elif a == "--timeout": opt["timeout"] = int(val())
-    elif a == "--jobs": opt["jobs"] = int(val())
+    elif a in ("--timeout", "--jobs"):
+        v = val()
+        if not v.isdigit() or int(v) < 1:
+            usage(a + " takes a positive whole number")
+        opt[a[2:]] = int(v)
     elif a == "--no-baseline": opt["baseline"] = False
     elif a in ("-h", "--help"): usage()
     elif a.startswith("-"): usage("unknown option " + a)
