@@ -1504,6 +1504,10 @@ int gl_controller_resume(const char *dir, int dry_run)
 		code = 2;
 		goto out;
 	}
+	/* count this resume at once: one killed in its preflight or start-up
+	 * was still a restart of the controller (it may have reverted
+	 * faults); the record must not lose it */
+	gl_store_run_resumed(c.st, row.resumes + 1);
 	if (preflight_plugins(c.sc) != 0) {
 		code = 4;
 		goto out;
@@ -1521,7 +1525,6 @@ int gl_controller_resume(const char *dir, int dry_run)
 	 * is down time, like the time the controller was dead), so their
 	 * journal times must not run ahead of it. */
 	c.time_held = 1;
-	gl_store_run_resumed(c.st, row.resumes + 1);
 	snprintf(c.run_id, sizeof(c.run_id), "%s", row.id);
 	c.resumes = row.resumes + 1;
 	gl_ctx_event(&c, GL_LOG_INFO, "controller", "run %s resumed at elapsed %.3f s (resume #%d)", row.id,

@@ -338,6 +338,12 @@ run_id = None
 resume_times = []
 base = 0
 proc = None
+# Resumes the store counted: a resume counts itself as soon as it has
+# opened the store; one killed before that (a kill 20 ms into a resume's
+# start-up, under the sanitizers) is not a resume of the run, and may
+# only be one of the start-up kills.
+resumes_seen = 0
+uncounted = []
 for k, (at, cat, fid) in enumerate(PLAN, 1):
     args = ["run", SC, "--out", DIR, "--time-scale", str(SCALE)] if k == 1 else ["resume", DIR]
     t_spawn = time.monotonic()
@@ -418,6 +424,13 @@ for k, (at, cat, fid) in enumerate(PLAN, 1):
     check("kill %d: at most %.1f s lost (%s s)" % (k, LOSS_MAX_S, "%.3f" % loss if loss is not None else "?"),
           loss is not None and loss <= LOSS_MAX_S)
     settled_effects(fs, "kill %d, after" % k)
+    if k > 1:
+        if run[3] == resumes_seen + 1:
+            resumes_seen += 1
+        else:
+            uncounted.append(k)
+            check("kill %d: a resume the store did not count was killed in its start-up (%.2f s after it started)"
+                  % (k, m_kill - t_spawn), run[3] == resumes_seen and w.first_commit is None)
     base = run[2]
     if not alive:
         break
@@ -448,9 +461,10 @@ reqs = sum(n for (n,) in c.execute("select counter from window_metrics where nam
 events = [m for (m,) in c.execute("select message from events where source='fault'")]
 integrity = c.execute("pragma integrity_check").fetchone()[0]
 c.close()
-n_resumes = len(figures)
+n_resumes = resumes_seen + 1      # and the last one, which ran to the end
 check("store intact at the end (integrity_check %s)" % integrity, integrity == "ok")
-check("run finished, same id %s throughout, %d resumes" % (run_id, n_resumes),
+check("run finished, same id %s throughout, %d resumes (%d started; killed before counting: %s)"
+      % (run_id, n_resumes, len(figures), ", ".join("kill %d" % k for k in uncounted) or "none"),
       run[0] == run_id and run[1] == "finished" and run[3] == n_resumes)
 live = [f for f, r in frows.items() if r[1] in ("injecting", "injected", "reverting", "revert_failed")]
 check("no fault live in the journal (%s)" % (", ".join(live) or "none"), not live)
@@ -523,7 +537,7 @@ print()
 print("torture figures (seed %d):" % SEED)
 print("  kills done:                 %d (%s)" % (len(figures), ", ".join("%s %d" % (cat, sum(1 for x in figures if x[1] == cat))
       for cat in ("warmup", "injecting", "held", "reverting", "after_resume", "random", "near_end") if any(x[1] == cat for x in figures))))
-print("  resumes:                    %d (run id %s unchanged)" % (n_resumes, run_id))
+print("  resumes:                    %d counted of %d started (run id %s unchanged)" % (n_resumes, len(figures), run_id))
 print("  data lost per kill:         max %.3f s, mean %.3f s (limit %.1f s; real elapsed time between the last commit and the kill)" % (
       max(losses) if losses else 0, sum(losses) / len(losses) if losses else 0, LOSS_MAX_S))
 print("  time to resume:             max %.3f s, mean %.3f s (process start to its first commit, the journal's reverts included)" % (
