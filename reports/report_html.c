@@ -825,7 +825,11 @@ static void phases_table(struct out *o, const struct gl_analysis *an, const stru
 			"<td class=\"n\">%.1f</td>", a, b, ph->load, gl_scope_name(ph->scope), gl_agg_seconds(an->phase[p]));
 		for (int i = 0; i < ss->n; i++) {
 			double v = 0;
-			td_secs(o, gl_agg_eval(an->phase[p], ss->s[i].name, &v) == 0, v);
+			/* evaluated before the call: in one argument list the
+			 * order is unspecified, and gcc passed v before the
+			 * evaluation filled it (every figure showed 0) */
+			int has = gl_agg_eval(an->phase[p], ss->s[i].name, &v) == 0;
+			td_secs(o, has, v);
 		}
 		put(o, "</tr>\n");
 	}

@@ -2,3 +2,6 @@
 # `gauntlet target` with a freeze fault, storage), checked statically, against
 # run.db and in headless Chromium (skips when Chromium cannot be had).
 gl_script_test(test_report_html ${GL_TESTS_DIR}/scripts/test_report_html.sh TIMEOUT 300)
+# Per-phase figures in report.html and report.json against each other and
+# against the store's windows, counters and per-request rows.
+gl_script_test(test_phases ${GL_TESTS_DIR}/scripts/test_phases.sh TIMEOUT 120)
