@@ -1,13 +1,17 @@
 /*
- * main.c - the gauntlet command line (DESIGN section 2). Parses arguments,
+ * main.c - the gauntlet command line. Parses arguments,
  * dispatches to the controller, validator, reports and the target server,
  * and maps results to exit codes: 0 pass, 1 fail, 2 bad input, 3 aborted,
  * 4 harness or infrastructure error.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "analysis.h"
 #include "compare.h"
@@ -299,13 +303,37 @@ static int cmd_report(const char *dir)
 	return 0;
 }
 
+/* Whether a controller holds DIR/run.lock (run and resume hold it
+ * exclusively for their whole life; a killed one holds nothing): 1 alive
+ * (*pid from the file, 0 if unreadable), 0 not, -1 no lock file. */
+static int controller_alive(const char *dir, int *pid)
+{
+	char path[1100], buf[32];
+	int fd, alive;
+	ssize_t n;
+
+	*pid = 0;
+	snprintf(path, sizeof(path), "%s/run.lock", dir);
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	alive = flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+	if (alive && (n = pread(fd, buf, sizeof(buf) - 1, 0)) > 0) {
+		buf[n] = '\0';
+		*pid = atoi(buf);
+	}
+	close(fd);
+	return alive;
+}
+
 static int cmd_status(const char *dir)
 {
 	struct gl_store *st;
 	struct gl_analysis *an = NULL;
 	struct gl_err err = { 0 };
-	int rc = open_dir_store(dir, &st), failing = 0, live = 0;
+	int rc = open_dir_store(dir, &st), failing = 0, no_data = 0, later = 0, live = 0, pid = 0, alive, running;
 	char d[64], e[64];
+	struct gl_buf names;
 
 	if (rc)
 		return rc;
@@ -321,19 +349,60 @@ static int cmd_status(const char *dir)
 			pos = an->run.duration_ns;
 		gl_format_duration(pos / 1000000 * 1000000, e, sizeof(e));
 	}
-	for (int i = 0; i < an->n_targets; i++)
-		failing += !an->targets[i].pass;
+	running = !strcmp(an->run.state, "running");
+	alive = controller_alive(dir, &pid);
+	/* As the live endpoint counts them while a run goes on: missing
+	 * thresholds, and steady and degraded targets failing over their
+	 * windows so far; those without data yet and recovery targets (judged
+	 * at the end) apart. A finished run: every target as judged. */
+	gl_buf_init(&names, 1 << 16);
+	for (int i = 0; i < an->n_targets; i++) {
+		const struct gl_target_result *t = &an->targets[i];
+		int fail;
+		if (running && !t->spec->missing && t->spec->scope != GL_SCOPE_STEADY &&
+		    t->spec->scope != GL_SCOPE_DEGRADED) {
+			later++;
+			continue;
+		}
+		if (running && !t->spec->missing && !t->has) {
+			no_data++;
+			continue;
+		}
+		fail = t->spec->missing || !t->pass;
+		if (fail) {
+			char v[64];
+			if (t->has)
+				snprintf(v, sizeof(v), "%.6g", t->measured);
+			else
+				snprintf(v, sizeof(v), "nothing");
+			gl_buf_printf(&names, "  failing: %s %s %s (measured %s)\n", gl_scope_name(t->spec->scope),
+				      t->spec->metric, t->spec->missing ? "(no threshold written)" : t->spec->expr_text,
+				      v);
+		}
+		failing += fail;
+	}
+	printf("run %s (%s): %s\n", an->run.id, an->run.name, an->run.state);
+	if (running && alive == 1)
+		printf("controller: running (pid %d holds %s/run.lock)\n", pid, dir);
+	else if (running)
+		printf("controller not running: resume with gauntlet resume %s\n", dir);
+	printf("timeline: %s of %s (scenario time), %d window(s), %d resume(s)\n", e, d, an->n_windows,
+	       an->run.resumes);
 	for (int i = 0; i < an->n_faults; i++)
 		live += strcmp(an->faults[i].row.state, "reverted") && strcmp(an->faults[i].row.state, "planned") &&
 			strcmp(an->faults[i].row.state, "failed");
-	printf("run %s (%s): %s\n", an->run.id, an->run.name, an->run.state);
-	printf("timeline: %s of %s (scenario time), %d window(s), %d resume(s)\n", e, d, an->n_windows,
-	       an->run.resumes);
 	printf("faults: %d planned in all, %d injected now\n", an->n_faults, live);
 	for (int i = 0; i < an->n_faults; i++)
 		printf("  %-16s %-20s %s\n", an->faults[i].row.id, an->faults[i].row.kind, an->faults[i].row.state);
-	printf("targets: %d of %d failing or missing so far\n", failing, an->n_targets);
+	if (running)
+		printf("targets: %d failing so far, %d passing, %d without data yet, %d judged at the end\n", failing,
+		       an->n_targets - failing - no_data - later, no_data, later);
+	else
+		printf("targets: %d of %d failing\n", failing, an->n_targets);
+	if (names.data)
+		fputs(names.data, stdout);
 	printf("verdict: %s\n", an->run.verdict[0] ? an->run.verdict : "(not finished)");
+	gl_buf_free(&names);
 	gl_analysis_free(an);
 	gl_store_close(st);
 	return 0;
