@@ -54,6 +54,59 @@ static void usage(FILE *f)
 		"exit: 0 pass/ok, 1 fail, 2 bad input, 3 aborted, 4 harness error\n");
 }
 
+/* One command's usage, for `gauntlet COMMAND --help` (exit 0). */
+static const struct {
+	const char *cmd, *text;
+} cmd_usage[] = {
+	{ "validate", "usage: gauntlet validate SCENARIO [--time-scale X] [--set path=value]... [--start TIME]\n"
+		      "                         [--allow-root DIR]...\n"
+		      "Check a scenario and print its timeline. Exit 0 valid, 2 invalid (every error with\n"
+		      "FILE:LINE:COL and its JSON path). A file the scenario names that is missing on this\n"
+		      "machine is a warning here and an error for run.\n" },
+	{ "run", "usage: gauntlet run SCENARIO [--out DIR] [--time-scale X] [--set path=value]... [--dry-run]\n"
+		 "                    [--allow-root DIR]... [--metrics-listen [HOST:]PORT]\n"
+		 "                    [--metrics-linger DURATION]\n"
+		 "Run a soak: workloads, scheduled faults, targets, reports in DIR (new or empty, yours,\n"
+		 "0700; default runs/NAME-ID). --dry-run prints the timeline and each fault's commands.\n"
+		 "--allow-root or GL_ALLOWED_ROOTS=DIR:DIR: more places the scenario's files may be.\n"
+		 "Exit 0 pass, 1 fail, 2 bad input, 3 aborted, 4 harness error.\n" },
+	{ "resume", "usage: gauntlet resume DIR [--dry-run] [--allow-root DIR]... [--metrics-listen [HOST:]PORT]\n"
+		    "                       [--metrics-linger DURATION]\n"
+		    "Continue a run whose controller died, from its last commit; faults the journal holds\n"
+		    "live are reconciled first. --dry-run shows the stored plans and executes nothing.\n" },
+	{ "revert", "usage: gauntlet revert DIR [--dry-run]\n"
+		    "Revert every fault the store still holds as injected (DIR and its store must be\n"
+		    "yours and not writable by others). --dry-run shows the stored plans only.\n"
+		    "Exit 0 when nothing is left injected, 1 otherwise.\n" },
+	{ "report", "usage: gauntlet report DIR\n"
+		    "Re-render every report of a run from its store alone (report.json, report.md,\n"
+		    "report.html, junit.xml, timeseries.csv, manifest.json) and list them.\n" },
+	{ "status", "usage: gauntlet status DIR\n"
+		    "Where a run stands: its state, whether its controller is alive, the timeline, each\n"
+		    "fault's journal state, the targets failing so far (named) and the verdict.\n" },
+	{ "seal", "usage: gauntlet seal DIR --repo PATH\n"
+		  "Commit the run's evidence (reports, scenario, store hash) to a git repository and\n"
+		  "tag it; writes DIR/seal.json.\n" },
+	{ "verify", "usage: gauntlet verify DIR\n"
+		    "Check the run's files against the commit DIR/seal.json names; exit 1 naming any\n"
+		    "file that differs.\n" },
+};
+
+/* `gauntlet COMMAND --help` or `-h` anywhere after the command: 1 when the
+ * usage was printed. Commands with their own parsers (compare, lab,
+ * target) answer it themselves. */
+static int command_help(int argc, char **argv)
+{
+	for (int i = 2; i < argc; i++)
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
+			for (size_t k = 0; k < sizeof(cmd_usage) / sizeof(cmd_usage[0]); k++)
+				if (!strcmp(argv[1], cmd_usage[k].cmd)) {
+					fputs(cmd_usage[k].text, stdout);
+					return 1;
+				}
+	return 0;
+}
+
 static int parse_scale(const char *s, double *out)
 {
 	char *end;
@@ -299,7 +352,13 @@ static int cmd_report(const char *dir)
 		fprintf(stderr, "gauntlet: report: %s\n", err.msg);
 		return 4;
 	}
-	printf("%s/report.json\n%s/report.md\n", dir, dir);
+	{
+		/* every file gl_report_write rewrote (reports/report.c) */
+		static const char *const files[] = { "report.json", "report.md", "junit.xml", "manifest.json",
+						     "timeseries.csv", "report.html" };
+		for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
+			printf("%s/%s\n", dir, files[i]);
+	}
 	return 0;
 }
 
@@ -476,6 +535,8 @@ static int dispatch(int argc, char **argv)
 		usage(cmd ? stdout : stderr);
 		return cmd ? 0 : 2;
 	}
+	if (command_help(argc, argv))
+		return 0;
 	if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {
 		printf("gauntlet %s (%s)\n", GL_VERSION, GL_GIT_REV);
 		return 0;

@@ -11,3 +11,5 @@ gl_script_test(test_live ${GL_TESTS_DIR}/scripts/test_live.sh TIMEOUT 120)
 # gauntlet status: a live or dead controller, failing targets named and
 # counted as the live endpoint counts them.
 gl_script_test(test_status ${GL_TESTS_DIR}/scripts/test_status.sh TIMEOUT 60)
+# The command line: --help on every subcommand, report's list of files.
+gl_script_test(test_cli ${GL_TESTS_DIR}/scripts/test_cli.sh TIMEOUT 60)
