@@ -1,15 +1,6 @@
 # inference_lib.sh - helpers of the inference tests (sourced after lib.sh):
-# start a `gauntlet target`, write a one-workload scenario, run it, read
-# metrics.inference of its report.
-start_target() { # NAME ARGS... -> sets ADDR
-	local name=$1; shift
-	rm -f "$T/$name.ready"
-	"$GAUNTLET" target --listen 127.0.0.1:0 --ready-file "$T/$name.ready" "$@" >"$T/$name.log" 2>&1 &
-	PIDS+=("$!")
-	wait_for "$T/$name.ready" 10 || { echo "target $name did not start"; cat "$T/$name.log"; skip "gauntlet target cannot start"; }
-	ADDR=$(cat "$T/$name.ready")
-}
-
+# write a one-workload scenario, run it, read metrics.inference of its
+# report (start_target is lib.sh's).
 # scenario FILE DURATION ENDPOINT EXTRA_INFERENCE_JSON (keys override the
 # base). Its steady targets fail a broken workload: no request answered
 # (no TTFT at all) or more than 1 % errors; a healthy run against

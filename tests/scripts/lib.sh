@@ -107,4 +107,26 @@ for row in c.execute(sys.argv[2]): print('|'.join('' if v is None else str(v) fo
 bg() { "$GAUNTLET" "$@" & BG_PID=$!; PIDS+=("$BG_PID"); }
 # Wait until a file exists (max seconds).
 wait_for() { local f=$1 n=$(( ${2:-10} * 10 )); while [ ! -e "$f" ] && [ $n -gt 0 ]; do sleep 0.1; n=$((n - 1)); done; [ -e "$f" ]; }
+# start_target NAME ARGS...: a `gauntlet target` on a free loopback port
+# (ARGS are its flags), killed at exit; sets ADDR (HOST:PORT). Skips when it
+# cannot start (a failure under GL_STRICT=1).
+start_target() {
+	local name=$1; shift
+	rm -f "$T/$name.ready"
+	"$GAUNTLET" target --listen 127.0.0.1:0 --ready-file "$T/$name.ready" "$@" >"$T/$name.log" 2>&1 &
+	PIDS+=("$!")
+	wait_for "$T/$name.ready" 10 || { cat "$T/$name.log"; skip "gauntlet target $name cannot start"; }
+	ADDR=$(cat "$T/$name.ready")
+}
+# need_nobody: the security tests act as root with the unprivileged user
+# nobody laying the traps; skip unless that can be done here.
+need_nobody() {
+	[ "$(id -u)" -eq 0 ] || skip "needs root: the traps are laid by another user (nobody) for root to walk into"
+	id nobody >/dev/null 2>&1 || skip "no user 'nobody' to lay the traps"
+	command -v setpriv >/dev/null || skip "setpriv (util-linux) is needed to act as nobody"
+	as_nobody test -x "$GAUNTLET" || skip "nobody cannot execute $GAUNTLET (a directory above it is private)"
+}
+# as_nobody CMD...: run CMD as nobody. setpriv execs CMD itself (runuser
+# would fork, and a kill of its pid would leave CMD running).
+as_nobody() { setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups -- "$@"; }
 command -v python3 >/dev/null || skip "python3 is needed to read reports"

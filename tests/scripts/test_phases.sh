@@ -10,12 +10,7 @@
 # with each other and with that ground truth, and no measured figure may be
 # shown as 0 (the HTML table once showed 0 for every one).
 . "$(dirname "$0")/lib.sh"
-rm -f "$T/ready"
-"$GAUNTLET" target --listen 127.0.0.1:0 --ready-file "$T/ready" --ttft-ms 30 --itl-ms 2 --output-tokens 8 \
-	> "$T/target.log" 2>&1 &
-PIDS+=("$!")
-wait_for "$T/ready" 10 || skip "gauntlet target cannot start: $(tail -3 "$T/target.log")"
-ADDR=$(cat "$T/ready")
+start_target target --ttft-ms 30 --itl-ms 2 --output-tokens 8
 cat > "$T/sc.json" <<JSON
 { "name": "phases", "duration": "15s", "window": "1s", "hosts": { "localhost": { "local": true } },
   "workloads": { "inference": { "endpoints": ["http://$ADDR/v1"], "model": "gauntlet-target", "output_tokens": 8,

@@ -22,11 +22,8 @@
 #  8. hosts.netns "-all" and "../..", a storage_throttle tc interface
 #     "-all": refused naming the key.
 . "$(dirname "$0")/../scripts/lib.sh"
-[ "$(id -u)" -eq 0 ] || skip "needs root: the traps are laid by another user (nobody) for root to walk into"
-id nobody >/dev/null 2>&1 || skip "no user 'nobody' to lay the traps"
-command -v setpriv >/dev/null || skip "setpriv (util-linux) is needed to act as nobody"
 [ -x "$GAUNTLET" ] || skip "no gauntlet binary at $GAUNTLET"
-as_nobody() { setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups -- "$@"; }
+need_nobody
 
 chmod 755 "$T"
 P=$T/pub             # the shared, sticky, world-writable place (like /tmp)

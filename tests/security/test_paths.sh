@@ -72,12 +72,7 @@ check "2: ssh key and known_hosts under /root: exit 2 (got $rc), each named" \
 check "2: with --allow-root $R the same scenario validates (exit $rc)" [ $rc -eq 0 ]
 
 # --- 3. secrets holding control characters -----------------------------------------
-rm -f "$T/ready"
-"$GAUNTLET" target --listen 127.0.0.1:0 --ready-file "$T/ready" --ttft-ms 5 --itl-ms 1 --output-tokens 4 \
-	> "$T/target.log" 2>&1 &
-PIDS+=("$!")
-wait_for "$T/ready" 10 || skip "gauntlet target cannot start: $(tail -3 "$T/target.log")"
-ADDR=$(cat "$T/ready")
+start_target target --ttft-ms 5 --itl-ms 1 --output-tokens 4
 printf 'abc\r\nX-Injected: yes\n' > "$T/key.txt"
 keyrun() { # NAME KEY-SOURCE-JSON
 	cat > "$T/$1.json" <<JSON

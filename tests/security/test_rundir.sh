@@ -19,14 +19,8 @@
 #  6. revert --dry-run shows the stored plan and executes nothing; a store
 #     from another host has its plans printed before revert runs them.
 . "$(dirname "$0")/../scripts/lib.sh"
-[ "$(id -u)" -eq 0 ] || skip "needs root: the traps are laid by another user (nobody) for root to walk into"
-id nobody >/dev/null 2>&1 || skip "no user 'nobody' to lay the traps"
-command -v setpriv >/dev/null || skip "setpriv (util-linux) is needed to act as nobody"
 [ -x "$GAUNTLET" ] || skip "no gauntlet binary at $GAUNTLET"
-# setpriv execs the command itself (runuser would fork, and a kill of its
-# pid would leave the command running)
-as_nobody() { setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups -- "$@"; }
-as_nobody test -x "$GAUNTLET" || skip "nobody cannot execute $GAUNTLET (a directory above it is private)"
+need_nobody
 
 chmod 755 "$T"
 P=$T/pub             # the shared, sticky, world-writable place (like /tmp)

@@ -14,12 +14,7 @@
 # GL_TRACE_CASES (default 12) and GL_TRACE_SEED choose the random cases.
 . "$(dirname "$0")/../scripts/lib.sh"
 [ -x "$GAUNTLET" ] || skip "no gauntlet binary at $GAUNTLET"
-rm -f "$T/ready"
-"$GAUNTLET" target --listen 127.0.0.1:0 --ready-file "$T/ready" --ttft-ms 5 --itl-ms 1 --output-tokens 4 \
-	> "$T/target.log" 2>&1 &
-PIDS+=("$!")
-wait_for "$T/ready" 10 || skip "gauntlet target cannot start: $(tail -3 "$T/target.log")"
-ADDR=$(cat "$T/ready")
+start_target target --ttft-ms 5 --itl-ms 1 --output-tokens 4
 
 scenario() { # FILE TRACE ARRIVAL-EXTRA DURATION
 	cat > "$1" <<JSON
