@@ -341,6 +341,19 @@ static int reserve_ok(struct sto *w, uint64_t more)
 
 /* ---- the op loop: one worker, sync engine --------------------------------------------- */
 
+/* Take len bytes of "limit": 0, or -2 when fewer are left (no more I/O). */
+static int take_budget(struct sto *w, uint64_t len)
+{
+	int64_t cur = __atomic_load_n(&w->budget, __ATOMIC_RELAXED);
+
+	do {
+		if (cur < (int64_t)len)
+			return -2;
+	} while (!__atomic_compare_exchange_n(&w->budget, &cur, cur - (int64_t)len, 0, __ATOMIC_RELAXED,
+					      __ATOMIC_RELAXED));
+	return 0;
+}
+
 static int one_io(struct sto *w, struct worker *k, int writing, int f, int fd, uint64_t off, uint64_t len,
 		  unsigned char *buf)
 {
@@ -348,14 +361,8 @@ static int one_io(struct sto *w, struct worker *k, int writing, int f, int fd, u
 	ssize_t r = 0;
 	uint64_t done = 0;
 
-	if (k->measure && !k->unbudgeted && w->budget >= 0) {
-		int64_t cur = __atomic_load_n(&w->budget, __ATOMIC_RELAXED);
-		do {
-			if (cur < (int64_t)len)
-				return -2;       /* the limit is reached: no more I/O */
-		} while (!__atomic_compare_exchange_n(&w->budget, &cur, cur - (int64_t)len, 0, __ATOMIC_RELAXED,
-						      __ATOMIC_RELAXED));
-	}
+	if (k->measure && !k->unbudgeted && w->budget >= 0 && take_budget(w, len) != 0)
+		return -2;       /* the limit is reached: no more I/O */
 	take_tokens(w, len);
 	t0 = gl_now_ns();
 	while (done < len) {
@@ -691,7 +698,17 @@ static void *worker_main(void *arg)
 				sleep_ns(5000000);
 				continue;
 			}
-			rc = write_file(w, k, f, w->file_gen[f] + 1, bs);
+			/* a checkpoint is written whole or not at all: its bytes
+			 * come out of "limit" before the first block, so two
+			 * writers near the limit never leave two half files (the
+			 * old per-block take did, and neither was read back) */
+			if (k->measure && w->budget >= 0 && take_budget(w, w->file_size) != 0) {
+				rc = -2;
+			} else {
+				k->unbudgeted = 1;
+				rc = write_file(w, k, f, w->file_gen[f] + 1, bs);
+				k->unbudgeted = 0;
+			}
 			pthread_mutex_lock(&w->mu);
 			if (rc == 0) {
 				w->file_bs[f] = bs;
