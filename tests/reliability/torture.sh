@@ -409,10 +409,12 @@ for k, (at, cat, fid) in enumerate(PLAN, 1):
     else:
         state = "%s at %.2f s" % (phase, e_final)
     state += "; " + (", ".join(live) if live else "no fault live")
-    # before the first commit of this process: its loop ran at most since
-    # the process started
+    # before the first commit this watch saw: the loop ran at most since
+    # the process started, from base, so at the kill it stood at most at
+    # base + (kill - spawn); what the store holds (e_final, at or past
+    # base when a commit came between two polls unseen) is subtracted
     loss = max(0.0, elapsed_kill - e_final) if elapsed_kill is not None else \
-        (m_kill - t_spawn if alive and e_final == base / 1e9 else None)
+        (max(0.0, base / 1e9 + (m_kill - t_spawn) - e_final) if alive and e_final >= base / 1e9 else None)
     figures.append((k, cat, fid, state, loss, m_kill - t_spawn))
     print("kill %2d  %-12s %-9s %s; lost %s" % (k, cat, fid or "", state,
           ("%.3f s" if w.first_commit else "<= %.3f s") % loss if loss is not None else "?"), flush=True)
