@@ -118,6 +118,24 @@ start_target() {
 	wait_for "$T/$name.ready" 10 || { cat "$T/$name.log"; skip "gauntlet target $name cannot start"; }
 	ADDR=$(cat "$T/$name.ready")
 }
+# serve_dir DIR: a plain HTTP server (python3) over DIR on a free loopback
+# port it binds itself, killed at exit; sets SERVED_PORT. Skips when it
+# cannot start (a failure under GL_STRICT=1).
+serve_dir() {
+	python3 - "$1" "$T/served.port" >"$T/http.log" 2>&1 <<'PY' &
+import functools, http.server, os, sys
+d, portfile = sys.argv[1], sys.argv[2]
+class H(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *a): pass
+srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(H, directory=d))
+with open(portfile + ".tmp", "w") as f: f.write(str(srv.server_address[1]))
+os.rename(portfile + ".tmp", portfile)
+srv.serve_forever()
+PY
+	PIDS+=("$!")
+	wait_for "$T/served.port" 10 || { cat "$T/http.log"; skip "python3 cannot serve HTTP on 127.0.0.1"; }
+	SERVED_PORT=$(cat "$T/served.port")
+}
 # need_nobody: the security tests act as root with the unprivileged user
 # nobody laying the traps; skip unless that can be done here.
 need_nobody() {

@@ -19,19 +19,8 @@ EOF
 	mv "$1.tmp" "$1"          # atomic: a scrape sees the old or the new text
 }
 dcgm "$D/metrics" 100
-python3 - "$D" "$T/port" >"$T/http.log" 2>&1 <<'PY' &
-import functools, http.server, os, sys
-d, portfile = sys.argv[1], sys.argv[2]
-class H(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *a): pass
-srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(H, directory=d))
-with open(portfile + ".tmp", "w") as f: f.write(str(srv.server_address[1]))
-os.rename(portfile + ".tmp", portfile)
-srv.serve_forever()
-PY
-PIDS+=("$!")
-wait_for "$T/port" 10 || { cat "$T/http.log"; skip "python3 cannot serve HTTP on 127.0.0.1"; }
-URL="http://127.0.0.1:$(cat "$T/port")/metrics"
+serve_dir "$D"
+URL="http://127.0.0.1:$SERVED_PORT/metrics"
 cat > "$T/reset.json" <<JSON
 { "name": "mut-telemetry", "duration": "5s", "window": "1s",
   "workloads": { "telemetry": { "dcgm": ["$URL"], "every": "500ms", "timeout": "400ms" } },

@@ -61,19 +61,8 @@ dcgm "$D/metrics" 0 5
 printf '# TYPE DCGM_FI_DEV_GPU_TEMP gauge\nDCGM_FI_DEV_GPU_TEMP{gpu="0" 41\n' > "$D/garbage"
 
 # A real HTTP server on a free loopback port (bound by the server itself).
-python3 - "$D" "$T/port" >"$T/http.log" 2>&1 <<'PY' &
-import functools, http.server, os, sys
-d, portfile = sys.argv[1], sys.argv[2]
-class H(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *a): pass
-srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(H, directory=d))
-with open(portfile + ".tmp", "w") as f: f.write(str(srv.server_address[1]))
-os.rename(portfile + ".tmp", portfile)
-srv.serve_forever()
-PY
-PIDS+=("$!")
-wait_for "$T/port" 10 || { cat "$T/http.log"; skip "python3 cannot serve HTTP on 127.0.0.1"; }
-URL="http://127.0.0.1:$(cat "$T/port")/metrics"
+serve_dir "$D"
+URL="http://127.0.0.1:$SERVED_PORT/metrics"
 FREE=$(python3 -c "import socket; s=socket.socket(); s.bind(('127.0.0.1',0)); print(s.getsockname()[1]); s.close()")
 
 # scenario FILE DURATION DCGM_URLS_JSON [EXTRA_TELEMETRY_JSON [TARGET_OVERRIDES_JSON]]
