@@ -127,34 +127,55 @@ static int exec_sql(sqlite3 *db, const char *sql, struct gl_err *err)
 	return 0;
 }
 
-static int migrate(sqlite3 *db, struct gl_err *err)
+static int user_version(sqlite3 *db, int *version, struct gl_err *err)
 {
 	sqlite3_stmt *q;
-	int version = 0, rc = 0;
-	const int target = (int)(sizeof(migrations) / sizeof(migrations[0]));
 
+	*version = 0;
 	if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &q, NULL) != SQLITE_OK)
 		return gl_errf(err, GL_EIO, "store: %s", sqlite3_errmsg(db));
 	if (sqlite3_step(q) == SQLITE_ROW)
-		version = sqlite3_column_int(q, 0);
+		*version = sqlite3_column_int(q, 0);
 	sqlite3_finalize(q);
-	if (version > target)
+	return 0;
+}
+
+/* Each step reads the version under the write lock it migrates under: a
+ * `status` or `report` opening the store while `run` makes it (or two
+ * openers of an old store) would otherwise both see version 0 and the
+ * second fail with "table run already exists". */
+static int migrate(sqlite3 *db, struct gl_err *err)
+{
+	int version = 0, rc = 0;
+	const int target = (int)(sizeof(migrations) / sizeof(migrations[0]));
+
+	if (user_version(db, &version, err))
+		return -GL_EIO;
+	while (rc == 0 && version < target) {
+		char pragma[64];
+		rc = exec_sql(db, "BEGIN IMMEDIATE", err);
+		if (rc)
+			break;
+		rc = user_version(db, &version, err);
+		if (rc == 0 && version < target) {
+			rc = exec_sql(db, migrations[version], err);
+			snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %d", version + 1);
+			if (rc == 0)
+				rc = exec_sql(db, pragma, err);
+			if (rc == 0)
+				rc = exec_sql(db, "COMMIT", err);
+			if (rc == 0)
+				version++;
+			else
+				exec_sql(db, "ROLLBACK", NULL);
+		} else {
+			exec_sql(db, rc ? "ROLLBACK" : "COMMIT", NULL);
+		}
+	}
+	if (rc == 0 && version > target)
 		return gl_errf(err, GL_ESTATE,
 			       "store: schema version %d is newer than this gauntlet knows (%d): use a newer gauntlet",
 			       version, target);
-	for (int v = version; v < target && rc == 0; v++) {
-		char pragma[64];
-		rc = exec_sql(db, "BEGIN IMMEDIATE", err);
-		if (rc == 0)
-			rc = exec_sql(db, migrations[v], err);
-		snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %d", v + 1);
-		if (rc == 0)
-			rc = exec_sql(db, pragma, err);
-		if (rc == 0)
-			rc = exec_sql(db, "COMMIT", err);
-		else
-			exec_sql(db, "ROLLBACK", NULL);
-	}
 	return rc;
 }
 
@@ -229,11 +250,23 @@ struct gl_store *gl_store_open(const char *path, int create, struct gl_err *err)
 		goto fail;
 	}
 	sqlite3_busy_timeout(st->db, 5000);
-	if (exec_sql(st->db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;"
-			 " PRAGMA wal_autocheckpoint=0;", err))
-		goto fail;
-	if (migrate(st->db, err))
-		goto fail;
+	/* Switching a new store to WAL and laying its schema take the write
+	 * lock; another opener at that moment (the operator's `status` while
+	 * `run` makes the store) can be answered SQLITE_BUSY at once, without
+	 * the busy handler, where waiting could deadlock. Both steps are safe
+	 * to repeat: try again for up to 5 s. */
+	for (int64_t until = gl_now_ns() + 5000000000LL;;) {
+		struct gl_err e = { 0 };
+		if (exec_sql(st->db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;"
+				 " PRAGMA wal_autocheckpoint=0;", &e) == 0 &&
+		    migrate(st->db, &e) == 0)
+			break;
+		if ((sqlite3_errcode(st->db) & 0xff) != SQLITE_BUSY || gl_now_ns() > until) {
+			gl_errf(err, e.code ? e.code : GL_EIO, "%s", e.msg);
+			goto fail;
+		}
+		nanosleep(&(struct timespec){ 0, 20 * 1000 * 1000 }, NULL);
+	}
 	if (sqlite3_prepare_v2(st->db,
 			       "INSERT INTO window_metrics(idx,name,hist,counter) VALUES(?,?,?,?) "
 			       "ON CONFLICT(idx,name) DO UPDATE SET hist=excluded.hist, counter=excluded.counter",
