@@ -396,10 +396,42 @@ struct pass1_arg {
 	const char **series;          /* the series they read, NULL-terminated */
 };
 
+/* The counters that mark a window for an incident kind (gl_window_info). */
+static const struct {
+	const char *name;
+	enum gl_incident_kind kind;
+} inc_counters[] = {
+	{ "training.job_failures", GL_INC_TRAINING },
+	{ "training.hangs", GL_INC_TRAINING },
+	{ "training.correctness_errors", GL_INC_CORRECTNESS },
+	{ "storage.errors", GL_INC_STORAGE },
+	{ "dcgm.xid_errors.delta", GL_INC_XID },
+	{ "dcgm.ecc_dbe.delta", GL_INC_ECC },
+	{ "dcgm.ecc_sbe.delta", GL_INC_ECC },
+	{ "node.edac_ue.delta", GL_INC_ECC },
+};
+
+const char *gl_incident_kind_name(enum gl_incident_kind k)
+{
+	static const char *const names[] = { "training.failure", "training.correctness", "inference.targets",
+					     "storage.errors", "telemetry.xid", "telemetry.ecc" };
+	return k >= 0 && k < GL_INC_N ? names[k] : "?";
+}
+
+static const char *incident_source(enum gl_incident_kind k)
+{
+	return k <= GL_INC_CORRECTNESS ? "training" : k == GL_INC_INFERENCE ? "inference"
+	       : k == GL_INC_STORAGE ? "storage" : "telemetry";
+}
+
 static const char **target_series(const struct window_target *wt, int n)
 {
-	const char **s = calloc((size_t)n * 2 + 1, sizeof(*s));
+	const size_t n_inc = sizeof(inc_counters) / sizeof(inc_counters[0]);
+	const char **s = calloc((size_t)n * 2 + n_inc + 1, sizeof(*s));
 	int k = 0;
+
+	for (size_t i = 0; s && i < n_inc; i++)
+		s[k++] = inc_counters[i].name;
 
 	for (int i = 0; s && i < n; i++) {
 		const struct gl_metric_def *d = wt[i].tn.def;
@@ -436,6 +468,9 @@ static int pass1(int i, struct gl_agg *w, void *arg)
 
 	an->windows[i].bad_steady = (unsigned char)bad_workloads(arg, GL_SCOPE_STEADY, w);
 	an->windows[i].bad_degraded = (unsigned char)bad_workloads(arg, GL_SCOPE_DEGRADED, w);
+	for (size_t k = 0; k < sizeof(inc_counters) / sizeof(inc_counters[0]); k++)
+		if (gl_agg_counter(w, inc_counters[k].name, NULL) > 0)
+			an->windows[i].inc_bits |= (unsigned char)(1u << inc_counters[k].kind);
 	return 0;
 }
 
@@ -448,6 +483,7 @@ struct pass2_arg {
 	int phase;
 	enum gl_scope scope;
 	struct gl_analysis *an;
+	int inc_lo;                   /* first incident not yet behind */
 };
 
 /* The stretch into its phase's and its scope's aggregates; the run's
@@ -468,6 +504,8 @@ static int flush_stretch(struct gl_analysis *an, struct pass2_arg *p)
 	return rc;
 }
 
+static void incident_take(struct gl_analysis *an, int *lo, int wi, const struct gl_agg *w);
+
 static int pass2(int i, struct gl_agg *w, void *arg)
 {
 	struct pass2_arg *p = arg;
@@ -475,6 +513,9 @@ static int pass2(int i, struct gl_agg *w, void *arg)
 	const struct gl_window_info *wi = &an->windows[i];
 	int rc = 0;
 	double v;
+
+	if (an->n_incidents)
+		incident_take(an, &p->inc_lo, i, w);
 
 	if (wi->complete && wi->scope == GL_SCOPE_STEADY && p->storage) {
 		if (agg_eval_tn(w, &p->read, &v) == 0 && (!an->has_read_floor || v < an->read_floor_gbps)) {
@@ -578,15 +619,25 @@ static void recovery(struct gl_analysis *an)
 			snprintf(f->recovery_note, sizeof(f->recovery_note),
 				 "no %d healthy windows in a row before %s", an->sc->hold,
 				 limit == INT64_MAX ? "the end of the run" : "the next fault");
-		/* Scope: degraded from the inject window until the restore run. */
+		/* Scope: degraded from the inject window until the restore run.
+		 * The fault explains those windows, the restore run's own (what
+		 * it set off can still be seen while health is confirmed), and
+		 * at least those up to 5 s after its revert: a job's end is
+		 * seen only once the launcher has torn it down (mpirun took
+		 * about 2 s after a SIGKILLed rank), after the fault's revert. */
 		{
-			int end = an->n_windows;
+			int end = an->n_windows, span;
 			if (restore_k >= 0)
 				end = restore_k;
 			else if (limit != INT64_MAX)
 				end = window_at(an, limit);
 			for (int w = k0; w < end && w < an->n_windows; w++)
 				an->windows[w].scope = GL_SCOPE_DEGRADED;
+			span = restore_k >= 0 ? restore_k + an->sc->hold : end;
+			if (tr >= 0 && window_at(an, tr + GL_FAULT_SETTLE_NS) + 1 > span)
+				span = window_at(an, tr + GL_FAULT_SETTLE_NS) + 1;
+			for (int w = k0; w < span && w < an->n_windows; w++)
+				an->windows[w].fault_span = 1;
 		}
 	}
 }
@@ -642,6 +693,285 @@ static void judge_targets(struct gl_analysis *an)
 		}
 		r->pass = r->has && gl_cmp_eval(t->expr.op, r->measured, t->expr.threshold);
 	}
+}
+
+/* ---- incidents ---------------------------------------------------------- */
+
+static int workload_index(const struct gl_scenario *s, const char *name)
+{
+	for (int w = 0; w < s->n_workloads && w < GL_MAX_WORKLOADS; w++)
+		if (!strcmp(s->workloads[w].name, name))
+			return w;
+	return -1;
+}
+
+/* Does window w show kind k where no fault explains it? */
+static int incident_window(const struct gl_analysis *an, int w, enum gl_incident_kind k, int inf)
+{
+	const struct gl_window_info *x = &an->windows[w];
+
+	if (x->fault_span)
+		return 0;
+	if (k == GL_INC_INFERENCE)
+		return inf >= 0 && x->complete && x->scope == GL_SCOPE_STEADY && (x->bad_steady & (1u << inf));
+	return (x->inc_bits >> k) & 1u;
+}
+
+static int incident_cmp(const void *a, const void *b)
+{
+	const struct gl_incident *x = a, *y = b;
+	return x->w0 != y->w0 ? (x->w0 < y->w0 ? -1 : 1) : (int)x->kind - (int)y->kind;
+}
+
+/* Runs of consecutive windows of one kind, after recovery() marked what
+ * the faults explain; kept in time order, the first GL_MAX_INCIDENTS. */
+static int find_incidents(struct gl_analysis *an, struct gl_err *err)
+{
+	int inf = workload_index(an->sc, "inference"), cap = 0;
+
+	an->incidents_limit = an->sc->incidents_max >= 0 ? an->sc->incidents_max : 0;
+	for (int k = 0; k < GL_INC_N; k++) {
+		int gated = an->sc->incidents_max >= 0 || k == GL_INC_TRAINING || k == GL_INC_CORRECTNESS;
+		for (int w = 0; w < an->n_windows; w++) {
+			struct gl_incident *x;
+			int w1;
+			if (!incident_window(an, w, (enum gl_incident_kind)k, inf))
+				continue;
+			for (w1 = w; w1 + 1 < an->n_windows && incident_window(an, w1 + 1, (enum gl_incident_kind)k, inf);
+			     w1++)
+				;
+			an->incidents_total++;
+			an->incidents_gated += gated;
+			if (an->n_incidents == cap) {
+				struct gl_incident *ni;
+				cap = cap ? cap * 2 : 16;
+				ni = realloc(an->incidents, sizeof(*ni) * (size_t)cap);
+				if (!ni)
+					return gl_errf(err, GL_ENOMEM, "analysis: out of memory");
+				an->incidents = ni;
+			}
+			x = &an->incidents[an->n_incidents++];
+			memset(x, 0, sizeof(*x));
+			x->kind = (enum gl_incident_kind)k;
+			x->w0 = w;
+			x->w1 = w1;
+			x->gated = gated;
+			w = w1;
+		}
+	}
+	if (an->n_incidents)
+		qsort(an->incidents, (size_t)an->n_incidents, sizeof(*an->incidents), incident_cmp);
+	if (an->n_incidents > GL_MAX_INCIDENTS)
+		an->n_incidents = GL_MAX_INCIDENTS;
+	an->incidents_failed = an->incidents_gated > an->incidents_limit;
+	return 0;
+}
+
+/* The inference targets in force in steady windows, first four. */
+static int steady_inference_targets(const struct gl_analysis *an, const struct gl_target_spec **out)
+{
+	int n = 0;
+	for (int i = 0; i < an->sc->n_targets && n < 4; i++) {
+		const struct gl_target_spec *t = &an->sc->targets[i];
+		if (t->scope == GL_SCOPE_STEADY && !t->missing && !strncmp(t->metric, "inference.", 10))
+			out[n++] = t;
+	}
+	return n;
+}
+
+/* One window's figures into each incident that spans it (pass 2). */
+static void incident_take(struct gl_analysis *an, int *lo, int wi, const struct gl_agg *w)
+{
+	while (*lo < an->n_incidents && an->incidents[*lo].w1 < wi)
+		(*lo)++;
+	for (int j = *lo; j < an->n_incidents && an->incidents[j].w0 <= wi; j++) {
+		struct gl_incident *x = &an->incidents[j];
+		if (x->w1 < wi)
+			continue;
+		switch (x->kind) {
+		case GL_INC_TRAINING:
+			x->n[0] += gl_agg_counter(w, "training.job_failures", NULL);
+			x->n[1] += gl_agg_counter(w, "training.hangs", NULL);
+			x->n[2] += gl_agg_counter(w, "training.relaunches", NULL);
+			x->n[3] += gl_agg_counter(w, "training.lost_steps", NULL);
+			x->n[4] += gl_agg_counter(w, "training.steps", NULL);
+			break;
+		case GL_INC_CORRECTNESS:
+			x->n[0] += gl_agg_counter(w, "training.correctness_errors", NULL);
+			x->n[4] += gl_agg_counter(w, "training.steps", NULL);
+			break;
+		case GL_INC_INFERENCE: {
+			const struct gl_target_spec *t[4];
+			int nt = steady_inference_targets(an, t);
+			x->n[0] += gl_agg_counter(w, "inference.requests", NULL);
+			x->n[1] += gl_agg_counter(w, "inference.errors", NULL);
+			for (int i = 0; i < nt; i++) {
+				double v;
+				if (gl_agg_eval(w, t[i]->metric, &v) != 0) {
+					x->missed[i] = x->nodata[i] = 1;
+					continue;
+				}
+				if (gl_cmp_eval(t[i]->expr.op, v, t[i]->expr.threshold))
+					continue;
+				/* the worst: furthest on the failing side */
+				if (!x->missed[i] || x->nodata[i] ||
+				    ((t[i]->expr.op == GL_CMP_LE || t[i]->expr.op == GL_CMP_LT) ? v > x->worst[i]
+											: v < x->worst[i]))
+					x->worst[i] = v;
+				x->missed[i] = 1;
+				x->nodata[i] = 0;
+			}
+			break;
+		}
+		case GL_INC_STORAGE:
+			x->n[0] += gl_agg_counter(w, "storage.errors", NULL);
+			x->n[1] += gl_agg_counter(w, "storage.errors.eio", NULL);
+			x->n[2] += gl_agg_counter(w, "storage.errors.enospc", NULL);
+			x->n[3] += gl_agg_counter(w, "storage.errors.verify", NULL);
+			break;
+		case GL_INC_XID:
+			x->n[0] += gl_agg_counter(w, "dcgm.xid_errors.delta", NULL);
+			break;
+		case GL_INC_ECC:
+			x->n[0] += gl_agg_counter(w, "dcgm.ecc_dbe.delta", NULL);
+			x->n[1] += gl_agg_counter(w, "dcgm.ecc_sbe.delta", NULL);
+			x->n[2] += gl_agg_counter(w, "node.edac_ue.delta", NULL);
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+static void incident_text(const struct gl_analysis *an, struct gl_incident *x)
+{
+	char *p = x->what;
+	size_t cap = sizeof(x->what);
+	int n = 0;
+
+#define ADD(...) do { if ((size_t)n < cap) n += snprintf(p + n, cap - (size_t)n, __VA_ARGS__); } while (0)
+	switch (x->kind) {
+	case GL_INC_TRAINING:
+		ADD("%lld job end(s) no fault explains", (long long)x->n[0]);
+		if (x->n[1])
+			ADD(", %lld by the watchdog (hang)", (long long)x->n[1]);
+		ADD("; %lld relaunch(es), %lld lost step(s), %lld step(s) done in the span", (long long)x->n[2],
+		    (long long)x->n[3], (long long)x->n[4]);
+		break;
+	case GL_INC_CORRECTNESS:
+		ADD("%lld correctness error(s) in %lld step(s)", (long long)x->n[0], (long long)x->n[4]);
+		break;
+	case GL_INC_INFERENCE: {
+		const struct gl_target_spec *t[4];
+		int nt = steady_inference_targets(an, t);
+		ADD("%lld request(s), %lld error(s)", (long long)x->n[0], (long long)x->n[1]);
+		for (int i = 0; i < nt; i++) {
+			if (!x->missed[i])
+				continue;
+			if (x->nodata[i])
+				ADD("; %s %s %g: no data", t[i]->metric, gl_cmp_str(t[i]->expr.op), t[i]->expr.threshold);
+			else
+				ADD("; %s %s %g: worst window %.6g", t[i]->metric, gl_cmp_str(t[i]->expr.op),
+				    t[i]->expr.threshold, x->worst[i]);
+		}
+		break;
+	}
+	case GL_INC_STORAGE:
+		ADD("%lld failed I/O operation(s) (eio %lld, enospc %lld, verify %lld)", (long long)x->n[0],
+		    (long long)x->n[1], (long long)x->n[2], (long long)x->n[3]);
+		break;
+	case GL_INC_XID:
+		ADD("%lld XID change(s)", (long long)x->n[0]);
+		break;
+	case GL_INC_ECC:
+		ADD("%lld double-bit, %lld single-bit ECC error(s), %lld uncorrectable memory error(s)",
+		    (long long)x->n[0], (long long)x->n[1], (long long)x->n[2]);
+		break;
+	default:
+		break;
+	}
+#undef ADD
+}
+
+/* Each incident's first warning or error from its workload, in one pass
+ * over those events (in the order written, which is time order). */
+static int incident_events(sqlite3 *db, struct gl_analysis *an, struct gl_err *err)
+{
+	sqlite3_stmt *q;
+	int lo = 0;
+
+	if (!an->n_incidents)
+		return 0;
+	if (sqlite3_prepare_v2(db, "SELECT elapsed_ns,source,message FROM events WHERE level IN ('warn','error') "
+			       "ORDER BY seq", -1, &q, NULL) != SQLITE_OK)
+		return gl_errf(err, GL_EIO, "store: %s", sqlite3_errmsg(db));
+	while (sqlite3_step(q) == SQLITE_ROW && lo < an->n_incidents) {
+		int64_t t = sqlite3_column_int64(q, 0);
+		const char *src = (const char *)sqlite3_column_text(q, 1);
+		const char *msg = (const char *)sqlite3_column_text(q, 2);
+		while (lo < an->n_incidents && an->windows[an->incidents[lo].w1].end_ns <= t &&
+		       an->incidents[lo].event[0])
+			lo++;
+		for (int j = lo; j < an->n_incidents; j++) {
+			struct gl_incident *x = &an->incidents[j];
+			if (an->windows[x->w0].start_ns > t)
+				break;
+			if (!x->event[0] && t < an->windows[x->w1].end_ns && src && msg &&
+			    !strcmp(src, incident_source(x->kind)))
+				snprintf(x->event, sizeof(x->event), "%s", msg);
+		}
+	}
+	sqlite3_finalize(q);
+	return 0;
+}
+
+/* ---- outages ------------------------------------------------------------- */
+
+static int load_outages(struct gl_store *st, struct gl_analysis *an, struct gl_err *err)
+{
+	struct gl_outage_row *rows;
+	int n;
+
+	if (gl_store_outage_list(st, &rows, &n, err))
+		return -GL_EIO;
+	an->outages = calloc((size_t)n + 1, sizeof(*an->outages));
+	if (!an->outages) {
+		free(rows);
+		return gl_errf(err, GL_ENOMEM, "analysis: out of memory");
+	}
+	for (int i = 0; i < n; i++) {
+		struct gl_outage *o = &an->outages[i];
+		o->resume = rows[i].resume;
+		o->at_elapsed_ns = rows[i].at_elapsed_ns;
+		o->down_wall_ns = rows[i].down_wall_ns;
+		o->resumed_wall_ns = rows[i].resumed_wall_ns;
+		o->down_s = o->down_wall_ns > 0 && o->resumed_wall_ns >= o->down_wall_ns
+			    ? (double)(o->resumed_wall_ns - o->down_wall_ns) / 1e9 : -1;
+		if (o->down_s > 0)
+			an->outage_s += o->down_s;
+	}
+	an->n_outages = n;
+	free(rows);
+	/* each fault's real time injected: its elapsed span plus the
+	 * outages inside it (the clock stood still, the fault did not) */
+	for (int i = 0; i < an->n_faults; i++) {
+		struct gl_fault_result *f = &an->faults[i];
+		int64_t a = f->row.injected_elapsed_ns, b = f->row.reverted_elapsed_ns;
+		f->planned_held_s = an->run.time_scale > 0 ? (double)f->row.dur_ns / an->run.time_scale / 1e9 : 0;
+		f->held_s = -1;
+		if (a < 0)
+			continue;
+		if (b < 0)
+			b = f->row.dur_ns == 0 ? a : an->run.elapsed_ns;
+		f->held_s = (double)(b - a) / 1e9;
+		for (int k = 0; k < an->n_outages; k++) {
+			const struct gl_outage *o = &an->outages[k];
+			if (o->down_s > 0 && o->at_elapsed_ns >= a && o->at_elapsed_ns <= b && f->row.dur_ns > 0)
+				f->outage_s += o->down_s;
+		}
+		f->held_s += f->outage_s;
+	}
+	return 0;
 }
 
 /* The scenario as the run saw it: the stored text with its --set overrides
@@ -735,6 +1065,8 @@ int gl_analyze(struct gl_store *st, struct gl_analysis **out, struct gl_err *err
 			goto out;
 	}
 	recovery(an);
+	if ((rc = find_incidents(an, err)) || (rc = load_outages(st, an, err)))
+		goto out;
 	an->all = gl_agg_new();
 	an->phase = calloc((size_t)an->sc->n_phases + 1, sizeof(*an->phase));
 	for (int i = 0; i < an->sc->n_phases; i++)
@@ -742,7 +1074,7 @@ int gl_analyze(struct gl_store *st, struct gl_analysis **out, struct gl_err *err
 	for (int i = 0; i < 3; i++)
 		an->scope[i] = gl_agg_new();
 	{
-		struct pass2_arg p2 = { gl_scenario_workload(an->sc, "storage") != NULL, { 0 }, { 0 }, NULL, 0, 0, an };
+		struct pass2_arg p2 = { gl_scenario_workload(an->sc, "storage") != NULL, { 0 }, { 0 }, NULL, 0, 0, an, 0 };
 		char why[256];
 		if (gl_catalog_parse_target("storage.read_gbps", &p2.read, why, sizeof(why)) ||
 		    gl_catalog_parse_target("storage.write_gbps", &p2.write, why, sizeof(why)))
@@ -761,6 +1093,10 @@ int gl_analyze(struct gl_store *st, struct gl_analysis **out, struct gl_err *err
 		}
 	}
 	judge_targets(an);
+	for (int i = 0; i < an->n_incidents; i++)
+		incident_text(an, &an->incidents[i]);
+	if ((rc = incident_events(gl_store_db(st), an, err)))
+		goto out;
 	{
 		const struct gl_hist *lag = gl_agg_hist(an->all, "inference.send_lag_ms");
 		an->generator_saturated = lag && gl_hist_count(lag) > 0 && gl_hist_percentile(lag, 99) > 5.0;
@@ -773,7 +1109,7 @@ int gl_analyze(struct gl_store *st, struct gl_analysis **out, struct gl_err *err
 	if (!strcmp(an->run.state, "aborted"))
 		strcpy(an->verdict, "aborted");
 	else if (!strcmp(an->run.state, "finished") && all_pass && an->faults_left_injected == 0 &&
-		 an->n_targets > 0 && an->preflight_failed == 0)
+		 an->n_targets > 0 && an->preflight_failed == 0 && !an->incidents_failed)
 		strcpy(an->verdict, "pass");
 	else
 		strcpy(an->verdict, "fail");
@@ -805,5 +1141,7 @@ void gl_analysis_free(struct gl_analysis *a)
 	free(a->faults);
 	free(a->targets);
 	free(a->preflight);
+	free(a->incidents);
+	free(a->outages);
 	free(a);
 }

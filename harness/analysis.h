@@ -13,6 +13,22 @@
  * the steady targets; -1 (null, a failure) when no such run happens before
  * the next fault's inject or the end. Windows from a fault's inject until
  * its restore are judged in the degraded scope; the rest by their phase.
+ *
+ * Incidents: a workload degraded where no scheduled fault explains it. A
+ * fault explains the windows from its inject's to the end of its restore
+ * run (hold windows), and at least to the one 5 s after its revert (not
+ * reverted: until the next fault or the end). Outside those,
+ * each run of consecutive windows showing one kind is an incident: a
+ * training job that ended early (exit, signal, watchdog), training
+ * correctness errors, a complete steady-scope window missing an inference
+ * target, storage errors, an XID, ECC or uncorrectable memory errors.
+ * "incidents": {"max": N} makes every kind count against N; without it
+ * training failures and correctness errors count, against 0. More than
+ * the limit fails the verdict.
+ *
+ * Outages: per resume, the wall time from the last commit the store held
+ * to the resume. The run's clock stands still meanwhile, so a fault
+ * injected across one was held that much longer than planned (held_s).
  */
 #ifndef GL_ANALYSIS_H
 #define GL_ANALYSIS_H
@@ -50,6 +66,8 @@ struct gl_window_info {
 	/* bit w set: workload w (index in the scenario) had targets of that
 	 * scope in this window and did not meet every one of them */
 	unsigned char bad_steady, bad_degraded;
+	unsigned char inc_bits;       /* 1 << gl_incident_kind seen in the window's counters */
+	unsigned char fault_span;     /* a scheduled fault explains this window */
 };
 
 /* The store's windows, in index order (the caller frees *out). */
@@ -66,6 +84,46 @@ struct gl_fault_result {
 	double recovery_s, restore_s; /* every workload healthy together; -1: null */
 	double wl_recovery_s[GL_MAX_WORKLOADS], wl_restore_s[GL_MAX_WORKLOADS]; /* per workload */
 	char recovery_note[160];
+	/* real seconds injected: elapsed between inject and revert plus the
+	 * controller outages in between; -1 never injected. planned_held_s:
+	 * the spec's duration in real seconds. */
+	double held_s, planned_held_s, outage_s;
+};
+
+enum gl_incident_kind {
+	GL_INC_TRAINING,      /* training.job_failures or training.hangs */
+	GL_INC_CORRECTNESS,   /* training.correctness_errors */
+	GL_INC_INFERENCE,     /* a complete steady window missing an inference target */
+	GL_INC_STORAGE,       /* storage.errors */
+	GL_INC_XID,           /* dcgm.xid_errors.delta */
+	GL_INC_ECC,           /* dcgm.ecc_dbe/sbe.delta, node.edac_ue.delta */
+	GL_INC_N
+};
+/* "training.failure", "training.correctness", "inference.targets",
+ * "storage.errors", "telemetry.xid", "telemetry.ecc" */
+const char *gl_incident_kind_name(enum gl_incident_kind k);
+
+/* A fault explains what is seen up to this long after its revert (real). */
+#define GL_FAULT_SETTLE_NS 5000000000LL
+
+#define GL_MAX_INCIDENTS 1000   /* kept with their figures; all are counted */
+
+struct gl_incident {
+	enum gl_incident_kind kind;
+	int w0, w1;                   /* first and last window (indices into windows[]) */
+	int gated;                    /* counts against the limit */
+	int64_t n[6];                 /* the kind's counts over the span (analysis.c) */
+	double worst[4];              /* inference: each steady target's worst window value */
+	unsigned char missed[4], nodata[4];
+	char what[384];               /* the figures around it */
+	char event[256];              /* the workload's first warning or error in the span, or "" */
+};
+
+struct gl_outage {
+	int resume;
+	int64_t at_elapsed_ns;        /* the run's clock while it was down */
+	int64_t down_wall_ns, resumed_wall_ns;
+	double down_s;                /* -1: the store did not record the last commit's time */
 };
 
 struct gl_target_result {
@@ -104,6 +162,14 @@ struct gl_analysis {
 	 * cold-start floor shown next to its requirement */
 	int has_read_floor, has_write_floor;
 	double read_floor_gbps, write_floor_gbps;
+	struct gl_incident *incidents;  /* in time order, the first GL_MAX_INCIDENTS */
+	int n_incidents;
+	int incidents_total, incidents_gated;
+	int incidents_limit;          /* the scenario's max, or 0 for the default kinds */
+	int incidents_failed;         /* gated > limit: the verdict fails */
+	struct gl_outage *outages;
+	int n_outages;
+	double outage_s;              /* known down time, summed */
 };
 
 int gl_analyze(struct gl_store *st, struct gl_analysis **out, struct gl_err *err);

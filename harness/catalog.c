@@ -43,6 +43,7 @@ static const struct gl_metric_def catalog[] = {
 	H("training.checkpoint.restore_s", "training", 1, "s", "relaunch to first step after loading"),
 	C("training.hangs", "training", 1, "hangs", "jobs ended by the watchdog: no step within its deadline"),
 	C("training.relaunches", "training", 1, "launches", "relaunches after the job ended early"),
+	C("training.job_failures", "training", 1, "launches", "launches that ended early (exit code, signal, watchdog), counted when the end is seen"),
 	/* storage */
 	{ "storage.write_gbps", "storage", GL_MK_RATE, "storage.write_bytes", NULL, 1e-9, 0, "GB/s", "bytes written / 1e9 / s" },
 	{ "storage.read_gbps", "storage", GL_MK_RATE, "storage.read_bytes", NULL, 1e-9, 0, "GB/s", "bytes read / 1e9 / s" },

@@ -1527,8 +1527,19 @@ int gl_controller_resume(const char *dir, int dry_run)
 	c.time_held = 1;
 	snprintf(c.run_id, sizeof(c.run_id), "%s", row.id);
 	c.resumes = row.resumes + 1;
-	gl_ctx_event(&c, GL_LOG_INFO, "controller", "run %s resumed at elapsed %.3f s (resume #%d)", row.id,
-		     (double)base / 1e9, row.resumes + 1);
+	{
+		/* the outage: from the last commit the store holds (work after
+		 * it was lost with the controller) to now */
+		struct gl_outage_row o = { row.resumes + 1, base, row.progress_wall_ns, gl_wall_ns() };
+		gl_store_outage_put(c.st, &o);
+		if (o.down_wall_ns > 0)
+			gl_ctx_event(&c, GL_LOG_WARN, "controller", "run %s resumed at elapsed %.3f s (resume #%d): "
+				     "the controller was down %.3f s since its last commit", row.id, (double)base / 1e9,
+				     row.resumes + 1, (double)(o.resumed_wall_ns - o.down_wall_ns) / 1e9);
+		else
+			gl_ctx_event(&c, GL_LOG_INFO, "controller", "run %s resumed at elapsed %.3f s (resume #%d)",
+				     row.id, (double)base / 1e9, row.resumes + 1);
+	}
 	/* Put back the partial window the store holds. */
 	{
 		sqlite3 *db = gl_store_db(c.st);

@@ -1775,7 +1775,7 @@ struct gl_scenario *gl_scenario_load_text(const char *name, const char *text, si
 {
 	static const char *const keys[] = { "name", "description", "duration", "window", "hold",
 					    "contract", "hosts", "workloads", "phases", "faults",
-					    "targets", "safety", "inventory", NULL };
+					    "targets", "safety", "inventory", "incidents", NULL };
 	static const char *const ckeys[] = { "model", "precision", "engine", "gpus_per_job",
 					     "input_tokens", "output_tokens", "notes", NULL };
 	struct gl_scenario *s = calloc(1, sizeof(*s));
@@ -1829,6 +1829,17 @@ struct gl_scenario *gl_scenario_load_text(const char *name, const char *text, si
 	{
 		char tmp[4096];
 		get_string(d, s->root, "description", "", 0, tmp, sizeof(tmp));
+	}
+	/* incidents: degradations no scheduled fault explains; with "max"
+	 * every kind counts against it, without it only training failures and
+	 * correctness errors do, with a limit of 0 (analysis.h) */
+	s->incidents_max = -1;
+	c = cJSON_GetObjectItemCaseSensitive(s->root, "incidents");
+	if (c && want_object(d, c, "incidents")) {
+		static const char *const ikeys[] = { "max", NULL };
+		check_keys(d, c, "incidents", ikeys);
+		if (get_int(d, c, "max", "incidents", 1, 0, 1000000, &l) > 0)
+			s->incidents_max = (int)l;
 	}
 	c = cJSON_GetObjectItemCaseSensitive(s->root, "contract");
 	if (c && want_object(d, c, "contract")) {

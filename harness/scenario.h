@@ -86,6 +86,7 @@ struct gl_scenario {
 	char name[128];
 	int64_t duration_ns, window_ns;
 	int hold;                     /* recovery: consecutive healthy windows (3) */
+	int incidents_max;            /* "incidents": {"max": N}; -1 when not set */
 
 	struct gl_host *hosts;
 	int n_hosts;

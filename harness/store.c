@@ -112,6 +112,11 @@ static const char *const migrations[] = {
 	"ALTER TABLE faults ADD COLUMN measured TEXT;",
 	/* 3 -> 4: documents kept with the run (the inventory taken at start) */
 	"CREATE TABLE docs (key TEXT PRIMARY KEY, wall_ns INTEGER NOT NULL, body TEXT NOT NULL);",
+	/* 4 -> 5: controller outages: the wall time of the last progress
+	 * commit, and per resume the span the controller was down */
+	"ALTER TABLE run ADD COLUMN progress_wall_ns INTEGER;"
+	"CREATE TABLE outages (resume INTEGER PRIMARY KEY, at_elapsed_ns INTEGER NOT NULL,"
+	"  down_wall_ns INTEGER, resumed_wall_ns INTEGER NOT NULL);",
 };
 
 static int exec_sql(sqlite3 *db, const char *sql, struct gl_err *err)
@@ -418,7 +423,7 @@ int gl_store_run_load(struct gl_store *st, struct gl_run_row *r, struct gl_err *
 	if (sqlite3_prepare_v2(st->db,
 			       "SELECT id,name,scenario_path,scenario_text,scenario_sha256,sets,time_scale,"
 			       "window_ns,duration_ns,started_wall_ns,ended_wall_ns,state,verdict,exit_code,"
-			       "elapsed_ns,resumes,version,git_rev,hostname FROM run LIMIT 1",
+			       "elapsed_ns,resumes,version,git_rev,hostname,progress_wall_ns FROM run LIMIT 1",
 			       -1, &q, NULL) != SQLITE_OK)
 		return gl_errf(err, GL_EIO, "store: %s", sqlite3_errmsg(st->db));
 	rc = sqlite3_step(q);
@@ -445,6 +450,7 @@ int gl_store_run_load(struct gl_store *st, struct gl_run_row *r, struct gl_err *
 	col_text(q, 16, r->version, sizeof(r->version));
 	col_text(q, 17, r->git_rev, sizeof(r->git_rev));
 	col_text(q, 18, r->hostname, sizeof(r->hostname));
+	r->progress_wall_ns = sqlite3_column_int64(q, 19);   /* NULL (never committed): 0 */
 	sqlite3_finalize(q);
 	if (!r->scenario_text)
 		return gl_errf(err, GL_ESTATE, "store: run has no scenario text");
@@ -486,7 +492,50 @@ static int exec_bound(struct gl_store *st, const char *sql, int n_ints, const in
 
 int gl_store_run_progress(struct gl_store *st, int64_t elapsed_ns)
 {
-	return exec_bound(st, "UPDATE run SET elapsed_ns=?", 1, &elapsed_ns, NULL, NULL);
+	int64_t v[2] = { elapsed_ns, gl_wall_ns() };
+	return exec_bound(st, "UPDATE run SET elapsed_ns=?, progress_wall_ns=?", 2, v, NULL, NULL);
+}
+
+int gl_store_outage_put(struct gl_store *st, const struct gl_outage_row *o)
+{
+	int64_t v[4] = { o->resume, o->at_elapsed_ns, o->down_wall_ns, o->resumed_wall_ns };
+	int rc = exec_bound(st, "INSERT OR REPLACE INTO outages(resume,at_elapsed_ns,down_wall_ns,resumed_wall_ns) "
+			    "VALUES(?,?,?,?)", 4, v, NULL, NULL);
+	return rc ? rc : gl_store_flush(st, NULL);
+}
+
+int gl_store_outage_list(struct gl_store *st, struct gl_outage_row **out, int *n, struct gl_err *err)
+{
+	sqlite3_stmt *q;
+	int cap = 0;
+
+	*out = NULL;
+	*n = 0;
+	if (sqlite3_prepare_v2(st->db, "SELECT resume,at_elapsed_ns,down_wall_ns,resumed_wall_ns FROM outages "
+			       "ORDER BY resume", -1, &q, NULL) != SQLITE_OK)
+		return gl_errf(err, GL_EIO, "store: %s", sqlite3_errmsg(st->db));
+	while (sqlite3_step(q) == SQLITE_ROW) {
+		if (*n == cap) {
+			struct gl_outage_row *no;
+			cap = cap ? cap * 2 : 8;
+			no = realloc(*out, sizeof(*no) * (size_t)cap);
+			if (!no) {
+				sqlite3_finalize(q);
+				free(*out);
+				*out = NULL;
+				*n = 0;
+				return gl_errf(err, GL_ENOMEM, "store: out of memory");
+			}
+			*out = no;
+		}
+		(*out)[*n].resume = sqlite3_column_int(q, 0);
+		(*out)[*n].at_elapsed_ns = sqlite3_column_int64(q, 1);
+		(*out)[*n].down_wall_ns = sqlite3_column_int64(q, 2);
+		(*out)[*n].resumed_wall_ns = sqlite3_column_int64(q, 3);
+		(*n)++;
+	}
+	sqlite3_finalize(q);
+	return 0;
 }
 
 int gl_store_run_finish(struct gl_store *st, const char *state, const char *verdict, int exit_code,

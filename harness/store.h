@@ -49,6 +49,7 @@ struct gl_run_row {
 	int64_t elapsed_ns;           /* progress: real time of the last commit */
 	int resumes;
 	char version[32], git_rev[32], hostname[128];
+	int64_t progress_wall_ns;     /* wall time of that commit; 0 if unknown */
 };
 
 int gl_store_run_create(struct gl_store *st, const struct gl_run_row *r, struct gl_err *err);
@@ -59,6 +60,18 @@ int gl_store_run_progress(struct gl_store *st, int64_t elapsed_ns);
 int gl_store_run_finish(struct gl_store *st, const char *state, const char *verdict, int exit_code,
 			int64_t ended_wall_ns);
 int gl_store_run_resumed(struct gl_store *st, int resumes);
+
+/* A controller outage, recorded by the resume that ended it: the run's
+ * clock stood at at_elapsed_ns (the last commit) from down_wall_ns (that
+ * commit's wall time; 0 when the store did not record it) until the resume
+ * at resumed_wall_ns. One row per resume: bounded by the resumes. */
+struct gl_outage_row {
+	int resume;
+	int64_t at_elapsed_ns, down_wall_ns, resumed_wall_ns;
+};
+int gl_store_outage_put(struct gl_store *st, const struct gl_outage_row *o);
+/* In resume order; *out malloc'd (free it). */
+int gl_store_outage_list(struct gl_store *st, struct gl_outage_row **out, int *n, struct gl_err *err);
 int gl_store_run_set(struct gl_store *st, const char *column, int64_t value);
 
 int gl_store_phase_put(struct gl_store *st, int idx, const char *name, int64_t start_ns,

@@ -127,7 +127,7 @@ struct trn {
 	struct event *ev_tick, *ev_relaunch;
 
 	int id_step, id_comm, id_data, id_busbw, id_steps, id_err, id_lost, id_saves, id_restores,
-	    id_save_s, id_save_gbps, id_restore_s, id_hangs, id_relaunches;
+	    id_save_s, id_save_gbps, id_restore_s, id_hangs, id_relaunches, id_failures;
 };
 
 static const char *const transport_names[] = { "NET/IB", "NET/Socket", "P2P", "SHM", "GDRDMA", "NVLS",
@@ -836,6 +836,9 @@ static void on_job_exit(struct trn *w)
 		w->done = 1;
 		return;
 	}
+	/* counted here, when the end is seen (the relaunch comes after a
+	 * backoff): the window it lands in is the one an incident is in */
+	gl_metrics_add(w->m, w->id_failures, 1);
 	gl_ctx_event(w->ctx, GL_LOG_WARN, "training", "launch %d ended (%s) at step %" PRId64 "%s%s%s",
 		     j->launch, how, w->max_step_seen, j->hung ? " after a hang" : "",
 		     j->n_tail ? "; last launcher line: " : "", j->n_tail ? j->tail[j->n_tail - 1] : "");
@@ -944,6 +947,7 @@ static void nccltests_done(struct trn *w, struct job *j, int code)
 		gl_ctx_event(w->ctx, GL_LOG_ERROR, "training", "nccl-tests output (launch %d, exit %d) not "
 			     "understood: %s", j->launch, code, err.msg);
 		w->failures_in_row++;
+		gl_metrics_add(w->m, w->id_failures, 1);
 		goto out;
 	}
 	if (gl_nccl_pitfall(&r, w->np, why, sizeof(why))) {
@@ -958,6 +962,7 @@ static void nccltests_done(struct trn *w, struct job *j, int code)
 		gl_ctx_event(w->ctx, GL_LOG_ERROR, "training", "nccl-tests launch %d: exit %d, %d size row(s)",
 			     j->launch, code, r.nrows);
 		w->failures_in_row++;
+		gl_metrics_add(w->m, w->id_failures, 1);
 		goto out;
 	}
 	w->failures_in_row = 0;
@@ -1033,6 +1038,7 @@ static int trn_init(struct gl_ctx *c, const cJSON *cfg, void **state, struct gl_
 	w->id_restore_s = gl_metrics_hist(w->m, "training.checkpoint.restore_s");
 	w->id_hangs = gl_metrics_counter(w->m, "training.hangs");
 	w->id_relaunches = gl_metrics_counter(w->m, "training.relaunches");
+	w->id_failures = gl_metrics_counter(w->m, "training.job_failures");
 	w->ev_tick = event_new(gl_ctx_base(c), -1, EV_PERSIST, on_tick, w);
 	w->ev_relaunch = evtimer_new(gl_ctx_base(c), on_relaunch, w);
 	if (!w->ev_tick || !w->ev_relaunch)

@@ -18,6 +18,18 @@ int gl_report_write(const char *dir, struct gl_store *st, struct gl_err *err);
 
 /* The report.json document (caller deletes). */
 cJSON *gl_report_json(const struct gl_analysis *an);
+/* The per-workload summary tables of report.md and report.html
+ * (summary.c): section() opens a table (id "inference", "training",
+ * "storage", "telemetry"; note NULL or a sentence to show under it), row()
+ * adds a figure to it, its value formatted ("n/a": not measured). */
+struct gl_summary_ops {
+	void (*section)(void *arg, const char *id, const char *title, const char *note);
+	void (*row)(void *arg, const char *label, const char *value);
+};
+void gl_report_summary(const struct gl_analysis *an, const struct gl_summary_ops *ops, void *arg);
+
+/* report.json's "incidents" object (the live view's too). */
+cJSON *gl_report_incidents_json(const struct gl_analysis *an);
 /* report.md text into out. */
 int gl_report_md(const struct gl_analysis *an, struct gl_buf *out);
 /* junit.xml text into out: one test case per target (report_junit.c). */

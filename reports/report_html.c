@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report.h"
 #include "series.h"
 #include "units.h"
 
@@ -41,6 +42,7 @@
 struct out {
 	struct gl_buf *b;
 	int rc;
+	int in_table;         /* a summary table is open */
 };
 
 static void put(struct out *o, const char *s)
@@ -192,7 +194,7 @@ static const char css[] =
 	".flt{fill:#fb8f44;fill-opacity:.22;stroke:#d4520c;stroke-opacity:.6;stroke-width:1}"
 	".fltl{font-size:11px;fill:#bc4c00}"
 	".rec{stroke:#1a7f37;stroke-width:2}.rst{stroke:#0969da;stroke-width:2}"
-	".recm{fill:#1a7f37}.rstm{fill:#0969da}"
+	".recm{fill:#1a7f37}.rstm{fill:#0969da}.outage{stroke:#57606a;stroke-width:2;stroke-dasharray:3 3}"
 	".thr{stroke-width:1.3;stroke-dasharray:6 4;fill:none}.thr.steady{stroke:#1a7f37}.thr.degraded{stroke:#9a6700}"
 	".thrl{font-size:11px}.thrl.steady{fill:#1a7f37}.thrl.degraded{fill:#9a6700}"
 	".grid{stroke:#d8dee4;stroke-width:1}.axis{stroke:#57606a;stroke-width:1;fill:none}"
@@ -228,7 +230,8 @@ static void banner(struct out *o, const struct gl_analysis *an)
 	put(o, "<h1>gauntlet report: ");
 	esc(o, an->run.name);
 	put(o, "</h1>\n<nav><a href=\"#targets\">Targets</a><a href=\"#charts\">Charts</a>"
-	       "<a href=\"#faults\">Faults</a><a href=\"#phases\">Phases</a><a href=\"#run\">Run</a>"
+	       "<a href=\"#faults\">Faults</a><a href=\"#incidents\">Incidents</a><a href=\"#workloads\">Workloads</a>"
+	       "<a href=\"#phases\">Phases</a><a href=\"#run\">Run</a>"
 	       "<a href=\"#manifest\">Manifest</a><a href=\"#definitions\">Metric definitions</a></nav>\n");
 	putf(o, "<section id=\"verdict\" class=\"verdict %s\"><span class=\"word\">%s</span>",
 	     !strcmp(an->verdict, "pass") ? "pass" : !strcmp(an->verdict, "aborted") ? "aborted" : "fail",
@@ -236,7 +239,8 @@ static void banner(struct out *o, const struct gl_analysis *an)
 	putf(o, "%d of %d target(s) failed or missing", failed, an->n_targets);
 	if (missing)
 		putf(o, " (%d missing)", missing);
-	putf(o, "; %d fault(s), %d left injected; run ", an->n_faults, an->faults_left_injected);
+	putf(o, "; %d fault(s), %d left injected; %d incident(s), %d counted against a limit of %d; run ", an->n_faults,
+	     an->faults_left_injected, an->incidents_total, an->incidents_gated, an->incidents_limit);
 	esc(o, an->run.state);
 	gl_format_wall(an->run.started_wall_ns, wall, sizeof(wall));
 	putf(o, ", %.0f s over %d window(s), started %s", an->duration_s, an->n_windows, wall);
@@ -247,6 +251,10 @@ static void banner(struct out *o, const struct gl_analysis *an)
 		putf(o, "Preflight: %d check(s) failed. ", an->preflight_failed);
 	if (an->generator_saturated)
 		put(o, "Generator saturated: send lag p99 above 5 ms, latencies include client delay. ");
+	if (an->incidents_failed)
+		putf(o, "Incidents: %d counted, more than the %d allowed. ", an->incidents_gated, an->incidents_limit);
+	if (an->n_outages)
+		putf(o, "Controller outages: %d, %.1f s down in all. ", an->n_outages, an->outage_s);
 	if (strcmp(an->run.state, "finished") && strcmp(an->run.state, "aborted"))
 		put(o, "The run has not finished: this report covers what the store holds so far. ");
 	put(o, "Scenario ");
@@ -502,8 +510,34 @@ static double win_mid(const struct gl_window_info *w)
 	return ((double)w->scn_start_ns + (double)w->scn_end_ns) / 2;
 }
 
-/* Every window as a point: a polyline per run of windows with data. */
-static void draw_points(struct out *o, const struct chart *c, const struct gl_series_set *ss, const struct gl_series *s)
+/* Did the controller go down during window w (a resume took it up)? */
+static int outage_in(const struct gl_analysis *an, const struct gl_window_info *w)
+{
+	for (int i = 0; i < an->n_outages; i++)
+		if (an->outages[i].at_elapsed_ns >= w->start_ns && an->outages[i].at_elapsed_ns < w->end_ns)
+			return 1;
+	return 0;
+}
+
+/* Where the controller was down: a gap in every line (draw_points) and a
+ * grey dashed mark with the time it was down. */
+static void outage_marks(struct out *o, const struct gl_analysis *an, const struct chart *c)
+{
+	for (int i = 0; i < an->n_outages && o->rc == 0; i++) {
+		const struct gl_outage *x = &an->outages[i];
+		double xx = cx(c, gl_series_elapsed_to_scn(an, x->at_elapsed_ns));
+		putf(o, "<g><line class=\"outage\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/><title>controller down",
+		     xx, CH_MT, xx, CH_MT + CH_PH);
+		if (x->down_s >= 0)
+			putf(o, " %.3g s", x->down_s);
+		putf(o, " (resume #%d)</title></g>", x->resume);
+	}
+}
+
+/* Every window as a point: a polyline per run of windows with data, broken
+ * after a window the controller went down in. */
+static void draw_points(struct out *o, const struct gl_analysis *an, const struct chart *c,
+			const struct gl_series_set *ss, const struct gl_series *s)
 {
 	int w = 0;
 
@@ -514,7 +548,8 @@ static void draw_points(struct out *o, const struct chart *c, const struct gl_se
 		if (w >= ss->n_windows)
 			break;
 		for (a = w; w < ss->n_windows && !isnan(s->v[w]); w++)
-			;
+			if (w > a && outage_in(an, &ss->win[w - 1]))
+				break;
 		n = w - a;
 		if (n == 1) {
 			putf(o, "<circle class=\"dot\" cx=\"%.1f\" cy=\"%.1f\" r=\"2\"/>", cx(c, win_mid(&ss->win[a])),
@@ -661,6 +696,7 @@ static void chart(struct out *o, const struct gl_analysis *an, const struct gl_s
 	phase_bands(o, an, &c);
 	axes(o, &c, s->def->unit);
 	fault_bands(o, an, &c);
+	outage_marks(o, an, &c);
 	thresholds(o, &c, s, shown);
 	if (!s->n_data)
 		putf(o, "<text class=\"nodat\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">no data in any window</text>",
@@ -670,7 +706,7 @@ static void chart(struct out *o, const struct gl_analysis *an, const struct gl_s
 		if (o->rc == 0)
 			o->rc = draw_buckets(o, &c, ss, s);
 	} else {
-		draw_points(o, &c, ss, s);
+		draw_points(o, an, &c, ss, s);
 	}
 	put(o, "</g></svg>");
 	putf(o, "<figcaption id=\"cap-%s\"><strong>", s->chart_id);
@@ -708,7 +744,8 @@ static void charts(struct out *o, const struct gl_analysis *an, const struct gl_
 	       "<span><i style=\"border-top:2px dashed #9a6700;height:0\"></i>degraded threshold</span>"
 	       "<span><i style=\"background:#0550ae;height:2px\"></i>value (mean when downsampled)</span>"
 	       "<span><i style=\"background:#0969da;opacity:.3\"></i>min..max when downsampled</span>"
-	       "<span><i style=\"background:#cf222e\"></i>window missing its target</span></p>\n");
+	       "<span><i style=\"background:#cf222e\"></i>window missing its target</span>"
+	       "<span><i style=\"border-top:2px dashed #57606a;height:0\"></i>controller down (resume), lines break</span></p>\n");
 	if (ss->n == 0)
 		put(o, "<p>No series: the scenario has no workload with per-window metrics.</p>\n");
 	for (int i = 0; i < ss->n && o->rc == 0; i++)
@@ -754,7 +791,8 @@ static void faults_table(struct out *o, const struct gl_analysis *an)
 	}
 	put(o, "<table><thead><tr><th>id</th><th>kind</th><th>method</th><th>target</th><th>state</th>"
 	       "<th>injected at</th><th>verified</th><th>reverted at</th><th>revert verified</th>"
-	       "<th>recovery_s</th><th>restore_s</th><th>per workload (recovery_s / restore_s)</th><th>note</th></tr>"
+	       "<th>held s (planned)</th><th>recovery_s</th><th>restore_s</th><th>per workload (recovery_s / restore_s)</th>"
+	       "<th>note</th></tr>"
 	       "</thead><tbody>\n");
 	for (int i = 0; i < an->n_faults && o->rc == 0; i++) {
 		const struct gl_fault_result *f = &an->faults[i];
@@ -774,6 +812,11 @@ static void faults_table(struct out *o, const struct gl_analysis *an)
 		td_bool(o, f->row.verified);
 		td_when(o, f->row.reverted_scn_ns, f->row.reverted_elapsed_ns);
 		td_bool(o, f->row.verified_revert);
+		if (f->held_s < 0)
+			put(o, "<td class=\"n\">n/a</td>");
+		else
+			putf(o, "<td class=\"n%s\">%.3f (%.3f)%s</td>", f->outage_s > 0 ? " bad" : "", f->held_s,
+			     f->planned_held_s, f->outage_s > 0 ? "<br>longer: the controller was down" : "");
 		td_secs(o, f->recovery_s >= 0, f->recovery_s);
 		td_secs(o, f->restore_s >= 0, f->restore_s);
 		put(o, "<td>");
@@ -836,6 +879,98 @@ static void phases_table(struct out *o, const struct gl_analysis *an, const stru
 	}
 	put(o, "</tbody></table>\n<p>Each figure merges the phase's windows (histograms merged, rates over the "
 	       "phase's real seconds).</p>\n");
+}
+
+/* ---- incidents, outages, workload summaries ------------------------------------ */
+
+static void incidents_table(struct out *o, const struct gl_analysis *an)
+{
+	putf(o, "<h2 id=\"incidents\">Incidents</h2>\n<p%s>%d incident(s): degradations no scheduled fault explains; "
+		"%d counted against a limit of %d (%s): <strong>%s</strong>.</p>\n",
+	     an->incidents_failed ? " class=\"bad\"" : "", an->incidents_total, an->incidents_gated, an->incidents_limit,
+	     an->sc->incidents_max >= 0 ? "incidents.max, every kind"
+					: "no incidents.max: training failures and correctness errors",
+	     an->incidents_failed ? "FAIL" : "pass");
+	if (!an->n_incidents)
+		return;
+	put(o, "<table><thead><tr><th>kind</th><th>from</th><th>to</th><th>windows</th><th>counted</th><th>what</th>"
+	       "<th>first event</th></tr></thead><tbody>\n");
+	for (int i = 0; i < an->n_incidents && o->rc == 0; i++) {
+		const struct gl_incident *x = &an->incidents[i];
+		const struct gl_window_info *a = &an->windows[x->w0], *b = &an->windows[x->w1];
+		putf(o, "<tr%s><td>%s</td>", x->gated ? " class=\"bad\"" : "", gl_incident_kind_name(x->kind));
+		td_when(o, a->scn_start_ns, a->start_ns);
+		td_when(o, b->scn_end_ns, b->end_ns);
+		putf(o, "<td class=\"n\">%d</td><td>%s</td><td>", x->w1 - x->w0 + 1, x->gated ? "yes" : "no");
+		esc(o, x->what);
+		put(o, "</td><td>");
+		esc(o, x->event[0] ? x->event : "-");
+		put(o, "</td></tr>\n");
+	}
+	put(o, "</tbody></table>\n");
+	if (an->incidents_total > an->n_incidents)
+		putf(o, "<p>The first %d are listed; all %d are counted.</p>\n", an->n_incidents, an->incidents_total);
+}
+
+static void outages_table(struct out *o, const struct gl_analysis *an)
+{
+	if (!an->n_outages)
+		return;
+	putf(o, "<h2 id=\"outages\">Controller outages</h2>\n<p>%d outage(s), %.1f s down in all. The run's clock "
+		"stood still while the controller was down (charts show the resume point as a break in the lines); "
+		"faults injected then stayed injected.</p>\n<table><thead><tr><th>resume</th><th>at</th><th>down s</th>"
+		"<th>last commit</th><th>resumed</th></tr></thead><tbody>\n", an->n_outages, an->outage_s);
+	for (int i = 0; i < an->n_outages && o->rc == 0; i++) {
+		const struct gl_outage *x = &an->outages[i];
+		char w0[40] = "unknown", w1[40];
+		if (x->down_wall_ns > 0)
+			gl_format_wall(x->down_wall_ns, w0, sizeof(w0));
+		gl_format_wall(x->resumed_wall_ns, w1, sizeof(w1));
+		putf(o, "<tr><td class=\"n\">%d</td>", x->resume);
+		td_when(o, (int64_t)llround(gl_series_elapsed_to_scn(an, x->at_elapsed_ns)), x->at_elapsed_ns);
+		td_secs(o, x->down_s >= 0, x->down_s);
+		putf(o, "<td>%s</td><td>%s</td></tr>\n", w0, w1);
+	}
+	put(o, "</tbody></table>\n");
+}
+
+static void sum_section(void *arg, const char *id, const char *title, const char *note)
+{
+	struct out *o = arg;
+	if (o->in_table)
+		put(o, "</tbody></table>\n");
+	putf(o, "<h3 id=\"sum-%s\">", id);
+	esc(o, title);
+	put(o, "</h3>\n");
+	if (note) {
+		put(o, "<p>");
+		esc(o, note);
+		put(o, "</p>\n");
+	}
+	put(o, "<table class=\"sum\"><thead><tr><th>figure</th><th>value</th></tr></thead><tbody>\n");
+	o->in_table = 1;
+}
+
+static void sum_row(void *arg, const char *label, const char *value)
+{
+	struct out *o = arg;
+	put(o, "<tr><td>");
+	esc(o, label);
+	put(o, "</td><td class=\"n\">");
+	esc(o, value);
+	put(o, "</td></tr>\n");
+}
+
+static void summaries(struct out *o, const struct gl_analysis *an)
+{
+	static const struct gl_summary_ops ops = { sum_section, sum_row };
+
+	put(o, "<h2 id=\"workloads\">Workloads</h2>\n<p>Whole-run figures per workload; n/a: nothing measured.</p>\n");
+	o->in_table = 0;
+	gl_report_summary(an, &ops, o);
+	if (o->in_table)
+		put(o, "</tbody></table>\n");
+	o->in_table = 0;
 }
 
 static void preflight_table(struct out *o, const struct gl_analysis *an)
@@ -1004,13 +1139,16 @@ static void definitions(struct out *o)
 int gl_report_html(const struct gl_analysis *an, const struct gl_series_set *ss, const cJSON *manifest,
 		   struct gl_buf *out)
 {
-	struct out o = { out, 0 };
+	struct out o = { out, 0, 0 };
 
 	head(&o, an);
 	banner(&o, an);
 	targets_table(&o, an, ss);
 	charts(&o, an, ss);
 	faults_table(&o, an);
+	incidents_table(&o, an);
+	outages_table(&o, an);
+	summaries(&o, an);
 	phases_table(&o, an, ss);
 	preflight_table(&o, an);
 	run_table(&o, an);

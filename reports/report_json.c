@@ -9,6 +9,7 @@
 
 #include "catalog.h"
 #include "report.h"
+#include "series.h"
 #include "units.h"
 
 static void add_num(cJSON *o, const char *key, int has, double v)
@@ -185,6 +186,39 @@ static void add_time(cJSON *o, const char *key, int64_t ns)
 		cJSON_AddNumberToObject(o, key, (double)ns / 1e9);
 }
 
+cJSON *gl_report_incidents_json(const struct gl_analysis *an)
+{
+	cJSON *o = cJSON_CreateObject(), *arr;
+
+	cJSON_AddNumberToObject(o, "count", an->incidents_total);
+	cJSON_AddNumberToObject(o, "counted", an->incidents_gated);
+	cJSON_AddNumberToObject(o, "max", an->incidents_limit);
+	cJSON_AddStringToObject(o, "counting", an->sc->incidents_max >= 0 ? "every kind (the scenario's incidents.max)"
+				: "training.failure and training.correctness (no incidents.max in the scenario)");
+	cJSON_AddBoolToObject(o, "pass", !an->incidents_failed);
+	cJSON_AddNumberToObject(o, "listed", an->n_incidents);
+	arr = cJSON_AddArrayToObject(o, "list");
+	for (int i = 0; i < an->n_incidents; i++) {
+		const struct gl_incident *x = &an->incidents[i];
+		const struct gl_window_info *a = &an->windows[x->w0], *b = &an->windows[x->w1];
+		cJSON *e = cJSON_CreateObject();
+		cJSON_AddStringToObject(e, "kind", gl_incident_kind_name(x->kind));
+		cJSON_AddNumberToObject(e, "start_s", (double)a->scn_start_ns / 1e9);
+		cJSON_AddNumberToObject(e, "end_s", (double)b->scn_end_ns / 1e9);
+		cJSON_AddNumberToObject(e, "start_elapsed_s", (double)a->start_ns / 1e9);
+		cJSON_AddNumberToObject(e, "end_elapsed_s", (double)b->end_ns / 1e9);
+		cJSON_AddNumberToObject(e, "windows", x->w1 - x->w0 + 1);
+		cJSON_AddBoolToObject(e, "counted", x->gated);
+		cJSON_AddStringToObject(e, "what", x->what);
+		if (x->event[0])
+			cJSON_AddStringToObject(e, "event", x->event);
+		else
+			cJSON_AddNullToObject(e, "event");
+		cJSON_AddItemToArray(arr, e);
+	}
+	return o;
+}
+
 cJSON *gl_report_json(const struct gl_analysis *an)
 {
 	cJSON *r = cJSON_CreateObject(), *run, *arr;
@@ -211,6 +245,7 @@ cJSON *gl_report_json(const struct gl_analysis *an)
 	cJSON_AddBoolToObject(run, "generator_saturated", an->generator_saturated);
 	cJSON_AddStringToObject(run, "state", an->run.state);
 	cJSON_AddNumberToObject(run, "resumes", an->run.resumes);
+	cJSON_AddNumberToObject(run, "outage_s", an->outage_s);
 	cJSON_AddNumberToObject(run, "windows", an->n_windows);
 	cJSON_AddStringToObject(run, "gauntlet_version", an->run.version);
 	cJSON_AddStringToObject(run, "gauntlet_revision", an->run.git_rev);
@@ -270,6 +305,10 @@ cJSON *gl_report_json(const struct gl_analysis *an)
 		}
 		if (f->recovery_note[0])
 			cJSON_AddStringToObject(o, "recovery_note", f->recovery_note);
+		/* real seconds injected, controller outages included */
+		add_num(o, "held_s", f->held_s >= 0, f->held_s);
+		cJSON_AddNumberToObject(o, "planned_held_s", f->planned_held_s);
+		cJSON_AddNumberToObject(o, "outage_s", f->outage_s);
 		{
 			cJSON *m = f->row.measured[0] ? cJSON_Parse(f->row.measured) : NULL;
 			cJSON_AddItemToObject(o, "measured", m ? m : cJSON_CreateObject());
@@ -279,6 +318,26 @@ cJSON *gl_report_json(const struct gl_analysis *an)
 		cJSON_AddItemToArray(arr, o);
 	}
 	cJSON_AddNumberToObject(r, "faults_left_injected", an->faults_left_injected);
+	cJSON_AddItemToObject(r, "incidents", gl_report_incidents_json(an));
+
+	arr = cJSON_AddArrayToObject(r, "outages");
+	for (int i = 0; i < an->n_outages; i++) {
+		const struct gl_outage *x = &an->outages[i];
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddNumberToObject(o, "resume", x->resume);
+		cJSON_AddNumberToObject(o, "at_elapsed_s", (double)x->at_elapsed_ns / 1e9);
+		cJSON_AddNumberToObject(o, "at_scenario_s", gl_series_elapsed_to_scn(an, x->at_elapsed_ns) / 1e9);
+		add_num(o, "down_s", x->down_s >= 0, x->down_s);
+		if (x->down_wall_ns > 0) {
+			gl_format_wall(x->down_wall_ns, wall, sizeof(wall));
+			cJSON_AddStringToObject(o, "last_commit", wall);
+		} else {
+			cJSON_AddNullToObject(o, "last_commit");
+		}
+		gl_format_wall(x->resumed_wall_ns, wall, sizeof(wall));
+		cJSON_AddStringToObject(o, "resumed", wall);
+		cJSON_AddItemToArray(arr, o);
+	}
 
 	arr = cJSON_AddArrayToObject(r, "preflight");
 	for (int i = 0; i < an->n_preflight; i++) {

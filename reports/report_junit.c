@@ -165,14 +165,15 @@ int gl_report_junit(const struct gl_analysis *an, struct gl_buf *out)
 
 	for (int i = 0; i < an->n_targets; i++)
 		failures += !an->targets[i].pass;
+	failures += an->incidents_failed;   /* the incidents gate is one more test case */
 	gl_format_wall(an->run.started_wall_ns, wall, sizeof(wall));
 	putf(b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
 	putf(b, "<testsuites name=\"gauntlet\" tests=\"%d\" failures=\"%d\" errors=\"0\" time=\"%.3f\">\n",
-		      an->n_targets, failures, an->duration_s);
+		      an->n_targets + 1, failures, an->duration_s);
 	putf(b, "  <testsuite name=\"gauntlet.");
 	xml_esc(b, an->run.name);
 	putf(b, "\" tests=\"%d\" failures=\"%d\" errors=\"0\" skipped=\"0\" time=\"%.3f\" timestamp=\"",
-		      an->n_targets, failures, an->duration_s);
+		      an->n_targets + 1, failures, an->duration_s);
 	xml_esc(b, wall);
 	putf(b, "\" hostname=\"");
 	xml_esc(b, an->run.hostname);
@@ -192,6 +193,10 @@ int gl_report_junit(const struct gl_analysis *an, struct gl_buf *out)
 	prop(b, "preflight_passed", an->preflight_failed ? "false" : "true");
 	snprintf(v, sizeof(v), "%d", an->faults_left_injected);
 	prop(b, "faults_left_injected", v);
+	snprintf(v, sizeof(v), "%d", an->incidents_total);
+	prop(b, "incidents", v);
+	snprintf(v, sizeof(v), "%.3f", an->outage_s);
+	prop(b, "controller_outage_s", v);
 	snprintf(v, sizeof(v), "%s (%s)", an->run.version, an->run.git_rev);
 	prop(b, "gauntlet", v);
 	for (int i = 0; i < an->n_faults; i++) {
@@ -232,10 +237,26 @@ int gl_report_junit(const struct gl_analysis *an, struct gl_buf *out)
 			putf(b, " (%d window(s) judged)", t->windows_judged);
 		putf(b, "</failure>\n    </testcase>\n");
 	}
+	putf(b, "    <testcase classname=\"gauntlet.incidents\" name=\"incidents counted &lt;= %d\" time=\"0\"",
+	     an->incidents_limit);
+	if (!an->incidents_failed) {
+		putf(b, "/>\n");
+	} else {
+		char fail[512];
+		snprintf(fail, sizeof(fail), "%d incident(s) counted (%d in all), more than the %d allowed; first: %s %s",
+			 an->incidents_gated, an->incidents_total, an->incidents_limit,
+			 an->n_incidents ? gl_incident_kind_name(an->incidents[0].kind) : "",
+			 an->n_incidents ? an->incidents[0].what : "");
+		putf(b, ">\n      <failure type=\"incidents\" message=\"");
+		xml_esc(b, fail);
+		putf(b, "\">");
+		xml_esc(b, fail);
+		putf(b, "</failure>\n    </testcase>\n");
+	}
 	putf(b, "    <system-out>verdict ");
 	xml_esc(b, an->verdict);
-	putf(b, ": %d of %d target(s) failed or missing; %d fault(s) left injected; run ", failures,
-		      an->n_targets, an->faults_left_injected);
+	putf(b, ": %d of %d target(s) failed or missing; %d fault(s) left injected; %d incident(s); run ",
+	     failures - an->incidents_failed, an->n_targets, an->faults_left_injected, an->incidents_total);
 	xml_esc(b, an->run.state);
 	putf(b, "</system-out>\n  </testsuite>\n</testsuites>\n");
 	return w.rc;

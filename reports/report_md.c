@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "report.h"
+#include "series.h"
 #include "units.h"
 
 static void fmt_num(char *buf, size_t n, int has, double v)
@@ -17,92 +18,120 @@ static void fmt_num(char *buf, size_t n, int has, double v)
 		snprintf(buf, n, "%.6g", v);
 }
 
-static void md_eval(struct gl_buf *b, const struct gl_analysis *an, const char *label, const char *name)
+/* A table cell: '|' escaped, line breaks and other control characters as
+ * spaces (a note or an event message must not break the table). */
+static void cell(struct gl_buf *b, const char *t)
 {
-	char v[64];
-	double x = 0;
-	int has = gl_agg_eval(an->all, name, &x) == 0;
-
-	fmt_num(v, sizeof(v), has, x);
-	gl_buf_printf(b, "| %s | %s |\n", label, v);
+	for (; t && *t; t++) {
+		unsigned char c = (unsigned char)*t;
+		if (c == '|')
+			gl_buf_printf(b, "\\|");
+		else if (c < 0x20 || c == 0x7f)
+			gl_buf_printf(b, " ");
+		else
+			gl_buf_printf(b, "%c", c);
+	}
 }
 
-static void md_count(struct gl_buf *b, const struct gl_analysis *an, const char *label, const char *name)
+static void sum_section(void *arg, const char *id, const char *title, const char *note)
 {
-	int found = 0;
-	int64_t v = gl_agg_counter(an->all, name, &found);
-
-	gl_buf_printf(b, "| %s | %lld |\n", label, found ? (long long)v : 0LL);
+	struct gl_buf *b = arg;
+	(void)id;
+	gl_buf_printf(b, "\n## %s\n\n", title);
+	if (note) {
+		cell(b, note);
+		gl_buf_printf(b, "\n\n");
+	}
+	gl_buf_printf(b, "| figure | value |\n|---|---|\n");
 }
 
-/* Whole-run training figures: steps, times, checkpoints and what the
- * failure policy had to do (restores, lost steps, hangs). */
-static void md_training(const struct gl_analysis *an, struct gl_buf *b)
+static void sum_row(void *arg, const char *label, const char *value)
 {
-	gl_buf_printf(b, "\n## Training\n\n| figure | value |\n|---|---|\n");
-	md_count(b, an, "steps", "training.steps");
-	md_eval(b, an, "step_time_s p50", "training.step_time_s.p50");
-	md_eval(b, an, "step_time_s p95", "training.step_time_s.p95");
-	md_eval(b, an, "comm_time_s p50", "training.comm_time_s.p50");
-	md_eval(b, an, "busbw_gbps p50", "training.busbw_gbps.p50");
-	md_count(b, an, "correctness errors", "training.correctness_errors");
-	md_count(b, an, "checkpoint saves", "training.checkpoint.saves");
-	md_eval(b, an, "checkpoint save_s max (max over ranks)", "training.checkpoint.save_s.max");
-	md_eval(b, an, "checkpoint save_gbps min (min over ranks)", "training.checkpoint.save_gbps.min");
-	md_count(b, an, "restores", "training.checkpoint.restores");
-	md_eval(b, an, "restore_s max (relaunch to first step)", "training.checkpoint.restore_s.max");
-	md_count(b, an, "lost steps", "training.lost_steps");
-	md_count(b, an, "relaunches", "training.relaunches");
-	md_count(b, an, "hangs (watchdog)", "training.hangs");
+	struct gl_buf *b = arg;
+	gl_buf_printf(b, "| ");
+	cell(b, label);
+	gl_buf_printf(b, " | %s |\n", value);
 }
 
-/* Storage: rates, the slowest steady windows, errors by class and, for a
- * cold-start requirement, the rate it needs next to what was measured. */
-static void md_storage(const struct gl_analysis *an, struct gl_buf *b)
+static void md_incidents(const struct gl_analysis *an, struct gl_buf *b)
 {
-	const struct gl_workload_spec *ws = gl_scenario_workload(an->sc, "storage");
-	const cJSON *cs = cJSON_GetObjectItemCaseSensitive(ws->cfg, "cold_start");
-	struct gl_cold_start c;
-	char v[64];
+	gl_buf_printf(b, "\n## Incidents\n\n%d incident(s): degradations no scheduled fault explains; %d counted "
+		      "against a limit of %d (%s): %s.\n\n", an->incidents_total, an->incidents_gated,
+		      an->incidents_limit, an->sc->incidents_max >= 0 ? "incidents.max, every kind"
+		      : "no incidents.max: training failures and correctness errors", an->incidents_failed ? "FAIL" : "pass");
+	if (!an->n_incidents)
+		return;
+	gl_buf_printf(b, "| kind | from | to | windows | counted | what | first event |\n|---|---|---|---|---|---|---|\n");
+	for (int i = 0; i < an->n_incidents; i++) {
+		const struct gl_incident *x = &an->incidents[i];
+		char s0[64], s1[64];
+		gl_format_duration(an->windows[x->w0].scn_start_ns, s0, sizeof(s0));
+		gl_format_duration(an->windows[x->w1].scn_end_ns, s1, sizeof(s1));
+		gl_buf_printf(b, "| %s | %s | %s | %d | %s | ", gl_incident_kind_name(x->kind), s0, s1, x->w1 - x->w0 + 1,
+			      x->gated ? "yes" : "no");
+		cell(b, x->what);
+		gl_buf_printf(b, " | ");
+		cell(b, x->event[0] ? x->event : "-");
+		gl_buf_printf(b, " |\n");
+	}
+	if (an->incidents_total > an->n_incidents)
+		gl_buf_printf(b, "\nThe first %d are listed; all %d are counted.\n", an->n_incidents, an->incidents_total);
+}
 
-	gl_buf_printf(b, "\n## Storage\n\n| figure | value |\n|---|---|\n");
-	md_eval(b, an, "read GB/s (whole run)", "storage.read_gbps");
-	md_eval(b, an, "write GB/s (whole run)", "storage.write_gbps");
-	fmt_num(v, sizeof(v), an->has_read_floor, an->read_floor_gbps);
-	gl_buf_printf(b, "| read GB/s, slowest steady window | %s |\n", v);
-	fmt_num(v, sizeof(v), an->has_write_floor, an->write_floor_gbps);
-	gl_buf_printf(b, "| write GB/s, slowest steady window | %s |\n", v);
-	md_count(b, an, "bytes read", "storage.read_bytes");
-	md_count(b, an, "bytes written", "storage.write_bytes");
-	md_count(b, an, "bytes verified on read-back", "storage.verified_bytes");
-	md_eval(b, an, "op latency p99 ms", "storage.op_latency_ms.p99");
-	md_eval(b, an, "fsync p99 ms", "storage.fsync_ms.p99");
-	md_count(b, an, "errors", "storage.errors");
-	{
-		static const char *const cls[] = { "enospc", "edquot", "eio", "vanished", "rofs", "perm",
-						   "reserve", "verify", "other" };
-		for (size_t i = 0; i < sizeof(cls) / sizeof(cls[0]); i++) {
-			char name[64];
-			int found = 0;
-			int64_t n;
-			snprintf(name, sizeof(name), "storage.errors.%s", cls[i]);
-			n = gl_agg_counter(an->all, name, &found);
-			if (found && n)
-				gl_buf_printf(b, "| errors: %s | %lld |\n", cls[i], (long long)n);
+static void md_outages(const struct gl_analysis *an, struct gl_buf *b)
+{
+	if (!an->n_outages)
+		return;
+	gl_buf_printf(b, "\n## Controller outages\n\nThe run's clock stood still while the controller was down; faults "
+		      "injected then stayed injected.\n\n| resume | at (scenario) | run clock s | down s | last commit | resumed |\n"
+		      "|---|---|---|---|---|---|\n");
+	for (int i = 0; i < an->n_outages; i++) {
+		const struct gl_outage *o = &an->outages[i];
+		char at[64], d[64], w0[40] = "unknown", w1[40];
+		gl_format_duration((int64_t)llround(gl_series_elapsed_to_scn(an, o->at_elapsed_ns)), at, sizeof(at));
+		fmt_num(d, sizeof(d), o->down_s >= 0, o->down_s);
+		if (o->down_wall_ns > 0)
+			gl_format_wall(o->down_wall_ns, w0, sizeof(w0));
+		gl_format_wall(o->resumed_wall_ns, w1, sizeof(w1));
+		gl_buf_printf(b, "| %d | %s | %.3f | %s | %s | %s |\n", o->resume, at, (double)o->at_elapsed_ns / 1e9, d,
+			      w0, w1);
+	}
+}
+
+/* Per phase: the same series as report.html's Phases table, each over the
+ * phase's merged windows. */
+static void md_phases(const struct gl_analysis *an, struct gl_buf *b)
+{
+	struct gl_series_set *ss = gl_series_names(an);
+	int n = ss ? ss->n : 0;
+
+	gl_buf_printf(b, "\n## Phases\n\n| phase | start | end | load | judged as | measured s |");
+	for (int i = 0; i < n; i++)
+		gl_buf_printf(b, " %s |", ss->s[i].name);
+	gl_buf_printf(b, "\n|---|---|---|---|---|---|");
+	for (int i = 0; i < n; i++)
+		gl_buf_printf(b, "---|");
+	gl_buf_printf(b, "\n");
+	for (int p = 0; p < an->sc->n_phases; p++) {
+		const struct gl_phase *ph = &an->sc->phases[p];
+		char s0[64], s1[64];
+		gl_format_duration(ph->start_ns, s0, sizeof(s0));
+		gl_format_duration(ph->start_ns + ph->dur_ns, s1, sizeof(s1));
+		gl_buf_printf(b, "| %s | %s | %s | %g | %s | %.1f |", ph->name, s0, s1, ph->load,
+			      gl_scope_name(ph->scope), gl_agg_seconds(an->phase[p]));
+		for (int i = 0; i < n; i++) {
+			char v[64];
+			double x = 0;
+			int has = gl_agg_eval(an->phase[p], ss->s[i].name, &x) == 0;
+			fmt_num(v, sizeof(v), has, x);
+			gl_buf_printf(b, " %s |", v);
 		}
+		gl_buf_printf(b, "\n");
 	}
-	if (cs && gl_cold_start_parse(cs, &c) == 0) {
-		double m = 0;
-		int has = gl_agg_eval(an->scope[GL_SCOPE_STEADY], "storage.read_gbps", &m) == 0;
-		char mm[64], fl[64];
-		fmt_num(mm, sizeof(mm), has, m);
-		fmt_num(fl, sizeof(fl), an->has_read_floor, an->read_floor_gbps);
-		gl_buf_printf(b, "\n**Cold start:** %d reader(s) x %.3g GB within %.3g s needs **%.3f GB/s** of reads; "
-			      "measured %s GB/s over the steady windows, %s GB/s in the slowest one (%s).\n",
-			      c.readers, c.bytes_each / 1e9, c.within_ns / 1e9, c.required_gbps, mm, fl,
-			      !an->has_read_floor ? "no data: FAIL" : an->read_floor_gbps >= c.required_gbps
-			      ? "meets it" : "FAILS it");
-	}
+	if (n)
+		gl_buf_printf(b, "\nEach figure merges the phase's windows (histograms merged, rates over the phase's real "
+			      "seconds); n/a: nothing measured.\n");
+	gl_series_free(ss);
 }
 
 int gl_report_md(const struct gl_analysis *an, struct gl_buf *b)
@@ -116,16 +145,21 @@ int gl_report_md(const struct gl_analysis *an, struct gl_buf *b)
 	gl_buf_printf(b, "# gauntlet report: %s\n\n", an->run.name);
 	gl_buf_printf(b, "**Verdict: %s**", strcmp(an->verdict, "pass") == 0 ? "PASS"
 					     : strcmp(an->verdict, "aborted") == 0 ? "ABORTED" : "FAIL");
-	gl_buf_printf(b, " (%d of %d targets failed or missing; %d fault(s) left injected; run %s)\n\n", failed,
-		      an->n_targets, an->faults_left_injected, an->run.state);
+	gl_buf_printf(b, " (%d of %d targets failed or missing; %d fault(s) left injected; %d incident(s), %d counted "
+		      "against a limit of %d; run %s)\n\n", failed, an->n_targets, an->faults_left_injected,
+		      an->incidents_total, an->incidents_gated, an->incidents_limit, an->run.state);
+	if (an->n_outages)
+		gl_buf_printf(b, "> **Controller outages:** %d, %.1f s down in all (see Controller outages).\n\n",
+			      an->n_outages, an->outage_s);
 	gl_buf_printf(b, "| run | |\n|---|---|\n");
 	gl_buf_printf(b, "| id | `%s` |\n| scenario | %s (`%s`) |\n| scenario sha256 | `%s` |\n", an->run.id,
 		      an->run.name, an->run.scenario_path, an->run.scenario_sha256);
 	gl_buf_printf(b, "| started | %s |\n| measured | %.1f s in %d windows of %.3g s |\n", wall,
 		      an->duration_s, an->n_windows, (double)an->run.window_ns / 1e9);
 	gl_format_duration(an->run.duration_ns, d, sizeof(d));
-	gl_buf_printf(b, "| planned | %s at time scale %g |\n| resumes | %d |\n| gauntlet | %s (%s) |\n\n", d,
-		      an->run.time_scale, an->run.resumes, an->run.version, an->run.git_rev);
+	gl_buf_printf(b, "| planned | %s at time scale %g |\n| resumes | %d (controller down %.1f s) |\n"
+		      "| gauntlet | %s (%s) |\n\n", d, an->run.time_scale, an->run.resumes, an->outage_s, an->run.version,
+		      an->run.git_rev);
 	if (an->generator_saturated)
 		gl_buf_printf(b, "> **Warning:** the load generator was saturated (send lag p99 above 5 ms); latency figures include client delay.\n\n");
 
@@ -149,10 +183,10 @@ int gl_report_md(const struct gl_analysis *an, struct gl_buf *b)
 			      t->spec->metric, th, m, t->windows_judged, t->note);
 	}
 	if (an->n_faults) {
-		gl_buf_printf(b, "\n## Faults\n\n| id | kind | target | state | injected at | reverted at | verified | recovery_s | restore_s | note |\n|---|---|---|---|---|---|---|---|---|---|\n");
+		gl_buf_printf(b, "\n## Faults\n\n| id | kind | target | state | injected at | reverted at | held s (planned) | verified | recovery_s | restore_s | note |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
 		for (int i = 0; i < an->n_faults; i++) {
 			const struct gl_fault_result *f = &an->faults[i];
-			char ia[64] = "-", ra[64] = "-", rc[64], rs[64];
+			char ia[64] = "-", ra[64] = "-", rc[64], rs[64], held[96] = "-";
 			/* to the millisecond: finer is noise at any time scale */
 			if (f->row.injected_scn_ns >= 0)
 				gl_format_duration((f->row.injected_scn_ns + 500000) / 1000000 * 1000000, ia, sizeof(ia));
@@ -160,26 +194,28 @@ int gl_report_md(const struct gl_analysis *an, struct gl_buf *b)
 				gl_format_duration((f->row.reverted_scn_ns + 500000) / 1000000 * 1000000, ra, sizeof(ra));
 			fmt_num(rc, sizeof(rc), f->recovery_s >= 0, f->recovery_s);
 			fmt_num(rs, sizeof(rs), f->restore_s >= 0, f->restore_s);
-			gl_buf_printf(b, "| %s | %s%s%s | %s | %s | %s | %s | %s | %s | %s | %s%s%s |\n", f->row.id,
+			if (f->held_s >= 0)
+				snprintf(held, sizeof(held), "%.3f (%.3f)%s", f->held_s, f->planned_held_s,
+					 f->outage_s > 0 ? " LONGER: controller down" : "");
+			gl_buf_printf(b, "| %s | %s%s%s | %s | %s | %s | %s | %s | %s | %s | %s | ", f->row.id,
 				      f->row.kind, f->row.method[0] ? "/" : "", f->row.method, f->row.target,
-				      f->row.state, ia, ra,
-				      f->row.verified == 1 ? "yes" : f->row.verified == 0 ? "NO" : "n/a", rc, rs,
-				      f->recovery_note, f->row.error[0] ? " " : "", f->row.error);
+				      f->row.state, ia, ra, held,
+				      f->row.verified == 1 ? "yes" : f->row.verified == 0 ? "NO" : "n/a", rc, rs);
+			cell(b, f->recovery_note);
+			if (f->row.error[0]) {
+				gl_buf_printf(b, " ");
+				cell(b, f->row.error);
+			}
+			gl_buf_printf(b, " |\n");
 		}
 	}
-	if (gl_scenario_workload(an->sc, "training"))
-		md_training(an, b);
-	if (gl_scenario_workload(an->sc, "storage"))
-		md_storage(an, b);
-	gl_buf_printf(b, "\n## Phases\n\n| phase | start | end | load | judged as | measured s |\n|---|---|---|---|---|---|\n");
-	for (int i = 0; i < an->sc->n_phases; i++) {
-		const struct gl_phase *p = &an->sc->phases[i];
-		char s0[64], s1[64];
-		gl_format_duration(p->start_ns, s0, sizeof(s0));
-		gl_format_duration(p->start_ns + p->dur_ns, s1, sizeof(s1));
-		gl_buf_printf(b, "| %s | %s | %s | %g | %s | %.1f |\n", p->name, s0, s1, p->load,
-			      gl_scope_name(p->scope), gl_agg_seconds(an->phase[i]));
+	md_incidents(an, b);
+	md_outages(an, b);
+	{
+		static const struct gl_summary_ops ops = { sum_section, sum_row };
+		gl_report_summary(an, &ops, b);
 	}
+	md_phases(an, b);
 	gl_buf_printf(b, "\nTimes in the tables are scenario time; durations measured on the system (recovery_s, restore_s, measured) are real seconds. Definitions: docs/metrics.md.\n");
 	return b->len >= b->max ? -GL_ELIMIT : 0;
 }

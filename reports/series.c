@@ -209,6 +209,34 @@ static void eval_window(struct gl_series_set *ss, const struct how *hw, const st
 	}
 }
 
+/* The series of a scenario, in chart order (gl_series_load's list). */
+static int choose(struct gl_series_set *ss, int *cap, const struct gl_scenario *sc)
+{
+	int rc = 0;
+
+	for (size_t i = 0; i < GL_ARRAY_LEN(fixed) && rc >= 0; i++)
+		if (gl_scenario_workload(sc, fixed[i].workload))
+			rc = add_series(ss, cap, fixed[i].name, 0);
+	for (int i = 0; i < sc->n_targets && rc >= 0; i++) {
+		const struct gl_target_spec *t = &sc->targets[i];
+		if ((t->scope == GL_SCOPE_STEADY || t->scope == GL_SCOPE_DEGRADED) && !t->missing)
+			rc = add_series(ss, cap, t->metric, 1);
+	}
+	return rc;
+}
+
+struct gl_series_set *gl_series_names(const struct gl_analysis *an)
+{
+	struct gl_series_set *ss = calloc(1, sizeof(*ss));
+	int cap = 0;
+
+	if (ss && choose(ss, &cap, an->sc) < 0) {
+		gl_series_free(ss);
+		return NULL;
+	}
+	return ss;
+}
+
 struct gl_series_set *gl_series_load(sqlite3 *db, const struct gl_analysis *an, struct gl_err *err)
 {
 	struct gl_series_set *ss = calloc(1, sizeof(*ss));
@@ -222,14 +250,7 @@ struct gl_series_set *gl_series_load(sqlite3 *db, const struct gl_analysis *an, 
 		goto nomem;
 	ss->win = an->windows;
 	ss->n_windows = an->n_windows;
-	for (size_t i = 0; i < GL_ARRAY_LEN(fixed) && rc >= 0; i++)
-		if (gl_scenario_workload(sc, fixed[i].workload))
-			rc = add_series(ss, &cap, fixed[i].name, 0);
-	for (int i = 0; i < sc->n_targets && rc >= 0; i++) {
-		const struct gl_target_spec *t = &sc->targets[i];
-		if ((t->scope == GL_SCOPE_STEADY || t->scope == GL_SCOPE_DEGRADED) && !t->missing)
-			rc = add_series(ss, &cap, t->metric, 1);
-	}
+	rc = choose(ss, &cap, sc);
 	if (rc < 0 || !(hw = calloc((size_t)ss->n + 1, sizeof(*hw))))
 		goto nomem;
 	for (int i = 0; i < ss->n; i++) {

@@ -57,6 +57,9 @@ struct gl_series_set {
  * with err filled. Loop thread / any single thread. */
 struct gl_series_set *gl_series_load(sqlite3 *db, const struct gl_analysis *an, struct gl_err *err);
 void gl_series_free(struct gl_series_set *ss);   /* NULL is fine */
+/* The same list of series, names and definitions only (no values, no
+ * windows): for tables over aggregates, such as report.md's phases. */
+struct gl_series_set *gl_series_names(const struct gl_analysis *an);
 
 /* The series named name, or NULL. */
 const struct gl_series *gl_series_find(const struct gl_series_set *ss, const char *name);

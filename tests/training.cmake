@@ -4,3 +4,6 @@
 # workload. Its watchdog and heartbeat timings want the CPU to themselves.
 gl_script_test(test_training ${GL_TESTS_DIR}/scripts/test_training.sh TIMEOUT 400)
 gl_test_alone(test_training)
+# Incidents: a rank killed by the test, not by a fault, is one incident and
+# fails the verdict by default; incidents.max allows it.
+gl_script_test(test_incidents ${GL_TESTS_DIR}/scripts/test_incidents.sh TIMEOUT 300)

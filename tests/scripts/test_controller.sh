@@ -72,6 +72,7 @@ WIN_BEFORE=$(sql "$T/r2/run.db" "select max(idx) from windows")
 check "killed run left a fault injected" [ -e "$T/marker-1.marker" ] 
 check "store says running after SIGKILL" [ "$(sql "$T/r2/run.db" "select state from run")" = running ]
 check "status reads a killed run" bash -c "\"\$1\" status \"\$2\" >/dev/null" _ "$GAUNTLET" "$T/r2"
+sleep 2   # the controller stays down at least 2 s: the outage the report must show
 "$GAUNTLET" resume "$T/r2" >"$T/r2.log" 2>&1
 rc=$?
 check "resume exits 0" [ $rc -eq 0 ]
@@ -92,6 +93,14 @@ assert at >= 5.0 - 0.1, at
 check "window of the kill continued, not restarted" [ "$(sql "$T/r2/run.db" "select complete from windows where idx=$WIN_BEFORE")" = 1 ]
 check "fault injected before the kill reverted at its time (40m = 2400 s)" json "$T/r2/report.json" "r['faults'][0]['state']=='reverted' and abs(r['faults'][0]['reverted_at_s'] - 2400) < 0.2*$SCALE"
 check "second fault ran after the resume" [ "$(json "$T/r2/report.json" "r['faults'][1]['state']")" = reverted ]
+# the outage: from the last commit (at most 0.6 s before the kill) to the resume, 2 s later
+check "the outage is recorded: one, down 2 s to 2 s + 0.6 s + start-up" json "$T/r2/report.json" \
+	"len(r['outages']) == 1 and r['outages'][0]['resume'] == 1 and 2.0 <= r['outages'][0]['down_s'] < 2.0 + 0.6 + 3 and abs(r['run']['outage_s'] - r['outages'][0]['down_s']) < 1e-9 or sys.exit(1)"
+check "the fault injected across it was held longer than planned, by the outage" json "$T/r2/report.json" \
+	"(lambda f, o: f['outage_s'] == o and f['held_s'] - f['planned_held_s'] > o - 0.5 and f['held_s'] - f['planned_held_s'] < o + 0.5)(r['faults'][0], r['outages'][0]['down_s']) or sys.exit(1)"
+check "...and the fault after it was not" json "$T/r2/report.json" "r['faults'][1]['outage_s'] == 0 or sys.exit(1)"
+check "report.md marks it and lists the outage" bash -c "grep -q 'LONGER: controller down' '$T/r2/report.md' && grep -q '^## Controller outages' '$T/r2/report.md'"
+check "report.html marks the outage in the charts and lists it" bash -c "grep -q 'class=\"outage\"' '$T/r2/report.html' && grep -q 'id=\"outages\"' '$T/r2/report.html'"
 check "no marker left after resume" [ -z "$(ls "$T"/marker-* 2>/dev/null)" ]
 check "ticks lost to the kill: under one second's worth (200/s), none counted twice" python3 -c "
 import json

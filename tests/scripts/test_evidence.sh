@@ -57,6 +57,11 @@ r = json.load(open(d + "/report.json"))
 root = ET.parse(d + "/junit.xml").getroot()
 cases = root.findall(".//testcase")
 targets = r["targets"]
+# one case per target, then the incidents gate
+inc = [c for c in cases if c.get("classname") == "gauntlet.incidents"]
+assert len(inc) == 1 and (inc[0].find("failure") is None) == r["incidents"]["pass"], (inc, r["incidents"])
+assert inc[0].get("name") == "incidents counted <= %d" % r["incidents"]["max"], inc[0].get("name")
+cases = [c for c in cases if c.get("classname") != "gauntlet.incidents"]
 assert len(cases) == len(targets) > 0, (len(cases), len(targets))
 names = [c.get("name") for c in cases]
 assert len(set(names)) == len(names), "duplicate test case names"
@@ -78,7 +83,8 @@ for t in targets:
         want = "measured %.6g vs threshold %s %.6g" % (t["measured"], t["op"], t["threshold"])
         assert msg == want, (msg, want)
 suite = root.find("testsuite")
-assert int(suite.get("tests")) == len(targets) and int(suite.get("failures")) == fails
+fails += not r["incidents"]["pass"]
+assert int(suite.get("tests")) == len(targets) + 1 and int(suite.get("failures")) == fails
 props = {p.get("name"): p.get("value") for p in suite.find("properties")}
 assert props["run.id"] == r["run"]["id"] and props["verdict"] == r["verdict"]
 assert props["run.scenario_sha256"] == r["run"]["scenario_sha256"]
