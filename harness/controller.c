@@ -40,7 +40,7 @@
 #include "store.h"
 #include "timeline.h"
 
-#define COMMIT_INTERVAL_NS 500000000LL
+#define COMMIT_INTERVAL_NS GL_COMMIT_INTERVAL_NS
 /* A fault's --dry-run description: whole scenarios are at most a few MiB,
  * and quoting at most quadruples a byte. */
 #define DESCRIBE_MAX (64 << 20)

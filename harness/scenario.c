@@ -1867,15 +1867,18 @@ struct gl_scenario *gl_scenario_load_text(const char *name, const char *text, si
  * The analysis (analysis.c) judges real-time windows: window k covers
  * [k*window, (k+1)*window) of elapsed real time from the run's start, the
  * last one cut at the run's end, and each is labelled with the phase in
- * force when it closes. A fault's recovery_s needs `hold` consecutive
- * windows, from the one holding its inject, all ending by the next fault's
- * inject (the run's end for the last); restore_s the same from the window
- * holding its revert. A steady (degraded) target needs a window judged in
- * its scope: one that closes in a phase of that scope, and is not between
- * a fault's inject window and its revert window (those are degraded).
+ * force when its row is first written: at the first commit after it opens
+ * (commits come every 500 ms), or at its end if that comes first. A
+ * fault's recovery_s needs `hold` consecutive windows, from the one holding
+ * its inject, all ending by the next fault's inject (the run's end for the
+ * last); restore_s the same from the window holding its revert. A steady
+ * (degraded) target needs a window judged in its scope: one labelled with
+ * a phase of that scope, and not between a fault's inject window and its
+ * revert window (those are degraded).
  *
- * Judged on the schedule (every step on time, which is the best case: a
- * late inject or revert only moves its window later); refused only what
+ * Judged on the schedule (every step and commit on time, which is the best
+ * case: a late inject or revert only moves its window later; a phase at a
+ * window's labelling instant may give it either label); refused only what
  * can then never pass and would pass at a lower time scale. What can never
  * pass at any scale is a choice of the scenario's (a fault reverted as, or
  * after, the next one is injected, or at the run's end; a steady phase
@@ -1994,17 +1997,24 @@ static void check_fault_fit(struct gl_scenario *s, const struct fit *w, struct g
 	free(ff);
 }
 
-/* The window indices [*lo, *hi] that close in phase p (a window closing
- * at a phase boundary may be labelled with either phase). */
+/* Window k is labelled at some instant of [kW, kW + min(commit, its
+ * length)]: the first commit after it opens, or its end. The window
+ * indices [*lo, *hi] that phase p (real [S, Ep]) may label. */
 static void phase_windows(const struct gl_scenario *s, const struct fit *w, int p, int64_t *lo, int64_t *hi)
 {
 	int64_t S = gl_timeline_real_ns(s->phases[p].start_ns, w->sc);
 	int64_t Ep = gl_timeline_real_ns(s->phases[p].start_ns + s->phases[p].dur_ns, w->sc);
+	int64_t c = w->W < GL_COMMIT_INTERVAL_NS ? w->W : GL_COMMIT_INTERVAL_NS;
+	int64_t last = w->nwin - 1;
 
-	*lo = S > 0 ? (S + w->W - 1) / w->W - 1 : 0;
-	*hi = p == s->n_phases - 1 ? w->nwin - 1 : Ep / w->W - 1;
-	if (*hi > w->nwin - 1)
-		*hi = w->nwin - 1;
+	/* kW <= Ep and kW + c >= S (the last window: its own length) */
+	*lo = S - c > 0 ? (S - c + w->W - 1) / w->W : 0;
+	*hi = Ep / w->W < last ? Ep / w->W : last;
+	if (*hi == last) {
+		int64_t start = last * w->W, len = w->E - start;
+		if (start + (len < GL_COMMIT_INTERVAL_NS ? len : GL_COMMIT_INTERVAL_NS) < S)
+			(*hi)--;
+	}
 }
 
 /* Do faults (by_at: their indices in (at, index) order) cover scenario
@@ -2124,15 +2134,15 @@ static void check_scope_fit(struct gl_scenario *s, const struct fit *w, enum gl_
 		else if (lo > hi)
 			gl_diag_error(d, ph->json, s->phases[p].json ? path : "phases",
 				      "phase '%s' (%s, judged %s) lasts %s of real time at time scale %g, and no window "
-				      "of %s closes in it (windows start every %s from the run's start and take the "
-				      "phase they close in); no window of the run is judged %s, so the %s targets "
-				      "('%s'...) can never have data: use a lower --time-scale, a longer phase or a "
-				      "smaller window",
+				      "of %s takes it (windows start every %s from the run's start and take the phase "
+				      "in force at their first commit, within 0.5 s of their start); no window of the "
+				      "run is judged %s, so the %s targets ('%s'...) can never have data: use a lower "
+				      "--time-scale, a longer phase or a smaller window",
 				      ph->name, dur, sn, a, w->sc, ws, ws, sn, sn, tn);
 		else
 			gl_diag_error(d, ph->json, s->phases[p].json ? path : "phases",
 				      "phase '%s' (%s, judged %s) lasts %s of real time at time scale %g: the %lld "
-				      "window(s) of %s that close in it all lie between a fault's inject and its "
+				      "window(s) of %s that take it all lie between a fault's inject and its "
 				      "revert, judged degraded; no window of the run is judged %s, so the %s targets "
 				      "('%s'...) can never have data: use a lower --time-scale, a longer phase or "
 				      "gaps between faults, or a smaller window",

@@ -334,21 +334,25 @@ expect_fit "fit: recovery cannot fit before the next fault at 30x: refused namin
 expect_fit "fit: back to back faults: valid, with a warning naming the fault" 0 \
 	"warning: faults[0]: fault 'f1': its restore_s cannot be measured" \
 	-- "$TMP/fit2.json" --set 'faults[0].for=1m' --set hold=1 --time-scale 20
-# A steady phase no window closes in: 9 min steady, 1 min judged by none,
-# 10 s windows. At 54x the phase lasts 10 s: window 0 closes as it ends. At
-# 60x (9 s) the only window closes in 'cool': no steady target has data.
+# A steady phase no window takes: a window is judged by the phase in force
+# at its first commit (within 0.5 s of its start). 9 min of warmup, then 1
+# min steady, 10 s windows. At 54x the steady phase starts at 10 s, when
+# window 1 opens: it takes it. At 60x the run is one window, opened in the
+# warmup: no steady target has data.
 cat > "$TMP/fit3.json" <<'JSON'
 { "name": "fit3", "duration": "10m", "window": "10s",
   "hosts": { "localhost": { "local": true } },
   "workloads": { "null": { "rate": 100 } },
-  "phases": [ { "name": "main", "for": "9m" }, { "name": "cool", "for": "1m", "scope": "none" } ],
+  "phases": [ { "name": "warmup", "for": "9m" }, { "name": "main", "for": "1m" } ],
   "targets": { "steady": { "null.ticks": ">= 1" } } }
 JSON
-expect_fit "fit: a steady phase a window closes in, just (54x)" 0 -- "$TMP/fit3.json" --time-scale 54
-expect_fit "fit: a steady phase no window closes in (60x): refused naming the phase" 2 \
-	"phases[0]: phase 'main' (9m, judged steady) lasts 9 s of real time at time scale 60, and no window of 10 s closes in it" \
+expect_fit "fit: a short steady phase a window opens in, just (54x)" 0 -- "$TMP/fit3.json" --time-scale 54
+expect_fit "fit: a steady phase no window takes (60x): refused naming the phase" 2 \
+	"phases[1]: phase 'main' (1m, judged steady) lasts 1 s of real time at time scale 60, and no window of 10 s takes it" \
 	"the steady targets ('null.ticks'...) can never have data" "smaller window" \
 	-- "$TMP/fit3.json" --time-scale 60
+expect_fit "fit: the same at 60x with 9 s windows (window 1 opens in it)" 0 \
+	-- "$TMP/fit3.json" --time-scale 60 --set window=9s
 # A steady phase whose every window lies between a fault's inject window and
 # its revert window (judged degraded). 2 s windows, hold 1; the fault from
 # 10s to 8m05s. At 60x it covers windows 0-3, all the steady phase has; at
@@ -357,14 +361,14 @@ cat > "$TMP/fit4.json" <<'JSON'
 { "name": "fit4", "duration": "10m", "window": "2s", "hold": 1,
   "hosts": { "localhost": { "local": true } },
   "workloads": { "null": { "rate": 100 } },
-  "phases": [ { "name": "main", "for": "8m" }, { "name": "cool", "for": "2m", "scope": "none" } ],
+  "phases": [ { "name": "main", "for": "7m30s" }, { "name": "cool", "for": "2m30s", "scope": "none" } ],
   "faults": [ { "id": "f1", "at": "10s", "for": "7m55s", "kind": "null", "target": "localhost" } ],
   "targets": { "steady": { "null.ticks": ">= 1" }, "degraded": { "null.ticks": ">= 1" },
                "recovery": { "recovery_s": "<= 10", "restore_s": "<= 10" } } }
 JSON
 expect_fit "fit: one steady window before the fault at 5x" 0 -- "$TMP/fit4.json" --time-scale 5
 expect_fit "fit: every steady window under the fault at 60x: refused naming the phase" 2 \
-	"phases[0]: phase 'main' (8m, judged steady) lasts 8 s of real time at time scale 60: the 4 window(s) of 2 s that close in it all lie between a fault's inject and its revert" \
+	"phases[0]: phase 'main' (7m30s, judged steady) lasts 7.5 s of real time at time scale 60: the 4 window(s) of 2 s that take it all lie between a fault's inject and its revert" \
 	-- "$TMP/fit4.json" --time-scale 60
 
 echo "validate: $PASS cases passed"
