@@ -40,7 +40,7 @@
 #include "store.h"
 #include "timeline.h"
 
-#define COMMIT_INTERVAL_NS 500000000LL
+#define COMMIT_INTERVAL_NS GL_COMMIT_INTERVAL_NS
 /* A fault's --dry-run description: whole scenarios are at most a few MiB,
  * and quoting at most quadruples a byte. */
 #define DESCRIBE_MAX (64 << 20)
@@ -83,6 +83,7 @@ struct gl_ctx {
 	double scale;
 	int64_t elapsed_base, mono_start;
 	int time_held;            /* resume's reconciliation: elapsed stays at the resume point */
+	int log_clock;            /* log lines carry this run's elapsed clock (log_elapsed) */
 	struct gl_tl_event *tl;
 	int n_tl, tl_next;
 	int64_t win_idx, win_start_ns;
@@ -127,18 +128,38 @@ int64_t gl_ctx_elapsed_ns(struct gl_ctx *c)
 	return c->elapsed_base + (gl_now_ns() - c->mono_start);
 }
 
+/* The log's clock while this process drives the run: the run's elapsed
+ * time, held at the point the loop starts from (0 for a new run, the last
+ * commit for a resume) until it does. */
+static int64_t log_elapsed(void *arg)
+{
+	struct gl_ctx *c = arg;
+	return c->mono_start ? gl_ctx_elapsed_ns(c) : c->elapsed_base;
+}
+
+static void log_clock_start(struct gl_ctx *c)
+{
+	c->log_clock = 1;
+	gl_log_clock(log_elapsed, c);
+}
+
 void gl_ctx_event(struct gl_ctx *c, enum gl_log_level lvl, const char *source, const char *fmt, ...)
 {
 	static const char *names[] = { "debug", "info", "warn", "error" };
 	char msg[1024];
 	va_list ap;
+	int64_t t = c->mono_start ? gl_ctx_elapsed_ns(c) : c->elapsed_base;
 
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	gl_log(lvl, "%s: %s", source, msg);
+	/* the line and the stored event carry one time */
+	if (c->log_clock)
+		gl_log_at(lvl, t, "%s: %s", source, msg);
+	else
+		gl_log(lvl, "%s: %s", source, msg);
 	if (c->st)
-		gl_store_event(c->st, c->mono_start ? gl_ctx_elapsed_ns(c) : 0, names[lvl], source, msg);
+		gl_store_event(c->st, t, names[lvl], source, msg);
 }
 
 int gl_ctx_preflight(struct gl_ctx *c, const char *subject, const char *check, int ok,
@@ -865,6 +886,12 @@ static void ctx_free(struct gl_ctx *c)
 	gl_scenario_free(c->sc);
 	if (c->lock_fd >= 0)
 		close(c->lock_fd);
+	/* every thread that logs is gone: the log's clock is the process's
+	 * again (c is about to go) */
+	if (c->log_clock) {
+		gl_log_clock(NULL, NULL);
+		c->log_clock = 0;
+	}
 	/* every thread and workload that used a secret is gone: wipe the
 	 * copies taken from the environment (secrets.h) */
 	gl_secrets_clear();
@@ -1292,6 +1319,9 @@ int gl_controller_run(const struct gl_run_opts *o)
 			goto out;
 		}
 	}
+	/* the run exists: log lines carry its clock, at 0 until the loop
+	 * starts (the events stored before then are at 0 too) */
+	log_clock_start(&c);
 	snprintf(row.name, sizeof(row.name), "%s", c.sc->name);
 	snprintf(row.scenario_path, sizeof(row.scenario_path), "%s", o->scenario_path);
 	row.scenario_text = c.sc->text;
@@ -1504,6 +1534,10 @@ int gl_controller_resume(const char *dir, int dry_run)
 		code = 2;
 		goto out;
 	}
+	/* log lines carry the run's clock from here: held where the last
+	 * commit left it until the loop goes on from there */
+	c.elapsed_base = row.elapsed_ns;
+	log_clock_start(&c);
 	/* count this resume at once: one killed in its preflight or start-up
 	 * was still a restart of the controller (it may have reverted
 	 * faults); the record must not lose it */

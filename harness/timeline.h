@@ -22,6 +22,11 @@ struct gl_tl_event {
 	int index;             /* phase or fault index */
 };
 
+/* The controller commits the open window every 500 ms of real time; a
+ * window's row, with the phase in force then, is first written by the
+ * first commit after the window opens (or by its close, if sooner). */
+#define GL_COMMIT_INTERVAL_NS 500000000LL
+
 /* *out is malloc'd; free it. */
 int gl_timeline_build(const struct gl_scenario *s, struct gl_tl_event **out, int *n);
 /* Real elapsed time at which scenario time t_ns happens under time_scale. */

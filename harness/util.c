@@ -41,6 +41,9 @@ void gl_err_clear(struct gl_err *err)
 static enum gl_log_level log_min = GL_LOG_INFO;
 static int64_t log_t0;
 static volatile int log_over_progress;
+/* The run's elapsed clock, while a controller drives a run (gl_log_clock). */
+static int64_t (*log_clock_fn)(void *arg);
+static void *log_clock_arg;
 
 void gl_log_progress_shown(int shown)
 {
@@ -53,24 +56,35 @@ void gl_log_init(enum gl_log_level min_level)
 	log_t0 = gl_now_ns();
 }
 
-void gl_log(enum gl_log_level lvl, const char *fmt, ...)
+void gl_log_clock(int64_t (*fn)(void *arg), void *arg)
+{
+	if (fn)
+		__atomic_store_n(&log_clock_arg, arg, __ATOMIC_RELAXED);
+	__atomic_store_n(&log_clock_fn, fn, __ATOMIC_RELEASE);
+}
+
+int64_t gl_log_now_ns(void)
+{
+	int64_t (*fn)(void *) = __atomic_load_n(&log_clock_fn, __ATOMIC_ACQUIRE);
+
+	if (fn)
+		return fn(__atomic_load_n(&log_clock_arg, __ATOMIC_RELAXED));
+	if (!log_t0)
+		log_t0 = gl_now_ns();
+	return gl_now_ns() - log_t0;
+}
+
+static void log_v(enum gl_log_level lvl, int64_t t_ns, const char *fmt, va_list ap)
 {
 	static const char *names[] = { "debug", "info", "warn", "error" };
 	char line[2400], msg[2048];
 	int n, m;
-	va_list ap;
 
-	if (lvl < log_min)
-		return;
-	if (!log_t0)
-		log_t0 = gl_now_ns();
 	/* over a progress line on a terminal: erase it first (it is drawn
 	 * again within a second) */
 	n = snprintf(line, sizeof(line), "%s[%9.3f] %-5s ", log_over_progress ? "\r\033[K" : "",
-		     (double)(gl_now_ns() - log_t0) / 1e9, names[lvl]);
-	va_start(ap, fmt);
+		     (double)t_ns / 1e9, names[lvl]);
 	m = vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
 	/* One line per call, whatever the message holds: control characters
 	 * (a newline, CR, an escape sequence from a name or a peer's reply)
 	 * are shown as \xHH, never written raw; a cut is said. */
@@ -88,6 +102,28 @@ void gl_log(enum gl_log_level lvl, const char *fmt, ...)
 	if (write(STDERR_FILENO, line, (size_t)n) < 0) {
 		/* nowhere left to report it */
 	}
+}
+
+void gl_log(enum gl_log_level lvl, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (lvl < log_min)
+		return;
+	va_start(ap, fmt);
+	log_v(lvl, gl_log_now_ns(), fmt, ap);
+	va_end(ap);
+}
+
+void gl_log_at(enum gl_log_level lvl, int64_t t_ns, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (lvl < log_min)
+		return;
+	va_start(ap, fmt);
+	log_v(lvl, t_ns, fmt, ap);
+	va_end(ap);
 }
 
 static int64_t clock_ns(clockid_t id)

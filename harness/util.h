@@ -39,13 +39,23 @@ int gl_errf(struct gl_err *err, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void gl_err_clear(struct gl_err *err);
 
-/* Logging to stderr with a level and the elapsed time since gl_log_init.
- * Thread-safe (one write(2) per line). Secrets must never be passed here:
- * callers log names of secrets (the env variable), never values. */
+/* Logging to stderr with a level and a time in seconds: the run's elapsed
+ * clock while a controller drives a run (gl_log_clock), else the time since
+ * gl_log_init (the process's start). Thread-safe (one write(2) per line).
+ * Secrets must never be passed here: callers log names of secrets (the env
+ * variable), never values. */
 enum gl_log_level { GL_LOG_DEBUG, GL_LOG_INFO, GL_LOG_WARN, GL_LOG_ERROR };
 void gl_log_init(enum gl_log_level min_level);
 void gl_log(enum gl_log_level lvl, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* The same, stamped t_ns (a time the caller also records elsewhere). */
+void gl_log_at(enum gl_log_level lvl, int64_t t_ns, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* From now on log lines carry fn(arg), in ns (NULL: back to the time since
+ * gl_log_init). fn is called from any thread that logs, until it is unset. */
+void gl_log_clock(int64_t (*fn)(void *arg), void *arg);
+/* The time the next log line would carry, in ns. */
+int64_t gl_log_now_ns(void);
 /* A progress line is on the terminal (stderr): log lines erase it first. */
 void gl_log_progress_shown(int shown);
 #define gl_info(...) gl_log(GL_LOG_INFO, __VA_ARGS__)

@@ -39,6 +39,33 @@ sys.exit(0 if ok else 1)
 PY
 }
 
+# Log lines are stamped with the run's elapsed clock, the one the store
+# records: each line of LOG that shows an event of the store ("[  12.345]
+# info  SOURCE: MESSAGE") is stamped with that event's elapsed_ns (the
+# nearest of the events with its text), to the printed millisecond. Prints
+# the matches; fails on a mismatch or fewer than MIN.
+log_matches_events() { # LOG DB MIN
+	python3 - "$@" <<'PY'
+import re, sqlite3, sys
+log, db, least = sys.argv[1], sys.argv[2], int(sys.argv[3])
+events = {}
+for e, src, msg in sqlite3.connect(db).execute("select elapsed_ns, source, message from events"):
+    events.setdefault("%s: %s" % (src, msg), []).append(e / 1e9)
+n, bad = 0, []
+for l in open(log, errors="replace"):
+    m = re.match(r"^(?:\r\x1b\[K)?\[\s*(-?[0-9.]+)\] \w+\s+(.*)$", l.rstrip("\n"))
+    if not m or m.group(2) not in events:
+        continue
+    t = float(m.group(1))
+    e = min(events[m.group(2)], key=lambda x: abs(x - t))
+    n += 1
+    if abs(t - e) > 0.0015:
+        bad.append((m.group(2)[:60], "log %.3f" % t, "store %.6f" % e))
+print("log lines matched to stored events: %d, off: %s" % (n, bad or "none"))
+sys.exit(0 if n >= least and not bad else 1)
+PY
+}
+
 # --- 1. a whole run -------------------------------------------------------
 "$GAUNTLET" run "$SC" --out "$T/r1" --time-scale $SCALE >"$T/r1.log" 2>&1
 rc=$?
@@ -51,6 +78,8 @@ check "4 phases, 2 faults reverted and verified" json "$T/r1/report.json" "len(r
 check "fault injected at its scenario time (30m = 1800 s, within one commit)" json "$T/r1/report.json" "abs(r['faults'][0]['injected_at_s'] - 1800) < 0.2*$SCALE"
 check "no marker left" [ -z "$(ls "$T"/marker-* 2>/dev/null)" ]
 check "windows contiguous" contiguous "$T/r1/run.db"
+check "log timestamps are the run's elapsed clock: each stored event's line carries its elapsed_ns" \
+	log_matches_events "$T/r1.log" "$T/r1/run.db" 5
 check "scenario sha256 is the file's" [ "$(json "$T/r1/report.json" "r['run']['scenario_sha256']")" = "$(sha256sum "$SC" | cut -d' ' -f1)" ]
 check "shock phase ticks at 3x the rate" json "$T/r1/report.json" "2.4 < (r['phases'][2]['metrics']['null']['ticks']/r['phases'][2]['measured_s']) / (r['phases'][1]['metrics']['null']['ticks']/r['phases'][1]['measured_s']) < 3.6"
 
@@ -69,6 +98,7 @@ kill -9 "$BG_PID"; wait "$BG_PID" 2>/dev/null
 ID_BEFORE=$(sql "$T/r2/run.db" "select id from run")
 ELAPSED_BEFORE=$(sql "$T/r2/run.db" "select elapsed_ns from run")
 WIN_BEFORE=$(sql "$T/r2/run.db" "select max(idx) from windows")
+WIN_END_BEFORE=$(sql "$T/r2/run.db" "select max(end_ns) from windows")
 check "killed run left a fault injected" [ -e "$T/marker-1.marker" ] 
 check "store says running after SIGKILL" [ "$(sql "$T/r2/run.db" "select state from run")" = running ]
 check "status reads a killed run" bash -c "\"\$1\" status \"\$2\" >/dev/null" _ "$GAUNTLET" "$T/r2"
@@ -90,6 +120,14 @@ assert abs(at-before) < 1e-3, (at,before)
 # the last commit was at most 0.6 s before the kill: the killed window's partial data survived
 assert at >= 5.0 - 0.1, at
 "
+check "the resume's log continues the run's clock: its first line is stamped at or after the last committed window end (${WIN_END_BEFORE} ns), none before it" python3 - "$T/r2.log" "$WIN_END_BEFORE" <<'PY'
+import re, sys
+end = int(sys.argv[2]) / 1e9
+ts = [float(m.group(1)) for m in (re.match(r"^(?:\r\x1b\[K)?\[\s*(-?[0-9.]+)\]", l) for l in open(sys.argv[1], errors="replace")) if m]
+print("resume log: %d lines stamped %s .. %s; last window end before the kill %.3f" % (len(ts), ts[0] if ts else None, ts[-1] if ts else None, end))
+sys.exit(0 if ts and ts[0] >= end - 0.0005 and min(ts) >= end - 0.0005 else 1)
+PY
+check "resumed run's log: each stored event it shows carries its elapsed_ns" log_matches_events "$T/r2.log" "$T/r2/run.db" 3
 check "window of the kill continued, not restarted" [ "$(sql "$T/r2/run.db" "select complete from windows where idx=$WIN_BEFORE")" = 1 ]
 check "fault injected before the kill reverted at its time (40m = 2400 s)" json "$T/r2/report.json" "r['faults'][0]['state']=='reverted' and abs(r['faults'][0]['reverted_at_s'] - 2400) < 0.2*$SCALE"
 check "second fault ran after the resume" [ "$(json "$T/r2/report.json" "r['faults'][1]['state']")" = reverted ]

@@ -150,7 +150,7 @@ check "flap: report says reverted and verified" reverted_verified "$T/r1"
 check "flap: no flap loop left" [ -z "$(ls /run/gauntlet/link_flap.flap-$$.* 2>/dev/null)" ]
 
 # --- 1b. preflight: a fault on an interface the host lacks stops the run ---------
-mk "$T/nodev.json" 30s "{ \"id\": \"nodev-$$\", \"at\": \"5s\", \"for\": \"5s\", \"kind\": \"link_flap\",
+mk "$T/nodev.json" 30s "{ \"id\": \"nodev-$$\", \"at\": \"5s\", \"for\": \"4s\", \"kind\": \"link_flap\",
   \"method\": \"loss\", \"target\": \"a\", \"params\": { \"interface\": \"nosuch$X\", \"percent\": 50 } }"
 "$GAUNTLET" run "$T/nodev.json" --out "$T/r1b" --time-scale 10 >"$T/r1b.log" 2>&1
 rc=$?

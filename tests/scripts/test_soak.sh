@@ -28,7 +28,7 @@ check "requests were served after the thaw (answered without error)" json "$T/ru
 
 # exec error paths: revert fails -> revert_failed; revert later succeeds
 cat > "$T/exec.json" <<JSON
-{ "name": "exec-errors", "duration": "4s", "window": "1s",
+{ "name": "exec-errors", "duration": "4s", "window": "1s", "hold": 1,
   "hosts": { "me": { "local": true } },
   "workloads": { "null": { "rate": 50 } },
   "faults": [ { "id": "x", "at": "1s", "for": "1s", "kind": "exec", "target": "me",

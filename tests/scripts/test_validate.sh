@@ -8,7 +8,10 @@
 #  (c) every bad/*.json has an EXPECT line, every EXPECT line a file, and the
 #      corpus holds at least 40 files;
 #  (d) --set overrides: a bad value is reported under its path, a good one
-#      keeps the scenario valid.
+#      keeps the scenario valid;
+#  (e) windows x hold: a fault's recovery or restore, or a steady phase,
+#      that no window x hold can judge at the time scale is refused (exit 2,
+#      naming the fault or phase), one that just fits is valid.
 # Counts and the closing line "N passed, M failed, K skipped" are lib.sh's
 # (a passing case counts silently, a failing one says why); exit 1 when
 # M > 0.
@@ -242,6 +245,131 @@ if [ -f "$base" ]; then
 else
 	fail "missing $base for the --set checks"
 fi
+
+# ---- (e) windows x hold against the timeline at the time scale ------------------
+# Windows are real seconds from the run's start, the last one cut at the end,
+# each labelled with the phase it closes in (harness/analysis.c); a fault's
+# recovery_s needs `hold` of them from its inject's window, restore_s from
+# its revert's window, all ending by the next fault's inject (else the run's
+# end). A timeline that can never give them is refused, exit 2, naming the
+# fault or phase and the numbers; one that just fits is valid.
+# expect_fit NAME WANT-RC [SUBSTRING...] -- validate ARGS
+expect_fit() {
+	local name=$1 want=$2 subs=() s
+	shift 2
+	while [ "$1" != -- ]; do subs+=("$1"); shift; done
+	shift
+	run_validate "$@"
+	why=$(crash_sign)
+	if [ -n "$why" ]; then
+		fail "$name: $why (exit $RC)"
+		show_stderr
+		return
+	fi
+	if [ "$RC" -ne "$want" ]; then
+		fail "$name: expected exit $want, got $RC"
+		show_stderr
+		return
+	fi
+	for s in "${subs[@]}"; do
+		if [[ "$ERR" != *"$s"* ]]; then
+			fail "$name: stderr does not contain '$s'"
+			show_stderr
+			return
+		fi
+	done
+	pass
+}
+# test_evidence's timeline: 20 min, 1 s windows, hold 3, one fault 8m-10m.
+# At 240x the revert is at 2.5 s of real time and the run ends at 5 s:
+# windows [2,3) [3,4) [4,5) are exactly hold 3. At 300x (revert at 2 s,
+# end at 4 s) only 2 windows follow it.
+cat > "$TMP/fit1.json" <<'JSON'
+{ "name": "fit1", "duration": "20m", "window": "1s", "hold": 3,
+  "hosts": { "localhost": { "local": true } },
+  "workloads": { "null": { "rate": 100 } },
+  "phases": [ { "name": "warmup", "for": "2m" }, { "name": "steady", "for": "18m" } ],
+  "faults": [ { "id": "f1", "at": "8m", "for": "2m", "kind": "null", "target": "localhost" } ],
+  "targets": { "steady": { "null.ticks": ">= 1" }, "degraded": { "null.ticks": ">= 1" },
+               "recovery": { "recovery_s": "<= 10", "restore_s": "<= 10" } } }
+JSON
+expect_fit "fit: restore just fits (hold 3 windows from the revert's to the end) at 240x" 0 \
+	-- "$TMP/fit1.json" --time-scale 240
+expect_fit "fit: restore cannot fit at 300x: refused naming the fault, its numbers and the fix" 2 \
+	"faults[0]: fault 'f1': restore_s needs hold 3 consecutive windows of 1 s" \
+	"its revert (at 2 s of real time) to the run's end (at 4 s)" "at time scale 300" \
+	"hold only 2 such window(s)" "lower --time-scale" \
+	-- "$TMP/fit1.json" --time-scale 300
+# run refuses it the same way, before anything starts
+timeout 20 "$GAUNTLET" run "$TMP/fit1.json" --time-scale 300 --out "$TMP/fit1-run" >"$TMP/out" 2>"$TMP/err" </dev/null
+RC=$?
+if [ "$RC" -eq 2 ] && grep -q "faults\[0\]: fault 'f1': restore_s needs hold 3" "$TMP/err" && [ ! -e "$TMP/fit1-run/run.db" ]; then
+	pass
+else
+	fail "fit: run at 300x: expected exit 2 naming faults[0] and no store, got $RC: $(head -c 600 "$TMP/err")"
+fi
+# Two faults 1 min apart: f1 8m for 10s, f2 at 9m. At 20x f1's inject is at
+# 24 s and f2's at 27 s: windows 24-26 end at 27, just hold 3 (recovery),
+# and its revert at 24.5 s leaves windows 24-26 too (restore). At 30x
+# (inject at 16 s, next at 18 s) no 3 windows fit before f2.
+cat > "$TMP/fit2.json" <<'JSON'
+{ "name": "fit2", "duration": "20m", "window": "1s",
+  "hosts": { "localhost": { "local": true } },
+  "workloads": { "null": { "rate": 100 } },
+  "faults": [ { "id": "f1", "at": "8m", "for": "10s", "kind": "null", "target": "localhost" },
+              { "id": "f2", "at": "9m", "for": "30s", "kind": "null", "target": "localhost" } ],
+  "targets": { "steady": { "null.ticks": ">= 1" }, "degraded": { "null.ticks": ">= 1" },
+               "recovery": { "recovery_s": "<= 10", "restore_s": "<= 10" } } }
+JSON
+expect_fit "fit: recovery and restore just fit before the next fault at 20x" 0 \
+	-- "$TMP/fit2.json" --time-scale 20
+expect_fit "fit: recovery cannot fit before the next fault at 30x: refused naming the fault" 2 \
+	"faults[0]: fault 'f1': recovery_s needs hold 3 consecutive windows of 1 s" \
+	"from the one holding its inject (at 16 s of real time) to the next fault's inject ('f2' at 18 s)" \
+	"at time scale 30 those 2 s of real time hold only 2 such window(s)" \
+	-- "$TMP/fit2.json" --time-scale 30
+# A fault reverted the instant the next is injected can never have a
+# restore_s at any scale: the scenario's choice (test_mut_faults' back to
+# back), a warning, not refused.
+expect_fit "fit: back to back faults: valid, with a warning naming the fault" 0 \
+	"warning: faults[0]: fault 'f1': its restore_s cannot be measured" \
+	-- "$TMP/fit2.json" --set 'faults[0].for=1m' --set hold=1 --time-scale 20
+# A steady phase no window takes: a window is judged by the phase in force
+# at its first commit (within 0.5 s of its start). 9 min of warmup, then 1
+# min steady, 10 s windows. At 54x the steady phase starts at 10 s, when
+# window 1 opens: it takes it. At 60x the run is one window, opened in the
+# warmup: no steady target has data.
+cat > "$TMP/fit3.json" <<'JSON'
+{ "name": "fit3", "duration": "10m", "window": "10s",
+  "hosts": { "localhost": { "local": true } },
+  "workloads": { "null": { "rate": 100 } },
+  "phases": [ { "name": "warmup", "for": "9m" }, { "name": "main", "for": "1m" } ],
+  "targets": { "steady": { "null.ticks": ">= 1" } } }
+JSON
+expect_fit "fit: a short steady phase a window opens in, just (54x)" 0 -- "$TMP/fit3.json" --time-scale 54
+expect_fit "fit: a steady phase no window takes (60x): refused naming the phase" 2 \
+	"phases[1]: phase 'main' (1m, judged steady) lasts 1 s of real time at time scale 60, and no window of 10 s takes it" \
+	"the steady targets ('null.ticks'...) can never have data" "smaller window" \
+	-- "$TMP/fit3.json" --time-scale 60
+expect_fit "fit: the same at 60x with 9 s windows (window 1 opens in it)" 0 \
+	-- "$TMP/fit3.json" --time-scale 60 --set window=9s
+# A steady phase whose every window lies between a fault's inject window and
+# its revert window (judged degraded). 2 s windows, hold 1; the fault from
+# 10s to 8m05s. At 60x it covers windows 0-3, all the steady phase has; at
+# 5x window 0 ends (2 s) as the fault is injected and stays steady.
+cat > "$TMP/fit4.json" <<'JSON'
+{ "name": "fit4", "duration": "10m", "window": "2s", "hold": 1,
+  "hosts": { "localhost": { "local": true } },
+  "workloads": { "null": { "rate": 100 } },
+  "phases": [ { "name": "main", "for": "7m30s" }, { "name": "cool", "for": "2m30s", "scope": "none" } ],
+  "faults": [ { "id": "f1", "at": "10s", "for": "7m55s", "kind": "null", "target": "localhost" } ],
+  "targets": { "steady": { "null.ticks": ">= 1" }, "degraded": { "null.ticks": ">= 1" },
+               "recovery": { "recovery_s": "<= 10", "restore_s": "<= 10" } } }
+JSON
+expect_fit "fit: one steady window before the fault at 5x" 0 -- "$TMP/fit4.json" --time-scale 5
+expect_fit "fit: every steady window under the fault at 60x: refused naming the phase" 2 \
+	"phases[0]: phase 'main' (7m30s, judged steady) lasts 7.5 s of real time at time scale 60: the 4 window(s) of 2 s that take it all lie between a fault's inject and its revert" \
+	-- "$TMP/fit4.json" --time-scale 60
 
 echo "validate: $PASS cases passed"
 finish

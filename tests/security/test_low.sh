@@ -34,7 +34,7 @@ mkdir "$R" && chmod 700 "$R"
 
 nullsc() { # FILE MARKER AT FOR DURATION
 	cat > "$1" <<JSON
-{ "name": "low-null", "duration": "$5", "window": "1s", "hosts": { "localhost": { "local": true } },
+{ "name": "low-null", "duration": "$5", "window": "1s", "hold": 1, "hosts": { "localhost": { "local": true } },
   "workloads": { "null": { "rate": 20 } },
   "faults": [ { "id": "n1", "at": "$3", "for": "$4", "kind": "null", "target": "localhost",
                 "params": { "marker": "$2" } } ],
@@ -288,7 +288,7 @@ fi
 # --- 8. names that reach commands ---------------------------------------------------------
 nsrefused() { # NETNS
 	cat > "$T/ns.json" <<JSON
-{ "name": "low-ns", "duration": "4s", "window": "1s", "hosts": { "w": { "local": true, "netns": "$1" } },
+{ "name": "low-ns", "duration": "4s", "window": "1s", "hold": 1, "hosts": { "w": { "local": true, "netns": "$1" } },
   "workloads": { "null": { "rate": 20 } },
   "faults": [ { "id": "x", "at": "1s", "for": "1s", "kind": "exec", "target": "w",
     "params": { "inject": ["true"], "revert": ["true"] } } ],
@@ -305,7 +305,7 @@ nsrefused a/b
 "$GAUNTLET" validate "$T/ns.json" --set hosts.w.netns=gl-lab-w1 > "$T/8c.log" 2>&1; rc=$?
 check "8: control: netns gl-lab-w1 is valid (exit $rc)" [ $rc -eq 0 ]
 cat > "$T/st.json" <<JSON
-{ "name": "low-tc", "duration": "4s", "window": "1s", "hosts": { "w": { "local": true } },
+{ "name": "low-tc", "duration": "4s", "window": "1s", "hold": 1, "hosts": { "w": { "local": true } },
   "workloads": { "null": { "rate": 20 } },
   "faults": [ { "id": "t", "at": "1s", "for": "1s", "kind": "storage_throttle", "method": "tc", "target": "w",
     "params": { "interface": "-all", "rate": "100mbit" } } ],

@@ -13,7 +13,7 @@
 [ -x "$GAUNTLET" ] || skip "no gauntlet binary at $GAUNTLET"
 sc() { # FILE FAULT-ID-JSON PHASE-NAME-JSON INJECT-ARGV-JSON
 	cat > "$1" <<JSON
-{ "name": "out", "duration": "6s", "window": "1s", "hosts": { "localhost": { "local": true } },
+{ "name": "out", "duration": "6s", "window": "1s", "hold": 1, "hosts": { "localhost": { "local": true } },
   "workloads": { "null": { "rate": 20 } },
   "phases": [ { "name": $3, "for": "6s" } ],
   "faults": [ { "id": $2, "at": "2s", "for": "2s", "kind": "exec", "target": "localhost",

@@ -56,7 +56,7 @@ JSON
 check "2: drain_worker token_file under /root: validate exits 2 (got $rc) naming faults[0].params.token_file" \
 	bash -c "[ $rc -eq 2 ] && grep -q 'faults\[0\].params.token_file: $R/token resolves to' '$T/2a.log'"
 cat > "$T/ssh.json" <<JSON
-{ "name": "sshk", "duration": "4s", "window": "1s",
+{ "name": "sshk", "duration": "4s", "window": "1s", "hold": 1,
   "hosts": { "remote": { "ssh": "root@127.0.0.1:22", "key": "$R/id", "known_hosts": "$R/known_hosts" } },
   "workloads": { "null": { "rate": 20 } },
   "phases": [ { "name": "steady", "for": "4s" } ],
