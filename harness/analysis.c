@@ -411,6 +411,15 @@ static const struct {
 	{ "node.edac_ue.delta", GL_INC_ECC },
 };
 
+unsigned gl_incident_bits(const struct gl_agg *w)
+{
+	unsigned bits = 0;
+	for (size_t k = 0; k < sizeof(inc_counters) / sizeof(inc_counters[0]); k++)
+		if (gl_agg_counter(w, inc_counters[k].name, NULL) > 0)
+			bits |= 1u << inc_counters[k].kind;
+	return bits;
+}
+
 const char *gl_incident_kind_name(enum gl_incident_kind k)
 {
 	static const char *const names[] = { "training.failure", "training.correctness", "inference.targets",
@@ -468,9 +477,7 @@ static int pass1(int i, struct gl_agg *w, void *arg)
 
 	an->windows[i].bad_steady = (unsigned char)bad_workloads(arg, GL_SCOPE_STEADY, w);
 	an->windows[i].bad_degraded = (unsigned char)bad_workloads(arg, GL_SCOPE_DEGRADED, w);
-	for (size_t k = 0; k < sizeof(inc_counters) / sizeof(inc_counters[0]); k++)
-		if (gl_agg_counter(w, inc_counters[k].name, NULL) > 0)
-			an->windows[i].inc_bits |= (unsigned char)(1u << inc_counters[k].kind);
+	an->windows[i].inc_bits = (unsigned char)gl_incident_bits(w);
 	return 0;
 }
 

@@ -102,6 +102,9 @@ enum gl_incident_kind {
 /* "training.failure", "training.correctness", "inference.targets",
  * "storage.errors", "telemetry.xid", "telemetry.ecc" */
 const char *gl_incident_kind_name(enum gl_incident_kind k);
+/* The counter kinds (all but GL_INC_INFERENCE) one window's series show,
+ * as bits 1 << kind (analysis and the live view). */
+unsigned gl_incident_bits(const struct gl_agg *w);
 
 /* A fault explains what is seen up to this long after its revert (real). */
 #define GL_FAULT_SETTLE_NS 5000000000LL

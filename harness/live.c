@@ -65,6 +65,12 @@ struct gl_live {
 	struct gl_agg *last;           /* the last closed window */
 	int64_t last_idx, windows;
 	int last_phase, last_under_fault;
+	/* incidents so far, per kind (analysis.h), counted as windows close:
+	 * a window under a fault explains what is seen up to hold windows and
+	 * 5 s after it; a run of windows showing one kind is one incident */
+	int64_t incidents[GL_INC_N];
+	unsigned inc_prev;
+	int64_t explained_until;   /* last window a fault explains */
 	struct live_target *tg;
 	int n_tg;
 	struct gl_live_status st;
@@ -118,9 +124,44 @@ static int failing_so_far(const struct gl_live *l, int *no_data)
 	return n;
 }
 
+/* A complete steady window missing a steady target of the inference
+ * workload (the analysis's inference.targets incident). */
+static int inference_missed(const struct gl_live *l, const struct gl_agg *w)
+{
+	for (int i = 0; i < l->sc->n_targets; i++) {
+		const struct gl_target_spec *t = &l->sc->targets[i];
+		double v;
+		if (t->scope != GL_SCOPE_STEADY || t->missing || strncmp(t->metric, "inference.", 10))
+			continue;
+		if (gl_agg_eval(w, t->metric, &v) != 0 || !gl_cmp_eval(t->expr.op, v, t->expr.threshold))
+			return 1;
+	}
+	return 0;
+}
+
+static void count_incidents(struct gl_live *l, int64_t idx, const struct gl_agg *w, enum gl_scope s,
+			    int under_fault)
+{
+	unsigned bits = 0;
+
+	if (under_fault)
+		l->explained_until = idx + l->sc->hold + (GL_FAULT_SETTLE_NS + l->sc->window_ns - 1) / l->sc->window_ns;
+	if (idx > l->explained_until) {
+		bits = gl_incident_bits(w);
+		if (s == GL_SCOPE_STEADY && inference_missed(l, w))
+			bits |= 1u << GL_INC_INFERENCE;
+	}
+	for (int k = 0; k < GL_INC_N; k++)
+		if ((bits >> k) & 1u && !((l->inc_prev >> k) & 1u))
+			l->incidents[k]++;
+	l->inc_prev = bits;
+}
+
 static void take_window(struct gl_live *l, int64_t idx, const struct gl_agg *w, int phase, int under_fault)
 {
 	enum gl_scope s = window_scope(l, phase, under_fault);
+
+	count_incidents(l, idx, w, s, under_fault);
 
 	gl_agg_merge(l->run, w);
 	if (s == GL_SCOPE_STEADY || s == GL_SCOPE_DEGRADED)
@@ -261,6 +302,18 @@ static int render(struct gl_live *l, struct gl_buf *b)
 		      "# TYPE gauntlet_targets_failing gauge\ngauntlet_targets_failing %d\n"
 		      "# HELP gauntlet_targets_no_data Steady or degraded targets with no window judged yet.\n"
 		      "# TYPE gauntlet_targets_no_data gauge\ngauntlet_targets_no_data %d\n", failing, no_data);
+	{
+		int64_t total = 0;
+		gl_buf_printf(b, "# HELP gauntlet_incidents Incidents so far by kind: degradations no fault explains "
+			      "(counted live; the report is the judge).\n# TYPE gauntlet_incidents gauge\n");
+		for (int k = 0; k < GL_INC_N; k++) {
+			gl_buf_printf(b, "gauntlet_incidents{kind=\"%s\"} %lld\n", gl_incident_kind_name(k),
+				      (long long)l->incidents[k]);
+			total += l->incidents[k];
+		}
+		gl_buf_printf(b, "# HELP gauntlet_incidents_total Incidents so far, every kind.\n"
+			      "# TYPE gauntlet_incidents_total gauge\ngauntlet_incidents_total %lld\n", (long long)total);
+	}
 	gl_buf_printf(b, "# HELP gauntlet_target Each target so far: 1 failing, 0 passing (no sample: no data yet).\n"
 		      "# TYPE gauntlet_target gauge\n");
 	for (int i = 0; i < l->sc->n_targets; i++) {
@@ -549,6 +602,7 @@ struct gl_live *gl_live_new(struct event_base *base, const struct gl_scenario *s
 	l->base = base;
 	l->sc = sc;
 	l->last_idx = -1;
+	l->explained_until = -1;
 	l->st.phase = -1;
 	snprintf(l->run_id, sizeof(l->run_id), "%s", run_id);
 	snprintf(l->state, sizeof(l->state), "running");
