@@ -4,3 +4,8 @@
 # workload. Its watchdog and heartbeat timings want the CPU to themselves.
 gl_script_test(test_training ${GL_TESTS_DIR}/scripts/test_training.sh TIMEOUT 400)
 gl_test_alone(test_training)
+# A SIGKILLed controller leaves no training job behind (PR_SET_PDEATHSIG
+# on the launcher and the ranks), and resume stops a job that a detaching
+# launcher wrapper kept alive before it launches its own: never two jobs on
+# one checkpoint directory (real mpirun on loopback, process listings).
+gl_script_test(test_orphans ${GL_TESTS_DIR}/scripts/test_orphans.sh TIMEOUT 300)
