@@ -174,7 +174,7 @@ int64_t gl_ctx_child_started(struct gl_ctx *c, const char *source, int pid, cons
 		snprintf(r.hostname, sizeof(r.hostname), "%s", un.nodename);
 	r.started_wall_ns = gl_wall_ns();
 	if (!c->st)
-		return 0;
+		return 1;     /* no store to record it in: nothing to wait for */
 	id = gl_store_child_put(c->st, &r, &err);
 	if (id <= 0) {
 		gl_ctx_event(c, GL_LOG_ERROR, source, "child pid %d not recorded, so not started: %s", pid, err.msg);
