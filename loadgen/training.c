@@ -532,8 +532,9 @@ static void on_step_line(struct trn *w, struct job *j, const char *line)
 				     from, restore_s, lost);
 			if (from > w->max_step_seen)
 				gl_ctx_event(w->ctx, GL_LOG_WARN, "training", "launch %d restored from step %" PRId64
-					     ", beyond the last step the run recorded (%" PRId64 "): a job ran on "
-					     "unsupervised and wrote that checkpoint", w->launches, from, w->max_step_seen);
+					     ", beyond the last step the run recorded (%" PRId64 "): steps and that "
+					     "checkpoint were made unseen (a job that outlived its controller, or lost "
+					     "report lines)", w->launches, from, w->max_step_seen);
 		}
 		check_transport(w);
 	}
