@@ -31,6 +31,7 @@
 #include <event2/event.h>
 
 #include "analysis.h"
+#include "child.h"
 #include "inventory.h"
 #include "live.h"
 #include "metrics.h"
@@ -99,6 +100,7 @@ struct gl_ctx {
 	struct fx *fx;
 	struct gl_live *live;     /* --metrics-listen, progress line, window log */
 	int win_fault;            /* a fault was injected during the open window */
+	char child_mark[80];      /* GAUNTLET_RUN_ID=<run id> */
 };
 
 /* The live view's options, for run and resume alike (main sets them). */
@@ -160,6 +162,144 @@ void gl_ctx_event(struct gl_ctx *c, enum gl_log_level lvl, const char *source, c
 		gl_log(lvl, "%s: %s", source, msg);
 	if (c->st)
 		gl_store_event(c->st, t, names[lvl], source, msg);
+}
+
+/* ---- processes the workloads start (child.h) ------------------------------ */
+
+const char *gl_ctx_child_mark(struct gl_ctx *c)
+{
+	snprintf(c->child_mark, sizeof(c->child_mark), "%s=%s", GL_CHILD_MARK, c->run_id);
+	return c->child_mark;
+}
+
+int64_t gl_ctx_child_started(struct gl_ctx *c, const char *source, int pid, const char *what)
+{
+	struct gl_child_row r;
+	struct gl_proc_info pi;
+	struct gl_err err = { 0 };
+	struct utsname un;
+	int64_t id;
+
+	memset(&r, 0, sizeof(r));
+	if (gl_proc_info(pid, &pi) != 0) {
+		gl_ctx_event(c, GL_LOG_ERROR, source, "child pid %d: no /proc entry to record its start time", pid);
+		return -1;
+	}
+	snprintf(r.source, sizeof(r.source), "%s", source);
+	snprintf(r.what, sizeof(r.what), "%s", what ? what : "");
+	r.pid = pid;
+	r.pgid = pi.pgid;
+	r.start_ticks = pi.start_ticks;
+	gl_proc_boot_id(r.boot_id, sizeof(r.boot_id));
+	if (uname(&un) == 0)
+		snprintf(r.hostname, sizeof(r.hostname), "%s", un.nodename);
+	r.started_wall_ns = gl_wall_ns();
+	if (!c->st)
+		return 1;     /* no store to record it in: nothing to wait for */
+	id = gl_store_child_put(c->st, &r, &err);
+	if (id <= 0) {
+		gl_ctx_event(c, GL_LOG_ERROR, source, "child pid %d not recorded, so not started: %s", pid, err.msg);
+		return -1;
+	}
+	return id;
+}
+
+void gl_ctx_child_ended(struct gl_ctx *c, int64_t id)
+{
+	if (c->st && id > 0)
+		gl_store_child_ended(c->st, id);
+}
+
+#define LEFTOVERS_MAX 256
+#define LEFTOVER_GRACE_MS 5000
+
+/* Stop what an earlier controller of this run (or this one's launchers)
+ * left running on this host: the recorded children still alive with their
+ * recorded start time and boot, and every process carrying the run's mark
+ * (child.h). who prefixes the log lines ("resume", "end of run"). Returns
+ * -1 when one could not be stopped. */
+static int stop_leftovers(struct gl_ctx *c, const char *who)
+{
+	struct gl_child_row *rows = NULL;
+	struct gl_leftover *l = calloc(LEFTOVERS_MAX, sizeof(*l));
+	int *killed = calloc(LEFTOVERS_MAX, sizeof(int));
+	pid_t *pids = NULL;
+	uint64_t *ticks = NULL;
+	struct gl_err err = { 0 };
+	char boot[40];
+	struct utsname un;
+	const char *host = uname(&un) == 0 ? un.nodename : "";
+	int n_rows = 0, n_rec = 0, n = 0, scanned = 0, left = 0, rc = 0, elsewhere = 0;
+
+	gl_proc_boot_id(boot, sizeof(boot));
+	if (c->st && gl_store_child_list(c->st, &rows, &n_rows, &err) != 0)
+		gl_ctx_event(c, GL_LOG_WARN, "controller", "%s: recorded children not read: %s", who, err.msg);
+	pids = calloc((size_t)n_rows + 1, sizeof(*pids));
+	ticks = calloc((size_t)n_rows + 1, sizeof(*ticks));
+	if (!l || !killed || !pids || !ticks) {
+		gl_ctx_event(c, GL_LOG_ERROR, "controller", "%s: out of memory looking for leftover processes", who);
+		rc = -1;
+		goto out;
+	}
+	for (int i = 0; i < n_rows; i++) {
+		if (strcmp(rows[i].boot_id, boot) || strcmp(rows[i].hostname, host)) {
+			elsewhere++;
+			continue;
+		}
+		pids[n_rec] = rows[i].pid;
+		ticks[n_rec++] = rows[i].start_ticks;
+	}
+	n = gl_leftovers_find(c->run_id, pids, ticks, n_rec, l, LEFTOVERS_MAX, &scanned);
+	if (elsewhere)
+		gl_ctx_event(c, GL_LOG_WARN, "controller", "%s: %d recorded child process(es) were started on another "
+			     "host or before a reboot: not looked for here", who, elsewhere);
+	if (!scanned && c->run_id[0])
+		gl_ctx_event(c, GL_LOG_WARN, "controller", "%s: this gauntlet carries %s itself: only the recorded "
+			     "launchers were looked for", who, gl_ctx_child_mark(c));
+	if (!n) {
+		if (!c->wl_started)
+			gl_ctx_event(c, GL_LOG_INFO, "controller", "%s: no process of this run left running (%d recorded "
+				     "launch(es) checked%s)", who, n_rec, scanned ? ", processes carrying its "
+				     GL_CHILD_MARK " looked for" : "");
+		goto ended;
+	}
+	for (int i = 0; i < n; i++)
+		gl_ctx_event(c, GL_LOG_WARN, "controller", "%s: stopping pid %d%s, left running by %s: %s", who,
+			     (int)l[i].pid, l[i].group ? " and its process group" : "",
+			     c->resumes && !c->wl_started ? "the controller before this resume" : "a workload's launcher",
+			     l[i].cmd[0] ? l[i].cmd : "?");
+	left = gl_leftovers_stop(l, n, LEFTOVER_GRACE_MS, killed);
+	for (int i = 0; i < n; i++) {
+		struct gl_proc_info pi;
+		int alive = gl_proc_info(l[i].pid, &pi) == 0 && pi.start_ticks == l[i].start_ticks &&
+			    pi.state != 'Z' && pi.state != 'X';
+		if (alive)
+			gl_ctx_event(c, GL_LOG_ERROR, "controller", "%s: pid %d is still running after SIGKILL "
+				     "(state %c): %s", who, (int)l[i].pid, pi.state, l[i].cmd);
+		else
+			gl_ctx_event(c, GL_LOG_WARN, "controller", "%s: stopped pid %d (%s)", who, (int)l[i].pid,
+				     killed[i] ? "SIGKILL: SIGTERM was not enough" : "SIGTERM");
+	}
+	if (left) {
+		gl_ctx_event(c, GL_LOG_ERROR, "controller", "%s: %d process(es) of this run could not be stopped: "
+			     "nothing is started beside them", who, left);
+		rc = -1;
+		goto out;
+	}
+	gl_ctx_event(c, GL_LOG_WARN, "controller", "%s: stopped %d process(es) of this run left running", who, n);
+ended:
+	for (int i = 0; i < n_rows; i++)
+		if (!strcmp(rows[i].boot_id, boot) && !strcmp(rows[i].hostname, host))
+			gl_store_child_ended(c->st, rows[i].seq);
+	if (c->st)
+		gl_store_flush(c->st, NULL);
+out:
+	free(rows);
+	free(pids);
+	free(ticks);
+	free(l);
+	free(killed);
+	return rc;
 }
 
 int gl_ctx_preflight(struct gl_ctx *c, const char *subject, const char *check, int ok,
@@ -1158,6 +1298,9 @@ static int drive(struct gl_ctx *c)
 	for (int i = 0; i < c->sc->n_workloads; i++)
 		if (c->wl_state[i])
 			c->sc->workloads[i].ops->stop(c->wl_state[i]);
+	/* What a launcher moved out of its reach (a job in a session of its
+	 * own) carries the run's mark: it ends with the run too. */
+	stop_leftovers(c, "end of run");
 	now = gl_ctx_elapsed_ns(c);
 	/* The run ends at the scenario's end, not when the loop noticed. */
 	if (c->stop == STOP_END && now > gl_timeline_real_ns(c->sc->duration_ns, c->scale))
@@ -1573,6 +1716,15 @@ int gl_controller_resume(const char *dir, int dry_run)
 		else
 			gl_ctx_event(&c, GL_LOG_INFO, "controller", "run %s resumed at elapsed %.3f s (resume #%d)",
 				     row.id, (double)base / 1e9, row.resumes + 1);
+	}
+	/* Nothing the dead controller started may run beside what this one
+	 * starts: two training jobs would share a checkpoint directory. */
+	if (stop_leftovers(&c, "resume") != 0) {
+		fprintf(stderr, "gauntlet: %s: processes of the run are still running and could not be stopped "
+			"(see above); nothing was started\n", dir);
+		gl_store_flush(c.st, NULL);
+		code = 4;
+		goto out;
 	}
 	/* Put back the partial window the store holds. */
 	{

@@ -7,7 +7,8 @@
  * Hooks marked (required) must be set; (optional) ones may be NULL and are
  * looked up once when the run starts, never per event.
  *
- * Threading: every hook is called on the controller's event-loop thread.
+ * Threading: every hook is called on the controller's event-loop thread,
+ * the thread that runs main: it lives as long as the controller.
  */
 #ifndef GL_PLUGIN_H
 #define GL_PLUGIN_H
@@ -61,6 +62,19 @@ void gl_ctx_fail(struct gl_ctx *c, const char *fmt, ...) __attribute__((format(p
 /* A line for the run's event log (store and stderr). */
 void gl_ctx_event(struct gl_ctx *c, enum gl_log_level lvl, const char *source, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+/* Processes a workload starts that could outlive the controller (a
+ * launcher, fio; child.h). Fork on the loop thread (every hook runs there,
+ * and it lives as long as the process: PR_SET_PDEATHSIG follows the thread
+ * that forked), with a gate (gl_child_gate_open) the child waits on, and
+ * in the child's environment gl_ctx_child_mark(): "GAUNTLET_RUN_ID=<id>".
+ * Make the child the leader of a process group of its own, then call
+ * gl_ctx_child_started: it records pid, group, start time and boot in the
+ * store and commits. Open the gate (gl_child_gate_release(g, 1)) only when
+ * it returned an id > 0; otherwise close it and fail the start (the error
+ * is logged). gl_ctx_child_ended when the child was reaped. */
+const char *gl_ctx_child_mark(struct gl_ctx *c);
+int64_t gl_ctx_child_started(struct gl_ctx *c, const char *source, int pid, const char *what);
+void gl_ctx_child_ended(struct gl_ctx *c, int64_t id);
 
 struct gl_workload_ops {
 	const char *name;

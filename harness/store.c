@@ -112,7 +112,12 @@ static const char *const migrations[] = {
 	"ALTER TABLE faults ADD COLUMN measured TEXT;",
 	/* 3 -> 4: documents kept with the run (the inventory taken at start) */
 	"CREATE TABLE docs (key TEXT PRIMARY KEY, wall_ns INTEGER NOT NULL, body TEXT NOT NULL);",
-	/* 4 -> 5: controller outages: the wall time of the last progress
+	/* 4 -> 5: processes a workload started (launchers, fio), identified
+	 * by pid, start time and boot, for resume to stop (child.h) */
+	"CREATE TABLE children (seq INTEGER PRIMARY KEY AUTOINCREMENT, source TEXT NOT NULL, what TEXT,"
+	"  pid INTEGER NOT NULL, pgid INTEGER NOT NULL, start_ticks INTEGER NOT NULL, boot_id TEXT NOT NULL,"
+	"  hostname TEXT, started_wall_ns INTEGER NOT NULL, ended_wall_ns INTEGER);",
+	/* 5 -> 6: controller outages: the wall time of the last progress
 	 * commit, and per resume the span the controller was down */
 	"ALTER TABLE run ADD COLUMN progress_wall_ns INTEGER;"
 	"CREATE TABLE outages (resume INTEGER PRIMARY KEY, at_elapsed_ns INTEGER NOT NULL,"
@@ -863,4 +868,82 @@ int gl_store_doc_get(struct gl_store *st, const char *key, char **out, struct gl
 	}
 	sqlite3_finalize(q);
 	return rc;
+}
+
+int64_t gl_store_child_put(struct gl_store *st, const struct gl_child_row *c, struct gl_err *err)
+{
+	sqlite3_stmt *q;
+	int rc;
+
+	if (sqlite3_prepare_v2(st->db, "INSERT INTO children(source,what,pid,pgid,start_ticks,boot_id,hostname,"
+			       "started_wall_ns) VALUES(?,?,?,?,?,?,?,?)", -1, &q, NULL) != SQLITE_OK)
+		return gl_errf(err, GL_EIO, "store: %s", sqlite3_errmsg(st->db));
+	sqlite3_bind_text(q, 1, c->source, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(q, 2, c->what, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(q, 3, c->pid);
+	sqlite3_bind_int64(q, 4, c->pgid);
+	sqlite3_bind_int64(q, 5, (int64_t)c->start_ticks);
+	sqlite3_bind_text(q, 6, c->boot_id, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(q, 7, c->hostname, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(q, 8, c->started_wall_ns);
+	txn(st);
+	rc = sqlite3_step(q);
+	sqlite3_finalize(q);
+	if (rc != SQLITE_DONE)
+		return gl_errf(err, GL_EIO, "store: children: %s", sqlite3_errmsg(st->db));
+	/* durable before the child may run (it waits on its gate) */
+	if ((rc = gl_store_flush(st, err)))
+		return rc;
+	return sqlite3_last_insert_rowid(st->db);
+}
+
+int gl_store_child_ended(struct gl_store *st, int64_t seq)
+{
+	int64_t v[2] = { gl_wall_ns(), seq };
+	return exec_bound(st, "UPDATE children SET ended_wall_ns=? WHERE seq=? AND ended_wall_ns IS NULL", 2, v,
+			  NULL, NULL);
+}
+
+int gl_store_child_list(struct gl_store *st, struct gl_child_row **out, int *n, struct gl_err *err)
+{
+	sqlite3_stmt *q;
+	struct gl_child_row *rows = NULL;
+	int cap = 0, rc;
+
+	*out = NULL;
+	*n = 0;
+	if (sqlite3_prepare_v2(st->db, "SELECT seq,source,what,pid,pgid,start_ticks,boot_id,hostname,started_wall_ns "
+			       "FROM children WHERE ended_wall_ns IS NULL ORDER BY seq", -1, &q, NULL) != SQLITE_OK)
+		return gl_errf(err, GL_EIO, "store: %s", sqlite3_errmsg(st->db));
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		struct gl_child_row *r;
+		if (*n == cap) {
+			struct gl_child_row *bigger = realloc(rows, (size_t)(cap = cap ? 2 * cap : 8) * sizeof(*rows));
+			if (!bigger) {
+				free(rows);
+				sqlite3_finalize(q);
+				return gl_errf(err, GL_ENOMEM, "store: out of memory");
+			}
+			rows = bigger;
+		}
+		r = &rows[(*n)++];
+		memset(r, 0, sizeof(*r));
+		r->seq = sqlite3_column_int64(q, 0);
+		col_text(q, 1, r->source, sizeof(r->source));
+		col_text(q, 2, r->what, sizeof(r->what));
+		r->pid = (int)sqlite3_column_int64(q, 3);
+		r->pgid = (int)sqlite3_column_int64(q, 4);
+		r->start_ticks = (uint64_t)sqlite3_column_int64(q, 5);
+		col_text(q, 6, r->boot_id, sizeof(r->boot_id));
+		col_text(q, 7, r->hostname, sizeof(r->hostname));
+		r->started_wall_ns = sqlite3_column_int64(q, 8);
+	}
+	sqlite3_finalize(q);
+	if (rc != SQLITE_DONE) {
+		free(rows);
+		*n = 0;
+		return gl_errf(err, GL_EIO, "store: %s", sqlite3_errmsg(st->db));
+	}
+	*out = rows;
+	return 0;
 }

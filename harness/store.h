@@ -21,7 +21,7 @@
 
 #include "util.h"
 
-#define GL_STORE_SCHEMA_VERSION 4
+#define GL_STORE_SCHEMA_VERSION 5
 
 struct gl_store;
 
@@ -153,5 +153,22 @@ int gl_store_event(struct gl_store *st, int64_t elapsed_ns, const char *level, c
  * copy (caller frees), or NULL with 0 returned when there is none. */
 int gl_store_doc_put(struct gl_store *st, const char *key, const char *json, struct gl_err *err);
 int gl_store_doc_get(struct gl_store *st, const char *key, char **out, struct gl_err *err);
+
+/* A process a workload started that could outlive the controller (child.h):
+ * put commits now, before the child is let go, and returns the row's seq
+ * (> 0) or a negative code; ended marks it reaped (in the batch); list
+ * gives the rows not marked ended, in order (*out malloc'd, free it). */
+struct gl_child_row {
+	int64_t seq;
+	char source[32];              /* the workload: "training", "storage" */
+	char what[256];               /* its command, cut */
+	int pid, pgid;
+	uint64_t start_ticks;         /* /proc/PID/stat field 22 */
+	char boot_id[40], hostname[128];
+	int64_t started_wall_ns;
+};
+int64_t gl_store_child_put(struct gl_store *st, const struct gl_child_row *c, struct gl_err *err);
+int gl_store_child_ended(struct gl_store *st, int64_t seq);
+int gl_store_child_list(struct gl_store *st, struct gl_child_row **out, int *n, struct gl_err *err);
 
 #endif

@@ -52,6 +52,7 @@
 
 #include "fio.h"
 #include "cfg.h"
+#include "child.h"
 #include "metrics.h"
 #include "paths.h"
 #include "plugin.h"
@@ -157,6 +158,7 @@ struct sto {
 	char **fio_argv;
 	int fio_argc;
 	pid_t fio_pid;
+	int64_t fio_child_id;        /* its row in the store's children table */
 	int fio_out, fio_err;
 	struct event *ev_fio_out, *ev_fio_err;
 	struct gl_fio_stream *fio_stream;
@@ -818,17 +820,33 @@ static int fio_start(struct sto *w, struct gl_err *err)
 {
 	int o[2], e[2];
 	pid_t pid;
-	char procs[PATH_MAX + 32];
+	char procs[PATH_MAX + 32], mark[128];
+	struct gl_child_gate gate;
 
 	if (pipe2(o, O_CLOEXEC) != 0 || pipe2(e, O_CLOEXEC) != 0)
 		return gl_errf(err, GL_EIO, "storage: pipe: %s", strerror(errno));
+	if (gl_child_gate_open(&gate) != 0) {
+		close(o[0]);
+		close(o[1]);
+		close(e[0]);
+		close(e[1]);
+		return gl_errf(err, GL_EIO, "storage: pipe: %s", strerror(errno));
+	}
 	snprintf(procs, sizeof(procs), "%s/cgroup.procs", w->cg_dir);
+	snprintf(mark, sizeof(mark), "%s", gl_ctx_child_mark(w->ctx));
+	/* On the loop thread (plugin.h): fio dies with the controller and
+	 * waits at the gate until the store holds its pid (child.h). */
 	pid = fork();
-	if (pid < 0)
+	if (pid < 0) {
+		gl_child_gate_close(&gate);
 		return gl_errf(err, GL_EIO, "storage: fork: %s", strerror(errno));
+	}
 	if (pid == 0) {
 		int null = open("/dev/null", O_RDONLY);
 		setpgid(0, 0);
+		if (gl_child_gate_wait(&gate) != 0)
+			_exit(127);
+		putenv(mark);
 		if (w->cg_dir[0]) {
 			int fd = open(procs, O_WRONLY);
 			if (fd >= 0) {
@@ -848,6 +866,14 @@ static int fio_start(struct sto *w, struct gl_err *err)
 	setpgid(pid, pid);
 	close(o[1]);
 	close(e[1]);
+	w->fio_child_id = gl_ctx_child_started(w->ctx, "storage", pid, "fio");
+	gl_child_gate_release(&gate, w->fio_child_id > 0);
+	if (w->fio_child_id <= 0) {
+		close(o[0]);
+		close(e[0]);
+		waitpid(pid, NULL, 0);
+		return gl_errf(err, GL_EIO, "storage: fio could not be recorded in the run store, so not started");
+	}
 	fcntl(o[0], F_SETFL, O_NONBLOCK);
 	fcntl(e[0], F_SETFL, O_NONBLOCK);
 	w->fio_pid = pid;
@@ -1077,6 +1103,9 @@ static int sto_init(struct gl_ctx *c, const cJSON *cfg, void **state, struct gl_
 		w->fio_argv[n++] = strdup("--output-format=json");
 		w->fio_argv[n++] = strdup("--status-interval=1");
 		w->fio_argv[n++] = NULL;       /* --directory, once the directory exists */
+		/* jobs as threads of the one fio process, which dies with the
+		 * controller (child.h); job processes would live on */
+		w->fio_argv[n++] = strdup("--thread");
 		cJSON_ArrayForEach(e, args)
 			w->fio_argv[n++] = strdup(e->valuestring);
 		w->fio_argc = n;
@@ -1245,6 +1274,7 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
 		int st;
 		if (waitpid(w->fio_pid, &st, WNOHANG) == w->fio_pid) {
 			w->fio_pid = 0;
+			gl_ctx_child_ended(w->ctx, w->fio_child_id);
 			gl_ctx_event(w->ctx, w->running ? GL_LOG_WARN : GL_LOG_INFO, "storage",
 				     "fio ended (%s %d) before the run", WIFEXITED(st) ? "exit" : "signal",
 				     WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
@@ -1358,6 +1388,7 @@ static void sto_stop(void *state)
 			gl_fio_stream_feed(w->fio_stream, buf, (size_t)r, on_fio_report, w, &err);
 		}
 		w->fio_pid = 0;
+		gl_ctx_child_ended(w->ctx, w->fio_child_id);
 	}
 	sto_on_window(w);
 	remove_files(w);

@@ -41,6 +41,7 @@
 #include <sqlite3.h>
 
 #include "cfg.h"
+#include "child.h"
 #include "metrics.h"
 #include "nccltests.h"
 #include "plugin.h"
@@ -64,6 +65,7 @@ struct rank_hb {
 
 struct job {
 	pid_t pid;                /* the launcher; leader of its process group */
+	int64_t child_id;         /* its row in the store's children table */
 	int fd;
 	struct event *ev_read;
 	char line[LINE_MAX_BYTES];
@@ -528,6 +530,11 @@ static void on_step_line(struct trn *w, struct job *j, const char *line)
 			gl_ctx_event(w->ctx, GL_LOG_INFO, "training", "launch %d restored from step %" PRId64
 				     ": restore_s %.3f (relaunch to first step), lost_steps %" PRId64, w->launches,
 				     from, restore_s, lost);
+			if (from > w->max_step_seen)
+				gl_ctx_event(w->ctx, GL_LOG_WARN, "training", "launch %d restored from step %" PRId64
+					     ", beyond the last step the run recorded (%" PRId64 "): steps and that "
+					     "checkpoint were made unseen (a job that outlived its controller, or lost "
+					     "report lines)", w->launches, from, w->max_step_seen);
 		}
 		check_transport(w);
 	}
@@ -592,6 +599,12 @@ static void on_ours(struct trn *w, struct job *j, const char *line)
 		gl_ctx_event(w->ctx, GL_LOG_INFO, "training", "checkpoint at step %" PRId64 ": save_s %.3f "
 			     "(max over ranks), save_gbps %.3f (min over ranks)", kv_i(line, "step", 0),
 			     kv_d(line, "save_s", 0), kv_d(line, "save_gbps", 0));
+		/* Committed now, with the steps before it, not at the next commit:
+		 * a controller killed in between would leave a checkpoint on disk
+		 * that the store never heard of, and the resumed job would restore
+		 * from it. */
+		if (gl_ctx_store(w->ctx))
+			gl_store_flush(gl_ctx_store(w->ctx), NULL);
 	} else if (!strcmp(kind, "error")) {
 		char what[32] = "";
 		kv(line, "what", what, sizeof(what));
@@ -701,9 +714,11 @@ static int spawn(struct trn *w, int restore)
 	struct job *j = &w->job;
 	char *argv[2 * MAX_ARGS + 2];
 	int p[2], n = 0;
-	char text[2048];
+	char text[2048], mark[128];
+	struct gl_child_gate gate;
 	pid_t pid;
 
+	snprintf(mark, sizeof(mark), "%s", gl_ctx_child_mark(w->ctx));
 	for (int i = 0; i < w->n_launch; i++)
 		argv[n++] = w->argv_launch[i];
 	for (int i = 0; i < w->n_prog; i++)
@@ -720,15 +735,25 @@ static int spawn(struct trn *w, int restore)
 		unlink(w->json_out);
 	if (pipe2(p, O_CLOEXEC) != 0)
 		return -1;
+	if (gl_child_gate_open(&gate) != 0) {
+		close(p[0]);
+		close(p[1]);
+		return -1;
+	}
+	/* On the loop thread (plugin.h): the launcher dies with the controller
+	 * (child.h), and waits at the gate until the store holds its pid. */
 	pid = fork();
 	if (pid < 0) {
 		close(p[0]);
 		close(p[1]);
+		gl_child_gate_close(&gate);
 		return -1;
 	}
 	if (pid == 0) {
 		int devnull = open("/dev/null", O_RDONLY);
 		setpgid(0, 0);
+		if (gl_child_gate_wait(&gate) != 0)
+			_exit(127);
 		dup2(devnull, 0);
 		dup2(p[1], 1);
 		dup2(p[1], 2);
@@ -737,6 +762,7 @@ static int spawn(struct trn *w, int restore)
 #endif
 		for (int i = 0; i < w->n_env; i++)
 			putenv(w->env[i]);
+		putenv(mark);
 		signal(SIGPIPE, SIG_DFL);
 		execvp(argv[0], argv);
 		dprintf(1, "gauntlet: cannot run %s: %s\n", argv[0], strerror(errno));
@@ -744,6 +770,15 @@ static int spawn(struct trn *w, int restore)
 	}
 	setpgid(pid, pid);
 	close(p[1]);
+	command_text(w, restore, text, sizeof(text));
+	j->child_id = gl_ctx_child_started(w->ctx, "training", pid, text);
+	gl_child_gate_release(&gate, j->child_id > 0);
+	if (j->child_id <= 0) {
+		close(p[0]);
+		waitpid(pid, NULL, 0);
+		errno = EIO;
+		return -1;
+	}
 	fcntl(p[0], F_SETFL, fcntl(p[0], F_GETFL) | O_NONBLOCK);
 	j->pid = pid;
 	j->fd = p[0];
@@ -753,7 +788,6 @@ static int spawn(struct trn *w, int restore)
 	j->ev_read = event_new(gl_ctx_base(w->ctx), p[0], EV_READ | EV_PERSIST, on_read, w);
 	event_add(j->ev_read, NULL);
 	w->have_job = 1;
-	command_text(w, restore, text, sizeof(text));
 	gl_ctx_event(w->ctx, GL_LOG_INFO, "training", "launch %d%s: %s", j->launch,
 		     restore ? " (restore)" : "", text);
 	return 0;
@@ -893,6 +927,7 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
 	if (!w->have_job || j->exited)
 		return;
 	if (waitpid(j->pid, &j->status, WNOHANG) == j->pid) {
+		gl_ctx_child_ended(w->ctx, j->child_id);
 		/* Drain what the pipe still holds before judging the exit. */
 		while (j->fd >= 0 && read_once(w) > 0)
 			;
@@ -1106,7 +1141,11 @@ static void trn_stop(void *state)
 		usleep(20000);
 	}
 	j->exited = 1;
-	/* The process group may hold ranks the launcher left behind. */
+	gl_ctx_child_ended(w->ctx, j->child_id);
+	/* The process group may hold processes the launcher left behind (a
+	 * wrapper script's children; OpenMPI puts each local rank in a group
+	 * of its own, and they go with mpirun: PR_SET_PDEATHSIG in
+	 * gauntlet-train). */
 	kill(-j->pid, SIGKILL);
 	gl_ctx_event(w->ctx, GL_LOG_INFO, "training", "job stopped at step %" PRId64 " after %d launch(es)",
 		     w->max_step_seen, w->launches);

@@ -7,3 +7,8 @@ gl_test_alone(test_training)
 # Incidents: a rank killed by the test, not by a fault, is one incident and
 # fails the verdict by default; incidents.max allows it.
 gl_script_test(test_incidents ${GL_TESTS_DIR}/scripts/test_incidents.sh TIMEOUT 300)
+# A SIGKILLed controller leaves no training job behind (PR_SET_PDEATHSIG
+# on the launcher and the ranks), and resume stops a job that a detaching
+# launcher wrapper kept alive before it launches its own: never two jobs on
+# one checkpoint directory (real mpirun on loopback, process listings).
+gl_script_test(test_orphans ${GL_TESTS_DIR}/scripts/test_orphans.sh TIMEOUT 300)

@@ -26,6 +26,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 #include <time.h>
 #include <unistd.h>
 
@@ -479,6 +482,13 @@ int main(int argc, char **argv)
 	t.corrupt_step = t.kill_save_step = -1;
 	t.rank = -1;
 
+#ifdef __linux__
+	/* A rank dies with the process that started it (mpirun, orted,
+	 * slurmstepd): a launcher SIGKILLed with its controller must not leave
+	 * ranks stepping and writing checkpoints nobody records. One whose
+	 * parent is gone already fails MPI_Init, which needs that parent. */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+#endif
 	MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
 	t.comm = MPI_COMM_WORLD;
 	MPI_Comm_rank(t.comm, &t.rank);

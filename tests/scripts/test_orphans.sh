@@ -1,0 +1,219 @@
+#!/bin/bash
+# test_orphans.sh - a SIGKILLed controller leaves no training job behind,
+# and `resume` never runs a second job beside one (docs/training.md,
+# "When the controller dies"). Real mpirun on loopback, 2 ranks, MPI
+# backend, checkpoints every 50 steps:
+#   A. fast path: SIGKILL the controller just after a checkpoint; within
+#      1 s no mpirun or gauntlet-train of the run is left (process listing),
+#      the checkpoint directory has not changed since the kill, and the
+#      newest checkpoint on disk is the last one the store recorded. An
+#      immediate `resume` finds nothing to stop, runs one job at a time
+#      (sampled), and restores from that checkpoint with lost_steps = the
+#      last step the store recorded minus it, as the report says.
+#   B. safety net: the launcher is a wrapper that starts mpirun in a
+#      session of its own (setsid), keeping a copy of the output in a log
+#      (tee -p), as site wrappers do: PR_SET_PDEATHSIG cannot reach that
+#      job and it outlives the controller. `resume` stops it (and says
+#      which pids) before it launches anything: one job at a time; and the
+#      end of the run stops the job that the resumed controller's wrapper
+#      detached in turn.
+. "$(dirname "$0")/lib.sh"
+
+BIN=$(dirname "$GAUNTLET")/gauntlet-train
+[ -x "$BIN" ] || skip "gauntlet-train was not built (OpenMPI not found at build time)"
+command -v mpirun >/dev/null || skip "mpirun not installed (Debian openmpi-bin)"
+command -v setsid >/dev/null || skip "setsid (util-linux) is needed for part B's wrapper"
+
+# Every process of this test's jobs has its checkpoint directory ($T/ck-*)
+# on its command line; this is how they are told from other tests' jobs.
+# procs DIR: "pid name" of the live (not zombie) ones, name the basename of
+# argv[0] (mpirun, gauntlet-train, sh, tee); not this awk, whose own
+# arguments name the directory.
+procs() {
+	ps -eo pid=,stat=,args= | awk -v d="$1/" '$2 !~ /^Z/ && index($0, d) {
+		n = $3; sub(".*/", "", n); if (n != "awk") print $1, n }'
+}
+count() { procs "$1" | awk -v n="$2" '$2 == n' | wc -l; }
+# A live process of one of our jobs once the test ends (a check failed):
+# stop it, by pid, so that nothing outlives the test.
+reap() {
+	for d in "$T"/ck-*; do
+		[ -d "$d" ] || continue
+		for p in $(procs "$d" | awk '{ print $1 }'); do kill -9 "$p" 2>/dev/null; done
+	done
+}
+trap 'reap; cleanup' EXIT
+
+scenario() { # scenario FILE CKPT_DIR [extra training keys]
+	cat > "$1" <<JSON
+{
+  "name": "orphans",
+  "duration": "25s",
+  "window": "1s",
+  "hosts": { "me": { "local": true } },
+  "workloads": {
+    "training": { "launcher": "mpirun", "hosts": ["me:2"], "backend": "mpi",
+                  "message": "1MiB", "compute": "25ms", "heartbeat": "200ms", "watchdog": "20s",
+                  "restart_backoff": "300ms", "launcher_args": ["--oversubscribe"], ${3:-}
+                  "checkpoint": { "dir": "$2", "every_steps": 50, "size": "8MiB" } }
+  },
+  "phases": [ { "name": "steady", "for": "25s" } ],
+  "targets": { "steady": { "training.step_time_s.p95": "<= 5", "training.correctness_errors": "== 0" } }
+}
+JSON
+}
+# The newest complete checkpoint (one with its manifest) under DIR, by step.
+newest_ckpt() {
+	local s
+	s=$(ls -d "$1"/*/step-*/MANIFEST.json 2>/dev/null | sed 's#.*/step-0*\([0-9][0-9]*\)/MANIFEST.json#\1#' |
+		sort -n | tail -1)
+	echo "${s:-0}"
+}
+# The last checkpoint the run's store recorded (its event), 0 for none.
+stored_ckpt() {
+	local s
+	s=$(sql "$1/run.db" "select message from events where message like 'checkpoint at step %' order by seq desc limit 1" |
+		sed -n 's/^checkpoint at step \([0-9]*\):.*/\1/p')
+	echo "${s:-0}"
+}
+# Start a run, wait until it has saved 2 checkpoints, then SIGKILL its
+# controller 0.3 s after the next one is complete on disk (well before the
+# one after it: 50 steps take over 1 s), so that the kill never lands
+# inside a save. Sets KILLED_AT_CKPT.
+run_and_kill() { # run_and_kill JSON OUTDIR CKPT_DIR LOG
+	local n=0 before
+	"$GAUNTLET" run "$1" --out "$2" > "$4" 2>&1 &
+	local g=$!
+	PIDS+=("$g")
+	while [ "$(newest_ckpt "$3")" -lt 100 ] && [ $n -lt 600 ] && kill -0 "$g" 2>/dev/null; do
+		sleep 0.1; n=$((n + 1))
+	done
+	before=$(newest_ckpt "$3")
+	n=0
+	while [ "$(newest_ckpt "$3")" = "$before" ] && [ $n -lt 200 ] && kill -0 "$g" 2>/dev/null; do
+		sleep 0.05; n=$((n + 1))
+	done
+	sleep 0.3
+	KILLED_AT_CKPT=$(newest_ckpt "$3")
+	kill -9 "$g" 2>/dev/null
+	wait "$g" 2>/dev/null
+}
+# Resume DIR in the background and sample the job's processes every 0.2 s
+# until it ends: MAX_MPIRUN, MAX_RANKS, SAMPLES, SEEN (samples with a job);
+# RESUME_RC.
+resume_sampled() { # resume_sampled DIR CKPT_DIR LOG
+	"$GAUNTLET" resume "$1" > "$3" 2>&1 &
+	local r=$! m k
+	PIDS+=("$r")
+	MAX_MPIRUN=0 MAX_RANKS=0 SAMPLES=0 SEEN=0 BAD=0
+	while kill -0 "$r" 2>/dev/null; do
+		m=$(count "$2" mpirun)
+		k=$(count "$2" gauntlet-train)
+		[ "$m" -gt "$MAX_MPIRUN" ] && MAX_MPIRUN=$m
+		[ "$k" -gt "$MAX_RANKS" ] && MAX_RANKS=$k
+		[ "$m" -gt 1 -o "$k" -gt 2 ] && [ $((BAD += 1)) -le 2 ] &&
+			{ echo "   sample $SAMPLES: $m mpirun, $k ranks:"; procs "$2" | sed 's/^/     /'; }
+		[ "$m" -gt 0 ] && SEEN=$((SEEN + 1))
+		SAMPLES=$((SAMPLES + 1))
+		sleep 0.2
+	done
+	wait "$r"
+	RESUME_RC=$?
+}
+
+# ---- A: the fast path -----------------------------------------------------------
+CK=$T/ck-a
+scenario "$T/a.json" "$CK"
+run_and_kill "$T/a.json" "$T/a" "$CK" "$T/a.log"
+snap0=$(find "$CK" -printf '%P %s %T@\n' | sort)
+# The processes go within milliseconds (PR_SET_PDEATHSIG); 1 s is slack
+# for a loaded machine. A job that outlives its controller by itself lives
+# on for seconds (until its output to the dead controller fails).
+n=0
+while [ -n "$(procs "$CK")" ] && [ $n -lt 10 ]; do sleep 0.1; n=$((n + 1)); done
+left=$(procs "$CK" | tr '\n' ';')
+echo "A: killed after checkpoint $KILLED_AT_CKPT; left after $((n / 10)).$((n % 10)) s: ${left:-none}"
+check "A: no mpirun or gauntlet-train of the killed run is left 1 s after the SIGKILL" [ -z "$left" ]
+snap1=$(find "$CK" -printf '%P %s %T@\n' | sort)
+check "A: the checkpoint directory did not change after the kill" [ "$snap0" = "$snap1" ]
+[ "$snap0" = "$snap1" ] || diff <(echo "$snap0") <(echo "$snap1") | sed 's/^/   /'
+disk=$(newest_ckpt "$CK")
+rec=$(stored_ckpt "$T/a")
+maxrec=$(sql "$T/a/run.db" "select max(step) from train_steps")
+echo "A: newest checkpoint on disk $disk, last recorded $rec, last step recorded $maxrec"
+check "A: the newest checkpoint on disk ($disk) is the last the store recorded ($rec)" \
+	[ "$disk" -gt 0 -a "$disk" = "$rec" ]
+# and at once:
+resume_sampled "$T/a" "$CK" "$T/ra.log"
+echo "A: resume exit $RESUME_RC; $SAMPLES samples, $SEEN with a job; at most $MAX_MPIRUN mpirun, $MAX_RANKS ranks at once"
+check "A: the resumed run passes (exit $RESUME_RC)" [ "$RESUME_RC" -eq 0 ]
+check "A: resume found nothing of the killed run left to stop" \
+	grep -q "resume: no process of this run left running (1 recorded launch(es) checked" "$T/ra.log"
+check "A: the samples saw the resumed job ($SEEN of $SAMPLES)" [ "$SEEN" -ge 5 ]
+check "A: never more than one mpirun ($MAX_MPIRUN) or 2 ranks ($MAX_RANKS) of the run at once" \
+	[ "$MAX_MPIRUN" -le 1 -a "$MAX_RANKS" -le 2 ]
+restore=$(grep -o "launch [0-9]* restored from step [0-9]*: .*lost_steps [0-9]*" "$T/ra.log" | head -1)
+echo "A: $restore"
+rstep=$(sed -n 's/.*restored from step \([0-9]*\):.*/\1/p' <<< "$restore")
+lost=$(sed -n 's/.*lost_steps \([0-9]*\)$/\1/p' <<< "$restore")
+check "A: restored from the last checkpoint the store recorded (step ${rstep:-none} = $rec)" [ "${rstep:-x}" = "$rec" ]
+check "A: lost_steps ${lost:-none} = last step recorded $maxrec - restored step ${rstep:-none}" \
+	[ "${lost:-x}" = "$((maxrec - ${rstep:-0}))" ]
+check "A: report.json says the same lost_steps and one restore" json "$T/a/report.json" \
+	"r['metrics']['training']['checkpoint']['lost_steps'] == ${lost:--1} and r['metrics']['training']['checkpoint']['restores'] == 1"
+check "A: the restored step (${rstep:-none}) is not beyond the last step the run recorded ($maxrec)" \
+	[ "${rstep:-999999999}" -le "$maxrec" ]
+check "A: nothing of the job is left after the run" [ -z "$(procs "$CK")" ]
+
+# ---- B: the safety net: a job the kernel cannot take down with the controller ----
+CK=$T/ck-b
+cat > "$T/detach-mpirun" <<SH
+#!/bin/sh
+# A site wrapper: the job in a session of its own, a copy of its output in a log.
+exec setsid -w sh -c 'mpirun "\$@" 2>&1 | tee -p -a "$T/job-b.log"' sh "\$@"
+SH
+chmod +x "$T/detach-mpirun"
+scenario "$T/b.json" "$CK" "\"launcher_path\": \"$T/detach-mpirun\","
+run_and_kill "$T/b.json" "$T/b" "$CK" "$T/b.log"
+sleep 2
+orphans=$(procs "$CK" | awk '$2 == "mpirun" || $2 == "gauntlet-train" { print $1 }' | sort -n)
+echo "B: left running 2 s after the SIGKILL:" $(procs "$CK" | tr '\n' ';')
+check "B: the detached job outlived the controller (1 mpirun, 2 ranks): the case resume must handle" \
+	[ "$(count "$CK" mpirun)" -eq 1 -a "$(count "$CK" gauntlet-train)" -eq 2 ]
+maxrec=$(sql "$T/b/run.db" "select max(step) from train_steps")
+resume_sampled "$T/b" "$CK" "$T/rb.log"
+echo "B: resume exit $RESUME_RC; $SAMPLES samples, $SEEN with a job; at most $MAX_MPIRUN mpirun, $MAX_RANKS ranks at once"
+grep -E "resume: |end of run: " "$T/rb.log" | cut -c1-200 | sed 's/^/   /'
+check "B: the resumed run passes (exit $RESUME_RC)" [ "$RESUME_RC" -eq 0 ]
+stopped_all=1
+for p in $orphans; do
+	grep -q "resume: stopped pid $p (" "$T/rb.log" || { stopped_all=0; echo "   pid $p: no 'stopped' line"; }
+done
+check "B: resume says it stopped each of the job's processes ($(echo $orphans))" \
+	[ -n "$orphans" -a "$stopped_all" = 1 ]
+stop_line=$(grep -n "resume: stopped [0-9]* process(es) of this run left running" "$T/rb.log" | head -1 | cut -d: -f1)
+launch_line=$(grep -n "training: launch 1 (restore):" "$T/rb.log" | head -1 | cut -d: -f1)
+check "B: ... before it launched anything (log line ${stop_line:-none} < ${launch_line:-none})" \
+	[ "${stop_line:-999999}" -lt "${launch_line:-0}" ]
+still=0
+for p in $orphans; do [ -d /proc/$p ] && ! grep -q '^State:.*Z' /proc/$p/status 2>/dev/null && still=1; done
+check "B: those pids are gone" [ "$still" = 0 ]
+check "B: the samples saw the resumed job ($SEEN of $SAMPLES)" [ "$SEEN" -ge 5 ]
+check "B: never more than one mpirun ($MAX_MPIRUN) or 2 ranks ($MAX_RANKS) of the run at once" \
+	[ "$MAX_MPIRUN" -le 1 -a "$MAX_RANKS" -le 2 ]
+check "B: the end of the run stopped what the resumed wrapper detached, and said so" \
+	grep -q "end of run: stopped [0-9]* process(es) of this run left running" "$T/rb.log"
+check "B: nothing of the job is left after the run" [ -z "$(procs "$CK")" ]
+lost=$(json "$T/b/report.json" "r['metrics']['training']['checkpoint']['lost_steps']")
+rstep=$(sed -n 's/.*launch 1 restored from step \([0-9]*\):.*/\1/p' "$T/rb.log" | head -1)
+echo "B: last step recorded $maxrec; restored from step ${rstep:-none}; report lost_steps $lost"
+want=$(( maxrec > ${rstep:-0} ? maxrec - ${rstep:-0} : 0 ))
+check "B: lost_steps in the report ($lost) = the last step recorded - the restored step, at least 0 ($want)" \
+	[ -n "$rstep" -a "$lost" = "$want" ]
+if [ -n "$rstep" ] && [ "$rstep" -gt "$maxrec" ]; then
+	check "B: a restore from beyond the recorded steps (the job ran on unsupervised) is named" \
+		grep -q "restored from step $rstep, beyond the last step the run recorded ($maxrec)" "$T/rb.log"
+fi
+
+reap
+finish
