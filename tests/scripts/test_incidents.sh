@@ -9,7 +9,8 @@
 #      training.failure, in the windows of the test's kill (none for the
 #      scheduled kill); it is counted against the default limit of 0, so
 #      the verdict fails while every target passes; report.md, report.html
-#      and junit.xml say so, and name the job's end;
+#      and junit.xml say so, and name the job's end; the live endpoint
+#      counted it while the run went on;
 #   2. the same with "incidents": {"max": 1}: the one incident is allowed
 #      and the verdict passes (the gate can pass, and counts every kind);
 #   3. with "incidents": {"max": 0} and no kill by the test: no incident,
@@ -52,7 +53,7 @@ JSON
 run_and_kill() { # NAME KILL
 	local n=$1 ck=$T/ck-$1
 	mkdir -p "$ck"
-	bg run "$T/$n.json" --out "$T/$n"
+	bg run "$T/$n.json" --out "$T/$n" --metrics-listen 0 >"$T/$n.log" 2>&1
 	local pid=$BG_PID
 	if [ "$2" = 1 ]; then
 		for _ in $(seq 1 400); do
@@ -67,6 +68,13 @@ run_and_kill() { # NAME KILL
 			kill -KILL "$victim"
 			echo "$(sql "$T/$n/run.db" "select elapsed_ns from run") $victim" >"$T/$n.kill"
 		fi
+		# the live endpoint once the incident's windows have closed
+		for _ in $(seq 1 200); do
+			e=$(sql "$T/$n/run.db" "select elapsed_ns from run" 2>/dev/null)
+			[ -n "$e" ] && [ "$e" -ge 34000000000 ] && break
+			sleep 0.1
+		done
+		curl -s --max-time 5 "$(grep -o 'http://[0-9.:]*/metrics' "$T/$n.log" | head -1)" >"$T/$n.prom"
 	fi
 	wait "$pid"
 	echo $? >"$T/$n.rc"
@@ -117,6 +125,10 @@ db = sqlite3.connect('$R/run.db')
 n = db.execute(\"select sum(m.counter) from window_metrics m join windows w on w.idx = m.idx where m.name = 'training.job_failures' and w.start_ns >= ? and w.end_ns <= ?\", (round(x['start_elapsed_s'] * 1e9), round(x['end_elapsed_s'] * 1e9))).fetchone()[0]
 print('   job ends in the incident windows:', n)
 sys.exit(n != 1)"
+
+check "1: the live endpoint counted it, by kind, before the run ended" bash -c \
+	"grep -qx 'gauntlet_incidents{kind=\"training.failure\"} 1' '$T/default.prom' && grep -qx 'gauntlet_incidents_total 1' '$T/default.prom'"
+grep '^gauntlet_incidents' "$T/default.prom" | sed 's/^/   /'
 
 # --- 2. incidents.max 1: allowed ------------------------------------------------
 R=$T/max1

@@ -126,6 +126,45 @@ check "etcd loss: member 2 restarted by the revert, the 3 members healthy" \
 check "kill-rank: the job was relaunched and restored from a checkpoint" json "$R/report.json" \
 	"(lambda c: c['restores'] >= 1 and c['restore_s_max'] > 0)(r['metrics']['training']['checkpoint']) or sys.exit(1)"
 check "partition: no nft table of the run left" bash -c "t=\$(nft list tables) && ! grep -q gauntlet_ <<< \"\$t\""
+json "$R/report.json" "'\n'.join('   incident %s at %.1f s: %s' % (x['kind'], x['start_s'], x['what']) for x in r['incidents']['list']) or '   no incident'"
+check "lab soak: every scheduled failure is explained: no incident counted (kill-rank's relaunch included)" json "$R/report.json" \
+	"r['incidents']['counted'] == 0 and not any(x['kind'].startswith('training.') for x in r['incidents']['list']) or sys.exit(1)"
+
+# --- 2b. a rank killed by this test, not by a fault: one incident, a failed verdict -------
+cat > "$T/unscheduled.json" <<JSON
+{
+  "name": "lab-unscheduled", "inventory": "$INV", "duration": "40s", "window": "2s", "hold": 2,
+  "incidents": { "max": 0 },
+  "workloads": {
+    "inference": { "endpoints": "\${inference.endpoints}", "api": "chat", "model": "gauntlet-target",
+                   "arrival": { "mode": "poisson", "rate": 10 }, "output_tokens": 16, "timeout": "8s" },
+    "training": { "launcher": "mpirun", "hosts": ["lab-ctl:2"], "backend": "mpi",
+                  "binary": "\${training.binary}", "launcher_args": "\${training.launcher_args}",
+                  "message": "1MiB", "compute": "25ms", "heartbeat": "200ms", "restart_backoff": "500ms",
+                  "checkpoint": { "dir": "\${training.checkpoint_dir}/unscheduled", "every_steps": 50, "size": "8MiB" } }
+  },
+  "phases": [ { "name": "warmup", "for": "6s", "scope": "none" }, { "name": "steady", "for": "34s" } ],
+  "targets": { "steady": { "inference.error_rate": "<= 0.05", "training.steps": ">= 5" } }
+}
+JSON
+CK=$(json "$INV" "r['training']['checkpoint_dir']")/unscheduled
+"$GAUNTLET" run "$T/unscheduled.json" --out "$T/unsch" >"$T/unsch.log" 2>&1 &
+UPID=$!
+PIDS+=("$UPID")
+for _ in $(seq 1 300); do
+	e=$(sql "$T/unsch/run.db" "select elapsed_ns from run" 2>/dev/null)
+	[ -n "$e" ] && [ "$e" -ge 20000000000 ] && break
+	sleep 0.1
+done
+VICTIM=$(pgrep -n -f "gauntlet-train .*--ckpt-dir $CK")
+[ -n "$VICTIM" ] && kill -KILL "$VICTIM"
+wait "$UPID"; rc=$?
+check "unscheduled kill: the test killed rank pid ${VICTIM:-none} at 20 s; the run fails (exit $rc, want 1)" \
+	bash -c "[ -n '$VICTIM' ] && [ $rc -eq 1 ]"
+json "$T/unsch/report.json" "'\n'.join('   incident %s at %.1f s: %s; %s' % (x['kind'], x['start_elapsed_s'], x['what'], x['event']) for x in r['incidents']['list']) or '   no incident'"
+check "unscheduled kill: one incident, training.failure, after the kill; counted against max 0: the verdict fails" \
+	json "$T/unsch/report.json" \
+	"r['incidents']['count'] == 1 and r['incidents']['list'][0]['kind'] == 'training.failure' and 19 <= r['incidents']['list'][0]['start_elapsed_s'] <= 26 and (r['incidents']['counted'], r['incidents']['max'], r['incidents']['pass'], r['verdict']) == (1, 0, False, 'fail') or sys.exit(1)"
 fi
 
 # --- 3. down leaves nothing ---------------------------------------------------------------

@@ -2,13 +2,14 @@
 # test_phases.sh - per-phase figures are right in every report. One store
 # (inference against a real `gauntlet target`, three phases, the last at 3x
 # load) is rendered, and each phase's figures are read back from
-# report.html's Phases table and report.json's phases[], and computed
+# report.html's and report.md's Phases tables and report.json's phases[], and computed
 # independently from the store's own rows: request and error counts and
 # real seconds from the windows table and window_metrics counters, TTFT
 # percentiles by nearest rank over the per-request rows (t_first_token -
 # t_intended, as the open loop measures it). The two reports must agree
 # with each other and with that ground truth, and no measured figure may be
-# shown as 0 (the HTML table once showed 0 for every one).
+# shown as 0 (the HTML table once showed 0 for every one; report.md had no
+# per-phase figures at all).
 . "$(dirname "$0")/lib.sh"
 start_target target --ttft-ms 30 --itl-ms 2 --output-tokens 8
 cat > "$T/sc.json" <<JSON
@@ -22,12 +23,13 @@ cat > "$T/sc.json" <<JSON
 JSON
 "$GAUNTLET" run "$T/sc.json" --out "$T/run" > "$T/run.log" 2>&1; rc=$?
 check "the run passes (exit $rc)" [ $rc -eq 0 ]
-check "report.html and report.json written" [ -s "$T/run/report.html" -a -s "$T/run/report.json" ]
+check "report.html, report.md and report.json written" [ -s "$T/run/report.html" -a -s "$T/run/report.md" -a -s "$T/run/report.json" ]
 python3 - "$T/run" > "$T/cmp.out" 2>&1 <<'PY'
 import html, json, math, re, sqlite3, sys
 d = sys.argv[1]
 r = json.load(open(d + "/report.json"))
 h = open(d + "/report.html").read()
+md = open(d + "/report.md").read().split("\n")
 db = sqlite3.connect(d + "/run.db")
 fails, n = [], 0
 def ok(cond, what):
@@ -45,6 +47,16 @@ rows = [[html.unescape(re.sub(r"<[^>]+>", "", c)) for c in re.findall(r"<td[^>]*
         for row in re.findall(r"<tr><td.*?</tr>", t)]
 ok(len(rows) == len(r["phases"]) == 3, "three phases in report.html (%d) and report.json (%d)" % (len(rows), len(r["phases"])))
 col = {name: k for k, name in enumerate(heads)}
+# report.md's Phases table: the header row after "## Phases", then rows
+k = md.index("## Phases")
+mdh = [c.strip() for c in md[k + 2].strip("|").split("|")]
+mdrows = []
+for line in md[k + 4:]:
+    if not line.startswith("|"):
+        break
+    mdrows.append([c.strip() for c in line.strip("|").split("|")])
+ok(len(mdrows) == 3, "three phases in report.md (%d)" % len(mdrows))
+mdcol = {name: k for k, name in enumerate(mdh)}
 # independent figures from the store
 win = db.execute("select idx, phase, start_ns, end_ns from windows").fetchall()
 secs, reqs, errs, ttft = {}, {}, {}, {}
@@ -85,9 +97,38 @@ for p, jp in enumerate(r["phases"]):
         rel = 0.002 if "ttft" in k else 1e-6
         ok(close(jv, w, rel), "%s %s: report.json %s = from the store %s" % (name, k, jv, w))
         ok(close(hvf, jv, 1e-5), "%s %s: report.html %s = report.json %s" % (name, k, hv, jv))
+        mrow = mdrows[p] if p < len(mdrows) else []
+        mv = mrow[mdcol[k]] if k in mdcol and mdcol[k] < len(mrow) else None
+        try:
+            mvf = float(mv)
+        except (TypeError, ValueError):
+            mvf = None
+        ok(close(mvf, jv, 1e-5), "%s %s: report.md %s = report.json %s" % (name, k, mv, jv))
+        if w:
+            ok(mvf != 0, "%s %s: report.md does not show 0 for a measured %s" % (name, k, w))
         if w:
             ok(hvf != 0, "%s %s: report.html does not show 0 for a measured %s" % (name, k, w))
     ok(got_json["inference.throughput_rps"] > 0, "%s: a throughput was measured" % name)
+# the whole-run inference summary: the same rows in report.md and
+# report.html, and the figures report.json has
+def md_table(title):
+    k = md.index("## " + title)
+    rows = {}
+    for line in md[k + 1:]:
+        if line.startswith("## "):
+            break
+        if line.startswith("| ") and not line.startswith("| figure") and not line.startswith("|---"):
+            c = [x.strip() for x in line.strip("|").split("|")]
+            rows[c[0]] = c[1]
+    return rows
+mi = md_table("Inference")
+i = h.index('id="sum-inference"'); t = h[i:h.index("</table>", i)]
+hi = {html.unescape(a): html.unescape(b) for a, b in re.findall(r"<tr><td>(.*?)</td><td class=\"n\">(.*?)</td></tr>", t)}
+ok(len(mi) >= 15 and mi == hi, "report.md's and report.html's inference summaries hold the same %d rows" % len(mi))
+jm = r["metrics"]["inference"]
+ok(mi.get("requests") == str(jm["requests"]) == str(sum(reqs.values())), "inference requests: report.md %s, report.json %s, the store %s" % (mi.get("requests"), jm["requests"], sum(reqs.values())))
+ok(close(float(mi.get("TTFT ms p99", "nan")), jm["ttft_ms"]["p99"], 1e-5), "TTFT p99: report.md %s = report.json %s" % (mi.get("TTFT ms p99"), jm["ttft_ms"]["p99"]))
+ok(mi.get("errors") == str(jm["errors"]), "inference errors: report.md %s = report.json %s" % (mi.get("errors"), jm["errors"]))
 # the shock phase ran at 3x: a figure each report carries, from the store too
 ok(2.0 < (reqs[2] / secs[2]) / (reqs[1] / secs[1]) < 4.5, "shock/steady throughput ratio %.2f near 3" % ((reqs[2] / secs[2]) / (reqs[1] / secs[1])))
 for f in fails:
@@ -97,5 +138,5 @@ sys.exit(1 if fails else 0)
 PY
 prc=$?
 cat "$T/cmp.out"
-check "per-phase figures: report.html = report.json = the store's rows, none shown as 0 ($(tail -1 "$T/cmp.out"))" [ $prc -eq 0 ]
+check "per-phase figures: report.html = report.md = report.json = the store's rows, none shown as 0 ($(tail -1 "$T/cmp.out"))" [ $prc -eq 0 ]
 finish
