@@ -417,8 +417,14 @@ sys.stderr.write("%d\n" % n)
 PY
 }
 
+# report_files DIR: the files of a run directory other than the store
+# (run.db and SQLite's companions) and run.lock, one a line
+report_files() {
+	find "$1" -maxdepth 1 -type f ! -name run.db ! -name 'run.db-*' ! -name run.lock -printf '%f\n' | sort
+}
+
 check_stores() {
-	local S=$DIR/stores total=0 differ=0 failed=0 d name f
+	local S=$DIR/stores total=0 differ=0 failed=0 aside=0 d name f
 	[ -d "$S" ] || { echo "report-identity: no $S (make it with --make)" >&2; exit 2; }
 	SCRATCH=$(mktemp -d /tmp/gl-identity.XXXXXX) || exit 2
 	say "rendering with $("$G" --version) ($G); the stores were made with $(cat "$DIR/MADE-WITH" 2>/dev/null || echo '(unknown)')"
@@ -426,15 +432,18 @@ check_stores() {
 		name=$(basename "$d")
 		[ -f "$d/run.db" ] || continue
 		cp -a "$d" "$SCRATCH/$name" || { say "$name: cannot copy"; failed=$((failed + 1)); continue; }
-		local c=$SCRATCH/$name
-		for f in "${FILES[@]}"; do rm -f "$c/$f"; done
+		local c=$SCRATCH/$name old_set new_set
+		# the report files: everything in the run directory but the store
+		# and its lock; deleted in the copy, so the new binary must write each
+		old_set=$(report_files "$d")
+		for f in $old_set; do rm -f "$c/$f"; done
 		if ! "$G" report "$c" >"$SCRATCH/$name.report.log" 2>&1; then
 			say "$name: gauntlet report FAILED: $(tail -3 "$SCRATCH/$name.report.log")"
 			failed=$((failed + 1))
 		fi
+		new_set=$(report_files "$c")
 		echo "== $name"
-		for f in "${FILES[@]}"; do
-			[ -e "$d/$f" ] || [ -e "$c/$f" ] || continue
+		for f in $(printf '%s\n' $old_set $new_set | sort -u); do
 			total=$((total + 1))
 			if [ ! -e "$d/$f" ] || [ ! -e "$c/$f" ]; then
 				echo "   $f: DIFFERS: $([ -e "$d/$f" ] && echo "not written by the new binary" || echo "written now, but the old binary wrote none")"
@@ -449,16 +458,18 @@ check_stores() {
 			normalise "$c/$f" "$f" >"$SCRATCH/new" 2>"$SCRATCH/new.n"
 			if cmp -s "$SCRATCH/old" "$SCRATCH/new"; then
 				echo "   $f: identical (version fields aside: $(cat "$SCRATCH/new.n") line(s) set aside)"
+				aside=$((aside + 1))
 				continue
 			fi
 			differ=$((differ + 1))
-			echo "   $f: DIFFERS ($(cmp "$SCRATCH/old" "$SCRATCH/new" 2>&1 | head -1 | sed "s|$SCRATCH/||g"))"
+			echo "   $f: DIFFERS (first at $(cmp "$SCRATCH/old" "$SCRATCH/new" 2>&1 | head -1 | sed -e 's/.*differ: //' -e 's/^cmp: EOF on .*/the end of the shorter one/'), version fields set aside)"
 			diff -u --label "old/$name/$f" --label "new/$name/$f" "$SCRATCH/old" "$SCRATCH/new" |
 				cut -c1-240 | head -n 40 | sed 's/^/      /'
 		done
 	done
 	[ $total -gt 0 ] || { say "no store in $S"; exit 1; }
 	[ $failed -eq 0 ] || say "$failed store(s) could not be copied or rendered"
+	[ $aside -eq 0 ] || say "$aside file(s) identical only once the version fields were set aside"
 	echo "$total files compared, $differ differ"
 	[ $differ -eq 0 ] && [ $failed -eq 0 ]
 }
