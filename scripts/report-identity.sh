@@ -5,32 +5,39 @@
 #
 #   bash scripts/report-identity.sh --make DIR  [--gauntlet PATH]
 #       With the (old) binary, write a set of run stores into DIR/stores/,
-#       one per report feature (see the table below). Each keeps the
-#       reports that binary wrote. About two minutes.
+#       one or more report features each (listed above make_stores below).
+#       Each keeps the reports that binary wrote. About 90 s here.
 #   bash scripts/report-identity.sh --check DIR [--gauntlet PATH]
 #       For each store: copy it to a scratch directory, delete its report
-#       files there, render them with the (new) binary's `gauntlet report`,
-#       and compare each file byte for byte with the one the old binary
-#       wrote. Prints per file "identical" or a diff excerpt, and closes
-#       with "N files compared, M differ"; exit 1 when any differ (or a
-#       render failed), 0 otherwise, 2 on bad usage.
+#       files there (every file but run.db and run.lock), render them with
+#       the (new) binary's `gauntlet report`, and compare each file byte
+#       for byte with the one the old binary wrote (a file only one side
+#       has differs). Prints per file "identical" or a diff excerpt, and
+#       closes with "N files compared, M differ"; exit 1 when any differ
+#       (or a render failed), 0 otherwise, 2 on bad usage.
 #
-# PATH defaults to $GAUNTLET, else build/gauntlet of this checkout.
+# PATH defaults to $GAUNTLET, else build/gauntlet of this checkout. DIR is
+# never written by --check.
 #
-# Normalised before comparing, and nothing else: the fields naming
-# gauntlet's own version and revision (see normalise() below for the exact
-# lines). They are taken from the store (the binary that ran the run), so
-# today a re-render keeps them; they are set aside because the issue allows
-# them to change. A file identical only once they are set aside says so.
-# Nothing in a report depends on the time of rendering or on the run
-# directory's path (a same-binary --check proves it: 0 differ).
+# Normalised before comparing, and nothing else: the lines naming
+# gauntlet's own version and revision (normalise() below lists each one).
+# They are read from the store (the binary that ran the run), so today a
+# re-render keeps them; they are set aside because issue 16 allows them to
+# change. A file identical only once they are set aside says so. Nothing
+# else in a report depends on when, where (which directory, time zone,
+# locale) or by which process it is rendered: --check with the binary that
+# made DIR reports 0 differ.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 FILES=(report.json report.md report.html junit.xml timeseries.csv manifest.json)
 
-usage() {
-	sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//' >&2
-	exit 2
+usage() { # EXIT_STATUS: the header above; on stderr unless asked for
+	if [ "${1:-2}" = 0 ]; then
+		sed -n '2,/^set -uo/p' "$0" | grep '^#' | sed 's/^# \{0,1\}//'
+	else
+		sed -n '2,/^set -uo/p' "$0" | grep '^#' | sed 's/^# \{0,1\}//' >&2
+	fi
+	exit "${1:-2}"
 }
 MODE=
 DIR=
@@ -39,7 +46,7 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	--make|--check) [ $# -ge 2 ] || usage; MODE=${1#--}; DIR=$2; shift 2 ;;
 	--gauntlet) [ $# -ge 2 ] || usage; G=$2; shift 2 ;;
-	-h|--help) usage ;;
+	-h|--help) usage 0 ;;
 	*) echo "report-identity: unknown argument: $1" >&2; usage ;;
 	esac
 done
