@@ -136,7 +136,7 @@ make_stores() {
 	# ---- training-incident (background: real time, about 30 s) ---------------
 	local tr_pid=
 	if [ ! -x "$TRAIN" ]; then
-		say "SKIP training-incident: no gauntlet-train next to $G (OpenMPI missing at build time)"
+		say "SKIP training-incident: no gauntlet-train next to $G (it is built only where OpenMPI is found)"
 	elif ! command -v mpirun >/dev/null; then
 		say "SKIP training-incident: mpirun not installed (Debian openmpi-bin)"
 	else
