@@ -36,7 +36,6 @@
 #include "live.h"
 #include "metrics.h"
 #include "plugin.h"
-#include "report.h"
 #include "secrets.h"
 #include "store.h"
 #include "timeline.h"
@@ -105,6 +104,15 @@ struct gl_ctx {
 
 /* The live view's options, for run and resume alike (main sets them). */
 static struct gl_live_opts live_opts;
+
+static gl_report_writer reporter;
+
+void gl_controller_reporter(gl_report_writer w) { reporter = w; }
+
+static int write_reports(const char *dir, struct gl_store *st, struct gl_err *err)
+{
+	return reporter ? reporter(dir, st, err) : 0;
+}
 
 void gl_controller_live_opts(const struct gl_live_opts *o)
 {
@@ -1336,7 +1344,7 @@ static int drive(struct gl_ctx *c)
 	code = c->stop == STOP_ERROR ? 4 : !strcmp(an->verdict, "pass") ? 0 : !strcmp(an->verdict, "aborted") ? 3 : 1;
 	gl_store_run_finish(c->st, state, an->verdict, code, gl_wall_ns());
 	gl_analysis_free(an);
-	if (gl_report_write(c->dir, c->st, &err) != 0) {
+	if (write_reports(c->dir, c->st, &err) != 0) {
 		fprintf(stderr, "gauntlet: report: %s\n", err.msg);
 		return 4;
 	}
@@ -1519,7 +1527,7 @@ int gl_controller_run(const struct gl_run_opts *o)
 		struct gl_err rerr = { 0 };
 		gl_ctx_event(&c, GL_LOG_ERROR, "controller", "preflight failed: nothing was started or injected");
 		gl_store_run_finish(c.st, "failed", "fail", 4, gl_wall_ns());
-		if (gl_report_write(c.dir, c.st, &rerr) != 0)
+		if (write_reports(c.dir, c.st, &rerr) != 0)
 			fprintf(stderr, "gauntlet: report: %s\n", rerr.msg);
 		fprintf(stderr, "gauntlet: preflight failed (see above); report: %s/report.json\n", c.dir);
 		code = 4;

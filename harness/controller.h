@@ -4,8 +4,13 @@
  * windows, commits to the store at least every 500 ms, and stops in order on
  * SIGINT/SIGTERM or abort_if (revert every fault, flush, report).
  *
- * Each returns a process exit code per DESIGN section 2: 0 pass, 1 fail,
- * 2 bad input, 3 aborted, 4 harness or infrastructure error.
+ * Each returns a process exit code: 0 pass, 1 fail, 2 bad input, 3
+ * aborted, 4 harness or infrastructure error.
+ *
+ * The engine renders no report itself: the command line hands it the
+ * function that writes them (gl_report_write), called once the verdict is
+ * in the store and before the run's last line, so the engine depends on
+ * nothing above it.
  */
 #ifndef GL_CONTROLLER_H
 #define GL_CONTROLLER_H
@@ -27,6 +32,12 @@ struct gl_live_opts {
 	int64_t linger_ns;
 };
 void gl_controller_live_opts(const struct gl_live_opts *o);
+
+struct gl_store;
+struct gl_err;
+/* Writes the reports of the store into dir; NULL: a run writes none. */
+typedef int (*gl_report_writer)(const char *dir, struct gl_store *st, struct gl_err *err);
+void gl_controller_reporter(gl_report_writer w);
 
 int gl_controller_run(const struct gl_run_opts *o);
 /* Both refuse a store another user could have written (exit 2), show the

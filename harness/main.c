@@ -283,6 +283,7 @@ static int cmd_run(int argc, char **argv)
 	o.sets = c.sets;
 	o.dry_run = c.dry_run;
 	gl_controller_live_opts(&c.live);
+	gl_controller_reporter(gl_report_write);
 	return gl_controller_run(&o);
 }
 
@@ -321,6 +322,7 @@ static int cmd_resume(int argc, char **argv)
 		return 2;
 	}
 	gl_controller_live_opts(&lo);
+	gl_controller_reporter(gl_report_write);
 	return gl_controller_resume(dir, dry_run);
 }
 
