@@ -551,8 +551,6 @@ static int cp_plan(const struct gl_scenario *s, const struct gl_fault_spec *f, c
 
 	if (!h)
 		return gl_errf(err, GL_EINVAL, "control_plane_loss: unknown host '%s'", f->target);
-	if (!h->local && strcmp(f->method, "redfish") && !gl_transport_find("ssh"))
-		return gl_errf(err, GL_EINVAL, "control_plane_loss on host '%s': no ssh transport", h->name);
 	p = cJSON_Duplicate(f->params, 1);
 	if (!p)
 		return gl_errf(err, GL_ENOMEM, "out of memory");

@@ -371,8 +371,6 @@ static int dw_plan(const struct gl_scenario *s, const struct gl_fault_spec *f, c
 
 	if (!h)
 		return gl_errf(err, GL_EINVAL, "drain_worker: unknown host '%s'", f->target);
-	if (m != DW_K8S && !h->local && !gl_transport_find("ssh"))
-		return gl_errf(err, GL_EINVAL, "drain_worker on host '%s': the ssh transport is not built", h->name);
 	p = cJSON_CreateObject();
 	if (!p)
 		return gl_errf(err, GL_ENOMEM, "out of memory");

@@ -249,10 +249,6 @@ static int pk_plan(const struct gl_scenario *s, const struct gl_fault_spec *f, c
 
 	if (!h)
 		return gl_errf(err, GL_EINVAL, "process_kill: unknown host '%s'", f->target);
-	if (!h->local && !gl_transport_find("ssh"))
-		return gl_errf(err, GL_EINVAL,
-			       "process_kill on host '%s': the ssh transport is not built yet; only local hosts can run it",
-			       h->name);
 	if (!pat && !cJSON_IsNumber(pid))
 		return gl_errf(err, GL_EINVAL, "process_kill '%s': params need \"pattern\" or \"pid\"", f->id);
 	if (!sig)

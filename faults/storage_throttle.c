@@ -467,10 +467,6 @@ static int st_plan(const struct gl_scenario *s, const struct gl_fault_spec *f, c
 
 	if (!h)
 		return gl_errf(err, GL_EINVAL, "storage_throttle: unknown host '%s'", f->target);
-	if (!h->local && !gl_transport_find("ssh"))
-		return gl_errf(err, GL_EINVAL,
-			       "storage_throttle on host '%s': the ssh transport is not built yet; only local hosts can run it",
-			       h->name);
 	p = cJSON_CreateObject();
 	if (!p)
 		return gl_errf(err, GL_ENOMEM, "out of memory");
