@@ -7,11 +7,13 @@ What counts as a line:
   - each line is normalised: leading and trailing whitespace dropped, every
     other run of whitespace made one space (so re-indented copies match);
   - blank lines, lines of nothing but braces, brackets, parentheses, commas
-    and semicolons ("}", "};", "});"), and comment-only lines ("// ...",
-    "/* ... */", " * ..." inside a block comment) are skipped: they neither
-    count towards a run nor break one. Comments are skipped because a copy
-    with a reworded comment is still a copy, and a shared comment block alone
-    is not duplicated code. Text after code on the same line is kept.
+    and semicolons ("}", "};", "});"), comment-only lines ("// ...",
+    "/* ... */", " * ..." inside a block comment) and #include lines are
+    skipped: they neither count towards a run nor break one. Comments are
+    skipped because a copy with a reworded comment is still a copy, and a
+    shared comment block alone is not duplicated code; two files including
+    the same headers are not copies of each other. Text after code on the
+    same line is kept (a trailing comment too: rarely worth the parsing).
 A run is maximal: it cannot be extended by one more significant line at
 either end. Runs in one file may not overlap themselves.
 
@@ -45,7 +47,7 @@ def significant_lines(path):
                 s = s[end + 2:].strip()
             if not s or SKIP_RE.match(s):
                 continue
-            if s.startswith("//"):
+            if s.startswith("//") or s.startswith("#include"):
                 continue
             if s.startswith("/*"):
                 end = s.find("*/", 2)
