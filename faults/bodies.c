@@ -11,17 +11,7 @@
 #include <string.h>
 
 #include "bodies.h"
-
-static const cJSON *get(const cJSON *o, const char *key)
-{
-	return cJSON_IsObject(o) ? cJSON_GetObjectItemCaseSensitive(o, key) : NULL;
-}
-
-static const char *get_str(const cJSON *o, const char *key)
-{
-	const cJSON *v = get(o, key);
-	return cJSON_IsString(v) ? v->valuestring : NULL;
-}
+#include "params.h"
 
 /* ---- Kubernetes ------------------------------------------------------------- */
 
@@ -39,20 +29,20 @@ int gl_k8s_name_ok(const char *s)
 
 void gl_k8s_status_why(const cJSON *status, char *out, size_t n)
 {
-	const char *msg = get_str(status, "message"), *reason = get_str(status, "reason");
+	const char *msg = gl_param_str(status, "message"), *reason = gl_param_str(status, "reason");
 
 	snprintf(out, n, "%s%s%s", reason ? reason : "", reason && msg ? ": " : "", msg ? msg : "");
 }
 
 int gl_k8s_node_unschedulable(const cJSON *node)
 {
-	return cJSON_IsTrue(get(get(node, "spec"), "unschedulable"));
+	return cJSON_IsTrue(gl_param(gl_param(node, "spec"), "unschedulable"));
 }
 
 int gl_k8s_pod_items(const cJSON *list, int max_pods, const char *what, const cJSON **items,
 		     struct gl_err *err)
 {
-	const cJSON *it = get(list, "items");
+	const cJSON *it = gl_param(list, "items");
 
 	*items = NULL;
 	if (!cJSON_IsArray(it))
@@ -65,21 +55,21 @@ int gl_k8s_pod_items(const cJSON *list, int max_pods, const char *what, const cJ
 
 int gl_k8s_pod_verdict(const cJSON *pod, const char **ns, const char **name, const char **skip)
 {
-	const cJSON *md = get(pod, "metadata"), *owners = get(md, "ownerReferences"), *o;
-	const char *phase = get_str(get(pod, "status"), "phase");
+	const cJSON *md = gl_param(pod, "metadata"), *owners = gl_param(md, "ownerReferences"), *o;
+	const char *phase = gl_param_str(gl_param(pod, "status"), "phase");
 
 	*ns = *name = *skip = NULL;
 	if (!cJSON_IsArray(owners))
 		owners = NULL;
 	/* the drain leaves alone what it could not move or what is gone anyway */
 	cJSON_ArrayForEach(o, owners) {
-		const char *kind = get_str(o, "kind");
+		const char *kind = gl_param_str(o, "kind");
 		if (kind && !strcmp(kind, "DaemonSet")) {
 			*skip = "DaemonSet";
 			return 1;
 		}
 	}
-	if (get(get(md, "annotations"), "kubernetes.io/config.mirror")) {
+	if (gl_param(gl_param(md, "annotations"), "kubernetes.io/config.mirror")) {
 		*skip = "mirror pod";
 		return 1;
 	}
@@ -88,10 +78,10 @@ int gl_k8s_pod_verdict(const cJSON *pod, const char **ns, const char **name, con
 		return 1;
 	}
 	/* the names go into an eviction URL: only plain DNS names */
-	if (!gl_k8s_name_ok(get_str(md, "name")) || !gl_k8s_name_ok(get_str(md, "namespace")))
+	if (!gl_k8s_name_ok(gl_param_str(md, "name")) || !gl_k8s_name_ok(gl_param_str(md, "namespace")))
 		return -GL_EINVAL;
-	*ns = get_str(md, "namespace");
-	*name = get_str(md, "name");
+	*ns = gl_param_str(md, "namespace");
+	*name = gl_param_str(md, "name");
 	return 0;
 }
 
@@ -99,9 +89,9 @@ int gl_k8s_pod_verdict(const cJSON *pod, const char **ns, const char **name, con
 
 void gl_slurmrest_error(const cJSON *reply, char *out, size_t n)
 {
-	const cJSON *errs = get(reply, "errors");
+	const cJSON *errs = gl_param(reply, "errors");
 	const cJSON *e = cJSON_IsArray(errs) ? cJSON_GetArrayItem(errs, 0) : NULL;
-	const char *desc = get_str(e, "description"), *what = get_str(e, "error");
+	const char *desc = gl_param_str(e, "description"), *what = gl_param_str(e, "error");
 
 	snprintf(out, n, "%s%s%s", what ? what : "", what && desc && desc[0] ? ": " : "", desc ? desc : "");
 	if (e && !out[0])
@@ -110,11 +100,11 @@ void gl_slurmrest_error(const cJSON *reply, char *out, size_t n)
 
 int gl_slurmrest_node_state(const cJSON *reply, char *st, size_t n)
 {
-	const cJSON *nodes = get(reply, "nodes"), *state, *it;
+	const cJSON *nodes = gl_param(reply, "nodes"), *state, *it;
 	size_t used = 0;
 
 	st[0] = '\0';
-	state = get(cJSON_IsArray(nodes) ? cJSON_GetArrayItem(nodes, 0) : NULL, "state");
+	state = gl_param(cJSON_IsArray(nodes) ? cJSON_GetArrayItem(nodes, 0) : NULL, "state");
 	if (cJSON_IsString(state)) {
 		snprintf(st, n, "%s", state->valuestring);
 	} else if (cJSON_IsArray(state)) {
@@ -167,7 +157,7 @@ int gl_slurm_state_drained(const char *st)
 int gl_redfish_power_state(const char *body, size_t len, char *state, size_t n)
 {
 	cJSON *doc = body ? cJSON_ParseWithLength(body, len) : NULL;
-	const char *ps = get_str(doc, "PowerState");
+	const char *ps = gl_param_str(doc, "PowerState");
 	int rc = ps ? 0 : -GL_EINVAL;
 
 	snprintf(state, n, "%s", ps ? ps : "");

@@ -46,20 +46,17 @@
  * Every step works from the plan alone (committed before inject), in a later
  * process after a crash; every revert is idempotent. Commands run as argv
  * arrays or as one fixed sh script whose inputs travel in the environment
- * (the signal method's script is adapted from faults/process_kill.c).
+ * (the signal method's script shares process_kill's selection, procsel.h).
  */
-#include <math.h>
 #include <pthread.h>
-#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "bodies.h"
 #include "http.h"
+#include "params.h"
 #include "plan.h"
 #include "plugin.h"
 #include "procsel.h"
@@ -82,65 +79,14 @@ static const char *const cp_methods[] = { "exec", "signal", "redfish", NULL };
 static const char *const cp_tools[] = { "sh", NULL };
 
 /*
- * The signal method's script, step in $1, "start" argv after it. Inputs:
- * GL_SIG (KILL|STOP), GL_PID, GL_PIDFILE or GL_PAT, GL_MAX, GL_DIR,
- * GL_STATE, GL_WAIT (polls of 0.1 s), GL_LOG.
+ * The signal method's script (procsel.h), step in $1, "start" argv after
+ * it. Inputs: GL_SIG (KILL|STOP), GL_PID, GL_PIDFILE or GL_PAT, GL_MAX,
+ * GL_DIR, GL_STATE, GL_WAIT (polls of 0.1 s), GL_LOG.
  */
 static const char cp_script[] =
-	"set -f\n"
-	"pinfo() {\n"
-	"	L=\n"
-	"	{ read -r L < \"/proc/$1/stat\"; } 2>/dev/null || return 1\n"
-	"	[ -n \"$L\" ] || return 1\n"
-	"	R=${L##*) }\n"
-	"	set -- $R\n"
-	"	S=$1 PP=$2 ST=${20}\n"
-	"}\n"
-	"ancestors() {\n"
-	"	A=\" $$ \" a=$PPID\n"
-	"	while [ \"${a:-0}\" -gt 1 ]; do\n"
-	"		case $A in *\" $a \"*) break ;; esac\n"
-	"		A=\"$A$a \"\n"
-	"		pinfo \"$a\" || break\n"
-	"		a=$PP\n"
-	"	done\n"
-	"}\n"
-	"what() {\n"
-	"	if [ -n \"${GL_PIDFILE:-}\" ]; then echo \"pid file $GL_PIDFILE\";\n"
-	"	elif [ -n \"${GL_PID:-}\" ]; then echo \"pid $GL_PID\"; else echo \"pattern '$GL_PAT'\"; fi\n"
-	"}\n"
-	"select_procs() {\n"
-	"	if [ -n \"${GL_PIDFILE:-}\" ]; then\n"
-	"		cands=\n"
-	"		{ read -r cands < \"$GL_PIDFILE\"; } 2>/dev/null || { echo \"cannot read $(what)\"; exit 3; }\n"
-	"	elif [ -n \"${GL_PID:-}\" ]; then\n"
-	"		cands=$GL_PID\n"
-	"	else\n"
-	"		cands=$(pgrep -f -- \"$GL_PAT\"); rc=$?\n"
-	"		[ \"$rc\" -le 1 ] || { echo \"pgrep failed (exit $rc)\"; exit 5; }\n"
-	"	fi\n"
-	"	ancestors\n"
-	"	N=0 BEST= BEST_ST= STOPPED=\n"
-	"	for p in $cands; do\n"
-	"		case $p in ''|*[!0-9]*) continue ;; esac\n"
-	"		[ \"$p\" -gt 1 ] || continue\n"
-	"		case $A in *\" $p \"*) continue ;; esac\n"
-	"		pinfo \"$p\" || continue\n"
-	"		case $S in Z|X|x) continue ;; esac\n"
-	"		[ \"$S\" = T ] && STOPPED=\"$STOPPED $p\"\n"
-	"		N=$((N + 1))\n"
-	"		if [ -z \"$BEST\" ] || [ \"$ST\" -gt \"$BEST_ST\" ] || { [ \"$ST\" -eq \"$BEST_ST\" ] && [ \"$p\" -gt \"$BEST\" ]; }; then\n"
-	"			BEST=$p BEST_ST=$ST\n"
-	"		fi\n"
-	"	done\n"
-	"}\n"
+	GL_PROCSEL_SH_FUNCS
 	"inject() {\n"
-	"	mkdir -p -- \"$GL_DIR\" || { echo \"cannot create $GL_DIR\"; exit 5; }\n"
-	"	select_procs\n"
-	"	[ \"$N\" -gt 0 ] || { echo \"no process matches $(what)\"; exit 3; }\n"
-	"	if [ \"$N\" -gt \"$GL_MAX\" ]; then\n"
-	"		echo \"$(what) matches $N processes, more than max_matches $GL_MAX: refusing\"; exit 4\n"
-	"	fi\n"
+	"	select_checked\n"
 	"	{ printf '%s %s\\n' \"$BEST\" \"$BEST_ST\" > \"$GL_STATE.tmp\" && mv -f -- \"$GL_STATE.tmp\" \"$GL_STATE\"; } ||\n"
 	"		{ echo \"cannot write $GL_STATE\"; exit 5; }\n"
 	"	if ! kill -s \"$GL_SIG\" \"$BEST\" 2>/dev/null; then\n"
@@ -205,36 +151,14 @@ static const char cp_script[] =
 	"	rm -f -- \"$GL_STATE\" \"$GL_STATE.tmp\" || { echo \"cannot remove $GL_STATE\"; exit 5; }\n"
 	"	echo ok\n"
 	"}\n"
-	"verify_revert() {\n"
-	"	[ ! -e \"$GL_STATE\" ] || { echo \"$GL_STATE is still there\"; exit 1; }\n"
-	"	[ \"$GL_SIG\" = STOP ] || { echo ok; exit 0; }\n"
-	"	select_procs\n"
-	"	[ -z \"$STOPPED\" ] || { echo \"still stopped ($(what)):$STOPPED\"; exit 1; }\n"
-	"	echo ok\n"
-	"}\n"
-	"step=$1; shift\n"
-	"case $step in\n"
-	"inject|verify|revert|verify_revert) \"$step\" \"$@\" ;;\n"
-	"*) echo \"unknown step '$step'\"; exit 2 ;;\n"
-	"esac\n";
+	GL_PROCSEL_SH_DISPATCH;
 
 /* ---- small helpers --------------------------------------------------------- */
-
-static const cJSON *get(const cJSON *o, const char *key)
-{
-	return o ? cJSON_GetObjectItemCaseSensitive(o, key) : NULL;
-}
-
-static const char *get_str(const cJSON *o, const char *key)
-{
-	const cJSON *v = get(o, key);
-	return cJSON_IsString(v) ? v->valuestring : NULL;
-}
 
 /* for messages: the string or "?" */
 static const char *str_or(const cJSON *o, const char *key)
 {
-	const char *s = get_str(o, key);
+	const char *s = gl_param_str(o, key);
 	return s ? s : "?";
 }
 
@@ -249,13 +173,6 @@ static const char *signal_name(const char *s)
 	return !strcmp(s, "KILL") ? "KILL" : !strcmp(s, "STOP") ? "STOP" : NULL;
 }
 
-/* duration param in ns, def when absent or bad (validate reported it) */
-static int64_t dur_param(const cJSON *o, const char *key, int64_t def)
-{
-	const char *s = get_str(o, key);
-	int64_t ns;
-	return s && gl_parse_duration_ns(s, &ns, NULL) == 0 && ns > 0 ? ns : def;
-}
 
 
 
@@ -279,29 +196,10 @@ static int url_ok(const char *u, int https_only)
 	return strchr(rest, '@') == NULL || strchr(rest, '/') < strchr(rest, '@');
 }
 
-static void unknown_keys(const cJSON *o, const char *const *keys, const char *what, struct gl_diag *d,
-			 const char *path)
-{
-	const cJSON *it;
-	char p[256], list[300] = "";
-
-	for (int i = 0; keys[i]; i++)
-		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s", i ? ", " : "", keys[i]);
-	cJSON_ArrayForEach(it, o) {
-		int known = 0;
-		for (int i = 0; keys[i]; i++)
-			known |= !strcmp(it->string, keys[i]);
-		if (!known) {
-			snprintf(p, sizeof(p), "%s.%s", path, it->string);
-			gl_diag_error(d, it, p, "unknown key '%s' for %s, expected one of: %s", it->string, what, list);
-		}
-	}
-}
-
 static void check_argv(const cJSON *o, struct gl_diag *d, const char *path, const char *key, int required,
 		       const char *why)
 {
-	const cJSON *v = get(o, key), *it;
+	const cJSON *v = gl_param(o, key), *it;
 	char p[256];
 
 	snprintf(p, sizeof(p), "%s.params.%s", path, key);
@@ -323,7 +221,7 @@ static void check_argv(const cJSON *o, struct gl_diag *d, const char *path, cons
 
 static void check_dur(const cJSON *o, struct gl_diag *d, const char *path, const char *key)
 {
-	const cJSON *t = get(o, key);
+	const cJSON *t = gl_param(o, key);
 	char p[256];
 	int64_t ns;
 
@@ -336,7 +234,7 @@ static void check_dur(const cJSON *o, struct gl_diag *d, const char *path, const
 
 static void check_env_name(const cJSON *o, struct gl_diag *d, const char *path, const char *key)
 {
-	const cJSON *v = get(o, key);
+	const cJSON *v = gl_param(o, key);
 	char p[256];
 
 	if (!v)
@@ -354,7 +252,7 @@ static void validate_probe(const cJSON *probe, struct gl_diag *d, const char *pa
 {
 	static const char *const keys[] = { "etcd", "member", "kubernetes", "token_env", "ca_bundle", "client_cert",
 					    "client_key", "timeout", NULL };
-	const cJSON *etcd = get(probe, "etcd"), *k8s = get(probe, "kubernetes"), *member = get(probe, "member"), *it;
+	const cJSON *etcd = gl_param(probe, "etcd"), *k8s = gl_param(probe, "kubernetes"), *member = gl_param(probe, "member"), *it;
 	char p[256];
 
 	if (!cJSON_IsObject(probe)) {
@@ -362,7 +260,7 @@ static void validate_probe(const cJSON *probe, struct gl_diag *d, const char *pa
 			      "expected an object like {\"etcd\": [\"http://10.0.0.1:2379\", ...], \"member\": \"http://10.0.0.1:2379\"} or {\"kubernetes\": \"https://api:6443\", \"token_env\": \"KUBE_TOKEN\"}");
 		return;
 	}
-	unknown_keys(probe, keys, "the control-plane probe", d, path);
+	gl_params_check_keys(probe, keys, "the control-plane probe", d, path);
 	if (!etcd == !k8s) {
 		gl_diag_error(d, probe, path, "the probe needs exactly one of \"etcd\" (a list of client URLs) or \"kubernetes\" (the API server URL)");
 		return;
@@ -391,9 +289,9 @@ static void validate_probe(const cJSON *probe, struct gl_diag *d, const char *pa
 			if (!cJSON_IsString(member) || !url_ok(member->valuestring, 0))
 				gl_diag_error(d, member, p, "expected the client URL of the member this fault takes away");
 		}
-		if (get(probe, "token_env")) {
+		if (gl_param(probe, "token_env")) {
 			snprintf(p, sizeof(p), "%s.token_env", path);
-			gl_diag_error(d, get(probe, "token_env"), p, "\"token_env\" applies to the kubernetes probe only");
+			gl_diag_error(d, gl_param(probe, "token_env"), p, "\"token_env\" applies to the kubernetes probe only");
 		}
 	} else {
 		snprintf(p, sizeof(p), "%s.kubernetes", path);
@@ -407,15 +305,15 @@ static void validate_probe(const cJSON *probe, struct gl_diag *d, const char *pa
 	}
 	for (int i = 0; i < 3; i++) {
 		static const char *const files[] = { "ca_bundle", "client_cert", "client_key" };
-		const cJSON *v = get(probe, files[i]);
+		const cJSON *v = gl_param(probe, files[i]);
 		if (!v)
 			continue;
 		snprintf(p, sizeof(p), "%s.%s", path, files[i]);
 		if (!cJSON_IsString(v) || v->valuestring[0] != '/')
 			gl_diag_error(d, v, p, "expected the absolute path of a %s file", i ? "PEM" : "CA");
 	}
-	if (!get(probe, "client_cert") != !get(probe, "client_key")) {
-		snprintf(p, sizeof(p), "%s.%s", path, get(probe, "client_cert") ? "client_key" : "client_cert");
+	if (!gl_param(probe, "client_cert") != !gl_param(probe, "client_key")) {
+		snprintf(p, sizeof(p), "%s.%s", path, gl_param(probe, "client_cert") ? "client_key" : "client_cert");
 		gl_diag_error(d, probe, p, "missing: \"client_cert\" and \"client_key\" go together (mTLS)");
 	}
 	check_dur(probe, d, path, "timeout");
@@ -423,8 +321,8 @@ static void validate_probe(const cJSON *probe, struct gl_diag *d, const char *pa
 
 static void validate_signal(const struct gl_fault_spec *f, struct gl_diag *d, const char *path)
 {
-	const cJSON *pat = get(f->params, "pattern"), *pid = get(f->params, "pid"), *pf = get(f->params, "pidfile");
-	const cJSON *sig = get(f->params, "signal"), *max = get(f->params, "max_matches"), *v;
+	const cJSON *pat = gl_param(f->params, "pattern"), *pid = gl_param(f->params, "pid"), *pf = gl_param(f->params, "pidfile");
+	const cJSON *sig = gl_param(f->params, "signal"), *max = gl_param(f->params, "max_matches"), *v;
 	const char *sname = "KILL";
 	char p[256], buf[256];
 	long long n;
@@ -465,7 +363,7 @@ static void validate_signal(const struct gl_fault_spec *f, struct gl_diag *d, co
 			gl_diag_error(d, sig, p, "signal STOP needs \"for\" (%s.for): the member stays stopped until the revert sends SIGCONT",
 				      path);
 		}
-		if ((v = get(f->params, "start"))) {
+		if ((v = gl_param(f->params, "start"))) {
 			snprintf(p, sizeof(p), "%s.params.start", path);
 			gl_diag_error(d, v, p, "\"start\" applies to signal KILL only (STOP reverts with SIGCONT)");
 		}
@@ -482,7 +380,7 @@ static void validate_signal(const struct gl_fault_spec *f, struct gl_diag *d, co
 	}
 	for (int i = 0; i < 2; i++) {
 		const char *key = i ? "log" : "state_dir";
-		if ((v = get(f->params, key))) {
+		if ((v = gl_param(f->params, key))) {
 			snprintf(p, sizeof(p), "%s.params.%s", path, key);
 			if (!cJSON_IsString(v) || !gl_safe_abs_path(v->valuestring))
 				gl_diag_error(d, v, p, "expected an absolute path of letters, digits and / . _ - (at most 200 bytes)");
@@ -492,7 +390,7 @@ static void validate_signal(const struct gl_fault_spec *f, struct gl_diag *d, co
 
 static void validate_redfish(const struct gl_fault_spec *f, struct gl_diag *d, const char *path)
 {
-	const cJSON *bmc = get(f->params, "bmc"), *sys = get(f->params, "system"), *v;
+	const cJSON *bmc = gl_param(f->params, "bmc"), *sys = gl_param(f->params, "system"), *v;
 	char p[256];
 
 	snprintf(p, sizeof(p), "%s.params.bmc", path);
@@ -510,7 +408,7 @@ static void validate_redfish(const struct gl_fault_spec *f, struct gl_diag *d, c
 	for (int i = 0; i < 2; i++) {
 		const char *key = i ? "pass_env" : "user_env";
 		snprintf(p, sizeof(p), "%s.params", path);
-		if (!get(f->params, key)) {
+		if (!gl_param(f->params, key)) {
 			snprintf(p, sizeof(p), "%s.params.%s", path, key);
 			gl_diag_error(d, f->params, p, "missing: the environment variable holding the BMC %s",
 				      i ? "password" : "user name");
@@ -518,7 +416,7 @@ static void validate_redfish(const struct gl_fault_spec *f, struct gl_diag *d, c
 			check_env_name(f->params, d, p, key);
 		}
 	}
-	if ((v = get(f->params, "ca_bundle"))) {
+	if ((v = gl_param(f->params, "ca_bundle"))) {
 		snprintf(p, sizeof(p), "%s.params.ca_bundle", path);
 		if (!cJSON_IsString(v) || v->valuestring[0] != '/')
 			gl_diag_error(d, v, p, "expected the absolute path of the CA file that signed the BMC's certificate");
@@ -528,7 +426,7 @@ static void validate_redfish(const struct gl_fault_spec *f, struct gl_diag *d, c
 						     "Nmi", "ForceOn", "PushPowerButton", "PowerCycle", NULL };
 		const char *key = i ? "on" : "off";
 		int known = 0;
-		if (!(v = get(f->params, key)))
+		if (!(v = gl_param(f->params, key)))
 			continue;
 		snprintf(p, sizeof(p), "%s.params.%s", path, key);
 		for (int k = 0; types[k] && cJSON_IsString(v); k++)
@@ -558,58 +456,51 @@ static void cp_validate(const struct gl_fault_spec *f, struct gl_diag *d, const 
 	snprintf(p, sizeof(p), "%s.params", path);
 	snprintf(what, sizeof(what), "kind control_plane_loss, method %s", m);
 	if (!strcmp(m, "exec")) {
-		unknown_keys(f->params, k_exec, what, d, p);
+		gl_params_check_keys(f->params, k_exec, what, d, p);
 		check_argv(f->params, d, path, "stop", 1, "the command that stops the member");
 		check_argv(f->params, d, path, "start", f->dur_ns > 0, "the command that starts the member again (the fault has \"for\")");
 		check_dur(f->params, d, p, "timeout");
 	} else if (!strcmp(m, "signal")) {
-		unknown_keys(f->params, k_signal, what, d, p);
+		gl_params_check_keys(f->params, k_signal, what, d, p);
 		validate_signal(f, d, path);
 	} else if (!strcmp(m, "redfish")) {
-		unknown_keys(f->params, k_redfish, what, d, p);
+		gl_params_check_keys(f->params, k_redfish, what, d, p);
 		validate_redfish(f, d, path);
 	} else {
 		return;   /* the scenario layer names the bad method */
 	}
-	if (get(f->params, "probe")) {
+	if (gl_param(f->params, "probe")) {
 		snprintf(p, sizeof(p), "%s.params.probe", path);
-		validate_probe(get(f->params, "probe"), d, p);
+		validate_probe(gl_param(f->params, "probe"), d, p);
 	}
 }
 
 /* ---- plan ------------------------------------------------------------------ */
 
-static void add_env(cJSON *argv, const char *key, const char *val)
-{
-	char kv[1024];
-	snprintf(kv, sizeof(kv), "%s=%s", key, val);
-	cJSON_AddItemToArray(argv, cJSON_CreateString(kv));
-}
-
 /* env GL_...=... sh -c SCRIPT gauntlet-control_plane_loss STEP [start argv] */
 static cJSON *signal_argv(const cJSON *p, const char *step, int wait_polls)
 {
 	cJSON *a = cJSON_CreateArray();
-	const cJSON *pid = get(p, "pid"), *start = get(p, "start"), *it;
+	const cJSON *pid = gl_param(p, "pid"), *start = gl_param(p, "start"), *it;
 	char num[32];
 
 	cJSON_AddItemToArray(a, cJSON_CreateString("env"));
-	add_env(a, "GL_SIG", get_str(p, "signal"));
-	if (get_str(p, "pattern"))
-		add_env(a, "GL_PAT", get_str(p, "pattern"));
-	else if (get_str(p, "pidfile"))
-		add_env(a, "GL_PIDFILE", get_str(p, "pidfile"));
+	gl_argv_add_env(a, "GL_SIG", gl_param_str(p, "signal"));
+	if (gl_param_str(p, "pattern"))
+		gl_argv_add_env(a, "GL_PAT", gl_param_str(p, "pattern"));
+	else if (gl_param_str(p, "pidfile"))
+		gl_argv_add_env(a, "GL_PIDFILE", gl_param_str(p, "pidfile"));
 	else {
 		snprintf(num, sizeof(num), "%lld", (long long)pid->valuedouble);
-		add_env(a, "GL_PID", num);
+		gl_argv_add_env(a, "GL_PID", num);
 	}
-	snprintf(num, sizeof(num), "%d", get(p, "max_matches")->valueint);
-	add_env(a, "GL_MAX", num);
-	add_env(a, "GL_DIR", get_str(p, "state_dir"));
-	add_env(a, "GL_STATE", get_str(p, "state_file"));
-	add_env(a, "GL_LOG", get_str(p, "log"));
+	snprintf(num, sizeof(num), "%d", gl_param(p, "max_matches")->valueint);
+	gl_argv_add_env(a, "GL_MAX", num);
+	gl_argv_add_env(a, "GL_DIR", gl_param_str(p, "state_dir"));
+	gl_argv_add_env(a, "GL_STATE", gl_param_str(p, "state_file"));
+	gl_argv_add_env(a, "GL_LOG", gl_param_str(p, "log"));
 	snprintf(num, sizeof(num), "%d", wait_polls);
-	add_env(a, "GL_WAIT", num);
+	gl_argv_add_env(a, "GL_WAIT", num);
 	cJSON_AddItemToArray(a, cJSON_CreateString("sh"));
 	cJSON_AddItemToArray(a, cJSON_CreateString("-c"));
 	cJSON_AddItemToArray(a, cJSON_CreateString(cp_script));
@@ -623,39 +514,31 @@ static cJSON *signal_argv(const cJSON *p, const char *step, int wait_polls)
 
 static int plan_signal(const struct gl_fault_spec *f, cJSON *p, struct gl_err *err)
 {
-	const char *sig = signal_name(get_str(f->params, "signal")), *dir = get_str(f->params, "state_dir");
-	const cJSON *max = get(f->params, "max_matches");
-	char id[GL_NAME_MAX], file[320];
-	unsigned int token = 0;
+	const char *sig = signal_name(gl_param_str(f->params, "signal")), *dir = gl_param_str(f->params, "state_dir");
+	const cJSON *max = gl_param(f->params, "max_matches");
+	char file[320];
 
-	if (!get_str(p, "pattern") && !get_str(p, "pidfile") && !cJSON_IsNumber(get(p, "pid")))
+	if (!gl_param_str(p, "pattern") && !gl_param_str(p, "pidfile") && !cJSON_IsNumber(gl_param(p, "pid")))
 		return gl_errf(err, GL_EINVAL, "control_plane_loss '%s': params need \"pid\", \"pidfile\" or \"pattern\"", f->id);
 	if (!sig)
 		sig = "KILL";
 	if (!dir)
 		dir = CP_DEFAULT_STATE_DIR;
-	snprintf(id, sizeof(id), "%s", f->id);
-	for (char *c = id; *c; c++)
-		if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
-		      *c == '-' || *c == '_' || *c == '.'))
-			*c = '_';
-	if (getrandom(&token, sizeof(token), GRND_NONBLOCK) != (ssize_t)sizeof(token))
-		token = (unsigned int)(gl_wall_ns() ^ ((int64_t)getpid() << 16));
-	snprintf(file, sizeof(file), "%s/cplane-%s-%08x.pids", dir, id, token);
+	gl_procsel_state_file(file, sizeof(file), dir, "cplane", f->id);
 	cJSON_DeleteItemFromObject(p, "signal");
 	cJSON_AddStringToObject(p, "signal", sig);
 	cJSON_DeleteItemFromObject(p, "max_matches");
-	cJSON_AddNumberToObject(p, "max_matches", cJSON_IsNumber(max) ? max->valueint : get_str(p, "pattern") ? CP_MAX_MATCHES_DEFAULT : 1);
+	cJSON_AddNumberToObject(p, "max_matches", cJSON_IsNumber(max) ? max->valueint : gl_param_str(p, "pattern") ? CP_MAX_MATCHES_DEFAULT : 1);
 	cJSON_DeleteItemFromObject(p, "state_dir");
 	cJSON_AddStringToObject(p, "state_dir", dir);
 	cJSON_AddStringToObject(p, "state_file", file);
-	if (!get(p, "log"))
+	if (!gl_param(p, "log"))
 		cJSON_AddStringToObject(p, "log", "/dev/null");
 	cJSON_AddItemToObject(p, "inject_argv", signal_argv(p, "inject", 50));
 	cJSON_AddItemToObject(p, "verify_argv", signal_argv(p, "verify", 50));
 	cJSON_AddItemToObject(p, "revert_argv", signal_argv(p, "revert", 100));
 	cJSON_AddItemToObject(p, "verify_revert_argv", signal_argv(p, "verify_revert", 50));
-	if (cJSON_GetArraySize(get(p, "verify_revert_argv")) == 0)
+	if (cJSON_GetArraySize(gl_param(p, "verify_revert_argv")) == 0)
 		return gl_errf(err, GL_ENOMEM, "out of memory");
 	return 0;
 }
@@ -668,8 +551,6 @@ static int cp_plan(const struct gl_scenario *s, const struct gl_fault_spec *f, c
 
 	if (!h)
 		return gl_errf(err, GL_EINVAL, "control_plane_loss: unknown host '%s'", f->target);
-	if (!h->local && strcmp(f->method, "redfish") && !gl_transport_find("ssh"))
-		return gl_errf(err, GL_EINVAL, "control_plane_loss on host '%s': no ssh transport", h->name);
 	p = cJSON_Duplicate(f->params, 1);
 	if (!p)
 		return gl_errf(err, GL_ENOMEM, "out of memory");
@@ -693,7 +574,7 @@ static int cp_plan(const struct gl_scenario *s, const struct gl_fault_spec *f, c
 static int run_argv(struct gl_ctx *c, const cJSON *plan, const char *key, const char *step, int64_t timeout_ms,
 		    struct gl_err *err)
 {
-	const cJSON *argv = get(plan, key), *it;
+	const cJSON *argv = gl_param(plan, key), *it;
 	const char *args[CP_MAX_ARGS + 1];
 	struct gl_host host;
 	struct gl_exec_result res = { 0 };
@@ -764,9 +645,9 @@ static int rf_was_refused(const char *id)
 static void rf_opts(const cJSON *plan, struct gl_http_opts *o)
 {
 	memset(o, 0, sizeof(*o));
-	o->basic_user_env = get_str(plan, "user_env");
-	o->basic_pass_env = get_str(plan, "pass_env");
-	o->ca_bundle = get_str(plan, "ca_bundle");
+	o->basic_user_env = gl_param_str(plan, "user_env");
+	o->basic_pass_env = gl_param_str(plan, "pass_env");
+	o->ca_bundle = gl_param_str(plan, "ca_bundle");
 	o->deadline_ms = 15000;
 	o->max_body = 1u << 20;
 }
@@ -781,7 +662,7 @@ static int rf_power_state(const cJSON *plan, char *state, size_t n, struct gl_er
 
 	rf_opts(plan, &o);
 	state[0] = '\0';
-	snprintf(url, sizeof(url), "%s%s", get_str(plan, "bmc"), get_str(plan, "system"));
+	snprintf(url, sizeof(url), "%s%s", gl_param_str(plan, "bmc"), gl_param_str(plan, "system"));
 	rc = gl_http_do("GET", url, NULL, NULL, &o, &r, err);
 	if (rc)
 		goto out;
@@ -806,7 +687,7 @@ static int rf_reset(const cJSON *plan, const char *type, int *refused, struct gl
 
 	rf_opts(plan, &o);
 	*refused = 0;
-	snprintf(url, sizeof(url), "%s%s/Actions/ComputerSystem.Reset", get_str(plan, "bmc"), get_str(plan, "system"));
+	snprintf(url, sizeof(url), "%s%s/Actions/ComputerSystem.Reset", gl_param_str(plan, "bmc"), gl_param_str(plan, "system"));
 	snprintf(body, sizeof(body), "{\"ResetType\": \"%s\"}", type);
 	rc = gl_http_do("POST", url, "application/json", body, &o, &r, err);
 	if (rc == 0 && r.status != 200 && r.status != 202 && r.status != 204) {
@@ -821,7 +702,7 @@ static int rf_reset(const cJSON *plan, const char *type, int *refused, struct gl
 /* Poll PowerState until it reads want, within the plan's timeout. */
 static int rf_wait_state(const cJSON *plan, const char *want, struct gl_err *err)
 {
-	int64_t deadline = gl_now_ns() + dur_param(plan, "timeout", CP_REDFISH_TIMEOUT_NS);
+	int64_t deadline = gl_now_ns() + gl_param_dur_ns(plan, "timeout", CP_REDFISH_TIMEOUT_NS);
 	char state[64] = "";
 	struct gl_err e = { 0 };
 
@@ -837,12 +718,12 @@ static int rf_wait_state(const cJSON *plan, const char *want, struct gl_err *err
 	if (e.code)
 		return gl_errf(err, GL_ETIMEDOUT, "redfish: PowerState did not become %s: %s", want, e.msg);
 	return gl_errf(err, GL_ETIMEDOUT, "redfish %s%s: PowerState is %s, not %s, after the timeout",
-		       get_str(plan, "bmc"), get_str(plan, "system"), state, want);
+		       gl_param_str(plan, "bmc"), gl_param_str(plan, "system"), state, want);
 }
 
 static const char *rf_type(const cJSON *plan, const char *key, const char *def)
 {
-	const char *s = get_str(plan, key);
+	const char *s = gl_param_str(plan, key);
 	return s ? s : def;
 }
 
@@ -876,10 +757,10 @@ static void b64(const char *in, char *out, size_t n)
 static void probe_opts(const cJSON *probe, struct gl_http_opts *o)
 {
 	memset(o, 0, sizeof(*o));
-	o->token_env = get_str(probe, "token_env");
-	o->ca_bundle = get_str(probe, "ca_bundle");
-	o->client_cert = get_str(probe, "client_cert");
-	o->client_key = get_str(probe, "client_key");
+	o->token_env = gl_param_str(probe, "token_env");
+	o->ca_bundle = gl_param_str(probe, "ca_bundle");
+	o->client_cert = gl_param_str(probe, "client_cert");
+	o->client_key = gl_param_str(probe, "client_key");
 	o->deadline_ms = CP_PROBE_TRY_MS;
 	o->max_body = 64u << 10;
 }
@@ -929,7 +810,7 @@ static int k8s_ready(const cJSON *probe)
 	int ok;
 
 	probe_opts(probe, &o);
-	snprintf(url, sizeof(url), "%s/readyz", get_str(probe, "kubernetes"));
+	snprintf(url, sizeof(url), "%s/readyz", gl_param_str(probe, "kubernetes"));
 	ok = gl_http_do("GET", url, NULL, NULL, &o, &r, NULL) == 0 && r.status == 200;
 	gl_buf_free(&r.body);
 	return ok;
@@ -942,9 +823,9 @@ static int k8s_ready(const cJSON *probe)
  */
 static int probe_run(const cJSON *plan, int after_inject, int64_t t0, struct gl_err *err)
 {
-	const cJSON *probe = get(plan, "probe"), *etcd = get(probe, "etcd"), *it;
-	const char *member = get_str(probe, "member"), *id = get_str(plan, "id");
-	int64_t timeout = dur_param(probe, "timeout", CP_PROBE_TIMEOUT_NS), deadline = t0 + timeout;
+	const cJSON *probe = gl_param(plan, "probe"), *etcd = gl_param(probe, "etcd"), *it;
+	const char *member = gl_param_str(probe, "member"), *id = gl_param_str(plan, "id");
+	int64_t timeout = gl_param_dur_ns(probe, "timeout", CP_PROBE_TIMEOUT_NS), deadline = t0 + timeout;
 	int64_t t_gone = -1, t_write;
 	const char *eps[CP_MAX_ENDPOINTS];
 	int n_eps = 0, tries = 0;
@@ -953,14 +834,14 @@ static int probe_run(const cJSON *plan, int after_inject, int64_t t0, struct gl_
 		return 0;
 	if (!id)
 		id = "?";
-	if (get_str(probe, "kubernetes")) {
+	if (gl_param_str(probe, "kubernetes")) {
 		for (;;) {
 			tries++;
 			if (k8s_ready(probe))
 				break;
 			if (gl_now_ns() >= deadline)
 				return gl_errf(err, GL_ETIMEDOUT, "probe: %s/readyz did not answer 200 within %.1f s (%d tries)",
-					       get_str(probe, "kubernetes"), timeout / 1e9, tries);
+					       gl_param_str(probe, "kubernetes"), timeout / 1e9, tries);
 			sleep_ns(CP_PROBE_PERIOD_NS);
 		}
 		t_write = gl_now_ns();
@@ -1018,13 +899,13 @@ static int probe_run(const cJSON *plan, int after_inject, int64_t t0, struct gl_
 
 static int is(const cJSON *plan, const char *method)
 {
-	const char *m = get_str(plan, "method");
+	const char *m = gl_param_str(plan, "method");
 	return m && !strcmp(m, method);
 }
 
 static int64_t exec_timeout_ms(const cJSON *plan)
 {
-	return dur_param(plan, "timeout", CP_STEP_TIMEOUT_MS * 1000000LL) / 1000000;
+	return gl_param_dur_ns(plan, "timeout", CP_STEP_TIMEOUT_MS * 1000000LL) / 1000000;
 }
 
 static int cp_inject(struct gl_ctx *c, const cJSON *plan, struct gl_err *err)
@@ -1037,12 +918,12 @@ static int cp_inject(struct gl_ctx *c, const cJSON *plan, struct gl_err *err)
 		return run_argv(c, plan, "inject_argv", "inject", CP_STEP_TIMEOUT_MS, err);
 	if (is(plan, "redfish")) {
 		rc = rf_reset(plan, rf_type(plan, "off", "ForceOff"), &refused, err);
-		if (rc && refused && get_str(plan, "id"))
-			rf_mark_refused(get_str(plan, "id"), 1);
+		if (rc && refused && gl_param_str(plan, "id"))
+			rf_mark_refused(gl_param_str(plan, "id"), 1);
 		return rc;
 	}
 	return gl_errf(err, GL_EINVAL, "control_plane_loss: unknown method '%s' in the plan",
-		       get_str(plan, "method") ? get_str(plan, "method") : "?");
+		       gl_param_str(plan, "method") ? gl_param_str(plan, "method") : "?");
 }
 
 static int cp_verify(struct gl_ctx *c, const cJSON *plan, struct gl_err *err)
@@ -1065,11 +946,11 @@ static int cp_revert(struct gl_ctx *c, const cJSON *plan, struct gl_err *err)
 	int refused, rc;
 
 	if (is(plan, "exec"))
-		return get(plan, "start") ? run_argv(c, plan, "start", "start", exec_timeout_ms(plan), err) : 0;
+		return gl_param(plan, "start") ? run_argv(c, plan, "start", "start", exec_timeout_ms(plan), err) : 0;
 	if (is(plan, "signal"))
 		return run_argv(c, plan, "revert_argv", "revert", CP_STEP_TIMEOUT_MS, err);
 	if (is(plan, "redfish")) {
-		const char *id = get_str(plan, "id");
+		const char *id = gl_param_str(plan, "id");
 		if (id && rf_was_refused(id)) {
 			/* the BMC refused the power-off itself: nothing happened */
 			rf_mark_refused(id, 0);
@@ -1111,7 +992,7 @@ static int check_tool(struct gl_ctx *c, const cJSON *plan, const char *tool, con
 	rc = gl_plan_host(c, plan, "control_plane_loss", &h, &err);
 	if (rc == 0)
 		rc = gl_host_exec(&h, cmd, 15000, &res, &err);
-	snprintf(subject, sizeof(subject), "control_plane_loss '%s' on host %s", get_str(plan, "id"), get_str(plan, "host"));
+	snprintf(subject, sizeof(subject), "control_plane_loss '%s' on host %s", gl_param_str(plan, "id"), gl_param_str(plan, "host"));
 	snprintf(check, sizeof(check), "'%s' present (%s)", tool, why);
 	rc = gl_ctx_preflight(c, subject, check, rc == 0 && res.exit_status == 0,
 			      rc ? err.msg : res.exit_status ? "not found on the host's PATH" : "");
@@ -1121,24 +1002,24 @@ static int check_tool(struct gl_ctx *c, const cJSON *plan, const char *tool, con
 
 static int cp_preflight(struct gl_ctx *c, const cJSON *plan)
 {
-	const cJSON *probe = get(plan, "probe"), *it;
-	const char *id = get_str(plan, "id");
+	const cJSON *probe = gl_param(plan, "probe"), *it;
+	const char *id = gl_param_str(plan, "id");
 	char subject[200], detail[300];
 	int bad = 0;
 
 	snprintf(subject, sizeof(subject), "control_plane_loss '%s'", id ? id : "?");
 	if (is(plan, "exec")) {
-		if (cJSON_IsString(cJSON_GetArrayItem(get(plan, "stop"), 0)))
-			bad |= check_tool(c, plan, cJSON_GetArrayItem(get(plan, "stop"), 0)->valuestring, "stop") != 0;
-		if (cJSON_IsString(cJSON_GetArrayItem(get(plan, "start"), 0)))
-			bad |= check_tool(c, plan, cJSON_GetArrayItem(get(plan, "start"), 0)->valuestring, "start") != 0;
+		if (cJSON_IsString(cJSON_GetArrayItem(gl_param(plan, "stop"), 0)))
+			bad |= check_tool(c, plan, cJSON_GetArrayItem(gl_param(plan, "stop"), 0)->valuestring, "stop") != 0;
+		if (cJSON_IsString(cJSON_GetArrayItem(gl_param(plan, "start"), 0)))
+			bad |= check_tool(c, plan, cJSON_GetArrayItem(gl_param(plan, "start"), 0)->valuestring, "start") != 0;
 	} else if (is(plan, "signal")) {
 		bad |= check_tool(c, plan, "kill", "signal") != 0;
-		if (get_str(plan, "pattern"))
+		if (gl_param_str(plan, "pattern"))
 			bad |= check_tool(c, plan, "pgrep", "pattern") != 0;
-		if (get(plan, "start")) {
+		if (gl_param(plan, "start")) {
 			bad |= check_tool(c, plan, "setsid", "start detached") != 0;
-			bad |= check_tool(c, plan, cJSON_GetArrayItem(get(plan, "start"), 0)->valuestring, "start") != 0;
+			bad |= check_tool(c, plan, cJSON_GetArrayItem(gl_param(plan, "start"), 0)->valuestring, "start") != 0;
 		}
 	} else if (is(plan, "redfish")) {
 		char state[64];
@@ -1148,11 +1029,11 @@ static int cp_preflight(struct gl_ctx *c, const cJSON *plan)
 		bad |= gl_ctx_preflight(c, subject, "the BMC answers and the system is powered On",
 					rc == 0 && !strcmp(state, "On"), detail) != 0;
 	}
-	if (get_str(probe, "kubernetes")) {
+	if (gl_param_str(probe, "kubernetes")) {
 		bad |= gl_ctx_preflight(c, subject, "probe: kubernetes /readyz answers 200", k8s_ready(probe),
-					get_str(probe, "kubernetes")) != 0;
+					gl_param_str(probe, "kubernetes")) != 0;
 	} else if (probe) {
-		cJSON_ArrayForEach(it, get(probe, "etcd")) {
+		cJSON_ArrayForEach(it, gl_param(probe, "etcd")) {
 			char check[500];
 			if (!cJSON_IsString(it))
 				continue;
@@ -1185,30 +1066,30 @@ static void put_w(struct gl_buf *out, const char *before, const char *word, cons
 
 static void cp_describe(const cJSON *plan, struct gl_buf *out)
 {
-	const cJSON *probe = get(plan, "probe"), *it;
-	const char *ns = get_str(plan, "netns"), *sig = get_str(plan, "signal");
+	const cJSON *probe = gl_param(plan, "probe"), *it;
+	const char *ns = gl_param_str(plan, "netns"), *sig = gl_param_str(plan, "signal");
 
 	if (ns && ns[0] && !is(plan, "redfish"))
 		put_w(out, "  (every step runs under ip netns exec ", ns, ")\n");
 	if (is(plan, "exec")) {
 		gl_buf_printf(out, "  inject:");
-		put_argv(out, get(plan, "stop"));
+		put_argv(out, gl_param(plan, "stop"));
 		gl_buf_printf(out, "\n");
-		if (get(plan, "start")) {
+		if (gl_param(plan, "start")) {
 			gl_buf_printf(out, "  revert:");
-			put_argv(out, get(plan, "start"));
+			put_argv(out, gl_param(plan, "start"));
 			gl_buf_printf(out, "\n");
 		}
 	} else if (is(plan, "signal") && sig) {
-		const char *file = get_str(plan, "state_file");
-		if (get_str(plan, "pattern")) {
-			put_w(out, "  inject: the newest of pgrep -f -- ", get_str(plan, "pattern"), "");
+		const char *file = gl_param_str(plan, "state_file");
+		if (gl_param_str(plan, "pattern")) {
+			put_w(out, "  inject: the newest of pgrep -f -- ", gl_param_str(plan, "pattern"), "");
 			gl_buf_printf(out, " (refuse if more than %d match)",
-				      get(plan, "max_matches") ? get(plan, "max_matches")->valueint : CP_MAX_MATCHES_DEFAULT);
-		} else if (get_str(plan, "pidfile")) {
-			put_w(out, "  inject: pid from ", get_str(plan, "pidfile"), "");
+				      gl_param(plan, "max_matches") ? gl_param(plan, "max_matches")->valueint : CP_MAX_MATCHES_DEFAULT);
+		} else if (gl_param_str(plan, "pidfile")) {
+			put_w(out, "  inject: pid from ", gl_param_str(plan, "pidfile"), "");
 		} else {
-			gl_buf_printf(out, "  inject: pid %lld", (long long)get(plan, "pid")->valuedouble);
+			gl_buf_printf(out, "  inject: pid %lld", (long long)gl_param(plan, "pid")->valuedouble);
 		}
 		put_w(out, " > ", file, "");
 		gl_buf_printf(out, "; kill -%s <that pid>\n", sig);
@@ -1218,9 +1099,9 @@ static void cp_describe(const cJSON *plan, struct gl_buf *out)
 			put_w(out, "; rm -f ", file, "\n");
 		} else {
 			gl_buf_printf(out, "  revert: wait until the pid is gone;");
-			if (get(plan, "start")) {
+			if (gl_param(plan, "start")) {
 				gl_buf_printf(out, " setsid -f");
-				put_argv(out, get(plan, "start"));
+				put_argv(out, gl_param(plan, "start"));
 				put_w(out, " >> ", str_or(plan, "log"), ";");
 			}
 			put_w(out, " rm -f ", file, "\n");
@@ -1233,14 +1114,14 @@ static void cp_describe(const cJSON *plan, struct gl_buf *out)
 		gl_buf_printf(out, "  revert: POST {\"ResetType\": \"%s\"} unless PowerState is already On\n", rf_type(plan, "on", "On"));
 		gl_buf_printf(out, "  verify_revert: GET until \"PowerState\": \"On\"\n");
 	}
-	if (get(probe, "etcd")) {
-		gl_buf_printf(out, "  probe: member %s stops answering; POST /v3/kv/put every 100 ms to", get_str(probe, "member") ? get_str(probe, "member") : "(none named)");
-		cJSON_ArrayForEach(it, get(probe, "etcd"))
-			if (cJSON_IsString(it) && (!get_str(probe, "member") || strcmp(it->valuestring, get_str(probe, "member"))))
+	if (gl_param(probe, "etcd")) {
+		gl_buf_printf(out, "  probe: member %s stops answering; POST /v3/kv/put every 100 ms to", gl_param_str(probe, "member") ? gl_param_str(probe, "member") : "(none named)");
+		cJSON_ArrayForEach(it, gl_param(probe, "etcd"))
+			if (cJSON_IsString(it) && (!gl_param_str(probe, "member") || strcmp(it->valuestring, gl_param_str(probe, "member"))))
 				gl_buf_printf(out, " %s", it->valuestring);
 		gl_buf_printf(out, " until a write is accepted (verify fails otherwise)\n");
-	} else if (get_str(probe, "kubernetes")) {
-		gl_buf_printf(out, "  probe: GET %s/readyz every 100 ms until 200 (verify fails otherwise)\n", get_str(probe, "kubernetes"));
+	} else if (gl_param_str(probe, "kubernetes")) {
+		gl_buf_printf(out, "  probe: GET %s/readyz every 100 ms until 200 (verify fails otherwise)\n", gl_param_str(probe, "kubernetes"));
 	}
 }
 

@@ -54,6 +54,7 @@
 
 #include "bodies.h"
 #include "http.h"
+#include "params.h"
 #include "paths.h"
 #include "plan.h"
 #include "plugin.h"
@@ -80,17 +81,6 @@ static const char *const dw_keys[][10] = {
 static enum dw_method method_of(const char *m)
 {
 	return m && !strcmp(m, "kubernetes") ? DW_K8S : m && !strcmp(m, "exec") ? DW_EXEC : DW_SLURM;
-}
-
-static const cJSON *get(const cJSON *o, const char *key)
-{
-	return cJSON_GetObjectItemCaseSensitive(o, key);
-}
-
-static const char *get_str(const cJSON *o, const char *key)
-{
-	const cJSON *v = get(o, key);
-	return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
 static void sleep_ns(int64_t ns)
@@ -166,7 +156,7 @@ static int api_version_ok(const char *s)
 
 static void check_argv(const cJSON *params, struct gl_diag *d, const char *path, const char *key, int required)
 {
-	const cJSON *v = get(params, key), *it;
+	const cJSON *v = gl_param(params, key), *it;
 	char p[256];
 
 	snprintf(p, sizeof(p), "%s.params.%s", path, key);
@@ -189,7 +179,7 @@ static void check_argv(const cJSON *params, struct gl_diag *d, const char *path,
 static void check_string(const cJSON *params, struct gl_diag *d, const char *path, const char *key,
 			 int (*ok)(const char *), const char *expected)
 {
-	const cJSON *v = get(params, key);
+	const cJSON *v = gl_param(params, key);
 	char p[256];
 
 	if (!v)
@@ -218,11 +208,9 @@ static int env_name_ok(const char *s)
 static void dw_validate(const struct gl_fault_spec *f, struct gl_diag *d, const char *path)
 {
 	enum dw_method m = method_of(f->method);
-	const cJSON *it, *v;
-	char p[256], list[256] = "";
+	const cJSON *v;
+	char p[256], what[64];
 
-	for (int i = 0; dw_keys[m][i]; i++)
-		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s", i ? ", " : "", dw_keys[m][i]);
 	if (f->dur_ns <= 0) {
 		snprintf(p, sizeof(p), "%s.for", path);
 		gl_diag_error(d, f->json, p,
@@ -236,30 +224,23 @@ static void dw_validate(const struct gl_fault_spec *f, struct gl_diag *d, const 
 				      "method kubernetes needs params with \"api\" (like \"https://10.0.0.1:6443\") and credentials");
 		return;
 	}
-	cJSON_ArrayForEach(it, f->params) {
-		int known = 0;
-		for (int i = 0; dw_keys[m][i]; i++)
-			known |= !strcmp(it->string, dw_keys[m][i]);
-		if (!known) {
-			snprintf(p, sizeof(p), "%s.params.%s", path, it->string);
-			gl_diag_error(d, it, p, "unknown key '%s' for drain_worker method %s, expected one of: %s",
-				      it->string, dw_methods[m], list);
-		}
-	}
+	snprintf(what, sizeof(what), "drain_worker method %s", dw_methods[m]);
+	snprintf(p, sizeof(p), "%s.params", path);
+	gl_params_check_keys(f->params, dw_keys[m], what, d, p);
 	switch (m) {
 	case DW_SLURM:
 		check_string(f->params, d, path, "node", slurm_node_ok,
 			     "a Slurm node name: letters, digits and _ . - (at most 63, not starting with '-')");
 		check_string(f->params, d, path, "reason", reason_ok,
 			     "a non-empty string of at most 200 characters without control characters");
-		v = get(f->params, "via");
+		v = gl_param(f->params, "via");
 		snprintf(p, sizeof(p), "%s.params.via", path);
 		if (v && (!cJSON_IsString(v) || (strcmp(v->valuestring, "scontrol") && strcmp(v->valuestring, "slurmrestd"))))
 			gl_diag_error(d, v, p, "expected \"scontrol\" or \"slurmrestd\"");
 		if (!(v && cJSON_IsString(v) && !strcmp(v->valuestring, "slurmrestd"))) {
 			static const char *const rest_only[] = { "url", "token_env", "token_file", "ca_bundle", "api_version" };
 			for (size_t i = 0; i < GL_ARRAY_LEN(rest_only); i++) {
-				if ((v = get(f->params, rest_only[i]))) {
+				if ((v = gl_param(f->params, rest_only[i]))) {
 					snprintf(p, sizeof(p), "%s.params.%s", path, rest_only[i]);
 					gl_diag_error(d, v, p, "\"%s\" applies to \"via\": \"slurmrestd\" only", rest_only[i]);
 				}
@@ -267,7 +248,7 @@ static void dw_validate(const struct gl_fault_spec *f, struct gl_diag *d, const 
 			break;
 		}
 		snprintf(p, sizeof(p), "%s.params.url", path);
-		if (!get(f->params, "url"))
+		if (!gl_param(f->params, "url"))
 			gl_diag_error(d, f->params, p, "\"via\": \"slurmrestd\" needs params.url, like \"https://slurm-ctl:6820\"");
 		check_string(f->params, d, path, "url", api_url_ok,
 			     "the slurmrestd URL: https://HOST[:PORT] (http:// for a local test server), without a path");
@@ -275,14 +256,14 @@ static void dw_validate(const struct gl_fault_spec *f, struct gl_diag *d, const 
 		check_string(f->params, d, path, "token_file", nonempty, "a path to a file holding the JWT");
 		check_string(f->params, d, path, "ca_bundle", nonempty, "a path to a CA bundle (PEM)");
 		check_string(f->params, d, path, "api_version", api_version_ok, "an API version like \"v0.0.40\"");
-		if (!get(f->params, "token_env") == !get(f->params, "token_file")) {
+		if (!gl_param(f->params, "token_env") == !gl_param(f->params, "token_file")) {
 			snprintf(p, sizeof(p), "%s.params.token_env", path);
 			gl_diag_error(d, f->params, p, "\"via\": \"slurmrestd\" needs exactly one of \"token_env\" or \"token_file\" (a Slurm JWT)");
 		}
 		break;
 	case DW_K8S:
 		snprintf(p, sizeof(p), "%s.params.api", path);
-		if (!get(f->params, "api"))
+		if (!gl_param(f->params, "api"))
 			gl_diag_error(d, f->params, p, "method kubernetes needs params.api, the API server URL like \"https://10.0.0.1:6443\"");
 		check_string(f->params, d, path, "api", api_url_ok,
 			     "the API server URL: https://HOST[:PORT] (http:// for a local test server), without a path");
@@ -293,15 +274,15 @@ static void dw_validate(const struct gl_fault_spec *f, struct gl_diag *d, const 
 		check_string(f->params, d, path, "ca_bundle", nonempty, "a path to a CA bundle (PEM)");
 		check_string(f->params, d, path, "client_cert", nonempty, "a path to a client certificate (PEM)");
 		check_string(f->params, d, path, "client_key", nonempty, "a path to a client key (PEM)");
-		if (get(f->params, "token_env") && get(f->params, "token_file")) {
+		if (gl_param(f->params, "token_env") && gl_param(f->params, "token_file")) {
 			snprintf(p, sizeof(p), "%s.params.token_file", path);
-			gl_diag_error(d, get(f->params, "token_file"), p, "give one of \"token_env\" or \"token_file\", not both");
+			gl_diag_error(d, gl_param(f->params, "token_file"), p, "give one of \"token_env\" or \"token_file\", not both");
 		}
-		if (!get(f->params, "client_cert") != !get(f->params, "client_key")) {
-			snprintf(p, sizeof(p), "%s.params.%s", path, get(f->params, "client_cert") ? "client_key" : "client_cert");
+		if (!gl_param(f->params, "client_cert") != !gl_param(f->params, "client_key")) {
+			snprintf(p, sizeof(p), "%s.params.%s", path, gl_param(f->params, "client_cert") ? "client_key" : "client_cert");
 			gl_diag_error(d, f->params, p, "\"client_cert\" and \"client_key\" go together");
 		}
-		v = get(f->params, "evict");
+		v = gl_param(f->params, "evict");
 		snprintf(p, sizeof(p), "%s.params.evict", path);
 		if (v && !cJSON_IsBool(v))
 			gl_diag_error(d, v, p, "expected true (cordon and evict the node's pods) or false (cordon only)");
@@ -310,7 +291,7 @@ static void dw_validate(const struct gl_fault_spec *f, struct gl_diag *d, const 
 		check_argv(f->params, d, path, "drain", 1);
 		check_argv(f->params, d, path, "resume", 1);
 		check_argv(f->params, d, path, "check_drained", 0);
-		v = get(f->params, "timeout");
+		v = gl_param(f->params, "timeout");
 		if (v) {
 			int64_t ns;
 			snprintf(p, sizeof(p), "%s.params.timeout", path);
@@ -334,7 +315,7 @@ static cJSON *argv_of(const char *const *args)
 /* A string the host entry gives (slurm_node, k8s_node), or NULL. */
 static const char *host_str(const struct gl_host *h, const char *key)
 {
-	return h->json ? get_str(h->json, key) : NULL;
+	return h->json ? gl_param_str(h->json, key) : NULL;
 }
 
 /* The files a drain reads (a token, a CA bundle, a client certificate and
@@ -369,7 +350,7 @@ static void dw_check_files(const struct gl_scenario *s, const struct gl_fault_sp
 	static const char *const keys[] = { "token_file", "ca_bundle", "client_cert", "client_key", NULL };
 
 	for (int i = 0; keys[i]; i++) {
-		const cJSON *v = get(f->params, keys[i]);
+		const cJSON *v = gl_param(f->params, keys[i]);
 		char real[1100], p[300];
 		struct gl_err e = { 0 };
 		if (!cJSON_IsString(v) || gl_path_confine(s->path, s->root, v->valuestring, real, sizeof(real), &e) == 0)
@@ -390,8 +371,6 @@ static int dw_plan(const struct gl_scenario *s, const struct gl_fault_spec *f, c
 
 	if (!h)
 		return gl_errf(err, GL_EINVAL, "drain_worker: unknown host '%s'", f->target);
-	if (m != DW_K8S && !h->local && !gl_transport_find("ssh"))
-		return gl_errf(err, GL_EINVAL, "drain_worker on host '%s': the ssh transport is not built", h->name);
 	p = cJSON_CreateObject();
 	if (!p)
 		return gl_errf(err, GL_ENOMEM, "out of memory");
@@ -401,13 +380,13 @@ static int dw_plan(const struct gl_scenario *s, const struct gl_fault_spec *f, c
 
 	switch (m) {
 	case DW_SLURM: {
-		const char *via = get_str(params, "via");
+		const char *via = gl_param_str(params, "via");
 		int rest = via && !strcmp(via, "slurmrestd");
-		if (rest && !api_url_ok(get_str(params, "url"))) {
+		if (rest && !api_url_ok(gl_param_str(params, "url"))) {
 			cJSON_Delete(p);
 			return gl_errf(err, GL_EINVAL, "drain_worker '%s': \"via\": \"slurmrestd\" needs a valid \"url\"", f->id);
 		}
-		node = get_str(params, "node");
+		node = gl_param_str(params, "node");
 		if (!node)
 			node = host_str(h, "slurm_node");
 		if (!node)
@@ -416,8 +395,8 @@ static int dw_plan(const struct gl_scenario *s, const struct gl_fault_spec *f, c
 			cJSON_Delete(p);
 			return gl_errf(err, GL_EINVAL, "drain_worker '%s': '%s' is not a valid Slurm node name", f->id, node);
 		}
-		if (get_str(params, "reason"))
-			snprintf(reason, sizeof(reason), "%s", get_str(params, "reason"));
+		if (gl_param_str(params, "reason"))
+			snprintf(reason, sizeof(reason), "%s", gl_param_str(params, "reason"));
 		else
 			snprintf(reason, sizeof(reason), "gauntlet fault %s", f->id);
 		snprintf(kv_node, sizeof(kv_node), "NodeName=%s", node);
@@ -428,12 +407,12 @@ static int dw_plan(const struct gl_scenario *s, const struct gl_fault_spec *f, c
 		if (rest) {
 			static const char *const copy[] = { "url", "token_env", "token_file", "ca_bundle", NULL };
 			for (int i = 0; copy[i]; i++)
-				if (get_str(params, copy[i]) && add_param(s, f, p, copy[i], get_str(params, copy[i]), err)) {
+				if (gl_param_str(params, copy[i]) && add_param(s, f, p, copy[i], gl_param_str(params, copy[i]), err)) {
 					cJSON_Delete(p);
 					return -GL_EINVAL;
 				}
 			cJSON_AddStringToObject(p, "api_version",
-						get_str(params, "api_version") ? get_str(params, "api_version") : DW_SLURMRESTD_VERSION);
+						gl_param_str(params, "api_version") ? gl_param_str(params, "api_version") : DW_SLURMRESTD_VERSION);
 		} else {
 			const char *inj[] = { "scontrol", "update", kv_node, "State=DRAIN", kv_reason, NULL };
 			const char *show[] = { "scontrol", "show", "node", node, NULL };
@@ -446,30 +425,30 @@ static int dw_plan(const struct gl_scenario *s, const struct gl_fault_spec *f, c
 	}
 	case DW_K8S: {
 		static const char *const copy[] = { "api", "token_env", "token_file", "ca_bundle", "client_cert", "client_key", NULL };
-		node = get_str(params, "node");
+		node = gl_param_str(params, "node");
 		if (!node)
 			node = host_str(h, "k8s_node");
 		if (!node)
 			node = h->name;
-		if (!k8s_name_ok(node) || !api_url_ok(get_str(params, "api"))) {
+		if (!k8s_name_ok(node) || !api_url_ok(gl_param_str(params, "api"))) {
 			cJSON_Delete(p);
 			return gl_errf(err, GL_EINVAL, "drain_worker '%s': needs a valid \"api\" URL and node name (node '%s')", f->id, node);
 		}
 		for (int i = 0; copy[i]; i++)
-			if (get_str(params, copy[i]) && add_param(s, f, p, copy[i], get_str(params, copy[i]), err)) {
+			if (gl_param_str(params, copy[i]) && add_param(s, f, p, copy[i], gl_param_str(params, copy[i]), err)) {
 				cJSON_Delete(p);
 				return -GL_EINVAL;
 			}
 		cJSON_AddStringToObject(p, "node", node);
-		cJSON_AddBoolToObject(p, "evict", !cJSON_IsFalse(get(params, "evict")));
+		cJSON_AddBoolToObject(p, "evict", !cJSON_IsFalse(gl_param(params, "evict")));
 		cJSON_AddNumberToObject(p, "for_ns", (double)f->dur_ns);
 		break;
 	}
 	case DW_EXEC: {
 		static const char *const copy[] = { "drain", "resume", "check_drained", "timeout", NULL };
 		for (int i = 0; copy[i]; i++)
-			if (get(params, copy[i]))
-				cJSON_AddItemToObject(p, copy[i], cJSON_Duplicate(get(params, copy[i]), 1));
+			if (gl_param(params, copy[i]))
+				cJSON_AddItemToObject(p, copy[i], cJSON_Duplicate(gl_param(params, copy[i]), 1));
 		break;
 	}
 	}
@@ -485,7 +464,7 @@ static int dw_plan(const struct gl_scenario *s, const struct gl_fault_spec *f, c
 static int run_cmd(struct gl_ctx *c, const cJSON *plan, const char *key, int *status, struct gl_buf *out,
 		   struct gl_err *err)
 {
-	const cJSON *argv = get(plan, key), *it;
+	const cJSON *argv = gl_param(plan, key), *it;
 	const char *args[DW_MAX_ARGS + 1];
 	int64_t timeout_ns = DW_CMD_TIMEOUT_MS * 1000000LL;
 	struct gl_exec_result res = { 0 };
@@ -500,8 +479,8 @@ static int run_cmd(struct gl_ctx *c, const cJSON *plan, const char *key, int *st
 		args[n++] = it->valuestring;
 	}
 	args[n] = NULL;
-	if (get_str(plan, "timeout"))
-		gl_parse_duration_ns(get_str(plan, "timeout"), &timeout_ns, NULL);
+	if (gl_param_str(plan, "timeout"))
+		gl_parse_duration_ns(gl_param_str(plan, "timeout"), &timeout_ns, NULL);
 	rc = gl_plan_host(c, plan, "drain_worker", &host, err);
 	if (rc)
 		return rc;
@@ -535,8 +514,8 @@ static int run_ok(struct gl_ctx *c, const cJSON *plan, const char *key, const ch
 		return rc;
 	first_line(&out, line, sizeof(line));
 	if (status != 0 && !(ok_text && out.data && strstr(out.data, ok_text)))
-		rc = gl_errf(err, GL_EIO, "drain_worker %s on '%s': %s exited %d%s%s", key, get_str(plan, "host"),
-			     cJSON_GetArrayItem(get(plan, key), 0)->valuestring, status, line[0] ? ": " : "", line);
+		rc = gl_errf(err, GL_EIO, "drain_worker %s on '%s': %s exited %d%s%s", key, gl_param_str(plan, "host"),
+			     cJSON_GetArrayItem(gl_param(plan, key), 0)->valuestring, status, line[0] ? ": " : "", line);
 	gl_buf_free(&out);
 	return rc;
 }
@@ -554,8 +533,8 @@ static int slurm_state(struct gl_ctx *c, const cJSON *plan, char *st, size_t n, 
 		return rc;
 	if (status != 0 || gl_scontrol_state(out.data, out.len, st, n) != 0) {
 		first_line(&out, line, sizeof(line));
-		rc = gl_errf(err, GL_EIO, "drain_worker: scontrol show node %s on '%s' %s%s%s", get_str(plan, "node"),
-			     get_str(plan, "host"), status ? "failed" : "printed no State=", line[0] ? ": " : "", line);
+		rc = gl_errf(err, GL_EIO, "drain_worker: scontrol show node %s on '%s' %s%s%s", gl_param_str(plan, "node"),
+			     gl_param_str(plan, "host"), status ? "failed" : "printed no State=", line[0] ? ": " : "", line);
 	}
 	gl_buf_free(&out);
 	return rc;
@@ -563,7 +542,7 @@ static int slurm_state(struct gl_ctx *c, const cJSON *plan, char *st, size_t n, 
 
 static int is_rest(const cJSON *plan)
 {
-	const char *via = get_str(plan, "via");
+	const char *via = gl_param_str(plan, "via");
 	return via && !strcmp(via, "slurmrestd");
 }
 
@@ -582,7 +561,7 @@ static int slurm_wait(struct gl_ctx *c, const cJSON *plan, int want, struct gl_e
 			return 0;
 		if (gl_now_ns() >= end)
 			return rc ? gl_errf(err, e.code, "%s", e.msg)
-				  : gl_errf(err, GL_EIO, "drain_worker: node %s is in state %s, %s DRAIN", get_str(plan, "node"),
+				  : gl_errf(err, GL_EIO, "drain_worker: node %s is in state %s, %s DRAIN", gl_param_str(plan, "node"),
 					    st, want ? "without" : "still with");
 		sleep_ns(DW_POLL_NS);
 	}
@@ -593,11 +572,11 @@ static int slurm_wait(struct gl_ctx *c, const cJSON *plan, int want, struct gl_e
 static void k8s_opts(const cJSON *plan, struct gl_http_opts *o)
 {
 	memset(o, 0, sizeof(*o));
-	o->token_env = get_str(plan, "token_env");
-	o->token_file = get_str(plan, "token_file");
-	o->ca_bundle = get_str(plan, "ca_bundle");
-	o->client_cert = get_str(plan, "client_cert");
-	o->client_key = get_str(plan, "client_key");
+	o->token_env = gl_param_str(plan, "token_env");
+	o->token_file = gl_param_str(plan, "token_file");
+	o->ca_bundle = gl_param_str(plan, "ca_bundle");
+	o->client_cert = gl_param_str(plan, "client_cert");
+	o->client_key = gl_param_str(plan, "client_key");
 	o->deadline_ms = DW_HTTP_TIMEOUT_MS;
 	o->max_body = 32u << 20;   /* a pod list of a busy node */
 }
@@ -614,7 +593,7 @@ static int k8s_req(const cJSON *plan, const char *method, const char *path, cons
 
 	k8s_opts(plan, &o);
 	/* kubernetes plans name the API server "api", slurmrestd ones "url" */
-	snprintf(url, sizeof(url), "%s%s", get_str(plan, "api") ? get_str(plan, "api") : get_str(plan, "url"), path);
+	snprintf(url, sizeof(url), "%s%s", gl_param_str(plan, "api") ? gl_param_str(plan, "api") : gl_param_str(plan, "url"), path);
 	rc = gl_http_do(method, url, ctype, body, &o, &r, err);
 	*status = r.status;
 	if (rc == 0 && json) {
@@ -653,18 +632,18 @@ static int rest_update(const cJSON *plan, const char *state, const char *ok_text
 	cJSON_AddItemToArray(arr, cJSON_CreateString(state));
 	cJSON_AddItemToObject(body, "state", arr);
 	if (!strcmp(state, "DRAIN"))
-		cJSON_AddStringToObject(body, "reason", get_str(plan, "reason"));
+		cJSON_AddStringToObject(body, "reason", gl_param_str(plan, "reason"));
 	text = cJSON_PrintUnformatted(body);
 	cJSON_Delete(body);
 	if (!text)
 		return gl_errf(err, GL_ENOMEM, "out of memory");
-	snprintf(path, sizeof(path), "/slurm/%s/node/%s", get_str(plan, "api_version"), get_str(plan, "node"));
+	snprintf(path, sizeof(path), "/slurm/%s/node/%s", gl_param_str(plan, "api_version"), gl_param_str(plan, "node"));
 	rc = k8s_req(plan, "POST", path, "application/json", text, &st, &j, err);
 	free(text);
 	if (rc == 0) {
 		rest_error(j, why, sizeof(why));
 		if ((st / 100 != 2 || why[0]) && !(ok_text && strstr(why, ok_text)))
-			rc = gl_errf(err, GL_EIO, "drain_worker: %s node %s: POST %s answered %ld%s%s", state, get_str(plan, "node"),
+			rc = gl_errf(err, GL_EIO, "drain_worker: %s node %s: POST %s answered %ld%s%s", state, gl_param_str(plan, "node"),
 				     path, st, why[0] ? " " : "", why);
 	}
 	cJSON_Delete(j);
@@ -679,7 +658,7 @@ static int rest_state(const cJSON *plan, char *st, size_t n, struct gl_err *err)
 	long code = 0;
 	int rc;
 
-	snprintf(path, sizeof(path), "/slurm/%s/node/%s", get_str(plan, "api_version"), get_str(plan, "node"));
+	snprintf(path, sizeof(path), "/slurm/%s/node/%s", gl_param_str(plan, "api_version"), gl_param_str(plan, "node"));
 	rc = k8s_req(plan, "GET", path, NULL, NULL, &code, &j, err);
 	if (rc == 0) {
 		rest_error(j, why, sizeof(why));
@@ -700,13 +679,13 @@ static int k8s_cordon(const cJSON *plan, int on, struct gl_err *err)
 	long st = 0;
 	int rc;
 
-	snprintf(path, sizeof(path), "/api/v1/nodes/%s", get_str(plan, "node"));
+	snprintf(path, sizeof(path), "/api/v1/nodes/%s", gl_param_str(plan, "node"));
 	rc = k8s_req(plan, "PATCH", path, "application/merge-patch+json",
 		     on ? "{\"spec\":{\"unschedulable\":true}}" : "{\"spec\":{\"unschedulable\":false}}", &st, &j, err);
 	if (rc == 0 && st / 100 != 2) {
 		k8s_why(j, why, sizeof(why));
 		rc = gl_errf(err, GL_EIO, "drain_worker: %s node %s: PATCH %s answered %ld%s%s", on ? "cordon" : "uncordon",
-			     get_str(plan, "node"), path, st, why[0] ? " " : "", why);
+			     gl_param_str(plan, "node"), path, st, why[0] ? " " : "", why);
 	}
 	cJSON_Delete(j);
 	return rc;
@@ -720,7 +699,7 @@ static int k8s_unschedulable(const cJSON *plan, int *unsched, struct gl_err *err
 	long st = 0;
 	int rc;
 
-	snprintf(path, sizeof(path), "/api/v1/nodes/%s", get_str(plan, "node"));
+	snprintf(path, sizeof(path), "/api/v1/nodes/%s", gl_param_str(plan, "node"));
 	rc = k8s_req(plan, "GET", path, NULL, NULL, &st, &j, err);
 	if (rc == 0 && st != 200) {
 		k8s_why(j, why, sizeof(why));
@@ -759,7 +738,7 @@ static int k8s_evict(const cJSON *plan, const char *ns, const char *name, int64_
 			k8s_why(j, why, sizeof(why));
 			if (st == 429 && gl_now_ns() + backoff < end_ns) {
 				gl_warn("drain_worker '%s': eviction of %s/%s refused for now (429%s%s); retrying in %lld ms",
-					get_str(plan, "id"), ns, name, why[0] ? " " : "", why, (long long)(backoff / 1000000));
+					gl_param_str(plan, "id"), ns, name, why[0] ? " " : "", why, (long long)(backoff / 1000000));
 				cJSON_Delete(j);
 				sleep_ns(backoff);
 				backoff = backoff * 2 > 5000000000LL ? 5000000000LL : backoff * 2;
@@ -777,10 +756,10 @@ static int k8s_evict(const cJSON *plan, const char *ns, const char *name, int64_
 
 static int k8s_drain(struct gl_ctx *c, const cJSON *plan, struct gl_err *err)
 {
-	const cJSON *for_ns = get(plan, "for_ns");
+	const cJSON *for_ns = gl_param(plan, "for_ns");
 	double scale = c ? gl_ctx_time_scale(c) : 1.0;
 	int64_t budget = DW_EVICT_DEADLINE_NS, end;
-	const char *node = get_str(plan, "node");
+	const char *node = gl_param_str(plan, "node");
 	char path[512], why[300];
 	cJSON *j = NULL;
 	const cJSON *pod, *items = NULL;
@@ -792,7 +771,7 @@ static int k8s_drain(struct gl_ctx *c, const cJSON *plan, struct gl_err *err)
 		budget = (int64_t)(for_ns->valuedouble / scale);
 	end = gl_now_ns() + budget;
 	rc = k8s_cordon(plan, 1, err);
-	if (rc || !cJSON_IsTrue(get(plan, "evict")))
+	if (rc || !cJSON_IsTrue(gl_param(plan, "evict")))
 		return rc;
 	snprintf(path, sizeof(path), "/api/v1/pods?fieldSelector=spec.nodeName%%3D%s", node);
 	rc = k8s_req(plan, "GET", path, NULL, NULL, &st, &j, err);
@@ -821,7 +800,7 @@ static int k8s_drain(struct gl_ctx *c, const cJSON *plan, struct gl_err *err)
 	}
 	if (rc == 0)
 		gl_info("drain_worker '%s': node %s cordoned, %d pod(s) evicted, %d left (DaemonSet, mirror or finished)",
-			get_str(plan, "id"), node, n, skipped);
+			gl_param_str(plan, "id"), node, n, skipped);
 	cJSON_Delete(j);
 	return rc;
 }
@@ -836,7 +815,7 @@ static int k8s_wait(const cJSON *plan, int want, struct gl_err *err)
 			return 0;
 		if (gl_now_ns() >= end)
 			return rc ? gl_errf(err, e.code, "%s", e.msg)
-				  : gl_errf(err, GL_EIO, "drain_worker: node %s: spec.unschedulable is %s", get_str(plan, "node"),
+				  : gl_errf(err, GL_EIO, "drain_worker: node %s: spec.unschedulable is %s", gl_param_str(plan, "node"),
 					    u ? "true" : "false");
 		sleep_ns(DW_POLL_NS);
 	}
@@ -846,7 +825,7 @@ static int k8s_wait(const cJSON *plan, int want, struct gl_err *err)
 
 static enum dw_method plan_method(const cJSON *plan)
 {
-	return method_of(get_str(plan, "method"));
+	return method_of(gl_param_str(plan, "method"));
 }
 
 static int dw_inject(struct gl_ctx *c, const cJSON *plan, struct gl_err *err)
@@ -870,7 +849,7 @@ static int dw_verify(struct gl_ctx *c, const cJSON *plan, struct gl_err *err)
 	case DW_K8S:
 		return k8s_wait(plan, 1, err);
 	case DW_EXEC:
-		return get(plan, "check_drained") ? run_ok(c, plan, "check_drained", NULL, err) : 0;
+		return gl_param(plan, "check_drained") ? run_ok(c, plan, "check_drained", NULL, err) : 0;
 	}
 	return -GL_EINVAL;
 }
@@ -901,7 +880,7 @@ static int dw_verify_revert(struct gl_ctx *c, const cJSON *plan, struct gl_err *
 		/* check_drained must now fail */
 		struct gl_buf out = { 0 };
 		int status = 0, rc;
-		if (!get(plan, "check_drained"))
+		if (!gl_param(plan, "check_drained"))
 			return 0;
 		rc = run_cmd(c, plan, "check_drained", &status, &out, err);
 		gl_buf_free(&out);
@@ -921,13 +900,13 @@ static int dw_preflight(struct gl_ctx *c, const cJSON *plan)
 	char subject[200];
 	int bad = 0;
 
-	snprintf(subject, sizeof(subject), "fault %s on host %s", get_str(plan, "id"), get_str(plan, "host"));
+	snprintf(subject, sizeof(subject), "fault %s on host %s", gl_param_str(plan, "id"), gl_param_str(plan, "host"));
 	if (m == DW_SLURM && is_rest(plan)) {
 		struct gl_err e = { 0 };
 		char st[128], check[300];
 		int rc = rest_state(plan, st, sizeof(st), &e);
-		snprintf(check, sizeof(check), "GET %s/slurm/%s/node/%s answers", get_str(plan, "url"),
-			 get_str(plan, "api_version"), get_str(plan, "node"));
+		snprintf(check, sizeof(check), "GET %s/slurm/%s/node/%s answers", gl_param_str(plan, "url"),
+			 gl_param_str(plan, "api_version"), gl_param_str(plan, "node"));
 		return gl_ctx_preflight(c, subject, check, rc == 0, rc ? e.msg : st);
 	}
 	if (m == DW_SLURM || m == DW_EXEC) {
@@ -939,7 +918,7 @@ static int dw_preflight(struct gl_ctx *c, const cJSON *plan)
 		if (gl_plan_host(c, plan, "drain_worker", &h, &e) != 0)
 			return gl_ctx_preflight(c, subject, "target host known", 0, e.msg);
 		for (size_t i = 0; i < GL_ARRAY_LEN(steps); i++) {
-			const cJSON *prog = cJSON_GetArrayItem(get(plan, steps[i]), 0);
+			const cJSON *prog = cJSON_GetArrayItem(gl_param(plan, steps[i]), 0);
 			const char *cmd[] = { "sh", "-c", "command -v \"$1\" >/dev/null", "sh", NULL, NULL };
 			struct gl_exec_result res = { 0 };
 			char check[300];
@@ -958,14 +937,14 @@ static int dw_preflight(struct gl_ctx *c, const cJSON *plan)
 			char st[128] = "", check[200];
 			memset(&e, 0, sizeof(e));
 			int rc = slurm_state(c, plan, st, sizeof(st), &e);
-			snprintf(check, sizeof(check), "scontrol show node %s", get_str(plan, "node"));
+			snprintf(check, sizeof(check), "scontrol show node %s", gl_param_str(plan, "node"));
 			bad |= gl_ctx_preflight(c, subject, check, rc == 0, rc ? e.msg : "") != 0;
 		}
 	} else {
 		struct gl_err e = { 0 };
 		char check[300];
 		int u = 0, rc = k8s_unschedulable(plan, &u, &e);
-		snprintf(check, sizeof(check), "GET %s/api/v1/nodes/%s answers", get_str(plan, "api"), get_str(plan, "node"));
+		snprintf(check, sizeof(check), "GET %s/api/v1/nodes/%s answers", gl_param_str(plan, "api"), gl_param_str(plan, "node"));
 		bad |= gl_ctx_preflight(c, subject, check, rc == 0, rc ? e.msg : "") != 0;
 	}
 	return bad ? -1 : 0;
@@ -990,10 +969,10 @@ static void put_argv(struct gl_buf *out, const cJSON *argv)
 static void dw_describe(const cJSON *plan, struct gl_buf *out)
 {
 	enum dw_method m = plan_method(plan);
-	const char *node = get_str(plan, "node"), *api = get_str(plan, "api");
+	const char *node = gl_param_str(plan, "node"), *api = gl_param_str(plan, "api");
 
 	if (m == DW_SLURM && is_rest(plan)) {
-		const char *url = get_str(plan, "url"), *ver = get_str(plan, "api_version"), *r = get_str(plan, "reason");
+		const char *url = gl_param_str(plan, "url"), *ver = gl_param_str(plan, "api_version"), *r = gl_param_str(plan, "reason");
 		if (!url || !ver || !node || !r)
 			return;
 		gl_buf_printf(out, "  inject: POST %s/slurm/%s/node/%s (application/json) {\"state\":[\"DRAIN\"],\"reason\":\"%s\"}\n",
@@ -1002,29 +981,29 @@ static void dw_describe(const cJSON *plan, struct gl_buf *out)
 		gl_buf_printf(out, "  revert: POST %s/slurm/%s/node/%s {\"state\":[\"RESUME\"]} ('Invalid node state specified' counts as done)\n",
 			      url, ver, node);
 		gl_buf_printf(out, "  verify_revert: GET %s/slurm/%s/node/%s: no DRAIN in nodes[0].state\n", url, ver, node);
-		gl_buf_printf(out, "  credentials: JWT as bearer token from %s%s\n", get_str(plan, "token_env") ? "$" : "",
-			      get_str(plan, "token_env") ? get_str(plan, "token_env") : get_str(plan, "token_file") ? get_str(plan, "token_file") : "?");
+		gl_buf_printf(out, "  credentials: JWT as bearer token from %s%s\n", gl_param_str(plan, "token_env") ? "$" : "",
+			      gl_param_str(plan, "token_env") ? gl_param_str(plan, "token_env") : gl_param_str(plan, "token_file") ? gl_param_str(plan, "token_file") : "?");
 		return;
 	}
 	if (m == DW_SLURM || m == DW_EXEC) {
-		const char *ns = get_str(plan, "netns");
+		const char *ns = gl_param_str(plan, "netns");
 		const char *verify = m == DW_SLURM ? "show" : "check_drained";
 		if (ns && ns[0])
 			gl_buf_printf(out, "  (every step runs under ip netns exec %s)\n", ns);
 		gl_buf_printf(out, "  inject:");
-		put_argv(out, get(plan, "drain"));
-		if (get(plan, verify)) {
+		put_argv(out, gl_param(plan, "drain"));
+		if (gl_param(plan, verify)) {
 			gl_buf_printf(out, "\n  verify:");
-			put_argv(out, get(plan, verify));
+			put_argv(out, gl_param(plan, verify));
 			gl_buf_printf(out, m == DW_SLURM ? " (State= holds DRAIN)" : " (exits 0)");
 		}
 		gl_buf_printf(out, "\n  revert:");
-		put_argv(out, get(plan, "resume"));
+		put_argv(out, gl_param(plan, "resume"));
 		if (m == DW_SLURM)
 			gl_buf_printf(out, " ('Invalid node state specified' counts as done)");
-		if (get(plan, verify)) {
+		if (gl_param(plan, verify)) {
 			gl_buf_printf(out, "\n  verify_revert:");
-			put_argv(out, get(plan, verify));
+			put_argv(out, gl_param(plan, verify));
 			gl_buf_printf(out, m == DW_SLURM ? " (no DRAIN in State=)" : " (exits non-zero)");
 		}
 		gl_buf_printf(out, "\n");
@@ -1034,7 +1013,7 @@ static void dw_describe(const cJSON *plan, struct gl_buf *out)
 		return;
 	gl_buf_printf(out, "  inject: PATCH %s/api/v1/nodes/%s (application/merge-patch+json) {\"spec\":{\"unschedulable\":true}}\n",
 		      api, node);
-	if (cJSON_IsTrue(get(plan, "evict"))) {
+	if (cJSON_IsTrue(gl_param(plan, "evict"))) {
 		gl_buf_printf(out, "  inject: GET %s/api/v1/pods?fieldSelector=spec.nodeName%%3D%s\n", api, node);
 		gl_buf_printf(out, "  inject: POST %s/api/v1/namespaces/NS/pods/NAME/eviction (policy/v1 Eviction) for each pod"
 			      " not owned by a DaemonSet, not mirror, not finished; 429 retried with backoff\n", api);
@@ -1042,10 +1021,10 @@ static void dw_describe(const cJSON *plan, struct gl_buf *out)
 	gl_buf_printf(out, "  verify: GET %s/api/v1/nodes/%s: spec.unschedulable is true\n", api, node);
 	gl_buf_printf(out, "  revert: PATCH %s/api/v1/nodes/%s {\"spec\":{\"unschedulable\":false}}\n", api, node);
 	gl_buf_printf(out, "  verify_revert: GET %s/api/v1/nodes/%s: spec.unschedulable is not true\n", api, node);
-	gl_buf_printf(out, "  credentials: %s%s%s%s\n", get_str(plan, "token_env") ? "bearer token from $" : "",
-		      get_str(plan, "token_env") ? get_str(plan, "token_env") : get_str(plan, "token_file") ? "bearer token from " : "",
-		      get_str(plan, "token_file") ? get_str(plan, "token_file") : "",
-		      get_str(plan, "client_cert") ? " client certificate" : "");
+	gl_buf_printf(out, "  credentials: %s%s%s%s\n", gl_param_str(plan, "token_env") ? "bearer token from $" : "",
+		      gl_param_str(plan, "token_env") ? gl_param_str(plan, "token_env") : gl_param_str(plan, "token_file") ? "bearer token from " : "",
+		      gl_param_str(plan, "token_file") ? gl_param_str(plan, "token_file") : "",
+		      gl_param_str(plan, "client_cert") ? " client certificate" : "");
 }
 
 const struct gl_fault_ops gl_fault_drain_worker = {

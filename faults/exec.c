@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "params.h"
 #include "plan.h"
 #include "plugin.h"
 
@@ -22,7 +23,7 @@
 
 static void check_argv(const cJSON *a, struct gl_diag *d, const char *path, const char *key, int required)
 {
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(a, key), *it;
+	const cJSON *v = gl_param(a, key), *it;
 	char p[256];
 
 	snprintf(p, sizeof(p), "%s.params.%s", path, key);
@@ -45,28 +46,20 @@ static void check_argv(const cJSON *a, struct gl_diag *d, const char *path, cons
 static void ex_validate(const struct gl_fault_spec *f, struct gl_diag *d, const char *path)
 {
 	static const char *const keys[] = { "inject", "revert", "verify", "verify_revert", "timeout", NULL };
-	const cJSON *it, *t;
+	const cJSON *t;
 	char p[256];
 
 	if (!f->params) {
 		gl_diag_error(d, f->json, path, "kind exec needs params with \"inject\" and \"revert\" argv arrays");
 		return;
 	}
-	cJSON_ArrayForEach(it, f->params) {
-		int known = 0;
-		for (int i = 0; keys[i]; i++)
-			known |= !strcmp(it->string, keys[i]);
-		if (!known) {
-			snprintf(p, sizeof(p), "%s.params.%s", path, it->string);
-			gl_diag_error(d, it, p, "unknown key '%s' for kind exec, expected one of: inject, revert, verify, verify_revert, timeout",
-				      it->string);
-		}
-	}
+	snprintf(p, sizeof(p), "%s.params", path);
+	gl_params_check_keys(f->params, keys, "kind exec", d, p);
 	check_argv(f->params, d, path, "inject", 1);
 	check_argv(f->params, d, path, "revert", f->dur_ns > 0);
 	check_argv(f->params, d, path, "verify", 0);
 	check_argv(f->params, d, path, "verify_revert", 0);
-	t = cJSON_GetObjectItemCaseSensitive(f->params, "timeout");
+	t = gl_param(f->params, "timeout");
 	if (t) {
 		int64_t ns;
 		snprintf(p, sizeof(p), "%s.params.timeout", path);
@@ -96,8 +89,8 @@ static int ex_plan(const struct gl_scenario *s, const struct gl_fault_spec *f, c
  * step: success. */
 static int run_step(struct gl_ctx *c, const cJSON *plan, const char *key, int required, struct gl_err *err)
 {
-	const cJSON *argv = cJSON_GetObjectItemCaseSensitive(plan, key), *it;
-	const cJSON *t = cJSON_GetObjectItemCaseSensitive(plan, "timeout");
+	const cJSON *argv = gl_param(plan, key), *it;
+	const cJSON *t = gl_param(plan, "timeout");
 	const char *args[EXEC_MAX_ARGS + 1];
 	struct gl_host host;
 	struct gl_exec_result res;
@@ -143,12 +136,12 @@ static int ex_verify_revert(struct gl_ctx *c, const cJSON *plan, struct gl_err *
 static int ex_preflight(struct gl_ctx *c, const cJSON *plan)
 {
 	static const char *const steps[] = { "inject", "verify", "revert", "verify_revert" };
-	const cJSON *hn = cJSON_GetObjectItemCaseSensitive(plan, "host");
+	const cJSON *hn = gl_param(plan, "host");
 	const struct gl_host *h = cJSON_IsString(hn) ? gl_scenario_host(gl_ctx_scenario(c), hn->valuestring) : NULL;
 	int bad = 0;
 
 	for (size_t i = 0; h && i < GL_ARRAY_LEN(steps); i++) {
-		const cJSON *argv = cJSON_GetObjectItemCaseSensitive(plan, steps[i]);
+		const cJSON *argv = gl_param(plan, steps[i]);
 		const cJSON *prog = cJSON_GetArrayItem(argv, 0);
 		const char *cmd[] = { "sh", "-c", "command -v \"$1\" >/dev/null", "sh", NULL, NULL };
 		struct gl_exec_result res;
@@ -172,10 +165,10 @@ static int ex_preflight(struct gl_ctx *c, const cJSON *plan)
 static void ex_describe(const cJSON *plan, struct gl_buf *out)
 {
 	static const char *const steps[] = { "inject", "verify", "revert", "verify_revert" };
-	const cJSON *ns = cJSON_GetObjectItemCaseSensitive(plan, "netns");
+	const cJSON *ns = gl_param(plan, "netns");
 
 	for (size_t i = 0; i < GL_ARRAY_LEN(steps); i++) {
-		const cJSON *argv = cJSON_GetObjectItemCaseSensitive(plan, steps[i]), *it;
+		const cJSON *argv = gl_param(plan, steps[i]), *it;
 		if (!cJSON_IsArray(argv))
 			continue;
 		const char *words[EXEC_MAX_ARGS + 5];

@@ -59,6 +59,8 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "hostrun.h"
+#include "params.h"
 #include "plan.h"
 #include "plugin.h"
 
@@ -173,7 +175,7 @@ static void perr(struct gl_diag *d, int *n_err, const cJSON *node, const char *p
 static void get_duration(const cJSON *params, const char *key, int64_t def, int allow_zero, int64_t *out,
 			 struct gl_diag *d, int *n_err, const char *path)
 {
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(params, key);
+	const cJSON *v = gl_param(params, key);
 	struct gl_err e = { 0 };
 
 	*out = def;
@@ -191,7 +193,7 @@ static void get_duration(const cJSON *params, const char *key, int64_t def, int 
 static const char *get_tc(const cJSON *params, const char *key, const char *def, const char *const *units,
 			  const char *what, struct gl_diag *d, int *n_err, const char *path)
 {
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(params, key);
+	const cJSON *v = gl_param(params, key);
 
 	if (!v) {
 		if (!def)
@@ -209,7 +211,8 @@ static const char *get_tc(const cJSON *params, const char *key, const char *def,
  * "faults[i]"); without, they are only counted. Returns the error count. */
 static int parse_params(const struct gl_fault_spec *f, struct lf_params *p, struct gl_diag *d, const char *path)
 {
-	const cJSON *params = f->params, *it, *v;
+	const cJSON *params = f->params, *v;
+	char what[64], pp[256];
 	int n_err = 0;
 
 	memset(p, 0, sizeof(*p));
@@ -223,21 +226,10 @@ static int parse_params(const struct gl_fault_spec *f, struct lf_params *p, stru
 		perr(d, &n_err, f->json, path, NULL, "kind link_flap needs params with at least \"interface\"");
 		return n_err;
 	}
-	cJSON_ArrayForEach(it, params) {
-		const char *const *keys = lf_keys[p->m];
-		int known = 0;
-		char list[128] = "";
-		size_t off = 0;
-		for (int i = 0; keys[i]; i++) {
-			known |= !strcmp(it->string, keys[i]);
-			off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%s", i ? ", " : "", keys[i]);
-		}
-		if (!known)
-			perr(d, &n_err, it, path, it->string,
-			     "unknown key '%s' for link_flap method %s, expected one of: %s", it->string,
-			     lf_methods[p->m], list);
-	}
-	v = cJSON_GetObjectItemCaseSensitive(params, "interface");
+	snprintf(what, sizeof(what), "link_flap method %s", lf_methods[p->m]);
+	snprintf(pp, sizeof(pp), "%s.params", path);
+	n_err += gl_params_check_keys(params, lf_keys[p->m], what, d, pp);
+	v = gl_param(params, "interface");
 	if (!v)
 		perr(d, &n_err, params, path, NULL, "kind link_flap needs params.interface (e.g. \"eth0\")");
 	else if (!cJSON_IsString(v) || !ifname_ok(v->valuestring))
@@ -250,7 +242,7 @@ static int parse_params(const struct gl_fault_spec *f, struct lf_params *p, stru
 	case LF_IP:
 		get_duration(params, "down", p->down_ns, 0, &p->down_ns, d, &n_err, path);
 		get_duration(params, "up", p->up_ns, 1, &p->up_ns, d, &n_err, path);
-		v = cJSON_GetObjectItemCaseSensitive(params, "count");
+		v = gl_param(params, "count");
 		if (v) {
 			if (!cJSON_IsNumber(v) || v->valuedouble != floor(v->valuedouble) || v->valuedouble < 1 ||
 			    v->valuedouble > LF_MAX_COUNT)
@@ -263,7 +255,7 @@ static int parse_params(const struct gl_fault_spec *f, struct lf_params *p, stru
 			perr(d, &n_err, params, path, NULL, "count x (down + up) is longer than a year");
 		break;
 	case LF_LOSS:
-		v = cJSON_GetObjectItemCaseSensitive(params, "percent");
+		v = gl_param(params, "percent");
 		if (!v)
 			perr(d, &n_err, params, path, NULL,
 			     "link_flap method loss needs params.percent: the share of packets dropped, above 0 and at most 100");
@@ -300,7 +292,7 @@ static void lf_validate(const struct gl_fault_spec *f, struct gl_diag *d, const 
 		char a[64], b[64];
 		gl_format_duration(f->dur_ns, a, sizeof(a));
 		gl_format_duration(p.count * (p.down_ns + p.up_ns), b, sizeof(b));
-		gl_diag_warn(d, cJSON_GetObjectItemCaseSensitive(f->json, "for"), path,
+		gl_diag_warn(d, gl_param(f->json, "for"), path,
 			     "\"for\" (%s) ends the fault before its %ld flap(s) (%s) are done; revert stops the flapping there",
 			     a, p.count, b);
 	}
@@ -331,7 +323,7 @@ struct lf_plan {
 
 static const char *jstr(const cJSON *o, const char *key)
 {
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	const cJSON *v = gl_param(o, key);
 	return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
@@ -426,11 +418,11 @@ static int read_plan(struct gl_ctx *c, const cJSON *plan, struct lf_plan *p, str
 				 gl_word_ok(v + strlen(LF_PID_DIR "/link_flap."), "_.-", sizeof(p->pid_file) - 1),
 				 "pid_file", err))
 			return -GL_EINVAL;
-		n = cJSON_GetObjectItemCaseSensitive(plan, "down_us");
+		n = gl_param(plan, "down_us");
 		p->down_us = cJSON_IsNumber(n) && n->valuedouble > 0 ? (int64_t)n->valuedouble : 5000000;
-		n = cJSON_GetObjectItemCaseSensitive(plan, "up_us");
+		n = gl_param(plan, "up_us");
 		p->up_us = cJSON_IsNumber(n) && n->valuedouble >= 0 ? (int64_t)n->valuedouble : 25000000;
-		n = cJSON_GetObjectItemCaseSensitive(plan, "count");
+		n = gl_param(plan, "count");
 		p->count = cJSON_IsNumber(n) && n->valuedouble >= 1 && n->valuedouble <= LF_MAX_COUNT ? (long)n->valuedouble : 1;
 		break;
 	case LF_LOSS:
@@ -438,7 +430,7 @@ static int read_plan(struct gl_ctx *c, const cJSON *plan, struct lf_plan *p, str
 		if (copy_checked(p->table, sizeof(p->table), v,
 				 v && !strncmp(v, "gauntlet_", 9) && gl_word_ok(v, "_.-", sizeof(p->table) - 1), "table", err))
 			return -GL_EINVAL;
-		n = cJSON_GetObjectItemCaseSensitive(plan, "percent");
+		n = gl_param(plan, "percent");
 		if (!cJSON_IsNumber(n) || !(n->valuedouble > 0) || n->valuedouble > 100)
 			return gl_errf(err, GL_EINVAL, "link_flap: the plan's percent is missing or not valid");
 		p->loss_per10k = llround(n->valuedouble * 100);
@@ -589,34 +581,11 @@ static int build_cmd(const struct lf_plan *p, enum lf_step step, double scale, s
 }
 
 
-/* Run c on the plan's host. *status: exit status (-1 when it timed out);
- * out: its output, trimmed. Returns 0 when it ran. */
+/* Run c on the plan's host (gl_run_trim: a timeout is an error). */
 static int run_cmd(const struct lf_plan *p, const struct lf_cmd *c, int *status, char *out, size_t n_out,
 		   struct gl_err *err)
 {
-	struct gl_exec_result res;
-	struct gl_err e = { 0 };
-	int rc = gl_host_exec(&p->host, c->argv, LF_CMD_TIMEOUT_MS, &res, &e);
-
-	*status = res.timed_out ? -1 : res.exit_status;
-	if (out && n_out) {
-		size_t len;
-		snprintf(out, n_out, "%s", res.out.data ? res.out.data : "");
-		len = strlen(out);
-		while (len && (out[len - 1] == '\n' || out[len - 1] == ' '))
-			out[--len] = '\0';
-	}
-	gl_buf_free(&res.out);
-	if (rc != 0)
-		return gl_errf(err, e.code ? e.code : GL_EIO, "link_flap on host '%s': %s", p->host.name, e.msg);
-	return 0;
-}
-
-/* The first line of a command's output, for messages. */
-static const char *first_line(char *s)
-{
-	s[strcspn(s, "\n")] = '\0';
-	return s;
+	return gl_run_trim(&p->host, c->argv, LF_CMD_TIMEOUT_MS, 0, "link_flap", status, out, n_out, err);
 }
 
 static int fail_cmd(const struct lf_plan *p, const char *what, const struct lf_cmd *c, int status, char *out,
@@ -625,7 +594,7 @@ static int fail_cmd(const struct lf_plan *p, const char *what, const struct lf_c
 	/* name the program; a script by what it is for (its text is in --dry-run) */
 	return gl_errf(err, GL_EIO, "link_flap %s on host '%s': %s%s%s exited %d%s%s", what, p->host.name,
 		       strcmp(c->argv[0], "sh") ? "'" : "the ", strcmp(c->argv[0], "sh") ? c->argv[0] : "shell script",
-		       strcmp(c->argv[0], "sh") ? "'" : "", status, out[0] ? ": " : "", first_line(out));
+		       strcmp(c->argv[0], "sh") ? "'" : "", status, out[0] ? ": " : "", gl_first_line(out));
 }
 
 /* 1 when `ip -o link show` output shows the UP flag, 0 when not, -1 when
@@ -683,7 +652,7 @@ static int ip_link_state(const struct lf_plan *p, int *up, struct gl_err *err)
 		return fail_cmd(p, "check", &cmd, status, out, err);
 	*up = link_is_up(out);
 	if (*up < 0)
-		return gl_errf(err, GL_EIO, "link_flap on host '%s': no link flags in '%s'", p->host.name, first_line(out));
+		return gl_errf(err, GL_EIO, "link_flap on host '%s': no link flags in '%s'", p->host.name, gl_first_line(out));
 	return 0;
 }
 
@@ -743,7 +712,7 @@ static int lf_verify(struct gl_ctx *c, const cJSON *plan, struct gl_err *err)
 			return fail_cmd(&p, "verify", &cmd, status, out, err);
 		if (!strstr(out, "qdisc tbf ") || !strstr(out, " root "))
 			return gl_errf(err, GL_EIO, "link_flap: no root tbf qdisc on %s on host '%s': %s", p.ifname,
-				       p.host.name, first_line(out));
+				       p.host.name, gl_first_line(out));
 		return 0;
 	}
 	return 0;
@@ -834,29 +803,11 @@ static int lf_verify_revert(struct gl_ctx *c, const cJSON *plan, struct gl_err *
 	return 0;
 }
 
-/* Run a one-off argv through run_cmd. */
-static int run_argv(const struct lf_plan *p, const char *const *argv, int *status, char *out, size_t n_out,
-		    struct gl_err *err)
-{
-	struct lf_cmd cmd;
-
-	memset(&cmd, 0, sizeof(cmd));
-	for (int i = 0; argv[i] && i < (int)GL_ARRAY_LEN(cmd.argv) - 1; i++)
-		cmd.argv[i] = argv[i];
-	return run_cmd(p, &cmd, status, out, n_out, err);
-}
-
 /* One preflight check: argv must exit 0 on the plan's host. */
 static int pf_check(struct gl_ctx *c, const struct lf_plan *p, const char *subject, const char *check,
 		    const char *const *argv, const char *fail_detail)
 {
-	struct gl_err err = { 0 };
-	char out[512] = "", detail[700];
-	int status = -1, rc = run_argv(p, argv, &status, out, sizeof(out), &err);
-
-	snprintf(detail, sizeof(detail), "%s%s%s", rc ? err.msg : status ? fail_detail : "",
-		 !rc && status && out[0] ? ": " : "", !rc && status ? first_line(out) : "");
-	return gl_ctx_preflight(c, subject, check, rc == 0 && status == 0, detail);
+	return gl_run_preflight(c, &p->host, LF_CMD_TIMEOUT_MS, 0, "link_flap", subject, check, argv, fail_detail);
 }
 
 /* Preflight, on the loop thread before anything is injected: the tools of

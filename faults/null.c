@@ -26,25 +26,21 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "params.h"
 #include "plan.h"
 #include "plugin.h"
 
-static const char *param(const cJSON *o, const char *key)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-	return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
 static void nf_validate(const struct gl_fault_spec *f, struct gl_diag *d, const char *path)
 {
+	static const char *const keys[] = { "marker", "fail", NULL };
 	const cJSON *it;
+	char pp[256];
+
+	snprintf(pp, sizeof(pp), "%s.params", path);
 	cJSON_ArrayForEach(it, f->params) {
 		char p[256];
 		snprintf(p, sizeof(p), "%s.params.%s", path, it->string);
-		if (strcmp(it->string, "marker") && strcmp(it->string, "fail"))
-			gl_diag_error(d, it, p, "unknown key '%s' for kind null, expected one of: marker, fail",
-				      it->string);
-		else if (!cJSON_IsString(it))
+		if (!gl_params_check_key(it, keys, "kind null", d, pp) && !cJSON_IsString(it))
 			gl_diag_error(d, it, p, "expected a string");
 	}
 }
@@ -53,7 +49,7 @@ static int nf_plan(const struct gl_scenario *s, const struct gl_fault_spec *f, c
 		   struct gl_err *err)
 {
 	cJSON *p = cJSON_CreateObject();
-	const char *marker = param(f->params, "marker"), *fail = param(f->params, "fail");
+	const char *marker = gl_param_str(f->params, "marker"), *fail = gl_param_str(f->params, "fail");
 
 	if (!p)
 		return gl_errf(err, GL_ENOMEM, "out of memory");
@@ -79,7 +75,7 @@ static int nf_plan(const struct gl_scenario *s, const struct gl_fault_spec *f, c
 
 static int failing(const cJSON *plan, const char *step)
 {
-	const char *f = param(plan, "fail");
+	const char *f = gl_param_str(plan, "fail");
 	return f && !strcmp(f, step);
 }
 
@@ -87,7 +83,7 @@ static int failing(const cJSON *plan, const char *step)
  * from before the nonce: the id alone, as inject wrote then). */
 static void marker_text(const cJSON *plan, char *buf, size_t n)
 {
-	const char *id = param(plan, "id"), *nonce = param(plan, "nonce");
+	const char *id = gl_param_str(plan, "id"), *nonce = gl_param_str(plan, "nonce");
 	if (nonce)
 		snprintf(buf, n, "gauntlet null fault %s %s\n", id ? id : "", nonce);
 	else
@@ -141,7 +137,7 @@ static int marker_state(const cJSON *plan, const char *marker, char *why, size_t
 
 static int nf_inject(struct gl_ctx *c, const cJSON *plan, struct gl_err *err)
 {
-	const char *marker = param(plan, "marker");
+	const char *marker = gl_param_str(plan, "marker");
 	char text[512];
 	size_t len;
 	int fd;
@@ -171,7 +167,7 @@ static int nf_inject(struct gl_ctx *c, const cJSON *plan, struct gl_err *err)
 
 static int nf_verify(struct gl_ctx *c, const cJSON *plan, struct gl_err *err)
 {
-	const char *marker = param(plan, "marker");
+	const char *marker = gl_param_str(plan, "marker");
 	char why[256];
 	int st;
 
@@ -189,7 +185,7 @@ static int nf_verify(struct gl_ctx *c, const cJSON *plan, struct gl_err *err)
 
 static int nf_revert(struct gl_ctx *c, const cJSON *plan, struct gl_err *err)
 {
-	const char *marker = param(plan, "marker");
+	const char *marker = gl_param_str(plan, "marker");
 	char why[256];
 	int st;
 
@@ -201,7 +197,7 @@ static int nf_revert(struct gl_ctx *c, const cJSON *plan, struct gl_err *err)
 	if (st < 0) {
 		/* not ours: left alone, said once (an inject refused for an
 		 * existing file ends here too) */
-		gl_warn("null fault '%s': %s is %s: left alone", param(plan, "id") ? param(plan, "id") : "", marker,
+		gl_warn("null fault '%s': %s is %s: left alone", gl_param_str(plan, "id") ? gl_param_str(plan, "id") : "", marker,
 			why);
 		return 0;
 	}
@@ -212,7 +208,7 @@ static int nf_revert(struct gl_ctx *c, const cJSON *plan, struct gl_err *err)
 
 static int nf_verify_revert(struct gl_ctx *c, const cJSON *plan, struct gl_err *err)
 {
-	const char *marker = param(plan, "marker");
+	const char *marker = gl_param_str(plan, "marker");
 	char why[256];
 
 	/* our marker is gone; a file that is not ours was reported by revert */
@@ -223,7 +219,7 @@ static int nf_verify_revert(struct gl_ctx *c, const cJSON *plan, struct gl_err *
 
 static void nf_describe(const cJSON *plan, struct gl_buf *out)
 {
-	const char *marker = param(plan, "marker");
+	const char *marker = gl_param_str(plan, "marker");
 	if (marker) {
 		gl_buf_printf(out, "inject: create ");
 		gl_buf_append_word(out, marker);

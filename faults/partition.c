@@ -33,6 +33,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hostrun.h"
+#include "params.h"
 #include "plan.h"
 #include "plugin.h"
 
@@ -144,7 +146,7 @@ static void path_key(char *p, size_t n, const char *path, const char *key)
 static int parse_group(const cJSON *params, const char *key, struct pt_group *g, struct gl_diag *d,
 		       const char *path)
 {
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(params, key), *it;
+	const cJSON *v = gl_param(params, key), *it;
 	char p[256];
 	int n_err = 0, i = 0;
 
@@ -180,7 +182,7 @@ static int parse_group(const cJSON *params, const char *key, struct pt_group *g,
 
 static int check_argv(const cJSON *params, const char *key, struct gl_diag *d, const char *path)
 {
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(params, key), *it;
+	const cJSON *v = gl_param(params, key), *it;
 	char p[256];
 
 	if (!v)
@@ -205,7 +207,7 @@ static int check_argv(const cJSON *params, const char *key, struct gl_diag *d, c
 static int check_params(const struct gl_fault_spec *f, struct pt_group *a, struct pt_group *b,
 			int64_t *probe_timeout_ns, struct gl_diag *d, const char *path)
 {
-	const cJSON *params = f->params, *it, *t;
+	const cJSON *params = f->params, *t;
 	int n_err = 0;
 	char p[256];
 
@@ -216,23 +218,13 @@ static int check_params(const struct gl_fault_spec *f, struct pt_group *a, struc
 				      "of addresses to cut apart");
 		return 1;
 	}
-	cJSON_ArrayForEach(it, params) {
-		int known = 0;
-		for (int i = 0; pt_keys[i]; i++)
-			known |= !strcmp(it->string, pt_keys[i]);
-		if (!known) {
-			n_err++;
-			path_key(p, sizeof(p), path, it->string);
-			if (d)
-				gl_diag_error(d, it, p, "unknown key '%s' for kind partition, expected one of: a, b, "
-					      "probe_across, probe_within, probe_timeout", it->string);
-		}
-	}
+	snprintf(p, sizeof(p), "%s.params", path);
+	n_err += gl_params_check_keys(params, pt_keys, "kind partition", d, p);
 	n_err += parse_group(params, "a", a, d, path);
 	n_err += parse_group(params, "b", b, d, path);
 	n_err += check_argv(params, "probe_across", d, path);
 	n_err += check_argv(params, "probe_within", d, path);
-	t = cJSON_GetObjectItemCaseSensitive(params, "probe_timeout");
+	t = gl_param(params, "probe_timeout");
 	if (t) {
 		int64_t ns = 0;
 		path_key(p, sizeof(p), path, "probe_timeout");
@@ -250,7 +242,7 @@ static int check_params(const struct gl_fault_spec *f, struct pt_group *a, struc
 	if (!(a->has4 && b->has4) && !(a->has6 && b->has6)) {
 		path_key(p, sizeof(p), path, "b");
 		if (d)
-			gl_diag_error(d, cJSON_GetObjectItemCaseSensitive(params, "b"), p,
+			gl_diag_error(d, gl_param(params, "b"), p,
 				      "groups a and b share no address family (IPv4 or IPv6): nothing to cut");
 		return 1;
 	}
@@ -289,7 +281,7 @@ static void pt_validate(const struct gl_fault_spec *f, struct gl_diag *d, const 
 			const struct pt_group *x = &a[g], *y = &a[1 - g];
 			if ((x->has4 && !y->has4) || (x->has6 && !y->has6)) {
 				snprintf(p, sizeof(p), "%s.params.%s", path, g ? "b" : "a");
-				gl_diag_warn(d, cJSON_GetObjectItemCaseSensitive(f->params, g ? "b" : "a"), p,
+				gl_diag_warn(d, gl_param(f->params, g ? "b" : "a"), p,
 					     "its %s entries have no counterpart in the other group and cut nothing",
 					     fam[x->has4 && !y->has4]);
 			}
@@ -310,7 +302,7 @@ struct pt_plan {
 
 static const char *jstr(const cJSON *o, const char *key)
 {
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	const cJSON *v = gl_param(o, key);
 	return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
@@ -364,7 +356,7 @@ static int pt_plan(const struct gl_scenario *s, const struct gl_fault_spec *f, c
 	cJSON_AddItemToObject(o, "a", group_json(&g[0]));
 	cJSON_AddItemToObject(o, "b", group_json(&g[1]));
 	for (i = 0; i < GL_ARRAY_LEN(probes); i++) {
-		const cJSON *v = cJSON_GetObjectItemCaseSensitive(f->params, probes[i]);
+		const cJSON *v = gl_param(f->params, probes[i]);
 		if (v)
 			cJSON_AddItemToObject(o, probes[i], cJSON_Duplicate(v, 1));
 	}
@@ -379,7 +371,7 @@ out:
 
 static int read_group(const cJSON *plan, const char *key, struct pt_group *g, struct gl_err *err)
 {
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(plan, key), *it;
+	const cJSON *v = gl_param(plan, key), *it;
 
 	memset(g, 0, sizeof(*g));
 	if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) > PT_MAX_ADDRS)
@@ -425,11 +417,11 @@ static int read_plan(struct gl_ctx *c, const cJSON *plan, struct pt_plan *p, str
 	snprintf(p->table, sizeof(p->table), "%s", t);
 	if (read_group(plan, "a", &p->a, err) != 0 || read_group(plan, "b", &p->b, err) != 0)
 		return -GL_EINVAL;
-	p->probe_across = cJSON_GetObjectItemCaseSensitive(plan, "probe_across");
-	p->probe_within = cJSON_GetObjectItemCaseSensitive(plan, "probe_within");
+	p->probe_across = gl_param(plan, "probe_across");
+	p->probe_within = gl_param(plan, "probe_within");
 	if (!probe_ok(p->probe_across) || !probe_ok(p->probe_within))
 		return gl_errf(err, GL_EINVAL, "partition: the plan's probes are not argv arrays");
-	n = cJSON_GetObjectItemCaseSensitive(plan, "probe_timeout_ms");
+	n = gl_param(plan, "probe_timeout_ms");
 	p->probe_timeout_ms = cJSON_IsNumber(n) && n->valuedouble > 0 && n->valuedouble <= 300000
 				      ? (int64_t)n->valuedouble : PT_PROBE_TIMEOUT_NS / 1000000;
 	return 0;
@@ -488,33 +480,11 @@ static int inject_script(const struct pt_plan *p, struct gl_buf *b)
 }
 
 
-/* Run argv on the plan's host. *status: exit status, -1 when it timed out;
- * out: its output, trimmed. Returns 0 when it ran (a timeout counts as ran). */
+/* Run argv on the plan's host (gl_run_trim: a timeout is no error, *status -1). */
 static int run_argv(const struct pt_plan *p, const char *const *argv, int64_t timeout_ms, int *status, char *out,
 		    size_t n_out, struct gl_err *err)
 {
-	struct gl_exec_result res;
-	struct gl_err e = { 0 };
-	int rc = gl_host_exec(&p->host, argv, timeout_ms, &res, &e);
-
-	*status = res.timed_out ? -1 : res.exit_status;
-	if (out && n_out) {
-		size_t len;
-		snprintf(out, n_out, "%s", res.out.data ? res.out.data : "");
-		len = strlen(out);
-		while (len && (out[len - 1] == '\n' || out[len - 1] == ' '))
-			out[--len] = '\0';
-	}
-	gl_buf_free(&res.out);
-	if (rc != 0 && !res.timed_out)
-		return gl_errf(err, e.code ? e.code : GL_EIO, "partition on host '%s': %s", p->host.name, e.msg);
-	return 0;
-}
-
-static const char *first_line(char *s)
-{
-	s[strcspn(s, "\n")] = '\0';
-	return s;
+	return gl_run_trim(&p->host, argv, timeout_ms, GL_RUN_TIMEOUT_OK, "partition", status, out, n_out, err);
 }
 
 static int nft_table(const struct pt_plan *p, const char *verb, int *status, char *out, size_t n_out,
@@ -559,7 +529,7 @@ static int pt_inject(struct gl_ctx *c, const cJSON *plan, struct gl_err *err)
 	}
 	if (rc == 0 && status != 0)
 		rc = gl_errf(err, GL_EIO, "partition inject on host '%s': nft exited %d%s%s", p->host.name, status,
-			     out[0] ? ": " : "", first_line(out));
+			     out[0] ? ": " : "", gl_first_line(out));
 out:
 	gl_buf_free(&script);
 	free(p);
@@ -584,7 +554,7 @@ static int probe(const struct pt_plan *p, const cJSON *argv_json, const char *na
 		return -GL_EIO;
 	if (want_success && status != 0)
 		return gl_errf(err, GL_EIO, "partition: %s '%s' %s%s%s: the hosts inside a group cannot reach each other",
-			       name, argv[0], status < 0 ? "timed out" : "failed", out[0] ? ": " : "", first_line(out));
+			       name, argv[0], status < 0 ? "timed out" : "failed", out[0] ? ": " : "", gl_first_line(out));
 	if (!want_success && status == 0)
 		return gl_errf(err, GL_EIO, "partition: %s '%s' succeeded: traffic still crosses the partition", name,
 			       argv[0]);
@@ -602,7 +572,7 @@ static int pt_verify(struct gl_ctx *c, const cJSON *plan, struct gl_err *err)
 	rc = nft_table(p, "list", &status, out, sizeof(out), err);
 	if (rc == 0 && status != 0)
 		rc = gl_errf(err, GL_EIO, "partition: table inet %s is not on host '%s': %s", p->table, p->host.name,
-			     first_line(out));
+			     gl_first_line(out));
 	if (rc == 0)
 		rc = probe(p, p->probe_across, "probe_across", 0, err);
 	if (rc == 0)
@@ -624,7 +594,7 @@ static int pt_revert(struct gl_ctx *c, const cJSON *plan, struct gl_err *err)
 	/* already gone (reverted before, or never made) counts as reverted */
 	if (rc == 0 && status != 0 && !strstr(out, "No such file or directory"))
 		rc = gl_errf(err, GL_EIO, "partition revert on host '%s': nft delete table inet %s exited %d%s%s",
-			     p->host.name, p->table, status, out[0] ? ": " : "", first_line(out));
+			     p->host.name, p->table, status, out[0] ? ": " : "", gl_first_line(out));
 out:
 	free(p);
 	return rc;
@@ -643,7 +613,7 @@ static int pt_verify_revert(struct gl_ctx *c, const cJSON *plan, struct gl_err *
 		rc = gl_errf(err, GL_EIO, "partition: table inet %s is still on host '%s'", p->table, p->host.name);
 	else if (rc == 0 && !strstr(out, "No such file or directory"))
 		rc = gl_errf(err, GL_EIO, "partition: cannot tell whether table inet %s is gone from host '%s': %s",
-			     p->table, p->host.name, first_line(out));
+			     p->table, p->host.name, gl_first_line(out));
 out:
 	free(p);
 	return rc;
@@ -653,13 +623,8 @@ out:
 static int pf_check(struct gl_ctx *c, const struct pt_plan *p, const char *subject, const char *check,
 		    const char *const *argv, const char *fail_detail)
 {
-	struct gl_err err = { 0 };
-	char out[512] = "", detail[700];
-	int status = -1, rc = run_argv(p, argv, PT_CMD_TIMEOUT_MS, &status, out, sizeof(out), &err);
-
-	snprintf(detail, sizeof(detail), "%s%s%s", rc ? err.msg : status ? fail_detail : "",
-		 !rc && status && out[0] ? ": " : "", !rc && status ? first_line(out) : "");
-	return gl_ctx_preflight(c, subject, check, rc == 0 && status == 0, detail);
+	return gl_run_preflight(c, &p->host, PT_CMD_TIMEOUT_MS, GL_RUN_TIMEOUT_OK, "partition", subject, check, argv,
+				fail_detail);
 }
 
 /* Preflight, on the loop thread before anything is injected: nft and the

@@ -26,14 +26,11 @@
  * "for"; its revert sends SIGCONT to the recorded pids and waits until they
  * leave state T. Every revert is idempotent.
  */
-#include <math.h>
-#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
-#include <unistd.h>
 
+#include "params.h"
 #include "plan.h"
 #include "plugin.h"
 #include "procsel.h"
@@ -48,61 +45,13 @@ static const char *const pk_methods[] = { "signal", NULL };
 static const char *const pk_signals[] = { "KILL", "TERM", "STOP", "INT", NULL };
 
 /*
- * The one script, step in $1. Inputs: GL_SIG, GL_PAT or GL_PID, GL_ALL,
- * GL_MAX, GL_DIR, GL_STATE, GL_WAIT (polls of 0.1 s). pinfo reads state
- * and start time from /proc/PID/stat with builtins only (comm may hold
- * spaces, so fields are counted after its closing ") ").
+ * The one script (procsel.h), step in $1. Inputs: GL_SIG, GL_PAT or GL_PID,
+ * GL_ALL, GL_MAX, GL_DIR, GL_STATE, GL_WAIT (polls of 0.1 s).
  */
 static const char pk_script[] =
-	"set -f\n"
-	"pinfo() {\n"
-	"	L=\n"
-	"	{ read -r L < \"/proc/$1/stat\"; } 2>/dev/null || return 1\n"
-	"	[ -n \"$L\" ] || return 1\n"
-	"	R=${L##*) }\n"
-	"	set -- $R\n"
-	"	S=$1 PP=$2 ST=${20}\n"
-	"}\n"
-	"ancestors() {\n"
-	"	A=\" $$ \" a=$PPID\n"
-	"	while [ \"${a:-0}\" -gt 1 ]; do\n"
-	"		case $A in *\" $a \"*) break ;; esac\n"
-	"		A=\"$A$a \"\n"
-	"		pinfo \"$a\" || break\n"
-	"		a=$PP\n"
-	"	done\n"
-	"}\n"
-	"what() { if [ -n \"${GL_PID:-}\" ]; then echo \"pid $GL_PID\"; else echo \"pattern '$GL_PAT'\"; fi; }\n"
-	"select_procs() {\n"
-	"	if [ -n \"${GL_PID:-}\" ]; then\n"
-	"		cands=$GL_PID\n"
-	"	else\n"
-	"		cands=$(pgrep -f -- \"$GL_PAT\"); rc=$?\n"
-	"		[ \"$rc\" -le 1 ] || { echo \"pgrep failed (exit $rc)\"; exit 5; }\n"
-	"	fi\n"
-	"	ancestors\n"
-	"	N=0 LIST= BEST= BEST_ST= STOPPED=\n"
-	"	for p in $cands; do\n"
-	"		case $p in ''|*[!0-9]*) continue ;; esac\n"
-	"		[ \"$p\" -gt 1 ] || continue\n"
-	"		case $A in *\" $p \"*) continue ;; esac\n"
-	"		pinfo \"$p\" || continue\n"
-	"		case $S in Z|X|x) continue ;; esac\n"
-	"		[ \"$S\" = T ] && STOPPED=\"$STOPPED $p\"\n"
-	"		N=$((N + 1))\n"
-	"		LIST=\"$LIST$p $ST\n\"\n"
-	"		if [ -z \"$BEST\" ] || [ \"$ST\" -gt \"$BEST_ST\" ] || { [ \"$ST\" -eq \"$BEST_ST\" ] && [ \"$p\" -gt \"$BEST\" ]; }; then\n"
-	"			BEST=$p BEST_ST=$ST\n"
-	"		fi\n"
-	"	done\n"
-	"}\n"
+	GL_PROCSEL_SH_FUNCS
 	"inject() {\n"
-	"	mkdir -p -- \"$GL_DIR\" || { echo \"cannot create $GL_DIR\"; exit 5; }\n"
-	"	select_procs\n"
-	"	[ \"$N\" -gt 0 ] || { echo \"no process matches $(what)\"; exit 3; }\n"
-	"	if [ \"$N\" -gt \"$GL_MAX\" ]; then\n"
-	"		echo \"$(what) matches $N processes, more than max_matches $GL_MAX: refusing\"; exit 4\n"
-	"	fi\n"
+	"	select_checked\n"
 	"	if [ \"$GL_ALL\" = 1 ]; then OUT=$LIST; else OUT=\"$BEST $BEST_ST\n\"; fi\n"
 	"	{ printf '%s' \"$OUT\" > \"$GL_STATE.tmp\" && mv -f -- \"$GL_STATE.tmp\" \"$GL_STATE\"; } ||\n"
 	"		{ echo \"cannot write $GL_STATE\"; exit 5; }\n"
@@ -159,30 +108,9 @@ static const char pk_script[] =
 	"	rm -f -- \"$GL_STATE\" \"$GL_STATE.tmp\" || { echo \"cannot remove $GL_STATE\"; exit 5; }\n"
 	"	echo ok\n"
 	"}\n"
-	"verify_revert() {\n"
-	"	[ ! -e \"$GL_STATE\" ] || { echo \"$GL_STATE is still there\"; exit 1; }\n"
-	"	[ \"$GL_SIG\" = STOP ] || { echo ok; exit 0; }\n"
-	"	select_procs\n"
-	"	[ -z \"$STOPPED\" ] || { echo \"still stopped ($(what)):$STOPPED\"; exit 1; }\n"
-	"	echo ok\n"
-	"}\n"
-	"case $1 in\n"
-	"inject|verify|revert|verify_revert) \"$1\" ;;\n"
-	"*) echo \"unknown step '$1'\"; exit 2 ;;\n"
-	"esac\n";
+	GL_PROCSEL_SH_DISPATCH;
 
 /* ---- validation ----------------------------------------------------------- */
-
-static const cJSON *get(const cJSON *o, const char *key)
-{
-	return cJSON_GetObjectItemCaseSensitive(o, key);
-}
-
-static const char *get_str(const cJSON *o, const char *key)
-{
-	const cJSON *v = get(o, key);
-	return cJSON_IsString(v) ? v->valuestring : NULL;
-}
 
 /* "KILL", also "SIGKILL"; NULL when not one we send. */
 static const char *signal_name(const char *s)
@@ -203,7 +131,7 @@ static const char *signal_name(const char *s)
 static void pk_validate(const struct gl_fault_spec *f, struct gl_diag *d, const char *path)
 {
 	static const char *const keys[] = { "pattern", "pid", "signal", "all", "max_matches", "state_dir", NULL };
-	const cJSON *it, *pat, *pid, *sig, *all, *max, *dir;
+	const cJSON *pat, *pid, *sig, *all, *max, *dir;
 	char p[256], buf[256];
 	long long n;
 	const char *sname = "KILL";
@@ -213,19 +141,10 @@ static void pk_validate(const struct gl_fault_spec *f, struct gl_diag *d, const 
 			      "kind process_kill needs params with \"pattern\" (pgrep -f) or \"pid\", e.g. {\"pattern\": \"vllm serve\", \"signal\": \"KILL\"}");
 		return;
 	}
-	cJSON_ArrayForEach(it, f->params) {
-		int known = 0;
-		for (int i = 0; keys[i]; i++)
-			known |= !strcmp(it->string, keys[i]);
-		if (!known) {
-			snprintf(p, sizeof(p), "%s.params.%s", path, it->string);
-			gl_diag_error(d, it, p,
-				      "unknown key '%s' for kind process_kill, expected one of: pattern, pid, signal, all, max_matches, state_dir",
-				      it->string);
-		}
-	}
-	pat = get(f->params, "pattern");
-	pid = get(f->params, "pid");
+	snprintf(p, sizeof(p), "%s.params", path);
+	gl_params_check_keys(f->params, keys, "kind process_kill", d, p);
+	pat = gl_param(f->params, "pattern");
+	pid = gl_param(f->params, "pid");
 	if (!pat == !pid) {
 		snprintf(p, sizeof(p), "%s.params", path);
 		gl_diag_error(d, f->params, p, "kind process_kill needs exactly one of \"pattern\" or \"pid\"%s",
@@ -244,7 +163,7 @@ static void pk_validate(const struct gl_fault_spec *f, struct gl_diag *d, const 
 		if (gl_json_int(pid, 2, PK_PID_MAX, &n) != 0)
 			gl_diag_error(d, pid, p, "expected a process id, an integer from 2 to %d", PK_PID_MAX);
 	}
-	sig = get(f->params, "signal");
+	sig = gl_param(f->params, "signal");
 	if (sig) {
 		snprintf(p, sizeof(p), "%s.params.signal", path);
 		sname = signal_name(cJSON_IsString(sig) ? sig->valuestring : NULL);
@@ -259,7 +178,7 @@ static void pk_validate(const struct gl_fault_spec *f, struct gl_diag *d, const 
 			      "signal STOP needs \"for\" (%s.for): the process stays stopped until the revert sends SIGCONT",
 			      path);
 	}
-	all = get(f->params, "all");
+	all = gl_param(f->params, "all");
 	if (all) {
 		snprintf(p, sizeof(p), "%s.params.all", path);
 		if (!cJSON_IsBool(all))
@@ -267,7 +186,7 @@ static void pk_validate(const struct gl_fault_spec *f, struct gl_diag *d, const 
 		else if (pid)
 			gl_diag_error(d, all, p, "\"all\" applies to \"pattern\" only");
 	}
-	max = get(f->params, "max_matches");
+	max = gl_param(f->params, "max_matches");
 	if (max) {
 		snprintf(p, sizeof(p), "%s.params.max_matches", path);
 		if (gl_json_int(max, 1, PK_MAX_MATCHES_CAP, &n) != 0)
@@ -275,7 +194,7 @@ static void pk_validate(const struct gl_fault_spec *f, struct gl_diag *d, const 
 		else if (pid)
 			gl_diag_error(d, max, p, "\"max_matches\" applies to \"pattern\" only");
 	}
-	dir = get(f->params, "state_dir");
+	dir = gl_param(f->params, "state_dir");
 	if (dir) {
 		snprintf(p, sizeof(p), "%s.params.state_dir", path);
 		if (!cJSON_IsString(dir) || !gl_safe_abs_path(dir->valuestring))
@@ -286,36 +205,29 @@ static void pk_validate(const struct gl_fault_spec *f, struct gl_diag *d, const 
 
 /* ---- plan ----------------------------------------------------------------- */
 
-static void add_env(cJSON *argv, const char *key, const char *val)
-{
-	char kv[1024];   /* GL_STATE=<dir, <= 200>/fault-<id, <= 63>-<8 hex>.pids fits */
-	snprintf(kv, sizeof(kv), "%s=%s", key, val);
-	cJSON_AddItemToArray(argv, cJSON_CreateString(kv));
-}
-
 /* env GL_...=... sh -c SCRIPT gauntlet-process_kill STEP */
 static cJSON *step_argv(const cJSON *p, const char *step, int wait_polls)
 {
 	cJSON *a = cJSON_CreateArray();
-	const char *pat = get_str(p, "pattern");
-	const cJSON *pid = get(p, "pid");
+	const char *pat = gl_param_str(p, "pattern");
+	const cJSON *pid = gl_param(p, "pid");
 	char num[32];
 
 	cJSON_AddItemToArray(a, cJSON_CreateString("env"));
-	add_env(a, "GL_SIG", get_str(p, "signal"));
+	gl_argv_add_env(a, "GL_SIG", gl_param_str(p, "signal"));
 	if (pat)
-		add_env(a, "GL_PAT", pat);
+		gl_argv_add_env(a, "GL_PAT", pat);
 	else {
 		snprintf(num, sizeof(num), "%lld", (long long)pid->valuedouble);
-		add_env(a, "GL_PID", num);
+		gl_argv_add_env(a, "GL_PID", num);
 	}
-	add_env(a, "GL_ALL", cJSON_IsTrue(get(p, "all")) ? "1" : "0");
-	snprintf(num, sizeof(num), "%d", get(p, "max_matches")->valueint);
-	add_env(a, "GL_MAX", num);
-	add_env(a, "GL_DIR", get_str(p, "state_dir"));
-	add_env(a, "GL_STATE", get_str(p, "state_file"));
+	gl_argv_add_env(a, "GL_ALL", cJSON_IsTrue(gl_param(p, "all")) ? "1" : "0");
+	snprintf(num, sizeof(num), "%d", gl_param(p, "max_matches")->valueint);
+	gl_argv_add_env(a, "GL_MAX", num);
+	gl_argv_add_env(a, "GL_DIR", gl_param_str(p, "state_dir"));
+	gl_argv_add_env(a, "GL_STATE", gl_param_str(p, "state_file"));
 	snprintf(num, sizeof(num), "%d", wait_polls);
-	add_env(a, "GL_WAIT", num);
+	gl_argv_add_env(a, "GL_WAIT", num);
 	cJSON_AddItemToArray(a, cJSON_CreateString("sh"));
 	cJSON_AddItemToArray(a, cJSON_CreateString("-c"));
 	cJSON_AddItemToArray(a, cJSON_CreateString(pk_script));
@@ -328,36 +240,22 @@ static int pk_plan(const struct gl_scenario *s, const struct gl_fault_spec *f, c
 		   struct gl_err *err)
 {
 	const struct gl_host *h = gl_scenario_host(s, f->target);
-	const char *pat = get_str(f->params, "pattern"), *sig = signal_name(get_str(f->params, "signal"));
-	const char *dir = get_str(f->params, "state_dir");
-	const cJSON *pid = get(f->params, "pid"), *max = get(f->params, "max_matches");
-	char id[GL_NAME_MAX], file[320];
-	unsigned int token = 0;
+	const char *pat = gl_param_str(f->params, "pattern"), *sig = signal_name(gl_param_str(f->params, "signal"));
+	const char *dir = gl_param_str(f->params, "state_dir");
+	const cJSON *pid = gl_param(f->params, "pid"), *max = gl_param(f->params, "max_matches");
+	char file[320];
 	cJSON *p;
 	int wait_polls;
 
 	if (!h)
 		return gl_errf(err, GL_EINVAL, "process_kill: unknown host '%s'", f->target);
-	if (!h->local && !gl_transport_find("ssh"))
-		return gl_errf(err, GL_EINVAL,
-			       "process_kill on host '%s': the ssh transport is not built yet; only local hosts can run it",
-			       h->name);
 	if (!pat && !cJSON_IsNumber(pid))
 		return gl_errf(err, GL_EINVAL, "process_kill '%s': params need \"pattern\" or \"pid\"", f->id);
 	if (!sig)
 		sig = "KILL";
 	if (!dir)
 		dir = PK_DEFAULT_STATE_DIR;
-	/* The record's name: the fault id made file-safe, plus a token so two
-	 * runs of one scenario on a host do not share it. */
-	snprintf(id, sizeof(id), "%s", f->id);
-	for (char *c = id; *c; c++)
-		if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
-		      *c == '-' || *c == '_' || *c == '.'))
-			*c = '_';
-	if (getrandom(&token, sizeof(token), GRND_NONBLOCK) != (ssize_t)sizeof(token))
-		token = (unsigned int)(gl_wall_ns() ^ ((int64_t)getpid() << 16));
-	snprintf(file, sizeof(file), "%s/fault-%s-%08x.pids", dir, id, token);
+	gl_procsel_state_file(file, sizeof(file), dir, "fault", f->id);
 
 	p = cJSON_CreateObject();
 	if (!p)
@@ -369,7 +267,7 @@ static int pk_plan(const struct gl_scenario *s, const struct gl_fault_spec *f, c
 		cJSON_AddStringToObject(p, "pattern", pat);
 	else
 		cJSON_AddNumberToObject(p, "pid", pid->valuedouble);
-	cJSON_AddBoolToObject(p, "all", pat && cJSON_IsTrue(get(f->params, "all")));
+	cJSON_AddBoolToObject(p, "all", pat && cJSON_IsTrue(gl_param(f->params, "all")));
 	cJSON_AddNumberToObject(p, "max_matches", cJSON_IsNumber(max) ? max->valueint : pat ? PK_MAX_MATCHES_DEFAULT : 1);
 	cJSON_AddStringToObject(p, "state_dir", dir);
 	cJSON_AddStringToObject(p, "state_file", file);
@@ -379,7 +277,7 @@ static int pk_plan(const struct gl_scenario *s, const struct gl_fault_spec *f, c
 	cJSON_AddItemToObject(p, "verify", step_argv(p, "verify", wait_polls));
 	cJSON_AddItemToObject(p, "revert", step_argv(p, "revert", 50));
 	cJSON_AddItemToObject(p, "verify_revert", step_argv(p, "verify_revert", 50));
-	if (cJSON_GetArraySize(get(p, "verify_revert")) == 0) {
+	if (cJSON_GetArraySize(gl_param(p, "verify_revert")) == 0) {
 		cJSON_Delete(p);
 		return gl_errf(err, GL_ENOMEM, "out of memory");
 	}
@@ -392,7 +290,7 @@ static int pk_plan(const struct gl_scenario *s, const struct gl_fault_spec *f, c
 
 static int run_step(struct gl_ctx *c, const cJSON *plan, const char *step, struct gl_err *err)
 {
-	const cJSON *argv = get(plan, step), *it;
+	const cJSON *argv = gl_param(plan, step), *it;
 	const char *args[32];
 	struct gl_host host;
 	struct gl_exec_result res = { 0 };
@@ -455,9 +353,9 @@ static int pk_verify_revert(struct gl_ctx *c, const cJSON *plan, struct gl_err *
 
 static void pk_describe(const cJSON *plan, struct gl_buf *out)
 {
-	const char *sig = get_str(plan, "signal"), *pat = get_str(plan, "pattern");
-	const char *file = get_str(plan, "state_file"), *ns = get_str(plan, "netns");
-	const cJSON *pid = get(plan, "pid"), *max = get(plan, "max_matches");
+	const char *sig = gl_param_str(plan, "signal"), *pat = gl_param_str(plan, "pattern");
+	const char *file = gl_param_str(plan, "state_file"), *ns = gl_param_str(plan, "netns");
+	const cJSON *pid = gl_param(plan, "pid"), *max = gl_param(plan, "max_matches");
 	int stop = sig && !strcmp(sig, "STOP");
 
 	if (!sig || !file)
@@ -471,7 +369,7 @@ static void pk_describe(const cJSON *plan, struct gl_buf *out)
 			gl_buf_append_argv(out, one);
 		}
 		gl_buf_printf(out, " (%s; refuse if more than %d match; never pid 1 or the controller and its ancestors)",
-			      cJSON_IsTrue(get(plan, "all")) ? "every match" : "the newest match",
+			      cJSON_IsTrue(gl_param(plan, "all")) ? "every match" : "the newest match",
 			      cJSON_IsNumber(max) ? max->valueint : PK_MAX_MATCHES_DEFAULT);
 	} else {
 		gl_buf_printf(out, "  inject: pid %lld", cJSON_IsNumber(pid) ? (long long)pid->valuedouble : 0LL);

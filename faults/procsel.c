@@ -3,11 +3,14 @@
  */
 #include "procsel.h"
 
-#include <math.h>
 #include <regex.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
 
+#include "scenario.h"
 #include "util.h"
 
 /*
@@ -60,11 +63,24 @@ int gl_safe_abs_path(const char *s)
 	return 1;
 }
 
-int gl_json_int(const cJSON *v, long long lo, long long hi, long long *out)
+void gl_procsel_state_file(char *out, size_t n, const char *dir, const char *prefix, const char *id)
 {
-	if (!cJSON_IsNumber(v) || v->valuedouble < (double)lo || v->valuedouble > (double)hi ||
-	    v->valuedouble != floor(v->valuedouble))
-		return -1;
-	*out = (long long)v->valuedouble;
-	return 0;
+	char safe[GL_NAME_MAX];
+	unsigned int token = 0;
+
+	snprintf(safe, sizeof(safe), "%s", id);
+	for (char *c = safe; *c; c++)
+		if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+		      *c == '-' || *c == '_' || *c == '.'))
+			*c = '_';
+	if (getrandom(&token, sizeof(token), GRND_NONBLOCK) != (ssize_t)sizeof(token))
+		token = (unsigned int)(gl_wall_ns() ^ ((int64_t)getpid() << 16));
+	snprintf(out, n, "%s/%s-%s-%08x.pids", dir, prefix, safe, token);
+}
+
+void gl_argv_add_env(cJSON *argv, const char *key, const char *val)
+{
+	char kv[1024];   /* GL_STATE=<dir, <= 200>/<prefix>-<id, <= 63>-<8 hex>.pids fits */
+	snprintf(kv, sizeof(kv), "%s=%s", key, val);
+	cJSON_AddItemToArray(argv, cJSON_CreateString(kv));
 }

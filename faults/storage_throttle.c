@@ -36,6 +36,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "params.h"
 #include "plan.h"
 #include "plugin.h"
 
@@ -180,17 +181,6 @@ static const char st_tc_revert_script[] =
 
 /* ---- values --------------------------------------------------------------- */
 
-static const cJSON *get(const cJSON *o, const char *key)
-{
-	return cJSON_GetObjectItemCaseSensitive(o, key);
-}
-
-static const char *get_str(const cJSON *o, const char *key)
-{
-	const cJSON *v = get(o, key);
-	return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
 /* tc's rate units (case-insensitive, as tc reads and prints them): bits or
  * bytes per second, SI or IEC prefixes. A unit is required. */
 static int parse_rate_bits(const char *s, double *bits)
@@ -318,8 +308,7 @@ static void st_validate(const struct gl_fault_spec *f, struct gl_diag *d, const 
 	static const char *const tc_keys[] = { "interface", "rate", NULL };
 	int tc = !strcmp(f->method, "tc");
 	const char *const *keys = tc ? tc_keys : cg_keys;
-	const char *list = tc ? "interface, rate" : "cgroup, device, read_bps, write_bps, read_iops, write_iops";
-	const cJSON *it, *v;
+	const cJSON *v;
 	char p[256];
 
 	if (f->dur_ns <= 0)
@@ -329,19 +318,11 @@ static void st_validate(const struct gl_fault_spec *f, struct gl_diag *d, const 
 						   : "kind storage_throttle needs params with \"cgroup\", \"device\" and a limit, e.g. {\"cgroup\": \"gauntlet/storage\", \"device\": \"/dev/vda\", \"write_bps\": \"10MB\"}");
 		return;
 	}
-	cJSON_ArrayForEach(it, f->params) {
-		int known = 0;
-		for (int i = 0; keys[i]; i++)
-			known |= !strcmp(it->string, keys[i]);
-		if (!known) {
-			snprintf(p, sizeof(p), "%s.params.%s", path, it->string);
-			gl_diag_error(d, it, p, "unknown key '%s' for storage_throttle method %s, expected one of: %s",
-				      it->string, tc ? "tc" : "cgroup", list);
-		}
-	}
+	snprintf(p, sizeof(p), "%s.params", path);
+	gl_params_check_keys(f->params, keys, tc ? "storage_throttle method tc" : "storage_throttle method cgroup", d, p);
 	if (tc) {
 		double bits;
-		v = get(f->params, "interface");
+		v = gl_param(f->params, "interface");
 		snprintf(p, sizeof(p), "%s.params.interface", path);
 		if (!v)
 			gl_diag_error(d, f->params, p, "missing: the storage network interface, like \"eth1\"");
@@ -349,7 +330,7 @@ static void st_validate(const struct gl_fault_spec *f, struct gl_diag *d, const 
 			gl_diag_error(d, v, p, "expected an interface name (1 to %d letters, digits and . _ - @ + :, "
 				      "not starting with '-', no '..')",
 				      ST_IFNAME_MAX);
-		v = get(f->params, "rate");
+		v = gl_param(f->params, "rate");
 		snprintf(p, sizeof(p), "%s.params.rate", path);
 		if (!v)
 			gl_diag_error(d, f->params, p, "missing: the rate limit, like \"100mbit\"");
@@ -358,7 +339,7 @@ static void st_validate(const struct gl_fault_spec *f, struct gl_diag *d, const 
 				      "expected a tc rate with its unit, like \"100mbit\", \"1gbit\" or \"50mbps\" (bit, kbit, mbit, gbit, bps, kbps, mbps, gbps, or kibit, mibps...)");
 		return;
 	}
-	v = get(f->params, "cgroup");
+	v = gl_param(f->params, "cgroup");
 	snprintf(p, sizeof(p), "%s.params.cgroup", path);
 	if (!v)
 		gl_diag_error(d, f->params, p, "missing: the cgroup the storage workload runs in, relative to %s, like \"gauntlet/storage\"",
@@ -366,7 +347,7 @@ static void st_validate(const struct gl_fault_spec *f, struct gl_diag *d, const 
 	else if (!cJSON_IsString(v) || !valid_cgroup(v->valuestring))
 		gl_diag_error(d, v, p,
 			      "expected a cgroup path relative to the cgroup root, like \"gauntlet/storage\" (no leading /, no . or .. parts; letters, digits and . _ - @ +)");
-	v = get(f->params, "device");
+	v = gl_param(f->params, "device");
 	snprintf(p, sizeof(p), "%s.params.device", path);
 	if (!v)
 		gl_diag_error(d, f->params, p, "missing: the block device to throttle, like \"/dev/vda\" or \"254:0\"");
@@ -376,7 +357,7 @@ static void st_validate(const struct gl_fault_spec *f, struct gl_diag *d, const 
 		int n_limits = 0;
 		for (size_t i = 0; i < GL_ARRAY_LEN(st_limits); i++) {
 			uint64_t x;
-			v = get(f->params, st_limits[i].key);
+			v = gl_param(f->params, st_limits[i].key);
 			if (!v)
 				continue;
 			n_limits++;
@@ -404,7 +385,7 @@ static cJSON *argv_of(const char *const *args)
 
 static int plan_cgroup(const struct gl_fault_spec *f, cJSON *p)
 {
-	const char *cg = get_str(f->params, "cgroup"), *dev = get_str(f->params, "device");
+	const char *cg = gl_param_str(f->params, "cgroup"), *dev = gl_param_str(f->params, "device");
 	char v2dir[ST_PATH_MAX + 64], v1dir[ST_PATH_MAX + 64], vals[4][32], file[ST_PATH_MAX + 128];
 	const char *args[16];
 	cJSON *limits, *v1files;
@@ -426,7 +407,7 @@ static int plan_cgroup(const struct gl_fault_spec *f, cJSON *p)
 	for (size_t i = 0; i < GL_ARRAY_LEN(st_limits); i++) {
 		uint64_t x;
 		vals[i][0] = '\0';
-		if (limit_value(get(f->params, st_limits[i].key), st_limits[i].is_size, &x) != 0)
+		if (limit_value(gl_param(f->params, st_limits[i].key), st_limits[i].is_size, &x) != 0)
 			continue;
 		snprintf(vals[i], sizeof(vals[i]), "%" PRIu64, x);
 		cJSON_AddNumberToObject(limits, st_limits[i].key, (double)x);
@@ -454,7 +435,7 @@ static int plan_cgroup(const struct gl_fault_spec *f, cJSON *p)
 
 static int plan_tc(const struct gl_fault_spec *f, cJSON *p)
 {
-	const char *ifname = get_str(f->params, "interface"), *rate = get_str(f->params, "rate");
+	const char *ifname = gl_param_str(f->params, "interface"), *rate = gl_param_str(f->params, "rate");
 
 	if (!ifname || !rate)
 		return -1;
@@ -486,10 +467,6 @@ static int st_plan(const struct gl_scenario *s, const struct gl_fault_spec *f, c
 
 	if (!h)
 		return gl_errf(err, GL_EINVAL, "storage_throttle: unknown host '%s'", f->target);
-	if (!h->local && !gl_transport_find("ssh"))
-		return gl_errf(err, GL_EINVAL,
-			       "storage_throttle on host '%s': the ssh transport is not built yet; only local hosts can run it",
-			       h->name);
 	p = cJSON_CreateObject();
 	if (!p)
 		return gl_errf(err, GL_ENOMEM, "out of memory");
@@ -500,7 +477,7 @@ static int st_plan(const struct gl_scenario *s, const struct gl_fault_spec *f, c
 		cJSON_Delete(p);
 		return gl_errf(err, GL_EINVAL, "storage_throttle '%s': params are incomplete (run validate)", f->id);
 	}
-	if (!cJSON_IsArray(get(p, "verify_revert"))) {
+	if (!cJSON_IsArray(gl_param(p, "verify_revert"))) {
 		cJSON_Delete(p);
 		return gl_errf(err, GL_ENOMEM, "out of memory");
 	}
@@ -517,7 +494,7 @@ static int st_plan(const struct gl_scenario *s, const struct gl_fault_spec *f, c
 static int run_step(struct gl_ctx *c, const cJSON *plan, const char *step, struct gl_exec_result *res,
 		    struct gl_err *err)
 {
-	const cJSON *argv = get(plan, step), *it;
+	const cJSON *argv = gl_param(plan, step), *it;
 	const char *args[32];
 	struct gl_host host;
 	int n = 0, rc;
@@ -559,7 +536,7 @@ static int simple_step(struct gl_ctx *c, const cJSON *plan, const char *step, st
 static int tc_check(struct gl_ctx *c, const cJSON *plan, int want, struct gl_err *err)
 {
 	struct gl_exec_result res;
-	const char *ifname = get_str(plan, "interface"), *rate = get_str(plan, "rate");
+	const char *ifname = gl_param_str(plan, "interface"), *rate = gl_param_str(plan, "rate");
 	int rc = run_step(c, plan, want ? "verify" : "verify_revert", &res, err);
 	const char *out = res.out.data ? res.out.data : "", *r;
 	char line[200];
@@ -595,7 +572,7 @@ out:
 
 static int is_tc(const cJSON *plan)
 {
-	const char *m = get_str(plan, "method");
+	const char *m = gl_param_str(plan, "method");
 	return m && !strcmp(m, "tc");
 }
 
@@ -623,15 +600,15 @@ static int st_verify_revert(struct gl_ctx *c, const cJSON *plan, struct gl_err *
 
 static void st_describe(const cJSON *plan, struct gl_buf *out)
 {
-	const char *ns = get_str(plan, "netns");
-	const cJSON *limits = get(plan, "limits"), *v1files = get(plan, "v1_files");
-	const char *dev = get_str(plan, "device"), *v2 = get_str(plan, "v2_file");
+	const char *ns = gl_param_str(plan, "netns");
+	const cJSON *limits = gl_param(plan, "limits"), *v1files = gl_param(plan, "v1_files");
+	const char *dev = gl_param_str(plan, "device"), *v2 = gl_param_str(plan, "v2_file");
 	char line[160] = "D", *d;
 
 	if (ns && ns[0])
 		gl_buf_printf(out, "  (every step runs under ip netns exec %s)\n", ns);
 	if (is_tc(plan)) {
-		const char *ifname = get_str(plan, "interface"), *rate = get_str(plan, "rate");
+		const char *ifname = gl_param_str(plan, "interface"), *rate = gl_param_str(plan, "rate");
 		if (!ifname || !rate)
 			return;
 		gl_buf_printf(out, "  inject: tc qdisc replace dev %s root tbf rate %s burst 32kbit latency 400ms\n",
@@ -651,21 +628,21 @@ static void st_describe(const cJSON *plan, struct gl_buf *out)
 			   ST_CGROUP_ROOT "/blkio exists\n");
 	d = line + 1;
 	for (size_t i = 0; i < GL_ARRAY_LEN(st_limits); i++) {
-		const cJSON *v = get(limits, st_limits[i].key);
+		const cJSON *v = gl_param(limits, st_limits[i].key);
 		if (cJSON_IsNumber(v))
 			d += snprintf(d, sizeof(line) - (size_t)(d - line), " %s=%.0f", st_limits[i].v2, v->valuedouble);
 	}
 	gl_buf_printf(out, "  inject (v2): echo '%s' > %s\n", line, v2);
 	for (size_t i = 0; i < GL_ARRAY_LEN(st_limits); i++) {
-		const cJSON *v = get(limits, st_limits[i].key);
-		const char *file = get_str(v1files, st_limits[i].key);
+		const cJSON *v = gl_param(limits, st_limits[i].key);
+		const char *file = gl_param_str(v1files, st_limits[i].key);
 		if (cJSON_IsNumber(v) && file)
 			gl_buf_printf(out, "  inject (v1): echo 'D %.0f' > %s\n", v->valuedouble, file);
 	}
 	gl_buf_printf(out, "  verify: read the limits back from the same file(s)\n");
 	gl_buf_printf(out, "  revert (v2): echo 'D rbps=max wbps=max riops=max wiops=max' > %s\n", v2);
 	for (size_t i = 0; i < GL_ARRAY_LEN(st_limits); i++) {
-		const char *file = get_str(v1files, st_limits[i].key);
+		const char *file = gl_param_str(v1files, st_limits[i].key);
 		if (file)
 			gl_buf_printf(out, "  revert (v1): echo 'D 0' > %s\n", file);
 	}

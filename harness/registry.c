@@ -1,9 +1,9 @@
 /*
  * registry.c - the one explicit table of plug-ins per family. A plug-in not
  * listed here does not exist (no constructor tricks a static link could
- * drop). Entries whose run hooks are still NULL are known to validation (so
- * scenarios can be written and checked) and refused by `run` with a clear
- * message until their issue lands.
+ * drop). Every entry has its run hooks; one added without them would be
+ * known to validation (so scenarios can be written and checked) and refused
+ * by `run` in preflight (controller.c, preflight_plugins).
  */
 #include <stdio.h>
 #include <string.h>
@@ -26,10 +26,6 @@ extern const struct gl_fault_ops gl_fault_control_plane_loss;
 extern const struct gl_transport_ops gl_transport_local;
 extern const struct gl_transport_ops gl_transport_null;
 extern const struct gl_transport_ops gl_transport_ssh;
-
-/* Workloads whose engines are not built yet: schema-checked only. */
-
-
 
 static const struct gl_workload_ops *const workloads[] = {
 	&gl_workload_inference, &gl_workload_training, &gl_workload_storage, &gl_workload_telemetry, &gl_workload_null,
