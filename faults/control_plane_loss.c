@@ -486,13 +486,15 @@ static cJSON *signal_argv(const cJSON *p, const char *step, int wait_polls)
 
 	cJSON_AddItemToArray(a, cJSON_CreateString("env"));
 	gl_argv_add_env(a, "GL_SIG", gl_param_str(p, "signal"));
-	if (gl_param_str(p, "pattern"))
-		gl_argv_add_env(a, "GL_PAT", gl_param_str(p, "pattern"));
-	else if (gl_param_str(p, "pidfile"))
-		gl_argv_add_env(a, "GL_PIDFILE", gl_param_str(p, "pidfile"));
-	else {
+	/* every selector set, the unused ones empty (process_kill.c says why) */
+	gl_argv_add_env(a, "GL_PAT", gl_param_str(p, "pattern") ? gl_param_str(p, "pattern") : "");
+	gl_argv_add_env(a, "GL_PIDFILE", !gl_param_str(p, "pattern") && gl_param_str(p, "pidfile")
+					 ? gl_param_str(p, "pidfile") : "");
+	if (!gl_param_str(p, "pattern") && !gl_param_str(p, "pidfile")) {
 		snprintf(num, sizeof(num), "%lld", (long long)pid->valuedouble);
 		gl_argv_add_env(a, "GL_PID", num);
+	} else {
+		gl_argv_add_env(a, "GL_PID", "");
 	}
 	snprintf(num, sizeof(num), "%d", gl_param(p, "max_matches")->valueint);
 	gl_argv_add_env(a, "GL_MAX", num);

@@ -215,11 +215,17 @@ static cJSON *step_argv(const cJSON *p, const char *step, int wait_polls)
 
 	cJSON_AddItemToArray(a, cJSON_CreateString("env"));
 	gl_argv_add_env(a, "GL_SIG", gl_param_str(p, "signal"));
-	if (pat)
+	/* every selector set, the unused ones empty: the script takes the
+	 * first one set, and one inherited from the controller's environment
+	 * (a GL_PID there) must never choose what is signalled */
+	gl_argv_add_env(a, "GL_PIDFILE", "");
+	if (pat) {
+		gl_argv_add_env(a, "GL_PID", "");
 		gl_argv_add_env(a, "GL_PAT", pat);
-	else {
+	} else {
 		snprintf(num, sizeof(num), "%lld", (long long)pid->valuedouble);
 		gl_argv_add_env(a, "GL_PID", num);
+		gl_argv_add_env(a, "GL_PAT", "");
 	}
 	gl_argv_add_env(a, "GL_ALL", cJSON_IsTrue(gl_param(p, "all")) ? "1" : "0");
 	snprintf(num, sizeof(num), "%d", gl_param(p, "max_matches")->valueint);

@@ -9,6 +9,8 @@
 #     and the fault is verified. Only a process this test started, whose
 #     command line carries a marker unique to this run, can match; its pid
 #     record goes to a state_dir under the test's temp dir;
+#     2b. GL_PID and GL_PIDFILE in gauntlet's own environment naming a
+#     bystander: the pattern fault still kills only its pattern's process;
 #  3. back to back: fault a reverts at 2 s, the instant fault b injects,
 #     under max_concurrent_faults 1: the timeline puts the revert first
 #     (at one instant: revert, phase, inject, end);
@@ -88,4 +90,25 @@ if [ $n -gt 0 ]; then wait "$VPID" 2>/dev/null; vrc=$?; else vrc=255; fi
 check "kill: the TERM-ignoring victim died of SIGKILL (wait status $vrc, want 137)" [ $vrc -eq 137 ]
 check "kill: report says injected and verified" \
 	json "$T/rk/report.json" "(lambda f: (f['state'], f['verified']) == ('reverted', True))(r['faults'][0]) or sys.exit(1)"
+
+# --- 2b. the controller's own environment never chooses the victim ---------------------------
+# GL_PID and GL_PIDFILE in gauntlet's environment naming a bystander: the
+# pattern fault must still signal only what its pattern matches.
+MARK2="gl-mut-victim2-$$-$RANDOM"
+bash -c "exec -a '$MARK2' bash -c 'while :; do sleep 0.2; done'" &
+V2=$!
+PIDS+=("$V2")
+bash -c 'while :; do sleep 0.2; done' &
+BYSTANDER=$!
+PIDS+=("$BYSTANDER")
+echo "$BYSTANDER" >"$T/bystander.pid"
+n=50
+while [ $n -gt 0 ] && ! tr '\0' ' ' < "/proc/$V2/cmdline" 2>/dev/null | grep -q "^$MARK2 "; do sleep 0.1; n=$((n - 1)); done
+scenario "$T/kill2.json" 4s "{ \"id\": \"pk2\", \"at\": \"1s\", \"kind\": \"process_kill\", \"target\": \"me\",
+  \"params\": { \"pattern\": \"^$MARK2\", \"state_dir\": \"$T/state\" } }"
+env GL_PID="$BYSTANDER" GL_PIDFILE="$T/bystander.pid" "$GAUNTLET" run "$T/kill2.json" --out "$T/rk2" >"$T/rk2.log" 2>&1
+sleep 0.5
+check "env: the pattern's process was killed" bash -c "! kill -0 $V2 2>/dev/null || grep -q '^State:.*Z' /proc/$V2/status"
+check "env: the bystander named by GL_PID and GL_PIDFILE in gauntlet's environment still runs" kill -0 "$BYSTANDER"
+kill "$BYSTANDER" 2>/dev/null
 finish
