@@ -15,21 +15,6 @@ void gl_plan_put_host(cJSON *plan, const struct gl_host *h)
 	cJSON_AddStringToObject(plan, "netns", h->netns);
 }
 
-int gl_word_ok(const char *s, const char *extra, size_t max)
-{
-	size_t n = s ? strlen(s) : 0;
-	if (n == 0 || n > max)
-		return 0;
-	/* never an option to the command it reaches, nor a path out of a
-	 * directory (ip netns NAME is /run/netns/NAME) */
-	if (s[0] == '-' || strchr(s, '/') || strstr(s, ".."))
-		return 0;
-	for (size_t i = 0; i < n; i++)
-		if (!isalnum((unsigned char)s[i]) && !strchr(extra, s[i]))
-			return 0;
-	return 1;
-}
-
 int gl_plan_host(struct gl_ctx *c, const cJSON *plan, const char *kind, struct gl_host *out,
 		 struct gl_err *err)
 {

@@ -22,11 +22,6 @@ void gl_plan_put_host(cJSON *plan, const struct gl_host *h);
 int gl_plan_host(struct gl_ctx *c, const cJSON *plan, const char *kind, struct gl_host *out,
 		 struct gl_err *err);
 
-/* 1 when s is 1..max characters, each alphanumeric or in extra, not
- * starting with '-' and holding no '/' or "..": the check for names that
- * reach commands (interfaces, netns, table names). */
-int gl_word_ok(const char *s, const char *extra, size_t max);
-
 /* Append argv to b as one copy-pasteable shell line (plain words as they
  * are, anything else single-quoted), for --dry-run descriptions. */
 void gl_buf_append_argv(struct gl_buf *b, const char *const *argv);

@@ -5,6 +5,7 @@
 #include "util.h"
 
 #include <dirent.h>
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pwd.h>
@@ -528,5 +529,20 @@ int gl_utf8_valid(const void *data, size_t n)
 			return 0;
 		i += k + 1;
 	}
+	return 1;
+}
+
+int gl_word_ok(const char *s, const char *extra, size_t max)
+{
+	size_t n = s ? strlen(s) : 0;
+	if (n == 0 || n > max)
+		return 0;
+	/* never an option to the command it reaches, nor a path out of a
+	 * directory (ip netns NAME is /run/netns/NAME) */
+	if (s[0] == '-' || strchr(s, '/') || strstr(s, ".."))
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (!isalnum((unsigned char)s[i]) && !strchr(extra, s[i]))
+			return 0;
 	return 1;
 }

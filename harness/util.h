@@ -99,6 +99,10 @@ void gl_sha256_hex(const void *data, size_t len, char out[65]);
 /* 1 when data is strict UTF-8 (no overlong forms, surrogates, code points
  * past U+10FFFF or NUL bytes), else 0. */
 int gl_utf8_valid(const void *data, size_t n);
+/* 1 when s is 1..max characters, each alphanumeric or in extra, not
+ * starting with '-' and holding no '/' or "..": the check for names that
+ * reach commands (interfaces, netns, table names). */
+int gl_word_ok(const char *s, const char *extra, size_t max);
 
 /* mkdir -p with the given mode. */
 int gl_mkdir_p(const char *path, int mode, struct gl_err *err);
