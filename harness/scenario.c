@@ -21,7 +21,6 @@
 #include "catalog.h"
 #include "cfg.h"
 #include "paths.h"
-#include "plan.h"
 #include "plugin.h"
 #include "timeline.h"
 
