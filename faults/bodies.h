@@ -5,9 +5,10 @@
  * etcd JSON gateway. These are outside input: each function is pure (no
  * I/O, no globals), bounded by its output buffer, and answers any input,
  * garbage included, with a classified result, so drain_worker.c and
- * control_plane_loss.c call exactly what tests/fuzz/fuzz_http_bodies.c
- * fuzzes. Any thread may call them. cJSON arguments may be NULL or of the
- * wrong type; strings written to out are always NUL-terminated (n > 0).
+ * control_plane_loss's cplane_redfish.c and cplane_probe.c call exactly
+ * what tests/fuzz/fuzz_http_bodies.c fuzzes. Any thread may call them.
+ * cJSON arguments may be NULL or of the wrong type; strings written to out
+ * are always NUL-terminated (n > 0).
  */
 #ifndef GL_BODIES_H
 #define GL_BODIES_H

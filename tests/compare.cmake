@@ -1,4 +1,4 @@
-# gauntlet compare (reports/compare.c): the Mann-Whitney U test against
+# gauntlet compare (reports/compare*.c): the Mann-Whitney U test against
 # independently computed values and every verdict on designed stores; then
 # two real runs of scenarios/target-soak.json compared with each other and
 # with a copy carrying an injected TTFT regression (gl_scale_hist rewrites

@@ -1,0 +1,287 @@
+/*
+ * compare_stats.c - the statistics of `gauntlet compare` (compare.h): the
+ * two-sided Mann-Whitney U test (exact distribution or normal
+ * approximation), and per group and figure the two runs' medians, the
+ * relative change, the tolerance and the verdict.
+ */
+#include "compare_int.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define EXACT_MAX_N 50          /* exact U distribution up to n1 + n2 (C(50,25) < 2^53) */
+
+/* ---- Mann-Whitney U -------------------------------------------------------- */
+
+struct ranked {
+	double v;
+	int from_a;
+};
+
+static int cmp_ranked(const void *x, const void *y)
+{
+	double a = ((const struct ranked *)x)->v, b = ((const struct ranked *)y)->v;
+	return a < b ? -1 : a > b;
+}
+
+static int cmp_double(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+	return a < b ? -1 : a > b;
+}
+
+/* P(U >= u) * total for the exact null distribution of U with sizes m, n:
+ * the coefficients of the Gaussian binomial [m+n choose m]_q, built as
+ * prod_{i=1..m} (1 - q^(n+i)) / (1 - q^i). Every intermediate is an integer
+ * below C(m+n, m), exact in a double for m + n <= 50. */
+static int exact_upper_tail(int m, int n, double u, double *tail, double *total)
+{
+	int deg = m * n;
+	double *c = calloc((size_t)deg + 1, sizeof(double));
+
+	if (!c)
+		return -1;
+	c[0] = 1;
+	for (int i = 1; i <= m; i++) {
+		int a = n + i;
+		for (int k = deg; k >= a; k--)
+			c[k] -= c[k - a];
+		for (int k = i; k <= deg; k++)
+			c[k] += c[k - i];
+	}
+	*tail = *total = 0;
+	for (int k = 0; k <= deg; k++) {
+		*total += c[k];
+		if (k >= u)
+			*tail += c[k];
+	}
+	free(c);
+	return 0;
+}
+
+int gl_mann_whitney(const double *a, int na, const double *b, int nb, struct gl_mwu *out)
+{
+	int n = na + nb, ties = 0;
+	struct ranked *r;
+	double rank_sum_a = 0, tie_term = 0, mu, var, u_max;
+
+	memset(out, 0, sizeof(*out));
+	if (na <= 0 || nb <= 0)
+		return -1;
+	r = malloc(sizeof(*r) * (size_t)n);
+	if (!r)
+		return -1;
+	for (int i = 0; i < na; i++)
+		r[i] = (struct ranked){ a[i], 1 };
+	for (int i = 0; i < nb; i++)
+		r[na + i] = (struct ranked){ b[i], 0 };
+	qsort(r, (size_t)n, sizeof(*r), cmp_ranked);
+	/* midranks: a run of t equal values at positions i..j-1 (0-based) all
+	 * get the rank (i + 1 + j) / 2 */
+	for (int i = 0; i < n;) {
+		int j = i + 1;
+		double mid, t;
+		while (j < n && r[j].v == r[i].v)
+			j++;
+		mid = (double)(i + 1 + j) / 2.0;
+		t = j - i;
+		for (int k = i; k < j; k++)
+			if (r[k].from_a)
+				rank_sum_a += mid;
+		if (t > 1) {
+			ties = 1;
+			tie_term += t * t * t - t;
+		}
+		i = j;
+	}
+	free(r);
+	out->u_a = rank_sum_a - (double)na * (na + 1) / 2.0;
+	out->u_b = (double)na * nb - out->u_a;
+	u_max = out->u_a > out->u_b ? out->u_a : out->u_b;
+	if (!ties && n <= EXACT_MAX_N) {
+		double tail, total;
+		if (exact_upper_tail(na < nb ? na : nb, na < nb ? nb : na, u_max, &tail, &total))
+			return -1;
+		out->exact = 1;
+		out->p = 2.0 * tail / total;
+	} else {
+		mu = (double)na * nb / 2.0;
+		var = (double)na * nb / 12.0 * ((n + 1) - tie_term / ((double)n * (n - 1)));
+		if (var <= 0) {
+			out->p = 1;      /* every value equal */
+		} else {
+			out->z = (u_max - mu - 0.5) / sqrt(var);
+			out->p = erfc(out->z / sqrt(2.0));
+		}
+	}
+	if (out->p > 1)
+		out->p = 1;
+	return 0;
+}
+
+double gl_mwu_min_p(int na, int nb)
+{
+	double lc;
+
+	if (na <= 0 || nb <= 0)
+		return 1;
+	lc = lgamma(na + nb + 1.0) - lgamma(na + 1.0) - lgamma(nb + 1.0);
+	return fmin(1.0, 2.0 * exp(-lc));
+}
+
+/* ---- the comparison ------------------------------------------------------------------ */
+
+static int collect(const struct cmp *c, const struct side *s, int g, int f, double *out)
+{
+	int n = 0;
+	for (int i = 0; i < s->an->n_windows; i++) {
+		double v;
+		if (s->group[i] != g)
+			continue;
+		v = s->val[(size_t)i * (size_t)c->n_figs + (size_t)f];
+		if (!isnan(v))
+			out[n++] = v;
+	}
+	return n;
+}
+
+static double median_of(double *v, int n, double *mean)
+{
+	double sum = 0;
+
+	for (int i = 0; i < n; i++)
+		sum += v[i];
+	*mean = n ? sum / n : NAN;
+	if (n == 0)
+		return NAN;
+	qsort(v, (size_t)n, sizeof(double), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
+}
+
+static double rel_change(double from, double to)
+{
+	if (from == to)
+		return 0;
+	if (from == 0)
+		return to > 0 ? INFINITY : -INFINITY;
+	return (to - from) / fabs(from);
+}
+
+static void judge(const struct cmp *c, struct row *r, const double *a, const double *b)
+{
+	const struct figure *f = &c->figs[r->fig];
+	int lower = f->def->lower_is_better, cand_higher, cand_lower, worse, better;
+	double tol = c->o.tolerance;
+
+	if (r->n_base < c->o.min_windows || r->n_cand < c->o.min_windows) {
+		r->v = V_INSUFFICIENT;
+		snprintf(r->note, sizeof(r->note), "%d and %d window(s) with data; %d needed on each side",
+			 r->n_base, r->n_cand, c->o.min_windows);
+		return;
+	}
+	if (gl_mwu_min_p(r->n_base, r->n_cand) >= c->o.alpha) {
+		r->v = V_INSUFFICIENT;
+		snprintf(r->note, sizeof(r->note), "%d and %d windows cannot reach p < %g", r->n_base, r->n_cand,
+			 c->o.alpha);
+		return;
+	}
+	if (gl_mann_whitney(a, r->n_base, b, r->n_cand, &r->t) != 0) {
+		r->v = V_INSUFFICIENT;
+		snprintf(r->note, sizeof(r->note), "test failed: out of memory");
+		return;
+	}
+	r->tested = 1;
+	cand_higher = r->t.u_b > r->t.u_a;
+	cand_lower = r->t.u_b < r->t.u_a;
+	if (lower) {
+		worse = r->change > tol && cand_higher;
+		better = r->change < -tol && cand_lower;
+	} else {
+		worse = r->change < -tol && cand_lower;
+		better = r->change > tol && cand_higher;
+	}
+	if (r->t.p < c->o.alpha && worse)
+		r->v = V_REGRESSION;
+	else if (r->t.p < c->o.alpha && better)
+		r->v = V_IMPROVEMENT;
+	else
+		r->v = V_NONE;
+	if (r->change_from_means)
+		snprintf(r->note, sizeof(r->note), "both medians 0: change of the means");
+}
+
+int gl_cmp_compare_rows(struct cmp *c)
+{
+	int max_n = 0;
+	double *a, *b;
+
+	for (int k = 0; k < 2; k++)
+		if (c->s[k].an->n_windows > max_n)
+			max_n = c->s[k].an->n_windows;
+	a = malloc(sizeof(double) * (size_t)(max_n + 1));
+	b = malloc(sizeof(double) * (size_t)(max_n + 1));
+	c->rows = calloc((size_t)c->n_groups * (size_t)c->n_figs + 1, sizeof(*c->rows));
+	c->not_compared = cJSON_CreateArray();
+	if (!a || !b || !c->rows || !c->not_compared) {
+		free(a);
+		free(b);
+		return -1;
+	}
+	for (int f = 0; f < c->n_figs; f++) {
+		if (c->s[0].has[f] != c->s[1].has[f]) {
+			cJSON *o = cJSON_CreateObject();
+			cJSON_AddStringToObject(o, "metric", c->figs[f].name);
+			cJSON_AddStringToObject(o, "only_in", c->s[0].has[f] ? "base" : "candidate");
+			cJSON_AddItemToArray(c->not_compared, o);
+		}
+	}
+	for (int g = 0; g < c->n_groups; g++) {
+		for (int f = 0; f < c->n_figs; f++) {
+			struct row *r;
+			double x, y;
+			if (!c->s[0].has[f] || !c->s[1].has[f])
+				continue;
+			r = &c->rows[c->n_rows];
+			memset(r, 0, sizeof(*r));
+			r->fig = f;
+			r->grp = g;
+			r->n_base = collect(c, &c->s[0], g, f, a);
+			r->n_cand = collect(c, &c->s[1], g, f, b);
+			if (r->n_base == 0 && r->n_cand == 0)
+				continue;
+			c->n_rows++;
+			/* the medians sort copies; the test takes the same values in any order */
+			{
+				double *sa = malloc(sizeof(double) * (size_t)(r->n_base + 1));
+				double *sb = malloc(sizeof(double) * (size_t)(r->n_cand + 1));
+				if (!sa || !sb) {
+					free(sa);
+					free(sb);
+					free(a);
+					free(b);
+					return -1;
+				}
+				memcpy(sa, a, sizeof(double) * (size_t)r->n_base);
+				memcpy(sb, b, sizeof(double) * (size_t)r->n_cand);
+				r->med_base = median_of(sa, r->n_base, &r->mean_base);
+				r->med_cand = median_of(sb, r->n_cand, &r->mean_cand);
+				free(sa);
+				free(sb);
+			}
+			x = r->med_base;
+			y = r->med_cand;
+			if (x == 0 && y == 0) {
+				x = r->mean_base;
+				y = r->mean_cand;
+				r->change_from_means = x != 0 || y != 0;
+			}
+			r->change = r->n_base && r->n_cand ? rel_change(x, y) : NAN;
+			judge(c, r, a, b);
+			c->count[r->v]++;
+		}
+	}
+	free(a);
+	free(b);
+	return 0;
+}

@@ -1,0 +1,433 @@
+/*
+ * compare_write.c - the writers of `gauntlet compare` (compare.h): the
+ * table on stdout, and compare.json, compare.md and compare.html (self-
+ * contained), from the rows compare_stats.c judged.
+ */
+#include "compare_int.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "units.h"
+
+#define OUT_MAX_BYTES (64u << 20)
+
+static const char *const verdict_names[] = { "insufficient data", "no change", "improvement", "regression" };
+
+/* ---- rendering ------------------------------------------------------------------------- */
+
+static void fmt_val(char *buf, size_t n, double v)
+{
+	if (isnan(v))
+		snprintf(buf, n, "n/a");
+	else
+		snprintf(buf, n, "%.4g", v);
+}
+
+static void fmt_change(char *buf, size_t n, double ch)
+{
+	if (isnan(ch))
+		snprintf(buf, n, "n/a");
+	else if (isinf(ch))
+		snprintf(buf, n, "%s", ch > 0 ? "+inf" : "-inf");
+	else
+		snprintf(buf, n, "%+.1f%%", ch * 100);
+}
+
+static void fmt_p(char *buf, size_t n, const struct row *r)
+{
+	if (!r->tested)
+		snprintf(buf, n, "-");
+	else if (r->t.p < 1e-4)
+		snprintf(buf, n, "%.1e", r->t.p);
+	else
+		snprintf(buf, n, "%.4f", r->t.p);
+}
+
+static const char *overall(const struct cmp *c)
+{
+	return c->count[V_REGRESSION] ? "regression" : "no regression";
+}
+
+void gl_cmp_print_table(const struct cmp *c, FILE *f)
+{
+	fprintf(f, "gauntlet compare: base %s (%s), candidate %s (%s)\n", c->o.base, c->s[0].an->run.id, c->o.cand,
+		c->s[1].an->run.id);
+	fprintf(f, "Mann-Whitney U over per-window values, alpha %g, tolerance %g%%, at least %d windows\n",
+		c->o.alpha, c->o.tolerance * 100, c->o.min_windows);
+	for (int i = 0; i < c->n_warnings; i++)
+		fprintf(f, "warning: %s\n", c->warnings[i]);
+	fprintf(f, "\n%-36s %-16s %-9s %10s %10s %8s %8s  %s\n", "metric", "phase", "windows", "base", "cand",
+		"change", "p", "verdict");
+	for (int i = 0; i < c->n_rows; i++) {
+		const struct row *r = &c->rows[i];
+		char nb[24], vb[32], vc[32], ch[32], p[32];
+		snprintf(nb, sizeof(nb), "%d/%d", r->n_base, r->n_cand);
+		fmt_val(vb, sizeof(vb), r->med_base);
+		fmt_val(vc, sizeof(vc), r->med_cand);
+		fmt_change(ch, sizeof(ch), r->change);
+		fmt_p(p, sizeof(p), r);
+		fprintf(f, "%-36s %-16s %-9s %10s %10s %8s %8s  %s\n", c->figs[r->fig].name, c->groups[r->grp].label,
+			nb, vb, vc, ch, p,
+			r->v == V_REGRESSION ? "REGRESSION" : verdict_names[r->v]);
+	}
+	fprintf(f, "\n%d regression(s), %d improvement(s), %d unchanged, %d with insufficient data: %s\n",
+		c->count[V_REGRESSION], c->count[V_IMPROVEMENT], c->count[V_NONE], c->count[V_INSUFFICIENT],
+		overall(c));
+	for (int i = 0; i < c->n_rows; i++)
+		if (c->rows[i].v == V_REGRESSION)
+			fprintf(f, "  regression: %s in %s: %s\n", c->figs[c->rows[i].fig].name,
+				c->groups[c->rows[i].grp].label,
+				c->figs[c->rows[i].fig].def->lower_is_better ? "higher (lower is better)"
+									      : "lower (higher is better)");
+}
+
+/* JSON numbers: NaN and infinities are null. */
+static void jnum(cJSON *o, const char *k, double v)
+{
+	if (isfinite(v))
+		cJSON_AddNumberToObject(o, k, v);
+	else
+		cJSON_AddNullToObject(o, k);
+}
+
+static cJSON *run_json(const struct side *s)
+{
+	cJSON *o = cJSON_CreateObject();
+	const struct gl_run_row *r = &s->an->run;
+	char wall[40];
+
+	cJSON_AddStringToObject(o, "dir", s->dir);
+	cJSON_AddStringToObject(o, "run_id", r->id);
+	cJSON_AddStringToObject(o, "scenario", r->name);
+	cJSON_AddStringToObject(o, "scenario_sha256", r->scenario_sha256);
+	gl_format_wall(r->started_wall_ns, wall, sizeof(wall));
+	cJSON_AddStringToObject(o, "started", wall);
+	cJSON_AddStringToObject(o, "state", r->state);
+	cJSON_AddStringToObject(o, "verdict", s->an->verdict);
+	cJSON_AddNumberToObject(o, "windows", s->an->n_windows);
+	cJSON_AddNumberToObject(o, "window_s", (double)r->window_ns / 1e9);
+	cJSON_AddNumberToObject(o, "time_scale", r->time_scale);
+	return o;
+}
+
+static cJSON *compare_json(const struct cmp *c, int exit_code)
+{
+	cJSON *j = cJSON_CreateObject(), *o, *arr;
+
+	cJSON_AddStringToObject(j, "verdict", overall(c));
+	cJSON_AddNumberToObject(j, "exit_code", exit_code);
+	cJSON_AddItemToObject(j, "base", run_json(&c->s[0]));
+	cJSON_AddItemToObject(j, "candidate", run_json(&c->s[1]));
+	o = cJSON_AddObjectToObject(j, "settings");
+	cJSON_AddStringToObject(o, "test", "Mann-Whitney U, two-sided, over per-window values");
+	cJSON_AddNumberToObject(o, "alpha", c->o.alpha);
+	cJSON_AddNumberToObject(o, "tolerance", c->o.tolerance);
+	cJSON_AddNumberToObject(o, "min_windows", c->o.min_windows);
+	arr = cJSON_AddArrayToObject(o, "stats");
+	for (int i = 0; i < c->o.n_stats; i++)
+		cJSON_AddItemToArray(arr, cJSON_CreateString(c->o.stats[i]));
+	arr = cJSON_AddArrayToObject(j, "warnings");
+	for (int i = 0; i < c->n_warnings; i++)
+		cJSON_AddItemToArray(arr, cJSON_CreateString(c->warnings[i]));
+	o = cJSON_AddObjectToObject(j, "counts");
+	cJSON_AddNumberToObject(o, "regression", c->count[V_REGRESSION]);
+	cJSON_AddNumberToObject(o, "improvement", c->count[V_IMPROVEMENT]);
+	cJSON_AddNumberToObject(o, "no_change", c->count[V_NONE]);
+	cJSON_AddNumberToObject(o, "insufficient_data", c->count[V_INSUFFICIENT]);
+	arr = cJSON_AddArrayToObject(j, "comparisons");
+	for (int i = 0; i < c->n_rows; i++) {
+		const struct row *r = &c->rows[i];
+		const struct figure *f = &c->figs[r->fig];
+		const struct group *g = &c->groups[r->grp];
+		cJSON *x = cJSON_CreateObject();
+		cJSON_AddStringToObject(x, "metric", f->name);
+		cJSON_AddStringToObject(x, "unit", f->def->unit);
+		cJSON_AddBoolToObject(x, "lower_is_better", f->def->lower_is_better);
+		cJSON_AddStringToObject(x, "phase", g->label);
+		if (g->occ) {
+			cJSON_AddStringToObject(x, "phase_name", g->name);
+			cJSON_AddNumberToObject(x, "occurrence", g->occ);
+		} else {
+			cJSON_AddNullToObject(x, "phase_name");
+			cJSON_AddNullToObject(x, "occurrence");
+		}
+		cJSON_AddNumberToObject(x, "n_base", r->n_base);
+		cJSON_AddNumberToObject(x, "n_cand", r->n_cand);
+		jnum(x, "base_median", r->med_base);
+		jnum(x, "cand_median", r->med_cand);
+		jnum(x, "base_mean", r->mean_base);
+		jnum(x, "cand_mean", r->mean_cand);
+		jnum(x, "change_pct", r->change * 100);
+		if (isinf(r->change))
+			cJSON_AddStringToObject(x, "change_note", r->change > 0 ? "from 0 up" : "from 0 down");
+		cJSON_AddStringToObject(x, "change_of", r->change_from_means ? "means" : "medians");
+		if (r->tested) {
+			jnum(x, "u_base", r->t.u_a);
+			jnum(x, "u_cand", r->t.u_b);
+			jnum(x, "p_value", r->t.p);
+			cJSON_AddStringToObject(x, "method", r->t.exact ? "exact" : "normal");
+		} else {
+			cJSON_AddNullToObject(x, "u_base");
+			cJSON_AddNullToObject(x, "u_cand");
+			cJSON_AddNullToObject(x, "p_value");
+			cJSON_AddNullToObject(x, "method");
+		}
+		cJSON_AddStringToObject(x, "verdict", verdict_names[r->v]);
+		if (r->note[0])
+			cJSON_AddStringToObject(x, "note", r->note);
+		cJSON_AddItemToArray(arr, x);
+	}
+	cJSON_AddItemToObject(j, "not_compared", cJSON_Duplicate(c->not_compared, 1));
+	return j;
+}
+
+/* Markdown table cells: user strings lose their power to break the table
+ * or turn into markup. */
+static void md_esc(struct gl_buf *b, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '\n' || *s == '\r')
+			gl_buf_append(b, " ", 1);
+		else if (*s == '<')
+			gl_buf_append(b, "&lt;", 4);
+		else if (*s == '>')
+			gl_buf_append(b, "&gt;", 4);
+		else if (*s == '&')
+			gl_buf_append(b, "&amp;", 5);
+		else if (strchr("|\\`*_[]#", *s)) {
+			gl_buf_append(b, "\\", 1);
+			gl_buf_append(b, s, 1);
+		} else
+			gl_buf_append(b, s, 1);
+	}
+}
+
+static void html_esc(struct gl_buf *b, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '&': gl_buf_append(b, "&amp;", 5); break;
+		case '<': gl_buf_append(b, "&lt;", 4); break;
+		case '>': gl_buf_append(b, "&gt;", 4); break;
+		case '"': gl_buf_append(b, "&quot;", 6); break;
+		case '\'': gl_buf_append(b, "&#39;", 5); break;
+		default: gl_buf_append(b, s, 1);
+		}
+	}
+}
+
+typedef void (*esc_fn)(struct gl_buf *b, const char *s);
+
+/* The run facts, one row per fact, as "| label | base | cand |" or the HTML equivalent. */
+static void facts(const struct cmp *c, struct gl_buf *b, esc_fn esc, int html)
+{
+	static const char *const labels[] = { "directory", "run id", "scenario", "scenario sha256", "started",
+					      "state / verdict", "windows", "window", "time scale" };
+	for (size_t i = 0; i < GL_ARRAY_LEN(labels); i++) {
+		gl_buf_printf(b, html ? "<tr><th>%s</th>" : "| %s |", labels[i]);
+		for (int k = 0; k < 2; k++) {
+			const struct gl_analysis *an = c->s[k].an;
+			char v[1100];
+			switch (i) {
+			case 0: snprintf(v, sizeof(v), "%s", c->s[k].dir); break;
+			case 1: snprintf(v, sizeof(v), "%s", an->run.id); break;
+			case 2: snprintf(v, sizeof(v), "%s", an->run.name); break;
+			case 3: snprintf(v, sizeof(v), "%s", an->run.scenario_sha256); break;
+			case 4: gl_format_wall(an->run.started_wall_ns, v, sizeof(v)); break;
+			case 5: snprintf(v, sizeof(v), "%s / %s", an->run.state, an->verdict); break;
+			case 6: snprintf(v, sizeof(v), "%d", an->n_windows); break;
+			case 7: snprintf(v, sizeof(v), "%g s", (double)an->run.window_ns / 1e9); break;
+			default: snprintf(v, sizeof(v), "%g", an->run.time_scale); break;
+			}
+			gl_buf_printf(b, html ? "<td>" : " ");
+			esc(b, v);
+			gl_buf_printf(b, html ? "</td>" : " |");
+		}
+		gl_buf_printf(b, html ? "</tr>\n" : "\n");
+	}
+}
+
+static void md_rows(const struct cmp *c, struct gl_buf *b, int only_changes)
+{
+	gl_buf_printf(b, "| metric | phase | better | windows (base/cand) | base median | cand median | change | p-value | verdict |\n"
+		      "|---|---|---|---|---|---|---|---|---|\n");
+	for (int i = 0; i < c->n_rows; i++) {
+		const struct row *r = &c->rows[i];
+		char vb[32], vc[32], ch[32], p[32];
+		if (only_changes && r->v != V_REGRESSION && r->v != V_IMPROVEMENT)
+			continue;
+		fmt_val(vb, sizeof(vb), r->med_base);
+		fmt_val(vc, sizeof(vc), r->med_cand);
+		fmt_change(ch, sizeof(ch), r->change);
+		fmt_p(p, sizeof(p), r);
+		gl_buf_printf(b, "| `%s` | ", c->figs[r->fig].name);
+		md_esc(b, c->groups[r->grp].label);
+		gl_buf_printf(b, " | %s | %d/%d | %s | %s | %s%s | %s | %s%s%s |\n",
+			      c->figs[r->fig].def->lower_is_better ? "lower" : "higher", r->n_base, r->n_cand, vb, vc,
+			      ch, r->change_from_means ? " (means)" : "", p,
+			      r->v == V_REGRESSION ? "**" : "", verdict_names[r->v], r->v == V_REGRESSION ? "**" : "");
+	}
+}
+
+static int render_md(const struct cmp *c, struct gl_buf *b)
+{
+	gl_buf_printf(b, "# gauntlet compare: ");
+	md_esc(b, c->s[1].an->run.name);
+	gl_buf_printf(b, " against its baseline\n\n**Verdict: %s** (%d regression(s), %d improvement(s), "
+		      "%d unchanged, %d with insufficient data)\n\n",
+		      c->count[V_REGRESSION] ? "REGRESSION" : "NO REGRESSION", c->count[V_REGRESSION],
+		      c->count[V_IMPROVEMENT], c->count[V_NONE], c->count[V_INSUFFICIENT]);
+	gl_buf_printf(b, "| | base | candidate |\n|---|---|---|\n");
+	facts(c, b, md_esc, 0);
+	gl_buf_printf(b, "\nEach figure is computed per window; the windows of a phase in the two runs are "
+		      "compared with the two-sided Mann-Whitney U test at alpha %g, and a change counts when "
+		      "the median moved by more than %g%% (`--tolerance`) in the metric's bad direction "
+		      "(regression) or good direction (improvement). At least %d windows with data are needed "
+		      "on each side. Windows under a fault are grouped as *faults*.\n\n",
+		      c->o.alpha, c->o.tolerance * 100, c->o.min_windows);
+	for (int i = 0; i < c->n_warnings; i++) {
+		gl_buf_printf(b, "> **Warning:** ");
+		md_esc(b, c->warnings[i]);
+		gl_buf_printf(b, "\n\n");
+	}
+	gl_buf_printf(b, "## Changes\n\n");
+	if (c->count[V_REGRESSION] + c->count[V_IMPROVEMENT])
+		md_rows(c, b, 1);
+	else
+		gl_buf_printf(b, "No significant change beyond the tolerance.\n");
+	gl_buf_printf(b, "\n## All comparisons\n\n");
+	md_rows(c, b, 0);
+	if (cJSON_GetArraySize(c->not_compared)) {
+		const cJSON *it;
+		gl_buf_printf(b, "\n## Not compared\n\nMeasured in one run only:");
+		cJSON_ArrayForEach(it, c->not_compared)
+			gl_buf_printf(b, " `%s` (%s)", cJSON_GetObjectItem(it, "metric")->valuestring,
+				      cJSON_GetObjectItem(it, "only_in")->valuestring);
+		gl_buf_printf(b, "\n");
+	}
+	return b->len >= b->max ? -1 : 0;
+}
+
+static void html_rows(const struct cmp *c, struct gl_buf *b, int only_changes)
+{
+	gl_buf_printf(b, "<table class=\"rows\"><thead><tr><th>metric</th><th>phase</th><th>better</th>"
+		      "<th>windows (base/cand)</th><th>base median</th><th>cand median</th><th>change</th>"
+		      "<th>p-value</th><th>verdict</th></tr></thead><tbody>\n");
+	for (int i = 0; i < c->n_rows; i++) {
+		const struct row *r = &c->rows[i];
+		char vb[32], vc[32], ch[32], p[32];
+		static const char *const cls[] = { "insufficient", "none", "improvement", "regression" };
+		if (only_changes && r->v != V_REGRESSION && r->v != V_IMPROVEMENT)
+			continue;
+		fmt_val(vb, sizeof(vb), r->med_base);
+		fmt_val(vc, sizeof(vc), r->med_cand);
+		fmt_change(ch, sizeof(ch), r->change);
+		fmt_p(p, sizeof(p), r);
+		gl_buf_printf(b, "<tr class=\"%s\"><td><code>", cls[r->v]);
+		html_esc(b, c->figs[r->fig].name);
+		gl_buf_printf(b, "</code></td><td>");
+		html_esc(b, c->groups[r->grp].label);
+		gl_buf_printf(b, "</td><td>%s</td><td>%d/%d</td><td>%s</td><td>%s</td><td>%s%s</td><td>%s</td>"
+			      "<td class=\"verdict\">%s</td></tr>\n",
+			      c->figs[r->fig].def->lower_is_better ? "lower" : "higher", r->n_base, r->n_cand, vb, vc,
+			      ch, r->change_from_means ? " (means)" : "", p, verdict_names[r->v]);
+	}
+	gl_buf_printf(b, "</tbody></table>\n");
+}
+
+static int render_html(const struct cmp *c, struct gl_buf *b)
+{
+	gl_buf_printf(b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>gauntlet compare: ");
+	html_esc(b, c->s[1].an->run.name);
+	gl_buf_printf(b, "</title>\n<style>\n"
+		      "body{font-family:system-ui,sans-serif;margin:2em;color:#222}\n"
+		      "table{border-collapse:collapse;margin:1em 0}th,td{border:1px solid #ccc;padding:3px 8px;"
+		      "text-align:left}\n"
+		      "td:nth-child(n+4){text-align:right}td.verdict,table.facts td{text-align:left}\n"
+		      "table.facts td{word-break:break-all}\n"
+		      ".verdict-box{font-size:1.3em;font-weight:bold;padding:.4em .8em;display:inline-block}\n"
+		      ".bad{background:#f8d0d0}.good{background:#d4f0d4}\n"
+		      "tr.regression{background:#f8d0d0}tr.improvement{background:#d4f0d4}"
+		      "tr.insufficient{color:#888}\n"
+		      ".warn{background:#fff3cd;padding:.4em .8em;margin:.3em 0}\n"
+		      "</style></head><body>\n<h1>gauntlet compare: ");
+	html_esc(b, c->s[1].an->run.name);
+	gl_buf_printf(b, " against its baseline</h1>\n<p class=\"verdict-box %s\" id=\"verdict\">%s</p>\n"
+		      "<p>%d regression(s), %d improvement(s), %d unchanged, %d with insufficient data</p>\n",
+		      c->count[V_REGRESSION] ? "bad" : "good",
+		      c->count[V_REGRESSION] ? "REGRESSION" : "NO REGRESSION", c->count[V_REGRESSION],
+		      c->count[V_IMPROVEMENT], c->count[V_NONE], c->count[V_INSUFFICIENT]);
+	gl_buf_printf(b, "<table class=\"facts\"><tr><th></th><th>base</th><th>candidate</th></tr>\n");
+	facts(c, b, html_esc, 1);
+	gl_buf_printf(b, "</table>\n<p>Each figure is computed per window; the windows of a phase in the two "
+		      "runs are compared with the two-sided Mann-Whitney U test at alpha %g, and a change counts "
+		      "when the median moved by more than %g%% in the metric's bad direction (regression) or good "
+		      "direction (improvement). At least %d windows with data are needed on each side. Windows "
+		      "under a fault are grouped as <em>faults</em>.</p>\n",
+		      c->o.alpha, c->o.tolerance * 100, c->o.min_windows);
+	for (int i = 0; i < c->n_warnings; i++) {
+		gl_buf_printf(b, "<p class=\"warn\"><strong>Warning:</strong> ");
+		html_esc(b, c->warnings[i]);
+		gl_buf_printf(b, "</p>\n");
+	}
+	gl_buf_printf(b, "<h2>Changes</h2>\n");
+	if (c->count[V_REGRESSION] + c->count[V_IMPROVEMENT])
+		html_rows(c, b, 1);
+	else
+		gl_buf_printf(b, "<p>No significant change beyond the tolerance.</p>\n");
+	gl_buf_printf(b, "<h2>All comparisons</h2>\n");
+	html_rows(c, b, 0);
+	if (cJSON_GetArraySize(c->not_compared)) {
+		const cJSON *it;
+		gl_buf_printf(b, "<h2>Not compared</h2>\n<p>Measured in one run only:</p><ul>\n");
+		cJSON_ArrayForEach(it, c->not_compared) {
+			gl_buf_printf(b, "<li><code>");
+			html_esc(b, cJSON_GetObjectItem(it, "metric")->valuestring);
+			gl_buf_printf(b, "</code> (%s)</li>\n", cJSON_GetObjectItem(it, "only_in")->valuestring);
+		}
+		gl_buf_printf(b, "</ul>\n");
+	}
+	gl_buf_printf(b, "</body></html>\n");
+	return b->len >= b->max ? -1 : 0;
+}
+
+int gl_cmp_write_outputs(const struct cmp *c, const char *dir, int exit_code, struct gl_err *err)
+{
+	struct gl_buf md, html;
+	char path[1200], *text = NULL;
+	cJSON *j = NULL;
+	int rc;
+
+	gl_buf_init(&md, OUT_MAX_BYTES);
+	gl_buf_init(&html, OUT_MAX_BYTES);
+	if ((rc = gl_mkdir_p(dir, 0700, err)))
+		goto out;
+	if (!(j = compare_json(c, exit_code)) || !(text = cJSON_Print(j))) {
+		rc = gl_errf(err, GL_ENOMEM, "compare.json: out of memory");
+		goto out;
+	}
+	snprintf(path, sizeof(path), "%s/compare.json", dir);
+	if ((rc = gl_write_file_atomic(path, text, strlen(text), 0600, err)))
+		goto out;
+	if (render_md(c, &md) != 0) {
+		rc = gl_errf(err, GL_ELIMIT, "compare.md: too large");
+		goto out;
+	}
+	snprintf(path, sizeof(path), "%s/compare.md", dir);
+	if ((rc = gl_write_file_atomic(path, md.data, md.len, 0600, err)))
+		goto out;
+	if (render_html(c, &html) != 0) {
+		rc = gl_errf(err, GL_ELIMIT, "compare.html: too large");
+		goto out;
+	}
+	snprintf(path, sizeof(path), "%s/compare.html", dir);
+	rc = gl_write_file_atomic(path, html.data, html.len, 0600, err);
+out:
+	cJSON_free(text);
+	cJSON_Delete(j);
+	gl_buf_free(&md);
+	gl_buf_free(&html);
+	return rc;
+}
