@@ -2,8 +2,9 @@
  * inference_int.h - private to the inference workload (loadgen/inference*.c):
  * its state and what its files share. Who owns what:
  *   inference.c           requests (body, libcurl handles, SSE, timing,
- *                         classification, the store row), the libcurl and
- *                         libevent glue, the ops (config, start, stop, ...)
+ *                         classification, the store row, a closed-loop
+ *                         user's next one), the libcurl and libevent glue,
+ *                         the ops (config, start, stop, ...)
  *   inference_arrivals.c  when requests are made: the seeded random gaps,
  *                         the open-loop schedule and max_in_flight queue,
  *                         trace replay, the ttft/idle timeout sweep

@@ -1,8 +1,8 @@
 /*
  * storage_fio.c - fio as the storage workload's engine: the child started
- * with its JSON output on a pipe, each report turned into the window's
- * bytes, latencies and errors, stderr kept for the error message, and the
- * check of the user's fio arguments.
+ * with its JSON output and its stderr on pipes, each cumulative report
+ * turned into the window's bytes and errors, stderr lines into event log
+ * warnings, and the check of the user's fio arguments.
  */
 #include "storage_int.h"
 
