@@ -26,194 +26,22 @@
  *
  * The API key (api_key_env or api_key_file) lives only in the request
  * header list; it is never logged or stored.
+ *
+ * This file: requests, the libcurl and libevent glue, the ops; arrivals
+ * and the timeout sweep are in inference_arrivals.c (inference_int.h).
  */
-#include <errno.h>
-#include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include <curl/curl.h>
-#include <event2/event.h>
-
-#include "cfg.h"
-#include "secrets.h"
-#include "metrics.h"
-#include "plugin.h"
-#include "paths.h"
-#include "sse.h"
-#include "store.h"
-#include "trace.h"
-#include "units.h"
-
-#define ITL_HOLD 64
-#define BODY_MAX (4u << 20)      /* non-streaming body cap */
-#define SSE_MAX_LINE (256u << 10)
-#define SSE_MAX_DATA (1u << 20)
-
-enum err_class {
-	EC_OK, EC_CONNECT, EC_TLS, EC_4XX, EC_429, EC_5XX, EC_TTFT, EC_IDLE, EC_TOTAL,
-	EC_STREAM, EC_TRUNCATED, EC_MALFORMED, EC_N
-};
+#include "inference_int.h"
 
 static const char *const ec_names[EC_N] = {
 	"", "connect", "tls", "http_4xx", "http_429", "http_5xx", "timeout_ttft", "timeout_idle",
 	"timeout_total", "stream_error", "truncated", "malformed",
 };
 
-enum arrival { AR_CONSTANT, AR_POISSON, AR_GAMMA, AR_TRACE, AR_CLOSED };
-
-struct inf;
-
-struct req {
-	struct inf *w;
-	struct req *next, *prev;       /* in-flight list */
-	CURL *easy;
-	char *body;
-	struct gl_sse *sse;
-	struct gl_buf resp;            /* non-streaming body */
-	int ep;
-	int user;                      /* closed loop: which user */
-	int64_t t_intended, t_send, t_headers, t_first_event, t_first_token, t_last_token, t_end;
-	int64_t t_last_event;
-	int64_t max_stall;
-	int64_t input_tokens;
-	int64_t token_events;
-	float itl_ms[ITL_HOLD];
-	int n_itl;
-	enum err_class forced;         /* set when we abort it ourselves */
-	int add_failed;                /* curl would not take it: finished by the sweep */
-	int parsed;                    /* non-streaming: body_parse holds the body's reading */
-	struct gl_oai_chunk body_parse;
-	long status;
-};
-
-struct endpoint {
-	char url[1024];
-	int in_flight;
-	int failed;
-};
-
-/* One arrival waiting for an in-flight slot. */
-struct pending {
-	int64_t t_intended;
-	int64_t input_tokens, output_tokens;
-	uint64_t seq;
-};
-
-struct inf {
-	struct gl_ctx *ctx;
-	struct gl_metrics *m;
-	CURLM *multi;
-	struct event *ev_curl_timer, *ev_arrival, *ev_sweep;
-	struct curl_slist *headers;     /* holds the API key: never print */
-
-	struct endpoint *eps;
-	int n_eps, rr, least;
-	int chat, stream, ignore_eos, drop_failed, http2;
-	char model[256];
-	char ca_bundle[1024];
-	int64_t timeout_ms, ttft_timeout_ns, idle_timeout_ns;
-	int64_t input_tokens, output_tokens;
-	uint64_t seed, seq;
-	int max_in_flight;
-
-	enum arrival mode;
-	double rate, cv, load, speed;
-	int users;
-	int64_t think_ns;
-	uint64_t rng;
-	int64_t next_arrival;           /* elapsed ns of the next open-loop arrival */
-	struct gl_trace *trace;
-	int64_t trace_base_ns;          /* elapsed at the trace's time 0 of this pass */
-	double trace_span_s, trace_start_s, trace_end_s;
-	int trace_loop;
-	struct gl_trace_row trow;
-	int have_trow;
-	int trace_done;
-
-	struct pending *q;              /* ring of arrivals held by max_in_flight */
-	size_t q_cap, q_head, q_len;
-
-	struct req *live;
-	int in_flight;
-	int running;
-	int active_users;
-
-	int id_ttft, id_ttft_send, id_itl, id_tpot, id_lat, id_lag, id_otok;
-	int id_requests, id_errors, id_otok_total, id_class[EC_N];
-	struct gl_buf scratch;
-	CURL **pool;                    /* idle easy handles, reused */
-	int n_pool, pool_cap;
-};
-
-/* ---- random arrivals (xorshift64*, seeded) ------------------------------ */
-
-static double urand(struct inf *w)
-{
-	uint64_t x = w->rng;
-	x ^= x >> 12;
-	x ^= x << 25;
-	x ^= x >> 27;
-	w->rng = x;
-	return ((x * 0x2545F4914F6CDD1DULL) >> 11) * (1.0 / 9007199254740992.0);
-}
-
-static double exp_gap(struct inf *w, double rate)
-{
-	double u = urand(w);
-	return -log(1.0 - u) / rate;
-}
-
-/* Marsaglia-Tsang gamma(shape k, scale 1); k < 1 by the boost trick. */
-static double gamma_sample(struct inf *w, double k)
-{
-	double d, c;
-	if (k < 1) {
-		double u = urand(w);
-		return gamma_sample(w, k + 1) * pow(u > 0 ? u : 1e-300, 1.0 / k);
-	}
-	d = k - 1.0 / 3;
-	c = 1 / sqrt(9 * d);
-	for (;;) {
-		double x, v, u;
-		do {
-			/* normal by Box-Muller */
-			double u1 = urand(w), u2 = urand(w);
-			x = sqrt(-2 * log(u1 > 0 ? u1 : 1e-300)) * cos(2 * M_PI * u2);
-			v = 1 + c * x;
-		} while (v <= 0);
-		v = v * v * v;
-		u = urand(w);
-		if (u < 1 - 0.0331 * x * x * x * x || log(u > 0 ? u : 1e-300) < 0.5 * x * x + d * (1 - v + log(v)))
-			return d * v;
-	}
-}
-
-static int64_t next_gap_ns(struct inf *w)
-{
-	double rate = w->rate * (w->load > 0 ? w->load : 1), gap;
-
-	switch (w->mode) {
-	case AR_CONSTANT:
-		gap = 1 / rate;
-		break;
-	case AR_GAMMA: {
-		double k = 1 / (w->cv * w->cv);
-		gap = gamma_sample(w, k) / (rate * k);
-		break;
-	}
-	default:
-		gap = exp_gap(w, rate);
-	}
-	return (int64_t)(gap * 1e9);
-}
-
 /* ---- requests -------------------------------------------------------------- */
 
-static int64_t now_ns(struct inf *w) { return gl_ctx_elapsed_ns(w->ctx); }
+int64_t inf_now_ns(struct inf *w) { return gl_ctx_elapsed_ns(w->ctx); }
 
-static void record_done(struct inf *w, struct req *r, enum err_class ec)
+void inf_record_done(struct inf *w, struct req *r, enum err_class ec)
 {
 	struct gl_request_row row;
 	int64_t out_tokens = r->token_events;
@@ -275,7 +103,7 @@ static void record_done(struct inf *w, struct req *r, enum err_class ec)
 static int on_sse_event(void *arg, const struct gl_sse_event *ev)
 {
 	struct req *r = arg;
-	int64_t now = now_ns(r->w);
+	int64_t now = inf_now_ns(r->w);
 
 	if (r->t_first_event < 0)
 		r->t_first_event = now;
@@ -315,7 +143,7 @@ static size_t on_write(char *data, size_t size, size_t nmemb, void *arg)
 		 * the connection ends normally, the class comes from finish() */
 		gl_sse_feed(r->sse, data, n);
 	} else {
-		int64_t now = now_ns(r->w);
+		int64_t now = inf_now_ns(r->w);
 		if (r->t_first_event < 0)
 			r->t_first_event = r->t_first_token = now;
 		r->t_last_event = r->t_last_token = now;
@@ -331,7 +159,7 @@ static size_t on_header(char *data, size_t size, size_t nmemb, void *arg)
 {
 	struct req *r = arg;
 	if (r->t_headers < 0)
-		r->t_headers = now_ns(r->w);
+		r->t_headers = inf_now_ns(r->w);
 	return size * nmemb;
 }
 
@@ -442,7 +270,7 @@ static void req_free(struct req *r)
 	free(r);
 }
 
-static void send_req(struct inf *w, int64_t t_intended, uint64_t seq, int64_t in_tok, int64_t out_tok,
+void inf_send_req(struct inf *w, int64_t t_intended, uint64_t seq, int64_t in_tok, int64_t out_tok,
 		     const struct gl_trace_row *tr, int user)
 {
 	struct req *r = calloc(1, sizeof(*r));
@@ -493,7 +321,7 @@ static void send_req(struct inf *w, int64_t t_intended, uint64_t seq, int64_t in
 	w->live = r;
 	w->in_flight++;
 	w->eps[r->ep].in_flight++;
-	r->t_send = now_ns(w);
+	r->t_send = inf_now_ns(w);
 	gl_metrics_record(w->m, w->id_lag, (double)(r->t_send - r->t_intended) / 1e6);
 	if (curl_multi_add_handle(w->multi, r->easy) != CURLM_OK) {
 		/* cannot even start it: counted as connect, finished by the sweep */
@@ -502,15 +330,13 @@ static void send_req(struct inf *w, int64_t t_intended, uint64_t seq, int64_t in
 	}
 }
 
-static void arm_arrival(struct inf *w);
-
 static void launch_pending(struct inf *w)
 {
 	while (w->q_len > 0 && w->in_flight < w->max_in_flight && w->running) {
 		struct pending p = w->q[w->q_head];
 		w->q_head = (w->q_head + 1) % w->q_cap;
 		w->q_len--;
-		send_req(w, p.t_intended, p.seq, p.input_tokens, p.output_tokens, NULL, -1);
+		inf_send_req(w, p.t_intended, p.seq, p.input_tokens, p.output_tokens, NULL, -1);
 	}
 }
 
@@ -525,7 +351,7 @@ static void on_user_wake(evutil_socket_t fd, short what, void *arg)
 	struct inf *w = u->w;
 
 	if (w->running && u->user < w->active_users)
-		send_req(w, now_ns(w), w->seq++, w->input_tokens, w->output_tokens, NULL, u->user);
+		inf_send_req(w, inf_now_ns(w), w->seq++, w->input_tokens, w->output_tokens, NULL, u->user);
 	free(u);
 }
 
@@ -543,11 +369,11 @@ static void user_next(struct inf *w, int user)
 		free(u);
 }
 
-static void finish_req(struct inf *w, struct req *r, CURLcode res)
+void inf_finish_req(struct inf *w, struct req *r, CURLcode res)
 {
 	enum err_class ec = EC_OK;
 
-	r->t_end = now_ns(w);
+	r->t_end = inf_now_ns(w);
 	if (!r->status)
 		curl_easy_getinfo(r->easy, CURLINFO_RESPONSE_CODE, &r->status);
 	if (r->forced != EC_OK) {
@@ -591,7 +417,7 @@ static void finish_req(struct inf *w, struct req *r, CURLcode res)
 		w->eps[r->ep].failed = 1;
 	else
 		w->eps[r->ep].failed = 0;
-	record_done(w, r, ec);
+	inf_record_done(w, r, ec);
 	curl_multi_remove_handle(w->multi, r->easy);
 	if (r->prev)
 		r->prev->next = r->next;
@@ -607,7 +433,7 @@ static void finish_req(struct inf *w, struct req *r, CURLcode res)
 	launch_pending(w);
 }
 
-static void check_done(struct inf *w)
+void inf_check_done(struct inf *w)
 {
 	CURLMsg *msg;
 	int left;
@@ -618,7 +444,7 @@ static void check_done(struct inf *w)
 			continue;
 		curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&r);
 		if (r)
-			finish_req(w, r, msg->data.result);
+			inf_finish_req(w, r, msg->data.result);
 	}
 }
 
@@ -635,7 +461,7 @@ static void on_sock_event(evutil_socket_t fd, short what, void *arg)
 	int running, flags = (what & EV_READ ? CURL_CSELECT_IN : 0) | (what & EV_WRITE ? CURL_CSELECT_OUT : 0);
 
 	curl_multi_socket_action(w->multi, fd, flags, &running);
-	check_done(w);
+	inf_check_done(w);
 }
 
 static int sock_cb(CURL *e, curl_socket_t s, int what, void *userp, void *socketp)
@@ -676,7 +502,7 @@ static void on_curl_timer(evutil_socket_t fd, short what, void *arg)
 	struct inf *w = arg;
 	int running;
 	curl_multi_socket_action(w->multi, CURL_SOCKET_TIMEOUT, 0, &running);
-	check_done(w);
+	inf_check_done(w);
 }
 
 static int timer_cb(CURLM *multi, long timeout_ms, void *userp)
@@ -692,149 +518,6 @@ static int timer_cb(CURLM *multi, long timeout_ms, void *userp)
 	tv.tv_usec = (timeout_ms % 1000) * 1000;
 	evtimer_add(w->ev_curl_timer, &tv);
 	return 0;
-}
-
-/* ---- arrivals ----------------------------------------------------------------- */
-
-static void arrive(struct inf *w, int64_t t_intended, int64_t in_tok, int64_t out_tok,
-		   const struct gl_trace_row *tr)
-{
-	uint64_t seq = w->seq++;
-
-	if (w->in_flight < w->max_in_flight && w->q_len == 0) {
-		send_req(w, t_intended, seq, in_tok, out_tok, tr, -1);
-		return;
-	}
-	/* Held by max_in_flight: keeps its intended time. A held request older
-	 * than the total timeout has failed already (timeout_total), which also
-	 * bounds the queue at rate x timeout. */
-	while (w->q_len > 0 && now_ns(w) - w->q[w->q_head].t_intended > w->timeout_ms * 1000000LL) {
-		struct req dead;
-		memset(&dead, 0, sizeof(dead));
-		dead.w = w;
-		dead.t_intended = w->q[w->q_head].t_intended;
-		dead.t_send = dead.t_headers = dead.t_first_event = dead.t_first_token = dead.t_last_token = -1;
-		dead.t_end = now_ns(w);
-		dead.input_tokens = w->q[w->q_head].input_tokens;
-		dead.ep = -1;
-		record_done(w, &dead, EC_TOTAL);
-		w->q_head = (w->q_head + 1) % w->q_cap;
-		w->q_len--;
-	}
-	if (w->q_len == w->q_cap) {
-		size_t ncap = w->q_cap ? w->q_cap * 2 : 1024;
-		struct pending *nq = malloc(ncap * sizeof(*nq));
-		if (!nq)
-			return;
-		for (size_t i = 0; i < w->q_len; i++)
-			nq[i] = w->q[(w->q_head + i) % w->q_cap];
-		free(w->q);
-		w->q = nq;
-		w->q_cap = ncap;
-		w->q_head = 0;
-	}
-	w->q[(w->q_head + w->q_len) % w->q_cap] = (struct pending){ t_intended, in_tok, out_tok, seq };
-	w->q_len++;
-}
-
-/* Next trace row with a time; loops the trace when configured. Returns 0 at
- * the end of the replay. */
-static int trace_next(struct inf *w)
-{
-	int rewinds = 0;
-
-	for (;;) {
-		int rc = gl_trace_next(w->trace, &w->trow);
-		if (rc < 0) {
-			gl_ctx_event(w->ctx, GL_LOG_ERROR, "inference", "trace: %s", gl_trace_error(w->trace));
-			return 0;
-		}
-		if (rc == 0 || (w->trace_end_s > 0 && w->trow.t_offset_s >= w->trace_end_s)) {
-			if (!w->trace_loop)
-				return 0;
-			/* a whole pass without a row to replay: looping again would
-			 * spin on the loop's thread forever (validate refuses such a
-			 * trace; this guards one that changed since) */
-			if (++rewinds > 1) {
-				gl_ctx_event(w->ctx, GL_LOG_ERROR, "inference",
-					     "trace: a whole pass has no usable row in [start, end): the replay ends");
-				return 0;
-			}
-			/* next pass starts one mean gap after this one ends */
-			w->trace_base_ns += (int64_t)((w->trace_span_s - w->trace_start_s) / w->speed * 1e9) +
-					    (int64_t)(1e9 / (w->rate > 0 ? w->rate : 1));
-			if (gl_trace_rewind(w->trace) != 0)
-				return 0;
-			continue;
-		}
-		if (w->trow.failed_in_trace || w->trow.t_offset_s < w->trace_start_s)
-			continue;
-		return 1;
-	}
-}
-
-static void on_arrival(evutil_socket_t fd, short what, void *arg)
-{
-	struct inf *w = arg;
-	int64_t now = now_ns(w);
-	int burst = 0;
-
-	if (!w->running)
-		return;
-	if (w->mode == AR_TRACE) {
-		while (w->have_trow && burst++ < 10000) {
-			int64_t t = w->trace_base_ns +
-				    (int64_t)((w->trow.t_offset_s - w->trace_start_s) / w->speed * 1e9);
-			if (t > now) {
-				w->next_arrival = t;
-				break;
-			}
-			arrive(w, t, w->trow.input_tokens > 0 ? w->trow.input_tokens : w->input_tokens,
-			       w->trow.output_tokens > 0 ? w->trow.output_tokens : w->output_tokens, &w->trow);
-			w->have_trow = trace_next(w);
-		}
-		if (!w->have_trow)
-			return;
-	} else {
-		while (w->next_arrival <= now && burst++ < 10000) {
-			arrive(w, w->next_arrival, w->input_tokens, w->output_tokens, NULL);
-			w->next_arrival += next_gap_ns(w);
-		}
-	}
-	arm_arrival(w);
-}
-
-static void arm_arrival(struct inf *w)
-{
-	gl_ctx_arm_at(w->ctx, w->ev_arrival, w->next_arrival);
-}
-
-/* ttft and idle timeouts, checked every 20 ms (curl owns the total one). */
-static void on_sweep(evutil_socket_t fd, short what, void *arg)
-{
-	struct inf *w = arg;
-	int64_t now = now_ns(w);
-	struct req *r = w->live, *next;
-	int running;
-
-	for (; r; r = next) {
-		next = r->next;
-		if (r->add_failed)
-			;
-		else if (w->ttft_timeout_ns > 0 && r->t_first_token < 0 && now - r->t_send > w->ttft_timeout_ns)
-			r->forced = EC_TTFT;
-		else if (w->idle_timeout_ns > 0 && r->t_first_token >= 0 && now - r->t_last_event > w->idle_timeout_ns)
-			r->forced = EC_IDLE;
-		else
-			continue;
-		finish_req(w, r, CURLE_OK);
-		/* finish_req may have started others; start again from the head */
-		next = w->live;
-		if (next == r)
-			break;
-	}
-	curl_multi_socket_action(w->multi, CURL_SOCKET_TIMEOUT, 0, &running);
-	check_done(w);
 }
 
 /* ---- ops ---------------------------------------------------------------------- */
@@ -986,8 +669,8 @@ static int inf_init(struct gl_ctx *c, const cJSON *cfg, void **state, struct gl_
 	}
 	curl_multi_setopt(w->multi, CURLMOPT_PIPELINING, (long)CURLPIPE_MULTIPLEX);
 	w->ev_curl_timer = evtimer_new(gl_ctx_base(c), on_curl_timer, w);
-	w->ev_arrival = evtimer_new(gl_ctx_base(c), on_arrival, w);
-	w->ev_sweep = event_new(gl_ctx_base(c), -1, EV_PERSIST, on_sweep, w);
+	w->ev_arrival = evtimer_new(gl_ctx_base(c), inf_on_arrival, w);
+	w->ev_sweep = event_new(gl_ctx_base(c), -1, EV_PERSIST, inf_on_sweep, w);
 	if (!w->ev_curl_timer || !w->ev_arrival || !w->ev_sweep)
 		return gl_errf(err, GL_ENOMEM, "inference: out of memory");
 	w->id_ttft = gl_metrics_hist(w->m, "inference.ttft_ms");
@@ -1014,21 +697,21 @@ static int inf_start(void *state, struct gl_err *err)
 	struct timeval sweep = { 0, 20000 };
 
 	w->running = 1;
-	w->next_arrival = now_ns(w);
+	w->next_arrival = inf_now_ns(w);
 	event_add(w->ev_sweep, &sweep);
 	if (w->mode == AR_CLOSED) {
 		w->active_users = w->users;
 		for (int u = 0; u < w->users; u++)
-			send_req(w, now_ns(w), w->seq++, w->input_tokens, w->output_tokens, NULL, u);
+			inf_send_req(w, inf_now_ns(w), w->seq++, w->input_tokens, w->output_tokens, NULL, u);
 		return 0;
 	}
 	if (w->mode == AR_TRACE) {
-		w->trace_base_ns = now_ns(w);
-		w->have_trow = trace_next(w);
+		w->trace_base_ns = inf_now_ns(w);
+		w->have_trow = inf_trace_next(w);
 		if (!w->have_trow)
 			return gl_errf(err, GL_EINVAL, "inference: the trace has no usable rows");
 	}
-	arm_arrival(w);
+	inf_arm_arrival(w);
 	return 0;
 }
 
@@ -1040,7 +723,7 @@ static void inf_set_load(void *state, double mult)
 		int want = (int)ceil(w->users * w->load);
 		/* more users start now; fewer: users above the count stop after their request */
 		for (int u = w->active_users; u < want; u++)
-			send_req(w, now_ns(w), w->seq++, w->input_tokens, w->output_tokens, NULL, u);
+			inf_send_req(w, inf_now_ns(w), w->seq++, w->input_tokens, w->output_tokens, NULL, u);
 		w->active_users = want;
 	}
 }

@@ -22,115 +22,11 @@
  * distinct host count not as asked), a backend that cannot run, or a
  * required NCCL transport that is absent ends the run as an infra failure:
  * the figures would not mean what the report says.
+ *
+ * This file: the job and the ops; the launch command is built in
+ * training_launch.c (training_int.h).
  */
-#define _GNU_SOURCE
-#include <errno.h>
-#include <fcntl.h>
-#include <inttypes.h>
-#include <signal.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/stat.h>
-#include <sys/syscall.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <dirent.h>
-#include <event2/event.h>
-#include <sqlite3.h>
-
-#include "cfg.h"
-#include "child.h"
-#include "metrics.h"
-#include "nccltests.h"
-#include "plugin.h"
-#include "store.h"
-#include "units.h"
-
-#define MAX_ARGS 512
-#define LINE_MAX_BYTES 4096
-#define OTHER_LINES_LOGGED 60
-#define KILL_GRACE_NS (5LL * 1000000000)
-#define TICK_US 100000
-
-enum backend { BK_MPI, BK_NCCL, BK_NCCL_TESTS };
-
-struct rank_hb {
-	int64_t last_ns;          /* run elapsed of the last heartbeat, -1 never */
-	int64_t step;
-	int pid;
-	char host[64];
-};
-
-struct job {
-	pid_t pid;                /* the launcher; leader of its process group */
-	int64_t child_id;         /* its row in the store's children table */
-	int fd;
-	struct event *ev_read;
-	char line[LINE_MAX_BYTES];
-	size_t line_len;
-	int line_overflow;
-	int launch;               /* 1.. within this process */
-	int restore;
-	int64_t spawn_ns;
-	int64_t last_progress_ns;
-	int64_t restored_step;    /* -1 until the ready line */
-	int first_step_seen;
-	int start_lines;
-	int world, hosts;
-	struct rank_hb *hb;       /* [world] once known */
-	int end_seen;
-	int exited, status;
-	int hung;
-	int kill_stage;           /* 0 none, 1 TERM sent, 2 KILL sent */
-	int64_t kill_at_ns;
-	int fatal;                /* world/backend/usage: relaunching cannot help */
-	char fatal_msg[600];
-	int other_lines, other_suppressed;
-	int garbled;              /* report lines that arrived cut or mixed */
-	char tail[4][300];        /* last lines that were not ours, for messages */
-	int n_tail;
-	struct gl_buf out;        /* nccl-tests: the whole output for the parser */
-};
-
-struct trn {
-	struct gl_ctx *ctx;
-	struct gl_metrics *m;
-	enum backend backend;
-	const char *backend_name;
-	int is_srun, np, n_hosts_distinct;
-	char *argv_launch[MAX_ARGS];   /* launcher part, owned strings */
-	int n_launch;
-	char *argv_prog[MAX_ARGS];     /* program part, before per-launch flags */
-	int n_prog;
-	char *env[64];                 /* "K=V", set in the launcher's environment */
-	int n_env;
-	int64_t watchdog_ns, heartbeat_ns, backoff_ns;
-	int max_restarts;
-	int64_t steps;                 /* 0: run until stopped */
-	int ckpt;                      /* checkpoints configured */
-	char ckpt_dir[1024];           /* this run's directory under checkpoint.dir */
-	char require_transport[64];
-	uint64_t *plateau;             /* nccl-tests: sizes judged */
-	int n_plateau;
-	char json_out[1024];           /* nccl-tests -J file, "" when none */
-
-	struct job job;
-	int have_job;
-	int running;
-	int done;                      /* no more launches */
-	int launches;
-	int failures_in_row;
-	int64_t max_step_seen;
-	unsigned transports;           /* bit per name in transport_names */
-	int nccl_nranks, nccl_nnodes;
-	int transport_checked;
-	struct event *ev_tick, *ev_relaunch;
-
-	int id_step, id_comm, id_data, id_busbw, id_steps, id_err, id_lost, id_saves, id_restores,
-	    id_save_s, id_save_gbps, id_restore_s, id_hangs, id_relaunches, id_failures;
-};
+#include "training_int.h"
 
 static const char *const transport_names[] = { "NET/IB", "NET/Socket", "P2P", "SHM", "GDRDMA", "NVLS",
 					       "CollNet", NULL };
@@ -140,25 +36,6 @@ static const char *const transport_names[] = { "NET/IB", "NET/Socket", "P2P", "S
 
 
 
-
-static int add_arg(char **v, int *n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int add_arg(char **v, int *n, const char *fmt, ...)
-{
-	va_list ap;
-	char buf[2048];
-
-	if (*n >= MAX_ARGS - 1)
-		return -1;
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	v[*n] = strdup(buf);
-	if (!v[*n])
-		return -1;
-	(*n)++;
-	v[*n] = NULL;
-	return 0;
-}
 
 static int64_t now(struct trn *w) { return gl_ctx_elapsed_ns(w->ctx); }
 
@@ -198,220 +75,6 @@ static int64_t kv_i(const char *line, const char *key, int64_t def)
 {
 	char b[64];
 	return kv(line, key, b, sizeof(b)) == 0 ? strtoll(b, NULL, 10) : def;
-}
-
-/* ---- the launch command ------------------------------------------------------ */
-
-static const char *mpi_host_name(const struct gl_host *h)
-{
-	return h->local ? "localhost" : h->ssh_host;
-}
-
-/* The gauntlet-train binary: "binary" from the scenario, else the one next
- * to this gauntlet, else whatever PATH finds on the ranks' hosts. */
-static void train_binary(const cJSON *cfg, char *out, size_t n)
-{
-	char self[1024];
-	ssize_t k;
-	const char *b = gl_cfg_str(cfg, "binary", NULL);
-
-	if (b) {
-		snprintf(out, n, "%s", b);
-		return;
-	}
-	k = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (k > 0) {
-		char *slash;
-		self[k] = '\0';
-		slash = strrchr(self, '/');
-		if (slash) {
-			struct stat st;
-			snprintf(slash + 1, sizeof(self) - (size_t)(slash + 1 - self), "gauntlet-train");
-			if (stat(self, &st) == 0) {
-				snprintf(out, n, "%s", self);
-				return;
-			}
-		}
-	}
-	snprintf(out, n, "gauntlet-train");
-}
-
-static int build_command(struct trn *w, const cJSON *cfg, struct gl_err *err)
-{
-	const struct gl_scenario *sc = gl_ctx_scenario(w->ctx);
-	const cJSON *hosts = cJSON_GetObjectItemCaseSensitive(cfg, "hosts"), *h;
-	const cJSON *mca = cJSON_GetObjectItemCaseSensitive(cfg, "mca");
-	const cJSON *env = cJSON_GetObjectItemCaseSensitive(cfg, "env");
-	const cJSON *extra = cJSON_GetObjectItemCaseSensitive(cfg, "launcher_args"), *e;
-	char hostlist[4096] = "", names[64][256];
-	size_t off = 0;
-	int slots_total = 0, n_names = 0, rc = 0;
-
-	cJSON_ArrayForEach(h, hosts) {
-		char name[GL_NAME_MAX + 16], *colon;
-		const struct gl_host *gh;
-		long slots = 1;
-		int seen = 0;
-
-		snprintf(name, sizeof(name), "%s", h->valuestring);
-		colon = strchr(name, ':');
-		if (colon) {
-			*colon = '\0';
-			slots = strtol(colon + 1, NULL, 10);
-		}
-		gh = gl_scenario_host(sc, name);
-		if (!gh)
-			return gl_errf(err, GL_EINVAL, "training: unknown host '%s'", name);
-		slots_total += (int)slots;
-		for (int i = 0; i < n_names && !seen; i++)
-			seen = !strcmp(names[i], mpi_host_name(gh));
-		if (!seen && n_names < 64)
-			snprintf(names[n_names++], sizeof(names[0]), "%s", mpi_host_name(gh));
-		if (off < sizeof(hostlist))
-			off += (size_t)snprintf(hostlist + off, sizeof(hostlist) - off, "%s%s:%ld", off ? "," : "",
-						mpi_host_name(gh), slots);
-	}
-	w->np = (int)gl_cfg_int(cfg, "np", slots_total ? slots_total : 1);
-	w->n_hosts_distinct = n_names ? n_names : 1;
-
-	rc |= add_arg(w->argv_launch, &w->n_launch, "%s",
-		      gl_cfg_str(cfg, "launcher_path", w->is_srun ? "srun" : "mpirun"));
-	if (!w->is_srun) {
-		rc |= add_arg(w->argv_launch, &w->n_launch, "-np");
-		rc |= add_arg(w->argv_launch, &w->n_launch, "%d", w->np);
-		if (hosts) {
-			rc |= add_arg(w->argv_launch, &w->n_launch, "-H");
-			rc |= add_arg(w->argv_launch, &w->n_launch, "%s", hostlist);
-		}
-		if (geteuid() == 0)
-			rc |= add_arg(w->argv_launch, &w->n_launch, "--allow-run-as-root");
-		cJSON_ArrayForEach(e, mca) {
-			rc |= add_arg(w->argv_launch, &w->n_launch, "--mca");
-			rc |= add_arg(w->argv_launch, &w->n_launch, "%s", e->string);
-			rc |= add_arg(w->argv_launch, &w->n_launch, "%s",
-				      cJSON_IsString(e) ? e->valuestring : "");
-		}
-		cJSON_ArrayForEach(e, env) {
-			rc |= add_arg(w->argv_launch, &w->n_launch, "-x");
-			rc |= add_arg(w->argv_launch, &w->n_launch, "%s", e->string);
-		}
-		if (w->backend == BK_NCCL && !cJSON_GetObjectItemCaseSensitive(env, "NCCL_DEBUG")) {
-			rc |= add_arg(w->argv_launch, &w->n_launch, "-x");
-			rc |= add_arg(w->argv_launch, &w->n_launch, "NCCL_DEBUG");
-		}
-	} else {
-		char nodes[4096] = "";
-		size_t no = 0;
-		for (int i = 0; i < n_names; i++)
-			no += (size_t)snprintf(nodes + no, sizeof(nodes) - no, "%s%s", i ? "," : "", names[i]);
-		rc |= add_arg(w->argv_launch, &w->n_launch, "-n");
-		rc |= add_arg(w->argv_launch, &w->n_launch, "%d", w->np);
-		if (n_names) {
-			rc |= add_arg(w->argv_launch, &w->n_launch, "-N");
-			rc |= add_arg(w->argv_launch, &w->n_launch, "%d", n_names);
-			rc |= add_arg(w->argv_launch, &w->n_launch, "--nodelist=%s", nodes);
-		}
-		rc |= add_arg(w->argv_launch, &w->n_launch, "--export=ALL");
-		rc |= add_arg(w->argv_launch, &w->n_launch, "--kill-on-bad-exit=1");
-	}
-	cJSON_ArrayForEach(e, extra)
-		if (cJSON_IsString(e))
-			rc |= add_arg(w->argv_launch, &w->n_launch, "%s", e->valuestring);
-	cJSON_ArrayForEach(e, env)
-		if (w->n_env < 62)
-			rc |= add_arg(w->env, &w->n_env, "%s=%s", e->string, cJSON_IsString(e) ? e->valuestring : "");
-	if (w->backend == BK_NCCL && !cJSON_GetObjectItemCaseSensitive(env, "NCCL_DEBUG") && w->n_env < 62)
-		rc |= add_arg(w->env, &w->n_env, "NCCL_DEBUG=INFO");
-
-	if (w->backend == BK_NCCL_TESTS) {
-		const cJSON *cmd = cJSON_GetObjectItemCaseSensitive(cfg, "command");
-		int i = 0;
-		cJSON_ArrayForEach(e, cmd) {
-			if (!cJSON_IsString(e))
-				continue;
-			rc |= add_arg(w->argv_prog, &w->n_prog, "%s", e->valuestring);
-			if ((!strcmp(e->valuestring, "-J") || !strcmp(e->valuestring, "--output_file")) && e->next &&
-			    cJSON_IsString(e->next))
-				snprintf(w->json_out, sizeof(w->json_out), "%s", e->next->valuestring);
-			i++;
-		}
-		if (!i)
-			return gl_errf(err, GL_EINVAL, "training: backend nccl-tests needs \"command\" "
-				       "([\"all_reduce_perf\", \"-b\", \"8\", ...])");
-	} else {
-		char bin[1024], b[64];
-		const cJSON *ck = cJSON_GetObjectItemCaseSensitive(cfg, "checkpoint");
-		train_binary(cfg, bin, sizeof(bin));
-		rc |= add_arg(w->argv_prog, &w->n_prog, "%s", bin);
-		rc |= add_arg(w->argv_prog, &w->n_prog, "--backend");
-		rc |= add_arg(w->argv_prog, &w->n_prog, "%s", w->backend == BK_NCCL ? "nccl" : "mpi");
-		rc |= add_arg(w->argv_prog, &w->n_prog, "--message");
-		rc |= add_arg(w->argv_prog, &w->n_prog, "%" PRIu64, gl_cfg_size(cfg, "message", 64u << 20));
-		gl_format_duration(gl_cfg_dur(cfg, "compute", 0), b, sizeof(b));
-		rc |= add_arg(w->argv_prog, &w->n_prog, "--compute");
-		rc |= add_arg(w->argv_prog, &w->n_prog, "%s", b);
-		gl_format_duration(w->heartbeat_ns, b, sizeof(b));
-		rc |= add_arg(w->argv_prog, &w->n_prog, "--heartbeat");
-		rc |= add_arg(w->argv_prog, &w->n_prog, "%s", b);
-		rc |= add_arg(w->argv_prog, &w->n_prog, "--check-every");
-		rc |= add_arg(w->argv_prog, &w->n_prog, "%ld", gl_cfg_int(cfg, "correctness_every", 1));
-		rc |= add_arg(w->argv_prog, &w->n_prog, "--expect-world");
-		rc |= add_arg(w->argv_prog, &w->n_prog, "%d", w->np);
-		if (hosts) {
-			rc |= add_arg(w->argv_prog, &w->n_prog, "--expect-hosts");
-			rc |= add_arg(w->argv_prog, &w->n_prog, "%d", w->n_hosts_distinct);
-		}
-		if (w->steps) {
-			rc |= add_arg(w->argv_prog, &w->n_prog, "--steps");
-			rc |= add_arg(w->argv_prog, &w->n_prog, "%" PRId64, w->steps);
-		}
-		if (gl_cfg_str(cfg, "dataset", NULL)) {
-			rc |= add_arg(w->argv_prog, &w->n_prog, "--dataset");
-			rc |= add_arg(w->argv_prog, &w->n_prog, "%s", gl_cfg_str(cfg, "dataset", ""));
-			rc |= add_arg(w->argv_prog, &w->n_prog, "--data-per-step");
-			rc |= add_arg(w->argv_prog, &w->n_prog, "%" PRIu64, gl_cfg_size(cfg, "data_per_step", 1u << 20));
-		}
-		if (ck) {
-			w->ckpt = 1;
-			snprintf(w->ckpt_dir, sizeof(w->ckpt_dir), "%s/%s", gl_cfg_str(ck, "dir", "."),
-				 gl_ctx_run_id(w->ctx)[0] ? gl_ctx_run_id(w->ctx) : "run");
-			rc |= add_arg(w->argv_prog, &w->n_prog, "--ckpt-dir");
-			rc |= add_arg(w->argv_prog, &w->n_prog, "%s", w->ckpt_dir);
-			rc |= add_arg(w->argv_prog, &w->n_prog, "--ckpt-size");
-			rc |= add_arg(w->argv_prog, &w->n_prog, "%" PRIu64, gl_cfg_size(ck, "size", 1u << 30));
-			rc |= add_arg(w->argv_prog, &w->n_prog, "--ckpt-keep");
-			rc |= add_arg(w->argv_prog, &w->n_prog, "%ld", gl_cfg_int(ck, "keep", 2));
-			if (cJSON_GetObjectItemCaseSensitive(ck, "every_steps")) {
-				rc |= add_arg(w->argv_prog, &w->n_prog, "--ckpt-every-steps");
-				rc |= add_arg(w->argv_prog, &w->n_prog, "%ld", gl_cfg_int(ck, "every_steps", 100));
-			} else {
-				gl_format_duration(gl_cfg_dur(ck, "every", 1800LL * 1000000000), b, sizeof(b));
-				rc |= add_arg(w->argv_prog, &w->n_prog, "--ckpt-every");
-				rc |= add_arg(w->argv_prog, &w->n_prog, "%s", b);
-			}
-		}
-		{
-			/* test hooks passed through (tests/scripts/test_training.sh) */
-			const cJSON *x = cJSON_GetObjectItemCaseSensitive(cfg, "train_args");
-			cJSON_ArrayForEach(e, x)
-				if (cJSON_IsString(e))
-					rc |= add_arg(w->argv_prog, &w->n_prog, "%s", e->valuestring);
-		}
-	}
-	return rc ? gl_errf(err, GL_ENOMEM, "training: command too long or out of memory") : 0;
-}
-
-static void command_text(struct trn *w, int restore, char *out, size_t n)
-{
-	size_t off = 0;
-
-	out[0] = '\0';
-	for (int i = 0; i < w->n_launch && off < n; i++)
-		off += (size_t)snprintf(out + off, n - off, "%s%s", off ? " " : "", w->argv_launch[i]);
-	for (int i = 0; i < w->n_prog && off < n; i++)
-		off += (size_t)snprintf(out + off, n - off, " %s", w->argv_prog[i]);
-	if (restore && off < n)
-		snprintf(out + off, n - off, " --restore");
 }
 
 /* ---- the job ------------------------------------------------------------------ */
@@ -770,7 +433,7 @@ static int spawn(struct trn *w, int restore)
 	}
 	setpgid(pid, pid);
 	close(p[1]);
-	command_text(w, restore, text, sizeof(text));
+	trn_command_text(w, restore, text, sizeof(text));
 	j->child_id = gl_ctx_child_started(w->ctx, "training", pid, text);
 	gl_child_gate_release(&gate, j->child_id > 0);
 	if (j->child_id <= 0) {
@@ -1104,7 +767,7 @@ static int trn_start(void *state, struct gl_err *err)
 	struct timeval tick = { 0, TICK_US };
 	int resumed = gl_ctx_resumes(w->ctx) > 0;
 
-	if (build_command(w, ws->cfg, err) != 0)
+	if (trn_build_command(w, ws->cfg, err) != 0)
 		return -GL_EINVAL;
 	w->running = 1;
 	if (resumed)
@@ -1184,7 +847,7 @@ static int trn_preflight(struct gl_ctx *c, const cJSON *cfg)
 	ok = strchr(launcher, '\'') == NULL && system(cmd) == 0;
 	bad |= gl_ctx_preflight(c, "training", "launcher found", ok, launcher);
 	if (strcmp(gl_cfg_str(cfg, "backend", "mpi"), "nccl-tests")) {
-		train_binary(cfg, bin, sizeof(bin));
+		trn_train_binary(cfg, bin, sizeof(bin));
 		ok = strchr(bin, '/') ? access(bin, X_OK) == 0 : 1;
 		bad |= gl_ctx_preflight(c, "training", "gauntlet-train executable", ok, bin);
 	}

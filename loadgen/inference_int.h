@@ -1,0 +1,144 @@
+/*
+ * inference_int.h - private to the inference workload (loadgen/inference*.c):
+ * its state and what its files share. Who owns what:
+ *   inference.c           requests (body, libcurl handles, SSE, timing,
+ *                         classification, the store row, a closed-loop
+ *                         user's next one), the libcurl and libevent glue,
+ *                         the ops (config, start, stop, ...)
+ *   inference_arrivals.c  when requests are made: the seeded random gaps,
+ *                         the open-loop schedule and max_in_flight queue,
+ *                         trace replay, the ttft/idle timeout sweep
+ */
+#ifndef GL_INFERENCE_INT_H
+#define GL_INFERENCE_INT_H
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <curl/curl.h>
+#include <event2/event.h>
+
+#include "cfg.h"
+#include "secrets.h"
+#include "metrics.h"
+#include "plugin.h"
+#include "paths.h"
+#include "sse.h"
+#include "store.h"
+#include "trace.h"
+#include "units.h"
+
+#define ITL_HOLD 64
+#define BODY_MAX (4u << 20)      /* non-streaming body cap */
+#define SSE_MAX_LINE (256u << 10)
+#define SSE_MAX_DATA (1u << 20)
+
+enum err_class {
+	EC_OK, EC_CONNECT, EC_TLS, EC_4XX, EC_429, EC_5XX, EC_TTFT, EC_IDLE, EC_TOTAL,
+	EC_STREAM, EC_TRUNCATED, EC_MALFORMED, EC_N
+};
+
+enum arrival { AR_CONSTANT, AR_POISSON, AR_GAMMA, AR_TRACE, AR_CLOSED };
+
+struct inf;
+
+struct req {
+	struct inf *w;
+	struct req *next, *prev;       /* in-flight list */
+	CURL *easy;
+	char *body;
+	struct gl_sse *sse;
+	struct gl_buf resp;            /* non-streaming body */
+	int ep;
+	int user;                      /* closed loop: which user */
+	int64_t t_intended, t_send, t_headers, t_first_event, t_first_token, t_last_token, t_end;
+	int64_t t_last_event;
+	int64_t max_stall;
+	int64_t input_tokens;
+	int64_t token_events;
+	float itl_ms[ITL_HOLD];
+	int n_itl;
+	enum err_class forced;         /* set when we abort it ourselves */
+	int add_failed;                /* curl would not take it: finished by the sweep */
+	int parsed;                    /* non-streaming: body_parse holds the body's reading */
+	struct gl_oai_chunk body_parse;
+	long status;
+};
+
+struct endpoint {
+	char url[1024];
+	int in_flight;
+	int failed;
+};
+
+/* One arrival waiting for an in-flight slot. */
+struct pending {
+	int64_t t_intended;
+	int64_t input_tokens, output_tokens;
+	uint64_t seq;
+};
+
+struct inf {
+	struct gl_ctx *ctx;
+	struct gl_metrics *m;
+	CURLM *multi;
+	struct event *ev_curl_timer, *ev_arrival, *ev_sweep;
+	struct curl_slist *headers;     /* holds the API key: never print */
+
+	struct endpoint *eps;
+	int n_eps, rr, least;
+	int chat, stream, ignore_eos, drop_failed, http2;
+	char model[256];
+	char ca_bundle[1024];
+	int64_t timeout_ms, ttft_timeout_ns, idle_timeout_ns;
+	int64_t input_tokens, output_tokens;
+	uint64_t seed, seq;
+	int max_in_flight;
+
+	enum arrival mode;
+	double rate, cv, load, speed;
+	int users;
+	int64_t think_ns;
+	uint64_t rng;
+	int64_t next_arrival;           /* elapsed ns of the next open-loop arrival */
+	struct gl_trace *trace;
+	int64_t trace_base_ns;          /* elapsed at the trace's time 0 of this pass */
+	double trace_span_s, trace_start_s, trace_end_s;
+	int trace_loop;
+	struct gl_trace_row trow;
+	int have_trow;
+	int trace_done;
+
+	struct pending *q;              /* ring of arrivals held by max_in_flight */
+	size_t q_cap, q_head, q_len;
+
+	struct req *live;
+	int in_flight;
+	int running;
+	int active_users;
+
+	int id_ttft, id_ttft_send, id_itl, id_tpot, id_lat, id_lag, id_otok;
+	int id_requests, id_errors, id_otok_total, id_class[EC_N];
+	struct gl_buf scratch;
+	CURL **pool;                    /* idle easy handles, reused */
+	int n_pool, pool_cap;
+};
+
+/* inference.c */
+int64_t inf_now_ns(struct inf *w);
+void inf_record_done(struct inf *w, struct req *r, enum err_class ec);
+void inf_send_req(struct inf *w, int64_t t_intended, uint64_t seq, int64_t in_tok, int64_t out_tok,
+		  const struct gl_trace_row *tr, int user);
+void inf_finish_req(struct inf *w, struct req *r, CURLcode res);
+void inf_check_done(struct inf *w);
+
+/* inference_arrivals.c */
+int inf_trace_next(struct inf *w);
+void inf_on_arrival(evutil_socket_t fd, short what, void *arg);
+void inf_arm_arrival(struct inf *w);
+void inf_on_sweep(evutil_socket_t fd, short what, void *arg);
+
+#endif
