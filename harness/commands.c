@@ -8,12 +8,14 @@
 #define _GNU_SOURCE
 #include "controller_int.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <event2/event.h>
@@ -24,6 +26,7 @@
 #include "metrics.h"
 #include "secrets.h"
 #include "timeline.h"
+
 /* A fault's --dry-run description: whole scenarios are at most a few MiB,
  * and quoting at most quadruples a byte. */
 #define DESCRIBE_MAX (64 << 20)
