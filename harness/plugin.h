@@ -27,7 +27,8 @@ struct gl_ctx;
 struct gl_metrics;
 struct gl_store;
 
-/* What a plug-in may use of the controller (controller.c implements it). */
+/* What a plug-in may use of the controller (ctx.c implements it;
+ * gl_fault_measure is with the fault executor, executor.c). */
 struct event_base *gl_ctx_base(struct gl_ctx *c);
 struct gl_metrics *gl_ctx_metrics(struct gl_ctx *c);
 const struct gl_scenario *gl_ctx_scenario(struct gl_ctx *c);

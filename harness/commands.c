@@ -1,0 +1,700 @@
+/*
+ * commands.c - the commands on the engine: run (the scenario, --dry-run,
+ * the run directory and its store, preflight), resume (the journal
+ * reconciled with the timeline, then the loop goes on) and revert; and
+ * what they share: opening a recorded run, showing its stored plans, the
+ * run lock, building the faults, freeing the context.
+ */
+#define _GNU_SOURCE
+#include "controller_int.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+
+#include "analysis.h"
+#include "inventory.h"
+#include "live.h"
+#include "metrics.h"
+#include "secrets.h"
+#include "timeline.h"
+
+/* A fault's --dry-run description: whole scenarios are at most a few MiB,
+ * and quoting at most quadruples a byte. */
+#define DESCRIBE_MAX (64 << 20)
+
+/* A description on a terminal: its lines as they are, any other control
+ * character (CR, an escape sequence a value smuggled past the quoting) as
+ * \xHH, so what is shown cannot hide or forge what runs. */
+static void put_text(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		unsigned char u = (unsigned char)*s;
+		if ((u < 0x20 && u != '\n') || u == 0x7f)
+			fprintf(f, "\\x%02x", u);
+		else
+			fputc(u, f);
+	}
+}
+
+/* ---- set-up and tear-down ------------------------------------------------ */
+
+static int lock_dir(struct gl_ctx *c)
+{
+	char path[1100];
+	snprintf(path, sizeof(path), "%s/run.lock", c->dir);
+	c->lock_fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (c->lock_fd < 0) {
+		fprintf(stderr, "gauntlet: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	if (flock(c->lock_fd, LOCK_EX | LOCK_NB) != 0) {
+		char pid[32] = "";
+		ssize_t n = pread(c->lock_fd, pid, sizeof(pid) - 1, 0);
+		if (n > 0)
+			pid[n] = '\0';
+		pid[strcspn(pid, "\n")] = '\0';
+		fprintf(stderr, "gauntlet: %s: another gauntlet (pid %s) is running this run\n", c->dir,
+			pid[0] ? pid : "?");
+		close(c->lock_fd);
+		c->lock_fd = -1;
+		return -1;
+	}
+	if (ftruncate(c->lock_fd, 0) == 0) {
+		char pid[32];
+		int n = snprintf(pid, sizeof(pid), "%d\n", (int)getpid());
+		if (pwrite(c->lock_fd, pid, (size_t)n, 0) < 0) {
+			/* the pid is informative only */
+		}
+	}
+	return 0;
+}
+
+static void ctx_free(struct gl_ctx *c)
+{
+	ctl_fx_stop(c);
+	if (c->wl_state)
+		for (int i = 0; i < c->sc->n_workloads; i++)
+			if (c->wl_state[i] && c->sc->workloads[i].ops->free)
+				c->sc->workloads[i].ops->free(c->wl_state[i]);
+	free(c->wl_state);
+	if (c->faults)
+		for (int i = 0; i < c->sc->n_faults; i++) {
+			cJSON_Delete(c->faults[i].plan);
+			free(c->faults[i].row.plan);
+		}
+	free(c->faults);
+	free(c->tl);
+	free(c->abort_since);
+	if (c->ev_tl) event_free(c->ev_tl);
+	if (c->ev_commit) event_free(c->ev_commit);
+	if (c->ev_window) event_free(c->ev_window);
+	if (c->ev_int) event_free(c->ev_int);
+	if (c->ev_term) event_free(c->ev_term);
+	gl_live_free(c->live);
+	if (c->base) event_base_free(c->base);
+	gl_metrics_free(c->m);
+	gl_store_close(c->st);
+	gl_scenario_free(c->sc);
+	if (c->lock_fd >= 0)
+		close(c->lock_fd);
+	/* every thread that logs is gone: the log's clock is the process's
+	 * again (c is about to go) */
+	if (c->log_clock) {
+		gl_log_clock(NULL, NULL);
+		c->log_clock = 0;
+	}
+	/* every thread and workload that used a secret is gone: wipe the
+	 * copies taken from the environment (secrets.h) */
+	gl_secrets_clear();
+}
+
+/* Every workload and fault kind used must have its run hooks in this build. */
+static int preflight_plugins(const struct gl_scenario *s)
+{
+	int bad = 0;
+	for (int i = 0; i < s->n_workloads; i++) {
+		const struct gl_workload_ops *o = s->workloads[i].ops;
+		if (!o->init || !o->start || !o->stop) {
+			fprintf(stderr, "gauntlet: workload '%s' cannot run in this build yet (its engine is not built)\n",
+				o->name);
+			bad = 1;
+		}
+	}
+	for (int i = 0; i < s->n_faults; i++) {
+		const struct gl_fault_ops *o = s->faults[i].ops;
+		if (!o->plan || !o->inject || !o->revert) {
+			fprintf(stderr, "gauntlet: faults[%d] '%s': fault kind '%s' cannot run in this build yet\n", i,
+				s->faults[i].id, o->kind);
+			bad = 1;
+		}
+	}
+	return bad ? -1 : 0;
+}
+
+/* The preflight gate: every host a fault targets answers through its
+ * transport (with a verified host key, for ssh), every tool a fault kind
+ * needs is there, and each plug-in's own checks pass. Nothing is injected
+ * when any check fails. Returns 0 when all passed. */
+static int preflight(struct gl_ctx *c)
+{
+	const struct gl_scenario *s = c->sc;
+	char *host_ok = calloc((size_t)s->n_hosts + 1, 1);
+	int bad = 0;
+
+	for (int i = 0; i < s->n_faults; i++) {
+		const struct gl_fault_spec *f = &s->faults[i];
+		const struct gl_host *h = gl_scenario_host(s, f->target);
+		int hi = h ? (int)(h - s->hosts) : -1;
+		char subject[160];
+
+		if (!h || !f->ops)
+			continue;
+		if (host_ok && !host_ok[hi]) {
+			static const char *const argv[] = { "true", NULL };
+			struct gl_exec_result res;
+			struct gl_err err = { 0 };
+			char detail[600] = "";
+			int rc = gl_host_exec(h, argv, 15000, &res, &err), ok = rc == 0 && res.exit_status == 0;
+			if (rc)
+				snprintf(detail, sizeof(detail), "%s", err.msg);
+			else if (!ok)
+				snprintf(detail, sizeof(detail), "'true' exited %d", res.exit_status);
+			gl_buf_free(&res.out);
+			snprintf(subject, sizeof(subject), "host %s", h->name);
+			bad |= gl_ctx_preflight(c, subject, h->local ? "reachable (local transport)"
+							  : "reachable (ssh, host key verified)", ok, detail) != 0;
+			host_ok[hi] = ok ? 1 : 2;
+		}
+		if (host_ok && host_ok[hi] == 2)
+			continue;   /* its tools cannot be checked on an unreachable host */
+		snprintf(subject, sizeof(subject), "fault %s on host %s", f->id, h->name);
+		for (int t = 0; f->ops->tools && f->ops->tools[t]; t++) {
+			const char *argv[] = { "sh", "-c", "command -v \"$1\" >/dev/null", "sh", f->ops->tools[t], NULL };
+			struct gl_exec_result res;
+			struct gl_err err = { 0 };
+			char check[128];
+			int rc = gl_host_exec(h, argv, 15000, &res, &err);
+			snprintf(check, sizeof(check), "tool '%s' present", f->ops->tools[t]);
+			bad |= gl_ctx_preflight(c, subject, check, rc == 0 && res.exit_status == 0,
+						rc ? err.msg : res.exit_status ? "not found on the host's PATH" : "") != 0;
+			gl_buf_free(&res.out);
+		}
+		if (f->ops->preflight && c->faults[i].plan)
+			bad |= f->ops->preflight(c, c->faults[i].plan) != 0;
+	}
+	for (int i = 0; i < s->n_workloads; i++)
+		if (s->workloads[i].ops->preflight)
+			bad |= s->workloads[i].ops->preflight(c, s->workloads[i].cfg) != 0;
+	free(host_ok);
+	return bad ? -1 : 0;
+}
+
+static int build_faults(struct gl_ctx *c, int fresh)
+{
+	c->faults = calloc((size_t)c->sc->n_faults + 1, sizeof(*c->faults));
+	if (!c->faults)
+		return -1;
+	for (int i = 0; i < c->sc->n_faults; i++) {
+		struct fault_rt *f = &c->faults[i];
+		const struct gl_fault_spec *s = &c->sc->faults[i];
+		struct gl_err err = { 0 };
+		f->spec = s;
+		if (!s->ops->plan) {
+			/* kind not built: run refuses it in preflight; revert and
+			 * resume use the journaled plan */
+			continue;
+		}
+		if (s->ops->plan(c->sc, s, &f->plan, &err) != 0) {
+			fprintf(stderr, "gauntlet: faults[%d] '%s': cannot plan: %s\n", i, s->id, err.msg);
+			return -1;
+		}
+		if (!fresh)
+			continue;
+		snprintf(f->row.id, sizeof(f->row.id), "%s", s->id);
+		snprintf(f->row.kind, sizeof(f->row.kind), "%s", s->kind);
+		snprintf(f->row.method, sizeof(f->row.method), "%s", s->method);
+		snprintf(f->row.target, sizeof(f->row.target), "%s", s->target);
+		f->row.at_ns = s->at_ns;
+		f->row.dur_ns = s->dur_ns;
+		snprintf(f->row.state, sizeof(f->row.state), "planned");
+		f->row.verified = f->row.verified_revert = -1;
+		f->row.injected_elapsed_ns = f->row.reverted_elapsed_ns = -1;
+		f->row.injected_scn_ns = f->row.reverted_scn_ns = -1;
+	}
+	return 0;
+}
+
+static void make_run_id(char *out, size_t n)
+{
+	unsigned char rnd[4] = { 0 };
+	char t[40];
+	int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+	time_t now = time(NULL);
+	struct tm tm;
+
+	if (fd >= 0) {
+		if (read(fd, rnd, sizeof(rnd)) < 0) {
+			/* fall back to the clock below */
+		}
+		close(fd);
+	}
+	if (!rnd[0] && !rnd[1])
+		*(uint32_t *)rnd = (uint32_t)gl_now_ns();
+	gmtime_r(&now, &tm);
+	strftime(t, sizeof(t), "%Y%m%dT%H%M%SZ", &tm);
+	snprintf(out, n, "%s-%02x%02x%02x%02x", t, rnd[0], rnd[1], rnd[2], rnd[3]);
+}
+
+static void print_diag(const struct gl_diag *d)
+{
+	if (d->text.data)
+		fputs(d->text.data, stderr);
+	if (d->n_dropped)
+		fprintf(stderr, "(%d more diagnostics not shown)\n", d->n_dropped);
+}
+
+int gl_controller_run(const struct gl_run_opts *o)
+{
+	struct gl_ctx c = { .lock_fd = -1 };
+	struct gl_diag d;
+	struct gl_scenario_opts so = { o->time_scale, o->sets, 0, NULL };
+	struct gl_run_row row;
+	struct gl_err err = { 0 };
+	struct utsname un;
+	cJSON *sets = NULL;
+	int code = 4;
+
+	gl_diag_init(&d, NULL);
+	so.start_wall_ns = gl_wall_ns();
+	c.sc = gl_scenario_load_file(o->scenario_path, &so, &d);
+	if (!c.sc || d.n_errors > c.sc->n_missing) {
+		print_diag(&d);
+		fprintf(stderr, "gauntlet: %s: invalid scenario, nothing was run\n", o->scenario_path);
+		gl_diag_free(&d);
+		gl_scenario_free(c.sc);
+		return 2;
+	}
+	if (d.n_errors) {
+		print_diag(&d);
+		fprintf(stderr, "gauntlet: running anyway: the missing thresholds above fail the verdict\n");
+	}
+	gl_diag_free(&d);
+	gl_secrets_take(c.sc->root);    /* before any thread or child (secrets.h) */
+	c.scale = o->time_scale > 0 ? o->time_scale : 1;
+	if (preflight_plugins(c.sc) != 0) {
+		gl_scenario_free(c.sc);
+		return 4;
+	}
+	if (build_faults(&c, 1) != 0)
+		goto out;
+	if (o->dry_run) {
+		gl_timeline_print(c.sc, c.scale, stdout);
+		for (int i = 0; i < c.sc->n_faults; i++) {
+			struct gl_buf b;
+			gl_buf_init(&b, DESCRIBE_MAX);
+			if (c.sc->faults[i].ops->describe)
+				c.sc->faults[i].ops->describe(c.faults[i].plan, &b);
+			printf("fault '%s' on host '%s':\n", c.faults[i].row.id, c.faults[i].row.target);
+			put_text(stdout, b.data ? b.data : "  (no commands)\n");
+			if (b.cut)
+				printf("  (THE DESCRIPTION ABOVE IS INCOMPLETE: it did not fit in %d MiB; the run would "
+				       "execute more than is shown)\n", DESCRIBE_MAX >> 20);
+			gl_buf_free(&b);
+		}
+		printf("dry run: nothing was started, injected or written\n");
+		code = 0;
+		goto out;
+	}
+	memset(&row, 0, sizeof(row));
+	make_run_id(row.id, sizeof(row.id));
+	snprintf(c.run_id, sizeof(c.run_id), "%s", row.id);
+	if (o->out_dir)
+		snprintf(c.dir, sizeof(c.dir), "%s", o->out_dir);
+	else
+		snprintf(c.dir, sizeof(c.dir), "runs/%s-%s", c.sc->name, row.id);
+	{
+		size_t n = strlen(c.dir);
+		while (n > 1 && c.dir[n - 1] == '/')
+			c.dir[--n] = '\0';
+	}
+	/* A new directory, or an empty one of ours: never one another user
+	 * prepared (links planted in it would redirect root's writes). */
+	if (gl_rundir_create(c.dir, &err) != 0) {
+		fprintf(stderr, "gauntlet: %s\n", err.msg);
+		code = err.code == GL_EINVAL ? 2 : 4;
+		goto out;
+	}
+	if (lock_dir(&c) != 0)
+		goto out;
+	{
+		char db[1100];
+		snprintf(db, sizeof(db), "%s/run.db", c.dir);
+		c.st = gl_store_open(db, 1, &err);
+		if (!c.st) {
+			fprintf(stderr, "gauntlet: %s\n", err.msg);
+			code = 2;
+			goto out;
+		}
+	}
+	/* the run exists: log lines carry its clock, at 0 until the loop
+	 * starts (the events stored before then are at 0 too) */
+	ctl_log_clock_start(&c);
+	snprintf(row.name, sizeof(row.name), "%s", c.sc->name);
+	snprintf(row.scenario_path, sizeof(row.scenario_path), "%s", o->scenario_path);
+	row.scenario_text = c.sc->text;
+	snprintf(row.scenario_sha256, sizeof(row.scenario_sha256), "%s", c.sc->sha256);
+	sets = cJSON_CreateArray();
+	for (int i = 0; o->sets && o->sets[i]; i++)
+		cJSON_AddItemToArray(sets, cJSON_CreateString(o->sets[i]));
+	row.sets_json = cJSON_PrintUnformatted(sets);
+	row.time_scale = c.scale;
+	row.window_ns = c.sc->window_ns;
+	row.duration_ns = c.sc->duration_ns;
+	row.started_wall_ns = gl_wall_ns();
+	snprintf(row.version, sizeof(row.version), "%s", GL_VERSION);
+	snprintf(row.git_rev, sizeof(row.git_rev), "%s", GL_GIT_REV);
+	if (uname(&un) == 0)
+		snprintf(row.hostname, sizeof(row.hostname), "%s", un.nodename);
+	if (gl_store_run_create(c.st, &row, &err) != 0) {
+		free(row.sets_json);
+		fprintf(stderr, "gauntlet: %s\n", err.msg);
+		goto out;
+	}
+	free(row.sets_json);
+	for (int i = 0; i < c.sc->n_phases; i++) {
+		const struct gl_phase *p = &c.sc->phases[i];
+		gl_store_phase_put(c.st, i, p->name, p->start_ns, p->start_ns + p->dur_ns, p->load,
+				   gl_scope_name(p->scope));
+	}
+	for (int i = 0; i < c.sc->n_faults; i++)
+		if (ctl_journal(&c, &c.faults[i]) != 0)
+			goto out;
+	if (c.sc->inventory_text && gl_store_doc_put(c.st, "scenario_inventory", c.sc->inventory_text, &err) != 0) {
+		/* resume and report rebuild the scenario from it */
+		fprintf(stderr, "gauntlet: the scenario's inventory %s could not be stored: %s\n",
+			c.sc->inventory_path, err.msg);
+		goto out;
+	}
+	{
+		/* provenance for manifest.json, kept in the store; bounded, and
+		 * never a reason to fail the run */
+		cJSON *inv = gl_inventory_collect(c.sc, 0);
+		char *text = inv ? cJSON_PrintUnformatted(inv) : NULL;
+		struct gl_err ierr = { 0 };
+		if (!text || gl_store_doc_put(c.st, "inventory", text, &ierr) != 0)
+			gl_ctx_event(&c, GL_LOG_WARN, "inventory", "not stored: %s", text ? ierr.msg : "out of memory");
+		else
+			gl_ctx_event(&c, GL_LOG_INFO, "inventory", "%d host(s) in %.1f s", c.sc->n_hosts,
+				     cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(inv, "collect_s")));
+		cJSON_free(text);
+		cJSON_Delete(inv);
+	}
+	if (preflight(&c) != 0) {
+		struct gl_err rerr = { 0 };
+		gl_ctx_event(&c, GL_LOG_ERROR, "controller", "preflight failed: nothing was started or injected");
+		gl_store_run_finish(c.st, "failed", "fail", 4, gl_wall_ns());
+		if (ctl_write_reports(c.dir, c.st, &rerr) != 0)
+			fprintf(stderr, "gauntlet: report: %s\n", rerr.msg);
+		fprintf(stderr, "gauntlet: preflight failed (see above); report: %s/report.json\n", c.dir);
+		code = 4;
+		goto out;
+	}
+	if (ctl_start_loop(&c) != 0) {
+		fprintf(stderr, "gauntlet: cannot start: %s\n", c.stop_msg[0] ? c.stop_msg : "out of memory");
+		goto out;
+	}
+	gl_ctx_event(&c, GL_LOG_INFO, "controller", "run %s started in %s (time scale %g)", row.id, c.dir, c.scale);
+	c.elapsed_base = 0;
+	code = ctl_drive(&c);
+out:
+	cJSON_Delete(sets);
+	ctx_free(&c);
+	return code;
+}
+
+/* Open DIR's store and scenario as the run recorded them. */
+static int open_existing(struct gl_ctx *c, const char *dir, struct gl_run_row *row)
+{
+	struct gl_err err = { 0 };
+	struct gl_diag d;
+	char db[1100];
+
+	snprintf(c->dir, sizeof(c->dir), "%s", dir);
+	snprintf(db, sizeof(db), "%s/run.db", dir);
+	if (access(db, F_OK) != 0) {
+		fprintf(stderr, "gauntlet: %s: no run store (run.db) here\n", dir);
+		return 2;
+	}
+	/* The plans in this store run as us: refuse one another user could
+	 * have written, before touching anything in the directory. */
+	if (gl_path_trusted(dir, 1, &err) != 0) {
+		fprintf(stderr, "gauntlet: %s\n", err.msg);
+		return 2;
+	}
+	if (lock_dir(c) != 0)
+		return 4;
+	c->st = gl_store_open(db, 0, &err);
+	if (!c->st || gl_store_run_load(c->st, row, &err) != 0) {
+		fprintf(stderr, "gauntlet: %s\n", err.msg);
+		return err.code == GL_EINVAL ? 2 : 4;
+	}
+	c->sc = gl_scenario_from_store(c->st, row, &d);
+	if (!c->sc || d.n_errors > c->sc->n_missing) {
+		print_diag(&d);
+		gl_diag_free(&d);
+		fprintf(stderr, "gauntlet: %s: the stored scenario does not validate with this gauntlet\n", dir);
+		return 2;
+	}
+	gl_diag_free(&d);
+	gl_secrets_take(c->sc->root);   /* before any thread or child (secrets.h) */
+	c->scale = row->time_scale;
+	if (build_faults(c, 0) != 0)
+		return 4;
+	/* Take each fault's state from the journal, matching by id. */
+	{
+		struct gl_fault_row *rows;
+		int n;
+		if (gl_store_fault_list(c->st, &rows, &n, &err) != 0) {
+			fprintf(stderr, "gauntlet: %s\n", err.msg);
+			return 4;
+		}
+		for (int i = 0; i < c->sc->n_faults; i++)
+			for (int j = 0; j < n; j++)
+				if (!strcmp(rows[j].id, c->sc->faults[i].id)) {
+					c->faults[i].row = rows[j];
+					rows[j].plan = NULL;
+					/* Revert with the plan that was journaled, not a new one. */
+					if (c->faults[i].row.plan) {
+						cJSON *p = cJSON_Parse(c->faults[i].row.plan);
+						if (p) {
+							cJSON_Delete(c->faults[i].plan);
+							c->faults[i].plan = p;
+						}
+					}
+				}
+		gl_fault_rows_free(rows, n);
+	}
+	return 0;
+}
+
+/* Print what reverting each fault the journal holds as live would execute:
+ * the plan stored in run.db, as --dry-run describes a new run's. */
+static int print_live_plans(struct gl_ctx *c, FILE *out)
+{
+	int n = 0;
+
+	for (int i = 0; i < c->sc->n_faults; i++) {
+		struct fault_rt *f = &c->faults[i];
+		struct gl_buf b;
+
+		if (!ctl_is_live(f->row.state))
+			continue;
+		n++;
+		gl_buf_init(&b, DESCRIBE_MAX);
+		if (f->spec->ops->describe)
+			f->spec->ops->describe(f->plan, &b);
+		fprintf(out, "fault '%s' (%s on host '%s', journal state %s): its stored plan:\n", f->row.id,
+			f->row.kind, f->row.target, f->row.state);
+		put_text(out, b.data ? b.data : "  (no commands)\n");
+		if (b.cut)
+			fprintf(out, "  (THE PLAN ABOVE IS INCOMPLETE: it did not fit in %d MiB; more would be "
+				"executed than is shown)\n", DESCRIBE_MAX >> 20);
+		gl_buf_free(&b);
+	}
+	if (!n)
+		fprintf(out, "no fault is injected: nothing to revert\n");
+	return n;
+}
+
+/* The plans in a store run as whoever runs resume or revert. When another
+ * gauntlet version or host wrote the store, show them before executing
+ * anything (they may mean something else here); --dry-run shows them and
+ * stops. Returns 1 when the caller must stop (dry run). */
+static int show_plans_if_needed(struct gl_ctx *c, const struct gl_run_row *row, const char *what, int dry_run)
+{
+	struct utsname un;
+	const char *host = uname(&un) == 0 ? un.nodename : "";
+	int other_version = strcmp(row->version, GL_VERSION) != 0 || strcmp(row->git_rev, GL_GIT_REV) != 0;
+	int other_host = strcmp(row->hostname, host) != 0;
+
+	if (dry_run) {
+		printf("dry run of %s %s: run %s, written by gauntlet %s (%s) on host '%s'\n", what, c->dir, row->id,
+		       row->version, row->git_rev, row->hostname);
+		print_live_plans(c, stdout);
+		printf("dry run: nothing was executed\n");
+		return 1;
+	}
+	if (other_version || other_host) {
+		fprintf(stderr,
+			"gauntlet: %s: this store was written by gauntlet %s (%s) on host '%s'; this is gauntlet %s "
+			"(%s) on host '%s'. The plans %s executes now:\n",
+			c->dir, row->version, row->git_rev, row->hostname, GL_VERSION, GL_GIT_REV, host, what);
+		print_live_plans(c, stderr);
+	}
+	return 0;
+}
+
+int gl_controller_resume(const char *dir, int dry_run)
+{
+	struct gl_ctx c = { .lock_fd = -1 };
+	struct gl_run_row row = { 0 };
+	int code = open_existing(&c, dir, &row);
+	int64_t base;
+
+	if (code != 0)
+		goto out;
+	if (show_plans_if_needed(&c, &row, "resume", dry_run))
+		goto out;
+	if (!strcmp(row.state, "finished") || !strcmp(row.state, "failed")) {
+		fprintf(stderr, "gauntlet: %s: nothing to resume: the run is %s (verdict %s)\n", dir, row.state,
+			row.verdict[0] ? row.verdict : "none");
+		code = 2;
+		goto out;
+	}
+	/* log lines carry the run's clock from here: held where the last
+	 * commit left it until the loop goes on from there */
+	c.elapsed_base = row.elapsed_ns;
+	ctl_log_clock_start(&c);
+	/* count this resume at once: one killed in its preflight or start-up
+	 * was still a restart of the controller (it may have reverted
+	 * faults); the record must not lose it */
+	gl_store_run_resumed(c.st, row.resumes + 1);
+	if (preflight_plugins(c.sc) != 0) {
+		code = 4;
+		goto out;
+	}
+	code = 4;
+	if (ctl_start_loop(&c) != 0) {
+		fprintf(stderr, "gauntlet: cannot start: %s\n", c.stop_msg[0] ? c.stop_msg : "out of memory");
+		goto out;
+	}
+	base = row.elapsed_ns;
+	c.elapsed_base = base;
+	c.mono_start = gl_now_ns();
+	/* The steps reconciliation runs below happen, on the run's timeline,
+	 * at the resume point: the loop restarts from there (time spent here
+	 * is down time, like the time the controller was dead), so their
+	 * journal times must not run ahead of it. */
+	c.time_held = 1;
+	snprintf(c.run_id, sizeof(c.run_id), "%s", row.id);
+	c.resumes = row.resumes + 1;
+	{
+		/* the outage: from the last commit the store holds (work after
+		 * it was lost with the controller) to now */
+		struct gl_outage_row o = { row.resumes + 1, base, row.progress_wall_ns, gl_wall_ns() };
+		gl_store_outage_put(c.st, &o);
+		if (o.down_wall_ns > 0)
+			gl_ctx_event(&c, GL_LOG_WARN, "controller", "run %s resumed at elapsed %.3f s (resume #%d): "
+				     "the controller was down %.3f s since its last commit", row.id, (double)base / 1e9,
+				     row.resumes + 1, (double)(o.resumed_wall_ns - o.down_wall_ns) / 1e9);
+		else
+			gl_ctx_event(&c, GL_LOG_INFO, "controller", "run %s resumed at elapsed %.3f s (resume #%d)",
+				     row.id, (double)base / 1e9, row.resumes + 1);
+	}
+	/* Nothing the dead controller started may run beside what this one
+	 * starts: two training jobs would share a checkpoint directory. */
+	if (ctl_stop_leftovers(&c, "resume") != 0) {
+		fprintf(stderr, "gauntlet: %s: processes of the run are still running and could not be stopped "
+			"(see above); nothing was started\n", dir);
+		gl_store_flush(c.st, NULL);
+		code = 4;
+		goto out;
+	}
+	/* Put back the partial window the store holds. */
+	{
+		sqlite3 *db = gl_store_db(c.st);
+		sqlite3_stmt *q;
+		int64_t widx = base / c.sc->window_ns;
+		if (sqlite3_prepare_v2(db, "SELECT name,hist,counter FROM window_metrics WHERE idx=?", -1, &q,
+				       NULL) == SQLITE_OK) {
+			sqlite3_bind_int64(q, 1, widx);
+			while (sqlite3_step(q) == SQLITE_ROW) {
+				const char *name = (const char *)sqlite3_column_text(q, 0);
+				if (sqlite3_column_type(q, 1) == SQLITE_BLOB)
+					gl_metrics_restore_hist(c.m, name, sqlite3_column_blob(q, 1),
+								(size_t)sqlite3_column_bytes(q, 1));
+				else
+					gl_metrics_restore_counter(c.m, name, sqlite3_column_int64(q, 2));
+			}
+			sqlite3_finalize(q);
+		}
+	}
+	/* Reconcile the journal with the timeline position. */
+	for (int i = 0; i < c.sc->n_faults; i++) {
+		struct fault_rt *f = &c.faults[i];
+		int64_t t_inj = gl_timeline_real_ns(f->spec->at_ns, c.scale);
+		int64_t t_rev = gl_timeline_real_ns(f->spec->at_ns + f->spec->dur_ns, c.scale);
+		if (!strcmp(f->row.state, "injecting")) {
+			/* Died mid-inject: unknown effect; revert, then inject again if due.
+			 * The row stays "injecting" during this clean-up, so a controller
+			 * killed again now leaves the same case for the next resume (as
+			 * "reverting" it would be reverted and never injected again). */
+			ctl_start_step(&c, f, "injecting", FX_REVERT, "controller died while injecting");
+			/* Still due, or not yet (killed after the inject started but
+			 * before the commit that passed its time): planned again, and
+			 * journaled so, or a kill before it is injected would lose it.
+			 * An instantaneous fault never happened: it is still owed. */
+			if (!strcmp(f->row.state, "reverted") && (base < t_rev || f->spec->dur_ns == 0)) {
+				snprintf(f->row.state, sizeof(f->row.state), "planned");
+				f->row.injected_elapsed_ns = f->row.reverted_elapsed_ns = -1;
+				ctl_journal(&c, f);
+			}
+		} else if (!strcmp(f->row.state, "reverting") || !strcmp(f->row.state, "revert_failed")) {
+			ctl_fault_revert(&c, f, "revert owed from before the resume");
+		} else if (!strcmp(f->row.state, "injected") && f->spec->dur_ns > 0 && t_rev <= base) {
+			ctl_fault_revert(&c, f, "revert time passed while the controller was down");
+		}
+		if (!strcmp(f->row.state, "planned") && t_inj <= base)
+			ctl_fault_inject(&c, f);   /* due before the stop but never started */
+	}
+	c.time_held = 0;
+	code = ctl_drive(&c);
+out:
+	gl_run_row_free(&row);
+	ctx_free(&c);
+	return code;
+}
+
+int gl_controller_revert(const char *dir, int dry_run)
+{
+	struct gl_ctx c = { .lock_fd = -1 };
+	struct gl_run_row row = { 0 };
+	int code = open_existing(&c, dir, &row), left = 0, done = 0;
+
+	if (code != 0)
+		goto out;
+	if (show_plans_if_needed(&c, &row, "revert", dry_run))
+		goto out;
+	for (int i = 0; i < c.sc->n_faults; i++) {
+		struct fault_rt *f = &c.faults[i];
+		if (!ctl_is_live(f->row.state))
+			continue;
+		if (!f->spec->ops->revert) {
+			fprintf(stderr, "gauntlet: fault '%s': kind '%s' has no revert in this build\n", f->row.id,
+				f->row.kind);
+			left++;
+			continue;
+		}
+		ctl_fault_revert(&c, f, "gauntlet revert");
+		if (strcmp(f->row.state, "reverted") != 0)
+			left++;
+		else
+			done++;
+	}
+	gl_store_flush(c.st, NULL);
+	printf("%d fault(s) reverted, %d still injected\n", done, left);
+	code = left ? 1 : 0;
+out:
+	gl_run_row_free(&row);
+	ctx_free(&c);
+	return code;
+}

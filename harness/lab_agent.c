@@ -1,0 +1,127 @@
+/*
+ * lab_agent.c - `gauntlet lab agent`: keeps one replica serving in a
+ * worker's namespace, and stops it while Slurm has the node drained.
+ */
+#define _GNU_SOURCE
+#include "lab_int.h"
+
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* ---- agent: keeps one replica serving, stops it while its node is drained ----------------- */
+
+static volatile sig_atomic_t agent_stop;
+static void agent_sig(int s)
+{
+	(void)s;
+	agent_stop = 1;
+}
+
+int lab_agent(int argc, char **argv)
+{
+	const char *listen = NULL, *netns = NULL, *node = NULL;
+	char self[PATH_MAX];
+	pid_t child = -1;
+	int drained = 0, restarts = 0;
+	int64_t next_start = 0;
+	ssize_t n;
+
+	for (int i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "--listen") && i + 1 < argc)
+			listen = argv[++i];
+		else if (!strcmp(argv[i], "--netns") && i + 1 < argc)
+			netns = argv[++i];
+		else if (!strcmp(argv[i], "--slurm-node") && i + 1 < argc)
+			node = argv[++i];
+		else {
+			fprintf(stderr, "gauntlet lab agent: unknown argument '%s'\n", argv[i]);
+			return 2;
+		}
+	}
+	if (!listen) {
+		fprintf(stderr, "gauntlet lab agent: --listen ADDR is required\n");
+		return 2;
+	}
+	if ((n = readlink("/proc/self/exe", self, sizeof(self) - 1)) <= 0)
+		return 4;
+	self[n] = '\0';
+	signal(SIGTERM, agent_sig);
+	signal(SIGINT, agent_sig);
+	while (!agent_stop) {
+		int st;
+		if (child > 0 && waitpid(child, &st, WNOHANG) == child) {
+			printf("agent %s: replica pid %d ended (%s %d)%s\n", listen, (int)child,
+			       WIFSIGNALED(st) ? "signal" : "exit", WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st),
+			       drained ? "" : "; restarting in 1 s");
+			fflush(stdout);
+			child = -1;
+			next_start = gl_now_ns() + 1000000000LL;
+		}
+		if (node) {
+			char out[4096];
+			/* the node's state flags; an unreadable state changes nothing */
+			if (LAB_RUN(out, sizeof(out), 3000, "scontrol", "-o", "show", "node", node) == 0) {
+				char *s = strstr(out, "State=");
+				int d = s && strstr(s, "DRAIN") && (size_t)(strstr(s, "DRAIN") - s) < strcspn(s, " ");
+				if (d != drained) {
+					printf("agent %s: node %s %s\n", listen, node,
+					       d ? "drained: stopping the replica" : "resumed: starting the replica");
+					fflush(stdout);
+					drained = d;
+					if (d && child > 0) {
+						kill(child, SIGTERM);
+						for (int i = 0; i < 50 && waitpid(child, NULL, WNOHANG) == 0; i++)
+							lab_sleep_ms(100);
+						kill(child, SIGKILL);
+						waitpid(child, NULL, 0);
+						child = -1;
+					}
+					next_start = 0;
+				}
+			}
+		}
+		if (!drained && child < 0 && gl_now_ns() >= next_start) {
+			const char *av[20];
+			int k = 0;
+			if (netns) {
+				av[k++] = "ip";
+				av[k++] = "netns";
+				av[k++] = "exec";
+				av[k++] = netns;
+			}
+			av[k++] = self;
+			av[k++] = "target";
+			av[k++] = "--listen";
+			av[k++] = listen;
+			av[k++] = "--ttft-ms";
+			av[k++] = "30";
+			av[k++] = "--itl-ms";
+			av[k++] = "5";
+			av[k++] = "--max-seqs";
+			av[k++] = "512";
+			av[k] = NULL;
+			child = fork();
+			if (child == 0) {
+				signal(SIGTERM, SIG_DFL);
+				signal(SIGINT, SIG_DFL);
+				execvp(av[0], (char *const *)av);
+				_exit(127);
+			}
+			printf("agent %s: replica started, pid %d%s\n", listen, (int)child, restarts++ ? " (restart)" : "");
+			fflush(stdout);
+		}
+		lab_sleep_ms(node ? 300 : 200);
+	}
+	if (child > 0) {
+		kill(child, SIGTERM);
+		for (int i = 0; i < 50 && waitpid(child, NULL, WNOHANG) == 0; i++)
+			lab_sleep_ms(100);
+		kill(child, SIGKILL);
+		waitpid(child, NULL, 0);
+	}
+	return 0;
+}
