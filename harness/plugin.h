@@ -78,8 +78,13 @@ void gl_ctx_child_ended(struct gl_ctx *c, int64_t id);
 
 struct gl_workload_ops {
 	const char *name;
-	/* (optional) checks beyond the scenario schema; report through d. */
-	void (*validate)(const cJSON *cfg, struct gl_diag *d, const char *path);
+	/* (optional) the workload's schema: every key of its section cfg
+	 * ("workloads.<name>", at path), type, unit and range, and its checks
+	 * against the rest of the scenario s (hosts it names exist; s is
+	 * parsed up to its workloads). Report through d with the getters of
+	 * schema.h; scenario.c knows no workload's keys. A workload without it
+	 * takes any section. */
+	void (*validate)(const struct gl_scenario *s, const cJSON *cfg, struct gl_diag *d, const char *path);
 	/* (optional) checks of the files the workload will read (a trace has
 	 * rows it can replay, ...), run by validate and run on a scenario
 	 * file whose schema passed; not on a stored scenario, not fuzzed. */

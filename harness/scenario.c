@@ -23,6 +23,7 @@
 #include "paths.h"
 #include "plan.h"
 #include "plugin.h"
+#include "schema.h"
 #include "timeline.h"
 
 const char *gl_scope_name(enum gl_scope s)
@@ -35,277 +36,12 @@ const char *gl_scope_name(enum gl_scope s)
 	}
 }
 
-/* ---- small typed getters; each reports its own errors ------------------ */
+/* ---- validation context ------------------------------------------------ */
 
 struct vctx {
 	struct gl_diag *d;
 	struct gl_scenario *s;
 };
-
-static const char *json_type_name(const cJSON *v)
-{
-	if (cJSON_IsObject(v)) return "an object";
-	if (cJSON_IsArray(v)) return "an array";
-	if (cJSON_IsString(v)) return "a string";
-	if (cJSON_IsNumber(v)) return "a number";
-	if (cJSON_IsBool(v)) return "a boolean";
-	if (cJSON_IsNull(v)) return "null";
-	return "an unknown value";
-}
-
-static void join(char *out, size_t n, const char *path, const char *key)
-{
-	if (!path || !*path)
-		snprintf(out, n, "%s", key);
-	else
-		snprintf(out, n, "%s.%s", path, key);
-}
-
-/* Every key of obj must be in allowed (NULL-terminated). */
-static void check_keys(struct gl_diag *d, const cJSON *obj, const char *path,
-		       const char *const *allowed)
-{
-	const cJSON *it;
-
-	cJSON_ArrayForEach(it, obj) {
-		const char *best = NULL;
-		int best_d = 3, found = 0;
-		char p[512];
-
-		for (int i = 0; allowed[i]; i++) {
-			int dd;
-			if (strcmp(it->string, allowed[i]) == 0) {
-				found = 1;
-				break;
-			}
-			dd = gl_edit_distance(it->string, allowed[i], 2);
-			if (dd < best_d) {
-				best_d = dd;
-				best = allowed[i];
-			}
-		}
-		if (found)
-			continue;
-		join(p, sizeof(p), path, it->string);
-		if (best) {
-			gl_diag_error(d, it, p, "unknown key '%s' (did you mean '%s'?)", it->string, best);
-		} else {
-			char list[512] = "";
-			size_t off = 0;
-			for (int i = 0; allowed[i] && off < sizeof(list) - 64; i++)
-				off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%s",
-							i ? ", " : "", allowed[i]);
-			gl_diag_error(d, it, p, "unknown key '%s', expected one of: %s", it->string, list);
-		}
-	}
-}
-
-static const cJSON *want(struct gl_diag *d, const cJSON *obj, const char *key, const char *path,
-			 int required, const char *what)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
-	char p[512];
-
-	if (!v) {
-		if (required)
-			gl_diag_error(d, obj, path, "missing required key '%s' (%s)", key, what);
-		return NULL;
-	}
-	(void)p;
-	return v;
-}
-
-static int get_string(struct gl_diag *d, const cJSON *obj, const char *key, const char *path,
-		      int required, char *out, size_t n)
-{
-	const cJSON *v = want(d, obj, key, path, required, "a string");
-	char p[512];
-
-	if (!v)
-		return 0;
-	join(p, sizeof(p), path, key);
-	if (!cJSON_IsString(v)) {
-		gl_diag_error(d, v, p, "expected a string, got %s", json_type_name(v));
-		return -1;
-	}
-	if (strlen(v->valuestring) >= n) {
-		gl_diag_error(d, v, p, "string too long (at most %zu bytes)", n - 1);
-		return -1;
-	}
-	if (required && !v->valuestring[0]) {
-		gl_diag_error(d, v, p, "must not be empty");
-		return -1;
-	}
-	snprintf(out, n, "%s", v->valuestring);
-	return 1;
-}
-
-/* The first control character (byte < 0x20 or DEL) in s, or NULL. */
-static const char *control_char(const char *s)
-{
-	for (; *s; s++)
-		if ((unsigned char)*s < 0x20 || *s == 0x7f)
-			return s;
-	return NULL;
-}
-
-/* A name that reaches logs, the timeline, status and reports (scenario
- * name, phase names, fault ids): a string without control characters, so
- * a newline or an escape sequence cannot forge a line or a terminal. */
-static int get_name(struct gl_diag *d, const cJSON *obj, const char *key, const char *path, int required,
-		    char *out, size_t n)
-{
-	int rc = get_string(d, obj, key, path, required, out, n);
-	const char *c;
-	char p[512];
-
-	if (rc > 0 && (c = control_char(out))) {
-		join(p, sizeof(p), path, key);
-		gl_diag_error(d, cJSON_GetObjectItemCaseSensitive(obj, key), p,
-			      "a control character (byte %zu, 0x%02x) in a name: refused, it would forge log and "
-			      "report lines",
-			      (size_t)(c - out) + 1, (unsigned)(unsigned char)*c);
-		return -1;
-	}
-	return rc;
-}
-
-static int get_duration(struct gl_diag *d, const cJSON *obj, const char *key, const char *path,
-			int required, int64_t *out)
-{
-	const cJSON *v = want(d, obj, key, path, required, "a duration like 90s, 10m or 1h30m");
-	char p[512];
-	struct gl_err e = { 0 };
-
-	if (!v)
-		return 0;
-	join(p, sizeof(p), path, key);
-	if (!cJSON_IsString(v)) {
-		gl_diag_error(d, v, p, "expected a duration string like \"90s\", \"10m\" or \"1h30m\", got %s",
-			      json_type_name(v));
-		return -1;
-	}
-	if (gl_parse_duration_ns(v->valuestring, out, &e) != 0) {
-		gl_diag_error(d, v, p, "%s", e.msg);
-		return -1;
-	}
-	return 1;
-}
-
-static int get_size(struct gl_diag *d, const cJSON *obj, const char *key, const char *path,
-		    int required, uint64_t *out)
-{
-	const cJSON *v = want(d, obj, key, path, required, "a size like 4KiB or 8GiB");
-	char p[512];
-	struct gl_err e = { 0 };
-
-	if (!v)
-		return 0;
-	join(p, sizeof(p), path, key);
-	if (cJSON_IsNumber(v)) {
-		if (v->valuedouble < 0 || v->valuedouble > 4.6e18 || v->valuedouble != floor(v->valuedouble)) {
-			gl_diag_error(d, v, p, "expected a whole number of bytes or a size like \"4MiB\"");
-			return -1;
-		}
-		*out = (uint64_t)v->valuedouble;
-		return 1;
-	}
-	if (!cJSON_IsString(v)) {
-		gl_diag_error(d, v, p, "expected a size like \"4KiB\" or \"8GiB\", got %s", json_type_name(v));
-		return -1;
-	}
-	if (gl_parse_size_bytes(v->valuestring, out, &e) != 0) {
-		gl_diag_error(d, v, p, "%s", e.msg);
-		return -1;
-	}
-	return 1;
-}
-
-static int get_number(struct gl_diag *d, const cJSON *obj, const char *key, const char *path,
-		      int required, double lo, double hi, double *out)
-{
-	const cJSON *v = want(d, obj, key, path, required, "a number");
-	char p[512];
-
-	if (!v)
-		return 0;
-	join(p, sizeof(p), path, key);
-	if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble)) {
-		gl_diag_error(d, v, p, "expected a number, got %s", json_type_name(v));
-		return -1;
-	}
-	if (v->valuedouble < lo || v->valuedouble > hi) {
-		gl_diag_error(d, v, p, "%g is out of range, expected %g to %g", v->valuedouble, lo, hi);
-		return -1;
-	}
-	*out = v->valuedouble;
-	return 1;
-}
-
-static int get_int(struct gl_diag *d, const cJSON *obj, const char *key, const char *path,
-		   int required, long lo, long hi, long *out)
-{
-	double x;
-	int rc = get_number(d, obj, key, path, required, (double)lo, (double)hi, &x);
-	char p[512];
-
-	if (rc <= 0)
-		return rc;
-	if (x != floor(x)) {
-		join(p, sizeof(p), path, key);
-		gl_diag_error(d, cJSON_GetObjectItemCaseSensitive(obj, key), p,
-			      "expected a whole number, got %g", x);
-		return -1;
-	}
-	*out = (long)x;
-	return 1;
-}
-
-static int get_bool(struct gl_diag *d, const cJSON *obj, const char *key, const char *path,
-		    int *out)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
-	char p[512];
-
-	if (!v)
-		return 0;
-	join(p, sizeof(p), path, key);
-	if (!cJSON_IsBool(v)) {
-		gl_diag_error(d, v, p, "expected true or false, got %s", json_type_name(v));
-		return -1;
-	}
-	*out = cJSON_IsTrue(v);
-	return 1;
-}
-
-static int get_enum(struct gl_diag *d, const cJSON *obj, const char *key, const char *path,
-		    int required, const char *const *choices, char *out, size_t n)
-{
-	int rc = get_string(d, obj, key, path, required, out, n);
-	char p[512], list[256] = "";
-	size_t off = 0;
-
-	if (rc <= 0)
-		return rc;
-	for (int i = 0; choices[i]; i++)
-		if (strcmp(out, choices[i]) == 0)
-			return 1;
-	for (int i = 0; choices[i] && off < sizeof(list) - 32; i++)
-		off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%s", i ? ", " : "", choices[i]);
-	join(p, sizeof(p), path, key);
-	gl_diag_error(d, cJSON_GetObjectItemCaseSensitive(obj, key), p,
-		      "'%s' is not one of: %s", out, list);
-	return -1;
-}
-
-static int want_object(struct gl_diag *d, const cJSON *v, const char *path)
-{
-	if (!cJSON_IsObject(v)) {
-		gl_diag_error(d, v, path, "expected an object, got %s", json_type_name(v));
-		return 0;
-	}
-	return 1;
-}
 
 /* "2026-12-01T00:00Z", "2026-12-01T00:00:00Z", "2026-12-01T00:00:00+02:00" */
 static int parse_rfc3339(const char *s, int64_t *out_ns)
@@ -371,7 +107,7 @@ static void parse_hosts(struct vctx *v, const cJSON *hosts)
 	const cJSON *h;
 	int n = cJSON_GetArraySize(hosts), i = 0;
 
-	if (!want_object(v->d, hosts, "hosts"))
+	if (!gl_want_object(v->d, hosts, "hosts"))
 		return;
 	v->s->hosts = calloc((size_t)n + 1, sizeof(*v->s->hosts));
 	cJSON_ArrayForEach(h, hosts) {
@@ -384,19 +120,19 @@ static void parse_hosts(struct vctx *v, const cJSON *hosts)
 			gl_diag_error(v->d, h, path, "host names are 1 to %zu bytes", sizeof(o->name) - 1);
 			continue;
 		}
-		if (control_char(h->string)) {
+		if (gl_control_char(h->string)) {
 			gl_diag_error(v->d, h, "hosts", "a host name holds a control character: refused, it would "
 				      "forge log and report lines");
 			continue;
 		}
-		if (!want_object(v->d, h, path))
+		if (!gl_want_object(v->d, h, path))
 			continue;
-		check_keys(v->d, h, path, keys);
+		gl_check_keys(v->d, h, path, keys);
 		snprintf(o->name, sizeof(o->name), "%s", h->string);
 		o->json = h;
-		has_ssh = get_string(v->d, h, "ssh", path, 0, ssh, sizeof(ssh)) > 0;
-		get_bool(v->d, h, "local", path, &o->local);
-		if (get_string(v->d, h, "netns", path, 0, o->netns, sizeof(o->netns)) > 0 && o->netns[0] &&
+		has_ssh = gl_get_string(v->d, h, "ssh", path, 0, ssh, sizeof(ssh)) > 0;
+		gl_get_bool(v->d, h, "local", path, &o->local);
+		if (gl_get_string(v->d, h, "netns", path, 0, o->netns, sizeof(o->netns)) > 0 && o->netns[0] &&
 		    !gl_word_ok(o->netns, "_.-", sizeof(o->netns) - 1)) {
 			/* it reaches `ip netns exec NAME` and /run/netns/NAME:
 			 * "-all" would be an option, "../.." a path */
@@ -406,14 +142,14 @@ static void parse_hosts(struct vctx *v, const cJSON *hosts)
 				      "expected a network namespace name (letters, digits and _ . -, not starting "
 				      "with '-', no '..'), got '%s'", o->netns);
 		}
-		get_string(v->d, h, "key", path, 0, o->key, sizeof(o->key));
-		get_string(v->d, h, "known_hosts", path, 0, o->known_hosts, sizeof(o->known_hosts));
+		gl_get_string(v->d, h, "key", path, 0, o->key, sizeof(o->key));
+		gl_get_string(v->d, h, "known_hosts", path, 0, o->known_hosts, sizeof(o->known_hosts));
 		{
 			char tmp[256];
-			get_string(v->d, h, "passphrase_env", path, 0, tmp, sizeof(tmp));
-			get_string(v->d, h, "address", path, 0, tmp, sizeof(tmp));
-			get_string(v->d, h, "slurm_node", path, 0, tmp, sizeof(tmp));
-			get_string(v->d, h, "k8s_node", path, 0, tmp, sizeof(tmp));
+			gl_get_string(v->d, h, "passphrase_env", path, 0, tmp, sizeof(tmp));
+			gl_get_string(v->d, h, "address", path, 0, tmp, sizeof(tmp));
+			gl_get_string(v->d, h, "slurm_node", path, 0, tmp, sizeof(tmp));
+			gl_get_string(v->d, h, "k8s_node", path, 0, tmp, sizeof(tmp));
 		}
 		if (has_ssh == o->local) {
 			gl_diag_error(v->d, h, path,
@@ -454,251 +190,6 @@ static void parse_hosts(struct vctx *v, const cJSON *hosts)
 	v->s->n_hosts = i;
 }
 
-static const char *const arrival_modes[] = { "poisson", "constant", "gamma", "trace", "closed", NULL };
-
-static void check_inference(struct vctx *v, const cJSON *w, const char *path)
-{
-	static const char *const keys[] = {
-		"endpoints", "api", "model", "api_key_env", "api_key_file", "arrival", "trace",
-		"trace_format", "max_in_flight", "timeout", "ttft_timeout", "idle_timeout", "stream",
-		"input_tokens", "output_tokens", "seed", "balance", "drop_failed_endpoints",
-		"ca_bundle", "http2", "ignore_eos", "preflight", NULL };
-	static const char *const akeys[] = { "mode", "rate", "cv", "users", "think_time", "speed",
-					     "loop", "start", "end", NULL };
-	static const char *const apis[] = { "chat", "completions", NULL };
-	static const char *const bal[] = { "round_robin", "least_in_flight", NULL };
-	const cJSON *eps = cJSON_GetObjectItemCaseSensitive(w, "endpoints"), *e, *arr;
-	char buf[256], p[512], mode[32] = "poisson", tmp[1024];
-	long l;
-	int64_t ns;
-	double x;
-	int b;
-
-	check_keys(v->d, w, path, keys);
-	join(p, sizeof(p), path, "endpoints");
-	if (!eps) {
-		gl_diag_error(v->d, w, path, "missing required key 'endpoints' (an array of base URLs)");
-	} else if (!cJSON_IsArray(eps) || cJSON_GetArraySize(eps) == 0) {
-		gl_diag_error(v->d, eps, p, "expected a non-empty array of URLs like \"http://host:8000/v1\"");
-	} else {
-		int i = 0;
-		cJSON_ArrayForEach(e, eps) {
-			char ep[600];
-			snprintf(ep, sizeof(ep), "%s[%d]", p, i++);
-			if (!cJSON_IsString(e) || (strncmp(e->valuestring, "http://", 7) &&
-						   strncmp(e->valuestring, "https://", 8)))
-				gl_diag_error(v->d, e, ep, "expected a URL starting with http:// or https://");
-		}
-	}
-	get_enum(v->d, w, "api", path, 0, apis, buf, sizeof(buf));
-	get_string(v->d, w, "model", path, 1, buf, sizeof(buf));
-	get_string(v->d, w, "api_key_env", path, 0, buf, sizeof(buf));
-	get_string(v->d, w, "api_key_file", path, 0, tmp, sizeof(tmp));
-	get_string(v->d, w, "trace", path, 0, tmp, sizeof(tmp));
-	{
-		static const char *const formats[] = { "auto", "azure", "burstgpt", "mooncake", "prompts", NULL };
-		get_enum(v->d, w, "trace_format", path, 0, formats, buf, sizeof(buf));
-	}
-	get_string(v->d, w, "ca_bundle", path, 0, tmp, sizeof(tmp));
-	get_int(v->d, w, "max_in_flight", path, 0, 1, 1000000, &l);
-	get_int(v->d, w, "input_tokens", path, 0, 1, 10000000, &l);
-	get_int(v->d, w, "output_tokens", path, 0, 1, 10000000, &l);
-	get_int(v->d, w, "seed", path, 0, 0, 9007199254740991L, &l);
-	get_duration(v->d, w, "timeout", path, 0, &ns);
-	get_duration(v->d, w, "ttft_timeout", path, 0, &ns);
-	get_duration(v->d, w, "idle_timeout", path, 0, &ns);
-	get_bool(v->d, w, "stream", path, &b);
-	get_bool(v->d, w, "http2", path, &b);
-	get_bool(v->d, w, "ignore_eos", path, &b);
-	get_bool(v->d, w, "drop_failed_endpoints", path, &b);
-	get_bool(v->d, w, "preflight", path, &b);
-	get_enum(v->d, w, "balance", path, 0, bal, buf, sizeof(buf));
-	arr = cJSON_GetObjectItemCaseSensitive(w, "arrival");
-	join(p, sizeof(p), path, "arrival");
-	if (!arr) {
-		gl_diag_error(v->d, w, path, "missing required key 'arrival' (e.g. {\"mode\": \"poisson\", \"rate\": 20})");
-	} else if (want_object(v->d, arr, p)) {
-		const cJSON *rate = cJSON_GetObjectItemCaseSensitive(arr, "rate");
-		check_keys(v->d, arr, p, akeys);
-		get_enum(v->d, arr, "mode", p, 1, arrival_modes, mode, sizeof(mode));
-		if (rate) {
-			char rp[600];
-			struct gl_err er = { 0 };
-			double r;
-			snprintf(rp, sizeof(rp), "%s.rate", p);
-			if (cJSON_IsNumber(rate)) {
-				if (!(rate->valuedouble > 0) || rate->valuedouble > 1e7)
-					gl_diag_error(v->d, rate, rp, "expected a rate above 0 and at most 1e7 per second");
-			} else if (!cJSON_IsString(rate) || gl_parse_rate(rate->valuestring, &r, &er) != 0) {
-				gl_diag_error(v->d, rate, rp, "%s", er.code ? er.msg : "expected a rate like 20 or \"1200/m\"");
-			} else if (!(r > 0) || r > 1e7) {
-				gl_diag_error(v->d, rate, rp, "expected a rate above 0 and at most 1e7 per second, got '%s'",
-					      rate->valuestring);
-			}
-		}
-		get_number(v->d, arr, "cv", p, 0, 0.01, 100, &x);
-		get_number(v->d, arr, "speed", p, 0, 1e-6, 1e6, &x);
-		get_int(v->d, arr, "users", p, 0, 1, 1000000, &l);
-		get_duration(v->d, arr, "think_time", p, 0, &ns);
-		get_duration(v->d, arr, "start", p, 0, &ns);
-		get_duration(v->d, arr, "end", p, 0, &ns);
-		get_bool(v->d, arr, "loop", p, &b);
-		if ((!strcmp(mode, "poisson") || !strcmp(mode, "constant") || !strcmp(mode, "gamma")) && !rate)
-			gl_diag_error(v->d, arr, p, "arrival mode '%s' needs \"rate\"", mode);
-		if (!strcmp(mode, "gamma") && !cJSON_GetObjectItemCaseSensitive(arr, "cv"))
-			gl_diag_error(v->d, arr, p, "arrival mode 'gamma' needs \"cv\" (coefficient of variation)");
-		if (!strcmp(mode, "closed") && !cJSON_GetObjectItemCaseSensitive(arr, "users"))
-			gl_diag_error(v->d, arr, p, "arrival mode 'closed' needs \"users\"");
-		if (!strcmp(mode, "trace") && !cJSON_GetObjectItemCaseSensitive(w, "trace"))
-			gl_diag_error(v->d, arr, p, "arrival mode 'trace' needs \"%s.trace\" (a trace file)", path);
-	}
-}
-
-
-/* An optional array of strings (argv pieces). */
-static void check_string_array(struct vctx *v, const cJSON *obj, const char *key, const char *path,
-			       int required)
-{
-	const cJSON *a = cJSON_GetObjectItemCaseSensitive(obj, key), *e;
-	char p[512], ep[600];
-	int i = 0;
-
-	join(p, sizeof(p), path, key);
-	if (!a) {
-		if (required)
-			gl_diag_error(v->d, obj, path, "missing required key '%s' (an array of strings)", key);
-		return;
-	}
-	if (!cJSON_IsArray(a)) {
-		gl_diag_error(v->d, a, p, "expected an array of strings, got %s", json_type_name(a));
-		return;
-	}
-	cJSON_ArrayForEach(e, a) {
-		snprintf(ep, sizeof(ep), "%s[%d]", p, i++);
-		if (!cJSON_IsString(e))
-			gl_diag_error(v->d, e, ep, "expected a string, got %s", json_type_name(e));
-	}
-}
-
-static void check_training(struct vctx *v, const cJSON *w, const char *path)
-{
-	static const char *const keys[] = {
-		"launcher", "hosts", "np", "backend", "message", "compute", "checkpoint", "steps",
-		"mca", "env", "max_restarts", "restart_backoff", "correctness_every", "dataset",
-		"require_transport", "watchdog", "command", "launcher_path", "launcher_args", "binary",
-		"heartbeat", "plateau", "data_per_step", "train_args", NULL };
-	static const char *const ckeys[] = { "dir", "every", "every_steps", "size", "keep", NULL };
-	static const char *const launchers[] = { "mpirun", "srun", NULL };
-	static const char *const backends[] = { "mpi", "nccl", "nccl-tests", NULL };
-	const cJSON *hosts = cJSON_GetObjectItemCaseSensitive(w, "hosts"), *h, *ck;
-	char buf[1024], p[512];
-	uint64_t sz;
-	int64_t ns;
-	long l;
-
-	check_keys(v->d, w, path, keys);
-	get_enum(v->d, w, "launcher", path, 0, launchers, buf, sizeof(buf));
-	get_enum(v->d, w, "backend", path, 0, backends, buf, sizeof(buf));
-	get_size(v->d, w, "message", path, 0, &sz);
-	get_duration(v->d, w, "compute", path, 0, &ns);
-	get_duration(v->d, w, "watchdog", path, 0, &ns);
-	get_duration(v->d, w, "restart_backoff", path, 0, &ns);
-	get_int(v->d, w, "np", path, 0, 1, 1000000, &l);
-	get_int(v->d, w, "steps", path, 0, 1, 1L << 40, &l);
-	get_int(v->d, w, "max_restarts", path, 0, 0, 1000, &l);
-	get_int(v->d, w, "correctness_every", path, 0, 1, 1000000, &l);
-	get_string(v->d, w, "dataset", path, 0, buf, sizeof(buf));
-	get_string(v->d, w, "require_transport", path, 0, buf, sizeof(buf));
-	get_string(v->d, w, "launcher_path", path, 0, buf, sizeof(buf));
-	get_string(v->d, w, "binary", path, 0, buf, sizeof(buf));
-	get_duration(v->d, w, "heartbeat", path, 0, &ns);
-	get_size(v->d, w, "data_per_step", path, 0, &sz);
-	check_string_array(v, w, "launcher_args", path, 0);
-	check_string_array(v, w, "train_args", path, 0);
-	check_string_array(v, w, "command", path, 0);
-	{
-		const cJSON *pl = cJSON_GetObjectItemCaseSensitive(w, "plateau"), *e;
-		char pp[600];
-		int i = 0;
-		join(p, sizeof(p), path, "plateau");
-		if (pl && (!cJSON_IsArray(pl) || !cJSON_GetArraySize(pl)))
-			gl_diag_error(v->d, pl, p, "expected a non-empty array of message sizes like [\"128MiB\"]");
-		else if (pl)
-			cJSON_ArrayForEach(e, pl) {
-				struct gl_err ge = { 0 };
-				snprintf(pp, sizeof(pp), "%s[%d]", p, i++);
-				if (!cJSON_IsString(e) || gl_parse_size_bytes(e->valuestring, &sz, &ge) != 0)
-					gl_diag_error(v->d, e, pp, "%s", cJSON_IsString(e) ? ge.msg : "expected a size string");
-			}
-		if (!strcmp(gl_cfg_str(w, "backend", "mpi"), "nccl-tests")) {
-			if (!cJSON_GetObjectItemCaseSensitive(w, "command"))
-				gl_diag_error(v->d, w, path, "backend nccl-tests needs \"command\" "
-					      "([\"all_reduce_perf\", \"-b\", \"8\", \"-e\", \"256M\", ...])");
-			if (!pl)
-				gl_diag_error(v->d, w, path, "backend nccl-tests needs \"plateau\": the message sizes "
-					      "whose busbw is judged (the \"Avg bus bandwidth\" line never is)");
-		}
-		{
-			const char *rt = gl_cfg_str(w, "require_transport", NULL);
-			static const char *const tr[] = { "NET/IB", "NET/Socket", "P2P", "SHM", "GDRDMA", "NVLS",
-							  "CollNet", NULL };
-			int known = 0;
-			for (int k = 0; rt && tr[k]; k++)
-				known |= !strcmp(rt, tr[k]);
-			join(p, sizeof(p), path, "require_transport");
-			if (rt && !known)
-				gl_diag_error(v->d, cJSON_GetObjectItemCaseSensitive(w, "require_transport"), p,
-					      "unknown transport '%s' (NET/IB, NET/Socket, P2P, SHM, GDRDMA, NVLS, CollNet)", rt);
-			if (rt && !strcmp(gl_cfg_str(w, "backend", "mpi"), "mpi"))
-				gl_diag_error(v->d, cJSON_GetObjectItemCaseSensitive(w, "require_transport"), p,
-					      "require_transport needs backend nccl or nccl-tests (NCCL reports it)");
-		}
-	}
-	join(p, sizeof(p), path, "hosts");
-	if (hosts) {
-		int i = 0;
-		if (!cJSON_IsArray(hosts) || cJSON_GetArraySize(hosts) == 0)
-			gl_diag_error(v->d, hosts, p, "expected a non-empty array like [\"gpu-a:8\"]");
-		else
-			cJSON_ArrayForEach(h, hosts) {
-				char hp[600], name[GL_NAME_MAX + 16], *colon;
-				snprintf(hp, sizeof(hp), "%s[%d]", p, i++);
-				if (!cJSON_IsString(h) || strlen(h->valuestring) >= sizeof(name)) {
-					gl_diag_error(v->d, h, hp, "expected \"host:slots\"");
-					continue;
-				}
-				snprintf(name, sizeof(name), "%s", h->valuestring);
-				colon = strchr(name, ':');
-				if (colon) {
-					char *end;
-					long slots = strtol(colon + 1, &end, 10);
-					*colon = '\0';
-					if (*end || slots < 1 || slots > 65536)
-						gl_diag_error(v->d, h, hp, "bad slot count in \"%s\", expected host:N with N >= 1",
-							      h->valuestring);
-				}
-				if (!gl_scenario_host(v->s, name))
-					gl_diag_error(v->d, h, hp, "unknown host '%s' (not in \"hosts\")", name);
-			}
-	}
-	ck = cJSON_GetObjectItemCaseSensitive(w, "checkpoint");
-	join(p, sizeof(p), path, "checkpoint");
-	if (ck && want_object(v->d, ck, p)) {
-		check_keys(v->d, ck, p, ckeys);
-		get_string(v->d, ck, "dir", p, 1, buf, sizeof(buf));
-		get_duration(v->d, ck, "every", p, 0, &ns);
-		get_int(v->d, ck, "every_steps", p, 0, 1, 1L << 40, &l);
-		get_size(v->d, ck, "size", p, 1, &sz);
-		get_int(v->d, ck, "keep", p, 0, 1, 1000, &l);
-		if (!cJSON_GetObjectItemCaseSensitive(ck, "every") &&
-		    !cJSON_GetObjectItemCaseSensitive(ck, "every_steps"))
-			gl_diag_error(v->d, ck, p, "a checkpoint needs \"every\" (a duration) or \"every_steps\"");
-	}
-	if (!cJSON_GetObjectItemCaseSensitive(w, "hosts") && !cJSON_GetObjectItemCaseSensitive(w, "np"))
-		gl_diag_error(v->d, w, path, "training needs \"hosts\" ([\"host:slots\", ...]) or \"np\"");
-	(void)l;
-}
-
 int gl_cold_start_parse(const cJSON *o, struct gl_cold_start *out)
 {
 	const cJSON *r = cJSON_GetObjectItemCaseSensitive(o, "readers");
@@ -714,98 +205,12 @@ int gl_cold_start_parse(const cJSON *o, struct gl_cold_start *out)
 	return 0;
 }
 
-static const char *const storage_patterns[] = { "checkpoint_write", "model_load", "dataset_read",
-						 "mixed", NULL };
-
-static void check_storage(struct vctx *v, const cJSON *w, const char *path)
-{
-	static const char *const keys[] = { "path", "pattern", "threads", "bs", "file_size", "files",
-					    "direct", "iodepth", "rate_cap", "spikes", "readers",
-					    "engine", "cgroup", "reserve", "verify", "read_pct",
-					    "allowed_roots", "fio_args", "fio_path", "limit", "cold_start",
-					    NULL };
-	static const char *const engines[] = { "sync", "aio", "fio", NULL };
-	static const char *const skeys[] = { "every", "for", "threads", "bs", "start", NULL };
-	const cJSON *spikes = cJSON_GetObjectItemCaseSensitive(w, "spikes"), *sp;
-	char buf[1024], p[512];
-	uint64_t sz;
-	long l;
-	int b;
-
-	check_keys(v->d, w, path, keys);
-	get_string(v->d, w, "path", path, 1, buf, sizeof(buf));
-	get_enum(v->d, w, "pattern", path, 0, storage_patterns, buf, sizeof(buf));
-	get_enum(v->d, w, "engine", path, 0, engines, buf, sizeof(buf));
-	get_string(v->d, w, "cgroup", path, 0, buf, sizeof(buf));
-	get_string(v->d, w, "fio_path", path, 0, buf, sizeof(buf));
-	get_size(v->d, w, "reserve", path, 0, &sz);
-	get_size(v->d, w, "limit", path, 0, &sz);
-	{
-		const cJSON *cs = cJSON_GetObjectItemCaseSensitive(w, "cold_start");
-		static const char *const ckeys[] = { "readers", "size", "within", NULL };
-		int64_t ns;
-		join(p, sizeof(p), path, "cold_start");
-		if (cs && want_object(v->d, cs, p)) {
-			check_keys(v->d, cs, p, ckeys);
-			get_int(v->d, cs, "readers", p, 1, 1, 100000, &l);
-			get_size(v->d, cs, "size", p, 1, &sz);
-			get_duration(v->d, cs, "within", p, 1, &ns);
-			if (strcmp(gl_cfg_str(w, "pattern", "checkpoint_write"), "model_load"))
-				gl_diag_error(v->d, cs, p, "cold_start describes model loads: it needs \"pattern\": \"model_load\"");
-		}
-	}
-	get_bool(v->d, w, "verify", path, &b);
-	get_int(v->d, w, "read_pct", path, 0, 0, 100, &l);
-	check_string_array(v, w, "allowed_roots", path, 0);
-	check_string_array(v, w, "fio_args", path, !strcmp(gl_cfg_str(w, "engine", "sync"), "fio"));
-	get_int(v->d, w, "threads", path, 0, 1, 4096, &l);
-	get_int(v->d, w, "readers", path, 0, 1, 4096, &l);
-	get_int(v->d, w, "iodepth", path, 0, 1, 4096, &l);
-	get_int(v->d, w, "files", path, 0, 1, 1000000, &l);
-	get_size(v->d, w, "bs", path, 0, &sz);
-	get_size(v->d, w, "file_size", path, 0, &sz);
-	get_size(v->d, w, "rate_cap", path, 0, &sz);
-	get_bool(v->d, w, "direct", path, &b);
-	join(p, sizeof(p), path, "spikes");
-	if (spikes) {
-		int i = 0;
-		if (!cJSON_IsArray(spikes))
-			gl_diag_error(v->d, spikes, p, "expected an array of {\"every\", \"for\", ...}");
-		else
-			cJSON_ArrayForEach(sp, spikes) {
-				char spp[600];
-				int64_t every = 0, dur = 0;
-				snprintf(spp, sizeof(spp), "%s[%d]", p, i++);
-				if (!want_object(v->d, sp, spp))
-					continue;
-				check_keys(v->d, sp, spp, skeys);
-				get_duration(v->d, sp, "every", spp, 1, &every);
-				get_duration(v->d, sp, "for", spp, 1, &dur);
-				get_duration(v->d, sp, "start", spp, 0, &dur);
-				get_int(v->d, sp, "threads", spp, 0, 1, 4096, &l);
-				get_size(v->d, sp, "bs", spp, 0, &sz);
-				if (every > 0 && dur > every)
-					gl_diag_error(v->d, sp, spp, "a spike's \"for\" is longer than its \"every\"");
-			}
-	}
-}
-
-static void check_null_workload(struct vctx *v, const cJSON *w, const char *path)
-{
-	static const char *const keys[] = { "rate", "spin_us", NULL };
-	double x;
-
-	check_keys(v->d, w, path, keys);
-	get_number(v->d, w, "rate", path, 0, 0.001, 100000, &x);
-	get_number(v->d, w, "spin_us", path, 0, 0, 100000, &x);
-}
-
 static void parse_workloads(struct vctx *v, const cJSON *ws)
 {
 	const cJSON *w;
 	int n, i = 0;
 
-	if (!want_object(v->d, ws, "workloads"))
+	if (!gl_want_object(v->d, ws, "workloads"))
 		return;
 	n = cJSON_GetArraySize(ws);
 	v->s->workloads = calloc((size_t)n + 1, sizeof(*v->s->workloads));
@@ -820,18 +225,11 @@ static void parse_workloads(struct vctx *v, const cJSON *ws)
 			gl_diag_error(v->d, w, path, "unknown workload '%s', expected one of: %s", w->string, names);
 			continue;
 		}
-		if (!want_object(v->d, w, path))
+		if (!gl_want_object(v->d, w, path))
 			continue;
-		if (!strcmp(w->string, "inference"))
-			check_inference(v, w, path);
-		else if (!strcmp(w->string, "training"))
-			check_training(v, w, path);
-		else if (!strcmp(w->string, "storage"))
-			check_storage(v, w, path);
-		else if (!strcmp(w->string, "null"))
-			check_null_workload(v, w, path);
+		/* the workload's own schema (its ops table): its keys are its own */
 		if (ops->validate)
-			ops->validate(w, v->d, path);
+			ops->validate(v->s, w, v->d, path);
 		snprintf(v->s->workloads[i].name, sizeof(v->s->workloads[i].name), "%s", w->string);
 		v->s->workloads[i].cfg = w;
 		v->s->workloads[i].ops = ops;
@@ -870,17 +268,17 @@ static void parse_phases(struct vctx *v, const cJSON *ph)
 		double load = 1;
 
 		snprintf(path, sizeof(path), "phases[%d]", i);
-		if (!want_object(v->d, p, path))
+		if (!gl_want_object(v->d, p, path))
 			continue;
-		check_keys(v->d, p, path, keys);
-		get_name(v->d, p, "name", path, 1, o->name, sizeof(o->name));
-		if (get_duration(v->d, p, "for", path, 1, &o->dur_ns) > 0 && o->dur_ns <= 0)
+		gl_check_keys(v->d, p, path, keys);
+		gl_get_name(v->d, p, "name", path, 1, o->name, sizeof(o->name));
+		if (gl_get_duration(v->d, p, "for", path, 1, &o->dur_ns) > 0 && o->dur_ns <= 0)
 			gl_diag_error(v->d, cJSON_GetObjectItemCaseSensitive(p, "for"), path,
 				      "a phase must last longer than 0s");
-		get_number(v->d, p, "load", path, 0, 0.001, 1000, &load);
+		gl_get_number(v->d, p, "load", path, 0, 0.001, 1000, &load);
 		o->load = load;
 		o->scope = strcmp(o->name, "warmup") == 0 ? GL_SCOPE_NONE : GL_SCOPE_STEADY;
-		if (get_enum(v->d, p, "scope", path, 0, scopes, scope, sizeof(scope)) > 0)
+		if (gl_get_enum(v->d, p, "scope", path, 0, scopes, scope, sizeof(scope)) > 0)
 			o->scope = !strcmp(scope, "steady") ? GL_SCOPE_STEADY
 				 : !strcmp(scope, "degraded") ? GL_SCOPE_DEGRADED : GL_SCOPE_NONE;
 		o->json = p;
@@ -969,19 +367,19 @@ static void parse_faults(struct vctx *v, const cJSON *fs)
 
 		snprintf(path, sizeof(path), "faults[%d]", idx);
 		i++;
-		if (!want_object(v->d, f, path))
+		if (!gl_want_object(v->d, f, path))
 			continue;
 		o->json = f;
-		check_keys(v->d, f, path, keys);
-		get_name(v->d, f, "id", path, 1, o->id, sizeof(o->id));
-		get_duration(v->d, f, "at", path, 1, &o->at_ns);
-		get_duration(v->d, f, "for", path, 0, &o->dur_ns);
-		get_string(v->d, f, "target", path, 1, o->target, sizeof(o->target));
+		gl_check_keys(v->d, f, path, keys);
+		gl_get_name(v->d, f, "id", path, 1, o->id, sizeof(o->id));
+		gl_get_duration(v->d, f, "at", path, 1, &o->at_ns);
+		gl_get_duration(v->d, f, "for", path, 0, &o->dur_ns);
+		gl_get_string(v->d, f, "target", path, 1, o->target, sizeof(o->target));
 		params = cJSON_GetObjectItemCaseSensitive(f, "params");
 		snprintf(mp, sizeof(mp), "%s.params", path);
-		if (params && want_object(v->d, params, mp))
+		if (params && gl_want_object(v->d, params, mp))
 			o->params = params;
-		if (get_string(v->d, f, "kind", path, 1, o->kind, sizeof(o->kind)) > 0) {
+		if (gl_get_string(v->d, f, "kind", path, 1, o->kind, sizeof(o->kind)) > 0) {
 			o->ops = gl_fault_find(o->kind);
 			if (!o->ops) {
 				char names[256];
@@ -992,7 +390,7 @@ static void parse_faults(struct vctx *v, const cJSON *fs)
 			}
 		}
 		snprintf(mp, sizeof(mp), "%s.method", path);
-		if (get_string(v->d, f, "method", path, 0, o->method, sizeof(o->method)) > 0 && o->ops) {
+		if (gl_get_string(v->d, f, "method", path, 0, o->method, sizeof(o->method)) > 0 && o->ops) {
 			int ok = 0;
 			char list[256] = "";
 			size_t off = 0;
@@ -1063,9 +461,9 @@ static void parse_targets(struct vctx *v, const cJSON *ts)
 
 	if (!ts)
 		return;
-	if (!want_object(v->d, ts, "targets"))
+	if (!gl_want_object(v->d, ts, "targets"))
 		return;
-	check_keys(v->d, ts, "targets", keys);
+	gl_check_keys(v->d, ts, "targets", keys);
 	cJSON_ArrayForEach(sc, ts) {
 		enum gl_scope scope = !strcmp(sc->string, "steady") ? GL_SCOPE_STEADY
 				    : !strcmp(sc->string, "degraded") ? GL_SCOPE_DEGRADED
@@ -1076,7 +474,7 @@ static void parse_targets(struct vctx *v, const cJSON *ts)
 		if (scope == GL_SCOPE_NONE)
 			continue;
 		snprintf(path, sizeof(path), "targets.%s", sc->string);
-		if (!want_object(v->d, sc, path))
+		if (!gl_want_object(v->d, sc, path))
 			continue;
 		cJSON_ArrayForEach(t, sc) {
 			char tp[256], why[256];
@@ -1098,7 +496,7 @@ static void parse_targets(struct vctx *v, const cJSON *ts)
 			}
 			if (!cJSON_IsString(t)) {
 				gl_diag_error(v->d, t, tp, "expected a target expression like \"<= 800\", got %s",
-					      json_type_name(t));
+					      gl_json_type_name(t));
 				continue;
 			}
 			if (gl_parse_target_expr(t->valuestring, &e, &er) != 0) {
@@ -1228,10 +626,10 @@ static void parse_safety(struct vctx *v, const cJSON *sf, const struct gl_scenar
 	v->s->max_concurrent_faults = 1;
 	if (!sf)
 		return;
-	if (!want_object(v->d, sf, "safety"))
+	if (!gl_want_object(v->d, sf, "safety"))
 		return;
-	check_keys(v->d, sf, "safety", keys);
-	if (get_int(v->d, sf, "max_concurrent_faults", "safety", 0, 1, 1000, &l) > 0)
+	gl_check_keys(v->d, sf, "safety", keys);
+	if (gl_get_int(v->d, sf, "max_concurrent_faults", "safety", 0, 1, 1000, &l) > 0)
 		v->s->max_concurrent_faults = (int)l;
 	/* roots for the files the scenario names (paths.h) */
 	roots = cJSON_GetObjectItemCaseSensitive(sf, "allowed_roots");
@@ -1278,11 +676,11 @@ static void parse_safety(struct vctx *v, const cJSON *sf, const struct gl_scenar
 		}
 	}
 	ab = cJSON_GetObjectItemCaseSensitive(sf, "abort_if");
-	if (ab && want_object(v->d, ab, "safety.abort_if")) {
+	if (ab && gl_want_object(v->d, ab, "safety.abort_if")) {
 		const cJSON *it;
 		int64_t for_ns = 0;
 		int n = 0;
-		get_duration(v->d, ab, "for", "safety.abort_if", 0, &for_ns);
+		gl_get_duration(v->d, ab, "for", "safety.abort_if", 0, &for_ns);
 		v->s->abort_rules = calloc((size_t)cJSON_GetArraySize(ab) + 1, sizeof(*v->s->abort_rules));
 		cJSON_ArrayForEach(it, ab) {
 			char tp[256], why[256];
@@ -1677,7 +1075,7 @@ static cJSON *inv_expand_one(struct gl_diag *d, const cJSON *v, const char *path
 		else {
 			gl_diag_error(d, v, path,
 				      "${%.*s} is %s in the inventory: only a string standing alone can take it",
-				      (int)n, q + 2, json_type_name(val));
+				      (int)n, q + 2, gl_json_type_name(val));
 			goto fail;
 		}
 		p = end + 1;
@@ -1703,7 +1101,7 @@ static void inv_expand(struct gl_diag *d, cJSON *node, const char *path, const c
 		if (cJSON_IsObject(node)) {
 			if (depth == 0 && !strcmp(c->string, "inventory"))
 				continue;
-			join(p, sizeof(p), path, c->string);
+			gl_join(p, sizeof(p), path, c->string);
 		} else {
 			snprintf(p, sizeof(p), "%s[%d]", path, i);
 		}
@@ -1807,52 +1205,52 @@ struct gl_scenario *gl_scenario_load_text(const char *name, const char *text, si
 	d->doc = s->doc;
 	s->root = gl_jsonc_root(s->doc);
 	if (!cJSON_IsObject(s->root)) {
-		gl_diag_error(d, s->root, "", "a scenario is a JSON object, got %s", json_type_name(s->root));
+		gl_diag_error(d, s->root, "", "a scenario is a JSON object, got %s", gl_json_type_name(s->root));
 		return s;
 	}
 	for (int i = 0; o && o->sets && o->sets[i]; i++)
 		apply_set(s->root, o->sets[i], d);
 	apply_inventory(s, o, d);
 
-	check_keys(d, s->root, "", keys);
-	get_name(d, s->root, "name", "", 1, s->name, sizeof(s->name));
-	if (get_duration(d, s->root, "duration", "", 1, &s->duration_ns) > 0 && s->duration_ns <= 0)
+	gl_check_keys(d, s->root, "", keys);
+	gl_get_name(d, s->root, "name", "", 1, s->name, sizeof(s->name));
+	if (gl_get_duration(d, s->root, "duration", "", 1, &s->duration_ns) > 0 && s->duration_ns <= 0)
 		gl_diag_error(d, cJSON_GetObjectItemCaseSensitive(s->root, "duration"), "duration",
 			      "must be longer than 0s");
 	s->window_ns = 10000000000LL;
-	if (get_duration(d, s->root, "window", "", 0, &s->window_ns) > 0 &&
+	if (gl_get_duration(d, s->root, "window", "", 0, &s->window_ns) > 0 &&
 	    (s->window_ns < 100000000LL || s->window_ns > 3600000000000LL))
 		gl_diag_error(d, cJSON_GetObjectItemCaseSensitive(s->root, "window"), "window",
 			      "an analysis window is 100ms to 1h");
 	s->hold = 3;
-	if (get_int(d, s->root, "hold", "", 0, 1, 1000, &l) > 0)
+	if (gl_get_int(d, s->root, "hold", "", 0, 1, 1000, &l) > 0)
 		s->hold = (int)l;
 	{
 		char tmp[4096];
-		get_string(d, s->root, "description", "", 0, tmp, sizeof(tmp));
+		gl_get_string(d, s->root, "description", "", 0, tmp, sizeof(tmp));
 	}
 	/* incidents: degradations no scheduled fault explains; with "max"
 	 * every kind counts against it, without it only training failures and
 	 * correctness errors do, with a limit of 0 (analysis.h) */
 	s->incidents_max = -1;
 	c = cJSON_GetObjectItemCaseSensitive(s->root, "incidents");
-	if (c && want_object(d, c, "incidents")) {
+	if (c && gl_want_object(d, c, "incidents")) {
 		static const char *const ikeys[] = { "max", NULL };
-		check_keys(d, c, "incidents", ikeys);
-		if (get_int(d, c, "max", "incidents", 1, 0, 1000000, &l) > 0)
+		gl_check_keys(d, c, "incidents", ikeys);
+		if (gl_get_int(d, c, "max", "incidents", 1, 0, 1000000, &l) > 0)
 			s->incidents_max = (int)l;
 	}
 	c = cJSON_GetObjectItemCaseSensitive(s->root, "contract");
-	if (c && want_object(d, c, "contract")) {
+	if (c && gl_want_object(d, c, "contract")) {
 		char tmp[1024];
-		check_keys(d, c, "contract", ckeys);
-		get_string(d, c, "model", "contract", 0, tmp, sizeof(tmp));
-		get_string(d, c, "precision", "contract", 0, tmp, sizeof(tmp));
-		get_string(d, c, "engine", "contract", 0, tmp, sizeof(tmp));
-		get_string(d, c, "notes", "contract", 0, tmp, sizeof(tmp));
-		get_int(d, c, "gpus_per_job", "contract", 0, 1, 1000000, &l);
-		get_int(d, c, "input_tokens", "contract", 0, 1, 100000000, &l);
-		get_int(d, c, "output_tokens", "contract", 0, 1, 100000000, &l);
+		gl_check_keys(d, c, "contract", ckeys);
+		gl_get_string(d, c, "model", "contract", 0, tmp, sizeof(tmp));
+		gl_get_string(d, c, "precision", "contract", 0, tmp, sizeof(tmp));
+		gl_get_string(d, c, "engine", "contract", 0, tmp, sizeof(tmp));
+		gl_get_string(d, c, "notes", "contract", 0, tmp, sizeof(tmp));
+		gl_get_int(d, c, "gpus_per_job", "contract", 0, 1, 1000000, &l);
+		gl_get_int(d, c, "input_tokens", "contract", 0, 1, 100000000, &l);
+		gl_get_int(d, c, "output_tokens", "contract", 0, 1, 100000000, &l);
 	}
 	if ((c = cJSON_GetObjectItemCaseSensitive(s->root, "hosts")))
 		parse_hosts(&v, c);

@@ -40,6 +40,7 @@
 #include "secrets.h"
 #include "metrics.h"
 #include "plugin.h"
+#include "inference_schema.h"
 #include "paths.h"
 #include "sse.h"
 #include "store.h"
@@ -1223,6 +1224,7 @@ static void inf_check_files(const struct gl_scenario *s, const cJSON *cfg, struc
 
 const struct gl_workload_ops gl_workload_inference = {
 	.name = "inference",
+	.validate = gl_inference_validate,
 	.check_files = inf_check_files,
 	.init = inf_init,
 	.start = inf_start,

@@ -14,6 +14,7 @@
 
 #include "metrics.h"
 #include "plugin.h"
+#include "null_schema.h"
 
 struct null_wl {
 	struct gl_ctx *ctx;
@@ -112,6 +113,7 @@ static void null_free(void *state)
 
 const struct gl_workload_ops gl_workload_null = {
 	.name = "null",
+	.validate = gl_null_validate,
 	.init = null_init,
 	.start = null_start,
 	.set_load = null_set_load,

@@ -56,6 +56,7 @@
 #include "metrics.h"
 #include "paths.h"
 #include "plugin.h"
+#include "storage_schema.h"
 #include "store.h"
 #include "units.h"
 
@@ -1464,6 +1465,7 @@ static int sto_preflight(struct gl_ctx *c, const cJSON *cfg)
 
 const struct gl_workload_ops gl_workload_storage = {
 	.name = "storage",
+	.validate = gl_storage_validate,
 	.init = sto_init,
 	.start = sto_start,
 	.set_load = sto_set_load,

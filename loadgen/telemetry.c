@@ -149,7 +149,7 @@ static int is_http_url(const char *u)
 	return (!strncmp(u, "http://", 7) && u[7]) || (!strncmp(u, "https://", 8) && u[8]);
 }
 
-static void tl_validate(const cJSON *cfg, struct gl_diag *d, const char *path)
+static void tl_validate(const struct gl_scenario *scn, const cJSON *cfg, struct gl_diag *d, const char *path)
 {
 	static const char *const keys[] = { "dcgm", "node", "every", "timeout", "series", "max_body",
 					    "preflight", NULL };

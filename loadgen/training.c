@@ -45,6 +45,7 @@
 #include "metrics.h"
 #include "nccltests.h"
 #include "plugin.h"
+#include "training_schema.h"
 #include "store.h"
 #include "units.h"
 
@@ -1193,6 +1194,7 @@ static int trn_preflight(struct gl_ctx *c, const cJSON *cfg)
 
 const struct gl_workload_ops gl_workload_training = {
 	.name = "training",
+	.validate = gl_training_validate,
 	.init = trn_init,
 	.start = trn_start,
 	.stop = trn_stop,

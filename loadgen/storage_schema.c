@@ -1,0 +1,88 @@
+/*
+ * storage_schema.c - the storage workload's section of a scenario
+ * ("workloads.storage"): its keys, pattern and engine, cold_start and
+ * spikes. storage.c runs what this accepts.
+ */
+#include "storage_schema.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "cfg.h"
+#include "schema.h"
+
+static const char *const storage_patterns[] = { "checkpoint_write", "model_load", "dataset_read",
+						 "mixed", NULL };
+
+void gl_storage_validate(const struct gl_scenario *s, const cJSON *w, struct gl_diag *d, const char *path)
+{
+	static const char *const keys[] = { "path", "pattern", "threads", "bs", "file_size", "files",
+					    "direct", "iodepth", "rate_cap", "spikes", "readers",
+					    "engine", "cgroup", "reserve", "verify", "read_pct",
+					    "allowed_roots", "fio_args", "fio_path", "limit", "cold_start",
+					    NULL };
+	static const char *const engines[] = { "sync", "aio", "fio", NULL };
+	static const char *const skeys[] = { "every", "for", "threads", "bs", "start", NULL };
+	const cJSON *spikes = cJSON_GetObjectItemCaseSensitive(w, "spikes"), *sp;
+	char buf[1024], p[512];
+	uint64_t sz;
+	long l;
+	int b;
+
+	gl_check_keys(d, w, path, keys);
+	gl_get_string(d, w, "path", path, 1, buf, sizeof(buf));
+	gl_get_enum(d, w, "pattern", path, 0, storage_patterns, buf, sizeof(buf));
+	gl_get_enum(d, w, "engine", path, 0, engines, buf, sizeof(buf));
+	gl_get_string(d, w, "cgroup", path, 0, buf, sizeof(buf));
+	gl_get_string(d, w, "fio_path", path, 0, buf, sizeof(buf));
+	gl_get_size(d, w, "reserve", path, 0, &sz);
+	gl_get_size(d, w, "limit", path, 0, &sz);
+	{
+		const cJSON *cs = cJSON_GetObjectItemCaseSensitive(w, "cold_start");
+		static const char *const ckeys[] = { "readers", "size", "within", NULL };
+		int64_t ns;
+		gl_join(p, sizeof(p), path, "cold_start");
+		if (cs && gl_want_object(d, cs, p)) {
+			gl_check_keys(d, cs, p, ckeys);
+			gl_get_int(d, cs, "readers", p, 1, 1, 100000, &l);
+			gl_get_size(d, cs, "size", p, 1, &sz);
+			gl_get_duration(d, cs, "within", p, 1, &ns);
+			if (strcmp(gl_cfg_str(w, "pattern", "checkpoint_write"), "model_load"))
+				gl_diag_error(d, cs, p, "cold_start describes model loads: it needs \"pattern\": \"model_load\"");
+		}
+	}
+	gl_get_bool(d, w, "verify", path, &b);
+	gl_get_int(d, w, "read_pct", path, 0, 0, 100, &l);
+	gl_check_string_array(d, w, "allowed_roots", path, 0);
+	gl_check_string_array(d, w, "fio_args", path, !strcmp(gl_cfg_str(w, "engine", "sync"), "fio"));
+	gl_get_int(d, w, "threads", path, 0, 1, 4096, &l);
+	gl_get_int(d, w, "readers", path, 0, 1, 4096, &l);
+	gl_get_int(d, w, "iodepth", path, 0, 1, 4096, &l);
+	gl_get_int(d, w, "files", path, 0, 1, 1000000, &l);
+	gl_get_size(d, w, "bs", path, 0, &sz);
+	gl_get_size(d, w, "file_size", path, 0, &sz);
+	gl_get_size(d, w, "rate_cap", path, 0, &sz);
+	gl_get_bool(d, w, "direct", path, &b);
+	gl_join(p, sizeof(p), path, "spikes");
+	if (spikes) {
+		int i = 0;
+		if (!cJSON_IsArray(spikes))
+			gl_diag_error(d, spikes, p, "expected an array of {\"every\", \"for\", ...}");
+		else
+			cJSON_ArrayForEach(sp, spikes) {
+				char spp[600];
+				int64_t every = 0, dur = 0;
+				snprintf(spp, sizeof(spp), "%s[%d]", p, i++);
+				if (!gl_want_object(d, sp, spp))
+					continue;
+				gl_check_keys(d, sp, spp, skeys);
+				gl_get_duration(d, sp, "every", spp, 1, &every);
+				gl_get_duration(d, sp, "for", spp, 1, &dur);
+				gl_get_duration(d, sp, "start", spp, 0, &dur);
+				gl_get_int(d, sp, "threads", spp, 0, 1, 4096, &l);
+				gl_get_size(d, sp, "bs", spp, 0, &sz);
+				if (every > 0 && dur > every)
+					gl_diag_error(d, sp, spp, "a spike's \"for\" is longer than its \"every\"");
+			}
+	}
+}

@@ -1,0 +1,15 @@
+/*
+ * storage_schema.h - the storage workload's validate hook (storage_schema.c), named in
+ * its ops table (storage.c).
+ */
+#ifndef GL_STORAGE_SCHEMA_H
+#define GL_STORAGE_SCHEMA_H
+
+#include <cjson/cJSON.h>
+
+#include "diag.h"
+#include "scenario.h"
+
+void gl_storage_validate(const struct gl_scenario *s, const cJSON *w, struct gl_diag *d, const char *path);
+
+#endif
