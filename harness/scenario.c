@@ -1,13 +1,20 @@
 /*
  * scenario.c - from scenario JSON to a validated struct gl_scenario.
  *
- * Validation walks the tree once with a small typed schema per object:
- * unknown keys are errors (with a did-you-mean), every value is checked for
- * type and unit, and cross-checks follow (faults inside the duration, ids
- * unique, hosts exist, kinds and methods known, concurrency within
- * safety.max_concurrent_faults, and every workload judged by the targets it
- * needs). All problems are collected in a struct gl_diag, each naming
- * file:line:col and the JSON path.
+ * Validation walks the tree once with a small typed schema per object
+ * (schema.h): unknown keys are errors (with a did-you-mean), every value is
+ * checked for type and unit, and cross-checks follow (faults inside the
+ * duration, ids unique, hosts exist, kinds and methods known, concurrency
+ * within safety.max_concurrent_faults, and every workload judged by the
+ * targets it needs). All problems are collected in a struct gl_diag, each
+ * naming file:line:col and the JSON path.
+ *
+ * This file owns the scenario's own sections (top level, contract, hosts,
+ * phases, faults, targets, safety), the order they are checked in, and the
+ * entry points. Each workload's section is checked by its ops table's
+ * validate hook (loadgen/<name>_schema.c), each fault's params by its
+ * kind's; --set and "inventory" are applied before (scenario_doc.c), and
+ * windows x hold is judged after (scenario_fit.c).
  */
 #include "scenario.h"
 
@@ -23,8 +30,8 @@
 #include "paths.h"
 #include "plan.h"
 #include "plugin.h"
+#include "scenario_parts.h"
 #include "schema.h"
-#include "timeline.h"
 
 const char *gl_scope_name(enum gl_scope s)
 {
@@ -779,6 +786,13 @@ static int cmp_fault_at(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+void gl_scenario_sort_faults_at(const struct gl_fault_spec *faults, int *ix, int n)
+{
+	sort_faults = faults;
+	qsort(ix, (size_t)n, sizeof(*ix), cmp_fault_at);
+	sort_faults = NULL;
+}
+
 static void heap_push(int64_t *h, int *n, int64_t v)
 {
 	int i = (*n)++;
@@ -853,320 +867,6 @@ out:
 	free(heap);
 }
 
-/* ---- --set overrides ----------------------------------------------------- */
-
-/* The value of one --set, through the same strict parser as scenario files
- * (jsonc.c): what parses is taken with its type. What the strict parser
- * refuses but is JSON all the same (an embedded \u0000 that would cut a
- * process pattern short, a duplicate key, 1e400), or starts like JSON
- * ({ [ "), is an error naming the --set; anything else is a plain string
- * ("10m", "eth0"). NULL after reporting through d. */
-static cJSON *set_value(const char *path, const char *value, struct gl_diag *d)
-{
-	struct gl_err err = { 0 };
-	struct gl_jsonc_doc *doc;
-	char name[600];
-	cJSON *lax, *val;
-	const char *p = value;
-
-	snprintf(name, sizeof(name), "--set %s", path);
-	doc = gl_jsonc_parse(value, strlen(value), name, &err);
-	if (doc) {
-		val = cJSON_Duplicate(gl_jsonc_root(doc), 1);
-		gl_jsonc_free(doc);
-		if (!val)
-			gl_diag_error(d, NULL, "--set", "%s: out of memory", path);
-		return val;
-	}
-	while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
-		p++;
-	lax = cJSON_ParseWithOpts(value, NULL, 1);
-	if (lax || *p == '{' || *p == '[' || *p == '"') {
-		cJSON_Delete(lax);
-		gl_diag_error(d, NULL, "--set", "%s (the value of --set %s is refused as a scenario file would be)",
-			      err.msg, path);
-		return NULL;
-	}
-	if (!(val = cJSON_CreateString(value)))
-		gl_diag_error(d, NULL, "--set", "%s: out of memory", path);
-	return val;
-}
-
-/* "workloads.null.rate=200", "faults[0].at=10m". The value is JSON when it
- * parses as strict JSON, refused when it is JSON the strict parser refuses,
- * else a string (set_value). The node must already exist, or its parent
- * must be an object. */
-static int apply_set(cJSON *root, const char *expr, struct gl_diag *d)
-{
-	char path[512], *eq, *seg, *save = NULL;
-	cJSON *cur = root, *val;
-	const char *value;
-
-	if (strlen(expr) >= sizeof(path) || !(eq = strchr(expr, '=')) || eq == expr) {
-		gl_diag_error(d, NULL, "--set", "expected path=value, got '%s'", expr);
-		return -1;
-	}
-	memcpy(path, expr, (size_t)(eq - expr));
-	path[eq - expr] = '\0';
-	value = eq + 1;
-	if (!(val = set_value(path, value, d)))
-		return -1;
-	for (seg = strtok_r(path, ".", &save); seg; seg = strtok_r(NULL, ".", &save)) {
-		char *br = strchr(seg, '[');
-		int last;
-		if (br)
-			*br = '\0';
-		last = !br && !save[0];
-		if (*seg) {
-			cJSON *next;
-			if (!cJSON_IsObject(cur))
-				goto bad;
-			next = cJSON_GetObjectItemCaseSensitive(cur, seg);
-			if (last && (!save || !*save)) {
-				if (next)
-					cJSON_ReplaceItemInObjectCaseSensitive(cur, seg, val);
-				else
-					cJSON_AddItemToObject(cur, seg, val);
-				return 0;
-			}
-			if (!next)
-				goto bad;
-			cur = next;
-		}
-		while (br) {
-			char *end;
-			long idx = strtol(br + 1, &end, 10);
-			if (*end != ']' || idx < 0 || !cJSON_IsArray(cur) || idx >= cJSON_GetArraySize(cur))
-				goto bad;
-			br = end[1] == '[' ? end + 1 : NULL;
-			if (!br && !end[1] && (!save || !*save)) {
-				cJSON_ReplaceItemInArray(cur, (int)idx, val);
-				return 0;
-			}
-			cur = cJSON_GetArrayItem(cur, (int)idx);
-		}
-	}
-bad:
-	cJSON_Delete(val);
-	gl_diag_error(d, NULL, "--set", "'%.*s' does not name a value of the scenario", (int)(eq - expr), expr);
-	return -1;
-}
-
-/* ---- inventory: values a scenario takes from a file ----------------------- */
-
-/* "inventory": "FILE" names a JSON object (the lab writes one, an operator may
- * write one per cluster). Every string of the scenario may then hold
- * ${a.b.c}: the value at that dotted path of the inventory (numeric parts
- * index arrays). A string that is exactly one ${...} takes the value with its
- * JSON type (an array of mpirun arguments, a port number); inside a longer
- * string the value must be a string, number or boolean. $${ is a literal ${.
- * The inventory's "hosts" are added to the scenario's (the scenario's own
- * entries win). The inventory's bytes are kept with the run, so resume and
- * report never read the file again. */
-
-static const cJSON *inv_lookup(const cJSON *inv, const char *name, size_t n)
-{
-	const cJSON *cur = inv;
-	size_t i = 0;
-
-	while (i < n && cur) {
-		char seg[128];
-		size_t j = 0;
-		while (i < n && name[i] != '.' && j < sizeof(seg) - 1)
-			seg[j++] = name[i++];
-		seg[j] = '\0';
-		if (i < n && name[i] != '.')
-			return NULL;
-		i++;
-		if (!j)
-			return NULL;
-		if (cJSON_IsArray(cur)) {
-			char *end;
-			long k = strtol(seg, &end, 10);
-			cur = (*end || k < 0) ? NULL : cJSON_GetArrayItem(cur, (int)k);
-		} else if (cJSON_IsObject(cur)) {
-			cur = cJSON_GetObjectItemCaseSensitive(cur, seg);
-		} else {
-			return NULL;
-		}
-	}
-	return cur;
-}
-
-static int inv_name_ok(const char *p, size_t n)
-{
-	if (!n)
-		return 0;
-	for (size_t i = 0; i < n; i++)
-		if (!isalnum((unsigned char)p[i]) && !strchr("_.-", p[i]))
-			return 0;
-	return 1;
-}
-
-/* The inventory value that ${name} (n bytes of name) refers to, or NULL
- * with the reason reported in d against node v. */
-static const cJSON *inv_ref(struct gl_diag *d, const cJSON *v, const char *path, const cJSON *inv,
-			    const char *invname, const char *name, size_t n)
-{
-	const cJSON *val;
-
-	if (!inv_name_ok(name, n)) {
-		gl_diag_error(d, v, path, "'${%.*s}': expected ${name} with letters, digits, '_', '-' and '.'",
-			      (int)n, name);
-		return NULL;
-	}
-	if (!(val = inv_lookup(inv, name, n)))
-		gl_diag_error(d, v, path, "${%.*s} is not in the inventory %s", (int)n, name, invname);
-	return val;
-}
-
-/* The replacement for string node v, or NULL when it stays as it is (and on
- * error, reported in d). A lone ${...} takes the value with its type. */
-static cJSON *inv_expand_one(struct gl_diag *d, const cJSON *v, const char *path, const cJSON *inv,
-			     const char *invname)
-{
-	const char *s = v->valuestring, *p;
-	size_t len = strlen(s);
-	struct gl_buf b;
-	cJSON *out = NULL;
-
-	if (!strchr(s, '$'))
-		return NULL;
-	/* a lone ${name}: the value keeps its JSON type */
-	if (len > 3 && s[0] == '$' && s[1] == '{' && strchr(s, '}') == s + len - 1) {
-		const cJSON *val = inv_ref(d, v, path, inv, invname, s + 2, len - 3);
-		return val ? cJSON_Duplicate(val, 1) : NULL;
-	}
-	gl_buf_init(&b, 1 << 16);
-	for (p = s; *p;) {
-		const char *q = strchr(p, '$'), *end;
-		const cJSON *val;
-		size_t n;
-		if (!q) {
-			gl_buf_append(&b, p, strlen(p));
-			break;
-		}
-		gl_buf_append(&b, p, (size_t)(q - p));
-		if (q[1] == '$' && q[2] == '{') {         /* $${ is a literal ${ */
-			gl_buf_append(&b, "${", 2);
-			p = q + 3;
-			continue;
-		}
-		if (q[1] != '{') {
-			gl_buf_append(&b, "$", 1);
-			p = q + 1;
-			continue;
-		}
-		if (!(end = strchr(q + 2, '}'))) {
-			gl_diag_error(d, v, path, "'%s': ${ without its closing }", s);
-			goto fail;
-		}
-		n = (size_t)(end - q - 2);
-		if (!(val = inv_ref(d, v, path, inv, invname, q + 2, n)))
-			goto fail;
-		if (cJSON_IsString(val))
-			gl_buf_append(&b, val->valuestring, strlen(val->valuestring));
-		else if (cJSON_IsBool(val))
-			gl_buf_printf(&b, "%s", cJSON_IsTrue(val) ? "true" : "false");
-		else if (cJSON_IsNumber(val) && val->valuedouble == (double)(long long)val->valuedouble)
-			gl_buf_printf(&b, "%lld", (long long)val->valuedouble);
-		else if (cJSON_IsNumber(val))
-			gl_buf_printf(&b, "%.17g", val->valuedouble);
-		else {
-			gl_diag_error(d, v, path,
-				      "${%.*s} is %s in the inventory: only a string standing alone can take it",
-				      (int)n, q + 2, gl_json_type_name(val));
-			goto fail;
-		}
-		p = end + 1;
-	}
-	gl_buf_append(&b, "", 1);
-	out = cJSON_CreateString(b.data ? b.data : "");
-fail:
-	gl_buf_free(&b);
-	return out;
-}
-
-static void inv_expand(struct gl_diag *d, cJSON *node, const char *path, const cJSON *inv, const char *invname,
-		       int depth)
-{
-	cJSON *c, *next;
-	int i = 0;
-
-	if (depth > 64)
-		return;
-	for (c = node->child; c; c = next, i++) {
-		char p[512];
-		next = c->next;
-		if (cJSON_IsObject(node)) {
-			if (depth == 0 && !strcmp(c->string, "inventory"))
-				continue;
-			gl_join(p, sizeof(p), path, c->string);
-		} else {
-			snprintf(p, sizeof(p), "%s[%d]", path, i);
-		}
-		if (cJSON_IsString(c)) {
-			cJSON *r = inv_expand_one(d, c, p, inv, invname);
-			if (r && cJSON_IsObject(node))
-				cJSON_ReplaceItemInObjectCaseSensitive(node, c->string, r);
-			else if (r)
-				cJSON_ReplaceItemInArray(node, i, r);
-		} else if (cJSON_IsObject(c) || cJSON_IsArray(c)) {
-			inv_expand(d, c, p, inv, invname, depth + 1);
-		}
-	}
-}
-
-static void apply_inventory(struct gl_scenario *s, const struct gl_scenario_opts *o, struct gl_diag *d)
-{
-	const cJSON *key = cJSON_GetObjectItemCaseSensitive(s->root, "inventory");
-	struct gl_err err = { 0 };
-	cJSON *inv, *hosts, *h;
-	char *text = NULL;
-	size_t len = 0;
-
-	if (!key)
-		return;
-	if (!cJSON_IsString(key) || !key->valuestring[0]) {
-		gl_diag_error(d, key, "inventory", "expected the path of an inventory file (JSON object)");
-		return;
-	}
-	if (o && o->inventory_text) {
-		/* resume, report: the bytes the run was started with */
-		snprintf(s->inventory_path, sizeof(s->inventory_path), "%s", key->valuestring);
-		text = strdup(o->inventory_text);
-		len = text ? strlen(text) : 0;
-	} else if (gl_path_confine(s->path, s->root, key->valuestring, s->inventory_path, sizeof(s->inventory_path),
-				   &err) != 0) {
-		gl_diag_error(d, key, "inventory", "cannot read the inventory: %s", err.msg);
-		return;
-	} else if (gl_read_file(s->inventory_path, 1 << 20, &text, &len, &err) != 0) {
-		gl_diag_error(d, key, "inventory", "cannot read the inventory: %s", err.msg);
-		return;
-	}
-	if (!text)
-		return;
-	inv = cJSON_ParseWithLength(text, len);
-	if (!cJSON_IsObject(inv)) {
-		gl_diag_error(d, key, "inventory", "%s is not a JSON object", s->inventory_path);
-		cJSON_Delete(inv);
-		free(text);
-		return;
-	}
-	s->inventory_text = text;
-	inv_expand(d, s->root, "", inv, s->inventory_path, 0);
-	hosts = cJSON_GetObjectItemCaseSensitive(inv, "hosts");
-	if (cJSON_IsObject(hosts)) {
-		cJSON *mine = cJSON_GetObjectItemCaseSensitive(s->root, "hosts");
-		if (!mine)
-			mine = cJSON_AddObjectToObject(s->root, "hosts");
-		cJSON_ArrayForEach(h, hosts)
-			if (cJSON_IsObject(mine) && !cJSON_GetObjectItemCaseSensitive(mine, h->string))
-				cJSON_AddItemToObject(mine, h->string, cJSON_Duplicate(h, 1));
-	}
-	cJSON_Delete(inv);
-}
-
 /* ---- entry points -------------------------------------------------------- */
 
 struct gl_scenario *gl_scenario_load_text(const char *name, const char *text, size_t len,
@@ -1209,8 +909,8 @@ struct gl_scenario *gl_scenario_load_text(const char *name, const char *text, si
 		return s;
 	}
 	for (int i = 0; o && o->sets && o->sets[i]; i++)
-		apply_set(s->root, o->sets[i], d);
-	apply_inventory(s, o, d);
+		gl_scenario_apply_set(s->root, o->sets[i], d);
+	gl_scenario_apply_inventory(s, o, d);
 
 	gl_check_keys(d, s->root, "", keys);
 	gl_get_name(d, s->root, "name", "", 1, s->name, sizeof(s->name));
@@ -1269,314 +969,6 @@ struct gl_scenario *gl_scenario_load_text(const char *name, const char *text, si
 	check_time_scale(&v, o);
 	check_required_targets(&v);
 	return s;
-}
-
-/* ---- windows x hold against the timeline (validate, run) --------------------
- *
- * The analysis (analysis.c) judges real-time windows: window k covers
- * [k*window, (k+1)*window) of elapsed real time from the run's start, the
- * last one cut at the run's end, and each is labelled with the phase in
- * force when its row is first written: at the first commit after it opens
- * (commits come every 500 ms), or at its end if that comes first. A
- * fault's recovery_s needs `hold` consecutive windows, from the one holding
- * its inject, all ending by the next fault's inject (the run's end for the
- * last); restore_s the same from the window holding its revert. A steady
- * (degraded) target needs a window judged in its scope: one labelled with
- * a phase of that scope, and not between a fault's inject window and its
- * revert window (those are degraded).
- *
- * Judged on the schedule (every step and commit on time, which is the best
- * case: a late inject or revert only moves its window later; a phase at a
- * window's labelling instant may give it either label); refused only what
- * can then never pass and would pass at a lower time scale. What can never
- * pass at any scale is a choice of the scenario's (a fault reverted as, or
- * after, the next one is injected, or at the run's end; a steady phase
- * that faults cover): a warning, not refused. */
-struct fit_fault {
-	int i;                        /* index in s->faults */
-	int64_t ti, tr;               /* real inject and revert */
-};
-
-static int cmp_fit_fault(const void *a, const void *b)
-{
-	const struct fit_fault *x = a, *y = b;
-	if (x->ti != y->ti)
-		return x->ti < y->ti ? -1 : 1;
-	return (x->i > y->i) - (x->i < y->i);
-}
-
-struct fit {
-	int64_t W, E, nwin;
-	int hold;
-	double sc;
-};
-
-/* analysis.c window_at: the first window ending after t (nwin: none). */
-static int64_t fit_at(const struct fit *f, int64_t t)
-{
-	return t >= f->E ? f->nwin : t / f->W;
-}
-
-/* How many consecutive windows from k0 end by limit (INT64_MAX: any). */
-static int64_t fit_count(const struct fit *f, int64_t k0, int64_t limit)
-{
-	int64_t last = f->nwin - 1;
-	if (limit < f->E)
-		last = limit / f->W - 1;      /* (k+1)W <= limit; the last window ends at E > limit */
-	return last >= k0 ? last - k0 + 1 : 0;
-}
-
-static void fit_secs(int64_t ns, char *buf, size_t n)
-{
-	snprintf(buf, n, "%.9g s", (double)ns / 1e9);
-}
-
-static void check_fault_fit(struct gl_scenario *s, const struct fit *w, struct gl_diag *d)
-{
-	struct fit_fault *ff = calloc((size_t)s->n_faults + 1, sizeof(*ff));
-	char p[GL_NAME_MAX + 32], a[64], b[64], c[64], ws[64], bound[GL_NAME_MAX + 96];
-
-	if (!ff)
-		return;
-	for (int i = 0; i < s->n_faults; i++) {
-		const struct gl_fault_spec *f = &s->faults[i];
-		ff[i].i = i;
-		ff[i].ti = gl_timeline_real_ns(f->at_ns, w->sc);
-		ff[i].tr = f->dur_ns > 0 ? gl_timeline_real_ns(f->at_ns + f->dur_ns, w->sc) : ff[i].ti;
-	}
-	qsort(ff, (size_t)s->n_faults, sizeof(*ff), cmp_fit_fault);
-	fit_secs(w->W, ws, sizeof(ws));
-	for (int k = 0, nx = 0; k < s->n_faults; k++) {
-		const struct gl_fault_spec *f = &s->faults[ff[k].i];
-		const struct gl_fault_spec *next;
-		int64_t limit, gap_scn, k0, r0, n;
-
-		/* the bound: the earliest inject strictly after this one */
-		if (nx <= k)
-			nx = k + 1;
-		while (nx < s->n_faults && ff[nx].ti <= ff[k].ti)
-			nx++;
-		next = nx < s->n_faults ? &s->faults[ff[nx].i] : NULL;
-		limit = next ? ff[nx].ti : INT64_MAX;
-		snprintf(p, sizeof(p), "faults[%d]", ff[k].i);
-		if (next) {
-			fit_secs(limit, b, sizeof(b));
-			snprintf(bound, sizeof(bound), "the next fault's inject ('%s' at %s)", next->id, b);
-		} else {
-			fit_secs(w->E, b, sizeof(b));
-			snprintf(bound, sizeof(bound), "the run's end (at %s)", b);
-		}
-		k0 = fit_at(w, ff[k].ti);
-		n = fit_count(w, k0, limit);
-		if (n < w->hold) {
-			fit_secs(ff[k].ti, a, sizeof(a));
-			fit_secs((next ? limit : w->E) - ff[k].ti, c, sizeof(c));
-			gl_diag_error(d, f->json, p,
-				      "fault '%s': recovery_s needs hold %d consecutive windows of %s, from the one "
-				      "holding its inject (at %s of real time) to %s, but at time scale %g those "
-				      "%s of real time hold only %lld such window(s) (windows start every %s from "
-				      "the run's start): it can never pass; use a lower --time-scale, a longer gap "
-				      "after this fault, or a smaller window or hold",
-				      f->id, w->hold, ws, a, bound, w->sc, c, (long long)n, ws);
-			continue;
-		}
-		gap_scn = (next ? next->at_ns : s->duration_ns) - (f->at_ns + (f->dur_ns > 0 ? f->dur_ns : 0));
-		fit_secs(ff[k].tr, a, sizeof(a));
-		if (gap_scn <= 0) {
-			/* never measured at any scale: the scenario's choice */
-			gl_diag_warn(d, f->json, p,
-				     "fault '%s': its restore_s cannot be measured: its revert (at %s of real time) "
-				     "is not before %s, and restore_s counts only windows that end by then",
-				     f->id, a, bound);
-			continue;
-		}
-		r0 = fit_at(w, ff[k].tr);
-		n = fit_count(w, r0, limit);
-		if (n < w->hold) {
-			fit_secs((next ? limit : w->E) - ff[k].tr, c, sizeof(c));
-			gl_diag_error(d, f->json, p,
-				      "fault '%s': restore_s needs hold %d consecutive windows of %s, from the one "
-				      "holding its revert (at %s of real time) to %s, but at time scale %g those "
-				      "%s of real time hold only %lld such window(s) (windows start every %s from "
-				      "the run's start): it can never pass; use a lower --time-scale, a longer gap "
-				      "after this fault, or a smaller window or hold",
-				      f->id, w->hold, ws, a, bound, w->sc, c, (long long)n, ws);
-		}
-	}
-	free(ff);
-}
-
-/* Window k is labelled at some instant of [kW, kW + min(commit, its
- * length)]: the first commit after it opens, or its end. The window
- * indices [*lo, *hi] that phase p (real [S, Ep]) may label. */
-static void phase_windows(const struct gl_scenario *s, const struct fit *w, int p, int64_t *lo, int64_t *hi)
-{
-	int64_t S = gl_timeline_real_ns(s->phases[p].start_ns, w->sc);
-	int64_t Ep = gl_timeline_real_ns(s->phases[p].start_ns + s->phases[p].dur_ns, w->sc);
-	int64_t c = w->W < GL_COMMIT_INTERVAL_NS ? w->W : GL_COMMIT_INTERVAL_NS;
-	int64_t last = w->nwin - 1;
-
-	/* kW <= Ep and kW + c >= S (the last window: its own length) */
-	*lo = S - c > 0 ? (S - c + w->W - 1) / w->W : 0;
-	*hi = Ep / w->W < last ? Ep / w->W : last;
-	if (*hi == last) {
-		int64_t start = last * w->W, len = w->E - start;
-		if (start + (len < GL_COMMIT_INTERVAL_NS ? len : GL_COMMIT_INTERVAL_NS) < S)
-			(*hi)--;
-	}
-}
-
-/* Do faults (by_at: their indices in (at, index) order) cover scenario
- * time [t, end) from start to end, inject to revert? */
-static int covered(const struct gl_scenario *s, const int *by_at, int64_t t, int64_t end)
-{
-	for (int k = 0; k < s->n_faults && t < end; k++) {
-		const struct gl_fault_spec *f = &s->faults[by_at[k]];
-		if (f->at_ns > t)
-			return 0;
-		if (f->dur_ns > 0 && f->at_ns + f->dur_ns > t)
-			t = f->at_ns + f->dur_ns;
-	}
-	return t >= end;
-}
-
-struct span { int64_t lo, hi; };
-
-static int cmp_span(const void *a, const void *b)
-{
-	const struct span *x = a, *y = b;
-	return (x->lo > y->lo) - (x->lo < y->lo);
-}
-
-/* Each scope with window targets needs a window judged in it. */
-static void check_scope_fit(struct gl_scenario *s, const struct fit *w, enum gl_scope scope, struct gl_diag *d)
-{
-	const char *sn = gl_scope_name(scope);
-	struct span *fs = NULL;
-	int n_fs = 0, any_target = 0, any_phase = 0;
-	int *by_at = NULL, found = 0;
-	char ws[64], a[64], dur[64], tn[200] = "";
-
-	for (int i = 0; i < s->n_targets; i++)
-		if (s->targets[i].scope == scope && !s->targets[i].missing && !any_target++)
-			snprintf(tn, sizeof(tn), "%s", s->targets[i].metric);
-	for (int p = 0; p < s->n_phases; p++)
-		any_phase |= s->phases[p].scope == scope;
-	if (!any_target || !any_phase)
-		return;
-	if (scope == GL_SCOPE_DEGRADED && s->n_faults > 0)
-		return;   /* a fault's inject window is judged degraded */
-	/* windows between a fault's inject window and its revert window are
-	 * degraded (more when its restore comes later) */
-	if (scope == GL_SCOPE_STEADY && s->n_faults > 0) {
-		fs = calloc((size_t)s->n_faults, sizeof(*fs));
-		if (!fs)
-			return;
-		for (int i = 0; i < s->n_faults; i++) {
-			const struct gl_fault_spec *f = &s->faults[i];
-			int64_t ti = gl_timeline_real_ns(f->at_ns, w->sc);
-			int64_t tr = f->dur_ns > 0 ? gl_timeline_real_ns(f->at_ns + f->dur_ns, w->sc) : ti;
-			struct span sp = { fit_at(w, ti), fit_at(w, tr) - 1 };
-			if (sp.lo <= sp.hi)
-				fs[n_fs++] = sp;
-		}
-		qsort(fs, (size_t)n_fs, sizeof(*fs), cmp_span);
-		{
-			int m = 0;
-			for (int i = 0; i < n_fs; i++) {
-				if (m && fs[i].lo <= fs[m - 1].hi + 1) {
-					if (fs[i].hi > fs[m - 1].hi)
-						fs[m - 1].hi = fs[i].hi;
-				} else {
-					fs[m++] = fs[i];
-				}
-			}
-			n_fs = m;
-		}
-	}
-	/* phases in order: their window ranges never go back */
-	for (int p = 0, j = 0; p < s->n_phases && !found; p++) {
-		int64_t lo, hi;
-		if (s->phases[p].scope != scope)
-			continue;
-		phase_windows(s, w, p, &lo, &hi);
-		if (lo > hi)
-			continue;
-		while (j < n_fs && fs[j].hi < lo)
-			j++;
-		if (!(j < n_fs && fs[j].lo <= lo && fs[j].hi >= hi))
-			found = 1;   /* a window of this phase is outside every fault */
-	}
-	if (found) {
-		free(fs);
-		return;
-	}
-	if (s->n_faults > 0 && (by_at = calloc((size_t)s->n_faults, sizeof(*by_at)))) {
-		for (int i = 0; i < s->n_faults; i++)
-			by_at[i] = i;
-		sort_faults = s->faults;
-		qsort(by_at, (size_t)s->n_faults, sizeof(*by_at), cmp_fault_at);
-		sort_faults = NULL;
-	}
-	/* No window can be judged in this scope: say why, phase by phase. */
-	fit_secs(w->W, ws, sizeof(ws));
-	for (int p = 0; p < s->n_phases; p++) {
-		const struct gl_phase *ph = &s->phases[p];
-		int64_t lo, hi;
-		int covered_scn;
-		char path[64];
-		if (ph->scope != scope)
-			continue;
-		/* the scenario's choice when faults cover the whole phase in
-		 * scenario time (no scale would help) */
-		covered_scn = scope == GL_SCOPE_STEADY && by_at && covered(s, by_at, ph->start_ns, ph->start_ns + ph->dur_ns);
-		phase_windows(s, w, p, &lo, &hi);
-		snprintf(path, sizeof(path), "phases[%d]", p);
-		fit_secs(gl_timeline_real_ns(ph->start_ns + ph->dur_ns, w->sc) -
-			 gl_timeline_real_ns(ph->start_ns, w->sc), a, sizeof(a));
-		gl_format_duration(ph->dur_ns, dur, sizeof(dur));
-		if (covered_scn)
-			gl_diag_warn(d, ph->json, s->phases[p].json ? path : "phases",
-				     "phase '%s': faults cover it from start to end, so no window of it is judged %s "
-				     "and the %s targets ('%s'...) can have no data there",
-				     ph->name, sn, sn, tn);
-		else if (lo > hi)
-			gl_diag_error(d, ph->json, s->phases[p].json ? path : "phases",
-				      "phase '%s' (%s, judged %s) lasts %s of real time at time scale %g, and no window "
-				      "of %s takes it (windows start every %s from the run's start and take the phase "
-				      "in force at their first commit, within 0.5 s of their start); no window of the "
-				      "run is judged %s, so the %s targets ('%s'...) can never have data: use a lower "
-				      "--time-scale, a longer phase or a smaller window",
-				      ph->name, dur, sn, a, w->sc, ws, ws, sn, sn, tn);
-		else
-			gl_diag_error(d, ph->json, s->phases[p].json ? path : "phases",
-				      "phase '%s' (%s, judged %s) lasts %s of real time at time scale %g: the %lld "
-				      "window(s) of %s that take it all lie between a fault's inject and its "
-				      "revert, judged degraded; no window of the run is judged %s, so the %s targets "
-				      "('%s'...) can never have data: use a lower --time-scale, a longer phase or "
-				      "gaps between faults, or a smaller window",
-				      ph->name, dur, sn, a, w->sc, (long long)(hi - lo + 1), ws, sn, sn, tn);
-	}
-	free(fs);
-	free(by_at);
-}
-
-static void check_window_fit(struct gl_scenario *s, double sc, struct gl_diag *d)
-{
-	struct fit w;
-
-	if (s->window_ns <= 0 || s->duration_ns <= 0 || s->n_phases <= 0)
-		return;
-	w.sc = sc > 0 ? sc : 1;
-	w.W = s->window_ns;
-	w.E = gl_timeline_real_ns(s->duration_ns, w.sc);
-	w.hold = s->hold;
-	if (w.E <= 0)
-		return;
-	w.nwin = (w.E + w.W - 1) / w.W;
-	check_fault_fit(s, &w, d);
-	check_scope_fit(s, &w, GL_SCOPE_STEADY, d);
-	check_scope_fit(s, &w, GL_SCOPE_DEGRADED, d);
 }
 
 /* The files a scenario names, checked once its schema passed (validate and
@@ -1641,7 +1033,7 @@ struct gl_scenario *gl_scenario_load_file(const char *path, const struct gl_scen
 		if (d->n_errors == 0)
 			check_files(s, d);
 		if (timeline_ok)
-			check_window_fit(s, o ? o->time_scale : 1, d);
+			gl_scenario_check_window_fit(s, o ? o->time_scale : 1, d);
 	}
 	return s;
 }
