@@ -538,55 +538,43 @@ static void require_target(struct vctx *v, enum gl_scope scope, const char *pref
 	add_target(v, shown, scope, NULL, NULL, NULL, 1);
 }
 
-/* Each workload present must be judged by the targets it needs. */
+/* What a workload's targets hooks see (plugin.h): the scenario being
+ * validated and the reason its requirements give by default. */
+struct gl_target_need {
+	struct vctx *v;
+	const char *why;
+};
+
+int gl_need_has(const struct gl_target_need *n, enum gl_scope scope, const char *prefix, int exact)
+{
+	return has_target(n->v->s, scope, prefix, exact);
+}
+
+void gl_need_require(struct gl_target_need *n, enum gl_scope scope, const char *prefix, int exact, const char *shown,
+		     const char *why)
+{
+	require_target(n->v, scope, prefix, exact, shown, why ? why : n->why);
+}
+
+void gl_need_imply(struct gl_target_need *n, const char *metric, enum gl_scope scope, const cJSON *json,
+		   const struct gl_target_expr *e, const char *text)
+{
+	add_target(n->v, metric, scope, json, e, text, 0);
+}
+
+/* Each workload present must be judged by the targets it needs: its ops
+ * table's targets hook says which (loadgen/<name>_schema.c). */
 static void check_required_targets(struct vctx *v)
 {
 	struct gl_scenario *s = v->s;
 
 	for (int i = 0; i < s->n_workloads; i++) {
-		const char *w = s->workloads[i].name;
+		const struct gl_workload_ops *ops = s->workloads[i].ops;
 		char why[128];
-		snprintf(why, sizeof(why), "the %s workload is present", w);
-		if (!strcmp(w, "inference")) {
-			require_target(v, GL_SCOPE_STEADY, "inference.ttft_ms", 0, "inference.ttft_ms.p99", why);
-			require_target(v, GL_SCOPE_STEADY, "inference.error_rate", 1, "inference.error_rate", why);
-		} else if (!strcmp(w, "training")) {
-			/* nccl-tests has no steps: its figure is busbw at the plateau sizes */
-			if (!strcmp(gl_cfg_str(s->workloads[i].cfg, "backend", "mpi"), "nccl-tests"))
-				require_target(v, GL_SCOPE_STEADY, "training.busbw_gbps", 0, "training.busbw_gbps.p50", why);
-			else
-				require_target(v, GL_SCOPE_STEADY, "training.step_time_s", 0, "training.step_time_s.p95", why);
-		} else if (!strcmp(w, "storage")) {
-			const cJSON *pat = cJSON_GetObjectItemCaseSensitive(s->workloads[i].cfg, "pattern");
-			const char *p = cJSON_IsString(pat) ? pat->valuestring : "checkpoint_write";
-			if (!strcmp(p, "checkpoint_write") || !strcmp(p, "mixed"))
-				require_target(v, GL_SCOPE_STEADY, "storage.write_gbps", 0, "storage.write_gbps", why);
-			const cJSON *cs = cJSON_GetObjectItemCaseSensitive(s->workloads[i].cfg, "cold_start");
-			struct gl_cold_start c;
-			/* a cold-start requirement is the read target, unless one is written */
-			if (cs && gl_cold_start_parse(cs, &c) == 0 && !has_target(s, GL_SCOPE_STEADY, "storage.read_gbps", 0)) {
-				struct gl_target_expr e = { GL_CMP_GE, c.required_gbps };
-				char text[64];
-				snprintf(text, sizeof(text), ">= %.6g", c.required_gbps);
-				add_target(v, "storage.read_gbps", GL_SCOPE_STEADY, cs, &e, text, 0);
-			}
-			if (strcmp(p, "checkpoint_write") != 0)
-				require_target(v, GL_SCOPE_STEADY, "storage.read_gbps", 0, "storage.read_gbps", why);
-		} else if (!strcmp(w, "null")) {
-			require_target(v, GL_SCOPE_STEADY, "null.", 0, "null.tick_lag_ms.p99", why);
-		} else if (!strcmp(w, "telemetry")) {
-			/* GPU probes judge XID errors unless the scenario keeps other
-			 * series only; node probes alone need some node target. */
-			const cJSON *cfg = s->workloads[i].cfg, *ser = cJSON_GetObjectItemCaseSensitive(cfg, "series"), *it;
-			int xid = !ser;
-			cJSON_ArrayForEach(it, ser)
-				xid |= cJSON_IsString(it) && !strcmp(it->valuestring, "xid_errors");
-			if (cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(cfg, "dcgm")) > 0)
-				require_target(v, GL_SCOPE_STEADY, xid ? "dcgm.xid_errors.delta" : "dcgm.", xid,
-					       xid ? "dcgm.xid_errors.delta" : "dcgm.ecc_dbe.delta", why);
-			else if (cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(cfg, "node")) > 0)
-				require_target(v, GL_SCOPE_STEADY, "node.", 0, "node.edac_ue.delta", why);
-		}
+		struct gl_target_need n = { v, why };
+		snprintf(why, sizeof(why), "the %s workload is present", s->workloads[i].name);
+		if (ops && ops->targets)
+			ops->targets(s->workloads[i].cfg, &n);
 	}
 	if (s->n_faults > 0) {
 		int any = 0;
@@ -596,13 +584,9 @@ static void check_required_targets(struct vctx *v)
 			/* Name the degraded counterpart of the first steady target. */
 			/* a copy: require_target grows (moves) s->targets */
 			char shown[128] = "null.tick_lag_ms.p99";
-			const char *w0 = s->n_workloads ? s->workloads[0].name : "null";
-			if (!strcmp(w0, "inference"))
-				strcpy(shown, "inference.error_rate");
-			else if (!strcmp(w0, "training"))
-				strcpy(shown, "training.step_time_s.p95");
-			else if (!strcmp(w0, "storage"))
-				strcpy(shown, "storage.write_gbps");
+			const struct gl_workload_ops *w0 = s->n_workloads ? s->workloads[0].ops : NULL;
+			if (w0 && w0->degraded_default)
+				snprintf(shown, sizeof(shown), "%s", w0->degraded_default);
 			for (int i = 0; i < s->n_targets; i++)
 				if (s->targets[i].scope == GL_SCOPE_STEADY && !s->targets[i].missing) {
 					snprintf(shown, sizeof(shown), "%s", s->targets[i].metric);
@@ -613,12 +597,11 @@ static void check_required_targets(struct vctx *v)
 		}
 		require_target(v, GL_SCOPE_RECOVERY, "recovery_s", 1, "recovery_s", "faults are scheduled");
 		require_target(v, GL_SCOPE_RECOVERY, "restore_s", 1, "restore_s", "faults are scheduled");
-		{
-			const struct gl_workload_spec *tw = gl_scenario_workload(s, "training");
-			if (tw && cJSON_GetObjectItemCaseSensitive(tw->cfg, "checkpoint"))
-				require_target(v, GL_SCOPE_RECOVERY, "training.checkpoint.restore_s", 1,
-					       "training.checkpoint.restore_s",
-					       "training checkpoints and faults are both present");
+		for (int i = 0; i < s->n_workloads; i++) {
+			const struct gl_workload_ops *ops = s->workloads[i].ops;
+			struct gl_target_need n = { v, "faults are scheduled" };
+			if (ops && ops->fault_targets)
+				ops->fault_targets(s->workloads[i].cfg, &n);
 		}
 	}
 }

@@ -1225,6 +1225,8 @@ static void inf_check_files(const struct gl_scenario *s, const cJSON *cfg, struc
 const struct gl_workload_ops gl_workload_inference = {
 	.name = "inference",
 	.validate = gl_inference_validate,
+	.targets = gl_inference_targets,
+	.degraded_default = "inference.error_rate",
 	.check_files = inf_check_files,
 	.init = inf_init,
 	.start = inf_start,

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "plugin.h"
 #include "schema.h"
 #include "units.h"
 
@@ -109,4 +110,11 @@ void gl_inference_validate(const struct gl_scenario *s, const cJSON *w, struct g
 		if (!strcmp(mode, "trace") && !cJSON_GetObjectItemCaseSensitive(w, "trace"))
 			gl_diag_error(d, arr, p, "arrival mode 'trace' needs \"%s.trace\" (a trace file)", path);
 	}
+}
+
+/* Judged by its time to first token and its error rate. */
+void gl_inference_targets(const cJSON *w, struct gl_target_need *n)
+{
+	gl_need_require(n, GL_SCOPE_STEADY, "inference.ttft_ms", 0, "inference.ttft_ms.p99", NULL);
+	gl_need_require(n, GL_SCOPE_STEADY, "inference.error_rate", 1, "inference.error_rate", NULL);
 }

@@ -1,6 +1,6 @@
 /*
- * inference_schema.h - the inference workload's validate hook (inference_schema.c), named in
- * its ops table (inference.c).
+ * inference_schema.h - the inference workload's validate and targets hooks
+ * (inference_schema.c), named in its ops table (inference.c).
  */
 #ifndef GL_INFERENCE_SCHEMA_H
 #define GL_INFERENCE_SCHEMA_H
@@ -10,6 +10,10 @@
 #include "diag.h"
 #include "scenario.h"
 
+struct gl_target_need;
+
 void gl_inference_validate(const struct gl_scenario *s, const cJSON *w, struct gl_diag *d, const char *path);
+/* its ops table's targets hook (plugin.h) */
+void gl_inference_targets(const cJSON *w, struct gl_target_need *n);
 
 #endif

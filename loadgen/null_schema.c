@@ -4,6 +4,7 @@
  */
 #include "null_schema.h"
 
+#include "plugin.h"
 #include "schema.h"
 
 void gl_null_validate(const struct gl_scenario *s, const cJSON *w, struct gl_diag *d, const char *path)
@@ -14,4 +15,10 @@ void gl_null_validate(const struct gl_scenario *s, const cJSON *w, struct gl_dia
 	gl_check_keys(d, w, path, keys);
 	gl_get_number(d, w, "rate", path, 0, 0.001, 100000, &x);
 	gl_get_number(d, w, "spin_us", path, 0, 0, 100000, &x);
+}
+
+/* Judged by any null figure (tick_lag_ms.p99 is the one named). */
+void gl_null_targets(const cJSON *w, struct gl_target_need *n)
+{
+	gl_need_require(n, GL_SCOPE_STEADY, "null.", 0, "null.tick_lag_ms.p99", NULL);
 }

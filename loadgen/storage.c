@@ -1466,6 +1466,8 @@ static int sto_preflight(struct gl_ctx *c, const cJSON *cfg)
 const struct gl_workload_ops gl_workload_storage = {
 	.name = "storage",
 	.validate = gl_storage_validate,
+	.targets = gl_storage_targets,
+	.degraded_default = "storage.write_gbps",
 	.init = sto_init,
 	.start = sto_start,
 	.set_load = sto_set_load,

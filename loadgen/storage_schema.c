@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cfg.h"
+#include "plugin.h"
 #include "schema.h"
 
 static const char *const storage_patterns[] = { "checkpoint_write", "model_load", "dataset_read",
@@ -85,4 +86,26 @@ void gl_storage_validate(const struct gl_scenario *s, const cJSON *w, struct gl_
 					gl_diag_error(d, sp, spp, "a spike's \"for\" is longer than its \"every\"");
 			}
 	}
+}
+
+/* Judged by the write rate of the patterns that write and the read rate
+ * of those that read; a cold-start requirement is the read target, unless
+ * one is written. */
+void gl_storage_targets(const cJSON *w, struct gl_target_need *n)
+{
+	const cJSON *pat = cJSON_GetObjectItemCaseSensitive(w, "pattern");
+	const char *p = cJSON_IsString(pat) ? pat->valuestring : "checkpoint_write";
+	const cJSON *cs = cJSON_GetObjectItemCaseSensitive(w, "cold_start");
+	struct gl_cold_start c;
+
+	if (!strcmp(p, "checkpoint_write") || !strcmp(p, "mixed"))
+		gl_need_require(n, GL_SCOPE_STEADY, "storage.write_gbps", 0, "storage.write_gbps", NULL);
+	if (cs && gl_cold_start_parse(cs, &c) == 0 && !gl_need_has(n, GL_SCOPE_STEADY, "storage.read_gbps", 0)) {
+		struct gl_target_expr e = { GL_CMP_GE, c.required_gbps };
+		char text[64];
+		snprintf(text, sizeof(text), ">= %.6g", c.required_gbps);
+		gl_need_imply(n, "storage.read_gbps", GL_SCOPE_STEADY, cs, &e, text);
+	}
+	if (strcmp(p, "checkpoint_write") != 0)
+		gl_need_require(n, GL_SCOPE_STEADY, "storage.read_gbps", 0, "storage.read_gbps", NULL);
 }

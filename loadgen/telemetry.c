@@ -33,6 +33,7 @@
 #include "cfg.h"
 #include "metrics.h"
 #include "plugin.h"
+#include "telemetry_schema.h"
 #include "prom.h"
 #include "store.h"
 #include "units.h"
@@ -861,6 +862,7 @@ static int tl_preflight(struct gl_ctx *c, const cJSON *cfg)
 const struct gl_workload_ops gl_workload_telemetry = {
 	.name = "telemetry",
 	.validate = tl_validate,
+	.targets = gl_telemetry_targets,
 	.init = tl_init,
 	.start = tl_start,
 	.on_window = tl_on_window,

@@ -1195,6 +1195,9 @@ static int trn_preflight(struct gl_ctx *c, const cJSON *cfg)
 const struct gl_workload_ops gl_workload_training = {
 	.name = "training",
 	.validate = gl_training_validate,
+	.targets = gl_training_targets,
+	.fault_targets = gl_training_fault_targets,
+	.degraded_default = "training.step_time_s.p95",
 	.init = trn_init,
 	.start = trn_start,
 	.stop = trn_stop,

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cfg.h"
+#include "plugin.h"
 #include "schema.h"
 #include "units.h"
 
@@ -131,4 +132,22 @@ void gl_training_validate(const struct gl_scenario *s, const cJSON *w, struct gl
 	if (!cJSON_GetObjectItemCaseSensitive(w, "hosts") && !cJSON_GetObjectItemCaseSensitive(w, "np"))
 		gl_diag_error(d, w, path, "training needs \"hosts\" ([\"host:slots\", ...]) or \"np\"");
 	(void)l;
+}
+
+/* Judged by its step time; nccl-tests has no steps: its figure is busbw at
+ * the plateau sizes. */
+void gl_training_targets(const cJSON *w, struct gl_target_need *n)
+{
+	if (!strcmp(gl_cfg_str(w, "backend", "mpi"), "nccl-tests"))
+		gl_need_require(n, GL_SCOPE_STEADY, "training.busbw_gbps", 0, "training.busbw_gbps.p50", NULL);
+	else
+		gl_need_require(n, GL_SCOPE_STEADY, "training.step_time_s", 0, "training.step_time_s.p95", NULL);
+}
+
+/* With faults scheduled, checkpoints are judged by how they restore. */
+void gl_training_fault_targets(const cJSON *w, struct gl_target_need *n)
+{
+	if (cJSON_GetObjectItemCaseSensitive(w, "checkpoint"))
+		gl_need_require(n, GL_SCOPE_RECOVERY, "training.checkpoint.restore_s", 1, "training.checkpoint.restore_s",
+				"training checkpoints and faults are both present");
 }
