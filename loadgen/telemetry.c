@@ -33,9 +33,9 @@
 #include "cfg.h"
 #include "metrics.h"
 #include "plugin.h"
-#include "telemetry_schema.h"
 #include "prom.h"
 #include "store.h"
+#include "telemetry_schema.h"
 #include "units.h"
 
 enum { SRC_DCGM, SRC_NODE, N_SRC };
