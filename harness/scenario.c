@@ -197,21 +197,6 @@ static void parse_hosts(struct vctx *v, const cJSON *hosts)
 	v->s->n_hosts = i;
 }
 
-int gl_cold_start_parse(const cJSON *o, struct gl_cold_start *out)
-{
-	const cJSON *r = cJSON_GetObjectItemCaseSensitive(o, "readers");
-	const cJSON *sz = cJSON_GetObjectItemCaseSensitive(o, "size");
-	const cJSON *wi = cJSON_GetObjectItemCaseSensitive(o, "within");
-
-	if (!cJSON_IsNumber(r) || r->valuedouble < 1 || r->valuedouble > 100000 || !cJSON_IsString(sz) ||
-	    !cJSON_IsString(wi) || gl_parse_size_bytes(sz->valuestring, &out->bytes_each, NULL) != 0 ||
-	    gl_parse_duration_ns(wi->valuestring, &out->within_ns, NULL) != 0 || out->within_ns <= 0)
-		return -1;
-	out->readers = (int)r->valuedouble;
-	out->required_gbps = (double)out->readers * (double)out->bytes_each / 1e9 / ((double)out->within_ns / 1e9);
-	return 0;
-}
-
 static void parse_workloads(struct vctx *v, const cJSON *ws)
 {
 	const cJSON *w;

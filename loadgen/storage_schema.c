@@ -12,6 +12,21 @@
 #include "plugin.h"
 #include "schema.h"
 
+int gl_cold_start_parse(const cJSON *o, struct gl_cold_start *out)
+{
+	const cJSON *r = cJSON_GetObjectItemCaseSensitive(o, "readers");
+	const cJSON *sz = cJSON_GetObjectItemCaseSensitive(o, "size");
+	const cJSON *wi = cJSON_GetObjectItemCaseSensitive(o, "within");
+
+	if (!cJSON_IsNumber(r) || r->valuedouble < 1 || r->valuedouble > 100000 || !cJSON_IsString(sz) ||
+	    !cJSON_IsString(wi) || gl_parse_size_bytes(sz->valuestring, &out->bytes_each, NULL) != 0 ||
+	    gl_parse_duration_ns(wi->valuestring, &out->within_ns, NULL) != 0 || out->within_ns <= 0)
+		return -1;
+	out->readers = (int)r->valuedouble;
+	out->required_gbps = (double)out->readers * (double)out->bytes_each / 1e9 / ((double)out->within_ns / 1e9);
+	return 0;
+}
+
 static const char *const storage_patterns[] = { "checkpoint_write", "model_load", "dataset_read",
 						 "mixed", NULL };
 
