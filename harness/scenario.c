@@ -12,9 +12,10 @@
  * This file owns the scenario's own sections (top level, contract, hosts,
  * phases, faults, targets, safety), the order they are checked in, and the
  * entry points. Each workload's section is checked by its ops table's
- * validate hook (loadgen/<name>_schema.c), each fault's params by its
- * kind's; --set and "inventory" are applied before (scenario_doc.c), and
- * windows x hold is judged after (scenario_fit.c).
+ * validate hook, and the targets it needs named by its targets hooks
+ * (loadgen/<name>_schema.c); each fault's params by its kind's validate.
+ * --set and "inventory" are applied before (scenario_doc.c), and windows x
+ * hold is judged after (scenario_fit.c).
  */
 #include "scenario.h"
 
