@@ -77,10 +77,42 @@ const char *gl_ctx_child_mark(struct gl_ctx *c);
 int64_t gl_ctx_child_started(struct gl_ctx *c, const char *source, int pid, const char *what);
 void gl_ctx_child_ended(struct gl_ctx *c, int64_t id);
 
+/* What a workload's targets hooks may call (scenario.c implements it), while
+ * validation checks that every workload is judged by the figures it needs. */
+struct gl_target_need;
+/* A target written in scope (not a missing one): the metric prefix itself
+ * (exact) or any metric that starts with prefix. */
+int gl_need_has(const struct gl_target_need *n, enum gl_scope scope, const char *prefix, int exact);
+/* Without such a target, the error "targets.<scope>: missing threshold for
+ * <shown> (<why>): a missing threshold is a failed gate" (why NULL: the
+ * hook's reason, e.g. "the <name> workload is present"), and <shown> is
+ * judged as a missing threshold. */
+void gl_need_require(struct gl_target_need *n, enum gl_scope scope, const char *prefix, int exact, const char *shown,
+		     const char *why);
+/* A target the workload's section implies (json: where), as if written. */
+void gl_need_imply(struct gl_target_need *n, const char *metric, enum gl_scope scope, const cJSON *json,
+		   const struct gl_target_expr *e, const char *text);
+
 struct gl_workload_ops {
 	const char *name;
-	/* (optional) checks beyond the scenario schema; report through d. */
-	void (*validate)(const cJSON *cfg, struct gl_diag *d, const char *path);
+	/* (optional) the workload's schema: every key of its section cfg
+	 * ("workloads.<name>", at path), type, unit and range, and its checks
+	 * against the rest of the scenario s (hosts it names exist; s is
+	 * parsed up to its workloads). Report through d with the getters of
+	 * schema.h; scenario.c knows no workload's keys. A workload without it
+	 * takes any section. */
+	void (*validate)(const struct gl_scenario *s, const cJSON *cfg, struct gl_diag *d, const char *path);
+	/* (optional) the targets the workload must be judged by when present
+	 * (gl_need_require) and those its section implies (gl_need_imply);
+	 * called in the workloads' order once the targets are parsed. */
+	void (*targets)(const cJSON *cfg, struct gl_target_need *n);
+	/* (optional) the recovery targets it needs when faults are scheduled,
+	 * asked after recovery_s and restore_s. */
+	void (*fault_targets)(const cJSON *cfg, struct gl_target_need *n);
+	/* (optional) when faults are scheduled, no degraded target is written
+	 * and no steady one either, the figure whose degraded threshold is
+	 * asked for if this workload comes first (else null.tick_lag_ms.p99). */
+	const char *degraded_default;
 	/* (optional) checks of the files the workload will read (a trace has
 	 * rows it can replay, ...), run by validate and run on a scenario
 	 * file whose schema passed; not on a stored scenario, not fuzzed. */

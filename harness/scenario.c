@@ -1,13 +1,21 @@
 /*
  * scenario.c - from scenario JSON to a validated struct gl_scenario.
  *
- * Validation walks the tree once with a small typed schema per object:
- * unknown keys are errors (with a did-you-mean), every value is checked for
- * type and unit, and cross-checks follow (faults inside the duration, ids
- * unique, hosts exist, kinds and methods known, concurrency within
- * safety.max_concurrent_faults, and every workload judged by the targets it
- * needs). All problems are collected in a struct gl_diag, each naming
- * file:line:col and the JSON path.
+ * Validation walks the tree once with a small typed schema per object
+ * (schema.h): unknown keys are errors (with a did-you-mean), every value is
+ * checked for type and unit, and cross-checks follow (faults inside the
+ * duration, ids unique, hosts exist, kinds and methods known, concurrency
+ * within safety.max_concurrent_faults, and every workload judged by the
+ * targets it needs). All problems are collected in a struct gl_diag, each
+ * naming file:line:col and the JSON path.
+ *
+ * This file owns the scenario's own sections (top level, contract, hosts,
+ * phases, faults, targets, safety), the order they are checked in, and the
+ * entry points. Each workload's section is checked by its ops table's
+ * validate hook, and the targets it needs named by its targets hooks
+ * (loadgen/<name>_schema.c); each fault's params by its kind's validate.
+ * --set and "inventory" are applied before (scenario_doc.c), and windows x
+ * hold is judged after (scenario_fit.c).
  */
 #include "scenario.h"
 
@@ -22,7 +30,8 @@
 #include "cfg.h"
 #include "paths.h"
 #include "plugin.h"
-#include "timeline.h"
+#include "scenario_parts.h"
+#include "schema.h"
 
 const char *gl_scope_name(enum gl_scope s)
 {
@@ -34,277 +43,12 @@ const char *gl_scope_name(enum gl_scope s)
 	}
 }
 
-/* ---- small typed getters; each reports its own errors ------------------ */
+/* ---- validation context ------------------------------------------------ */
 
 struct vctx {
 	struct gl_diag *d;
 	struct gl_scenario *s;
 };
-
-static const char *json_type_name(const cJSON *v)
-{
-	if (cJSON_IsObject(v)) return "an object";
-	if (cJSON_IsArray(v)) return "an array";
-	if (cJSON_IsString(v)) return "a string";
-	if (cJSON_IsNumber(v)) return "a number";
-	if (cJSON_IsBool(v)) return "a boolean";
-	if (cJSON_IsNull(v)) return "null";
-	return "an unknown value";
-}
-
-static void join(char *out, size_t n, const char *path, const char *key)
-{
-	if (!path || !*path)
-		snprintf(out, n, "%s", key);
-	else
-		snprintf(out, n, "%s.%s", path, key);
-}
-
-/* Every key of obj must be in allowed (NULL-terminated). */
-static void check_keys(struct gl_diag *d, const cJSON *obj, const char *path,
-		       const char *const *allowed)
-{
-	const cJSON *it;
-
-	cJSON_ArrayForEach(it, obj) {
-		const char *best = NULL;
-		int best_d = 3, found = 0;
-		char p[512];
-
-		for (int i = 0; allowed[i]; i++) {
-			int dd;
-			if (strcmp(it->string, allowed[i]) == 0) {
-				found = 1;
-				break;
-			}
-			dd = gl_edit_distance(it->string, allowed[i], 2);
-			if (dd < best_d) {
-				best_d = dd;
-				best = allowed[i];
-			}
-		}
-		if (found)
-			continue;
-		join(p, sizeof(p), path, it->string);
-		if (best) {
-			gl_diag_error(d, it, p, "unknown key '%s' (did you mean '%s'?)", it->string, best);
-		} else {
-			char list[512] = "";
-			size_t off = 0;
-			for (int i = 0; allowed[i] && off < sizeof(list) - 64; i++)
-				off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%s",
-							i ? ", " : "", allowed[i]);
-			gl_diag_error(d, it, p, "unknown key '%s', expected one of: %s", it->string, list);
-		}
-	}
-}
-
-static const cJSON *want(struct gl_diag *d, const cJSON *obj, const char *key, const char *path,
-			 int required, const char *what)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
-	char p[512];
-
-	if (!v) {
-		if (required)
-			gl_diag_error(d, obj, path, "missing required key '%s' (%s)", key, what);
-		return NULL;
-	}
-	(void)p;
-	return v;
-}
-
-static int get_string(struct gl_diag *d, const cJSON *obj, const char *key, const char *path,
-		      int required, char *out, size_t n)
-{
-	const cJSON *v = want(d, obj, key, path, required, "a string");
-	char p[512];
-
-	if (!v)
-		return 0;
-	join(p, sizeof(p), path, key);
-	if (!cJSON_IsString(v)) {
-		gl_diag_error(d, v, p, "expected a string, got %s", json_type_name(v));
-		return -1;
-	}
-	if (strlen(v->valuestring) >= n) {
-		gl_diag_error(d, v, p, "string too long (at most %zu bytes)", n - 1);
-		return -1;
-	}
-	if (required && !v->valuestring[0]) {
-		gl_diag_error(d, v, p, "must not be empty");
-		return -1;
-	}
-	snprintf(out, n, "%s", v->valuestring);
-	return 1;
-}
-
-/* The first control character (byte < 0x20 or DEL) in s, or NULL. */
-static const char *control_char(const char *s)
-{
-	for (; *s; s++)
-		if ((unsigned char)*s < 0x20 || *s == 0x7f)
-			return s;
-	return NULL;
-}
-
-/* A name that reaches logs, the timeline, status and reports (scenario
- * name, phase names, fault ids): a string without control characters, so
- * a newline or an escape sequence cannot forge a line or a terminal. */
-static int get_name(struct gl_diag *d, const cJSON *obj, const char *key, const char *path, int required,
-		    char *out, size_t n)
-{
-	int rc = get_string(d, obj, key, path, required, out, n);
-	const char *c;
-	char p[512];
-
-	if (rc > 0 && (c = control_char(out))) {
-		join(p, sizeof(p), path, key);
-		gl_diag_error(d, cJSON_GetObjectItemCaseSensitive(obj, key), p,
-			      "a control character (byte %zu, 0x%02x) in a name: refused, it would forge log and "
-			      "report lines",
-			      (size_t)(c - out) + 1, (unsigned)(unsigned char)*c);
-		return -1;
-	}
-	return rc;
-}
-
-static int get_duration(struct gl_diag *d, const cJSON *obj, const char *key, const char *path,
-			int required, int64_t *out)
-{
-	const cJSON *v = want(d, obj, key, path, required, "a duration like 90s, 10m or 1h30m");
-	char p[512];
-	struct gl_err e = { 0 };
-
-	if (!v)
-		return 0;
-	join(p, sizeof(p), path, key);
-	if (!cJSON_IsString(v)) {
-		gl_diag_error(d, v, p, "expected a duration string like \"90s\", \"10m\" or \"1h30m\", got %s",
-			      json_type_name(v));
-		return -1;
-	}
-	if (gl_parse_duration_ns(v->valuestring, out, &e) != 0) {
-		gl_diag_error(d, v, p, "%s", e.msg);
-		return -1;
-	}
-	return 1;
-}
-
-static int get_size(struct gl_diag *d, const cJSON *obj, const char *key, const char *path,
-		    int required, uint64_t *out)
-{
-	const cJSON *v = want(d, obj, key, path, required, "a size like 4KiB or 8GiB");
-	char p[512];
-	struct gl_err e = { 0 };
-
-	if (!v)
-		return 0;
-	join(p, sizeof(p), path, key);
-	if (cJSON_IsNumber(v)) {
-		if (v->valuedouble < 0 || v->valuedouble > 4.6e18 || v->valuedouble != floor(v->valuedouble)) {
-			gl_diag_error(d, v, p, "expected a whole number of bytes or a size like \"4MiB\"");
-			return -1;
-		}
-		*out = (uint64_t)v->valuedouble;
-		return 1;
-	}
-	if (!cJSON_IsString(v)) {
-		gl_diag_error(d, v, p, "expected a size like \"4KiB\" or \"8GiB\", got %s", json_type_name(v));
-		return -1;
-	}
-	if (gl_parse_size_bytes(v->valuestring, out, &e) != 0) {
-		gl_diag_error(d, v, p, "%s", e.msg);
-		return -1;
-	}
-	return 1;
-}
-
-static int get_number(struct gl_diag *d, const cJSON *obj, const char *key, const char *path,
-		      int required, double lo, double hi, double *out)
-{
-	const cJSON *v = want(d, obj, key, path, required, "a number");
-	char p[512];
-
-	if (!v)
-		return 0;
-	join(p, sizeof(p), path, key);
-	if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble)) {
-		gl_diag_error(d, v, p, "expected a number, got %s", json_type_name(v));
-		return -1;
-	}
-	if (v->valuedouble < lo || v->valuedouble > hi) {
-		gl_diag_error(d, v, p, "%g is out of range, expected %g to %g", v->valuedouble, lo, hi);
-		return -1;
-	}
-	*out = v->valuedouble;
-	return 1;
-}
-
-static int get_int(struct gl_diag *d, const cJSON *obj, const char *key, const char *path,
-		   int required, long lo, long hi, long *out)
-{
-	double x;
-	int rc = get_number(d, obj, key, path, required, (double)lo, (double)hi, &x);
-	char p[512];
-
-	if (rc <= 0)
-		return rc;
-	if (x != floor(x)) {
-		join(p, sizeof(p), path, key);
-		gl_diag_error(d, cJSON_GetObjectItemCaseSensitive(obj, key), p,
-			      "expected a whole number, got %g", x);
-		return -1;
-	}
-	*out = (long)x;
-	return 1;
-}
-
-static int get_bool(struct gl_diag *d, const cJSON *obj, const char *key, const char *path,
-		    int *out)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
-	char p[512];
-
-	if (!v)
-		return 0;
-	join(p, sizeof(p), path, key);
-	if (!cJSON_IsBool(v)) {
-		gl_diag_error(d, v, p, "expected true or false, got %s", json_type_name(v));
-		return -1;
-	}
-	*out = cJSON_IsTrue(v);
-	return 1;
-}
-
-static int get_enum(struct gl_diag *d, const cJSON *obj, const char *key, const char *path,
-		    int required, const char *const *choices, char *out, size_t n)
-{
-	int rc = get_string(d, obj, key, path, required, out, n);
-	char p[512], list[256] = "";
-	size_t off = 0;
-
-	if (rc <= 0)
-		return rc;
-	for (int i = 0; choices[i]; i++)
-		if (strcmp(out, choices[i]) == 0)
-			return 1;
-	for (int i = 0; choices[i] && off < sizeof(list) - 32; i++)
-		off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%s", i ? ", " : "", choices[i]);
-	join(p, sizeof(p), path, key);
-	gl_diag_error(d, cJSON_GetObjectItemCaseSensitive(obj, key), p,
-		      "'%s' is not one of: %s", out, list);
-	return -1;
-}
-
-static int want_object(struct gl_diag *d, const cJSON *v, const char *path)
-{
-	if (!cJSON_IsObject(v)) {
-		gl_diag_error(d, v, path, "expected an object, got %s", json_type_name(v));
-		return 0;
-	}
-	return 1;
-}
 
 /* "2026-12-01T00:00Z", "2026-12-01T00:00:00Z", "2026-12-01T00:00:00+02:00" */
 static int parse_rfc3339(const char *s, int64_t *out_ns)
@@ -370,7 +114,7 @@ static void parse_hosts(struct vctx *v, const cJSON *hosts)
 	const cJSON *h;
 	int n = cJSON_GetArraySize(hosts), i = 0;
 
-	if (!want_object(v->d, hosts, "hosts"))
+	if (!gl_want_object(v->d, hosts, "hosts"))
 		return;
 	v->s->hosts = calloc((size_t)n + 1, sizeof(*v->s->hosts));
 	cJSON_ArrayForEach(h, hosts) {
@@ -383,19 +127,19 @@ static void parse_hosts(struct vctx *v, const cJSON *hosts)
 			gl_diag_error(v->d, h, path, "host names are 1 to %zu bytes", sizeof(o->name) - 1);
 			continue;
 		}
-		if (control_char(h->string)) {
+		if (gl_control_char(h->string)) {
 			gl_diag_error(v->d, h, "hosts", "a host name holds a control character: refused, it would "
 				      "forge log and report lines");
 			continue;
 		}
-		if (!want_object(v->d, h, path))
+		if (!gl_want_object(v->d, h, path))
 			continue;
-		check_keys(v->d, h, path, keys);
+		gl_check_keys(v->d, h, path, keys);
 		snprintf(o->name, sizeof(o->name), "%s", h->string);
 		o->json = h;
-		has_ssh = get_string(v->d, h, "ssh", path, 0, ssh, sizeof(ssh)) > 0;
-		get_bool(v->d, h, "local", path, &o->local);
-		if (get_string(v->d, h, "netns", path, 0, o->netns, sizeof(o->netns)) > 0 && o->netns[0] &&
+		has_ssh = gl_get_string(v->d, h, "ssh", path, 0, ssh, sizeof(ssh)) > 0;
+		gl_get_bool(v->d, h, "local", path, &o->local);
+		if (gl_get_string(v->d, h, "netns", path, 0, o->netns, sizeof(o->netns)) > 0 && o->netns[0] &&
 		    !gl_word_ok(o->netns, "_.-", sizeof(o->netns) - 1)) {
 			/* it reaches `ip netns exec NAME` and /run/netns/NAME:
 			 * "-all" would be an option, "../.." a path */
@@ -405,14 +149,14 @@ static void parse_hosts(struct vctx *v, const cJSON *hosts)
 				      "expected a network namespace name (letters, digits and _ . -, not starting "
 				      "with '-', no '..'), got '%s'", o->netns);
 		}
-		get_string(v->d, h, "key", path, 0, o->key, sizeof(o->key));
-		get_string(v->d, h, "known_hosts", path, 0, o->known_hosts, sizeof(o->known_hosts));
+		gl_get_string(v->d, h, "key", path, 0, o->key, sizeof(o->key));
+		gl_get_string(v->d, h, "known_hosts", path, 0, o->known_hosts, sizeof(o->known_hosts));
 		{
 			char tmp[256];
-			get_string(v->d, h, "passphrase_env", path, 0, tmp, sizeof(tmp));
-			get_string(v->d, h, "address", path, 0, tmp, sizeof(tmp));
-			get_string(v->d, h, "slurm_node", path, 0, tmp, sizeof(tmp));
-			get_string(v->d, h, "k8s_node", path, 0, tmp, sizeof(tmp));
+			gl_get_string(v->d, h, "passphrase_env", path, 0, tmp, sizeof(tmp));
+			gl_get_string(v->d, h, "address", path, 0, tmp, sizeof(tmp));
+			gl_get_string(v->d, h, "slurm_node", path, 0, tmp, sizeof(tmp));
+			gl_get_string(v->d, h, "k8s_node", path, 0, tmp, sizeof(tmp));
 		}
 		if (has_ssh == o->local) {
 			gl_diag_error(v->d, h, path,
@@ -453,358 +197,12 @@ static void parse_hosts(struct vctx *v, const cJSON *hosts)
 	v->s->n_hosts = i;
 }
 
-static const char *const arrival_modes[] = { "poisson", "constant", "gamma", "trace", "closed", NULL };
-
-static void check_inference(struct vctx *v, const cJSON *w, const char *path)
-{
-	static const char *const keys[] = {
-		"endpoints", "api", "model", "api_key_env", "api_key_file", "arrival", "trace",
-		"trace_format", "max_in_flight", "timeout", "ttft_timeout", "idle_timeout", "stream",
-		"input_tokens", "output_tokens", "seed", "balance", "drop_failed_endpoints",
-		"ca_bundle", "http2", "ignore_eos", "preflight", NULL };
-	static const char *const akeys[] = { "mode", "rate", "cv", "users", "think_time", "speed",
-					     "loop", "start", "end", NULL };
-	static const char *const apis[] = { "chat", "completions", NULL };
-	static const char *const bal[] = { "round_robin", "least_in_flight", NULL };
-	const cJSON *eps = cJSON_GetObjectItemCaseSensitive(w, "endpoints"), *e, *arr;
-	char buf[256], p[512], mode[32] = "poisson", tmp[1024];
-	long l;
-	int64_t ns;
-	double x;
-	int b;
-
-	check_keys(v->d, w, path, keys);
-	join(p, sizeof(p), path, "endpoints");
-	if (!eps) {
-		gl_diag_error(v->d, w, path, "missing required key 'endpoints' (an array of base URLs)");
-	} else if (!cJSON_IsArray(eps) || cJSON_GetArraySize(eps) == 0) {
-		gl_diag_error(v->d, eps, p, "expected a non-empty array of URLs like \"http://host:8000/v1\"");
-	} else {
-		int i = 0;
-		cJSON_ArrayForEach(e, eps) {
-			char ep[600];
-			snprintf(ep, sizeof(ep), "%s[%d]", p, i++);
-			if (!cJSON_IsString(e) || (strncmp(e->valuestring, "http://", 7) &&
-						   strncmp(e->valuestring, "https://", 8)))
-				gl_diag_error(v->d, e, ep, "expected a URL starting with http:// or https://");
-		}
-	}
-	get_enum(v->d, w, "api", path, 0, apis, buf, sizeof(buf));
-	get_string(v->d, w, "model", path, 1, buf, sizeof(buf));
-	get_string(v->d, w, "api_key_env", path, 0, buf, sizeof(buf));
-	get_string(v->d, w, "api_key_file", path, 0, tmp, sizeof(tmp));
-	get_string(v->d, w, "trace", path, 0, tmp, sizeof(tmp));
-	{
-		static const char *const formats[] = { "auto", "azure", "burstgpt", "mooncake", "prompts", NULL };
-		get_enum(v->d, w, "trace_format", path, 0, formats, buf, sizeof(buf));
-	}
-	get_string(v->d, w, "ca_bundle", path, 0, tmp, sizeof(tmp));
-	get_int(v->d, w, "max_in_flight", path, 0, 1, 1000000, &l);
-	get_int(v->d, w, "input_tokens", path, 0, 1, 10000000, &l);
-	get_int(v->d, w, "output_tokens", path, 0, 1, 10000000, &l);
-	get_int(v->d, w, "seed", path, 0, 0, 9007199254740991L, &l);
-	get_duration(v->d, w, "timeout", path, 0, &ns);
-	get_duration(v->d, w, "ttft_timeout", path, 0, &ns);
-	get_duration(v->d, w, "idle_timeout", path, 0, &ns);
-	get_bool(v->d, w, "stream", path, &b);
-	get_bool(v->d, w, "http2", path, &b);
-	get_bool(v->d, w, "ignore_eos", path, &b);
-	get_bool(v->d, w, "drop_failed_endpoints", path, &b);
-	get_bool(v->d, w, "preflight", path, &b);
-	get_enum(v->d, w, "balance", path, 0, bal, buf, sizeof(buf));
-	arr = cJSON_GetObjectItemCaseSensitive(w, "arrival");
-	join(p, sizeof(p), path, "arrival");
-	if (!arr) {
-		gl_diag_error(v->d, w, path, "missing required key 'arrival' (e.g. {\"mode\": \"poisson\", \"rate\": 20})");
-	} else if (want_object(v->d, arr, p)) {
-		const cJSON *rate = cJSON_GetObjectItemCaseSensitive(arr, "rate");
-		check_keys(v->d, arr, p, akeys);
-		get_enum(v->d, arr, "mode", p, 1, arrival_modes, mode, sizeof(mode));
-		if (rate) {
-			char rp[600];
-			struct gl_err er = { 0 };
-			double r;
-			snprintf(rp, sizeof(rp), "%s.rate", p);
-			if (cJSON_IsNumber(rate)) {
-				if (!(rate->valuedouble > 0) || rate->valuedouble > 1e7)
-					gl_diag_error(v->d, rate, rp, "expected a rate above 0 and at most 1e7 per second");
-			} else if (!cJSON_IsString(rate) || gl_parse_rate(rate->valuestring, &r, &er) != 0) {
-				gl_diag_error(v->d, rate, rp, "%s", er.code ? er.msg : "expected a rate like 20 or \"1200/m\"");
-			} else if (!(r > 0) || r > 1e7) {
-				gl_diag_error(v->d, rate, rp, "expected a rate above 0 and at most 1e7 per second, got '%s'",
-					      rate->valuestring);
-			}
-		}
-		get_number(v->d, arr, "cv", p, 0, 0.01, 100, &x);
-		get_number(v->d, arr, "speed", p, 0, 1e-6, 1e6, &x);
-		get_int(v->d, arr, "users", p, 0, 1, 1000000, &l);
-		get_duration(v->d, arr, "think_time", p, 0, &ns);
-		get_duration(v->d, arr, "start", p, 0, &ns);
-		get_duration(v->d, arr, "end", p, 0, &ns);
-		get_bool(v->d, arr, "loop", p, &b);
-		if ((!strcmp(mode, "poisson") || !strcmp(mode, "constant") || !strcmp(mode, "gamma")) && !rate)
-			gl_diag_error(v->d, arr, p, "arrival mode '%s' needs \"rate\"", mode);
-		if (!strcmp(mode, "gamma") && !cJSON_GetObjectItemCaseSensitive(arr, "cv"))
-			gl_diag_error(v->d, arr, p, "arrival mode 'gamma' needs \"cv\" (coefficient of variation)");
-		if (!strcmp(mode, "closed") && !cJSON_GetObjectItemCaseSensitive(arr, "users"))
-			gl_diag_error(v->d, arr, p, "arrival mode 'closed' needs \"users\"");
-		if (!strcmp(mode, "trace") && !cJSON_GetObjectItemCaseSensitive(w, "trace"))
-			gl_diag_error(v->d, arr, p, "arrival mode 'trace' needs \"%s.trace\" (a trace file)", path);
-	}
-}
-
-
-/* An optional array of strings (argv pieces). */
-static void check_string_array(struct vctx *v, const cJSON *obj, const char *key, const char *path,
-			       int required)
-{
-	const cJSON *a = cJSON_GetObjectItemCaseSensitive(obj, key), *e;
-	char p[512], ep[600];
-	int i = 0;
-
-	join(p, sizeof(p), path, key);
-	if (!a) {
-		if (required)
-			gl_diag_error(v->d, obj, path, "missing required key '%s' (an array of strings)", key);
-		return;
-	}
-	if (!cJSON_IsArray(a)) {
-		gl_diag_error(v->d, a, p, "expected an array of strings, got %s", json_type_name(a));
-		return;
-	}
-	cJSON_ArrayForEach(e, a) {
-		snprintf(ep, sizeof(ep), "%s[%d]", p, i++);
-		if (!cJSON_IsString(e))
-			gl_diag_error(v->d, e, ep, "expected a string, got %s", json_type_name(e));
-	}
-}
-
-static void check_training(struct vctx *v, const cJSON *w, const char *path)
-{
-	static const char *const keys[] = {
-		"launcher", "hosts", "np", "backend", "message", "compute", "checkpoint", "steps",
-		"mca", "env", "max_restarts", "restart_backoff", "correctness_every", "dataset",
-		"require_transport", "watchdog", "command", "launcher_path", "launcher_args", "binary",
-		"heartbeat", "plateau", "data_per_step", "train_args", NULL };
-	static const char *const ckeys[] = { "dir", "every", "every_steps", "size", "keep", NULL };
-	static const char *const launchers[] = { "mpirun", "srun", NULL };
-	static const char *const backends[] = { "mpi", "nccl", "nccl-tests", NULL };
-	const cJSON *hosts = cJSON_GetObjectItemCaseSensitive(w, "hosts"), *h, *ck;
-	char buf[1024], p[512];
-	uint64_t sz;
-	int64_t ns;
-	long l;
-
-	check_keys(v->d, w, path, keys);
-	get_enum(v->d, w, "launcher", path, 0, launchers, buf, sizeof(buf));
-	get_enum(v->d, w, "backend", path, 0, backends, buf, sizeof(buf));
-	get_size(v->d, w, "message", path, 0, &sz);
-	get_duration(v->d, w, "compute", path, 0, &ns);
-	get_duration(v->d, w, "watchdog", path, 0, &ns);
-	get_duration(v->d, w, "restart_backoff", path, 0, &ns);
-	get_int(v->d, w, "np", path, 0, 1, 1000000, &l);
-	get_int(v->d, w, "steps", path, 0, 1, 1L << 40, &l);
-	get_int(v->d, w, "max_restarts", path, 0, 0, 1000, &l);
-	get_int(v->d, w, "correctness_every", path, 0, 1, 1000000, &l);
-	get_string(v->d, w, "dataset", path, 0, buf, sizeof(buf));
-	get_string(v->d, w, "require_transport", path, 0, buf, sizeof(buf));
-	get_string(v->d, w, "launcher_path", path, 0, buf, sizeof(buf));
-	get_string(v->d, w, "binary", path, 0, buf, sizeof(buf));
-	get_duration(v->d, w, "heartbeat", path, 0, &ns);
-	get_size(v->d, w, "data_per_step", path, 0, &sz);
-	check_string_array(v, w, "launcher_args", path, 0);
-	check_string_array(v, w, "train_args", path, 0);
-	check_string_array(v, w, "command", path, 0);
-	{
-		const cJSON *pl = cJSON_GetObjectItemCaseSensitive(w, "plateau"), *e;
-		char pp[600];
-		int i = 0;
-		join(p, sizeof(p), path, "plateau");
-		if (pl && (!cJSON_IsArray(pl) || !cJSON_GetArraySize(pl)))
-			gl_diag_error(v->d, pl, p, "expected a non-empty array of message sizes like [\"128MiB\"]");
-		else if (pl)
-			cJSON_ArrayForEach(e, pl) {
-				struct gl_err ge = { 0 };
-				snprintf(pp, sizeof(pp), "%s[%d]", p, i++);
-				if (!cJSON_IsString(e) || gl_parse_size_bytes(e->valuestring, &sz, &ge) != 0)
-					gl_diag_error(v->d, e, pp, "%s", cJSON_IsString(e) ? ge.msg : "expected a size string");
-			}
-		if (!strcmp(gl_cfg_str(w, "backend", "mpi"), "nccl-tests")) {
-			if (!cJSON_GetObjectItemCaseSensitive(w, "command"))
-				gl_diag_error(v->d, w, path, "backend nccl-tests needs \"command\" "
-					      "([\"all_reduce_perf\", \"-b\", \"8\", \"-e\", \"256M\", ...])");
-			if (!pl)
-				gl_diag_error(v->d, w, path, "backend nccl-tests needs \"plateau\": the message sizes "
-					      "whose busbw is judged (the \"Avg bus bandwidth\" line never is)");
-		}
-		{
-			const char *rt = gl_cfg_str(w, "require_transport", NULL);
-			static const char *const tr[] = { "NET/IB", "NET/Socket", "P2P", "SHM", "GDRDMA", "NVLS",
-							  "CollNet", NULL };
-			int known = 0;
-			for (int k = 0; rt && tr[k]; k++)
-				known |= !strcmp(rt, tr[k]);
-			join(p, sizeof(p), path, "require_transport");
-			if (rt && !known)
-				gl_diag_error(v->d, cJSON_GetObjectItemCaseSensitive(w, "require_transport"), p,
-					      "unknown transport '%s' (NET/IB, NET/Socket, P2P, SHM, GDRDMA, NVLS, CollNet)", rt);
-			if (rt && !strcmp(gl_cfg_str(w, "backend", "mpi"), "mpi"))
-				gl_diag_error(v->d, cJSON_GetObjectItemCaseSensitive(w, "require_transport"), p,
-					      "require_transport needs backend nccl or nccl-tests (NCCL reports it)");
-		}
-	}
-	join(p, sizeof(p), path, "hosts");
-	if (hosts) {
-		int i = 0;
-		if (!cJSON_IsArray(hosts) || cJSON_GetArraySize(hosts) == 0)
-			gl_diag_error(v->d, hosts, p, "expected a non-empty array like [\"gpu-a:8\"]");
-		else
-			cJSON_ArrayForEach(h, hosts) {
-				char hp[600], name[GL_NAME_MAX + 16], *colon;
-				snprintf(hp, sizeof(hp), "%s[%d]", p, i++);
-				if (!cJSON_IsString(h) || strlen(h->valuestring) >= sizeof(name)) {
-					gl_diag_error(v->d, h, hp, "expected \"host:slots\"");
-					continue;
-				}
-				snprintf(name, sizeof(name), "%s", h->valuestring);
-				colon = strchr(name, ':');
-				if (colon) {
-					char *end;
-					long slots = strtol(colon + 1, &end, 10);
-					*colon = '\0';
-					if (*end || slots < 1 || slots > 65536)
-						gl_diag_error(v->d, h, hp, "bad slot count in \"%s\", expected host:N with N >= 1",
-							      h->valuestring);
-				}
-				if (!gl_scenario_host(v->s, name))
-					gl_diag_error(v->d, h, hp, "unknown host '%s' (not in \"hosts\")", name);
-			}
-	}
-	ck = cJSON_GetObjectItemCaseSensitive(w, "checkpoint");
-	join(p, sizeof(p), path, "checkpoint");
-	if (ck && want_object(v->d, ck, p)) {
-		check_keys(v->d, ck, p, ckeys);
-		get_string(v->d, ck, "dir", p, 1, buf, sizeof(buf));
-		get_duration(v->d, ck, "every", p, 0, &ns);
-		get_int(v->d, ck, "every_steps", p, 0, 1, 1L << 40, &l);
-		get_size(v->d, ck, "size", p, 1, &sz);
-		get_int(v->d, ck, "keep", p, 0, 1, 1000, &l);
-		if (!cJSON_GetObjectItemCaseSensitive(ck, "every") &&
-		    !cJSON_GetObjectItemCaseSensitive(ck, "every_steps"))
-			gl_diag_error(v->d, ck, p, "a checkpoint needs \"every\" (a duration) or \"every_steps\"");
-	}
-	if (!cJSON_GetObjectItemCaseSensitive(w, "hosts") && !cJSON_GetObjectItemCaseSensitive(w, "np"))
-		gl_diag_error(v->d, w, path, "training needs \"hosts\" ([\"host:slots\", ...]) or \"np\"");
-	(void)l;
-}
-
-int gl_cold_start_parse(const cJSON *o, struct gl_cold_start *out)
-{
-	const cJSON *r = cJSON_GetObjectItemCaseSensitive(o, "readers");
-	const cJSON *sz = cJSON_GetObjectItemCaseSensitive(o, "size");
-	const cJSON *wi = cJSON_GetObjectItemCaseSensitive(o, "within");
-
-	if (!cJSON_IsNumber(r) || r->valuedouble < 1 || r->valuedouble > 100000 || !cJSON_IsString(sz) ||
-	    !cJSON_IsString(wi) || gl_parse_size_bytes(sz->valuestring, &out->bytes_each, NULL) != 0 ||
-	    gl_parse_duration_ns(wi->valuestring, &out->within_ns, NULL) != 0 || out->within_ns <= 0)
-		return -1;
-	out->readers = (int)r->valuedouble;
-	out->required_gbps = (double)out->readers * (double)out->bytes_each / 1e9 / ((double)out->within_ns / 1e9);
-	return 0;
-}
-
-static const char *const storage_patterns[] = { "checkpoint_write", "model_load", "dataset_read",
-						 "mixed", NULL };
-
-static void check_storage(struct vctx *v, const cJSON *w, const char *path)
-{
-	static const char *const keys[] = { "path", "pattern", "threads", "bs", "file_size", "files",
-					    "direct", "iodepth", "rate_cap", "spikes", "readers",
-					    "engine", "cgroup", "reserve", "verify", "read_pct",
-					    "allowed_roots", "fio_args", "fio_path", "limit", "cold_start",
-					    NULL };
-	static const char *const engines[] = { "sync", "aio", "fio", NULL };
-	static const char *const skeys[] = { "every", "for", "threads", "bs", "start", NULL };
-	const cJSON *spikes = cJSON_GetObjectItemCaseSensitive(w, "spikes"), *sp;
-	char buf[1024], p[512];
-	uint64_t sz;
-	long l;
-	int b;
-
-	check_keys(v->d, w, path, keys);
-	get_string(v->d, w, "path", path, 1, buf, sizeof(buf));
-	get_enum(v->d, w, "pattern", path, 0, storage_patterns, buf, sizeof(buf));
-	get_enum(v->d, w, "engine", path, 0, engines, buf, sizeof(buf));
-	get_string(v->d, w, "cgroup", path, 0, buf, sizeof(buf));
-	get_string(v->d, w, "fio_path", path, 0, buf, sizeof(buf));
-	get_size(v->d, w, "reserve", path, 0, &sz);
-	get_size(v->d, w, "limit", path, 0, &sz);
-	{
-		const cJSON *cs = cJSON_GetObjectItemCaseSensitive(w, "cold_start");
-		static const char *const ckeys[] = { "readers", "size", "within", NULL };
-		int64_t ns;
-		join(p, sizeof(p), path, "cold_start");
-		if (cs && want_object(v->d, cs, p)) {
-			check_keys(v->d, cs, p, ckeys);
-			get_int(v->d, cs, "readers", p, 1, 1, 100000, &l);
-			get_size(v->d, cs, "size", p, 1, &sz);
-			get_duration(v->d, cs, "within", p, 1, &ns);
-			if (strcmp(gl_cfg_str(w, "pattern", "checkpoint_write"), "model_load"))
-				gl_diag_error(v->d, cs, p, "cold_start describes model loads: it needs \"pattern\": \"model_load\"");
-		}
-	}
-	get_bool(v->d, w, "verify", path, &b);
-	get_int(v->d, w, "read_pct", path, 0, 0, 100, &l);
-	check_string_array(v, w, "allowed_roots", path, 0);
-	check_string_array(v, w, "fio_args", path, !strcmp(gl_cfg_str(w, "engine", "sync"), "fio"));
-	get_int(v->d, w, "threads", path, 0, 1, 4096, &l);
-	get_int(v->d, w, "readers", path, 0, 1, 4096, &l);
-	get_int(v->d, w, "iodepth", path, 0, 1, 4096, &l);
-	get_int(v->d, w, "files", path, 0, 1, 1000000, &l);
-	get_size(v->d, w, "bs", path, 0, &sz);
-	get_size(v->d, w, "file_size", path, 0, &sz);
-	get_size(v->d, w, "rate_cap", path, 0, &sz);
-	get_bool(v->d, w, "direct", path, &b);
-	join(p, sizeof(p), path, "spikes");
-	if (spikes) {
-		int i = 0;
-		if (!cJSON_IsArray(spikes))
-			gl_diag_error(v->d, spikes, p, "expected an array of {\"every\", \"for\", ...}");
-		else
-			cJSON_ArrayForEach(sp, spikes) {
-				char spp[600];
-				int64_t every = 0, dur = 0;
-				snprintf(spp, sizeof(spp), "%s[%d]", p, i++);
-				if (!want_object(v->d, sp, spp))
-					continue;
-				check_keys(v->d, sp, spp, skeys);
-				get_duration(v->d, sp, "every", spp, 1, &every);
-				get_duration(v->d, sp, "for", spp, 1, &dur);
-				get_duration(v->d, sp, "start", spp, 0, &dur);
-				get_int(v->d, sp, "threads", spp, 0, 1, 4096, &l);
-				get_size(v->d, sp, "bs", spp, 0, &sz);
-				if (every > 0 && dur > every)
-					gl_diag_error(v->d, sp, spp, "a spike's \"for\" is longer than its \"every\"");
-			}
-	}
-}
-
-static void check_null_workload(struct vctx *v, const cJSON *w, const char *path)
-{
-	static const char *const keys[] = { "rate", "spin_us", NULL };
-	double x;
-
-	check_keys(v->d, w, path, keys);
-	get_number(v->d, w, "rate", path, 0, 0.001, 100000, &x);
-	get_number(v->d, w, "spin_us", path, 0, 0, 100000, &x);
-}
-
 static void parse_workloads(struct vctx *v, const cJSON *ws)
 {
 	const cJSON *w;
 	int n, i = 0;
 
-	if (!want_object(v->d, ws, "workloads"))
+	if (!gl_want_object(v->d, ws, "workloads"))
 		return;
 	n = cJSON_GetArraySize(ws);
 	v->s->workloads = calloc((size_t)n + 1, sizeof(*v->s->workloads));
@@ -819,18 +217,11 @@ static void parse_workloads(struct vctx *v, const cJSON *ws)
 			gl_diag_error(v->d, w, path, "unknown workload '%s', expected one of: %s", w->string, names);
 			continue;
 		}
-		if (!want_object(v->d, w, path))
+		if (!gl_want_object(v->d, w, path))
 			continue;
-		if (!strcmp(w->string, "inference"))
-			check_inference(v, w, path);
-		else if (!strcmp(w->string, "training"))
-			check_training(v, w, path);
-		else if (!strcmp(w->string, "storage"))
-			check_storage(v, w, path);
-		else if (!strcmp(w->string, "null"))
-			check_null_workload(v, w, path);
+		/* the workload's own schema (its ops table): its keys are its own */
 		if (ops->validate)
-			ops->validate(w, v->d, path);
+			ops->validate(v->s, w, v->d, path);
 		snprintf(v->s->workloads[i].name, sizeof(v->s->workloads[i].name), "%s", w->string);
 		v->s->workloads[i].cfg = w;
 		v->s->workloads[i].ops = ops;
@@ -869,17 +260,17 @@ static void parse_phases(struct vctx *v, const cJSON *ph)
 		double load = 1;
 
 		snprintf(path, sizeof(path), "phases[%d]", i);
-		if (!want_object(v->d, p, path))
+		if (!gl_want_object(v->d, p, path))
 			continue;
-		check_keys(v->d, p, path, keys);
-		get_name(v->d, p, "name", path, 1, o->name, sizeof(o->name));
-		if (get_duration(v->d, p, "for", path, 1, &o->dur_ns) > 0 && o->dur_ns <= 0)
+		gl_check_keys(v->d, p, path, keys);
+		gl_get_name(v->d, p, "name", path, 1, o->name, sizeof(o->name));
+		if (gl_get_duration(v->d, p, "for", path, 1, &o->dur_ns) > 0 && o->dur_ns <= 0)
 			gl_diag_error(v->d, cJSON_GetObjectItemCaseSensitive(p, "for"), path,
 				      "a phase must last longer than 0s");
-		get_number(v->d, p, "load", path, 0, 0.001, 1000, &load);
+		gl_get_number(v->d, p, "load", path, 0, 0.001, 1000, &load);
 		o->load = load;
 		o->scope = strcmp(o->name, "warmup") == 0 ? GL_SCOPE_NONE : GL_SCOPE_STEADY;
-		if (get_enum(v->d, p, "scope", path, 0, scopes, scope, sizeof(scope)) > 0)
+		if (gl_get_enum(v->d, p, "scope", path, 0, scopes, scope, sizeof(scope)) > 0)
 			o->scope = !strcmp(scope, "steady") ? GL_SCOPE_STEADY
 				 : !strcmp(scope, "degraded") ? GL_SCOPE_DEGRADED : GL_SCOPE_NONE;
 		o->json = p;
@@ -968,19 +359,19 @@ static void parse_faults(struct vctx *v, const cJSON *fs)
 
 		snprintf(path, sizeof(path), "faults[%d]", idx);
 		i++;
-		if (!want_object(v->d, f, path))
+		if (!gl_want_object(v->d, f, path))
 			continue;
 		o->json = f;
-		check_keys(v->d, f, path, keys);
-		get_name(v->d, f, "id", path, 1, o->id, sizeof(o->id));
-		get_duration(v->d, f, "at", path, 1, &o->at_ns);
-		get_duration(v->d, f, "for", path, 0, &o->dur_ns);
-		get_string(v->d, f, "target", path, 1, o->target, sizeof(o->target));
+		gl_check_keys(v->d, f, path, keys);
+		gl_get_name(v->d, f, "id", path, 1, o->id, sizeof(o->id));
+		gl_get_duration(v->d, f, "at", path, 1, &o->at_ns);
+		gl_get_duration(v->d, f, "for", path, 0, &o->dur_ns);
+		gl_get_string(v->d, f, "target", path, 1, o->target, sizeof(o->target));
 		params = cJSON_GetObjectItemCaseSensitive(f, "params");
 		snprintf(mp, sizeof(mp), "%s.params", path);
-		if (params && want_object(v->d, params, mp))
+		if (params && gl_want_object(v->d, params, mp))
 			o->params = params;
-		if (get_string(v->d, f, "kind", path, 1, o->kind, sizeof(o->kind)) > 0) {
+		if (gl_get_string(v->d, f, "kind", path, 1, o->kind, sizeof(o->kind)) > 0) {
 			o->ops = gl_fault_find(o->kind);
 			if (!o->ops) {
 				char names[256];
@@ -991,7 +382,7 @@ static void parse_faults(struct vctx *v, const cJSON *fs)
 			}
 		}
 		snprintf(mp, sizeof(mp), "%s.method", path);
-		if (get_string(v->d, f, "method", path, 0, o->method, sizeof(o->method)) > 0 && o->ops) {
+		if (gl_get_string(v->d, f, "method", path, 0, o->method, sizeof(o->method)) > 0 && o->ops) {
 			int ok = 0;
 			char list[256] = "";
 			size_t off = 0;
@@ -1062,9 +453,9 @@ static void parse_targets(struct vctx *v, const cJSON *ts)
 
 	if (!ts)
 		return;
-	if (!want_object(v->d, ts, "targets"))
+	if (!gl_want_object(v->d, ts, "targets"))
 		return;
-	check_keys(v->d, ts, "targets", keys);
+	gl_check_keys(v->d, ts, "targets", keys);
 	cJSON_ArrayForEach(sc, ts) {
 		enum gl_scope scope = !strcmp(sc->string, "steady") ? GL_SCOPE_STEADY
 				    : !strcmp(sc->string, "degraded") ? GL_SCOPE_DEGRADED
@@ -1075,7 +466,7 @@ static void parse_targets(struct vctx *v, const cJSON *ts)
 		if (scope == GL_SCOPE_NONE)
 			continue;
 		snprintf(path, sizeof(path), "targets.%s", sc->string);
-		if (!want_object(v->d, sc, path))
+		if (!gl_want_object(v->d, sc, path))
 			continue;
 		cJSON_ArrayForEach(t, sc) {
 			char tp[256], why[256];
@@ -1097,7 +488,7 @@ static void parse_targets(struct vctx *v, const cJSON *ts)
 			}
 			if (!cJSON_IsString(t)) {
 				gl_diag_error(v->d, t, tp, "expected a target expression like \"<= 800\", got %s",
-					      json_type_name(t));
+					      gl_json_type_name(t));
 				continue;
 			}
 			if (gl_parse_target_expr(t->valuestring, &e, &er) != 0) {
@@ -1132,55 +523,43 @@ static void require_target(struct vctx *v, enum gl_scope scope, const char *pref
 	add_target(v, shown, scope, NULL, NULL, NULL, 1);
 }
 
-/* Each workload present must be judged by the targets it needs. */
+/* What a workload's targets hooks see (plugin.h): the scenario being
+ * validated and the reason its requirements give by default. */
+struct gl_target_need {
+	struct vctx *v;
+	const char *why;
+};
+
+int gl_need_has(const struct gl_target_need *n, enum gl_scope scope, const char *prefix, int exact)
+{
+	return has_target(n->v->s, scope, prefix, exact);
+}
+
+void gl_need_require(struct gl_target_need *n, enum gl_scope scope, const char *prefix, int exact, const char *shown,
+		     const char *why)
+{
+	require_target(n->v, scope, prefix, exact, shown, why ? why : n->why);
+}
+
+void gl_need_imply(struct gl_target_need *n, const char *metric, enum gl_scope scope, const cJSON *json,
+		   const struct gl_target_expr *e, const char *text)
+{
+	add_target(n->v, metric, scope, json, e, text, 0);
+}
+
+/* Each workload present must be judged by the targets it needs: its ops
+ * table's targets hook says which (loadgen/<name>_schema.c). */
 static void check_required_targets(struct vctx *v)
 {
 	struct gl_scenario *s = v->s;
 
 	for (int i = 0; i < s->n_workloads; i++) {
-		const char *w = s->workloads[i].name;
+		const struct gl_workload_ops *ops = s->workloads[i].ops;
 		char why[128];
-		snprintf(why, sizeof(why), "the %s workload is present", w);
-		if (!strcmp(w, "inference")) {
-			require_target(v, GL_SCOPE_STEADY, "inference.ttft_ms", 0, "inference.ttft_ms.p99", why);
-			require_target(v, GL_SCOPE_STEADY, "inference.error_rate", 1, "inference.error_rate", why);
-		} else if (!strcmp(w, "training")) {
-			/* nccl-tests has no steps: its figure is busbw at the plateau sizes */
-			if (!strcmp(gl_cfg_str(s->workloads[i].cfg, "backend", "mpi"), "nccl-tests"))
-				require_target(v, GL_SCOPE_STEADY, "training.busbw_gbps", 0, "training.busbw_gbps.p50", why);
-			else
-				require_target(v, GL_SCOPE_STEADY, "training.step_time_s", 0, "training.step_time_s.p95", why);
-		} else if (!strcmp(w, "storage")) {
-			const cJSON *pat = cJSON_GetObjectItemCaseSensitive(s->workloads[i].cfg, "pattern");
-			const char *p = cJSON_IsString(pat) ? pat->valuestring : "checkpoint_write";
-			if (!strcmp(p, "checkpoint_write") || !strcmp(p, "mixed"))
-				require_target(v, GL_SCOPE_STEADY, "storage.write_gbps", 0, "storage.write_gbps", why);
-			const cJSON *cs = cJSON_GetObjectItemCaseSensitive(s->workloads[i].cfg, "cold_start");
-			struct gl_cold_start c;
-			/* a cold-start requirement is the read target, unless one is written */
-			if (cs && gl_cold_start_parse(cs, &c) == 0 && !has_target(s, GL_SCOPE_STEADY, "storage.read_gbps", 0)) {
-				struct gl_target_expr e = { GL_CMP_GE, c.required_gbps };
-				char text[64];
-				snprintf(text, sizeof(text), ">= %.6g", c.required_gbps);
-				add_target(v, "storage.read_gbps", GL_SCOPE_STEADY, cs, &e, text, 0);
-			}
-			if (strcmp(p, "checkpoint_write") != 0)
-				require_target(v, GL_SCOPE_STEADY, "storage.read_gbps", 0, "storage.read_gbps", why);
-		} else if (!strcmp(w, "null")) {
-			require_target(v, GL_SCOPE_STEADY, "null.", 0, "null.tick_lag_ms.p99", why);
-		} else if (!strcmp(w, "telemetry")) {
-			/* GPU probes judge XID errors unless the scenario keeps other
-			 * series only; node probes alone need some node target. */
-			const cJSON *cfg = s->workloads[i].cfg, *ser = cJSON_GetObjectItemCaseSensitive(cfg, "series"), *it;
-			int xid = !ser;
-			cJSON_ArrayForEach(it, ser)
-				xid |= cJSON_IsString(it) && !strcmp(it->valuestring, "xid_errors");
-			if (cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(cfg, "dcgm")) > 0)
-				require_target(v, GL_SCOPE_STEADY, xid ? "dcgm.xid_errors.delta" : "dcgm.", xid,
-					       xid ? "dcgm.xid_errors.delta" : "dcgm.ecc_dbe.delta", why);
-			else if (cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(cfg, "node")) > 0)
-				require_target(v, GL_SCOPE_STEADY, "node.", 0, "node.edac_ue.delta", why);
-		}
+		struct gl_target_need n = { v, why };
+		snprintf(why, sizeof(why), "the %s workload is present", s->workloads[i].name);
+		if (ops && ops->targets)
+			ops->targets(s->workloads[i].cfg, &n);
 	}
 	if (s->n_faults > 0) {
 		int any = 0;
@@ -1190,13 +569,9 @@ static void check_required_targets(struct vctx *v)
 			/* Name the degraded counterpart of the first steady target. */
 			/* a copy: require_target grows (moves) s->targets */
 			char shown[128] = "null.tick_lag_ms.p99";
-			const char *w0 = s->n_workloads ? s->workloads[0].name : "null";
-			if (!strcmp(w0, "inference"))
-				strcpy(shown, "inference.error_rate");
-			else if (!strcmp(w0, "training"))
-				strcpy(shown, "training.step_time_s.p95");
-			else if (!strcmp(w0, "storage"))
-				strcpy(shown, "storage.write_gbps");
+			const struct gl_workload_ops *w0 = s->n_workloads ? s->workloads[0].ops : NULL;
+			if (w0 && w0->degraded_default)
+				snprintf(shown, sizeof(shown), "%s", w0->degraded_default);
 			for (int i = 0; i < s->n_targets; i++)
 				if (s->targets[i].scope == GL_SCOPE_STEADY && !s->targets[i].missing) {
 					snprintf(shown, sizeof(shown), "%s", s->targets[i].metric);
@@ -1207,12 +582,11 @@ static void check_required_targets(struct vctx *v)
 		}
 		require_target(v, GL_SCOPE_RECOVERY, "recovery_s", 1, "recovery_s", "faults are scheduled");
 		require_target(v, GL_SCOPE_RECOVERY, "restore_s", 1, "restore_s", "faults are scheduled");
-		{
-			const struct gl_workload_spec *tw = gl_scenario_workload(s, "training");
-			if (tw && cJSON_GetObjectItemCaseSensitive(tw->cfg, "checkpoint"))
-				require_target(v, GL_SCOPE_RECOVERY, "training.checkpoint.restore_s", 1,
-					       "training.checkpoint.restore_s",
-					       "training checkpoints and faults are both present");
+		for (int i = 0; i < s->n_workloads; i++) {
+			const struct gl_workload_ops *ops = s->workloads[i].ops;
+			struct gl_target_need n = { v, "faults are scheduled" };
+			if (ops && ops->fault_targets)
+				ops->fault_targets(s->workloads[i].cfg, &n);
 		}
 	}
 }
@@ -1227,10 +601,10 @@ static void parse_safety(struct vctx *v, const cJSON *sf, const struct gl_scenar
 	v->s->max_concurrent_faults = 1;
 	if (!sf)
 		return;
-	if (!want_object(v->d, sf, "safety"))
+	if (!gl_want_object(v->d, sf, "safety"))
 		return;
-	check_keys(v->d, sf, "safety", keys);
-	if (get_int(v->d, sf, "max_concurrent_faults", "safety", 0, 1, 1000, &l) > 0)
+	gl_check_keys(v->d, sf, "safety", keys);
+	if (gl_get_int(v->d, sf, "max_concurrent_faults", "safety", 0, 1, 1000, &l) > 0)
 		v->s->max_concurrent_faults = (int)l;
 	/* roots for the files the scenario names (paths.h) */
 	roots = cJSON_GetObjectItemCaseSensitive(sf, "allowed_roots");
@@ -1277,11 +651,11 @@ static void parse_safety(struct vctx *v, const cJSON *sf, const struct gl_scenar
 		}
 	}
 	ab = cJSON_GetObjectItemCaseSensitive(sf, "abort_if");
-	if (ab && want_object(v->d, ab, "safety.abort_if")) {
+	if (ab && gl_want_object(v->d, ab, "safety.abort_if")) {
 		const cJSON *it;
 		int64_t for_ns = 0;
 		int n = 0;
-		get_duration(v->d, ab, "for", "safety.abort_if", 0, &for_ns);
+		gl_get_duration(v->d, ab, "for", "safety.abort_if", 0, &for_ns);
 		v->s->abort_rules = calloc((size_t)cJSON_GetArraySize(ab) + 1, sizeof(*v->s->abort_rules));
 		cJSON_ArrayForEach(it, ab) {
 			char tp[256], why[256];
@@ -1380,6 +754,13 @@ static int cmp_fault_at(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+void gl_scenario_sort_faults_at(const struct gl_fault_spec *faults, int *ix, int n)
+{
+	sort_faults = faults;
+	qsort(ix, (size_t)n, sizeof(*ix), cmp_fault_at);
+	sort_faults = NULL;
+}
+
 static void heap_push(int64_t *h, int *n, int64_t v)
 {
 	int i = (*n)++;
@@ -1454,320 +835,6 @@ out:
 	free(heap);
 }
 
-/* ---- --set overrides ----------------------------------------------------- */
-
-/* The value of one --set, through the same strict parser as scenario files
- * (jsonc.c): what parses is taken with its type. What the strict parser
- * refuses but is JSON all the same (an embedded \u0000 that would cut a
- * process pattern short, a duplicate key, 1e400), or starts like JSON
- * ({ [ "), is an error naming the --set; anything else is a plain string
- * ("10m", "eth0"). NULL after reporting through d. */
-static cJSON *set_value(const char *path, const char *value, struct gl_diag *d)
-{
-	struct gl_err err = { 0 };
-	struct gl_jsonc_doc *doc;
-	char name[600];
-	cJSON *lax, *val;
-	const char *p = value;
-
-	snprintf(name, sizeof(name), "--set %s", path);
-	doc = gl_jsonc_parse(value, strlen(value), name, &err);
-	if (doc) {
-		val = cJSON_Duplicate(gl_jsonc_root(doc), 1);
-		gl_jsonc_free(doc);
-		if (!val)
-			gl_diag_error(d, NULL, "--set", "%s: out of memory", path);
-		return val;
-	}
-	while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
-		p++;
-	lax = cJSON_ParseWithOpts(value, NULL, 1);
-	if (lax || *p == '{' || *p == '[' || *p == '"') {
-		cJSON_Delete(lax);
-		gl_diag_error(d, NULL, "--set", "%s (the value of --set %s is refused as a scenario file would be)",
-			      err.msg, path);
-		return NULL;
-	}
-	if (!(val = cJSON_CreateString(value)))
-		gl_diag_error(d, NULL, "--set", "%s: out of memory", path);
-	return val;
-}
-
-/* "workloads.null.rate=200", "faults[0].at=10m". The value is JSON when it
- * parses as strict JSON, refused when it is JSON the strict parser refuses,
- * else a string (set_value). The node must already exist, or its parent
- * must be an object. */
-static int apply_set(cJSON *root, const char *expr, struct gl_diag *d)
-{
-	char path[512], *eq, *seg, *save = NULL;
-	cJSON *cur = root, *val;
-	const char *value;
-
-	if (strlen(expr) >= sizeof(path) || !(eq = strchr(expr, '=')) || eq == expr) {
-		gl_diag_error(d, NULL, "--set", "expected path=value, got '%s'", expr);
-		return -1;
-	}
-	memcpy(path, expr, (size_t)(eq - expr));
-	path[eq - expr] = '\0';
-	value = eq + 1;
-	if (!(val = set_value(path, value, d)))
-		return -1;
-	for (seg = strtok_r(path, ".", &save); seg; seg = strtok_r(NULL, ".", &save)) {
-		char *br = strchr(seg, '[');
-		int last;
-		if (br)
-			*br = '\0';
-		last = !br && !save[0];
-		if (*seg) {
-			cJSON *next;
-			if (!cJSON_IsObject(cur))
-				goto bad;
-			next = cJSON_GetObjectItemCaseSensitive(cur, seg);
-			if (last && (!save || !*save)) {
-				if (next)
-					cJSON_ReplaceItemInObjectCaseSensitive(cur, seg, val);
-				else
-					cJSON_AddItemToObject(cur, seg, val);
-				return 0;
-			}
-			if (!next)
-				goto bad;
-			cur = next;
-		}
-		while (br) {
-			char *end;
-			long idx = strtol(br + 1, &end, 10);
-			if (*end != ']' || idx < 0 || !cJSON_IsArray(cur) || idx >= cJSON_GetArraySize(cur))
-				goto bad;
-			br = end[1] == '[' ? end + 1 : NULL;
-			if (!br && !end[1] && (!save || !*save)) {
-				cJSON_ReplaceItemInArray(cur, (int)idx, val);
-				return 0;
-			}
-			cur = cJSON_GetArrayItem(cur, (int)idx);
-		}
-	}
-bad:
-	cJSON_Delete(val);
-	gl_diag_error(d, NULL, "--set", "'%.*s' does not name a value of the scenario", (int)(eq - expr), expr);
-	return -1;
-}
-
-/* ---- inventory: values a scenario takes from a file ----------------------- */
-
-/* "inventory": "FILE" names a JSON object (the lab writes one, an operator may
- * write one per cluster). Every string of the scenario may then hold
- * ${a.b.c}: the value at that dotted path of the inventory (numeric parts
- * index arrays). A string that is exactly one ${...} takes the value with its
- * JSON type (an array of mpirun arguments, a port number); inside a longer
- * string the value must be a string, number or boolean. $${ is a literal ${.
- * The inventory's "hosts" are added to the scenario's (the scenario's own
- * entries win). The inventory's bytes are kept with the run, so resume and
- * report never read the file again. */
-
-static const cJSON *inv_lookup(const cJSON *inv, const char *name, size_t n)
-{
-	const cJSON *cur = inv;
-	size_t i = 0;
-
-	while (i < n && cur) {
-		char seg[128];
-		size_t j = 0;
-		while (i < n && name[i] != '.' && j < sizeof(seg) - 1)
-			seg[j++] = name[i++];
-		seg[j] = '\0';
-		if (i < n && name[i] != '.')
-			return NULL;
-		i++;
-		if (!j)
-			return NULL;
-		if (cJSON_IsArray(cur)) {
-			char *end;
-			long k = strtol(seg, &end, 10);
-			cur = (*end || k < 0) ? NULL : cJSON_GetArrayItem(cur, (int)k);
-		} else if (cJSON_IsObject(cur)) {
-			cur = cJSON_GetObjectItemCaseSensitive(cur, seg);
-		} else {
-			return NULL;
-		}
-	}
-	return cur;
-}
-
-static int inv_name_ok(const char *p, size_t n)
-{
-	if (!n)
-		return 0;
-	for (size_t i = 0; i < n; i++)
-		if (!isalnum((unsigned char)p[i]) && !strchr("_.-", p[i]))
-			return 0;
-	return 1;
-}
-
-/* The inventory value that ${name} (n bytes of name) refers to, or NULL
- * with the reason reported in d against node v. */
-static const cJSON *inv_ref(struct gl_diag *d, const cJSON *v, const char *path, const cJSON *inv,
-			    const char *invname, const char *name, size_t n)
-{
-	const cJSON *val;
-
-	if (!inv_name_ok(name, n)) {
-		gl_diag_error(d, v, path, "'${%.*s}': expected ${name} with letters, digits, '_', '-' and '.'",
-			      (int)n, name);
-		return NULL;
-	}
-	if (!(val = inv_lookup(inv, name, n)))
-		gl_diag_error(d, v, path, "${%.*s} is not in the inventory %s", (int)n, name, invname);
-	return val;
-}
-
-/* The replacement for string node v, or NULL when it stays as it is (and on
- * error, reported in d). A lone ${...} takes the value with its type. */
-static cJSON *inv_expand_one(struct gl_diag *d, const cJSON *v, const char *path, const cJSON *inv,
-			     const char *invname)
-{
-	const char *s = v->valuestring, *p;
-	size_t len = strlen(s);
-	struct gl_buf b;
-	cJSON *out = NULL;
-
-	if (!strchr(s, '$'))
-		return NULL;
-	/* a lone ${name}: the value keeps its JSON type */
-	if (len > 3 && s[0] == '$' && s[1] == '{' && strchr(s, '}') == s + len - 1) {
-		const cJSON *val = inv_ref(d, v, path, inv, invname, s + 2, len - 3);
-		return val ? cJSON_Duplicate(val, 1) : NULL;
-	}
-	gl_buf_init(&b, 1 << 16);
-	for (p = s; *p;) {
-		const char *q = strchr(p, '$'), *end;
-		const cJSON *val;
-		size_t n;
-		if (!q) {
-			gl_buf_append(&b, p, strlen(p));
-			break;
-		}
-		gl_buf_append(&b, p, (size_t)(q - p));
-		if (q[1] == '$' && q[2] == '{') {         /* $${ is a literal ${ */
-			gl_buf_append(&b, "${", 2);
-			p = q + 3;
-			continue;
-		}
-		if (q[1] != '{') {
-			gl_buf_append(&b, "$", 1);
-			p = q + 1;
-			continue;
-		}
-		if (!(end = strchr(q + 2, '}'))) {
-			gl_diag_error(d, v, path, "'%s': ${ without its closing }", s);
-			goto fail;
-		}
-		n = (size_t)(end - q - 2);
-		if (!(val = inv_ref(d, v, path, inv, invname, q + 2, n)))
-			goto fail;
-		if (cJSON_IsString(val))
-			gl_buf_append(&b, val->valuestring, strlen(val->valuestring));
-		else if (cJSON_IsBool(val))
-			gl_buf_printf(&b, "%s", cJSON_IsTrue(val) ? "true" : "false");
-		else if (cJSON_IsNumber(val) && val->valuedouble == (double)(long long)val->valuedouble)
-			gl_buf_printf(&b, "%lld", (long long)val->valuedouble);
-		else if (cJSON_IsNumber(val))
-			gl_buf_printf(&b, "%.17g", val->valuedouble);
-		else {
-			gl_diag_error(d, v, path,
-				      "${%.*s} is %s in the inventory: only a string standing alone can take it",
-				      (int)n, q + 2, json_type_name(val));
-			goto fail;
-		}
-		p = end + 1;
-	}
-	gl_buf_append(&b, "", 1);
-	out = cJSON_CreateString(b.data ? b.data : "");
-fail:
-	gl_buf_free(&b);
-	return out;
-}
-
-static void inv_expand(struct gl_diag *d, cJSON *node, const char *path, const cJSON *inv, const char *invname,
-		       int depth)
-{
-	cJSON *c, *next;
-	int i = 0;
-
-	if (depth > 64)
-		return;
-	for (c = node->child; c; c = next, i++) {
-		char p[512];
-		next = c->next;
-		if (cJSON_IsObject(node)) {
-			if (depth == 0 && !strcmp(c->string, "inventory"))
-				continue;
-			join(p, sizeof(p), path, c->string);
-		} else {
-			snprintf(p, sizeof(p), "%s[%d]", path, i);
-		}
-		if (cJSON_IsString(c)) {
-			cJSON *r = inv_expand_one(d, c, p, inv, invname);
-			if (r && cJSON_IsObject(node))
-				cJSON_ReplaceItemInObjectCaseSensitive(node, c->string, r);
-			else if (r)
-				cJSON_ReplaceItemInArray(node, i, r);
-		} else if (cJSON_IsObject(c) || cJSON_IsArray(c)) {
-			inv_expand(d, c, p, inv, invname, depth + 1);
-		}
-	}
-}
-
-static void apply_inventory(struct gl_scenario *s, const struct gl_scenario_opts *o, struct gl_diag *d)
-{
-	const cJSON *key = cJSON_GetObjectItemCaseSensitive(s->root, "inventory");
-	struct gl_err err = { 0 };
-	cJSON *inv, *hosts, *h;
-	char *text = NULL;
-	size_t len = 0;
-
-	if (!key)
-		return;
-	if (!cJSON_IsString(key) || !key->valuestring[0]) {
-		gl_diag_error(d, key, "inventory", "expected the path of an inventory file (JSON object)");
-		return;
-	}
-	if (o && o->inventory_text) {
-		/* resume, report: the bytes the run was started with */
-		snprintf(s->inventory_path, sizeof(s->inventory_path), "%s", key->valuestring);
-		text = strdup(o->inventory_text);
-		len = text ? strlen(text) : 0;
-	} else if (gl_path_confine(s->path, s->root, key->valuestring, s->inventory_path, sizeof(s->inventory_path),
-				   &err) != 0) {
-		gl_diag_error(d, key, "inventory", "cannot read the inventory: %s", err.msg);
-		return;
-	} else if (gl_read_file(s->inventory_path, 1 << 20, &text, &len, &err) != 0) {
-		gl_diag_error(d, key, "inventory", "cannot read the inventory: %s", err.msg);
-		return;
-	}
-	if (!text)
-		return;
-	inv = cJSON_ParseWithLength(text, len);
-	if (!cJSON_IsObject(inv)) {
-		gl_diag_error(d, key, "inventory", "%s is not a JSON object", s->inventory_path);
-		cJSON_Delete(inv);
-		free(text);
-		return;
-	}
-	s->inventory_text = text;
-	inv_expand(d, s->root, "", inv, s->inventory_path, 0);
-	hosts = cJSON_GetObjectItemCaseSensitive(inv, "hosts");
-	if (cJSON_IsObject(hosts)) {
-		cJSON *mine = cJSON_GetObjectItemCaseSensitive(s->root, "hosts");
-		if (!mine)
-			mine = cJSON_AddObjectToObject(s->root, "hosts");
-		cJSON_ArrayForEach(h, hosts)
-			if (cJSON_IsObject(mine) && !cJSON_GetObjectItemCaseSensitive(mine, h->string))
-				cJSON_AddItemToObject(mine, h->string, cJSON_Duplicate(h, 1));
-	}
-	cJSON_Delete(inv);
-}
-
 /* ---- entry points -------------------------------------------------------- */
 
 struct gl_scenario *gl_scenario_load_text(const char *name, const char *text, size_t len,
@@ -1806,52 +873,52 @@ struct gl_scenario *gl_scenario_load_text(const char *name, const char *text, si
 	d->doc = s->doc;
 	s->root = gl_jsonc_root(s->doc);
 	if (!cJSON_IsObject(s->root)) {
-		gl_diag_error(d, s->root, "", "a scenario is a JSON object, got %s", json_type_name(s->root));
+		gl_diag_error(d, s->root, "", "a scenario is a JSON object, got %s", gl_json_type_name(s->root));
 		return s;
 	}
 	for (int i = 0; o && o->sets && o->sets[i]; i++)
-		apply_set(s->root, o->sets[i], d);
-	apply_inventory(s, o, d);
+		gl_scenario_apply_set(s->root, o->sets[i], d);
+	gl_scenario_apply_inventory(s, o, d);
 
-	check_keys(d, s->root, "", keys);
-	get_name(d, s->root, "name", "", 1, s->name, sizeof(s->name));
-	if (get_duration(d, s->root, "duration", "", 1, &s->duration_ns) > 0 && s->duration_ns <= 0)
+	gl_check_keys(d, s->root, "", keys);
+	gl_get_name(d, s->root, "name", "", 1, s->name, sizeof(s->name));
+	if (gl_get_duration(d, s->root, "duration", "", 1, &s->duration_ns) > 0 && s->duration_ns <= 0)
 		gl_diag_error(d, cJSON_GetObjectItemCaseSensitive(s->root, "duration"), "duration",
 			      "must be longer than 0s");
 	s->window_ns = 10000000000LL;
-	if (get_duration(d, s->root, "window", "", 0, &s->window_ns) > 0 &&
+	if (gl_get_duration(d, s->root, "window", "", 0, &s->window_ns) > 0 &&
 	    (s->window_ns < 100000000LL || s->window_ns > 3600000000000LL))
 		gl_diag_error(d, cJSON_GetObjectItemCaseSensitive(s->root, "window"), "window",
 			      "an analysis window is 100ms to 1h");
 	s->hold = 3;
-	if (get_int(d, s->root, "hold", "", 0, 1, 1000, &l) > 0)
+	if (gl_get_int(d, s->root, "hold", "", 0, 1, 1000, &l) > 0)
 		s->hold = (int)l;
 	{
 		char tmp[4096];
-		get_string(d, s->root, "description", "", 0, tmp, sizeof(tmp));
+		gl_get_string(d, s->root, "description", "", 0, tmp, sizeof(tmp));
 	}
 	/* incidents: degradations no scheduled fault explains; with "max"
 	 * every kind counts against it, without it only training failures and
 	 * correctness errors do, with a limit of 0 (analysis.h) */
 	s->incidents_max = -1;
 	c = cJSON_GetObjectItemCaseSensitive(s->root, "incidents");
-	if (c && want_object(d, c, "incidents")) {
+	if (c && gl_want_object(d, c, "incidents")) {
 		static const char *const ikeys[] = { "max", NULL };
-		check_keys(d, c, "incidents", ikeys);
-		if (get_int(d, c, "max", "incidents", 1, 0, 1000000, &l) > 0)
+		gl_check_keys(d, c, "incidents", ikeys);
+		if (gl_get_int(d, c, "max", "incidents", 1, 0, 1000000, &l) > 0)
 			s->incidents_max = (int)l;
 	}
 	c = cJSON_GetObjectItemCaseSensitive(s->root, "contract");
-	if (c && want_object(d, c, "contract")) {
+	if (c && gl_want_object(d, c, "contract")) {
 		char tmp[1024];
-		check_keys(d, c, "contract", ckeys);
-		get_string(d, c, "model", "contract", 0, tmp, sizeof(tmp));
-		get_string(d, c, "precision", "contract", 0, tmp, sizeof(tmp));
-		get_string(d, c, "engine", "contract", 0, tmp, sizeof(tmp));
-		get_string(d, c, "notes", "contract", 0, tmp, sizeof(tmp));
-		get_int(d, c, "gpus_per_job", "contract", 0, 1, 1000000, &l);
-		get_int(d, c, "input_tokens", "contract", 0, 1, 100000000, &l);
-		get_int(d, c, "output_tokens", "contract", 0, 1, 100000000, &l);
+		gl_check_keys(d, c, "contract", ckeys);
+		gl_get_string(d, c, "model", "contract", 0, tmp, sizeof(tmp));
+		gl_get_string(d, c, "precision", "contract", 0, tmp, sizeof(tmp));
+		gl_get_string(d, c, "engine", "contract", 0, tmp, sizeof(tmp));
+		gl_get_string(d, c, "notes", "contract", 0, tmp, sizeof(tmp));
+		gl_get_int(d, c, "gpus_per_job", "contract", 0, 1, 1000000, &l);
+		gl_get_int(d, c, "input_tokens", "contract", 0, 1, 100000000, &l);
+		gl_get_int(d, c, "output_tokens", "contract", 0, 1, 100000000, &l);
 	}
 	if ((c = cJSON_GetObjectItemCaseSensitive(s->root, "hosts")))
 		parse_hosts(&v, c);
@@ -1870,314 +937,6 @@ struct gl_scenario *gl_scenario_load_text(const char *name, const char *text, si
 	check_time_scale(&v, o);
 	check_required_targets(&v);
 	return s;
-}
-
-/* ---- windows x hold against the timeline (validate, run) --------------------
- *
- * The analysis (analysis.c) judges real-time windows: window k covers
- * [k*window, (k+1)*window) of elapsed real time from the run's start, the
- * last one cut at the run's end, and each is labelled with the phase in
- * force when its row is first written: at the first commit after it opens
- * (commits come every 500 ms), or at its end if that comes first. A
- * fault's recovery_s needs `hold` consecutive windows, from the one holding
- * its inject, all ending by the next fault's inject (the run's end for the
- * last); restore_s the same from the window holding its revert. A steady
- * (degraded) target needs a window judged in its scope: one labelled with
- * a phase of that scope, and not between a fault's inject window and its
- * revert window (those are degraded).
- *
- * Judged on the schedule (every step and commit on time, which is the best
- * case: a late inject or revert only moves its window later; a phase at a
- * window's labelling instant may give it either label); refused only what
- * can then never pass and would pass at a lower time scale. What can never
- * pass at any scale is a choice of the scenario's (a fault reverted as, or
- * after, the next one is injected, or at the run's end; a steady phase
- * that faults cover): a warning, not refused. */
-struct fit_fault {
-	int i;                        /* index in s->faults */
-	int64_t ti, tr;               /* real inject and revert */
-};
-
-static int cmp_fit_fault(const void *a, const void *b)
-{
-	const struct fit_fault *x = a, *y = b;
-	if (x->ti != y->ti)
-		return x->ti < y->ti ? -1 : 1;
-	return (x->i > y->i) - (x->i < y->i);
-}
-
-struct fit {
-	int64_t W, E, nwin;
-	int hold;
-	double sc;
-};
-
-/* analysis.c window_at: the first window ending after t (nwin: none). */
-static int64_t fit_at(const struct fit *f, int64_t t)
-{
-	return t >= f->E ? f->nwin : t / f->W;
-}
-
-/* How many consecutive windows from k0 end by limit (INT64_MAX: any). */
-static int64_t fit_count(const struct fit *f, int64_t k0, int64_t limit)
-{
-	int64_t last = f->nwin - 1;
-	if (limit < f->E)
-		last = limit / f->W - 1;      /* (k+1)W <= limit; the last window ends at E > limit */
-	return last >= k0 ? last - k0 + 1 : 0;
-}
-
-static void fit_secs(int64_t ns, char *buf, size_t n)
-{
-	snprintf(buf, n, "%.9g s", (double)ns / 1e9);
-}
-
-static void check_fault_fit(struct gl_scenario *s, const struct fit *w, struct gl_diag *d)
-{
-	struct fit_fault *ff = calloc((size_t)s->n_faults + 1, sizeof(*ff));
-	char p[GL_NAME_MAX + 32], a[64], b[64], c[64], ws[64], bound[GL_NAME_MAX + 96];
-
-	if (!ff)
-		return;
-	for (int i = 0; i < s->n_faults; i++) {
-		const struct gl_fault_spec *f = &s->faults[i];
-		ff[i].i = i;
-		ff[i].ti = gl_timeline_real_ns(f->at_ns, w->sc);
-		ff[i].tr = f->dur_ns > 0 ? gl_timeline_real_ns(f->at_ns + f->dur_ns, w->sc) : ff[i].ti;
-	}
-	qsort(ff, (size_t)s->n_faults, sizeof(*ff), cmp_fit_fault);
-	fit_secs(w->W, ws, sizeof(ws));
-	for (int k = 0, nx = 0; k < s->n_faults; k++) {
-		const struct gl_fault_spec *f = &s->faults[ff[k].i];
-		const struct gl_fault_spec *next;
-		int64_t limit, gap_scn, k0, r0, n;
-
-		/* the bound: the earliest inject strictly after this one */
-		if (nx <= k)
-			nx = k + 1;
-		while (nx < s->n_faults && ff[nx].ti <= ff[k].ti)
-			nx++;
-		next = nx < s->n_faults ? &s->faults[ff[nx].i] : NULL;
-		limit = next ? ff[nx].ti : INT64_MAX;
-		snprintf(p, sizeof(p), "faults[%d]", ff[k].i);
-		if (next) {
-			fit_secs(limit, b, sizeof(b));
-			snprintf(bound, sizeof(bound), "the next fault's inject ('%s' at %s)", next->id, b);
-		} else {
-			fit_secs(w->E, b, sizeof(b));
-			snprintf(bound, sizeof(bound), "the run's end (at %s)", b);
-		}
-		k0 = fit_at(w, ff[k].ti);
-		n = fit_count(w, k0, limit);
-		if (n < w->hold) {
-			fit_secs(ff[k].ti, a, sizeof(a));
-			fit_secs((next ? limit : w->E) - ff[k].ti, c, sizeof(c));
-			gl_diag_error(d, f->json, p,
-				      "fault '%s': recovery_s needs hold %d consecutive windows of %s, from the one "
-				      "holding its inject (at %s of real time) to %s, but at time scale %g those "
-				      "%s of real time hold only %lld such window(s) (windows start every %s from "
-				      "the run's start): it can never pass; use a lower --time-scale, a longer gap "
-				      "after this fault, or a smaller window or hold",
-				      f->id, w->hold, ws, a, bound, w->sc, c, (long long)n, ws);
-			continue;
-		}
-		gap_scn = (next ? next->at_ns : s->duration_ns) - (f->at_ns + (f->dur_ns > 0 ? f->dur_ns : 0));
-		fit_secs(ff[k].tr, a, sizeof(a));
-		if (gap_scn <= 0) {
-			/* never measured at any scale: the scenario's choice */
-			gl_diag_warn(d, f->json, p,
-				     "fault '%s': its restore_s cannot be measured: its revert (at %s of real time) "
-				     "is not before %s, and restore_s counts only windows that end by then",
-				     f->id, a, bound);
-			continue;
-		}
-		r0 = fit_at(w, ff[k].tr);
-		n = fit_count(w, r0, limit);
-		if (n < w->hold) {
-			fit_secs((next ? limit : w->E) - ff[k].tr, c, sizeof(c));
-			gl_diag_error(d, f->json, p,
-				      "fault '%s': restore_s needs hold %d consecutive windows of %s, from the one "
-				      "holding its revert (at %s of real time) to %s, but at time scale %g those "
-				      "%s of real time hold only %lld such window(s) (windows start every %s from "
-				      "the run's start): it can never pass; use a lower --time-scale, a longer gap "
-				      "after this fault, or a smaller window or hold",
-				      f->id, w->hold, ws, a, bound, w->sc, c, (long long)n, ws);
-		}
-	}
-	free(ff);
-}
-
-/* Window k is labelled at some instant of [kW, kW + min(commit, its
- * length)]: the first commit after it opens, or its end. The window
- * indices [*lo, *hi] that phase p (real [S, Ep]) may label. */
-static void phase_windows(const struct gl_scenario *s, const struct fit *w, int p, int64_t *lo, int64_t *hi)
-{
-	int64_t S = gl_timeline_real_ns(s->phases[p].start_ns, w->sc);
-	int64_t Ep = gl_timeline_real_ns(s->phases[p].start_ns + s->phases[p].dur_ns, w->sc);
-	int64_t c = w->W < GL_COMMIT_INTERVAL_NS ? w->W : GL_COMMIT_INTERVAL_NS;
-	int64_t last = w->nwin - 1;
-
-	/* kW <= Ep and kW + c >= S (the last window: its own length) */
-	*lo = S - c > 0 ? (S - c + w->W - 1) / w->W : 0;
-	*hi = Ep / w->W < last ? Ep / w->W : last;
-	if (*hi == last) {
-		int64_t start = last * w->W, len = w->E - start;
-		if (start + (len < GL_COMMIT_INTERVAL_NS ? len : GL_COMMIT_INTERVAL_NS) < S)
-			(*hi)--;
-	}
-}
-
-/* Do faults (by_at: their indices in (at, index) order) cover scenario
- * time [t, end) from start to end, inject to revert? */
-static int covered(const struct gl_scenario *s, const int *by_at, int64_t t, int64_t end)
-{
-	for (int k = 0; k < s->n_faults && t < end; k++) {
-		const struct gl_fault_spec *f = &s->faults[by_at[k]];
-		if (f->at_ns > t)
-			return 0;
-		if (f->dur_ns > 0 && f->at_ns + f->dur_ns > t)
-			t = f->at_ns + f->dur_ns;
-	}
-	return t >= end;
-}
-
-struct span { int64_t lo, hi; };
-
-static int cmp_span(const void *a, const void *b)
-{
-	const struct span *x = a, *y = b;
-	return (x->lo > y->lo) - (x->lo < y->lo);
-}
-
-/* Each scope with window targets needs a window judged in it. */
-static void check_scope_fit(struct gl_scenario *s, const struct fit *w, enum gl_scope scope, struct gl_diag *d)
-{
-	const char *sn = gl_scope_name(scope);
-	struct span *fs = NULL;
-	int n_fs = 0, any_target = 0, any_phase = 0;
-	int *by_at = NULL, found = 0;
-	char ws[64], a[64], dur[64], tn[200] = "";
-
-	for (int i = 0; i < s->n_targets; i++)
-		if (s->targets[i].scope == scope && !s->targets[i].missing && !any_target++)
-			snprintf(tn, sizeof(tn), "%s", s->targets[i].metric);
-	for (int p = 0; p < s->n_phases; p++)
-		any_phase |= s->phases[p].scope == scope;
-	if (!any_target || !any_phase)
-		return;
-	if (scope == GL_SCOPE_DEGRADED && s->n_faults > 0)
-		return;   /* a fault's inject window is judged degraded */
-	/* windows between a fault's inject window and its revert window are
-	 * degraded (more when its restore comes later) */
-	if (scope == GL_SCOPE_STEADY && s->n_faults > 0) {
-		fs = calloc((size_t)s->n_faults, sizeof(*fs));
-		if (!fs)
-			return;
-		for (int i = 0; i < s->n_faults; i++) {
-			const struct gl_fault_spec *f = &s->faults[i];
-			int64_t ti = gl_timeline_real_ns(f->at_ns, w->sc);
-			int64_t tr = f->dur_ns > 0 ? gl_timeline_real_ns(f->at_ns + f->dur_ns, w->sc) : ti;
-			struct span sp = { fit_at(w, ti), fit_at(w, tr) - 1 };
-			if (sp.lo <= sp.hi)
-				fs[n_fs++] = sp;
-		}
-		qsort(fs, (size_t)n_fs, sizeof(*fs), cmp_span);
-		{
-			int m = 0;
-			for (int i = 0; i < n_fs; i++) {
-				if (m && fs[i].lo <= fs[m - 1].hi + 1) {
-					if (fs[i].hi > fs[m - 1].hi)
-						fs[m - 1].hi = fs[i].hi;
-				} else {
-					fs[m++] = fs[i];
-				}
-			}
-			n_fs = m;
-		}
-	}
-	/* phases in order: their window ranges never go back */
-	for (int p = 0, j = 0; p < s->n_phases && !found; p++) {
-		int64_t lo, hi;
-		if (s->phases[p].scope != scope)
-			continue;
-		phase_windows(s, w, p, &lo, &hi);
-		if (lo > hi)
-			continue;
-		while (j < n_fs && fs[j].hi < lo)
-			j++;
-		if (!(j < n_fs && fs[j].lo <= lo && fs[j].hi >= hi))
-			found = 1;   /* a window of this phase is outside every fault */
-	}
-	if (found) {
-		free(fs);
-		return;
-	}
-	if (s->n_faults > 0 && (by_at = calloc((size_t)s->n_faults, sizeof(*by_at)))) {
-		for (int i = 0; i < s->n_faults; i++)
-			by_at[i] = i;
-		sort_faults = s->faults;
-		qsort(by_at, (size_t)s->n_faults, sizeof(*by_at), cmp_fault_at);
-		sort_faults = NULL;
-	}
-	/* No window can be judged in this scope: say why, phase by phase. */
-	fit_secs(w->W, ws, sizeof(ws));
-	for (int p = 0; p < s->n_phases; p++) {
-		const struct gl_phase *ph = &s->phases[p];
-		int64_t lo, hi;
-		int covered_scn;
-		char path[64];
-		if (ph->scope != scope)
-			continue;
-		/* the scenario's choice when faults cover the whole phase in
-		 * scenario time (no scale would help) */
-		covered_scn = scope == GL_SCOPE_STEADY && by_at && covered(s, by_at, ph->start_ns, ph->start_ns + ph->dur_ns);
-		phase_windows(s, w, p, &lo, &hi);
-		snprintf(path, sizeof(path), "phases[%d]", p);
-		fit_secs(gl_timeline_real_ns(ph->start_ns + ph->dur_ns, w->sc) -
-			 gl_timeline_real_ns(ph->start_ns, w->sc), a, sizeof(a));
-		gl_format_duration(ph->dur_ns, dur, sizeof(dur));
-		if (covered_scn)
-			gl_diag_warn(d, ph->json, s->phases[p].json ? path : "phases",
-				     "phase '%s': faults cover it from start to end, so no window of it is judged %s "
-				     "and the %s targets ('%s'...) can have no data there",
-				     ph->name, sn, sn, tn);
-		else if (lo > hi)
-			gl_diag_error(d, ph->json, s->phases[p].json ? path : "phases",
-				      "phase '%s' (%s, judged %s) lasts %s of real time at time scale %g, and no window "
-				      "of %s takes it (windows start every %s from the run's start and take the phase "
-				      "in force at their first commit, within 0.5 s of their start); no window of the "
-				      "run is judged %s, so the %s targets ('%s'...) can never have data: use a lower "
-				      "--time-scale, a longer phase or a smaller window",
-				      ph->name, dur, sn, a, w->sc, ws, ws, sn, sn, tn);
-		else
-			gl_diag_error(d, ph->json, s->phases[p].json ? path : "phases",
-				      "phase '%s' (%s, judged %s) lasts %s of real time at time scale %g: the %lld "
-				      "window(s) of %s that take it all lie between a fault's inject and its "
-				      "revert, judged degraded; no window of the run is judged %s, so the %s targets "
-				      "('%s'...) can never have data: use a lower --time-scale, a longer phase or "
-				      "gaps between faults, or a smaller window",
-				      ph->name, dur, sn, a, w->sc, (long long)(hi - lo + 1), ws, sn, sn, tn);
-	}
-	free(fs);
-	free(by_at);
-}
-
-static void check_window_fit(struct gl_scenario *s, double sc, struct gl_diag *d)
-{
-	struct fit w;
-
-	if (s->window_ns <= 0 || s->duration_ns <= 0 || s->n_phases <= 0)
-		return;
-	w.sc = sc > 0 ? sc : 1;
-	w.W = s->window_ns;
-	w.E = gl_timeline_real_ns(s->duration_ns, w.sc);
-	w.hold = s->hold;
-	if (w.E <= 0)
-		return;
-	w.nwin = (w.E + w.W - 1) / w.W;
-	check_fault_fit(s, &w, d);
-	check_scope_fit(s, &w, GL_SCOPE_STEADY, d);
-	check_scope_fit(s, &w, GL_SCOPE_DEGRADED, d);
 }
 
 /* The files a scenario names, checked once its schema passed (validate and
@@ -2242,7 +1001,7 @@ struct gl_scenario *gl_scenario_load_file(const char *path, const struct gl_scen
 		if (d->n_errors == 0)
 			check_files(s, d);
 		if (timeline_ok)
-			check_window_fit(s, o ? o->time_scale : 1, d);
+			gl_scenario_check_window_fit(s, o ? o->time_scale : 1, d);
 	}
 	return s;
 }

@@ -128,15 +128,6 @@ void gl_scenario_free(struct gl_scenario *s);
 const struct gl_host *gl_scenario_host(const struct gl_scenario *s, const char *name);
 const struct gl_workload_spec *gl_scenario_workload(const struct gl_scenario *s, const char *name);
 
-/* storage "cold_start": {"readers": N, "size": X, "within": Y}: N readers
- * each load X within Y, i.e. an aggregate read rate of N*X/1e9/Y GB/s. */
-struct gl_cold_start {
-	int readers;
-	uint64_t bytes_each;
-	int64_t within_ns;
-	double required_gbps;
-};
-int gl_cold_start_parse(const cJSON *o, struct gl_cold_start *out);
 /* Index of the phase in force at scenario time t (last phase for t >= end). */
 int gl_scenario_phase_at(const struct gl_scenario *s, int64_t t_ns);
 

@@ -31,6 +31,7 @@
  * and the timeout sweep are in inference_arrivals.c (inference_int.h).
  */
 #include "inference_int.h"
+#include "inference_schema.h"
 
 static const char *const ec_names[EC_N] = {
 	"", "connect", "tls", "http_4xx", "http_429", "http_5xx", "timeout_ttft", "timeout_idle",
@@ -906,6 +907,9 @@ static void inf_check_files(const struct gl_scenario *s, const cJSON *cfg, struc
 
 const struct gl_workload_ops gl_workload_inference = {
 	.name = "inference",
+	.validate = gl_inference_validate,
+	.targets = gl_inference_targets,
+	.degraded_default = "inference.error_rate",
 	.check_files = inf_check_files,
 	.init = inf_init,
 	.start = inf_start,

@@ -14,6 +14,7 @@
 
 #include "metrics.h"
 #include "plugin.h"
+#include "null_schema.h"
 
 struct null_wl {
 	struct gl_ctx *ctx;
@@ -112,6 +113,9 @@ static void null_free(void *state)
 
 const struct gl_workload_ops gl_workload_null = {
 	.name = "null",
+	.validate = gl_null_validate,
+	.targets = gl_null_targets,
+	.degraded_default = "null.tick_lag_ms.p99",
 	.init = null_init,
 	.start = null_start,
 	.set_load = null_set_load,

@@ -33,6 +33,7 @@
  * (storage_int.h).
  */
 #include "storage_int.h"
+#include "storage_schema.h"
 
 static const char *const ec_names[EC_N] = { "enospc", "edquot", "eio", "vanished", "rofs", "perm",
 					    "reserve", "verify", "other" };
@@ -589,6 +590,9 @@ static int sto_preflight(struct gl_ctx *c, const cJSON *cfg)
 
 const struct gl_workload_ops gl_workload_storage = {
 	.name = "storage",
+	.validate = gl_storage_validate,
+	.targets = gl_storage_targets,
+	.degraded_default = "storage.write_gbps",
 	.init = sto_init,
 	.start = sto_start,
 	.set_load = sto_set_load,

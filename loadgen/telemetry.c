@@ -35,6 +35,7 @@
 #include "plugin.h"
 #include "prom.h"
 #include "store.h"
+#include "telemetry_schema.h"
 #include "units.h"
 
 enum { SRC_DCGM, SRC_NODE, N_SRC };
@@ -149,7 +150,7 @@ static int is_http_url(const char *u)
 	return (!strncmp(u, "http://", 7) && u[7]) || (!strncmp(u, "https://", 8) && u[8]);
 }
 
-static void tl_validate(const cJSON *cfg, struct gl_diag *d, const char *path)
+static void tl_validate(const struct gl_scenario *scn, const cJSON *cfg, struct gl_diag *d, const char *path)
 {
 	static const char *const keys[] = { "dcgm", "node", "every", "timeout", "series", "max_body",
 					    "preflight", NULL };
@@ -861,6 +862,7 @@ static int tl_preflight(struct gl_ctx *c, const cJSON *cfg)
 const struct gl_workload_ops gl_workload_telemetry = {
 	.name = "telemetry",
 	.validate = tl_validate,
+	.targets = gl_telemetry_targets,
 	.init = tl_init,
 	.start = tl_start,
 	.on_window = tl_on_window,

@@ -27,6 +27,7 @@
  * training_launch.c (training_int.h).
  */
 #include "training_int.h"
+#include "training_schema.h"
 
 static const char *const transport_names[] = { "NET/IB", "NET/Socket", "P2P", "SHM", "GDRDMA", "NVLS",
 					       "CollNet", NULL };
@@ -856,6 +857,10 @@ static int trn_preflight(struct gl_ctx *c, const cJSON *cfg)
 
 const struct gl_workload_ops gl_workload_training = {
 	.name = "training",
+	.validate = gl_training_validate,
+	.targets = gl_training_targets,
+	.fault_targets = gl_training_fault_targets,
+	.degraded_default = "training.step_time_s.p95",
 	.init = trn_init,
 	.start = trn_start,
 	.stop = trn_stop,

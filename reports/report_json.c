@@ -10,6 +10,7 @@
 #include "catalog.h"
 #include "report.h"
 #include "series.h"
+#include "storage_schema.h"
 #include "units.h"
 
 static void add_num(cJSON *o, const char *key, int has, double v)

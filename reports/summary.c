@@ -12,6 +12,7 @@
 
 #include "catalog.h"
 #include "report.h"
+#include "storage_schema.h"
 #include "units.h"
 
 struct sum {

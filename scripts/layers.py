@@ -35,7 +35,8 @@ NAMES = {LIB: "lib", SCENARIO: "scenario", CORE: "core", WORK: "workloads/faults
 # harness/ files by stem (the .c and .h of a stem share its layer)
 HARNESS = {
     LIB: "util hist sha256 jsonc units netaddr prom http secrets paths diag".split(),
-    SCENARIO: "scenario cfg catalog plugin registry timeline transport transport_ssh".split(),
+    SCENARIO: ("scenario scenario_doc scenario_fit scenario_parts schema cfg catalog plugin registry timeline "
+               "transport transport_ssh").split(),
     CORE: ("controller controller_int ctx executor commands metrics store analysis live child inventory "
            "evidence").split(),
     WORK: ("lab lab_int lab_util lab_net lab_slurm lab_workers lab_etcd lab_sshd lab_storage lab_mpi lab_down "

@@ -1,6 +1,7 @@
 # Fuzz targets of parsers that have no test module of their own here: the
-# scenario parser and validator (harness/scenario.c, with --set overrides
-# and inventory substitution) and the response bodies the fault kinds read
+# scenario parser and validator (harness/scenario*.c, schema.c and the
+# workloads' loadgen/*_schema.c, with --set overrides and inventory
+# substitution) and the response bodies the fault kinds read
 # from Kubernetes, slurmrestd, scontrol, Redfish and etcd (faults/bodies.c).
 # Each replays its corpus in tests/fuzz/corpus/NAME as a test labelled
 # "fuzz"; scripts/fuzz.sh runs every tests/fuzz/fuzz_*.c under libFuzzer.

@@ -1,0 +1,29 @@
+/*
+ * scenario_parts.h - how the parts of scenario loading call each other
+ * (private to scenario.c, scenario_doc.c and scenario_fit.c; plug-ins use
+ * scenario.h and schema.h).
+ */
+#ifndef GL_SCENARIO_PARTS_H
+#define GL_SCENARIO_PARTS_H
+
+#include <cjson/cJSON.h>
+
+#include "diag.h"
+#include "scenario.h"
+
+/* scenario_doc.c: the document before its schema is checked. One --set
+ * PATH=VALUE applied to root; 0, or -1 after reporting through d. */
+int gl_scenario_apply_set(cJSON *root, const char *expr, struct gl_diag *d);
+/* "inventory": "FILE": read it (resume and report: o->inventory_text,
+ * the bytes the run started with), expand every ${...} of the scenario,
+ * add its hosts; errors through d. */
+void gl_scenario_apply_inventory(struct gl_scenario *s, const struct gl_scenario_opts *o, struct gl_diag *d);
+
+/* scenario.c: sort the fault indices ix[0..n) by (at, index). */
+void gl_scenario_sort_faults_at(const struct gl_fault_spec *faults, int *ix, int n);
+
+/* scenario_fit.c: windows x hold against the timeline at time scale sc
+ * (validate and run, on a scenario otherwise valid). */
+void gl_scenario_check_window_fit(struct gl_scenario *s, double sc, struct gl_diag *d);
+
+#endif

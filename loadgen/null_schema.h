@@ -1,0 +1,19 @@
+/*
+ * null_schema.h - the null workload's validate and targets hooks
+ * (null_schema.c), named in its ops table (null.c).
+ */
+#ifndef GL_NULL_SCHEMA_H
+#define GL_NULL_SCHEMA_H
+
+#include <cjson/cJSON.h>
+
+#include "diag.h"
+#include "scenario.h"
+
+struct gl_target_need;
+
+void gl_null_validate(const struct gl_scenario *s, const cJSON *w, struct gl_diag *d, const char *path);
+/* its ops table's targets hook (plugin.h) */
+void gl_null_targets(const cJSON *w, struct gl_target_need *n);
+
+#endif

@@ -1,0 +1,14 @@
+/*
+ * telemetry_schema.h - the telemetry workload's targets hook
+ * (telemetry_schema.c), named in its ops table (telemetry.c).
+ */
+#ifndef GL_TELEMETRY_SCHEMA_H
+#define GL_TELEMETRY_SCHEMA_H
+
+#include <cjson/cJSON.h>
+
+struct gl_target_need;
+
+void gl_telemetry_targets(const cJSON *cfg, struct gl_target_need *n);
+
+#endif
