@@ -738,7 +738,7 @@ static int find_incidents(struct gl_analysis *an, struct gl_err *err)
 
 	an->incidents_limit = an->sc->incidents_max >= 0 ? an->sc->incidents_max : 0;
 	for (int k = 0; k < GL_INC_N; k++) {
-		int gated = an->sc->incidents_max >= 0 || k == GL_INC_TRAINING || k == GL_INC_CORRECTNESS;
+		int gated = an->sc->incidents_max >= 0 || k == GL_INC_TRAINING || k == GL_INC_CORRECTNESS, kept = 0;
 		for (int w = 0; w < an->n_windows; w++) {
 			struct gl_incident *x;
 			int w1;
@@ -749,6 +749,13 @@ static int find_incidents(struct gl_analysis *an, struct gl_err *err)
 				;
 			an->incidents_total++;
 			an->incidents_gated += gated;
+			/* the first GL_MAX_INCIDENTS of each kind hold the first
+			 * GL_MAX_INCIDENTS of all: memory stays bounded */
+			if (kept == GL_MAX_INCIDENTS) {
+				w = w1;
+				continue;
+			}
+			kept++;
 			if (an->n_incidents == cap) {
 				struct gl_incident *ni;
 				cap = cap ? cap * 2 : 16;
@@ -916,8 +923,9 @@ static int incident_events(sqlite3 *db, struct gl_analysis *an, struct gl_err *e
 		int64_t t = sqlite3_column_int64(q, 0);
 		const char *src = (const char *)sqlite3_column_text(q, 1);
 		const char *msg = (const char *)sqlite3_column_text(q, 2);
-		while (lo < an->n_incidents && an->windows[an->incidents[lo].w1].end_ns <= t &&
-		       an->incidents[lo].event[0])
+		/* events come in time order: an incident that ended before this
+		 * one can get none any more */
+		while (lo < an->n_incidents && an->windows[an->incidents[lo].w1].end_ns <= t)
 			lo++;
 		for (int j = lo; j < an->n_incidents; j++) {
 			struct gl_incident *x = &an->incidents[j];

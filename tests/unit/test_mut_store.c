@@ -27,6 +27,12 @@
  *    processes released at once on one empty 0600 file all open it, and
  *    the schema is laid once (a CI run saw "table run already exists"
  *    when each opener read the schema version before taking the lock).
+ * 7. Incidents stay bounded and in time order: 4000 windows, no fault,
+ *    training.job_failures in every even window (2000 incidents, counted
+ *    by default) and storage.errors in every window 4k+1 (1000, listed
+ *    only): 3000 counted in all, 2000 against the limit, the first 1000
+ *    by time kept (3 per 4 windows: all before window 1334), both kinds
+ *    among them, in order.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -347,6 +353,55 @@ int main(void)
 			failed++;
 		}
 		CHECKF(failed == 0, "round %d: %d of %d openers failed on a store being made\n", round, failed, N);
+	}
+
+	/* 7: many incidents */
+	{
+		struct gl_run_row r = { 0 };
+		int ordered = 1, kinds = 0, max_w0 = 0;
+		snprintf(path, sizeof(path), "%s/incidents.db", dir);
+		st = gl_store_open(path, 1, &err);
+		CHECK(st != NULL);
+		strcpy(r.id, "mut-inc");
+		strcpy(r.name, "mut");
+		strcpy(r.scenario_path, "inline.json");
+		r.scenario_text = (char *)scenario;
+		gl_sha256_hex(scenario, strlen(scenario), r.scenario_sha256);
+		r.time_scale = 1;
+		r.window_ns = 1000000000LL;
+		r.duration_ns = 20000000000LL;
+		r.started_wall_ns = gl_wall_ns();
+		CHECK(st && gl_store_run_create(st, &r, &err) == 0);
+		for (int w = 0; st && w < 4000; w++) {
+			gl_store_window_put(st, w, w * 1000000000LL, (w + 1) * 1000000000LL, w * 1000000000LL,
+					    (w + 1) * 1000000000LL, 0, 1);
+			gl_store_window_metric_put(st, w, "null.ticks", NULL, 0, 100);
+			if (w % 2 == 0)
+				gl_store_window_metric_put(st, w, "training.job_failures", NULL, 0, 1);
+			if (w % 4 == 1)
+				gl_store_window_metric_put(st, w, "storage.errors", NULL, 0, 1);
+		}
+		if (st)
+			gl_store_flush(st, &err);
+		an = NULL;
+		CHECK(st && gl_analyze(st, &an, &err) == 0);
+		if (an) {
+			CHECKF(an->incidents_total == 3000 && an->incidents_gated == 2000 && an->incidents_failed,
+			       "incidents %d, counted %d, failed %d (want 3000, 2000, 1)\n", an->incidents_total,
+			       an->incidents_gated, an->incidents_failed);
+			CHECKF(an->n_incidents == GL_MAX_INCIDENTS, "%d kept, want %d\n", an->n_incidents, GL_MAX_INCIDENTS);
+			for (int i = 0; i < an->n_incidents; i++) {
+				if (i && an->incidents[i].w0 < an->incidents[i - 1].w0)
+					ordered = 0;
+				kinds |= 1 << an->incidents[i].kind;
+				if (an->incidents[i].w0 > max_w0)
+					max_w0 = an->incidents[i].w0;
+			}
+			CHECKF(ordered && max_w0 < 1334 && kinds == ((1 << GL_INC_TRAINING) | (1 << GL_INC_STORAGE)),
+			       "kept in order %d, last start window %d (want < 1334), kinds 0x%x\n", ordered, max_w0, kinds);
+			gl_analysis_free(an);
+		}
+		gl_store_close(st);
 	}
 
 	snprintf(path, sizeof(path), "rm -rf '%s'", dir);
