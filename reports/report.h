@@ -28,7 +28,7 @@ struct gl_summary_ops {
 };
 void gl_report_summary(const struct gl_analysis *an, const struct gl_summary_ops *ops, void *arg);
 
-/* report.json's "incidents" object (the live view's too). */
+/* report.json's "incidents" object. */
 cJSON *gl_report_incidents_json(const struct gl_analysis *an);
 /* report.md text into out. */
 int gl_report_md(const struct gl_analysis *an, struct gl_buf *out);

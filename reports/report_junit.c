@@ -243,10 +243,13 @@ int gl_report_junit(const struct gl_analysis *an, struct gl_buf *out)
 		putf(b, "/>\n");
 	} else {
 		char fail[512];
-		snprintf(fail, sizeof(fail), "%d incident(s) counted (%d in all), more than the %d allowed; first: %s %s",
+		const struct gl_incident *first = NULL;
+		for (int i = 0; i < an->n_incidents && !first; i++)
+			if (an->incidents[i].gated)
+				first = &an->incidents[i];
+		snprintf(fail, sizeof(fail), "%d incident(s) counted (%d in all), more than the %d allowed; first counted: %s %s",
 			 an->incidents_gated, an->incidents_total, an->incidents_limit,
-			 an->n_incidents ? gl_incident_kind_name(an->incidents[0].kind) : "",
-			 an->n_incidents ? an->incidents[0].what : "");
+			 first ? gl_incident_kind_name(first->kind) : "", first ? first->what : "");
 		putf(b, ">\n      <failure type=\"incidents\" message=\"");
 		xml_esc(b, fail);
 		putf(b, "\">");
