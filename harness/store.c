@@ -363,6 +363,21 @@ int gl_store_flush(struct gl_store *st, struct gl_err *err)
 	return exec_sql(st->db, "COMMIT", err);
 }
 
+/* One prepared write (finalized here) in the open batch, then the batch
+ * committed: for rows that must be in the store before the caller goes on. */
+static int step_commit(struct gl_store *st, sqlite3_stmt *q, struct gl_err *err)
+{
+	int rc;
+
+	txn(st);
+	rc = sqlite3_step(q);
+	sqlite3_finalize(q);
+	if (rc != SQLITE_DONE)
+		return gl_errf(err, GL_EIO, "store: %s", sqlite3_errmsg(st->db));
+	return gl_store_flush(st, err);
+}
+
+
 static int step_done(struct gl_store *st, sqlite3_stmt *q)
 {
 	int rc = sqlite3_step(q);
@@ -378,7 +393,6 @@ static int step_done(struct gl_store *st, sqlite3_stmt *q)
 int gl_store_run_create(struct gl_store *st, const struct gl_run_row *r, struct gl_err *err)
 {
 	sqlite3_stmt *q;
-	int rc;
 
 	if (sqlite3_prepare_v2(st->db,
 			       "INSERT INTO run(id,name,scenario_path,scenario_text,scenario_sha256,sets,"
@@ -399,12 +413,7 @@ int gl_store_run_create(struct gl_store *st, const struct gl_run_row *r, struct 
 	sqlite3_bind_text(q, 11, r->version, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(q, 12, r->git_rev, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(q, 13, r->hostname, -1, SQLITE_TRANSIENT);
-	txn(st);
-	rc = sqlite3_step(q);
-	sqlite3_finalize(q);
-	if (rc != SQLITE_DONE)
-		return gl_errf(err, GL_EIO, "store: %s", sqlite3_errmsg(st->db));
-	return gl_store_flush(st, err);
+	return step_commit(st, q, err);
 }
 
 static void col_text(sqlite3_stmt *q, int i, char *out, size_t n)
@@ -834,7 +843,6 @@ int gl_store_preflight_put(struct gl_store *st, const char *subject, const char 
 int gl_store_doc_put(struct gl_store *st, const char *key, const char *json, struct gl_err *err)
 {
 	sqlite3_stmt *q;
-	int rc;
 
 	if (sqlite3_prepare_v2(st->db, "INSERT INTO docs(key,wall_ns,body) VALUES(?,?,?) ON CONFLICT(key) "
 			       "DO UPDATE SET wall_ns=excluded.wall_ns, body=excluded.body", -1, &q, NULL) != SQLITE_OK)
@@ -842,12 +850,7 @@ int gl_store_doc_put(struct gl_store *st, const char *key, const char *json, str
 	sqlite3_bind_text(q, 1, key, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int64(q, 2, gl_wall_ns());
 	sqlite3_bind_text(q, 3, json, -1, SQLITE_TRANSIENT);
-	txn(st);
-	rc = sqlite3_step(q);
-	sqlite3_finalize(q);
-	if (rc != SQLITE_DONE)
-		return gl_errf(err, GL_EIO, "store: %s", sqlite3_errmsg(st->db));
-	return gl_store_flush(st, err);
+	return step_commit(st, q, err);
 }
 
 int gl_store_doc_get(struct gl_store *st, const char *key, char **out, struct gl_err *err)
