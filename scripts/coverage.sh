@@ -24,7 +24,7 @@
 # A process that dies by a signal it does not catch or leaves by _exit()
 # writes nothing: that is lost, not corrupt. SIGKILL is common here: the
 # torture test's kills, and lib.sh's cleanup, which kills every background
-# process (a `gauntlet target` a script started) with -9. gcovr merges the two compilations of harness/util.c, units.c
+# process (a `gauntlet target` a script started) with -9. gcovr merges the two compilations of harness/lib/util.c, units.c
 # and sha256.c (gauntlet_core and gauntlet-train).
 #
 # Counters are zeroed before a run unless --keep is given. Full reports go

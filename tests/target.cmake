@@ -1,4 +1,4 @@
-# The OpenAI-compatible token-streaming target (loadgen/target.c): a unit test
+# The OpenAI-compatible token-streaming target (harness/target/target.c): a unit test
 # of its deterministic timing model, a standalone binary (handy before and
 # besides the gauntlet binary), and a script test that drives a real server
 # with curl, misbehaviour modes included.

@@ -1,4 +1,4 @@
-# Value grammar (harness/units.c) and commented-JSON parser (harness/jsonc.c):
+# Value grammar (harness/lib/units.c) and commented-JSON parser (harness/lib/jsonc.c):
 # unit tests, and fuzz targets whose corpora replay as ordinary tests.
 gl_unit_test(test_units ${GL_TESTS_DIR}/unit/test_units.c TIMEOUT 60)
 gl_unit_test(test_jsonc ${GL_TESTS_DIR}/unit/test_jsonc.c TIMEOUT 60)

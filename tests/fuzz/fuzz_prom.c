@@ -1,5 +1,5 @@
 /*
- * fuzz_prom.c - fuzz target for harness/prom.c. The input is one scrape
+ * fuzz_prom.c - fuzz target for harness/lib/prom.c. The input is one scrape
  * body, copied into a buffer of exactly its size (no NUL after it, so an
  * over-read trips the sanitizer). It is parsed twice with small caps and
  * once with the defaults; the two small-cap parses must give the same

@@ -1,5 +1,5 @@
 /*
- * fuzz_scenario.c - fuzz target for harness/scenario.c (with scenario_doc.c,
+ * fuzz_scenario.c - fuzz target for harness/scenario/scenario.c (with scenario_doc.c,
  * schema.c and the workloads' schemas, loadgen/NAME_schema.c): parse and
  * validate a scenario from memory, with "--set path=value" overrides and an
  * inventory for ${a.b.c} substitution. The input is split at NUL bytes:

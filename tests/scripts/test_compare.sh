@@ -20,7 +20,7 @@ source "$(dirname "$0")/lib.sh"
 
 "$GAUNTLET" compare >"$T/wired.log" 2>&1
 if grep -q "not built yet" "$T/wired.log"; then
-	skip "gauntlet compare is not wired into harness/main.c in this binary"
+	skip "gauntlet compare is not wired into harness/cli/main.c in this binary"
 fi
 SCALE_HIST=${GL_SCALE_HIST:-${GL_BINARY_DIR:-/tmp/b}/gl_scale_hist}
 [ -x "$SCALE_HIST" ] || skip "gl_scale_hist not built ($SCALE_HIST)"

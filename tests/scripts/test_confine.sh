@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # test_confine.sh - files a scenario names stay inside its directory or the
-# allowed roots (harness/paths.c): an inventory or trace reached through
+# allowed roots (harness/lib/paths.c): an inventory or trace reached through
 # "..", an absolute path or a symbolic link outside them is refused with a
 # message naming the path and what it resolved to; safety.allowed_roots
 # lets a named directory in, and "/" is never accepted as a root.

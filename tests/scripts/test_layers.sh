@@ -10,13 +10,13 @@ cat "$T/tree.out"
 check "the tree: no upward include (exit $rc)" [ $rc -eq 0 ]
 mkdir -p "$T/copy"
 cp -r "$GL_SOURCE_DIR/harness" "$GL_SOURCE_DIR/loadgen" "$GL_SOURCE_DIR/faults" "$GL_SOURCE_DIR/reports" "$T/copy/"
-sed -i '0,/#include "store.h"/s//#include "store.h"\n#include "report.h"/' "$T/copy/harness/store.c"
-line=$(grep -n '#include "report.h"' "$T/copy/harness/store.c" | cut -d: -f1)
+sed -i '0,/#include "store.h"/s//#include "store.h"\n#include "report.h"/' "$T/copy/harness/core/store.c"
+line=$(grep -n '#include "report.h"' "$T/copy/harness/core/store.c" | cut -d: -f1)
 python3 "$GL_SOURCE_DIR/scripts/layers.py" "$T/copy" >"$T/planted.out" 2>&1; rc=$?
 cat "$T/planted.out"
 check "a planted upward include fails (exit $rc, want 1)" [ $rc -eq 1 ]
-check "...naming the file, the line ($line) and the layers" grep -q "^harness/store.c:$line: includes reports/report.h (reports) from core: upward" "$T/planted.out"
-sed -i '/#include "report.h"/d' "$T/copy/harness/store.c"
+check "...naming the file, the line ($line) and the layers" grep -q "^harness/core/store.c:$line: includes reports/report.h (reports) from core: upward" "$T/planted.out"
+sed -i '/#include "report.h"/d' "$T/copy/harness/core/store.c"
 printf '#include "util.h"\n' >"$T/copy/harness/newthing.c"
 python3 "$GL_SOURCE_DIR/scripts/layers.py" "$T/copy" >"$T/new.out" 2>&1; rc=$?
 check "a file the table does not place fails (exit $rc)" bash -c "[ $rc -eq 1 ] && grep -q '^harness/newthing.c: no layer' '$T/new.out'"

@@ -248,7 +248,7 @@ fi
 
 # ---- (e) windows x hold against the timeline at the time scale ------------------
 # Windows are real seconds from the run's start, the last one cut at the end,
-# each labelled with the phase it closes in (harness/analysis.c); a fault's
+# each labelled with the phase it closes in (harness/core/analysis.c); a fault's
 # recovery_s needs `hold` of them from its inject's window, restore_s from
 # its revert's window, all ending by the next fault's inject (else the run's
 # end). A timeline that can never give them is refused, exit 2, naming the

@@ -1,5 +1,5 @@
 /*
- * test_hist.c - unit tests for the log-linear histogram (harness/hist.c).
+ * test_hist.c - unit tests for the log-linear histogram (harness/lib/hist.c).
  * Every percentile is compared with the exact nearest-rank answer from a
  * sorted copy of the samples (rank computed in integers, so 99.9% of 1000 is
  * rank 999), over distributions shaped like real latencies and some that are

@@ -1,5 +1,5 @@
 /*
- * test_prom.c - the Prometheus text parser (harness/prom.c): DCGM exporter
+ * test_prom.c - the Prometheus text parser (harness/lib/prom.c): DCGM exporter
  * text as exporters serve it, label escapes, special values, timestamps,
  * TYPE families, CRLF and a missing last newline, every cap, and garbage
  * answered with the right class and line; DCGM blank sentinels.

@@ -1,6 +1,6 @@
 /*
  * test_target_model.c - the deterministic timing and token model of
- * `gauntlet target` (loadgen/target.h): TTFT with prefill, inter-token gaps
+ * `gauntlet target` (harness/target/target.h): TTFT with prefill, inter-token gaps
  * with seeded jitter (range, mean, determinism, independence of requests),
  * token offsets, the stall window, output lengths, word counting, the
  * deterministic choice of misbehaving requests and where misbehaviours

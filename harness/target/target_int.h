@@ -1,5 +1,5 @@
 /*
- * target_int.h - private to `gauntlet target` (loadgen/target*.c): the
+ * target_int.h - private to `gauntlet target` (harness/target/target*.c): the
  * server's state, shared by the files that make it up. Who owns what:
  *   target_model.c   the deterministic timing model (declared in target.h)
  *   target_http.c    routing, validation of generation requests, the
