@@ -97,8 +97,7 @@ void inf_record_done(struct inf *w, struct req *r, enum err_class ec)
 	row.http_status = (int)r->status;
 	row.error_class = ec_names[ec];
 	row.max_stall_ns = r->max_stall;
-	if (gl_ctx_store(w->ctx))
-		gl_store_request_put(gl_ctx_store(w->ctx), &row);
+	gl_ctx_request_row(w->ctx, &row);
 }
 
 static int on_sse_event(void *arg, const struct gl_sse_event *ev)
@@ -698,16 +697,24 @@ static int inf_start(void *state, struct gl_err *err)
 	struct timeval sweep = { 0, 20000 };
 
 	w->running = 1;
-	w->next_arrival = inf_now_ns(w);
+	gl_ctx_shard(w->ctx, &w->shard, &w->shards, &w->origin_ns);
 	event_add(w->ev_sweep, &sweep);
 	if (w->mode == AR_CLOSED) {
 		w->active_users = w->users;
 		for (int u = 0; u < w->users; u++)
-			inf_send_req(w, inf_now_ns(w), w->seq++, w->input_tokens, w->output_tokens, NULL, u);
+			if (u % w->shards == w->shard)
+				inf_send_req(w, inf_now_ns(w), w->seq++, w->input_tokens, w->output_tokens, NULL, u);
 		return 0;
 	}
+	if (w->mode != AR_TRACE) {
+		inf_first_arrival(w);
+		if (w->skipped)
+			gl_ctx_event(w->ctx, GL_LOG_WARN, "inference", "started %.1f s after the schedule's origin: "
+				     "%" PRId64 " arrival(s) of this share were missed, not sent late",
+				     (double)(inf_now_ns(w) - w->origin_ns) / 1e9, w->skipped);
+	}
 	if (w->mode == AR_TRACE) {
-		w->trace_base_ns = inf_now_ns(w);
+		w->trace_base_ns = w->origin_ns >= 0 ? w->origin_ns : inf_now_ns(w);
 		w->have_trow = inf_trace_next(w);
 		if (!w->have_trow)
 			return gl_errf(err, GL_EINVAL, "inference: the trace has no usable rows");
@@ -724,7 +731,8 @@ static void inf_set_load(void *state, double mult)
 		int want = (int)ceil(w->users * w->load);
 		/* more users start now; fewer: users above the count stop after their request */
 		for (int u = w->active_users; u < want; u++)
-			inf_send_req(w, inf_now_ns(w), w->seq++, w->input_tokens, w->output_tokens, NULL, u);
+			if (u % w->shards == w->shard)
+				inf_send_req(w, inf_now_ns(w), w->seq++, w->input_tokens, w->output_tokens, NULL, u);
 		w->active_users = want;
 	}
 }

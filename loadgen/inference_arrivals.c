@@ -76,6 +76,10 @@ static void arrive(struct inf *w, int64_t t_intended, int64_t in_tok, int64_t ou
 {
 	uint64_t seq = w->seq++;
 
+	/* another agent's share of the one schedule */
+	if (w->shards > 1 && seq % (uint64_t)w->shards != (uint64_t)w->shard)
+		return;
+
 	if (w->in_flight < w->max_in_flight && w->q_len == 0) {
 		inf_send_req(w, t_intended, seq, in_tok, out_tok, tr, -1);
 		return;
@@ -148,6 +152,8 @@ int inf_trace_next(struct inf *w)
 	}
 }
 
+static void skip_others(struct inf *w);
+
 void inf_on_arrival(evutil_socket_t fd, short what, void *arg)
 {
 	struct inf *w = arg;
@@ -174,9 +180,39 @@ void inf_on_arrival(evutil_socket_t fd, short what, void *arg)
 		while (w->next_arrival <= now && burst++ < 10000) {
 			arrive(w, w->next_arrival, w->input_tokens, w->output_tokens, NULL);
 			w->next_arrival += next_gap_ns(w);
+			skip_others(w);
 		}
 	}
 	inf_arm_arrival(w);
+}
+
+/* Open loop with agents: walk the one seeded schedule past the arrivals
+ * that are other agents' (their gaps drawn all the same, so that every
+ * agent's times are the one-process run's), without waking for them. */
+static void skip_others(struct inf *w)
+{
+	while (w->shards > 1 && w->seq % (uint64_t)w->shards != (uint64_t)w->shard) {
+		w->seq++;
+		w->next_arrival += next_gap_ns(w);
+	}
+}
+
+/* The first open-loop arrival: at the schedule's origin; an agent started
+ * again after it was lost takes the schedule up where it stands now, and
+ * the arrivals it missed are counted, not sent late. */
+void inf_first_arrival(struct inf *w)
+{
+	int64_t now = inf_now_ns(w);
+
+	w->next_arrival = w->origin_ns >= 0 ? w->origin_ns : now;
+	skip_others(w);
+	if (w->origin_ns >= 0 && now - w->origin_ns > 200000000LL)
+		while (w->next_arrival < now) {
+			w->seq++;
+			w->skipped++;
+			w->next_arrival += next_gap_ns(w);
+			skip_others(w);
+		}
 }
 
 void inf_arm_arrival(struct inf *w)

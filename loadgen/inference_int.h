@@ -13,6 +13,7 @@
 #define GL_INFERENCE_INT_H
 
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -125,6 +126,11 @@ struct inf {
 	struct gl_buf scratch;
 	CURL **pool;                    /* idle easy handles, reused */
 	int n_pool, pool_cap;
+	/* load agents (gl_ctx_shard): arrival n (and closed-loop user n) is
+	 * this process's when n % shards == shard */
+	int shard, shards;
+	int64_t origin_ns;
+	int64_t skipped;                /* own arrivals before a late start */
 };
 
 /* inference.c */
@@ -139,6 +145,7 @@ void inf_check_done(struct inf *w);
 int inf_trace_next(struct inf *w);
 void inf_on_arrival(evutil_socket_t fd, short what, void *arg);
 void inf_arm_arrival(struct inf *w);
+void inf_first_arrival(struct inf *w);
 void inf_on_sweep(evutil_socket_t fd, short what, void *arg);
 
 #endif

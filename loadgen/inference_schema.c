@@ -20,7 +20,7 @@ void gl_inference_validate(const struct gl_scenario *s, const cJSON *w, struct g
 		"endpoints", "api", "model", "api_key_env", "api_key_file", "arrival", "trace",
 		"trace_format", "max_in_flight", "timeout", "ttft_timeout", "idle_timeout", "stream",
 		"input_tokens", "output_tokens", "seed", "balance", "drop_failed_endpoints",
-		"ca_bundle", "http2", "ignore_eos", "preflight", NULL };
+		"ca_bundle", "http2", "ignore_eos", "preflight", "agents", NULL };
 	static const char *const akeys[] = { "mode", "rate", "cv", "users", "think_time", "speed",
 					     "loop", "start", "end", NULL };
 	static const char *const apis[] = { "chat", "completions", NULL };
@@ -33,6 +33,7 @@ void gl_inference_validate(const struct gl_scenario *s, const cJSON *w, struct g
 	int b;
 
 	gl_check_keys(d, w, path, keys);
+	gl_check_agents(s, d, w, path);
 	gl_join(p, sizeof(p), path, "endpoints");
 	if (!eps) {
 		gl_diag_error(d, w, path, "missing required key 'endpoints' (an array of base URLs)");

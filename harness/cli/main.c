@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "agents.h"
 #include "analysis.h"
 #include "compare.h"
 #include "controller.h"
@@ -580,6 +581,8 @@ static int dispatch(int argc, char **argv)
 		return cmd_verify(argc, argv);
 	if (!strcmp(cmd, "lab"))
 		return gl_lab_main(argc - 1, argv + 1);
+	if (!strcmp(cmd, "agent"))
+		return gl_agent_main(argc - 1, argv + 1);
 	fprintf(stderr, "gauntlet: unknown command '%s'\n", cmd);
 	usage(stderr);
 	return 2;

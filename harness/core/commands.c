@@ -8,6 +8,8 @@
 #define _GNU_SOURCE
 #include "controller_int.h"
 
+#include "agents.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -86,6 +88,12 @@ static void ctx_free(struct gl_ctx *c)
 			if (c->wl_state[i] && c->sc->workloads[i].ops->free)
 				c->sc->workloads[i].ops->free(c->wl_state[i]);
 	free(c->wl_state);
+	if (c->agents)
+		for (int i = 0; i < c->sc->n_workloads; i++)
+			gl_agents_free(c->agents[i]);
+	free(c->agents);
+	gl_metrics_free(c->closing);
+	if (c->ev_settle) event_free(c->ev_settle);
 	if (c->faults)
 		for (int i = 0; i < c->sc->n_faults; i++) {
 			cJSON_Delete(c->faults[i].plan);

@@ -26,6 +26,7 @@
 
 #include <event2/event.h>
 
+#include "agents.h"
 #include "analysis.h"
 #include "live.h"
 #include "metrics.h"
@@ -80,18 +81,24 @@ static void snap_one(void *arg, const char *name, const struct gl_hist *h, int64
 	free(blob);
 }
 
-static int write_window(struct gl_ctx *c, int64_t end_elapsed, int complete, struct gl_agg *agg)
+static int write_window_of(struct gl_ctx *c, struct gl_metrics *m, int64_t idx, int64_t start, int64_t end_elapsed,
+			   int phase, int complete, struct gl_agg *agg)
 {
-	struct snap s = { c, c->win_idx, agg, 0 };
+	struct snap s = { c, idx, agg, 0 };
 	int rc;
 
-	rc = gl_store_window_put(c->st, c->win_idx, c->win_start_ns, end_elapsed,
-				 ctl_scn_now(c, c->win_start_ns), ctl_scn_now(c, end_elapsed), c->phase, complete);
+	rc = gl_store_window_put(c->st, idx, start, end_elapsed, ctl_scn_now(c, start), ctl_scn_now(c, end_elapsed),
+				 phase, complete);
 	if (complete)
-		gl_metrics_visit_reset(c->m, snap_one, &s);   /* the window closes */
+		gl_metrics_visit_reset(m, snap_one, &s);   /* the window closes */
 	else
-		gl_metrics_visit(c->m, snap_one, &s);
+		gl_metrics_visit(m, snap_one, &s);
 	return rc ? rc : s.rc;
+}
+
+static int write_window(struct gl_ctx *c, int64_t end_elapsed, int complete, struct gl_agg *agg)
+{
+	return write_window_of(c, c->m, c->win_idx, c->win_start_ns, end_elapsed, c->phase, complete, agg);
 }
 
 static void fail_store(struct gl_ctx *c, const char *what)
@@ -161,12 +168,111 @@ static void check_abort(struct gl_ctx *c, struct gl_agg *w, int64_t w_start, int
 	}
 }
 
+/* ---- windows with load agents: closed in two steps ------------------------------------------ */
+
+static int move_series(void *arg, const char *name, const struct gl_hist *h, int64_t counter)
+{
+	return gl_metrics_merge(arg, name, h, counter);
+}
+
+static void move_one(void *arg, const char *name, const struct gl_hist *h, int64_t counter)
+{
+	move_series(arg, name, h, counter);
+}
+
+/* The closing window's second step: every agent sent its last figures
+ * for it (or the settle time passed): write it. */
+static void settle(struct gl_ctx *c)
+{
+	struct gl_agg *agg;
+	struct gl_err err = { 0 };
+	int64_t idx = c->closing_idx;
+
+	if (!c->closing_pending)
+		return;
+	c->closing_pending = 0;
+	event_del(c->ev_settle);
+	for (int i = 0; i < c->sc->n_workloads; i++)
+		if (c->agents[i])
+			gl_agents_window_done(c->agents[i], idx, c->closing);
+	agg = c->sc->n_abort_rules || c->live ? gl_agg_new() : NULL;
+	if (write_window_of(c, c->closing, idx, c->closing_start, c->closing_end, c->closing_phase, 1, agg) != 0)
+		fail_store(c, "window");
+	if (agg) {
+		gl_agg_add_seconds(agg, (double)(c->closing_end - c->closing_start) / 1e9);
+		if (c->sc->n_abort_rules)
+			check_abort(c, agg, c->closing_start, c->closing_end);
+		gl_live_window(c->live, idx, agg, c->closing_phase, c->closing_fault);
+		gl_agg_free(agg);
+	}
+	if (gl_store_flush(c->st, &err) != 0)
+		fail_store(c, "window");
+	if (c->stop != STOP_NONE)
+		event_base_loopbreak(c->base);
+}
+
+static void on_settle(evutil_socket_t fd, short what, void *arg)
+{
+	settle(arg);
+}
+
+void ctl_window_settle_check(struct gl_ctx *c)
+{
+	if (!c->closing_pending)
+		return;
+	for (int i = 0; i < c->sc->n_workloads; i++)
+		if (c->agents[i] && !gl_agents_delivered(c->agents[i], c->closing_idx))
+			return;
+	settle(c);
+}
+
+struct gl_metrics *ctl_window_metrics(struct gl_ctx *c, int64_t idx, int *late)
+{
+	*late = 0;
+	if (c->closing_pending && idx == c->closing_idx)
+		return c->closing;
+	if (idx < c->win_idx)
+		*late = 1;
+	return c->m;
+}
+
+/* First step, at the boundary: what this process recorded moves aside,
+ * the next window opens. */
+static void close_window_staged(struct gl_ctx *c, int64_t end_elapsed)
+{
+	struct gl_err err = { 0 };
+
+	settle(c);     /* one still waiting: written as it stands */
+	for (int i = 0; i < c->sc->n_workloads; i++)
+		if (c->wl_started && c->wl_state[i] && c->sc->workloads[i].ops->on_window)
+			c->sc->workloads[i].ops->on_window(c->wl_state[i]);
+	gl_metrics_visit_reset(c->m, move_one, c->closing);
+	c->closing_idx = c->win_idx;
+	c->closing_start = c->win_start_ns;
+	c->closing_end = end_elapsed;
+	c->closing_phase = c->phase;
+	c->closing_fault = c->win_fault || ctl_active_faults(c) > 0;
+	c->closing_pending = 1;
+	c->win_fault = ctl_active_faults(c) > 0;
+	c->win_idx++;
+	c->win_start_ns = end_elapsed;
+	if (gl_store_run_progress(c->st, end_elapsed) != 0 || gl_store_flush(c->st, &err) != 0)
+		fail_store(c, "window");
+	gl_ctx_arm_at(c, c->ev_settle, end_elapsed + ctl_agents_settle_ns(c));
+	ctl_window_settle_check(c);
+}
+
 /* Close the current window at end_elapsed and open the next one. */
 static void close_window(struct gl_ctx *c, int64_t end_elapsed)
 {
-	struct gl_agg *agg = c->sc->n_abort_rules || c->live ? gl_agg_new() : NULL;
+	struct gl_agg *agg;
 	struct gl_err err = { 0 };
 
+	if (c->closing) {
+		close_window_staged(c, end_elapsed);
+		return;
+	}
+	agg = c->sc->n_abort_rules || c->live ? gl_agg_new() : NULL;
 	for (int i = 0; i < c->sc->n_workloads; i++)
 		if (c->wl_started && c->sc->workloads[i].ops->on_window)
 			c->sc->workloads[i].ops->on_window(c->wl_state[i]);
@@ -208,7 +314,9 @@ static void set_phase(struct gl_ctx *c, int p)
 {
 	c->phase = p;
 	for (int i = 0; i < c->sc->n_workloads; i++)
-		if (c->sc->workloads[i].ops->set_load)
+		if (c->agents && c->agents[i])
+			gl_agents_set_load(c->agents[i], c->sc->phases[p].load);
+		else if (c->wl_state[i] && c->sc->workloads[i].ops->set_load)
 			c->sc->workloads[i].ops->set_load(c->wl_state[i], c->sc->phases[p].load);
 }
 
@@ -293,8 +401,18 @@ int ctl_start_loop(struct gl_ctx *c)
 	signal(SIGPIPE, SIG_IGN);
 	if (gl_timeline_build(c->sc, &c->tl, &c->n_tl) != 0)
 		return -1;
+	c->agents = calloc((size_t)c->sc->n_workloads + 1, sizeof(*c->agents));
+	if (!c->agents)
+		return -1;
 	for (int i = 0; i < c->sc->n_workloads; i++) {
 		const struct gl_workload_spec *w = &c->sc->workloads[i];
+		/* a workload run by agents has no state here (agents.c) */
+		if (cJSON_GetObjectItemCaseSensitive(w->cfg, "agents")) {
+			if (!c->closing && (!(c->closing = gl_metrics_new()) ||
+					    !(c->ev_settle = evtimer_new(c->base, on_settle, c))))
+				return -1;
+			continue;
+		}
 		if (w->ops->init(c, w->cfg, &c->wl_state[i], &err) != 0) {
 			snprintf(c->stop_msg, sizeof(c->stop_msg), "workload %s: %s", w->name, err.msg);
 			return -1;
@@ -364,6 +482,12 @@ int ctl_drive(struct gl_ctx *c)
 	int code;
 	int64_t now, base = c->elapsed_base;
 
+	/* Agents are up before the clock goes on: no share of the schedule
+	 * is lost to a slow launcher (agents.c). */
+	if (c->closing && ctl_agents_launch(c, &err) != 0) {
+		c->stop = STOP_ERROR;
+		snprintf(c->stop_msg, sizeof(c->stop_msg), "%s", err.msg);
+	}
 	c->mono_start = gl_now_ns();
 	c->win_idx = base / c->sc->window_ns;
 	c->win_start_ns = c->win_idx * c->sc->window_ns;
@@ -377,7 +501,8 @@ int ctl_drive(struct gl_ctx *c)
 	       (base > 0 || c->tl[c->tl_next].kind == GL_TL_PHASE) && c->tl[c->tl_next].kind != GL_TL_END)
 		c->tl_next++;
 	for (int i = 0; i < c->sc->n_workloads && c->stop == STOP_NONE; i++) {
-		if (c->sc->workloads[i].ops->start(c->wl_state[i], &err) != 0) {
+		if (c->agents[i] ? gl_agents_start(c->agents[i], &err) != 0
+				 : c->sc->workloads[i].ops->start(c->wl_state[i], &err) != 0) {
 			c->stop = STOP_ERROR;
 			snprintf(c->stop_msg, sizeof(c->stop_msg), "workload %s: %s", c->sc->workloads[i].name, err.msg);
 		}
@@ -396,10 +521,18 @@ int ctl_drive(struct gl_ctx *c)
 	/* Steps already handed to the executor finish and are journaled; from
 	 * here on fault steps run inline. */
 	ctl_fx_stop(c);
-	/* Stop in order: no new work, close the window, revert, flush, report. */
+	/* Stop in order: no new work, close the window, revert, flush, report.
+	 * Agents send their last figures while stopping: no timer of the loop
+	 * may close a window meanwhile. */
+	event_del(c->ev_window);
+	event_del(c->ev_commit);
+	event_del(c->ev_tl);
 	for (int i = 0; i < c->sc->n_workloads; i++)
-		if (c->wl_state[i])
+		if (c->agents[i])
+			gl_agents_stop(c->agents[i]);
+		else if (c->wl_state[i])
 			c->sc->workloads[i].ops->stop(c->wl_state[i]);
+	settle(c);
 	/* What a launcher moved out of its reach (a job in a session of its
 	 * own) carries the run's mark: it ends with the run too. */
 	ctl_stop_leftovers(c, "end of run");
@@ -409,6 +542,9 @@ int ctl_drive(struct gl_ctx *c)
 		now = gl_timeline_real_ns(c->sc->duration_ns, c->scale);
 	if (now > c->win_start_ns) {
 		struct gl_agg *agg = c->live ? gl_agg_new() : NULL;
+		for (int i = 0; i < c->sc->n_workloads; i++)
+			if (c->agents[i])
+				gl_agents_window_done(c->agents[i], c->win_idx, c->m);
 		write_window(c, now, 1, agg);
 		gl_store_run_progress(c->st, now);
 		if (agg) {

@@ -69,6 +69,23 @@ struct gl_ctx {
 	struct gl_live *live;     /* --metrics-listen, progress line, window log */
 	int win_fault;            /* a fault was injected during the open window */
 	char child_mark[80];      /* GAUNTLET_RUN_ID=<run id> */
+	/* load agents (agents.c): per workload, NULL where it runs here */
+	struct gl_agents **agents;
+	/* with agents, a window closes in two steps (controller.c): at its
+	 * boundary what this process recorded moves to closing; once every
+	 * agent sent its last figures for it, or after the settle time, it
+	 * is written */
+	struct gl_metrics *closing;
+	int64_t closing_idx, closing_start, closing_end;
+	int closing_phase, closing_pending, closing_fault;
+	struct event *ev_settle;
+	/* in an agent process (agent.c): its share of the load, where the
+	 * rows and events go */
+	int shard, shards;
+	int64_t origin_ns;
+	void (*row_sink)(void *arg, const struct gl_request_row *r);
+	void (*event_sink)(void *arg, enum gl_log_level lvl, const char *source, const char *msg);
+	void *sink_arg;
 };
 
 /* A fault step, as the executor runs it (executor.c). */
@@ -91,6 +108,12 @@ void ctl_fault_inject(struct gl_ctx *c, struct fault_rt *f);
 void ctl_revert_all(struct gl_ctx *c, const char *why);
 
 /* controller.c */
+/* Where figures an agent sent for window idx go: the open window's
+ * metrics, or the closing one's; *late set when the window was written
+ * already (they go to the open one). */
+struct gl_metrics *ctl_window_metrics(struct gl_ctx *c, int64_t idx, int *late);
+/* An agent finished a window: write the closing one if all have. */
+void ctl_window_settle_check(struct gl_ctx *c);
 int ctl_write_reports(const char *dir, struct gl_store *st, struct gl_err *err);
 int ctl_start_loop(struct gl_ctx *c);
 int ctl_drive(struct gl_ctx *c);

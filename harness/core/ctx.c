@@ -30,6 +30,21 @@ int gl_ctx_resumes(struct gl_ctx *c) { return c->resumes; }
 struct gl_store *gl_ctx_store(struct gl_ctx *c) { return c->st; }
 int64_t gl_ctx_window(struct gl_ctx *c) { return c->win_idx; }
 
+void gl_ctx_shard(struct gl_ctx *c, int *index, int *count, int64_t *origin_ns)
+{
+	*index = c->shards > 0 ? c->shard : 0;
+	*count = c->shards > 0 ? c->shards : 1;
+	*origin_ns = c->shards > 0 ? c->origin_ns : -1;
+}
+
+void gl_ctx_request_row(struct gl_ctx *c, const struct gl_request_row *r)
+{
+	if (c->row_sink)
+		c->row_sink(c->sink_arg, r);
+	else if (c->st)
+		gl_store_request_put(c->st, r);
+}
+
 int64_t gl_ctx_elapsed_ns(struct gl_ctx *c)
 {
 	if (c->time_held)
@@ -69,6 +84,8 @@ void gl_ctx_event(struct gl_ctx *c, enum gl_log_level lvl, const char *source, c
 		gl_log(lvl, "%s: %s", source, msg);
 	if (c->st)
 		gl_store_event(c->st, t, names[lvl], source, msg);
+	if (c->event_sink)
+		c->event_sink(c->sink_arg, lvl, source, msg);
 }
 
 /* ---- processes the workloads start (child.h) ------------------------------ */

@@ -94,6 +94,21 @@ void gl_metrics_add(struct gl_metrics *m, int id, int64_t n)
 	pthread_mutex_unlock(&m->lock);
 }
 
+int gl_metrics_merge(struct gl_metrics *m, const char *name, const struct gl_hist *h, int64_t counter)
+{
+	int id = get_or_add(m, name, h != NULL), rc = 0;
+
+	if (id < 0)
+		return -1;
+	pthread_mutex_lock(&m->lock);
+	if (h)
+		rc = gl_hist_merge(m->s[id].h, h);
+	else
+		m->s[id].counter += counter;
+	pthread_mutex_unlock(&m->lock);
+	return rc;
+}
+
 void gl_metrics_visit(struct gl_metrics *m, gl_metrics_visit_fn fn, void *arg)
 {
 	pthread_mutex_lock(&m->lock);

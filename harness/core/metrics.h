@@ -47,6 +47,12 @@ int64_t gl_metrics_counter_value(struct gl_metrics *m, const char *name);
 /* Copy of a histogram of the current window, or NULL (caller frees). */
 struct gl_hist *gl_metrics_hist_copy(struct gl_metrics *m, const char *name);
 
+/* Merge a series received from elsewhere (a load agent's window) into the
+ * current window, creating it when new: h != NULL merges a histogram,
+ * else counter is added. Returns 0, or -1 when the table is full or the
+ * name is taken by the other kind. */
+int gl_metrics_merge(struct gl_metrics *m, const char *name, const struct gl_hist *h, int64_t counter);
+
 /* Resume: put back a partial window read from the store. */
 int gl_metrics_restore_hist(struct gl_metrics *m, const char *name, const unsigned char *blob,
 			    size_t len);

@@ -25,6 +25,7 @@ struct event;
 struct event_base;
 struct gl_ctx;
 struct gl_metrics;
+struct gl_request_row;
 struct gl_store;
 
 /* What a plug-in may use of the controller (ctx.c implements it;
@@ -51,6 +52,14 @@ int64_t gl_ctx_window(struct gl_ctx *c);
  * most 8 per fault; a later value of the same name replaces it. c may be
  * NULL: the figure goes to the step the calling thread is running. */
 void gl_fault_measure(struct gl_ctx *c, const char *name, double value);
+/* Load agents (docs/agents.md): this process runs share index of count
+ * of the workload's load (arrival n is its own when n % count == index),
+ * and the open-loop schedule starts at run elapsed origin_ns (-1: when
+ * start is called). Without agents: 0, 1, -1. */
+void gl_ctx_shard(struct gl_ctx *c, int *index, int *count, int64_t *origin_ns);
+/* One request's row: into the store (which keeps what its retention
+ * rules say), or, in an agent, to the controller. */
+void gl_ctx_request_row(struct gl_ctx *c, const struct gl_request_row *r);
 /* Record one preflight check (store, report, stderr): subject names the
  * host, endpoint or fault, check what was checked. Returns ok ? 0 : -1. */
 int gl_ctx_preflight(struct gl_ctx *c, const char *subject, const char *check, int ok,

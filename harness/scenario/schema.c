@@ -9,6 +9,9 @@
 #include <string.h>
 
 #include "catalog.h"
+#include "cfg.h"
+#include "scenario.h"
+#include <stdlib.h>
 #include "units.h"
 
 const char *gl_json_type_name(const cJSON *v)
@@ -298,4 +301,68 @@ void gl_check_string_array(struct gl_diag *d, const cJSON *obj, const char *key,
 		if (!cJSON_IsString(e))
 			gl_diag_error(d, e, ep, "expected a string, got %s", gl_json_type_name(e));
 	}
+}
+
+void gl_check_agents(const struct gl_scenario *s, struct gl_diag *d, const cJSON *w, const char *path)
+{
+	static const char *const keys[] = { "launcher", "count", "hosts", "launcher_args", "launcher_path", "binary",
+					    "listen", "connect_timeout", "settle", "backoff", "max_restarts", NULL };
+	static const char *const launchers[] = { "mpirun", "srun", NULL };
+	const cJSON *a = cJSON_GetObjectItemCaseSensitive(w, "agents"), *hosts, *h;
+	char p[512], buf[1024];
+	long l;
+	int64_t ns;
+	int remote = 0, i = 0;
+
+	if (!a)
+		return;
+	gl_join(p, sizeof(p), path, "agents");
+	if (!gl_want_object(d, a, p))
+		return;
+	gl_check_keys(d, a, p, keys);
+	gl_get_enum(d, a, "launcher", p, 1, launchers, buf, sizeof(buf));
+	gl_get_int(d, a, "count", p, 1, 1, 256, &l);
+	gl_get_string(d, a, "launcher_path", p, 0, buf, sizeof(buf));
+	gl_get_string(d, a, "binary", p, 0, buf, sizeof(buf));
+	gl_get_string(d, a, "listen", p, 0, buf, sizeof(buf));
+	gl_get_duration(d, a, "connect_timeout", p, 0, &ns);
+	gl_get_duration(d, a, "settle", p, 0, &ns);
+	gl_get_duration(d, a, "backoff", p, 0, &ns);
+	gl_get_int(d, a, "max_restarts", p, 0, 0, 1000, &l);
+	gl_check_string_array(d, a, "launcher_args", p, 0);
+	hosts = cJSON_GetObjectItemCaseSensitive(a, "hosts");
+	if (hosts) {
+		char hp[600];
+		gl_join(hp, sizeof(hp), p, "hosts");
+		if (!cJSON_IsArray(hosts) || cJSON_GetArraySize(hosts) == 0)
+			gl_diag_error(d, hosts, hp, "expected a non-empty array like [\"gpu-a:2\", \"gpu-b:2\"]");
+		else
+			cJSON_ArrayForEach(h, hosts) {
+				char ep[700], name[GL_NAME_MAX + 16], *colon;
+				const struct gl_host *gh;
+				snprintf(ep, sizeof(ep), "%s[%d]", hp, i++);
+				if (!cJSON_IsString(h) || strlen(h->valuestring) >= sizeof(name)) {
+					gl_diag_error(d, h, ep, "expected \"host:slots\"");
+					continue;
+				}
+				snprintf(name, sizeof(name), "%s", h->valuestring);
+				if ((colon = strchr(name, ':'))) {
+					char *end;
+					long slots = strtol(colon + 1, &end, 10);
+					*colon = '\0';
+					if (*end || slots < 1 || slots > 256)
+						gl_diag_error(d, h, ep, "bad slot count in \"%s\", expected host:N with N "
+							      "from 1 to 256", h->valuestring);
+				}
+				if (!(gh = gl_scenario_host(s, name)))
+					gl_diag_error(d, h, ep, "unknown host '%s' (not in \"hosts\")", name);
+				else if (!gh->local)
+					remote = 1;
+			}
+	}
+	/* agents on other hosts must dial an address they can reach */
+	if ((remote || !strcmp(gl_cfg_str(a, "launcher", ""), "srun")) &&
+	    !cJSON_GetObjectItemCaseSensitive(a, "listen"))
+		gl_diag_error(d, a, p, "agents on other hosts need \"listen\": the controller's address they "
+			      "connect back to, like \"10.0.0.5:0\" (port 0: any free port)");
 }

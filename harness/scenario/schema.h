@@ -58,4 +58,11 @@ int gl_want_object(struct gl_diag *d, const cJSON *v, const char *path);
 void gl_check_string_array(struct gl_diag *d, const cJSON *obj, const char *key, const char *path,
 			   int required);
 
+/* A workload's "agents" section (docs/agents.md): launcher, count, hosts
+ * ("host:slots", the scenario's hosts), launcher_args, launcher_path,
+ * binary, listen, connect_timeout, settle, backoff, max_restarts. s is
+ * parsed up to its hosts. */
+struct gl_scenario;
+void gl_check_agents(const struct gl_scenario *s, struct gl_diag *d, const cJSON *w, const char *path);
+
 #endif

@@ -1,0 +1,965 @@
+/*
+ * agents.c - the controller's side of load agents (agents.h): launching
+ * them through mpirun or srun, one launcher per agent; the listener and
+ * the token check; plans, load changes and stop; merging what they send
+ * into the windows; losing an agent (counted, named, relaunched with a
+ * backoff) and never waiting on a dead one.
+ */
+#define _GNU_SOURCE
+#include "controller_int.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/event.h>
+
+#include "agent_wire.h"
+#include "agents.h"
+#include "cfg.h"
+#include "child.h"
+#include "metrics.h"
+#include "netaddr.h"
+#include "secrets.h"
+
+#define MAX_AGENTS 256
+#define MAX_PENDING 64
+#define HELLO_DEADLINE_NS (5LL * 1000000000)
+#define SILENCE_NS (5LL * 1000000000)
+#define STOP_WAIT_NS (5LL * 1000000000)
+#define MAX_ARGS 96
+
+enum slot_state { S_DOWN, S_LAUNCHED, S_UP, S_DONE };
+
+struct slot {
+	struct gl_agents *a;
+	int index;
+	enum slot_state state;
+	char host[128];            /* scenario host it runs on, "" = wherever the launcher puts it */
+	pid_t launcher;
+	int64_t child_id;
+	int64_t launched_ns, last_frame_ns, relaunch_ns;
+	struct bufferevent *bev;
+	char peer_host[128];
+	int peer_pid;
+	int64_t delivered;         /* last window it sent final figures for */
+	int launches, fails_in_row, misses, bye;
+	int given_up;
+};
+
+struct pending {
+	struct gl_agents *a;
+	struct bufferevent *bev;
+	int64_t since_ns;
+};
+
+struct gl_agents {
+	struct gl_ctx *c;
+	int wl;
+	const char *name;
+	const cJSON *cfg;             /* the "agents" object */
+	int count, srun, max_restarts;
+	int64_t connect_timeout_ns, settle_ns, backoff_ns;
+	char launcher_path[256], binary[1024];
+	char token[65];
+	char addr[128];               /* host:port the agents dial */
+	char key_env[128];            /* the workload's api_key_env, passed on to the agents */
+	int lfd;
+	struct event *ev_accept, *ev_tick;
+	struct slot *s;
+	struct pending pend[MAX_PENDING];
+	double load;
+	int64_t origin_ns;
+	int started, stopping;
+	int refused, late_warned;
+};
+
+static int64_t now_ns(struct gl_agents *a) { return gl_ctx_elapsed_ns(a->c); }
+static int64_t mono(void) { return gl_now_ns(); }
+
+/* ---- launching ----------------------------------------------------------------------------- */
+
+static int add(char **v, int *n, const char *s)
+{
+	if (*n >= MAX_ARGS - 1 || !(v[*n] = strdup(s)))
+		return -1;
+	v[++*n] = NULL;
+	return 0;
+}
+
+static void free_argv(char **v, int n)
+{
+	for (int i = 0; i < n; i++)
+		free(v[i]);
+}
+
+/* The launcher's command for one agent, into v (strdup'd). */
+static int build_argv(struct gl_agents *a, struct slot *s, char **v, int *n)
+{
+	const cJSON *extra = cJSON_GetObjectItemCaseSensitive(a->cfg, "launcher_args"), *e;
+	const struct gl_host *h = s->host[0] ? gl_scenario_host(a->c->sc, s->host) : NULL;
+	const char *hn = h ? (h->local ? "localhost" : h->ssh_host) : NULL;
+	char b[512];
+	int rc = 0;
+
+	*n = 0;
+	rc |= add(v, n, a->launcher_path);
+	if (!a->srun) {
+		static const char *pass[] = { "GAUNTLET_AGENT_TOKEN", "GAUNTLET_AGENT_CONTROLLER",
+					      "GAUNTLET_AGENT_INDEX", GL_CHILD_MARK, "GAUNTLET_LOG" };
+		rc |= add(v, n, "-np");
+		rc |= add(v, n, "1");
+		if (hn) {
+			rc |= add(v, n, "-H");
+			rc |= add(v, n, hn);
+		}
+		if (geteuid() == 0)
+			rc |= add(v, n, "--allow-run-as-root");
+		for (size_t i = 0; i < GL_ARRAY_LEN(pass); i++) {
+			rc |= add(v, n, "-x");
+			rc |= add(v, n, pass[i]);
+		}
+		if (a->key_env[0]) {
+			rc |= add(v, n, "-x");
+			rc |= add(v, n, a->key_env);
+		}
+	} else {
+		rc |= add(v, n, "-n");
+		rc |= add(v, n, "1");
+		rc |= add(v, n, "-N");
+		rc |= add(v, n, "1");
+		if (hn) {
+			snprintf(b, sizeof(b), "--nodelist=%s", hn);
+			rc |= add(v, n, b);
+		}
+		snprintf(b, sizeof(b), "--job-name=gauntlet-agent-%d", s->index);
+		rc |= add(v, n, b);
+		rc |= add(v, n, "--export=ALL");
+		rc |= add(v, n, "--kill-on-bad-exit=1");
+	}
+	cJSON_ArrayForEach(e, extra)
+		if (cJSON_IsString(e))
+			rc |= add(v, n, e->valuestring);
+	rc |= add(v, n, a->binary);
+	rc |= add(v, n, "agent");
+	return rc;
+}
+
+static int open_log(struct gl_agents *a, int index)
+{
+	char p[1200];
+
+	snprintf(p, sizeof(p), "%s/agents", a->c->dir);
+	if (mkdir(p, 0700) != 0 && errno != EEXIST)
+		return -1;
+	snprintf(p, sizeof(p), "%s/agents/%s-%d.log", a->c->dir, a->name, index);
+	return open(p, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
+}
+
+static int spawn(struct gl_agents *a, struct slot *s)
+{
+	char *argv[MAX_ARGS];
+	char text[1024] = "", envs[5][1200], mark[128];
+	const char *key = a->key_env[0] ? gl_secret_getenv(a->key_env) : NULL;
+	char *keyenv = NULL;
+	struct gl_child_gate gate;
+	size_t off = 0;
+	int n = 0, logfd;
+	pid_t pid;
+
+	if (build_argv(a, s, argv, &n) != 0) {
+		free_argv(argv, n);
+		return -1;
+	}
+	for (int i = 0; i < n && off < sizeof(text); i++)
+		off += (size_t)snprintf(text + off, sizeof(text) - off, "%s%s", i ? " " : "", argv[i]);
+	snprintf(envs[0], sizeof(envs[0]), "GAUNTLET_AGENT_TOKEN=%s", a->token);
+	snprintf(envs[1], sizeof(envs[1]), "GAUNTLET_AGENT_CONTROLLER=%s", a->addr);
+	snprintf(envs[2], sizeof(envs[2]), "GAUNTLET_AGENT_INDEX=%d", s->index);
+	snprintf(envs[3], sizeof(envs[3]), "GAUNTLET_LOG=%s", getenv("GAUNTLET_LOG") ? getenv("GAUNTLET_LOG") : "info");
+	snprintf(mark, sizeof(mark), "%s", gl_ctx_child_mark(a->c));
+	if (key && asprintf(&keyenv, "%s=%s", a->key_env, key) < 0)
+		keyenv = NULL;
+	logfd = open_log(a, s->index);
+	if (logfd < 0 || gl_child_gate_open(&gate) != 0) {
+		if (logfd >= 0)
+			close(logfd);
+		free_argv(argv, n);
+		free(keyenv);
+		return -1;
+	}
+	pid = fork();
+	if (pid < 0) {
+		gl_child_gate_close(&gate);
+		close(logfd);
+		free_argv(argv, n);
+		free(keyenv);
+		return -1;
+	}
+	if (pid == 0) {
+		int devnull = open("/dev/null", O_RDONLY);
+		setpgid(0, 0);
+		if (gl_child_gate_wait(&gate) != 0)
+			_exit(127);
+		dup2(devnull, 0);
+		dup2(logfd, 1);
+		dup2(logfd, 2);
+		for (int i = 0; i < 4; i++)
+			putenv(envs[i]);
+		putenv(mark);
+		if (keyenv)
+			putenv(keyenv);
+		signal(SIGPIPE, SIG_DFL);
+		execvp(argv[0], argv);
+		dprintf(2, "gauntlet: cannot run %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	setpgid(pid, pid);
+	close(logfd);
+	if (keyenv) {
+		explicit_bzero(keyenv, strlen(keyenv));
+		free(keyenv);
+	}
+	explicit_bzero(envs[0], sizeof(envs[0]));
+	s->child_id = gl_ctx_child_started(a->c, "agents", pid, text);
+	gl_child_gate_release(&gate, s->child_id > 0);
+	free_argv(argv, n);
+	if (s->child_id <= 0) {
+		waitpid(pid, NULL, 0);
+		return -1;
+	}
+	s->launcher = pid;
+	s->state = S_LAUNCHED;
+	s->launched_ns = mono();
+	s->launches++;
+	gl_ctx_event(a->c, GL_LOG_INFO, "agents", "%s agent %d: launched (%s%s%s, pid %d)", a->name, s->index,
+		     a->srun ? "srun" : "mpirun", s->host[0] ? " on " : "", s->host, (int)pid);
+	return 0;
+}
+
+/* End the launcher's process group: SIGTERM, then SIGKILL after 2 s. */
+static void end_launcher(struct gl_agents *a, struct slot *s)
+{
+	int64_t t0 = mono();
+	int st;
+
+	if (s->launcher <= 0)
+		return;
+	kill(-s->launcher, SIGTERM);
+	kill(-s->launcher, SIGCONT);
+	while (waitpid(s->launcher, &st, WNOHANG) == 0) {
+		if (mono() - t0 > 2000000000LL) {
+			kill(-s->launcher, SIGKILL);
+			waitpid(s->launcher, &st, 0);
+			break;
+		}
+		usleep(20000);
+	}
+	gl_ctx_child_ended(a->c, s->child_id);
+	s->launcher = 0;
+	s->child_id = 0;
+}
+
+/* ---- losing an agent -------------------------------------------------------------------------- */
+
+static void lose(struct slot *s, const char *why)
+{
+	struct gl_agents *a = s->a;
+	int64_t delay = a->backoff_ns;
+	int id;
+
+	if (s->bev) {
+		bufferevent_free(s->bev);
+		s->bev = NULL;
+	}
+	end_launcher(a, s);
+	if (a->stopping || s->state == S_DONE) {
+		s->state = S_DONE;
+		return;
+	}
+	if (s->state == S_UP) {
+		id = gl_metrics_counter(a->c->m, "agents.lost");
+		gl_metrics_add(a->c->m, id, 1);
+		s->fails_in_row = 0;
+	} else {
+		s->fails_in_row++;
+	}
+	for (int i = 1; i < s->fails_in_row && delay < 30000000000LL; i++)
+		delay *= 2;
+	if (delay > 30000000000LL)
+		delay = 30000000000LL;
+	s->state = S_DOWN;
+	if (s->fails_in_row > a->max_restarts) {
+		s->given_up = 1;
+		gl_ctx_event(a->c, GL_LOG_ERROR, "agents", "%s agent %d: %s; %d launches in a row never connected "
+			     "(max_restarts %d): its share stays down for the rest of the run", a->name, s->index, why,
+			     s->fails_in_row, a->max_restarts);
+		return;
+	}
+	s->relaunch_ns = mono() + delay;
+	gl_ctx_event(a->c, GL_LOG_WARN, "agents", "%s agent %d%s%s: %s; relaunching in %.1f s", a->name, s->index,
+		     s->peer_host[0] ? " on " : "", s->peer_host, why, (double)delay / 1e9);
+}
+
+/* ---- frames from a connected agent ---------------------------------------------------------- */
+
+struct merge_arg {
+	struct gl_metrics *m;
+	int bad;
+};
+
+static int merge_series(void *arg, const char *name, const struct gl_hist *h, int64_t counter)
+{
+	struct merge_arg *ma = arg;
+	if (gl_metrics_merge(ma->m, name, h, counter) != 0)
+		ma->bad++;
+	return 0;
+}
+
+static void on_rows(struct slot *s, const unsigned char *p, size_t n)
+{
+	cJSON *arr = cJSON_ParseWithLength((const char *)p, n), *r;
+	static const char *const classes[] = { "connect", "tls", "http_4xx", "http_429", "http_5xx", "timeout_ttft",
+					       "timeout_idle", "timeout_total", "stream_error", "truncated",
+					       "malformed", NULL };
+
+	cJSON_ArrayForEach(r, arr) {
+		struct gl_request_row row = { 0 };
+		const char *ec = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r, "error_class"));
+#define F(k) ((int64_t)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(r, k)))
+		row.window = F("window");
+		row.endpoint = (int)F("endpoint");
+		row.t_intended = F("t_intended");
+		row.t_send = F("t_send");
+		row.t_headers = F("t_headers");
+		row.t_first_event = F("t_first_event");
+		row.t_first_token = F("t_first_token");
+		row.t_last_token = F("t_last_token");
+		row.t_end = F("t_end");
+		row.input_tokens = F("input_tokens");
+		row.output_tokens = F("output_tokens");
+		row.tokens_estimated = (int)F("tokens_estimated");
+		row.http_status = (int)F("http_status");
+		row.max_stall_ns = F("max_stall_ns");
+#undef F
+		/* only the classes the workload knows: the store keeps no
+		 * string an agent made up */
+		row.error_class = NULL;
+		for (int i = 0; ec && classes[i]; i++)
+			if (!strcmp(ec, classes[i]))
+				row.error_class = classes[i];
+		if (row.window < 0 || (ec && !row.error_class))
+			continue;
+		gl_ctx_request_row(s->a->c, &row);
+	}
+	cJSON_Delete(arr);
+}
+
+static int on_frame(struct slot *s, int type, const unsigned char *p, size_t n)
+{
+	struct gl_agents *a = s->a;
+	struct gl_err err = { 0 };
+
+	s->last_frame_ns = mono();
+	switch (type) {
+	case GL_AW_DATA: {
+		int64_t win;
+		int final, late = 0;
+		struct merge_arg ma = { 0 };
+		/* decode once to learn the window, merging into a scratch */
+		if (n < 13)
+			return gl_errf(&err, GL_EINVAL, "short data"), -1;
+		{
+			int64_t w = 0;
+			for (int i = 0; i < 8; i++)
+				w = (w << 8) | p[i];
+			ma.m = ctl_window_metrics(a->c, w, &late);
+		}
+		if (gl_aw_data_decode(p, n, &win, &final, merge_series, &ma, &err) != 0) {
+			gl_ctx_event(a->c, GL_LOG_ERROR, "agents", "%s agent %d: %s", a->name, s->index, err.msg);
+			return -1;
+		}
+		if (ma.bad)
+			gl_ctx_event(a->c, GL_LOG_WARN, "agents", "%s agent %d: %d series not merged (table full or "
+				     "name of the other kind)", a->name, s->index, ma.bad);
+		if (late && !a->late_warned++)
+			gl_ctx_event(a->c, GL_LOG_WARN, "agents", "%s agent %d: figures for window %" PRId64 " came after "
+				     "it was written: counted in the open window (agents.late_reports)", a->name,
+				     s->index, win);
+		if (late)
+			gl_metrics_add(a->c->m, gl_metrics_counter(a->c->m, "agents.late_reports"), 1);
+		if (final && win > s->delivered) {
+			s->delivered = win;
+			ctl_window_settle_check(a->c);
+		}
+		return 0;
+	}
+	case GL_AW_ROWS:
+		on_rows(s, p, n);
+		return 0;
+	case GL_AW_EVENT: {
+		cJSON *j = cJSON_ParseWithLength((const char *)p, n);
+		const char *lvl = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(j, "level"));
+		const char *msg = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(j, "msg"));
+		enum gl_log_level l = lvl && !strcmp(lvl, "error") ? GL_LOG_ERROR : lvl && !strcmp(lvl, "warn")
+				      ? GL_LOG_WARN : GL_LOG_INFO;
+		char src[64];
+		snprintf(src, sizeof(src), "agent %s/%d", a->name, s->index);
+		if (msg)
+			gl_ctx_event(a->c, l, src, "%.900s", msg);
+		cJSON_Delete(j);
+		return 0;
+	}
+	case GL_AW_BYE:
+		s->bye = 1;
+		return 0;
+	default:
+		gl_ctx_event(a->c, GL_LOG_ERROR, "agents", "%s agent %d: unexpected frame type %d", a->name, s->index,
+			     type);
+		return -1;
+	}
+}
+
+/* Frames in in; f for each; -1 on a bad one. */
+typedef int (*frame_fn)(void *arg, int type, const unsigned char *p, size_t n);
+static int pump(struct evbuffer *in, frame_fn f, void *arg, int max)
+{
+	for (int k = 0; k < max; k++) {
+		size_t len = evbuffer_get_length(in), plen, used;
+		const unsigned char *payload;
+		unsigned char *b;
+		int type, rc;
+		uint32_t l;
+
+		if (len < 4)
+			return 0;
+		b = evbuffer_pullup(in, 4);
+		l = (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3];
+		if (l < 1 || l > GL_AW_FRAME_MAX)
+			return -1;
+		if (len < 4 + (size_t)l)
+			return 0;
+		b = evbuffer_pullup(in, 4 + (ssize_t)l);
+		rc = gl_aw_next(b, 4 + (size_t)l, &type, &payload, &plen, &used);
+		if (rc != 1)
+			return -1;
+		rc = f(arg, type, payload, plen);
+		evbuffer_drain(in, used);
+		if (rc != 0)
+			return rc;
+	}
+	return 0;
+}
+
+static int slot_frame(void *arg, int type, const unsigned char *p, size_t n) { return on_frame(arg, type, p, n); }
+
+static void slot_read(struct bufferevent *bev, void *arg)
+{
+	struct slot *s = arg;
+	if (pump(bufferevent_get_input(bev), slot_frame, s, 1 << 20) != 0)
+		lose(s, "sent a malformed frame: connection closed");
+}
+
+static void slot_event(struct bufferevent *bev, short what, void *arg)
+{
+	struct slot *s = arg;
+	if (what & (BEV_EVENT_EOF | BEV_EVENT_ERROR))
+		lose(s, s->bye ? "ended" : "connection lost");
+}
+
+static int send_json(struct bufferevent *bev, int type, cJSON *j)
+{
+	char *t = cJSON_PrintUnformatted(j);
+	struct gl_buf b;
+	int rc = -1;
+
+	gl_buf_init(&b, GL_AW_FRAME_MAX + 8);
+	if (t && gl_aw_frame(&b, type, t, strlen(t)) == 0)
+		rc = bufferevent_write(bev, b.data, b.len);
+	if (t)
+		free(t);
+	gl_buf_free(&b);
+	return rc;
+}
+
+static int send_plan(struct gl_agents *a, struct slot *s)
+{
+	struct gl_run_row row = { 0 };
+	struct gl_err err = { 0 };
+	char *inv = NULL;
+	cJSON *j = cJSON_CreateObject();
+	int rc;
+
+	if (gl_store_run_load(a->c->st, &row, &err) != 0) {
+		gl_ctx_event(a->c, GL_LOG_ERROR, "agents", "plan: %s", err.msg);
+		cJSON_Delete(j);
+		return -1;
+	}
+	gl_store_doc_get(a->c->st, "scenario_inventory", &inv, &err);
+	cJSON_AddNumberToObject(j, "proto", GL_AW_PROTO);
+	cJSON_AddStringToObject(j, "workload", a->name);
+	cJSON_AddNumberToObject(j, "index", s->index);
+	cJSON_AddNumberToObject(j, "count", a->count);
+	cJSON_AddStringToObject(j, "run_id", a->c->run_id);
+	cJSON_AddStringToObject(j, "scenario_path", row.scenario_path);
+	cJSON_AddStringToObject(j, "scenario_text", row.scenario_text ? row.scenario_text : "");
+	cJSON_AddItemToObject(j, "sets", cJSON_Parse(row.sets_json ? row.sets_json : "[]"));
+	if (inv)
+		cJSON_AddStringToObject(j, "inventory", inv);
+	cJSON_AddNumberToObject(j, "time_scale", a->c->scale);
+	cJSON_AddNumberToObject(j, "elapsed_ns", (double)now_ns(a));
+	cJSON_AddNumberToObject(j, "origin_ns", (double)a->origin_ns);
+	cJSON_AddNumberToObject(j, "load", a->load);
+	rc = send_json(s->bev, GL_AW_PLAN, j);
+	cJSON_Delete(j);
+	free(inv);
+	gl_run_row_free(&row);
+	s->delivered = now_ns(a) / a->c->sc->window_ns - 1;
+	return rc;
+}
+
+/* ---- accepting ------------------------------------------------------------------------------ */
+
+static void pend_drop(struct pending *p)
+{
+	if (p->bev)
+		bufferevent_free(p->bev);
+	p->bev = NULL;
+}
+
+static void refused(struct gl_agents *a, const char *why)
+{
+	a->refused++;
+	gl_metrics_add(a->c->m, gl_metrics_counter(a->c->m, "agents.refused"), 1);
+	/* once, then every 100th: a port scan must not fill the log */
+	if (a->refused == 1 || a->refused % 100 == 0)
+		gl_ctx_event(a->c, GL_LOG_WARN, "agents", "%s: connection refused (%s); %d so far", a->name, why,
+			     a->refused);
+}
+
+static int pend_frame(void *arg, int type, const unsigned char *p, size_t n)
+{
+	struct pending *pd = arg;
+	struct gl_agents *a = pd->a;
+	cJSON *j;
+	const char *tok, *host;
+	int idx, proto;
+	struct slot *s;
+
+	if (type != GL_AW_HELLO) {
+		refused(a, "first frame is not a hello");
+		return -1;
+	}
+	j = cJSON_ParseWithLength((const char *)p, n);
+	tok = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(j, "token"));
+	idx = (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(j, "index"));
+	proto = (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(j, "proto"));
+	host = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(j, "host"));
+	if (!tok || !gl_aw_token_eq(tok, a->token)) {
+		refused(a, "wrong token");
+		cJSON_Delete(j);
+		return -1;
+	}
+	if (proto != GL_AW_PROTO || idx < 0 || idx >= a->count || a->s[idx].state == S_UP ||
+	    a->s[idx].state == S_DONE) {
+		refused(a, proto != GL_AW_PROTO ? "another protocol version" : "agent index out of range or taken");
+		cJSON_Delete(j);
+		return -1;
+	}
+	s = &a->s[idx];
+	s->bev = pd->bev;
+	pd->bev = NULL;
+	s->state = S_UP;
+	s->bye = 0;
+	s->fails_in_row = 0;
+	s->last_frame_ns = mono();
+	snprintf(s->peer_host, sizeof(s->peer_host), "%s", host ? host : "?");
+	s->peer_pid = (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(j, "pid"));
+	cJSON_Delete(j);
+	bufferevent_setcb(s->bev, slot_read, NULL, slot_event, s);
+	gl_ctx_event(a->c, GL_LOG_INFO, "agents", "%s agent %d: connected from %s (pid %d)%s", a->name, idx,
+		     s->peer_host, s->peer_pid, s->launches > 1 ? ", relaunched" : "");
+	if (s->launches > 1 && a->started)
+		gl_metrics_add(a->c->m, gl_metrics_counter(a->c->m, "agents.relaunched"), 1);
+	if (a->started && send_plan(a, s) != 0) {
+		lose(s, "plan not sent");
+		return 1;
+	}
+	return 1;     /* stop pumping this pending entry: the slot owns the rest */
+}
+
+static void pend_read(struct bufferevent *bev, void *arg)
+{
+	struct pending *pd = arg;
+	int rc = pump(bufferevent_get_input(bev), pend_frame, pd, 1);
+
+	if (rc < 0) {
+		pend_drop(pd);
+	} else if (rc == 1) {
+		/* the hello matched: the slot took the connection; frames after
+		 * the hello already buffered are read by its callback */
+		struct slot *s = NULL;
+		for (int i = 0; i < pd->a->count; i++)
+			if (pd->a->s[i].bev == bev)
+				s = &pd->a->s[i];
+		if (s && evbuffer_get_length(bufferevent_get_input(bev)))
+			slot_read(bev, s);
+	}
+}
+
+static void pend_event(struct bufferevent *bev, short what, void *arg)
+{
+	if (what & (BEV_EVENT_EOF | BEV_EVENT_ERROR))
+		pend_drop(arg);
+}
+
+static void on_accept(evutil_socket_t fd, short what, void *arg)
+{
+	struct gl_agents *a = arg;
+
+	for (int k = 0; k < 64; k++) {
+		int cfd = accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC), one = 1;
+		struct pending *pd = NULL;
+		if (cfd < 0)
+			return;
+		for (int i = 0; i < MAX_PENDING && !pd; i++)
+			if (!a->pend[i].bev)
+				pd = &a->pend[i];
+		if (!pd) {
+			close(cfd);
+			refused(a, "too many connections waiting for their hello");
+			continue;
+		}
+		setsockopt(cfd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+		pd->a = a;
+		pd->since_ns = mono();
+		pd->bev = bufferevent_socket_new(a->c->base, cfd, BEV_OPT_CLOSE_ON_FREE);
+		if (!pd->bev) {
+			close(cfd);
+			continue;
+		}
+		bufferevent_setwatermark(pd->bev, EV_READ, 0, GL_AW_FRAME_MAX + 16);
+		bufferevent_setcb(pd->bev, pend_read, NULL, pend_event, pd);
+		bufferevent_enable(pd->bev, EV_READ | EV_WRITE);
+	}
+}
+
+/* ---- the tick: launchers, silence, relaunches ----------------------------------------------------- */
+
+static void tick(struct gl_agents *a)
+{
+	int64_t t = mono();
+
+	for (int i = 0; i < MAX_PENDING; i++)
+		if (a->pend[i].bev && t - a->pend[i].since_ns > HELLO_DEADLINE_NS) {
+			pend_drop(&a->pend[i]);
+			refused(a, "no hello within 5 s");
+		}
+	for (int i = 0; i < a->count; i++) {
+		struct slot *s = &a->s[i];
+		int st;
+		if (s->launcher > 0 && waitpid(s->launcher, &st, WNOHANG) == s->launcher) {
+			char how[64];
+			gl_ctx_child_ended(a->c, s->child_id);
+			s->launcher = 0;
+			s->child_id = 0;
+			snprintf(how, sizeof(how), "its launcher ended (%s %d)", WIFEXITED(st) ? "exit" : "signal",
+				 WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
+			if (s->state == S_LAUNCHED || (s->state == S_UP && !s->bev))
+				lose(s, how);
+			/* up: the connection tells (an srun step may end first) */
+		}
+		if (s->state == S_UP && t - s->last_frame_ns > SILENCE_NS && !a->stopping)
+			lose(s, "silent for 5 s");
+		else if (s->state == S_LAUNCHED && t - s->launched_ns > a->connect_timeout_ns)
+			lose(s, "did not connect within connect_timeout");
+		else if (s->state == S_DOWN && !s->given_up && !a->stopping && s->relaunch_ns && t >= s->relaunch_ns) {
+			s->relaunch_ns = 0;
+			if (spawn(a, s) != 0) {
+				s->fails_in_row++;
+				s->relaunch_ns = mono() + a->backoff_ns;
+				gl_ctx_event(a->c, GL_LOG_ERROR, "agents", "%s agent %d: launcher not started: %s",
+					     a->name, i, strerror(errno));
+			}
+		}
+	}
+}
+
+static void on_tick(evutil_socket_t fd, short what, void *arg) { tick(arg); }
+
+/* ---- the API -------------------------------------------------------------------------------- */
+
+static void self_binary(char *out, size_t n)
+{
+	ssize_t k = readlink("/proc/self/exe", out, n - 1);
+	if (k <= 0)
+		snprintf(out, n, "gauntlet");
+	else
+		out[k] = '\0';
+}
+
+static int setup(struct gl_ctx *c, int wl, struct gl_agents **out, struct gl_err *err)
+{
+	const struct gl_workload_spec *w = &c->sc->workloads[wl];
+	const cJSON *ac = cJSON_GetObjectItemCaseSensitive(w->cfg, "agents"), *hosts, *h;
+	struct gl_agents *a = calloc(1, sizeof(*a));
+	struct sockaddr_storage ss;
+	socklen_t sl;
+	unsigned char rnd[32];
+	int k = 0;
+
+	*out = a;
+	if (!a)
+		return gl_errf(err, GL_ENOMEM, "agents: out of memory");
+	a->c = c;
+	a->wl = wl;
+	a->name = w->name;
+	a->cfg = ac;
+	a->lfd = -1;
+	a->load = 1;
+	a->origin_ns = -1;
+	a->count = (int)gl_cfg_int(ac, "count", 1);
+	if (a->count < 1 || a->count > MAX_AGENTS)
+		return gl_errf(err, GL_EINVAL, "workloads.%s.agents.count: %d is out of 1..%d", w->name, a->count,
+			       MAX_AGENTS);
+	a->srun = !strcmp(gl_cfg_str(ac, "launcher", "mpirun"), "srun");
+	snprintf(a->launcher_path, sizeof(a->launcher_path), "%s",
+		 gl_cfg_str(ac, "launcher_path", a->srun ? "srun" : "mpirun"));
+	if (gl_cfg_str(ac, "binary", NULL))
+		snprintf(a->binary, sizeof(a->binary), "%s", gl_cfg_str(ac, "binary", ""));
+	else
+		self_binary(a->binary, sizeof(a->binary));
+	a->connect_timeout_ns = gl_cfg_dur(ac, "connect_timeout", 60LL * 1000000000);
+	a->settle_ns = gl_cfg_dur(ac, "settle", 1000000000LL);
+	a->backoff_ns = gl_cfg_dur(ac, "backoff", 1000000000LL);
+	a->max_restarts = (int)gl_cfg_int(ac, "max_restarts", 10);
+	snprintf(a->key_env, sizeof(a->key_env), "%s", gl_cfg_str(w->cfg, "api_key_env", ""));
+	a->s = calloc((size_t)a->count, sizeof(*a->s));
+	if (!a->s)
+		return gl_errf(err, GL_ENOMEM, "agents: out of memory");
+	/* agents fill the hosts' slots in order: "gpu-a:2" takes two */
+	hosts = cJSON_GetObjectItemCaseSensitive(ac, "hosts");
+	cJSON_ArrayForEach(h, hosts) {
+		char name[128], *colon;
+		long slots = 1;
+		snprintf(name, sizeof(name), "%s", h->valuestring);
+		if ((colon = strchr(name, ':'))) {
+			*colon = '\0';
+			slots = strtol(colon + 1, NULL, 10);
+		}
+		for (long j = 0; j < slots && k < a->count; j++)
+			snprintf(a->s[k++].host, sizeof(a->s[0].host), "%s", name);
+	}
+	for (int i = 0; i < a->count; i++) {
+		a->s[i].a = a;
+		a->s[i].index = i;
+		a->s[i].delivered = -1;
+		if (k && i >= k)
+			/* more agents than slots: round robin over the slots again */
+			memcpy(a->s[i].host, a->s[i % k].host, sizeof(a->s[0].host));
+	}
+	if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
+		return gl_errf(err, GL_EIO, "agents: no random bytes for the token: %s", strerror(errno));
+	for (size_t i = 0; i < sizeof(rnd); i++)
+		snprintf(a->token + 2 * i, 3, "%02x", rnd[i]);
+	explicit_bzero(rnd, sizeof(rnd));
+	if (gl_listen_parse(gl_cfg_str(ac, "listen", "127.0.0.1:0"), NULL, &ss, &sl, err) != 0)
+		return -GL_EINVAL;
+	a->lfd = gl_listen_open(&ss, sl, "agents.listen", a->addr, sizeof(a->addr), err);
+	if (a->lfd < 0)
+		return -GL_EIO;
+	a->ev_accept = event_new(c->base, a->lfd, EV_READ | EV_PERSIST, on_accept, a);
+	a->ev_tick = event_new(c->base, -1, EV_PERSIST, on_tick, a);
+	if (!a->ev_accept || !a->ev_tick)
+		return gl_errf(err, GL_ENOMEM, "agents: out of memory");
+	event_add(a->ev_accept, NULL);
+	event_add(a->ev_tick, &(struct timeval){ 0, 200000 });
+	return 0;
+}
+
+int ctl_agents_launch(struct gl_ctx *c, struct gl_err *err)
+{
+	for (int i = 0; i < c->sc->n_workloads; i++) {
+		struct gl_agents *a;
+		int64_t t0;
+		int up = 0;
+
+		if (!c->agents || !cJSON_GetObjectItemCaseSensitive(c->sc->workloads[i].cfg, "agents"))
+			continue;
+		if (setup(c, i, &c->agents[i], err) != 0)
+			return -1;
+		a = c->agents[i];
+		gl_ctx_event(c, GL_LOG_INFO, "agents", "%s: %d agent(s) through %s, dialing %s", a->name, a->count,
+			     a->srun ? "srun" : "mpirun", a->addr);
+		for (int k = 0; k < a->count; k++)
+			if (spawn(a, &a->s[k]) != 0)
+				return gl_errf(err, GL_EIO, "agents: %s agent %d: launcher not started: %s", a->name, k,
+					       strerror(errno));
+		/* wait for every hello: the run's clock has not started, so no
+		 * share of the schedule is lost to a slow launcher */
+		t0 = mono();
+		while (mono() - t0 < a->connect_timeout_ns) {
+			up = 0;
+			for (int k = 0; k < a->count; k++)
+				up += a->s[k].state == S_UP;
+			if (up == a->count)
+				break;
+			for (int k = 0; k < a->count; k++)
+				if (a->s[k].state == S_DOWN)
+					return gl_errf(err, GL_EIO, "agents: %s agent %d did not come up (see %s/agents/%s-%d.log)",
+						       a->name, k, c->dir, a->name, k);
+			event_base_loop(c->base, EVLOOP_ONCE);
+		}
+		if (up != a->count) {
+			for (int k = 0; k < a->count; k++)
+				if (a->s[k].state != S_UP)
+					return gl_errf(err, GL_ETIMEDOUT, "agents: %s agent %d did not connect within %.0f s "
+						       "(see %s/agents/%s-%d.log)", a->name, k,
+						       (double)a->connect_timeout_ns / 1e9, c->dir, a->name, k);
+		}
+	}
+	return 0;
+}
+
+int gl_agents_start(struct gl_agents *a, struct gl_err *err)
+{
+	a->started = 1;
+	a->origin_ns = now_ns(a);
+	for (int i = 0; i < a->count; i++)
+		if (a->s[i].state == S_UP && send_plan(a, &a->s[i]) != 0)
+			return gl_errf(err, GL_EIO, "agents: %s agent %d: plan not sent", a->name, i);
+	return 0;
+}
+
+void gl_agents_set_load(struct gl_agents *a, double m)
+{
+	cJSON *j;
+
+	a->load = m;
+	if (!a->started)
+		return;
+	j = cJSON_CreateObject();
+	cJSON_AddNumberToObject(j, "load", m);
+	for (int i = 0; i < a->count; i++)
+		if (a->s[i].state == S_UP)
+			send_json(a->s[i].bev, GL_AW_LOAD, j);
+	cJSON_Delete(j);
+}
+
+int gl_agents_delivered(const struct gl_agents *a, int64_t idx)
+{
+	for (int i = 0; i < a->count; i++)
+		if (a->s[i].state == S_UP && a->s[i].delivered < idx)
+			return 0;
+	return 1;
+}
+
+void gl_agents_window_done(struct gl_agents *a, int64_t idx, struct gl_metrics *m)
+{
+	int missing = 0;
+	char names[512] = "";
+	size_t off = 0;
+
+	for (int i = 0; i < a->count; i++) {
+		struct slot *s = &a->s[i];
+		if (s->delivered >= idx) {
+			if (s->misses)
+				gl_ctx_event(a->c, GL_LOG_INFO, "agents", "%s agent %d: figures again from window %" PRId64
+					     " after %d partial window(s)", a->name, i, idx, s->misses);
+			s->misses = 0;
+			continue;
+		}
+		missing++;
+		s->misses++;
+		if (off < sizeof(names))
+			off += (size_t)snprintf(names + off, sizeof(names) - off, "%s%d%s%s%s", off ? ", " : "", i,
+						s->host[0] ? " (" : "", s->host, s->host[0] ? ")" : "");
+	}
+	gl_metrics_merge(m, "agents.expected", NULL, a->count);
+	gl_metrics_merge(m, "agents.missing", NULL, missing);
+	if (missing)
+		gl_ctx_event(a->c, GL_LOG_WARN, "agents", "window %" PRId64 " is partial: %s agent(s) %s sent no final "
+			     "figures for it", idx, a->name, names);
+}
+
+int64_t ctl_agents_settle_ns(struct gl_ctx *c)
+{
+	int64_t m = 0;
+	for (int i = 0; c->agents && i < c->sc->n_workloads; i++)
+		if (c->agents[i] && c->agents[i]->settle_ns > m)
+			m = c->agents[i]->settle_ns;
+	return m;
+}
+
+void gl_agents_stop(struct gl_agents *a)
+{
+	int64_t t0 = mono();
+	struct gl_buf b;
+
+	a->stopping = 1;
+	gl_buf_init(&b, 64);
+	gl_aw_frame(&b, GL_AW_STOP, NULL, 0);
+	for (int i = 0; i < a->count; i++)
+		if (a->s[i].state == S_UP)
+			bufferevent_write(a->s[i].bev, b.data, b.len);
+	gl_buf_free(&b);
+	for (;;) {
+		int waiting = 0;
+		for (int i = 0; i < a->count; i++)
+			waiting += a->s[i].state == S_UP && a->s[i].bev && !a->s[i].bye;
+		if (!waiting || mono() - t0 > STOP_WAIT_NS)
+			break;
+		event_base_loop(a->c->base, EVLOOP_ONCE | EVLOOP_NONBLOCK);
+		usleep(2000);
+	}
+	for (int i = 0; i < a->count; i++) {
+		struct slot *s = &a->s[i];
+		if (s->state == S_UP && !s->bye)
+			gl_ctx_event(a->c, GL_LOG_WARN, "agents", "%s agent %d: no goodbye within 5 s of stop", a->name, i);
+		if (s->bev) {
+			bufferevent_free(s->bev);
+			s->bev = NULL;
+		}
+		end_launcher(a, s);
+		s->state = S_DONE;
+	}
+	if (a->ev_tick)
+		event_del(a->ev_tick);
+	if (a->ev_accept)
+		event_del(a->ev_accept);
+}
+
+void gl_agents_free(struct gl_agents *a)
+{
+	if (!a)
+		return;
+	for (int i = 0; a->s && i < a->count; i++) {
+		if (a->s[i].bev)
+			bufferevent_free(a->s[i].bev);
+		end_launcher(a, &a->s[i]);
+	}
+	for (int i = 0; i < MAX_PENDING; i++)
+		pend_drop(&a->pend[i]);
+	if (a->ev_accept)
+		event_free(a->ev_accept);
+	if (a->ev_tick)
+		event_free(a->ev_tick);
+	if (a->lfd >= 0)
+		close(a->lfd);
+	explicit_bzero(a->token, sizeof(a->token));
+	free(a->s);
+	free(a);
+}
