@@ -51,6 +51,8 @@ struct slot {
 	char host[128];            /* scenario host it runs on, "" = wherever the launcher puts it */
 	pid_t launcher;
 	int64_t child_id;
+	pid_t dying;               /* a launcher sent SIGTERM, reaped by the tick */
+	int64_t dying_id, kill_at_ns;
 	int64_t launched_ns, last_frame_ns, relaunch_ns;
 	struct bufferevent *bev;
 	char peer_host[128];
@@ -250,27 +252,66 @@ static int spawn(struct gl_agents *a, struct slot *s)
 	return 0;
 }
 
-/* End the launcher's process group: SIGTERM, then SIGKILL after 2 s. */
-static void end_launcher(struct gl_agents *a, struct slot *s)
+/* End a launcher's process group and wait for it: SIGTERM, then SIGKILL
+ * after 2 s (at the end of the run only: the loop does not wait). */
+static void end_launcher_pid(struct gl_agents *a, pid_t *pid, int64_t *id)
 {
 	int64_t t0 = mono();
 	int st;
 
-	if (s->launcher <= 0)
+	if (*pid <= 0)
 		return;
-	kill(-s->launcher, SIGTERM);
-	kill(-s->launcher, SIGCONT);
-	while (waitpid(s->launcher, &st, WNOHANG) == 0) {
+	kill(-*pid, SIGTERM);
+	kill(-*pid, SIGCONT);
+	while (waitpid(*pid, &st, WNOHANG) == 0) {
 		if (mono() - t0 > 2000000000LL) {
-			kill(-s->launcher, SIGKILL);
-			waitpid(s->launcher, &st, 0);
+			kill(-*pid, SIGKILL);
+			waitpid(*pid, &st, 0);
 			break;
 		}
 		usleep(20000);
 	}
-	gl_ctx_child_ended(a->c, s->child_id);
+	gl_ctx_child_ended(a->c, *id);
+	*pid = 0;
+	*id = 0;
+}
+
+static void end_launcher(struct gl_agents *a, struct slot *s)
+{
+	end_launcher_pid(a, &s->launcher, &s->child_id);
+	end_launcher_pid(a, &s->dying, &s->dying_id);
+}
+
+/* The loop must not wait on a launcher: SIGTERM its group now, the tick
+ * reaps it and sends SIGKILL after 2 s. */
+static void let_launcher_go(struct gl_agents *a, struct slot *s)
+{
+	if (s->launcher <= 0)
+		return;
+	if (s->dying > 0)
+		end_launcher_pid(a, &s->dying, &s->dying_id);
+	s->dying = s->launcher;
+	s->dying_id = s->child_id;
+	s->kill_at_ns = mono() + 2000000000LL;
+	kill(-s->dying, SIGTERM);
+	kill(-s->dying, SIGCONT);
 	s->launcher = 0;
 	s->child_id = 0;
+}
+
+static void reap_dying(struct gl_agents *a, struct slot *s)
+{
+	int st;
+
+	if (s->dying <= 0)
+		return;
+	if (waitpid(s->dying, &st, WNOHANG) == s->dying) {
+		gl_ctx_child_ended(a->c, s->dying_id);
+		s->dying = 0;
+		s->dying_id = 0;
+	} else if (mono() >= s->kill_at_ns) {
+		kill(-s->dying, SIGKILL);
+	}
 }
 
 /* ---- losing an agent -------------------------------------------------------------------------- */
@@ -285,7 +326,7 @@ static void lose(struct slot *s, const char *why)
 		bufferevent_free(s->bev);
 		s->bev = NULL;
 	}
-	end_launcher(a, s);
+	let_launcher_go(a, s);
 	if (a->stopping || s->state == S_DONE) {
 		s->state = S_DONE;
 		return;
@@ -671,6 +712,7 @@ static void tick(struct gl_agents *a)
 	for (int i = 0; i < a->count; i++) {
 		struct slot *s = &a->s[i];
 		int st;
+		reap_dying(a, s);
 		if (s->launcher > 0 && waitpid(s->launcher, &st, WNOHANG) == s->launcher) {
 			char how[64];
 			gl_ctx_child_ended(a->c, s->child_id);
