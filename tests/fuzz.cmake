@@ -7,3 +7,5 @@
 # "fuzz"; scripts/fuzz.sh runs every tests/fuzz/fuzz_*.c under libFuzzer.
 gl_fuzz_target(fuzz_scenario)
 gl_fuzz_target(fuzz_http_bodies)
+# What load agents send the controller (harness/core/agent_wire.c).
+gl_fuzz_target(fuzz_agent_wire)
