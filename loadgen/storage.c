@@ -280,7 +280,16 @@ static int make_dir(struct sto *w, struct gl_err *err)
 	size_t len;
 	const char *id = gl_ctx_run_id(w->ctx);
 
-	snprintf(w->dir, sizeof(w->dir), "%s/gauntlet-storage-%s", w->root, id[0] ? id : "run");
+	int shard, shards;
+	int64_t origin;
+
+	/* with load agents, each has a directory of its own: two on one
+	 * host (or one shared filesystem) never touch each other's files */
+	gl_ctx_shard(w->ctx, &shard, &shards, &origin);
+	if (shards > 1)
+		snprintf(w->dir, sizeof(w->dir), "%s/gauntlet-storage-%s-agent%d", w->root, id[0] ? id : "run", shard);
+	else
+		snprintf(w->dir, sizeof(w->dir), "%s/gauntlet-storage-%s", w->root, id[0] ? id : "run");
 	snprintf(marker, sizeof(marker), "%s/.gauntlet-storage", w->dir);
 	if (mkdir(w->dir, 0700) == 0) {
 		w->made_dir = 1;

@@ -36,7 +36,7 @@ void gl_storage_validate(const struct gl_scenario *s, const cJSON *w, struct gl_
 					    "direct", "iodepth", "rate_cap", "spikes", "readers",
 					    "engine", "cgroup", "reserve", "verify", "read_pct",
 					    "allowed_roots", "fio_args", "fio_path", "limit", "cold_start",
-					    NULL };
+					    "agents", NULL };
 	static const char *const engines[] = { "sync", "aio", "fio", NULL };
 	static const char *const skeys[] = { "every", "for", "threads", "bs", "start", NULL };
 	const cJSON *spikes = cJSON_GetObjectItemCaseSensitive(w, "spikes"), *sp;
@@ -46,6 +46,7 @@ void gl_storage_validate(const struct gl_scenario *s, const cJSON *w, struct gl_
 	int b;
 
 	gl_check_keys(d, w, path, keys);
+	gl_check_agents(s, d, w, path);
 	gl_get_string(d, w, "path", path, 1, buf, sizeof(buf));
 	gl_get_enum(d, w, "pattern", path, 0, storage_patterns, buf, sizeof(buf));
 	gl_get_enum(d, w, "engine", path, 0, engines, buf, sizeof(buf));

@@ -51,6 +51,8 @@ static void usage(FILE *f)
 		"  lab up|down|status [--dir DIR] [--workers N]\n"
 		"                          the local lab cluster (docs/lab.md)\n"
 		"  target --listen ADDR    OpenAI-compatible token-streaming target server\n"
+		"  agent                   a load agent: started by the controller through mpirun or srun,\n"
+		"                          never by hand (docs/agents.md)\n"
 		"  version\n"
 		"exit: 0 pass/ok, 1 fail, 2 bad input, 3 aborted, 4 harness error\n");
 }

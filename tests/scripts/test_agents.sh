@@ -12,7 +12,9 @@
 #  3. the token: a connection with a wrong one is refused and counted; the
 #     token is on no command line and nowhere in the run directory;
 #  4. the controller SIGKILLed while agents run: its agents stop, `resume`
-#     launches them again and the run ends with every process gone.
+#     launches them again and the run ends with every process gone;
+#  5. storage through 2 agents: each does its own I/O in a directory of its
+#     own (removed at the end), each held to the scenario's rate cap.
 source "$(dirname "$0")/lib.sh"
 
 command -v mpirun >/dev/null || skip "mpirun is not installed (Debian: openmpi-bin)"
@@ -232,5 +234,32 @@ last=c.execute('select max(idx) from windows').fetchone()[0]
 n=c.execute(\"select counter from window_metrics where idx=? and name='inference.requests'\", (last-1,)).fetchone()[0]
 assert n > 150, n"
 check "res: no process of the run is left" [ -z "$(left)" ]
+
+# --- 5. storage through 2 agents ----------------------------------------------------------------------
+mkdir -p "$T/sto"
+python3 - "$T/sto.json" "$T/sto" <<'PY'
+import json, sys
+sc = {"name": "sto", "duration": "6s", "window": "2s",
+      "workloads": {"storage": {"path": sys.argv[2], "threads": 1, "bs": "64KiB", "file_size": "8MiB", "files": 2,
+                                "direct": False, "rate_cap": "10MB", "pattern": "mixed",
+                                "agents": {"launcher": "mpirun", "count": 2, "launcher_args": ["--oversubscribe"]}}},
+      "targets": {"steady": {"storage.write_gbps": ">= 0", "storage.read_gbps": ">= 0"}}}
+json.dump(sc, open(sys.argv[1], "w"))
+PY
+"$GAUNTLET" run "$T/sto.json" --out "$T/sto-run" >"$T/sto.log" 2>&1; rc=$?
+check "sto: the run passes (exit $rc)" [ $rc -eq 0 ]
+check "sto: each agent laid out its files in a directory of its own" python3 -c "
+import sqlite3; c=sqlite3.connect('$T/sto-run/run.db')
+ev=' '.join(r[0] for r in c.execute(\"select message from events where source like 'agent storage/%' and message like '%laying out%'\"))
+assert '-agent0 ' in ev + ' ' and '-agent1 ' in ev + ' ', ev"
+check "sto: both directories removed at the end" [ -z "$(ls -A "$T/sto")" ]
+read -r bytes secs < <(python3 -c "
+import sqlite3; c=sqlite3.connect('$T/sto-run/run.db')
+b=c.execute(\"select sum(counter) from window_metrics where name in ('storage.read_bytes','storage.write_bytes')\").fetchone()[0]
+t=c.execute('select (max(end_ns)-min(start_ns))/1e9 from windows').fetchone()[0]
+print(b, t)")
+echo "sto: $bytes bytes in $secs s through 2 agents capped at 10 MB/s each"
+timing "sto: the two agents together moved 2 x the cap (20 MB/s, +-15 %)" python3 -c "
+import sys; r=$bytes/$secs/1e6; print('%.2f MB/s' % r); sys.exit(not 17 <= r <= 23)"
 
 finish
