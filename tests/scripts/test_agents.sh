@@ -81,6 +81,7 @@ run_procs() {
 		{ tr '\0' '\n' < /proc/$p/environ; } 2>/dev/null | grep -qx "GAUNTLET_RUN_ID=$1" || continue
 		if [ -n "${2:-}" ]; then
 			[ "$(basename "$(readlink /proc/$p/exe 2>/dev/null)")" = gauntlet ] || continue
+		[ "$({ tr '\0' ' ' < /proc/$p/cmdline; } 2>/dev/null | cut -d' ' -f2)" = agent ] || continue
 			{ tr '\0' '\n' < /proc/$p/environ; } 2>/dev/null | grep -qx "GAUNTLET_AGENT_INDEX=$2" || continue
 		fi
 		[ "$p" = $$ ] || echo "$p"

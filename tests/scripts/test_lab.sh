@@ -9,6 +9,8 @@
 #     throttled storage windows, etcd writes failing over, a checkpoint
 #     restore, no request answered by anything outside the machine);
 #     GL_LAB_SOAK=0 leaves this part out (the sanitizer pass does);
+#     2c: two load agents as job steps of the lab's Slurm (srun), in the
+#     workers' namespaces, dialing the controller's lab address;
 #  3. `lab down` leaves nothing behind: no process carrying the lab's mark,
 #     namespace, gl-lab link, unreachable route, nft table, cgroup, mount or
 #     directory;
@@ -166,6 +168,63 @@ check "unscheduled kill: one incident, training.failure, after the kill; counted
 	json "$T/unsch/report.json" \
 	"r['incidents']['count'] == 1 and r['incidents']['list'][0]['kind'] == 'training.failure' and 19 <= r['incidents']['list'][0]['start_elapsed_s'] <= 26 and (r['incidents']['counted'], r['incidents']['max'], r['incidents']['pass'], r['verdict']) == (1, 0, False, 'fail') or sys.exit(1)"
 fi
+
+# --- 2c. load agents on the lab's Slurm through srun --------------------------------------
+# Two inference agents as Slurm job steps: each runs where slurmd put it,
+# inside a worker's network namespace, and dials the controller's lab
+# address; the run counts both shares. Their server listens on that
+# address too: the lab does not forward between worker namespaces, so a
+# worker's own replica is the only one its namespace reaches.
+CTL_IP=$(json "$INV" "r['slurm']['controller']")
+"$GAUNTLET" target --listen "$CTL_IP:0" --ready-file "$T/ctl-target.ready" --ttft-ms 20 --itl-ms 2 \
+	>"$T/ctl-target.log" 2>&1 &
+PIDS+=("$!")
+wait_for "$T/ctl-target.ready" 10
+CTL_TARGET=$(cat "$T/ctl-target.ready" 2>/dev/null)
+cat > "$T/srun-agents.json" <<JSON
+{
+  "name": "lab-srun-agents", "inventory": "$INV", "duration": "12s", "window": "2s",
+  "workloads": {
+    "inference": { "endpoints": ["http://$CTL_TARGET/v1"], "api": "chat", "model": "gauntlet-target",
+                   "arrival": { "mode": "constant", "rate": 40 }, "output_tokens": 8, "timeout": "8s",
+                   "agents": { "launcher": "srun", "count": 2, "listen": "\${slurm.controller}:0",
+                               "launcher_args": ["--partition=lab"] } }
+  },
+  "targets": { "steady": { "inference.error_rate": "<= 0.05", "inference.ttft_ms.p99": "<= 5000" } }
+}
+JSON
+SLURM_CONF=$(json "$INV" "r['slurm']['conf']") "$GAUNTLET" run "$T/srun-agents.json" --out "$T/srun" >"$T/srun.log" 2>&1 &
+SPID=$!
+PIDS+=("$SPID")
+AGNS=""
+for _ in $(seq 1 150); do
+	SRID=$(sql "$T/srun/run.db" "select id from run" 2>/dev/null)
+	[ -n "$SRID" ] || { sleep 0.1; continue; }
+	for p in $(ls /proc | grep -x '[0-9]*'); do
+		{ tr '\0' '\n' < /proc/$p/environ; } 2>/dev/null | grep -qx "GAUNTLET_RUN_ID=$SRID" || continue
+		[ "$(basename "$(readlink /proc/$p/exe 2>/dev/null)")" = gauntlet ] || continue
+		[ "$({ tr '\0' ' ' < /proc/$p/cmdline; } 2>/dev/null | cut -d' ' -f2)" = agent ] || continue
+		ns=$(readlink /proc/$p/ns/net 2>/dev/null)
+		[ -n "$ns" ] && case " $AGNS " in *" $ns "*) ;; *) AGNS="$AGNS $ns" ;; esac
+	done
+	[ "$(echo $AGNS | wc -w)" -ge 1 ] && [ -s "$T/srun/run.db" ] && \
+		[ "$(sql "$T/srun/run.db" "select count(*) from events where message like '%connected from%'" 2>/dev/null)" = 2 ] && break
+	sleep 0.1
+done
+wait "$SPID"; rc=$?
+check "srun agents: the run passes (exit $rc)" [ $rc -eq 0 ]
+check "srun agents: 2 srun launches recorded, 2 agents connected" python3 -c "
+import sqlite3; c=sqlite3.connect('$T/srun/run.db')
+l=c.execute(\"select count(*) from children where source='agents' and what like 'srun %'\").fetchone()[0]
+n=c.execute(\"select count(*) from events where source='agents' and message like '%connected from%'\").fetchone()[0]
+assert (l, n) == (2, 2), (l, n)"
+check "srun agents: they ran in a worker's network namespace, not the controller's ($AGNS)" \
+	bash -c "[ -n '$AGNS' ] && ! echo '$AGNS' | grep -qF '$(readlink /proc/self/ns/net)'"
+check "srun agents: both shares counted (12 s at 40/s: more than 400 requests)" python3 -c "
+import sqlite3; c=sqlite3.connect('$T/srun/run.db')
+n=c.execute(\"select sum(counter) from window_metrics where name='inference.requests'\").fetchone()[0]
+m=c.execute(\"select coalesce(sum(counter),0) from window_metrics where name='agents.missing'\").fetchone()[0]
+assert n > 400 and m == 0, (n, m)"
 
 # --- 3. down leaves nothing ---------------------------------------------------------------
 "$GAUNTLET" lab down --dir "$LAB" >"$T/down.log" 2>&1; rc=$?
