@@ -117,6 +117,21 @@ static cJSON *metrics_obj(const struct gl_analysis *an, const struct gl_agg *a)
 			cJSON_AddItemToObject(o, dists[i], dist(a, name));
 		}
 	}
+	{
+		/* load agents (docs/agents.md): only in runs that had them */
+		int found = 0;
+		gl_agg_counter(a, "agents.expected", &found);
+		if (found) {
+			static const char *const keys[][2] = {
+				{ "agent_windows", "agents.expected" }, { "missing_agent_windows", "agents.missing" },
+				{ "lost", "agents.lost" }, { "relaunched", "agents.relaunched" },
+				{ "refused_connections", "agents.refused" }, { "late_reports", "agents.late_reports" } };
+			cJSON *o = cJSON_AddObjectToObject(m, "agents");
+			/* a counter never touched is 0 here: these are counts of events */
+			for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+				cJSON_AddNumberToObject(o, keys[i][0], (double)gl_agg_counter(a, keys[i][1], &found));
+		}
+	}
 	if (gl_scenario_workload(an->sc, "training")) {
 		cJSON *o = cJSON_AddObjectToObject(m, "training"), *ck;
 		add_counter(o, "steps", a, "training.steps");

@@ -98,6 +98,26 @@ static void md_outages(const struct gl_analysis *an, struct gl_buf *b)
 	}
 }
 
+/* Load agents, when the run had them: their losses and the windows they
+ * left partial (the event log names each). */
+static void md_agents(const struct gl_analysis *an, struct gl_buf *b)
+{
+	int found = 0;
+	int64_t aw = gl_agg_counter(an->all, "agents.expected", &found);
+
+	if (!found)
+		return;
+	gl_buf_printf(b, "\n## Load agents\n\n| agent windows | without the agent's figures | lost | relaunched | "
+		      "refused connections | late reports |\n|---|---|---|---|---|---|\n| %lld | %lld | %lld | %lld | "
+		      "%lld | %lld |\n", (long long)aw, (long long)gl_agg_counter(an->all, "agents.missing", &found),
+		      (long long)gl_agg_counter(an->all, "agents.lost", &found),
+		      (long long)gl_agg_counter(an->all, "agents.relaunched", &found),
+		      (long long)gl_agg_counter(an->all, "agents.refused", &found),
+		      (long long)gl_agg_counter(an->all, "agents.late_reports", &found));
+	gl_buf_printf(b, "\nA window without an agent's figures is partial: it counts the other agents' load only "
+		      "(the event log names the agent).\n");
+}
+
 /* Per phase: the same series as report.html's Phases table, each over the
  * phase's merged windows. */
 static void md_phases(const struct gl_analysis *an, struct gl_buf *b)
@@ -211,6 +231,7 @@ int gl_report_md(const struct gl_analysis *an, struct gl_buf *b)
 	}
 	md_incidents(an, b);
 	md_outages(an, b);
+	md_agents(an, b);
 	{
 		static const struct gl_summary_ops ops = { sum_section, sum_row };
 		gl_report_summary(an, &ops, b);

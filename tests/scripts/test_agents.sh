@@ -167,6 +167,13 @@ last=c.execute('select max(idx) from windows').fetchone()[0]
 n=c.execute(\"select counter from window_metrics where idx=? and name='inference.requests'\", (last-1,)).fetchone()[0]
 # both shares: about 100/s over 2 s; one share alone would be about 100
 assert n > 150, n"
+check "kill: report.json and report.md show the loss (lost 1, relaunched 1, the partial windows)" python3 -c "
+import json, sqlite3; a=json.load(open('$T/kill/report.json'))['metrics']['agents']
+c=sqlite3.connect('$T/kill/run.db')
+m=c.execute(\"select coalesce(sum(counter),0) from window_metrics where name='agents.missing'\").fetchone()[0]
+assert (a['lost'], a['relaunched'], a['missing_agent_windows']) == (1, 1, m) and m >= 1, (a, m)
+md=open('$T/kill/report.md').read()
+assert '## Load agents' in md and '| %d | %d | 1 | 1 |' % (a['agent_windows'], m) in md, md[-600:]"
 check "kill: two launches of agent 1 recorded" python3 -c "
 import sqlite3; c=sqlite3.connect('$T/kill/run.db')
 n=c.execute(\"select count(*) from children where source='agents'\").fetchone()[0]
