@@ -125,6 +125,20 @@ for n in ag2 ag4; do
 	timing "$n: ttft p99 within 5 % of one process ($p99 vs $P99_one)" \
 		python3 -c "import sys; sys.exit(abs($p99 - $P99_one) > 0.05 * $P99_one)"
 done
+# window by window: a request counts in the window it ended in, wherever
+# it was sent from; only requests ending within a few ms of a boundary
+# may fall on the other side of it
+for n in ag2 ag4; do
+	check "$n: each window counts what the one-process run's did (within 1 % of the requests)" python3 -c "
+import sqlite3
+def per(d):
+    c = sqlite3.connect(d + '/run.db')
+    return dict(c.execute(\"select idx, counter from window_metrics where name='inference.requests'\"))
+a, b = per('$T/one'), per('$T/$n')
+diff = sum(abs(a.get(k, 0) - b.get(k, 0)) for k in set(a) | set(b))
+print('$n: windows', [b.get(k, 0) for k in sorted(b)], 'one process', [a.get(k, 0) for k in sorted(a)], 'moved', diff)
+assert diff <= 0.01 * $N_REQ, diff"
+done
 check "ag4: 4 agents connected, each window names 4 expected and 0 missing" python3 -c "
 import sqlite3; c=sqlite3.connect('$T/ag4/run.db')
 e=set(r[0] for r in c.execute(\"select counter from window_metrics where name='agents.expected'\"))
