@@ -58,6 +58,7 @@ struct slot {
 	char peer_host[128];
 	int peer_pid;
 	int64_t delivered;         /* last window it sent final figures for */
+	int64_t joined_ns;         /* run time it was relaunched at, -1 if never */
 	int launches, fails_in_row, misses, bye;
 	int given_up;
 };
@@ -568,7 +569,9 @@ static int send_plan(struct gl_agents *a, struct slot *s)
 	cJSON_Delete(j);
 	free(inv);
 	gl_run_row_free(&row);
-	s->delivered = now_ns(a) / a->c->sc->window_ns - 1;
+	/* relaunched after the start: the window it joins lacks its share
+	 * from the window's start until now */
+	s->joined_ns = s->launches > 1 ? now_ns(a) : -1;
 	return rc;
 }
 
@@ -809,6 +812,7 @@ static int setup(struct gl_ctx *c, int wl, struct gl_agents **out, struct gl_err
 		a->s[i].a = a;
 		a->s[i].index = i;
 		a->s[i].delivered = -1;
+		a->s[i].joined_ns = -1;
 		if (k && i >= k)
 			/* more agents than slots: round robin over the slots again */
 			memcpy(a->s[i].host, a->s[i % k].host, sizeof(a->s[0].host));
@@ -917,7 +921,9 @@ void gl_agents_window_done(struct gl_agents *a, int64_t idx, struct gl_metrics *
 
 	for (int i = 0; i < a->count; i++) {
 		struct slot *s = &a->s[i];
-		if (s->delivered >= idx) {
+		int64_t w0 = idx * a->c->sc->window_ns;
+		int joined_late = s->joined_ns > w0 && s->joined_ns < w0 + a->c->sc->window_ns;
+		if (s->delivered >= idx && !joined_late) {
 			if (s->misses)
 				gl_ctx_event(a->c, GL_LOG_INFO, "agents", "%s agent %d: figures again from window %" PRId64
 					     " after %d partial window(s)", a->name, i, idx, s->misses);
@@ -933,8 +939,8 @@ void gl_agents_window_done(struct gl_agents *a, int64_t idx, struct gl_metrics *
 	gl_metrics_merge(m, "agents.expected", NULL, a->count);
 	gl_metrics_merge(m, "agents.missing", NULL, missing);
 	if (missing)
-		gl_ctx_event(a->c, GL_LOG_WARN, "agents", "window %" PRId64 " is partial: %s agent(s) %s sent no final "
-			     "figures for it", idx, a->name, names);
+		gl_ctx_event(a->c, GL_LOG_WARN, "agents", "window %" PRId64 " is partial: %s agent(s) %s missing for "
+			     "all or part of it", idx, a->name, names);
 }
 
 int64_t ctl_agents_settle_ns(struct gl_ctx *c)
