@@ -172,6 +172,15 @@ static void event_sink(void *arg, enum gl_log_level lvl, const char *source, con
 	cJSON_Delete(j);
 }
 
+/* A number from the plan: def when absent or not a finite number in range. */
+static double pnum(const cJSON *o, const char *k, double lo, double hi, double def)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+	if (!cJSON_IsNumber(v) || !(v->valuedouble >= lo) || !(v->valuedouble <= hi))
+		return def;
+	return v->valuedouble;
+}
+
 /* ---- the loop -------------------------------------------------------------------------------- */
 
 static void finish(struct agent *g, int code)
@@ -237,7 +246,7 @@ static int on_frame(void *arg, int type, const unsigned char *p, size_t n)
 		return 0;
 	case GL_AW_LOAD: {
 		cJSON *j = cJSON_ParseWithLength((const char *)p, n);
-		double m = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(j, "load"));
+		double m = pnum(j, "load", 0, 1e6, 0);
 		if (g->running && g->ops->set_load && m > 0)
 			g->ops->set_load(g->state, m);
 		cJSON_Delete(j);
@@ -329,7 +338,7 @@ static int start_plan(struct agent *g, const unsigned char *p, size_t n)
 	cJSON_ArrayForEach(e, sets_j)
 		if (cJSON_IsString(e) && sets)
 			sets[k++] = e->valuestring;
-	o.time_scale = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(j, "time_scale"));
+	o.time_scale = pnum(j, "time_scale", 1e-6, 1e6, 1);
 	o.sets = sets;
 	o.inventory_text = inv;
 	gl_diag_init(&d, NULL);
@@ -352,15 +361,15 @@ static int start_plan(struct agent *g, const unsigned char *p, size_t n)
 	g->ops = g->c.sc->workloads[g->wl].ops;
 	snprintf(g->c.run_id, sizeof(g->c.run_id), "%s", rid ? rid : "");
 	g->c.scale = o.time_scale > 0 ? o.time_scale : 1;
-	g->c.shard = (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(j, "index"));
-	g->c.shards = (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(j, "count"));
-	g->c.origin_ns = (int64_t)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(j, "origin_ns"));
+	g->c.shard = (int)pnum(j, "index", 0, 1e6, -1);
+	g->c.shards = (int)pnum(j, "count", 1, 1e6, 0);
+	g->c.origin_ns = (int64_t)pnum(j, "origin_ns", -1, 9e18, -1);
 	/* the run's clock: the controller's elapsed time when it sent this */
-	g->c.elapsed_base = (int64_t)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(j, "elapsed_ns"));
+	g->c.elapsed_base = (int64_t)pnum(j, "elapsed_ns", 0, 9e18, 0);
 	g->c.mono_start = gl_now_ns();
 	g->win = g->c.elapsed_base / g->c.sc->window_ns;
 	g->c.win_idx = g->win;
-	load = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(j, "load"));
+	load = pnum(j, "load", 0, 1e6, 1);
 	if (g->c.shards < 1 || g->c.shard < 0 || g->c.shard >= g->c.shards) {
 		gl_error("agent: share %d of %d makes no sense", g->c.shard, g->c.shards);
 		goto out;

@@ -358,6 +358,16 @@ static void lose(struct slot *s, const char *why)
 
 /* ---- frames from a connected agent ---------------------------------------------------------- */
 
+/* A whole number from what an agent sent: def when absent, not a number or
+ * out of [lo, hi] (a cast of NaN or of 1e300 would be undefined). */
+static int64_t num(const cJSON *o, const char *k, int64_t lo, int64_t hi, int64_t def)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+	if (!cJSON_IsNumber(v) || !(v->valuedouble >= (double)lo) || !(v->valuedouble <= (double)hi))
+		return def;
+	return (int64_t)v->valuedouble;
+}
+
 struct merge_arg {
 	struct gl_metrics *m;
 	int bad;
@@ -381,7 +391,7 @@ static void on_rows(struct slot *s, const unsigned char *p, size_t n)
 	cJSON_ArrayForEach(r, arr) {
 		struct gl_request_row row = { 0 };
 		const char *ec = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r, "error_class"));
-#define F(k) ((int64_t)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(r, k)))
+#define F(k) num(r, k, -1, INT64_C(1) << 62, -1)
 		row.window = F("window");
 		row.endpoint = (int)F("endpoint");
 		row.t_intended = F("t_intended");
@@ -609,8 +619,8 @@ static int pend_frame(void *arg, int type, const unsigned char *p, size_t n)
 	}
 	j = cJSON_ParseWithLength((const char *)p, n);
 	tok = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(j, "token"));
-	idx = (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(j, "index"));
-	proto = (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(j, "proto"));
+	idx = (int)num(j, "index", 0, MAX_AGENTS, -1);
+	proto = (int)num(j, "proto", 0, 1000, -1);
 	host = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(j, "host"));
 	if (!tok || !gl_aw_token_eq(tok, a->token)) {
 		refused(a, "wrong token");
@@ -631,7 +641,7 @@ static int pend_frame(void *arg, int type, const unsigned char *p, size_t n)
 	s->fails_in_row = 0;
 	s->last_frame_ns = mono();
 	snprintf(s->peer_host, sizeof(s->peer_host), "%s", host ? host : "?");
-	s->peer_pid = (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(j, "pid"));
+	s->peer_pid = (int)num(j, "pid", 0, INT32_MAX, 0);
 	cJSON_Delete(j);
 	bufferevent_setcb(s->bev, slot_read, NULL, slot_event, s);
 	gl_ctx_event(a->c, GL_LOG_INFO, "agents", "%s agent %d: connected from %s (pid %d)%s", a->name, idx,
@@ -727,7 +737,9 @@ static void tick(struct gl_agents *a)
 				lose(s, how);
 			/* up: the connection tells (an srun step may end first) */
 		}
-		if (s->state == S_UP && t - s->last_frame_ns > SILENCE_NS && !a->stopping)
+		/* agents send every 500 ms once they have their plan; before
+		 * the start they wait in silence for the others to connect */
+		if (s->state == S_UP && a->started && t - s->last_frame_ns > SILENCE_NS && !a->stopping)
 			lose(s, "silent for 5 s");
 		else if (s->state == S_LAUNCHED && t - s->launched_ns > a->connect_timeout_ns)
 			lose(s, "did not connect within connect_timeout");
