@@ -205,8 +205,8 @@ static void close_window(struct gl_ctx *c, int64_t end_elapsed)
 	 * the very end is never written. */
 	if (gl_store_run_progress(c->st, end_elapsed) != 0 || gl_store_flush(c->st, &err) != 0)
 		fail_store(c, "window");
-	/* The WAL cut back each window (the checkpoint thread copies it every
-	 * few seconds; this truncates): it stays at a few MiB for the run. */
+	/* The WAL cut back at each window close once past its limit: it
+	 * stays at a few MiB for the run. */
 	gl_store_wal_trim(c->st);
 	gl_debug("window %lld closed", (long long)(c->win_idx - 1));
 	if (c->stop != STOP_NONE)

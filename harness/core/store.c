@@ -35,6 +35,7 @@ struct gl_store {
 	pthread_mutex_t ckpt_mu;
 	pthread_cond_t ckpt_cv;
 	int ckpt_on, ckpt_quit;
+	int wal_frames, wal_limit_frames;   /* in the WAL after the last commit; the trim's mark */
 	char *path;
 	struct gl_keep *keep;      /* what is kept of requests and debug events */
 };
@@ -60,7 +61,11 @@ static void *ckpt_main(void *arg)
 		if (st->ckpt_quit)
 			break;
 		pthread_mutex_unlock(&st->ckpt_mu);
-		/* PASSIVE: copies what it can without waiting for the writer */
+		/* PASSIVE: copies what it can without waiting for the writer.
+		 * The WAL starts over (and is cut to journal_size_limit) only
+		 * when the writer's next transaction finds every frame copied:
+		 * under a steady stream of writes that moment rarely comes,
+		 * hence gl_store_wal_trim. */
 		sqlite3_wal_checkpoint_v2(db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
 		pthread_mutex_lock(&st->ckpt_mu);
 	}
@@ -226,6 +231,24 @@ static int store_trusted(const char *path, struct gl_err *err)
 	return 0;
 }
 
+/* SQLite's word after each commit: the WAL holds this many frames. */
+static int wal_hook(void *arg, sqlite3 *db, const char *name, int frames)
+{
+	((struct gl_store *)arg)->wal_frames = frames;
+	return SQLITE_OK;
+}
+
+static int page_size(sqlite3 *db)
+{
+	sqlite3_stmt *q;
+	int n = 0;
+
+	if (sqlite3_prepare_v2(db, "PRAGMA page_size", -1, &q, NULL) == SQLITE_OK && sqlite3_step(q) == SQLITE_ROW)
+		n = sqlite3_column_int(q, 0);
+	sqlite3_finalize(q);
+	return n > 0 ? n : 4096;
+}
+
 struct gl_store *gl_store_open(const char *path, int create, struct gl_err *err)
 {
 	struct gl_store *st = calloc(1, sizeof(*st));
@@ -318,9 +341,11 @@ struct gl_store *gl_store_open(const char *path, int create, struct gl_err *err)
 	st->path = strdup(path);
 	pthread_mutex_init(&st->ckpt_mu, NULL);
 	pthread_cond_init(&st->ckpt_cv, NULL);
-	if (st->path && pthread_create(&st->ckpt_th, NULL, ckpt_main, st) == 0)
+	if (st->path && pthread_create(&st->ckpt_th, NULL, ckpt_main, st) == 0) {
 		st->ckpt_on = 1;
-	else
+		st->wal_limit_frames = (int)(atoll(GL_STORE_WAL_LIMIT_STR) / (page_size(st->db) + 24));
+		sqlite3_wal_hook(st->db, wal_hook, st);
+	} else
 		exec_sql(st->db, "PRAGMA wal_autocheckpoint=1000;", NULL);  /* no thread: SQLite's own */
 	return st;
 fail:
@@ -407,17 +432,17 @@ int gl_store_event_policy(struct gl_store *st, const char *events, int64_t debug
 	return 0;
 }
 
-/* The WAL back to (near) nothing, without waiting: frames a reader still
- * needs stay for the next try. Between transactions only. */
 int gl_store_wal_trim(struct gl_store *st)
 {
 	int rc;
 
-	if (st->in_txn)
-		return -GL_ESTATE;
+	if (!st->ckpt_on || st->in_txn || st->wal_frames <= st->wal_limit_frames)
+		return 0;
 	sqlite3_busy_timeout(st->db, 0);
 	rc = sqlite3_wal_checkpoint_v2(st->db, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
 	sqlite3_busy_timeout(st->db, 5000);
+	if (rc == SQLITE_OK)
+		st->wal_frames = 0;
 	return rc == SQLITE_OK ? 0 : rc == SQLITE_BUSY ? 1 : -GL_EIO;
 }
 

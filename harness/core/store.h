@@ -30,7 +30,7 @@
 #define GL_STORE_SAMPLE_PER_WINDOW 50
 #define GL_STORE_ERRORS_PER_WINDOW 20
 #define GL_STORE_DEBUG_PER_MINUTE 6
-#define GL_STORE_WAL_LIMIT_STR "4194304"
+#define GL_STORE_WAL_LIMIT_STR "1048576"
 
 struct gl_store;
 
@@ -55,10 +55,13 @@ int gl_store_request_policy(struct gl_store *st, const char *mode, int64_t sampl
  * minute of the run are counted in `retention`, not stored; "debug": every
  * one is stored. Info and above are always stored. */
 int gl_store_event_policy(struct gl_store *st, const char *events, int64_t debug_per_minute);
-/* Checkpoint the WAL and cut it to zero bytes, between transactions and
- * without waiting on readers: 0 done, 1 a reader still needs frames (what
- * could be copied was; the next call goes on), < 0 an error. The writer's
- * journal_size_limit keeps the file small across restarts in between. */
+/* Between transactions: when the WAL has grown past journal_size_limit
+ * (1 MiB), checkpoint it and cut it to zero bytes (TRUNCATE) without
+ * waiting on readers; else nothing. The checkpoint thread has copied all
+ * but the last seconds of it, so this copies little, but it does fsync the
+ * database on the caller's thread. 0 done or not needed, 1 a reader still
+ * needs frames (what could be copied was; the next call goes on), < 0 an
+ * error. The controller calls it at each window close. */
 int gl_store_wal_trim(struct gl_store *st);
 
 struct gl_run_row {
