@@ -352,6 +352,7 @@ int gl_controller_run(const struct gl_run_opts *o)
 			code = 2;
 			goto out;
 		}
+		ctl_store_policy(&c);
 	}
 	/* the run exists: log lines carry its clock, at 0 until the loop
 	 * starts (the events stored before then are at 0 too) */
@@ -463,6 +464,7 @@ static int open_existing(struct gl_ctx *c, const char *dir, struct gl_run_row *r
 		return 2;
 	}
 	gl_diag_free(&d);
+	ctl_store_policy(c);
 	gl_secrets_take(c->sc->root);   /* before any thread or child (secrets.h) */
 	c->scale = row->time_scale;
 	if (build_faults(c, 0) != 0)

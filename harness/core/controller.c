@@ -53,6 +53,24 @@ void gl_controller_live_opts(const struct gl_live_opts *o)
 
 /* ---- windows and commits ------------------------------------------------- */
 
+/* What the store keeps, from the scenario's "store" (run and resume
+ * alike; its validation refused anything the store would not take). */
+void ctl_store_policy(struct gl_ctx *c)
+{
+	const struct gl_scenario *sc = c->sc;
+
+	if (gl_store_request_policy(c->st, sc->store_requests,
+				    sc->store_sample_per_window >= 0 ? sc->store_sample_per_window
+								     : GL_STORE_SAMPLE_PER_WINDOW,
+				    sc->store_errors_per_window >= 0 ? sc->store_errors_per_window
+								     : GL_STORE_ERRORS_PER_WINDOW) != 0 ||
+	    gl_store_event_policy(c->st, sc->store_events,
+				  sc->store_debug_per_minute >= 0 ? sc->store_debug_per_minute
+								  : GL_STORE_DEBUG_PER_MINUTE) != 0)
+		gl_warn("store: retention policy not taken (requests '%s', events '%s'): the defaults stay",
+			sc->store_requests, sc->store_events);
+}
+
 struct snap {
 	struct gl_ctx *c;
 	int64_t idx;
@@ -293,6 +311,9 @@ static void close_window(struct gl_ctx *c, int64_t end_elapsed)
 	 * the very end is never written. */
 	if (gl_store_run_progress(c->st, end_elapsed) != 0 || gl_store_flush(c->st, &err) != 0)
 		fail_store(c, "window");
+	/* The WAL cut back at each window close once past its limit: it
+	 * stays at a few MiB for the run. */
+	gl_store_wal_trim(c->st);
 	gl_debug("window %lld closed", (long long)(c->win_idx - 1));
 	if (c->stop != STOP_NONE)
 		event_base_loopbreak(c->base);

@@ -117,5 +117,6 @@ void ctl_window_settle_check(struct gl_ctx *c);
 int ctl_write_reports(const char *dir, struct gl_store *st, struct gl_err *err);
 int ctl_start_loop(struct gl_ctx *c);
 int ctl_drive(struct gl_ctx *c);
+void ctl_store_policy(struct gl_ctx *c);
 
 #endif

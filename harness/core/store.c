@@ -9,6 +9,7 @@
  * cut would be a fault nobody knows to revert.
  */
 #include "store.h"
+#include "store_keep.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -34,7 +35,9 @@ struct gl_store {
 	pthread_mutex_t ckpt_mu;
 	pthread_cond_t ckpt_cv;
 	int ckpt_on, ckpt_quit;
+	int wal_frames, wal_limit_frames;   /* in the WAL after the last commit; the trim's mark */
 	char *path;
+	struct gl_keep *keep;      /* what is kept of requests and debug events */
 };
 
 #define CHECKPOINT_EVERY_S 5
@@ -58,7 +61,11 @@ static void *ckpt_main(void *arg)
 		if (st->ckpt_quit)
 			break;
 		pthread_mutex_unlock(&st->ckpt_mu);
-		/* PASSIVE: copies what it can without waiting for the writer */
+		/* PASSIVE: copies what it can without waiting for the writer.
+		 * The WAL starts over (and is cut to journal_size_limit) only
+		 * when the writer's next transaction finds every frame copied:
+		 * under a steady stream of writes that moment rarely comes,
+		 * hence gl_store_wal_trim. */
 		sqlite3_wal_checkpoint_v2(db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
 		pthread_mutex_lock(&st->ckpt_mu);
 	}
@@ -122,6 +129,11 @@ static const char *const migrations[] = {
 	"ALTER TABLE run ADD COLUMN progress_wall_ns INTEGER;"
 	"CREATE TABLE outages (resume INTEGER PRIMARY KEY, at_elapsed_ns INTEGER NOT NULL,"
 	"  down_wall_ns INTEGER, resumed_wall_ns INTEGER NOT NULL);",
+	/* 6 -> 7: retention (store_keep.h): per window and class the requests
+	 * kept and not kept, per minute and source the debug events */
+	"CREATE TABLE retention (what TEXT NOT NULL, bucket INTEGER NOT NULL, class TEXT NOT NULL,"
+	"  kept INTEGER NOT NULL, dropped INTEGER NOT NULL, stride INTEGER NOT NULL DEFAULT 1,"
+	"  PRIMARY KEY (what, bucket, class)) WITHOUT ROWID;",
 };
 
 static int exec_sql(sqlite3 *db, const char *sql, struct gl_err *err)
@@ -219,6 +231,24 @@ static int store_trusted(const char *path, struct gl_err *err)
 	return 0;
 }
 
+/* SQLite's word after each commit: the WAL holds this many frames. */
+static int wal_hook(void *arg, sqlite3 *db, const char *name, int frames)
+{
+	((struct gl_store *)arg)->wal_frames = frames;
+	return SQLITE_OK;
+}
+
+static int page_size(sqlite3 *db)
+{
+	sqlite3_stmt *q;
+	int n = 0;
+
+	if (sqlite3_prepare_v2(db, "PRAGMA page_size", -1, &q, NULL) == SQLITE_OK && sqlite3_step(q) == SQLITE_ROW)
+		n = sqlite3_column_int(q, 0);
+	sqlite3_finalize(q);
+	return n > 0 ? n : 4096;
+}
+
 struct gl_store *gl_store_open(const char *path, int create, struct gl_err *err)
 {
 	struct gl_store *st = calloc(1, sizeof(*st));
@@ -268,7 +298,8 @@ struct gl_store *gl_store_open(const char *path, int create, struct gl_err *err)
 	for (int64_t until = gl_now_ns() + 5000000000LL;;) {
 		struct gl_err e = { 0 };
 		if (exec_sql(st->db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;"
-				 " PRAGMA wal_autocheckpoint=0;", &e) == 0 &&
+				 " PRAGMA wal_autocheckpoint=0; PRAGMA journal_size_limit=" GL_STORE_WAL_LIMIT_STR ";",
+				 &e) == 0 &&
 		    migrate(st->db, &e) == 0)
 			break;
 		if ((sqlite3_errcode(st->db) & 0xff) != SQLITE_BUSY || gl_now_ns() > until) {
@@ -301,12 +332,20 @@ struct gl_store *gl_store_open(const char *path, int create, struct gl_err *err)
 		gl_errf(err, GL_EIO, "%s: %s", path, sqlite3_errmsg(st->db));
 		goto fail;
 	}
+	if (!(st->keep = gl_keep_new())) {
+		gl_errf(err, GL_ENOMEM, "store: out of memory");
+		goto fail;
+	}
+	gl_keep_request_limits(st->keep, GL_STORE_SAMPLE_PER_WINDOW, GL_STORE_ERRORS_PER_WINDOW);
+	gl_keep_event_limit(st->keep, GL_STORE_DEBUG_PER_MINUTE);
 	st->path = strdup(path);
 	pthread_mutex_init(&st->ckpt_mu, NULL);
 	pthread_cond_init(&st->ckpt_cv, NULL);
-	if (st->path && pthread_create(&st->ckpt_th, NULL, ckpt_main, st) == 0)
+	if (st->path && pthread_create(&st->ckpt_th, NULL, ckpt_main, st) == 0) {
 		st->ckpt_on = 1;
-	else
+		st->wal_limit_frames = (int)(atoll(GL_STORE_WAL_LIMIT_STR) / (page_size(st->db) + 24));
+		sqlite3_wal_hook(st->db, wal_hook, st);
+	} else
 		exec_sql(st->db, "PRAGMA wal_autocheckpoint=1000;", NULL);  /* no thread: SQLite's own */
 	return st;
 fail:
@@ -340,6 +379,7 @@ void gl_store_close(struct gl_store *st)
 	sqlite3_finalize(st->st_train);
 	if (st->db)
 		sqlite3_close(st->db);
+	gl_keep_free(st->keep);
 	free(st);
 }
 
@@ -357,10 +397,53 @@ static int txn(struct gl_store *st)
 
 int gl_store_flush(struct gl_store *st, struct gl_err *err)
 {
+	int rc = 0;
+
 	if (!st->in_txn)
 		return 0;
+	if (st->keep && gl_keep_flush(st->keep, st->db) != 0)
+		rc = gl_errf(err, GL_EIO, "store: retention counts: %s", sqlite3_errmsg(st->db));
 	st->in_txn = 0;
-	return exec_sql(st->db, "COMMIT", err);
+	return exec_sql(st->db, "COMMIT", rc ? NULL : err) ? -GL_EIO : rc;
+}
+
+int gl_store_request_policy(struct gl_store *st, const char *mode, int64_t sample_per_window,
+			    int64_t errors_per_window)
+{
+	if (!strcmp(mode, "all"))
+		gl_keep_request_limits(st->keep, -1, -1);
+	else if (!strcmp(mode, "none"))
+		gl_keep_request_limits(st->keep, 0, 0);
+	else if (!strcmp(mode, "sample") && sample_per_window >= 0 && errors_per_window >= 0)
+		gl_keep_request_limits(st->keep, sample_per_window, errors_per_window);
+	else
+		return -GL_EINVAL;
+	return 0;
+}
+
+int gl_store_event_policy(struct gl_store *st, const char *events, int64_t debug_per_minute)
+{
+	if (!strcmp(events, "debug"))
+		gl_keep_event_limit(st->keep, -1);
+	else if (!strcmp(events, "info") && debug_per_minute >= 0)
+		gl_keep_event_limit(st->keep, debug_per_minute);
+	else
+		return -GL_EINVAL;
+	return 0;
+}
+
+int gl_store_wal_trim(struct gl_store *st)
+{
+	int rc;
+
+	if (!st->ckpt_on || st->in_txn || st->wal_frames <= st->wal_limit_frames)
+		return 0;
+	sqlite3_busy_timeout(st->db, 0);
+	rc = sqlite3_wal_checkpoint_v2(st->db, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
+	sqlite3_busy_timeout(st->db, 5000);
+	if (rc == SQLITE_OK)
+		st->wal_frames = 0;
+	return rc == SQLITE_OK ? 0 : rc == SQLITE_BUSY ? 1 : -GL_EIO;
 }
 
 /* One prepared write (finalized here) in the open batch, then the batch
@@ -750,6 +833,11 @@ void gl_fault_rows_free(struct gl_fault_row *rows, int n)
 int gl_store_event(struct gl_store *st, int64_t elapsed_ns, const char *level, const char *source,
 		   const char *message)
 {
+	int keep;
+
+	txn(st);
+	if ((keep = gl_keep_event(st->keep, st->db, elapsed_ns, level, source)) <= 0)
+		return keep;
 	sqlite3_bind_int64(st->st_ev, 1, elapsed_ns);
 	sqlite3_bind_int64(st->st_ev, 2, gl_wall_ns());
 	sqlite3_bind_text(st->st_ev, 3, level, -1, SQLITE_STATIC);
@@ -765,7 +853,11 @@ int gl_store_request_put(struct gl_store *st, const struct gl_request_row *r)
 			      r->t_first_event, r->t_first_token, r->t_last_token, r->t_end,
 			      r->input_tokens, r->output_tokens, r->tokens_estimated, r->http_status };
 	sqlite3_stmt *q = st->st_req;
+	int rc;
 
+	txn(st);
+	if ((rc = gl_keep_request(st->keep, st->db, r->window, r->error_class)) <= 0)
+		return rc;
 	for (int i = 0; i < (int)(sizeof(v) / sizeof(v[0])); i++) {
 		/* -1 means "never happened": NULL in the store */
 		if (i >= 2 && i <= 8 && v[i] < 0)
@@ -778,8 +870,9 @@ int gl_store_request_put(struct gl_store *st, const struct gl_request_row *r)
 	else
 		sqlite3_bind_null(q, 14);
 	sqlite3_bind_int64(q, 15, r->max_stall_ns);
-	txn(st);
-	return step_done(st, q);
+	if ((rc = step_done(st, q)) == 0)
+		gl_keep_request_kept(st->keep, sqlite3_last_insert_rowid(st->db));
+	return rc;
 }
 
 int gl_store_train_step_put(struct gl_store *st, const struct gl_train_step_row *r)

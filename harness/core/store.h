@@ -21,7 +21,16 @@
 
 #include "util.h"
 
-#define GL_STORE_SCHEMA_VERSION 5
+#define GL_STORE_SCHEMA_VERSION 7
+
+/* Retention defaults (scenario "store", docs/store.md): per analysis window
+ * the successful requests sampled and the failed ones kept per error class;
+ * the debug events kept per source and minute. And the size the WAL file
+ * is cut back to when it restarts. */
+#define GL_STORE_SAMPLE_PER_WINDOW 50
+#define GL_STORE_ERRORS_PER_WINDOW 20
+#define GL_STORE_DEBUG_PER_MINUTE 6
+#define GL_STORE_WAL_LIMIT_STR "1048576"
 
 struct gl_store;
 
@@ -32,6 +41,28 @@ void gl_store_close(struct gl_store *st);     /* flushes; NULL is fine */
 sqlite3 *gl_store_db(struct gl_store *st);    /* borrowed; for readers */
 
 int gl_store_flush(struct gl_store *st, struct gl_err *err);
+
+/* What gl_store_request_put keeps (store_keep.h has the rule): mode
+ * "sample" keeps every k-th successful request of a window up to
+ * sample_per_window and every k-th failed one up to errors_per_window per
+ * error class; "all" every row; "none" none. Every request not kept is
+ * counted per window and class in the table `retention`. Set by the
+ * controller from the scenario at run start and at resume; until then the
+ * defaults above. -GL_EINVAL for an unknown mode or a negative limit. */
+int gl_store_request_policy(struct gl_store *st, const char *mode, int64_t sample_per_window,
+			    int64_t errors_per_window);
+/* events "info": debug events beyond debug_per_minute per source and
+ * minute of the run are counted in `retention`, not stored; "debug": every
+ * one is stored. Info and above are always stored. */
+int gl_store_event_policy(struct gl_store *st, const char *events, int64_t debug_per_minute);
+/* Between transactions: when the WAL has grown past journal_size_limit
+ * (1 MiB), checkpoint it and cut it to zero bytes (TRUNCATE) without
+ * waiting on readers; else nothing. The checkpoint thread has copied all
+ * but the last seconds of it, so this copies little, but it does fsync the
+ * database on the caller's thread. 0 done or not needed, 1 a reader still
+ * needs frames (what could be copied was; the next call goes on), < 0 an
+ * error. The controller calls it at each window close. */
+int gl_store_wal_trim(struct gl_store *st);
 
 struct gl_run_row {
 	char id[40];
@@ -106,8 +137,9 @@ int gl_store_fault_put(struct gl_store *st, const struct gl_fault_row *f, struct
 int gl_store_fault_list(struct gl_store *st, struct gl_fault_row **out, int *n, struct gl_err *err);
 void gl_fault_rows_free(struct gl_fault_row *rows, int n);
 
-/* One inference request (DESIGN section 4); times are run elapsed ns, -1
- * when the moment never came. error_class NULL or "" for success. */
+/* One inference request; times are run elapsed ns, -1 when the moment
+ * never came. error_class NULL or "" for success. Kept or only counted by
+ * the policy of gl_store_request_policy. */
 struct gl_request_row {
 	int64_t window;
 	int endpoint;

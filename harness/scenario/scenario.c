@@ -837,12 +837,64 @@ out:
 
 /* ---- entry points -------------------------------------------------------- */
 
+/* One of choices, or an error naming the path and the choices. */
+static void store_choice(struct gl_diag *d, const cJSON *obj, const char *key, const char *const *choices,
+			 char *out, size_t n)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+	char p[64];
+
+	if (!v)
+		return;
+	snprintf(p, sizeof(p), "store.%s", key);
+	for (int i = 0; cJSON_IsString(v) && choices[i]; i++)
+		if (!strcmp(v->valuestring, choices[i])) {
+			snprintf(out, n, "%s", choices[i]);
+			return;
+		}
+	gl_diag_error(d, v, p, "expected one of %s, %s%s%s", choices[0], choices[1], choices[2] ? ", " : "",
+		      choices[2] ? choices[2] : "");
+}
+
+/* "store": what the run store keeps of requests and debug events. */
+static void parse_store(struct gl_diag *d, struct gl_scenario *s)
+{
+	static const char *const keys[] = { "requests", "sample_per_window", "errors_per_window", "events",
+					    "debug_per_minute", NULL };
+	static const char *const req[] = { "sample", "all", "none", NULL };
+	static const char *const ev[] = { "info", "debug", NULL };
+	const cJSON *c = cJSON_GetObjectItemCaseSensitive(s->root, "store");
+	const char *const limits[] = { "sample_per_window", "errors_per_window" };
+	long *lv[] = { &s->store_sample_per_window, &s->store_errors_per_window };
+
+	snprintf(s->store_requests, sizeof(s->store_requests), "sample");
+	snprintf(s->store_events, sizeof(s->store_events), "info");
+	s->store_sample_per_window = s->store_errors_per_window = s->store_debug_per_minute = -1;
+	if (!c || !gl_want_object(d, c, "store"))
+		return;
+	gl_check_keys(d, c, "store", keys);
+	store_choice(d, c, "requests", req, s->store_requests, sizeof(s->store_requests));
+	store_choice(d, c, "events", ev, s->store_events, sizeof(s->store_events));
+	for (int i = 0; i < 2; i++) {
+		if (gl_get_int(d, c, limits[i], "store", 0, 0, 1000000, lv[i]) > 0 &&
+		    strcmp(s->store_requests, "sample"))
+			gl_diag_error(d, cJSON_GetObjectItemCaseSensitive(c, limits[i]), limits[i] == limits[0] ?
+				      "store.sample_per_window" : "store.errors_per_window",
+				      "only with \"requests\": \"sample\" (\"%s\" keeps %s)", s->store_requests,
+				      strcmp(s->store_requests, "all") ? "no row" : "every row");
+	}
+	if (gl_get_int(d, c, "debug_per_minute", "store", 0, 0, 1000000, &s->store_debug_per_minute) > 0 &&
+	    strcmp(s->store_events, "info"))
+		gl_diag_error(d, cJSON_GetObjectItemCaseSensitive(c, "debug_per_minute"), "store.debug_per_minute",
+			      "only with \"events\": \"info\" (\"debug\" keeps every debug event)");
+}
+
 struct gl_scenario *gl_scenario_load_text(const char *name, const char *text, size_t len,
 					  const struct gl_scenario_opts *o, struct gl_diag *d)
 {
 	static const char *const keys[] = { "name", "description", "duration", "window", "hold",
 					    "contract", "hosts", "workloads", "phases", "faults",
-					    "targets", "safety", "inventory", "incidents", NULL };
+					    "targets", "safety", "inventory", "incidents", "store", NULL };
 	static const char *const ckeys[] = { "model", "precision", "engine", "gpus_per_job",
 					     "input_tokens", "output_tokens", "notes", NULL };
 	struct gl_scenario *s = calloc(1, sizeof(*s));
@@ -908,6 +960,7 @@ struct gl_scenario *gl_scenario_load_text(const char *name, const char *text, si
 		if (gl_get_int(d, c, "max", "incidents", 1, 0, 1000000, &l) > 0)
 			s->incidents_max = (int)l;
 	}
+	parse_store(d, s);
 	c = cJSON_GetObjectItemCaseSensitive(s->root, "contract");
 	if (c && gl_want_object(d, c, "contract")) {
 		char tmp[1024];

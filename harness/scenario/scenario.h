@@ -87,6 +87,12 @@ struct gl_scenario {
 	int64_t duration_ns, window_ns;
 	int hold;                     /* recovery: consecutive healthy windows (3) */
 	int incidents_max;            /* "incidents": {"max": N}; -1 when not set */
+	/* "store": what the run store keeps (docs/store.md). Limits -1 when
+	 * not given: the store's defaults (store.h). */
+	char store_requests[8];       /* "sample" (default), "all", "none" */
+	long store_sample_per_window, store_errors_per_window;
+	char store_events[8];         /* "info" (default), "debug" */
+	long store_debug_per_minute;
 
 	struct gl_host *hosts;
 	int n_hosts;

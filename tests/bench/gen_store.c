@@ -22,8 +22,9 @@
  * the real gl_hist code; windows pick one at random (a week of distinct
  * 51,000-sample histograms would cost minutes to generate and change
  * nothing the reader does). train_steps gets one row per step; --requests
- * also writes one requests row per request (12 M rows for a week; nothing
- * in the reports reads them today).
+ * also writes one requests row per request (12 M rows for a week, as
+ * "store": {"requests": "all"} would keep; nothing in the reports reads
+ * them).
  *
  * Exit 0, or 1 with a message. The store must not exist yet.
  */
@@ -473,6 +474,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "gl_gen_store: %s\n", err.msg);
 		return 1;
 	}
+	/* --requests: one row per request, as a run with "store": {"requests":
+	 * "all"} keeps them (the store's default keeps a sample, docs/store.md) */
+	if (with_requests)
+		gl_store_request_policy(st, "all", 0, 0);
 	snprintf(run.id, sizeof(run.id), "20261201T000000Z-bench168");
 	snprintf(run.name, sizeof(run.name), "acceptance-168h");
 	snprintf(run.scenario_path, sizeof(run.scenario_path), "scenarios/acceptance-168h-10faults.json");

@@ -129,6 +129,7 @@ scenario() {
   "name": "bench-inference",
   "duration": "$2",
   "window": "1s",
+  "store": { "requests": "all" },
   "workloads": {
     "inference": {
       "endpoints": ["http://127.0.0.1:$TPORT/v1"],

@@ -13,7 +13,9 @@ path, duration, endpoint, extra = sys.argv[1:5]
 inf = {"endpoints": [endpoint], "model": "gauntlet-target", "input_tokens": 200,
        "output_tokens": 20, "timeout": "10s"}
 inf.update(json.loads("{" + extra + "}"))
+# "store": every request row kept (docs/store.md): the tests read them
 sc = {"name": "inf-test", "duration": duration, "window": "1s",
+      "store": {"requests": "all"},
       "workloads": {"inference": inf},
       "targets": {"steady": {"inference.ttft_ms.p99": "<= 5000", "inference.error_rate": "<= 0.01"}}}
 json.dump(sc, open(path, "w"), indent=1)

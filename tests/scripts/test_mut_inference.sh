@@ -45,7 +45,7 @@ PY
 
 # --- 3. phase load ---------------------------------------------------------------------------
 cat > "$T/phases.json" <<JSON
-{ "name": "phases", "duration": "6s", "window": "1s",
+{ "name": "phases", "duration": "6s", "window": "1s", "store": { "requests": "all" },
   "workloads": { "inference": { "endpoints": ["http://$ADDR/v1"], "model": "gauntlet-target",
       "arrival": { "mode": "constant", "rate": 20 }, "output_tokens": 4 } },
   "phases": [ { "name": "steady", "for": "3s" }, { "name": "shock", "for": "3s", "load": 3 } ],

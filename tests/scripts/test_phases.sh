@@ -6,7 +6,8 @@
 # independently from the store's own rows: request and error counts and
 # real seconds from the windows table and window_metrics counters, TTFT
 # percentiles by nearest rank over the per-request rows (t_first_token -
-# t_intended, as the open loop measures it). The two reports must agree
+# t_intended, as the open loop measures it; the scenario keeps every row:
+# "store": {"requests": "all"}). The two reports must agree
 # with each other and with that ground truth, and no measured figure may be
 # shown as 0 (the HTML table once showed 0 for every one; report.md had no
 # per-phase figures at all).
@@ -14,6 +15,7 @@
 start_target target --ttft-ms 30 --itl-ms 2 --output-tokens 8
 cat > "$T/sc.json" <<JSON
 { "name": "phases", "duration": "15s", "window": "1s", "hosts": { "localhost": { "local": true } },
+  "store": { "requests": "all" },
   "workloads": { "inference": { "endpoints": ["http://$ADDR/v1"], "model": "gauntlet-target", "output_tokens": 8,
      "timeout": "10s", "seed": 7, "arrival": { "mode": "poisson", "rate": 20 } } },
   "phases": [ { "name": "warmup", "for": "3s" }, { "name": "steady", "for": "8s" },
