@@ -225,6 +225,7 @@ static void settle(struct gl_ctx *c)
 	}
 	if (gl_store_flush(c->st, &err) != 0)
 		fail_store(c, "window");
+	gl_store_wal_trim(c->st);
 	if (c->stop != STOP_NONE)
 		event_base_loopbreak(c->base);
 }
