@@ -414,13 +414,8 @@ static int spawn(struct trn *w, int restore)
 		return -1;
 	}
 	if (pid == 0) {
-		int devnull = open("/dev/null", O_RDONLY);
-		setpgid(0, 0);
-		if (gl_child_gate_wait(&gate) != 0)
+		if (gl_child_enter(&gate, p[1]) != 0)
 			_exit(127);
-		dup2(devnull, 0);
-		dup2(p[1], 1);
-		dup2(p[1], 2);
 #ifdef SYS_close_range
 		syscall(SYS_close_range, 3, ~0U, 0);
 #endif

@@ -213,13 +213,8 @@ static int spawn(struct gl_agents *a, struct slot *s)
 		return -1;
 	}
 	if (pid == 0) {
-		int devnull = open("/dev/null", O_RDONLY);
-		setpgid(0, 0);
-		if (gl_child_gate_wait(&gate) != 0)
+		if (gl_child_enter(&gate, logfd) != 0)
 			_exit(127);
-		dup2(devnull, 0);
-		dup2(logfd, 1);
-		dup2(logfd, 2);
 		for (int i = 0; i < 4; i++)
 			putenv(envs[i]);
 		putenv(mark);

@@ -41,6 +41,20 @@ int gl_child_gate_wait(struct gl_child_gate *g)
 	return r == 1 && c == 'g' ? 0 : -1;
 }
 
+int gl_child_enter(struct gl_child_gate *g, int out_fd)
+{
+	int devnull = open("/dev/null", O_RDONLY);
+
+	setpgid(0, 0);
+	if (gl_child_gate_wait(g) != 0)
+		return -1;
+	if (devnull >= 0)
+		dup2(devnull, 0);
+	dup2(out_fd, 1);
+	dup2(out_fd, 2);
+	return 0;
+}
+
 void gl_child_gate_release(struct gl_child_gate *g, int open)
 {
 	close(g->fd[0]);

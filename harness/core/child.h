@@ -49,6 +49,10 @@ int gl_child_gate_open(struct gl_child_gate *g);
  * the parent opens the gate. Returns 0, or -1 when the parent is gone or
  * closed the gate without opening it: the child must _exit at once. */
 int gl_child_gate_wait(struct gl_child_gate *g);
+/* Child, right after fork, the usual start: a process group of its own,
+ * gl_child_gate_wait, stdin from /dev/null, stdout and stderr to out_fd.
+ * Returns 0, or -1 when the child must _exit at once. */
+int gl_child_enter(struct gl_child_gate *g, int out_fd);
 /* Parent, after fork: let the child go on (open 1) or make it exit (0). */
 void gl_child_gate_release(struct gl_child_gate *g, int open);
 /* Parent, when fork failed. */
