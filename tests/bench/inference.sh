@@ -9,7 +9,11 @@
 #       5,000 concurrent streams (goal >= 150,000 per core)
 #   (b) open-loop dispatch lag (send_lag_ms) p99 at 2,000 req/s (goal < 1 ms)
 #   (c) non-streaming requests/s against the same server and connection count
-#       as wrk, as a ratio (goal >= 0.7 of wrk, recording every request)
+#       as wrk, as a ratio (goal >= 0.7 of wrk, recording every request);
+#       and requests per client CPU-second (requests/s over the client's share
+#       of a core, CPU from /proc/PID/stat utime+stime of the client process
+#       only, over the same 2-13 s window) of both, as a ratio (goal >= 0.5
+#       of wrk's)
 #   (d) memory per in-flight stream (goal <= 16 KiB) and RSS flat at
 #       1,000 req/s: 60 s by default, the full 20 minutes with GL_BENCH_LONG=1
 #
@@ -187,9 +191,10 @@ print(max(0.0, s.timestamp() - float(sys.argv[2])))
 PY
 }
 # CPU share of one core (percent) of each PID between START+A and START+B
-# seconds (epoch START); sets PCT[pid], and RQW[pid]: ms per second it
-# spent runnable but waiting for a CPU (other load). Returns when B has passed.
-declare -A PCT RQW
+# seconds (epoch START); sets PCT[pid] (rounded), CPUF[pid] (the share of a
+# core, unrounded: 0.97 for 97 %), and RQW[pid]: ms per second it spent
+# runnable but waiting for a CPU (other load). Returns when B has passed.
+declare -A PCT CPUF RQW
 cpu_window() { # START A B PID...
 	local start=$1 a=$2 b=$3 p w1 w2
 	declare -A c1 q1
@@ -199,6 +204,8 @@ cpu_window() { # START A B PID...
 	sleep_until "$(calc 'float(sys.argv[1]) + float(sys.argv[2])' "$start" "$b")"
 	w2=$(now)
 	for p in "$@"; do
+		CPUF[$p]=$(calc '(float(sys.argv[1]) - float(sys.argv[2])) / (float(sys.argv[3]) - float(sys.argv[4]))' \
+			"$(cpu_s "$p")" "${c1[$p]}" "$w2" "$w1")
 		PCT[$p]=$(calc 'round(100 * (float(sys.argv[1]) - float(sys.argv[2])) / (float(sys.argv[3]) - float(sys.argv[4])))' \
 			"$(cpu_s "$p")" "${c1[$p]}" "$w2" "$w1")
 		RQW[$p]=$(calc 'round((int(sys.argv[1]) - int(sys.argv[2])) / 1e6 / (float(sys.argv[3]) - float(sys.argv[4])), 1)' \
@@ -320,7 +327,7 @@ start_target c --ttft-ms 0 --itl-ms 0 --output-tokens 1
 scenario "$W/c.json" 15s "{ \"mode\": \"closed\", \"users\": $C }" false 1 "$C"
 start_gauntlet c "$W/c.json"
 cpu_window "$LAUNCH" 2 13 "$GPID" "$TPID"
-gccpu=${PCT[$GPID]} gscpu=${PCT[$TPID]} gcrqw=${RQW[$GPID]}
+gccpu=${PCT[$GPID]} gscpu=${PCT[$TPID]} gcrqw=${RQW[$GPID]} gcf=${CPUF[$GPID]}
 wait_gauntlet c
 read -r grps greq gerr grows < <(python3 - "$W/c/report.json" "$W/c/run.db" <<'PY'
 import json, sqlite3, sys
@@ -353,7 +360,7 @@ LUA
 	WPID=$!
 	PIDS+=("$WPID")
 	cpu_window "$WL" 2 13 "$WPID" "$TPID"
-	wccpu=${PCT[$WPID]} wscpu=${PCT[$TPID]} wcrqw=${RQW[$WPID]}
+	wccpu=${PCT[$WPID]} wscpu=${PCT[$TPID]} wcrqw=${RQW[$WPID]} wcf=${CPUF[$WPID]}
 	wait_bounded "$WPID" 60
 	wrps=$(awk '/^Requests\/sec:/ {print $2}' "$W/wrk.log")
 	wbad=$(awk '/Non-2xx or 3xx responses:/ {print $NF} /Socket errors:/ {print}' "$W/wrk.log" | tr '\n' ' ')
@@ -366,13 +373,22 @@ LUA
 		else rec="NO: $grows rows for $greq requests"; fi
 		echo "  ratio gauntlet/wrk: $ratio  (every request recorded in the store: $rec)"
 		row "(c) non-stream req/s vs wrk, $C conns" "$ratio ($grps / $wrps)" ">= 0.7" "$(verdict "$ratio >= 0.7 and $grows >= $greq")"
+		# requests per client CPU-second: req/s over the client's share of a core
+		gpc=$(calc 'int(float(sys.argv[1]) / max(float(sys.argv[2]), 1e-9))' "$grps" "$gcf")
+		wpc=$(calc 'int(float(sys.argv[1]) / max(float(sys.argv[2]), 1e-9))' "$wrps" "$wcf")
+		cratio=$(calc 'round(float(sys.argv[1]) / max(float(sys.argv[2]), 1e-9), 3)' "$gpc" "$wpc")
+		echo "  requests per client CPU-second: gauntlet $gpc (${grps} req/s at $(calc 'round(100 * float(sys.argv[1]), 1)' "$gcf")% of a core),"
+		echo "            wrk $wpc (${wrps} req/s at $(calc 'round(100 * float(sys.argv[1]), 1)' "$wcf")% of a core); ratio gauntlet/wrk: $cratio"
+		row "(c) non-stream req per client CPU-s vs wrk" "$cratio ($gpc / $wpc)" ">= 0.5" "$(verdict "$cratio >= 0.5")"
 	else
 		echo "  wrk printed no Requests/sec:"; sed 's/^/    /' "$W/wrk.log"
 		row "(c) non-stream req/s vs wrk, $C conns" "wrk failed" ">= 0.7" "not run"
+		row "(c) non-stream req per client CPU-s vs wrk" "wrk failed" ">= 0.5" "not run"
 	fi
 else
 	echo "  wrk is not installed (apt-get install wrk); no ratio"
 	row "(c) non-stream req/s vs wrk, $C conns" "$grps req/s, no wrk" ">= 0.7" "not run"
+	row "(c) non-stream req per client CPU-s vs wrk" "$(calc 'int(float(sys.argv[1]) / max(float(sys.argv[2]), 1e-9))' "$grps" "$gcf") per CPU-s, no wrk" ">= 0.5" "not run"
 fi
 stop_target
 echo
