@@ -185,19 +185,13 @@ static int pick_endpoint(struct inf *w)
 	return best;
 }
 
-static char *build_body(struct inf *w, uint64_t seq, int64_t input_tokens, int64_t output_tokens,
-			const struct gl_trace_row *tr)
+/* The body through cJSON: every case (a trace row's own messages, a
+ * max_tokens past INT_MAX); build_body's fast path writes the same bytes. */
+static char *build_body_cjson(struct inf *w, int64_t output_tokens, const struct gl_trace_row *tr)
 {
 	cJSON *b = cJSON_CreateObject();
 	char *text;
 
-	w->scratch.len = 0;
-	if (tr && tr->prompt) {
-		gl_buf_append(&w->scratch, tr->prompt, tr->prompt_len);
-	} else {
-		gl_prompt_synth(w->seed, seq, (unsigned)(input_tokens > 0 ? input_tokens : 1),
-				tr ? tr->hash_ids : NULL, tr ? tr->n_hash_ids : 0, 512, &w->scratch);
-	}
 	cJSON_AddStringToObject(b, "model", w->model);
 	if (w->chat) {
 		cJSON *msgs = NULL;
@@ -228,6 +222,106 @@ static char *build_body(struct inf *w, uint64_t seq, int64_t input_tokens, int64
 	}
 	text = cJSON_PrintUnformatted(b);
 	cJSON_Delete(b);
+	return text;
+}
+
+/* A C string as a JSON string, escaped as cJSON prints it: the quote, the
+ * backslash and the bytes below 0x20 (\b \f \n \r \t or \u00xx); every
+ * other byte as it is. */
+static char *json_str(char *o, const char *s)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *p = (const unsigned char *)s;
+
+	*o++ = '"';
+	for (; *p; p++) {
+		unsigned char c = *p;
+		if (c >= 32 && c != '"' && c != '\\') {
+			*o++ = (char)c;
+			continue;
+		}
+		*o++ = '\\';
+		switch (c) {
+		case '"': *o++ = '"'; break;
+		case '\\': *o++ = '\\'; break;
+		case '\b': *o++ = 'b'; break;
+		case '\f': *o++ = 'f'; break;
+		case '\n': *o++ = 'n'; break;
+		case '\r': *o++ = 'r'; break;
+		case '\t': *o++ = 't'; break;
+		default:
+			memcpy(o, "u00", 3);
+			o[3] = hex[c >> 4];
+			o[4] = hex[c & 15];
+			o += 5;
+		}
+	}
+	*o++ = '"';
+	return o;
+}
+
+static char *put(char *o, const char *lit)
+{
+	size_t n = strlen(lit);
+	memcpy(o, lit, n);
+	return o + n;
+}
+
+/* The request body (cJSON_PrintUnformatted's bytes, key order included),
+ * written straight into one allocation: no tree of cJSON nodes per request.
+ * Freed with cJSON_free like cJSON's own. */
+static char *build_body(struct inf *w, uint64_t seq, int64_t input_tokens, int64_t output_tokens,
+			const struct gl_trace_row *tr)
+{
+	const char *prompt, *model = w->model;
+	size_t plen, mlen, cap;
+	char *text, *o, num[24];
+
+	w->scratch.len = 0;
+	if (tr && tr->prompt) {
+		gl_buf_append(&w->scratch, tr->prompt, tr->prompt_len);
+	} else {
+		gl_prompt_synth(w->seed, seq, (unsigned)(input_tokens > 0 ? input_tokens : 1),
+				tr ? tr->hash_ids : NULL, tr ? tr->n_hash_ids : 0, 512, &w->scratch);
+	}
+	/* a trace row's own messages, and a count cJSON prints as a double */
+	if ((w->chat && tr && tr->messages_json) || output_tokens > 2147483646)
+		return build_body_cjson(w, output_tokens, tr);
+	prompt = w->scratch.data ? w->scratch.data : "";
+	plen = strlen(prompt);
+	mlen = strlen(model);
+	/* worst case: every byte escaped as \u00xx (6 bytes) */
+	cap = 6 * (plen + mlen) + 200;
+	if (!(text = cJSON_malloc(cap)))
+		return NULL;
+	o = put(text, "{\"model\":");
+	o = json_str(o, model);
+	o = put(o, w->chat ? ",\"messages\":[{\"role\":\"user\",\"content\":" : ",\"prompt\":");
+	o = json_str(o, prompt);
+	if (w->chat)
+		o = put(o, "}]");
+	if (output_tokens > 0) {
+		snprintf(num, sizeof(num), "%d", (int)output_tokens);
+		o = put(o, ",\"max_tokens\":");
+		o = put(o, num);
+		if (w->ignore_eos) {
+			o = put(o, ",\"min_tokens\":");
+			o = put(o, num);
+			o = put(o, ",\"ignore_eos\":true");
+		}
+	}
+	o = put(o, w->stream ? ",\"stream\":true,\"stream_options\":{\"include_usage\":true}}" : ",\"stream\":false}");
+	*o = '\0';
+#ifdef GL_INF_BODY_CHECK
+	{
+		char *ref = build_body_cjson(w, output_tokens, tr);
+		if (!ref || strcmp(ref, text) != 0) {
+			fprintf(stderr, "build_body differs:\n fast %s\n cjson %s\n", text, ref ? ref : "(null)");
+			abort();
+		}
+		cJSON_free(ref);
+	}
+#endif
 	return text;
 }
 
