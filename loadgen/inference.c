@@ -325,15 +325,40 @@ static char *build_body(struct inf *w, uint64_t seq, int64_t input_tokens, int64
 	return text;
 }
 
-/* An easy handle from the pool (reset) or a new one. */
-static CURL *easy_get(struct inf *w)
+/* An easy handle from the pool, or a new one (*fresh set). A pooled handle
+ * keeps the options every request of this workload shares (set once, by
+ * easy_setup): only the per-request ones are set again, no reset. */
+static CURL *easy_get(struct inf *w, int *fresh)
 {
 	if (w->n_pool > 0) {
-		CURL *e = w->pool[--w->n_pool];
-		curl_easy_reset(e);
-		return e;
+		*fresh = 0;
+		return w->pool[--w->n_pool];
 	}
+	*fresh = 1;
 	return curl_easy_init();
+}
+
+static size_t on_write(char *data, size_t size, size_t nmemb, void *arg);
+static size_t on_header(char *data, size_t size, size_t nmemb, void *arg);
+
+/* The options that are the same for every request of this workload. */
+static void easy_setup(struct inf *w, CURL *e)
+{
+	curl_easy_setopt(e, CURLOPT_HTTPHEADER, w->headers);
+	curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_write);
+	curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header);
+	curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(e, CURLOPT_TCP_NODELAY, 1L);
+	curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, (long)w->timeout_ms);
+	curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, (long)(w->timeout_ms < 10000 ? w->timeout_ms : 10000));
+	/* streams arrive a token (one ~200-byte SSE event) at a time: a 1 KiB
+	 * receive buffer keeps memory per in-flight stream near 14 KiB
+	 * (tests/bench/inference.sh (d)) without costing events per CPU-second */
+	curl_easy_setopt(e, CURLOPT_BUFFERSIZE, w->stream ? 1024L : 16384L);
+	curl_easy_setopt(e, CURLOPT_HTTP_VERSION,
+			 w->http2 ? (long)CURL_HTTP_VERSION_2TLS : (long)CURL_HTTP_VERSION_1_1);
+	if (w->ca_bundle[0])
+		curl_easy_setopt(e, CURLOPT_CAINFO, w->ca_bundle);
 }
 
 static void easy_put(struct inf *w, CURL *e)
@@ -370,6 +395,7 @@ void inf_send_req(struct inf *w, int64_t t_intended, uint64_t seq, int64_t in_to
 {
 	struct req *r = calloc(1, sizeof(*r));
 	char url[1100];
+	int fresh = 0;
 
 	if (!r)
 		return;
@@ -381,7 +407,7 @@ void inf_send_req(struct inf *w, int64_t t_intended, uint64_t seq, int64_t in_to
 	r->ep = pick_endpoint(w);
 	gl_buf_init(&r->resp, BODY_MAX);
 	r->body = build_body(w, seq, in_tok, out_tok, tr);
-	r->easy = easy_get(w);
+	r->easy = easy_get(w, &fresh);
 	if (w->stream)
 		r->sse = gl_sse_new(SSE_MAX_LINE, SSE_MAX_DATA, GL_SSE_OPENAI, on_sse_event, r);
 	if (!r->body || !r->easy || (w->stream && !r->sse)) {
@@ -390,26 +416,13 @@ void inf_send_req(struct inf *w, int64_t t_intended, uint64_t seq, int64_t in_to
 		return;
 	}
 	snprintf(url, sizeof(url), "%s/%s", w->eps[r->ep].url, w->chat ? "chat/completions" : "completions");
+	if (fresh)
+		easy_setup(w, r->easy);
 	curl_easy_setopt(r->easy, CURLOPT_URL, url);
 	curl_easy_setopt(r->easy, CURLOPT_POSTFIELDS, r->body);
-	curl_easy_setopt(r->easy, CURLOPT_HTTPHEADER, w->headers);
-	curl_easy_setopt(r->easy, CURLOPT_WRITEFUNCTION, on_write);
 	curl_easy_setopt(r->easy, CURLOPT_WRITEDATA, r);
-	curl_easy_setopt(r->easy, CURLOPT_HEADERFUNCTION, on_header);
 	curl_easy_setopt(r->easy, CURLOPT_HEADERDATA, r);
 	curl_easy_setopt(r->easy, CURLOPT_PRIVATE, r);
-	curl_easy_setopt(r->easy, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(r->easy, CURLOPT_TCP_NODELAY, 1L);
-	curl_easy_setopt(r->easy, CURLOPT_TIMEOUT_MS, (long)w->timeout_ms);
-	curl_easy_setopt(r->easy, CURLOPT_CONNECTTIMEOUT_MS, (long)(w->timeout_ms < 10000 ? w->timeout_ms : 10000));
-	/* streams arrive a token (one ~200-byte SSE event) at a time: a 1 KiB
-	 * receive buffer keeps memory per in-flight stream near 14 KiB
-	 * (tests/bench/inference.sh (d)) without costing events per CPU-second */
-	curl_easy_setopt(r->easy, CURLOPT_BUFFERSIZE, w->stream ? 1024L : 16384L);
-	curl_easy_setopt(r->easy, CURLOPT_HTTP_VERSION,
-			 w->http2 ? (long)CURL_HTTP_VERSION_2TLS : (long)CURL_HTTP_VERSION_1_1);
-	if (w->ca_bundle[0])
-		curl_easy_setopt(r->easy, CURLOPT_CAINFO, w->ca_bundle);
 	r->next = w->live;
 	if (w->live)
 		w->live->prev = r;
@@ -469,7 +482,9 @@ void inf_finish_req(struct inf *w, struct req *r, CURLcode res)
 	enum err_class ec = EC_OK;
 
 	r->t_end = inf_now_ns(w);
-	if (!r->status)
+	/* a handle curl never took has no response (a pooled one still holds
+	 * its last transfer's code) */
+	if (!r->status && !r->add_failed)
 		curl_easy_getinfo(r->easy, CURLINFO_RESPONSE_CODE, &r->status);
 	if (r->forced != EC_OK) {
 		ec = r->forced;
