@@ -463,13 +463,23 @@ static void on_user_wake(evutil_socket_t fd, short what, void *arg)
 	free(u);
 }
 
-/* Closed loop: the user's next request after its think time. */
-static void user_next(struct inf *w, int user)
+/* Closed loop: the user's next request after its think time. Without a
+ * think time it goes out now (what the timer did on the loop's next turn,
+ * less a turn, an allocation and a timer per request) when curl ended the
+ * last one (now_ok); one we ended ourselves (a ttft or idle timeout, a
+ * handle curl would not take) was finished by the sweep, which walks the
+ * in-flight list: that user's next request waits for the loop's next turn,
+ * as before. */
+static void user_next(struct inf *w, int user, int now_ok)
 {
-	struct user_wake *u = malloc(sizeof(*u));
+	struct user_wake *u;
 	struct timeval tv = { w->think_ns / 1000000000LL, (w->think_ns % 1000000000LL) / 1000 };
 
-	if (!u)
+	if (w->think_ns <= 0 && now_ok) {
+		inf_send_req(w, inf_now_ns(w), w->seq++, w->input_tokens, w->output_tokens, NULL, user);
+		return;
+	}
+	if (!(u = malloc(sizeof(*u))))
 		return;
 	u->w = w;
 	u->user = user;
@@ -480,6 +490,7 @@ static void user_next(struct inf *w, int user)
 void inf_finish_req(struct inf *w, struct req *r, CURLcode res)
 {
 	enum err_class ec = EC_OK;
+	int next_user = -1;
 
 	r->t_end = inf_now_ns(w);
 	/* a handle curl never took has no response (a pooled one still holds
@@ -538,8 +549,13 @@ void inf_finish_req(struct inf *w, struct req *r, CURLcode res)
 	w->in_flight--;
 	w->eps[r->ep].in_flight--;
 	if (w->mode == AR_CLOSED && w->running && r->user >= 0 && r->user < w->active_users)
-		user_next(w, r->user);
-	req_free(r);
+		next_user = r->user;
+	{
+		int now_ok = r->forced == EC_OK;
+		req_free(r);   /* first: the next request takes its easy handle */
+		if (next_user >= 0)
+			user_next(w, next_user, now_ok);
+	}
 	launch_pending(w);
 }
 
