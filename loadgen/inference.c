@@ -184,19 +184,13 @@ static int pick_endpoint(struct inf *w)
 	return best;
 }
 
-static char *build_body(struct inf *w, uint64_t seq, int64_t input_tokens, int64_t output_tokens,
-			const struct gl_trace_row *tr)
+/* The body through cJSON: every case (a trace row's own messages, a
+ * max_tokens past INT_MAX); build_body's fast path writes the same bytes. */
+static char *build_body_cjson(struct inf *w, int64_t output_tokens, const struct gl_trace_row *tr)
 {
 	cJSON *b = cJSON_CreateObject();
 	char *text;
 
-	w->scratch.len = 0;
-	if (tr && tr->prompt) {
-		gl_buf_append(&w->scratch, tr->prompt, tr->prompt_len);
-	} else {
-		gl_prompt_synth(w->seed, seq, (unsigned)(input_tokens > 0 ? input_tokens : 1),
-				tr ? tr->hash_ids : NULL, tr ? tr->n_hash_ids : 0, 512, &w->scratch);
-	}
 	cJSON_AddStringToObject(b, "model", w->model);
 	if (w->chat) {
 		cJSON *msgs = NULL;
@@ -230,15 +224,140 @@ static char *build_body(struct inf *w, uint64_t seq, int64_t input_tokens, int64
 	return text;
 }
 
-/* An easy handle from the pool (reset) or a new one. */
-static CURL *easy_get(struct inf *w)
+/* A C string as a JSON string, escaped as cJSON prints it: the quote, the
+ * backslash and the bytes below 0x20 (\b \f \n \r \t or \u00xx); every
+ * other byte as it is. */
+static char *json_str(char *o, const char *s)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *p = (const unsigned char *)s;
+
+	*o++ = '"';
+	for (; *p; p++) {
+		unsigned char c = *p;
+		if (c >= 32 && c != '"' && c != '\\') {
+			*o++ = (char)c;
+			continue;
+		}
+		*o++ = '\\';
+		switch (c) {
+		case '"': *o++ = '"'; break;
+		case '\\': *o++ = '\\'; break;
+		case '\b': *o++ = 'b'; break;
+		case '\f': *o++ = 'f'; break;
+		case '\n': *o++ = 'n'; break;
+		case '\r': *o++ = 'r'; break;
+		case '\t': *o++ = 't'; break;
+		default:
+			memcpy(o, "u00", 3);
+			o[3] = hex[c >> 4];
+			o[4] = hex[c & 15];
+			o += 5;
+		}
+	}
+	*o++ = '"';
+	return o;
+}
+
+static char *put(char *o, const char *lit)
+{
+	size_t n = strlen(lit);
+	memcpy(o, lit, n);
+	return o + n;
+}
+
+/* The request body (cJSON_PrintUnformatted's bytes, key order included),
+ * written straight into one allocation: no tree of cJSON nodes per request.
+ * Freed with cJSON_free like cJSON's own. */
+static char *build_body(struct inf *w, uint64_t seq, int64_t input_tokens, int64_t output_tokens,
+			const struct gl_trace_row *tr)
+{
+	const char *prompt, *model = w->model;
+	size_t plen, mlen, cap;
+	char *text, *o, num[24];
+
+	w->scratch.len = 0;
+	if (tr && tr->prompt) {
+		gl_buf_append(&w->scratch, tr->prompt, tr->prompt_len);
+	} else {
+		gl_prompt_synth(w->seed, seq, (unsigned)(input_tokens > 0 ? input_tokens : 1),
+				tr ? tr->hash_ids : NULL, tr ? tr->n_hash_ids : 0, 512, &w->scratch);
+	}
+	/* a trace row's own messages, and a count cJSON prints as a double */
+	if ((w->chat && tr && tr->messages_json) || output_tokens > 2147483646)
+		return build_body_cjson(w, output_tokens, tr);
+	prompt = w->scratch.data ? w->scratch.data : "";
+	plen = strlen(prompt);
+	mlen = strlen(model);
+	/* worst case: every byte escaped as \u00xx (6 bytes) */
+	cap = 6 * (plen + mlen) + 200;
+	if (!(text = cJSON_malloc(cap)))
+		return NULL;
+	o = put(text, "{\"model\":");
+	o = json_str(o, model);
+	o = put(o, w->chat ? ",\"messages\":[{\"role\":\"user\",\"content\":" : ",\"prompt\":");
+	o = json_str(o, prompt);
+	if (w->chat)
+		o = put(o, "}]");
+	if (output_tokens > 0) {
+		snprintf(num, sizeof(num), "%d", (int)output_tokens);
+		o = put(o, ",\"max_tokens\":");
+		o = put(o, num);
+		if (w->ignore_eos) {
+			o = put(o, ",\"min_tokens\":");
+			o = put(o, num);
+			o = put(o, ",\"ignore_eos\":true");
+		}
+	}
+	o = put(o, w->stream ? ",\"stream\":true,\"stream_options\":{\"include_usage\":true}}" : ",\"stream\":false}");
+	*o = '\0';
+#ifdef GL_INF_BODY_CHECK
+	{
+		char *ref = build_body_cjson(w, output_tokens, tr);
+		if (!ref || strcmp(ref, text) != 0) {
+			fprintf(stderr, "build_body differs:\n fast %s\n cjson %s\n", text, ref ? ref : "(null)");
+			abort();
+		}
+		cJSON_free(ref);
+	}
+#endif
+	return text;
+}
+
+/* An easy handle from the pool, or a new one (*fresh set). A pooled handle
+ * keeps the options every request of this workload shares (set once, by
+ * easy_setup): only the per-request ones are set again, no reset. */
+static CURL *easy_get(struct inf *w, int *fresh)
 {
 	if (w->n_pool > 0) {
-		CURL *e = w->pool[--w->n_pool];
-		curl_easy_reset(e);
-		return e;
+		*fresh = 0;
+		return w->pool[--w->n_pool];
 	}
+	*fresh = 1;
 	return curl_easy_init();
+}
+
+static size_t on_write(char *data, size_t size, size_t nmemb, void *arg);
+static size_t on_header(char *data, size_t size, size_t nmemb, void *arg);
+
+/* The options that are the same for every request of this workload. */
+static void easy_setup(struct inf *w, CURL *e)
+{
+	curl_easy_setopt(e, CURLOPT_HTTPHEADER, w->headers);
+	curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_write);
+	curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header);
+	curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(e, CURLOPT_TCP_NODELAY, 1L);
+	curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, (long)w->timeout_ms);
+	curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, (long)(w->timeout_ms < 10000 ? w->timeout_ms : 10000));
+	/* streams arrive a token (one ~200-byte SSE event) at a time: a 1 KiB
+	 * receive buffer keeps memory per in-flight stream near 14 KiB
+	 * (tests/bench/inference.sh (d)) without costing events per CPU-second */
+	curl_easy_setopt(e, CURLOPT_BUFFERSIZE, w->stream ? 1024L : 16384L);
+	curl_easy_setopt(e, CURLOPT_HTTP_VERSION,
+			 w->http2 ? (long)CURL_HTTP_VERSION_2TLS : (long)CURL_HTTP_VERSION_1_1);
+	if (w->ca_bundle[0])
+		curl_easy_setopt(e, CURLOPT_CAINFO, w->ca_bundle);
 }
 
 static void easy_put(struct inf *w, CURL *e)
@@ -275,6 +394,7 @@ void inf_send_req(struct inf *w, int64_t t_intended, uint64_t seq, int64_t in_to
 {
 	struct req *r = calloc(1, sizeof(*r));
 	char url[1100];
+	int fresh = 0;
 
 	if (!r)
 		return;
@@ -286,7 +406,7 @@ void inf_send_req(struct inf *w, int64_t t_intended, uint64_t seq, int64_t in_to
 	r->ep = pick_endpoint(w);
 	gl_buf_init(&r->resp, BODY_MAX);
 	r->body = build_body(w, seq, in_tok, out_tok, tr);
-	r->easy = easy_get(w);
+	r->easy = easy_get(w, &fresh);
 	if (w->stream)
 		r->sse = gl_sse_new(SSE_MAX_LINE, SSE_MAX_DATA, GL_SSE_OPENAI, on_sse_event, r);
 	if (!r->body || !r->easy || (w->stream && !r->sse)) {
@@ -295,26 +415,13 @@ void inf_send_req(struct inf *w, int64_t t_intended, uint64_t seq, int64_t in_to
 		return;
 	}
 	snprintf(url, sizeof(url), "%s/%s", w->eps[r->ep].url, w->chat ? "chat/completions" : "completions");
+	if (fresh)
+		easy_setup(w, r->easy);
 	curl_easy_setopt(r->easy, CURLOPT_URL, url);
 	curl_easy_setopt(r->easy, CURLOPT_POSTFIELDS, r->body);
-	curl_easy_setopt(r->easy, CURLOPT_HTTPHEADER, w->headers);
-	curl_easy_setopt(r->easy, CURLOPT_WRITEFUNCTION, on_write);
 	curl_easy_setopt(r->easy, CURLOPT_WRITEDATA, r);
-	curl_easy_setopt(r->easy, CURLOPT_HEADERFUNCTION, on_header);
 	curl_easy_setopt(r->easy, CURLOPT_HEADERDATA, r);
 	curl_easy_setopt(r->easy, CURLOPT_PRIVATE, r);
-	curl_easy_setopt(r->easy, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(r->easy, CURLOPT_TCP_NODELAY, 1L);
-	curl_easy_setopt(r->easy, CURLOPT_TIMEOUT_MS, (long)w->timeout_ms);
-	curl_easy_setopt(r->easy, CURLOPT_CONNECTTIMEOUT_MS, (long)(w->timeout_ms < 10000 ? w->timeout_ms : 10000));
-	/* streams arrive a token (one ~200-byte SSE event) at a time: a 1 KiB
-	 * receive buffer keeps memory per in-flight stream near 14 KiB
-	 * (tests/bench/inference.sh (d)) without costing events per CPU-second */
-	curl_easy_setopt(r->easy, CURLOPT_BUFFERSIZE, w->stream ? 1024L : 16384L);
-	curl_easy_setopt(r->easy, CURLOPT_HTTP_VERSION,
-			 w->http2 ? (long)CURL_HTTP_VERSION_2TLS : (long)CURL_HTTP_VERSION_1_1);
-	if (w->ca_bundle[0])
-		curl_easy_setopt(r->easy, CURLOPT_CAINFO, w->ca_bundle);
 	r->next = w->live;
 	if (w->live)
 		w->live->prev = r;
@@ -355,13 +462,23 @@ static void on_user_wake(evutil_socket_t fd, short what, void *arg)
 	free(u);
 }
 
-/* Closed loop: the user's next request after its think time. */
-static void user_next(struct inf *w, int user)
+/* Closed loop: the user's next request after its think time. Without a
+ * think time it goes out now (what the timer did on the loop's next turn,
+ * less a turn, an allocation and a timer per request) when curl ended the
+ * last one (now_ok); one we ended ourselves (a ttft or idle timeout, a
+ * handle curl would not take) was finished by the sweep, which walks the
+ * in-flight list: that user's next request waits for the loop's next turn,
+ * as before. */
+static void user_next(struct inf *w, int user, int now_ok)
 {
-	struct user_wake *u = malloc(sizeof(*u));
+	struct user_wake *u;
 	struct timeval tv = { w->think_ns / 1000000000LL, (w->think_ns % 1000000000LL) / 1000 };
 
-	if (!u)
+	if (w->think_ns <= 0 && now_ok) {
+		inf_send_req(w, inf_now_ns(w), w->seq++, w->input_tokens, w->output_tokens, NULL, user);
+		return;
+	}
+	if (!(u = malloc(sizeof(*u))))
 		return;
 	u->w = w;
 	u->user = user;
@@ -372,9 +489,12 @@ static void user_next(struct inf *w, int user)
 void inf_finish_req(struct inf *w, struct req *r, CURLcode res)
 {
 	enum err_class ec = EC_OK;
+	int next_user = -1;
 
 	r->t_end = inf_now_ns(w);
-	if (!r->status)
+	/* a handle curl never took has no response (a pooled one still holds
+	 * its last transfer's code) */
+	if (!r->status && !r->add_failed)
 		curl_easy_getinfo(r->easy, CURLINFO_RESPONSE_CODE, &r->status);
 	if (r->forced != EC_OK) {
 		ec = r->forced;
@@ -428,8 +548,13 @@ void inf_finish_req(struct inf *w, struct req *r, CURLcode res)
 	w->in_flight--;
 	w->eps[r->ep].in_flight--;
 	if (w->mode == AR_CLOSED && w->running && r->user >= 0 && r->user < w->active_users)
-		user_next(w, r->user);
-	req_free(r);
+		next_user = r->user;
+	{
+		int now_ok = r->forced == EC_OK;
+		req_free(r);   /* first: the next request takes its easy handle */
+		if (next_user >= 0)
+			user_next(w, next_user, now_ok);
+	}
 	launch_pending(w);
 }
 

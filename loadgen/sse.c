@@ -8,7 +8,11 @@
  * assembled in the capped line buffer. Each buffer is a gl_buf whose cap is
  * set from the constructor's limits, so a hostile server cannot make the
  * parser grow: crossing a cap sets a sticky error instead. JSON inside events
- * is parsed by cJSON after a UTF-8 check of our own (cJSON does not check).
+ * is read by fast_parse when it is plain (ASCII strings without escapes,
+ * integers: the common case, into cJSON nodes on the stack, no allocation),
+ * else by cJSON after a UTF-8 check of our own (cJSON does not check); the
+ * interpretation reads the same tree either way. Built with
+ * -DGL_OAI_FAST_CHECK, every fast reading is redone by cJSON and compared.
  */
 #include "sse.h"
 
@@ -215,16 +219,244 @@ static void oai_error(const cJSON *root, const cJSON *errv, struct gl_oai_chunk 
 	copy_trunc(c->detail, sizeof(c->detail), msg ? msg : "error object without message");
 }
 
+/* ---- a small JSON reader for the common case --------------------------- */
+
+/* Most chunks and responses are plain JSON: ASCII strings without escapes,
+ * integers, true, false, null, the four whitespace bytes. fast_parse reads
+ * exactly that into cJSON nodes (the tree cJSON_Parse would build: same
+ * types, strings, numbers, member order) held in the caller's arena, with no
+ * allocation; on anything else (an escape, a byte >= 0x80 or < 0x20 in a
+ * string, a fraction or exponent, more than 15 digits, deep nesting, a full
+ * arena, invalid JSON) it gives up and the caller parses with cJSON as
+ * before. Every byte it accepts is printable ASCII or whitespace, so such a
+ * body is valid UTF-8 without a NUL. */
+struct fast_arena {
+	char *p, *end;
+};
+
+struct fast_in {
+	const char *s, *end;
+	struct fast_arena *a;
+	int depth;
+};
+
+#define FAST_ARENA 8192
+#define FAST_DEPTH 32
+
+static void *fast_alloc(struct fast_arena *a, size_t n)
+{
+	char *r = a->p;
+	n = (n + 15) & ~(size_t)15;
+	if ((size_t)(a->end - a->p) < n)
+		return NULL;
+	a->p += n;
+	return r;
+}
+
+static void fast_ws(struct fast_in *in)
+{
+	while (in->s < in->end && is_ws(*in->s))
+		in->s++;
+}
+
+/* A string without escapes, of bytes 0x20-0x7E: a NUL-terminated copy. */
+static char *fast_string(struct fast_in *in)
+{
+	const char *b = ++in->s;
+	char *out;
+
+	while (in->s < in->end && *in->s != '"') {
+		unsigned char ch = (unsigned char)*in->s;
+		if (ch < 0x20 || ch > 0x7E || ch == '\\')
+			return NULL;
+		in->s++;
+	}
+	if (in->s == in->end || !(out = fast_alloc(in->a, (size_t)(in->s - b) + 1)))
+		return NULL;
+	memcpy(out, b, (size_t)(in->s - b));
+	out[in->s - b] = '\0';
+	in->s++;
+	return out;
+}
+
+static bool fast_value(struct fast_in *in, cJSON *item);
+
+/* The members of an object or the elements of an array, after its '{' or '['. */
+static bool fast_items(struct fast_in *in, cJSON *item, bool object)
+{
+	char close = object ? '}' : ']';
+	cJSON *last = NULL;
+
+	if (++in->depth > FAST_DEPTH)
+		return false;
+	in->s++;
+	fast_ws(in);
+	if (in->s < in->end && *in->s == close) {
+		in->s++;
+		in->depth--;
+		return true;
+	}
+	for (;;) {
+		cJSON *n = fast_alloc(in->a, sizeof(*n));
+		if (!n)
+			return false;
+		memset(n, 0, sizeof(*n));
+		if (object) {
+			if (in->s == in->end || *in->s != '"' || !(n->string = fast_string(in)))
+				return false;
+			fast_ws(in);
+			if (in->s == in->end || *in->s != ':')
+				return false;
+			in->s++;
+			fast_ws(in);
+		}
+		if (!fast_value(in, n))
+			return false;
+		if (last) {
+			last->next = n;
+			n->prev = last;
+		} else {
+			item->child = n;
+		}
+		last = n;
+		fast_ws(in);
+		if (in->s == in->end)
+			return false;
+		if (*in->s == close)
+			break;
+		if (*in->s != ',')
+			return false;
+		in->s++;
+		fast_ws(in);
+	}
+	in->s++;
+	item->child->prev = last;   /* as cJSON links them */
+	in->depth--;
+	return true;
+}
+
+static bool fast_value(struct fast_in *in, cJSON *item)
+{
+	size_t left = (size_t)(in->end - in->s);
+
+	if (!left)
+		return false;
+	switch (*in->s) {
+	case '{':
+		item->type = cJSON_Object;
+		return fast_items(in, item, true);
+	case '[':
+		item->type = cJSON_Array;
+		return fast_items(in, item, false);
+	case '"':
+		item->type = cJSON_String;
+		return (item->valuestring = fast_string(in)) != NULL;
+	case 'n':
+		if (left < 4 || memcmp(in->s, "null", 4) != 0)
+			return false;
+		item->type = cJSON_NULL;
+		in->s += 4;
+		return true;
+	case 't':
+		if (left < 4 || memcmp(in->s, "true", 4) != 0)
+			return false;
+		item->type = cJSON_True;
+		item->valueint = 1;
+		in->s += 4;
+		return true;
+	case 'f':
+		if (left < 5 || memcmp(in->s, "false", 5) != 0)
+			return false;
+		item->type = cJSON_False;
+		in->s += 5;
+		return true;
+	default: {
+		/* -?(0|[1-9][0-9]*), at most 15 digits (a double holds it
+		 * exactly, as strtod reads it), not followed by a byte cJSON
+		 * would take as more of the number */
+		bool neg = *in->s == '-';
+		const char *d = in->s + neg;
+		int64_t v = 0;
+		int n = 0;
+		double x;
+
+		while (d + n < in->end && d[n] >= '0' && d[n] <= '9') {
+			if (n == 15)
+				return false;
+			v = v * 10 + (d[n] - '0');
+			n++;
+		}
+		if (!n || (n > 1 && d[0] == '0'))
+			return false;
+		if (d + n < in->end && d[n] && strchr("+-.eE", d[n]))
+			return false;
+		x = neg ? -(double)v : (double)v;
+		item->type = cJSON_Number;
+		item->valuedouble = x;
+		item->valueint = x >= 2147483647.0 ? 2147483647 : x <= -2147483648.0 ? (-2147483647 - 1) : (int)x;
+		in->s = d + n;
+		return true;
+	}
+	}
+}
+
+/* The tree of data[0, len) in the arena, or NULL: parse it with cJSON. */
+static cJSON *fast_parse(const char *data, size_t len, struct fast_arena *a)
+{
+	struct fast_in in = { data, data + len, a, 0 };
+	cJSON *root = fast_alloc(a, sizeof(*root));
+
+	if (!root)
+		return NULL;
+	memset(root, 0, sizeof(*root));
+	fast_ws(&in);
+	if (!fast_value(&in, root))
+		return NULL;
+	fast_ws(&in);
+	return in.s == in.end ? root : NULL;
+}
+
+static void oai_interpret_tree(cJSON *root, bool streaming, struct gl_oai_chunk *c);
+
 static void oai_interpret(const char *data, size_t len, bool streaming,
 			  struct gl_oai_chunk *c)
 {
-	const char *why = NULL;
-	const char *obj_name = NULL;
 	const char *end = NULL;
 	cJSON *root = NULL;
-	const cJSON *choices, *usage, *errv, *ch;
-	bool any_delta = false, any_text = false;
+	_Alignas(16) char arena_mem[FAST_ARENA];
+	struct fast_arena arena = { arena_mem, arena_mem + sizeof(arena_mem) };
 
+	if ((root = fast_parse(data, len, &arena))) {
+		oai_interpret_tree(root, streaming, c);   /* the arena's: nothing to free */
+#ifdef GL_OAI_FAST_CHECK
+		{
+			/* the cJSON path must read the same */
+			struct gl_oai_chunk ref;
+			char *copy = malloc(len + 1);
+			memcpy(copy, data, len);
+			copy[len] = '\0';
+			memcpy(&ref, c, sizeof(ref));
+			oai_init(c);
+			root = cJSON_ParseWithOpts(copy, &end, 0);
+			if (!root || !gl_utf8_valid(data, len)) {
+				fprintf(stderr, "fast_parse accepted what cJSON refuses: %s\n", copy);
+				abort();
+			}
+			while (*end && is_ws(*end))
+				end++;
+			if (*end)
+				abort();
+			oai_interpret_tree(root, streaming, c);
+			cJSON_Delete(root);
+			if (memcmp(&ref, c, sizeof(ref)) != 0) {
+				fprintf(stderr, "fast_parse reads differently: %s\n", copy);
+				abort();
+			}
+			free(copy);
+		}
+#endif
+		return;
+	}
 	if (!gl_utf8_valid(data, len)) {
 		oai_malformed(c, "not valid UTF-8 (or a NUL byte)");
 		return;
@@ -254,6 +486,18 @@ static void oai_interpret(const char *data, size_t len, bool streaming,
 		oai_malformed(c, "invalid JSON");
 		return;
 	}
+	oai_interpret_tree(root, streaming, c);
+	cJSON_Delete(root);
+}
+
+/* The chunk or response a parsed tree is (root stays the caller's). */
+static void oai_interpret_tree(cJSON *root, bool streaming, struct gl_oai_chunk *c)
+{
+	const char *why = NULL;
+	const char *obj_name = NULL;
+	const cJSON *choices, *usage, *errv, *ch;
+	bool any_delta = false, any_text = false;
+
 	if (!cJSON_IsObject(root)) {
 		why = "JSON is not an object";
 		goto malformed;
@@ -339,7 +583,7 @@ static void oai_interpret(const char *data, size_t len, bool streaming,
 malformed:
 	oai_malformed(c, why);
 out:
-	cJSON_Delete(root);
+	return;
 }
 
 void gl_oai_parse_chunk(const char *event, const char *data, size_t len,
