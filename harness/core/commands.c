@@ -648,16 +648,14 @@ int gl_controller_resume(const char *dir, int dry_run)
 			 * The row stays "injecting" during this clean-up, so a controller
 			 * killed again now leaves the same case for the next resume (as
 			 * "reverting" it would be reverted and never injected again). */
-			ctl_start_step(&c, f, "injecting", FX_REVERT, "controller died while injecting");
 			/* Still due, or not yet (killed after the inject started but
-			 * before the commit that passed its time): planned again, and
-			 * journaled so, or a kill before it is injected would lose it.
-			 * An instantaneous fault never happened: it is still owed. */
-			if (!strcmp(f->row.state, "reverted") && (base < t_rev || f->spec->dur_ns == 0)) {
-				snprintf(f->row.state, sizeof(f->row.state), "planned");
-				f->row.injected_elapsed_ns = f->row.reverted_elapsed_ns = -1;
-				ctl_journal(&c, f);
-			}
+			 * before the commit that passed its time): planned again, in
+			 * the same commit as the revert (executor.c), or a kill
+			 * between two commits would lose it. An instantaneous fault
+			 * never happened: it is still owed. */
+			f->replan = base < t_rev || f->spec->dur_ns == 0;
+			ctl_start_step(&c, f, "injecting", FX_REVERT, "controller died while injecting");
+			f->replan = 0;
 		} else if (!strcmp(f->row.state, "reverting") || !strcmp(f->row.state, "revert_failed")) {
 			ctl_fault_revert(&c, f, "revert owed from before the resume");
 		} else if (!strcmp(f->row.state, "injected") && f->spec->dur_ns > 0 && t_rev <= base) {

@@ -37,6 +37,7 @@ struct fault_rt {
 	const struct gl_fault_spec *spec;
 	int busy;                 /* a step is with the executor */
 	char revert_pending[200]; /* revert asked for while busy: why */
+	int replan;               /* resume: once reverted, planned again (one journal commit) */
 };
 
 struct fx;

@@ -197,7 +197,16 @@ static void apply_job(struct gl_ctx *c, struct fx_job *j)
 			ctl_fault_revert(c, f, f->revert_pending);
 		return;
 	}
-	if (j->rc == 0) {
+	if (j->rc == 0 && f->replan) {
+		/* resume's clean-up of a half-done inject of a fault still due:
+		 * straight back to planned, in one commit, so that a controller
+		 * killed again never finds it reverted and owed nothing */
+		f->replan = 0;
+		snprintf(f->row.state, sizeof(f->row.state), "planned");
+		f->row.injected_elapsed_ns = f->row.reverted_elapsed_ns = -1;
+		gl_ctx_event(c, GL_LOG_INFO, "fault", "'%s' reverted (%s) and planned again", f->row.id, j->why);
+	} else if (j->rc == 0) {
+		f->replan = 0;
 		snprintf(f->row.state, sizeof(f->row.state), "reverted");
 		f->row.verified_revert = ops->verify_revert ? 1 : -1;
 		f->row.reverted_elapsed_ns = j->t_done;
