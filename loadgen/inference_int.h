@@ -146,6 +146,7 @@ int inf_trace_next(struct inf *w);
 void inf_on_arrival(evutil_socket_t fd, short what, void *arg);
 void inf_arm_arrival(struct inf *w);
 void inf_first_arrival(struct inf *w);
+void inf_trace_skip_past(struct inf *w);
 void inf_on_sweep(evutil_socket_t fd, short what, void *arg);
 
 #endif
