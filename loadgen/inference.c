@@ -831,26 +831,20 @@ static int inf_start(void *state, struct gl_err *err)
 				inf_send_req(w, inf_now_ns(w), w->seq++, w->input_tokens, w->output_tokens, NULL, u);
 		return 0;
 	}
-	if (w->mode != AR_TRACE) {
+	if (w->mode != AR_TRACE)
 		inf_first_arrival(w);
-		if (w->skipped)
-			gl_ctx_event(w->ctx, GL_LOG_WARN, "inference", "started %.1f s after the schedule's origin: "
-				     "the %" PRId64 " arrival(s) of this share due before now are not sent late (an "
-				     "earlier launch sent them until it was lost; the rest were missed)",
-				     (double)(inf_now_ns(w) - w->origin_ns) / 1e9, w->skipped);
-	}
 	if (w->mode == AR_TRACE) {
 		w->trace_base_ns = w->origin_ns >= 0 ? w->origin_ns : inf_now_ns(w);
 		w->have_trow = inf_trace_next(w);
 		if (!w->have_trow)
 			return gl_errf(err, GL_EINVAL, "inference: the trace has no usable rows");
 		inf_trace_skip_past(w);
-		if (w->skipped)
-			gl_ctx_event(w->ctx, GL_LOG_WARN, "inference", "started %.1f s after the replay's origin: "
-				     "the %" PRId64 " trace row(s) of this share due before now are not sent late (an "
-				     "earlier launch sent them until it was lost; the rest were missed)",
-				     (double)(inf_now_ns(w) - w->origin_ns) / 1e9, w->skipped);
 	}
+	if (w->skipped)
+		gl_ctx_event(w->ctx, GL_LOG_WARN, "inference", "started %.1f s after the schedule's origin: the %"
+			     PRId64 " %s of this share due before now are not sent late (an earlier launch sent "
+			     "them until it was lost; the rest were missed)", (double)(inf_now_ns(w) - w->origin_ns) / 1e9,
+			     w->skipped, w->mode == AR_TRACE ? "trace row(s)" : "arrival(s)");
 	inf_arm_arrival(w);
 	return 0;
 }

@@ -416,9 +416,6 @@ static int spawn(struct trn *w, int restore)
 	if (pid == 0) {
 		if (gl_child_enter(&gate, p[1]) != 0)
 			_exit(127);
-#ifdef SYS_close_range
-		syscall(SYS_close_range, 3, ~0U, 0);
-#endif
 		for (int i = 0; i < w->n_env; i++)
 			putenv(w->env[i]);
 		putenv(mark);

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -52,6 +53,11 @@ int gl_child_enter(struct gl_child_gate *g, int out_fd)
 		dup2(devnull, 0);
 	dup2(out_fd, 1);
 	dup2(out_fd, 2);
+	/* nothing else of the controller's (its store, its sockets) goes on
+	 * into the child, CLOEXEC or not */
+#ifdef SYS_close_range
+	syscall(SYS_close_range, 3, ~0U, 0);
+#endif
 	return 0;
 }
 

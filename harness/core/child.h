@@ -50,7 +50,8 @@ int gl_child_gate_open(struct gl_child_gate *g);
  * closed the gate without opening it: the child must _exit at once. */
 int gl_child_gate_wait(struct gl_child_gate *g);
 /* Child, right after fork, the usual start: a process group of its own,
- * gl_child_gate_wait, stdin from /dev/null, stdout and stderr to out_fd.
+ * gl_child_gate_wait, stdin from /dev/null, stdout and stderr to out_fd,
+ * every other descriptor closed.
  * Returns 0, or -1 when the child must _exit at once. */
 int gl_child_enter(struct gl_child_gate *g, int out_fd);
 /* Parent, after fork: let the child go on (open 1) or make it exit (0). */
