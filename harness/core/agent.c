@@ -56,24 +56,6 @@ static struct agent *the_agent;
 
 /* ---- sending --------------------------------------------------------------------------------- */
 
-static void send_frame(struct agent *g, int type, const void *p, size_t n)
-{
-	struct gl_buf b;
-	gl_buf_init(&b, GL_AW_FRAME_MAX + 8);
-	if (gl_aw_frame(&b, type, p, n) == 0 && g->bev)
-		bufferevent_write(g->bev, b.data, b.len);
-	gl_buf_free(&b);
-}
-
-static void send_json(struct agent *g, int type, cJSON *j)
-{
-	char *t = cJSON_PrintUnformatted(j);
-	if (t) {
-		send_frame(g, type, t, strlen(t));
-		free(t);
-	}
-}
-
 static void add_series(void *arg, const char *name, const struct gl_hist *h, int64_t counter)
 {
 	gl_aw_data_add(arg, name, h, counter);
@@ -88,7 +70,7 @@ static void send_rows(struct agent *g)
 	while ((r = cJSON_DetachItemFromArray(g->ok_rows, 0)))
 		cJSON_AddItemToArray(all, r);
 	if (cJSON_GetArraySize(all))
-		send_json(g, GL_AW_ROWS, all);
+		gl_aw_send_json(g->bev, GL_AW_ROWS, all);
 	cJSON_Delete(all);
 	g->n_err = g->n_ok = 0;
 	g->ok_seen = 0;
@@ -102,7 +84,7 @@ static void send_data(struct agent *g, int final)
 	gl_aw_data_begin(&d, g->win, final);
 	gl_metrics_visit_reset(g->c.m, add_series, &d);
 	if (gl_aw_data_end(&d) == 0)
-		send_frame(g, GL_AW_DATA, d.b.data, d.b.len);
+		gl_aw_send(g->bev, GL_AW_DATA, d.b.data, d.b.len);
 	else
 		gl_error("agent: window %lld: figures too large to send", (long long)g->win);
 	gl_buf_free(&d.b);
@@ -168,7 +150,7 @@ static void event_sink(void *arg, enum gl_log_level lvl, const char *source, con
 	snprintf(text, sizeof(text), "%s: %s", source, msg);
 	cJSON_AddStringToObject(j, "level", names[lvl]);
 	cJSON_AddStringToObject(j, "msg", text);
-	send_json(g, GL_AW_EVENT, j);
+	gl_aw_send_json(g->bev, GL_AW_EVENT, j);
 	cJSON_Delete(j);
 }
 
@@ -197,7 +179,7 @@ static void finish(struct agent *g, int code)
 		if (g->ops->on_window && g->state)
 			g->ops->on_window(g->state);
 		send_data(g, 1);
-		send_frame(g, GL_AW_BYE, NULL, 0);
+		gl_aw_send(g->bev, GL_AW_BYE, NULL, 0);
 	}
 	event_base_loopexit(g->c.base, NULL);
 }
@@ -264,37 +246,12 @@ static int on_frame(void *arg, int type, const unsigned char *p, size_t n)
 static void on_read(struct bufferevent *bev, void *arg)
 {
 	struct agent *g = arg;
-	struct evbuffer *in = bufferevent_get_input(bev);
+	int rc = gl_aw_pump(bufferevent_get_input(bev), on_frame, g, 1 << 20);
 
-	while (!g->stopping) {
-		size_t len = evbuffer_get_length(in), plen, used;
-		const unsigned char *payload;
-		unsigned char *b;
-		int type, rc;
-
-		if (len < 4)
-			return;
-		b = evbuffer_pullup(in, 4);
-		{
-			uint32_t l = (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3];
-			if (l < 1 || l > GL_AW_FRAME_MAX) {
-				gl_error("agent: bad frame length from the controller");
-				finish(g, 3);
-				return;
-			}
-			if (len < 4 + (size_t)l)
-				return;
-			b = evbuffer_pullup(in, 4 + (ssize_t)l);
-			if (gl_aw_next(b, 4 + (size_t)l, &type, &payload, &plen, &used) != 1)
-				return;
-		}
-		rc = on_frame(g, type, payload, plen);
-		evbuffer_drain(in, used);
-		if (rc < 0 && !g->stopping)
-			finish(g, 2);
-		if (rc != 0)
-			return;
-	}
+	if (rc == -2)
+		gl_error("agent: bad frame length from the controller");
+	if (rc < 0 && !g->stopping)
+		finish(g, rc == -2 ? 3 : 2);
 }
 
 static void on_conn_event(struct bufferevent *bev, short what, void *arg)
@@ -519,7 +476,7 @@ int gl_agent_main(int argc, char **argv)
 	cJSON_AddNumberToObject(hello, "index", atoi(idx));
 	cJSON_AddNumberToObject(hello, "pid", getpid());
 	cJSON_AddStringToObject(hello, "host", host);
-	send_json(g, GL_AW_HELLO, hello);
+	gl_aw_send_json(g->bev, GL_AW_HELLO, hello);
 	cJSON_Delete(hello);
 	explicit_bzero(token, sizeof(token));
 	the_agent = g;

@@ -6,6 +6,11 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
+
+#include <cjson/cJSON.h>
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
 
 static void put_be(unsigned char *p, uint64_t v, int bytes)
 {
@@ -129,6 +134,11 @@ int gl_aw_data_end(struct gl_aw_data *d)
 	return 0;
 }
 
+int64_t gl_aw_data_window(const unsigned char *p, size_t n)
+{
+	return n < 13 ? -1 : (int64_t)get_be(p, 8);
+}
+
 int gl_aw_data_decode(const unsigned char *p, size_t n, int64_t *window, int *final, gl_aw_series_fn fn, void *arg,
 		      struct gl_err *err)
 {
@@ -199,4 +209,59 @@ int gl_aw_token_eq(const char *a, const char *b)
 	for (size_t i = 0; i < la && i < lb; i++)
 		d |= (unsigned char)(a[i] ^ b[i]);
 	return d == 0 && la > 0;
+}
+
+int gl_aw_send(struct bufferevent *bev, int type, const void *payload, size_t n)
+{
+	struct gl_buf b;
+	int rc = -1;
+
+	if (!bev)
+		return -1;
+	gl_buf_init(&b, GL_AW_FRAME_MAX + 8);
+	if (gl_aw_frame(&b, type, payload, n) == 0)
+		rc = bufferevent_write(bev, b.data, b.len);
+	gl_buf_free(&b);
+	return rc;
+}
+
+int gl_aw_send_json(struct bufferevent *bev, int type, const void *j)
+{
+	char *t = cJSON_PrintUnformatted((const cJSON *)j);
+	int rc = -1;
+
+	if (t) {
+		rc = gl_aw_send(bev, type, t, strlen(t));
+		free(t);
+	}
+	return rc;
+}
+
+int gl_aw_pump(struct evbuffer *in, gl_aw_frame_fn f, void *arg, int max)
+{
+	for (int k = 0; k < max; k++) {
+		size_t len = evbuffer_get_length(in), plen, used;
+		const unsigned char *payload;
+		unsigned char *b;
+		int type, rc;
+
+		uint64_t l;
+
+		if (len < 4)
+			return 0;
+		b = evbuffer_pullup(in, 4);
+		l = get_be(b, 4);
+		if (l < 1 || l > GL_AW_FRAME_MAX)
+			return -2;
+		if (len < 4 + l)
+			return 0;
+		b = evbuffer_pullup(in, (ssize_t)(4 + l));
+		if (gl_aw_next(b, (size_t)(4 + l), &type, &payload, &plen, &used) != 1)
+			return -2;
+		rc = f(arg, type, payload, plen);
+		evbuffer_drain(in, used);
+		if (rc != 0)
+			return rc;
+	}
+	return 0;
 }

@@ -59,11 +59,25 @@ void gl_aw_data_add(struct gl_aw_data *d, const char *name, const struct gl_hist
 /* The payload (d->b.data, d->b.len), or -1 when an add failed. */
 int gl_aw_data_end(struct gl_aw_data *d);
 
+/* The window a DATA payload is for, -1 when it is too short to say. */
+int64_t gl_aw_data_window(const unsigned char *p, size_t n);
 /* Decode a DATA payload; fn sees each series (h NULL for a counter; h is
  * freed after the call). Returns 0, or -1 with err naming what is wrong. */
 typedef int (*gl_aw_series_fn)(void *arg, const char *name, const struct gl_hist *h, int64_t counter);
 int gl_aw_data_decode(const unsigned char *p, size_t n, int64_t *window, int *final, gl_aw_series_fn fn, void *arg,
 		      struct gl_err *err);
+
+/* On a connection (libevent): send one frame, or a JSON payload printed
+ * from j; 0, or -1 when it could not be queued. */
+struct bufferevent;
+struct evbuffer;
+int gl_aw_send(struct bufferevent *bev, int type, const void *payload, size_t n);
+int gl_aw_send_json(struct bufferevent *bev, int type, const void *j /* cJSON */);
+/* Hand the whole frames waiting in in to f (at most max), draining each;
+ * stops at the first f that returns non-zero and returns that, or -2 when
+ * a length is out of bounds (close the connection), else 0. */
+typedef int (*gl_aw_frame_fn)(void *arg, int type, const unsigned char *p, size_t n);
+int gl_aw_pump(struct evbuffer *in, gl_aw_frame_fn f, void *arg, int max);
 
 /* Constant-time comparison of two NUL-terminated tokens. */
 int gl_aw_token_eq(const char *a, const char *b);

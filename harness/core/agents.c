@@ -426,15 +426,8 @@ static int on_frame(struct slot *s, int type, const unsigned char *p, size_t n)
 		int64_t win;
 		int final, late = 0;
 		struct merge_arg ma = { 0 };
-		/* decode once to learn the window, merging into a scratch */
-		if (n < 13)
-			return gl_errf(&err, GL_EINVAL, "short data"), -1;
-		{
-			int64_t w = 0;
-			for (int i = 0; i < 8; i++)
-				w = (w << 8) | p[i];
-			ma.m = ctl_window_metrics(a->c, w, &late);
-		}
+		/* merged into the window it is for (the decode checks the rest) */
+		ma.m = ctl_window_metrics(a->c, gl_aw_data_window(p, n), &late);
 		if (gl_aw_data_decode(p, n, &win, &final, merge_series, &ma, &err) != 0) {
 			gl_ctx_event(a->c, GL_LOG_ERROR, "agents", "%s agent %d: %s", a->name, s->index, err.msg);
 			return -1;
@@ -480,43 +473,12 @@ static int on_frame(struct slot *s, int type, const unsigned char *p, size_t n)
 	}
 }
 
-/* Frames in in; f for each; -1 on a bad one. */
-typedef int (*frame_fn)(void *arg, int type, const unsigned char *p, size_t n);
-static int pump(struct evbuffer *in, frame_fn f, void *arg, int max)
-{
-	for (int k = 0; k < max; k++) {
-		size_t len = evbuffer_get_length(in), plen, used;
-		const unsigned char *payload;
-		unsigned char *b;
-		int type, rc;
-		uint32_t l;
-
-		if (len < 4)
-			return 0;
-		b = evbuffer_pullup(in, 4);
-		l = (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3];
-		if (l < 1 || l > GL_AW_FRAME_MAX)
-			return -1;
-		if (len < 4 + (size_t)l)
-			return 0;
-		b = evbuffer_pullup(in, 4 + (ssize_t)l);
-		rc = gl_aw_next(b, 4 + (size_t)l, &type, &payload, &plen, &used);
-		if (rc != 1)
-			return -1;
-		rc = f(arg, type, payload, plen);
-		evbuffer_drain(in, used);
-		if (rc != 0)
-			return rc;
-	}
-	return 0;
-}
-
 static int slot_frame(void *arg, int type, const unsigned char *p, size_t n) { return on_frame(arg, type, p, n); }
 
 static void slot_read(struct bufferevent *bev, void *arg)
 {
 	struct slot *s = arg;
-	if (pump(bufferevent_get_input(bev), slot_frame, s, 1 << 20) != 0)
+	if (gl_aw_pump(bufferevent_get_input(bev), slot_frame, s, 1 << 20) != 0)
 		lose(s, "sent a malformed frame: connection closed");
 }
 
@@ -527,20 +489,6 @@ static void slot_event(struct bufferevent *bev, short what, void *arg)
 		lose(s, s->bye ? "ended" : "connection lost");
 }
 
-static int send_json(struct bufferevent *bev, int type, cJSON *j)
-{
-	char *t = cJSON_PrintUnformatted(j);
-	struct gl_buf b;
-	int rc = -1;
-
-	gl_buf_init(&b, GL_AW_FRAME_MAX + 8);
-	if (t && gl_aw_frame(&b, type, t, strlen(t)) == 0)
-		rc = bufferevent_write(bev, b.data, b.len);
-	if (t)
-		free(t);
-	gl_buf_free(&b);
-	return rc;
-}
 
 static int send_plan(struct gl_agents *a, struct slot *s)
 {
@@ -570,7 +518,7 @@ static int send_plan(struct gl_agents *a, struct slot *s)
 	cJSON_AddNumberToObject(j, "elapsed_ns", (double)now_ns(a));
 	cJSON_AddNumberToObject(j, "origin_ns", (double)a->origin_ns);
 	cJSON_AddNumberToObject(j, "load", a->load);
-	rc = send_json(s->bev, GL_AW_PLAN, j);
+	rc = gl_aw_send_json(s->bev, GL_AW_PLAN, j);
 	cJSON_Delete(j);
 	free(inv);
 	gl_run_row_free(&row);
@@ -653,7 +601,7 @@ static int pend_frame(void *arg, int type, const unsigned char *p, size_t n)
 static void pend_read(struct bufferevent *bev, void *arg)
 {
 	struct pending *pd = arg;
-	int rc = pump(bufferevent_get_input(bev), pend_frame, pd, 1);
+	int rc = gl_aw_pump(bufferevent_get_input(bev), pend_frame, pd, 1);
 
 	if (rc < 0) {
 		pend_drop(pd);
@@ -908,7 +856,7 @@ void gl_agents_set_load(struct gl_agents *a, double m)
 	cJSON_AddNumberToObject(j, "load", m);
 	for (int i = 0; i < a->count; i++)
 		if (a->s[i].state == S_UP)
-			send_json(a->s[i].bev, GL_AW_LOAD, j);
+			gl_aw_send_json(a->s[i].bev, GL_AW_LOAD, j);
 	cJSON_Delete(j);
 }
 
@@ -962,15 +910,11 @@ int64_t ctl_agents_settle_ns(struct gl_ctx *c)
 void gl_agents_stop(struct gl_agents *a)
 {
 	int64_t t0 = mono();
-	struct gl_buf b;
 
 	a->stopping = 1;
-	gl_buf_init(&b, 64);
-	gl_aw_frame(&b, GL_AW_STOP, NULL, 0);
 	for (int i = 0; i < a->count; i++)
 		if (a->s[i].state == S_UP)
-			bufferevent_write(a->s[i].bev, b.data, b.len);
-	gl_buf_free(&b);
+			gl_aw_send(a->s[i].bev, GL_AW_STOP, NULL, 0);
 	for (;;) {
 		int waiting = 0;
 		for (int i = 0; i < a->count; i++)

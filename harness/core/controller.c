@@ -188,21 +188,33 @@ static void check_abort(struct gl_ctx *c, struct gl_agg *w, int64_t w_start, int
 
 /* ---- windows with load agents: closed in two steps ------------------------------------------ */
 
-static int move_series(void *arg, const char *name, const struct gl_hist *h, int64_t counter)
-{
-	return gl_metrics_merge(arg, name, h, counter);
-}
-
 static void move_one(void *arg, const char *name, const struct gl_hist *h, int64_t counter)
 {
-	move_series(arg, name, h, counter);
+	gl_metrics_merge(arg, name, h, counter);
+}
+
+/* Window idx, from m, written complete, then judged: abort_if and the
+ * live view (both ways of closing a window end here). */
+static void write_closed(struct gl_ctx *c, struct gl_metrics *m, int64_t idx, int64_t start, int64_t end, int phase,
+			 int fault)
+{
+	struct gl_agg *agg = c->sc->n_abort_rules || c->live ? gl_agg_new() : NULL;
+
+	if (write_window_of(c, m, idx, start, end, phase, 1, agg) != 0)
+		fail_store(c, "window");
+	if (agg) {
+		gl_agg_add_seconds(agg, (double)(end - start) / 1e9);
+		if (c->sc->n_abort_rules)
+			check_abort(c, agg, start, end);
+		gl_live_window(c->live, idx, agg, phase, fault);
+		gl_agg_free(agg);
+	}
 }
 
 /* The closing window's second step: every agent sent its last figures
  * for it (or the settle time passed): write it. */
 static void settle(struct gl_ctx *c)
 {
-	struct gl_agg *agg;
 	struct gl_err err = { 0 };
 	int64_t idx = c->closing_idx;
 
@@ -213,16 +225,7 @@ static void settle(struct gl_ctx *c)
 	for (int i = 0; i < c->sc->n_workloads; i++)
 		if (c->agents[i])
 			gl_agents_window_done(c->agents[i], idx, c->closing);
-	agg = c->sc->n_abort_rules || c->live ? gl_agg_new() : NULL;
-	if (write_window_of(c, c->closing, idx, c->closing_start, c->closing_end, c->closing_phase, 1, agg) != 0)
-		fail_store(c, "window");
-	if (agg) {
-		gl_agg_add_seconds(agg, (double)(c->closing_end - c->closing_start) / 1e9);
-		if (c->sc->n_abort_rules)
-			check_abort(c, agg, c->closing_start, c->closing_end);
-		gl_live_window(c->live, idx, agg, c->closing_phase, c->closing_fault);
-		gl_agg_free(agg);
-	}
+	write_closed(c, c->closing, idx, c->closing_start, c->closing_end, c->closing_phase, c->closing_fault);
 	if (gl_store_flush(c->st, &err) != 0)
 		fail_store(c, "window");
 	gl_store_wal_trim(c->st);
@@ -255,55 +258,29 @@ struct gl_metrics *ctl_window_metrics(struct gl_ctx *c, int64_t idx, int *late)
 	return c->m;
 }
 
-/* First step, at the boundary: what this process recorded moves aside,
- * the next window opens. */
-static void close_window_staged(struct gl_ctx *c, int64_t end_elapsed)
+/* Close the current window at end_elapsed and open the next one. With
+ * load agents this is the first of two steps: what this process recorded
+ * moves aside, and the window is written once the agents' last figures
+ * for it are in (settle). */
+static void close_window(struct gl_ctx *c, int64_t end_elapsed)
 {
 	struct gl_err err = { 0 };
+	int fault = c->win_fault || ctl_active_faults(c) > 0;
 
-	settle(c);     /* one still waiting: written as it stands */
+	settle(c);     /* with agents, one still waiting: written as it stands */
 	for (int i = 0; i < c->sc->n_workloads; i++)
 		if (c->wl_started && c->wl_state[i] && c->sc->workloads[i].ops->on_window)
 			c->sc->workloads[i].ops->on_window(c->wl_state[i]);
-	gl_metrics_visit_reset(c->m, move_one, c->closing);
-	c->closing_idx = c->win_idx;
-	c->closing_start = c->win_start_ns;
-	c->closing_end = end_elapsed;
-	c->closing_phase = c->phase;
-	c->closing_fault = c->win_fault || ctl_active_faults(c) > 0;
-	c->closing_pending = 1;
-	c->win_fault = ctl_active_faults(c) > 0;
-	c->win_idx++;
-	c->win_start_ns = end_elapsed;
-	if (gl_store_run_progress(c->st, end_elapsed) != 0 || gl_store_flush(c->st, &err) != 0)
-		fail_store(c, "window");
-	gl_ctx_arm_at(c, c->ev_settle, end_elapsed + ctl_agents_settle_ns(c));
-	ctl_window_settle_check(c);
-}
-
-/* Close the current window at end_elapsed and open the next one. */
-static void close_window(struct gl_ctx *c, int64_t end_elapsed)
-{
-	struct gl_agg *agg;
-	struct gl_err err = { 0 };
-
 	if (c->closing) {
-		close_window_staged(c, end_elapsed);
-		return;
-	}
-	agg = c->sc->n_abort_rules || c->live ? gl_agg_new() : NULL;
-	for (int i = 0; i < c->sc->n_workloads; i++)
-		if (c->wl_started && c->sc->workloads[i].ops->on_window)
-			c->sc->workloads[i].ops->on_window(c->wl_state[i]);
-	if (write_window(c, end_elapsed, 1, agg) != 0) {
-		fail_store(c, "window");
-	}
-	if (agg) {
-		gl_agg_add_seconds(agg, (double)(end_elapsed - c->win_start_ns) / 1e9);
-		if (c->sc->n_abort_rules)
-			check_abort(c, agg, c->win_start_ns, end_elapsed);
-		gl_live_window(c->live, c->win_idx, agg, c->phase, c->win_fault || ctl_active_faults(c) > 0);
-		gl_agg_free(agg);
+		gl_metrics_visit_reset(c->m, move_one, c->closing);
+		c->closing_idx = c->win_idx;
+		c->closing_start = c->win_start_ns;
+		c->closing_end = end_elapsed;
+		c->closing_phase = c->phase;
+		c->closing_fault = fault;
+		c->closing_pending = 1;
+	} else {
+		write_closed(c, c->m, c->win_idx, c->win_start_ns, end_elapsed, c->phase, fault);
 	}
 	c->win_fault = ctl_active_faults(c) > 0;
 	c->win_idx++;
@@ -312,6 +289,11 @@ static void close_window(struct gl_ctx *c, int64_t end_elapsed)
 	 * the very end is never written. */
 	if (gl_store_run_progress(c->st, end_elapsed) != 0 || gl_store_flush(c->st, &err) != 0)
 		fail_store(c, "window");
+	if (c->closing) {
+		gl_ctx_arm_at(c, c->ev_settle, end_elapsed + ctl_agents_settle_ns(c));
+		ctl_window_settle_check(c);
+		return;
+	}
 	/* The WAL cut back at each window close once past its limit: it
 	 * stays at a few MiB for the run. */
 	gl_store_wal_trim(c->st);
@@ -336,7 +318,7 @@ static void set_phase(struct gl_ctx *c, int p)
 {
 	c->phase = p;
 	for (int i = 0; i < c->sc->n_workloads; i++)
-		if (c->agents && c->agents[i])
+		if (c->agents[i])
 			gl_agents_set_load(c->agents[i], c->sc->phases[p].load);
 		else if (c->wl_state[i] && c->sc->workloads[i].ops->set_load)
 			c->sc->workloads[i].ops->set_load(c->wl_state[i], c->sc->phases[p].load);
