@@ -51,12 +51,16 @@ python3 - "$T" "$SEED" "$N" <<'PY'
 import json, random, sys
 d, seed, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 rnd = random.Random(seed)
+# Case 00 always starts past its last row (validate must refuse it) and case
+# 01 is always well formed (it must run), so that both outcomes are covered
+# whatever the seed; the others are drawn freely.
 for i in range(n):
-    burst = rnd.random() < 0.6
+    force = "refuse" if i == 0 else "run" if i == 1 else None
+    burst = rnd.random() < 0.6 and force != "run"
     rows, t = [], 0.0
-    for _ in range(rnd.randint(0, 40)):
+    for _ in range(rnd.randint(3 if force == "run" else 0, 40)):
         t += rnd.choice([0, 0.01, 0.2, 1, 3, -2])           # some go back in time
-        k = rnd.random()
+        k = rnd.random() * (0.9 if force == "run" else 1)
         if burst:
             out = 0 if k < 0.3 else rnd.randint(1, 50)       # 0: failed in the original
             if k > 0.9:
@@ -75,15 +79,16 @@ for i in range(n):
             f.write("Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type\n")
         f.write("\n".join(rows) + ("\n" if rows else ""))
     extra = ""
-    if rnd.random() < 0.5: extra += ', "start": "%ds"' % rnd.choice([0, 1, 5, 30, 3600])
-    if rnd.random() < 0.3: extra += ', "end": "%ds"' % rnd.choice([1, 2, 10])
+    if force == "refuse": extra += ', "start": "3600s"'
+    elif force is None and rnd.random() < 0.5: extra += ', "start": "%ds"' % rnd.choice([0, 1, 5, 30, 3600])
+    if force is None and rnd.random() < 0.3: extra += ', "end": "%ds"' % rnd.choice([1, 2, 10])
     extra += ', "loop": %s' % rnd.choice(["true", "false"])
     if rnd.random() < 0.5: extra += ', "speed": %s' % rnd.choice([0.5, 1, 4, 100])
     with open("%s/case%02d" % (d, i), "w") as f:
         f.write("%s\t%s\n" % (name, extra))
 PY
 refused=0 ran=0 slow=0 term_bad=0
-for i in $(seq -w 0 $((N - 1))); do
+for i in $(seq -f %02g 0 $((N - 1))); do
 	IFS=$'\t' read -r name extra < "$T/case$i"
 	scenario "$T/c$i.json" "$name" "$extra" 6s
 	"$GAUNTLET" validate "$T/c$i.json" > "$T/c$i.v" 2>&1; vrc=$?
