@@ -7,6 +7,8 @@
  */
 #define _GNU_SOURCE   /* memmem */
 #include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -138,6 +140,91 @@ int gl_scontrol_state(const char *text, size_t len, char *st, size_t n)
 	return 0;
 }
 
+int gl_ibstat_state(const char *text, size_t len, char *st, size_t n)
+{
+	static const char key[] = "State:";
+	const char *p = text, *end = text ? text + len : NULL;
+
+	st[0] = '\0';
+	while (p && p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p)), *eol = nl ? nl : end;
+		while (p < eol && (*p == ' ' || *p == '\t'))
+			p++;
+		if ((size_t)(eol - p) >= sizeof(key) - 1 && !memcmp(p, key, sizeof(key) - 1)) {
+			size_t k = 0;
+			p += sizeof(key) - 1;
+			while (p < eol && (*p == ' ' || *p == '\t'))
+				p++;
+			for (; p + k < eol && p[k] && !strchr(" \t\r", p[k]); k++)
+				;
+			if (!k)
+				return -GL_EINVAL;
+			snprintf(st, n, "%.*s", (int)(k < n ? k : n - 1), p);
+			return 0;
+		}
+		p = nl ? nl + 1 : NULL;
+	}
+	return -GL_EINVAL;
+}
+
+/* ---- DCGM ---------------------------------------------------------------------- */
+
+int gl_dcgmi_dmon_value(const char *text, size_t len, int gpu, double *value)
+{
+	const char *p = text, *end = text ? text + len : NULL;
+
+	*value = 0;
+	while (p && p < end) {
+		const char *eol = memchr(p, '\n', (size_t)(end - p)), *q = p;
+		const char *stop = eol ? eol : end;
+		long id = -1;
+		char tok[64];
+		size_t k = 0;
+
+		while (q < stop && (*q == ' ' || *q == '\t'))
+			q++;
+		/* "GPU" and a blank, not "GPU-I" or "GPU-CI" */
+		if (stop - q > 4 && !memcmp(q, "GPU", 3) && (q[3] == ' ' || q[3] == '\t')) {
+			q += 3;
+			while (q < stop && (*q == ' ' || *q == '\t'))
+				q++;
+			if (q < stop && isdigit((unsigned char)*q)) {
+				id = 0;
+				while (q < stop && isdigit((unsigned char)*q) && id < 100000)
+					id = id * 10 + (*q++ - '0');
+				if (q < stop && *q != ' ' && *q != '\t')
+					id = -1;
+			}
+		}
+		if (id == gpu && gpu >= 0) {
+			char *e;
+			while (q < stop && (*q == ' ' || *q == '\t'))
+				q++;
+			while (q + k < stop && k + 1 < sizeof(tok) && !strchr(" \t\r", q[k]) && q[k])
+				tok[k] = q[k], k++;
+			tok[k] = '\0';
+			if (!strcmp(tok, "N/A"))
+				return 1;
+			if (!k || !(isdigit((unsigned char)tok[0]) || tok[0] == '-'))
+				return -GL_EINVAL;
+			*value = strtod(tok, &e);
+			if (*e || !isfinite(*value)) {
+				*value = 0;
+				return -GL_EINVAL;
+			}
+			return 0;
+		}
+		p = eol ? eol + 1 : NULL;
+	}
+	return -GL_EINVAL;
+}
+
+int gl_dcgmi_inject_ok(const char *text, size_t len)
+{
+	static const char ok[] = "Successfully injected";
+	return text && memmem(text, len, ok, sizeof(ok) - 1) != NULL;
+}
+
 int gl_slurm_state_drained(const char *st)
 {
 	for (const char *p = st; *p;) {
@@ -178,4 +265,82 @@ int gl_etcd_health_ok(const char *body, size_t len)
 int gl_etcd_put_ok(const char *body, size_t len)
 {
 	return has(body, len, "\"header\"") && !has(body, len, "\"error\"");
+}
+
+/* ---- model_swap: Deployments and model lists ------------------------------------ */
+
+static double num_or(const cJSON *o, const char *key, double def)
+{
+	const cJSON *v = gl_param(o, key);
+	return cJSON_IsNumber(v) ? v->valuedouble : def;
+}
+
+int gl_k8s_rollout_done(const cJSON *dep, char *why, size_t n)
+{
+	const cJSON *spec = gl_param(dep, "spec"), *st = gl_param(dep, "status"), *c;
+	double want = num_or(spec, "replicas", 1);
+	double updated = num_or(st, "updatedReplicas", 0), total = num_or(st, "replicas", 0);
+	double avail = num_or(st, "availableReplicas", 0);
+
+	snprintf(why, n, "waiting for the new pods");
+	cJSON_ArrayForEach(c, gl_param(st, "conditions")) {
+		const char *type = gl_param_str(c, "type"), *reason = gl_param_str(c, "reason");
+		const char *msg = gl_param_str(c, "message");
+		if (type && !strcmp(type, "Progressing") && reason && !strcmp(reason, "ProgressDeadlineExceeded")) {
+			snprintf(why, n, "the rollout exceeded its progress deadline: %.200s", msg ? msg : "");
+			return -1;
+		}
+	}
+	if (num_or(gl_param(dep, "metadata"), "generation", 0) > num_or(st, "observedGeneration", 0)) {
+		snprintf(why, n, "the controller has not seen the new generation yet");
+		return 0;
+	}
+	if (updated < want) {
+		snprintf(why, n, "%g of %g replicas updated", updated, want);
+		return 0;
+	}
+	if (total > updated) {
+		snprintf(why, n, "%g old replicas pending termination", total - updated);
+		return 0;
+	}
+	if (avail < updated) {
+		snprintf(why, n, "%g of %g updated replicas available", avail, updated);
+		return 0;
+	}
+	return 1;
+}
+
+int gl_k8s_container_index(const cJSON *dep, const char *name)
+{
+	const cJSON *cs = gl_param(gl_param(gl_param(gl_param(dep, "spec"), "template"), "spec"), "containers"), *c;
+	int i = 0;
+
+	if (!cJSON_IsArray(cs))
+		return -1;
+	if (!name)
+		return cJSON_GetArraySize(cs) == 1 && cJSON_IsObject(cJSON_GetArrayItem(cs, 0)) ? 0 : -1;
+	cJSON_ArrayForEach(c, cs) {
+		const char *cn = gl_param_str(c, "name");
+		if (cn && !strcmp(cn, name))
+			return i;
+		i++;
+	}
+	return -1;
+}
+
+int gl_oai_models_has(const cJSON *list, const char *id, const char *root, int *root_ok)
+{
+	const cJSON *it;
+
+	*root_ok = 0;
+	if (!id)
+		return 0;
+	cJSON_ArrayForEach(it, gl_param(list, "data")) {
+		const char *i = gl_param_str(it, "id"), *r = gl_param_str(it, "root");
+		if (i && !strcmp(i, id)) {
+			*root_ok = !root || !r || !strcmp(r, root);
+			return 1;
+		}
+	}
+	return 0;
 }

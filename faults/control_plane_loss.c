@@ -479,6 +479,39 @@ static void cp_describe(const cJSON *plan, struct gl_buf *out)
 	}
 }
 
+/* ---- dead-man's switch ------------------------------------------------------------- */
+
+#define CP_NONE_REDFISH "control_plane_loss/redfish acts through the BMC's Redfish API, not on a host"
+#define CP_NONE_EXEC "control_plane_loss/exec has no start command to revert with"
+
+/* What cp_revert runs on the host: exec's "start", signal's revert_argv. */
+static int cp_deadman(struct gl_ctx *c, const cJSON *plan, struct gl_host *h, struct gl_buf *script,
+		      struct gl_err *err)
+{
+	int rc;
+
+	if (is(plan, "signal"))
+		return gl_deadman_from_argv(c, plan, "control_plane_loss", "revert_argv", gl_cp_signal_script(), h,
+					    script, err);
+	if (is(plan, "exec") && gl_param(plan, "start"))
+		return gl_deadman_from_argv(c, plan, "control_plane_loss", "start", NULL, h, script, err);
+	if (!is(plan, "exec") && !is(plan, "redfish"))
+		return gl_errf(err, GL_EINVAL, "control_plane_loss: unknown method in the plan");
+	if ((rc = gl_plan_host(c, plan, "control_plane_loss", h, err)) != 0)
+		return rc;
+	gl_buf_printf(script, "%s", is(plan, "redfish") ? CP_NONE_REDFISH : CP_NONE_EXEC);
+	return GL_DEADMAN_NONE;
+}
+
+static const char *cp_deadman_none(const struct gl_fault_spec *f)
+{
+	if (!strcmp(f->method, "redfish"))
+		return CP_NONE_REDFISH;
+	if (!strcmp(f->method, "exec") && !gl_param(f->params, "start"))
+		return CP_NONE_EXEC;
+	return NULL;
+}
+
 const struct gl_fault_ops gl_fault_control_plane_loss = {
 	.kind = "control_plane_loss",
 	.methods = cp_methods,
@@ -491,4 +524,6 @@ const struct gl_fault_ops gl_fault_control_plane_loss = {
 	.describe = cp_describe,
 	.tools = cp_tools,
 	.preflight = cp_preflight,
+	.deadman = cp_deadman,
+	.deadman_none = cp_deadman_none,
 };

@@ -49,6 +49,9 @@ void gl_cp_check_env_name(const cJSON *o, struct gl_diag *d, const char *path, c
  * state file and the four steps' argv added to p). */
 void gl_cp_validate_signal(const struct gl_fault_spec *f, struct gl_diag *d, const char *path);
 int gl_cp_plan_signal(const struct gl_fault_spec *f, cJSON *p, struct gl_err *err);
+/* Its sh script, the text its steps' argv run (deadman scripts take it
+ * as it is, gauntlet's own text). */
+const char *gl_cp_signal_script(void);
 
 /* cplane_redfish.c: the redfish method's params; the BMC requests. */
 void gl_cp_validate_redfish(const struct gl_fault_spec *f, struct gl_diag *d, const char *path);

@@ -87,6 +87,11 @@ static const char cp_script[] =
 	"}\n"
 	GL_PROCSEL_SH_DISPATCH;
 
+const char *gl_cp_signal_script(void)
+{
+	return cp_script;
+}
+
 /* "KILL" or "STOP" (also with "SIG"), NULL otherwise. */
 static const char *signal_name(const char *s)
 {

@@ -54,13 +54,13 @@
 
 #include "bodies.h"
 #include "http.h"
+#include "nodestate.h"
 #include "params.h"
 #include "paths.h"
 #include "plan.h"
 #include "plugin.h"
 
 #define DW_CMD_TIMEOUT_MS 30000
-#define DW_HTTP_TIMEOUT_MS 15000
 #define DW_EVICT_DEADLINE_NS (120LL * 1000000000LL)
 #define DW_POLL_NS (200LL * 1000000LL)
 #define DW_VERIFY_WAIT_NS (10LL * 1000000000LL)
@@ -94,13 +94,7 @@ static void sleep_ns(int64_t ns)
 /* Slurm node names: letters, digits and _ . -, not starting with '-'. */
 static int slurm_node_ok(const char *s)
 {
-	size_t n = s ? strlen(s) : 0;
-	if (n == 0 || n > 63 || s[0] == '-')
-		return 0;
-	for (size_t i = 0; i < n; i++)
-		if (!isalnum((unsigned char)s[i]) && !strchr("_.-", s[i]))
-			return 0;
-	return 1;
+	return gl_slurm_node_ok(s);
 }
 
 /* Kubernetes object names (DNS subdomain): [a-z0-9.-], so they go into a
@@ -123,21 +117,7 @@ static int reason_ok(const char *s)
 /* http(s)://host[:port] without path, query or credentials */
 static int api_url_ok(const char *s)
 {
-	const char *h;
-	if (!s || strlen(s) > 200)
-		return 0;
-	if (!strncmp(s, "https://", 8))
-		h = s + 8;
-	else if (!strncmp(s, "http://", 7))
-		h = s + 7;
-	else
-		return 0;
-	if (!*h)
-		return 0;
-	for (; *h; h++)
-		if (!isalnum((unsigned char)*h) && !strchr(".-:[]", *h))
-			return 0;
-	return 1;
+	return gl_api_url_ok(s);
 }
 
 /* "v0.0.40" */
@@ -156,24 +136,7 @@ static int api_version_ok(const char *s)
 
 static void check_argv(const cJSON *params, struct gl_diag *d, const char *path, const char *key, int required)
 {
-	const cJSON *v = gl_param(params, key), *it;
-	char p[256];
-
-	snprintf(p, sizeof(p), "%s.params.%s", path, key);
-	if (!v) {
-		if (required)
-			gl_diag_error(d, params, p, "method exec needs params.%s: an argv array like [\"my-drain\", \"node1\"]", key);
-		return;
-	}
-	if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) == 0 || cJSON_GetArraySize(v) > DW_MAX_ARGS) {
-		gl_diag_error(d, v, p, "expected a non-empty argv array of at most %d strings", DW_MAX_ARGS);
-		return;
-	}
-	cJSON_ArrayForEach(it, v)
-		if (!cJSON_IsString(it)) {
-			gl_diag_error(d, it, p, "every argv element must be a string");
-			return;
-		}
+	gl_params_check_argv(params, d, path, key, required, DW_MAX_ARGS, "method exec");
 }
 
 static void check_string(const cJSON *params, struct gl_diag *d, const char *path, const char *key,
@@ -196,13 +159,7 @@ static int nonempty(const char *s)
 
 static int env_name_ok(const char *s)
 {
-	size_t n = s ? strlen(s) : 0;
-	if (n == 0 || n > 128 || isdigit((unsigned char)s[0]))
-		return 0;
-	for (size_t i = 0; i < n; i++)
-		if (!isalnum((unsigned char)s[i]) && s[i] != '_')
-			return 0;
-	return 1;
+	return gl_env_name_ok(s);
 }
 
 static void dw_validate(const struct gl_fault_spec *f, struct gl_diag *d, const char *path)
@@ -274,14 +231,7 @@ static void dw_validate(const struct gl_fault_spec *f, struct gl_diag *d, const 
 		check_string(f->params, d, path, "ca_bundle", nonempty, "a path to a CA bundle (PEM)");
 		check_string(f->params, d, path, "client_cert", nonempty, "a path to a client certificate (PEM)");
 		check_string(f->params, d, path, "client_key", nonempty, "a path to a client key (PEM)");
-		if (gl_param(f->params, "token_env") && gl_param(f->params, "token_file")) {
-			snprintf(p, sizeof(p), "%s.params.token_file", path);
-			gl_diag_error(d, gl_param(f->params, "token_file"), p, "give one of \"token_env\" or \"token_file\", not both");
-		}
-		if (!gl_param(f->params, "client_cert") != !gl_param(f->params, "client_key")) {
-			snprintf(p, sizeof(p), "%s.params.%s", path, gl_param(f->params, "client_cert") ? "client_key" : "client_cert");
-			gl_diag_error(d, f->params, p, "\"client_cert\" and \"client_key\" go together");
-		}
+		gl_params_check_k8s_creds(f->params, d, path);
 		v = gl_param(f->params, "evict");
 		snprintf(p, sizeof(p), "%s.params.evict", path);
 		if (v && !cJSON_IsBool(v))
@@ -522,22 +472,13 @@ static int run_ok(struct gl_ctx *c, const cJSON *plan, const char *key, const ch
 
 /* ---- slurm ------------------------------------------------------------------ */
 
-/* The node's State= value from `scontrol show node` into st. */
+/* The node's State= value from `scontrol show node` into st (nodestate.c). */
 static int slurm_state(struct gl_ctx *c, const cJSON *plan, char *st, size_t n, struct gl_err *err)
 {
-	struct gl_buf out = { 0 };
-	int status = 0, rc = run_cmd(c, plan, "show", &status, &out, err);
-	char line[300];
+	struct gl_host host;
+	int rc = gl_plan_host(c, plan, "drain_worker", &host, err);
 
-	if (rc)
-		return rc;
-	if (status != 0 || gl_scontrol_state(out.data, out.len, st, n) != 0) {
-		first_line(&out, line, sizeof(line));
-		rc = gl_errf(err, GL_EIO, "drain_worker: scontrol show node %s on '%s' %s%s%s", gl_param_str(plan, "node"),
-			     gl_param_str(plan, "host"), status ? "failed" : "printed no State=", line[0] ? ": " : "", line);
-	}
-	gl_buf_free(&out);
-	return rc;
+	return rc ? rc : gl_scontrol_node_state(&host, gl_param_str(plan, "node"), "drain_worker", st, n, err);
 }
 
 static int is_rest(const cJSON *plan)
@@ -569,40 +510,12 @@ static int slurm_wait(struct gl_ctx *c, const cJSON *plan, int want, struct gl_e
 
 /* ---- kubernetes ------------------------------------------------------------- */
 
-static void k8s_opts(const cJSON *plan, struct gl_http_opts *o)
-{
-	memset(o, 0, sizeof(*o));
-	o->token_env = gl_param_str(plan, "token_env");
-	o->token_file = gl_param_str(plan, "token_file");
-	o->ca_bundle = gl_param_str(plan, "ca_bundle");
-	o->client_cert = gl_param_str(plan, "client_cert");
-	o->client_key = gl_param_str(plan, "client_key");
-	o->deadline_ms = DW_HTTP_TIMEOUT_MS;
-	o->max_body = 32u << 20;   /* a pod list of a busy node */
-}
-
-/* One request; *status the HTTP status, *body (if given) the parsed JSON
- * reply (caller deletes). Errors name method, path and status. */
+/* One request (nodestate.c); *status the HTTP status, *body (if given)
+ * the parsed JSON reply (caller deletes). */
 static int k8s_req(const cJSON *plan, const char *method, const char *path, const char *ctype, const char *body,
 		   long *status, cJSON **json, struct gl_err *err)
 {
-	struct gl_http_opts o;
-	struct gl_http_resp r = { 0 };
-	char url[1024];
-	int rc;
-
-	k8s_opts(plan, &o);
-	/* kubernetes plans name the API server "api", slurmrestd ones "url" */
-	snprintf(url, sizeof(url), "%s%s", gl_param_str(plan, "api") ? gl_param_str(plan, "api") : gl_param_str(plan, "url"), path);
-	rc = gl_http_do(method, url, ctype, body, &o, &r, err);
-	*status = r.status;
-	if (rc == 0 && json) {
-		*json = r.body.data ? cJSON_ParseWithLength(r.body.data, r.body.len) : NULL;
-		if (!*json && r.status / 100 == 2)
-			rc = gl_errf(err, GL_EIO, "drain_worker: %s %s: the reply is not JSON", method, path);
-	}
-	gl_buf_free(&r.body);
-	return rc;
+	return gl_k8s_req(plan, "drain_worker", method, path, ctype, body, status, json, err);
 }
 
 /* "reason: message" of a Kubernetes Status reply, for errors */
@@ -691,24 +604,10 @@ static int k8s_cordon(const cJSON *plan, int on, struct gl_err *err)
 	return rc;
 }
 
-/* spec.unschedulable of the node, into *unsched. */
+/* spec.unschedulable of the node, into *unsched (nodestate.c). */
 static int k8s_unschedulable(const cJSON *plan, int *unsched, struct gl_err *err)
 {
-	char path[512], why[300];
-	cJSON *j = NULL;
-	long st = 0;
-	int rc;
-
-	snprintf(path, sizeof(path), "/api/v1/nodes/%s", gl_param_str(plan, "node"));
-	rc = k8s_req(plan, "GET", path, NULL, NULL, &st, &j, err);
-	if (rc == 0 && st != 200) {
-		k8s_why(j, why, sizeof(why));
-		rc = gl_errf(err, GL_EIO, "drain_worker: GET %s answered %ld%s%s", path, st, why[0] ? " " : "", why);
-	}
-	if (rc == 0)
-		*unsched = gl_k8s_node_unschedulable(j);
-	cJSON_Delete(j);
-	return rc;
+	return gl_k8s_get_unschedulable(plan, "drain_worker", unsched, err);
 }
 
 /* Evict one pod, retrying 429 with backoff until end_ns. */
@@ -1027,6 +926,42 @@ static void dw_describe(const cJSON *plan, struct gl_buf *out)
 		      gl_param_str(plan, "client_cert") ? " client certificate" : "");
 }
 
+/* ---- dead-man's switch --------------------------------------------------------- */
+
+#define DW_NONE_REST "drain_worker/slurm via slurmrestd acts through slurmrestd's API, not on a host"
+#define DW_NONE_K8S "drain_worker/kubernetes acts through the Kubernetes API, not on a host"
+
+/* What dw_revert runs on the host: plan "resume" (scontrol's, or the
+ * user's own); the API methods have no host to run on. */
+static int dw_deadman(struct gl_ctx *c, const cJSON *plan, struct gl_host *h, struct gl_buf *script,
+		      struct gl_err *err)
+{
+	enum dw_method m = plan_method(plan);
+	int rc;
+
+	if (m == DW_EXEC || (m == DW_SLURM && !is_rest(plan)))
+		return gl_deadman_from_argv(c, plan, "drain_worker", "resume", NULL, h, script, err);
+	if ((rc = gl_plan_host(c, plan, "drain_worker", h, err)) != 0)
+		return rc;
+	gl_buf_printf(script, "%s", m == DW_K8S ? DW_NONE_K8S : DW_NONE_REST);
+	return GL_DEADMAN_NONE;
+}
+
+static const char *dw_deadman_none(const struct gl_fault_spec *f)
+{
+	const char *via = gl_param_str(f->params, "via");
+
+	switch (method_of(f->method)) {
+	case DW_SLURM:
+		return via && !strcmp(via, "slurmrestd") ? DW_NONE_REST : NULL;
+	case DW_K8S:
+		return DW_NONE_K8S;
+	case DW_EXEC:
+		break;
+	}
+	return NULL;
+}
+
 const struct gl_fault_ops gl_fault_drain_worker = {
 	.kind = "drain_worker",
 	.methods = dw_methods,
@@ -1039,4 +974,6 @@ const struct gl_fault_ops gl_fault_drain_worker = {
 	.verify_revert = dw_verify_revert,
 	.describe = dw_describe,
 	.preflight = dw_preflight,
+	.deadman = dw_deadman,
+	.deadman_none = dw_deadman_none,
 };

@@ -23,24 +23,7 @@
 
 static void check_argv(const cJSON *a, struct gl_diag *d, const char *path, const char *key, int required)
 {
-	const cJSON *v = gl_param(a, key), *it;
-	char p[256];
-
-	snprintf(p, sizeof(p), "%s.params.%s", path, key);
-	if (!v) {
-		if (required)
-			gl_diag_error(d, a, path, "kind exec needs params.%s: an argv array like [\"systemctl\", \"stop\", \"x\"]", key);
-		return;
-	}
-	if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) == 0 || cJSON_GetArraySize(v) > EXEC_MAX_ARGS) {
-		gl_diag_error(d, v, p, "expected a non-empty argv array of at most %d strings", EXEC_MAX_ARGS);
-		return;
-	}
-	cJSON_ArrayForEach(it, v)
-		if (!cJSON_IsString(it)) {
-			gl_diag_error(d, it, p, "every argv element must be a string");
-			return;
-		}
+	gl_params_check_argv(a, d, path, key, required, EXEC_MAX_ARGS, "kind exec");
 }
 
 static void ex_validate(const struct gl_fault_spec *f, struct gl_diag *d, const char *path)
@@ -190,6 +173,26 @@ static void ex_describe(const cJSON *plan, struct gl_buf *out)
 	}
 }
 
+/* The watcher runs the user's revert argv as it is: exec's revert step. */
+static int ex_deadman(struct gl_ctx *c, const cJSON *plan, struct gl_host *h, struct gl_buf *script,
+		      struct gl_err *err)
+{
+	int rc;
+
+	if (!gl_param(plan, "revert")) {
+		if ((rc = gl_plan_host(c, plan, "exec", h, err)) != 0)
+			return rc;
+		gl_buf_printf(script, "exec fault has no revert command");
+		return GL_DEADMAN_NONE;
+	}
+	return gl_deadman_from_argv(c, plan, "exec", "revert", NULL, h, script, err);
+}
+
+static const char *ex_deadman_none(const struct gl_fault_spec *f)
+{
+	return gl_param(f->params, "revert") ? NULL : "exec fault has no revert command";
+}
+
 const struct gl_fault_ops gl_fault_exec = {
 	.kind = "exec",
 	.validate = ex_validate,
@@ -200,4 +203,6 @@ const struct gl_fault_ops gl_fault_exec = {
 	.verify_revert = ex_verify_revert,
 	.describe = ex_describe,
 	.preflight = ex_preflight,
+	.deadman = ex_deadman,
+	.deadman_none = ex_deadman_none,
 };

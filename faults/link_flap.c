@@ -23,7 +23,8 @@
  * loop: its command line names the pid file), waits for it to end, removes
  * the pid file and forces the link up, from the plan alone, as often as
  * asked. verify: the link is down or the loop runs; verify_revert: the link
- * is UP and no loop runs.
+ * is UP and no loop runs. The loop and its scripts are deadman.c's, shared
+ * with fabric_port.
  *
  * loss: params {"interface": IF, "percent": P} (0 < P <= 100, steps of
  * 0.01). An nftables table of its own, inet gauntlet_ID, with input, output
@@ -50,22 +51,20 @@
  * argv arrays; the ip method's sh scripts contain only validated values.
  */
 #include <ctype.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <unistd.h>
 
+#include "deadman.h"
 #include "hostrun.h"
 #include "params.h"
 #include "plan.h"
 #include "plugin.h"
 
 #define LF_CMD_TIMEOUT_MS 30000
-#define LF_PID_DIR "/run/gauntlet"
 #define LF_MAX_COUNT 1000000
 #define LF_MAX_FLAP_NS (366LL * 24 * 3600 * 1000000000LL)   /* a year of flapping */
 #define LF_SCRIPT_MAX 4096
@@ -93,20 +92,6 @@ static enum lf_method method_of(const char *m)
 
 /* ---- values that reach commands ------------------------------------------- */
 
-/* Interface names as the kernel allows them, minus anything a shell or a
- * command line could read as more than a name. */
-static int ifname_ok(const char *s)
-{
-	size_t n = s ? strlen(s) : 0;
-
-	if (n == 0 || n > 15 || s[0] == '-' || !strcmp(s, ".") || strstr(s, ".."))
-		return 0;
-	for (size_t i = 0; i < n; i++)
-		if (!isalnum((unsigned char)s[i]) && !strchr("_.:-", s[i]))
-			return 0;
-	return 1;
-}
-
 /* "<digits>[.<digits>]<unit>" with a unit from the list; 1 when it matches
  * and the number is not zero. */
 static int tc_value_ok(const char *s, const char *const *units)
@@ -127,15 +112,6 @@ static int tc_value_ok(const char *s, const char *const *units)
 		if (!strcasecmp(p, units[i]))
 			return 1;
 	return 0;
-}
-
-/* Names and paths made from a fault id keep [A-Za-z0-9_.-]. */
-static void sanitize_id(const char *id, char *out, size_t n)
-{
-	size_t i = 0;
-	for (; id[i] && i + 1 < n; i++)
-		out[i] = isalnum((unsigned char)id[i]) || strchr("_.-", id[i]) ? id[i] : '_';
-	out[i] = '\0';
 }
 
 
@@ -232,7 +208,7 @@ static int parse_params(const struct gl_fault_spec *f, struct lf_params *p, stru
 	v = gl_param(params, "interface");
 	if (!v)
 		perr(d, &n_err, params, path, NULL, "kind link_flap needs params.interface (e.g. \"eth0\")");
-	else if (!cJSON_IsString(v) || !ifname_ok(v->valuestring))
+	else if (!cJSON_IsString(v) || !gl_ifname_ok(v->valuestring))
 		perr(d, &n_err, v, path, "interface",
 		     "expected an interface name: 1-15 characters from A-Z a-z 0-9 _ . : - , not starting with '-'");
 	else
@@ -329,24 +305,11 @@ static const char *jstr(const cJSON *o, const char *key)
 
 
 
-static void nonce_hex(char *out, size_t n)
-{
-	unsigned char r[4] = { 0 };
-	int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
-	uint64_t t = (uint64_t)gl_now_ns() ^ ((uint64_t)getpid() << 32);
-
-	if (fd < 0 || read(fd, r, sizeof(r)) != (ssize_t)sizeof(r))
-		memcpy(r, &t, sizeof(r));
-	if (fd >= 0)
-		close(fd);
-	snprintf(out, n, "%02x%02x%02x%02x", r[0], r[1], r[2], r[3]);
-}
-
 static int lf_plan(const struct gl_scenario *s, const struct gl_fault_spec *f, cJSON **plan, struct gl_err *err)
 {
 	const struct gl_host *h = gl_scenario_host(s, f->target);
 	struct lf_params p;
-	char id[GL_NAME_MAX], name[192], nonce[16];
+	char id[GL_NAME_MAX], name[192];
 	cJSON *o;
 
 	if (!h)
@@ -360,11 +323,10 @@ static int lf_plan(const struct gl_scenario *s, const struct gl_fault_spec *f, c
 	cJSON_AddStringToObject(o, "method", lf_methods[p.m]);
 	gl_plan_put_host(o, h);
 	cJSON_AddStringToObject(o, "interface", p.ifname);
-	sanitize_id(f->id, id, sizeof(id));
+	gl_file_safe_id(f->id, id, sizeof(id));
 	switch (p.m) {
 	case LF_IP:
-		nonce_hex(nonce, sizeof(nonce));
-		snprintf(name, sizeof(name), "%s/link_flap.%s.%s.pid", LF_PID_DIR, id, nonce);
+		gl_deadman_pid_file(name, sizeof(name), "link_flap", f->id);
 		cJSON_AddStringToObject(o, "pid_file", name);
 		cJSON_AddNumberToObject(o, "down_us", (double)(p.down_ns / 1000));
 		cJSON_AddNumberToObject(o, "up_us", (double)(p.up_ns / 1000));
@@ -407,16 +369,13 @@ static int read_plan(struct gl_ctx *c, const cJSON *plan, struct lf_plan *p, str
 	if (gl_plan_host(c, plan, "link_flap", &p->host, err) != 0)
 		return -GL_EINVAL;
 	v = jstr(plan, "interface");
-	if (copy_checked(p->ifname, sizeof(p->ifname), v, ifname_ok(v), "interface", err))
+	if (copy_checked(p->ifname, sizeof(p->ifname), v, gl_ifname_ok(v), "interface", err))
 		return -GL_EINVAL;
 	switch (p->m) {
 	case LF_IP:
-		/* LF_PID_DIR/link_flap.NAME with no '/' in NAME: it stays in its dir */
 		v = jstr(plan, "pid_file");
 		if (copy_checked(p->pid_file, sizeof(p->pid_file), v,
-				 v && !strncmp(v, LF_PID_DIR "/link_flap.", strlen(LF_PID_DIR "/link_flap.")) &&
-				 gl_word_ok(v + strlen(LF_PID_DIR "/link_flap."), "_.-", sizeof(p->pid_file) - 1),
-				 "pid_file", err))
+				 gl_deadman_pid_file_ok(v, "link_flap", sizeof(p->pid_file)), "pid_file", err))
 			return -GL_EINVAL;
 		n = gl_param(plan, "down_us");
 		p->down_us = cJSON_IsNumber(n) && n->valuedouble > 0 ? (int64_t)n->valuedouble : 5000000;
@@ -460,36 +419,17 @@ enum lf_step { STEP_INJECT, STEP_VERIFY, STEP_REVERT, STEP_VERIFY_REVERT, STEP_A
 struct lf_cmd {
 	const char *argv[16];
 	char script[LF_SCRIPT_MAX];
+	char down_cmd[64], up_cmd[64];
 };
-
-/* Seconds for sleep(1), real time: scenario time divided by the scale. */
-static void sleep_arg(int64_t us, double scale, char *out, size_t n)
-{
-	double s = (double)us / 1e6 / (scale > 0 ? scale : 1);
-	if (us > 0 && s < 0.001)
-		s = 0.001;
-	snprintf(out, n, "%.3f", s);
-}
-
-/* The shell function that says whether pid $1 still runs the flap loop:
- * its command line names the pid file (a reused pid would not). A zombie
- * has an empty command line, so it counts as gone. */
-static int alive_fn(char *out, size_t n, const struct lf_plan *p)
-{
-	return snprintf(out, n,
-			"alive() { tr \"\\0\" \" \" <\"/proc/$1/cmdline\" 2>/dev/null | grep -qF \"%s\"; }; "
-			"p=$(cat \"%s\" 2>/dev/null); case \"$p\" in \"\"|*[!0-9]*) p=;; esac; "
-			"if [ -n \"$p\" ] && ! alive \"$p\"; then p=; fi; ",
-			p->pid_file, p->pid_file);
-}
 
 /* Build step's command into c (ip's verify steps: `ip -o link show`, whose
  * flags are read in C). scale shapes the ip loop's sleeps. Returns 0, or -1
  * for a method without commands. */
 static int build_cmd(const struct lf_plan *p, enum lf_step step, double scale, struct lf_cmd *c)
 {
-	int n = 0, k;
+	int n = 0;
 	char down[32], up[32], rule[64];
+	struct gl_deadman dm;
 
 	memset(c, 0, sizeof(*c));
 	switch (p->m) {
@@ -503,33 +443,18 @@ static int build_cmd(const struct lf_plan *p, enum lf_step step, double scale, s
 		c->argv[n++] = "sh";
 		c->argv[n++] = "-c";
 		c->argv[n++] = c->script;
-		if (step == STEP_INJECT) {
-			sleep_arg(p->down_us, scale, down, sizeof(down));
-			sleep_arg(p->up_us, scale, up, sizeof(up));
-			/* The loop (inner script) holds only double quotes, so it
-			 * sits inside single quotes as setsid's argument. */
-			snprintf(c->script, sizeof(c->script),
-				 "set -e; mkdir -p %s; ip link set dev %s down; "
-				 "setsid sh -c 'trap \"ip link set dev %s up; rm -f %s; exit 0\" TERM INT HUP; "
-				 "echo $$ >%s; i=1; while :; do sleep %s; ip link set dev %s up; "
-				 "[ $i -ge %ld ] && break; sleep %s; ip link set dev %s down; i=$((i+1)); done; "
-				 "rm -f %s' </dev/null >/dev/null 2>&1 & "
-				 "i=0; while [ ! -s %s ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i+1)); done; "
-				 "[ -s %s ] || { echo \"the flap loop did not start (no pid in %s)\" >&2; exit 1; }",
-				 LF_PID_DIR, p->ifname, p->ifname, p->pid_file, p->pid_file, down, p->ifname, p->count, up,
-				 p->ifname, p->pid_file, p->pid_file, p->pid_file, p->pid_file);
-		} else if (step == STEP_ALIVE) {
-			k = alive_fn(c->script, sizeof(c->script), p);
-			snprintf(c->script + k, sizeof(c->script) - (size_t)k, "[ -n \"$p\" ] && echo \"flap loop pid $p\"");
-		} else {   /* STEP_REVERT */
-			k = alive_fn(c->script, sizeof(c->script), p);
-			snprintf(c->script + k, sizeof(c->script) - (size_t)k,
-				 "if [ -n \"$p\" ]; then kill -TERM -\"$p\" 2>/dev/null || kill -TERM \"$p\" 2>/dev/null; "
-				 "i=0; while alive \"$p\" && [ $i -lt 100 ]; do sleep 0.05; i=$((i+1)); done; "
-				 "if alive \"$p\"; then kill -KILL -\"$p\" 2>/dev/null; fi; fi; "
-				 "rm -f \"%s\"; ip link set dev %s up",
-				 p->pid_file, p->ifname);
-		}
+		snprintf(c->down_cmd, sizeof(c->down_cmd), "ip link set dev %s down", p->ifname);
+		snprintf(c->up_cmd, sizeof(c->up_cmd), "ip link set dev %s up", p->ifname);
+		gl_deadman_sleep_arg(p->down_us, scale, down, sizeof(down));
+		gl_deadman_sleep_arg(p->up_us, scale, up, sizeof(up));
+		dm = (struct gl_deadman){ .pid_file = p->pid_file, .down_cmd = c->down_cmd, .up_cmd = c->up_cmd,
+					  .what = "flap loop", .down_s = down, .up_s = up, .count = p->count };
+		if (step == STEP_INJECT)
+			gl_deadman_inject_script(c->script, sizeof(c->script), &dm);
+		else if (step == STEP_ALIVE)
+			gl_deadman_alive_script(c->script, sizeof(c->script), &dm);
+		else   /* STEP_REVERT */
+			gl_deadman_revert_script(c->script, sizeof(c->script), &dm);
 		return 0;
 	case LF_LOSS:
 		c->argv[n++] = "nft";
@@ -597,25 +522,6 @@ static int fail_cmd(const struct lf_plan *p, const char *what, const struct lf_c
 		       strcmp(c->argv[0], "sh") ? "'" : "", status, out[0] ? ": " : "", gl_first_line(out));
 }
 
-/* 1 when `ip -o link show` output shows the UP flag, 0 when not, -1 when
- * there are no flags to read. */
-static int link_is_up(const char *out)
-{
-	const char *lt = strchr(out, '<'), *gt = lt ? strchr(lt, '>') : NULL;
-	char flags[256];
-
-	if (!lt || !gt || (size_t)(gt - lt) >= sizeof(flags))
-		return -1;
-	snprintf(flags, sizeof(flags), ",%.*s,", (int)(gt - lt - 1), lt + 1);
-	return strstr(flags, ",UP,") != NULL;
-}
-
-/* Output saying the interface does not exist (ip link, tc). */
-static int no_such_device(const char *out)
-{
-	return strstr(out, "Cannot find device") || strstr(out, "does not exist");
-}
-
 static int lf_inject(struct gl_ctx *c, const cJSON *plan, struct gl_err *err)
 {
 	struct lf_plan p;
@@ -646,11 +552,11 @@ static int ip_link_state(const struct lf_plan *p, int *up, struct gl_err *err)
 	if (run_cmd(p, &cmd, &status, out, sizeof(out), err) != 0)
 		return -GL_EIO;
 	*up = -1;
-	if (status != 0 && no_such_device(out))
+	if (status != 0 && gl_no_such_device(out))
 		return 0;
 	if (status != 0)
 		return fail_cmd(p, "check", &cmd, status, out, err);
-	*up = link_is_up(out);
+	*up = gl_link_is_up(out);
 	if (*up < 0)
 		return gl_errf(err, GL_EIO, "link_flap on host '%s': no link flags in '%s'", p->host.name, gl_first_line(out));
 	return 0;
@@ -741,7 +647,7 @@ static int lf_revert(struct gl_ctx *c, const cJSON *plan, struct gl_err *err)
 	/* An interface that is gone has nothing left to undo (and a revert
 	 * that can never succeed would keep the run "injected" for ever); say
 	 * so, since a vanished link is news to whoever reads the run. */
-	if (p.m != LF_LOSS && no_such_device(out)) {
+	if (p.m != LF_LOSS && gl_no_such_device(out)) {
 		/* gl_warn, not gl_ctx_event: hooks run on the executor thread */
 		gl_warn("fault: link_flap revert: interface %s is gone from host '%s'; nothing to undo", p.ifname,
 			p.host.name);
@@ -785,7 +691,7 @@ static int lf_verify_revert(struct gl_ctx *c, const cJSON *plan, struct gl_err *
 		build_cmd(&p, STEP_VERIFY_REVERT, 1, &cmd);
 		if (run_cmd(&p, &cmd, &status, out, sizeof(out), err) != 0)
 			return -GL_EIO;
-		if (status != 0 && no_such_device(out))
+		if (status != 0 && gl_no_such_device(out))
 			return 0;
 		if (status != 0)
 			return fail_cmd(&p, "verify_revert", &cmd, status, out, err);
@@ -858,11 +764,7 @@ static void describe_step(struct gl_buf *out, const struct lf_plan *p, const cha
 	struct lf_cmd cmd;
 
 	build_cmd(p, step, 1, &cmd);
-	gl_buf_printf(out, "  %s: ", label);
-	if (p->host.netns[0])
-		gl_buf_printf(out, "ip netns exec %s ", p->host.netns);
-	gl_buf_append_argv(out, cmd.argv);
-	gl_buf_printf(out, "\n");
+	gl_buf_describe_step(out, &p->host, label, cmd.argv);
 }
 
 static void lf_describe(const cJSON *plan, struct gl_buf *out)
@@ -892,6 +794,24 @@ static void lf_describe(const cJSON *plan, struct gl_buf *out)
 		gl_buf_printf(out, "    (the link has the UP flag, and the loop check above finds nothing)\n");
 }
 
+/* The revert step's command as lf_revert builds and runs it: ip's script
+ * (stop the flap loop, link up), loss's nft delete table, rate's tc qdisc
+ * del. */
+static int lf_deadman(struct gl_ctx *c, const cJSON *plan, struct gl_host *h, struct gl_buf *script,
+		      struct gl_err *err)
+{
+	struct lf_plan p;
+	struct lf_cmd cmd;
+
+	if (read_plan(c, plan, &p, err) != 0)
+		return -GL_EINVAL;
+	*h = p.host;
+	if (build_cmd(&p, STEP_REVERT, 1, &cmd) != 0 ||
+	    gl_deadman_argv_sh(script, cmd.argv, p.m == LF_IP ? cmd.script : NULL) != 0)
+		return gl_errf(err, GL_EINVAL, "link_flap: the revert command cannot go into a watcher script");
+	return 0;
+}
+
 const struct gl_fault_ops gl_fault_link_flap = {
 	.kind = "link_flap",
 	.methods = lf_methods,
@@ -904,4 +824,5 @@ const struct gl_fault_ops gl_fault_link_flap = {
 	.verify_revert = lf_verify_revert,
 	.describe = lf_describe,
 	.preflight = lf_preflight,
+	.deadman = lf_deadman,
 };

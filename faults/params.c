@@ -3,10 +3,12 @@
  */
 #include "params.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "http.h"
 #include "units.h"
 
 const cJSON *gl_param(const cJSON *o, const char *key)
@@ -70,4 +72,73 @@ int gl_params_check_keys(const cJSON *o, const char *const *keys, const char *wh
 	cJSON_ArrayForEach(it, o)
 		n += gl_params_check_key(it, keys, what, d, path);
 	return n;
+}
+
+int gl_env_name_ok(const char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+	if (n == 0 || n > 128 || isdigit((unsigned char)s[0]))
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (!isalnum((unsigned char)s[i]) && s[i] != '_')
+			return 0;
+	return 1;
+}
+
+const char *gl_url_after_scheme(const char *s)
+{
+	if (s && !strncmp(s, "https://", 8))
+		return s + 8;
+	if (s && !strncmp(s, "http://", 7))
+		return s + 7;
+	return NULL;
+}
+
+void gl_params_check_argv(const cJSON *params, struct gl_diag *d, const char *path, const char *key, int required,
+			  int max, const char *what)
+{
+	const cJSON *v = gl_param(params, key), *it;
+	char p[256];
+
+	snprintf(p, sizeof(p), "%s.params.%s", path, key);
+	if (!v) {
+		if (required)
+			gl_diag_error(d, params, p, "%s needs params.%s: an argv array like [\"my-tool\", \"arg\"]", what, key);
+		return;
+	}
+	if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) == 0 || cJSON_GetArraySize(v) > max) {
+		gl_diag_error(d, v, p, "expected a non-empty argv array of at most %d strings", max);
+		return;
+	}
+	cJSON_ArrayForEach(it, v)
+		if (!cJSON_IsString(it)) {
+			gl_diag_error(d, it, p, "every argv element must be a string");
+			return;
+		}
+}
+
+void gl_params_check_k8s_creds(const cJSON *params, struct gl_diag *d, const char *path)
+{
+	char p[256];
+
+	if (gl_param(params, "token_env") && gl_param(params, "token_file")) {
+		snprintf(p, sizeof(p), "%s.params.token_file", path);
+		gl_diag_error(d, gl_param(params, "token_file"), p, "give one of \"token_env\" or \"token_file\", not both");
+	}
+	if (!gl_param(params, "client_cert") != !gl_param(params, "client_key")) {
+		snprintf(p, sizeof(p), "%s.params.%s", path, gl_param(params, "client_cert") ? "client_key" : "client_cert");
+		gl_diag_error(d, params, p, "\"client_cert\" and \"client_key\" go together");
+	}
+}
+
+void gl_k8s_http_opts(const cJSON *plan, struct gl_http_opts *o, int64_t deadline_ms, size_t max_body)
+{
+	memset(o, 0, sizeof(*o));
+	o->token_env = gl_param_str(plan, "token_env");
+	o->token_file = gl_param_str(plan, "token_file");
+	o->ca_bundle = gl_param_str(plan, "ca_bundle");
+	o->client_cert = gl_param_str(plan, "client_cert");
+	o->client_key = gl_param_str(plan, "client_key");
+	o->deadline_ms = deadline_ms;
+	o->max_body = max_body;
 }

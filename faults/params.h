@@ -38,4 +38,23 @@ int gl_params_check_key(const cJSON *it, const char *const *keys, const char *wh
 int gl_params_check_keys(const cJSON *o, const char *const *keys, const char *what, struct gl_diag *d,
 			 const char *path);
 
+/* An environment variable's name: letters, digits and '_', not starting
+ * with a digit, at most 128 bytes (where tokens and keys are read from). */
+int gl_env_name_ok(const char *s);
+/* What follows "http://" or "https://" in s, or NULL for another scheme. */
+const char *gl_url_after_scheme(const char *s);
+/* params[key], when present (or required), is a non-empty array of at most
+ * max strings (an argv, never run through a shell); errors at
+ * "PATH.params.KEY", the missing one naming what: "method exec". */
+void gl_params_check_argv(const cJSON *params, struct gl_diag *d, const char *path, const char *key, int required,
+			  int max, const char *what);
+/* The Kubernetes credentials of params: at most one of token_env and
+ * token_file, client_cert and client_key together. */
+void gl_params_check_k8s_creds(const cJSON *params, struct gl_diag *d, const char *path);
+
+struct gl_http_opts;
+/* HTTP options from a plan's Kubernetes credentials (token_env,
+ * token_file, ca_bundle, client_cert, client_key). */
+void gl_k8s_http_opts(const cJSON *plan, struct gl_http_opts *o, int64_t deadline_ms, size_t max_body);
+
 #endif

@@ -487,10 +487,24 @@ static int run_argv(const struct pt_plan *p, const char *const *argv, int64_t ti
 	return gl_run_trim(&p->host, argv, timeout_ms, GL_RUN_TIMEOUT_OK, "partition", status, out, n_out, err);
 }
 
+/* `nft VERB table inet TABLE` into argv (6 slots): what revert and the
+ * dead-man's switch run alike. */
+static void nft_table_argv(const struct pt_plan *p, const char *verb, const char **argv)
+{
+	argv[0] = "nft";
+	argv[1] = verb;
+	argv[2] = "table";
+	argv[3] = "inet";
+	argv[4] = p->table;
+	argv[5] = NULL;
+}
+
 static int nft_table(const struct pt_plan *p, const char *verb, int *status, char *out, size_t n_out,
 		     struct gl_err *err)
 {
-	const char *argv[] = { "nft", verb, "table", "inet", p->table, NULL };
+	const char *argv[6];
+
+	nft_table_argv(p, verb, argv);
 	return run_argv(p, argv, PT_CMD_TIMEOUT_MS, status, out, n_out, err);
 }
 
@@ -727,6 +741,24 @@ out:
 	free(p);
 }
 
+/* pt_revert's one command: nft delete table inet TABLE. */
+static int pt_deadman(struct gl_ctx *c, const cJSON *plan, struct gl_host *h, struct gl_buf *script,
+		      struct gl_err *err)
+{
+	struct pt_plan *p = plan_new(c, plan, err);
+	const char *argv[6];
+	int rc = 0;
+
+	if (!p)
+		return -GL_EINVAL;
+	*h = p->host;
+	nft_table_argv(p, "delete", argv);
+	if (gl_deadman_argv_sh(script, argv, NULL) != 0)
+		rc = gl_errf(err, GL_EINVAL, "partition: the revert command cannot go into a watcher script");
+	free(p);
+	return rc;
+}
+
 const struct gl_fault_ops gl_fault_partition = {
 	.kind = "partition",
 	.methods = pt_methods,
@@ -738,4 +770,5 @@ const struct gl_fault_ops gl_fault_partition = {
 	.verify_revert = pt_verify_revert,
 	.describe = pt_describe,
 	.preflight = pt_preflight,
+	.deadman = pt_deadman,
 };

@@ -94,3 +94,112 @@ void gl_buf_append_word(struct gl_buf *b, const char *word)
 	const char *one[] = { word ? word : "", NULL };
 	gl_buf_append_argv(b, one);
 }
+
+void gl_buf_describe_step(struct gl_buf *b, const struct gl_host *h, const char *label, const char *const *argv)
+{
+	gl_buf_printf(b, "  %s: ", label);
+	if (h->netns[0])
+		gl_buf_printf(b, "ip netns exec %s ", h->netns);
+	gl_buf_append_argv(b, argv);
+	gl_buf_printf(b, "\n");
+}
+
+int gl_buf_append_sh(struct gl_buf *b, const char *const *argv)
+{
+	for (int i = 0; argv[i]; i++)
+		for (const char *q = argv[i]; *q; q++)
+			if ((unsigned char)*q < 0x20 || *q == 0x7f)
+				return -1;
+	gl_buf_append_argv(b, argv);   /* without control characters: plain or '...' */
+	return 0;
+}
+
+int gl_plan_argv_sh(const cJSON *plan, const char *key, struct gl_buf *b)
+{
+	const cJSON *a = cJSON_GetObjectItemCaseSensitive(plan, key), *it;
+	const char *argv[64];
+	int n = 0;
+
+	if (!cJSON_IsArray(a))
+		return -1;
+	cJSON_ArrayForEach(it, a) {
+		if (n >= 63 || !cJSON_IsString(it))
+			return -1;
+		argv[n++] = it->valuestring;
+	}
+	argv[n] = NULL;
+	if (!n || gl_buf_append_sh(b, argv) != 0)
+		return -1;
+	gl_buf_printf(b, "\n");
+	return 0;
+}
+
+/* 1 when the text from b->data + from on holds a line that is exactly
+ * GL_WATCHER_EOF. */
+static int has_eof_line(const struct gl_buf *b, size_t from)
+{
+	size_t k = strlen(GL_WATCHER_EOF);
+	const char *q = b->data ? b->data + from : "";
+
+	for (;;) {
+		size_t len = strcspn(q, "\n");
+		if (len == k && !strncmp(q, GL_WATCHER_EOF, k))
+			return 1;
+		if (!q[len])
+			return 0;
+		q += len + 1;
+	}
+}
+
+int gl_deadman_argv_sh(struct gl_buf *b, const char *const *argv, const char *sh_script)
+{
+	size_t start = b->len;
+	int cut = b->cut, bad = !argv || !argv[0];
+
+	for (int i = 0; !bad && argv[i]; i++) {
+		const char *one[] = { argv[i], NULL };
+		gl_buf_printf(b, "%s", i ? " " : "");
+		if (!sh_script || strcmp(argv[i], sh_script)) {
+			bad = gl_buf_append_sh(b, one) != 0;
+			continue;
+		}
+		/* the kind's own script: '...' with each ' as '\'' */
+		gl_buf_printf(b, "'");
+		for (const char *q = argv[i]; *q; q++)
+			gl_buf_printf(b, *q == '\'' ? "'\\''" : "%c", *q);
+		gl_buf_printf(b, "'");
+	}
+	gl_buf_printf(b, "\n");
+	if (bad || b->cut || has_eof_line(b, start)) {
+		/* none of it: a half command must not reach the watcher */
+		b->len = start;
+		if (b->data)
+			b->data[start] = '\0';
+		b->cut = cut;
+		return -1;
+	}
+	return 0;
+}
+
+int gl_deadman_from_argv(struct gl_ctx *c, const cJSON *plan, const char *kind, const char *key,
+			 const char *sh_script, struct gl_host *h, struct gl_buf *script, struct gl_err *err)
+{
+	const cJSON *a = cJSON_GetObjectItemCaseSensitive(plan, key), *it;
+	const char *argv[64];
+	int n = 0, rc;
+
+	if ((rc = gl_plan_host(c, plan, kind, h, err)) != 0)
+		return rc;
+	if (!cJSON_IsArray(a))
+		return gl_errf(err, GL_EINVAL, "%s: the plan has no %s command", kind, key);
+	cJSON_ArrayForEach(it, a) {
+		if (n >= 63 || !cJSON_IsString(it))
+			return gl_errf(err, GL_EINVAL, "%s: bad %s command in the plan", kind, key);
+		argv[n++] = it->valuestring;
+	}
+	argv[n] = NULL;
+	if (gl_deadman_argv_sh(script, argv, sh_script) != 0)
+		return gl_errf(err, GL_EINVAL, "%s: the plan's %s command cannot go into a watcher script "
+			       "(empty, a control character in a word, or a line '%s')", kind, key, GL_WATCHER_EOF);
+	return 0;
+}

@@ -406,6 +406,38 @@ static void pk_describe(const cJSON *plan, struct gl_buf *out)
 		      stop ? "; no process of the selector is in state T" : "");
 }
 
+/* ---- dead-man's switch ---------------------------------------------------- */
+
+/* Why a signal leaves the watcher nothing to do: its revert only drops
+ * the pid record (the process is gone, or was told to go, at inject). */
+static const char *pk_none_why(const char *sig)
+{
+	if (!strcmp(sig, "KILL"))
+		return "process_kill with SIGKILL has nothing to revert (the process is gone at inject)";
+	if (!strcmp(sig, "TERM"))
+		return "process_kill with SIGTERM has nothing to revert (the process was told to end at inject)";
+	return "process_kill with SIGINT has nothing to revert (the process was told to end at inject)";
+}
+
+/* STOP: the revert step's argv (SIGCONT to the recorded pids), pk_script
+ * and all. */
+static int pk_deadman(struct gl_ctx *c, const cJSON *plan, struct gl_host *h, struct gl_buf *script,
+		      struct gl_err *err)
+{
+	const char *sig = signal_name(gl_param_str(plan, "signal"));
+	int rc;
+
+	if (!sig)
+		return gl_errf(err, GL_EINVAL, "process_kill: the plan's signal is missing or not valid");
+	if (strcmp(sig, "STOP")) {
+		if ((rc = gl_plan_host(c, plan, "process_kill", h, err)) != 0)
+			return rc;
+		gl_buf_printf(script, "%s", pk_none_why(sig));
+		return GL_DEADMAN_NOTHING;
+	}
+	return gl_deadman_from_argv(c, plan, "process_kill", "revert", pk_script, h, script, err);
+}
+
 const struct gl_fault_ops gl_fault_process_kill = {
 	.kind = "process_kill",
 	.methods = pk_methods,
@@ -416,4 +448,6 @@ const struct gl_fault_ops gl_fault_process_kill = {
 	.revert = pk_revert,
 	.verify_revert = pk_verify_revert,
 	.describe = pk_describe,
+	.deadman = pk_deadman,
+	/* no deadman_none: STOP has its watcher, the others nothing to undo */
 };

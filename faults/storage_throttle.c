@@ -649,6 +649,17 @@ static void st_describe(const cJSON *plan, struct gl_buf *out)
 	gl_buf_printf(out, "  verify_revert: no limit left for D in those file(s)\n");
 }
 
+/* ---- dead-man's switch ---------------------------------------------------- */
+
+/* Both methods' revert is simple_step(plan "revert"): the watcher runs
+ * that argv, whichever of the two scripts it holds. */
+static int st_deadman(struct gl_ctx *c, const cJSON *plan, struct gl_host *h, struct gl_buf *script,
+		      struct gl_err *err)
+{
+	return gl_deadman_from_argv(c, plan, "storage_throttle", "revert",
+				    is_tc(plan) ? st_tc_revert_script : st_cgroup_script, h, script, err);
+}
+
 const struct gl_fault_ops gl_fault_storage_throttle = {
 	.kind = "storage_throttle",
 	.methods = st_methods,
@@ -659,4 +670,5 @@ const struct gl_fault_ops gl_fault_storage_throttle = {
 	.revert = st_revert,
 	.verify_revert = st_verify_revert,
 	.describe = st_describe,
+	.deadman = st_deadman,
 };

@@ -35,7 +35,7 @@
 
 static const char *const ec_names[EC_N] = {
 	"", "connect", "tls", "http_4xx", "http_429", "http_5xx", "timeout_ttft", "timeout_idle",
-	"timeout_total", "stream_error", "truncated", "malformed",
+	"timeout_total", "stream_error", "truncated", "malformed", "model_not_found",
 };
 
 /* ---- requests -------------------------------------------------------------- */
@@ -66,11 +66,24 @@ void inf_record_done(struct inf *w, struct req *r, enum err_class ec)
 		}
 	}
 	gl_metrics_add(w->m, w->id_requests, 1);
+	if (r->model != w->model) {
+		gl_metrics_add(w->m, w->id_ad_requests, 1);
+		if (ec != EC_OK)
+			gl_metrics_add(w->m, w->id_ad_errors, 1);
+	}
 	if (ec != EC_OK) {
 		gl_metrics_add(w->m, w->id_errors, 1);
 		gl_metrics_add(w->m, w->id_class[ec], 1);
 	} else {
 		int64_t from = w->mode == AR_CLOSED ? r->t_send : r->t_intended;
+		double ttft_ms = (double)(r->t_first_token - from) / 1e6, tpot_ms = 0;
+		if (w->stream && out_tokens > 1 && r->t_last_token > r->t_first_token)
+			tpot_ms = (double)(r->t_last_token - r->t_first_token) / 1e6 / (double)(out_tokens - 1);
+		/* goodput: within the objective, measured as the figures are
+		 * (TTFT from the intended send; TPOT 0 for one token) */
+		if (w->id_good >= 0 && (w->slo_ttft_ms < 0 || ttft_ms <= w->slo_ttft_ms) &&
+		    (w->slo_tpot_ms < 0 || tpot_ms <= w->slo_tpot_ms))
+			gl_metrics_add(w->m, w->id_good, 1);
 		gl_metrics_record(w->m, w->id_ttft, (double)(r->t_first_token - from) / 1e6);
 		gl_metrics_record(w->m, w->id_ttft_send, (double)(r->t_first_token - r->t_send) / 1e6);
 		gl_metrics_record(w->m, w->id_lat, (double)(r->t_end - from) / 1e6);
@@ -136,6 +149,12 @@ static size_t on_write(char *data, size_t size, size_t nmemb, void *arg)
 
 	if (r->status == 0)
 		curl_easy_getinfo(r->easy, CURLINFO_RESPONSE_CODE, &r->status);
+	if (r->status == 404) {
+		/* its first bytes tell a model the server does not have */
+		size_t room = r->resp.len < ERR_BODY_MAX ? ERR_BODY_MAX - r->resp.len : 0;
+		gl_buf_append(&r->resp, data, n < room ? n : room);
+		return n;
+	}
 	if (r->status / 100 != 2)
 		return n;   /* an error status is the class; its body is not kept */
 	if (r->sse) {
@@ -163,6 +182,27 @@ static size_t on_header(char *data, size_t size, size_t nmemb, void *arg)
 	return size * nmemb;
 }
 
+/* The model arrival seq names: an adapter for its share of the arrivals
+ * (a seeded draw per seq, so every run and every agent agrees), else the
+ * workload's model. */
+static const char *pick_model(struct inf *w, uint64_t seq)
+{
+	uint64_t z;
+	double u;
+
+	if (!w->n_adapters)
+		return w->model;
+	z = w->seed * 0xD1B54A32D192ED03ULL + seq * 0x9E3779B97F4A7C15ULL + 0x632BE59BD9B4E019ULL;
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+	z ^= z >> 31;
+	u = (double)(z >> 11) / 9007199254740992.0;
+	for (int k = 0; k < w->n_adapters; k++)
+		if (u < w->adapters[k].cum)
+			return w->adapters[k].model;
+	return w->model;
+}
+
 static int pick_endpoint(struct inf *w)
 {
 	int best = -1;
@@ -186,12 +226,12 @@ static int pick_endpoint(struct inf *w)
 
 /* The body through cJSON: every case (a trace row's own messages, a
  * max_tokens past INT_MAX); build_body's fast path writes the same bytes. */
-static char *build_body_cjson(struct inf *w, int64_t output_tokens, const struct gl_trace_row *tr)
+static char *build_body_cjson(struct inf *w, const char *model, int64_t output_tokens, const struct gl_trace_row *tr)
 {
 	cJSON *b = cJSON_CreateObject();
 	char *text;
 
-	cJSON_AddStringToObject(b, "model", w->model);
+	cJSON_AddStringToObject(b, "model", model);
 	if (w->chat) {
 		cJSON *msgs = NULL;
 		if (tr && tr->messages_json)
@@ -269,10 +309,10 @@ static char *put(char *o, const char *lit)
 /* The request body (cJSON_PrintUnformatted's bytes, key order included),
  * written straight into one allocation: no tree of cJSON nodes per request.
  * Freed with cJSON_free like cJSON's own. */
-static char *build_body(struct inf *w, uint64_t seq, int64_t input_tokens, int64_t output_tokens,
+static char *build_body(struct inf *w, const char *model, uint64_t seq, int64_t input_tokens, int64_t output_tokens,
 			const struct gl_trace_row *tr)
 {
-	const char *prompt, *model = w->model;
+	const char *prompt;
 	size_t plen, mlen, cap;
 	char *text, *o, num[24];
 
@@ -285,7 +325,7 @@ static char *build_body(struct inf *w, uint64_t seq, int64_t input_tokens, int64
 	}
 	/* a trace row's own messages, and a count cJSON prints as a double */
 	if ((w->chat && tr && tr->messages_json) || output_tokens > 2147483646)
-		return build_body_cjson(w, output_tokens, tr);
+		return build_body_cjson(w, model, output_tokens, tr);
 	prompt = w->scratch.data ? w->scratch.data : "";
 	plen = strlen(prompt);
 	mlen = strlen(model);
@@ -313,7 +353,7 @@ static char *build_body(struct inf *w, uint64_t seq, int64_t input_tokens, int64
 	*o = '\0';
 #ifdef GL_INF_BODY_CHECK
 	{
-		char *ref = build_body_cjson(w, output_tokens, tr);
+		char *ref = build_body_cjson(w, model, output_tokens, tr);
 		if (!ref || strcmp(ref, text) != 0) {
 			fprintf(stderr, "build_body differs:\n fast %s\n cjson %s\n", text, ref ? ref : "(null)");
 			abort();
@@ -404,8 +444,9 @@ void inf_send_req(struct inf *w, int64_t t_intended, uint64_t seq, int64_t in_to
 	r->t_headers = r->t_first_event = r->t_first_token = r->t_last_token = r->t_end = -1;
 	r->input_tokens = in_tok;
 	r->ep = pick_endpoint(w);
+	r->model = pick_model(w, seq);
 	gl_buf_init(&r->resp, BODY_MAX);
-	r->body = build_body(w, seq, in_tok, out_tok, tr);
+	r->body = build_body(w, r->model, seq, in_tok, out_tok, tr);
 	r->easy = easy_get(w, &fresh);
 	if (w->stream)
 		r->sse = gl_sse_new(SSE_MAX_LINE, SSE_MAX_DATA, GL_SSE_OPENAI, on_sse_event, r);
@@ -510,6 +551,8 @@ void inf_finish_req(struct inf *w, struct req *r, CURLcode res)
 		ec = EC_429;
 	} else if (r->status >= 500) {
 		ec = EC_5XX;
+	} else if (r->status == 404 && gl_oai_model_not_found(r->resp.data, r->resp.len, r->model)) {
+		ec = EC_MODEL;
 	} else if (r->status >= 400) {
 		ec = EC_4XX;
 	} else if (r->status == 0) {
@@ -710,6 +753,18 @@ static int inf_init(struct gl_ctx *c, const cJSON *cfg, void **state, struct gl_
 	}
 	w->chat = strcmp(gl_cfg_str(cfg, "api", "chat"), "completions") != 0;
 	snprintf(w->model, sizeof(w->model), "%s", gl_cfg_str(cfg, "model", ""));
+	{
+		const cJSON *a;
+		double cum = 0;
+		cJSON_ArrayForEach(a, cJSON_GetObjectItemCaseSensitive(cfg, "adapters")) {
+			if (w->n_adapters == MAX_ADAPTERS)
+				break;
+			cum += gl_cfg_num(a, "share", 0);
+			snprintf(w->adapters[w->n_adapters].model, sizeof(w->adapters[0].model), "%s",
+				 gl_cfg_str(a, "model", ""));
+			w->adapters[w->n_adapters++].cum = cum;
+		}
+	}
 	snprintf(w->ca_bundle, sizeof(w->ca_bundle), "%s", gl_cfg_str(cfg, "ca_bundle", ""));
 	w->stream = gl_cfg_bool(cfg, "stream", 1);
 	w->http2 = gl_cfg_bool(cfg, "http2", 0);
@@ -808,6 +863,18 @@ static int inf_init(struct gl_ctx *c, const cJSON *cfg, void **state, struct gl_
 	w->id_requests = gl_metrics_counter(w->m, "inference.requests");
 	w->id_errors = gl_metrics_counter(w->m, "inference.errors");
 	w->id_otok_total = gl_metrics_counter(w->m, "inference.output_tokens_total");
+	w->id_good = -1;
+	{
+		const cJSON *slo = cJSON_GetObjectItemCaseSensitive(cfg, "slo");
+		w->slo_ttft_ms = gl_cfg_num(slo, "ttft_ms", -1);
+		w->slo_tpot_ms = gl_cfg_num(slo, "tpot_ms", -1);
+		if (slo)
+			w->id_good = gl_metrics_counter(w->m, "inference.good");
+	}
+	if (w->n_adapters) {
+		w->id_ad_requests = gl_metrics_counter(w->m, "inference.adapter_requests");
+		w->id_ad_errors = gl_metrics_counter(w->m, "inference.adapter_errors");
+	}
 	for (int k = 1; k < EC_N; k++) {
 		char name[64];
 		snprintf(name, sizeof(name), "inference.errors.%s", ec_names[k]);

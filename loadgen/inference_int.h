@@ -39,8 +39,11 @@
 
 enum err_class {
 	EC_OK, EC_CONNECT, EC_TLS, EC_4XX, EC_429, EC_5XX, EC_TTFT, EC_IDLE, EC_TOTAL,
-	EC_STREAM, EC_TRUNCATED, EC_MALFORMED, EC_N
+	EC_STREAM, EC_TRUNCATED, EC_MALFORMED, EC_MODEL, EC_N
 };
+
+#define MAX_ADAPTERS 16
+#define ERR_BODY_MAX 4096        /* of a 404's body: enough to tell model_not_found */
 
 enum arrival { AR_CONSTANT, AR_POISSON, AR_GAMMA, AR_TRACE, AR_CLOSED };
 
@@ -49,6 +52,7 @@ struct inf;
 struct req {
 	struct inf *w;
 	struct req *next, *prev;       /* in-flight list */
+	const char *model;             /* the model it names: w->model or an adapter's */
 	CURL *easy;
 	char *body;
 	struct gl_sse *sse;
@@ -93,6 +97,13 @@ struct inf {
 	int n_eps, rr, least;
 	int chat, stream, ignore_eos, drop_failed, http2;
 	char model[256];
+	/* "adapters": arrival seq names adapter k when its seeded draw in
+	 * [0,1) falls below cum[k] (the shares added up), else the model */
+	struct {
+		char model[256];
+		double cum;
+	} adapters[MAX_ADAPTERS];
+	int n_adapters;
 	char ca_bundle[1024];
 	int64_t timeout_ms, ttft_timeout_ns, idle_timeout_ns;
 	int64_t input_tokens, output_tokens;
@@ -123,6 +134,11 @@ struct inf {
 
 	int id_ttft, id_ttft_send, id_itl, id_tpot, id_lat, id_lag, id_otok;
 	int id_requests, id_errors, id_otok_total, id_class[EC_N];
+	int id_ad_requests, id_ad_errors;
+	/* "slo": a request is good when it succeeded within both bounds
+	 * (-1: not given); inference.good counts them (goodput) */
+	double slo_ttft_ms, slo_tpot_ms;
+	int id_good;
 	struct gl_buf scratch;
 	CURL **pool;                    /* idle easy handles, reused */
 	int n_pool, pool_cap;

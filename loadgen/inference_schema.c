@@ -8,11 +8,74 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "image_schema.h"
 #include "plugin.h"
 #include "schema.h"
 #include "units.h"
 
 static const char *const arrival_modes[] = { "poisson", "constant", "gamma", "trace", "closed", NULL };
+
+/* "adapters": [{"model": "sql-lora", "share": 0.2}, ...]: a share of the
+ * requests names each adapter (LoRA) instead of "model". */
+static void check_adapters(struct gl_diag *d, const cJSON *w, const char *path)
+{
+	static const char *const keys[] = { "model", "share", NULL };
+	const cJSON *arr = cJSON_GetObjectItemCaseSensitive(w, "adapters"), *a;
+	const char *base = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(w, "model"));
+	char p[512], ap[600], buf[256];
+	double sum = 0, x;
+	int i = 0;
+
+	if (!arr)
+		return;
+	gl_join(p, sizeof(p), path, "adapters");
+	if (!cJSON_IsArray(arr) || cJSON_GetArraySize(arr) == 0 || cJSON_GetArraySize(arr) > 16) {
+		gl_diag_error(d, arr, p, "expected 1 to 16 objects like {\"model\": \"sql-lora\", \"share\": 0.2}");
+		return;
+	}
+	cJSON_ArrayForEach(a, arr) {
+		snprintf(ap, sizeof(ap), "%s[%d]", p, i++);
+		if (!gl_want_object(d, a, ap))
+			continue;
+		gl_check_keys(d, a, ap, keys);
+		buf[0] = '\0';
+		if (gl_get_string(d, a, "model", ap, 1, buf, sizeof(buf)) == 0 && buf[0] && base && !strcmp(buf, base))
+			gl_diag_error(d, cJSON_GetObjectItemCaseSensitive(a, "model"), ap,
+				      "the adapter's name is the workload's own \"model\" ('%s')", buf);
+		x = 0;
+		if (!cJSON_GetObjectItemCaseSensitive(a, "share"))
+			gl_diag_error(d, a, ap, "missing required key 'share' (the part of the requests that name it, like 0.2)");
+		else if (gl_get_number(d, a, "share", ap, 1, 0.0001, 1, &x) == 0)
+			sum += x;
+	}
+	if (sum > 1.0000001)
+		gl_diag_error(d, arr, p, "the shares add up to %g, more than 1", sum);
+}
+
+/* "slo": {"ttft_ms": X, "tpot_ms": Y}, either may be left out, not both:
+ * the per-request objective goodput counts against. */
+static void check_slo(struct gl_diag *d, const cJSON *w, const char *path)
+{
+	static const char *const keys[] = { "ttft_ms", "tpot_ms", NULL };
+	const cJSON *slo = cJSON_GetObjectItemCaseSensitive(w, "slo"), *st;
+	char p[512];
+	double x;
+
+	if (!slo)
+		return;
+	gl_join(p, sizeof(p), path, "slo");
+	if (!gl_want_object(d, slo, p))
+		return;
+	gl_check_keys(d, slo, p, keys);
+	gl_get_number(d, slo, "ttft_ms", p, 0, 0.001, 1e9, &x);
+	gl_get_number(d, slo, "tpot_ms", p, 0, 0.001, 1e9, &x);
+	if (!cJSON_GetObjectItemCaseSensitive(slo, "ttft_ms") && !cJSON_GetObjectItemCaseSensitive(slo, "tpot_ms"))
+		gl_diag_error(d, slo, p, "expected \"ttft_ms\", \"tpot_ms\" or both: the objective a request must meet");
+	st = cJSON_GetObjectItemCaseSensitive(w, "stream");
+	if (cJSON_GetObjectItemCaseSensitive(slo, "tpot_ms") && cJSON_IsFalse(st))
+		gl_diag_error(d, cJSON_GetObjectItemCaseSensitive(slo, "tpot_ms"), p,
+			      "\"tpot_ms\" needs \"stream\": true (without a stream there is no time per output token)");
+}
 
 void gl_inference_validate(const struct gl_scenario *s, const cJSON *w, struct gl_diag *d, const char *path)
 {
@@ -20,7 +83,7 @@ void gl_inference_validate(const struct gl_scenario *s, const cJSON *w, struct g
 		"endpoints", "api", "model", "api_key_env", "api_key_file", "arrival", "trace",
 		"trace_format", "max_in_flight", "timeout", "ttft_timeout", "idle_timeout", "stream",
 		"input_tokens", "output_tokens", "seed", "balance", "drop_failed_endpoints",
-		"ca_bundle", "http2", "ignore_eos", "preflight", "agents", NULL };
+		"ca_bundle", "http2", "ignore_eos", "preflight", "agents", "adapters", "slo", GL_IMAGE_KEYS, NULL };
 	static const char *const akeys[] = { "mode", "rate", "cv", "users", "think_time", "speed",
 					     "loop", "start", "end", NULL };
 	static const char *const apis[] = { "chat", "completions", NULL };
@@ -33,6 +96,7 @@ void gl_inference_validate(const struct gl_scenario *s, const cJSON *w, struct g
 	int b;
 
 	gl_check_keys(d, w, path, keys);
+	gl_image_keys_validate(s, w, d, path);
 	gl_check_agents(s, d, w, path);
 	gl_join(p, sizeof(p), path, "endpoints");
 	if (!eps) {
@@ -51,6 +115,8 @@ void gl_inference_validate(const struct gl_scenario *s, const cJSON *w, struct g
 	}
 	gl_get_enum(d, w, "api", path, 0, apis, buf, sizeof(buf));
 	gl_get_string(d, w, "model", path, 1, buf, sizeof(buf));
+	check_adapters(d, w, path);
+	check_slo(d, w, path);
 	gl_get_string(d, w, "api_key_env", path, 0, buf, sizeof(buf));
 	gl_get_string(d, w, "api_key_file", path, 0, tmp, sizeof(tmp));
 	gl_get_string(d, w, "trace", path, 0, tmp, sizeof(tmp));

@@ -948,3 +948,22 @@ enum gl_sse_class gl_sse_finish(struct gl_sse *p, struct gl_sse_summary *out)
 		*out = *s;
 	return s->cls;
 }
+
+int gl_oai_model_not_found(const char *body, size_t len, const char *model)
+{
+	cJSON *j = body && len ? cJSON_ParseWithLength(body, len) : NULL;
+	const cJSON *e = cJSON_GetObjectItemCaseSensitive(j, "error");
+	const char *code, *type, *msg;
+	int gone;
+
+	if (!cJSON_IsObject(e))
+		e = j;
+	code = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "code"));
+	type = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "type"));
+	msg = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "message"));
+	gone = (code && !strcmp(code, "model_not_found")) ||
+	       (type && strstr(type, "NotFound") && msg && model && model[0] && strstr(msg, model) &&
+		strstr(msg, "does not exist"));
+	cJSON_Delete(j);
+	return gone;
+}

@@ -101,6 +101,11 @@ void gl_oai_parse_chunk(const char *event, const char *data, size_t len,
  * body (choices[].message / choices[].text, finish_reason, usage, or an error
  * object). is_done is never set. Fills *out completely; never fails. */
 void gl_oai_parse_response(const char *body, size_t len, struct gl_oai_chunk *out);
+/* A 404's body saying the model the request named (model) is not there:
+ * OpenAI's and vLLM's error code "model_not_found", or (older vLLM) a
+ * NotFoundError whose message names model as not existing. 1 or 0; any
+ * other 404 (a wrong URL) is 0. body may be NULL. */
+int gl_oai_model_not_found(const char *body, size_t len, const char *model);
 
 /* ---- SSE framing -------------------------------------------------------- */
 

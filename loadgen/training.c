@@ -181,6 +181,29 @@ static void on_step_line(struct trn *w, struct job *j, const char *line)
 	if (gl_ctx_store(w->ctx))
 		gl_store_train_step_put(gl_ctx_store(w->ctx), &row);
 	j->last_progress_ns = now(w);
+	if (!j->first_step_seen && j->restore) {
+		/* the steps this launch redoes were not productive the first
+		 * time: their time comes back out (ETTR) */
+		int64_t from = j->restored_step < 0 ? 0 : j->restored_step, lost_us = 0, known = 0, known_us = 0;
+		for (int64_t s = from + 1; s <= w->max_step_seen; s++) {
+			int64_t k = s % STEP_RING;
+			if (w->ring_step[k] == s) {
+				lost_us += w->ring_us[k];
+				known++;
+				known_us += w->ring_us[k];
+			}
+		}
+		/* steps older than the ring: at the mean of those it held */
+		if (w->max_step_seen > from && known < w->max_step_seen - from && known > 0)
+			lost_us += (w->max_step_seen - from - known) * (known_us / known);
+		gl_metrics_add(w->m, w->id_productive, -lost_us);
+	}
+	{
+		int64_t us = (int64_t)(row.step_time_s * 1e6 + 0.5);
+		gl_metrics_add(w->m, w->id_productive, us);
+		w->ring_step[step % STEP_RING] = step;
+		w->ring_us[step % STEP_RING] = us;
+	}
 	if (!j->first_step_seen) {
 		j->first_step_seen = 1;
 		w->failures_in_row = 0;
@@ -722,6 +745,9 @@ static int trn_init(struct gl_ctx *c, const cJSON *cfg, void **state, struct gl_
 	w->id_steps = gl_metrics_counter(w->m, "training.steps");
 	w->id_err = gl_metrics_counter(w->m, "training.correctness_errors");
 	w->id_lost = gl_metrics_counter(w->m, "training.lost_steps");
+	w->id_productive = -1;
+	if (w->backend != BK_NCCL_TESTS)
+		w->id_productive = gl_metrics_counter(w->m, "training.productive_us");
 	w->id_saves = gl_metrics_counter(w->m, "training.checkpoint.saves");
 	w->id_restores = gl_metrics_counter(w->m, "training.checkpoint.restores");
 	w->id_save_s = gl_metrics_hist(w->m, "training.checkpoint.save_s");

@@ -81,6 +81,8 @@ struct job {
 	struct gl_buf out;        /* nccl-tests: the whole output for the parser */
 };
 
+#define STEP_RING 8192
+
 struct trn {
 	struct gl_ctx *ctx;
 	struct gl_metrics *m;
@@ -116,7 +118,11 @@ struct trn {
 	struct event *ev_tick, *ev_relaunch;
 
 	int id_step, id_comm, id_data, id_busbw, id_steps, id_err, id_lost, id_saves, id_restores,
-	    id_save_s, id_save_gbps, id_restore_s, id_hangs, id_relaunches, id_failures;
+	    id_save_s, id_save_gbps, id_restore_s, id_hangs, id_relaunches, id_failures, id_productive;
+	/* ETTR: the time of the last STEP_RING steps by step number, so the
+	 * steps a restore redoes can be taken back out of the productive time
+	 * at their own cost (a bounded 128 KiB, whatever the run's length) */
+	int64_t ring_step[STEP_RING], ring_us[STEP_RING];
 };
 
 /* training_launch.c */

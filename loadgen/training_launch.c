@@ -206,6 +206,8 @@ int trn_build_command(struct trn *w, const cJSON *cfg, struct gl_err *err)
 			rc |= add_arg(w->argv_prog, &w->n_prog, "%" PRIu64, gl_cfg_size(ck, "size", 1u << 30));
 			rc |= add_arg(w->argv_prog, &w->n_prog, "--ckpt-keep");
 			rc |= add_arg(w->argv_prog, &w->n_prog, "%ld", gl_cfg_int(ck, "keep", 2));
+			rc |= add_arg(w->argv_prog, &w->n_prog, "--ckpt-hash");
+			rc |= add_arg(w->argv_prog, &w->n_prog, "%s", gl_cfg_str(ck, "hash", "xxh3"));
 			if (cJSON_GetObjectItemCaseSensitive(ck, "every_steps")) {
 				rc |= add_arg(w->argv_prog, &w->n_prog, "--ckpt-every-steps");
 				rc |= add_arg(w->argv_prog, &w->n_prog, "%ld", gl_cfg_int(ck, "every_steps", 100));

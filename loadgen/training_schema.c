@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cfg.h"
+#include "image_schema.h"
 #include "plugin.h"
 #include "schema.h"
 #include "units.h"
@@ -21,8 +22,9 @@ void gl_training_validate(const struct gl_scenario *s, const cJSON *w, struct gl
 		"launcher", "hosts", "np", "backend", "message", "compute", "checkpoint", "steps",
 		"mca", "env", "max_restarts", "restart_backoff", "correctness_every", "dataset",
 		"require_transport", "watchdog", "command", "launcher_path", "launcher_args", "binary",
-		"heartbeat", "plateau", "data_per_step", "train_args", NULL };
-	static const char *const ckeys[] = { "dir", "every", "every_steps", "size", "keep", NULL };
+		"heartbeat", "plateau", "data_per_step", "train_args", GL_IMAGE_KEYS, NULL };
+	static const char *const ckeys[] = { "dir", "every", "every_steps", "size", "keep", "hash", NULL };
+	static const char *const hashes[] = { "xxh3", "sha256", NULL };
 	static const char *const launchers[] = { "mpirun", "srun", NULL };
 	static const char *const backends[] = { "mpi", "nccl", "nccl-tests", NULL };
 	const cJSON *hosts = cJSON_GetObjectItemCaseSensitive(w, "hosts"), *h, *ck;
@@ -32,6 +34,7 @@ void gl_training_validate(const struct gl_scenario *s, const cJSON *w, struct gl
 	long l;
 
 	gl_check_keys(d, w, path, keys);
+	gl_image_keys_validate(s, w, d, path);
 	gl_get_enum(d, w, "launcher", path, 0, launchers, buf, sizeof(buf));
 	gl_get_enum(d, w, "backend", path, 0, backends, buf, sizeof(buf));
 	gl_get_size(d, w, "message", path, 0, &sz);
@@ -125,6 +128,7 @@ void gl_training_validate(const struct gl_scenario *s, const cJSON *w, struct gl
 		gl_get_int(d, ck, "every_steps", p, 0, 1, 1L << 40, &l);
 		gl_get_size(d, ck, "size", p, 1, &sz);
 		gl_get_int(d, ck, "keep", p, 0, 1, 1000, &l);
+		gl_get_enum(d, ck, "hash", p, 0, hashes, buf, sizeof(buf));
 		if (!cJSON_GetObjectItemCaseSensitive(ck, "every") &&
 		    !cJSON_GetObjectItemCaseSensitive(ck, "every_steps"))
 			gl_diag_error(d, ck, p, "a checkpoint needs \"every\" (a duration) or \"every_steps\"");

@@ -70,6 +70,116 @@ static cJSON *scenario_git(const cJSON *g)
 	return item(g);
 }
 
+/* Per fault id: the runbook's URL or file (blob ids), as stored; an entry
+ * of another shape is unavailable. */
+static cJSON *runbooks(const cJSON *stored)
+{
+	cJSON *out = cJSON_CreateObject();
+	const cJSON *r;
+
+	cJSON_ArrayForEach(r, stored) {
+		const cJSON *rb = cJSON_GetObjectItemCaseSensitive(r, "runbook");
+		if (!r->string)
+			continue;
+		if (cJSON_IsObject(r) && cJSON_IsString(rb) &&
+		    (cJSON_IsString(cJSON_GetObjectItemCaseSensitive(r, "url")) ||
+		     cJSON_IsString(cJSON_GetObjectItemCaseSensitive(r, "blob")) ||
+		     cJSON_IsString(cJSON_GetObjectItemCaseSensitive(r, "why"))))
+			cJSON_AddItemToObject(out, r->string, cJSON_Duplicate(r, 1));
+		else
+			cJSON_AddItemToObject(out, r->string, unavailable("the stored runbook entry is malformed"));
+	}
+	return out;
+}
+
+/* --- images ---------------------------------------------------------- */
+
+/* One stored image entry as it is when it keeps its promise (measured with
+ * a digest, or unavailable with a reason), else unavailable: the store is
+ * outside input. */
+static cJSON *image_entry(const cJSON *e)
+{
+	const char *st = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "status"));
+	const cJSON *dg = cJSON_GetObjectItemCaseSensitive(e, "digest");
+	const cJSON *why = cJSON_GetObjectItemCaseSensitive(e, "reason");
+	const char *w = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "workload"));
+	const char *src = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "source"));
+	cJSON *o;
+
+	if (w && src && cJSON_IsBool(cJSON_GetObjectItemCaseSensitive(e, "pinned")) && st &&
+	    ((!strcmp(st, "measured") && cJSON_IsString(dg)) ||
+	     (!strcmp(st, "unavailable") && cJSON_IsNull(dg) && cJSON_IsString(why))))
+		return cJSON_Duplicate(e, 1);
+	o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "workload", w ? w : "?");
+	cJSON_AddStringToObject(o, "source", src ? src : "?");
+	cJSON_AddNullToObject(o, "image");
+	cJSON_AddNullToObject(o, "digest");
+	cJSON_AddBoolToObject(o, "pinned", 0);
+	cJSON_AddStringToObject(o, "status", "unavailable");
+	cJSON_AddStringToObject(o, "reason", "the stored image entry is malformed");
+	return o;
+}
+
+/* "images": the workloads' images as the inventory recorded them (empty
+ * when no workload names one, or the run predates them). */
+static cJSON *images(const cJSON *stored)
+{
+	cJSON *out = cJSON_CreateArray();
+	const cJSON *e, *arr = cJSON_IsArray(stored) ? stored : NULL;
+
+	cJSON_ArrayForEach(e, arr)
+		cJSON_AddItemToArray(out, image_entry(e));
+	return out;
+}
+
+/* An entry whose image is unpinned, named by the scenario or a pod (a
+ * host entry repeats the scenario's name): what a warning is about. */
+static int unpinned(const cJSON *e)
+{
+	const char *src = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "source"));
+
+	return cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "image")) &&
+	       cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "workload")) && src && strcmp(src, "host") &&
+	       cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(e, "pinned"));
+}
+
+static int same_image(const cJSON *a, const cJSON *b)
+{
+	return !strcmp(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(a, "image")),
+		       cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(b, "image"))) &&
+	       !strcmp(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(a, "workload")),
+		       cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(b, "workload")));
+}
+
+void gl_manifest_image_warnings(const cJSON *manifest, void (*line)(void *arg, const char *text), void *arg)
+{
+	const cJSON *arr = cJSON_GetObjectItemCaseSensitive(manifest, "images");
+	int n = cJSON_IsArray(arr) ? cJSON_GetArraySize(arr) : 0;
+	char text[1200];
+
+	for (int i = 0; i < n; i++) {
+		const cJSON *e = cJSON_GetArrayItem(arr, i);
+		int seen = 0;
+
+		if (!unpinned(e))
+			continue;
+		for (int j = 0; j < i && !seen; j++)   /* once per workload and image */
+			seen = unpinned(cJSON_GetArrayItem(arr, j)) && same_image(cJSON_GetArrayItem(arr, j), e);
+		if (seen)
+			continue;
+		snprintf(text, sizeof(text),
+			 "image %.512s of workload %.64s is named by tag, not pinned to a digest (%s): the run cannot "
+			 "be tied to exact image content",
+			 cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "image")),
+			 cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "workload")),
+			 !strcmp(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "source")), "scenario")
+				 ? "as the scenario names it"
+				 : "as its pods report it");
+		line(arg, text);
+	}
+}
+
 static cJSON *build(const struct gl_analysis *an, const cJSON *inv, const char *why_none)
 {
 	cJSON *m = cJSON_CreateObject(), *g, *o;
@@ -77,6 +187,8 @@ static cJSON *build(const struct gl_analysis *an, const cJSON *inv, const char *
 
 	if (!m)
 		return NULL;
+	/* docs/manifest.schema.json; bumped as report.json's (docs/evidence.md) */
+	cJSON_AddNumberToObject(m, "schema_version", 1);
 	cJSON_AddNumberToObject(m, "manifest_version", 1);
 	g = cJSON_AddObjectToObject(m, "gauntlet");
 	cJSON_AddStringToObject(g, "version", an->run.version);
@@ -95,6 +207,7 @@ static cJSON *build(const struct gl_analysis *an, const cJSON *inv, const char *
 		goto out;
 	}
 	cJSON_AddItemToObject(m, "scenario_git", scenario_git(cJSON_GetObjectItemCaseSensitive(inv, "scenario_git")));
+	cJSON_AddItemToObject(m, "runbooks", runbooks(cJSON_GetObjectItemCaseSensitive(inv, "runbooks")));
 	o = cJSON_AddObjectToObject(m, "inventory");
 	{
 		const cJSON *c = cJSON_GetObjectItemCaseSensitive(inv, "collected");
@@ -105,6 +218,7 @@ static cJSON *build(const struct gl_analysis *an, const cJSON *inv, const char *
 			cJSON_AddNumberToObject(o, "collect_s", s->valuedouble);
 	}
 	cJSON_AddItemToObject(o, "hosts", hosts(cJSON_GetObjectItemCaseSensitive(inv, "hosts")));
+	cJSON_AddItemToObject(m, "images", images(cJSON_GetObjectItemCaseSensitive(inv, "images")));
 out:
 	return m;
 }

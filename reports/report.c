@@ -2,10 +2,12 @@
  * report.c - writing the report files of a run directory. Each file is
  * written whole to a temporary name and renamed, so a reader never sees a
  * half-written report, and a crash mid-write leaves the previous one.
+ * report.pdf comes last, printed from report.html (report_pdf.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "manifest.h"
 #include "report.h"
@@ -25,12 +27,18 @@ static int write_json(const char *dir, const char *name, cJSON *doc, struct gl_e
 	return rc;
 }
 
+/* An unpinned image's warning in report.md (gl_manifest_image_warnings). */
+static void md_image_warning(void *arg, const char *text)
+{
+	gl_buf_printf(arg, "> **Warning:** %s.\n\n", text);
+}
+
 int gl_report_write(const char *dir, struct gl_store *st, struct gl_err *err)
 {
 	struct gl_analysis *an = NULL;
 	struct gl_series_set *ss = NULL;
 	struct gl_buf md, html, csv, junit;
-	cJSON *doc = NULL;
+	cJSON *doc = NULL, *man = NULL;
 	char path[1200];
 	int rc;
 
@@ -51,6 +59,12 @@ int gl_report_write(const char *dir, struct gl_store *st, struct gl_err *err)
 		gl_errf(err, GL_ELIMIT, "report.md: too large");
 		goto out;
 	}
+	man = gl_manifest_from_store(an, st);   /* the inventory taken at run start */
+	if (!man) {
+		rc = gl_errf(err, GL_ENOMEM, "manifest.json: out of memory");
+		goto out;
+	}
+	gl_manifest_image_warnings(man, md_image_warning, &md);
 	snprintf(path, sizeof(path), "%s/report.md", dir);
 	if ((rc = gl_write_file_atomic(path, md.data, md.len, 0600, err)))
 		goto out;
@@ -62,11 +76,8 @@ int gl_report_write(const char *dir, struct gl_store *st, struct gl_err *err)
 	if ((rc = gl_write_file_atomic(path, junit.data, junit.len, 0600, err)))
 		goto out;
 	cJSON_Delete(doc);
-	doc = gl_manifest_from_store(an, st);   /* the inventory taken at run start */
-	if (!doc) {
-		rc = gl_errf(err, GL_ENOMEM, "manifest.json: out of memory");
-		goto out;
-	}
+	doc = man;
+	man = NULL;
 	if ((rc = write_json(dir, "manifest.json", doc, err)))
 		goto out;
 	/* per-window series: timeseries.csv and the charts of report.html */
@@ -86,8 +97,24 @@ int gl_report_write(const char *dir, struct gl_store *st, struct gl_err *err)
 		goto out;
 	}
 	snprintf(path, sizeof(path), "%s/report.html", dir);
-	rc = gl_write_file_atomic(path, html.data, html.len, 0600, err);
+	if ((rc = gl_write_file_atomic(path, html.data, html.len, 0600, err)) == 0) {
+		char msg[900];
+		int pdf = gl_report_pdf(dir, msg, sizeof(msg));
+		/* a report.pdf from an earlier rendering would no longer match
+		 * the store: it goes when none replaces it */
+		snprintf(path, sizeof(path), "%s/report.pdf", dir);
+		if (pdf != GL_PDF_WRITTEN && unlink(path) == 0) {
+			size_t k = strlen(msg);
+			snprintf(msg + k, sizeof(msg) - k, "; the earlier report.pdf was removed (it no longer "
+				 "matches the store)");
+		}
+		if (pdf < 0)
+			gl_warn("%s", msg);
+		else
+			gl_info("%s", msg);
+	}
 out:
+	cJSON_Delete(man);
 	cJSON_Delete(doc);
 	gl_series_free(ss);      /* borrows the analysis: free it first */
 	gl_buf_free(&md);

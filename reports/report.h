@@ -16,6 +16,14 @@
 /* Analyze the store and write every report into dir (atomically each). */
 int gl_report_write(const char *dir, struct gl_store *st, struct gl_err *err);
 
+/* report.pdf from dir/report.html by headless Chromium (report_pdf.c):
+ * GL_PDF_WRITTEN, GL_PDF_SKIPPED (GAUNTLET_PDF=off, or no browser it may
+ * trust) or -1 (the browser failed or ran out of time); msg says which, in
+ * one line for the log. gl_report_write calls it last and logs msg; a PDF
+ * not written never fails the other reports. */
+enum { GL_PDF_WRITTEN = 0, GL_PDF_SKIPPED = 1 };
+int gl_report_pdf(const char *dir, char *msg, size_t n);
+
 /* The report.json document (caller deletes). */
 cJSON *gl_report_json(const struct gl_analysis *an);
 /* The per-workload summary tables of report.md and report.html
@@ -28,11 +36,24 @@ struct gl_summary_ops {
 };
 void gl_report_summary(const struct gl_analysis *an, const struct gl_summary_ops *ops, void *arg);
 
+/* What report.md and report.html say about a fault's dead-man's switch
+ * beside its outcome ("" when nothing to say): reverted by its watcher,
+ * watcher lost, or none. */
+const char *gl_report_deadman_note(const struct gl_fault_row *f, char *buf, size_t n);
 /* report.json's "incidents" object. */
 cJSON *gl_report_incidents_json(const struct gl_analysis *an);
 /* report.md text into out. */
 int gl_report_md(const struct gl_analysis *an, struct gl_buf *out);
 /* junit.xml text into out: one test case per target (report_junit.c). */
 int gl_report_junit(const struct gl_analysis *an, struct gl_buf *out);
+
+/* The gates' part of each report (report_gates.c, docs/gates.md):
+ * report.json's "gates" array, report.md's and report.html's Gates
+ * section appended to out, junit.xml's test cases (one per gate, host and
+ * when) appended to out; the html and junit ones return 0 or -GL_ELIMIT. */
+cJSON *gl_report_gates_json(const struct gl_analysis *an);
+void gl_report_gates_md(const struct gl_analysis *an, struct gl_buf *out);
+int gl_report_gates_html(const struct gl_analysis *an, struct gl_buf *out);
+int gl_report_gates_junit(const struct gl_analysis *an, struct gl_buf *out);
 
 #endif

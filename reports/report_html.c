@@ -6,7 +6,12 @@
  *
  * Order: verdict banner, targets (a missing threshold is a failure), one
  * chart per series (series.h) over scenario time, faults, phases,
- * preflight, run facts, manifest, metric definitions.
+ * preflight, run facts, manifest, metric definitions, and a sign-off block
+ * (run, verdict, scenario hash, lines to sign).
+ *
+ * Printed (and rendered to report.pdf, report_pdf.c): A4, every section
+ * after the first on a page of its own, no chart or table row cut across
+ * two pages, colours kept.
  *
  * Charts stay small however long the run: a series with more windows than
  * GL_CHART_MAX_POINTS is drawn per pixel column as a min/max envelope with
@@ -22,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "manifest.h"
 #include "report.h"
 #include "series.h"
 #include "units.h"
@@ -183,6 +189,7 @@ static const char css[] =
 	"th,td{border:1px solid #d0d7de;padding:3px 8px;text-align:left;vertical-align:top;"
 	"overflow-wrap:anywhere}"
 	"th{background:#f6f8fa}td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}"
+	"p.warn{background:#fff8c5;border-left:4px solid #bf8700;padding:6px 10px}"
 	"td.ok{color:#1a7f37;font-weight:600}td.bad{color:#cf222e;font-weight:700}"
 	"tr.bad td{background:#fff5f5}code{font-size:12px;white-space:pre-wrap;word-break:break-all}"
 	"figure{margin:14px 0 22px}figcaption{font-size:12.5px;color:#424a53;margin-top:2px}"
@@ -203,7 +210,14 @@ static const char css[] =
 	".line{fill:none;stroke:#0550ae;stroke-width:1.4;stroke-linejoin:round}.dot{fill:#0550ae}"
 	".viol{fill:#cf222e}.nodata{fill:#cf222e;fill-opacity:.55}"
 	".nodat{font-size:14px;fill:#57606a}"
-	"@media print{.verdict{-webkit-print-color-adjust:exact;print-color-adjust:exact}}";
+	"table.sign{width:100%;margin-top:14px}table.sign td{height:34px;width:34%}"
+	"@page{size:A4;margin:14mm 12mm}"
+	"@media print{body{max-width:none;margin:0}nav{display:none}"
+	"*{-webkit-print-color-adjust:exact;print-color-adjust:exact}"
+	"h2:not(#targets){break-before:page}h2{break-after:avoid}"
+	"figure,tr,.verdict,table.sign{break-inside:avoid}"
+	"table{font-size:9.5px}th,td{padding:2px 4px;overflow-wrap:break-word;word-break:normal;hyphens:auto}"
+	"code{font-size:9px}}";
 
 static void head(struct out *o, const struct gl_analysis *an)
 {
@@ -232,7 +246,8 @@ static void banner(struct out *o, const struct gl_analysis *an)
 	put(o, "</h1>\n<nav><a href=\"#targets\">Targets</a><a href=\"#charts\">Charts</a>"
 	       "<a href=\"#faults\">Faults</a><a href=\"#incidents\">Incidents</a><a href=\"#workloads\">Workloads</a>"
 	       "<a href=\"#phases\">Phases</a><a href=\"#run\">Run</a>"
-	       "<a href=\"#manifest\">Manifest</a><a href=\"#definitions\">Metric definitions</a></nav>\n");
+	       "<a href=\"#manifest\">Manifest</a><a href=\"#definitions\">Metric definitions</a>"
+	       "<a href=\"#signoff\">Sign-off</a></nav>\n");
 	putf(o, "<section id=\"verdict\" class=\"verdict %s\"><span class=\"word\">%s</span>",
 	     !strcmp(an->verdict, "pass") ? "pass" : !strcmp(an->verdict, "aborted") ? "aborted" : "fail",
 	     verdict_word(an->verdict));
@@ -249,6 +264,8 @@ static void banner(struct out *o, const struct gl_analysis *an)
 		put(o, "No targets: a run without targets cannot pass. ");
 	if (an->preflight_failed)
 		putf(o, "Preflight: %d check(s) failed. ", an->preflight_failed);
+	if (an->gates_failed)
+		putf(o, "Gates: %d failed (see <a href=\"#gates\">Gates</a>). ", an->gates_failed);
 	if (an->generator_saturated)
 		put(o, "Generator saturated: send lag p99 above 5 ms, latencies include client delay. ");
 	if (an->incidents_failed)
@@ -792,10 +809,11 @@ static void faults_table(struct out *o, const struct gl_analysis *an)
 	put(o, "<table><thead><tr><th>id</th><th>kind</th><th>method</th><th>target</th><th>state</th>"
 	       "<th>injected at</th><th>verified</th><th>reverted at</th><th>revert verified</th>"
 	       "<th>held s (planned)</th><th>recovery_s</th><th>restore_s</th><th>per workload (recovery_s / restore_s)</th>"
-	       "<th>note</th></tr>"
+	       "<th>runbook</th><th>note</th></tr>"
 	       "</thead><tbody>\n");
 	for (int i = 0; i < an->n_faults && o->rc == 0; i++) {
 		const struct gl_fault_result *f = &an->faults[i];
+		char dmn[200];
 		int ok = !strcmp(f->row.state, "reverted") && f->recovery_s >= 0 && f->restore_s >= 0;
 		putf(o, "<tr%s><td>", ok ? "" : " class=\"bad\"");
 		esc(o, f->row.id);
@@ -828,7 +846,16 @@ static void faults_table(struct out *o, const struct gl_analysis *an)
 			putf(o, ": %s / %s<br>", r1, r2);
 		}
 		put(o, "</td><td>");
+		if (gl_scenario_runbook(an->sc, f->row.id))
+			esc(o, gl_scenario_runbook(an->sc, f->row.id));
+		else
+			put(o, "<span class=\"bad\">none</span>");
+		put(o, "</td><td>");
 		esc(o, f->recovery_note);
+		if (gl_report_deadman_note(&f->row, dmn, sizeof(dmn))[0]) {
+			put(o, " ");
+			esc(o, gl_report_deadman_note(&f->row, dmn, sizeof(dmn)));
+		}
 		if (f->row.error[0]) {
 			put(o, f->recovery_note[0] ? "; error: " : "error: ");
 			esc(o, f->row.error);
@@ -992,6 +1019,13 @@ static void preflight_table(struct out *o, const struct gl_analysis *an)
 	put(o, "</tbody></table>\n");
 }
 
+/* the gates' section is report_gates.c's */
+static void gates_table(struct out *o, const struct gl_analysis *an)
+{
+	if (o->rc == 0)
+		o->rc = gl_report_gates_html(an, o->b);
+}
+
 /* ---- run facts, manifest, definitions ------------------------------------------- */
 
 static void fact(struct out *o, const char *key, const char *val)
@@ -1136,6 +1170,38 @@ static void definitions(struct out *o)
 	put(o, "</tbody></table>\n");
 }
 
+/* Unpinned images (gl_manifest_image_warnings), under the verdict. */
+static void html_image_warning(void *arg, const char *text)
+{
+	struct out *o = arg;
+
+	put(o, "<p class=\"warn\"><strong>Warning:</strong> ");
+	esc(o, text);
+	put(o, ".</p>\n");
+}
+
+/* The block a person signs: what is signed (run, scenario and its hash,
+ * verdict, when), then lines for the operator and the customer. */
+static void signoff(struct out *o, const struct gl_analysis *an)
+{
+	char b[96];
+
+	put(o, "<h2 id=\"signoff\">Sign-off</h2>\n<p>This report covers the run below. Signing it accepts its "
+	       "verdict for the scenario with this hash.</p>\n<table><tbody>\n");
+	fact(o, "run id", an->run.id);
+	fact(o, "scenario", an->run.name);
+	fact(o, "scenario sha256", an->run.scenario_sha256);
+	fact(o, "verdict", verdict_word(an->verdict));
+	if (an->run.ended_wall_ns > 0)
+		gl_format_wall(an->run.ended_wall_ns, b, sizeof(b));
+	else
+		snprintf(b, sizeof(b), "not ended");
+	fact(o, "ended", b);
+	put(o, "</tbody></table>\n<table class=\"sign\"><thead><tr><th></th><th>name and role</th><th>signature</th>"
+	       "<th>date</th></tr></thead><tbody>\n<tr><th>operator</th><td></td><td></td><td></td></tr>\n"
+	       "<tr><th>customer</th><td></td><td></td><td></td></tr>\n</tbody></table>\n");
+}
+
 int gl_report_html(const struct gl_analysis *an, const struct gl_series_set *ss, const cJSON *manifest,
 		   struct gl_buf *out)
 {
@@ -1143,6 +1209,7 @@ int gl_report_html(const struct gl_analysis *an, const struct gl_series_set *ss,
 
 	head(&o, an);
 	banner(&o, an);
+	gl_manifest_image_warnings(manifest, html_image_warning, &o);
 	targets_table(&o, an, ss);
 	charts(&o, an, ss);
 	faults_table(&o, an);
@@ -1151,9 +1218,11 @@ int gl_report_html(const struct gl_analysis *an, const struct gl_series_set *ss,
 	summaries(&o, an);
 	phases_table(&o, an, ss);
 	preflight_table(&o, an);
+	gates_table(&o, an);
 	run_table(&o, an);
 	manifest_table(&o, manifest);
 	definitions(&o);
+	signoff(&o, an);
 	put(&o, "<footer><p>Rendered by gauntlet from the run store alone; self-contained, no external resources."
 		"</p></footer>\n</body>\n</html>\n");
 	return o.rc;

@@ -111,6 +111,24 @@ static cJSON *metrics_obj(const struct gl_analysis *an, const struct gl_agg *a)
 		gl_agg_each_counter(a, "inference.errors.", add_class, &ca);
 		add_eval(o, "throughput_rps", a, "inference.throughput_rps");
 		add_eval(o, "output_tokens_per_s", a, "inference.output_tokens_per_s");
+		{
+			/* only with "slo": the share of finished requests within it */
+			int found = 0;
+			gl_agg_counter(a, "inference.good", &found);
+			if (found) {
+				add_counter(o, "good", a, "inference.good");
+				add_eval(o, "goodput", a, "inference.goodput");
+			}
+		}
+		{
+			/* only with "adapters": the requests naming one, and their errors */
+			int found = 0;
+			gl_agg_counter(a, "inference.adapter_requests", &found);
+			if (found) {
+				add_counter(o, "adapter_requests", a, "inference.adapter_requests");
+				add_counter(o, "adapter_errors", a, "inference.adapter_errors");
+			}
+		}
 		for (size_t i = 0; i < sizeof(dists) / sizeof(dists[0]); i++) {
 			char name[96];
 			snprintf(name, sizeof(name), "inference.%s", dists[i]);
@@ -142,6 +160,13 @@ static cJSON *metrics_obj(const struct gl_analysis *an, const struct gl_agg *a)
 		add_counter(o, "correctness_errors", a, "training.correctness_errors");
 		add_counter(o, "hangs", a, "training.hangs");
 		add_counter(o, "relaunches", a, "training.relaunches");
+		/* productive step time / wall time (null for nccl-tests runs) */
+		add_eval(o, "ettr", a, "training.ettr");
+		{
+			int found = 0;
+			int64_t us = gl_agg_counter(a, "training.productive_us", &found);
+			add_num(o, "productive_s", found, (double)us / 1e6);
+		}
 		ck = cJSON_AddObjectToObject(o, "checkpoint");
 		add_counter(ck, "saves", a, "training.checkpoint.saves");
 		add_eval(ck, "save_s_max", a, "training.checkpoint.save_s.max");
@@ -202,6 +227,26 @@ static void add_time(cJSON *o, const char *key, int64_t ns)
 		cJSON_AddNumberToObject(o, key, (double)ns / 1e9);
 }
 
+const char *gl_report_deadman_note(const struct gl_fault_row *f, char *buf, size_t n)
+{
+	if (!strcmp(f->reverted_by, "watcher")) {
+		cJSON *m = f->measured[0] ? cJSON_Parse(f->measured) : NULL;
+		const cJSON *at = cJSON_GetObjectItemCaseSensitive(m, "watcher_reverted_at");
+		char when[64] = "";
+		if (cJSON_IsNumber(at))
+			gl_format_wall((int64_t)at->valuedouble * 1000000000LL, when, sizeof(when));
+		cJSON_Delete(m);
+		snprintf(buf, n, "Reverted by its watcher (dead-man's switch)%s%s: the controller was lost.",
+			 when[0] ? " at " : "", when);
+		return buf;
+	}
+	if (!strcmp(f->deadman, "lost"))
+		return "Dead-man's switch LOST while injected: its watcher was found gone.";
+	if (!strncmp(f->deadman, "none", 4))
+		return "No dead-man's switch.";
+	return "";
+}
+
 cJSON *gl_report_incidents_json(const struct gl_analysis *an)
 {
 	cJSON *o = cJSON_CreateObject(), *arr;
@@ -240,6 +285,9 @@ cJSON *gl_report_json(const struct gl_analysis *an)
 	cJSON *r = cJSON_CreateObject(), *run, *arr;
 	char wall[40];
 
+	/* docs/report.schema.json; bumped when a key is renamed, removed or
+	 * changes type or meaning (docs/metrics.md, "Schema") */
+	cJSON_AddNumberToObject(r, "schema_version", 1);
 	cJSON_AddStringToObject(r, "verdict", an->verdict);
 	run = cJSON_AddObjectToObject(r, "run");
 	cJSON_AddStringToObject(run, "id", an->run.id);
@@ -295,6 +343,10 @@ cJSON *gl_report_json(const struct gl_analysis *an)
 		cJSON_AddStringToObject(o, "kind", f->row.kind);
 		cJSON_AddStringToObject(o, "target", f->row.target);
 		cJSON_AddStringToObject(o, "method", f->row.method);
+		if (gl_scenario_runbook(an->sc, f->row.id))
+			cJSON_AddStringToObject(o, "runbook", gl_scenario_runbook(an->sc, f->row.id));
+		else
+			cJSON_AddNullToObject(o, "runbook");
 		add_time(o, "injected_at_s", f->row.injected_scn_ns);
 		add_time(o, "reverted_at_s", f->row.reverted_scn_ns);
 		add_time(o, "injected_elapsed_s", f->row.injected_elapsed_ns);
@@ -308,6 +360,16 @@ cJSON *gl_report_json(const struct gl_analysis *an)
 			cJSON_AddNullToObject(o, "verified_revert");
 		else
 			cJSON_AddBoolToObject(o, "verified_revert", f->row.verified_revert);
+		/* the dead-man's switch: armed, lost, fired or "none: why";
+		 * who reverted the fault: controller or watcher */
+		if (f->row.deadman[0])
+			cJSON_AddStringToObject(o, "deadman", f->row.deadman);
+		else
+			cJSON_AddNullToObject(o, "deadman");
+		if (f->row.reverted_by[0])
+			cJSON_AddStringToObject(o, "reverted_by", f->row.reverted_by);
+		else
+			cJSON_AddNullToObject(o, "reverted_by");
 		add_num(o, "recovery_s", f->recovery_s >= 0, f->recovery_s);
 		add_num(o, "restore_s", f->restore_s >= 0, f->restore_s);
 		{
@@ -366,6 +428,13 @@ cJSON *gl_report_json(const struct gl_analysis *an)
 		cJSON_AddItemToArray(arr, o);
 	}
 	cJSON_AddBoolToObject(r, "preflight_passed", an->preflight_failed == 0);
+	cJSON_AddItemToObject(r, "gates", gl_report_gates_json(an));
+	if (an->notify) {
+		/* the webhooks' counts, by variable name: never a URL */
+		cJSON *nt = cJSON_Parse(an->notify);
+		if (nt)
+			cJSON_AddItemToObject(r, "notify", nt);
+	}
 
 	arr = cJSON_AddArrayToObject(r, "targets");
 	for (int i = 0; i < an->n_targets; i++) {

@@ -157,23 +157,34 @@ static void failure_text(const struct gl_target_result *t, char *out, size_t n, 
 	}
 }
 
+/* the gates' test cases are report_gates.c's */
+static void gate_cases(struct jw *w, const struct gl_analysis *an)
+{
+	int rc = w->rc ? 0 : gl_report_gates_junit(an, w->b);
+	if (rc && !w->rc)
+		w->rc = rc;
+}
+
 int gl_report_junit(const struct gl_analysis *an, struct gl_buf *out)
 {
 	struct jw w = { out, 0 }, *b = &w;
 	char wall[40], v[96];
-	int failures = 0;
+	int failures = 0, skipped = 0;
 
 	for (int i = 0; i < an->n_targets; i++)
 		failures += !an->targets[i].pass;
 	failures += an->incidents_failed;   /* the incidents gate is one more test case */
+	failures += an->gates_failed;       /* and a test case per gate, host and when */
+	for (int i = 0; i < an->n_gates; i++)
+		skipped += !strcmp(an->gates[i].status, "skip");
 	gl_format_wall(an->run.started_wall_ns, wall, sizeof(wall));
 	putf(b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
 	putf(b, "<testsuites name=\"gauntlet\" tests=\"%d\" failures=\"%d\" errors=\"0\" time=\"%.3f\">\n",
-		      an->n_targets + 1, failures, an->duration_s);
+		      an->n_targets + 1 + an->n_gates, failures, an->duration_s);
 	putf(b, "  <testsuite name=\"gauntlet.");
 	xml_esc(b, an->run.name);
-	putf(b, "\" tests=\"%d\" failures=\"%d\" errors=\"0\" skipped=\"0\" time=\"%.3f\" timestamp=\"",
-		      an->n_targets + 1, failures, an->duration_s);
+	putf(b, "\" tests=\"%d\" failures=\"%d\" errors=\"0\" skipped=\"%d\" time=\"%.3f\" timestamp=\"",
+		      an->n_targets + 1 + an->n_gates, failures, skipped, an->duration_s);
 	xml_esc(b, wall);
 	putf(b, "\" hostname=\"");
 	xml_esc(b, an->run.hostname);
@@ -210,6 +221,8 @@ int gl_report_junit(const struct gl_analysis *an, struct gl_buf *out)
 			 f->row.verified == 1 ? "yes" : f->row.verified == 0 ? "no" : "n/a", rc, rs,
 			 f->row.error[0] ? "; error: " : "", f->row.error);
 		prop(b, name, val);
+		snprintf(name, sizeof(name), "fault.%s.runbook", f->row.id);
+		prop(b, name, gl_scenario_runbook(an->sc, f->row.id) ? gl_scenario_runbook(an->sc, f->row.id) : "none");
 	}
 	putf(b, "    </properties>\n");
 	for (int i = 0; i < an->n_targets; i++) {
@@ -256,10 +269,11 @@ int gl_report_junit(const struct gl_analysis *an, struct gl_buf *out)
 		xml_esc(b, fail);
 		putf(b, "</failure>\n    </testcase>\n");
 	}
+	gate_cases(b, an);
 	putf(b, "    <system-out>verdict ");
 	xml_esc(b, an->verdict);
 	putf(b, ": %d of %d target(s) failed or missing; %d fault(s) left injected; %d incident(s); run ",
-	     failures - an->incidents_failed, an->n_targets, an->faults_left_injected, an->incidents_total);
+	     failures - an->incidents_failed - an->gates_failed, an->n_targets, an->faults_left_injected, an->incidents_total);
 	xml_esc(b, an->run.state);
 	putf(b, "</system-out>\n  </testsuite>\n</testsuites>\n");
 	return w.rc;

@@ -191,6 +191,7 @@ int gl_report_md(const struct gl_analysis *an, struct gl_buf *b)
 				      an->preflight[i].subject, an->preflight[i].check, an->preflight[i].detail);
 		gl_buf_printf(b, "\n");
 	}
+	gl_report_gates_md(an, b);
 	gl_buf_printf(b, "## Targets\n\n| result | scope | metric | target | measured | windows | note |\n|---|---|---|---|---|---|---|\n");
 	for (int i = 0; i < an->n_targets; i++) {
 		const struct gl_target_result *t = &an->targets[i];
@@ -203,10 +204,10 @@ int gl_report_md(const struct gl_analysis *an, struct gl_buf *b)
 			      t->spec->metric, th, m, t->windows_judged, t->note);
 	}
 	if (an->n_faults) {
-		gl_buf_printf(b, "\n## Faults\n\n| id | kind | target | state | injected at | reverted at | held s (planned) | verified | recovery_s | restore_s | note |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
+		gl_buf_printf(b, "\n## Faults\n\n| id | kind | target | state | injected at | reverted at | held s (planned) | verified | recovery_s | restore_s | runbook | note |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n");
 		for (int i = 0; i < an->n_faults; i++) {
 			const struct gl_fault_result *f = &an->faults[i];
-			char ia[64] = "-", ra[64] = "-", rc[64], rs[64], held[96] = "-";
+			char ia[64] = "-", ra[64] = "-", rc[64], rs[64], held[96] = "-", dmn[200];
 			/* to the millisecond: finer is noise at any time scale */
 			if (f->row.injected_scn_ns >= 0)
 				gl_format_duration((f->row.injected_scn_ns + 500000) / 1000000 * 1000000, ia, sizeof(ia));
@@ -221,7 +222,16 @@ int gl_report_md(const struct gl_analysis *an, struct gl_buf *b)
 				      f->row.kind, f->row.method[0] ? "/" : "", f->row.method, f->row.target,
 				      f->row.state, ia, ra, held,
 				      f->row.verified == 1 ? "yes" : f->row.verified == 0 ? "NO" : "n/a", rc, rs);
+			if (gl_scenario_runbook(an->sc, f->row.id))
+				cell(b, gl_scenario_runbook(an->sc, f->row.id));
+			else
+				gl_buf_printf(b, "NONE");
+			gl_buf_printf(b, " | ");
 			cell(b, f->recovery_note);
+			if (gl_report_deadman_note(&f->row, dmn, sizeof(dmn))[0]) {
+				gl_buf_printf(b, " ");
+				cell(b, gl_report_deadman_note(&f->row, dmn, sizeof(dmn)));
+			}
 			if (f->row.error[0]) {
 				gl_buf_printf(b, " ");
 				cell(b, f->row.error);

@@ -15,18 +15,20 @@
 
 /* The fixed list, per workload, in the order the charts appear. */
 static const struct {
-	const char *workload, *name;
+	const char *workload, *name, *key;   /* key: a key the workload's section must have */
 } fixed[] = {
-	{ "inference", "inference.ttft_ms.p50" },
-	{ "inference", "inference.ttft_ms.p99" },
-	{ "inference", "inference.error_rate" },
-	{ "inference", "inference.throughput_rps" },
-	{ "training", "training.step_time_s.p50" },
-	{ "training", "training.step_time_s.p95" },
-	{ "training", "training.busbw_gbps.p50" },
-	{ "storage", "storage.read_gbps" },
-	{ "storage", "storage.write_gbps" },
-	{ "null", "null.tick_lag_ms.p99" },
+	{ "inference", "inference.ttft_ms.p50", NULL },
+	{ "inference", "inference.ttft_ms.p99", NULL },
+	{ "inference", "inference.error_rate", NULL },
+	{ "inference", "inference.goodput", "slo" },
+	{ "inference", "inference.throughput_rps", NULL },
+	{ "training", "training.step_time_s.p50", NULL },
+	{ "training", "training.step_time_s.p95", NULL },
+	{ "training", "training.busbw_gbps.p50", NULL },
+	{ "training", "training.ettr", NULL },
+	{ "storage", "storage.read_gbps", NULL },
+	{ "storage", "storage.write_gbps", NULL },
+	{ "null", "null.tick_lag_ms.p99", NULL },
 };
 
 /* Stored metric names the series read (their histograms and counters),
@@ -214,9 +216,11 @@ static int choose(struct gl_series_set *ss, int *cap, const struct gl_scenario *
 {
 	int rc = 0;
 
-	for (size_t i = 0; i < GL_ARRAY_LEN(fixed) && rc >= 0; i++)
-		if (gl_scenario_workload(sc, fixed[i].workload))
+	for (size_t i = 0; i < GL_ARRAY_LEN(fixed) && rc >= 0; i++) {
+		const struct gl_workload_spec *w = gl_scenario_workload(sc, fixed[i].workload);
+		if (w && (!fixed[i].key || cJSON_GetObjectItemCaseSensitive(w->cfg, fixed[i].key)))
 			rc = add_series(ss, cap, fixed[i].name, 0);
+	}
 	for (int i = 0; i < sc->n_targets && rc >= 0; i++) {
 		const struct gl_target_spec *t = &sc->targets[i];
 		if ((t->scope == GL_SCOPE_STEADY || t->scope == GL_SCOPE_DEGRADED) && !t->missing)

@@ -78,6 +78,7 @@ static void inference(struct sum *s)
 	count(s, "requests", "inference.requests");
 	count(s, "errors", "inference.errors");
 	eval(s, "error rate", "inference.error_rate");
+	eval(s, "goodput (within the SLO)", "inference.goodput");
 	gl_agg_each_counter(s->an->all, "inference.errors.", each_class, &c);
 	eval(s, "throughput req/s", "inference.throughput_rps");
 	eval(s, "output tokens/s", "inference.output_tokens_per_s");
@@ -98,6 +99,7 @@ static void training(struct sum *s)
 {
 	s->ops->section(s->arg, "training", "Training", NULL);
 	count(s, "steps", "training.steps");
+	eval(s, "ETTR (productive / wall time)", "training.ettr");
 	eval(s, "step_time_s p50", "training.step_time_s.p50");
 	eval(s, "step_time_s p95", "training.step_time_s.p95");
 	eval(s, "comm_time_s p50", "training.comm_time_s.p50");

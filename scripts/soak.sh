@@ -39,5 +39,7 @@ rc=$?
 echo
 head -60 "$OUT/report.md" 2>/dev/null
 echo
-echo "reports: $OUT/report.html, report.json, report.md, junit.xml, manifest.json (store: $OUT/run.db); exit $rc"
+pdf=
+[ -s "$OUT/report.pdf" ] && pdf=", report.pdf"
+echo "reports: $OUT/report.html, report.json, report.md, junit.xml, manifest.json$pdf (store: $OUT/run.db); exit $rc"
 exit $rc

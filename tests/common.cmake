@@ -4,7 +4,9 @@
 #   linked with the core library; tests make their own temp dirs.
 # gl_script_test(NAME SCRIPT [TIMEOUT s]): a shell test; exit 77 means skip
 #   (GL_STRICT=1: lib.sh turns every skip into a failure instead).
-# Every test gets GL_TEST_NAME (its ctest name): with GL_RESULTS_DIR set
+# Every test gets GAUNTLET_PDF=off (a run renders no report.pdf: a browser
+#   per run would cost the suite minutes; the tests of report.pdf turn it
+#   back on) and GL_TEST_NAME (its ctest name): with GL_RESULTS_DIR set
 #   (scripts/test.sh), lib.sh and check.h leave their pass/fail/skip counts
 #   there under that name.
 # Fuzz targets: tests/fuzz/fuzz_X.c define LLVMFuzzerTestOneInput; each also
@@ -65,7 +67,7 @@ function(gl_unit_test name src)
   endif()
   add_test(NAME ${name}${GL_TEST_SUFFIX} COMMAND ${name})
   set_tests_properties(${name}${GL_TEST_SUFFIX} PROPERTIES TIMEOUT ${A_TIMEOUT} SKIP_RETURN_CODE 77
-    ENVIRONMENT "GL_SOURCE_DIR=${CMAKE_SOURCE_DIR};GL_BINARY_DIR=${CMAKE_BINARY_DIR};GAUNTLET=$<TARGET_FILE:gauntlet>;GL_SANITIZE=${GL_SANITIZE};GL_TEST_NAME=${name}${GL_TEST_SUFFIX}")
+    ENVIRONMENT "GL_SOURCE_DIR=${CMAKE_SOURCE_DIR};GL_BINARY_DIR=${CMAKE_BINARY_DIR};GAUNTLET=$<TARGET_FILE:gauntlet>;GL_SANITIZE=${GL_SANITIZE};GL_TEST_NAME=${name}${GL_TEST_SUFFIX};GAUNTLET_PDF=off")
   if(A_LABELS)
     set_tests_properties(${name}${GL_TEST_SUFFIX} PROPERTIES LABELS "${A_LABELS}")
   endif()
@@ -81,7 +83,7 @@ function(gl_script_test name script)
   endif()
   add_test(NAME ${name}${GL_TEST_SUFFIX} COMMAND bash ${script})
   set_tests_properties(${name}${GL_TEST_SUFFIX} PROPERTIES TIMEOUT ${A_TIMEOUT} SKIP_RETURN_CODE 77
-    ENVIRONMENT "GL_SOURCE_DIR=${CMAKE_SOURCE_DIR};GL_BINARY_DIR=${CMAKE_BINARY_DIR};GAUNTLET=$<TARGET_FILE:gauntlet>;GL_SANITIZE=${GL_SANITIZE};GL_TEST_NAME=${name}${GL_TEST_SUFFIX}")
+    ENVIRONMENT "GL_SOURCE_DIR=${CMAKE_SOURCE_DIR};GL_BINARY_DIR=${CMAKE_BINARY_DIR};GAUNTLET=$<TARGET_FILE:gauntlet>;GL_SANITIZE=${GL_SANITIZE};GL_TEST_NAME=${name}${GL_TEST_SUFFIX};GAUNTLET_PDF=off")
   if(A_LABELS)
     set_tests_properties(${name}${GL_TEST_SUFFIX} PROPERTIES LABELS "${A_LABELS}")
   endif()

@@ -9,7 +9,9 @@ gl_script_test(test_soak ${GL_TESTS_DIR}/scripts/test_soak.sh TIMEOUT 180)
 # The live view: --metrics-listen scraped during a run, against the store and report.
 gl_script_test(test_live ${GL_TESTS_DIR}/scripts/test_live.sh TIMEOUT 120)
 # gauntlet status: a live or dead controller, failing targets named and
-# counted as the live endpoint counts them.
-gl_script_test(test_status ${GL_TESTS_DIR}/scripts/test_status.sh TIMEOUT 60)
+# counted as the live endpoint counts them, and every line of its one
+# screen against the store, the endpoint and the scenario (a run with every
+# workload: 15 to 30 s on a loaded machine, the sanitizer build included).
+gl_script_test(test_status ${GL_TESTS_DIR}/scripts/test_status.sh TIMEOUT 120)
 # The command line: --help on every subcommand, report's list of files.
 gl_script_test(test_cli ${GL_TESTS_DIR}/scripts/test_cli.sh TIMEOUT 60)

@@ -9,3 +9,6 @@ gl_fuzz_target(fuzz_scenario)
 gl_fuzz_target(fuzz_http_bodies)
 # What load agents send the controller (harness/core/agent_wire.c).
 gl_fuzz_target(fuzz_agent_wire)
+# Image facts from crictl, docker and a Kubernetes pod list, and image
+# references (harness/lib/imageref.c).
+gl_fuzz_target(fuzz_images)

@@ -44,8 +44,10 @@ static void usage(FILE *f)
 		"       shows the stored plans without executing them)\n"
 		"  report DIR              re-render the reports from the store\n"
 		"  status DIR              where a run stands\n"
-		"  seal DIR --repo PATH    commit the run's evidence to a git repository\n"
-		"  verify DIR              check the run's files against its sealed commit\n"
+		"  seal DIR --repo PATH [--sign-key KEY]\n"
+		"                          commit the run's evidence to a git repository\n"
+		"  verify DIR [--allowed-signers FILE]\n"
+		"                          check the run's files against its sealed commit\n"
 		"  compare BASE_DIR CAND_DIR [--out DIR] [--alpha A] [--tolerance T]\n"
 		"                          regression verdict between two runs\n"
 		"  lab up|down|status [--dir DIR] [--workers N]\n"
@@ -85,14 +87,18 @@ static const struct {
 		    "Re-render every report of a run from its store alone (report.json, report.md,\n"
 		    "report.html, junit.xml, timeseries.csv, manifest.json) and list them.\n" },
 	{ "status", "usage: gauntlet status DIR\n"
-		    "Where a run stands: its state, whether its controller is alive, the timeline, each\n"
-		    "fault's journal state, the targets failing so far (named) and the verdict.\n" },
-	{ "seal", "usage: gauntlet seal DIR --repo PATH\n"
+		    "Where a run stands, on one screen: its state, whether its controller is alive, elapsed\n"
+		    "and remaining (scenario time), the phase, the faults (those injected now first, since\n"
+		    "when), the last closed window's figures per workload, load agents, the targets failing\n"
+		    "so far (named) and the verdict.\n" },
+	{ "seal", "usage: gauntlet seal DIR --repo PATH [--sign-key KEY]\n"
 		  "Commit the run's evidence (reports, scenario, store hash) to a git repository and\n"
-		  "tag it; writes DIR/seal.json.\n" },
-	{ "verify", "usage: gauntlet verify DIR\n"
+		  "tag it; writes DIR/seal.json. --sign-key signs the commit and the tag with that SSH\n"
+		  "private key (ssh-keygen), as git does with gpg.format=ssh.\n" },
+	{ "verify", "usage: gauntlet verify DIR [--allowed-signers FILE]\n"
 		    "Check the run's files against the commit DIR/seal.json names; exit 1 naming any\n"
-		    "file that differs.\n" },
+		    "file that differs. --allowed-signers also checks the commit's and the tag's SSH\n"
+		    "signatures and their signer against that file (ssh-keygen's format).\n" },
 };
 
 /* `gauntlet COMMAND --help` or `-h` anywhere after the command: 1 when the
@@ -260,8 +266,11 @@ static int cmd_validate(int argc, char **argv)
 		fputs(d.text.data, stderr);
 	if (d.n_dropped)
 		fprintf(stderr, "(%d more diagnostics not shown)\n", d.n_dropped);
-	if (s && d.n_errors == 0)
+	if (s && d.n_errors == 0) {
 		gl_timeline_print(s, c.scale, stdout);
+		gl_gates_print(s, stdout);
+		gl_notify_print(s, stdout);
+	}
 	if (d.n_errors)
 		fprintf(stderr, "%s: %d error(s)%s\n", c.scenario, d.n_errors,
 			s && s->n_missing ? " (missing thresholds are failed gates)" : "");
@@ -329,13 +338,13 @@ static int cmd_resume(int argc, char **argv)
 	return gl_controller_resume(dir, dry_run);
 }
 
-static int open_dir_store(const char *dir, struct gl_store **st)
+static int open_dir_store(const char *dir, struct gl_store **st, int reader)
 {
 	char db[1100];
 	struct gl_err err = { 0 };
 
 	snprintf(db, sizeof(db), "%s/run.db", dir);
-	*st = gl_store_open(db, 0, &err);
+	*st = reader ? gl_store_open_reader(db, &err) : gl_store_open(db, 0, &err);
 	if (!*st) {
 		fprintf(stderr, "gauntlet: %s\n", err.msg);
 		return 2;
@@ -343,11 +352,16 @@ static int open_dir_store(const char *dir, struct gl_store **st)
 	return 0;
 }
 
+static int controller_alive(const char *dir, int *pid);
+
 static int cmd_report(const char *dir)
 {
 	struct gl_store *st;
 	struct gl_err err = { 0 };
-	int rc = open_dir_store(dir, &st);
+	int pid;
+	/* beside a live controller only as a reader: a writer's checkpoint on
+	 * close would hold the controller's writes for seconds (gl_store_open_reader) */
+	int rc = open_dir_store(dir, &st, controller_alive(dir, &pid) == 1);
 
 	if (rc)
 		return rc;
@@ -361,8 +375,13 @@ static int cmd_report(const char *dir)
 		/* every file gl_report_write rewrote (reports/report.c) */
 		static const char *const files[] = { "report.json", "report.md", "junit.xml", "manifest.json",
 						     "timeseries.csv", "report.html" };
+		char pdf[1100];
 		for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
 			printf("%s/%s\n", dir, files[i]);
+		/* rendered now, or removed (report.c) */
+		snprintf(pdf, sizeof(pdf), "%s/report.pdf", dir);
+		if (access(pdf, F_OK) == 0)
+			printf("%s\n", pdf);
 	}
 	return 0;
 }
@@ -390,13 +409,157 @@ static int controller_alive(const char *dir, int *pid)
 	return alive;
 }
 
+/* status: one screen. Lists (faults, failing targets) stop after this
+ * many lines with "... and N more". */
+#define STATUS_LIST_MAX 6
+
+/* A fault the journal holds as in (or on its way in or out). */
+static int fault_live(const struct gl_fault_row *f)
+{
+	return strcmp(f->state, "reverted") && strcmp(f->state, "planned") && strcmp(f->state, "failed");
+}
+
+static int keep_last_window(int i, struct gl_agg *w, void *arg)
+{
+	struct gl_agg **out = arg;
+
+	(void)i;
+	*out = gl_agg_new();
+	return *out ? gl_agg_merge(*out, w) : -1;
+}
+
+/* The last stored window's key figures, one line per workload that has
+ * any: the figures `status` and the progress line headline. */
+static void status_window(struct gl_store *st, const struct gl_analysis *an, int running)
+{
+	static const struct {
+		const char *group, *metric, *pre, *post;
+	} figs[] = {
+		{ "inference", "inference.throughput_rps", "", " req/s" },
+		{ "inference", "inference.ttft_ms.p50", "TTFT p50 ", " ms" },
+		{ "inference", "inference.ttft_ms.p99", "p99 ", " ms" },
+		{ "inference", "inference.error_rate", "error rate ", "" },
+		{ "inference", "inference.goodput", "goodput ", "" },
+		{ "training", "training.step_time_s.p50", "step time p50 ", " s" },
+		{ "training", "training.step_time_s.p99", "p99 ", " s" },
+		{ "training", "training.busbw_gbps.p50", "busbw p50 ", " GB/s" },
+		{ "storage", "storage.read_gbps", "read ", " GB/s" },
+		{ "storage", "storage.write_gbps", "write ", " GB/s" },
+		{ "null", "null.ticks", "", " ticks" },
+	};
+	const struct gl_window_info *wi;
+	struct gl_agg *w = NULL;
+	struct gl_err err = { 0 };
+	const char *group = NULL;
+	int found;
+	int64_t expected, missing;
+
+	if (an->n_windows == 0) {
+		printf("last window: none closed yet\n");
+		return;
+	}
+	/* while the run goes on, the store also holds the window still open
+	 * (partial, committed as it fills): the last closed one is the last
+	 * complete one, as the endpoint shows it; once the run has ended its
+	 * last window, partial or not, is the last */
+	wi = &an->windows[an->n_windows - 1];
+	for (int i = an->n_windows - 1; running && i >= 0; i--)
+		if (an->windows[i].complete) {
+			wi = &an->windows[i];
+			break;
+		}
+	if (gl_windows_each(st, wi, 1, keep_last_window, &w, &err) != 0 || !w) {
+		printf("last window %lld: cannot read it: %s\n", (long long)wi->idx, err.msg[0] ? err.msg : "out of memory");
+		gl_agg_free(w);
+		return;
+	}
+	printf("last window %lld (%s, %.3g s of real time%s):\n", (long long)wi->idx,
+	       wi->phase >= 0 && wi->phase < an->sc->n_phases ? an->sc->phases[wi->phase].name : "-",
+	       gl_agg_seconds(w), wi->complete ? "" : ", partial");
+	for (size_t i = 0; i < GL_ARRAY_LEN(figs); i++) {
+		double v;
+		if (gl_agg_eval(w, figs[i].metric, &v) != 0)
+			continue;
+		if (!group || strcmp(group, figs[i].group)) {
+			printf("%s  %s: ", group ? "\n" : "", figs[i].group);
+			group = figs[i].group;
+		} else {
+			printf(", ");
+		}
+		printf("%s%.6g%s", figs[i].pre, v, figs[i].post);
+	}
+	if (group)
+		printf("\n");
+	expected = gl_agg_counter(w, "agents.expected", &found);
+	missing = gl_agg_counter(w, "agents.missing", NULL);
+	if (found) {
+		struct gl_child_row *ch = NULL;
+		int n_ch = 0, launchers = 0;
+		if (gl_store_child_list(st, &ch, &n_ch, &err) == 0)
+			for (int i = 0; i < n_ch; i++)
+				launchers += !strcmp(ch[i].source, "agents");
+		free(ch);
+		printf("agents: %lld expected, %lld reporting, %lld missing in the last window; %lld lost, %lld "
+		       "relaunched so far; %d launcher(s) not ended\n",
+		       (long long)expected, (long long)(expected - missing), (long long)missing,
+		       (long long)gl_agg_counter(an->all, "agents.lost", NULL),
+		       (long long)gl_agg_counter(an->all, "agents.relaunched", NULL), launchers);
+	}
+	gl_agg_free(w);
+}
+
+/* The phase the position is in, by the scenario's schedule. */
+static void status_phase(const struct gl_analysis *an, int64_t pos, int running)
+{
+	char a[48], b[48];
+
+	for (int i = 0; running && i < an->sc->n_phases; i++) {
+		const struct gl_phase *ph = &an->sc->phases[i];
+		if (pos >= ph->start_ns && pos < ph->start_ns + ph->dur_ns) {
+			gl_format_duration(ph->start_ns, a, sizeof(a));
+			gl_format_duration(ph->start_ns + ph->dur_ns, b, sizeof(b));
+			printf("phase: %s (%s to %s, phase %d of %d)\n", ph->name, a, b, i + 1, an->sc->n_phases);
+			return;
+		}
+	}
+	printf("phase: none (%s)\n", running ? "past the timeline's end" : "the run has ended");
+}
+
+static void status_faults(const struct gl_analysis *an)
+{
+	int live = 0, shown = 0;
+
+	for (int i = 0; i < an->n_faults; i++)
+		live += fault_live(&an->faults[i].row);
+	printf("faults: %d planned in all, %d injected now\n", an->n_faults, live);
+	/* those in now first, with since when; then the rest in journal order */
+	for (int pass = 0; pass < 2; pass++)
+		for (int i = 0; i < an->n_faults; i++) {
+			const struct gl_fault_row *f = &an->faults[i].row;
+			char since[64] = "";
+			if (fault_live(f) != !pass)
+				continue;
+			if (shown++ >= STATUS_LIST_MAX)
+				continue;
+			if (!pass && f->injected_scn_ns >= 0) {
+				char t[48];
+				gl_format_duration(f->injected_scn_ns / 1000000 * 1000000, t, sizeof(t));
+				snprintf(since, sizeof(since), " since %s", t);
+			}
+			printf("  %-16s %-20s %s%s\n", f->id, f->kind, f->state, since);
+		}
+	if (shown > STATUS_LIST_MAX)
+		printf("  ... and %d more\n", shown - STATUS_LIST_MAX);
+}
+
 static int cmd_status(const char *dir)
 {
 	struct gl_store *st;
 	struct gl_analysis *an = NULL;
 	struct gl_err err = { 0 };
-	int rc = open_dir_store(dir, &st), failing = 0, no_data = 0, later = 0, live = 0, pid = 0, alive, running;
-	char d[64], e[64];
+	int rc = open_dir_store(dir, &st, 1), failing = 0, no_data = 0, later = 0, pid = 0, alive, running;
+	char d[64], e[64], r[64];
+	int64_t pos;
 	struct gl_buf names;
 
 	if (rc)
@@ -407,12 +570,12 @@ static int cmd_status(const char *dir)
 		return 4;
 	}
 	gl_format_duration(an->run.duration_ns, d, sizeof(d));
-	{
-		int64_t pos = (int64_t)((double)an->run.elapsed_ns * an->run.time_scale);
-		if (pos > an->run.duration_ns)
-			pos = an->run.duration_ns;
-		gl_format_duration(pos / 1000000 * 1000000, e, sizeof(e));
-	}
+	pos = (int64_t)((double)an->run.elapsed_ns * an->run.time_scale);
+	if (pos > an->run.duration_ns)
+		pos = an->run.duration_ns;
+	pos = pos / 1000000 * 1000000;   /* to the ms */
+	gl_format_duration(pos, e, sizeof(e));
+	gl_format_duration(an->run.duration_ns - pos, r, sizeof(r));
 	running = !strcmp(an->run.state, "running");
 	alive = controller_alive(dir, &pid);
 	/* As the live endpoint counts them while a run goes on: missing
@@ -433,7 +596,7 @@ static int cmd_status(const char *dir)
 			continue;
 		}
 		fail = t->spec->missing || !t->pass;
-		if (fail) {
+		if (fail && failing < STATUS_LIST_MAX) {
 			char v[64];
 			if (t->has)
 				snprintf(v, sizeof(v), "%.6g", t->measured);
@@ -445,19 +608,18 @@ static int cmd_status(const char *dir)
 		}
 		failing += fail;
 	}
+	if (failing > STATUS_LIST_MAX)
+		gl_buf_printf(&names, "  ... and %d more failing\n", failing - STATUS_LIST_MAX);
 	printf("run %s (%s): %s\n", an->run.id, an->run.name, an->run.state);
 	if (running && alive == 1)
 		printf("controller: running (pid %d holds %s/run.lock)\n", pid, dir);
 	else if (running)
 		printf("controller not running: resume with gauntlet resume %s\n", dir);
-	printf("timeline: %s of %s (scenario time), %d window(s), %d resume(s)\n", e, d, an->n_windows,
-	       an->run.resumes);
-	for (int i = 0; i < an->n_faults; i++)
-		live += strcmp(an->faults[i].row.state, "reverted") && strcmp(an->faults[i].row.state, "planned") &&
-			strcmp(an->faults[i].row.state, "failed");
-	printf("faults: %d planned in all, %d injected now\n", an->n_faults, live);
-	for (int i = 0; i < an->n_faults; i++)
-		printf("  %-16s %-20s %s\n", an->faults[i].row.id, an->faults[i].row.kind, an->faults[i].row.state);
+	printf("timeline: %s of %s (scenario time), %s remaining, %d window(s), %d resume(s)\n", e, d, r,
+	       an->n_windows, an->run.resumes);
+	status_phase(an, pos, running);
+	status_faults(an);
+	status_window(st, an, running);
 	if (running)
 		printf("targets: %d failing so far, %d passing, %d without data yet, %d judged at the end\n", failing,
 		       an->n_targets - failing - no_data - later, no_data, later);
@@ -474,7 +636,7 @@ static int cmd_status(const char *dir)
 
 static int cmd_seal(int argc, char **argv)
 {
-	const char *dir = NULL, *repo = NULL;
+	const char *dir = NULL, *repo = NULL, *key = NULL;
 	struct gl_err err = { 0 };
 	int code;
 
@@ -483,6 +645,10 @@ static int cmd_seal(int argc, char **argv)
 			repo = argv[++i];
 		} else if (!strncmp(argv[i], "--repo=", 7)) {
 			repo = argv[i] + 7;
+		} else if (!strcmp(argv[i], "--sign-key") && i + 1 < argc) {
+			key = argv[++i];
+		} else if (!strncmp(argv[i], "--sign-key=", 11)) {
+			key = argv[i] + 11;
 		} else if (argv[i][0] != '-' && !dir) {
 			dir = argv[i];
 		} else {
@@ -490,11 +656,11 @@ static int cmd_seal(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (!dir || !repo || !repo[0]) {
-		fprintf(stderr, "gauntlet: usage: gauntlet seal DIR --repo PATH\n");
+	if (!dir || !repo || !repo[0] || (key && !key[0])) {
+		fprintf(stderr, "gauntlet: usage: gauntlet seal DIR --repo PATH [--sign-key KEY]\n");
 		return 2;
 	}
-	code = gl_seal(dir, repo, stdout, &err);
+	code = gl_seal(dir, repo, key, stdout, &err);
 	if (code == GL_EVIDENCE_BAD_INPUT || code == GL_EVIDENCE_ERROR)
 		fprintf(stderr, "gauntlet: seal: %s\n", err.msg);
 	return code;
@@ -502,14 +668,27 @@ static int cmd_seal(int argc, char **argv)
 
 static int cmd_verify(int argc, char **argv)
 {
+	const char *dir = NULL, *allowed = NULL;
 	struct gl_err err = { 0 };
 	int code;
 
-	if (argc != 3) {
-		fprintf(stderr, "gauntlet: usage: gauntlet verify DIR\n");
+	for (int i = 2; i < argc; i++) {
+		if (!strcmp(argv[i], "--allowed-signers") && i + 1 < argc) {
+			allowed = argv[++i];
+		} else if (!strncmp(argv[i], "--allowed-signers=", 18)) {
+			allowed = argv[i] + 18;
+		} else if (argv[i][0] != '-' && !dir) {
+			dir = argv[i];
+		} else {
+			fprintf(stderr, "gauntlet: verify: unexpected argument '%s'\n", argv[i]);
+			return 2;
+		}
+	}
+	if (!dir || (allowed && !allowed[0])) {
+		fprintf(stderr, "gauntlet: usage: gauntlet verify DIR [--allowed-signers FILE]\n");
 		return 2;
 	}
-	code = gl_verify(argv[2], stdout, &err);
+	code = gl_verify(dir, allowed, stdout, &err);
 	if (code == GL_EVIDENCE_BAD_INPUT || code == GL_EVIDENCE_ERROR)
 		fprintf(stderr, "gauntlet: verify: %s\n", err.msg);
 	return code;

@@ -91,6 +91,13 @@ struct gl_agents {
 };
 
 static int64_t now_ns(struct gl_agents *a) { return gl_ctx_elapsed_ns(a->c); }
+
+void gl_agents_count(const struct gl_agents *a, int *planned, int *connected)
+{
+	*planned += a->count;
+	for (int i = 0; i < a->count; i++)
+		*connected += a->s[i].state == S_UP;
+}
 static int64_t mono(void) { return gl_now_ns(); }
 
 /* ---- launching ----------------------------------------------------------------------------- */
@@ -381,7 +388,7 @@ static void on_rows(struct slot *s, const unsigned char *p, size_t n)
 	cJSON *arr = cJSON_ParseWithLength((const char *)p, n), *r;
 	static const char *const classes[] = { "connect", "tls", "http_4xx", "http_429", "http_5xx", "timeout_ttft",
 					       "timeout_idle", "timeout_total", "stream_error", "truncated",
-					       "malformed", NULL };
+					       "malformed", "model_not_found", NULL };
 
 	cJSON_ArrayForEach(r, arr) {
 		struct gl_request_row row = { 0 };

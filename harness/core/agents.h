@@ -36,6 +36,9 @@ void gl_agents_window_done(struct gl_agents *a, int64_t idx, struct gl_metrics *
 int64_t ctl_agents_settle_ns(struct gl_ctx *c);
 /* Ask every agent to stop, take their last figures (up to 5 s), end the
  * launchers. */
+/* Adds this workload's agents to *planned and those connected now to
+ * *connected (the live view's gauntlet_agents_*). */
+void gl_agents_count(const struct gl_agents *a, int *planned, int *connected);
 void gl_agents_stop(struct gl_agents *a);
 void gl_agents_free(struct gl_agents *a);
 

@@ -239,6 +239,51 @@ static int load_preflight(sqlite3 *db, struct gl_analysis *an, struct gl_err *er
 	return 0;
 }
 
+static void col(sqlite3_stmt *q, int i, char *out, size_t n)
+{
+	const unsigned char *t = sqlite3_column_text(q, i);
+	snprintf(out, n, "%s", t ? (const char *)t : "");
+}
+
+static int load_gates(sqlite3 *db, struct gl_analysis *an, struct gl_err *err)
+{
+	sqlite3_stmt *q;
+	int cap = 0;
+
+	if (sqlite3_prepare_v2(db, "SELECT id,kind,host,phase,status,reason,exit_status,dur_s,file,results "
+			       "FROM gates ORDER BY seq", -1, &q, NULL) != SQLITE_OK)
+		return gl_errf(err, GL_EIO, "store: %s", sqlite3_errmsg(db));
+	while (sqlite3_step(q) == SQLITE_ROW) {
+		struct gl_gate_result *g;
+		if (an->n_gates == cap) {
+			struct gl_gate_result *ng;
+			cap = cap ? cap * 2 : 16;
+			ng = realloc(an->gates, sizeof(*ng) * (size_t)cap);
+			if (!ng) {
+				sqlite3_finalize(q);
+				return gl_errf(err, GL_ENOMEM, "analysis: out of memory");
+			}
+			an->gates = ng;
+		}
+		g = &an->gates[an->n_gates++];
+		memset(g, 0, sizeof(*g));
+		col(q, 0, g->id, sizeof(g->id));
+		col(q, 1, g->kind, sizeof(g->kind));
+		col(q, 2, g->host, sizeof(g->host));
+		col(q, 3, g->when, sizeof(g->when));
+		col(q, 4, g->status, sizeof(g->status));
+		col(q, 5, g->reason, sizeof(g->reason));
+		g->exit_status = sqlite3_column_int(q, 6);
+		g->dur_s = sqlite3_column_double(q, 7);
+		col(q, 8, g->file, sizeof(g->file));
+		if (sqlite3_column_text(q, 9))
+			g->results = strdup((const char *)sqlite3_column_text(q, 9));
+		an->gates_failed += !strcmp(g->status, "fail");
+	}
+	sqlite3_finalize(q);
+	return 0;
+}
+
 int gl_windows_load(struct gl_store *st, struct gl_window_info **out, int *n, struct gl_err *err)
 {
 	sqlite3 *db = gl_store_db(st);
@@ -1042,8 +1087,12 @@ int gl_analyze(struct gl_store *st, struct gl_analysis **out, struct gl_err *err
 		goto out;
 	}
 	gl_diag_free(&d);
+	{
+		struct gl_err nerr = { 0 };   /* a store without it (older runs) has none */
+		gl_store_doc_get(st, "notify", &an->notify, &nerr);
+	}
 	if ((rc = gl_windows_load(st, &an->windows, &an->n_windows, err)) ||
-	    (rc = load_preflight(gl_store_db(st), an, err)))
+	    (rc = load_preflight(gl_store_db(st), an, err)) || (rc = load_gates(gl_store_db(st), an, err)))
 		goto out;
 	for (int i = 0; i < an->n_windows; i++) {
 		int p = an->windows[i].phase;
@@ -1124,7 +1173,8 @@ int gl_analyze(struct gl_store *st, struct gl_analysis **out, struct gl_err *err
 	if (!strcmp(an->run.state, "aborted"))
 		strcpy(an->verdict, "aborted");
 	else if (!strcmp(an->run.state, "finished") && all_pass && an->faults_left_injected == 0 &&
-		 an->n_targets > 0 && an->preflight_failed == 0 && !an->incidents_failed)
+		 an->n_targets > 0 && an->preflight_failed == 0 && !an->incidents_failed &&
+		 an->gates_failed == 0)
 		strcpy(an->verdict, "pass");
 	else
 		strcpy(an->verdict, "fail");
@@ -1142,6 +1192,7 @@ void gl_analysis_free(struct gl_analysis *a)
 	if (!a)
 		return;
 	gl_run_row_free(&a->run);
+	free(a->notify);
 	if (a->phase && a->sc)
 		for (int i = 0; i < a->sc->n_phases; i++)
 			gl_agg_free(a->phase[i]);
@@ -1156,6 +1207,9 @@ void gl_analysis_free(struct gl_analysis *a)
 	free(a->faults);
 	free(a->targets);
 	free(a->preflight);
+	for (int i = 0; i < a->n_gates; i++)
+		free(a->gates[i].results);
+	free(a->gates);
 	free(a->incidents);
 	free(a->outages);
 	free(a);

@@ -143,6 +143,14 @@ struct gl_preflight_result {
 	int ok;
 };
 
+/* A gate on a host, before or after the soak (docs/gates.md). */
+struct gl_gate_result {
+	char id[64], kind[16], host[64], when[8], status[8], reason[512], file[256];
+	int exit_status;
+	double dur_s;
+	char *results;                /* dcgm_diag: its rows as a JSON array, or NULL */
+};
+
 struct gl_analysis {
 	struct gl_run_row run;
 	struct gl_scenario *sc;
@@ -157,6 +165,8 @@ struct gl_analysis {
 	int n_targets;
 	struct gl_preflight_result *preflight;
 	int n_preflight, preflight_failed;
+	struct gl_gate_result *gates; /* in the order they ran */
+	int n_gates, gates_failed;    /* any failed gate fails the verdict */
 	int generator_saturated;
 	int faults_left_injected;     /* faults not reverted */
 	char verdict[16];             /* pass | fail | aborted (a run not finished is fail) */
@@ -173,6 +183,7 @@ struct gl_analysis {
 	struct gl_outage *outages;
 	int n_outages;
 	double outage_s;              /* known down time, summed */
+	char *notify;                 /* the webhooks' counts (notify.h), JSON; NULL: none */
 };
 
 int gl_analyze(struct gl_store *st, struct gl_analysis **out, struct gl_err *err);

@@ -26,6 +26,7 @@
 #include "inventory.h"
 #include "live.h"
 #include "metrics.h"
+#include "notify.h"
 #include "secrets.h"
 #include "timeline.h"
 
@@ -82,6 +83,7 @@ static int lock_dir(struct gl_ctx *c)
 
 static void ctx_free(struct gl_ctx *c)
 {
+	ctl_dm_stop(c);
 	ctl_fx_stop(c);
 	if (c->wl_state)
 		for (int i = 0; i < c->sc->n_workloads; i++)
@@ -107,6 +109,7 @@ static void ctx_free(struct gl_ctx *c)
 	if (c->ev_window) event_free(c->ev_window);
 	if (c->ev_int) event_free(c->ev_int);
 	if (c->ev_term) event_free(c->ev_term);
+	gl_notify_free(c->nt);
 	gl_live_free(c->live);
 	if (c->base) event_base_free(c->base);
 	gl_metrics_free(c->m);
@@ -206,6 +209,29 @@ static int preflight(struct gl_ctx *c)
 	return bad ? -1 : 0;
 }
 
+/* The "before" gates (docs/gates.md), once preflight passed and before
+ * any workload is set up (run; resume, for those a killed process did not
+ * finish): one failure stops the run as a failed one (exit 4), reported,
+ * with nothing started. */
+static int run_before_gates(struct gl_ctx *c)
+{
+	struct gl_err rerr = { 0 };
+	char why[700];
+	int failed;
+
+	if (c->sc->n_gates == 0 || (failed = ctl_gates_run(c, 0, why, sizeof(why))) == 0)
+		return 0;
+	gl_ctx_event(c, GL_LOG_ERROR, "controller", "%d gate run(s) failed before the soak: nothing was started or "
+		     "injected", failed);
+	gl_store_run_finish(c->st, "failed", "fail", 4, gl_wall_ns());
+	ctl_notify_failed_start(c, why);
+	if (ctl_write_reports(c->dir, c->st, &rerr) != 0)
+		fprintf(stderr, "gauntlet: report: %s\n", rerr.msg);
+	fprintf(stderr, "gauntlet: %s\ngauntlet: a gate failed before the soak: nothing was started (exit 4); report: "
+		"%s/report.json\n", why, c->dir);
+	return -1;
+}
+
 static int build_faults(struct gl_ctx *c, int fresh)
 {
 	c->faults = calloc((size_t)c->sc->n_faults + 1, sizeof(*c->faults));
@@ -302,20 +328,31 @@ int gl_controller_run(const struct gl_run_opts *o)
 		gl_scenario_free(c.sc);
 		return 4;
 	}
+	/* the webhooks' URLs, before anything is stored (--dry-run sends
+	 * nothing and needs none) */
+	if (!o->dry_run && (code = ctl_notify_open(&c)) != 0)
+		goto out;
+	code = 4;
 	if (build_faults(&c, 1) != 0)
 		goto out;
 	if (o->dry_run) {
 		gl_timeline_print(c.sc, c.scale, stdout);
+		gl_gates_print(c.sc, stdout);
+		gl_notify_print(c.sc, stdout);
 		for (int i = 0; i < c.sc->n_faults; i++) {
 			struct gl_buf b;
 			gl_buf_init(&b, DESCRIBE_MAX);
 			if (c.sc->faults[i].ops->describe)
 				c.sc->faults[i].ops->describe(c.faults[i].plan, &b);
+			ctl_dm_plan(&c, &c.faults[i]);
+			ctl_dm_describe(&c.faults[i], c.faults[i].plan, &b);
 			printf("fault '%s' on host '%s':\n", c.faults[i].row.id, c.faults[i].row.target);
 			put_text(stdout, b.data ? b.data : "  (no commands)\n");
 			if (b.cut)
 				printf("  (THE DESCRIPTION ABOVE IS INCOMPLETE: it did not fit in %d MiB; the run would "
 				       "execute more than is shown)\n", DESCRIBE_MAX >> 20);
+			if (c.sc->faults[i].runbook[0])
+				printf("  runbook: %s\n", c.sc->faults[i].runbook);
 			gl_buf_free(&b);
 		}
 		printf("dry run: nothing was started, injected or written\n");
@@ -411,9 +448,14 @@ int gl_controller_run(const struct gl_run_opts *o)
 		struct gl_err rerr = { 0 };
 		gl_ctx_event(&c, GL_LOG_ERROR, "controller", "preflight failed: nothing was started or injected");
 		gl_store_run_finish(c.st, "failed", "fail", 4, gl_wall_ns());
+		ctl_notify_failed_start(&c, "preflight failed: nothing was started or injected");
 		if (ctl_write_reports(c.dir, c.st, &rerr) != 0)
 			fprintf(stderr, "gauntlet: report: %s\n", rerr.msg);
 		fprintf(stderr, "gauntlet: preflight failed (see above); report: %s/report.json\n", c.dir);
+		code = 4;
+		goto out;
+	}
+	if (run_before_gates(&c) != 0) {
 		code = 4;
 		goto out;
 	}
@@ -422,6 +464,7 @@ int gl_controller_run(const struct gl_run_opts *o)
 		goto out;
 	}
 	gl_ctx_event(&c, GL_LOG_INFO, "controller", "run %s started in %s (time scale %g)", row.id, c.dir, c.scale);
+	ctl_notify_start(&c);
 	c.elapsed_base = 0;
 	code = ctl_drive(&c);
 out:
@@ -512,6 +555,7 @@ static int print_live_plans(struct gl_ctx *c, FILE *out)
 		gl_buf_init(&b, DESCRIBE_MAX);
 		if (f->spec->ops->describe)
 			f->spec->ops->describe(f->plan, &b);
+		ctl_dm_describe(f, f->plan, &b);
 		fprintf(out, "fault '%s' (%s on host '%s', journal state %s): its stored plan:\n", f->row.id,
 			f->row.kind, f->row.target, f->row.state);
 		put_text(out, b.data ? b.data : "  (no commands)\n");
@@ -572,6 +616,9 @@ int gl_controller_resume(const char *dir, int dry_run)
 	}
 	/* log lines carry the run's clock from here: held where the last
 	 * commit left it until the loop goes on from there */
+	if ((code = ctl_notify_open(&c)) != 0)
+		goto out;
+	snprintf(c.run_id, sizeof(c.run_id), "%s", row.id);
 	c.elapsed_base = row.elapsed_ns;
 	ctl_log_clock_start(&c);
 	/* count this resume at once: one killed in its preflight or start-up
@@ -583,6 +630,10 @@ int gl_controller_resume(const char *dir, int dry_run)
 		goto out;
 	}
 	code = 4;
+	/* the before gates a killed first process did not finish (stopped
+	 * during a long diagnostic): still before any load */
+	if (run_before_gates(&c) != 0)
+		goto out;
 	if (ctl_start_loop(&c) != 0) {
 		fprintf(stderr, "gauntlet: cannot start: %s\n", c.stop_msg[0] ? c.stop_msg : "out of memory");
 		goto out;
@@ -610,6 +661,7 @@ int gl_controller_resume(const char *dir, int dry_run)
 			gl_ctx_event(&c, GL_LOG_INFO, "controller", "run %s resumed at elapsed %.3f s (resume #%d)",
 				     row.id, (double)base / 1e9, row.resumes + 1);
 	}
+	ctl_notify_start(&c);
 	/* Nothing the dead controller started may run beside what this one
 	 * starts: two training jobs would share a checkpoint directory. */
 	if (ctl_stop_leftovers(&c, "resume") != 0) {
@@ -676,7 +728,7 @@ int gl_controller_revert(const char *dir, int dry_run)
 {
 	struct gl_ctx c = { .lock_fd = -1 };
 	struct gl_run_row row = { 0 };
-	int code = open_existing(&c, dir, &row), left = 0, done = 0;
+	int code = open_existing(&c, dir, &row), left = 0, done = 0, by_watcher = 0;
 
 	if (code != 0)
 		goto out;
@@ -695,11 +747,17 @@ int gl_controller_revert(const char *dir, int dry_run)
 		ctl_fault_revert(&c, f, "gauntlet revert");
 		if (strcmp(f->row.state, "reverted") != 0)
 			left++;
+		else if (!strcmp(f->row.reverted_by, "watcher"))
+			by_watcher++;
 		else
 			done++;
 	}
 	gl_store_flush(c.st, NULL);
-	printf("%d fault(s) reverted, %d still injected\n", done, left);
+	if (by_watcher)
+		printf("%d fault(s) reverted, %d found reverted by their watcher (nothing left to do), %d still injected\n",
+		       done, by_watcher, left);
+	else
+		printf("%d fault(s) reverted, %d still injected\n", done, left);
 	code = left ? 1 : 0;
 out:
 	gl_run_row_free(&row);

@@ -158,6 +158,9 @@ static void live_status(struct gl_ctx *c)
 	s.scale = c->scale;
 	s.phase = c->phase;
 	s.active = ids;
+	for (int i = 0; c->agents && i < c->sc->n_workloads; i++)
+		if (c->agents[i])
+			gl_agents_count(c->agents[i], &s.agents_planned, &s.agents_connected);
 	gl_live_status(c->live, &s);
 }
 
@@ -165,6 +168,7 @@ static void on_commit(evutil_socket_t fd, short what, void *arg)
 {
 	commit(arg);
 	live_status(arg);
+	ctl_notify_window(arg);
 }
 
 static void check_abort(struct gl_ctx *c, struct gl_agg *w, int64_t w_start, int64_t w_end)
@@ -456,6 +460,8 @@ static int live_start(struct gl_ctx *c)
 	}
 	free(inj);
 	free(rev);
+	/* targets missed before the resume were told of then */
+	gl_live_missed(c->live, NULL, NULL);
 	live_status(c);
 	return rc;
 }
@@ -474,6 +480,30 @@ static void live_linger(struct gl_ctx *c)
 	event_base_loopexit(c->base, &(struct timeval){ live_opts.linger_ns / 1000000000,
 							(live_opts.linger_ns % 1000000000) / 1000 });
 	event_base_dispatch(c->base);
+}
+
+/* The "after" gates, once the load stopped and faults are reverted: on a
+ * run that reached its end only (a stop by signal, abort_if or error
+ * records them as not run: the soak's verdict is not a pass anyway, and a
+ * 2 h diagnostic is not what an operator stopping a run wants). A
+ * failure fails the verdict (analysis.c). */
+static void after_gates(struct gl_ctx *c)
+{
+	char why[700];
+
+	if (c->stop == STOP_END) {
+		/* SIGINT and SIGTERM kill the process meanwhile, as during the
+		 * before gates: the loop that would notice them is over. The
+		 * run is left unfinished; resume runs what did not pass. */
+		event_del(c->ev_int);
+		event_del(c->ev_term);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		ctl_gates_run(c, 1, why, sizeof(why));
+		evsignal_add(c->ev_int, NULL);
+		evsignal_add(c->ev_term, NULL);
+	} else
+		ctl_gates_skip(c, 1, c->stop == STOP_NONE ? "the loop ended unexpectedly" : c->stop_msg);
 }
 
 /* Run the loop from c->elapsed_base until the end, a signal or an error;
@@ -512,9 +542,9 @@ int ctl_drive(struct gl_ctx *c)
 		}
 	}
 	c->wl_started = 1;
-	if (c->stop == STOP_NONE && ctl_fx_start(c) != 0) {
+	if (c->stop == STOP_NONE && (ctl_fx_start(c) != 0 || ctl_dm_start(c) != 0)) {
 		c->stop = STOP_ERROR;
-		snprintf(c->stop_msg, sizeof(c->stop_msg), "cannot start the fault executor thread");
+		snprintf(c->stop_msg, sizeof(c->stop_msg), "cannot start the fault executor or lease renewal thread");
 	}
 	if (c->stop == STOP_NONE) {
 		event_add(c->ev_commit, &(struct timeval){ 0, COMMIT_INTERVAL_NS / 1000 });
@@ -560,7 +590,9 @@ int ctl_drive(struct gl_ctx *c)
 		/* a commit may have opened a window that never got any time */
 		gl_store_window_drop(c->st, c->win_idx);
 	}
+	ctl_notify_stopping(c);
 	ctl_revert_all(c, c->stop == STOP_END ? "end of run" : c->stop_msg);
+	after_gates(c);
 	if (c->stop == STOP_NONE) {
 		c->stop = STOP_ERROR;
 		snprintf(c->stop_msg, sizeof(c->stop_msg), "event loop ended unexpectedly");
@@ -577,6 +609,13 @@ int ctl_drive(struct gl_ctx *c)
 	}
 	code = c->stop == STOP_ERROR ? 4 : !strcmp(an->verdict, "pass") ? 0 : !strcmp(an->verdict, "aborted") ? 3 : 1;
 	gl_store_run_finish(c->st, state, an->verdict, code, gl_wall_ns());
+	if (c->nt) {
+		int failing = 0;
+		for (int i = 0; i < an->n_targets; i++)
+			failing += !an->targets[i].pass;
+		ctl_notify_window(c);   /* the last window's missed targets first */
+		ctl_notify_stop(c, state, code == 4 ? "error" : an->verdict, code, failing, an->n_targets);
+	}
 	gl_analysis_free(an);
 	if (ctl_write_reports(c->dir, c->st, &err) != 0) {
 		fprintf(stderr, "gauntlet: report: %s\n", err.msg);

@@ -12,6 +12,7 @@
  *                 records and stopping leftovers (ctl_stop_leftovers)
  *   executor.c    faults: the journal (ctl_journal), the executor thread
  *                 and the fault steps (inject, revert, revert all)
+ *   gates.c       the scenario's gates, before the soak and after it
  *   commands.c    run, resume and revert (controller.h), and what they
  *                 share: opening a recorded run, the run lock, building
  *                 the faults, freeing the context
@@ -38,9 +39,12 @@ struct fault_rt {
 	int busy;                 /* a step is with the executor */
 	char revert_pending[200]; /* revert asked for while busy: why */
 	int replan;               /* resume: once reverted, planned again (one journal commit) */
+	char notified[16];        /* the last state the webhooks were told of */
 };
 
 struct fx;
+struct gl_dm;
+struct gl_notify;
 
 struct gl_ctx {
 	struct event_base *base;
@@ -67,7 +71,10 @@ struct gl_ctx {
 	int64_t *abort_since;
 	int lock_fd;
 	struct fx *fx;
+	struct gl_dm *dm;         /* the watchers' lease renewals (watcher.c) */
 	struct gl_live *live;     /* --metrics-listen, progress line, window log */
+	struct gl_notify *nt;     /* the scenario's webhooks (notify.h); NULL: none */
+	int64_t nt_saved[3];      /* their counts as last stored (sent, failed, dropped) */
 	int win_fault;            /* a fault was injected during the open window */
 	char child_mark[80];      /* GAUNTLET_RUN_ID=<run id> */
 	/* load agents (agents.c): per workload, NULL where it runs here */
@@ -107,6 +114,68 @@ void ctl_fault_revert(struct gl_ctx *c, struct fault_rt *f, const char *why);
 int ctl_active_faults(struct gl_ctx *c);
 void ctl_fault_inject(struct gl_ctx *c, struct fault_rt *f);
 void ctl_revert_all(struct gl_ctx *c, const char *why);
+
+/* watcher.c: the dead-man's switch (docs/faults.md). ctl_dm_plan (loop
+ * thread, before inject is journaled) puts the watcher's settings and
+ * paths into plan["deadman"], or {"none": why}, and sets row.deadman.
+ * ctl_dm_arm (before inject) starts the watcher on the host: 0 (*pid
+ * set, 0 when the plan has none) or < 0 with err (nothing may be
+ * injected). ctl_dm_claim (before a revert) takes the claim, stops the
+ * watcher and removes its files (CTL_DM_CLAIMED; CTL_DM_CLAIMED_HELD when
+ * the watcher did not end: its files stay), or finds that the watcher
+ * reverted the fault already (CTL_DM_FIRED, rec filled), or that there is
+ * none (CTL_DM_NONE); < 0 when the host could not be asked.
+ * ctl_dm_cleanup removes the watcher's files once the fault is reverted
+ * (needed after FIRED, CLAIMED_HELD or an error). */
+enum { CTL_DM_NONE = 0, CTL_DM_CLAIMED = 1, CTL_DM_FIRED = 2, CTL_DM_CLAIMED_HELD = 3 };
+struct ctl_dm_rec {
+	char why[200];
+	int64_t started, reverted_at;   /* unix seconds on the host */
+	int status;                     /* the revert's exit status */
+};
+/* ctl_dm_plan returns -1 when the fault has no switch and
+ * safety.require_deadman forbids injecting it (row.deadman says why). */
+int ctl_dm_plan(struct gl_ctx *c, struct fault_rt *f);
+int ctl_dm_arm(struct gl_ctx *c, const struct fault_rt *f, int *pid, struct gl_err *err);
+int ctl_dm_claim(struct gl_ctx *c, const struct fault_rt *f, const cJSON *plan, struct ctl_dm_rec *rec,
+		 struct gl_err *err);
+void ctl_dm_cleanup(struct gl_ctx *c, const struct fault_rt *f, const cJSON *plan);
+/* --dry-run, resume/revert --dry-run: the watcher script, or why none. */
+void ctl_dm_describe(const struct fault_rt *f, const cJSON *plan, struct gl_buf *out);
+/* The renewal thread (started with the executor; renews the watchers of
+ * faults already injected, as on resume), and the set it renews. */
+int ctl_dm_start(struct gl_ctx *c);
+void ctl_dm_stop(struct gl_ctx *c);
+void ctl_dm_watch(struct gl_ctx *c, struct fault_rt *f);
+void ctl_dm_unwatch(struct gl_ctx *c, struct fault_rt *f);
+
+/* gates.c: run every gate of the before (after 0) or after set on each
+ * of its hosts; rows to the store, raw output to DIR/gates/. Returns how
+ * many failed; the first failure's sentence in why ("gate ID WHEN on
+ * HOST: GPU 1: memory failed: ..."). A gate that passed or warned on a
+ * host already (resume of a run killed during its gates) is not run again. skip records them as not run. */
+int ctl_gates_run(struct gl_ctx *c, int after, char *why, size_t why_n);
+void ctl_gates_skip(struct gl_ctx *c, int after, const char *reason);
+
+/* notify_events.c: what the webhooks are told (notify.h sends it).
+ * open reads the URLs (run, resume): 0, or 4 after saying which variable
+ * is missing (nothing may start). start: the run started (or resumed);
+ * fault: a fault's journaled state, sent once per state (ctl_journal);
+ * window: a window closed (targets missed for the first time; failures
+ * to log; the live counters, stored); stopping: the loop ended on a
+ * signal, abort_if or an error (before the reverts); stop: end with the
+ * verdict and exit code, delivered within the end deadline, the counts
+ * stored (doc "notify") for report.json. */
+int ctl_notify_open(struct gl_ctx *c);
+void ctl_notify_start(struct gl_ctx *c);
+void ctl_notify_fault(struct gl_ctx *c, struct fault_rt *f);
+void ctl_notify_window(struct gl_ctx *c);
+void ctl_notify_stopping(struct gl_ctx *c);
+/* preflight or a before-gate failed (exit 4, nothing started): error and
+ * end are sent, no start */
+void ctl_notify_failed_start(struct gl_ctx *c, const char *why);
+void ctl_notify_stop(struct gl_ctx *c, const char *state, const char *verdict, int code, int targets_failing,
+		     int targets);
 
 /* controller.c */
 /* Where figures an agent sent for window idx go: the open window's

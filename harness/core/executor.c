@@ -16,6 +16,8 @@
 
 #include <event2/event.h>
 
+#include "transport_ssh.h"
+
 #define REVERT_ATTEMPTS 3
 
 /* ---- faults -------------------------------------------------------------- */
@@ -36,6 +38,7 @@ int ctl_journal(struct gl_ctx *c, struct fault_rt *f)
 			snprintf(c->stop_msg, sizeof(c->stop_msg), "fault journal write failed: %s", err.msg);
 		}
 	}
+	ctl_notify_fault(c, f);
 	return rc;
 }
 
@@ -69,6 +72,12 @@ struct fx_job {
 	int n_meas;
 	char meas_name[8][48];
 	double meas_val[8];
+	int dm_pid;           /* inject: the watcher started (0: none) */
+	int by_watcher;       /* revert: the watcher had reverted it (verified) */
+	int watcher_fired;    /* revert: the watcher had run its revert */
+	int watcher_stopped;  /* revert: the claim stopped the watcher */
+	int dm_cleanup;       /* revert: the watcher's files are still there */
+	struct ctl_dm_rec rec;
 };
 
 /* The job the calling thread is running (for gl_fault_measure). */
@@ -132,20 +141,51 @@ static void run_job(struct gl_ctx *c, struct fx_job *j)
 
 	j->verified = -1;
 	current_job = j;
-	if (j->op == FX_INJECT) {
+	if (j->op == FX_INJECT && ctl_dm_arm(c, f, &j->dm_pid, &err) != 0) {
+		/* no fault without its dead-man's switch: nothing injected */
+		j->rc = -1;
+		snprintf(j->err, sizeof(j->err), "%s", err.msg);
+		ctl_dm_cleanup(c, f, f->plan);
+		j->cleanup_ok = 1;
+	} else if (j->op == FX_INJECT) {
 		j->rc = ops->inject(c, f->plan, &err);
 		if (j->rc != 0) {
 			snprintf(j->err, sizeof(j->err), "%s", err.msg);
-			/* A failed inject may have half happened: revert to be sure. */
+			/* A failed inject may have half happened: revert to be sure
+			 * (its watcher stopped first: one revert, by this thread) */
+			struct ctl_dm_rec rec;
+			int claim = ctl_dm_claim(c, f, f->plan, &rec, &rerr);
+			gl_err_clear(&rerr);
 			j->cleanup_ok = ops->revert(c, f->plan, &rerr) == 0;
+			if (j->cleanup_ok && claim != CTL_DM_CLAIMED && claim != CTL_DM_NONE)
+				ctl_dm_cleanup(c, f, f->plan);
 			snprintf(j->err2, sizeof(j->err2), "%s", rerr.msg);
 		} else if (ops->verify) {
 			j->verified = ops->verify(c, f->plan, &err) == 0;
 			snprintf(j->err, sizeof(j->err), "%s", err.msg);
 		}
 	} else {
+		int claim = ctl_dm_claim(c, f, f->plan, &j->rec, &err);
+		j->watcher_stopped = claim == CTL_DM_CLAIMED || claim == CTL_DM_CLAIMED_HELD;
+		j->dm_cleanup = claim != CTL_DM_CLAIMED && claim != CTL_DM_NONE;
+		if (claim < 0)
+			gl_warn("fault: '%s': %s; reverting anyway", f->row.id, err.msg);
 		j->rc = -1;
-		for (int attempt = 1; attempt <= REVERT_ATTEMPTS && j->rc != 0; attempt++) {
+		if (claim == CTL_DM_FIRED) {
+			/* its watcher reverted it: check, never revert twice
+			 * (unless what it did does not hold) */
+			gl_err_clear(&err);
+			j->watcher_fired = 1;
+			j->rc = ops->verify_revert ? ops->verify_revert(c, f->plan, &err) : 0;
+			gl_fault_measure(c, "watcher_took_s", (double)(j->rec.reverted_at - j->rec.started));
+			gl_fault_measure(c, "watcher_reverted_at", (double)j->rec.reverted_at);
+			if (j->rc == 0)
+				j->by_watcher = 1;
+			else
+				gl_warn("fault: '%s': its watcher reverted it (exit %d), but %s: reverting again",
+					f->row.id, j->rec.status, err.msg);
+		}
+		for (int attempt = 1; attempt <= REVERT_ATTEMPTS && j->rc != 0 && !j->by_watcher; attempt++) {
 			gl_err_clear(&err);
 			j->rc = ops->revert(c, f->plan, &err);
 			if (j->rc == 0 && ops->verify_revert)
@@ -155,6 +195,8 @@ static void run_job(struct gl_ctx *c, struct fx_job *j)
 					REVERT_ATTEMPTS, err.msg);
 		}
 		snprintf(j->err, sizeof(j->err), "%s", err.msg);
+		if (j->rc == 0 && j->dm_cleanup)
+			ctl_dm_cleanup(c, f, f->plan);
 	}
 	current_job = NULL;
 	j->t_done = c->mono_start ? gl_ctx_elapsed_ns(c) : f->row.injected_elapsed_ns;
@@ -180,6 +222,13 @@ static void apply_job(struct gl_ctx *c, struct fx_job *j)
 			return;
 		}
 		snprintf(f->row.state, sizeof(f->row.state), "injected");
+		if (j->dm_pid > 0) {
+			cJSON *d = cJSON_GetObjectItemCaseSensitive(f->plan, "deadman");
+			cJSON_DeleteItemFromObjectCaseSensitive(d, "pid");
+			cJSON_DeleteItemFromObjectCaseSensitive(d, "started_wall_ns");
+			cJSON_AddNumberToObject(d, "pid", j->dm_pid);
+			cJSON_AddNumberToObject(d, "started_wall_ns", (double)gl_wall_ns());
+		}
 		f->row.injected_elapsed_ns = j->t_done;
 		f->row.injected_scn_ns = ctl_scn_now(c, j->t_done);
 		f->row.verified = j->verified;
@@ -191,6 +240,7 @@ static void apply_job(struct gl_ctx *c, struct fx_job *j)
 			     f->row.method[0] ? "/" : "", f->row.method, f->row.target,
 			     f->row.verified == 1 ? ", verified" : "");
 		ctl_journal(c, f);
+		ctl_dm_watch(c, f);
 		if (f->row.dur_ns == 0)
 			ctl_fault_revert(c, f, "instantaneous fault");
 		else if (f->revert_pending[0])
@@ -211,7 +261,24 @@ static void apply_job(struct gl_ctx *c, struct fx_job *j)
 		f->row.verified_revert = ops->verify_revert ? 1 : -1;
 		f->row.reverted_elapsed_ns = j->t_done;
 		f->row.reverted_scn_ns = c->sc ? ctl_scn_now(c, j->t_done) : 0;
-		gl_ctx_event(c, GL_LOG_INFO, "fault", "'%s' reverted (%s)", f->row.id, j->why);
+		snprintf(f->row.reverted_by, sizeof(f->row.reverted_by), "%s", j->by_watcher ? "watcher" : "controller");
+		if (j->watcher_fired && !j->by_watcher)
+			snprintf(f->row.deadman, sizeof(f->row.deadman), "fired");   /* its revert did not hold */
+		else if (j->watcher_stopped && !strcmp(f->row.deadman, "armed"))
+			snprintf(f->row.deadman, sizeof(f->row.deadman), "stopped");  /* by this revert (a lost one stays lost) */
+		if (j->by_watcher) {
+			char when[64];
+			snprintf(f->row.deadman, sizeof(f->row.deadman), "fired");
+			gl_format_wall(j->rec.reverted_at * 1000000000LL, when, sizeof(when));
+			gl_ctx_event(c, GL_LOG_WARN, "fault",
+				     "'%s' had been reverted by its watcher at %s (%s; its revert took %lld s, exit %d)%s: "
+				     "nothing left to revert",
+				     f->row.id, when, j->rec.why[0] ? j->rec.why : "no reason recorded",
+				     (long long)(j->rec.reverted_at - j->rec.started), j->rec.status,
+				     ops->verify_revert ? ", verified" : "");
+		} else {
+			gl_ctx_event(c, GL_LOG_INFO, "fault", "'%s' reverted (%s)", f->row.id, j->why);
+		}
 	} else {
 		snprintf(f->row.state, sizeof(f->row.state), "revert_failed");
 		snprintf(f->row.error, sizeof(f->row.error), "revert: %s", j->err);
@@ -256,6 +323,7 @@ static void *fx_main(void *arg)
 		}
 	}
 	pthread_mutex_unlock(&x->mu);
+	gl_ssh_thread_done();
 	return NULL;
 }
 
@@ -396,6 +464,7 @@ void ctl_fault_revert(struct gl_ctx *c, struct fault_rt *f, const char *why)
 	f->revert_pending[0] = '\0';
 	if (!ctl_is_live(f->row.state))
 		return;
+	ctl_dm_unwatch(c, f);
 	ctl_start_step(c, f, "reverting", FX_REVERT, why);
 }
 
@@ -424,7 +493,14 @@ void ctl_fault_inject(struct gl_ctx *c, struct fault_rt *f)
 		refuse(c, f, "outside safety.maintenance_window");
 		return;
 	}
-	/* The journal, with the plan revert needs, is durable before inject. */
+	/* The journal, with the plan revert needs (its watcher's paths
+	 * included), is durable before inject. */
+	if (ctl_dm_plan(c, f) != 0) {
+		char why[260];
+		snprintf(why, sizeof(why), "safety.require_deadman, and this fault has %s", f->row.deadman);
+		refuse(c, f, why);
+		return;
+	}
 	c->win_fault = 1;
 	ctl_start_step(c, f, "injecting", FX_INJECT, NULL);
 }

@@ -19,7 +19,9 @@
 
 #include <git2.h>
 
+#include "images.h"
 #include "inventory.h"
+#include "paths.h"
 #include "plugin.h"
 #include "sha256.h"
 
@@ -614,6 +616,94 @@ out:
 	return o;
 }
 
+/* --- runbooks ---------------------------------------------------------- */
+
+/* One runbook file: its git blob id (what `git hash-object` prints for the
+ * bytes there now) and, when it lies in a repository, the blob HEAD holds
+ * at that path and the file's status. A reviewer can then fetch exactly
+ * the procedure that was in force from the repository. */
+static cJSON *runbook_file(const char *real)
+{
+	git_repository *repo = NULL;
+	git_reference *head = NULL;
+	git_commit *commit = NULL;
+	git_tree *tree = NULL;
+	git_tree_entry *e = NULL;
+	git_oid oid;
+	char hex[GIT_OID_HEXSZ + 1], dir[PATH_MAX], wd[PATH_MAX], *slash;
+	const char *wdp, *rel;
+	unsigned flags = 0;
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(o, "source", "measured");
+	cJSON_AddStringToObject(o, "path", real);
+	if (git_odb_hashfile(&oid, real, GIT_OBJECT_BLOB) != 0) {
+		cJSON_Delete(o);
+		return git_unavailable(real);
+	}
+	git_oid_tostr(hex, sizeof(hex), &oid);
+	cJSON_AddStringToObject(o, "blob", hex);
+	snprintf(dir, sizeof(dir), "%s", real);
+	if ((slash = strrchr(dir, '/')))
+		*(slash == dir ? slash + 1 : slash) = '\0';
+	if (git_repository_open_ext(&repo, dir, 0, NULL) != 0 || !(wdp = git_repository_workdir(repo)) ||
+	    !realpath(wdp, wd) || strncmp(real, wd, strlen(wd)) != 0 || real[strlen(wd)] != '/') {
+		cJSON_AddBoolToObject(o, "in_repository", 0);
+		goto out;
+	}
+	rel = real + strlen(wd) + 1;
+	cJSON_AddBoolToObject(o, "in_repository", 1);
+	cJSON_AddStringToObject(o, "repository", wd);
+	cJSON_AddStringToObject(o, "repository_path", rel);
+	if (git_repository_head(&head, repo) == 0 && git_reference_peel((git_object **)&commit, head, GIT_OBJECT_COMMIT) == 0 &&
+	    git_commit_tree(&tree, commit) == 0 && git_tree_entry_bypath(&e, tree, rel) == 0) {
+		char ch[GIT_OID_HEXSZ + 1];
+		git_oid_tostr(ch, sizeof(ch), git_tree_entry_id(e));
+		cJSON_AddStringToObject(o, "committed_blob", ch);
+		cJSON_AddBoolToObject(o, "committed_matches", !strcmp(ch, hex));
+	} else {
+		cJSON_AddNullToObject(o, "committed_blob");
+		cJSON_AddBoolToObject(o, "committed_matches", 0);
+	}
+	if (git_status_file(&flags, repo, rel) == 0)
+		cJSON_AddStringToObject(o, "file_status", status_word(flags));
+out:
+	git_tree_entry_free(e);
+	git_tree_free(tree);
+	git_commit_free(commit);
+	git_reference_free(head);
+	git_repository_free(repo);
+	return o;
+}
+
+cJSON *gl_inventory_runbooks(const struct gl_scenario *sc)
+{
+	cJSON *out = cJSON_CreateObject();
+
+	git_libgit2_init();
+	for (int i = 0; i < sc->n_faults; i++) {
+		const struct gl_fault_spec *f = &sc->faults[i];
+		struct gl_err e = { 0 };
+		char real[1100];
+		cJSON *o;
+		if (!f->runbook[0] || cJSON_GetObjectItemCaseSensitive(out, f->id))
+			continue;
+		if (gl_runbook_is_url(f->runbook)) {
+			o = cJSON_CreateObject();
+			cJSON_AddStringToObject(o, "source", "measured");
+			cJSON_AddStringToObject(o, "url", f->runbook);
+		} else if (gl_path_confine(sc->path, sc->root, f->runbook, real, sizeof(real), &e) != 0) {
+			o = unavailable("%s", e.msg);
+		} else {
+			o = runbook_file(real);
+		}
+		cJSON_AddStringToObject(o, "runbook", f->runbook);
+		cJSON_AddItemToObject(out, f->id, o);
+	}
+	git_libgit2_shutdown();
+	return out;
+}
+
 cJSON *gl_inventory_collect(const struct gl_scenario *sc, int64_t budget_ms)
 {
 	struct inv iv;
@@ -628,9 +718,12 @@ cJSON *gl_inventory_collect(const struct gl_scenario *sc, int64_t budget_ms)
 	gl_format_wall(gl_wall_ns(), wall, sizeof(wall));
 	cJSON_AddStringToObject(doc, "collected", wall);
 	cJSON_AddItemToObject(doc, "scenario_git", gl_inventory_scenario_git(sc->path, sc->sha256));
+	cJSON_AddItemToObject(doc, "runbooks", gl_inventory_runbooks(sc));
 	hosts = cJSON_AddObjectToObject(doc, "hosts");
 	for (int i = 0; i < sc->n_hosts; i++)
 		cJSON_AddItemToObject(hosts, sc->hosts[i].name, host_inventory(&iv, &sc->hosts[i]));
+	/* after the hosts: an unreachable one is known by then, not probed again */
+	cJSON_AddItemToObject(doc, "images", gl_images_collect(sc, hosts, iv.end_ns));
 	cJSON_AddNumberToObject(doc, "collect_s", (double)((gl_now_ns() - t0) / 1000000) / 1e3);
 	return doc;
 }

@@ -44,4 +44,8 @@ cJSON *gl_inventory_collect(const struct gl_scenario *sc, int64_t budget_ms);
  * hashed to sha256 (hex) when the run read it. */
 cJSON *gl_inventory_scenario_git(const char *path, const char *sha256);
 
+/* "runbooks": per fault id with a runbook, its URL, or its file's git blob
+ * id, and the blob HEAD holds there when it lies in a repository. */
+cJSON *gl_inventory_runbooks(const struct gl_scenario *sc);
+
 #endif

@@ -15,7 +15,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <event2/buffer.h>
@@ -27,6 +29,7 @@
 #include "catalog.h"
 #include "netaddr.h"
 #include "store.h"
+#include "timeline.h"
 #include "units.h"
 
 #define LIVE_BODY_MAX (4u << 20)
@@ -46,6 +49,7 @@ struct live_target {
 	const struct gl_target_spec *t;
 	struct gl_target_name tn;
 	int parsed;
+	int missed;                   /* named by gl_live_missed already */
 };
 
 struct live_conn;
@@ -78,7 +82,18 @@ struct gl_live {
 	char state[16], verdict[16];
 	int tty;
 	int64_t last_draw_ns, scrapes;
+	double last_close_unix;        /* Unix time the last window closed, or the start */
+	int64_t notify[3];             /* webhook messages sent, failed, dropped (notify.h) */
 };
+
+/* Wall-clock time now, in seconds since the epoch. */
+static double unix_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
 
 /* ---- judging ------------------------------------------------------------- */
 
@@ -202,32 +217,77 @@ static void put_num(struct gl_buf *b, double v)
 		gl_buf_printf(b, "%.17g\n", v);
 }
 
-/* "inference.errors.timeout_ttft" -> "gauntlet_inference_errors_timeout_ttft" */
-static void put_family(struct gl_buf *b, const char *name)
+/* A family's HELP and TYPE lines. name is the sample name; a counter's
+ * ends in _total, which OpenMetrics leaves out of the family's name. */
+static void put_head(struct gl_buf *b, int om, const char *name, const char *type, const char *help)
 {
-	gl_buf_append(b, "gauntlet_", 9);
-	for (const char *p = name; *p; p++) {
+	size_t n = strlen(name);
+
+	if (om && !strcmp(type, "counter") && n > 6 && !strcmp(name + n - 6, "_total"))
+		n -= 6;
+	gl_buf_printf(b, "# HELP %.*s %s\n# TYPE %.*s %s\n", (int)n, name, help, (int)n, name, type);
+}
+
+/* A counter of the store as a Prometheus family, following the naming
+ * conventions (docs/live.md lists what changed): "inference.errors.http_5xx"
+ * -> "gauntlet_inference_errors_http_5xx_total"; a name that already ends
+ * in _total is not given a second one ("inference.output_tokens_total" ->
+ * "gauntlet_inference_output_tokens_total"); a per-window ".delta" of a
+ * hardware counter is its run total ("dcgm.xid_errors.delta" ->
+ * "gauntlet_dcgm_xid_errors_total"); microseconds are given in seconds, the
+ * base unit ("training.productive_us" -> "gauntlet_training_productive_
+ * seconds_total", *scale 1e-6). */
+static void counter_family(const char *name, char *out, size_t n, double *scale)
+{
+	static const struct { const char *suffix, *repl; double scale; } ends[] = {
+		{ "_total", "", 1 }, { "_delta", "", 1 }, { "_us", "_seconds", 1e-6 },
+	};
+	size_t k = 0, len;
+
+	*scale = 1;
+	k += (size_t)snprintf(out, n, "gauntlet_");
+	for (const char *p = name; *p && k + 1 < n; p++) {
 		char c = *p;
 		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')))
 			c = '_';
-		gl_buf_append(b, &c, 1);
+		out[k++] = c;
 	}
+	out[k] = '\0';
+	len = k;
+	for (size_t i = 0; i < GL_ARRAY_LEN(ends); i++) {
+		size_t sl = strlen(ends[i].suffix);
+		if (len > sl + 9 && !strcmp(out + len - sl, ends[i].suffix)) {
+			len -= sl;
+			len += (size_t)snprintf(out + len, n - len, "%s", ends[i].repl);
+			*scale = ends[i].scale;
+			break;
+		}
+	}
+	snprintf(out + len, n - len, "_total");
 }
 
 struct counter_walk {
 	struct gl_buf *b;
+	int om;
 };
 
 /* Each counter's run total, as a Prometheus counter. */
 static void put_counter(void *arg, const char *name, int64_t v)
 {
 	struct counter_walk *cw = arg;
+	char fam[192], help[256];
+	double scale;
 
-	gl_buf_printf(cw->b, "# TYPE ");
-	put_family(cw->b, name);
-	gl_buf_printf(cw->b, "_total counter\n");
-	put_family(cw->b, name);
-	gl_buf_printf(cw->b, "_total %lld\n", (long long)v);
+	counter_family(name, fam, sizeof(fam), &scale);
+	snprintf(help, sizeof(help), "Run total of the counter %s over the windows closed so far%s.", name,
+		 scale != 1 ? " (in seconds)" : "");
+	put_head(cw->b, cw->om, fam, "counter", help);
+	if (scale != 1) {
+		gl_buf_printf(cw->b, "%s ", fam);
+		put_num(cw->b, (double)v * scale);
+	} else {
+		gl_buf_printf(cw->b, "%s %lld\n", fam, (long long)v);
+	}
 }
 
 static const char *const hist_stats[] = { "p50", "p90", "p95", "p99", "p99.9", "min", "max", "mean", "count" };
@@ -260,62 +320,92 @@ static void put_figures(struct gl_buf *b, const struct gl_agg *a, const char *ov
 	}
 }
 
-static int render(struct gl_live *l, struct gl_buf *b)
+/* The planned end of fault id, in real seconds since the run started
+ * (gauntlet_elapsed_seconds' clock), or -1 when the scenario has no such
+ * fault. */
+static double planned_end_s(const struct gl_live *l, const char *id)
+{
+	for (int i = 0; i < l->sc->n_faults; i++) {
+		const struct gl_fault_spec *f = &l->sc->faults[i];
+		if (!strcmp(f->id, id))
+			return (double)gl_timeline_real_ns(f->at_ns + f->dur_ns, l->st.scale) / 1e9;
+	}
+	return -1;
+}
+
+/* The whole scrape, in the Prometheus text format (om 0) or OpenMetrics
+ * 1.0.0 (om 1): the same families and samples, counters' families named
+ * without _total in OpenMetrics, and its closing # EOF. Every family has
+ * HELP and TYPE (tests/scripts/test_promtool.sh runs promtool on it). */
+static int render(struct gl_live *l, struct gl_buf *b, int om)
 {
 	int no_data, failing = failing_so_far(l, &no_data);
 	const char *phase = l->st.phase >= 0 && l->st.phase < l->sc->n_phases ? l->sc->phases[l->st.phase].name : "";
 
-	gl_buf_printf(b, "# HELP gauntlet_run_info The run: id, scenario, state, verdict so far.\n"
-		      "# TYPE gauntlet_run_info gauge\ngauntlet_run_info{run_id=\"");
+	put_head(b, om, "gauntlet_run_info", "gauge", "The run: id, scenario, state, verdict so far.");
+	gl_buf_printf(b, "gauntlet_run_info{run_id=\"");
 	put_label(b, l->run_id);
 	gl_buf_printf(b, "\",scenario=\"");
 	put_label(b, l->sc->name);
 	gl_buf_printf(b, "\",state=\"%s\",verdict=\"%s\"} 1\n", l->state,
 		      l->verdict[0] ? l->verdict : failing ? "failing" : "passing");
-	gl_buf_printf(b, "# HELP gauntlet_elapsed_seconds Real time since the run started.\n"
-		      "# TYPE gauntlet_elapsed_seconds gauge\ngauntlet_elapsed_seconds %.3f\n"
-		      "# HELP gauntlet_duration_seconds Real time the run is planned to take.\n"
-		      "# TYPE gauntlet_duration_seconds gauge\ngauntlet_duration_seconds %.3f\n",
-		      (double)l->st.elapsed_ns / 1e9, (double)l->st.total_ns / 1e9);
-	gl_buf_printf(b, "# HELP gauntlet_phase_info The phase in force.\n"
-		      "# TYPE gauntlet_phase_info gauge\ngauntlet_phase_info{phase=\"");
+	put_head(b, om, "gauntlet_elapsed_seconds", "gauge", "Real time since the run started.");
+	gl_buf_printf(b, "gauntlet_elapsed_seconds %.3f\n", (double)l->st.elapsed_ns / 1e9);
+	put_head(b, om, "gauntlet_duration_seconds", "gauge", "Real time the run is planned to take.");
+	gl_buf_printf(b, "gauntlet_duration_seconds %.3f\n", (double)l->st.total_ns / 1e9);
+	put_head(b, om, "gauntlet_phase_info", "gauge",
+		 "The phase in force, and the scope its windows are judged in now (degraded while a fault is injected).");
+	gl_buf_printf(b, "gauntlet_phase_info{phase=\"");
 	put_label(b, phase);
-	gl_buf_printf(b, "\"} 1\n");
-	gl_buf_printf(b, "# HELP gauntlet_windows_closed_total Analysis windows closed (the figures below cover them).\n"
-		      "# TYPE gauntlet_windows_closed_total counter\ngauntlet_windows_closed_total %lld\n"
-		      "# HELP gauntlet_last_window_index Index of the last closed window (-1: none yet).\n"
-		      "# TYPE gauntlet_last_window_index gauge\ngauntlet_last_window_index %lld\n",
-		      (long long)l->windows, (long long)l->last_idx);
-	gl_buf_printf(b, "# HELP gauntlet_active_faults Faults injected now.\n"
-		      "# TYPE gauntlet_active_faults gauge\ngauntlet_active_faults %d\n", l->st.n_active);
+	gl_buf_printf(b, "\",scope=\"%s\"} 1\n", gl_scope_name(window_scope(l, l->st.phase, l->st.n_active > 0)));
+	put_head(b, om, "gauntlet_windows_closed_total", "counter",
+		 "Analysis windows closed (the figures below cover them).");
+	gl_buf_printf(b, "gauntlet_windows_closed_total %lld\n", (long long)l->windows);
+	put_head(b, om, "gauntlet_last_window_index", "gauge", "Index of the last closed window (-1: none yet).");
+	gl_buf_printf(b, "gauntlet_last_window_index %lld\n", (long long)l->last_idx);
+	put_head(b, om, "gauntlet_window_seconds", "gauge", "Length of an analysis window, real time.");
+	gl_buf_printf(b, "gauntlet_window_seconds %.3f\n", (double)l->sc->window_ns / 1e9);
+	put_head(b, om, "gauntlet_last_window_close_timestamp_seconds", "gauge",
+		 "Unix time the last window closed (before the first: when this endpoint started).");
+	gl_buf_printf(b, "gauntlet_last_window_close_timestamp_seconds %.3f\n", l->last_close_unix);
+	put_head(b, om, "gauntlet_active_faults", "gauge", "Faults injected now.");
+	gl_buf_printf(b, "gauntlet_active_faults %d\n", l->st.n_active);
+	put_head(b, om, "gauntlet_fault_active", "gauge", "Each fault injected now (1), by id.");
 	if (l->st.n_active) {
 		char ids[sizeof(l->active)], *save = NULL;
 		snprintf(ids, sizeof(ids), "%s", l->active);
-		gl_buf_printf(b, "# TYPE gauntlet_fault_active gauge\n");
 		for (char *id = strtok_r(ids, ",", &save); id; id = strtok_r(NULL, ",", &save)) {
 			gl_buf_printf(b, "gauntlet_fault_active{id=\"");
 			put_label(b, id);
 			gl_buf_printf(b, "\"} 1\n");
 		}
 	}
-	gl_buf_printf(b, "# HELP gauntlet_targets_failing Targets failing so far (steady, degraded, missing thresholds).\n"
-		      "# TYPE gauntlet_targets_failing gauge\ngauntlet_targets_failing %d\n"
-		      "# HELP gauntlet_targets_no_data Steady or degraded targets with no window judged yet.\n"
-		      "# TYPE gauntlet_targets_no_data gauge\ngauntlet_targets_no_data %d\n", failing, no_data);
-	{
-		int64_t total = 0;
-		gl_buf_printf(b, "# HELP gauntlet_incidents Incidents so far by kind: degradations no fault explains "
-			      "(counted live; the report is the judge).\n# TYPE gauntlet_incidents gauge\n");
-		for (int k = 0; k < GL_INC_N; k++) {
-			gl_buf_printf(b, "gauntlet_incidents{kind=\"%s\"} %lld\n", gl_incident_kind_name(k),
-				      (long long)l->incidents[k]);
-			total += l->incidents[k];
+	put_head(b, om, "gauntlet_fault_planned_end_seconds", "gauge",
+		 "When each fault injected now is planned to be reverted, in real seconds since the run started "
+		 "(the clock of gauntlet_elapsed_seconds).");
+	if (l->st.n_active) {
+		char ids[sizeof(l->active)], *save = NULL;
+		snprintf(ids, sizeof(ids), "%s", l->active);
+		for (char *id = strtok_r(ids, ",", &save); id; id = strtok_r(NULL, ",", &save)) {
+			double end = planned_end_s(l, id);
+			if (end < 0)
+				continue;
+			gl_buf_printf(b, "gauntlet_fault_planned_end_seconds{id=\"");
+			put_label(b, id);
+			gl_buf_printf(b, "\"} %.3f\n", end);
 		}
-		gl_buf_printf(b, "# HELP gauntlet_incidents_total Incidents so far, every kind.\n"
-			      "# TYPE gauntlet_incidents_total gauge\ngauntlet_incidents_total %lld\n", (long long)total);
 	}
-	gl_buf_printf(b, "# HELP gauntlet_target Each target so far: 1 failing, 0 passing (no sample: no data yet).\n"
-		      "# TYPE gauntlet_target gauge\n");
+	put_head(b, om, "gauntlet_targets_failing", "gauge",
+		 "Targets failing so far (steady, degraded, missing thresholds).");
+	gl_buf_printf(b, "gauntlet_targets_failing %d\n", failing);
+	put_head(b, om, "gauntlet_targets_no_data", "gauge", "Steady or degraded targets with no window judged yet.");
+	gl_buf_printf(b, "gauntlet_targets_no_data %d\n", no_data);
+	put_head(b, om, "gauntlet_incidents_total", "counter",
+		 "Incidents so far by kind: degradations no fault explains (counted live; the report is the judge).");
+	for (int k = 0; k < GL_INC_N; k++)
+		gl_buf_printf(b, "gauntlet_incidents_total{kind=\"%s\"} %lld\n", gl_incident_kind_name(k),
+			      (long long)l->incidents[k]);
+	put_head(b, om, "gauntlet_target", "gauge", "Each target so far: 1 failing, 0 passing (no sample: no data yet).");
 	for (int i = 0; i < l->sc->n_targets; i++) {
 		const struct gl_target_spec *t = &l->sc->targets[i];
 		double v = 0;
@@ -329,31 +419,44 @@ static int render(struct gl_live *l, struct gl_buf *b)
 		}
 		gl_buf_printf(b, "gauntlet_target{metric=\"");
 		put_label(b, t->metric);
-		gl_buf_printf(b, "\",scope=\"%s\",op=\"%s\",threshold=\"%g\"} %d\n", gl_scope_name(t->scope),
-			      gl_cmp_str(t->expr.op), t->expr.threshold, s);
+		gl_buf_printf(b, "\",scope=\"%s\",op=\"", gl_scope_name(t->scope));
+		put_label(b, gl_cmp_str(t->expr.op));
+		gl_buf_printf(b, "\",threshold=\"%g\"} %d\n", t->expr.threshold, s);
 	}
+	put_head(b, om, "gauntlet_agents_planned", "gauge", "Load agents the run's workloads are to have connected.");
+	if (l->st.agents_planned > 0)
+		gl_buf_printf(b, "gauntlet_agents_planned %d\n", l->st.agents_planned);
+	put_head(b, om, "gauntlet_agents_connected", "gauge", "Load agents connected now.");
+	if (l->st.agents_planned > 0)
+		gl_buf_printf(b, "gauntlet_agents_connected %d\n", l->st.agents_connected);
 	{
-		struct counter_walk cw = { b };
+		struct counter_walk cw = { b, om };
 		gl_agg_each_counter(l->run, "", put_counter, &cw);
 	}
-	gl_buf_printf(b, "# HELP gauntlet_metric Figures as report.json names them, over the run so far "
-		      "or the last closed window.\n# TYPE gauntlet_metric gauge\n");
+	put_head(b, om, "gauntlet_metric", "gauge",
+		 "Figures as report.json names them, over the run so far or the last closed window.");
 	put_figures(b, l->run, "run");
 	if (l->last)
 		put_figures(b, l->last, "window");
-	gl_buf_printf(b, "# HELP gauntlet_scrapes_total Scrapes of this endpoint.\n"
-		      "# TYPE gauntlet_scrapes_total counter\ngauntlet_scrapes_total %lld\n",
-		      (long long)l->scrapes);
+	put_head(b, om, "gauntlet_scrapes_total", "counter", "Scrapes of this endpoint.");
+	gl_buf_printf(b, "gauntlet_scrapes_total %lld\n", (long long)l->scrapes);
+	put_head(b, om, "gauntlet_endpoint_dropped_total", "counter",
+		 "Connections to this endpoint closed unanswered: past their deadline, or a bad request.");
 	gl_buf_printf(b,
-		      "# HELP gauntlet_endpoint_dropped_total Connections to this endpoint closed unanswered: "
-		      "past their deadline, or a bad request.\n"
-		      "# TYPE gauntlet_endpoint_dropped_total counter\n"
 		      "gauntlet_endpoint_dropped_total{reason=\"deadline\"} %lld\n"
-		      "gauntlet_endpoint_dropped_total{reason=\"bad_request\"} %lld\n"
-		      "# HELP gauntlet_endpoint_accept_errors_total Failed accepts on this endpoint.\n"
-		      "# TYPE gauntlet_endpoint_accept_errors_total counter\n"
-		      "gauntlet_endpoint_accept_errors_total %lld\n",
-		      (long long)l->conn_deadline_drops, (long long)l->conn_bad, (long long)l->accept_errors);
+		      "gauntlet_endpoint_dropped_total{reason=\"bad_request\"} %lld\n",
+		      (long long)l->conn_deadline_drops, (long long)l->conn_bad);
+	put_head(b, om, "gauntlet_endpoint_accept_errors_total", "counter", "Failed accepts on this endpoint.");
+	gl_buf_printf(b, "gauntlet_endpoint_accept_errors_total %lld\n", (long long)l->accept_errors);
+	put_head(b, om, "gauntlet_notify_sent_total", "counter", "Webhook messages delivered (the scenario's notify).");
+	gl_buf_printf(b, "gauntlet_notify_sent_total %lld\n", (long long)l->notify[0]);
+	put_head(b, om, "gauntlet_notify_failed_total", "counter", "Webhook messages given up after their tries.");
+	gl_buf_printf(b, "gauntlet_notify_failed_total %lld\n", (long long)l->notify[1]);
+	put_head(b, om, "gauntlet_notify_dropped_total", "counter",
+		 "Webhook messages dropped unsent (queue full, or the end-of-run deadline).");
+	gl_buf_printf(b, "gauntlet_notify_dropped_total %lld\n", (long long)l->notify[2]);
+	if (om)
+		gl_buf_printf(b, "# EOF\n");
 	return b->len < b->max ? 0 : -GL_ELIMIT;
 }
 
@@ -430,7 +533,7 @@ static void reply(struct live_conn *k, int code, const char *reason, const char 
 	bufferevent_disable(k->bev, EV_READ);
 	evbuffer_add_printf(out,
 			    "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n"
-			    "Connection: close\r\nCache-Control: no-store\r\n\r\n",
+			    "Connection: close\r\nCache-Control: no-store\r\nVary: Accept\r\n\r\n",
 			    code, reason, ctype, len);
 	if (!head_only && len)
 		evbuffer_add(out, body, len);
@@ -443,7 +546,52 @@ static void reply_text(struct live_conn *k, int code, const char *reason, const 
 	reply(k, code, reason, "text/plain; charset=utf-8", text, strlen(text), head_only);
 }
 
-static void on_request(struct live_conn *k, char *line)
+/* Whether an Accept header's value prefers OpenMetrics: a media range
+ * application/openmetrics-text (version 1.0.0 or 0.0.1, or none) with a q
+ * above 0 and no lower than any text/plain or wildcard range's. */
+int gl_live_wants_openmetrics(const char *accept)
+{
+	double q_om = -1, q_text = -1;
+	const char *p = accept;
+
+	while (p && *p) {
+		const char *end = strchr(p, ','), *semi;
+		size_t n = end ? (size_t)(end - p) : strlen(p);
+		char r[256];
+		double q = 1;
+		int version_ok = 1;
+		char *t, *save = NULL;
+
+		snprintf(r, sizeof(r), "%.*s", (int)(n < sizeof(r) ? n : sizeof(r) - 1), p);
+		p = end ? end + 1 : NULL;
+		semi = strchr(r, ';');
+		for (t = semi ? strtok_r((char *)semi + 1, ";", &save) : NULL; t; t = strtok_r(NULL, ";", &save)) {
+			while (*t == ' ' || *t == '\t')
+				t++;
+			if (!strncasecmp(t, "q=", 2))
+				q = strtod(t + 2, NULL);
+			else if (!strncasecmp(t, "version=", 8))
+				version_ok = !strncmp(t + 8, "1.0.0", 5) || !strncmp(t + 8, "0.0.1", 5);
+		}
+		if (semi)
+			r[semi - r] = '\0';
+		t = r;
+		while (*t == ' ' || *t == '\t')
+			t++;
+		for (size_t e = strlen(t); e && (t[e - 1] == ' ' || t[e - 1] == '\t'); e--)
+			t[e - 1] = '\0';
+		if (!strcasecmp(t, "application/openmetrics-text")) {
+			if (version_ok && q > q_om)
+				q_om = q;
+		} else if (!strcasecmp(t, "text/plain") || !strcasecmp(t, "text/*") || !strcmp(t, "*/*")) {
+			if (q > q_text)
+				q_text = q;
+		}
+	}
+	return q_om > 0 && q_om >= q_text;
+}
+
+static void on_request(struct live_conn *k, char *line, int om)
 {
 	struct gl_live *l = k->l;
 	char *method = line, *uri, *ver;
@@ -469,10 +617,13 @@ static void on_request(struct live_conn *k, char *line)
 	}
 	l->scrapes++;
 	gl_buf_init(&b, LIVE_BODY_MAX);
-	if (render(l, &b) != 0)
+	if (render(l, &b, om) != 0)
 		reply_text(k, 500, "Internal Server Error", "gauntlet: metrics too large\n", head);
 	else
-		reply(k, 200, "OK", "text/plain; version=0.0.4; charset=utf-8", b.data, b.len, head);
+		reply(k, 200, "OK",
+		      om ? "application/openmetrics-text; version=1.0.0; charset=utf-8"
+			 : "text/plain; version=0.0.4; charset=utf-8",
+		      b.data, b.len, head);
 	gl_buf_free(&b);
 	return;
 bad:
@@ -488,6 +639,7 @@ static void on_readable(struct bufferevent *bev, void *arg)
 	struct evbuffer_ptr end;
 	size_t n;
 	char *line;
+	int om = 0;
 
 	if (k->replied)
 		return;
@@ -507,7 +659,18 @@ static void on_readable(struct bufferevent *bev, void *arg)
 		reply_text(k, 400, "Bad Request", "gauntlet: bad request\n", 0);
 		return;
 	}
-	on_request(k, line);
+	/* the header lines: only Accept matters (OpenMetrics or the text format) */
+	{
+		char *h;
+		size_t hn;
+		while ((h = evbuffer_readln(in, &hn, EVBUFFER_EOL_CRLF)) && hn > 0) {
+			if (!strncasecmp(h, "accept:", 7))
+				om = gl_live_wants_openmetrics(h + 7);
+			free(h);
+		}
+		free(h);
+	}
+	on_request(k, line, om);
 	free(line);
 }
 
@@ -607,6 +770,7 @@ struct gl_live *gl_live_new(struct event_base *base, const struct gl_scenario *s
 	snprintf(l->run_id, sizeof(l->run_id), "%s", run_id);
 	snprintf(l->state, sizeof(l->state), "running");
 	l->tty = isatty(STDERR_FILENO);
+	l->last_close_unix = unix_now();
 	l->run = gl_agg_new();
 	for (int s = 0; s < 3; s++)
 		l->scope[s] = gl_agg_new();
@@ -777,6 +941,7 @@ void gl_live_window(struct gl_live *l, int64_t idx, const struct gl_agg *w, int 
 	if (!l)
 		return;
 	take_window(l, idx, w, phase, under_fault);
+	l->last_close_unix = unix_now();
 	if (!l->tty) {
 		line(l, buf, sizeof(buf));
 		gl_info("window %lld: %s", (long long)idx, buf);
@@ -800,6 +965,38 @@ void gl_live_status(struct gl_live *l, const struct gl_live_status *s)
 		l->last_draw_ns = now;
 		gl_log_progress_shown(1);
 	}
+}
+
+int gl_live_failing(const struct gl_live *l, int *no_data, int64_t *windows)
+{
+	int nd = 0, n = l ? failing_so_far(l, &nd) : 0;
+
+	if (no_data)
+		*no_data = nd;
+	if (windows)
+		*windows = l ? l->windows : 0;
+	return n;
+}
+
+void gl_live_missed(struct gl_live *l, void (*fn)(void *arg, const struct gl_target_spec *t, double v), void *arg)
+{
+	double v;
+
+	for (int i = 0; l && i < l->n_tg; i++)
+		if (!l->tg[i].missed && target_state(l, &l->tg[i], &v) == 1) {
+			l->tg[i].missed = 1;
+			if (fn)
+				fn(arg, l->tg[i].t, v);
+		}
+}
+
+void gl_live_notify(struct gl_live *l, int64_t sent, int64_t failed, int64_t dropped)
+{
+	if (!l)
+		return;
+	l->notify[0] = sent;
+	l->notify[1] = failed;
+	l->notify[2] = dropped;
 }
 
 void gl_live_final(struct gl_live *l, const char *state, const char *verdict)

@@ -52,10 +52,26 @@ struct gl_live_status {
 	int phase;
 	int n_active;
 	const char *active;             /* ids of the faults injected now, comma separated */
+	int agents_planned;            /* load agents of every workload (0: none) */
+	int agents_connected;           /* of those, connected now */
 };
 void gl_live_status(struct gl_live *l, const struct gl_live_status *s);
 
+/* Targets failing so far, as gauntlet_targets_failing counts them (missing
+ * thresholds included); *no_data and *windows (closed) when not NULL. */
+int gl_live_failing(const struct gl_live *l, int *no_data, int64_t *windows);
+/* Each steady or degraded target failing over its windows so far that no
+ * earlier call named: fn(arg, target, measured) once per target per run
+ * (fn NULL: only marked, as after a resume's replay). */
+void gl_live_missed(struct gl_live *l, void (*fn)(void *arg, const struct gl_target_spec *t, double v), void *arg);
+/* The webhooks' totals (notify.h), for the gauntlet_notify_* families. */
+void gl_live_notify(struct gl_live *l, int64_t sent, int64_t failed, int64_t dropped);
+
 /* The run ended: state "finished"/"aborted"/"failed", the verdict. */
 void gl_live_final(struct gl_live *l, const char *state, const char *verdict);
+
+/* Whether an HTTP Accept header's value (after "Accept:") asks for
+ * OpenMetrics 1.0.0 before the Prometheus text format. */
+int gl_live_wants_openmetrics(const char *accept);
 
 #endif

@@ -35,6 +35,7 @@ struct gl_store {
 	pthread_mutex_t ckpt_mu;
 	pthread_cond_t ckpt_cv;
 	int ckpt_on, ckpt_quit;
+	int reader;                /* gl_store_open_reader: never checkpoints */
 	int wal_frames, wal_limit_frames;   /* in the WAL after the last commit; the trim's mark */
 	char *path;
 	struct gl_keep *keep;      /* what is kept of requests and debug events */
@@ -52,6 +53,7 @@ static void *ckpt_main(void *arg)
 		return NULL;
 	}
 	sqlite3_busy_timeout(db, 1000);
+	sqlite3_exec(db, "PRAGMA cache_size=" GL_STORE_CACHE_KIB_STR ";", NULL, NULL, NULL);
 	pthread_mutex_lock(&st->ckpt_mu);
 	while (!st->ckpt_quit) {
 		struct timespec ts;
@@ -134,6 +136,17 @@ static const char *const migrations[] = {
 	"CREATE TABLE retention (what TEXT NOT NULL, bucket INTEGER NOT NULL, class TEXT NOT NULL,"
 	"  kept INTEGER NOT NULL, dropped INTEGER NOT NULL, stride INTEGER NOT NULL DEFAULT 1,"
 	"  PRIMARY KEY (what, bucket, class)) WITHOUT ROWID;",
+	/* 7 -> 8: diagnostic gates (docs/gates.md): one row per gate, host
+	 * and when; results is DCGM's per-entity, per-test rows as JSON, raw
+	 * what the host printed (at most GL_GATE_RAW_MAX bytes) */
+	"CREATE TABLE gates (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL, kind TEXT NOT NULL,"
+	"  host TEXT NOT NULL, phase TEXT NOT NULL, status TEXT NOT NULL, reason TEXT,"
+	"  exit_status INTEGER, started_wall_ns INTEGER NOT NULL, dur_s REAL NOT NULL,"
+	"  file TEXT, results TEXT, raw BLOB, raw_bytes INTEGER NOT NULL DEFAULT 0);",
+	/* 8 -> 9: the dead-man's switch (docs/faults.md): its state per fault
+	 * (armed, lost, fired, none: why) and who reverted the fault */
+	"ALTER TABLE faults ADD COLUMN deadman TEXT;"
+	"ALTER TABLE faults ADD COLUMN reverted_by TEXT;",
 };
 
 static int exec_sql(sqlite3 *db, const char *sql, struct gl_err *err)
@@ -249,7 +262,7 @@ static int page_size(sqlite3 *db)
 	return n > 0 ? n : 4096;
 }
 
-struct gl_store *gl_store_open(const char *path, int create, struct gl_err *err)
+static struct gl_store *store_open(const char *path, int create, int reader, struct gl_err *err)
 {
 	struct gl_store *st = calloc(1, sizeof(*st));
 	int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW |
@@ -298,7 +311,7 @@ struct gl_store *gl_store_open(const char *path, int create, struct gl_err *err)
 	for (int64_t until = gl_now_ns() + 5000000000LL;;) {
 		struct gl_err e = { 0 };
 		if (exec_sql(st->db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;"
-				 " PRAGMA wal_autocheckpoint=0; PRAGMA journal_size_limit=" GL_STORE_WAL_LIMIT_STR ";",
+				 " PRAGMA wal_autocheckpoint=0; PRAGMA cache_size=" GL_STORE_CACHE_KIB_STR "; PRAGMA journal_size_limit=" GL_STORE_WAL_LIMIT_STR ";",
 				 &e) == 0 &&
 		    migrate(st->db, &e) == 0)
 			break;
@@ -339,6 +352,9 @@ struct gl_store *gl_store_open(const char *path, int create, struct gl_err *err)
 	gl_keep_request_limits(st->keep, GL_STORE_SAMPLE_PER_WINDOW, GL_STORE_ERRORS_PER_WINDOW);
 	gl_keep_event_limit(st->keep, GL_STORE_DEBUG_PER_MINUTE);
 	st->path = strdup(path);
+	st->reader = reader;
+	if (reader)
+		return st;   /* no checkpoint thread, no autocheckpoint */
 	pthread_mutex_init(&st->ckpt_mu, NULL);
 	pthread_cond_init(&st->ckpt_cv, NULL);
 	if (st->path && pthread_create(&st->ckpt_th, NULL, ckpt_main, st) == 0) {
@@ -351,6 +367,16 @@ struct gl_store *gl_store_open(const char *path, int create, struct gl_err *err)
 fail:
 	gl_store_close(st);
 	return NULL;
+}
+
+struct gl_store *gl_store_open(const char *path, int create, struct gl_err *err)
+{
+	return store_open(path, create, 0, err);
+}
+
+struct gl_store *gl_store_open_reader(const char *path, struct gl_err *err)
+{
+	return store_open(path, 0, 1, err);
 }
 
 void gl_store_close(struct gl_store *st)
@@ -366,7 +392,7 @@ void gl_store_close(struct gl_store *st)
 		pthread_mutex_destroy(&st->ckpt_mu);
 		pthread_cond_destroy(&st->ckpt_cv);
 	}
-	if (st->db) {
+	if (st->db && !st->reader) {
 		gl_store_flush(st, NULL);
 		/* leave the database whole in one file */
 		sqlite3_wal_checkpoint_v2(st->db, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
@@ -729,14 +755,16 @@ int gl_store_fault_put(struct gl_store *st, const struct gl_fault_row *f, struct
 	if (sqlite3_prepare_v2(st->db,
 			       "INSERT INTO faults(id,kind,method,target,at_ns,dur_ns,plan,state,verified,"
 			       "verified_revert,injected_elapsed_ns,reverted_elapsed_ns,injected_scn_ns,"
-			       "reverted_scn_ns,error,updated_wall_ns,measured) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) "
+			       "reverted_scn_ns,error,updated_wall_ns,measured,deadman,reverted_by) "
+			       "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) "
 			       "ON CONFLICT(id) DO UPDATE SET plan=excluded.plan, state=excluded.state,"
 			       " verified=excluded.verified, verified_revert=excluded.verified_revert,"
 			       " injected_elapsed_ns=excluded.injected_elapsed_ns,"
 			       " reverted_elapsed_ns=excluded.reverted_elapsed_ns,"
 			       " injected_scn_ns=excluded.injected_scn_ns, reverted_scn_ns=excluded.reverted_scn_ns,"
 			       " error=excluded.error, updated_wall_ns=excluded.updated_wall_ns,"
-			       " measured=excluded.measured",
+			       " measured=excluded.measured, deadman=excluded.deadman,"
+			       " reverted_by=excluded.reverted_by",
 			       -1, &q, NULL) != SQLITE_OK)
 		return gl_errf(err, GL_EIO, "store: %s", sqlite3_errmsg(st->db));
 	sqlite3_bind_text(q, 1, f->id, -1, SQLITE_TRANSIENT);
@@ -758,6 +786,10 @@ int gl_store_fault_put(struct gl_store *st, const struct gl_fault_row *f, struct
 	sqlite3_bind_int64(q, 16, gl_wall_ns());
 	if (f->measured[0])
 		sqlite3_bind_text(q, 17, f->measured, -1, SQLITE_TRANSIENT);
+	if (f->deadman[0])
+		sqlite3_bind_text(q, 18, f->deadman, -1, SQLITE_TRANSIENT);
+	if (f->reverted_by[0])
+		sqlite3_bind_text(q, 19, f->reverted_by, -1, SQLITE_TRANSIENT);
 	txn(st);
 	rc = sqlite3_step(q);
 	sqlite3_finalize(q);
@@ -782,8 +814,8 @@ int gl_store_fault_list(struct gl_store *st, struct gl_fault_row **out, int *n, 
 	*n = 0;
 	if (sqlite3_prepare_v2(st->db,
 			       "SELECT id,kind,method,target,at_ns,dur_ns,plan,state,verified,verified_revert,"
-			       "injected_elapsed_ns,reverted_elapsed_ns,injected_scn_ns,reverted_scn_ns,error,measured "
-			       "FROM faults ORDER BY seq", -1, &q, NULL) != SQLITE_OK)
+			       "injected_elapsed_ns,reverted_elapsed_ns,injected_scn_ns,reverted_scn_ns,error,measured,"
+			       "deadman,reverted_by FROM faults ORDER BY seq", -1, &q, NULL) != SQLITE_OK)
 		return gl_errf(err, GL_EIO, "store: %s", sqlite3_errmsg(st->db));
 	while (sqlite3_step(q) == SQLITE_ROW) {
 		struct gl_fault_row *f;
@@ -816,6 +848,8 @@ int gl_store_fault_list(struct gl_store *st, struct gl_fault_row **out, int *n, 
 		f->reverted_scn_ns = sqlite3_column_int64(q, 13);
 		col_text(q, 14, f->error, sizeof(f->error));
 		col_text(q, 15, f->measured, sizeof(f->measured));
+		col_text(q, 16, f->deadman, sizeof(f->deadman));
+		col_text(q, 17, f->reverted_by, sizeof(f->reverted_by));
 	}
 	sqlite3_finalize(q);
 	*out = rows;
@@ -931,6 +965,57 @@ int gl_store_preflight_put(struct gl_store *st, const char *subject, const char 
 	rc = sqlite3_step(q);
 	sqlite3_finalize(q);
 	return rc == SQLITE_DONE ? 0 : -GL_EIO;
+}
+
+int gl_store_gate_put(struct gl_store *st, const struct gl_gate_row *g, struct gl_err *err)
+{
+	sqlite3_stmt *q;
+	size_t raw_n = g->raw_len > GL_GATE_RAW_MAX ? GL_GATE_RAW_MAX : g->raw_len;
+	int rc;
+
+	if (sqlite3_prepare_v2(st->db, "INSERT INTO gates(id,kind,host,phase,status,reason,exit_status,"
+			       "started_wall_ns,dur_s,file,results,raw,raw_bytes) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)",
+			       -1, &q, NULL) != SQLITE_OK)
+		return gl_errf(err, GL_EIO, "store: %s", sqlite3_errmsg(st->db));
+	sqlite3_bind_text(q, 1, g->id, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(q, 2, g->kind, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(q, 3, g->host, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(q, 4, g->when, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(q, 5, g->status, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(q, 6, g->reason, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int(q, 7, g->exit_status);
+	sqlite3_bind_int64(q, 8, g->started_wall_ns);
+	sqlite3_bind_double(q, 9, g->dur_s);
+	sqlite3_bind_text(q, 10, g->file, -1, SQLITE_TRANSIENT);
+	if (g->results)
+		sqlite3_bind_text(q, 11, g->results, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(q, 11);
+	sqlite3_bind_blob64(q, 12, g->raw ? g->raw : "", raw_n, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(q, 13, (int64_t)g->raw_len);
+	txn(st);
+	rc = sqlite3_step(q);
+	sqlite3_finalize(q);
+	if (rc != SQLITE_DONE)
+		return gl_errf(err, GL_EIO, "store: gate %s on %s: %s", g->id, g->host, sqlite3_errmsg(st->db));
+	return gl_store_flush(st, err);
+}
+
+int gl_store_gate_passed(struct gl_store *st, const char *id, const char *host, const char *when)
+{
+	sqlite3_stmt *q;
+	int n = 0;
+
+	if (sqlite3_prepare_v2(st->db, "SELECT count(*) FROM gates WHERE id=? AND host=? AND phase=? AND "
+			       "status IN ('pass','warn')", -1, &q, NULL) != SQLITE_OK)
+		return 0;
+	sqlite3_bind_text(q, 1, id, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(q, 2, host, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(q, 3, when, -1, SQLITE_TRANSIENT);
+	if (sqlite3_step(q) == SQLITE_ROW)
+		n = sqlite3_column_int(q, 0);
+	sqlite3_finalize(q);
+	return n > 0;
 }
 
 int gl_store_doc_put(struct gl_store *st, const char *key, const char *json, struct gl_err *err)

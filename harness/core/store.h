@@ -21,7 +21,7 @@
 
 #include "util.h"
 
-#define GL_STORE_SCHEMA_VERSION 7
+#define GL_STORE_SCHEMA_VERSION 9
 
 /* Retention defaults (scenario "store", docs/store.md): per analysis window
  * the successful requests sampled and the failed ones kept per error class;
@@ -31,12 +31,24 @@
 #define GL_STORE_ERRORS_PER_WINDOW 20
 #define GL_STORE_DEBUG_PER_MINUTE 6
 #define GL_STORE_WAL_LIMIT_STR "1048576"
+/* SQLite's page cache of each store connection, as PRAGMA cache_size takes
+ * it (negative: KiB): 256 KiB. The default (2 MiB) filled as the store grew
+ * and showed as memory growth for the first hours of a run; this bound keeps
+ * it small and fixed (appends touch only the rightmost pages of each table;
+ * test_memory measured 30-80 KiB of growth over ~300 windows with it, 400-540
+ * KiB with the default). */
+#define GL_STORE_CACHE_KIB_STR "-256"
 
 struct gl_store;
 
 /* create: make a new store (fails if one exists); else open an existing one
  * (fails if missing, or written by a newer schema). */
 struct gl_store *gl_store_open(const char *path, int create, struct gl_err *err);
+/* An existing store, to read beside a live controller (`status`): no
+ * checkpoint thread, and no checkpoint when closed. A TRUNCATE checkpoint
+ * holds the writer's lock while it waits for readers, and a controller
+ * kept from writing that long stops the run ("store write failed"). */
+struct gl_store *gl_store_open_reader(const char *path, struct gl_err *err);
 void gl_store_close(struct gl_store *st);     /* flushes; NULL is fine */
 sqlite3 *gl_store_db(struct gl_store *st);    /* borrowed; for readers */
 
@@ -129,6 +141,12 @@ struct gl_fault_row {
 	int64_t injected_scn_ns, reverted_scn_ns;
 	char error[512];
 	char measured[512];           /* JSON object of figures the steps measured, "" if none */
+	/* the dead-man's switch: "" never armed, "armed", "lost" (its watcher
+	 * was found gone while the fault was in), "fired" (the watcher
+	 * reverted it), "stopped" (a normal revert stopped it), "none: why"
+	 * (this fault has none), "not needed: why" (nothing to undo) */
+	char deadman[200];
+	char reverted_by[16];         /* "controller", "watcher", "" not reverted */
 };
 /* Insert or update by id, and commit now (with the batch). */
 int gl_store_fault_put(struct gl_store *st, const struct gl_fault_row *f, struct gl_err *err);
@@ -174,6 +192,26 @@ int gl_store_storage_op_put(struct gl_store *st, const struct gl_storage_op_row 
 
 int gl_store_preflight_put(struct gl_store *st, const char *subject, const char *check, int ok,
 			   const char *detail);
+
+/* One gate on one host, before or after the soak (docs/gates.md). raw is
+ * kept up to GL_GATE_RAW_MAX bytes (raw_len says how much there was);
+ * results is the DCGM rows as a JSON array, or NULL. put commits now. */
+#define GL_GATE_RAW_MAX (1u << 20)
+struct gl_gate_row {
+	char id[64], kind[16], host[64], when[8];
+	char status[8];               /* pass | warn | fail | skip */
+	char reason[512];             /* why it failed or warned, or skipped */
+	int exit_status;              /* -1: did not run or timed out */
+	int64_t started_wall_ns;
+	double dur_s;
+	char file[256];               /* the raw output, relative to the run directory; "" if none */
+	const char *results;
+	const char *raw;
+	size_t raw_len;
+};
+int gl_store_gate_put(struct gl_store *st, const struct gl_gate_row *g, struct gl_err *err);
+/* 1 when that gate passed (or warned) on that host and when already */
+int gl_store_gate_passed(struct gl_store *st, const char *id, const char *host, const char *when);
 
 int gl_store_event(struct gl_store *st, int64_t elapsed_ns, const char *level, const char *source,
 		   const char *message);

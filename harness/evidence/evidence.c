@@ -10,6 +10,11 @@
  * the commit. Verify never trusts DIR/seal.json's blob list alone: the
  * commit's tree is the reference, and files are hashed with
  * git_odb_hashfile, which reads them as the bytes they are.
+ *
+ * Signed seals (--sign-key) are git's own form for gpg.format=ssh, so
+ * `git verify-commit` and `git verify-tag` check them as well as verify
+ * does: the commit's signature in its gpgsig header over the commit
+ * without it, the tag's appended to its message over everything before.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -30,12 +35,17 @@
 #include "analysis.h"
 #include "evidence.h"
 #include "sha256.h"
+#include "sshsig.h"
 #include "store.h"
 
 /* Files of a run directory that are sealed when present. */
 static const char *const sealed_files[] = {
 	"report.json", "report.md", "report.html", "junit.xml", "timeseries.csv", "manifest.json",
 };
+/* and every regular file of DIR/gates (the gates' raw outputs, docs/gates.md)
+ * as the subtree gates/ */
+#define GATES_DIR "gates"
+#define GATES_MAX_FILES 4096
 #define SCENARIO_NAME "scenario.json"
 #define STORE_HASH_NAME "store.sha256"
 #define SEAL_JSON_MAX (1u << 20)
@@ -208,6 +218,72 @@ static int signature(git_repository *repo, git_signature **sig)
 	return git_signature_now(sig, "gauntlet", email);
 }
 
+/* A gate file name as gates.c writes them: letters, digits, '.', '_', '-',
+ * not starting with '.'. */
+static int gate_file_ok(const char *n)
+{
+	size_t len = strlen(n);
+	if (len == 0 || len > 200 || n[0] == '.')
+		return 0;
+	for (; *n; n++)
+		if (!((*n >= 'a' && *n <= 'z') || (*n >= 'A' && *n <= 'Z') || (*n >= '0' && *n <= '9') || strchr("._-", *n)))
+			return 0;
+	return 1;
+}
+
+/* The subtree of DIR/gates: its regular files (not links, not other
+ * names), into *tree_id; *any 0 when there is none. */
+static int build_gates_tree(git_repository *repo, const char *dir, git_oid *tree_id, int *any, cJSON *files,
+			    struct gl_err *err)
+{
+	git_treebuilder *tb = NULL;
+	char path[PATH_MAX], name[300], hex[GIT_OID_HEXSZ + 1];
+	struct dirent *de;
+	struct stat st;
+	DIR *d;
+	git_oid id;
+	int rc = 0, n = 0;
+
+	*any = 0;
+	snprintf(path, sizeof(path), "%s/%s", dir, GATES_DIR);
+	if (lstat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+		return 0;
+	if (!(d = opendir(path)))
+		return gl_errf(err, GL_EIO, "%s: %s", path, strerror(errno));
+	if (git_treebuilder_new(&tb, repo, NULL) != 0) {
+		closedir(d);
+		return git_fail(err, "tree");
+	}
+	while ((de = readdir(d))) {
+		if (!gate_file_ok(de->d_name))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/%s", dir, GATES_DIR, de->d_name);
+		if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode))
+			continue;
+		if (++n > GATES_MAX_FILES) {
+			rc = gl_errf(err, GL_ELIMIT, "%s/%s: more than %d files", dir, GATES_DIR, GATES_MAX_FILES);
+			break;
+		}
+		if ((rc = blob_from_file(repo, path, &id, err)))
+			break;
+		if (git_treebuilder_insert(NULL, tb, de->d_name, &id, GIT_FILEMODE_BLOB) != 0) {
+			rc = git_fail(err, de->d_name);
+			break;
+		}
+		snprintf(name, sizeof(name), "%s/%s", GATES_DIR, de->d_name);
+		cJSON_AddStringToObject(files, name, git_oid_tostr(hex, sizeof(hex), &id));
+	}
+	closedir(d);
+	if (rc == 0 && n > 0) {
+		if (git_treebuilder_write(tree_id, tb) != 0)
+			rc = git_fail(err, "tree");
+		else
+			*any = 1;
+	}
+	git_treebuilder_free(tb);
+	return rc;
+}
+
 /* What seal learns from the store and report.json. */
 struct run_facts {
 	struct gl_run_row row;
@@ -306,6 +382,15 @@ static int build_run_tree(git_repository *repo, const char *dir, const struct ru
 		}
 		cJSON_AddStringToObject(files, sealed_files[i], git_oid_tostr(hex, sizeof(hex), &id));
 	}
+	{
+		int any = 0;
+		if ((rc = build_gates_tree(repo, dir, &id, &any, files, err)))
+			goto out;
+		if (any && git_treebuilder_insert(NULL, tb, GATES_DIR, &id, GIT_FILEMODE_TREE) != 0) {
+			rc = git_fail(err, GATES_DIR);
+			goto out;
+		}
+	}
 	if (git_blob_create_from_buffer(&id, repo, rf->row.scenario_text, strlen(rf->row.scenario_text)) != 0 ||
 	    git_treebuilder_insert(NULL, tb, SCENARIO_NAME, &id, GIT_FILEMODE_BLOB) != 0) {
 		rc = git_fail(err, SCENARIO_NAME);
@@ -385,7 +470,84 @@ static int code_of(int rc)
 	return rc == -GL_EINVAL ? GL_EVIDENCE_BAD_INPUT : GL_EVIDENCE_ERROR;
 }
 
-int gl_seal(const char *dir, const char *repo_path, FILE *out, struct gl_err *err)
+/* The branch moves from tip (NULL: it does not exist yet) to id, refused
+ * when it moved meanwhile, as git_commit_create's update_ref would be. */
+static int move_branch(git_repository *repo, const char *refname, const git_commit *tip, const git_oid *id,
+		       struct gl_err *err)
+{
+	git_reference *ref = NULL;
+	int rc;
+
+	if (tip)
+		rc = git_reference_create_matching(&ref, repo, refname, id, 1, git_commit_id(tip), "gauntlet seal");
+	else
+		rc = git_reference_create(&ref, repo, refname, id, 0, "gauntlet seal");
+	git_reference_free(ref);
+	return rc ? git_fail(err, refname) : 0;
+}
+
+/* Commit top as the branch's new tip, signed with key: libgit2's commit
+ * buffer, signed by ssh-keygen, the signature put in the gpgsig header
+ * (without its last newline: libgit2 continues every line of a header
+ * with a space, and git writes no empty continuation line). Nothing is
+ * written when signing fails. */
+static int commit_signed(git_repository *repo, const char *refname, const git_signature *sig, const char *msg,
+			 const git_tree *top, const git_commit *tip, const char *key, git_oid *id,
+			 struct gl_err *err)
+{
+	git_buf buf = { 0 };
+	const git_commit *parents[1] = { tip };
+	char *armored = NULL;
+	size_t n;
+	int rc;
+
+	if (git_commit_create_buffer(&buf, repo, sig, sig, NULL, msg, top, tip ? 1 : 0, parents) != 0)
+		return git_fail(err, "commit");
+	if ((rc = gl_sshsig_sign(key, buf.ptr, buf.size, &armored, err)))
+		goto out;
+	n = strlen(armored);
+	while (n && armored[n - 1] == '\n')
+		armored[--n] = '\0';
+	if (git_commit_create_with_signature(id, repo, buf.ptr, armored, "gpgsig") != 0) {
+		rc = git_fail(err, "signed commit");
+		goto out;
+	}
+	rc = move_branch(repo, refname, tip, id, err);
+out:
+	free(armored);
+	git_buf_dispose(&buf);
+	return rc;
+}
+
+/* An annotated tag signed as git does: the tag object's text (object,
+ * type, tag, tagger, blank line, message) signed, and the armored
+ * signature appended to it. The ref is created, never moved (force 0). */
+static int tag_signed(git_repository *repo, const char *tagname, const git_oid *commit_id, const git_signature *sig,
+		      const char *msg, const char *key, git_oid *tag_id, struct gl_err *err)
+{
+	struct gl_buf b;
+	char hex[GIT_OID_HEXSZ + 1], *armored = NULL;
+	int off = sig->when.offset < 0 ? -sig->when.offset : sig->when.offset, rc;
+
+	gl_buf_init(&b, 1u << 20);
+	gl_buf_printf(&b, "object %s\ntype commit\ntag %s\ntagger %s <%s> %lld %c%02d%02d\n\n%s",
+		      git_oid_tostr(hex, sizeof(hex), commit_id), tagname, sig->name, sig->email,
+		      (long long)sig->when.time, sig->when.offset < 0 ? '-' : '+', off / 60, off % 60, msg);
+	if ((rc = gl_sshsig_sign(key, b.data, b.len, &armored, err)))
+		goto out;
+	if (gl_buf_printf(&b, "%s", armored) != 0) {
+		rc = gl_errf(err, GL_ENOMEM, "%s: out of memory", tagname);
+		goto out;
+	}
+	if (git_tag_create_from_buffer(tag_id, repo, b.data, 0) != 0)
+		rc = git_fail(err, tagname);
+out:
+	free(armored);
+	gl_buf_free(&b);
+	return rc;
+}
+
+int gl_seal(const char *dir, const char *repo_path, const char *sign_key, FILE *out, struct gl_err *err)
 {
 	struct run_facts rf;
 	git_repository *repo = NULL;
@@ -414,6 +576,11 @@ int gl_seal(const char *dir, const char *repo_path, FILE *out, struct gl_err *er
 	/* Sealed evidence is signed off as ours: not a directory another user
 	 * could have filled. */
 	if (gl_path_trusted(dir, 1, err) != 0) {
+		code = GL_EVIDENCE_BAD_INPUT;
+		goto out;
+	}
+	/* the key before anything is written: a bad one leaves no commit */
+	if (sign_key && gl_path_trusted(sign_key, 0, err) != 0) {
 		code = GL_EVIDENCE_BAD_INPUT;
 		goto out;
 	}
@@ -464,8 +631,9 @@ int gl_seal(const char *dir, const char *repo_path, FILE *out, struct gl_err *er
 			code = GL_EVIDENCE_MISMATCH;
 			goto out;
 		}
-		fprintf(out, "already sealed: run %s at commit %s (tag %s)\n", rf.row.id,
-			git_oid_tostr(hex, sizeof(hex), &commit_id), tagname);
+		fprintf(out, "already sealed: run %s at commit %s (tag %s)%s\n", rf.row.id,
+			git_oid_tostr(hex, sizeof(hex), &commit_id), tagname,
+			sign_key ? "; sealed evidence is never rewritten, so not signed now" : "");
 		goto record;
 	}
 
@@ -501,8 +669,14 @@ int gl_seal(const char *dir, const char *repo_path, FILE *out, struct gl_err *er
 			 "store_sha256: %s (run.db)\ngauntlet: %s (%s)\n",
 			 rf.row.name, rf.row.id, rf.verdict, rf.row.id, rf.row.name, rf.row.scenario_sha256, rf.verdict,
 			 rf.row.state, rf.store_sha256, rf.row.version, rf.row.git_rev);
+		if (sign_key) {
+			if ((rc = commit_signed(repo, refname, sig, msg, top, tip, sign_key, &commit_id, err))) {
+				code = code_of(rc);
+				goto out;
+			}
 		/* update_ref with the tip as first parent: refused if it moved */
-		if (git_commit_create(&commit_id, repo, refname, sig, sig, NULL, msg, top, tip ? 1 : 0, parents) != 0) {
+		} else if (git_commit_create(&commit_id, repo, refname, sig, sig, NULL, msg, top, tip ? 1 : 0,
+					     parents) != 0) {
 			git_fail(err, "commit");
 			goto out;
 		}
@@ -513,17 +687,22 @@ int gl_seal(const char *dir, const char *repo_path, FILE *out, struct gl_err *er
 	}
 	snprintf(msg, sizeof(msg), "run %s: %s\n\nscenario: %s\nscenario_sha256: %s\nstore_sha256: %s\n", rf.row.id,
 		 rf.verdict, rf.row.name, rf.row.scenario_sha256, rf.store_sha256);
-	if (git_object_lookup(&target, repo, &commit_id, GIT_OBJECT_COMMIT) != 0 ||
-	    git_tag_create(&tag_id, repo, tagname, target, sig, msg, 0) != 0) {
+	if (sign_key) {
+		if ((rc = tag_signed(repo, tagname, &commit_id, sig, msg, sign_key, &tag_id, err))) {
+			code = code_of(rc);
+			goto out;
+		}
+	} else if (git_object_lookup(&target, repo, &commit_id, GIT_OBJECT_COMMIT) != 0 ||
+		   git_tag_create(&tag_id, repo, tagname, target, sig, msg, 0) != 0) {
 		git_fail(err, tagname);
 		goto out;
 	}
 	/* a new bare repository: HEAD on the first branch, so `git log` shows it */
 	if (git_repository_is_bare(repo) && git_repository_head_unborn(repo) == 1)
 		git_repository_set_head(repo, refname);
-	fprintf(out, "sealed run %s (%s) in %s: commit %s on %s, tag %s, %d file(s)%s\n", rf.row.id, rf.verdict,
+	fprintf(out, "sealed run %s (%s) in %s: commit %s on %s, tag %s, %d file(s)%s%s\n", rf.row.id, rf.verdict,
 		repo_path, git_oid_tostr(hex, sizeof(hex), &commit_id), branch, tagname, cJSON_GetArraySize(files),
-		created ? " (new bare repository)" : "");
+		created ? " (new bare repository)" : "", sign_key ? ", commit and tag signed (ssh)" : "");
 record:
 	if (!realpath(repo_path, repo_abs))
 		snprintf(repo_abs, sizeof(repo_abs), "%s", repo_path);
@@ -652,7 +831,130 @@ static const char *jstr(const cJSON *o, const char *key)
 	return cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, key));
 }
 
-int gl_verify(const char *dir, FILE *out, struct gl_err *err)
+/* One signature checked against the allowed signers file: printed when
+ * good, a mismatch saying why otherwise. rc != 0: ssh-keygen could not be
+ * run (err says why). */
+static int check_signature(struct verdicts *v, const char *what, const char *allowed, const char *data, size_t len,
+			   const char *sig, size_t sig_len, struct gl_err *err)
+{
+	struct gl_sshsig_check c;
+	int rc = gl_sshsig_verify(allowed, data, len, sig, sig_len, &c, err);
+
+	if (rc)
+		return rc;
+	if (!c.good) {
+		mismatch(v, what, "%s", c.why);
+		return 0;
+	}
+	fprintf(v->out, "signature %s: good, signer %s, key %s\n", what, c.principal, c.key);
+	v->n_ok++;
+	return 0;
+}
+
+#define SSH_SIG_BEGIN "-----BEGIN SSH SIGNATURE-----\n"
+
+/* The commit's gpgsig signature and the tag's appended one, each over the
+ * exact bytes git signs. */
+static int check_signatures(struct verdicts *v, git_repository *repo, const git_oid *cid, const char *tag,
+			    const char *allowed, struct gl_err *err)
+{
+	git_buf sig = { 0 }, data = { 0 };
+	git_reference *ref = NULL;
+	git_odb *odb = NULL;
+	git_odb_object *obj = NULL;
+	char name[GIT_OID_HEXSZ + 16], path[300];
+	int rc = 0;
+
+	snprintf(name, sizeof(name), "commit %.12s", git_oid_tostr_s(cid));
+	rc = git_commit_extract_signature(&sig, &data, repo, (git_oid *)cid, "gpgsig");
+	if (rc == GIT_ENOTFOUND)
+		mismatch(v, name, "no signature (sealed without --sign-key?)");
+	else if (rc != 0)
+		return git_fail(err, name);
+	else if (strncmp(sig.ptr, SSH_SIG_BEGIN, strlen(SSH_SIG_BEGIN)))
+		mismatch(v, name, "signed, but not with an SSH key (no SSH signature)");
+	else if ((rc = check_signature(v, name, allowed, data.ptr, data.size, sig.ptr, sig.size, err)))
+		goto out;
+	rc = 0;
+
+	/* the tag: an annotated tag object whose text ends in a signature */
+	snprintf(path, sizeof(path), "refs/tags/%s", tag);
+	snprintf(name, sizeof(name), "tag %.40s", tag);
+	if (git_reference_lookup(&ref, repo, path) != 0 || !git_reference_target(ref)) {
+		mismatch(v, name, "no signature (the tag is gone)");
+		goto out;
+	}
+	if (git_repository_odb(&odb, repo) != 0 || git_odb_read(&obj, odb, git_reference_target(ref)) != 0) {
+		rc = git_fail(err, tag);
+		goto out;
+	}
+	if (git_odb_object_type(obj) != GIT_OBJECT_TAG) {
+		mismatch(v, name, "no signature (a lightweight tag)");
+	} else {
+		const char *text = git_odb_object_data(obj), *at = NULL;
+		size_t len = git_odb_object_size(obj), k = strlen(SSH_SIG_BEGIN);
+
+		/* the last signature that starts a line, as git finds it */
+		for (size_t i = 0; i + k <= len; i++)
+			if ((i == 0 || text[i - 1] == '\n') && !memcmp(text + i, SSH_SIG_BEGIN, k))
+				at = text + i;
+		if (!at)
+			mismatch(v, name, "no signature (sealed without --sign-key?)");
+		else
+			rc = check_signature(v, name, allowed, text, (size_t)(at - text), at,
+					     len - (size_t)(at - text), err);
+	}
+out:
+	git_odb_object_free(obj);
+	git_odb_free(odb);
+	git_reference_free(ref);
+	git_buf_dispose(&sig);
+	git_buf_dispose(&data);
+	return rc;
+}
+
+/* The sealed gates/ subtree against DIR/gates: each file there, a regular
+ * file, with the sealed bytes. */
+static void verify_gates(git_repository *repo, const char *dir, const git_oid *tree_id, struct verdicts *v)
+{
+	git_tree *t = NULL;
+	char path[PATH_MAX], name[300], hex[GIT_OID_HEXSZ + 1];
+
+	if (git_tree_lookup(&t, repo, tree_id) != 0) {
+		mismatch(v, GATES_DIR, "not a readable tree in the sealed commit");
+		return;
+	}
+	for (size_t i = 0; i < git_tree_entrycount(t); i++) {
+		const git_tree_entry *e = git_tree_entry_byindex(t, i);
+		struct stat st;
+		git_oid fid;
+		snprintf(name, sizeof(name), "%s/%s", GATES_DIR, git_tree_entry_name(e));
+		snprintf(path, sizeof(path), "%s/%s", dir, name);
+		if (git_tree_entry_type(e) != GIT_OBJECT_BLOB || !gate_file_ok(git_tree_entry_name(e)))
+			mismatch(v, name, "not a gate file in the sealed commit");
+		else if (lstat(path, &st) != 0)
+			mismatch(v, name, "sealed, but missing from %s", dir);
+		else if (!S_ISREG(st.st_mode))
+			mismatch(v, name, "is not a regular file any more");
+		else if (git_odb_hashfile(&fid, path, GIT_OBJECT_BLOB) != 0)
+			mismatch(v, name, "cannot be read: %s", strerror(errno));
+		else if (git_oid_cmp(&fid, git_tree_entry_id(e)))
+			mismatch(v, name, "differs from the sealed blob %s", git_oid_tostr(hex, sizeof(hex), git_tree_entry_id(e)));
+		else
+			v->n_ok++;
+	}
+	git_tree_free(t);
+}
+
+static int tree_has_path(const git_tree *t, const char *path)
+{
+	git_tree_entry *e = NULL;
+	int ok = git_tree_entry_bypath(&e, t, path) == 0;
+	git_tree_entry_free(e);
+	return ok;
+}
+
+int gl_verify(const char *dir, const char *allowed_signers, FILE *out, struct gl_err *err)
 {
 	struct verdicts v = { out, 0, 0, { 0 } };
 	git_repository *repo = NULL;
@@ -696,6 +998,10 @@ int gl_verify(const char *dir, FILE *out, struct gl_err *err)
 		goto out;
 	}
 	code = GL_EVIDENCE_ERROR;
+	if (allowed_signers && (rc = check_signatures(&v, repo, &cid, tag, allowed_signers, err))) {
+		code = code_of(rc);
+		goto out;
+	}
 
 	/* the names that lead to the commit still do */
 	snprintf(path, sizeof(path), "refs/tags/%s", tag);
@@ -733,6 +1039,10 @@ int gl_verify(const char *dir, FILE *out, struct gl_err *err)
 
 		git_blob_free(blob);
 		blob = NULL;
+		if (git_tree_entry_type(e) == GIT_OBJECT_TREE && !strcmp(name, GATES_DIR)) {
+			verify_gates(repo, dir, git_tree_entry_id(e), &v);
+			continue;
+		}
 		if (git_tree_entry_type(e) != GIT_OBJECT_BLOB || git_blob_lookup(&blob, repo, git_tree_entry_id(e)) != 0) {
 			mismatch(&v, name, "not a readable blob in the sealed commit");
 			continue;
@@ -766,7 +1076,7 @@ int gl_verify(const char *dir, FILE *out, struct gl_err *err)
 		/* seal.json's own list must not claim more than the commit holds */
 		const cJSON *f;
 		cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(seal, "files"))
-			if (f->string && !git_tree_entry_byname(folder, f->string))
+			if (f->string && !tree_has_path(folder, f->string))
 				mismatch(&v, f->string, "listed in seal.json but not in the sealed commit");
 	}
 done:

@@ -20,6 +20,12 @@
  * tree. The seal record DIR/seal.json names the repository (absolute
  * path), commit, branch, tag and each sealed file's blob id.
  *
+ * Signing (seal --sign-key KEY): the commit and the tag are signed with
+ * an SSH key through ssh-keygen, in git's own form for gpg.format=ssh
+ * (sshsig.h), so `git verify-commit` / `git verify-tag` with an allowed
+ * signers file check them too. verify --allowed-signers FILE checks both
+ * signatures and their signer.
+ *
  * Both take DIR's run.lock, so a run that is still going is refused.
  * Threading: call from the main thread of a command; not concurrently.
  */
@@ -45,9 +51,11 @@ enum {
  * out. A report.json whose run id or verdict disagrees with the store is
  * refused (re-render with `gauntlet report DIR` first). Prints what was
  * sealed to out. Returns one of the exit codes above; err says why for 2
- * and 4.
+ * and 4. sign_key (may be NULL): the private key file (a regular file of
+ * ours, no symbolic link) that signs the new commit and tag; a run sealed
+ * before is not re-signed.
  */
-int gl_seal(const char *dir, const char *repo, FILE *out, struct gl_err *err);
+int gl_seal(const char *dir, const char *repo, const char *sign_key, FILE *out, struct gl_err *err);
 
 /*
  * Check DIR against the commit named in DIR/seal.json: every file of the
@@ -58,7 +66,11 @@ int gl_seal(const char *dir, const char *repo, FILE *out, struct gl_err *err);
  * contains it. Each mismatch is printed to out as "MISMATCH NAME: why".
  * Returns GL_EVIDENCE_OK, GL_EVIDENCE_MISMATCH, or 2/4 with err (no or bad
  * seal.json, repository or commit not found, unreadable store).
+ * allowed_signers (may be NULL): also check the commit's and the tag's SSH
+ * signatures against that allowed signers file; a missing signature, a bad
+ * one or a signer not in the file is a mismatch, a good one is printed as
+ * "signature commit|tag ...: good, signer PRINCIPAL, key TYPE SHA256:...".
  */
-int gl_verify(const char *dir, FILE *out, struct gl_err *err);
+int gl_verify(const char *dir, const char *allowed_signers, FILE *out, struct gl_err *err);
 
 #endif

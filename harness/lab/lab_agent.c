@@ -85,7 +85,7 @@ int lab_agent(int argc, char **argv)
 			}
 		}
 		if (!drained && child < 0 && gl_now_ns() >= next_start) {
-			const char *av[20];
+			const char *av[24];
 			int k = 0;
 			if (netns) {
 				av[k++] = "ip";
@@ -103,6 +103,11 @@ int lab_agent(int argc, char **argv)
 			av[k++] = "5";
 			av[k++] = "--max-seqs";
 			av[k++] = "512";
+			/* the adapter the lab soak's model_swap fault unloads and loads */
+			av[k++] = "--lora";
+			av[k++] = "lab-adapter=gauntlet-lab/lab-adapter";
+			av[k++] = "--lora-load-ms";
+			av[k++] = "300";
 			av[k] = NULL;
 			child = fork();
 			if (child == 0) {

@@ -174,7 +174,30 @@ struct gl_fault_ops {
 	/* (optional) more preflight checks, reported through gl_ctx_preflight;
 	 * return 0 when all passed. */
 	int (*preflight)(struct gl_ctx *c, const cJSON *plan);
+	/* (optional) the dead-man's switch (docs/faults.md): append to script
+	 * the fault's revert as POSIX sh text, one command per line, and set
+	 * *h to the host it must run on (the plan's host), for a watcher there
+	 * to run when the controller is lost. The text runs where the revert
+	 * step's commands run (inside the host's netns, as its user), so it is
+	 * those same commands; it must be idempotent and hold no line that is
+	 * exactly GL_WATCHER_EOF. Returns 0, or GL_DEADMAN_NONE with script
+	 * holding why this plan has none ("acts through the Kubernetes API"),
+	 * or GL_DEADMAN_NOTHING with script saying why nothing needs undoing,
+	 * or a negative code with err set. c may be NULL (--dry-run). */
+	int (*deadman)(struct gl_ctx *c, const cJSON *plan, struct gl_host *h, struct gl_buf *script,
+		       struct gl_err *err);
+	/* (optional) why a fault of this spec will have no watcher (validate's
+	 * note, safety.require_deadman's refusal): a static string, or NULL
+	 * when deadman will give one. A kind without deadman has none. */
+	const char *(*deadman_none)(const struct gl_fault_spec *f);
 };
+
+/* deadman's "this plan has no watcher" (a fault left unguarded: validate
+ * says so), and "this plan leaves nothing to undo" (none needed; its
+ * deadman_none gives NULL) */
+#define GL_DEADMAN_NONE 1
+#define GL_DEADMAN_NOTHING 2
+#define GL_WATCHER_EOF "GL_WATCHER_EOF"
 
 /* Transports run commands on hosts, each call with a deadline. */
 struct gl_exec_result {

@@ -23,6 +23,10 @@ extern const struct gl_fault_ops gl_fault_link_flap;
 extern const struct gl_fault_ops gl_fault_partition;
 extern const struct gl_fault_ops gl_fault_drain_worker;
 extern const struct gl_fault_ops gl_fault_control_plane_loss;
+extern const struct gl_fault_ops gl_fault_model_swap;
+extern const struct gl_fault_ops gl_fault_gpu_throttle;
+extern const struct gl_fault_ops gl_fault_fabric_port;
+extern const struct gl_fault_ops gl_fault_gpu_xid;
 extern const struct gl_transport_ops gl_transport_local;
 extern const struct gl_transport_ops gl_transport_null;
 extern const struct gl_transport_ops gl_transport_ssh;
@@ -32,7 +36,11 @@ static const struct gl_workload_ops *const workloads[] = {
 };
 
 static const struct gl_fault_ops *const faults[] = {
-	&gl_fault_drain_worker, &gl_fault_link_flap, &gl_fault_partition, &gl_fault_storage_throttle, &gl_fault_control_plane_loss, &gl_fault_process_kill, &gl_fault_exec, &gl_fault_null,
+	&gl_fault_drain_worker, &gl_fault_link_flap, &gl_fault_partition, &gl_fault_storage_throttle, &gl_fault_control_plane_loss, &gl_fault_model_swap,
+	&gl_fault_process_kill, &gl_fault_exec, &gl_fault_null,
+	&gl_fault_gpu_throttle,
+	&gl_fault_fabric_port,
+	&gl_fault_gpu_xid,
 };
 
 static const struct gl_transport_ops *const transports[] = {

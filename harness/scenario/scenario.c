@@ -19,6 +19,7 @@
  */
 #include "scenario.h"
 
+#include <errno.h>
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>
@@ -339,9 +340,24 @@ static void check_fault_ids(struct vctx *v)
 	free(first);
 }
 
+/* A watcher's grace: at least 2 s (its lease is read once a second), at
+ * most a week. */
+static void check_grace(struct vctx *v, const cJSON *obj, const char *path, int64_t ns)
+{
+	char p[96];
+
+	if (ns >= 2000000000LL && ns <= 7 * 86400000000000LL)
+		return;
+	snprintf(p, sizeof(p), "%s.deadman_grace", path);
+	gl_diag_error(v->d, cJSON_GetObjectItemCaseSensitive(obj, "deadman_grace"), p,
+		      "expected a duration from 2s to 168h (how long a fault's watcher waits for the controller's lease "
+		      "before reverting the fault itself)");
+}
+
 static void parse_faults(struct vctx *v, const cJSON *fs)
 {
-	static const char *const keys[] = { "id", "at", "for", "kind", "method", "target", "params", NULL };
+	static const char *const keys[] = { "id",	  "at",	     "for",	 "kind",	  "method",
+					    "target", "params", "runbook", "deadman_grace", NULL };
 	const cJSON *f;
 	int n, i = 0;
 
@@ -367,6 +383,16 @@ static void parse_faults(struct vctx *v, const cJSON *fs)
 		gl_get_duration(v->d, f, "at", path, 1, &o->at_ns);
 		gl_get_duration(v->d, f, "for", path, 0, &o->dur_ns);
 		gl_get_string(v->d, f, "target", path, 1, o->target, sizeof(o->target));
+		if (gl_get_duration(v->d, f, "deadman_grace", path, 0, &o->deadman_grace_ns) > 0)
+			check_grace(v, f, path, o->deadman_grace_ns);
+		if (gl_get_string(v->d, f, "runbook", path, 0, o->runbook, sizeof(o->runbook)) > 0 &&
+		    (gl_control_char(o->runbook) || (!gl_runbook_is_url(o->runbook) && strstr(o->runbook, "://")))) {
+			snprintf(mp, sizeof(mp), "%s.runbook", path);
+			gl_diag_error(v->d, cJSON_GetObjectItemCaseSensitive(f, "runbook"), mp,
+				      "expected an http(s):// URL or a path to the runbook (relative to the scenario), "
+				      "without control characters");
+			o->runbook[0] = '\0';
+		}
 		params = cJSON_GetObjectItemCaseSensitive(f, "params");
 		snprintf(mp, sizeof(mp), "%s.params", path);
 		if (params && gl_want_object(v->d, params, mp))
@@ -591,19 +617,75 @@ static void check_required_targets(struct vctx *v)
 	}
 }
 
+/* The dead-man's switch: renewal and grace, and which faults have none
+ * (said plainly; refused under safety.require_deadman). */
+static void parse_deadman(struct vctx *v, const cJSON *sf)
+{
+	int req = 0;
+
+	if (sf && gl_get_duration(v->d, sf, "deadman_renew", "safety", 0, &v->s->deadman_renew_ns) > 0 &&
+	    (v->s->deadman_renew_ns < 500000000LL || v->s->deadman_renew_ns > 3600000000000LL))
+		gl_diag_error(v->d, cJSON_GetObjectItemCaseSensitive(sf, "deadman_renew"), "safety.deadman_renew",
+			      "expected a duration from 500ms to 1h (how often the controller renews each watcher's lease)");
+	if (sf && gl_get_duration(v->d, sf, "deadman_grace", "safety", 0, &v->s->deadman_grace_ns) > 0)
+		check_grace(v, sf, "safety", v->s->deadman_grace_ns);
+	if (sf && gl_get_bool(v->d, sf, "require_deadman", "safety", &req) > 0 && req)
+		v->s->require_deadman = 1;
+	for (int i = 0; i < v->s->n_faults; i++) {
+		const struct gl_fault_spec *f = &v->s->faults[i];
+		const char *why;
+		char fp[64];
+
+		if (!f->ops || !f->json || !strcmp(f->kind, "null"))
+			continue;
+		why = !f->ops->deadman ? "its kind has no watcher"
+				       : f->ops->deadman_none ? f->ops->deadman_none(f) : NULL;
+		if (!why)
+			continue;
+		snprintf(fp, sizeof(fp), "faults[%d]", i);
+		if (v->s->require_deadman)
+			gl_diag_error(v->d, f->json, fp,
+				      "fault '%s' (%s%s%s) has no dead-man's switch (%s), and safety.require_deadman is "
+				      "true: if the controller were lost for good, nothing would revert it",
+				      f->id, f->kind, f->method[0] ? "/" : "", f->method, why);
+		else
+			gl_diag_warn(v->d, f->json, fp,
+				     "fault '%s' (%s%s%s) has no dead-man's switch (%s): if the controller is lost for "
+				     "good, it stays injected until someone runs `gauntlet revert`",
+				     f->id, f->kind, f->method[0] ? "/" : "", f->method, why);
+	}
+}
+
 static void parse_safety(struct vctx *v, const cJSON *sf, const struct gl_scenario_opts *o)
 {
 	static const char *const keys[] = { "max_concurrent_faults", "maintenance_window", "abort_if",
-					    "allowed_roots", NULL };
+					    "allowed_roots", "require_runbooks", "require_deadman",
+					    "deadman_renew", "deadman_grace", NULL };
 	const cJSON *mw, *ab, *roots, *root;
 	long l;
+	int req = 0;
 
 	v->s->max_concurrent_faults = 1;
+	parse_deadman(v, cJSON_IsObject(sf) ? sf : NULL);
 	if (!sf)
 		return;
 	if (!gl_want_object(v->d, sf, "safety"))
 		return;
 	gl_check_keys(v->d, sf, "safety", keys);
+	/* every failure has its procedure written before it is caused */
+	if (gl_get_bool(v->d, sf, "require_runbooks", "safety", &req) > 0 && req) {
+		v->s->require_runbooks = 1;
+		for (int i = 0; i < v->s->n_faults; i++) {
+			char fp[64];
+			if (v->s->faults[i].runbook[0] || !v->s->faults[i].json)
+				continue;
+			snprintf(fp, sizeof(fp), "faults[%d]", i);
+			gl_diag_error(v->d, v->s->faults[i].json, fp,
+				      "fault '%s' (%s) has no \"runbook\", and safety.require_runbooks is true: name the "
+				      "procedure an operator follows for this failure (a path relative to the scenario, or a URL)",
+				      v->s->faults[i].id, v->s->faults[i].kind);
+		}
+	}
 	if (gl_get_int(v->d, sf, "max_concurrent_faults", "safety", 0, 1, 1000, &l) > 0)
 		v->s->max_concurrent_faults = (int)l;
 	/* roots for the files the scenario names (paths.h) */
@@ -894,7 +976,8 @@ struct gl_scenario *gl_scenario_load_text(const char *name, const char *text, si
 {
 	static const char *const keys[] = { "name", "description", "duration", "window", "hold",
 					    "contract", "hosts", "workloads", "phases", "faults",
-					    "targets", "safety", "inventory", "incidents", "store", NULL };
+					    "targets", "safety", "inventory", "incidents", "store", "gates",
+					    "notify", NULL };
 	static const char *const ckeys[] = { "model", "precision", "engine", "gpus_per_job",
 					     "input_tokens", "output_tokens", "notes", NULL };
 	struct gl_scenario *s = calloc(1, sizeof(*s));
@@ -981,6 +1064,10 @@ struct gl_scenario *gl_scenario_load_text(const char *name, const char *text, si
 		gl_diag_error(d, s->root, "", "missing required key 'workloads' (at least one workload)");
 	if (s->n_workloads == 0 && c && cJSON_IsObject(c) && cJSON_GetArraySize(c) == 0)
 		gl_diag_error(d, c, "workloads", "no workload: nothing would be measured");
+	if ((c = cJSON_GetObjectItemCaseSensitive(s->root, "gates")))
+		gl_scenario_parse_gates(s, c, d);
+	if ((c = cJSON_GetObjectItemCaseSensitive(s->root, "notify")))
+		gl_scenario_parse_notify(s, c, d);
 	parse_phases(&v, cJSON_GetObjectItemCaseSensitive(s->root, "phases"));
 	parse_targets(&v, cJSON_GetObjectItemCaseSensitive(s->root, "targets"));
 	if ((c = cJSON_GetObjectItemCaseSensitive(s->root, "faults")))
@@ -1028,6 +1115,44 @@ static void check_files(struct gl_scenario *s, struct gl_diag *d)
 			snprintf(p, sizeof(p), "faults[%d]", i);
 			s->faults[i].ops->check_files(s, &s->faults[i], d, p);
 		}
+	/* a runbook kept beside the scenario exists (and is confined) */
+	for (int i = 0; i < s->n_faults; i++) {
+		struct gl_fault_spec *f = &s->faults[i];
+		struct gl_err e = { 0 };
+		if (!f->runbook[0] || gl_runbook_is_url(f->runbook))
+			continue;
+		if (gl_path_confine(s->path, s->root, f->runbook, real, sizeof(real), &e) == 0) {
+			FILE *fp = fopen(real, "r");
+			if (fp) {
+				fclose(fp);
+				continue;
+			}
+			gl_errf(&e, GL_EIO, "%s: cannot be read: %s", f->runbook, strerror(errno));
+		}
+		/* an error even for validate away from the cluster: the runbook
+		 * is kept with the scenario, not on the cluster */
+		snprintf(p, sizeof(p), "faults[%d].runbook", i);
+		gl_diag_error(d, f->json ? cJSON_GetObjectItemCaseSensitive(f->json, "runbook") : NULL, p, "%s", e.msg);
+	}
+}
+
+int gl_runbook_is_url(const char *r)
+{
+	return r && (!strncmp(r, "https://", 8) || !strncmp(r, "http://", 7));
+}
+
+const char *gl_scenario_runbook(const struct gl_scenario *s, const char *id)
+{
+	const struct gl_fault_spec *f = gl_scenario_fault(s, id);
+	return f && f->runbook[0] ? f->runbook : NULL;
+}
+
+const struct gl_fault_spec *gl_scenario_fault(const struct gl_scenario *s, const char *id)
+{
+	for (int i = 0; s && i < s->n_faults; i++)
+		if (!strcmp(s->faults[i].id, id))
+			return &s->faults[i];
+	return NULL;
 }
 
 struct gl_scenario *gl_scenario_load_file(const char *path, const struct gl_scenario_opts *o,
@@ -1072,6 +1197,8 @@ void gl_scenario_free(struct gl_scenario *s)
 	free(s->faults);
 	free(s->targets);
 	free(s->abort_rules);
+	free(s->gates);
+	free(s->notify);
 	free(s);
 }
 

@@ -10,6 +10,7 @@
 #define GL_SCENARIO_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include <cjson/cJSON.h>
 
@@ -50,6 +51,12 @@ struct gl_fault_spec {
 	const cJSON *params;          /* may be NULL */
 	const cJSON *json;
 	const struct gl_fault_ops *ops;
+	/* "runbook": the procedure for this failure, a URL or a path (relative
+	 * to the scenario, confined like every file it names); "" none */
+	char runbook[1024];
+	/* "deadman_grace": how long its watcher waits for a lease renewal
+	 * before reverting the fault itself; 0: safety's */
+	int64_t deadman_grace_ns;
 };
 
 struct gl_target_spec {
@@ -66,6 +73,39 @@ struct gl_workload_spec {
 	const cJSON *cfg;
 	const struct gl_workload_ops *ops;
 };
+
+/* "gates": checks run on hosts before the soak and after it
+ * (scenario_gates.c, docs/gates.md). */
+enum gl_gate_kind { GL_GATE_DCGM_DIAG, GL_GATE_COMMAND };
+#define GL_GATE_ARGV_MAX 64
+#define GL_GATE_HOSTS_MAX 64
+struct gl_gate_spec {
+	char id[GL_NAME_MAX];
+	enum gl_gate_kind kind;
+	int level;                    /* dcgm_diag: -r LEVEL, 1 to 4 */
+	const char *argv[GL_GATE_ARGV_MAX + 1]; /* what runs, NULL-terminated (strings of the tree) */
+	char level_text[4];           /* argv's "LEVEL" for dcgm_diag */
+	int hosts[GL_GATE_HOSTS_MAX]; /* indices into hosts */
+	int n_hosts;
+	int before, after;            /* "when" */
+	int64_t timeout_ns;           /* real time, per host */
+	const cJSON *json;
+};
+const char *gl_gate_kind_name(enum gl_gate_kind k);
+
+/* "notify": webhooks told of the run's events (scenario_notify.c,
+ * docs/scenario.md). The URL is a secret: only the name of the variable
+ * that holds it is in the scenario. */
+enum gl_notify_event { GL_NEV_START, GL_NEV_FAULT, GL_NEV_TARGET_MISSED, GL_NEV_ABORT, GL_NEV_ERROR, GL_NEV_END,
+		       GL_NEV_N };
+#define GL_NOTIFY_MAX 16
+struct gl_notify_spec {
+	char url_env[128];            /* the variable holding the webhook's URL */
+	int slack;                    /* "format": 0 "json", 1 "slack" */
+	unsigned on;                  /* bit (1u << gl_notify_event) per event sent */
+	const cJSON *json;
+};
+const char *gl_notify_event_name(enum gl_notify_event e);
 
 struct gl_abort_rule {
 	char metric[128];
@@ -106,7 +146,19 @@ struct gl_scenario {
 	int n_targets;                /* includes entries with missing = 1 */
 	int n_missing;
 
+	struct gl_gate_spec *gates;
+	int n_gates;
+
+	struct gl_notify_spec *notify;
+	int n_notify;
+
 	int max_concurrent_faults;    /* 0: no limit given (defaults to 1) */
+	int require_runbooks;         /* safety.require_runbooks */
+	/* the dead-man's switch (docs/faults.md): safety.require_deadman,
+	 * how often the controller renews a watcher's lease (real time) and
+	 * the grace after which a watcher reverts on its own */
+	int require_deadman;
+	int64_t deadman_renew_ns, deadman_grace_ns;
 	int64_t mw_start_wall_ns, mw_end_wall_ns; /* maintenance window; 0 = none */
 	struct gl_abort_rule *abort_rules;
 	int n_abort_rules;
@@ -132,7 +184,20 @@ struct gl_scenario *gl_scenario_load_text(const char *name, const char *text, si
 void gl_scenario_free(struct gl_scenario *s);
 
 const struct gl_host *gl_scenario_host(const struct gl_scenario *s, const char *name);
+/* The fault with id, or NULL. */
+const struct gl_fault_spec *gl_scenario_fault(const struct gl_scenario *s, const char *id);
+/* The runbook of fault id as written, or NULL when it has none. */
+const char *gl_scenario_runbook(const struct gl_scenario *s, const char *id);
+/* 1 when a runbook is a URL (http:// or https://), 0 when it is a path. */
+int gl_runbook_is_url(const char *runbook);
 const struct gl_workload_spec *gl_scenario_workload(const struct gl_scenario *s, const char *name);
+
+/* The gates and the command each runs, for validate and --dry-run. */
+void gl_gates_print(const struct gl_scenario *s, FILE *f);
+
+/* The webhooks and what each is told, for validate and --dry-run (the
+ * variable's name, never its value). */
+void gl_notify_print(const struct gl_scenario *s, FILE *f);
 
 /* Index of the phase in force at scenario time t (last phase for t >= end). */
 int gl_scenario_phase_at(const struct gl_scenario *s, int64_t t_ns);

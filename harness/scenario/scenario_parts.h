@@ -19,6 +19,12 @@ int gl_scenario_apply_set(cJSON *root, const char *expr, struct gl_diag *d);
  * add its hosts; errors through d. */
 void gl_scenario_apply_inventory(struct gl_scenario *s, const struct gl_scenario_opts *o, struct gl_diag *d);
 
+/* scenario_gates.c: "gates", once the hosts are parsed; errors through d. */
+void gl_scenario_parse_gates(struct gl_scenario *s, const cJSON *gates, struct gl_diag *d);
+
+/* scenario_notify.c: "notify"; errors through d. */
+void gl_scenario_parse_notify(struct gl_scenario *s, const cJSON *notify, struct gl_diag *d);
+
 /* scenario.c: sort the fault indices ix[0..n) by (at, index). */
 void gl_scenario_sort_faults_at(const struct gl_fault_spec *faults, int *ix, int n);
 

@@ -69,6 +69,9 @@ static void usage(FILE *f)
 		"  --idle-timeout-s S         close a connection that sends no byte of a request\n"
 		"                             for S s, or does not read what it is sent (default\n"
 		"                             30; 0 never)\n"
+		"  --lora NAME=PATH           a LoRA adapter loaded at start (repeatable, at most 16)\n"
+		"  --lora-load-ms MS          how long POST /v1/load_lora_adapter takes (default 500)\n"
+		"  --max-loras N              adapters loaded at once (default 8)\n"
 		"  --verbose                  log every request\n");
 }
 
@@ -140,6 +143,8 @@ static int parse_flags(int argc, char **argv, struct target_opts *o)
 	o->max_body_bytes = 8u * 1024u * 1024u;
 	o->mb_rate = 1.0;
 	o->idle_timeout_s = 30;
+	o->lora_load_ms = 500;
+	o->max_loras = 8;
 	for (int i = 1; i < argc; i++) {
 		const char *arg = argv[i], *eq, *v;
 		char name[64];
@@ -235,6 +240,19 @@ static int parse_flags(int argc, char **argv, struct target_opts *o)
 		} else if (strcmp(name, "idle-timeout-s") == 0) {
 			if (flag_u64(name, v, 0, 86400, &o->idle_timeout_s))
 				return -1;
+		} else if (strcmp(name, "lora") == 0) {
+			if (o->n_static_loras == MAX_STATIC_LORAS) {
+				fprintf(stderr, "gauntlet target: --lora: at most %d\n", MAX_STATIC_LORAS);
+				return -1;
+			}
+			o->static_loras[o->n_static_loras++] = v;
+		} else if (strcmp(name, "lora-load-ms") == 0) {
+			if (flag_u64(name, v, 0, 3600000, &o->lora_load_ms))
+				return -1;
+		} else if (strcmp(name, "max-loras") == 0) {
+			if (flag_u64(name, v, 1, 4096, &u))
+				return -1;
+			o->max_loras = (uint32_t)u;
 		} else if (strcmp(name, "stall-at-s") == 0) {
 			if (flag_double(name, v, 0, 1e9, &o->stall_at_s))
 				return -1;
@@ -343,6 +361,12 @@ static int target_start(struct target *t, struct gl_err *err)
 	t->model_json = json_escape_dup(t->o.model);
 	if (!t->model_json)
 		return gl_errf(err, GL_ENOMEM, "out of memory");
+	if (t->o.n_static_loras > (int)t->o.max_loras)
+		return gl_errf(err, GL_EINVAL, "--lora given %d times, more than --max-loras %u", t->o.n_static_loras,
+			       t->o.max_loras);
+	for (int i = 0; i < t->o.n_static_loras; i++)
+		if (tgt_lora_static(t, t->o.static_loras[i]))
+			return gl_errf(err, GL_EINVAL, "bad --lora");
 	/* Precise timers: token gaps of a few ms must not snap to the coarse clock. */
 	cfg = event_config_new();
 	if (cfg)
@@ -420,6 +444,7 @@ static void target_stop(struct target *t)
 			s->state = SS_HANG;   /* no slot hand-over while tearing down */
 		tgt_stream_free(s);
 	}
+	tgt_lora_free_all(t);
 	if (t->http)
 		evhttp_free(t->http);
 	if (t->sig_int)

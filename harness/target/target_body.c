@@ -19,13 +19,13 @@ static void add_chunk_head(const struct stream *s, struct evbuffer *out)
 				    "data: {\"id\":\"chatcmpl-gl%" PRIu64 "\",\"object\":"
 				    "\"chat.completion.chunk\",\"created\":%lld,\"model\":\"%s\","
 				    "\"choices\":[",
-				    s->seq, s->created_s, s->t->model_json);
+				    s->seq, s->created_s, s->model_json ? s->model_json : s->t->model_json);
 	else
 		evbuffer_add_printf(out,
 				    "data: {\"id\":\"cmpl-gl%" PRIu64 "\",\"object\":"
 				    "\"text_completion\",\"created\":%lld,\"model\":\"%s\","
 				    "\"choices\":[",
-				    s->seq, s->created_s, s->t->model_json);
+				    s->seq, s->created_s, s->model_json ? s->model_json : s->t->model_json);
 }
 
 static const char *finish_json(const struct stream *s)
@@ -144,7 +144,7 @@ void tgt_add_json_body(struct stream *s, struct evbuffer *out)
 			    "\"model\":\"%s\",\"choices\":[{\"index\":0,%s",
 			    chat ? "chatcmpl-gl" : "cmpl-gl", s->seq,
 			    chat ? "chat.completion" : "text_completion", s->created_s,
-			    s->t->model_json,
+			    s->model_json ? s->model_json : s->t->model_json,
 			    chat ? "\"message\":{\"role\":\"assistant\",\"content\":\"" : "\"text\":\"");
 	if (s->mb == MB_OVERSIZED_LINE)
 		add_x(out, OVERSIZED_LINE_BYTES);

@@ -25,7 +25,8 @@
 #include <time.h>
 
 static const char *const ep_names[EP_COUNT] = {
-	"/v1/chat/completions", "/v1/completions", "/v1/models", "/health", "/metrics", "other",
+	"/v1/chat/completions", "/v1/completions", "/v1/models", "/health", "/metrics",
+	"/v1/load_lora_adapter", "/v1/unload_lora_adapter", "other",
 };
 
 
@@ -117,6 +118,7 @@ void tgt_reply_error(struct target *t, struct evhttp_request *req, enum endpoint
 /* ---- request parsing --------------------------------------------------- */
 
 struct gen_req {
+	const struct lora *adapter;   /* the loaded adapter the request named, or NULL */
 	int stream, include_usage, length_finish;
 	uint64_t prompt_tokens;
 	uint32_t n_tokens;
@@ -268,7 +270,8 @@ static int parse_gen(const struct target *t, enum api api, const char *body, siz
 			req_fail(e, 400, "model", NULL, "'model' must be a string");
 			goto out;
 		}
-		if (strcmp(it->valuestring, t->o.model) != 0) {
+		if (strcmp(it->valuestring, t->o.model) != 0 &&
+		    !(g->adapter = tgt_lora_find(t, it->valuestring))) {
 			req_fail(e, 404, "model", "model_not_found",
 				 "The model `%.200s` does not exist.", it->valuestring);
 			goto out;
@@ -385,6 +388,11 @@ static void handle_generate(struct target *t, struct evhttp_request *req, enum a
 	s->length_finish = g.length_finish;
 	s->prompt_tokens = g.prompt_tokens > UINT32_MAX ? UINT32_MAX : (uint32_t)g.prompt_tokens;
 	s->n_tokens = g.n_tokens;
+	if (g.adapter && !(s->model_json = strdup(g.adapter->name_json))) {
+		tgt_stream_free(s);
+		tgt_reply_error(t, req, ep, 500, "server_error", NULL, NULL, "out of memory");
+		return;
+	}
 	if (mb == MB_HANG) {
 		s->state = SS_HANG;
 		return;
@@ -407,10 +415,12 @@ static void handle_models(struct target *t, struct evhttp_request *req)
 	struct gl_buf b;
 
 	gl_buf_init(&b, 64 * 1024);
-	if (gl_buf_printf(&b, "{\"object\":\"list\",\"data\":[{\"id\":\"%s\",\"object\":\"model\","
-			      "\"created\":%lld,\"owned_by\":\"gauntlet\",\"root\":\"%s\","
-			      "\"max_model_len\":null}]}",
-			  t->model_json, t->started_s, t->model_json) == 0)
+	gl_buf_printf(&b, "{\"object\":\"list\",\"data\":[{\"id\":\"%s\",\"object\":\"model\","
+			  "\"created\":%lld,\"owned_by\":\"gauntlet\",\"root\":\"%s\","
+			  "\"max_model_len\":null}",
+		      t->model_json, t->started_s, t->model_json);
+	tgt_lora_models(t, &b);
+	if (gl_buf_printf(&b, "]}") == 0)
 		send_body(t, req, EP_MODELS, 200, "application/json", b.data, b.len);
 	else
 		tgt_reply_error(t, req, EP_MODELS, 500, "server_error", NULL, NULL, "out of memory");
@@ -457,6 +467,12 @@ static void handle_metrics(struct target *t, struct evhttp_request *req)
 	gl_buf_printf(&b, "gauntlet_target_stream_aborts_total{reason=\"client_disconnect\"} %" PRIu64
 			  "\ngauntlet_target_stream_aborts_total{reason=\"injected_close\"} %" PRIu64 "\n",
 		      t->aborts_client, t->aborts_injected);
+	metric_head(&b, "gauntlet_target_lora_adapters", "gauge", "LoRA adapters loaded or loading.");
+	gl_buf_printf(&b, "gauntlet_target_lora_adapters %u\n", t->n_loras);
+	metric_head(&b, "gauntlet_target_lora_loads_total", "counter", "LoRA adapter loads finished.");
+	gl_buf_printf(&b, "gauntlet_target_lora_loads_total %" PRIu64 "\n", t->lora_loads);
+	metric_head(&b, "gauntlet_target_lora_unloads_total", "counter", "LoRA adapters unloaded.");
+	gl_buf_printf(&b, "gauntlet_target_lora_unloads_total %" PRIu64 "\n", t->lora_unloads);
 	send_body(t, req, EP_METRICS, 200, "text/plain; version=0.0.4", b.data ? b.data : "", b.len);
 	gl_buf_free(&b);
 }
@@ -510,6 +526,10 @@ void tgt_on_request(struct evhttp_request *req, void *arg)
 		ep = EP_HEALTH;
 	else if (strcmp(path, "/metrics") == 0)
 		ep = EP_METRICS;
+	else if (strcmp(path, "/v1/load_lora_adapter") == 0)
+		ep = EP_LORA_LOAD, want_post = 1;
+	else if (strcmp(path, "/v1/unload_lora_adapter") == 0)
+		ep = EP_LORA_UNLOAD, want_post = 1;
 	if (ep == EP_OTHER) {
 		snprintf(msg, sizeof(msg), "Unknown request URL: %.200s", path);
 		tgt_reply_error(t, req, ep, 404, "invalid_request_error", NULL, "unknown_url", msg);
@@ -523,7 +543,7 @@ void tgt_on_request(struct evhttp_request *req, void *arg)
 		tgt_reply_error(t, req, ep, 405, "invalid_request_error", NULL, "method_not_allowed", msg);
 		return;
 	}
-	if (t->o.api_key && (ep == EP_CHAT || ep == EP_COMPLETIONS || ep == EP_MODELS) && !authorized(t, req)) {
+	if (t->o.api_key && ep != EP_HEALTH && ep != EP_METRICS && !authorized(t, req)) {
 		evhttp_add_header(evhttp_request_get_output_headers(req), "WWW-Authenticate", "Bearer");
 		tgt_reply_error(t, req, ep, 401, "invalid_request_error", NULL, "invalid_api_key",
 			    "Missing or wrong API key (Authorization: Bearer ...).");
@@ -538,6 +558,10 @@ void tgt_on_request(struct evhttp_request *req, void *arg)
 		break;
 	case EP_MODELS:
 		handle_models(t, req);
+		break;
+	case EP_LORA_LOAD:
+	case EP_LORA_UNLOAD:
+		tgt_lora_handle(t, req, ep);
 		break;
 	case EP_HEALTH:
 		send_body(t, req, EP_HEALTH, 200, "application/json", "{\"status\":\"ok\"}", 15);

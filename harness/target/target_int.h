@@ -8,6 +8,8 @@
  *                    timer, client disconnects, injected closes
  *   target_body.c    what a stream writes: SSE chunks, JSON bodies, and the
  *                    malformed output --misbehave injects into them
+ *   target_lora.c    LoRA adapters: /v1/load_lora_adapter and
+ *                    /v1/unload_lora_adapter, the adapters /v1/models lists
  *   target.c         flags (--misbehave's modes), listening, life cycle,
  *                    gl_target_main
  */
@@ -15,6 +17,7 @@
 #define GL_TARGET_INT_H
 
 #include "target.h"
+#include "util.h"
 
 #include <event2/buffer.h>
 #include <event2/event.h>
@@ -47,7 +50,10 @@ enum misbehave {
 
 enum api { API_CHAT, API_COMPLETIONS };
 
-enum endpoint { EP_CHAT, EP_COMPLETIONS, EP_MODELS, EP_HEALTH, EP_METRICS, EP_OTHER, EP_COUNT };
+enum endpoint { EP_CHAT, EP_COMPLETIONS, EP_MODELS, EP_HEALTH, EP_METRICS, EP_LORA_LOAD, EP_LORA_UNLOAD, EP_OTHER,
+		EP_COUNT };
+
+#define MAX_STATIC_LORAS 16
 
 struct status_count {
 	int status;
@@ -78,6 +84,8 @@ struct stream {
 	long long created_s;
 	uint32_t prompt_tokens, n_tokens, next_token;
 	int64_t t_next_ns;           /* when token next_token is due */
+	char *model_json;            /* an adapter's name (JSON-escaped) when the
+				      * request named one, else NULL: the base model */
 };
 
 TAILQ_HEAD(stream_list, stream);
@@ -95,6 +103,10 @@ struct target_opts {
 	int64_t stall_ns;
 	double stall_at_s;
 	uint64_t idle_timeout_s;  /* --idle-timeout-s: 0 never */
+	uint64_t lora_load_ms;    /* --lora-load-ms: how long a load takes */
+	uint32_t max_loras;       /* --max-loras: adapters loaded (or loading) at once */
+	const char *static_loras[MAX_STATIC_LORAS];   /* --lora NAME=PATH */
+	int n_static_loras;
 	int verbose;
 };
 
@@ -115,6 +127,20 @@ struct target {
 	int stall_logged;
 	struct status_count by_status[EP_COUNT][STATUS_SLOTS];
 	uint64_t tokens_total, prompt_tokens_total, aborts_client, aborts_injected;
+	struct lora *loras;          /* adapters, loaded or loading */
+	uint32_t n_loras;
+	uint64_t lora_loads, lora_unloads;
+};
+
+/* One LoRA adapter: loading (its load reply still pending) or loaded. */
+struct lora {
+	struct lora *next;
+	struct target *t;
+	char *name, *name_json, *path_json;
+	int loading;
+	struct evhttp_request *req;  /* the pending load's request (NULL once the client left) */
+	struct event *timer;         /* the load's end */
+	long long created_s;
 };
 
 
@@ -132,6 +158,14 @@ void tgt_on_request(struct evhttp_request *req, void *arg);
 struct stream *tgt_stream_new(struct target *t, struct evhttp_request *req);
 void tgt_stream_free(struct stream *s);
 void tgt_start_queued(struct target *t);
+
+/* target_lora.c */
+/* A loaded adapter named name (not one still loading), or NULL. */
+const struct lora *tgt_lora_find(const struct target *t, const char *name);
+int tgt_lora_static(struct target *t, const char *name_eq_path);
+void tgt_lora_models(const struct target *t, struct gl_buf *b);
+void tgt_lora_handle(struct target *t, struct evhttp_request *req, enum endpoint ep);
+void tgt_lora_free_all(struct target *t);
 
 /* target_body.c */
 int tgt_add_stream_token(struct stream *s, struct evbuffer *out, uint32_t i);

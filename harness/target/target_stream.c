@@ -81,6 +81,7 @@ void tgt_stream_free(struct stream *s)
 		event_free(s->probe);
 	if (s->drip)
 		evbuffer_free(s->drip);
+	free(s->model_json);
 	free(s);
 	if (had_slot)
 		tgt_start_queued(t);

@@ -20,6 +20,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -61,8 +62,12 @@ struct ssh_call {
 	int timed_out;
 };
 
-static struct ssh_conn *conns;
-static int n_conns;
+/* Each thread keeps its own sessions (the fault executor, the watchers'
+ * lease renewals, the loop thread): a libssh2 session is used by one
+ * thread at a time, and a long step on one never delays a renewal. */
+static __thread struct ssh_conn *conns;
+static __thread int n_conns;
+static pthread_mutex_t lib_mu = PTHREAD_MUTEX_INITIALIZER;
 static int lib_ready;
 static int n_opened;
 
@@ -894,11 +899,13 @@ static int ssh_exec(const struct gl_host *h, const char *const *argv, int64_t de
 	if (expand_home(h->known_hosts, k.kh_path, sizeof(k.kh_path)) < 0)
 		return host_errf(err, GL_EINVAL, &k, "hostkey",
 				 "cannot expand known_hosts path %s ($HOME unset, or too long)", h->known_hosts);
-	if (!lib_ready) {
-		if (libssh2_init(0) != 0)
-			return host_errf(err, GL_EIO, &k, "connect", "libssh2_init failed");
+	pthread_mutex_lock(&lib_mu);
+	if (!lib_ready && libssh2_init(0) == 0)
 		lib_ready = 1;
-	}
+	rc = lib_ready;
+	pthread_mutex_unlock(&lib_mu);
+	if (!rc)
+		return host_errf(err, GL_EIO, &k, "connect", "libssh2_init failed");
 
 	c = cache_find(&k);
 	if (c && !conn_alive(c)) {
@@ -949,14 +956,21 @@ static int ssh_exec(const struct gl_host *h, const char *const *argv, int64_t de
 
 const struct gl_transport_ops gl_transport_ssh = { .name = "ssh", .exec = ssh_exec };
 
-void gl_ssh_shutdown(void)
+void gl_ssh_thread_done(void)
 {
 	while (conns)
 		cache_remove(conns, 1);
+}
+
+void gl_ssh_shutdown(void)
+{
+	gl_ssh_thread_done();
+	pthread_mutex_lock(&lib_mu);
 	if (lib_ready) {
 		libssh2_exit();
 		lib_ready = 0;
 	}
+	pthread_mutex_unlock(&lib_mu);
 }
 
 int gl_ssh_sessions_opened(void)

@@ -41,8 +41,12 @@
  */
 extern const struct gl_transport_ops gl_transport_ssh;
 
-/* Close every cached session and release libssh2. Safe to call more than
- * once, and with nothing open; a later exec starts over. */
+/* Sessions are cached per thread. gl_ssh_thread_done closes the calling
+ * thread's (a worker thread calls it before it ends); gl_ssh_shutdown
+ * closes the calling thread's and releases libssh2, once no other thread
+ * uses ssh any more. Both are safe to call more than once, and with
+ * nothing open; a later exec starts over. */
+void gl_ssh_thread_done(void);
 void gl_ssh_shutdown(void);
 
 /* How many ssh sessions this process has opened (connect + auth succeeded)

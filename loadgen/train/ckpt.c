@@ -4,14 +4,17 @@
  * Layout: DIR/step-NNNNNNNNNNNN/shard-RRRRR.bin, one per rank, and
  * MANIFEST.json, which makes the checkpoint complete. Save: rank 0 prepares
  * the directory (removing any old manifest there first), every rank writes
- * its shard (the checkpoint size split over the ranks) while hashing it,
+ * its shard (the checkpoint size split over the ranks) while hashing it
+ * (--ckpt-hash: XXH3-128 by default, or SHA-256),
  * starts writeback as it goes and fsyncs at the end; the hashes and times
  * are gathered on rank 0, which writes the manifest to a temporary name,
  * fsyncs it, renames it into place and fsyncs the directory. A checkpoint
  * without a manifest (a rank died mid-save) is never chosen.
  *
  * Restore: rank 0 walks the complete checkpoints newest first; every rank
- * reads its shard back and checks size and SHA-256; if any rank disagrees
+ * reads its shard back and checks its size and hash, with the hash the
+ * manifest names (a manifest without "hash", the first format, is SHA-256);
+ * if any rank disagrees
  * the checkpoint is quarantined (manifest renamed to MANIFEST.json.corrupt,
  * kept as evidence), reported with the ranks at fault, and the previous one
  * is tried.
@@ -32,10 +35,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
+#include <xxhash.h>
 
+#include "manifest.h"
 #include "sha256.h"
 #include "util.h"
 
@@ -43,7 +49,7 @@
 #define MANIFEST "MANIFEST.json"
 
 struct shard_report {
-	char sha[72];
+	char digest[72];
 	uint64_t bytes;
 	double secs;
 	int ok;
@@ -71,17 +77,68 @@ static int fsync_dir(const char *dir)
 	return rc;
 }
 
+/* The shard's hash is a hash list: the hash of each 4 MiB chunk, then the
+ * hash of those digests in order (XXH3-128 digests in canonical big-endian
+ * form, or SHA-256 digests). Every byte is covered, on save and on
+ * restore. XXH3 runs at tens of GB/s per core, so hashing every byte no
+ * longer holds the save below the storage's speed; SHA-256 (~1.5 GB/s per
+ * core) is there for who wants a cryptographic digest. */
+struct hlist {
+	int hash;
+	struct gl_sha256 sh;
+	XXH3_state_t *xx;
+};
+
+static int hlist_init(struct hlist *h, int hash)
+{
+	h->hash = hash;
+	h->xx = NULL;
+	if (hash == CKPT_HASH_XXH3)
+		return (h->xx = XXH3_createState()) && XXH3_128bits_reset(h->xx) == XXH_OK ? 0 : -1;
+	gl_sha256_init(&h->sh);
+	return 0;
+}
+
+static void hlist_chunk(struct hlist *h, const void *buf, size_t n)
+{
+	if (h->hash == CKPT_HASH_XXH3) {
+		XXH128_canonical_t c;
+		XXH128_canonicalFromHash(&c, XXH3_128bits(buf, n));
+		XXH3_128bits_update(h->xx, &c, sizeof(c));
+	} else {
+		struct gl_sha256 ch;
+		unsigned char d[32];
+		gl_sha256_init(&ch);
+		gl_sha256_update(&ch, buf, n);
+		gl_sha256_final(&ch, d);
+		gl_sha256_update(&h->sh, d, sizeof(d));
+	}
+}
+
+static void hlist_free(struct hlist *h)
+{
+	if (h->xx)
+		XXH3_freeState(h->xx);
+	h->xx = NULL;
+}
+
+/* hex: at least 65 bytes; frees the state */
+static void hlist_hex(struct hlist *h, char *hex)
+{
+	if (h->hash == CKPT_HASH_XXH3) {
+		XXH128_canonical_t c;
+		XXH128_canonicalFromHash(&c, XXH3_128bits_digest(h->xx));
+		for (size_t i = 0; i < sizeof(c.digest); i++)
+			snprintf(hex + 2 * i, 3, "%02x", c.digest[i]);
+	} else {
+		gl_sha256_final_hex(&h->sh, hex);
+	}
+	hlist_free(h);
+}
+
 /* Deterministic content: a pseudo-random chunk per (step, rank), with the
  * chunk's index and the step stamped in its last 16 bytes so no two chunks
- * are alike.
- *
- * The shard's hash is a hash list: SHA-256 of each 4 MiB chunk, then
- * SHA-256 of those digests in order. Every byte is covered, and a restore
- * reads and hashes every byte. On save, the chunks share their first
- * CHUNK - 64 bytes, so the writer hashes that prefix once and finishes
- * each chunk from the saved midstate: the save measures the storage, not
- * this process's hashing (a full hash of every chunk cost a quarter of the
- * write bandwidth on a 2-core machine). */
+ * are alike. */
 static void fill_chunk(unsigned char *buf, size_t n, int64_t step, int rank)
 {
 	uint64_t x = (uint64_t)step * 0x9E3779B97F4A7C15ULL ^ ((uint64_t)rank + 1) * 0xBF58476D1CE4E5B9ULL;
@@ -101,15 +158,15 @@ static int write_shard(struct train *t, int64_t step, struct shard_report *me)
 	char path[4096];
 	uint64_t total = shard_bytes(t), done = 0;
 	unsigned char *buf = malloc(CHUNK);
-	struct gl_sha256 sh, prefix;
+	struct hlist hl = { 0 };
 	int fd = -1, rc = -1;
 	char leaf[32];
 
 	snprintf(leaf, sizeof(leaf), "shard-%05d.bin", t->rank);
 	ckpt_path(t, step, leaf, path, sizeof(path));
-	if (!buf) {
+	if (!buf || hlist_init(&hl, t->ckpt_hash) < 0) {
 		snprintf(me->msg, sizeof(me->msg), "out of memory");
-		return -1;
+		goto out;
 	}
 	fill_chunk(buf, CHUNK, step, t->rank);
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -117,28 +174,16 @@ static int write_shard(struct train *t, int64_t step, struct shard_report *me)
 		snprintf(me->msg, sizeof(me->msg), "%s: %s", path, strerror(errno));
 		goto out;
 	}
-	gl_sha256_init(&sh);
-	gl_sha256_init(&prefix);
-	gl_sha256_update(&prefix, buf, CHUNK - 64);
 	while (done < total) {
 		size_t k = total - done < CHUNK ? (size_t)(total - done) : CHUNK, off = 0;
 		uint64_t idx = done / CHUNK;
-		struct gl_sha256 ch;
-		unsigned char d[32];
 
 		if (k >= 16) {
 			memcpy(buf + k - 16, &idx, sizeof(idx));
 			memcpy(buf + k - 8, &step, sizeof(step));
 		}
-		if (k == CHUNK) {
-			ch = prefix;
-			gl_sha256_update(&ch, buf + CHUNK - 64, 64);
-		} else {
-			gl_sha256_init(&ch);
-			gl_sha256_update(&ch, buf, k);
-		}
-		gl_sha256_final(&ch, d);
-		gl_sha256_update(&sh, d, sizeof(d));
+		/* every byte, as a trainer whose chunks all differ would */
+		hlist_chunk(&hl, buf, k);
 		while (off < k) {
 			ssize_t w = write(fd, buf + off, k - off);
 			if (w < 0 && errno == EINTR)
@@ -161,7 +206,7 @@ static int write_shard(struct train *t, int64_t step, struct shard_report *me)
 		snprintf(me->msg, sizeof(me->msg), "%s: fsync: %s", path, strerror(errno));
 		goto out;
 	}
-	gl_sha256_final_hex(&sh, me->sha);
+	hlist_hex(&hl, me->digest);
 	me->bytes = total;
 	rc = 0;
 out:
@@ -169,6 +214,7 @@ out:
 		snprintf(me->msg, sizeof(me->msg), "%s: close: %s", path, strerror(errno));
 		rc = -1;
 	}
+	hlist_free(&hl);
 	free(buf);
 	return rc;
 }
@@ -277,8 +323,11 @@ static int write_manifest(const struct train *t, int64_t step, const struct shar
 	cJSON_AddNumberToObject(m, "world", t->world);
 	cJSON_AddStringToObject(m, "backend", t->be->name);
 	cJSON_AddNumberToObject(m, "bytes", (double)t->ckpt_bytes);
-	/* "sha256_chunks": SHA-256 over the SHA-256 digests of the shard's
-	 * chunk_bytes pieces, in order (the last piece may be shorter) */
+	/* "hash" names the shard digest: "xxh3_chunks" is XXH3-128 over the
+	 * canonical (big-endian) XXH3-128 digests of the shard's chunk_bytes
+	 * pieces, in order (the last piece may be shorter); "sha256_chunks"
+	 * the same with SHA-256. The first format had no "hash" (SHA-256). */
+	cJSON_AddStringToObject(m, "hash", ckpt_hash_name(t->ckpt_hash));
 	cJSON_AddNumberToObject(m, "chunk_bytes", CHUNK);
 	for (int r = 0; r < t->world; r++) {
 		cJSON *o = cJSON_CreateObject();
@@ -287,7 +336,7 @@ static int write_manifest(const struct train *t, int64_t step, const struct shar
 		cJSON_AddNumberToObject(o, "rank", r);
 		cJSON_AddStringToObject(o, "file", leaf);
 		cJSON_AddNumberToObject(o, "bytes", (double)all[r].bytes);
-		cJSON_AddStringToObject(o, "sha256_chunks", all[r].sha);
+		cJSON_AddStringToObject(o, ckpt_hash_key(t->ckpt_hash), all[r].digest);
 		cJSON_AddNumberToObject(o, "save_s", all[r].secs);
 		cJSON_AddItemToArray(sh, o);
 	}
@@ -315,6 +364,24 @@ out:
 		close(fd);
 	free(text);
 	return rc;
+}
+
+/* MPI_Gather of n bytes to rank 0, waiting asleep: a rank that has written
+ * its shard would otherwise spin in the collective (OpenMPI polls) and take
+ * a core from the ranks still writing theirs. */
+static void gather_asleep(const void *send, int n, void *recv, MPI_Comm comm)
+{
+	MPI_Request rq;
+	int done = 0;
+
+	MPI_Igather(send, n, MPI_BYTE, recv, n, MPI_BYTE, 0, comm, &rq);
+	for (;;) {
+		struct timespec ts = { 0, 1000000 };
+		MPI_Test(&rq, &done, MPI_STATUS_IGNORE);
+		if (done)
+			break;
+		nanosleep(&ts, NULL);
+	}
 }
 
 int train_ckpt_save(struct train *t, int64_t step, char *err, size_t n)
@@ -345,7 +412,7 @@ int train_ckpt_save(struct train *t, int64_t step, char *err, size_t n)
 	me.secs = (train_now_ns() - t0) / 1e9;
 	if (t->rank == 0)
 		all = calloc((size_t)t->world, sizeof(*all));
-	MPI_Gather(&me, (int)sizeof(me), MPI_BYTE, all, (int)sizeof(me), MPI_BYTE, 0, t->comm);
+	gather_asleep(&me, (int)sizeof(me), all, t->comm);
 	if (t->rank == 0) {
 		double save_s = 0, min_gbps = -1;
 		int bad = -1;
@@ -366,8 +433,8 @@ int train_ckpt_save(struct train *t, int64_t step, char *err, size_t n)
 			remove_ckpt_dir(t, step);
 		} else {
 			train_emit("ckpt", "step=%" PRId64 " save_s=%.6f save_gbps=%.6f bytes=%" PRIu64
-				   " shard_bytes=%" PRIu64, step, save_s, min_gbps, shard_bytes(t) * (uint64_t)t->world,
-				   shard_bytes(t));
+				   " shard_bytes=%" PRIu64 " hash=%s", step, save_s, min_gbps,
+				   shard_bytes(t) * (uint64_t)t->world, shard_bytes(t), ckpt_hash_name(t->ckpt_hash));
 			prune(t);
 		}
 		free(all);
@@ -379,73 +446,45 @@ int train_ckpt_save(struct train *t, int64_t step, char *err, size_t n)
 	return 0;
 }
 
-/* Rank 0: read a checkpoint's manifest; fills shas[world] and bytes. */
-static int read_manifest(const struct train *t, int64_t step, char (*shas)[72], uint64_t *bytes,
+/* Rank 0: read a checkpoint's manifest; sets *hash, fills digests[world]
+ * and bytes[world]. */
+static int read_manifest(const struct train *t, int64_t step, int *hash, char (*digests)[72], uint64_t *bytes,
 			 char *why, size_t n)
 {
 	char p[4096], *text = NULL;
 	size_t len;
 	struct gl_err ge = { 0 };
-	cJSON *m = NULL, *sh, *o;
-	int rc = -1, i = 0;
+	int rc;
 
 	ckpt_path(t, step, MANIFEST, p, sizeof(p));
 	if (gl_read_file(p, 1 << 24, &text, &len, &ge) < 0) {
 		snprintf(why, n, "%s", ge.msg);
 		return -1;
 	}
-	m = cJSON_Parse(text);
-	sh = cJSON_GetObjectItemCaseSensitive(m, "shards");
-	if (!m || !cJSON_IsArray(sh)) {
-		snprintf(why, n, "manifest is not valid JSON with \"shards\"");
-		goto out;
-	}
-	o = cJSON_GetObjectItemCaseSensitive(m, "world");
-	if (!cJSON_IsNumber(o) || o->valueint != t->world || cJSON_GetArraySize(sh) != t->world) {
-		snprintf(why, n, "written by %d ranks, this job has %d", cJSON_IsNumber(o) ? o->valueint : -1,
-			 t->world);
-		goto out;
-	}
-	cJSON_ArrayForEach(o, sh) {
-		const cJSON *s = cJSON_GetObjectItemCaseSensitive(o, "sha256_chunks");
-		const cJSON *b = cJSON_GetObjectItemCaseSensitive(o, "bytes");
-		if (!cJSON_IsString(s) || strlen(s->valuestring) != 64 || !cJSON_IsNumber(b)) {
-			snprintf(why, n, "shard %d: missing sha256_chunks or bytes", i);
-			goto out;
-		}
-		snprintf(shas[i], sizeof(shas[i]), "%s", s->valuestring);
-		bytes[i] = (uint64_t)b->valuedouble;
-		i++;
-	}
-	rc = 0;
-out:
-	cJSON_Delete(m);
+	rc = ckpt_manifest_parse(text, t->world, hash, digests, bytes, why, n);
 	free(text);
 	return rc;
 }
 
-static int verify_shard(const struct train *t, int64_t step, const char *sha, uint64_t bytes,
+static int verify_shard(const struct train *t, int64_t step, int hash, const char *digest, uint64_t bytes,
 			char *why, size_t n)
 {
-	char path[4096], leaf[32], hex[65];
+	char path[4096], leaf[32], hex[72];
 	unsigned char *buf = malloc(CHUNK);
-	struct gl_sha256 sh;
+	struct hlist hl = { 0 };
 	uint64_t total = 0;
 	int fd, rc = -1;
 
 	snprintf(leaf, sizeof(leaf), "shard-%05d.bin", t->rank);
 	ckpt_path(t, step, leaf, path, sizeof(path));
 	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || !buf) {
+	if (fd < 0 || !buf || hlist_init(&hl, hash) < 0) {
 		snprintf(why, n, "%s: %s", path, fd < 0 ? strerror(errno) : "out of memory");
 		goto out;
 	}
-	gl_sha256_init(&sh);
 	for (;;) {
 		/* whole chunks (short only at the end), as the writer hashed them */
 		size_t got = 0;
-		struct gl_sha256 ch;
-		unsigned char d[32];
 		while (got < CHUNK) {
 			ssize_t r = read(fd, buf + got, CHUNK - got);
 			if (r < 0 && errno == EINTR)
@@ -460,24 +499,22 @@ static int verify_shard(const struct train *t, int64_t step, const char *sha, ui
 		}
 		if (!got)
 			break;
-		gl_sha256_init(&ch);
-		gl_sha256_update(&ch, buf, got);
-		gl_sha256_final(&ch, d);
-		gl_sha256_update(&sh, d, sizeof(d));
+		hlist_chunk(&hl, buf, got);
 		total += got;
 		if (got < CHUNK)
 			break;
 	}
-	gl_sha256_final_hex(&sh, hex);
+	hlist_hex(&hl, hex);
 	if (total != bytes)
 		snprintf(why, n, "%s: %" PRIu64 " bytes, manifest says %" PRIu64, path, total, bytes);
-	else if (strcmp(hex, sha))
-		snprintf(why, n, "%s: sha256 %.16s..., manifest says %.16s...", path, hex, sha);
+	else if (strcmp(hex, digest))
+		snprintf(why, n, "%s: %s %.16s..., manifest says %.16s...", path, ckpt_hash_name(hash), hex, digest);
 	else
 		rc = 0;
 out:
 	if (fd >= 0)
 		close(fd);
+	hlist_free(&hl);
 	free(buf);
 	return rc;
 }
@@ -485,20 +522,20 @@ out:
 int train_ckpt_restore(struct train *t, int64_t *step, char *err, size_t n)
 {
 	struct ckpt_entry *v = NULL;
-	char (*shas)[72] = NULL;
+	char (*digests)[72] = NULL;
 	uint64_t *bytes = NULL;
 	int count = 0, tried = 0;
 
 	*step = 0;
 	if (t->rank == 0) {
 		count = list_ckpts(t, &v);
-		shas = calloc((size_t)t->world, sizeof(*shas));
+		digests = calloc((size_t)t->world, sizeof(*digests));
 		bytes = calloc((size_t)t->world, sizeof(*bytes));
 	}
 	MPI_Bcast(&count, 1, MPI_INT, 0, t->comm);
 	for (int i = 0; i < count; i++) {
-		struct { int64_t step; int usable; } cand = { 0, 0 };
-		char my_sha[72] = "", why[512] = "";
+		struct { int64_t step; int usable, hash; } cand = { 0, 0, 0 };
+		char my_digest[72] = "", why[512] = "";
 		uint64_t my_bytes = 0;
 		int ok, all_ok, *oks = NULL;
 		int64_t t0 = train_now_ns();
@@ -508,7 +545,7 @@ int train_ckpt_restore(struct train *t, int64_t *step, char *err, size_t n)
 			if (!v[i].complete)
 				train_emit("ckpt_skip", "step=%" PRId64 " reason=incomplete (no manifest: a save that "
 					   "did not finish)", v[i].step);
-			else if (read_manifest(t, v[i].step, shas, bytes, why, sizeof(why)) < 0)
+			else if (read_manifest(t, v[i].step, &cand.hash, digests, bytes, why, sizeof(why)) < 0)
 				train_emit("ckpt_skip", "step=%" PRId64 " reason=%s", v[i].step, why);
 			else
 				cand.usable = 1;
@@ -517,9 +554,10 @@ int train_ckpt_restore(struct train *t, int64_t *step, char *err, size_t n)
 		if (!cand.usable)
 			continue;
 		tried++;
-		MPI_Scatter(shas, (int)sizeof(*shas), MPI_BYTE, my_sha, (int)sizeof(my_sha), MPI_BYTE, 0, t->comm);
+		MPI_Scatter(digests, (int)sizeof(*digests), MPI_BYTE, my_digest, (int)sizeof(my_digest), MPI_BYTE, 0,
+			    t->comm);
 		MPI_Scatter(bytes, 1, MPI_UINT64_T, &my_bytes, 1, MPI_UINT64_T, 0, t->comm);
-		ok = verify_shard(t, cand.step, my_sha, my_bytes, why, sizeof(why)) == 0;
+		ok = verify_shard(t, cand.step, cand.hash, my_digest, my_bytes, why, sizeof(why)) == 0;
 		if (!ok)
 			train_emit("ckpt_corrupt", "step=%" PRId64 " rank=%d host=%s msg=%s", cand.step, t->rank,
 				   t->host, why);
@@ -530,8 +568,9 @@ int train_ckpt_restore(struct train *t, int64_t *step, char *err, size_t n)
 		if (t->rank == 0) {
 			if (all_ok) {
 				double secs = (train_now_ns() - t0) / 1e9;
-				train_emit("restore", "step=%" PRId64 " verify_s=%.6f bytes=%" PRIu64 " tried=%d",
-					   cand.step, secs, bytes[0] * (uint64_t)t->world, tried);
+				train_emit("restore", "step=%" PRId64 " verify_s=%.6f bytes=%" PRIu64 " tried=%d hash=%s",
+					   cand.step, secs, bytes[0] * (uint64_t)t->world, tried,
+					   ckpt_hash_name(cand.hash));
 			} else {
 				char list[512] = "", from[4096], to[4096];
 				size_t off = 0;
@@ -556,7 +595,7 @@ int train_ckpt_restore(struct train *t, int64_t *step, char *err, size_t n)
 	if (t->rank == 0 && *step == 0)
 		train_emit("restore", "step=0 verify_s=0 bytes=0 tried=%d none=1", tried);
 	free(v);
-	free(shas);
+	free(digests);
 	free(bytes);
 	(void)err;
 	(void)n;

@@ -32,6 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "manifest.h"
 #include "units.h"
 #include "util.h"
 
@@ -122,6 +123,7 @@ static void usage(FILE *f)
 		"  --ckpt-size SIZE            checkpoint size, split over the ranks\n"
 		"  --ckpt-every-steps N | --ckpt-every DUR\n"
 		"  --ckpt-keep K               complete checkpoints kept (default 2)\n"
+		"  --ckpt-hash xxh3|sha256     shard hash (default xxh3); restore uses the manifest's\n"
 		"  --restore                   start from the newest verified checkpoint\n"
 		"  --dataset PATH              file or directory read during the data phase\n"
 		"  --data-per-step SIZE        bytes read per rank per step (default 1MiB)\n"
@@ -151,7 +153,7 @@ static int parse_pair(const char *s, int64_t *a, int *b)
 static int parse_args(struct train *t, int argc, char **argv)
 {
 	enum { O_BACKEND = 256, O_MESSAGE, O_COMPUTE, O_STEPS, O_CHECK, O_HB, O_CDIR, O_CSIZE,
-	       O_CSTEPS, O_CEVERY, O_CKEEP, O_RESTORE, O_DATASET, O_DPS, O_EWORLD, O_EHOSTS,
+	       O_CSTEPS, O_CEVERY, O_CKEEP, O_CHASH, O_RESTORE, O_DATASET, O_DPS, O_EWORLD, O_EHOSTS,
 	       O_CORRUPT, O_KILLSAVE, O_HELP };
 	static const struct option opts[] = {
 		{ "backend", 1, 0, O_BACKEND }, { "message", 1, 0, O_MESSAGE },
@@ -159,7 +161,8 @@ static int parse_args(struct train *t, int argc, char **argv)
 		{ "check-every", 1, 0, O_CHECK }, { "heartbeat", 1, 0, O_HB },
 		{ "ckpt-dir", 1, 0, O_CDIR }, { "ckpt-size", 1, 0, O_CSIZE },
 		{ "ckpt-every-steps", 1, 0, O_CSTEPS }, { "ckpt-every", 1, 0, O_CEVERY },
-		{ "ckpt-keep", 1, 0, O_CKEEP }, { "restore", 0, 0, O_RESTORE },
+		{ "ckpt-keep", 1, 0, O_CKEEP }, { "ckpt-hash", 1, 0, O_CHASH },
+		{ "restore", 0, 0, O_RESTORE },
 		{ "dataset", 1, 0, O_DATASET }, { "data-per-step", 1, 0, O_DPS },
 		{ "expect-world", 1, 0, O_EWORLD }, { "expect-hosts", 1, 0, O_EHOSTS },
 		{ "inject-corruption", 1, 0, O_CORRUPT }, { "kill-in-save", 1, 0, O_KILLSAVE },
@@ -214,6 +217,12 @@ static int parse_args(struct train *t, int argc, char **argv)
 		case O_EWORLD: t->expect_world = (int)v; break;
 		case O_EHOSTS: t->expect_hosts = (int)v; break;
 		case O_CDIR: t->ckpt_dir = optarg; break;
+		case O_CHASH:
+			if ((t->ckpt_hash = ckpt_hash_parse(optarg)) < 0) {
+				say(t, "--ckpt-hash: expected xxh3 or sha256, got '%s'", optarg);
+				return -1;
+			}
+			break;
 		case O_RESTORE: t->restore = 1; break;
 		case O_DATASET: t->dataset = optarg; break;
 		case O_CORRUPT:
@@ -478,6 +487,7 @@ int main(int argc, char **argv)
 	t.heartbeat_ns = 1000000000;
 	t.check_every = 1;
 	t.ckpt_keep = 2;
+	t.ckpt_hash = CKPT_HASH_XXH3;
 	t.data_per_step = 1u << 20;
 	t.corrupt_step = t.kill_save_step = -1;
 	t.rank = -1;

@@ -61,6 +61,7 @@ struct train {
 	uint64_t ckpt_bytes;               /* whole checkpoint, split over ranks */
 	int64_t ckpt_every_steps, ckpt_every_ns;
 	int ckpt_keep;
+	int ckpt_hash;                     /* CKPT_HASH_* (manifest.h), default XXH3 */
 	int restore;
 	const char *dataset;
 	uint64_t data_per_step;

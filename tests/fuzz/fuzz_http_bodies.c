@@ -1,7 +1,7 @@
 /*
- * fuzz_http_bodies.c - fuzz target for faults/bodies.c: what drain_worker
- * and control_plane_loss read from Kubernetes, slurmrestd, scontrol,
- * Redfish and etcd. The input is one response body; every interpreter
+ * fuzz_http_bodies.c - fuzz target for faults/bodies.c: what drain_worker,
+ * control_plane_loss and model_swap read from Kubernetes (pods, nodes,
+ * Deployments), slurmrestd, scontrol, ibstat (fabric_port), dcgmi (gpu_xid), Redfish, etcd and OpenAI model lists. The input is one response body; every interpreter
  * sees it (the JSON ones through the same cJSON parse the plugins do),
  * once with the plugins' buffer sizes and once with tiny ones so the
  * truncation paths run. Outputs must stay NUL-terminated inside their
@@ -53,6 +53,12 @@ static void with_sizes(const uint8_t *data, size_t size, const cJSON *j, size_t 
 		return;
 	gl_k8s_status_why(j, out, n);
 	check_str(out, n);
+	{
+		int d = gl_k8s_rollout_done(j, out, n);
+		if (d < -1 || d > 1)
+			abort();
+		check_str(out, n);
+	}
 	gl_slurmrest_error(j, out, n);
 	check_str(out, n);
 	if (gl_slurmrest_node_state(j, out, n) == 0 && !out[0])
@@ -66,6 +72,14 @@ static void with_sizes(const uint8_t *data, size_t size, const cJSON *j, size_t 
 	}
 	check_str(out, n);
 	(void)gl_slurm_state_drained(out);
+	if (gl_ibstat_state((const char *)data, size, out, n) == 0) {
+		len = strlen(out);
+		if ((!len && n > 1) || len >= n || memchr(out, ' ', len) || memchr(out, '\n', len) || memchr(out, '\t', len))
+			abort();
+	} else if (out[0]) {
+		abort();   /* no State: line: an empty answer */
+	}
+	check_str(out, n);
 	if (gl_redfish_power_state((const char *)data, size, out, n) != 0 && out[0])
 		abort();   /* no PowerState: an empty answer */
 	check_str(out, n);
@@ -78,9 +92,32 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	(void)gl_k8s_node_unschedulable(j);
 	pods(j);
+	{
+		/* a container index is one of the list's; a model found by id */
+		int i = gl_k8s_container_index(j, NULL), k = gl_k8s_container_index(j, "vllm"), root_ok = 7;
+		const cJSON *cs = cJSON_GetObjectItemCaseSensitive(
+			cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(j, "spec"), "template"), "spec"),
+			"containers");
+		if (i < -1 || k < -1 || i >= cJSON_GetArraySize(cs) || k >= cJSON_GetArraySize(cs))
+			abort();
+		if (gl_oai_models_has(j, "sql", "/a", &root_ok) == 0 && root_ok != 0)
+			abort();
+		if (root_ok != 0 && root_ok != 1)
+			abort();
+	}
 	with_sizes(data, size, j, 400);
 	with_sizes(data, size, j, 5);
 	with_sizes(data, size, j, 1);
+	{
+		/* dcgmi dmon: a reading is a finite number, a blank or nothing */
+		double v = 1;
+		for (int g = 0; g < 3; g++) {
+			int r = gl_dcgmi_dmon_value((const char *)data, size, g, &v);
+			if ((r != 0 && r != 1 && r != -GL_EINVAL) || (r != 0 && v != 0) || !(v == v))
+				abort();
+		}
+		(void)gl_dcgmi_inject_ok((const char *)data, size);
+	}
 	(void)gl_etcd_health_ok((const char *)data, size);
 	(void)gl_etcd_put_ok((const char *)data, size);
 	/* the body as a string (name checks see every kind of byte) */

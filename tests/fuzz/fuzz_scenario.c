@@ -8,8 +8,9 @@
  *
  * (no NUL: the scenario alone, with an empty inventory "{}"; never the
  * file system's: an "inventory" key must not make the target read a file).
- * A scenario that validates is also turned into its timeline, printed, and
- * each fault's plan is made and described, as `validate` and --dry-run do.
+ * A scenario that validates is also turned into its timeline, printed, its
+ * gates printed (each runs a command on hosts of the scenario), and each
+ * fault's plan is made and described, as `validate` and --dry-run do.
  * Failures must be counted diagnostics; a NULL scenario must say why.
  */
 #include <stdint.h>
@@ -39,6 +40,15 @@ static void exercise(const struct gl_scenario *s)
 		free(ev);
 	}
 	gl_timeline_print(s, 1.0, null_out);
+	gl_gates_print(s, null_out);
+	for (int i = 0; i < s->n_gates; i++) {
+		/* every gate runs something, on hosts of the scenario */
+		if (!s->gates[i].argv[0] || s->gates[i].n_hosts < 1 || s->gates[i].n_hosts > GL_GATE_HOSTS_MAX)
+			abort();
+		for (int h = 0; h < s->gates[i].n_hosts; h++)
+			if (s->gates[i].hosts[h] < 0 || s->gates[i].hosts[h] >= s->n_hosts)
+				abort();
+	}
 	for (int64_t t = 0; s->duration_ns > 0 && t <= s->duration_ns; t += s->duration_ns / 7 + 1) {
 		int p = gl_scenario_phase_at(s, t);
 		if (s->n_phases && (p < 0 || p >= s->n_phases))

@@ -99,5 +99,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	gl_oai_parse_chunk(NULL, (const char *)data, size, &c);
 	gl_oai_parse_response((const char *)data, size, &c);
+	{
+		int g = gl_oai_model_not_found((const char *)data, size, "sql");
+		if ((g != 0 && g != 1) || g != gl_oai_model_not_found((const char *)data, size, "sql") ||
+		    (size == 0 && gl_oai_model_not_found(NULL, 0, "sql")))
+			abort();
+	}
 	return 0;
 }

@@ -21,6 +21,12 @@
 # the kept data lost or counted twice), `gauntlet report` re-rendering the
 # same report.json, and report.json agreeing with the store (windows, each
 # fault's state and times, totals). Prints the figures it measured.
+# Then a short last case: a fresh run of the marker, hold, freeze (and,
+# with a namespace, partition) faults with the dead-man's switch at renew
+# 1 s / grace 3 s, its controller SIGKILLed once while they are injected and
+# never resumed: each effect gone within grace + renew + 4 s (and not before
+# grace - renew - 1 s), the time each watcher took printed, `gauntlet revert`
+# finding nothing left to do, the journal saying reverted by the watcher.
 # Network faults need root and `ip netns`; without them they are dropped
 # from the scenario and counted as a part skipped (lib.sh's part_skip: a
 # failure under GL_STRICT=1), naming the reason.
@@ -530,6 +536,74 @@ for f in r["faults"]:
         fbad.append(f["id"] + " injected at %.1f s, due %.1f s" % (f["injected_at_s"], a * SCALE))
 check("report: every fault's state and times equal the store's, injected when due (%s)" % (", ".join(fbad) or "all"),
       not fbad and len(r["faults"]) == len(frows))
+
+# --- never resumed: one more, short run whose controller is SIGKILLed once
+# while its faults are injected and is never resumed; the faults' watchers
+# (the dead-man's switch: lease renewed every 1 s, grace 3 s) revert them.
+DM_GRACE, DM_RENEW = 3, 1
+DM_IDS = [i for i in ("mark-1", "hold-1", "freeze-1", "part-1") if i in FAULTS]
+dm_faults = []
+for k, f in enumerate(x for x in scn["faults"] if x["id"] in DM_IDS):
+    f = dict(f, at="%ds" % (1 + k // 2), **{"for": "50s"})
+    dm_faults.append(f)
+dm_scn = {"name": "torture-dm", "duration": "60s", "window": "1s", "hold": 1,
+          "hosts": scn["hosts"], "workloads": {"null": {"rate": 50}}, "faults": dm_faults,
+          "targets": {"steady": {"null.ticks": ">= 10"}, "degraded": {"null.ticks": ">= 10"},
+                      "recovery": {"recovery_s": "<= 30", "restore_s": "<= 30"}},
+          "safety": {"max_concurrent_faults": len(dm_faults),
+                     "deadman_renew": "%ds" % DM_RENEW, "deadman_grace": "%ds" % DM_GRACE}}
+DM_DIR = T + "/dm"; DM_DB = DM_DIR + "/run.db"
+json.dump(dm_scn, open(T + "/dm.json", "w"), indent=1)
+def dm_rows(q):
+    try:
+        c = sqlite3.connect("file:%s?mode=ro" % DM_DB, uri=True, timeout=2)
+        rows = c.execute(q).fetchall()
+        c.close()
+        return rows
+    except sqlite3.Error:
+        return None
+dm_t0 = time.monotonic()
+proc = spawn(["run", T + "/dm.json", "--out", DM_DIR])
+while time.monotonic() < dm_t0 + 15 and proc.poll() is None:
+    st = dm_rows("select state, deadman from faults")
+    if st and len(st) == len(dm_faults) and all(r == ("injected", "armed") for r in st):
+        break
+    time.sleep(0.05)
+st = dm_rows("select id, state, deadman from faults") or []
+check("never resumed: %s injected, each watcher armed (%s)" % (", ".join(DM_IDS), st),
+      proc.poll() is None and len(st) == len(dm_faults) and all(r[1:] == ("injected", "armed") for r in st))
+proc.send_signal(signal.SIGKILL); proc.wait()
+t_kill = time.monotonic()
+on = [i for i in DM_IDS if not effect(i)]
+check("never resumed: every effect still there right after the SIGKILL (gone: %s)" % (", ".join(on) or "none"), not on)
+took = {}
+while time.monotonic() < t_kill + DM_GRACE + DM_RENEW + 4 and len(took) < len(DM_IDS):
+    for i in DM_IDS:
+        if i not in took and not effect(i):
+            took[i] = time.monotonic() - t_kill
+    time.sleep(0.05)
+for i in DM_IDS:
+    print("   (never resumed: %s reverted by its watcher %s after the SIGKILL; grace %d s, lease renewed every %d s)"
+          % (i, "%.3f s" % took[i] if i in took else "NOT within %d s" % (DM_GRACE + DM_RENEW + 4), DM_GRACE, DM_RENEW))
+check("never resumed: nothing left on the machine within grace + renew + 4 s (left: %s)"
+      % (", ".join(i for i in DM_IDS if i not in took) or "none"), len(took) == len(DM_IDS))
+# (the watcher counts whole seconds of `date +%s` from when it saw the last
+# renewal, which came up to renew s before the kill: so grace - renew - 1 s)
+early = [i for i, t in took.items() if t < DM_GRACE - DM_RENEW - 1]
+check("never resumed: none reverted before the grace ran out (>= %d s; early: %s)" % (DM_GRACE - DM_RENEW - 1, ", ".join(early) or "none"),
+      not early)
+rv = subprocess.run([G, "revert", DM_DIR], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+open(T + "/dm-revert.log", "w").write(rv.stdout)
+check("never resumed: gauntlet revert exits 0 (got %d)" % rv.returncode, rv.returncode == 0)
+check("never resumed: gauntlet revert finds nothing left to do",
+      "found reverted by their watcher (nothing left to do), 0 still injected" in rv.stdout)
+jr = dm_rows("select id, state, reverted_by, deadman from faults") or []
+print("   (never resumed: journal: %s)" % " ".join("%s:%s/%s/%s" % r for r in jr))
+check("never resumed: journal: every fault reverted by its watcher, its switch fired",
+      len(jr) == len(dm_faults) and all(r[1:] == ("reverted", "watcher", "fired") for r in jr))
+left = [i for i in DM_IDS if effect(i)]
+check("never resumed: still nothing left after the revert (%s)" % (", ".join(left) or "none"), not left)
+print("  never-resumed case:         %.1f s" % (time.monotonic() - dm_t0))
 
 reasons = {"controller died while injecting": "died injecting", "revert owed": "died reverting",
            "revert time passed": "revert due while down"}

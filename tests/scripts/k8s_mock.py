@@ -6,6 +6,13 @@ drain makes, the way the API documents them, and CHECKS each one exactly:
 method, path and query, Content-Type, JSON body, and the bearer token.
 Anything else is answered 400/401/404 and recorded as an error.
 
+It also answers the image read-back of manifest.json (harness/core/images.c):
+GET /api/v1/namespaces/ml/pods?labelSelector=app=vllm lists the pods of
+namespace "ml" with that label, their containerStatuses carrying image and
+imageID as the kubelet reports them (a tagged image resolved to a digest,
+an image named by digest, and a pod still pending, which has none). Any
+other selector is answered 400.
+
 State: one node (NODE) and pods on it: two ReplicaSet pods (default/web-1,
 default/web-2), a DaemonSet pod, a mirror (static) pod, a finished pod, and
 a pod on another node. The first eviction of web-1 is answered 429 (a
@@ -20,12 +27,11 @@ usage: k8s_mock.py PORT_FILE LOG STATE TOKEN NODE
 """
 import json
 import sys
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from mock_http import CheckingHandler, kstatus as status, serve
 from urllib.parse import urlsplit, parse_qs
 
 PORT_FILE, LOG, STATE, TOKEN, NODE = sys.argv[1:6]
-LOCK = threading.Lock()
 node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": NODE}, "spec": {}}
 
 
@@ -48,11 +54,29 @@ pods = [
     pod("default", "web-3", "other-node", owner="ReplicaSet"),
 ]
 refused_once = set()
+VLLM_DIGEST = "sha256:" + "3b" * 32
+SIDECAR_DIGEST = "sha256:" + "c4" * 32
 
 
-def status(code, reason, message):
-    return {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
-            "message": message, "reason": reason, "code": code}
+def image_pod(name, labels, statuses):
+    p = {"metadata": {"name": name, "namespace": "ml", "labels": labels},
+         "spec": {"nodeName": "gpu-7"}, "status": {"phase": "Running" if statuses else "Pending"}}
+    if statuses:
+        p["status"]["containerStatuses"] = [
+            {"name": c, "image": img, "imageID": iid, "ready": True, "restartCount": 0,
+             "state": {"running": {"startedAt": "2026-12-01T20:00:00Z"}}} for c, img, iid in statuses]
+    return p
+
+
+image_pods = [
+    image_pod("vllm-0", {"app": "vllm"}, [
+        ("vllm", "registry.example.com/vllm/vllm-openai:v0.6.3",
+         "registry.example.com/vllm/vllm-openai@" + VLLM_DIGEST),
+        ("metrics", "registry.example.com/ops/exporter@" + SIDECAR_DIGEST,
+         "registry.example.com/ops/exporter@" + SIDECAR_DIGEST)]),
+    image_pod("vllm-1", {"app": "vllm"}, []),
+    image_pod("other-0", {"app": "other"}, [("x", "busybox:1.36", "docker.io/library/busybox@sha256:" + "0" * 64)]),
+]
 
 
 def save_state():
@@ -63,36 +87,11 @@ def save_state():
     os.replace(STATE + ".tmp", STATE)
 
 
-class H(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
+class H(CheckingHandler):
+    LOG = LOG
 
-    def log_message(self, *a):
-        pass
-
-    def reply(self, code, obj, error=None, body_in=None):
-        data = json.dumps(obj).encode()
-        self.send_response(code)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-        with open(LOG, "a") as f:
-            f.write(json.dumps({"method": self.command, "path": self.path,
-                                "content_type": self.headers.get("Content-Type"),
-                                "body": body_in, "status": code, "error": error}) + "\n")
+    def save_state(self):
         save_state()
-
-    def handle_any(self):
-        n = int(self.headers.get("Content-Length") or 0)
-        raw = self.rfile.read(n) if n else b""
-        body = None
-        if raw:
-            try:
-                body = json.loads(raw)
-            except ValueError:
-                return self.reply(400, status(400, "BadRequest", "body is not JSON"), "body is not JSON", raw.decode(errors="replace"))
-        with LOCK:
-            return self.route(body, raw.decode(errors="replace") if raw else None)
 
     def route(self, body, raw):
         if self.headers.get("Authorization") != "Bearer " + TOKEN:
@@ -117,6 +116,13 @@ class H(BaseHTTPRequestHandler):
                 if not node["spec"]["unschedulable"]:
                     node["spec"].pop("unschedulable")
                 return self.reply(200, node, None, raw)
+        # GET /api/v1/namespaces/ml/pods?labelSelector=app=vllm (the image read-back)
+        if parts == ["api", "v1", "namespaces", "ml", "pods"] and m == "GET" and body is None:
+            q = parse_qs(u.query)
+            if q != {"labelSelector": ["app=vllm"]}:
+                return self.reply(400, status(400, "BadRequest", "bad selector"), "pod list query is not labelSelector=app=vllm: " + u.query, raw)
+            items = [p for p in image_pods if p["metadata"]["labels"].get("app") == "vllm"]
+            return self.reply(200, {"kind": "PodList", "apiVersion": "v1", "metadata": {}, "items": items}, None, raw)
         # GET /api/v1/pods?fieldSelector=spec.nodeName=NODE
         if parts == ["api", "v1", "pods"] and m == "GET" and body is None:
             q = parse_qs(u.query)
@@ -150,13 +156,6 @@ class H(BaseHTTPRequestHandler):
         return self.reply(404, status(404, "NotFound", "the server could not find the requested resource"),
                           "unexpected request %s %s" % (m, self.path), raw)
 
-    do_GET = do_POST = do_PATCH = do_PUT = do_DELETE = handle_any
 
 
-srv = ThreadingHTTPServer(("127.0.0.1", 0), H)
-save_state()
-with open(PORT_FILE + ".tmp", "w") as f:
-    f.write(str(srv.server_address[1]))
-import os
-os.replace(PORT_FILE + ".tmp", PORT_FILE)
-srv.serve_forever()
+serve(H, PORT_FILE)

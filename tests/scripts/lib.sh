@@ -1,7 +1,8 @@
 # lib.sh - shared helpers for the shell tests: a private temp dir, counted
 # checks, JSON and store queries through python3, skips that strict mode
 # turns into failures, and the closing line "N passed, N failed, N skipped"
-# that ctest, scripts/test.sh and CI read.
+# that ctest, scripts/test.sh and CI read. `finish` also validates every
+# report.json and manifest.json left under $T against docs/*.schema.json.
 #
 # Every check can fail: `check` fails when its command exits non-zero,
 # `json` exits non-zero when its expression is falsy, and `finish` fails a
@@ -20,7 +21,20 @@ PASS=0
 FAIL=0
 SKIPS=0
 PIDS=()
+# The dead-man's switches of this test's runs still waiting (a controller
+# killed on purpose and left so), stopped the way a revert stops them
+# (TERM to the group: they exit without reverting), so that none fires
+# after the test, on what the test no longer owns.
+stop_watchers() {
+	local db p
+	while IFS= read -r db; do
+		for p in $(sql "$db" "select json_extract(plan, '$.deadman.pid') from faults where json_extract(plan, '$.deadman.pid') > 0" 2>/dev/null); do
+			tr '\0' ' ' 2>/dev/null <"/proc/$p/cmdline" | grep -q '/dm\.' && kill -TERM -"$p" 2>/dev/null
+		done
+	done < <(find "$T" -name run.db 2>/dev/null)
+}
 cleanup() {
+	stop_watchers
 	[ -n "${GL_KEEP_TMP:-}" ] && { echo "kept $T"; for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done; return; }
 	for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
 	rm -rf "$T"
@@ -78,11 +92,37 @@ timing() {
 	fi
 	check "$@"
 }
+# schema_all: every report.json and manifest.json this test left under $T
+# must match docs/report.schema.json and docs/manifest.schema.json
+# (tests/scripts/schema_check.py, one python3 for them all). Run by finish,
+# after the test's own checks, so that it is counted like them: one ok line
+# "schema: N report.json, M manifest.json valid", or a FAIL per invalid
+# file naming it, the JSON path and the message. No file: nothing counted.
+# python3-jsonschema missing is a part skip (a failure under GL_STRICT=1).
+schema_all() {
+	local out rc line
+	[ -n "$(find "$T" \( -name report.json -o -name manifest.json \) -type f -print -quit 2>/dev/null)" ] ||
+		{ echo "schema: 0 report.json, 0 manifest.json valid (none written)"; return 0; }
+	out=$(python3 "$GL_SOURCE_DIR/tests/scripts/schema_check.py" "$T" 2>&1)
+	rc=$?
+	case $rc in
+	0) ok "$(tail -n 1 <<< "$out")" ;;
+	1) while IFS= read -r line; do
+		case $line in
+		"FAIL "*) bad "schema: ${line#FAIL }" ;;
+		*) echo "   $line" ;;
+		esac
+	   done <<< "$out" ;;
+	3) part_skip schema "$out (apt-get install python3-jsonschema)" ;;
+	*) bad "schema: schema_check.py exited $rc: $out" ;;
+	esac
+}
 finish() {
 	if [ $((PASS + FAIL)) -eq 0 ]; then
 		FAIL=1
 		echo "FAIL: no check ran (a test that checks nothing proves nothing)"
 	fi
+	schema_all
 	echo "$PASS passed, $FAIL failed, $SKIPS skipped"
 	gl_record
 	[ "$FAIL" -eq 0 ]
@@ -103,6 +143,158 @@ sql() { python3 -c "
 import sqlite3,sys
 c=sqlite3.connect(sys.argv[1])
 for row in c.execute(sys.argv[2]): print('|'.join('' if v is None else str(v) for v in row))" "$1" "$2"; }
+# sql_is DB 'query' WANT: the query prints exactly WANT now. For until_ok:
+# `until_ok 10 [ "$(sql ...)" = x ]` would compare one reading ten seconds
+# long; `until_ok 10 sql_is DB 'query' x` reads again each time.
+sql_is() { [ "$(sql "$1" "$2" 2>/dev/null)" = "$3" ]; }
+# until_ok SECONDS CMD...: CMD succeeds within SECONDS (tried every 0.1 s).
+until_ok() {
+	local n=$(( $1 * 10 )); shift
+	while ! "$@" 2>/dev/null; do
+		n=$((n - 1)); [ $n -gt 0 ] || return 1
+		sleep 0.1
+	done
+}
+# not CMD...: CMD fails (for check and until_ok, which take a command).
+not() { ! "$@"; }
+# The dead-man's switch, controller never resumed (docs/faults.md). Start
+# the run with bg (its scenario with safety.deadman_renew and a short
+# deadman_grace), wait until its faults are injected, then:
+# dm_never_resumed LABEL DIR GRACE_S RENEW_S BACK...: SIGKILLs BG_PID;
+# BACK (a command: the target is back as before) must fail right after and
+# succeed once the watchers reverted, no sooner than GRACE - RENEW - 1 s and
+# within GRACE + RENEW s plus the watcher's 1 s poll and 3 s of slack;
+# prints how long that took. Then `gauntlet revert DIR` must exit 0 and
+# find nothing left to do, and every fault the journal saw injected must
+# read reverted, by the watcher, its switch fired.
+dm_never_resumed() {
+	local label=$1 dir=$2 grace=$3 renew=$4 t0 ms rows
+	shift 4
+	check "$label: the journal has every watcher armed" \
+		[ -z "$(sql "$dir/run.db" "select id from faults where state='injected' and deadman!='armed'")" ]
+	kill -KILL "$BG_PID"
+	wait "$BG_PID" 2>/dev/null
+	t0=$(date +%s%N)
+	check "$label: still injected right after the SIGKILL" not "$@"
+	if until_ok $((grace + renew + 4)) "$@"; then
+		ms=$((($(date +%s%N) - t0) / 1000000))
+		ok "$label: back as before with the controller never resumed"
+		echo "   ($label: its watcher reverted it $((ms / 1000)).$(printf %03d $((ms % 1000))) s after the SIGKILL; grace ${grace} s, lease renewed every ${renew} s)"
+		# the last renewal came up to RENEW s before the kill, and the watcher
+		# counts whole seconds of `date +%s`, read once a second: a correct
+		# one may fire GRACE - RENEW - 1 s after the kill, never sooner
+		check "$label: not before the grace ran out (>= $((grace - renew - 1)) s)" [ "$ms" -ge $(((grace - renew - 1) * 1000)) ]
+	else
+		bad "$label: back as before with the controller never resumed (not within $((grace + renew + 4)) s)"
+	fi
+	"$GAUNTLET" revert "$dir" >"$dir/dm-revert.log" 2>&1
+	check "$label: gauntlet revert afterwards exits 0" [ $? -eq 0 ]
+	check "$label: gauntlet revert finds nothing left to do" grep -q "found reverted by their watcher (nothing left to do), 0 still injected" "$dir/dm-revert.log"
+	sql "$dir/run.db" "select id, measured from faults where state!='planned'" | while IFS='|' read -r id m; do
+		python3 -c "import json,sys; m=json.loads(sys.argv[2] or '{}'); a=m.get('watcher_reverted_at')
+print('   (%s: its watcher reverted it %s s after the SIGKILL (1 s resolution), its revert took %s s)' % (sys.argv[1], '?' if a is None else int(a - int(sys.argv[3]) // 10**9), m.get('watcher_took_s', '?')))" "$id" "$m" "$t0"
+	done
+	rows=$(sql "$dir/run.db" "select id||':'||state||'/'||ifnull(reverted_by,'')||'/'||ifnull(deadman,'') from faults where state!='planned'")
+	echo "   ($label: journal: $(echo $rows))"
+	check "$label: journal: reverted by the watcher, its switch fired" \
+		[ -n "$rows" -a -z "$(grep -v ':reverted/watcher/fired$' <<< "$rows")" ]
+	"$GAUNTLET" report "$dir" >"$dir/dm-report.log" 2>&1
+	check "$label: report.json says the watcher reverted it" json "$dir/report.json" \
+		"[f for f in r['faults'] if f['state'] != 'planned'] and all((f['reverted_by'], f['deadman']) == ('watcher', 'fired') for f in r['faults'] if f['state'] != 'planned')"
+}
+# start_sshd [CONFIG-LINE...]: a private sshd on a free loopback port (as
+# root), killed at exit, accepting the key $T/client_key for root; sets
+# SSHD_PORT and writes $T/known_hosts for it. Returns 1 (SSHD_WHY says why)
+# when it cannot run here.
+start_sshd() {
+	local l
+	SSHD_WHY=
+	[ "$(id -u)" -eq 0 ] || { SSHD_WHY="needs root to run a private sshd"; return 1; }
+	[ -x /usr/sbin/sshd ] || { SSHD_WHY="/usr/sbin/sshd not installed (apt-get install openssh-server)"; return 1; }
+	command -v ssh-keygen >/dev/null || { SSHD_WHY="ssh-keygen not installed"; return 1; }
+	ssh-keygen -q -t ed25519 -N '' -f "$T/host_key" && ssh-keygen -q -t ed25519 -N '' -f "$T/client_key" ||
+		{ SSHD_WHY="ssh-keygen failed"; return 1; }
+	cp "$T/client_key.pub" "$T/authorized_keys"
+	chmod 600 "$T/authorized_keys"
+	SSHD_PORT=$(python3 -c "import socket; s=socket.socket(); s.bind(('127.0.0.1',0)); print(s.getsockname()[1]); s.close()")
+	{
+		printf '%s\n' "Port $SSHD_PORT" "ListenAddress 127.0.0.1" "HostKey $T/host_key" \
+			"AuthorizedKeysFile $T/authorized_keys" "PasswordAuthentication no" \
+			"KbdInteractiveAuthentication no" "PubkeyAuthentication yes" "PermitRootLogin yes" \
+			"StrictModes no" "UsePAM no" "PidFile $T/sshd.pid"
+		for l in "$@"; do printf '%s\n' "$l"; done
+	} > "$T/sshd_config"
+	mkdir -p /run/sshd
+	/usr/sbin/sshd -D -e -f "$T/sshd_config" 2>"$T/sshd.log" &
+	PIDS+=("$!")
+	for _ in $(seq 50); do (exec 3<>/dev/tcp/127.0.0.1/$SSHD_PORT) 2>/dev/null && break; sleep 0.1; done
+	(exec 3<>/dev/tcp/127.0.0.1/$SSHD_PORT) 2>/dev/null ||
+		{ SSHD_WHY="private sshd did not start: $(tail -1 "$T/sshd.log")"; return 1; }
+	echo "[127.0.0.1]:$SSHD_PORT $(cut -d' ' -f1,2 "$T/host_key.pub")" > "$T/known_hosts"
+}
+# webhook_receiver MODE NAME: a webhook receiver (python3 ThreadingHTTPServer
+# on a loopback port it picks) that writes each POST as a JSON line
+# {path, ctype, body} to $T/NAME.jsonl; MODE ok answers 200, fail 500, hang
+# reads the request and never answers. Sets RPORT; skips when it cannot
+# start (a failure under GL_STRICT=1).
+webhook_receiver() {
+	rm -f "$T/$2.port"
+	python3 - "$1" "$T/$2.jsonl" "$T/$2.port" >"$T/$2.http.log" 2>&1 <<'PY' &
+import http.server, json, os, sys, threading, time
+mode, out, portfile = sys.argv[1], sys.argv[2], sys.argv[3]
+lock = threading.Lock()
+class H(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    def log_message(self, *a): pass
+    def do_POST(self):
+        n = int(self.headers.get("Content-Length", "0"))
+        body = self.rfile.read(n)
+        with lock, open(out, "a") as f:
+            f.write(json.dumps({"path": self.path, "ctype": self.headers.get("Content-Type"),
+                                "body": json.loads(body)}) + "\n")
+        if mode == "hang":
+            time.sleep(3600)
+            return
+        code = 200 if mode == "ok" else 500
+        self.send_response(code)
+        self.send_header("Content-Length", "2")
+        self.end_headers()
+        self.wfile.write(b"ok")
+class S(http.server.ThreadingHTTPServer):
+    daemon_threads = True
+srv = S(("127.0.0.1", 0), H)
+with open(portfile + ".tmp", "w") as f: f.write(str(srv.server_address[1]))
+os.rename(portfile + ".tmp", portfile)
+srv.serve_forever()
+PY
+	PIDS+=("$!")
+	wait_for "$T/$2.port" 10 || { cat "$T/$2.http.log"; skip "python3 cannot serve HTTP on 127.0.0.1"; }
+	RPORT=$(cat "$T/$2.port")
+}
+# training_part: TRAINING, a scenario fragment (', "training": {...}') for
+# a small real training workload (2 MPI ranks of gauntlet-train under
+# mpirun on this machine), or empty after a part_skip naming what is missing.
+training_part() {
+	TRAINING=
+	if [ ! -x "$(dirname "$GAUNTLET")/gauntlet-train" ]; then
+		part_skip training "gauntlet-train was not built (OpenMPI not found at build time)"
+	elif ! command -v mpirun >/dev/null; then
+		part_skip training "mpirun not installed (Debian openmpi-bin)"
+	else
+		TRAINING=', "training": { "launcher": "mpirun", "hosts": ["me:2"], "backend": "mpi", "message": "1MiB",
+		  "compute": "20ms", "heartbeat": "200ms", "watchdog": "15s", "launcher_args": ["--oversubscribe"] }'
+	fi
+}
+# set_safety FILE 'JSON': the scenario FILE's "safety" section replaced by
+# JSON (lines starting // are dropped: the scenario is rewritten as JSON).
+set_safety() {
+	python3 - "$1" "$2" <<'PY'
+import json, sys
+s = json.loads("\n".join(l for l in open(sys.argv[1]) if not l.lstrip().startswith("//")))
+s["safety"] = json.loads(sys.argv[2])
+json.dump(s, open(sys.argv[1], "w"))
+PY
+}
 # Run gauntlet in the background; sets BG_PID.
 bg() { "$GAUNTLET" "$@" & BG_PID=$!; PIDS+=("$BG_PID"); }
 # Wait until a file exists (max seconds).

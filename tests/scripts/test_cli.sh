@@ -20,7 +20,7 @@ JSON
 check "a short run passes (exit $rc)" [ $rc -eq 0 ]
 sleep 1.1
 touch "$T/mark"
-"$GAUNTLET" report "$T/run" > "$T/report.out" 2>&1; rc=$?
+"$GAUNTLET" report "$T/run" > "$T/report.out" 2>"$T/report.err"; rc=$?   # the log (report.pdf's line) on stderr
 check "report: exit 0 (got $rc)" [ $rc -eq 0 ]
 listed=$(sed "s|^$T/run/||" "$T/report.out" | sort | tr '\n' ' ')
 rewritten=$(cd "$T/run" && find . -maxdepth 1 -type f -newer "$T/mark" ! -name 'run.db*' ! -name run.lock -printf '%f\n' | sort | tr '\n' ' ')

@@ -3,7 +3,10 @@
 # real 3-member etcd cluster on 127.0.0.1 (Debian etcd-server 3.4) and a mock
 # BMC: (1) signal KILL of the current Raft leader, restarted on revert from
 # its data dir: the probe sees the member gone and the cluster accept writes
-# again (re-election), and all 3 members healthy after; (2) exec stop/start
+# again (re-election), and all 3 members healthy after; (1b) STOP/CONT;
+# (1c) the controller SIGKILLed, `gauntlet revert` restarts the member; (1d)
+# the controller SIGKILLed and never resumed, the fault's watcher (dead-man's
+# switch) restarts it (lib.sh dm_never_resumed); (2) exec stop/start
 # of a follower; (3) a KILL that loses quorum: verify fails because writes
 # never recover; (4) redfish ForceOff/On against tests/scripts/redfish_mock.py,
 # which checks the exact requests, a wrong password refused at preflight,
@@ -196,6 +199,32 @@ check "crash: 3 healthy members after" wait_healthy 15
 "$GAUNTLET" revert "$T/r1c" >"$T/r1c2.log" 2>&1; rc=$?
 check "crash: revert again has nothing to do (exit $rc)" [ $rc -eq 0 ]
 check "crash: still exactly one m$F process" [ "$(member_pids "$F" | wc -l)" -eq 1 ]
+
+# --- 1d. the controller SIGKILLed mid-fault and never resumed: the fault's watcher
+# (lease renewed every 1 s, grace 3 s) restarts the member itself ---
+L=$(leader); L=${L:-1}
+F=$(( L % 3 + 1 ))
+cat > "$T/dm.json" <<JSON
+{ "name": "cplane-dm", "duration": "60s", "window": "1s", "hold": 1,
+  "hosts": { "me": { "local": true } },
+  "workloads": { "null": { "rate": 50 } },
+  "faults": [ { "id": "kill-dm", "at": "1s", "for": "50s", "kind": "control_plane_loss",
+    "method": "signal", "target": "me",
+    "params": { "pidfile": "$T/m$F.pid", "start": $(member_json "$F" existing), "state_dir": "$T/state",
+                "log": "$T/m$F.log", "probe": $(probe_json "$F") } } ],
+  "targets": { "steady": { "null.ticks": ">= 10" }, "degraded": { "null.ticks": ">= 10" },
+               "recovery": { "recovery_s": "<= 10", "restore_s": "<= 10" } },
+  "safety": { "deadman_renew": "1s", "deadman_grace": "3s" } }
+JSON
+bg run "$T/dm.json" --out "$T/r1d"
+n=150; while [ $n -gt 0 ] && [ "$(sql "$T/r1d/run.db" "select state from faults" 2>/dev/null)" != injected ]; do sleep 0.1; n=$((n - 1)); done
+check "KILL never resumed: the journal says injected" [ "$(sql "$T/r1d/run.db" "select state from faults")" = injected ]
+member_back() { [ -n "$(member_pids "$F")" ] && healthy; }
+dm_never_resumed "KILL never resumed" "$T/r1d" 3 1 member_back
+NEWPID=$(member_pids "$F" | head -1)
+check "KILL never resumed: member m$F runs again, once (pid ${NEWPID:-none})" [ "$(member_pids "$F" | wc -l)" -eq 1 ]
+[ -n "$NEWPID" ] && echo "$NEWPID" > "$T/m$F.pid"
+check "KILL never resumed: 3 healthy members after" wait_healthy 15
 
 # --- 2. exec stop/start of a follower ---------------------------------------------
 L=$(leader); L=${L:-1}

@@ -10,8 +10,9 @@
 # its node API that checks each request; (5) method slurm against a real private
 # single-machine Slurm cluster (munged on a private socket, slurmctld and
 # slurmd on free loopback ports, all state in the temp dir): DRAIN during
-# the fault, idle without DRAIN after, and RESUME by `gauntlet revert` after
-# a SIGKILL. A part that cannot start is a part_skip (lib.sh: counted
+# the fault, idle without DRAIN after, RESUME by `gauntlet revert` after
+# a SIGKILL, and RESUME by the fault's watcher (the dead-man's switch) after
+# a SIGKILL never resumed. A part that cannot start is a part_skip (lib.sh: counted
 # skipped, a failure under GL_STRICT=1) and the others still run; the test
 # is skipped as a whole only when no part could run.
 source "$(dirname "$0")/lib.sh"
@@ -51,13 +52,6 @@ fault_is() { # RUN-DIR INDEX PYTHON-EXPR-OVER-f
 }
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 # Poll a command until it succeeds: SECONDS COMMAND...
-until_ok() {
-	local n=$(( $1 * 10 )); shift
-	while ! "$@" 2>/dev/null; do
-		n=$((n - 1)); [ $n -gt 0 ] || return 1
-		sleep 0.1
-	done
-}
 
 # --- 1. validate and dry run ----------------------------------------------------------
 RAN=$((RAN + 1))
@@ -169,7 +163,7 @@ sys.exit(not (L[:2] == want and L[-1] == ('PATCH','/api/v1/nodes/$KNODE') and le
 	  \"params\": { \"api\": \"$KAPI\", \"node\": \"$KNODE\", \"token_env\": \"GL_TEST_K8S_TOKEN\", \"evict\": false } }"
 	bg run "$T/k8s2.json" --out "$T/rk2"
 	check "kubernetes/crash: cordoned" until_ok 10 kstate "r['unschedulable']"
-	until_ok 10 [ "$(sql "$T/rk2/run.db" "select state from faults" 2>/dev/null)" = injected ]
+	until_ok 10 sql_is "$T/rk2/run.db" "select state from faults" injected
 	kill -9 "$BG_PID"; wait "$BG_PID" 2>/dev/null
 	check "kubernetes/crash: still cordoned after the controller died" kstate "r['unschedulable']"
 	"$GAUNTLET" revert "$T/rk2" >"$T/rk2.log" 2>&1; rc=$?
@@ -259,7 +253,7 @@ else
 	scenario "$T/restd2.json" 60s "$(rfault dr2 50s)" "$RHOSTS"
 	bg run "$T/restd2.json" --out "$T/rr2"
 	check "slurmrestd/crash: drained" until_ok 10 rstate "r['drained']"
-	until_ok 10 [ "$(sql "$T/rr2/run.db" "select state from faults" 2>/dev/null)" = injected ]
+	until_ok 10 sql_is "$T/rr2/run.db" "select state from faults" injected
 	kill -9 "$BG_PID"; wait "$BG_PID" 2>/dev/null
 	python3 -c "import urllib.request,sys; urllib.request.urlopen(urllib.request.Request(sys.argv[1] + '/_test/resume', data=b'', method='POST'))" "$RURL"
 	"$GAUNTLET" revert "$T/rr2" >"$T/rr2.log" 2>&1; rc=$?
@@ -354,7 +348,7 @@ EOF
 	  \"method\": \"slurm\", \"target\": \"ctl\" }" "{ \"ctl\": { \"local\": true, \"slurm_node\": \"$H\" } }"
 	bg run "$T/slurm2.json" --out "$T/rs2"
 	check "slurm/crash: drained" until_ok 10 drained
-	until_ok 10 [ "$(sql "$T/rs2/run.db" "select state from faults" 2>/dev/null)" = injected ]
+	until_ok 10 sql_is "$T/rs2/run.db" "select state from faults" injected
 	kill -9 "$BG_PID"; wait "$BG_PID" 2>/dev/null
 	check "slurm/crash: still drained after the controller died" drained
 	check "slurm/crash: default reason names the fault" bash -c "scontrol show node '$H' | grep -q 'Reason=gauntlet fault ds2'"
@@ -370,7 +364,7 @@ EOF
 	  \"method\": \"slurm\", \"target\": \"ctl\" }" "{ \"ctl\": { \"local\": true, \"slurm_node\": \"$H\" } }"
 	bg run "$T/slurm4.json" --out "$T/rs4"
 	check "slurm/resumed by hand: drained" until_ok 10 drained
-	until_ok 10 [ "$(sql "$T/rs4/run.db" "select state from faults" 2>/dev/null)" = injected ]
+	until_ok 10 sql_is "$T/rs4/run.db" "select state from faults" injected
 	kill -9 "$BG_PID"; wait "$BG_PID" 2>/dev/null
 	scontrol update NodeName="$H" State=RESUME
 	until_ok 10 idle_clean
@@ -391,6 +385,31 @@ EOF
 	"$GAUNTLET" run "$T/slurm3.json" --out "$T/rs3" >"$T/rs3.log" 2>&1; rc=$?
 	check "slurm: params.node overrides the host name; run exits 0" [ $rc -eq 0 ]
 	check "slurm: the node ends idle" until_ok 10 idle_clean
+
+	# controller SIGKILLed while drained and never resumed: the dead-man's
+	# switch (lease renewed every 1 s, grace 3 s), started over ssh on the
+	# host scontrol runs on (a private sshd on loopback, whose sessions see
+	# this cluster's SLURM_CONF), resumes the node itself
+	if ! start_sshd "SetEnv SLURM_CONF=$SLURM_CONF"; then
+		part_skip 5 "slurm over ssh: $SSHD_WHY"
+		return
+	fi
+	cat > "$T/slurm-dm.json" <<JSON
+{ "name": "drain-dm", "duration": "60s", "window": "1s", "hold": 1,
+  "hosts": { "ctl": { "ssh": "root@127.0.0.1:$SSHD_PORT", "key": "$T/client_key", "known_hosts": "$T/known_hosts",
+                      "slurm_node": "$H" } },
+  "workloads": { "null": { "rate": 50 } },
+  "faults": [ { "id": "ds-dm", "at": "1s", "for": "50s", "kind": "drain_worker", "method": "slurm", "target": "ctl" } ],
+  "targets": { "steady": { "null.ticks": ">= 10" }, "degraded": { "null.ticks": ">= 10" },
+               "recovery": { "recovery_s": "<= 10", "restore_s": "<= 10" } },
+  "safety": { "deadman_renew": "1s", "deadman_grace": "3s" } }
+JSON
+	bg run "$T/slurm-dm.json" --out "$T/rs-dm"
+	check "slurm/never resumed: drained" until_ok 10 drained
+	until_ok 10 sql_is "$T/rs-dm/run.db" "select state from faults" injected
+	dm_never_resumed "slurm over ssh/never resumed" "$T/rs-dm" 3 1 idle_clean
+	check "slurm over ssh/never resumed: the watcher ran on the ssh host" \
+		[ "$(sql "$T/rs-dm/run.db" "select json_extract(plan, '$.transport')||' '||json_extract(plan, '$.deadman.host') from faults")" = "ssh ctl" ]
 
 	# Two faults live at once (a link down in a namespace, the node drained),
 	# the controller SIGKILLed: `gauntlet revert` brings both back.
@@ -415,7 +434,7 @@ JSON
 		bg run "$T/both.json" --out "$T/both"
 		check "both: node drained" until_ok 10 drained
 		check "both: link down" until_ok 10 link_down
-		until_ok 10 [ "$(sql "$T/both/run.db" "select group_concat(state) from faults" 2>/dev/null)" = "injected,injected" ]
+		until_ok 10 sql_is "$T/both/run.db" "select group_concat(state) from faults" "injected,injected"
 		kill -9 "$BG_PID"; wait "$BG_PID" 2>/dev/null
 		check "both: after SIGKILL the node is still drained and the link still down" bash -c "$(declare -f node_state drained link_down); H='$H'; NS='$NS'; VB='$VB'; drained && link_down"
 		"$GAUNTLET" revert "$T/both" >"$T/both-revert.log" 2>&1; rc=$?

@@ -327,4 +327,197 @@ import json, sys; p=sys.argv[1]; r=json.load(open(p)); r['commit']='0'*40; json.
 "$GAUNTLET" verify "$T/r1" >/dev/null 2>"$T/e.log"; rc=$?
 check "verify against a commit the repository lacks: exit 2" bash -c "[ $rc -eq 2 ] && grep -q 'not in this repository' '$T/e.log'"
 
+# --- 5. signed seals (ssh-keygen keys, checked by verify and by git) ------------
+signed_part() {
+	local K=$T/keys EVS=$T/evidence-signed EVU=$T/evidence-unsigned C S TAGOBJ FORGED
+	mkdir -p "$K"
+	ssh-keygen -q -t ed25519 -N '' -C alice -f "$K/alice" &&
+		ssh-keygen -q -t ed25519 -N '' -C mallory -f "$K/mallory" || { bad "ssh-keygen makes ed25519 keys"; return; }
+	echo "alice@example.com namespaces=\"git\" $(cut -d' ' -f1,2 "$K/alice.pub")" > "$K/allowed"
+	echo "mallory@example.com namespaces=\"git\" $(cut -d' ' -f1,2 "$K/mallory.pub")" > "$K/allowed-other"
+	"$GAUNTLET" seal "$T/r2" --repo "$EVS" --sign-key "$K/alice" >"$T/sseal.log" 2>&1; rc=$?
+	C=$(json "$T/r2/seal.json" "r['commit']")
+	check "seal --sign-key: exit 0, says signed" bash -c "[ $rc -eq 0 ] && grep -q 'commit and tag signed' '$T/sseal.log'"
+	check "the sealed commit has an SSH signature in its gpgsig header" bash -c "git -C '$EVS' cat-file commit '$C' | grep -q '^gpgsig -----BEGIN SSH SIGNATURE-----'"
+	check "the gpgsig header is as git writes it: its last line the END line, no empty continuation" bash -c "git -C '$EVS' cat-file commit '$C' | grep -qx ' -----END SSH SIGNATURE-----' && ! git -C '$EVS' cat-file commit '$C' | grep -qx ' '"
+	"$GAUNTLET" verify "$T/r2" --allowed-signers "$K/allowed" >"$T/sv.log" 2>&1; rc=$?
+	check "verify --allowed-signers: exit 0, commit and tag good, principal and fingerprint printed" bash -c "[ $rc -eq 0 ] && [ \$(grep -c '^signature .*: good, signer alice@example.com, key ED25519 SHA256:' '$T/sv.log') -eq 2 ] && grep -q \"\$(ssh-keygen -lf '$K/alice.pub' | cut -d' ' -f2)\" '$T/sv.log'"
+	"$GAUNTLET" verify "$T/r2" --allowed-signers "$K/allowed-other" >"$T/sv.log" 2>&1; rc=$?
+	check "verify with another key's allowed signers: exit 1, signer not in the file" bash -c "[ $rc -eq 1 ] && [ \$(grep -c '^MISMATCH .*the signer is not in' '$T/sv.log') -eq 2 ]"
+	check "git verify-commit accepts the sealed commit" git -C "$EVS" -c gpg.format=ssh -c gpg.ssh.allowedSignersFile="$K/allowed" verify-commit "$C"
+	check "git verify-tag accepts the sealed tag" git -C "$EVS" -c gpg.format=ssh -c gpg.ssh.allowedSignersFile="$K/allowed" verify-tag "run/$ID2"
+	check "git verify-commit refuses it with another key's allowed signers" bash -c "! git -C '$EVS' -c gpg.format=ssh -c gpg.ssh.allowedSignersFile='$K/allowed-other' verify-commit '$C' 2>/dev/null"
+	# a tampered commit: its message changed, its signature kept
+	FORGED=$(git -C "$EVS" cat-file commit "$C" | sed 's/^verdict: .*/verdict: pass (forged)/' | git -C "$EVS" hash-object -t commit -w --stdin)
+	cp "$T/r2/seal.json" "$T/seal2.save"
+	python3 -c "
+import json, sys; p=sys.argv[1]; r=json.load(open(p)); r['commit']=sys.argv[2]; json.dump(r, open(p,'w'))" "$T/r2/seal.json" "$FORGED"
+	"$GAUNTLET" verify "$T/r2" --allowed-signers "$K/allowed" >"$T/sv.log" 2>&1; rc=$?
+	check "tampered commit: git verify-commit refuses it" bash -c "! git -C '$EVS' -c gpg.format=ssh -c gpg.ssh.allowedSignersFile='$K/allowed' verify-commit $FORGED 2>/dev/null"
+	check "tampered commit: verify exits 1, bad signature" bash -c "[ $rc -eq 1 ] && grep -q '^MISMATCH commit ${FORGED:0:12}: bad signature' '$T/sv.log'"
+	cp "$T/seal2.save" "$T/r2/seal.json"
+	# unsigned evidence asked for a signature
+	"$GAUNTLET" seal "$T/r3" --repo "$EVU" >/dev/null 2>&1
+	"$GAUNTLET" verify "$T/r3" --allowed-signers "$K/allowed" >"$T/sv.log" 2>&1; rc=$?
+	check "unsigned seal + --allowed-signers: exit 1, no signature (commit and tag)" bash -c "[ $rc -eq 1 ] && [ \$(grep -c '^MISMATCH .*no signature' '$T/sv.log') -eq 2 ]"
+	"$GAUNTLET" verify "$T/r3" >/dev/null 2>&1; rc=$?
+	check "unsigned seal without --allowed-signers: still exit 0" [ $rc -eq 0 ]
+	# a key behind a symbolic link is refused before anything is written
+	ln -s "$K/alice" "$K/link"
+	"$GAUNTLET" seal "$T/r3" --repo "$T/evidence-link" --sign-key "$K/link" >/dev/null 2>"$T/e.log"; rc=$?
+	check "seal --sign-key through a symbolic link: exit 2, nothing written" bash -c "[ $rc -eq 2 ] && grep -q 'symbolic link' '$T/e.log' && [ ! -e '$T/evidence-link' ]"
+	check "no key material in what seal and verify printed" bash -c "! grep -q \"\$(sed -n 2p '$K/alice')\" '$T/sseal.log' '$T/sv.log' '$T/e.log'"
+}
+if command -v ssh-keygen >/dev/null; then
+	signed_part
+else
+	part_skip "signed seals" "ssh-keygen (OpenSSH) is not installed"
+fi
+
+# --- 6. the workloads' images in the manifest -----------------------------------
+# An inference workload against `gauntlet target` names its image by tag;
+# a stand-in crictl (the output shape of `crictl inspecti -o json`, with
+# the warning real crictl prints on stderr without a config) answers for
+# the local host, the unreachable host says why, and the Kubernetes mock
+# (tests/scripts/k8s_mock.py, checking method, path, query and token)
+# lists the workload's pods. Then the image pinned by digest, a docker
+# whose image has no repo digest and a wrong token: each entry unavailable
+# with its reason, and the run not failed for it.
+IMG="registry.example.com/vllm/vllm-openai:v0.6.3"
+VD="sha256:$(printf '3b%.0s' $(seq 32))"
+HD="sha256:$(printf 'a1%.0s' $(seq 32))"
+mk_crictl() { # FILE
+	cat > "$1" <<EOF
+#!/bin/sh
+echo "\$*" >> "$T/crictl.args"
+echo 'WARN[0000] image connect using default endpoints: [unix:///run/containerd/containerd.sock]. As the default settings are now deprecated, you should set the endpoint instead.' >&2
+if [ "\$1 \$2 \$3 \$4" != "inspecti -o json $IMG" ]; then
+	echo "FATA[0000] no such image \"\$4\" present" >&2
+	exit 1
+fi
+cat <<'JSON'
+{
+  "status": {
+    "id": "sha256:$(printf '77%.0s' $(seq 32))",
+    "repoTags": [
+      "mirror.example.net/vllm/vllm-openai:v0.6.3",
+      "$IMG"
+    ],
+    "repoDigests": [
+      "mirror.example.net/vllm/vllm-openai@sha256:$(printf 'ee%.0s' $(seq 32))",
+      "registry.example.com/vllm/vllm-openai@$HD"
+    ],
+    "size": "9823471234",
+    "uid": null,
+    "username": "",
+    "spec": null,
+    "pinned": false
+  },
+  "info": {
+    "imageSpec": { "created": "2026-10-01T00:00:00Z", "architecture": "amd64", "os": "linux" }
+  }
+}
+JSON
+EOF
+	chmod +x "$1"
+}
+mk_docker() { # FILE: an image built locally, never pushed (no repo digest)
+	cat > "$1" <<EOF
+#!/bin/sh
+cat <<'JSON'
+[
+    {
+        "Id": "sha256:$(printf '55%.0s' $(seq 32))",
+        "RepoTags": [
+            "local/build:dev"
+        ],
+        "RepoDigests": [],
+        "Parent": "",
+        "Comment": "buildkit.dockerfile.v0"
+    }
+]
+JSON
+EOF
+	chmod +x "$1"
+}
+img_scenario() { # FILE IMAGE TOKEN_ENV ENDPOINT API
+	python3 - "$@" <<'PY'
+import json, sys
+path, image, tok, ep, api = sys.argv[1:6]
+json.dump({"name": "images", "duration": "2s", "window": "1s",
+  "hosts": {"localhost": {"local": True}, "ghost": {"local": True, "netns": "gl-evidence-no-such-ns"}},
+  "workloads": {"inference": {"endpoints": [ep], "model": "gauntlet-target", "input_tokens": 20,
+    "output_tokens": 5, "timeout": "5s", "arrival": {"mode": "constant", "rate": 20}, "image": image,
+    "image_source": {"kubernetes": api, "namespace": "ml", "pod_selector": "app=vllm", "token_env": tok}}},
+  "targets": {"steady": {"inference.error_rate": "<= 0.5", "inference.ttft_ms.p99": "<= 5000"}}}, open(path, "w"), indent=1)
+PY
+}
+images_part() {
+	local KAPI M rc
+	mkdir -p "$T/crictl-bin" "$T/docker-bin"
+	mk_crictl "$T/crictl-bin/crictl"
+	mk_docker "$T/docker-bin/docker"
+	export GL_TEST_K8S_TOKEN="tok-$$-$RANDOM"
+	python3 "$GL_SOURCE_DIR/tests/scripts/k8s_mock.py" "$T/k8s.port" "$T/k8s.log" "$T/k8s.state" \
+		"$GL_TEST_K8S_TOKEN" gpu-node-1 2>"$T/k8s.err" &
+	PIDS+=("$!")
+	wait_for "$T/k8s.port" 10 || { bad "images: the Kubernetes mock did not start: $(head -c 300 "$T/k8s.err")"; return; }
+	KAPI="http://127.0.0.1:$(cat "$T/k8s.port")"
+	start_target img --ttft-ms 5 --itl-ms 1 --output-tokens 5 --max-seqs 100
+	img_scenario "$T/img1.json" "$IMG" GL_TEST_K8S_TOKEN "http://$ADDR/v1" "$KAPI"
+	PATH="$T/crictl-bin:$PATH" "$GAUNTLET" run "$T/img1.json" --out "$T/ri1" >"$T/ri1.log" 2>&1; rc=$?
+	check "images run 1 finished (pass or fail, not 2 or 4: rc $rc)" [ $rc -le 1 ]
+	M=$T/ri1/manifest.json
+	check "manifest: the scenario's tagged image: no digest, unpinned, unavailable saying so" json "$M" \
+		"[(e['image'], e['digest'], e['pinned'], e['status'], 'tag only' in e['reason']) for e in r['images'] if e['source'] == 'scenario'] == [('$IMG', None, False, 'unavailable', True)] or sys.exit(str(r.get('images')))"
+	check "manifest: the local host's digest from crictl inspecti (its own repository's, not the mirror's)" json "$M" \
+		"[(e['digest'], e['status'], e['command'], e['repo_digest']) for e in r['images'] if e['source'] == 'host' and e['host'] == 'localhost'] == [('$HD', 'measured', 'crictl inspecti -o json', 'registry.example.com/vllm/vllm-openai@$HD')] or sys.exit(str(r.get('images')))"
+	check "crictl was asked with argv: inspecti -o json IMAGE" grep -qx "inspecti -o json $IMG" "$T/crictl.args"
+	check "manifest: the unreachable host's entry is unavailable, with the reason" json "$M" \
+		"[(e['status'], e['digest'], 'not reachable' in e['reason']) for e in r['images'] if e.get('host') == 'ghost'] == [('unavailable', None, True)] or sys.exit(str(r.get('images')))"
+	check "manifest: Kubernetes pods: each started container's image and imageID digest; the pending pod has none" json "$M" \
+		"sorted((e['pod'], e['container'], e['image'], e['digest'], e['pinned'], e['status']) for e in r['images'] if e['source'] == 'kubernetes') == [('vllm-0', 'metrics', 'registry.example.com/ops/exporter@sha256:' + 'c4' * 32, 'sha256:' + 'c4' * 32, True, 'measured'), ('vllm-0', 'vllm', '$IMG', '$VD', False, 'measured')] or sys.exit(str(r.get('images')))"
+	check "manifest: every image entry measured with a digest or unavailable with a reason" json "$M" \
+		"len(r['images']) == 5 and all((e['status'] == 'measured' and e['digest'] and e['reason'] is None) or (e['status'] == 'unavailable' and e['digest'] is None and e['reason']) for e in r['images']) or sys.exit(str(r.get('images')))"
+	check "the Kubernetes mock saw one GET /api/v1/namespaces/ml/pods?labelSelector=app%3Dvllm with the token, nothing else" python3 -c "
+import json, sys
+reqs = [json.loads(l) for l in open(sys.argv[1])]
+assert [(q['method'], q['path'], q['status'], q['error']) for q in reqs] == [('GET', '/api/v1/namespaces/ml/pods?labelSelector=app%3Dvllm', 200, None)], reqs" "$T/k8s.log"
+	check "report.md warns of the unpinned image, once" bash -c "[ \$(grep -c '^> \*\*Warning:\*\* image $IMG of workload inference is named by tag, not pinned' '$T/ri1/report.md') -eq 1 ]"
+	check "report.html warns of the unpinned image" grep -q "<p class=\"warn\"><strong>Warning:</strong> image $IMG of workload inference is named by tag, not pinned" "$T/ri1/report.html"
+	check "no token in the run directory" bash -c "! grep -rqa -- '$GL_TEST_K8S_TOKEN' '$T/ri1'"
+	cp "$M" "$T/ri1.manifest.json"
+	"$GAUNTLET" report "$T/ri1" >/dev/null 2>&1
+	check "report DIR re-renders the images byte for byte (from the store)" cmp -s "$M" "$T/ri1.manifest.json"
+
+	: > "$T/k8s.log"
+	img_scenario "$T/img2.json" "registry.example.com/vllm/vllm-openai@$VD" GL_TEST_K8S_WRONG "http://$ADDR/v1" "$KAPI"
+	GL_TEST_K8S_WRONG=not-the-token PATH="$T/docker-bin:$PATH" "$GAUNTLET" run "$T/img2.json" --out "$T/ri2" >"$T/ri2.log" 2>&1; rc=$?
+	M=$T/ri2/manifest.json
+	check "images run 2 finished although every read-back failed (rc $rc)" [ $rc -le 1 ]
+	check "manifest: the scenario's image pinned by digest: measured, pinned" json "$M" \
+		"[(e['digest'], e['pinned'], e['status']) for e in r['images'] if e['source'] == 'scenario'] == [('$VD', True, 'measured')] or sys.exit(str(r.get('images')))"
+	check "manifest: docker's image without a repo digest: unavailable, saying so" json "$M" \
+		"[(e['status'], e['digest'], 'no repo digest' in e['reason']) for e in r['images'] if e.get('host') == 'localhost'] == [('unavailable', None, True)] or sys.exit(str(r.get('images')))"
+	check "manifest: a refused token: one Kubernetes entry, unavailable with HTTP 401" json "$M" \
+		"[(e['status'], 'HTTP 401' in e['reason']) for e in r['images'] if e['source'] == 'kubernetes'] == [('unavailable', True)] or sys.exit(str(r.get('images')))"
+	check "report.md: no image warning when the image is pinned" bash -c "! grep -q 'not pinned' '$T/ri2/report.md'"
+
+	# the image keys' shapes, checked by validate with the path named
+	python3 - "$T/img1.json" "$T/img-bad.json" <<'PY'
+import json, sys
+sc = json.load(open(sys.argv[1]))
+sc["workloads"]["inference"]["image"] = "Registry.example.com/VLLM:v1"
+sc["workloads"]["inference"]["image_source"]["namespace"] = "ML_ns"
+sc["workloads"]["training"] = {"launcher": "mpirun", "hosts": ["localhost:1"], "backend": "mpi",
+                               "image": "registry.example.com/train@sha256:1234"}
+json.dump(sc, open(sys.argv[2], "w"), indent=1)
+PY
+	"$GAUNTLET" validate "$T/img-bad.json" >"$T/iv.log" 2>&1; rc=$?
+	check "validate: bad image references and namespace: exit 2, each error naming its path" bash -c "[ $rc -eq 2 ] && grep -q 'workloads.inference.image: .*not a valid name component' '$T/iv.log' && grep -q 'workloads.training.image: .*sha256: and 64 lowercase hex' '$T/iv.log' && grep -q 'workloads.inference.image_source.namespace' '$T/iv.log'"
+	"$GAUNTLET" validate "$T/img1.json" >"$T/iv.log" 2>&1; rc=$?
+	check "validate: the good image keys pass" [ $rc -eq 0 ]
+}
+images_part
+
 finish

@@ -127,7 +127,7 @@ print('   job ends in the incident windows:', n)
 sys.exit(n != 1)"
 
 check "1: the live endpoint counted it, by kind, before the run ended" bash -c \
-	"grep -qx 'gauntlet_incidents{kind=\"training.failure\"} 1' '$T/default.prom' && grep -qx 'gauntlet_incidents_total 1' '$T/default.prom'"
+	"grep -qx 'gauntlet_incidents_total{kind=\"training.failure\"} 1' '$T/default.prom' && [ \"\$(awk '/^gauntlet_incidents_total\\{/ {n += \$2} END {print n}' '$T/default.prom')\" = 1 ]"
 grep '^gauntlet_incidents' "$T/default.prom" | sed 's/^/   /'
 
 # --- 2. incidents.max 1: allowed ------------------------------------------------

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # test_inference_errors.sh - every error class of DESIGN section 4 produced
 # by a real server on loopback (`gauntlet target` misbehaving, a model it
-# does not serve, a closed port, https to plain HTTP, 2 MiB SSE lines) and
+# does not serve, a body too large for it, a closed port, https to plain HTTP, 2 MiB SSE lines) and
 # counted while the run goes on; the preflight gate on a dead endpoint;
 # memory bounded under oversized lines. The cases are independent and time
 # nothing, so they run side by side (in two batches).
@@ -41,8 +41,10 @@ err_case in-stream stream_error 3s '"stream": true' --misbehave stream_error
 launch
 err_case hang timeout_total 3s '"stream": true, "timeout": "1500ms"' --misbehave hang
 err_case drip timeout_ttft 3s '"stream": true, "ttft_timeout": "1s"' --misbehave slow_drip
-# 4xx: a model the server does not serve
-err_case 4xx http_4xx 3s '"model": "no-such-model"'
+# model_not_found: a model the server does not serve (its own class: a
+# model swapped out under load); http_4xx: any other refusal (413 here)
+err_case model model_not_found 3s '"model": "no-such-model"'
+err_case 4xx http_4xx 3s '"stream": true' --max-body-bytes 16
 # connect: nothing listens there (a port bound and closed); tls: https to plain HTTP
 FREE=$(python3 -c "import socket; s=socket.socket(); s.bind(('127.0.0.1',0)); print(s.getsockname()[1]); s.close()")
 scenario "$T/e-conn.json" 3s "http://127.0.0.1:$FREE/v1" '"arrival": { "mode": "constant", "rate": 10 }, "preflight": false'

@@ -8,6 +8,9 @@
 #     in the store (connection errors to the drained and the flapped worker,
 #     throttled storage windows, etcd writes failing over, a checkpoint
 #     restore, no request answered by anything outside the machine);
+#     report.pdf rendered (GAUNTLET_PDF=auto) and judged by pdf_check.py;
+#     its live endpoint scraped every 5 s for the dashboard's queries; a
+#     webhook receiver on loopback gets start, each fault, the end;
 #     GL_LAB_SOAK=0 leaves this part out (the sanitizer pass does);
 #     2c: two load agents as job steps of the lab's Slurm (srun), in the
 #     workers' namespaces, dialing the controller's lab address;
@@ -19,7 +22,7 @@
 source "$(dirname "$0")/lib.sh"
 
 [ "$(id -u)" -eq 0 ] || skip "needs root: the lab builds network namespaces, Slurm and a cgroup"
-for p in ip nsenter setsid etcd etcdctl slurmctld slurmd munged scontrol mpirun nft ssh-keygen; do
+for p in ip nsenter setsid etcd etcdctl slurmctld slurmd munged scontrol mpirun nft ssh-keygen curl chromium pdftoppm pdftotext; do
 	command -v "$p" >/dev/null || skip "$p is not installed (scripts/setup.sh installs it)"
 done
 [ -x /usr/sbin/sshd ] || skip "/usr/sbin/sshd is not installed"
@@ -78,15 +81,64 @@ if [ "${GL_LAB_SOAK:-1}" = 0 ]; then
 else
 R=$T/soak
 start=$(date +%s)
-"$GAUNTLET" run "$GL_SOURCE_DIR/scenarios/lab-soak.json" --set "inventory=$INV" --time-scale 2.5 --out "$R" \
-	>"$T/soak.log" 2>&1; rc=$?
-grep -E 'fault:|verdict|run finished|error' "$T/soak.log" | grep -v 'checkpoint at' | head -40
+# With its live endpoint, scraped every 5 s while it runs (the dashboard's
+# queries are looked up in these scrapes), and report.pdf rendered at the end.
+# A webhook receiver on loopback is told of every event (--set notify).
+webhook_receiver ok hook
+LAB_HOOK="http://127.0.0.1:$RPORT/hook" GAUNTLET_PDF=auto "$GAUNTLET" run "$GL_SOURCE_DIR/scenarios/lab-soak.json" \
+	--set "inventory=$INV" --set 'notify=[{"url_env": "LAB_HOOK", "format": "json", "on": ["start", "fault", "target_missed", "abort", "error", "end"]}]' --time-scale 2.5 \
+	--out "$R" --metrics-listen 127.0.0.1:0 >"$T/soak.log" 2>&1 &
+SOAK=$!
+PIDS+=("$SOAK")
+n=0
+while kill -0 "$SOAK" 2>/dev/null; do
+	URL=$(grep -o 'http://[0-9.:]*/metrics' "$T/soak.log" | head -1)
+	[ -n "$URL" ] && curl -s -m 3 "$URL" > "$T/scrape.$n.txt" 2>/dev/null && n=$((n + 1))
+	sleep 5
+done
+wait "$SOAK"; rc=$?
+grep -E 'fault:|verdict|run finished|error|report.pdf' "$T/soak.log" | grep -v 'checkpoint at' | head -40
 check "lab soak: passes (exit $rc, $(($(date +%s) - start)) s)" [ $rc -eq 0 ]
-for f in report.json report.html report.md junit.xml manifest.json; do
+for f in report.json report.html report.md junit.xml manifest.json report.pdf; do
 	check "lab soak: $f written" [ -s "$R/$f" ]
 done
+check "lab soak: report.pdf is A4, a page per section, every chart drawn, the sign-off last (pdf_check.py)" \
+	python3 "$GL_SOURCE_DIR/tests/scripts/pdf_check.py" "$R/report.pdf" "$R/report.html" "$R/report.json"
+python3 "$GL_SOURCE_DIR/tests/scripts/pdf_check.py" "$R/report.pdf" "$R/report.html" "$R/report.json" | sed 's/^/   /'
+check "lab soak: the live endpoint scraped during the run ($n scrapes)" [ "$n" -ge 5 ]
+check "dashboard: every query of contrib/grafana/gauntlet.json is in the lab soak's scrapes" \
+	python3 "$GL_SOURCE_DIR/tests/scripts/dashboard_check.py" "$GL_SOURCE_DIR/contrib/grafana/gauntlet.json" "$T"/scrape.*.txt
+python3 "$GL_SOURCE_DIR/tests/scripts/dashboard_check.py" "$GL_SOURCE_DIR/contrib/grafana/gauntlet.json" "$T"/scrape.*.txt | tail -1 | sed 's/^/   /'
+# The webhook's messages against the report: one start, each fault's
+# injected and reverted, one target_missed per target the run saw failing
+# (the report's failing steady/degraded targets among them), the end with
+# the report's verdict; nothing lost (report.json's counts).
+check "webhook: start, every fault injected and reverted, one target_missed per target, the end with the verdict" \
+	python3 - "$T/hook.jsonl" "$R/report.json" <<'PY'
+import json, sys
+msgs = [json.loads(l)["body"] for l in open(sys.argv[1])]
+r = json.load(open(sys.argv[2]))
+ev = [m["event"] for m in msgs]
+bad = []
+if ev.count("start") != 1 or ev[0] != "start": bad.append("start: %s" % ev[:3])
+for f in r["faults"]:
+    states = [m["fault"]["state"] for m in msgs if m["event"] == "fault" and m["fault"]["id"] == f["id"]]
+    if states != ["injected", "reverted"]: bad.append("fault %s: %s" % (f["id"], states))
+missed = [(m["target"]["scope"], m["target"]["metric"], m["target"]["expr"]) for m in msgs if m["event"] == "target_missed"]
+if len(missed) != len(set(missed)): bad.append("a target_missed twice: %s" % missed)
+failing = {(t["scope"], t["metric"]) for t in r["targets"] if t["scope"] in ("steady", "degraded") and not t["pass"]}
+if not failing <= {(a, b) for a, b, _ in missed}: bad.append("failing %s, missed %s" % (failing, missed))
+end = [m for m in msgs if m["event"] == "end"]
+if len(end) != 1 or ev[-1] != "end" or end[0]["verdict"] != r["verdict"]: bad.append("end: %s" % end)
+n = r.get("notify", {})
+w = n.get("webhooks", [{}])[0]
+if w.get("failed") != 0 or w.get("dropped") != 0 or w.get("sent", 0) < len(msgs) - 1: bad.append("counts: %s" % w)
+print("   webhook: %d messages: %s; report.json notify: %s" % (len(msgs), ", ".join("%s %d" % (e, ev.count(e)) for e in dict.fromkeys(ev)), json.dumps(n)))
+for b in bad: print("   " + b)
+sys.exit(1 if bad else 0)
+PY
 check "lab soak: one fault of each kind the lab takes" json "$R/report.json" \
-	"sorted(f['kind'] for f in r['faults']) == sorted(['drain_worker', 'link_flap', 'storage_throttle', 'control_plane_loss', 'process_kill', 'partition']) or sys.exit(1)"
+	"sorted(f['kind'] for f in r['faults']) == sorted(['drain_worker', 'link_flap', 'storage_throttle', 'control_plane_loss', 'process_kill', 'model_swap', 'partition']) or sys.exit(1)"
 json "$R/report.json" "'\n'.join('%-13s %-10s verified %s/%s recovery_s %s restore_s %s' % (f['id'], f['state'], f['verified'], f.get('verified_revert'), f['recovery_s'], f['restore_s']) for f in r['faults'])"
 check "lab soak: every fault injected, verified, reverted and verified reverted" json "$R/report.json" \
 	"all((f['state'], f['verified'], f.get('verified_revert')) == ('reverted', True, True) for f in r['faults']) or sys.exit(1)"
@@ -104,6 +156,13 @@ N1=$(reqs "select count(*) from requests where endpoint=1 and error_class in ('c
 check "flap and partition: requests to lab-w2 failed while it was cut off ($N1)" [ "${N1:-0}" -gt 0 ]
 check "no request was answered from outside the machine (no 4xx while a worker was unreachable)" json "$R/report.json" \
 	"r['metrics']['inference']['errors_by_class']['http_4xx'] == 0 or sys.exit(1)"
+# the LoRA swap: the adapter's requests fail in their own class, and only while it is away
+NM=$(reqs "select count(*) from requests where error_class='model_not_found'")
+check "model swap: requests to the unloaded adapter failed as model_not_found ($NM)" [ "${NM:-0}" -gt 0 ]
+NO=$(reqs "select count(*) from requests r, faults f where f.id='swap-lora' and r.error_class='model_not_found' and (r.t_send_ns < f.injected_elapsed_ns - 50000000 or r.t_send_ns > f.reverted_elapsed_ns + 50000000)")
+check "model swap: none of them outside the swap ($NO)" [ "${NO:-x}" = 0 ]
+check "model swap: the adapter's reload measured (the replicas' 0.3 s load time)" json "$R/report.json" \
+	"(lambda f: f['measured']['adapter_load_s'] >= 0.3 and f['recovery_s'] is not None)(next(x for x in r['faults'] if x['id'] == 'swap-lora')) or sys.exit(1)"
 check "both workers served requests" [ "$(reqs "select count(distinct endpoint) from requests where http_status=200")" = 2 ]
 python3 - "$R" >"$T/throttle.txt" <<'PY'
 import csv, json, sys

@@ -8,8 +8,12 @@
 # default, every match with "all"; (4) storage_throttle/cgroup: dd with
 # O_DIRECT in a throttled cgroup is slow during the fault, fast after it;
 # (5) validate rejects bad params naming their path; (6) storage_throttle/tc
-# on lo inside a private netns. Every process the faults may signal is
-# started here with a marker unique to this test run.
+# on lo inside a private netns; (7) the dead-man's switch: STOP, both
+# throttles and an exec fault at once, the controller SIGKILLed and never
+# resumed, every watcher reverting its fault; (8) a watcher killed by hand
+# is reported lost by the next lease renewal; (9) a resumed controller
+# renews the watchers it finds. Every process the faults may
+# signal is started here with a marker unique to this test run.
 source "$(dirname "$0")/lib.sh"
 
 MARK="gl-pf-victim-$$-$RANDOM"
@@ -274,7 +278,9 @@ storage_test() {
 	check "cgroup: report says verified and verified reverted" fault_is "$T/rt" 0 "(f['state'], f['verified'], f['verified_revert']) == ('reverted', True, True)"
 	rm -f "$T/dd.out"
 	rmdir "$CGDIR" && CGDIR=
+	CG_IFACE=$iface CG_DEV=$dev   # for part 7
 }
+CG_IFACE= CG_DEV=
 storage_test
 
 # --- 6. storage_throttle / tc, on lo of a private netns --------------------------------
@@ -300,5 +306,92 @@ tc_test() {
 	ip netns del "$NETNS" && NETNS_MADE=
 }
 tc_test
+
+# --- 7. the dead-man's switch: the controller SIGKILLed and never resumed ---------------
+# STOP, cgroup and tc throttles and an exec marker at once; their watchers
+# (lease renewed every 1 s, grace 3 s) revert every one by themselves.
+dm_test() {
+	local mark=$T/dm-mark faults
+	[ -n "$CG_IFACE" ] || { part_skip 7 "part 4's cgroup did not run"; return; }
+	ip netns add "$NETNS" 2>/dev/null || { part_skip 7 "cannot create a network namespace (root needed)"; return; }
+	NETNS_MADE=1
+	ip netns exec "$NETNS" ip link set lo up
+	CGDIR=/sys/fs/cgroup/gauntlet-pf-$$
+	[ "$CG_IFACE" = v2 ] || CGDIR=/sys/fs/cgroup/blkio/gauntlet-pf-$$
+	mkdir "$CGDIR" || { part_skip 7 "cannot create $CGDIR"; CGDIR=; return; }
+	victim dm
+	local D1=$VPID
+	faults="{ \"id\": \"dm-stop\", \"at\": \"1s\", \"for\": \"60s\", \"kind\": \"process_kill\", \"target\": \"me\",
+	    \"params\": { \"pattern\": \"$MARK-dm\", \"signal\": \"STOP\"$SDP } },
+	  { \"id\": \"dm-cgroup\", \"at\": \"1s\", \"for\": \"60s\", \"kind\": \"storage_throttle\", \"target\": \"me\",
+	    \"params\": { \"cgroup\": \"${CGDIR##*/}\", \"device\": \"$CG_DEV\", \"write_bps\": \"5MB\" } },
+	  { \"id\": \"dm-tc\", \"at\": \"1s\", \"for\": \"60s\", \"kind\": \"storage_throttle\", \"method\": \"tc\",
+	    \"target\": \"ns\", \"params\": { \"interface\": \"lo\", \"rate\": \"10mbit\" } },
+	  { \"id\": \"dm-exec\", \"at\": \"1s\", \"for\": \"60s\", \"kind\": \"exec\", \"target\": \"me\",
+	    \"params\": { \"inject\": [\"touch\", \"$mark\"], \"revert\": [\"rm\", \"-f\", \"$mark\"] } }"
+	scenario "$T/dm.json" 90s "$faults" "{ \"me\": { \"local\": true }, \"ns\": { \"local\": true, \"netns\": \"$NETNS\" } }"
+	set_safety "$T/dm.json" '{"max_concurrent_faults": 4, "deadman_renew": "1s", "deadman_grace": "3s"}'
+	dm_limited() {
+		if [ "$CG_IFACE" = v2 ]; then grep -q "wbps=5000000" "$CGDIR/io.max"
+		else grep -q " 5000000$" "$CGDIR/blkio.throttle.write_bps_device"; fi
+	}
+	dm_tbf() { ip netns exec "$NETNS" tc qdisc show dev lo root | grep -q "qdisc tbf"; }
+	# all four back as before: running, no limit, no tbf, no marker
+	dm_back() {
+		[ -n "$(pstate "$D1")" ] && [ "$(pstate "$D1")" != T ] && ! dm_limited && ! dm_tbf && [ ! -e "$mark" ]
+	}
+	bg run "$T/dm.json" --out "$T/rdm"
+	check "dead-man: all four faults injected" until_ok 15 sql_is "$T/rdm/run.db" "select count(*) from faults where state='injected'" 4
+	check "dead-man: stopped, limited, tbf, marker while injected" \
+		bash -c "[ '$(pstate "$D1")' = T ] && [ -e '$mark' ]"
+	check "dead-man: the cgroup limit is in place" dm_limited
+	check "dead-man: the tbf is in place" dm_tbf
+	dm_never_resumed "dead-man (STOP, cgroup, tc, exec)" "$T/rdm" 3 1 dm_back
+	check "dead-man: no pid record left" no_state_files
+	check "dead-man: no watcher file of the run left in /run/gauntlet" \
+		bash -c "! ls /run/gauntlet/dm.$(sql "$T/rdm/run.db" "select id from run")* 2>/dev/null | grep -q ."
+	rmdir "$CGDIR" && CGDIR=
+	ip netns del "$NETNS" && NETNS_MADE=
+}
+dm_test
+
+# --- 8. a watcher killed by hand: the next renewal reports it lost ----------------------
+scenario "$T/lost.json" 8s "{ \"id\": \"lost-$TAG\", \"at\": \"1s\", \"for\": \"5s\", \"kind\": \"exec\", \"target\": \"me\",
+  \"params\": { \"inject\": [\"touch\", \"$T/lost-mark\"], \"revert\": [\"rm\", \"-f\", \"$T/lost-mark\"] } }"
+set_safety "$T/lost.json" '{"deadman_renew": "1s", "deadman_grace": "30s"}'
+bg run "$T/lost.json" --out "$T/rlost"
+check "lost: injected with its watcher armed" until_ok 10 sql_is "$T/rlost/run.db" "select state||' '||deadman from faults" "injected armed"
+WPID=$(sql "$T/rlost/run.db" "select json_extract(plan, '$.deadman.pid') from faults")
+check "lost: the plan journals the watcher's pid ($WPID), start time and lease path" \
+	[ -n "$(sql "$T/rlost/run.db" "select 1 from faults where json_extract(plan, '$.deadman.pid') > 0 and json_extract(plan, '$.deadman.started_wall_ns') > 0 and json_extract(plan, '$.deadman.base') like 'dm.%'")" ]
+check "lost: that pid runs the watcher script" grep -qF "/run/gauntlet/dm." "/proc/$WPID/cmdline"
+kill -KILL "$WPID"
+check "lost: the next renewal journals the switch as lost" until_ok 5 sql_is "$T/rlost/run.db" "select state||' '||deadman from faults" "injected lost"
+lost_event() { [ -n "$(sql "$T/rlost/run.db" "select 1 from events where message like '%dead-man''s switch on host ''me'' is LOST%'")" ]; }
+check "lost: an event says so" until_ok 3 lost_event
+wait "$BG_PID"; rc=$?
+check "lost: the run still ends and reverts (exit $rc)" [ $rc -eq 0 ]
+check "lost: reverted by the controller, marker gone" bash -c "[ ! -e '$T/lost-mark' ]"
+check "lost: report.json: reverted_by controller, deadman lost" fault_is "$T/rlost" 0 "(f['reverted_by'], f['deadman']) == ('controller', 'lost')"
+check "lost: report.md says the switch was lost" grep -q "Dead-man's switch LOST" "$T/rlost/report.md"
+
+# --- 9. a resumed controller renews the watchers it finds --------------------------------
+# killed 1 s into an 8 s fault (grace 3 s), resumed at once: the watcher
+# must not fire for the 6 s after, and the resumed controller reverts.
+scenario "$T/adopt.json" 14s "{ \"id\": \"adopt-$TAG\", \"at\": \"1s\", \"for\": \"8s\", \"kind\": \"exec\", \"target\": \"me\",
+  \"params\": { \"inject\": [\"touch\", \"$T/adopt-mark\"], \"revert\": [\"rm\", \"-f\", \"$T/adopt-mark\"] } }"
+set_safety "$T/adopt.json" '{"deadman_renew": "1s", "deadman_grace": "3s"}'
+bg run "$T/adopt.json" --out "$T/radopt"
+check "adopt: injected with its watcher armed" until_ok 10 sql_is "$T/radopt/run.db" "select state||' '||deadman from faults" "injected armed"
+sleep 1
+kill -KILL "$BG_PID"; wait "$BG_PID" 2>/dev/null
+bg resume "$T/radopt"
+sleep 6
+check "adopt: 6 s after the kill (grace 3 s) the fault still holds: the resumed controller renews its watcher" [ -e "$T/adopt-mark" ]
+check "adopt: its watcher has not fired" sql_is "$T/radopt/run.db" "select state||' '||deadman from faults" "injected armed"
+wait "$BG_PID"; rc=$?
+check "adopt: the resumed run ends (exit $rc)" [ $rc -le 1 ]
+check "adopt: reverted by the controller, its watcher stopped" sql_is "$T/radopt/run.db" "select state||' '||reverted_by||' '||deadman from faults" "reverted controller stopped"
+check "adopt: marker gone" [ ! -e "$T/adopt-mark" ]
 
 finish

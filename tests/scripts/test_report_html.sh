@@ -26,8 +26,14 @@
 #     but the file itself, every chart rendered with a size; a full-page
 #     screenshot is kept as $GL_BINARY_DIR/artifacts/report.png. A page
 #     Chromium could not load is a failure.
-# Skips (77; a failure under GL_STRICT=1) only when no chromium is on PATH,
-# after every other check passed.
+#   - report.pdf, rendered by `gauntlet report` with GAUNTLET_PDF=auto:
+#     pdf_check.py finds it A4, each section on a page of its own, every
+#     chart's caption on a page that is drawn, and the sign-off (run id,
+#     verdict, scenario sha256) last; the same checker fails a PDF printed
+#     with the charts hidden; a world-writable GAUNTLET_CHROMIUM is not run
+#     and removes the stale report.pdf; GAUNTLET_PDF=off renders none.
+# Skips (77; a failure under GL_STRICT=1) only when no chromium is on PATH
+# or no poppler-utils, after every other check passed.
 source "$(dirname "$0")/lib.sh"
 
 ART=${GL_BINARY_DIR:-$T}/artifacts
@@ -386,4 +392,33 @@ for c in $CHARTS; do
 done
 check "browser: screenshot taken" [ "$(wc -c < "$ART/report.png" 2>/dev/null || echo 0)" -gt 20000 ]
 echo "screenshot: $ART/report.png (report: $ART/report.html, series: $ART/timeseries.csv)"
+
+# ---- report.pdf --------------------------------------------------------------------------------
+# Rendered by gauntlet itself (the suite runs with GAUNTLET_PDF=off), judged
+# by poppler-utils against report.html and report.json (pdf_check.py).
+command -v pdftoppm >/dev/null && command -v pdfinfo >/dev/null ||
+	skip "pdftoppm/pdfinfo not found (Debian package poppler-utils): report.pdf not checked"
+GAUNTLET_PDF=auto GAUNTLET_CHROMIUM=$CHROME "$GAUNTLET" report "$D" >"$T/pdf.log" 2>&1; rc=$?
+check "pdf: gauntlet report renders report.pdf (exit $rc, listed, 0600)" bash -c \
+	"[ $rc -eq 0 ] && grep -qx '$D/report.pdf' '$T/pdf.log' && [ \"\$(stat -c %a '$D/report.pdf')\" = 600 ]"
+grep 'report.pdf' "$T/pdf.log" | grep -v "^$D"
+check "pdf: A4, a page per section, every chart drawn, the sign-off last (pdf_check.py)" \
+	python3 "$GL_SOURCE_DIR/tests/scripts/pdf_check.py" "$D/report.pdf" "$D/report.html" "$D/report.json"
+python3 "$GL_SOURCE_DIR/tests/scripts/pdf_check.py" "$D/report.pdf" "$D/report.html" "$D/report.json" | grep -v '^FAIL' | sed 's/^/  /'
+check "pdf: no profile or temporary file left in the run directory" \
+	bash -c "[ -z \"\$(find '$D' -name '.pdf-*' -o -name 'report.pdf.tmp')\" ]"
+# the checker sees a blank chart: the same HTML with its charts hidden, printed
+sed 's#</style>#svg.chart{visibility:hidden}</style>#' "$D/report.html" > "$T/blank.html"
+"$CHROME" --headless --no-sandbox --disable-gpu --no-pdf-header-footer --user-data-dir="$T/blank-prof" \
+	--print-to-pdf="$T/blank.pdf" "file://$T/blank.html" >/dev/null 2>&1
+check "pdf: the checker fails a PDF whose charts are hidden (negative control)" bash -c \
+	"[ -s '$T/blank.pdf' ] && python3 '$GL_SOURCE_DIR/tests/scripts/pdf_check.py' '$T/blank.pdf' '$T/blank.html' '$D/report.json' | grep -q 'looks blank'"
+cp "$D/report.pdf" "$ART/" 2>/dev/null
+# a browser nobody should trust is not run, and no stale report.pdf stays
+cp /bin/true "$T/fake-chromium" && chmod 777 "$T/fake-chromium"
+GAUNTLET_PDF=auto GAUNTLET_CHROMIUM="$T/fake-chromium" "$GAUNTLET" report "$D" >"$T/pdf2.log" 2>&1
+check "pdf: a world-writable GAUNTLET_CHROMIUM is refused, named, and the old report.pdf removed" bash -c \
+	"grep -q 'report.pdf: not written: $T/fake-chromium: writable by group or others: not trusted; the earlier report.pdf was removed' '$T/pdf2.log' && [ ! -e '$D/report.pdf' ]"
+GAUNTLET_PDF=off "$GAUNTLET" report "$D" >"$T/pdf3.log" 2>&1
+check "pdf: GAUNTLET_PDF=off renders none and says so" grep -q 'report.pdf: not rendered (GAUNTLET_PDF=off)' "$T/pdf3.log"
 finish

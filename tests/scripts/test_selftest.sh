@@ -61,6 +61,25 @@ mkdir -p "$T/res"
 env -u GL_STRICT GL_RESULTS_DIR="$T/res" GL_TEST_NAME=t1 bash -c ". '$LIB'; check a true; check b false; part_skip p r; finish" >/dev/null 2>&1
 check "counts written to GL_RESULTS_DIR/GL_TEST_NAME: 1 1 1" [ "$(cat "$T/res/t1" 2>/dev/null)" = "1 1 1" ]
 
+# finish validates every report.json and manifest.json under the test's $T
+# (schema_all, docs/testing.md "Report schemas"): an invalid one is a
+# counted failure naming the file and the JSON path, also in the counts left
+# for scripts/test.sh; python3-jsonschema missing is a part skip
+check "schema: an invalid report.json under \$T fails the test (exit 1)" rc_is 1 'echo "{\"verdict\": \"pass\"}" > "$T/report.json"; check x true; finish'
+check "schema: the failure names the file and the JSON path" out_has "FAIL: schema: /tmp/gl-test\.[A-Za-z0-9]*/report.json: \$: 'schema_version' is a required property"
+check "schema: the closing line counts it failed" out_has "1 passed, 1 failed, 0 skipped"
+check "schema: an invalid manifest.json in a subdirectory fails too" rc_is 1 'mkdir "$T/d"; echo "[]" > "$T/d/manifest.json"; check x true; finish'
+check "schema: ...naming it" out_has "FAIL: schema: /tmp/gl-test\.[A-Za-z0-9]*/d/manifest.json: \$: \[\] is not of type 'object'"
+env -u GL_STRICT GL_RESULTS_DIR="$T/res" GL_TEST_NAME=t2 bash -c ". '$LIB'; echo '{}' > \"\$T/report.json\"; check a true; finish" >/dev/null 2>&1
+check "schema: its failure is in the counts written to GL_RESULTS_DIR: 1 1 0" [ "$(cat "$T/res/t2" 2>/dev/null)" = "1 1 0" ]
+check "schema: no report at all: nothing counted, the test passes" rc_is 0 'check x true; finish'
+check "schema: ...and says none was written" out_has "schema: 0 report.json, 0 manifest.json valid (none written)"
+mkdir -p "$T/nojs"
+echo 'raise ImportError("simulated: no jsonschema")' > "$T/nojs/jsonschema.py"
+check "schema: without python3-jsonschema a report is a part skip (exit 0)" rc_is 0 'echo "{}" > "$T/report.json"; check x true; finish' PYTHONPATH="$T/nojs"
+check "schema: ...counted skipped, naming the package" out_has "SKIP part schema: .*python3-jsonschema"
+check "schema: ...and under GL_STRICT=1 a failure" rc_is 1 'echo "{}" > "$T/report.json"; check x true; finish' PYTHONPATH="$T/nojs" GL_STRICT=1
+
 # check.h, the unit tests' kit, the same way (compiled here)
 if command -v cc >/dev/null; then
 	cat > "$T/c.c" <<'C'

@@ -6,11 +6,17 @@
 #     recomputed from the printed message size and comm_s;
 # (b) --inject-corruption STEP:RANK makes that step's errors > 0, only it;
 # (c) checkpoints every 2 steps to step 6, then a new mpirun with --restore
-#     goes on from step 6; each manifest has one hash per rank, equal to the
-#     chunked SHA-256 recomputed here with python's hashlib;
+#     goes on from step 6; each manifest names its hash ("xxh3", the default)
+#     and has one hash per rank, equal to the chunked XXH3-128 recomputed
+#     here (python, through ctypes on Debian's libxxhash.so.0);
 # (d) one flipped byte in the newest checkpoint's shard of rank 1: that rank
 #     reports ckpt_corrupt, the checkpoint is rejected (quarantined) and the
 #     previous one is restored;
+# (d2) --ckpt-hash sha256: the manifest says "sha256" and matches hashlib's
+#     chunked SHA-256; a flipped byte is caught the same way; the same
+#     checkpoint in the first manifest format (no "hash" key) restores as
+#     SHA-256; a manifest whose "hash" was changed to another name's is
+#     skipped, not trusted;
 # (e) --kill-in-save: a rank SIGKILLed mid-save, mpirun fails, the step dir
 #     has no manifest, and the next restore skips it as incomplete;
 # (f) retention: --ckpt-keep 2 (and 3) leaves exactly that many checkpoints;
@@ -19,7 +25,10 @@
 #     what=world; --expect-hosts 1 passes on one host, 2 exits 5 (what=hosts);
 # (h) --backend nccl without a GPU exits 3 with what=backend naming
 #     cudaGetDeviceCount (or saying it is not built); with a GPU it runs;
-# (i) bad arguments exit 2 naming the flag.
+# (i) bad arguments exit 2 naming the flag;
+# (j) the scenario key workloads.training.checkpoint.hash: gauntlet validate
+#     rejects an unknown name, and a 2 s controller run with "sha256" passes
+#     it to gauntlet-train (its manifests say sha256).
 source "$(dirname "$0")/lib.sh"
 
 BIN_DIR=${GL_BINARY_DIR:-$(dirname "$GAUNTLET")}
@@ -140,30 +149,47 @@ check "corruption: every other step has errors=0, all checked" \
 CK=$T/ck
 CKA=(--message 1MiB --heartbeat 10s --ckpt-dir "$CK" --ckpt-size 8MiB)
 sd() { printf '%s/step-%012d' "$1" "$2"; }
-# manifest_ok DIR WORLD: one entry per rank, each sha256_chunks recomputed
-# here independently (hashlib): SHA-256 of the SHA-256s of the shard's
-# chunk_bytes pieces
+# manifest_ok DIR WORLD HASH: the manifest names HASH (xxh3, sha256, or
+# "none": the first format, no "hash" key, SHA-256), one entry per rank,
+# each digest recomputed here independently: the hash of the hashes of the
+# shard's chunk_bytes pieces (SHA-256 with hashlib; XXH3-128 by ctypes on
+# libxxhash.so.0, digests in canonical big-endian form)
 manifest_ok() {
 	local d=$1
 	[ -f "$d/MANIFEST.json" ] || { echo "    no $d/MANIFEST.json" >&2; return 1; }
-	python3 - "$d/MANIFEST.json" "$2" <<'PY'
-import glob, hashlib, json, os, sys
+	python3 - "$d/MANIFEST.json" "$2" "$3" <<'PY'
+import ctypes, glob, hashlib, json, os, sys
 m = json.load(open(sys.argv[1]))
 d = os.path.dirname(sys.argv[1])
 world = int(sys.argv[2])
+want = sys.argv[3]
 cb = m.get("chunk_bytes", 0)
+class H128(ctypes.Structure):
+    _fields_ = [("low64", ctypes.c_uint64), ("high64", ctypes.c_uint64)]
+def xxh3(b):
+    lib = ctypes.CDLL("libxxhash.so.0")
+    lib.XXH3_128bits.restype = H128
+    lib.XXH3_128bits.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
+    h = lib.XXH3_128bits(b, len(b))
+    return h.high64.to_bytes(8, "big") + h.low64.to_bytes(8, "big")
+def sha(b):
+    return hashlib.sha256(b).digest()
+H = xxh3 if want == "xxh3" else sha
+key = "xxh3_chunks" if want == "xxh3" else "sha256_chunks"
 def chunked(path):
-    outer = hashlib.sha256()
+    ds = b""
     with open(path, "rb") as f:
         while True:
             b = f.read(cb)
             if not b:
                 break
-            outer.update(hashlib.sha256(b).digest())
-    return outer.hexdigest()
+            ds += H(b)
+    return H(ds).hex()
 files = sorted(os.path.basename(p) for p in glob.glob(os.path.join(d, "shard-*.bin")))
 sh = m["shards"]
 bad = []
+if m.get("hash", "none") != want:
+    bad.append("hash %s, want %s" % (m.get("hash", "none"), want))
 if cb <= 0:
     bad.append("no chunk_bytes")
 if m.get("world") != world or len(sh) != world:
@@ -175,8 +201,8 @@ if len(files) != world:
 for s in sh:
     p = os.path.join(d, s["file"])
     got = chunked(p) if cb > 0 and os.path.exists(p) else None
-    if got != s["sha256_chunks"] or s["file"] != "shard-%05d.bin" % s["rank"] or os.path.getsize(p) != s["bytes"]:
-        bad.append("rank %s: %s manifest %s, recomputed %s" % (s["rank"], s["file"], s["sha256_chunks"], got))
+    if got != s.get(key) or s["file"] != "shard-%05d.bin" % s["rank"] or os.path.getsize(p) != s["bytes"]:
+        bad.append("rank %s: %s manifest %s, recomputed %s" % (s["rank"], s["file"], s.get(key), got))
 if bad:
     print("    " + sys.argv[1] + ": " + "; ".join(bad), file=sys.stderr)
 sys.exit(1 if bad else 0)
@@ -187,20 +213,23 @@ mpi 2 "$L" "${CKA[@]}" --steps 6 --ckpt-every-steps 2
 check "ckpt: run to step 6 exits 0 (exit $RC, ${ELAPSED}s)" [ "$RC" -eq 0 ]
 check "ckpt: saved at steps 2, 4, 6, each 8388608 bytes in 4194304-byte shards" \
 	glt "$L" "[(c['step'], c['bytes'], c['shard_bytes']) for c in lines('ckpt')] == [(str(s), '8388608', '4194304') for s in (2, 4, 6)]"
-check "ckpt: step 6 manifest: one sha256 per rank, equal to the recomputed hash of each shard" manifest_ok "$(sd "$CK" 6)" 2
-check "ckpt: step 4 manifest: the same" manifest_ok "$(sd "$CK" 4)" 2
+check "ckpt: every ckpt line says hash=xxh3 (the default)" glt "$L" "[c.get('hash') for c in lines('ckpt')] == ['xxh3'] * 3"
+check "ckpt: step 6 manifest: hash xxh3, one XXH3-128 list per rank, equal to the recomputed hash of each shard" \
+	manifest_ok "$(sd "$CK" 6)" 2 xxh3
+check "ckpt: step 4 manifest: the same" manifest_ok "$(sd "$CK" 4)" 2 xxh3
 L=$T/c2.log
 mpi 2 "$L" "${CKA[@]}" --steps 8 --ckpt-every-steps 2 --restore
 check "restore: new mpirun exits 0 (exit $RC, ${ELAPSED}s)" [ "$RC" -eq 0 ]
-check "restore: restore step=6 tried=1" glt "$L" "(first('restore').get('step'), first('restore').get('tried')) == ('6', '1')"
+check "restore: restore step=6 tried=1 hash=xxh3" \
+	glt "$L" "(first('restore').get('step'), first('restore').get('tried'), first('restore').get('hash')) == ('6', '1', 'xxh3')"
 check "restore: ready step=6 restored=1" glt "$L" "(first('ready').get('step'), first('ready').get('restored')) == ('6', '1')"
 check "restore: first step line is n=7, then 8, and no other" glt "$L" "steps() == [7, 8]"
 check "restore: restored steps are checked and correct" glt "$L" "all(s['errors'] == '0' and s['checked'] == '1' for s in lines('step'))"
-check "restore: step 8 saved, its manifest matches the recomputed hashes" manifest_ok "$(sd "$CK" 8)" 2
+check "restore: step 8 saved, its manifest matches the recomputed hashes" manifest_ok "$(sd "$CK" 8)" 2 xxh3
 
 # --- d. a corrupted shard ------------------------------------------------------------
-SH=$(sd "$CK" 8)/shard-00001.bin
-python3 - "$SH" <<'PY'
+flip() { # FILE: one bit of one byte in the middle of the shard
+	python3 - "$1" <<'PY'
 import sys
 with open(sys.argv[1], "r+b") as f:
     f.seek(1234567)
@@ -208,7 +237,9 @@ with open(sys.argv[1], "r+b") as f:
     f.seek(1234567)
     f.write(bytes([b[0] ^ 0x01]))
 PY
-if manifest_ok "$(sd "$CK" 8)" 2 2>/dev/null; then
+}
+flip "$(sd "$CK" 8)/shard-00001.bin"
+if manifest_ok "$(sd "$CK" 8)" 2 xxh3 2>/dev/null; then
 	bad "corrupt: the flipped shard still matches its manifest (the flip did not happen)"
 else
 	ok "corrupt: the flipped shard no longer matches its manifest"
@@ -217,12 +248,47 @@ L=$T/d.log
 mpi 2 "$L" "${CKA[@]}" --steps 7 --restore
 check "corrupt: restore run exits 0 (exit $RC, ${ELAPSED}s)" [ "$RC" -eq 0 ]
 check "corrupt: ckpt_corrupt step=8 names rank 1, and only rank 1" \
-	glt "$L" "[(c['step'], c['rank']) for c in lines('ckpt_corrupt')] == [('8', '1')] and 'sha256' in first('ckpt_corrupt').get('msg', '')"
+	glt "$L" "[(c['step'], c['rank']) for c in lines('ckpt_corrupt')] == [('8', '1')] and ': xxh3 ' in first('ckpt_corrupt').get('msg', '')"
 check "corrupt: ckpt_rejected step=8 ranks=1" glt "$L" "[(c['step'], c['ranks']) for c in lines('ckpt_rejected')] == [('8', '1')]"
 check "corrupt: restore falls back to step 6 (tried=2)" glt "$L" "(first('restore').get('step'), first('restore').get('tried')) == ('6', '2')"
 check "corrupt: ready step=6, first step n=7" glt "$L" "first('ready').get('step') == '6' and steps() == [7]"
 check "corrupt: the rejected manifest is quarantined as MANIFEST.json.corrupt" \
 	bash -c "[ -f '$(sd "$CK" 8)/MANIFEST.json.corrupt' ] && [ ! -e '$(sd "$CK" 8)/MANIFEST.json' ]"
+
+# --- d2. SHA-256 by option, and the first manifest format -----------------------------
+CS=$T/cs
+CSA=(--message 1MiB --heartbeat 10s --ckpt-dir "$CS" --ckpt-size 8MiB --ckpt-hash sha256)
+L=$T/d2a.log
+mpi 2 "$L" "${CSA[@]}" --steps 4 --ckpt-every-steps 2
+check "sha256: run to step 4 exits 0, ckpt lines say hash=sha256 (exit $RC)" \
+	glt "$L" "$RC == 0 and [(c['step'], c.get('hash')) for c in lines('ckpt')] == [('2', 'sha256'), ('4', 'sha256')]"
+check "sha256: step 4 manifest: hash sha256, equal to hashlib's chunked SHA-256 of each shard" \
+	manifest_ok "$(sd "$CS" 4)" 2 sha256
+flip "$(sd "$CS" 4)/shard-00000.bin"
+L=$T/d2b.log
+mpi 2 "$L" "${CSA[@]}" --steps 3 --restore
+check "sha256: a flipped byte: ckpt_corrupt step=4 rank 0 says sha256, rejected, step 2 restored (exit $RC)" \
+	glt "$L" "$RC == 0 and [(c['step'], c['rank']) for c in lines('ckpt_corrupt')] == [('4', '0')] and ': sha256 ' in first('ckpt_corrupt').get('msg', '') and [c['ranks'] for c in lines('ckpt_rejected')] == ['0'] and (first('restore').get('step'), first('restore').get('hash')) == ('2', 'sha256')"
+# step 2 in the first format: the same manifest without "hash" (what the
+# SHA-256-only writer wrote), restored with an xxh3 default in force
+python3 - "$(sd "$CS" 2)/MANIFEST.json" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))
+del m["hash"]
+json.dump(m, open(sys.argv[1], "w"), indent=1)
+PY
+check "first format: step 2 manifest has no \"hash\" and still matches SHA-256" manifest_ok "$(sd "$CS" 2)" 2 none
+L=$T/d2c.log
+mpi 2 "$L" --message 1MiB --heartbeat 10s --ckpt-dir "$CS" --ckpt-size 8MiB --steps 3 --restore
+check "first format: restores step 2 as sha256 (tried=1), goes on to step 3 (exit $RC)" \
+	glt "$L" "$RC == 0 and (first('restore').get('step'), first('restore').get('hash'), first('restore').get('tried')) == ('2', 'sha256', '1') and steps() == [3] and lines('ckpt_corrupt') == []"
+# a manifest claiming the other hash has no digest of that kind: skipped
+sed -i 's/"hash":[[:space:]]*"xxh3"/"hash": "sha256"/' "$(sd "$CK" 6)/MANIFEST.json"
+L=$T/d2d.log
+mpi 2 "$L" "${CKA[@]}" --steps 7 --restore
+check "renamed hash: step 6 (xxh3 digests, \"hash\" edited to sha256) skipped naming sha256_chunks (step 8, quarantined, skipped as incomplete), none restored (exit $RC)" \
+	bash -c "[ $RC -eq 0 ] && grep -q '^GLT1 ckpt_skip step=6 reason=shard 0: no sha256_chunks of 64 lowercase hex digits' '$L'" &&
+	glt "$L" "[c['step'] for c in lines('ckpt_skip')] == ['8', '6'] and first('restore').get('step') == '0'"
 
 # --- e. a rank killed mid-save ------------------------------------------------------
 CE=$T/ce
@@ -332,5 +398,36 @@ badarg() { # DESCRIPTION FLAG-IN-MESSAGE ARGS...
 badarg "--message 3" "--message: must be a positive multiple of 4" --message 3
 badarg "--steps x" "--steps: expected a whole number" --steps x
 badarg "--kill-in-save 5" "--kill-in-save: expected STEP:RANK" --kill-in-save 5
+badarg "--ckpt-hash md5" "--ckpt-hash: expected xxh3 or sha256" --ckpt-hash md5
+
+# --- j. the scenario key checkpoint.hash, through the controller ---------------------
+if [ -x "$GAUNTLET" ]; then
+	cat > "$T/j.json" <<JSON
+{
+  "name": "ckpt-hash",
+  "duration": "8s",
+  "window": "1s",
+  "hosts": { "me": { "local": true } },
+  "workloads": {
+    "training": { "launcher": "mpirun", "hosts": ["me:2"], "backend": "mpi", "binary": "$TRAIN",
+                  "message": "1MiB", "compute": "25ms", "heartbeat": "200ms",
+                  "launcher_args": ["--oversubscribe"],
+                  "checkpoint": { "dir": "$T/cj", "every_steps": 10, "size": "8MiB", "hash": "sha256" } }
+  },
+  "phases": [ { "name": "warmup", "for": "4s" }, { "name": "steady", "for": "4s" } ],
+  "targets": { "steady": { "training.steps": ">= 1", "training.step_time_s.p95": "<= 10" } }
+}
+JSON
+	sed 's/"hash": "sha256"/"hash": "md5"/' "$T/j.json" > "$T/j-bad.json"
+	timeout -k 5 30 "$GAUNTLET" validate "$T/j-bad.json" >"$T/j-bad.log" 2>&1; rc=$?
+	check "scenario: checkpoint.hash md5 is refused (exit $rc), naming the key and the choices" \
+		bash -c "[ $rc -eq 2 ] && grep -q 'checkpoint.hash: .md5. is not one of: xxh3, sha256' '$T/j-bad.log'"
+	timeout -k 5 60 "$GAUNTLET" run "$T/j.json" --out "$T/j-out" >"$T/j.log" 2>&1; rc=$?
+	check "scenario: the run with checkpoint.hash sha256 passes (exit $rc)" [ "$rc" -eq 0 ]
+	check "scenario: it wrote manifests, each saying hash sha256" \
+		bash -c "ls '$T'/cj/*/step-*/MANIFEST.json >/dev/null 2>&1 && ! grep -L '\"hash\":[[:space:]]*\"sha256\"' '$T'/cj/*/step-*/MANIFEST.json | grep -q ."
+else
+	part_skip "scenario checkpoint.hash" "no gauntlet binary at $GAUNTLET"
+fi
 
 finish

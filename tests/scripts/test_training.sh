@@ -3,7 +3,9 @@
 # with real mpirun on loopback (MPI backend):
 #   A. a rank SIGKILLed by a process_kill fault: the job is relaunched with
 #      restore; report.json and report.md show restore_s and lost_steps,
-#      and lost_steps agrees with the train_steps rows in the store;
+#      and lost_steps agrees with the train_steps rows in the store; ETTR
+#      is below 1 and equals the store's kept step time (each step's last
+#      run) over the windows' real time;
 #   B. a rank SIGSTOPped: the watchdog ends the job and names that rank
 #      (its pid is the one the fault signalled), then a relaunch restores;
 #   C. a "launcher" that starts separate single-rank jobs fails the
@@ -84,6 +86,28 @@ check "A: restored from a checkpoint boundary (every 25 steps)" [ $(((min2 - 1) 
 check "A: the restore event names the step" grep -q "restored from step $((min2 - 1))" "$T/kill.log"
 check "A: training kept stepping after the restore (launch 2 has steps)" \
 	[ "$(sql "$T/kill/run.db" "select count(*) from train_steps where launch=2")" -gt 20 ]
+# ETTR from the store alone: the step time of each step's last run (the
+# runs a restore redid are lost), over the real seconds of the windows
+python3 - "$T/kill/run.db" "$R" > "$T/ettr.txt" <<'PY'
+import json, sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+rows = c.execute("select step, launch, step_time_s from train_steps order by seq").fetchall()
+last = {}
+for step, launch, t in rows:
+    last[step] = t                 # a redone step: its later run counts
+all_s = sum(t for _, _, t in rows)
+kept = sum(last.values())
+wall = sum((e - s) / 1e9 for s, e in c.execute("select start_ns, end_ns from windows"))
+r = json.load(open(sys.argv[2]))["metrics"]["training"]
+print(kept / wall, r["ettr"], all_s - kept, r["productive_s"], kept)
+PY
+read -r E_STORE E_REP LOST_S PROD_REP PROD_STORE < "$T/ettr.txt"
+check "A: ETTR below 1 ($E_REP), equal to the store's kept step time over window time ($E_STORE)" \
+	python3 -c "import sys; a, b = float(sys.argv[1]), float(sys.argv[2]); sys.exit(not (0 < a < 1 and abs(a - b) <= 0.002 * b))" "$E_REP" "$E_STORE"
+check "A: the lost steps' first runs ($LOST_S s) are out of the productive time ($PROD_REP s; the store's kept steps $PROD_STORE s)" \
+	python3 -c "import sys; l, p, k = map(float, sys.argv[1:4]); sys.exit(not (l > 0 and abs(p - k) <= 0.001 * k + 0.001))" "$LOST_S" "$PROD_REP" "$PROD_STORE"
+check "A: ETTR in report.md and report.html, and a training.ettr column in timeseries.csv" \
+	sh -c "grep -q '| ETTR (productive / wall time) | 0\\.' '$T/kill/report.md' && grep -q 'ETTR' '$T/kill/report.html' && head -1 '$T/kill/timeseries.csv' | grep -q 'training.ettr'"
 check "A: report.md shows restore_s and lost steps" \
 	grep -q "| lost steps | $lost |" "$T/kill/report.md"
 grep -q "restore_s max (relaunch to first step) | [0-9]" "$T/kill/report.md" && ok "A: report.md restore_s row" ||

@@ -371,5 +371,40 @@ expect_fit "fit: every steady window under the fault at 60x: refused naming the 
 	"phases[0]: phase 'main' (7m30s, judged steady) lasts 7.5 s of real time at time scale 60: the 4 window(s) of 2 s that take it all lie between a fault's inject and its revert" \
 	-- "$TMP/fit4.json" --time-scale 60
 
+# The dead-man's switch (docs/faults.md): a fault that acts through an API
+# has none. validate says so plainly (exit 0); safety.require_deadman
+# refuses it (exit 2, naming it); a host fault passes either way; a grace
+# outside 2s..168h is refused naming its path.
+dm_scn() { # FILE SAFETY-JSON
+	cat > "$1" <<JSON
+{ "name": "dm", "duration": "1m", "window": "1s",
+  "hosts": { "me": { "local": true } },
+  "workloads": { "null": { "rate": 10 } },
+  "safety": $2,
+  "faults": [ { "id": "cordon", "at": "5s", "for": "10s", "kind": "drain_worker", "method": "kubernetes", "target": "me",
+                "params": { "api": "https://127.0.0.1:6443", "node": "worker-1", "token_env": "GL_TEST_K8S_TOKEN" } },
+              { "id": "mark", "at": "30s", "for": "10s", "kind": "exec", "target": "me", "deadman_grace": "1s",
+                "params": { "inject": ["true"], "revert": ["true"] } } ],
+  "targets": { "steady": { "null.ticks": ">= 1" }, "degraded": { "null.ticks": ">= 1" },
+               "recovery": { "recovery_s": "<= 10", "restore_s": "<= 10" } } }
+JSON
+}
+dm_scn "$TMP/dm1.json" '{ "deadman_grace": "3s" }'
+"$GAUNTLET" validate "$TMP/dm1.json" >"$TMP/dm1.out" 2>&1; rc=$?
+check "deadman: a grace under 2 s is refused (exit $rc)" [ $rc -eq 2 ]
+check "deadman: naming faults[1].deadman_grace" grep -q "faults\[1\].deadman_grace: expected a duration from 2s to 168h" "$TMP/dm1.out"
+sed -i 's/"deadman_grace": "1s",//' "$TMP/dm1.json"
+"$GAUNTLET" validate "$TMP/dm1.json" >"$TMP/dm1.out" 2>&1; rc=$?
+check "deadman: an API fault without a switch is valid (exit $rc)" [ $rc -eq 0 ]
+check "deadman: validate says plainly it has no dead-man's switch" \
+	grep -q "faults\[0\]: fault 'cordon' (drain_worker/kubernetes) has no dead-man's switch (drain_worker/kubernetes acts through the Kubernetes API" "$TMP/dm1.out"
+check "deadman: and says nothing of the exec fault, which has one" not grep -q "fault 'mark'.*dead-man" "$TMP/dm1.out"
+dm_scn "$TMP/dm2.json" '{ "require_deadman": true }'
+sed -i 's/"deadman_grace": "1s",//' "$TMP/dm2.json"
+"$GAUNTLET" validate "$TMP/dm2.json" >"$TMP/dm2.out" 2>&1; rc=$?
+check "deadman: safety.require_deadman refuses it (exit $rc)" [ $rc -eq 2 ]
+check "deadman: naming the fault" grep -q "faults\[0\]: fault 'cordon' (drain_worker/kubernetes) has no dead-man's switch (.*), and safety.require_deadman is true" "$TMP/dm2.out"
+check "deadman: one error only (the exec fault has its switch)" grep -q "1 error(s)" "$TMP/dm2.out"
+
 echo "validate: $PASS cases passed"
 finish

@@ -1,0 +1,5 @@
+# The published contract of report.json and manifest.json (docs/report.schema.json,
+# docs/manifest.schema.json): the schemas valid, a short real run's files
+# valid, and a key or type the schema does not say refused, naming the
+# path. Every script test also validates what it wrote (lib.sh's finish).
+gl_script_test(test_schema ${GL_TESTS_DIR}/scripts/test_schema.sh TIMEOUT 120)
