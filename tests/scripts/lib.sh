@@ -17,6 +17,15 @@ set -u
 GAUNTLET=${GAUNTLET:-/tmp/b/gauntlet}
 GL_SOURCE_DIR=${GL_SOURCE_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 T=$(mktemp -d /tmp/gl-test.XXXXXX)
+# python3 is Debian's /usr/bin/python3 (the one scripts/setup.sh installs
+# python3-jsonschema and the rest for) even when a version manager's shim
+# comes first on PATH: pyenv's is a chain of bash scripts that costs 0.4 s
+# a call on an idle machine here and over 3 s on a loaded one, which broke
+# the timing of whole tests. Stand-ins run by `#!/usr/bin/env python3` get
+# it too.
+if [ -x /usr/bin/python3 ] && [ "$(command -v python3)" != /usr/bin/python3 ]; then
+	mkdir "$T/.python" && ln -s /usr/bin/python3 "$T/.python/python3" && PATH="$T/.python:$PATH"
+fi
 PASS=0
 FAIL=0
 SKIPS=0
