@@ -6,7 +6,7 @@
 # a null fault, a steady target that fails: the target answers its first
 # token after 20 ms and the scenario asks for a p99 TTFT of 5 ms) is
 # scraped at three points: right after the endpoint comes up (before the
-# first window), mid-run while the fault is injected, and after the end
+# first window; a run of the same scenario with 12 s windows), mid-run while the fault is injected, and after the end
 # during --metrics-linger. `promtool check metrics` must find no problem in
 # any of them (exit 0, nothing printed); mid-run the endpoint must also
 # answer `Accept: application/openmetrics-text` with OpenMetrics 1.0.0 that
@@ -87,20 +87,38 @@ lint() { # lint LABEL FILE
 }
 ACCEPT_OM='application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1'
 scrape() { curl -s -m 2 -D "$1.head" -o "$1" "$URL"; }
+endpoint_url() { # LOG: sets URL once the run has said where its endpoint is
+	until_ok 10 grep -q 'metrics at http://' "$1"
+	URL=$(grep -o 'metrics at http://[0-9.:]*/metrics' "$1" | head -1)
+	URL=${URL#metrics at }
+}
+
+# 1. before the first window: the same scenario with 12 s windows (and 48 s
+# long, so that validate finds room for the fault's recovery), so that the
+# first answer of the endpoint comes well before the first window closes
+# however slow this machine is; stopped by SIGTERM once scraped
+python3 - "$T/prom.json" "$T/before.json" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+s["window"], s["duration"], s["phases"][1]["for"] = "12s", "48s", "44s"
+json.dump(s, open(sys.argv[2], "w"))
+PY
+"$GAUNTLET" run "$T/before.json" --out "$T/run-before" --metrics-listen 0 >"$T/run-before.log" 2>&1 &
+RUN_PID=$!
+PIDS+=("$RUN_PID")
+endpoint_url "$T/run-before.log"
+until_ok 5 scrape "$T/before.txt"
+kill -TERM "$RUN_PID"; wait "$RUN_PID"
+check "before: the scrape is from before the first window (gauntlet_last_window_index -1)" \
+	grep -qx 'gauntlet_last_window_index -1' "$T/before.txt"
+check "before: served as the text format 0.0.4" grep -qi '^Content-Type: text/plain; version=0.0.4; charset=utf-8' "$T/before.txt.head"
+lint "before the first window" "$T/before.txt"
 
 "$GAUNTLET" run "$T/prom.json" --out "$T/run" --time-scale 2 --metrics-listen 0 --metrics-linger 4s \
 	>"$T/run.log" 2>&1 &
 RUN_PID=$!
 PIDS+=("$RUN_PID")
-until_ok 10 grep -q 'metrics at http://' "$T/run.log"
-URL=$(grep -o 'metrics at http://[0-9.:]*/metrics' "$T/run.log" | head -1)
-URL=${URL#metrics at }
-# 1. before the first window: the first answer of the endpoint
-until_ok 5 scrape "$T/before.txt"
-check "before: the scrape is from before the first window (gauntlet_last_window_index -1)" \
-	grep -qx 'gauntlet_last_window_index -1' "$T/before.txt"
-check "before: served as the text format 0.0.4" grep -qi '^Content-Type: text/plain; version=0.0.4; charset=utf-8' "$T/before.txt.head"
-lint "before the first window" "$T/before.txt"
+endpoint_url "$T/run.log"
 # 2. mid-run: the fault injected, the steady TTFT target failing
 mid() {
 	scrape "$T/mid.txt" && grep -qx 'gauntlet_fault_active{id="null-p"} 1' "$T/mid.txt" &&
