@@ -39,6 +39,7 @@ struct fault_rt {
 	int busy;                 /* a step is with the executor */
 	char revert_pending[200]; /* revert asked for while busy: why */
 	int replan;               /* resume: once reverted, planned again (one journal commit) */
+	int dm_fired_inject;      /* its watcher fired while the inject still ran */
 	char notified[16];        /* the last state the webhooks were told of */
 };
 
@@ -147,6 +148,10 @@ void ctl_dm_describe(const struct fault_rt *f, const cJSON *plan, struct gl_buf 
 int ctl_dm_start(struct gl_ctx *c);
 void ctl_dm_stop(struct gl_ctx *c);
 void ctl_dm_watch(struct gl_ctx *c, struct fault_rt *f);
+/* Executor, right after ctl_dm_arm: the lease renewed while the inject
+ * runs (it may take longer than the grace), the planned end not yet in
+ * force; ctl_dm_watch, once injected, sets the end. */
+void ctl_dm_watch_arming(struct gl_ctx *c, struct fault_rt *f, int pid);
 void ctl_dm_unwatch(struct gl_ctx *c, struct fault_rt *f);
 
 /* gates.c: run every gate of the before (after 0) or after set on each

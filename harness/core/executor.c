@@ -148,9 +148,11 @@ static void run_job(struct gl_ctx *c, struct fx_job *j)
 		ctl_dm_cleanup(c, f, f->plan);
 		j->cleanup_ok = 1;
 	} else if (j->op == FX_INJECT) {
+		ctl_dm_watch_arming(c, f, j->dm_pid);
 		j->rc = ops->inject(c, f->plan, &err);
 		if (j->rc != 0) {
 			snprintf(j->err, sizeof(j->err), "%s", err.msg);
+			ctl_dm_unwatch(c, f);
 			/* A failed inject may have half happened: revert to be sure
 			 * (its watcher stopped first: one revert, by this thread) */
 			struct ctl_dm_rec rec;
@@ -173,10 +175,16 @@ static void run_job(struct gl_ctx *c, struct fx_job *j)
 		j->rc = -1;
 		if (claim == CTL_DM_FIRED) {
 			/* its watcher reverted it: check, never revert twice
-			 * (unless what it did does not hold) */
+			 * (unless what it did does not hold, or it ran before the
+			 * inject was done, when the fault may have come in after) */
+			const cJSON *early = cJSON_GetObjectItemCaseSensitive(
+				cJSON_GetObjectItemCaseSensitive(f->plan, "deadman"), "fired_during_inject");
 			gl_err_clear(&err);
 			j->watcher_fired = 1;
-			j->rc = ops->verify_revert ? ops->verify_revert(c, f->plan, &err) : 0;
+			if (cJSON_IsTrue(early))
+				j->rc = gl_errf(&err, GL_EINVAL, "it fired while the inject still ran");
+			else
+				j->rc = ops->verify_revert ? ops->verify_revert(c, f->plan, &err) : 0;
 			gl_fault_measure(c, "watcher_took_s", (double)(j->rec.reverted_at - j->rec.started));
 			gl_fault_measure(c, "watcher_reverted_at", (double)j->rec.reverted_at);
 			if (j->rc == 0)
@@ -224,6 +232,18 @@ static void apply_job(struct gl_ctx *c, struct fx_job *j)
 		snprintf(f->row.state, sizeof(f->row.state), "injected");
 		if (j->dm_pid > 0) {
 			cJSON *d = cJSON_GetObjectItemCaseSensitive(f->plan, "deadman");
+			if (f->dm_fired_inject) {
+				/* journaled, so that no revert (resume's included)
+				 * takes its record for the fault's revert */
+				cJSON_DeleteItemFromObjectCaseSensitive(d, "fired_during_inject");
+				cJSON_AddTrueToObject(d, "fired_during_inject");
+				gl_ctx_event(c, GL_LOG_ERROR, "fault",
+					     "'%s': its watcher fired while the inject still ran (its lease renewals did "
+					     "not arrive): the controller reverts it now",
+					     f->row.id);
+				snprintf(f->revert_pending, sizeof(f->revert_pending), "its watcher fired during the inject");
+				f->dm_fired_inject = 0;
+			}
 			cJSON_DeleteItemFromObjectCaseSensitive(d, "pid");
 			cJSON_DeleteItemFromObjectCaseSensitive(d, "started_wall_ns");
 			cJSON_AddNumberToObject(d, "pid", j->dm_pid);
@@ -456,16 +476,20 @@ static void refuse(struct gl_ctx *c, struct fault_rt *f, const char *why)
 
 void ctl_fault_revert(struct gl_ctx *c, struct fault_rt *f, const char *why)
 {
+	char reason[sizeof(f->revert_pending)];
+
+	/* why may be f->revert_pending itself, cleared below */
+	snprintf(reason, sizeof(reason), "%s", why);
 	if (f->busy) {
 		/* inject still running: revert as soon as it is done */
-		snprintf(f->revert_pending, sizeof(f->revert_pending), "%s", why);
+		snprintf(f->revert_pending, sizeof(f->revert_pending), "%s", reason);
 		return;
 	}
 	f->revert_pending[0] = '\0';
 	if (!ctl_is_live(f->row.state))
 		return;
 	ctl_dm_unwatch(c, f);
-	ctl_start_step(c, f, "reverting", FX_REVERT, why);
+	ctl_start_step(c, f, "reverting", FX_REVERT, reason);
 }
 
 int ctl_active_faults(struct gl_ctx *c)

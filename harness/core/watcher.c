@@ -542,6 +542,8 @@ struct dm_entry {
 	char base[200];
 	int pid;
 	int64_t end_ns;           /* run elapsed: the planned end plus the grace */
+	int64_t grace_s;
+	int injecting;            /* armed, its inject still running: no end yet */
 	int result, reported;     /* R_*: last seen, last acted on */
 	char detail[600];
 };
@@ -591,8 +593,13 @@ static void *dm_main(void *arg)
 			e = w->e[i];
 			pthread_mutex_unlock(&w->mu);
 			gl_buf_init(&b, 16384);
+			/* while the inject runs the end stays a grace away: the
+			 * controller reverts once the inject is done, and a
+			 * watcher that fired before then would revert before the
+			 * fault was in and leave it in unguarded */
 			renew_script(&b, e.base, e.pid, seq,
-				     (e.end_ns - gl_ctx_elapsed_ns(w->c) + 999999999) / 1000000000);
+				     e.injecting ? e.grace_s
+						 : (e.end_ns - gl_ctx_elapsed_ns(w->c) + 999999999) / 1000000000);
 			/* a renewal never takes longer than the interval it keeps */
 			rc = run_sh(&e.h, b.data, w->renew_ns / 1000000 > 2000 ? w->renew_ns / 1000000 : 2000, out,
 				    sizeof(out), &status, &err);
@@ -658,6 +665,10 @@ static void on_dm(evutil_socket_t fd, short what, void *arg)
 			break;
 		case R_FIRED: {
 			struct ctl_dm_rec rec;
+			if (f->busy && !strcmp(f->row.state, "injecting")) {
+				f->dm_fired_inject = 1;   /* apply_job journals it and reverts */
+				break;
+			}
 			parse_rec(strchr(e.detail, '\n') ? strchr(e.detail, '\n') + 1 : "", &rec);
 			gl_ctx_event(c, GL_LOG_ERROR, "fault",
 				     "'%s' was reverted by its watcher on host '%s' (%s) while this controller ran: its "
@@ -737,20 +748,23 @@ void ctl_dm_stop(struct gl_ctx *c)
 	c->dm = NULL;
 }
 
-void ctl_dm_watch(struct gl_ctx *c, struct fault_rt *f)
+/* Put f's watcher (pid) into the renewed set: 0, -1 when it has none, -2
+ * when the set is full. Loop thread, or the executor while f is busy. */
+static int dm_watch(struct gl_ctx *c, struct fault_rt *f, int pid, int injecting)
 {
 	struct gl_dm *w = c->dm;
 	const cJSON *d = dm_obj(f->plan);
-	const cJSON *pid = cJSON_GetObjectItemCaseSensitive(d, "pid");
 	struct gl_host h;
 	struct gl_err err = { 0 };
-	int slot = -1, rc;
+	int slot = -1;
+	int64_t end = gl_timeline_real_ns(f->spec->at_ns + f->spec->dur_ns, c->scale);
 
-	if (!w || !d || !cJSON_IsNumber(pid))
-		return;
-	rc = watcher_host(c, f, f->plan, &h, &err);
-	if (rc)
-		return;
+	if (!w || !d || pid <= 0 || watcher_host(c, f, f->plan, &h, &err) != 0)
+		return -1;
+	/* injected after its planned end (a slow inject, a busy executor, a
+	 * resume): the controller reverts at once, so the end counts from then */
+	if (!injecting && f->row.injected_elapsed_ns > end)
+		end = f->row.injected_elapsed_ns;
 	ctl_dm_unwatch(c, f);
 	pthread_mutex_lock(&w->mu);
 	for (int i = 0; i < DM_MAX && slot < 0; i++)
@@ -762,13 +776,28 @@ void ctl_dm_watch(struct gl_ctx *c, struct fault_rt *f)
 		e->used = 1;
 		e->idx = (int)(f - c->faults);
 		e->h = h;
-		e->pid = (int)pid->valuedouble;
-		e->end_ns = gl_timeline_real_ns(f->spec->at_ns + f->spec->dur_ns, c->scale) +
-			    dm_num(d, "grace_s") * 1000000000LL;
+		e->pid = pid;
+		e->grace_s = dm_num(d, "grace_s");
+		e->end_ns = end + e->grace_s * 1000000000LL;
+		e->injecting = injecting;
 		snprintf(e->base, sizeof(e->base), "%s", cJSON_GetObjectItemCaseSensitive(d, "base")->valuestring);
 	}
 	pthread_mutex_unlock(&w->mu);
-	if (slot < 0)
+	return slot >= 0 ? 0 : -2;
+}
+
+void ctl_dm_watch_arming(struct gl_ctx *c, struct fault_rt *f, int pid)
+{
+	dm_watch(c, f, pid, 1);   /* a full set is said by ctl_dm_watch once injected */
+}
+
+void ctl_dm_watch(struct gl_ctx *c, struct fault_rt *f)
+{
+	const cJSON *pid = cJSON_GetObjectItemCaseSensitive(dm_obj(f->plan), "pid");
+
+	if (!c->dm || !cJSON_IsNumber(pid))
+		return;
+	if (dm_watch(c, f, (int)pid->valuedouble, 0) == -2)
 		gl_ctx_event(c, GL_LOG_WARN, "fault", "'%s': more than %d watchers at once: its lease is not renewed, so "
 			     "its watcher reverts it after its grace", f->row.id, DM_MAX);
 }

@@ -12,7 +12,8 @@
 # throttles and an exec fault at once, the controller SIGKILLed and never
 # resumed, every watcher reverting its fault; (8) a watcher killed by hand
 # is reported lost by the next lease renewal; (9) a resumed controller
-# renews the watchers it finds. Every process the faults may
+# renews the watchers it finds; (10) an inject slower than the grace never
+# lets its watcher fire before the fault is in. Every process the faults may
 # signal is started here with a marker unique to this test run.
 source "$(dirname "$0")/lib.sh"
 
@@ -393,5 +394,35 @@ wait "$BG_PID"; rc=$?
 check "adopt: the resumed run ends (exit $rc)" [ $rc -le 1 ]
 check "adopt: reverted by the controller, its watcher stopped" sql_is "$T/radopt/run.db" "select state||' '||reverted_by||' '||deadman from faults" "reverted controller stopped"
 check "adopt: marker gone" [ ! -e "$T/adopt-mark" ]
+
+# --- 10. an inject slower than the grace ------------------------------------------------
+# The inject takes 5 s, the grace is 2 s: the lease is renewed from the
+# watcher's start, not from the end of the inject, so the watcher never
+# fires while the inject runs (when it did, its record passed for the
+# revert of a fault that came in after it, and the fault stayed in).
+# (a) held 60 s, the controller SIGKILLed once it is in: its watcher
+# reverts it. (b) held 1 s, its planned end plus the grace passing during
+# the inject: the controller reverts it once in, its watcher stopped.
+slow_fault() { # ID FOR MARK
+	echo "{ \"id\": \"$1-$TAG\", \"at\": \"1s\", \"for\": \"$2\", \"kind\": \"exec\", \"target\": \"me\",
+  \"params\": { \"inject\": [\"sh\", \"-c\", \"sleep 5; touch $3\"], \"revert\": [\"rm\", \"-f\", \"$3\"] } }"
+}
+scenario "$T/slow.json" 90s "$(slow_fault slow 60s "$T/slow-mark")"
+set_safety "$T/slow.json" '{"deadman_renew": "1s", "deadman_grace": "2s"}'
+bg run "$T/slow.json" --out "$T/rslow"
+check "slow inject: in after its 5 s, its watcher armed, not fired" \
+	until_ok 15 sql_is "$T/rslow/run.db" "select state||' '||deadman from faults" "injected armed"
+check "slow inject: the marker is there" [ -e "$T/slow-mark" ]
+slow_back() { [ ! -e "$T/slow-mark" ]; }
+dm_never_resumed "slow inject" "$T/rslow" 2 1 slow_back
+scenario "$T/slowend.json" 8s "$(slow_fault slowend 1s "$T/slowend-mark")"
+set_safety "$T/slowend.json" '{"deadman_renew": "1s", "deadman_grace": "2s"}'
+"$GAUNTLET" run "$T/slowend.json" --out "$T/rslowend" > "$T/slowend.log" 2>&1; rc=$?
+check "slow inject past its end: the run ends (exit $rc)" [ $rc -le 1 ]
+check "slow inject past its end: reverted by the controller, its watcher stopped" \
+	sql_is "$T/rslowend/run.db" "select state||' '||reverted_by||' '||deadman from faults" "reverted controller stopped"
+check "slow inject past its end: marker gone" [ ! -e "$T/slowend-mark" ]
+check "slow inject past its end: the log gives why it was reverted (scheduled, asked during the inject)" \
+	grep -q "'slowend-$TAG' reverted (scheduled)" "$T/slowend.log"
 
 finish
