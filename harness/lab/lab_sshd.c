@@ -63,14 +63,20 @@ void lab_up_sshd(struct lab *L)
 		      "Port %d\nListenAddress 127.0.0.1\nHostKey %s\nAuthorizedKeysFile %s\n"
 		      "PasswordAuthentication no\nKbdInteractiveAuthentication no\nPubkeyAuthentication yes\n"
 		      "PermitRootLogin prohibit-password\nStrictModes no\nUsePAM no\nPidFile %s/sshd.pid\n"
-		      "AllowUsers %s\n",
+		      /* bash reads ~/.bashrc for a command sshd runs only at shell
+		       * level 1: the lab's nodes run their commands without the
+		       * login user's interactive set-up (a version manager there
+		       * cost 0.6 s an exec, seconds under load) */
+		      "AllowUsers %s\nSetEnv SHLVL=1",
 		      port, hk, ak, d, user);
 	{
 		cJSON *s = cJSON_GetObjectItemCaseSensitive(L->inv, "slurm");
 		const cJSON *conf = s ? cJSON_GetObjectItemCaseSensitive(s, "conf") : NULL;
-		/* sessions find the lab's Slurm (scontrol for drain_worker) */
+		/* sessions find the lab's Slurm (scontrol for drain_worker); one
+		 * SetEnv line (sshd takes only the first) */
 		if (cJSON_IsString(conf))
-			gl_buf_printf(&b, "SetEnv SLURM_CONF=%s\n", conf->valuestring);
+			gl_buf_printf(&b, " SLURM_CONF=%s", conf->valuestring);
+		gl_buf_printf(&b, "\n");
 	}
 	if (lab_write_text(cfg, b.data, 0600) != 0) {
 		gl_buf_free(&b);
