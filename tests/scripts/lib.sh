@@ -164,6 +164,9 @@ until_ok() {
 		sleep 0.1
 	done
 }
+# log_unless RC WANT LOG: when a run's exit code RC is not WANT, print it
+# and the run's log (its last 60 lines), so that a failure in CI says why.
+log_unless() { [ "$1" -eq "$2" ] || { echo "  exit $1; its log:"; tail -60 "$3" | sed 's/^/  | /'; }; }
 # not CMD...: CMD fails (for check and until_ok, which take a command).
 not() { ! "$@"; }
 # The dead-man's switch, controller never resumed (docs/faults.md). Start

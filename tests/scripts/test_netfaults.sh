@@ -143,6 +143,7 @@ rc=$?
 touch "$T/flap.done"
 wait "$MON"
 check "flap: run exits 0 (pass)" [ $rc -eq 0 ]
+log_unless $rc 0 "$T/r1.log"
 check "flap: link UP after the run" link_up
 check "flap: ping across works after the run" wait_until 5 ping_ab
 check "flap: the link went down exactly twice" [ "$(grep -c DOWN "$T/flap.states")" = 2 ]

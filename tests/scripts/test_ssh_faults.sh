@@ -32,7 +32,7 @@ JSON
 scenario "$T/ok.json" "$T/known_hosts" "$PORT"
 "$GAUNTLET" run "$T/ok.json" --out "$T/ok" >"$T/ok.log" 2>&1; rc=$?
 check "exec fault over ssh: run passes (exit 0)" [ $rc -eq 0 ]
-[ $rc -eq 0 ] || { echo "  exit $rc; its log:"; sed 's/^/  | /' "$T/ok.log"; }
+log_unless $rc 0 "$T/ok.log"
 check "exec fault over ssh: injected, verified, reverted, verified reverted" json "$T/ok/report.json" "(lambda f: (f['state'], f['verified'], f['verified_revert']) == ('reverted', True, True))(r['faults'][0]) or sys.exit(1)"
 check "exec fault over ssh: preflight says the host key was verified" json "$T/ok/report.json" "any(p['ok'] and p['subject']=='host remote' and 'host key verified' in p['check'] for p in r['preflight']) or sys.exit(1)"
 check "marker removed by the remote revert" [ ! -e "$T/remote.marker" ]
