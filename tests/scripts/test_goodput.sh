@@ -3,7 +3,7 @@
 # answer of `gauntlet target --ttft-ms 150 --itl-ms 10` starts 150 ms after
 # it is sent (no prefill cost, far below its sequence limit), so an SLO of
 # ttft_ms 200 is met by every request (goodput 1.0) and one of 100 by none
-# (0.0); tpot_ms 20 is met, 5 is not. With half the requests answered 500,
+# (0.0); tpot_ms 20 is met, 2 is not. With half the requests answered 500,
 # errors are misses: goodput = 1 - error_rate exactly; compare and the
 # timeseries carry it. The runs go side by side (about 5 s).
 source "$(dirname "$0")/lib.sh"
@@ -16,7 +16,7 @@ ERR=$ADDR
 base='"arrival": { "mode": "constant", "rate": 20 }, "input_tokens": 16, "output_tokens": 8, "ignore_eos": true'
 scenario "$T/met.json" 4s "http://$OK/v1" "$base, \"slo\": { \"ttft_ms\": 200, \"tpot_ms\": 20 }"
 scenario "$T/ttft.json" 4s "http://$OK/v1" "$base, \"slo\": { \"ttft_ms\": 100 }"
-scenario "$T/tpot.json" 4s "http://$OK/v1" "$base, \"slo\": { \"tpot_ms\": 5 }"
+scenario "$T/tpot.json" 4s "http://$OK/v1" "$base, \"slo\": { \"tpot_ms\": 2 }"
 scenario "$T/err.json" 4s "http://$ERR/v1" "$base, \"slo\": { \"ttft_ms\": 200 }"
 scenario "$T/none.json" 4s "http://$OK/v1" "$base"
 pids=()
@@ -44,7 +44,11 @@ timing "every request's TTFT near the server's 150 ms (p50 and p99 in 150..190)"
 	m met "150 <= i['ttft_ms']['p50'] <= 190 and 150 <= i['ttft_ms']['p99'] <= 190"
 check "ttft_ms 200, tpot_ms 20: goodput 1.0 (every request)" m met "i['goodput'] == 1.0 and i['good'] == i['requests'] > 0"
 check "ttft_ms 100: goodput 0.0" m ttft "i['goodput'] == 0.0 and i['requests'] > 0"
-check "tpot_ms 5 (the server's gap is 10 ms): goodput 0.0" m tpot "i['goodput'] == 0.0 and i['requests'] > 0"
+# (a timing too: a client that reads a stream's first token late sees the
+# rest at once, so its TPOT shrinks; the sanitizer build beside three
+# other tests once measured some requests within 5 ms, where the server's
+# gap is 10 ms)
+timing "tpot_ms 2 (the server's gap is 10 ms): goodput 0.0" m tpot "i['goodput'] == 0.0 and i['requests'] > 0"
 check "half the answers 500: errors are misses, goodput = 1 - error_rate" \
 	m err "i['errors'] > 0 and i['goodput'] < 1 and abs(i['goodput'] - (1 - i['error_rate'])) < 1e-12"
 check "without an slo there is no goodput figure" m none "'goodput' not in i"
