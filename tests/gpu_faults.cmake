@@ -6,4 +6,4 @@
 # revert` after the controller is SIGKILLed, and the port by the dead-man
 # loop alone; roce on a veth/dummy interface in a private netns; preflight
 # and validation refusals.
-gl_script_test(test_gpu_faults ${GL_TESTS_DIR}/scripts/test_gpu_faults.sh TIMEOUT 120)
+gl_script_test(test_gpu_faults ${GL_TESTS_DIR}/scripts/test_gpu_faults.sh TIMEOUT 240)

@@ -91,12 +91,13 @@ check "dry run: the clock lock on all GPUs in /run/gauntlet, then -rgc" bash -c 
 check "dry run: nvidia-smi never ran" [ ! -e "$GL_FAKE_GPU_DIR/calls.log" ]
 
 # --- 2. power: capped, read back, restored to the values from before ---------------------
-# (The short runs here last 6 s at time scale 1: an inject or a revert that
-# a loaded machine slows by seconds still leaves the healthy window the
-# recovery figures need before the end. At 4 s and time scale 2 they did
-# not, and the run failed its recovery targets.)
+# (The short runs here last 7 s at time scale 1 with a fault held 2 s: an
+# inject a loaded machine slows by a second still leaves a whole window
+# under the fault for the degraded targets and a healthy one after it for
+# the recovery figures. At 4 s and time scale 2, or held 1 s, they did not,
+# and the run failed: degraded judged on no window, or recovery missing.)
 fresh
-scenario "$T/pw.json" 6s "{ \"id\": \"gp\", \"at\": \"1s\", \"for\": \"1s\", \"kind\": \"gpu_throttle\", \"target\": \"me\",
+scenario "$T/pw.json" 7s "{ \"id\": \"gp\", \"at\": \"1s\", \"for\": \"2s\", \"kind\": \"gpu_throttle\", \"target\": \"me\",
   \"params\": { \"gpus\": [0, 1], \"watts\": 300, \"state_dir\": \"$SD\" } }"
 bg run "$T/pw.json" --out "$T/rp"
 check "power: GPU 0 capped to 300 W during the fault" until_ok 10 is 0 pl 300.00
@@ -115,7 +116,7 @@ check "power: report says reverted, verified both ways" fault_is "$T/rp" 0 "(f['
 
 # --- 3. clocks on all GPUs ----------------------------------------------------------------
 fresh
-scenario "$T/ck.json" 6s "{ \"id\": \"gc\", \"at\": \"1s\", \"for\": \"1s\", \"kind\": \"gpu_throttle\", \"method\": \"clocks\",
+scenario "$T/ck.json" 7s "{ \"id\": \"gc\", \"at\": \"1s\", \"for\": \"2s\", \"kind\": \"gpu_throttle\", \"method\": \"clocks\",
   \"target\": \"me\", \"params\": { \"gpus\": \"all\", \"sm_clock_mhz\": [1000, 1500], \"state_dir\": \"$SD\" } }"
 bg run "$T/ck.json" --out "$T/rc"
 check "clocks: GPU 0 locked to 1000,1500 during the fault" until_ok 10 is 0 lgc 1000,1500
@@ -236,7 +237,7 @@ check "fabric dry run: disable, the loop that enables after \"down\", ibstat" ba
 check "fabric dry run: \"down\" is the fault's length" grep -q "inject 'fd': fabric_port/ib on me, for 4s" "$T/fdry.log"
 
 # 7. ib: down during the fault, active after
-scenario "$T/ib.json" 6s "{ \"id\": \"${FID}a\", \"at\": \"1s\", \"for\": \"1s\", \"kind\": \"fabric_port\", \"target\": \"me\",
+scenario "$T/ib.json" 7s "{ \"id\": \"${FID}a\", \"at\": \"1s\", \"for\": \"2s\", \"kind\": \"fabric_port\", \"target\": \"me\",
   \"params\": { $IBP } }"
 bg run "$T/ib.json" --out "$T/ri"
 check "ib: port Down during the fault" until_ok 10 port_is Down
@@ -308,10 +309,10 @@ else
 		ip -n "$NS" link set r0 up
 	up_flag() { ip -n "$NS" -o link show dev r0 | grep -q '<[^>]*\bUP\b'; }
 	cat > "$T/roce.json" <<JSON
-{ "name": "roce", "duration": "6s", "window": "1s", "hold": 1,
+{ "name": "roce", "duration": "7s", "window": "1s", "hold": 1,
   "hosts": { "me": { "local": true, "netns": "$NS" } },
   "workloads": { "null": { "rate": 50 } },
-  "faults": [ { "id": "${FID}r", "at": "1s", "for": "1s", "kind": "fabric_port", "method": "roce", "target": "me",
+  "faults": [ { "id": "${FID}r", "at": "1s", "for": "2s", "kind": "fabric_port", "method": "roce", "target": "me",
                 "params": { "interface": "r0" } } ],
   "targets": { "steady": { "null.ticks": ">= 10" }, "degraded": { "null.ticks": ">= 10" },
                "recovery": { "recovery_s": "<= 10", "restore_s": "<= 10" } } }
