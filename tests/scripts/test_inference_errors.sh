@@ -91,7 +91,9 @@ import json, sys; r = json.load(open('$T/e-$name/report.json'))
 t = [t for t in r['targets'] if t['metric'] == 'inference.error_rate']
 sys.exit(0 if r['verdict'] == 'fail' and t and t[0]['measured'] == 1 and not t[0]['pass'] else 1)\""
 done
-check "error idle -> timeout_idle counted" m e-idle "i['errors_by_class']['timeout_idle'] >= 3"
+check "error idle -> timeout_idle counted" python3 -c "
+import json; i=json.load(open('$T/e-idle/report.json'))['metrics']['inference']
+assert i['errors_by_class']['timeout_idle'] >= 3, (i['requests'], {k: v for k, v in i['errors_by_class'].items() if v})"
 check "error idle: the run fails on its errors (exit ${RC[idle]:-none}, want 1)" [ "${RC[idle]:-}" = 1 ]
 check "preflight: an endpoint that does not answer stops the run (exit ${RC[conn-pf]:-none}, want 4), naming it" \
 	bash -c "[ '${RC[conn-pf]:-}' = 4 ] && grep -q 'preflight: http://127.0.0.1:$FREE/v1: answers GET /models: FAILED' '$T/e-conn-pf.log'"
