@@ -367,7 +367,8 @@ check "lost: the plan journals the watcher's pid ($WPID), start time and lease p
 	[ -n "$(sql "$T/rlost/run.db" "select 1 from faults where json_extract(plan, '$.deadman.pid') > 0 and json_extract(plan, '$.deadman.started_wall_ns') > 0 and json_extract(plan, '$.deadman.base') like 'dm.%'")" ]
 check "lost: that pid runs the watcher script" grep -qF "/run/gauntlet/dm." "/proc/$WPID/cmdline"
 kill -KILL "$WPID"
-check "lost: the next renewal journals the switch as lost" until_ok 5 sql_is "$T/rlost/run.db" "select state||' '||deadman from faults" "injected lost"
+# (deadman alone: under load the scheduled revert may come first; it keeps "lost")
+check "lost: the next renewal journals the switch as lost" until_ok 5 sql_is "$T/rlost/run.db" "select deadman from faults" "lost"
 lost_event() { [ -n "$(sql "$T/rlost/run.db" "select 1 from events where message like '%dead-man''s switch on host ''me'' is LOST%'")" ]; }
 check "lost: an event says so" until_ok 3 lost_event
 wait "$BG_PID"; rc=$?
@@ -377,9 +378,11 @@ check "lost: report.json: reverted_by controller, deadman lost" fault_is "$T/rlo
 check "lost: report.md says the switch was lost" grep -q "Dead-man's switch LOST" "$T/rlost/report.md"
 
 # --- 9. a resumed controller renews the watchers it finds --------------------------------
-# killed 1 s into an 8 s fault (grace 3 s), resumed at once: the watcher
+# killed 1 s into a 12 s fault (grace 3 s), resumed at once: the watcher
 # must not fire for the 6 s after, and the resumed controller reverts.
-scenario "$T/adopt.json" 14s "{ \"id\": \"adopt-$TAG\", \"at\": \"1s\", \"for\": \"8s\", \"kind\": \"exec\", \"target\": \"me\",
+# (12 s: at 8 s a loaded machine read the journal after the scheduled
+# revert.)
+scenario "$T/adopt.json" 18s "{ \"id\": \"adopt-$TAG\", \"at\": \"1s\", \"for\": \"12s\", \"kind\": \"exec\", \"target\": \"me\",
   \"params\": { \"inject\": [\"touch\", \"$T/adopt-mark\"], \"revert\": [\"rm\", \"-f\", \"$T/adopt-mark\"] } }"
 set_safety "$T/adopt.json" '{"deadman_renew": "1s", "deadman_grace": "3s"}'
 bg run "$T/adopt.json" --out "$T/radopt"
@@ -389,7 +392,8 @@ kill -KILL "$BG_PID"; wait "$BG_PID" 2>/dev/null
 bg resume "$T/radopt"
 sleep 6
 check "adopt: 6 s after the kill (grace 3 s) the fault still holds: the resumed controller renews its watcher" [ -e "$T/adopt-mark" ]
-check "adopt: its watcher has not fired" sql_is "$T/radopt/run.db" "select state||' '||deadman from faults" "injected armed"
+v=$(sql "$T/radopt/run.db" "select state||' '||deadman from faults")
+check "adopt: its watcher has not fired (journal: $v)" [ "$v" = "injected armed" ]
 wait "$BG_PID"; rc=$?
 check "adopt: the resumed run ends (exit $rc)" [ $rc -le 1 ]
 check "adopt: reverted by the controller, its watcher stopped" sql_is "$T/radopt/run.db" "select state||' '||reverted_by||' '||deadman from faults" "reverted controller stopped"
