@@ -13,6 +13,6 @@
 # (test_inference, test_training, test_train, test_storage), agents and
 # the lab's parts (test_agents, test_gates, test_evidence).
 if(NOT GL_SANITIZE)
-  gl_script_test(test_lab ${GL_TESTS_DIR}/scripts/test_lab.sh TIMEOUT 420)
+  gl_script_test(test_lab ${GL_TESTS_DIR}/scripts/test_lab.sh TIMEOUT 600)
   gl_test_lock(test_lab lab slurm)
 endif()

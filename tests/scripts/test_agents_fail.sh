@@ -58,7 +58,7 @@ n=c.execute(\"select count(*) from children where source='agents'\").fetchone()[
 assert n == 3, n"
 
 # --- 3. the token ----------------------------------------------------------------------------------
-scenario "$T/tok.json" 6s "\"agents\": {\"launcher\": \"mpirun\", \"count\": 1, \"launcher_args\": [$MPI_ARGS]}"
+scenario "$T/tok.json" 12s "\"agents\": {\"launcher\": \"mpirun\", \"count\": 1, \"launcher_args\": [$MPI_ARGS]}"
 "$GAUNTLET" run "$T/tok.json" --out "$T/tok" >"$T/tok.log" 2>&1 &
 TPID=$!; PIDS+=("$TPID")
 wait_connected "$T/tok" 1
