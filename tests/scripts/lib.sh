@@ -164,6 +164,11 @@ until_ok() {
 		sleep 0.1
 	done
 }
+# fault_is RUN-DIR INDEX EXPR: report.json's faults[INDEX], bound to f,
+# makes the python expression EXPR true.
+fault_is() { # RUN-DIR INDEX PYTHON-EXPR-OVER-f
+	json "$1/report.json" "(lambda f: ($3))(r['faults'][$2]) or sys.exit(1)" >/dev/null
+}
 # log_unless RC WANT LOG: when a run's exit code RC is not WANT, print it
 # and the run's log (its last 60 lines), so that a failure in CI says why.
 log_unless() { [ "$1" -eq "$2" ] || { echo "  exit $1; its log:"; tail -60 "$3" | sed 's/^/  | /'; }; }

@@ -114,9 +114,6 @@ scenario() { # FILE DURATION FAULT-JSON
                "recovery": { "recovery_s": "<= 10", "restore_s": "<= 10" } } }
 JSON
 }
-fault_is() { # RUN-DIR INDEX PYTHON-EXPR-OVER-f
-	json "$1/report.json" "(lambda f: ($3))(r['faults'][$2]) or sys.exit(1)" >/dev/null
-}
 show_fault() { json "$1/report.json" "{k: r['faults'][0].get(k) for k in ('state', 'verified', 'verified_revert', 'error')}"; }
 probe_json() { # MEMBER-INDEX [TIMEOUT]
 	echo "{ \"etcd\": [\"$EP1\", \"$EP2\", \"$EP3\"], \"member\": \"$(ep "$1")\", \"timeout\": \"${2:-30s}\" }"

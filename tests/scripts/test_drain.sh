@@ -47,9 +47,6 @@ scenario() {
                "recovery": { "recovery_s": "<= 10", "restore_s": "<= 10" } } }
 JSON
 }
-fault_is() { # RUN-DIR INDEX PYTHON-EXPR-OVER-f
-	json "$1/report.json" "(lambda f: ($3))(r['faults'][$2]) or sys.exit(1)" >/dev/null
-}
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 # Poll a command until it succeeds: SECONDS COMMAND...
 

@@ -47,9 +47,6 @@ scenario() {
                "recovery": { "recovery_s": "<= 10", "restore_s": "<= 10" } } }
 JSON
 }
-fault_is() { # RUN-DIR INDEX PYTHON-EXPR-OVER-f
-	json "$1/report.json" "(lambda f: ($3))(r['faults'][$2]) or sys.exit(1)" >/dev/null
-}
 no_record() { [ -z "$(ls -A "$SD" 2>/dev/null)" ]; }
 
 # --- 1. validate and dry run -------------------------------------------------------------

@@ -90,9 +90,6 @@ reap() { # PID: sets RC
 	wait "$1" 2>/dev/null
 	RC=$?
 }
-fault_is() { # RUN-DIR INDEX PYTHON-EXPR-OVER-f
-	json "$1/report.json" "(lambda f: ($3))(r['faults'][$2]) or sys.exit(1)" >/dev/null
-}
 no_state_files() { [ -z "$(ls "$SD"/fault-*-"$TAG"-*.pids 2>/dev/null)" ]; }
 
 # --- 1. KILL -----------------------------------------------------------------
