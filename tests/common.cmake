@@ -54,6 +54,19 @@ function(gl_test_alone name)
   set_tests_properties(${name} PROPERTIES RUN_SERIAL TRUE)
 endfunction()
 
+# gl_test_asan_long(NAME): a long integration test (a minute or more, a
+# machine-wide lab, timings under load) whose sanitizer twin is labelled
+# asan_long. scripts/test.sh leaves those twins out unless GL_ASAN_ALL=1,
+# and names each one it left out in its closing lines: on CI's two cores
+# they doubled the suite's time and failed on load, not on memory errors.
+# The plain test always runs; the twin stays registered for GL_ASAN_ALL=1.
+function(gl_test_asan_long name)
+  if(GL_FUZZ OR NOT GL_SANITIZE)
+    return()
+  endif()
+  set_property(TEST ${name}${GL_TEST_SUFFIX} APPEND PROPERTY LABELS asan_long)
+endfunction()
+
 function(gl_unit_test name src)
   cmake_parse_arguments(A "" "TIMEOUT" "LABELS" ${ARGN})
   if(NOT A_TIMEOUT)

@@ -8,6 +8,7 @@ gl_script_test(test_memory ${GL_TESTS_DIR}/scripts/test_memory.sh TIMEOUT 180)
 gl_script_test(test_soak ${GL_TESTS_DIR}/scripts/test_soak.sh TIMEOUT 180)
 # The live view: --metrics-listen scraped during a run, against the store and report.
 gl_script_test(test_live ${GL_TESTS_DIR}/scripts/test_live.sh TIMEOUT 120)
+gl_test_asan_long(test_live)
 # gauntlet status: a live or dead controller, failing targets named and
 # counted as the live endpoint counts them, and every line of its one
 # screen against the store, the endpoint and the scenario (a run with every

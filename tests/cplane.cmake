@@ -3,3 +3,4 @@
 # quorum loss failing verify) and Redfish power off/on against a mock BMC
 # that checks the exact requests; skips when etcd is not installed.
 gl_script_test(test_cplane ${GL_TESTS_DIR}/scripts/test_cplane.sh TIMEOUT 300)
+gl_test_asan_long(test_cplane)

@@ -7,3 +7,4 @@
 # loop alone; roce on a veth/dummy interface in a private netns; preflight
 # and validation refusals.
 gl_script_test(test_gpu_faults ${GL_TESTS_DIR}/scripts/test_gpu_faults.sh TIMEOUT 240)
+gl_test_asan_long(test_gpu_faults)

@@ -11,7 +11,8 @@
 # ASan + UBSan in its own test: each fault kind (test_drain, test_netfaults,
 # test_procfaults, test_cplane, test_model_swap), the workloads
 # (test_inference, test_training, test_train, test_storage), agents and
-# the lab's parts (test_agents, test_gates, test_evidence).
+# the lab's parts (test_agents, test_gates, test_evidence); the twins of
+# the long ones are labelled asan_long and run with GL_ASAN_ALL=1.
 if(NOT GL_SANITIZE)
   gl_script_test(test_lab ${GL_TESTS_DIR}/scripts/test_lab.sh TIMEOUT 600)
   gl_test_lock(test_lab lab slurm)

@@ -4,3 +4,4 @@
 # report must agree with the store. About 100 s of real time, beside other
 # tests; its one rate check (ticks per window) is judged by the plain build.
 gl_script_test(test_torture ${GL_TESTS_DIR}/reliability/torture.sh TIMEOUT 400 LABELS reliability)
+gl_test_asan_long(test_torture)

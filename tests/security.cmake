@@ -11,6 +11,7 @@ gl_script_test(test_sec_endpoint ${GL_TESTS_DIR}/security/test_endpoint.sh TIMEO
 # Traces with no row to replay are refused; random traces through run end,
 # and a SIGTERM ends each within 5 s.
 gl_script_test(test_sec_traces ${GL_TESTS_DIR}/security/test_traces.sh TIMEOUT 300)
+gl_test_asan_long(test_sec_traces)
 # What a scenario may make root read (roots come from the operator; token
 # files, ssh keys and known_hosts confined) and secrets that would forge a
 # request header.

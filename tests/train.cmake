@@ -5,6 +5,7 @@
 # bad arguments. Always registered: without gauntlet-train (no OpenMPI at
 # build time) it skips, and fails under GL_STRICT=1.
 gl_script_test(test_train ${GL_TESTS_DIR}/scripts/test_train.sh TIMEOUT 300)
+gl_test_asan_long(test_train)
 # The checkpoint manifest's parser (loadgen/train/manifest.c): gauntlet-train
 # reads MANIFEST.json back from shared storage before trusting a checkpoint.
 # It has no MPI in it, so it is fuzzed whether or not OpenMPI was found.

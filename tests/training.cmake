@@ -3,12 +3,15 @@
 # SIGSTOPped rank, the multi-node check, nccl-tests output through the
 # workload. Its watchdog and heartbeat timings want the CPU to themselves.
 gl_script_test(test_training ${GL_TESTS_DIR}/scripts/test_training.sh TIMEOUT 400)
+gl_test_asan_long(test_training)
 gl_test_alone(test_training)
 # Incidents: a rank killed by the test, not by a fault, is one incident and
 # fails the verdict by default; incidents.max allows it.
 gl_script_test(test_incidents ${GL_TESTS_DIR}/scripts/test_incidents.sh TIMEOUT 300)
+gl_test_asan_long(test_incidents)
 # A SIGKILLed controller leaves no training job behind (PR_SET_PDEATHSIG
 # on the launcher and the ranks), and resume stops a job that a detaching
 # launcher wrapper kept alive before it launches its own: never two jobs on
 # one checkpoint directory (real mpirun on loopback, process listings).
 gl_script_test(test_orphans ${GL_TESTS_DIR}/scripts/test_orphans.sh TIMEOUT 300)
+gl_test_asan_long(test_orphans)
