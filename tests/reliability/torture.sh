@@ -494,11 +494,15 @@ check("windows 0..%d contiguous, complete, no duplicate, none missing (%d = dura
 short = []
 def want_ticks(s, e, ph):
     return RATE * scn["phases"][ph].get("load", 1.0) * (e - s) / 1e9
+# -30 % / +10 %: the check is for a window lost or counted twice across a
+# kill and resume (0 or 2x the rate); a controller starved of CPU ticks
+# late, not twice. Under the suite's -j5 on two cores the plain build's
+# fullest-loaded windows held 0.78, 0.80 and 0.88 of the rate.
 for i, s, e, _, ph in rows:
     want = want_ticks(s, e, ph)
-    if e - s >= WIN * 1e9 * 0.99 and not (0.9 * want <= ticks.get(i, 0) <= 1.1 * want + 2):
+    if e - s >= WIN * 1e9 * 0.99 and not (0.7 * want <= ticks.get(i, 0) <= 1.1 * want + 2):
         short.append("%d:%d" % (i, ticks.get(i, 0)))
-timing("every full window holds its ticks, rate x phase load +-10%% (%s)" % (", ".join(short) or "all"), not short)
+timing("every full window holds its ticks, rate x phase load -30 %%/+10 %% (%s)" % (", ".join(short) or "all"), not short)
 ratios = [ticks.get(i, 0) / want_ticks(s, e, ph) for i, s, e, _, ph in rows if e - s >= WIN * 1e9 * 0.99]
 
 orig = open(DIR + "/report.json", "rb").read()

@@ -60,8 +60,11 @@ PY
 # run_procs RUN_ID [INDEX]: the gauntlet agents (and, without INDEX, the
 # launchers too) that carry the run's mark
 run_procs() {
-	local p
-	for p in $(ls /proc | grep -x '[0-9]*'); do
+	local p pids
+	# an agent is a process named gauntlet: with INDEX only those are read
+	# (every /proc entry took seconds on a loaded machine)
+	if [ -n "${2:-}" ]; then pids=$(pgrep -x gauntlet); else pids=$(ls /proc | grep -x '[0-9]*'); fi
+	for p in $pids; do
 		{ tr '\0' '\n' < /proc/$p/environ; } 2>/dev/null | grep -qx "GAUNTLET_RUN_ID=$1" || continue
 		if [ -n "${2:-}" ]; then
 			[ "$(basename "$(readlink /proc/$p/exe 2>/dev/null)")" = gauntlet ] || continue

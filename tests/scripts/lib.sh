@@ -147,10 +147,13 @@ r=json.load(open(sys.argv[1]))
 v=($2)
 if v is not True: print(v)
 sys.exit(0 if v else 1)" "$1"; }
-# sql DB 'query' -> rows, |-separated
+# sql DB 'query' -> rows, |-separated. Read-only, and an error when DB is
+# not there: a poll that ran before the controller made its store would
+# otherwise create an empty run.db, which the run then refuses ("a run
+# store already exists here").
 sql() { python3 -c "
-import sqlite3,sys
-c=sqlite3.connect(sys.argv[1])
+import sqlite3,sys,urllib.parse
+c=sqlite3.connect('file:'+urllib.parse.quote(sys.argv[1])+'?mode=ro', uri=True)
 for row in c.execute(sys.argv[2]): print('|'.join('' if v is None else str(v) for v in row))" "$1" "$2"; }
 # sql_is DB 'query' WANT: the query prints exactly WANT now. For until_ok:
 # `until_ok 10 [ "$(sql ...)" = x ]` would compare one reading ten seconds

@@ -14,9 +14,12 @@ source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/agents_lib.sh"
 
 # --- 2. an agent SIGKILLed mid-run ---------------------------------------------------------------
+# 20 s: killed about 5 s in, the relaunch (mpirun's teardown of the dead
+# rank, then a new mpirun) must connect before the end; 12 s left a loaded
+# machine with no relaunch at all.
 start_target kill-a --ttft-ms 20 --itl-ms 2 --max-seqs 1000; ADDR1=$ADDR
 start_target kill-b --ttft-ms 20 --itl-ms 2 --max-seqs 1000; ADDR2=$ADDR
-scenario "$T/kill.json" 12s "\"arrival\": {\"mode\": \"poisson\", \"rate\": 100}, \"trace\": null, \"input_tokens\": 20, \"output_tokens\": 4, \"agents\": {\"launcher\": \"mpirun\", \"count\": 2, \"launcher_args\": [$MPI_ARGS]}"
+scenario "$T/kill.json" 20s "\"arrival\": {\"mode\": \"poisson\", \"rate\": 100}, \"trace\": null, \"input_tokens\": 20, \"output_tokens\": 4, \"agents\": {\"launcher\": \"mpirun\", \"count\": 2, \"launcher_args\": [$MPI_ARGS]}"
 python3 -c "
 import json; p='$T/kill.json'; s=json.load(open(p)); i=s['workloads']['inference']
 del i['trace'], i['trace_format']; json.dump(s, open(p,'w'))"

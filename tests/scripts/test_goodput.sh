@@ -2,8 +2,10 @@
 # test_goodput.sh - goodput against a server with known timings: every
 # answer of `gauntlet target --ttft-ms 150 --itl-ms 10` starts 150 ms after
 # it is sent (no prefill cost, far below its sequence limit), so an SLO of
-# ttft_ms 200 is met by every request (goodput 1.0) and one of 100 by none
-# (0.0); tpot_ms 20 is met, 2 is not. With half the requests answered 500,
+# ttft_ms 500 is met by every request (goodput 1.0) and one of 100 by none
+# (0.0); tpot_ms 40 is met, 2 is not. (500 and 40, not 200 and 20: the
+# sanitizer build beside the suite's other tests measured first tokens
+# past 200 ms.) With half the requests answered 500,
 # errors are misses: goodput = 1 - error_rate exactly; compare and the
 # timeseries carry it. The runs go side by side (about 5 s).
 source "$(dirname "$0")/lib.sh"
@@ -14,10 +16,10 @@ OK=$ADDR
 start_target gp-err --ttft-ms 150 --prefill-us-per-token 0 --itl-ms 10 --output-tokens 8 --misbehave http_500 --misbehave-rate 0.5
 ERR=$ADDR
 base='"arrival": { "mode": "constant", "rate": 20 }, "input_tokens": 16, "output_tokens": 8, "ignore_eos": true'
-scenario "$T/met.json" 4s "http://$OK/v1" "$base, \"slo\": { \"ttft_ms\": 200, \"tpot_ms\": 20 }"
+scenario "$T/met.json" 4s "http://$OK/v1" "$base, \"slo\": { \"ttft_ms\": 500, \"tpot_ms\": 40 }"
 scenario "$T/ttft.json" 4s "http://$OK/v1" "$base, \"slo\": { \"ttft_ms\": 100 }"
 scenario "$T/tpot.json" 4s "http://$OK/v1" "$base, \"slo\": { \"tpot_ms\": 2 }"
-scenario "$T/err.json" 4s "http://$ERR/v1" "$base, \"slo\": { \"ttft_ms\": 200 }"
+scenario "$T/err.json" 4s "http://$ERR/v1" "$base, \"slo\": { \"ttft_ms\": 500 }"
 scenario "$T/none.json" 4s "http://$OK/v1" "$base"
 pids=()
 for n in met ttft tpot err none; do
@@ -42,7 +44,7 @@ check "the live endpoint serves goodput over the run so far ($LIVE)" test "${LIV
 # sanitizer build beside four other tests once saw p99 above 190 ms
 timing "every request's TTFT near the server's 150 ms (p50 and p99 in 150..190)" \
 	m met "150 <= i['ttft_ms']['p50'] <= 190 and 150 <= i['ttft_ms']['p99'] <= 190"
-check "ttft_ms 200, tpot_ms 20: goodput 1.0 (every request)" m met "i['goodput'] == 1.0 and i['good'] == i['requests'] > 0"
+check "ttft_ms 500, tpot_ms 40: goodput 1.0 (every request)" m met "i['goodput'] == 1.0 and i['good'] == i['requests'] > 0"
 check "ttft_ms 100: goodput 0.0" m ttft "i['goodput'] == 0.0 and i['requests'] > 0"
 # (a timing too: a client that reads a stream's first token late sees the
 # rest at once, so its TPOT shrinks; the sanitizer build beside three

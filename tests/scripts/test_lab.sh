@@ -256,10 +256,14 @@ SLURM_CONF=$(json "$INV" "r['slurm']['conf']") "$GAUNTLET" run "$T/srun-agents.j
 SPID=$!
 PIDS+=("$SPID")
 AGNS=""
-for _ in $(seq 1 150); do
+# Until both agents connected, the run ended or 30 s passed: each pass
+# looks only at processes named gauntlet (a pass over every process of a
+# loaded machine took seconds, and 150 of them outlasted ctest's timeout).
+deadline=$((SECONDS + 30))
+while kill -0 "$SPID" 2>/dev/null && [ $SECONDS -lt $deadline ]; do
 	SRID=$(sql "$T/srun/run.db" "select id from run" 2>/dev/null)
 	[ -n "$SRID" ] || { sleep 0.1; continue; }
-	for p in $(ls /proc | grep -x '[0-9]*'); do
+	for p in $(pgrep -x gauntlet); do
 		{ tr '\0' '\n' < /proc/$p/environ; } 2>/dev/null | grep -qx "GAUNTLET_RUN_ID=$SRID" || continue
 		[ "$(basename "$(readlink /proc/$p/exe 2>/dev/null)")" = gauntlet ] || continue
 		[ "$({ tr '\0' ' ' < /proc/$p/cmdline; } 2>/dev/null | cut -d' ' -f2)" = agent ] || continue

@@ -48,7 +48,7 @@ scenario() { # scenario FILE CKPT_DIR [extra training keys]
 	cat > "$1" <<JSON
 {
   "name": "orphans",
-  "duration": "25s",
+  "duration": "40s",
   "window": "1s",
   "hosts": { "me": { "local": true } },
   "workloads": {
@@ -57,7 +57,7 @@ scenario() { # scenario FILE CKPT_DIR [extra training keys]
                   "restart_backoff": "300ms", "launcher_args": ["--oversubscribe"], ${3:-}
                   "checkpoint": { "dir": "$2", "every_steps": 50, "size": "8MiB" } }
   },
-  "phases": [ { "name": "steady", "for": "25s" } ],
+  "phases": [ { "name": "steady", "for": "40s" } ],
   "targets": { "steady": { "training.step_time_s.p95": "<= 5", "training.correctness_errors": "== 0" } }
 }
 JSON
