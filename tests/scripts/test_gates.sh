@@ -145,7 +145,10 @@ check "report from the store alone shows the gates again" json "$T/after/report.
 mk "$T/term.json" '[ { "id": "r2", "kind": "dcgm_diag", "level": 2, "hosts": ["gpu1"], "when": ["after"] } ]'
 rm -f "$T/dcgm/calls"
 bg run "$T/term.json" --out "$T/term" --time-scale 0.5
-sleep 1.5
+# once the loop runs (its first window stored; 8 s of run at this scale):
+# a fixed 1.5 s once came before the sanitizer build's controller had left
+# its inventory, where SIGTERM still kills it (exit 143)
+until_ok 30 sql_is "$T/term/run.db" "select count(*) > 0 from windows" 1
 kill -TERM "$BG_PID"; wait "$BG_PID"; rc=$?
 check "a run stopped by SIGTERM exits 3 (got $rc)" [ $rc -eq 3 ]
 check "its after gate was not run" [ ! -e "$T/dcgm/calls" ]
