@@ -162,14 +162,16 @@ mk "$T/kill.json" "[ { \"id\": \"quick\", \"kind\": \"command\", \"argv\": [\"sh
   { \"id\": \"slow\", \"kind\": \"command\", \"argv\": [\"sh\", \"-c\", \"echo x >> $T/slow.count; [ -e $T/slow.go ] || exec sleep 30\"],
   \"hosts\": [\"gpu1\"], \"when\": [\"before\"] } ]"
 bg run "$T/kill.json" --out "$T/kill" --time-scale 2
-wait_for "$T/slow.count" 10
+# (30 s: the sanitizer build beside other tests can take over 10 s to
+# reach its second gate, and a kill before it leaves one run of it)
+check "the slow gate started before the kill" wait_for "$T/slow.count" 30
 kill -9 "$BG_PID"; wait "$BG_PID" 2>/dev/null
 check "killed during its gates: no window yet" [ "$(sql "$T/kill/run.db" "select count(*) from windows")" = 0 ]
 touch "$T/slow.go"
 "$GAUNTLET" resume "$T/kill" > "$T/kill-resume.log" 2>&1; rc=$?
 check "resume after a kill during the before gates passes (exit $rc)" [ $rc -eq 0 ]
 check "the gate that passed before the kill is not run again" [ "$(wc -l < "$T/quick.count")" -eq 1 ]
-check "the gate the kill interrupted runs again" [ "$(wc -l < "$T/slow.count")" -eq 2 ]
+check "the gate the kill interrupted runs again (runs: $(wc -l < "$T/slow.count"), want 2)" [ "$(wc -l < "$T/slow.count")" -eq 2 ]
 check "then the soak ran" [ "$(sql "$T/kill/run.db" "select count(*) from windows")" -ge 1 ]
 
 # ---- SIGINT during an after gate stops it (the loop is over, nothing else would); resume finishes it

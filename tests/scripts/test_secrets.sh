@@ -59,7 +59,12 @@ export GAUNTLET_TEST_API_KEY="$SECRET"
 RUN_PID=$!
 PIDS+=("$RUN_PID")
 unset GAUNTLET_TEST_API_KEY
-# Every process under the controller, sampled until it ends.
+# Every process under the controller, sampled until it ends. The
+# controller's own environ only once its log has a line: it takes the
+# secrets out of its environment (wiping the block /proc shows) right after
+# reading the scenario, before it logs anything; until then the key is in
+# the environment the operator gave it (the sanitizer build, slower to get
+# there, was once sampled in that gap).
 python3 - "$RUN_PID" "$T/procs" "$T/run.log" "$T/scrape" <<'PY' &
 import os, re, sys, time, urllib.request
 root, out, log, scrape = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
@@ -80,10 +85,15 @@ def children():
         tree.append(p)
         todo += kids.get(p, [])
     return tree
+early = 0
 with open(out, 'wb') as f:
     while os.path.exists('/proc/%d' % root):
+        logged = re.search(r'^(?:\r\x1b\[K)?\[ *[0-9.]+\] ', open(log).read(), re.M) is not None
         for p in children():
             for what in ('cmdline', 'environ'):
+                if p == root and what == 'environ' and not logged:
+                    early += 1
+                    continue
                 try:
                     data = open('/proc/%d/%s' % (p, what), 'rb').read()
                 except Exception:
@@ -101,7 +111,8 @@ with open(out, 'wb') as f:
             except Exception:
                 pass
         time.sleep(0.1)
-print('sampled %d process snapshots (%d pids), %d scrapes' % (len(seen), len({k[0] for k in seen}), n_scrapes))
+print("sampled %d process snapshots (%d pids), %d scrapes; the controller's environ left out %d time(s) before its first log line"
+      % (len(seen), len({k[0] for k in seen}), n_scrapes, early))
 PY
 SAMPLER=$!
 wait "$RUN_PID"
@@ -110,13 +121,15 @@ wait "$SAMPLER"
 check "the run passes (exit 0)" [ $rc -eq 0 ]
 check "the key was used: requests answered, no error" json "$T/run/report.json" "r['metrics']['inference']['requests'] > 100 and r['metrics']['inference']['errors'] == 0 or sys.exit(1)"
 check "the fault's child ran (its environment was captured)" [ -s "$T/child.environ" ]
-check "the sampler saw the controller's children, the fault's shell among them" python3 - "$T/procs" "$RUN_PID" <<'PY'
+check "the sampler saw the controller's children, the fault's shell among them, and the controller's own environ" python3 - "$T/procs" "$RUN_PID" <<'PY'
 import re, sys
 txt = open(sys.argv[1], 'rb').read().decode('utf-8', 'replace')
 pids = set(int(p) for p in re.findall(r'^== (\d+) cmdline$', txt, re.M))
 child = 'child.environ' in txt and re.search(r'^== (?!%s )\d+ cmdline\nsh\n-c\n' % sys.argv[2], txt, re.M)
 print('sampled pids: %d; the fault\'s shell seen: %s' % (len(pids), bool(child)))
-sys.exit(0 if int(sys.argv[2]) in pids and len(pids) >= 2 and child else 1)
+env = re.search(r'^== %s environ$' % sys.argv[2], txt, re.M)
+print('the controller\'s own environ sampled after its first log line: %s' % bool(env))
+sys.exit(0 if int(sys.argv[2]) in pids and len(pids) >= 2 and child and env else 1)
 PY
 check "what is searched below exists: the scrapes, the snapshots, what the child saw" \
 	[ -s "$T/scrape" -a -s "$T/procs" -a -s "$T/child.environ" -a -s "$T/child-revert.env" -a -s "$T/run/report.json" ]
