@@ -61,19 +61,13 @@ n=c.execute(\"select count(*) from children where source='agents'\").fetchone()[
 assert n == 3, n"
 
 # --- 3. the token ----------------------------------------------------------------------------------
-scenario "$T/tok.json" 12s "\"agents\": {\"launcher\": \"mpirun\", \"count\": 1, \"launcher_args\": [$MPI_ARGS]}"
+scenario "$T/tok.json" 20s "\"agents\": {\"launcher\": \"mpirun\", \"count\": 1, \"launcher_args\": [$MPI_ARGS]}"
 "$GAUNTLET" run "$T/tok.json" --out "$T/tok" >"$T/tok.log" 2>&1 &
 TPID=$!; PIDS+=("$TPID")
 wait_connected "$T/tok" 1
 dial=$(sql "$T/tok/run.db" "select message from events where source='agents' and message like '%dialing%'" | grep -o "dialing [^ ]*" | cut -d' ' -f2)
-TOKEN=""
-for p in $(run_procs "$(sql "$T/tok/run.db" 'select id from run')"); do
-	t=$({ tr '\0' '\n' < /proc/$p/environ; } 2>/dev/null | sed -n 's/^GAUNTLET_AGENT_TOKEN=//p')
-	[ -n "$t" ] && TOKEN=$t
-	if tr '\0' ' ' < /proc/$p/cmdline | grep -q "[0-9a-f]\{64\}"; then CMDLINE_HAS=1; fi
-done
-check "tok: the token is in the launcher's environment (${#TOKEN} hex digits)" [ ${#TOKEN} -eq 64 ]
-check "tok: no launcher or agent carries a token on its command line" [ -z "${CMDLINE_HAS:-}" ]
+# the intruder first, while the run surely listens (the scan below reads
+# every process: seconds on a loaded machine, once past the run's end)
 python3 - "$dial" <<'PY'
 import json, socket, struct, sys
 host, port = sys.argv[1].rsplit(":", 1)
@@ -86,6 +80,14 @@ try:
 except Exception as e:
     print("intruder:", e)
 PY
+TOKEN=""
+for p in $(run_procs "$(sql "$T/tok/run.db" 'select id from run')"); do
+	t=$({ tr '\0' '\n' < /proc/$p/environ; } 2>/dev/null | sed -n 's/^GAUNTLET_AGENT_TOKEN=//p')
+	[ -n "$t" ] && TOKEN=$t
+	if tr '\0' ' ' < /proc/$p/cmdline | grep -q "[0-9a-f]\{64\}"; then CMDLINE_HAS=1; fi
+done
+check "tok: the token is in the launcher's environment (${#TOKEN} hex digits)" [ ${#TOKEN} -eq 64 ]
+check "tok: no launcher or agent carries a token on its command line" [ -z "${CMDLINE_HAS:-}" ]
 wait "$TPID"; rc=$?
 check "tok: the run passes beside the intruder (exit $rc)" [ $rc -eq 0 ]
 check "tok: the wrong token was refused and counted" python3 -c "
