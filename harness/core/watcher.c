@@ -107,6 +107,8 @@ static void watcher_script(struct gl_buf *b, const struct dm_cfg *d, const char 
 		      "start=$(date +%%s); last=$start; endat=$((start + END)); seen=$(cat \"$B.lease\" 2>/dev/null)\n"
 		      "while :; do\n"
 		      "\tsleep 1\n"
+		      "\t# its files removed: the fault was reverted and this watcher let go\n"
+		      "\t[ -e \"$B.sh\" ] || { rm -f \"$B.pid\"; exit 0; }\n"
 		      "\tnow=$(date +%%s); cur=$(cat \"$B.lease\" 2>/dev/null)\n"
 		      "\tif [ \"$cur\" != \"$seen\" ]; then\n"
 		      "\t\tseen=$cur; last=$now\n"
@@ -191,18 +193,31 @@ static void claim_script(struct gl_buf *b, const char *base)
 		      "[ $i -lt 600 ] && { [ -e \"$B.pid\" ] || [ $i -lt 20 ]; }; do sleep 0.1; i=$((i + 1)); done\n"
 		      "if [ -f \"$B.rec\" ]; then echo fired; cat \"$B.rec\"; exit 0; fi\n"
 		      "# an earlier controller's claim (killed before it was done): revert again;\n"
-		      "# the files go here too once no watcher runs\n"
+		      "# its watcher may still run (that controller died before stopping it):\n"
+		      "# stop it as above, or its files, removed after this revert, would leave\n"
+		      "# it running unclaimed, to take the claim and revert again later\n"
 		      "p=$(cat \"$B.pid\" 2>/dev/null)\n"
-		      "if " DM_IS_WATCHER("$p") "; then echo claimed-held; exit 0; fi\n"
+		      "if " DM_IS_WATCHER("$p") "; then\n"
+		      "\tkill -TERM \"-$p\" 2>/dev/null || kill -TERM \"$p\"; i=0\n"
+		      "\twhile " DM_IS_WATCHER("$p") " && [ $i -lt 250 ]; do sleep 0.02; i=$((i + 1)); done\n"
+		      "\tif " DM_IS_WATCHER("$p") "; then echo claimed-held; exit 0; fi\n"
+		      "fi\n"
 		      "rm -rf \"$B.claim\"; rm -f \"$B.sh\" \"$B.lease\" \"$B.pid\" \"$B.rec\" \"$B.rec.tmp\" \"$B.out\"\n"
 		      "echo claimed\n",
 		      base);
 }
 
+/* Cleanup once the fault is reverted: a watcher still running (a claim
+ * that found it slow to stop) is told to stop first; it also stops by
+ * itself once its script is gone. */
 static void cleanup_script(struct gl_buf *b, const char *base)
 {
 	put_dir_check(b);
-	gl_buf_printf(b, "B=$D/%s\nrm -rf \"$B.claim\"; rm -f \"$B.sh\" \"$B.lease\" \"$B.pid\" \"$B.rec\" \"$B.rec.tmp\" \"$B.out\"\n",
+	gl_buf_printf(b,
+		      "B=$D/%s\n"
+		      "p=$(cat \"$B.pid\" 2>/dev/null)\n"
+		      "if " DM_IS_WATCHER("$p") "; then kill -TERM \"-$p\" 2>/dev/null || kill -TERM \"$p\"; fi\n"
+		      "rm -rf \"$B.claim\"; rm -f \"$B.sh\" \"$B.lease\" \"$B.pid\" \"$B.rec\" \"$B.rec.tmp\" \"$B.out\"\n",
 		      base);
 }
 

@@ -13,7 +13,9 @@
 # resumed, every watcher reverting its fault; (8) a watcher killed by hand
 # is reported lost by the next lease renewal; (9) a resumed controller
 # renews the watchers it finds; (10) an inject slower than the grace never
-# lets its watcher fire before the fault is in. Every process the faults may
+# lets its watcher fire before the fault is in; (11) a watcher still running
+# under an earlier controller's claim is stopped by the resumed controller's
+# revert. Every process the faults may
 # signal is started here with a marker unique to this test run.
 source "$(dirname "$0")/lib.sh"
 
@@ -425,5 +427,32 @@ check "slow inject past its end: reverted by the controller, its watcher stopped
 check "slow inject past its end: marker gone" [ ! -e "$T/slowend-mark" ]
 check "slow inject past its end: the log gives why it was reverted (scheduled, asked during the inject)" \
 	grep -q "'slowend-$TAG' reverted (scheduled)" "$T/slowend.log"
+
+# --- 11. an earlier controller's claim, its watcher still running --------------------------
+# A controller SIGKILLed after taking a watcher's claim (the claim says
+# "controller") but before stopping the watcher. The resumed controller's
+# revert must stop that watcher: left running while its files are removed
+# after the revert, it took the claim at its planned end plus the grace,
+# reverted a second time and left its record in /run/gauntlet (seen after
+# loaded test_torture runs).
+scenario "$T/held.json" 16s "{ \"id\": \"held-$TAG\", \"at\": \"1s\", \"for\": \"8s\", \"kind\": \"exec\", \"target\": \"me\",
+  \"params\": { \"inject\": [\"touch\", \"$T/held-mark\"], \"revert\": [\"sh\", \"-c\", \"rm -f $T/held-mark; echo x >> $T/held-reverts\"] } }"
+set_safety "$T/held.json" '{"deadman_renew": "1s", "deadman_grace": "5s"}'
+bg run "$T/held.json" --out "$T/rheld"
+check "held: injected with its watcher armed" until_ok 10 sql_is "$T/rheld/run.db" "select state||' '||deadman from faults" "injected armed"
+HB=$(sql "$T/rheld/run.db" "select json_extract(plan, '$.deadman.base') from faults")
+HP=$(sql "$T/rheld/run.db" "select json_extract(plan, '$.deadman.pid') from faults")
+mkdir "/run/gauntlet/$HB.claim" && echo controller > "/run/gauntlet/$HB.claim/by"
+kill -KILL "$BG_PID"; wait "$BG_PID" 2>/dev/null
+bg resume "$T/rheld"
+wait "$BG_PID"; rc=$?
+check "held: the resumed run ends (exit $rc)" [ $rc -le 1 ]
+held_gone() { ! grep -qF "$HB.sh" "/proc/$HP/cmdline" 2>/dev/null; }
+check "held: its watcher (pid ${HP:-none}) stopped" until_ok 3 held_gone
+sleep 2   # (the run ended past the planned end plus the grace: 9 s + 5 s)
+n=$(wc -l < "$T/held-reverts" 2>/dev/null)
+check "held: reverted once, by the controller (${n:-0} revert(s))" [ "${n:-0}" = 1 ]
+check "held: marker gone, no file of its watcher left in /run/gauntlet" \
+	bash -c "[ ! -e '$T/held-mark' ] && ! ls /run/gauntlet/ 2>/dev/null | grep -qF '$HB'"
 
 finish
