@@ -58,7 +58,8 @@ endfunction()
 # machine-wide lab, timings under load) whose sanitizer twin is labelled
 # asan_long. scripts/test.sh leaves those twins out unless GL_ASAN_ALL=1,
 # and names each one it left out in its closing lines: on CI's two cores
-# they doubled the suite's time and failed on load, not on memory errors.
+# they took the suite past 20 minutes and failed on load, not on memory
+# errors.
 # The plain test always runs; the twin stays registered for GL_ASAN_ALL=1.
 function(gl_test_asan_long name)
   if(GL_FUZZ OR NOT GL_SANITIZE)
