@@ -147,13 +147,15 @@ r=json.load(open(sys.argv[1]))
 v=($2)
 if v is not True: print(v)
 sys.exit(0 if v else 1)" "$1"; }
-# sql DB 'query' -> rows, |-separated. Read-only, and an error when DB is
-# not there: a poll that ran before the controller made its store would
-# otherwise create an empty run.db, which the run then refuses ("a run
-# store already exists here").
+# sql DB 'query' -> rows, |-separated. An error when DB is not there
+# (mode=rw never creates it): a poll that ran before the controller made
+# its store would otherwise create an empty run.db, which the run then
+# refuses ("a run store already exists here"). Not mode=ro: the store of
+# a SIGKILLed controller may need its WAL recovered, which a read-only
+# connection cannot do.
 sql() { python3 -c "
 import sqlite3,sys,urllib.parse
-c=sqlite3.connect('file:'+urllib.parse.quote(sys.argv[1])+'?mode=ro', uri=True)
+c=sqlite3.connect('file:'+urllib.parse.quote(sys.argv[1])+'?mode=rw', uri=True)
 for row in c.execute(sys.argv[2]): print('|'.join('' if v is None else str(v) for v in row))" "$1" "$2"; }
 # sql_is DB 'query' WANT: the query prints exactly WANT now. For until_ok:
 # `until_ok 10 [ "$(sql ...)" = x ]` would compare one reading ten seconds
@@ -174,7 +176,23 @@ fault_is() { # RUN-DIR INDEX PYTHON-EXPR-OVER-f
 }
 # log_unless RC WANT LOG: when a run's exit code RC is not WANT, print it
 # and the run's log (its last 60 lines), so that a failure in CI says why.
-log_unless() { [ "$1" -eq "$2" ] || { echo "  exit $1; its log:"; tail -60 "$3" | sed 's/^/  | /'; }; }
+# When LOG is DIR.log for a run's --out DIR, its report's failing targets
+# and its faults' recovery figures too.
+log_unless() {
+	[ "$1" -eq "$2" ] && return 0
+	echo "  exit $1; its log:"; tail -60 "$3" | sed 's/^/  | /'
+	local rep=${3%.log}/report.json
+	[ -f "$rep" ] && python3 - "$rep" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+for t in r.get("targets", []):
+    if not t.get("pass"):
+        print("  | target failed: %s %s %s %s (measured %s)" % (t.get("scope"), t.get("metric"), t.get("op", ""), t.get("threshold", ""), t.get("measured")))
+for f in r.get("faults", []):
+    print("  | fault %s: %s, recovery_s %s, restore_s %s" % (f.get("id"), f.get("state"), f.get("recovery_s"), f.get("restore_s")))
+PY
+	return 0
+}
 # not CMD...: CMD fails (for check and until_ok, which take a command).
 not() { ! "$@"; }
 # The dead-man's switch, controller never resumed (docs/faults.md). Start
