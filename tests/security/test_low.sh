@@ -222,7 +222,9 @@ s = {"name": "many", "duration": "%ds" % (n + 10), "hosts": {"h": {"local": True
                  "recovery": {"recovery_s": "<= 10", "restore_s": "<= 10"}}}
 json.dump(s, open(sys.argv[1], "w"), separators=(",", ":"))
 EOF
-LIMIT=10
+# 15 s: the pairwise checks took 23 s alone; beside the suite's other
+# tests on two cores the plain build once took 10.5 s
+LIMIT=15
 [ "${GL_SANITIZE:-OFF}" = ON ] && LIMIT=60
 t0=$(date +%s.%N)
 timeout 120 "$GAUNTLET" validate "$T/many.json" > "$T/6.log" 2>&1; rc=$?
