@@ -400,7 +400,8 @@ check "adopt: reverted by the controller, its watcher stopped" sql_is "$T/radopt
 check "adopt: marker gone" [ ! -e "$T/adopt-mark" ]
 
 # --- 10. an inject slower than the grace ------------------------------------------------
-# The inject takes 5 s, the grace is 2 s: the lease is renewed from the
+# The inject takes 7 s, the grace is 3 s (2 s: a loaded machine delayed a
+# renewal past it, firing the watcher before the test could look): the lease is renewed from the
 # watcher's start, not from the end of the inject, so the watcher never
 # fires while the inject runs (when it did, its record passed for the
 # revert of a fault that came in after it, and the fault stayed in).
@@ -409,18 +410,18 @@ check "adopt: marker gone" [ ! -e "$T/adopt-mark" ]
 # the inject: the controller reverts it once in, its watcher stopped.
 slow_fault() { # ID FOR MARK
 	echo "{ \"id\": \"$1-$TAG\", \"at\": \"1s\", \"for\": \"$2\", \"kind\": \"exec\", \"target\": \"me\",
-  \"params\": { \"inject\": [\"sh\", \"-c\", \"sleep 5; touch $3\"], \"revert\": [\"rm\", \"-f\", \"$3\"] } }"
+  \"params\": { \"inject\": [\"sh\", \"-c\", \"sleep 7; touch $3\"], \"revert\": [\"rm\", \"-f\", \"$3\"] } }"
 }
 scenario "$T/slow.json" 90s "$(slow_fault slow 60s "$T/slow-mark")"
-set_safety "$T/slow.json" '{"deadman_renew": "1s", "deadman_grace": "2s"}'
+set_safety "$T/slow.json" '{"deadman_renew": "1s", "deadman_grace": "3s"}'
 bg run "$T/slow.json" --out "$T/rslow"
-check "slow inject: in after its 5 s, its watcher armed, not fired" \
-	until_ok 15 sql_is "$T/rslow/run.db" "select state||' '||deadman from faults" "injected armed"
+check "slow inject: in after its 7 s, its watcher armed, not fired" \
+	until_ok 20 sql_is "$T/rslow/run.db" "select state||' '||deadman from faults" "injected armed"
 check "slow inject: the marker is there" [ -e "$T/slow-mark" ]
 slow_back() { [ ! -e "$T/slow-mark" ]; }
-dm_never_resumed "slow inject" "$T/rslow" 2 1 slow_back
-scenario "$T/slowend.json" 8s "$(slow_fault slowend 1s "$T/slowend-mark")"
-set_safety "$T/slowend.json" '{"deadman_renew": "1s", "deadman_grace": "2s"}'
+dm_never_resumed "slow inject" "$T/rslow" 3 1 slow_back
+scenario "$T/slowend.json" 12s "$(slow_fault slowend 1s "$T/slowend-mark")"
+set_safety "$T/slowend.json" '{"deadman_renew": "1s", "deadman_grace": "3s"}'
 "$GAUNTLET" run "$T/slowend.json" --out "$T/rslowend" > "$T/slowend.log" 2>&1; rc=$?
 check "slow inject past its end: the run ends (exit $rc)" [ $rc -le 1 ]
 check "slow inject past its end: reverted by the controller, its watcher stopped" \
