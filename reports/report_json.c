@@ -145,9 +145,16 @@ static cJSON *metrics_obj(const struct gl_analysis *an, const struct gl_agg *a)
 				{ "lost", "agents.lost" }, { "relaunched", "agents.relaunched" },
 				{ "refused_connections", "agents.refused" }, { "late_reports", "agents.late_reports" } };
 			cJSON *o = cJSON_AddObjectToObject(m, "agents");
+			struct cls_arg ca = { NULL, strlen("agents.refused.") };
 			/* a counter never touched is 0 here: these are counts of events */
 			for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 				cJSON_AddNumberToObject(o, keys[i][0], (double)gl_agg_counter(a, keys[i][1], &found));
+			add_eval(o, "delivered_ratio", a, "agents.delivered_ratio");
+			ca.o = cJSON_AddObjectToObject(o, "refused_by_cause");
+			gl_agg_each_counter(a, "agents.refused.", add_class, &ca);
+			cJSON_AddNumberToObject(o, "bad_frames", (double)gl_agg_counter(a, "agents.bad_frames", &found));
+			cJSON_AddNumberToObject(o, "events_dropped",
+						(double)gl_agg_counter(a, "agents.events_dropped", &found));
 		}
 	}
 	if (gl_scenario_workload(an->sc, "training")) {

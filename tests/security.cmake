@@ -24,3 +24,8 @@ gl_script_test(test_sec_output ${GL_TESTS_DIR}/security/test_output.sh TIMEOUT 1
 # scenario, 70,000 faults, the target's idle timeout, netns and interface
 # names that would be options or paths.
 gl_script_test(test_sec_low ${GL_TESTS_DIR}/security/test_low.sh TIMEOUT 180)
+# Hostile peers on the load agents' port: a flood of 16 MiB frame
+# announcements, a crowd holding the waiting places, a forger with a real
+# launch token, agents kept out (the run fails its delivered target).
+gl_script_test(test_sec_agents_port ${GL_TESTS_DIR}/security/test_agents_port.sh TIMEOUT 300)
+gl_test_asan_long(test_sec_agents_port)

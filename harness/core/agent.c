@@ -31,6 +31,7 @@
 #include "metrics.h"
 #include "paths.h"
 #include "scenario.h"
+#include "secrets.h"
 #include "store.h"
 
 #define FLUSH_NS 500000000LL
@@ -46,6 +47,13 @@ struct agent {
 	struct event *ev_flush, *ev_window, *ev_sig;
 	int64_t win;              /* the window being filled */
 	int stopping, code, running;
+	/* until the plan came: where to dial, this launch's token, and how
+	 * long to keep dialing when the controller drops the connection before
+	 * the hello is read (a crowd of strangers on its port) */
+	char addr[256], token[80], host[256];
+	int index;
+	int64_t dial_until_ns, backoff_ns;
+	struct event *ev_redial;
 	/* rows of the window being filled */
 	cJSON *err_rows, *ok_rows;
 	int n_err, n_ok;
@@ -259,9 +267,19 @@ static void on_conn_event(struct bufferevent *bev, short what, void *arg)
 	struct agent *g = arg;
 
 	if (what & (BEV_EVENT_EOF | BEV_EVENT_ERROR)) {
-		gl_warn("agent: the controller's connection %s: stopping", what & BEV_EVENT_EOF ? "closed" : "failed");
 		bufferevent_free(g->bev);
 		g->bev = NULL;
+		if (!g->c.sc && !g->stopping && gl_now_ns() + g->backoff_ns < g->dial_until_ns) {
+			/* no plan yet: the hello may not have been read */
+			gl_warn("agent: the controller's connection %s before the plan: dialing again in %.2f s",
+				what & BEV_EVENT_EOF ? "closed" : "failed", (double)g->backoff_ns / 1e9);
+			event_add(g->ev_redial, &(struct timeval){ g->backoff_ns / 1000000000,
+								   (g->backoff_ns % 1000000000) / 1000 });
+			if (g->backoff_ns < 1000000000LL)
+				g->backoff_ns *= 2;
+			return;
+		}
+		gl_warn("agent: the controller's connection %s: stopping", what & BEV_EVENT_EOF ? "closed" : "failed");
 		finish(g, 3);
 	}
 }
@@ -289,6 +307,16 @@ static int start_plan(struct agent *g, const unsigned char *p, size_t n)
 	if (!j || !text || !path || !wname) {
 		gl_error("agent: the plan is not what this gauntlet expects (scenario or workload missing)");
 		goto out;
+	}
+	/* the plan came: the token is spent */
+	explicit_bzero(g->token, sizeof(g->token));
+	/* the scenario's secrets (api_key_env, ...) came through the
+	 * launcher's environment: kept, and wiped where /proc shows them,
+	 * before the workload starts any thread */
+	{
+		cJSON *sj = cJSON_Parse(text);
+		gl_secrets_take(sj);
+		cJSON_Delete(sj);
 	}
 	sets_j = cJSON_GetObjectItemCaseSensitive(j, "sets");
 	sets = calloc((size_t)cJSON_GetArraySize(sets_j) + 1, sizeof(*sets));
@@ -407,16 +435,78 @@ static int dial(const char *addr, struct gl_err *err)
 	return fd;
 }
 
+/* Dial the controller and say hello; 0, or -1 with err. */
+static int connect_hello(struct agent *g, struct gl_err *err)
+{
+	cJSON *hello;
+	int fd = dial(g->addr, err);
+
+	if (fd < 0)
+		return -1;
+	g->bev = bufferevent_socket_new(g->c.base, fd, BEV_OPT_CLOSE_ON_FREE);
+	if (!g->bev) {
+		close(fd);
+		return gl_errf(err, GL_ENOMEM, "out of memory");
+	}
+	bufferevent_setcb(g->bev, on_read, NULL, on_conn_event, g);
+	bufferevent_setwatermark(g->bev, EV_READ, 0, GL_AW_FRAME_MAX + 16);
+	bufferevent_enable(g->bev, EV_READ | EV_WRITE);
+	hello = cJSON_CreateObject();
+	cJSON_AddNumberToObject(hello, "proto", GL_AW_PROTO);
+	cJSON_AddStringToObject(hello, "token", g->token);
+	cJSON_AddNumberToObject(hello, "index", g->index);
+	cJSON_AddNumberToObject(hello, "pid", getpid());
+	cJSON_AddStringToObject(hello, "host", g->host);
+	gl_aw_send_json(g->bev, GL_AW_HELLO, hello);
+	/* the printed hello held the token: cJSON frees it unwiped, so the
+	 * item's copy is wiped here */
+	explicit_bzero(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(hello, "token")), strlen(g->token));
+	cJSON_Delete(hello);
+	return 0;
+}
+
+static void on_redial(evutil_socket_t fd, short what, void *arg)
+{
+	struct agent *g = arg;
+	struct gl_err err = { 0 };
+
+	if (g->stopping || g->bev)
+		return;
+	if (connect_hello(g, &err) != 0) {
+		gl_error("agent: %s", err.msg);
+		finish(g, 3);
+	}
+}
+
+/* Take a variable's value and wipe its whole NAME=value entry where
+ * /proc/PID/environ shows it (unsetenv alone leaves the bytes there). */
+static int take_env(const char *name, char *out, size_t n)
+{
+	extern char **environ;
+	size_t nl = strlen(name);
+	int rc = -1;
+
+	for (char **e = environ; e && *e; e++) {
+		if (strncmp(*e, name, nl) != 0 || (*e)[nl] != '=')
+			continue;
+		if (rc != 0 && strlen(*e + nl + 1) < n) {
+			snprintf(out, n, "%s", *e + nl + 1);
+			rc = 0;
+		}
+		explicit_bzero(*e, strlen(*e));
+	}
+	unsetenv(name);
+	return rc;
+}
+
 int gl_agent_main(int argc, char **argv)
 {
 	struct agent *g = calloc(1, sizeof(*g));
-	const char *addr = getenv("GAUNTLET_AGENT_CONTROLLER"), *tok = getenv("GAUNTLET_AGENT_TOKEN");
+	const char *addr = getenv("GAUNTLET_AGENT_CONTROLLER");
 	const char *idx = getenv("GAUNTLET_AGENT_INDEX");
-	char token[80], host[256] = "";
 	struct gl_err err = { 0 };
 	struct event_config *cfg;
-	cJSON *hello;
-	int fd, code;
+	int code, tok;
 
 	(void)argv;
 	if (argc > 1) {
@@ -425,20 +515,22 @@ int gl_agent_main(int argc, char **argv)
 	}
 	if (!g)
 		return 4;
-	if (!addr || !tok || !idx || strlen(tok) >= sizeof(token)) {
+	/* the token is for this process only: nothing it starts inherits it,
+	 * and /proc no longer shows it */
+	tok = take_env("GAUNTLET_AGENT_TOKEN", g->token, sizeof(g->token));
+	if (!addr || tok != 0 || !idx || strlen(addr) >= sizeof(g->addr)) {
 		fprintf(stderr, "gauntlet agent: GAUNTLET_AGENT_CONTROLLER, GAUNTLET_AGENT_TOKEN and "
 			"GAUNTLET_AGENT_INDEX must be set (the controller starts agents; see docs/agents.md)\n");
 		return 2;
 	}
-	snprintf(token, sizeof(token), "%s", tok);
-	/* the token is for this process only: nothing it starts inherits it */
-	unsetenv("GAUNTLET_AGENT_TOKEN");
+	snprintf(g->addr, sizeof(g->addr), "%s", addr);
+	g->index = atoi(idx);
 	if (gl_paths_read_env(&err) != 0) {
 		fprintf(stderr, "gauntlet agent: %s\n", err.msg);
 		return 2;
 	}
 	signal(SIGPIPE, SIG_IGN);
-	gethostname(host, sizeof(host) - 1);
+	gethostname(g->host, sizeof(g->host) - 1);
 	cfg = event_config_new();
 	if (cfg) {
 		event_config_set_flag(cfg, EVENT_BASE_FLAG_PRECISE_TIMER);
@@ -459,26 +551,17 @@ int gl_agent_main(int argc, char **argv)
 		return 4;
 	g->ev_flush = event_new(g->c.base, -1, EV_PERSIST, on_flush, g);
 	g->ev_window = evtimer_new(g->c.base, on_window, g);
+	g->ev_redial = evtimer_new(g->c.base, on_redial, g);
 	g->ev_sig = evsignal_new(g->c.base, SIGTERM, on_signal, g);
 	evsignal_add(g->ev_sig, NULL);
-	fd = dial(addr, &err);
-	if (fd < 0) {
+	/* dropped before the plan (the controller's waiting places crowded),
+	 * it dials again for up to 30 s, from 50 ms apart to 1 s apart */
+	g->dial_until_ns = gl_now_ns() + 30000000000LL;
+	g->backoff_ns = 50000000LL;
+	if (connect_hello(g, &err) != 0) {
 		fprintf(stderr, "gauntlet agent: %s\n", err.msg);
 		return 3;
 	}
-	g->bev = bufferevent_socket_new(g->c.base, fd, BEV_OPT_CLOSE_ON_FREE);
-	bufferevent_setcb(g->bev, on_read, NULL, on_conn_event, g);
-	bufferevent_setwatermark(g->bev, EV_READ, 0, GL_AW_FRAME_MAX + 16);
-	bufferevent_enable(g->bev, EV_READ | EV_WRITE);
-	hello = cJSON_CreateObject();
-	cJSON_AddNumberToObject(hello, "proto", GL_AW_PROTO);
-	cJSON_AddStringToObject(hello, "token", token);
-	cJSON_AddNumberToObject(hello, "index", atoi(idx));
-	cJSON_AddNumberToObject(hello, "pid", getpid());
-	cJSON_AddStringToObject(hello, "host", host);
-	gl_aw_send_json(g->bev, GL_AW_HELLO, hello);
-	cJSON_Delete(hello);
-	explicit_bzero(token, sizeof(token));
 	the_agent = g;
 	event_base_dispatch(g->c.base);
 	/* push out what is still queued (the last figures, the goodbye) */

@@ -239,6 +239,11 @@ int gl_aw_send_json(struct bufferevent *bev, int type, const void *j)
 
 int gl_aw_pump(struct evbuffer *in, gl_aw_frame_fn f, void *arg, int max)
 {
+	return gl_aw_pump_cap(in, f, arg, max, GL_AW_FRAME_MAX);
+}
+
+int gl_aw_pump_cap(struct evbuffer *in, gl_aw_frame_fn f, void *arg, int max, size_t cap)
+{
 	for (int k = 0; k < max; k++) {
 		size_t len = evbuffer_get_length(in), plen, used;
 		const unsigned char *payload;
@@ -251,7 +256,7 @@ int gl_aw_pump(struct evbuffer *in, gl_aw_frame_fn f, void *arg, int max)
 			return 0;
 		b = evbuffer_pullup(in, 4);
 		l = get_be(b, 4);
-		if (l < 1 || l > GL_AW_FRAME_MAX)
+		if (l < 1 || l > GL_AW_FRAME_MAX || l > cap)
 			return -2;
 		if (len < 4 + l)
 			return 0;

@@ -25,6 +25,9 @@
 #include "util.h"
 
 #define GL_AW_FRAME_MAX (16u << 20)
+/* the longest frame read before a connection's HELLO matched: a hello is
+ * about 200 bytes, so a stranger holds at most this much memory */
+#define GL_AW_HELLO_MAX 4096u
 #define GL_AW_PROTO 1
 
 enum gl_aw_type {
@@ -78,6 +81,9 @@ int gl_aw_send_json(struct bufferevent *bev, int type, const void *j /* cJSON */
  * a length is out of bounds (close the connection), else 0. */
 typedef int (*gl_aw_frame_fn)(void *arg, int type, const unsigned char *p, size_t n);
 int gl_aw_pump(struct evbuffer *in, gl_aw_frame_fn f, void *arg, int max);
+/* The same with frames of at most cap bytes (a longer length is -2): a
+ * connection that has not said hello may send GL_AW_HELLO_MAX. */
+int gl_aw_pump_cap(struct evbuffer *in, gl_aw_frame_fn f, void *arg, int max, size_t cap);
 
 /* Constant-time comparison of two NUL-terminated tokens. */
 int gl_aw_token_eq(const char *a, const char *b);

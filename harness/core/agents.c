@@ -36,18 +36,43 @@
 #include "secrets.h"
 
 #define MAX_AGENTS 256
-#define MAX_PENDING 64
-#define HELLO_DEADLINE_NS (5LL * 1000000000)
+/* Connections that have not said hello: at most MAX_PENDING, each holding
+ * at most GL_AW_HELLO_MAX bytes of input for at most HELLO_DEADLINE_NS.
+ * When every place is taken, a new connection takes the place of the
+ * oldest one from the address that holds the most: strangers crowd out
+ * each other, not the agents that dial from their own hosts. */
+#define MAX_PENDING 256
+#define HELLO_DEADLINE_NS (2LL * 1000000000)
+/* What a connected agent may send: events per window (the rest counted),
+ * a counter's or histogram's increase per DATA frame (an agent sends one
+ * every 500 ms; 2^40 is far above any real load and far below a wrap). */
+#define EVENTS_PER_WINDOW 20
+#define FIGURE_MAX (INT64_C(1) << 40)
+/* DATA may be for the open window, the next one (an agent's clock may
+ * lead the loop by its latency) or one of the LATE_WINDOWS before it. */
+#define LATE_WINDOWS 4
 #define SILENCE_NS (5LL * 1000000000)
 #define STOP_WAIT_NS (5LL * 1000000000)
 #define MAX_ARGS 96
 
 enum slot_state { S_DOWN, S_LAUNCHED, S_UP, S_DONE };
 
+/* Why a connection was refused (counted as agents.refused and
+ * agents.refused.<name>). */
+enum refusal { R_LENGTH, R_NOT_HELLO, R_TOKEN, R_PROTO, R_TAKEN, R_NO_HELLO, R_CLOSED, R_CROWDED, R_N };
+static const char *const refusal_name[R_N] = { "bad_length", "not_hello", "bad_token", "bad_proto", "taken",
+					       "no_hello", "closed", "crowded_out" };
+static const char *const refusal_text[R_N] = {
+	"a frame length of 0 or over 4 KiB before the hello (an HTTP request looks like this)",
+	"first frame is not a hello", "wrong token", "another protocol version",
+	"agent index out of range or already connected", "no hello within 2 s", "closed before its hello",
+	"every waiting place taken: dropped for a newer connection" };
+
 struct slot {
 	struct gl_agents *a;
 	int index;
 	enum slot_state state;
+	char token[65];            /* this launch's own: a new one each launch */
 	char host[128];            /* scenario host it runs on, "" = wherever the launcher puts it */
 	pid_t launcher;
 	int64_t child_id;
@@ -61,12 +86,17 @@ struct slot {
 	int64_t joined_ns;         /* run time it was relaunched at, -1 if never */
 	int launches, fails_in_row, misses, bye;
 	int given_up;
+	int64_t ev_window;         /* the window its events are counted in */
+	int ev_count;              /* events logged in it */
+	int64_t ev_dropped;        /* events not logged since the last summary */
 };
 
 struct pending {
 	struct gl_agents *a;
 	struct bufferevent *bev;
 	int64_t since_ns;
+	struct sockaddr_storage peer;
+	socklen_t peer_len;
 };
 
 struct gl_agents {
@@ -77,7 +107,6 @@ struct gl_agents {
 	int count, srun, max_restarts;
 	int64_t connect_timeout_ns, settle_ns, backoff_ns;
 	char launcher_path[256], binary[1024];
-	char token[65];
 	char addr[128];               /* host:port the agents dial */
 	char key_env[128];            /* the workload's api_key_env, passed on to the agents */
 	int lfd;
@@ -87,7 +116,8 @@ struct gl_agents {
 	double load;
 	int64_t origin_ns;
 	int started, stopping;
-	int refused, late_warned;
+	int64_t refused, by_cause[R_N], unreported[R_N];
+	int late_warned;
 };
 
 static int64_t now_ns(struct gl_agents *a) { return gl_ctx_elapsed_ns(a->c); }
@@ -179,6 +209,21 @@ static int open_log(struct gl_agents *a, int index)
 	return open(p, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
 }
 
+/* A launch's token: 32 random bytes in hex. Each launch has its own, so a
+ * token read from a launcher's environment is worth nothing once its
+ * agent said hello, and a relaunch never takes an earlier one. */
+static int new_token(char out[65])
+{
+	unsigned char rnd[32];
+
+	if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
+		return -1;
+	for (size_t i = 0; i < sizeof(rnd); i++)
+		snprintf(out + 2 * i, 3, "%02x", rnd[i]);
+	explicit_bzero(rnd, sizeof(rnd));
+	return 0;
+}
+
 static int spawn(struct gl_agents *a, struct slot *s)
 {
 	char *argv[MAX_ARGS];
@@ -190,13 +235,15 @@ static int spawn(struct gl_agents *a, struct slot *s)
 	int n = 0, logfd;
 	pid_t pid;
 
+	if (new_token(s->token) != 0)
+		return -1;
 	if (build_argv(a, s, argv, &n) != 0) {
 		free_argv(argv, n);
 		return -1;
 	}
 	for (int i = 0; i < n && off < sizeof(text); i++)
 		off += (size_t)snprintf(text + off, sizeof(text) - off, "%s%s", i ? " " : "", argv[i]);
-	snprintf(envs[0], sizeof(envs[0]), "GAUNTLET_AGENT_TOKEN=%s", a->token);
+	snprintf(envs[0], sizeof(envs[0]), "GAUNTLET_AGENT_TOKEN=%s", s->token);
 	snprintf(envs[1], sizeof(envs[1]), "GAUNTLET_AGENT_CONTROLLER=%s", a->addr);
 	snprintf(envs[2], sizeof(envs[2]), "GAUNTLET_AGENT_INDEX=%d", s->index);
 	snprintf(envs[3], sizeof(envs[3]), "GAUNTLET_LOG=%s", getenv("GAUNTLET_LOG") ? getenv("GAUNTLET_LOG") : "info");
@@ -370,6 +417,30 @@ static int64_t num(const cJSON *o, const char *k, int64_t lo, int64_t hi, int64_
 	return (int64_t)v->valuedouble;
 }
 
+/* What a DATA frame may hold, checked before anything is merged: the
+ * workload's own series (agents.* and the rest are the controller's),
+ * increases that are not negative and not absurd. */
+struct check_arg {
+	struct gl_agents *a;
+	char why[160];
+};
+
+static int check_series(void *arg, const char *name, const struct gl_hist *h, int64_t counter)
+{
+	struct check_arg *ca = arg;
+	size_t wl = strlen(ca->a->name);
+
+	if (strncmp(name, ca->a->name, wl) != 0 || name[wl] != '.')
+		snprintf(ca->why, sizeof(ca->why), "series %s is not one of the %s workload's", name, ca->a->name);
+	else if (!h && (counter < 0 || counter > FIGURE_MAX))
+		snprintf(ca->why, sizeof(ca->why), "counter %s: %" PRId64 " is out of 0..2^40", name, counter);
+	else if (h && gl_hist_count(h) > (uint64_t)FIGURE_MAX)
+		snprintf(ca->why, sizeof(ca->why), "histogram %s: more than 2^40 values", name);
+	else
+		return 0;
+	return -1;
+}
+
 struct merge_arg {
 	struct gl_metrics *m;
 	int bad;
@@ -383,65 +454,125 @@ static int merge_series(void *arg, const char *name, const struct gl_hist *h, in
 	return 0;
 }
 
-static void on_rows(struct slot *s, const unsigned char *p, size_t n)
+/* Is win one an agent may send figures or rows for now? */
+static int window_ok(struct gl_agents *a, int64_t win)
 {
-	cJSON *arr = cJSON_ParseWithLength((const char *)p, n), *r;
+	return a->started && win >= a->c->win_idx - LATE_WINDOWS && win <= a->c->win_idx + 1;
+}
+
+/* The request rows of a ROWS frame, each checked before any is kept:
+ * 0 with them stored, -1 with why (the agent's connection is closed). */
+static int on_rows(struct slot *s, const unsigned char *p, size_t n, char *why, size_t wn)
+{
 	static const char *const classes[] = { "connect", "tls", "http_4xx", "http_429", "http_5xx", "timeout_ttft",
 					       "timeout_idle", "timeout_total", "stream_error", "truncated",
 					       "malformed", "model_not_found", NULL };
+	const cJSON *eps = cJSON_GetObjectItemCaseSensitive(s->a->c->sc->workloads[s->a->wl].cfg, "endpoints");
+	int n_ep = cJSON_IsArray(eps) && cJSON_GetArraySize(eps) > 0 ? cJSON_GetArraySize(eps) : 1, k = 0;
+	cJSON *arr = cJSON_ParseWithLength((const char *)p, n), *r;
+	struct gl_request_row *rows;
 
+	if (!cJSON_IsArray(arr)) {
+		cJSON_Delete(arr);
+		snprintf(why, wn, "rows: not a JSON array");
+		return -1;
+	}
+	rows = calloc((size_t)cJSON_GetArraySize(arr) + 1, sizeof(*rows));
+	if (!rows) {
+		cJSON_Delete(arr);
+		snprintf(why, wn, "rows: out of memory");
+		return -1;
+	}
 	cJSON_ArrayForEach(r, arr) {
-		struct gl_request_row row = { 0 };
+		struct gl_request_row *row = &rows[k];
 		const char *ec = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r, "error_class"));
-#define F(k) num(r, k, -1, INT64_C(1) << 62, -1)
-		row.window = F("window");
-		row.endpoint = (int)F("endpoint");
-		row.t_intended = F("t_intended");
-		row.t_send = F("t_send");
-		row.t_headers = F("t_headers");
-		row.t_first_event = F("t_first_event");
-		row.t_first_token = F("t_first_token");
-		row.t_last_token = F("t_last_token");
-		row.t_end = F("t_end");
-		row.input_tokens = F("input_tokens");
-		row.output_tokens = F("output_tokens");
-		row.tokens_estimated = (int)F("tokens_estimated");
-		row.http_status = (int)F("http_status");
-		row.max_stall_ns = F("max_stall_ns");
+#define F(key) num(r, key, -1, INT64_C(1) << 62, -2)
+		row->window = F("window");
+		row->endpoint = (int)num(r, "endpoint", 0, n_ep - 1, -2);
+		row->t_intended = F("t_intended");
+		row->t_send = F("t_send");
+		row->t_headers = F("t_headers");
+		row->t_first_event = F("t_first_event");
+		row->t_first_token = F("t_first_token");
+		row->t_last_token = F("t_last_token");
+		row->t_end = F("t_end");
+		row->input_tokens = F("input_tokens");
+		row->output_tokens = F("output_tokens");
+		row->tokens_estimated = (int)num(r, "tokens_estimated", 0, 1, -2);
+		row->http_status = (int)num(r, "http_status", -1, 599, -2);
+		row->max_stall_ns = F("max_stall_ns");
 #undef F
 		/* only the classes the workload knows: the store keeps no
 		 * string an agent made up */
-		row.error_class = NULL;
+		row->error_class = NULL;
 		for (int i = 0; ec && classes[i]; i++)
 			if (!strcmp(ec, classes[i]))
-				row.error_class = classes[i];
-		if (row.window < 0 || (ec && !row.error_class))
-			continue;
-		gl_ctx_request_row(s->a->c, &row);
+				row->error_class = classes[i];
+		/* a row is for the window its request was sent in: any that
+		 * has begun (a request may last longer than a window) */
+		if (row->window < 0 || row->window > s->a->c->win_idx + 1 || row->endpoint < 0 || row->t_intended < -1 || row->t_send < -1 ||
+		    row->t_headers < -1 || row->t_first_event < -1 || row->t_first_token < -1 ||
+		    row->t_last_token < -1 || row->t_end < -1 || row->input_tokens < -1 || row->output_tokens < -1 ||
+		    row->tokens_estimated < 0 || row->http_status < -1 || row->max_stall_ns < -1 ||
+		    (ec && !row->error_class)) {
+			const cJSON *ep = cJSON_GetObjectItemCaseSensitive(r, "endpoint");
+			const cJSON *st = cJSON_GetObjectItemCaseSensitive(r, "http_status");
+			snprintf(why, wn, "rows: row %d has a field out of range (window %" PRId64 " while %" PRId64
+				 " is open, endpoint %.0f of 0..%d, http_status %.0f, error_class %.32s)", k, row->window,
+				 s->a->c->win_idx, cJSON_IsNumber(ep) ? ep->valuedouble : -1, n_ep - 1,
+				 cJSON_IsNumber(st) ? st->valuedouble : -1, ec ? ec : "none");
+			free(rows);
+			cJSON_Delete(arr);
+			return -1;
+		}
+		k++;
 	}
+	for (int i = 0; i < k; i++)
+		gl_ctx_request_row(s->a->c, &rows[i]);
+	free(rows);
 	cJSON_Delete(arr);
+	return 0;
+}
+
+/* A bad frame from a connected agent: named, counted
+ * (agents.bad_frames), and the connection closed; nothing of it was
+ * merged. */
+static int bad_frame(struct slot *s, const char *why)
+{
+	gl_ctx_event(s->a->c, GL_LOG_ERROR, "agents", "%s agent %d: %s: connection closed", s->a->name, s->index,
+		     why);
+	gl_metrics_add(s->a->c->m, gl_metrics_counter(s->a->c->m, "agents.bad_frames"), 1);
+	return -1;
 }
 
 static int on_frame(struct slot *s, int type, const unsigned char *p, size_t n)
 {
 	struct gl_agents *a = s->a;
 	struct gl_err err = { 0 };
+	char why[256];
 
 	s->last_frame_ns = mono();
 	switch (type) {
 	case GL_AW_DATA: {
-		int64_t win;
+		int64_t win = gl_aw_data_window(p, n);
 		int final, late = 0;
+		struct check_arg ca = { a, "" };
 		struct merge_arg ma = { 0 };
-		/* merged into the window it is for (the decode checks the rest) */
-		ma.m = ctl_window_metrics(a->c, gl_aw_data_window(p, n), &late);
-		if (gl_aw_data_decode(p, n, &win, &final, merge_series, &ma, &err) != 0) {
-			gl_ctx_event(a->c, GL_LOG_ERROR, "agents", "%s agent %d: %s", a->name, s->index, err.msg);
-			return -1;
+		if (!window_ok(a, win)) {
+			snprintf(why, sizeof(why), "figures for window %" PRId64 " while window %" PRId64 " is open", win,
+				 a->c->win_idx);
+			return bad_frame(s, why);
 		}
+		/* checked whole first: a frame is merged entirely or not at all */
+		if (gl_aw_data_decode(p, n, &win, &final, check_series, &ca, &err) != 0)
+			return bad_frame(s, ca.why[0] ? ca.why : err.msg);
+		/* merged into the window it is for */
+		ma.m = ctl_window_metrics(a->c, win, &late);
+		if (gl_aw_data_decode(p, n, &win, &final, merge_series, &ma, &err) != 0)
+			return bad_frame(s, err.msg);
 		if (ma.bad)
-			gl_ctx_event(a->c, GL_LOG_WARN, "agents", "%s agent %d: %d series not merged (table full or "
-				     "name of the other kind)", a->name, s->index, ma.bad);
+			gl_ctx_event(a->c, GL_LOG_WARN, "agents", "%s agent %d: %d series not merged (table full, name "
+				     "of the other kind, or a sum past 2^63)", a->name, s->index, ma.bad);
 		if (late && !a->late_warned++)
 			gl_ctx_event(a->c, GL_LOG_WARN, "agents", "%s agent %d: figures for window %" PRId64 " came after "
 				     "it was written: counted in the open window (agents.late_reports)", a->name,
@@ -455,15 +586,29 @@ static int on_frame(struct slot *s, int type, const unsigned char *p, size_t n)
 		return 0;
 	}
 	case GL_AW_ROWS:
-		on_rows(s, p, n);
+		if (on_rows(s, p, n, why, sizeof(why)) != 0)
+			return bad_frame(s, why);
 		return 0;
 	case GL_AW_EVENT: {
-		cJSON *j = cJSON_ParseWithLength((const char *)p, n);
-		const char *lvl = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(j, "level"));
-		const char *msg = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(j, "msg"));
-		enum gl_log_level l = lvl && !strcmp(lvl, "error") ? GL_LOG_ERROR : lvl && !strcmp(lvl, "warn")
-				      ? GL_LOG_WARN : GL_LOG_INFO;
+		cJSON *j;
+		const char *lvl, *msg;
+		enum gl_log_level l;
 		char src[64];
+		/* EVENTS_PER_WINDOW a window; the rest counted and summed up */
+		if (s->ev_window != a->c->win_idx) {
+			s->ev_window = a->c->win_idx;
+			s->ev_count = 0;
+		}
+		if (s->ev_count >= EVENTS_PER_WINDOW) {
+			s->ev_dropped++;
+			gl_metrics_add(a->c->m, gl_metrics_counter(a->c->m, "agents.events_dropped"), 1);
+			return 0;
+		}
+		s->ev_count++;
+		j = cJSON_ParseWithLength((const char *)p, n);
+		lvl = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(j, "level"));
+		msg = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(j, "msg"));
+		l = lvl && !strcmp(lvl, "error") ? GL_LOG_ERROR : lvl && !strcmp(lvl, "warn") ? GL_LOG_WARN : GL_LOG_INFO;
 		snprintf(src, sizeof(src), "agent %s/%d", a->name, s->index);
 		if (msg)
 			gl_ctx_event(a->c, l, src, "%.900s", msg);
@@ -474,9 +619,8 @@ static int on_frame(struct slot *s, int type, const unsigned char *p, size_t n)
 		s->bye = 1;
 		return 0;
 	default:
-		gl_ctx_event(a->c, GL_LOG_ERROR, "agents", "%s agent %d: unexpected frame type %d", a->name, s->index,
-			     type);
-		return -1;
+		snprintf(why, sizeof(why), "unexpected frame type %d", type);
+		return bad_frame(s, why);
 	}
 }
 
@@ -544,14 +688,44 @@ static void pend_drop(struct pending *p)
 	p->bev = NULL;
 }
 
-static void refused(struct gl_agents *a, const char *why)
+/* Count a refused connection by its cause. The first refusal of a run is
+ * logged at once; the rest are summed up once a window (refusals_summary),
+ * so a flood costs one event a window, not one a connection. */
+static void refused(struct gl_agents *a, enum refusal why)
 {
+	char name[64];
+
 	a->refused++;
+	a->by_cause[why]++;
+	a->unreported[why]++;
 	gl_metrics_add(a->c->m, gl_metrics_counter(a->c->m, "agents.refused"), 1);
-	/* once, then every 100th: a port scan must not fill the log */
-	if (a->refused == 1 || a->refused % 100 == 0)
-		gl_ctx_event(a->c, GL_LOG_WARN, "agents", "%s: connection refused (%s); %d so far", a->name, why,
-			     a->refused);
+	snprintf(name, sizeof(name), "agents.refused.%s", refusal_name[why]);
+	gl_metrics_add(a->c->m, gl_metrics_counter(a->c->m, name), 1);
+	if (a->refused == 1) {
+		gl_ctx_event(a->c, GL_LOG_WARN, "agents", "%s: connection refused (%s); further refusals are summed "
+			     "up once a window", a->name, refusal_text[why]);
+		a->unreported[why] = 0;
+	}
+}
+
+static void refusals_summary(struct gl_agents *a, int64_t idx)
+{
+	char b[512];
+	size_t off = 0;
+	int64_t total = 0;
+
+	for (int i = 0; i < R_N; i++) {
+		if (!a->unreported[i])
+			continue;
+		total += a->unreported[i];
+		if (off < sizeof(b))
+			off += (size_t)snprintf(b + off, sizeof(b) - off, "%s%" PRId64 " %s", off ? ", " : "",
+						a->unreported[i], refusal_name[i]);
+		a->unreported[i] = 0;
+	}
+	if (total)
+		gl_ctx_event(a->c, GL_LOG_WARN, "agents", "%s: %" PRId64 " connection(s) refused up to window %" PRId64
+			     " (%s); %" PRId64 " in the run", a->name, total, idx, b, a->refused);
 }
 
 static int pend_frame(void *arg, int type, const unsigned char *p, size_t n)
@@ -564,7 +738,7 @@ static int pend_frame(void *arg, int type, const unsigned char *p, size_t n)
 	struct slot *s;
 
 	if (type != GL_AW_HELLO) {
-		refused(a, "first frame is not a hello");
+		refused(a, R_NOT_HELLO);
 		return -1;
 	}
 	j = cJSON_ParseWithLength((const char *)p, n);
@@ -572,18 +746,25 @@ static int pend_frame(void *arg, int type, const unsigned char *p, size_t n)
 	idx = (int)num(j, "index", 0, MAX_AGENTS, -1);
 	proto = (int)num(j, "proto", 0, 1000, -1);
 	host = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(j, "host"));
-	if (!tok || !gl_aw_token_eq(tok, a->token)) {
-		refused(a, "wrong token");
+	if (proto != GL_AW_PROTO) {
+		refused(a, R_PROTO);
 		cJSON_Delete(j);
 		return -1;
 	}
-	if (proto != GL_AW_PROTO || idx < 0 || idx >= a->count || a->s[idx].state == S_UP ||
-	    a->s[idx].state == S_DONE) {
-		refused(a, proto != GL_AW_PROTO ? "another protocol version" : "agent index out of range or taken");
+	/* the token is the launch's own: one that matches names the slot */
+	if (!tok || idx < 0 || idx >= a->count || !gl_aw_token_eq(tok, a->s[idx].token)) {
+		refused(a, R_TOKEN);
+		cJSON_Delete(j);
+		return -1;
+	}
+	if (a->s[idx].state != S_LAUNCHED) {
+		refused(a, R_TAKEN);
 		cJSON_Delete(j);
 		return -1;
 	}
 	s = &a->s[idx];
+	/* used up: a second hello with it is refused, whoever read it */
+	explicit_bzero(s->token, sizeof(s->token));
 	s->bev = pd->bev;
 	pd->bev = NULL;
 	s->state = S_UP;
@@ -593,6 +774,8 @@ static int pend_frame(void *arg, int type, const unsigned char *p, size_t n)
 	snprintf(s->peer_host, sizeof(s->peer_host), "%s", host ? host : "?");
 	s->peer_pid = (int)num(j, "pid", 0, INT32_MAX, 0);
 	cJSON_Delete(j);
+	/* a connected agent's frames may be up to GL_AW_FRAME_MAX */
+	bufferevent_setwatermark(s->bev, EV_READ, 0, GL_AW_FRAME_MAX + 16);
 	bufferevent_setcb(s->bev, slot_read, NULL, slot_event, s);
 	gl_ctx_event(a->c, GL_LOG_INFO, "agents", "%s agent %d: connected from %s (pid %d)%s", a->name, idx,
 		     s->peer_host, s->peer_pid, s->launches > 1 ? ", relaunched" : "");
@@ -608,8 +791,10 @@ static int pend_frame(void *arg, int type, const unsigned char *p, size_t n)
 static void pend_read(struct bufferevent *bev, void *arg)
 {
 	struct pending *pd = arg;
-	int rc = gl_aw_pump(bufferevent_get_input(bev), pend_frame, pd, 1);
+	int rc = gl_aw_pump_cap(bufferevent_get_input(bev), pend_frame, pd, 1, GL_AW_HELLO_MAX);
 
+	if (rc == -2)
+		refused(pd->a, R_LENGTH);
 	if (rc < 0) {
 		pend_drop(pd);
 	} else if (rc == 1) {
@@ -626,8 +811,45 @@ static void pend_read(struct bufferevent *bev, void *arg)
 
 static void pend_event(struct bufferevent *bev, short what, void *arg)
 {
-	if (what & (BEV_EVENT_EOF | BEV_EVENT_ERROR))
-		pend_drop(arg);
+	struct pending *pd = arg;
+
+	if (what & (BEV_EVENT_EOF | BEV_EVENT_ERROR)) {
+		refused(pd->a, R_CLOSED);
+		pend_drop(pd);
+	}
+}
+
+static int same_host(const struct sockaddr_storage *x, const struct sockaddr_storage *y)
+{
+	if (x->ss_family != y->ss_family)
+		return 0;
+	if (x->ss_family == AF_INET)
+		return ((const struct sockaddr_in *)x)->sin_addr.s_addr == ((const struct sockaddr_in *)y)->sin_addr.s_addr;
+	if (x->ss_family == AF_INET6)
+		return !memcmp(&((const struct sockaddr_in6 *)x)->sin6_addr, &((const struct sockaddr_in6 *)y)->sin6_addr,
+			       sizeof(struct in6_addr));
+	return 1;
+}
+
+/* Every place is taken: the oldest connection of the address that holds
+ * the most places gives its place up. */
+static struct pending *crowd_out(struct gl_agents *a)
+{
+	struct pending *victim = NULL;
+	int most = 0;
+
+	for (int i = 0; i < MAX_PENDING; i++) {
+		int n = 0;
+		for (int k = 0; k < MAX_PENDING; k++)
+			n += same_host(&a->pend[i].peer, &a->pend[k].peer);
+		if (n > most || (n == most && a->pend[i].since_ns < victim->since_ns)) {
+			most = n;
+			victim = &a->pend[i];
+		}
+	}
+	pend_drop(victim);
+	refused(a, R_CROWDED);
+	return victim;
 }
 
 static void on_accept(evutil_socket_t fd, short what, void *arg)
@@ -635,27 +857,29 @@ static void on_accept(evutil_socket_t fd, short what, void *arg)
 	struct gl_agents *a = arg;
 
 	for (int k = 0; k < 64; k++) {
-		int cfd = accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC), one = 1;
+		struct sockaddr_storage peer;
+		socklen_t pl = sizeof(peer);
+		int cfd = accept4(fd, (struct sockaddr *)&peer, &pl, SOCK_NONBLOCK | SOCK_CLOEXEC), one = 1;
 		struct pending *pd = NULL;
 		if (cfd < 0)
 			return;
 		for (int i = 0; i < MAX_PENDING && !pd; i++)
 			if (!a->pend[i].bev)
 				pd = &a->pend[i];
-		if (!pd) {
-			close(cfd);
-			refused(a, "too many connections waiting for their hello");
-			continue;
-		}
+		if (!pd)
+			pd = crowd_out(a);
 		setsockopt(cfd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 		pd->a = a;
 		pd->since_ns = mono();
+		pd->peer = peer;
+		pd->peer_len = pl;
 		pd->bev = bufferevent_socket_new(a->c->base, cfd, BEV_OPT_CLOSE_ON_FREE);
 		if (!pd->bev) {
 			close(cfd);
 			continue;
 		}
-		bufferevent_setwatermark(pd->bev, EV_READ, 0, GL_AW_FRAME_MAX + 16);
+		/* before the hello no more than a hello's worth is read */
+		bufferevent_setwatermark(pd->bev, EV_READ, 0, GL_AW_HELLO_MAX + 4);
 		bufferevent_setcb(pd->bev, pend_read, NULL, pend_event, pd);
 		bufferevent_enable(pd->bev, EV_READ | EV_WRITE);
 	}
@@ -670,7 +894,7 @@ static void tick(struct gl_agents *a)
 	for (int i = 0; i < MAX_PENDING; i++)
 		if (a->pend[i].bev && t - a->pend[i].since_ns > HELLO_DEADLINE_NS) {
 			pend_drop(&a->pend[i]);
-			refused(a, "no hello within 5 s");
+			refused(a, R_NO_HELLO);
 		}
 	for (int i = 0; i < a->count; i++) {
 		struct slot *s = &a->s[i];
@@ -725,7 +949,6 @@ static int setup(struct gl_ctx *c, int wl, struct gl_agents **out, struct gl_err
 	struct gl_agents *a = calloc(1, sizeof(*a));
 	struct sockaddr_storage ss;
 	socklen_t sl;
-	unsigned char rnd[32];
 	int k = 0;
 
 	*out = a;
@@ -779,11 +1002,6 @@ static int setup(struct gl_ctx *c, int wl, struct gl_agents **out, struct gl_err
 			/* more agents than slots: round robin over the slots again */
 			memcpy(a->s[i].host, a->s[i % k].host, sizeof(a->s[0].host));
 	}
-	if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
-		return gl_errf(err, GL_EIO, "agents: no random bytes for the token: %s", strerror(errno));
-	for (size_t i = 0; i < sizeof(rnd); i++)
-		snprintf(a->token + 2 * i, 3, "%02x", rnd[i]);
-	explicit_bzero(rnd, sizeof(rnd));
 	if (gl_listen_parse(gl_cfg_str(ac, "listen", "127.0.0.1:0"), NULL, &ss, &sl, err) != 0)
 		return -GL_EINVAL;
 	a->lfd = gl_listen_open(&ss, sl, "agents.listen", a->addr, sizeof(a->addr), err);
@@ -900,9 +1118,18 @@ void gl_agents_window_done(struct gl_agents *a, int64_t idx, struct gl_metrics *
 	}
 	gl_metrics_merge(m, "agents.expected", NULL, a->count);
 	gl_metrics_merge(m, "agents.missing", NULL, missing);
+	gl_metrics_merge(m, "agents.delivered", NULL, a->count - missing);
 	if (missing)
 		gl_ctx_event(a->c, GL_LOG_WARN, "agents", "window %" PRId64 " is partial: %s agent(s) %s missing for "
 			     "all or part of it", idx, a->name, names);
+	refusals_summary(a, idx);
+	for (int i = 0; i < a->count; i++)
+		if (a->s[i].ev_dropped) {
+			gl_ctx_event(a->c, GL_LOG_WARN, "agents", "%s agent %d: %" PRId64 " event(s) not logged up to "
+				     "window %" PRId64 " (more than %d a window; agents.events_dropped)", a->name, i,
+				     a->s[i].ev_dropped, idx, EVENTS_PER_WINDOW);
+			a->s[i].ev_dropped = 0;
+		}
 }
 
 int64_t ctl_agents_settle_ns(struct gl_ctx *c)
@@ -965,7 +1192,8 @@ void gl_agents_free(struct gl_agents *a)
 		event_free(a->ev_tick);
 	if (a->lfd >= 0)
 		close(a->lfd);
-	explicit_bzero(a->token, sizeof(a->token));
+	for (int i = 0; a->s && i < a->count; i++)
+		explicit_bzero(a->s[i].token, sizeof(a->s[i].token));
 	free(a->s);
 	free(a);
 }

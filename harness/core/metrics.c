@@ -6,6 +6,7 @@
 #include "metrics.h"
 
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -103,8 +104,9 @@ int gl_metrics_merge(struct gl_metrics *m, const char *name, const struct gl_his
 	pthread_mutex_lock(&m->lock);
 	if (h)
 		rc = gl_hist_merge(m->s[id].h, h);
-	else
-		m->s[id].counter += counter;
+	else if (__builtin_add_overflow(m->s[id].counter, counter, &m->s[id].counter))
+		/* held at the bound, never wrapped: the caller counts it */
+		m->s[id].counter = counter < 0 ? INT64_MIN : INT64_MAX, rc = -1;
 	pthread_mutex_unlock(&m->lock);
 	return rc;
 }

@@ -49,8 +49,9 @@ struct gl_hist *gl_metrics_hist_copy(struct gl_metrics *m, const char *name);
 
 /* Merge a series received from elsewhere (a load agent's window) into the
  * current window, creating it when new: h != NULL merges a histogram,
- * else counter is added. Returns 0, or -1 when the table is full or the
- * name is taken by the other kind. */
+ * else counter is added. Returns 0, or -1 when the table is full, the
+ * name is taken by the other kind, or the sum would pass INT64_MAX (or
+ * INT64_MIN): then it is held at that bound, never wrapped. */
 int gl_metrics_merge(struct gl_metrics *m, const char *name, const struct gl_hist *h, int64_t counter);
 
 /* Resume: put back a partial window read from the store. */

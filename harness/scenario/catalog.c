@@ -79,6 +79,11 @@ static const struct gl_metric_def catalog[] = {
 	C("telemetry.missing", "telemetry", 1, "readings", "readings of kept series that were DCGM blanks, NaN, infinite or negative"),
 	H("telemetry.scrape_ms", "telemetry", 1, "ms", "time to scrape every probe once"),
 	/* null plug-ins: measure the controller itself */
+	/* load agents (docs/agents.md): counted by the controller, never taken
+	 * from an agent; judged over the windows of each scope like the rest */
+	C("agents.expected", "agents", 0, "agent-windows", "agents x windows written"),
+	C("agents.delivered", "agents", 0, "agent-windows", "agent-windows whose figures arrived whole"),
+	{ "agents.delivered_ratio", "agents", GL_MK_RATIO, "agents.delivered", "agents.expected", 0, 0, "ratio", "agent-windows delivered / expected" },
 	H("null.tick_lag_ms", "null", 1, "ms", "actual - scheduled time of the null workload's ticks"),
 	C("null.ticks", "null", 0, "ticks", "ticks of the null workload"),
 	/* recovery (per fault, DESIGN 4) */

@@ -586,6 +586,11 @@ static void check_required_targets(struct vctx *v)
 		snprintf(why, sizeof(why), "the %s workload is present", s->workloads[i].name);
 		if (ops && ops->targets)
 			ops->targets(s->workloads[i].cfg, &n);
+		/* load kept out of its agents must not pass as a quiet run */
+		if (cJSON_GetObjectItemCaseSensitive(s->workloads[i].cfg, "agents"))
+			require_target(v, GL_SCOPE_STEADY, "agents.delivered_ratio", 1, "agents.delivered_ratio",
+				       "a workload runs through load agents: the share of agent-windows whose figures "
+				       "arrived, e.g. \">= 0.99\"");
 	}
 	if (s->n_faults > 0) {
 		int any = 0;

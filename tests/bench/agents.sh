@@ -68,7 +68,7 @@ inf = {"endpoints": ["http://%s/v1" % addr], "model": "gauntlet-target", "input_
 if int(agents):
     inf["agents"] = {"launcher": "mpirun", "count": int(agents), "launcher_args": ["--oversubscribe"]}
 sc = {"name": "bench-agents", "duration": dur, "window": "2s", "workloads": {"inference": inf},
-      "targets": {"steady": {"inference.ttft_ms.p99": "<= 60000", "inference.error_rate": "<= 1"}}}
+      "targets": {"steady": {"inference.ttft_ms.p99": "<= 60000", "inference.error_rate": "<= 1", "agents.delivered_ratio": ">= 0"}}}
 json.dump(sc, open(path, "w"))
 PY
 }

@@ -30,6 +30,9 @@ inf = {"endpoints": ["http://%s/v1" % a1, "http://%s/v1" % a2], "model": "gauntl
 inf.update(json.loads("{" + extra + "}"))
 sc = {"name": "agents", "duration": duration, "window": "2s", "workloads": {"inference": inf},
       "targets": {"steady": {"inference.ttft_ms.p99": "<= 5000", "inference.error_rate": "<= 0.01"}}}
+if "agents" in inf:
+    # required with agents: a run whose agents were kept out fails
+    sc["targets"]["steady"]["agents.delivered_ratio"] = ">= 0.5"
 json.dump(sc, open(path, "w"), indent=1)
 PY
 }

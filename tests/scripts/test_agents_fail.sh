@@ -134,7 +134,7 @@ sc = {"name": "sto", "duration": "6s", "window": "2s",
       "workloads": {"storage": {"path": sys.argv[2], "threads": 1, "bs": "64KiB", "file_size": "8MiB", "files": 2,
                                 "direct": False, "rate_cap": "10MB", "pattern": "mixed",
                                 "agents": {"launcher": "mpirun", "count": 2, "launcher_args": ["--oversubscribe"]}}},
-      "targets": {"steady": {"storage.write_gbps": ">= 0", "storage.read_gbps": ">= 0"}}}
+      "targets": {"steady": {"storage.write_gbps": ">= 0", "storage.read_gbps": ">= 0", "agents.delivered_ratio": ">= 0.5"}}}
 json.dump(sc, open(sys.argv[1], "w"))
 PY
 "$GAUNTLET" run "$T/sto.json" --out "$T/sto-run" >"$T/sto.log" 2>&1; rc=$?

@@ -249,7 +249,8 @@ cat > "$T/srun-agents.json" <<JSON
                    "agents": { "launcher": "srun", "count": 2, "listen": "\${slurm.controller}:0",
                                "launcher_args": ["--partition=lab"] } }
   },
-  "targets": { "steady": { "inference.error_rate": "<= 0.05", "inference.ttft_ms.p99": "<= 5000" } }
+  "targets": { "steady": { "inference.error_rate": "<= 0.05", "inference.ttft_ms.p99": "<= 5000",
+                           "agents.delivered_ratio": ">= 0.5" } }
 }
 JSON
 SLURM_CONF=$(json "$INV" "r['slurm']['conf']") "$GAUNTLET" run "$T/srun-agents.json" --out "$T/srun" >"$T/srun.log" 2>&1 &

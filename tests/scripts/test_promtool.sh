@@ -189,7 +189,7 @@ if command -v mpirun >/dev/null; then
  "workloads": {"inference": {"endpoints": ["http://$ADDR/v1"], "model": "gauntlet-target", "api": "chat",
    "timeout": "10s", "arrival": {"mode": "poisson", "rate": 10}, "output_tokens": 8,
    "agents": {"launcher": "mpirun", "count": 2, "launcher_args": ["--oversubscribe"]}}},
- "targets": {"steady": {"inference.ttft_ms.p99": "<= 5000", "inference.error_rate": "<= 0.01"}}}
+ "targets": {"steady": {"inference.ttft_ms.p99": "<= 5000", "inference.error_rate": "<= 0.01", "agents.delivered_ratio": ">= 0.5"}}}
 JSON
 	"$GAUNTLET" run "$T/agents.json" --out "$T/agrun" --metrics-listen 0 --metrics-linger 2s >"$T/agrun.log" 2>&1 &
 	AG_PID=$!

@@ -35,6 +35,7 @@ training_part
 AGENTS=
 if command -v mpirun >/dev/null; then
 	AGENTS=', "agents": { "launcher": "mpirun", "count": 2, "launcher_args": ["--oversubscribe"] }'
+	AGENT_TARGET=', "agents.delivered_ratio": ">= 0.5"'
 else
 	part_skip agents "mpirun not installed (Debian openmpi-bin): no load agents"
 fi
@@ -61,7 +62,7 @@ cat > "$T/sc.json" <<JSON
                            "inference.output_tokens_per_s": "<= 1", "inference.ttft_ms.p50": "<= 1",
                            "inference.goodput": "<= 0.01",
                            "inference.ttft_ms.p99": "<= 5000", "inference.error_rate": "<= 0.5",
-                           "storage.write_gbps": ">= 0.0005", "storage.read_gbps": ">= 0.0005" ${TRAIN_TARGET:-} },
+                           "storage.write_gbps": ">= 0.0005", "storage.read_gbps": ">= 0.0005" ${TRAIN_TARGET:-} ${AGENT_TARGET:-} },
                "degraded": { "null.tick_lag_ms.p99": "<= 5000" },
                "recovery": { "recovery_s": "<= 10", "restore_s": "<= 10" } } }
 JSON
