@@ -24,3 +24,7 @@ gl_script_test(test_sec_output ${GL_TESTS_DIR}/security/test_output.sh TIMEOUT 1
 # scenario, 70,000 faults, the target's idle timeout, netns and interface
 # names that would be options or paths.
 gl_script_test(test_sec_low ${GL_TESTS_DIR}/security/test_low.sh TIMEOUT 180)
+# Webhooks are independent: beside two receivers that hang, a healthy one
+# gets every message of a run with two faults; the run's exit code and the
+# hanging webhooks' counted failures.
+gl_script_test(test_sec_webhooks ${GL_TESTS_DIR}/security/test_webhooks.sh TIMEOUT 180)
