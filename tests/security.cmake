@@ -29,3 +29,7 @@ gl_script_test(test_sec_low ${GL_TESTS_DIR}/security/test_low.sh TIMEOUT 180)
 # launch token, agents kept out (the run fails its delivered target).
 gl_script_test(test_sec_agents_port ${GL_TESTS_DIR}/security/test_agents_port.sh TIMEOUT 300)
 gl_test_asan_long(test_sec_agents_port)
+# Webhooks are independent: beside two receivers that hang, a healthy one
+# gets every message of a run with two faults; the run's exit code and the
+# hanging webhooks' counted failures.
+gl_script_test(test_sec_webhooks ${GL_TESTS_DIR}/security/test_webhooks.sh TIMEOUT 180)

@@ -1,7 +1,7 @@
 /*
- * notify.c - the scenario's webhooks: a bounded queue and the thread that
- * posts it (notify.h says what is promised). What each event says is the
- * controller's (notify_events.c).
+ * notify.c - the scenario's webhooks: each with a bounded queue of its own
+ * and a thread of its own that posts it (notify.h says what is promised).
+ * What each event says is the controller's (notify_events.c).
  */
 #define _GNU_SOURCE
 #include "notify.h"
@@ -20,65 +20,75 @@
 enum fail_kind { FK_CONNECT, FK_TIMEOUT, FK_HTTP_4XX, FK_HTTP_5XX, FK_OTHER, FK_N };
 static const char *const fail_names[FK_N] = { "connect", "timeout", "http_4xx", "http_5xx", "other" };
 
+struct msg {
+	int end;
+	char *body;
+};
+
+struct gl_notify;
+
+/* One webhook: its queue and its sender thread. env, url, slack and on are
+ * fixed once made; th and running are the loop thread's; the queue and the
+ * counts are guarded by the notifier's one mutex (held briefly, never
+ * during a try); cv wakes this webhook's sender. */
 struct hook {
+	struct gl_notify *n;
 	char env[128];
 	char url[4096];               /* the secret: nowhere else */
 	int slack;
 	unsigned on;
+	pthread_t th;
+	int running;                  /* th was started and not joined yet */
+	pthread_cond_t cv;
+	struct msg q[GL_NOTIFY_QUEUE];
+	int head, len;
 	int64_t sent, failed, dropped;
 	int last_fail;                /* -1 none */
 	unsigned logged, to_log;      /* failure kinds (bits) logged / still to log */
 	char detail[FK_N][96];        /* what the first failure of each kind said */
 };
 
-struct msg {
-	int hook, end;
-	char *body;
-};
-
 struct gl_notify {
-	pthread_t th;
 	int started;
 	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	struct msg q[GL_NOTIFY_QUEUE];
-	int head, len;
 	int quit;
-	int64_t deadline;             /* gl_now_ns() after which nothing is tried; 0: none */
+	int64_t deadline;             /* gl_now_ns() after which nothing is tried; 0: none (all webhooks) */
 	struct hook *hooks;
 	int n;
 	char run_id[64], scenario[128];
 };
 
-/* ---- the queue ------------------------------------------------------------ */
+/* ---- the queues ----------------------------------------------------------- */
 
-static void push(struct gl_notify *n, int hook, int end, char *body)
+/* Into the webhook's own queue: a full one drops its oldest message that
+ * is not an end (or, holding only ends, this one), counted as the
+ * webhook's; the other webhooks' queues are not touched. */
+static void push(struct gl_notify *n, struct hook *h, int end, char *body)
 {
 	pthread_mutex_lock(&n->mu);
-	if (n->len == GL_NOTIFY_QUEUE) {
+	if (h->len == GL_NOTIFY_QUEUE) {
 		/* full: the oldest that is not an end makes room */
 		int k;
-		for (k = 0; k < n->len && n->q[(n->head + k) % GL_NOTIFY_QUEUE].end; k++)
+		for (k = 0; k < h->len && h->q[(h->head + k) % GL_NOTIFY_QUEUE].end; k++)
 			;
-		if (k == n->len) {
-			n->hooks[hook].dropped++;
+		h->dropped++;
+		if (k == h->len) {
 			pthread_mutex_unlock(&n->mu);
 			free(body);
 			return;
 		}
-		n->hooks[n->q[(n->head + k) % GL_NOTIFY_QUEUE].hook].dropped++;
-		free(n->q[(n->head + k) % GL_NOTIFY_QUEUE].body);
-		for (; k + 1 < n->len; k++)
-			n->q[(n->head + k) % GL_NOTIFY_QUEUE] = n->q[(n->head + k + 1) % GL_NOTIFY_QUEUE];
-		n->len--;
+		free(h->q[(h->head + k) % GL_NOTIFY_QUEUE].body);
+		for (; k + 1 < h->len; k++)
+			h->q[(h->head + k) % GL_NOTIFY_QUEUE] = h->q[(h->head + k + 1) % GL_NOTIFY_QUEUE];
+		h->len--;
 	}
-	n->q[(n->head + n->len) % GL_NOTIFY_QUEUE] = (struct msg){ hook, end, body };
-	n->len++;
-	pthread_cond_broadcast(&n->cv);
+	h->q[(h->head + h->len) % GL_NOTIFY_QUEUE] = (struct msg){ end, body };
+	h->len++;
+	pthread_cond_signal(&h->cv);
 	pthread_mutex_unlock(&n->mu);
 }
 
-/* ---- the sender thread ---------------------------------------------------- */
+/* ---- the sender threads, one per webhook --------------------------------- */
 
 static int64_t deadline_of(struct gl_notify *n)
 {
@@ -89,10 +99,11 @@ static int64_t deadline_of(struct gl_notify *n)
 	return d;
 }
 
-/* libcurl asks this during a try: a deadline set meanwhile cuts it. */
+/* libcurl asks this during a try (arg: the hook): a deadline set
+ * meanwhile cuts it. */
 static int on_progress(void *arg, curl_off_t dt, curl_off_t dn, curl_off_t ut, curl_off_t un)
 {
-	int64_t d = deadline_of(arg);
+	int64_t d = deadline_of(((struct hook *)arg)->n);
 	(void)dt, (void)dn, (void)ut, (void)un;
 	return d && gl_now_ns() >= d;
 }
@@ -105,11 +116,10 @@ static size_t discard(char *p, size_t s, size_t k, void *arg)
 
 /* One try: 0 delivered, else the kind of failure (detail filled), and
  * *again whether another try may help. */
-static int try_once(struct gl_notify *n, CURL *e, struct hook *h, const char *body, char *detail, size_t dn,
-		    int *again)
+static int try_once(CURL *e, struct hook *h, const char *body, char *detail, size_t dn, int *again)
 {
 	struct curl_slist *hdr = curl_slist_append(NULL, "Content-Type: application/json");
-	int64_t d = deadline_of(n);
+	int64_t d = deadline_of(h->n);
 	long ms = GL_NOTIFY_TRY_MS, status = 0;
 	CURLcode rc;
 
@@ -131,7 +141,7 @@ static int try_once(struct gl_notify *n, CURL *e, struct hook *h, const char *bo
 	curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, discard);
 	curl_easy_setopt(e, CURLOPT_NOPROGRESS, 0L);
 	curl_easy_setopt(e, CURLOPT_XFERINFOFUNCTION, on_progress);
-	curl_easy_setopt(e, CURLOPT_XFERINFODATA, n);
+	curl_easy_setopt(e, CURLOPT_XFERINFODATA, h);
 	rc = curl_easy_perform(e);
 	curl_slist_free_all(hdr);
 	*again = 1;
@@ -157,8 +167,9 @@ static int try_once(struct gl_notify *n, CURL *e, struct hook *h, const char *bo
 }
 
 /* Wait ns, or until the deadline; 1 when the deadline passed. */
-static int backoff(struct gl_notify *n, int64_t ns)
+static int backoff(struct hook *h, int64_t ns)
 {
+	struct gl_notify *n = h->n;
 	int64_t until = gl_now_ns() + ns;
 	int passed;
 
@@ -175,29 +186,29 @@ static int backoff(struct gl_notify *n, int64_t ns)
 			ts.tv_sec++;
 			ts.tv_nsec -= 1000000000L;
 		}
-		pthread_cond_timedwait(&n->cv, &n->mu, &ts);
+		pthread_cond_timedwait(&h->cv, &n->mu, &ts);
 	}
 	passed = n->deadline && gl_now_ns() >= n->deadline;
 	pthread_mutex_unlock(&n->mu);
 	return passed;
 }
 
-static void deliver(struct gl_notify *n, CURL *e, const struct msg *m)
+static void deliver(struct hook *h, CURL *e, const struct msg *m)
 {
-	struct hook *h = &n->hooks[m->hook];
+	struct gl_notify *n = h->n;
 	char detail[96] = "";
 	int kind = FK_OTHER;
 
 	for (int a = 0; a < GL_NOTIFY_ATTEMPTS; a++) {
 		int again;
-		kind = try_once(n, e, h, m->body, detail, sizeof(detail), &again);
+		kind = try_once(e, h, m->body, detail, sizeof(detail), &again);
 		if (kind < 0) {
 			pthread_mutex_lock(&n->mu);
 			h->sent++;
 			pthread_mutex_unlock(&n->mu);
 			return;
 		}
-		if (!again || a + 1 == GL_NOTIFY_ATTEMPTS || backoff(n, 500000000LL << a))
+		if (!again || a + 1 == GL_NOTIFY_ATTEMPTS || backoff(h, 500000000LL << a))
 			break;
 	}
 	pthread_mutex_lock(&n->mu);
@@ -211,28 +222,31 @@ static void deliver(struct gl_notify *n, CURL *e, const struct msg *m)
 	pthread_mutex_unlock(&n->mu);
 }
 
+/* One webhook's thread: its queue in order, until told to quit and the
+ * queue is empty; past the deadline what is left is dropped untried. */
 static void *sender(void *arg)
 {
-	struct gl_notify *n = arg;
+	struct hook *h = arg;
+	struct gl_notify *n = h->n;
 	CURL *e = curl_easy_init();
 
 	pthread_mutex_lock(&n->mu);
 	for (;;) {
 		struct msg m;
-		while (!n->len && !n->quit)
-			pthread_cond_wait(&n->cv, &n->mu);
-		if (!n->len)
+		while (!h->len && !n->quit)
+			pthread_cond_wait(&h->cv, &n->mu);
+		if (!h->len)
 			break;
-		m = n->q[n->head];
-		n->head = (n->head + 1) % GL_NOTIFY_QUEUE;
-		n->len--;
+		m = h->q[h->head];
+		h->head = (h->head + 1) % GL_NOTIFY_QUEUE;
+		h->len--;
 		if (!e || (n->deadline && gl_now_ns() >= n->deadline)) {
-			n->hooks[m.hook].dropped++;   /* past the deadline: not tried */
+			h->dropped++;   /* past the deadline: not tried */
 			free(m.body);
 			continue;
 		}
 		pthread_mutex_unlock(&n->mu);
-		deliver(n, e, &m);
+		deliver(h, e, &m);
 		free(m.body);
 		pthread_mutex_lock(&n->mu);
 	}
@@ -280,12 +294,34 @@ struct gl_notify *gl_notify_new(const struct gl_scenario *sc, struct gl_err *err
 	pthread_mutex_init(&n->mu, NULL);
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&n->cv, &ca);
+	for (int i = 0; i < n->n; i++) {
+		n->hooks[i].n = n;
+		pthread_cond_init(&n->hooks[i].cv, &ca);
+	}
 	pthread_condattr_destroy(&ca);
-	n->started = -1;   /* mutex and cond made */
+	n->started = -1;   /* mutex and conds made */
 	/* before any thread of the run (curl_global_init is not thread-safe) */
 	curl_global_init(CURL_GLOBAL_DEFAULT);
 	return n;
+}
+
+/* Every sender gets the same deadline, now + deadline_ns, and is told to
+ * quit; then each is joined. They work in parallel and none tries anything
+ * past that one instant, so the wait is bounded by deadline_ns (and the
+ * moment libcurl takes to call on_progress), however many webhooks hang. */
+static void stop_all(struct gl_notify *n, int64_t deadline_ns)
+{
+	pthread_mutex_lock(&n->mu);
+	n->deadline = gl_now_ns() + deadline_ns;
+	n->quit = 1;
+	for (int i = 0; i < n->n; i++)
+		pthread_cond_broadcast(&n->hooks[i].cv);
+	pthread_mutex_unlock(&n->mu);
+	for (int i = 0; i < n->n; i++)
+		if (n->hooks[i].running) {
+			pthread_join(n->hooks[i].th, NULL);
+			n->hooks[i].running = 0;
+		}
 }
 
 int gl_notify_start(struct gl_notify *n, const char *run_id, const char *scenario)
@@ -294,8 +330,15 @@ int gl_notify_start(struct gl_notify *n, const char *run_id, const char *scenari
 		return 0;
 	snprintf(n->run_id, sizeof(n->run_id), "%s", run_id);
 	snprintf(n->scenario, sizeof(n->scenario), "%s", scenario);
-	if (pthread_create(&n->th, NULL, sender, n) != 0)
+	for (int i = 0; i < n->n; i++) {
+		if (pthread_create(&n->hooks[i].th, NULL, sender, &n->hooks[i]) == 0) {
+			n->hooks[i].running = 1;
+			continue;
+		}
+		/* all of them or none: the ones started stop (nothing is queued) */
+		stop_all(n, 0);
 		return -1;
+	}
 	n->started = 1;
 	return 0;
 }
@@ -356,7 +399,7 @@ void gl_notify_event(struct gl_notify *n, enum gl_notify_event ev, const char *t
 			body = cJSON_PrintUnformatted(j);
 		}
 		if (body)
-			push(n, i, ev == GL_NEV_END, body);
+			push(n, &n->hooks[i], ev == GL_NEV_END, body);
 	}
 	cJSON_Delete(j);
 }
@@ -402,12 +445,7 @@ void gl_notify_finish(struct gl_notify *n, int64_t deadline_ns)
 {
 	if (!n || n->started != 1)
 		return;
-	pthread_mutex_lock(&n->mu);
-	n->deadline = gl_now_ns() + deadline_ns;
-	n->quit = 1;
-	pthread_cond_broadcast(&n->cv);
-	pthread_mutex_unlock(&n->mu);
-	pthread_join(n->th, NULL);
+	stop_all(n, deadline_ns);
 	n->started = 2;
 }
 
@@ -475,14 +513,16 @@ void gl_notify_free(struct gl_notify *n)
 		return;
 	if (n->started == 1)
 		gl_notify_finish(n, 0);
-	for (int i = 0; i < n->len; i++)
-		free(n->q[(n->head + i) % GL_NOTIFY_QUEUE].body);
-	if (n->started != 0) {
-		pthread_mutex_destroy(&n->mu);
-		pthread_cond_destroy(&n->cv);
+	for (int i = 0; i < n->n; i++) {
+		struct hook *h = &n->hooks[i];
+		for (int k = 0; k < h->len; k++)
+			free(h->q[(h->head + k) % GL_NOTIFY_QUEUE].body);
+		if (n->started != 0)
+			pthread_cond_destroy(&h->cv);
+		explicit_bzero(h->url, sizeof(h->url));
 	}
-	for (int i = 0; i < n->n; i++)
-		explicit_bzero(n->hooks[i].url, sizeof(n->hooks[i].url));
+	if (n->started != 0)
+		pthread_mutex_destroy(&n->mu);
 	free(n->hooks);
 	free(n);
 }
