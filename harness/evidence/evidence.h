@@ -70,6 +70,9 @@ int gl_seal(const char *dir, const char *repo, const char *sign_key, FILE *out, 
  * signatures against that allowed signers file; a missing signature, a bad
  * one or a signer not in the file is a mismatch, a good one is printed as
  * "signature commit|tag ...: good, signer PRINCIPAL, key TYPE SHA256:...".
+ * The closing "verify: ok: N sealed file(s) ..." line counts the sealed
+ * folder's files that matched (the same N with or without
+ * allowed_signers); good signatures are counted apart after it.
  */
 int gl_verify(const char *dir, const char *allowed_signers, FILE *out, struct gl_err *err);
 

@@ -342,6 +342,15 @@ signed_part() {
 	check "the gpgsig header is as git writes it: its last line the END line, no empty continuation" bash -c "git -C '$EVS' cat-file commit '$C' | grep -qx ' -----END SSH SIGNATURE-----' && ! git -C '$EVS' cat-file commit '$C' | grep -qx ' '"
 	"$GAUNTLET" verify "$T/r2" --allowed-signers "$K/allowed" >"$T/sv.log" 2>&1; rc=$?
 	check "verify --allowed-signers: exit 0, commit and tag good, principal and fingerprint printed" bash -c "[ $rc -eq 0 ] && [ \$(grep -c '^signature .*: good, signer alice@example.com, key ED25519 SHA256:' '$T/sv.log') -eq 2 ] && grep -q \"\$(ssh-keygen -lf '$K/alice.pub' | cut -d' ' -f2)\" '$T/sv.log'"
+	# the files counted are the sealed folder's, signatures or not
+	NS=$(sed -n 's/^verify: ok: \([0-9]*\) sealed file(s) .*/\1/p' "$T/sv.log")
+	"$GAUNTLET" verify "$T/r2" >"$T/sv0.log" 2>&1
+	N0=$(sed -n 's/^verify: ok: \([0-9]*\) sealed file(s) .*/\1/p' "$T/sv0.log")
+	NT=$(git -C "$EVS" ls-tree -r --name-only "$C:$ID2" | wc -l)
+	check "verify counts the same sealed files with --allowed-signers ($NS, signatures apart) as without ($N0): the sealed folder's $NT" \
+		bash -c "[ -n '$NS' ] && [ '$NS' = '$N0' ] && [ '$N0' = '$NT' ]"
+	check "verify's last line counts the good signatures apart, and only when asked to check them" \
+		bash -c "tail -1 '$T/sv.log' | grep -q '; 2 signature(s) good\$' && ! grep -q 'signature(s)' '$T/sv0.log'"
 	"$GAUNTLET" verify "$T/r2" --allowed-signers "$K/allowed-other" >"$T/sv.log" 2>&1; rc=$?
 	check "verify with another key's allowed signers: exit 1, signer not in the file" bash -c "[ $rc -eq 1 ] && [ \$(grep -c '^MISMATCH .*the signer is not in' '$T/sv.log') -eq 2 ]"
 	check "git verify-commit accepts the sealed commit" git -C "$EVS" -c gpg.format=ssh -c gpg.ssh.allowedSignersFile="$K/allowed" verify-commit "$C"
