@@ -383,6 +383,64 @@ else
 	part_skip "signed seals" "ssh-keygen (OpenSSH) is not installed"
 fi
 
+# --- 5b. report.pdf: the same bytes when rendered again --------------------------
+# Printed by headless Chromium through `gauntlet report` (the suite runs
+# with GAUNTLET_PDF=off), from a copy of run 1. Chromium stamps the time of
+# printing into the PDF; gauntlet dates it at the run's end instead, so two
+# renderings are byte for byte equal, and poppler still reads the file
+# (its cross-reference offsets intact).
+# Every object the PDF's cross-reference table lists is at its offset.
+xref_ok() { # PDF
+	python3 - "$1" <<'PY'
+import re, sys
+b = open(sys.argv[1], "rb").read()
+m = re.search(rb"startxref\s+(\d+)\s+%%EOF\s*$", b)
+assert m and b[int(m.group(1)):].startswith(b"xref"), "no xref table at startxref"
+pos, n = int(m.group(1)) + 4, 0
+while True:
+    sec = re.compile(rb"\s*(\d+) (\d+)\s*").match(b, pos)
+    if not sec:
+        assert re.compile(rb"\s*trailer").match(b, pos), "malformed xref table at %d" % pos
+        break
+    first, count, pos = int(sec.group(1)), int(sec.group(2)), sec.end()
+    for i in range(count):
+        e = b[pos + 20 * i:pos + 20 * i + 20]
+        if e[17:18] == b"n":
+            off, gen = int(e[:10]), int(e[11:16])
+            assert b[off:].startswith(b"%d %d obj" % (first + i, gen)), "object %d is not at %d" % (first + i, off)
+            n += 1
+    pos += 20 * count
+assert n > 3, n
+PY
+}
+pdf_part() {
+	local CHROME R=$T/rp ENDED rc
+	CHROME=$(command -v chromium || command -v chromium-browser || command -v google-chrome) ||
+		{ part_skip "report.pdf" "no Chromium (Debian package chromium)"; return; }
+	command -v pdfinfo >/dev/null || { part_skip "report.pdf" "pdfinfo not found (Debian package poppler-utils)"; return; }
+	cp -a "$T/r1" "$R" && rm -f "$R/seal.json"
+	GAUNTLET_PDF=auto GAUNTLET_CHROMIUM=$CHROME "$GAUNTLET" report "$R" >"$T/pdf1.log" 2>&1; rc=$?
+	check "report.pdf rendered by gauntlet report (exit $rc)" bash -c "[ $rc -eq 0 ] && grep -qx '$R/report.pdf' '$T/pdf1.log'"
+	grep 'report.pdf' "$T/pdf1.log" | grep -v "^$R"
+	cp "$R/report.pdf" "$T/rp.first.pdf"
+	GAUNTLET_PDF=auto GAUNTLET_CHROMIUM=$CHROME "$GAUNTLET" report "$R" >"$T/pdf2.log" 2>&1; rc=$?
+	check "report.pdf rendered again (exit $rc)" bash -c "[ $rc -eq 0 ] && grep -qx '$R/report.pdf' '$T/pdf2.log'"
+	check "report.pdf rendered twice: the same bytes" cmp "$T/rp.first.pdf" "$R/report.pdf"
+	cmp -l "$T/rp.first.pdf" "$R/report.pdf" 2>/dev/null | head -3
+	ENDED=$(json "$R/report.json" "r['run']['ended'][:19] + 'Z'")
+	pdfinfo -isodates "$R/report.pdf" >"$T/pdfinfo.out" 2>"$T/pdfinfo.err"; rc=$?
+	check "report.pdf's creation and modification dates are the run's end ($ENDED), as pdfinfo reads them" \
+		bash -c "[ $rc -eq 0 ] && grep -qx 'CreationDate: *$ENDED' '$T/pdfinfo.out' && grep -qx 'ModDate: *$ENDED' '$T/pdfinfo.out'"
+	grep -E 'Date|Pages' "$T/pdfinfo.out" "$T/pdfinfo.err" | sed 's/^/  /'
+	check "report.pdf: every object at the offset its cross-reference table gives" xref_ok "$R/report.pdf"
+	# the checker itself: the same PDF with a byte put in before its objects
+	python3 -c "
+import sys; b = open(sys.argv[1], 'rb').read(); i = b.index(b'1 0 obj'); open(sys.argv[2], 'wb').write(b[:i] + b'%' + b[i:])" \
+		"$R/report.pdf" "$T/shifted.pdf"
+	check "the offset check fails a PDF whose objects moved (negative control)" eval "! xref_ok '$T/shifted.pdf' 2>/dev/null"
+}
+pdf_part
+
 # --- 6. the workloads' images in the manifest -----------------------------------
 # An inference workload against `gauntlet target` names its image by tag;
 # a stand-in crictl (the output shape of `crictl inspecti -o json`, with
