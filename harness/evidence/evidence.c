@@ -38,9 +38,12 @@
 #include "sshsig.h"
 #include "store.h"
 
-/* Files of a run directory that are sealed when present. */
+/* Files of a run directory that are sealed when present. report.pdf, the
+ * document offered for signing, is one: it is dated at the run's end
+ * (reports/pdf_dates.c), so rendering it again with the same browser
+ * leaves it byte for byte as sealed. */
 static const char *const sealed_files[] = {
-	"report.json", "report.md", "report.html", "junit.xml", "timeseries.csv", "manifest.json",
+	"report.json", "report.md", "report.html", "junit.xml", "timeseries.csv", "manifest.json", "report.pdf",
 };
 /* and every regular file of DIR/gates (the gates' raw outputs, docs/gates.md)
  * as the subtree gates/ */
@@ -356,8 +359,8 @@ out:
 	return rc;
 }
 
-/* The run's folder: present reports, scenario.json, store.sha256. Fills
- * files (name -> blob id) for seal.json. */
+/* The run's folder: present reports (report.pdf too), scenario.json,
+ * store.sha256. Fills files (name -> blob id) for seal.json. */
 static int build_run_tree(git_repository *repo, const char *dir, const struct run_facts *rf, git_oid *tree_id,
 			  cJSON *files, struct gl_err *err)
 {

@@ -5,7 +5,7 @@
  *
  * What is sealed, under the folder RUN_ID/ of the commit's tree: the
  * reports present in DIR (report.json, report.md, report.html, junit.xml,
- * timeseries.csv, manifest.json; report.json is required), scenario.json
+ * timeseries.csv, manifest.json, report.pdf; report.json is required), scenario.json
  * (the scenario text from the store, byte for byte what ran) and
  * store.sha256 (the SHA-256 of run.db after its WAL was checkpointed into
  * it, in sha256sum's format). The store itself is not committed: it can be
