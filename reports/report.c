@@ -99,7 +99,12 @@ int gl_report_write(const char *dir, struct gl_store *st, struct gl_err *err)
 	snprintf(path, sizeof(path), "%s/report.html", dir);
 	if ((rc = gl_write_file_atomic(path, html.data, html.len, 0600, err)) == 0) {
 		char msg[900];
-		int pdf = gl_report_pdf(dir, msg, sizeof(msg));
+		/* dated at the run's end (a run still going: its last commit,
+		 * else its start), so a re-rendering gives the same bytes */
+		int64_t date = an->run.ended_wall_ns > 0      ? an->run.ended_wall_ns
+			       : an->run.progress_wall_ns > 0 ? an->run.progress_wall_ns
+							      : an->run.started_wall_ns;
+		int pdf = gl_report_pdf(dir, date, msg, sizeof(msg));
 		/* a report.pdf from an earlier rendering would no longer match
 		 * the store: it goes when none replaces it */
 		snprintf(path, sizeof(path), "%s/report.pdf", dir);

@@ -20,9 +20,19 @@ int gl_report_write(const char *dir, struct gl_store *st, struct gl_err *err);
  * GL_PDF_WRITTEN, GL_PDF_SKIPPED (GAUNTLET_PDF=off, or no browser it may
  * trust) or -1 (the browser failed or ran out of time); msg says which, in
  * one line for the log. gl_report_write calls it last and logs msg; a PDF
- * not written never fails the other reports. */
+ * not written never fails the other reports. date_wall_ns: the PDF's
+ * creation and modification date (the run's end), so the same report
+ * prints to the same bytes (gl_pdf_fix_dates). */
 enum { GL_PDF_WRITTEN = 0, GL_PDF_SKIPPED = 1 };
-int gl_report_pdf(const char *dir, char *msg, size_t n);
+int gl_report_pdf(const char *dir, int64_t date_wall_ns, char *msg, size_t n);
+
+/* The PDF at path rewritten in place (pdf_dates.c): /CreationDate and
+ * /ModDate of its document information dictionary set to date_wall_ns in
+ * UTC, and the trailer's /ID, when it has one, to the SHA-256 of the file
+ * so fixed; each at its old length, so no byte offset moves. 0, or -1 with
+ * why (a PDF in a shape that cannot be rewritten so: a cross-reference
+ * stream, a date in a form of another length). */
+int gl_pdf_fix_dates(const char *path, int64_t date_wall_ns, char *why, size_t n);
 
 /* The report.json document (caller deletes). */
 cJSON *gl_report_json(const struct gl_analysis *an);

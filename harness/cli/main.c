@@ -92,8 +92,8 @@ static const struct {
 		    "when), the last closed window's figures per workload, load agents, the targets failing\n"
 		    "so far (named) and the verdict.\n" },
 	{ "seal", "usage: gauntlet seal DIR --repo PATH [--sign-key KEY]\n"
-		  "Commit the run's evidence (reports, scenario, store hash) to a git repository and\n"
-		  "tag it; writes DIR/seal.json. --sign-key signs the commit and the tag with that SSH\n"
+		  "Commit the run's evidence (reports, report.pdf too, scenario, store hash) to a git\n"
+		  "repository and tag it; writes DIR/seal.json. --sign-key signs the commit and the tag with that SSH\n"
 		  "private key (ssh-keygen), as git does with gpg.format=ssh.\n" },
 	{ "verify", "usage: gauntlet verify DIR [--allowed-signers FILE]\n"
 		    "Check the run's files against the commit DIR/seal.json names; exit 1 naming any\n"

@@ -38,9 +38,12 @@
 #include "sshsig.h"
 #include "store.h"
 
-/* Files of a run directory that are sealed when present. */
+/* Files of a run directory that are sealed when present. report.pdf, the
+ * document offered for signing, is one: it is dated at the run's end
+ * (reports/pdf_dates.c), so rendering it again with the same browser
+ * leaves it byte for byte as sealed. */
 static const char *const sealed_files[] = {
-	"report.json", "report.md", "report.html", "junit.xml", "timeseries.csv", "manifest.json",
+	"report.json", "report.md", "report.html", "junit.xml", "timeseries.csv", "manifest.json", "report.pdf",
 };
 /* and every regular file of DIR/gates (the gates' raw outputs, docs/gates.md)
  * as the subtree gates/ */
@@ -356,8 +359,8 @@ out:
 	return rc;
 }
 
-/* The run's folder: present reports, scenario.json, store.sha256. Fills
- * files (name -> blob id) for seal.json. */
+/* The run's folder: present reports (report.pdf too), scenario.json,
+ * store.sha256. Fills files (name -> blob id) for seal.json. */
 static int build_run_tree(git_repository *repo, const char *dir, const struct run_facts *rf, git_oid *tree_id,
 			  cJSON *files, struct gl_err *err)
 {
@@ -744,9 +747,13 @@ out:
 
 /* --- verify ------------------------------------------------------------ */
 
+/* n_ok counts the sealed folder's entries that match (each report, each
+ * gates/ file, scenario.json, store.sha256 for run.db), n_sig the good
+ * signatures apart from them, so the file count is the same with and
+ * without --allowed-signers. */
 struct verdicts {
 	FILE *out;
-	int n_bad, n_ok;
+	int n_bad, n_ok, n_sig;
 	struct gl_buf names;
 };
 
@@ -847,7 +854,7 @@ static int check_signature(struct verdicts *v, const char *what, const char *all
 		return 0;
 	}
 	fprintf(v->out, "signature %s: good, signer %s, key %s\n", what, c.principal, c.key);
-	v->n_ok++;
+	v->n_sig++;
 	return 0;
 }
 
@@ -956,7 +963,7 @@ static int tree_has_path(const git_tree *t, const char *path)
 
 int gl_verify(const char *dir, const char *allowed_signers, FILE *out, struct gl_err *err)
 {
-	struct verdicts v = { out, 0, 0, { 0 } };
+	struct verdicts v = { out, 0, 0, 0, { 0 } };
 	git_repository *repo = NULL;
 	git_commit *commit = NULL, *tagged = NULL, *tip = NULL;
 	git_reference *ref = NULL;
@@ -1085,8 +1092,11 @@ done:
 			v.names.data ? v.names.data : "");
 		code = GL_EVIDENCE_MISMATCH;
 	} else {
-		fprintf(out, "verify: ok: %d sealed file(s) and run.db match commit %s (tag %s) in %s\n", v.n_ok,
+		fprintf(out, "verify: ok: %d sealed file(s) and run.db match commit %s (tag %s) in %s", v.n_ok,
 			commit_hex, tag, repo_path);
+		if (allowed_signers)
+			fprintf(out, "; %d signature(s) good", v.n_sig);
+		fputc('\n', out);
 		code = GL_EVIDENCE_OK;
 	}
 out:

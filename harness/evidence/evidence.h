@@ -5,7 +5,7 @@
  *
  * What is sealed, under the folder RUN_ID/ of the commit's tree: the
  * reports present in DIR (report.json, report.md, report.html, junit.xml,
- * timeseries.csv, manifest.json; report.json is required), scenario.json
+ * timeseries.csv, manifest.json, report.pdf; report.json is required), scenario.json
  * (the scenario text from the store, byte for byte what ran) and
  * store.sha256 (the SHA-256 of run.db after its WAL was checkpointed into
  * it, in sha256sum's format). The store itself is not committed: it can be
@@ -70,6 +70,9 @@ int gl_seal(const char *dir, const char *repo, const char *sign_key, FILE *out, 
  * signatures against that allowed signers file; a missing signature, a bad
  * one or a signer not in the file is a mismatch, a good one is printed as
  * "signature commit|tag ...: good, signer PRINCIPAL, key TYPE SHA256:...".
+ * The closing "verify: ok: N sealed file(s) ..." line counts the sealed
+ * folder's files that matched (the same N with or without
+ * allowed_signers); good signatures are counted apart after it.
  */
 int gl_verify(const char *dir, const char *allowed_signers, FILE *out, struct gl_err *err);
 

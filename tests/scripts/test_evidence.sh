@@ -9,7 +9,10 @@
 # included); re-rendering changes none of it; `seal` commits it to a git
 # repository (branch per scenario, tag per run) and `verify` passes, fails
 # naming a changed byte, a missing file, a changed store or a moved tag,
-# and passes again once restored.
+# and passes again once restored; it counts the same sealed files with and
+# without --allowed-signers; report.pdf, printed by Chromium, is sealed,
+# fails verify once a byte of it changes or bytes are appended, and is the
+# same bytes when rendered again (dated at the run's end).
 source "$(dirname "$0")/lib.sh"
 command -v git >/dev/null || skip "git is needed to inspect the evidence repository"
 
@@ -230,7 +233,7 @@ check "a new evidence repository is bare" [ "$(git -C "$EV" rev-parse --is-bare-
 check "tag run/<id> names the sealed commit" [ -n "$C1" -a "$(git -C "$EV" rev-parse "refs/tags/run/$ID1^{commit}")" = "$C1" ]
 check "branch $BRANCH is at the sealed commit" [ -n "$C1" -a "$(git -C "$EV" rev-parse "refs/heads/$BRANCH")" = "$C1" ]
 check "commit message: verdict, run id, scenario sha256" bash -c "git -C '$EV' log -1 --format=%B $C1 | grep -q 'verdict: $(json "$T/r1/report.json" "r['verdict']")' && git -C '$EV' log -1 --format=%B $C1 | grep -q '$ID1' && git -C '$EV' log -1 --format=%B $C1 | grep -q \"scenario_sha256: \$(sha256sum '$SC_PLAIN' | cut -d' ' -f1)\""
-WANT=$( (cd "$T/r1" && ls report.json report.md report.html junit.xml timeseries.csv manifest.json 2>/dev/null; echo scenario.json; echo store.sha256) | sort | tr '\n' ' ')
+WANT=$( (cd "$T/r1" && ls report.json report.md report.html junit.xml timeseries.csv manifest.json report.pdf 2>/dev/null; echo scenario.json; echo store.sha256) | sort | tr '\n' ' ')
 check "sealed files: the reports present ($WANT), scenario, store hash" [ "$(git -C "$EV" ls-tree --name-only "$C1:$ID1" | sort | tr '\n' ' ')" = "$WANT" ]
 check "sealed report.json is the file's bytes" bash -c "git -C '$EV' cat-file blob $C1:$ID1/report.json | cmp -s - '$T/r1/report.json'"
 check "sealed scenario.json is the scenario that ran" bash -c "git -C '$EV' cat-file blob $C1:$ID1/scenario.json | cmp -s - '$SC_PLAIN'"
@@ -342,6 +345,15 @@ signed_part() {
 	check "the gpgsig header is as git writes it: its last line the END line, no empty continuation" bash -c "git -C '$EVS' cat-file commit '$C' | grep -qx ' -----END SSH SIGNATURE-----' && ! git -C '$EVS' cat-file commit '$C' | grep -qx ' '"
 	"$GAUNTLET" verify "$T/r2" --allowed-signers "$K/allowed" >"$T/sv.log" 2>&1; rc=$?
 	check "verify --allowed-signers: exit 0, commit and tag good, principal and fingerprint printed" bash -c "[ $rc -eq 0 ] && [ \$(grep -c '^signature .*: good, signer alice@example.com, key ED25519 SHA256:' '$T/sv.log') -eq 2 ] && grep -q \"\$(ssh-keygen -lf '$K/alice.pub' | cut -d' ' -f2)\" '$T/sv.log'"
+	# the files counted are the sealed folder's, signatures or not
+	NS=$(sed -n 's/^verify: ok: \([0-9]*\) sealed file(s) .*/\1/p' "$T/sv.log")
+	"$GAUNTLET" verify "$T/r2" >"$T/sv0.log" 2>&1
+	N0=$(sed -n 's/^verify: ok: \([0-9]*\) sealed file(s) .*/\1/p' "$T/sv0.log")
+	NT=$(git -C "$EVS" ls-tree -r --name-only "$C:$ID2" | wc -l)
+	check "verify counts the same sealed files with --allowed-signers ($NS, signatures apart) as without ($N0): the sealed folder's $NT" \
+		bash -c "[ -n '$NS' ] && [ '$NS' = '$N0' ] && [ '$N0' = '$NT' ]"
+	check "verify's last line counts the good signatures apart, and only when asked to check them" \
+		bash -c "tail -1 '$T/sv.log' | grep -q '; 2 signature(s) good\$' && ! grep -q 'signature(s)' '$T/sv0.log'"
 	"$GAUNTLET" verify "$T/r2" --allowed-signers "$K/allowed-other" >"$T/sv.log" 2>&1; rc=$?
 	check "verify with another key's allowed signers: exit 1, signer not in the file" bash -c "[ $rc -eq 1 ] && [ \$(grep -c '^MISMATCH .*the signer is not in' '$T/sv.log') -eq 2 ]"
 	check "git verify-commit accepts the sealed commit" git -C "$EVS" -c gpg.format=ssh -c gpg.ssh.allowedSignersFile="$K/allowed" verify-commit "$C"
@@ -373,6 +385,104 @@ if command -v ssh-keygen >/dev/null; then
 else
 	part_skip "signed seals" "ssh-keygen (OpenSSH) is not installed"
 fi
+
+# --- 5b. report.pdf: sealed, and the same bytes when rendered again --------------
+# Printed by headless Chromium through `gauntlet report` (the suite runs
+# with GAUNTLET_PDF=off), from a copy of run 1. `seal` commits it with the
+# other reports and `verify` fails once one byte of it changes or bytes
+# are appended. Chromium stamps the time of printing into the PDF; gauntlet
+# dates it at the run's end instead, so a second rendering is byte for
+# byte the first, the seal still verifies and sealing again is a no-op;
+# the rewritten dates leave every cross-reference offset valid.
+# Every object the PDF's cross-reference table lists is at its offset.
+xref_ok() { # PDF
+	python3 - "$1" <<'PY'
+import re, sys
+b = open(sys.argv[1], "rb").read()
+m = re.search(rb"startxref\s+(\d+)\s+%%EOF\s*$", b)
+assert m and b[int(m.group(1)):].startswith(b"xref"), "no xref table at startxref"
+pos, n = int(m.group(1)) + 4, 0
+while True:
+    sec = re.compile(rb"\s*(\d+) (\d+)\s*").match(b, pos)
+    if not sec:
+        assert re.compile(rb"\s*trailer").match(b, pos), "malformed xref table at %d" % pos
+        break
+    first, count, pos = int(sec.group(1)), int(sec.group(2)), sec.end()
+    for i in range(count):
+        e = b[pos + 20 * i:pos + 20 * i + 20]
+        if e[17:18] == b"n":
+            off, gen = int(e[:10]), int(e[11:16])
+            assert b[off:].startswith(b"%d %d obj" % (first + i, gen)), "object %d is not at %d" % (first + i, off)
+            n += 1
+    pos += 20 * count
+assert n > 3, n
+PY
+}
+pdf_part() {
+	local CHROME R=$T/rp EVP=$T/evidence-pdf ENDED C N rc
+	CHROME=$(command -v chromium || command -v chromium-browser || command -v google-chrome) ||
+		{ part_skip "report.pdf" "no Chromium (Debian package chromium)"; return; }
+	command -v pdfinfo >/dev/null || { part_skip "report.pdf" "pdfinfo not found (Debian package poppler-utils)"; return; }
+	cp -a "$T/r1" "$R" && rm -f "$R/seal.json"
+	GAUNTLET_PDF=auto GAUNTLET_CHROMIUM=$CHROME "$GAUNTLET" report "$R" >"$T/pdf1.log" 2>&1; rc=$?
+	check "report.pdf rendered by gauntlet report (exit $rc)" bash -c "[ $rc -eq 0 ] && grep -qx '$R/report.pdf' '$T/pdf1.log'"
+	grep 'report.pdf' "$T/pdf1.log" | grep -v "^$R"
+	cp "$R/report.pdf" "$T/rp.first.pdf"
+
+	"$GAUNTLET" seal "$R" --repo "$EVP" >"$T/pseal.log" 2>&1; rc=$?
+	C=$(json "$R/seal.json" "r['commit']")
+	check "seal with report.pdf present: exit $rc, report.pdf in the sealed folder" \
+		bash -c "[ $rc -eq 0 ] && git -C '$EVP' ls-tree --name-only '$C:$ID1' | grep -qx report.pdf"
+	check "seal.json lists report.pdf with its blob id" \
+		json "$R/seal.json" "r['files'].get('report.pdf') == '$(git -C "$EVP" rev-parse "$C:$ID1/report.pdf" 2>/dev/null)' or sys.exit(str(r['files']))"
+	check "the sealed report.pdf is the file's bytes" bash -c "git -C '$EVP' cat-file blob '$C:$ID1/report.pdf' | cmp -s - '$R/report.pdf'"
+	"$GAUNTLET" verify "$R" >"$T/pv.log" 2>&1; rc=$?
+	N=$(sed -n 's/^verify: ok: \([0-9]*\) sealed file(s) .*/\1/p' "$T/pv.log")
+	check "verify: exit $rc, counting the sealed folder's files, report.pdf among them ($N)" \
+		bash -c "[ $rc -eq 0 ] && [ '$N' = \"\$(git -C '$EVP' ls-tree -r --name-only '$C:$ID1' | wc -l)\" ]"
+
+	# one byte of it changed, then bytes appended: each a mismatch naming it
+	python3 -c "
+import sys; p=sys.argv[1]; b=bytearray(open(p,'rb').read()); b[len(b)//2]^=1; open(p,'wb').write(b)" "$R/report.pdf"
+	"$GAUNTLET" verify "$R" >"$T/pv.log" 2>&1; rc=$?
+	check "one byte of report.pdf changed: verify exits 1 naming report.pdf, and nothing else (exit $rc)" \
+		bash -c "[ $rc -eq 1 ] && grep -q '^MISMATCH report.pdf: differs from the sealed blob' '$T/pv.log' && [ \$(grep -c '^MISMATCH' '$T/pv.log') -eq 1 ]"
+	cat "$T/pv.log"
+	cp "$T/rp.first.pdf" "$R/report.pdf"
+	printf '%%%% appended after the seal\n' >> "$R/report.pdf"
+	"$GAUNTLET" verify "$R" >"$T/pv.log" 2>&1; rc=$?
+	check "bytes appended to report.pdf: verify exits 1 naming report.pdf (exit $rc)" \
+		bash -c "[ $rc -eq 1 ] && grep -q '^MISMATCH report.pdf: differs from the sealed blob' '$T/pv.log' && [ \$(grep -c '^MISMATCH' '$T/pv.log') -eq 1 ]"
+	cp "$T/rp.first.pdf" "$R/report.pdf"
+	"$GAUNTLET" verify "$R" >"$T/pv.log" 2>&1; rc=$?
+	check "report.pdf restored: verify exits 0 (exit $rc)" [ $rc -eq 0 ]
+
+	# rendered again: the same bytes, so the seal holds
+	GAUNTLET_PDF=auto GAUNTLET_CHROMIUM=$CHROME "$GAUNTLET" report "$R" >"$T/pdf2.log" 2>&1; rc=$?
+	check "report.pdf rendered again (exit $rc)" bash -c "[ $rc -eq 0 ] && grep -qx '$R/report.pdf' '$T/pdf2.log'"
+	check "report.pdf rendered twice: the same bytes" cmp "$T/rp.first.pdf" "$R/report.pdf"
+	cmp -l "$T/rp.first.pdf" "$R/report.pdf" 2>/dev/null | head -3
+	"$GAUNTLET" verify "$R" >"$T/pv.log" 2>&1; rc=$?
+	check "verify after the PDF was rendered again: exit 0 (exit $rc)" [ $rc -eq 0 ]
+	grep -v '^verify: ok' "$T/pv.log"
+	"$GAUNTLET" seal "$R" --repo "$EVP" >"$T/pseal.log" 2>&1; rc=$?
+	check "seal again after the re-rendering: exit 0, already sealed at the same commit (exit $rc)" \
+		bash -c "[ $rc -eq 0 ] && grep -q 'already sealed' '$T/pseal.log' && [ '$(json "$R/seal.json" "r['commit']")' = '$C' ]"
+	grep -v 'already sealed' "$T/pseal.log"
+
+	ENDED=$(json "$R/report.json" "r['run']['ended'][:19] + 'Z'")
+	pdfinfo -isodates "$R/report.pdf" >"$T/pdfinfo.out" 2>"$T/pdfinfo.err"; rc=$?
+	check "report.pdf's creation and modification dates are the run's end ($ENDED), as pdfinfo reads them" \
+		bash -c "[ $rc -eq 0 ] && grep -qx 'CreationDate: *$ENDED' '$T/pdfinfo.out' && grep -qx 'ModDate: *$ENDED' '$T/pdfinfo.out'"
+	grep -E 'Date|Pages' "$T/pdfinfo.out" "$T/pdfinfo.err" | sed 's/^/  /'
+	check "report.pdf: every object at the offset its cross-reference table gives" xref_ok "$R/report.pdf"
+	# the checker itself: the same PDF with a byte put in before its objects
+	python3 -c "
+import sys; b = open(sys.argv[1], 'rb').read(); i = b.index(b'1 0 obj'); open(sys.argv[2], 'wb').write(b[:i] + b'%' + b[i:])" \
+		"$R/report.pdf" "$T/shifted.pdf"
+	check "the offset check fails a PDF whose objects moved (negative control)" eval "! xref_ok '$T/shifted.pdf' 2>/dev/null"
+}
+pdf_part
 
 # --- 6. the workloads' images in the manifest -----------------------------------
 # An inference workload against `gauntlet target` names its image by tag;

@@ -1,0 +1,349 @@
+/*
+ * pdf_dates.c - the dates of report.pdf fixed to the run's, so that
+ * printing the same report.html again gives the same bytes and a sealed
+ * report.pdf still verifies after `gauntlet report` renders it again.
+ *
+ * Chromium's printer (Skia) writes the time of printing into the PDF's
+ * document information dictionary, as /CreationDate and /ModDate
+ * ("D:YYYYMMDDHHmmSS+HH'mm'", local time), and honours no variable that
+ * would fix it. Everything else it writes is the same for the same page
+ * and the same browser. So the dates are rewritten after printing, in
+ * place: each date string becomes the given time in UTC in a form of
+ * exactly its old length (D:YYYYMMDDHHmmSS+00'00', +00'00 or Z), so no
+ * byte moves and the cross-reference table's offsets stay right. A file
+ * identifier (/ID in the trailer), which Chromium does not write today,
+ * would be rewritten the same way, to the SHA-256 of the file with its
+ * dates fixed and its identifier zeroed.
+ *
+ * The dictionary is found as a PDF reader finds it: startxref, the
+ * cross-reference table there, the trailer's /Info reference, that
+ * object's offset in the table. A PDF in another shape (a cross-reference
+ * stream, the dictionary in an earlier update, a date in a form that
+ * cannot be rewritten at its length) is refused, never guessed at.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "report.h"
+#include "sha256.h"
+
+#define PDF_MAX_BYTES (1LL << 30)
+#define PDF_TAIL 1024          /* startxref is within the file's last bytes */
+#define XREF_ENTRY 20          /* "oooooooooo ggggg n" and a two-byte end of line */
+#define MAX_SPANS 4            /* two dates, two identifier strings */
+
+struct span {
+	size_t at, len;
+};
+
+static int is_ws(int c)
+{
+	return c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == '\f' || c == '\0';
+}
+
+static int is_delim(int c)
+{
+	return is_ws(c) || (c && strchr("()<>[]{}/%", c));
+}
+
+static size_t skip_ws(const char *b, size_t i, size_t end)
+{
+	while (i < end && is_ws((unsigned char)b[i]))
+		i++;
+	return i;
+}
+
+/* An unsigned decimal at b[*i..end): 0 with *v and *i past it, or -1. */
+static int read_uint(const char *b, size_t *i, size_t end, unsigned long long *v)
+{
+	unsigned long long x = 0;
+	size_t k = *i;
+
+	if (k >= end || b[k] < '0' || b[k] > '9')
+		return -1;
+	for (; k < end && b[k] >= '0' && b[k] <= '9'; k++) {
+		if (x > (ULLONG_MAX - 9) / 10)
+			return -1;
+		x = x * 10 + (unsigned long long)(b[k] - '0');
+	}
+	*v = x;
+	*i = k;
+	return 0;
+}
+
+static long find_first(const char *b, size_t from, size_t to, const char *s)
+{
+	const char *p = from < to ? memmem(b + from, to - from, s, strlen(s)) : NULL;
+	return p ? (long)(p - b) : -1;
+}
+
+static long find_last(const char *b, size_t from, size_t to, const char *s)
+{
+	size_t k = strlen(s);
+
+	for (size_t i = to >= k ? to - k + 1 : 0; i-- > from;)
+		if (!memcmp(b + i, s, k))
+			return (long)i;
+	return -1;
+}
+
+/* The dictionary that starts at b[from] ("<<"), scanned as a reader
+ * does (strings, nested dictionaries and comments skipped whole, so a
+ * title that reads "/ModDate (x)" or "endobj" is no key): *value the
+ * index of the first byte after the top-level key (its value, white space
+ * first), 0 when the key is absent; *end the index past the closing ">>".
+ * 0, or -1 when no whole dictionary starts there. */
+static int dict_key(const char *b, size_t from, size_t to, const char *key, size_t *value, size_t *end)
+{
+	size_t i = from, k = strlen(key);
+	int depth = 0;
+
+	*value = 0;
+	if (from + 1 >= to || b[from] != '<' || b[from + 1] != '<')
+		return -1;
+	while (i < to) {
+		char c = b[i];
+		if (c == '(') {   /* a literal string: escapes, balanced parentheses */
+			int level = 1;
+			for (i++; i < to && level; i++) {
+				if (b[i] == '\\')
+					i++;
+				else if (b[i] == '(')
+					level++;
+				else if (b[i] == ')')
+					level--;
+			}
+		} else if (c == '<' && i + 1 < to && b[i + 1] == '<') {
+			depth++;
+			i += 2;
+		} else if (c == '<') {   /* a hexadecimal string */
+			while (i < to && b[i] != '>')
+				i++;
+			i++;
+		} else if (c == '>' && i + 1 < to && b[i + 1] == '>') {
+			i += 2;
+			if (--depth == 0) {
+				*end = i;
+				return 0;
+			}
+		} else if (c == '%') {
+			while (i < to && b[i] != '\n' && b[i] != '\r')
+				i++;
+		} else if (c == '/') {
+			size_t name = i++;
+			while (i < to && !is_delim((unsigned char)b[i]))
+				i++;
+			if (depth == 1 && !*value && i - name == k && !memcmp(b + name, key, k))
+				*value = i;
+		} else {
+			i++;
+		}
+	}
+	return -1;
+}
+
+/* The PDF date of wall_ns in UTC, in the form that is len characters
+ * long, into out (len + 1 bytes); -1 when no form has that length. */
+static int pdf_date(int64_t wall_ns, size_t len, char *out)
+{
+	time_t s = (time_t)(wall_ns / 1000000000LL);
+	struct tm tm;
+	char base[32];
+
+	if (!gmtime_r(&s, &tm) || strftime(base, sizeof(base), "D:%Y%m%d%H%M%S", &tm) != 16)
+		return -1;
+	if (len == 17)
+		snprintf(out, len + 1, "%sZ", base);
+	else if (len == 22)
+		snprintf(out, len + 1, "%s+00'00", base);
+	else if (len == 23)
+		snprintf(out, len + 1, "%s+00'00'", base);
+	else
+		return -1;
+	return 0;
+}
+
+/* "N G" then white space and word ("obj", "R") at b[*i..end): 0 with
+ * *i past word, or -1. */
+static int num_gen(const char *b, size_t *i, size_t end, unsigned long long *num, unsigned long long *gen,
+		   const char *word)
+{
+	size_t k = skip_ws(b, *i, end), w = strlen(word);
+
+	if (read_uint(b, &k, end, num) != 0)
+		return -1;
+	k = skip_ws(b, k, end);
+	if (read_uint(b, &k, end, gen) != 0)
+		return -1;
+	k = skip_ws(b, k, end);
+	if (k + w > end || memcmp(b + k, word, w) != 0 || (k + w < end && !is_delim((unsigned char)b[k + w])))
+		return -1;
+	*i = k + w;
+	return 0;
+}
+
+/* The offset of object num in the cross-reference table at b[xref]
+ * ("xref", then sections "FIRST COUNT" of 20-byte entries) ending at tr. */
+static int xref_offset(const char *b, size_t xref, size_t tr, unsigned long long num, size_t *off)
+{
+	size_t i = xref + 4;
+
+	for (;;) {
+		unsigned long long first, count;
+		size_t entry;
+
+		i = skip_ws(b, i, tr);
+		if (i >= tr || read_uint(b, &i, tr, &first) != 0)
+			return -1;
+		i = skip_ws(b, i, tr);
+		if (read_uint(b, &i, tr, &count) != 0)
+			return -1;
+		i = skip_ws(b, i, tr);
+		if (count > (tr - i) / XREF_ENTRY)
+			return -1;
+		if (num >= first && num - first < count) {
+			entry = i + (size_t)(num - first) * XREF_ENTRY;
+			for (int k = 0; k < 10; k++)
+				if (b[entry + k] < '0' || b[entry + k] > '9')
+					return -1;
+			if (b[entry + 10] != ' ' || b[entry + 16] != ' ' || b[entry + 17] != 'n')
+				return -1;
+			*off = (size_t)strtoull(b + entry, NULL, 10);
+			return 0;
+		}
+		i += (size_t)count * XREF_ENTRY;
+	}
+}
+
+#define FAIL(...)                              \
+	do {                                   \
+		snprintf(why, n, __VA_ARGS__); \
+		goto out;                      \
+	} while (0)
+
+int gl_pdf_fix_dates(const char *path, int64_t wall_ns, char *why, size_t n)
+{
+	static const char *const keys[] = { "/CreationDate", "/ModDate" };
+	struct span spans[MAX_SPANS], ids[2];
+	unsigned long long xref, num = 0, gen = 0, v1, v2;
+	size_t size = 0, i, nspans = 0, nids = 0, at, trailer, trailer_end, info = 0, info_end;
+	long sx, tr;
+	char *b = NULL;
+	struct stat st;
+	int fd, rc = -1;
+
+	fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) != 0)
+		FAIL("%s: %s", path, strerror(errno));
+	if (!S_ISREG(st.st_mode) || st.st_size > PDF_MAX_BYTES)
+		FAIL("%s: not a regular file of at most %lld bytes", path, PDF_MAX_BYTES);
+	size = (size_t)st.st_size;
+	if (!(b = malloc(size + 1)))
+		FAIL("%s: out of memory", path);
+	for (i = 0; i < size;) {
+		ssize_t r = pread(fd, b + i, size - i, (off_t)i);
+		if (r <= 0)
+			FAIL("%s: %s", path, r < 0 ? strerror(errno) : "shorter than its size");
+		i += (size_t)r;
+	}
+	b[size] = '\0';
+
+	/* startxref, a cross-reference table where it points, the trailer */
+	sx = find_last(b, size > PDF_TAIL ? size - PDF_TAIL : 0, size, "startxref");
+	i = sx < 0 ? 0 : skip_ws(b, (size_t)sx + 9, size);
+	if (sx < 0 || read_uint(b, &i, size, &xref) != 0 || xref >= (unsigned long long)sx)
+		FAIL("%s: no startxref", path);
+	if (memcmp(b + xref, "xref", 4) != 0)
+		FAIL("%s: no cross-reference table at startxref (a cross-reference stream?): its dates cannot be "
+		     "rewritten in place", path);
+	if ((tr = find_first(b, (size_t)xref, (size_t)sx, "trailer")) < 0 ||
+	    dict_key(b, skip_ws(b, (size_t)tr + 7, (size_t)sx), (size_t)sx, "/Info", &at, &trailer_end) != 0)
+		FAIL("%s: no trailer dictionary after the cross-reference table", path);
+	trailer = skip_ws(b, (size_t)tr + 7, (size_t)sx);
+
+	/* the trailer's /Info N G R: that object, "N G obj << ... >>" */
+	if (at) {
+		if (num_gen(b, &at, trailer_end, &num, &gen, "R") != 0)
+			FAIL("%s: the trailer's /Info is not a reference", path);
+		if (xref_offset(b, (size_t)xref, (size_t)tr, num, &info) != 0 || info >= size)
+			FAIL("%s: object %llu is not in use in the last cross-reference table", path, num);
+		if (num_gen(b, &info, size, &v1, &v2, "obj") != 0 || v1 != num || v2 != gen)
+			FAIL("%s: object %llu %llu is not where the cross-reference table says", path, num, gen);
+		info = skip_ws(b, info, size);
+		for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+			char date[32];
+			size_t open_at, j, len;
+
+			if (dict_key(b, info, size, keys[k], &at, &info_end) != 0)
+				FAIL("%s: object %llu is not a dictionary", path, num);
+			if (!at)
+				continue;
+			open_at = skip_ws(b, at, info_end);
+			for (j = open_at + 1; j < info_end && b[j] != ')' && b[j] != '(' && b[j] != '\\'; j++)
+				;
+			if (open_at >= info_end || b[open_at] != '(' || j >= info_end || b[j] != ')')
+				FAIL("%s: %s is not a plain literal string", path, keys[k] + 1);
+			len = j - open_at - 1;
+			if (pdf_date(wall_ns, len, date) != 0)
+				FAIL("%s: %s (%.*s) is in no form that can be rewritten at its length", path,
+				     keys[k] + 1, (int)(len < 40 ? len : 40), b + open_at + 1);
+			memcpy(b + open_at + 1, date, len);
+			spans[nspans++] = (struct span){ open_at + 1, len };
+		}
+	}
+
+	/* the trailer's /ID [<hex> <hex>], when there is one */
+	if (dict_key(b, trailer, trailer_end, "/ID", &at, &trailer_end) == 0 && at) {
+		i = skip_ws(b, at, trailer_end);
+		if (i >= trailer_end || b[i++] != '[')
+			FAIL("%s: the trailer's /ID is not an array", path);
+		for (; nids < 2; nids++) {
+			size_t h;
+			i = skip_ws(b, i, trailer_end);
+			if (i >= trailer_end || b[i++] != '<')
+				FAIL("%s: the trailer's /ID is not two hexadecimal strings", path);
+			for (h = i; h < trailer_end && b[h] && strchr("0123456789abcdefABCDEF", b[h]); h++)
+				b[h] = '0';
+			if (h >= trailer_end || b[h] != '>' || h == i)
+				FAIL("%s: the trailer's /ID is not two hexadecimal strings", path);
+			ids[nids] = (struct span){ i, h - i };
+			i = h + 1;
+		}
+		if ((i = skip_ws(b, i, trailer_end)) >= trailer_end || b[i] != ']')
+			FAIL("%s: the trailer's /ID is not two hexadecimal strings", path);
+	}
+	if (nids) {
+		struct gl_sha256 s;
+		char hex[65];
+
+		gl_sha256_init(&s);
+		gl_sha256_update(&s, b, size);
+		gl_sha256_final_hex(&s, hex);
+		for (size_t k = 0; k < nids; k++) {
+			for (size_t j = 0; j < ids[k].len; j++)
+				b[ids[k].at + j] = hex[j % 64];
+			spans[nspans++] = ids[k];
+		}
+	}
+
+	for (size_t k = 0; k < nspans; k++)
+		if (pwrite(fd, b + spans[k].at, spans[k].len, (off_t)spans[k].at) != (ssize_t)spans[k].len)
+			FAIL("%s: %s", path, strerror(errno));
+	if (nspans && fsync(fd) != 0)
+		FAIL("%s: %s", path, strerror(errno));
+	rc = 0;
+out:
+	free(b);
+	if (fd >= 0)
+		close(fd);
+	return rc;
+}
