@@ -750,6 +750,8 @@ static int setup(struct gl_ctx *c, int wl, struct gl_agents **out, struct gl_err
 	else
 		self_binary(a->binary, sizeof(a->binary));
 	a->connect_timeout_ns = gl_cfg_dur(ac, "connect_timeout", 60LL * 1000000000);
+	if (a->connect_timeout_ns > GL_AGENTS_CONNECT_TIMEOUT_MAX_NS)   /* validate refuses more */
+		a->connect_timeout_ns = GL_AGENTS_CONNECT_TIMEOUT_MAX_NS;
 	a->settle_ns = gl_cfg_dur(ac, "settle", 1000000000LL);
 	a->backoff_ns = gl_cfg_dur(ac, "backoff", 1000000000LL);
 	a->max_restarts = (int)gl_cfg_int(ac, "max_restarts", 10);
