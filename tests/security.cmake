@@ -24,5 +24,8 @@ gl_script_test(test_sec_output ${GL_TESTS_DIR}/security/test_output.sh TIMEOUT 1
 # scenario, 70,000 faults, the target's idle timeout, netns and interface
 # names that would be options or paths.
 gl_script_test(test_sec_low ${GL_TESTS_DIR}/security/test_low.sh TIMEOUT 180)
-# A stop is always clean; connect_timeout's bound.
+# A stop is always clean: SIGTERM or SIGINT in the inventory (local and
+# over ssh), preflight, a before gate, the wait for load agents and report
+# rendering ends the run with exit 3, reported aborted; connect_timeout's
+# bound.
 gl_script_test(test_sec_stop ${GL_TESTS_DIR}/security/test_stop.sh TIMEOUT 240)

@@ -819,9 +819,14 @@ int ctl_agents_launch(struct gl_ctx *c, struct gl_err *err)
 				return gl_errf(err, GL_EIO, "agents: %s agent %d: launcher not started: %s", a->name, k,
 					       strerror(errno));
 		/* wait for every hello: the run's clock has not started, so no
-		 * share of the schedule is lost to a slow launcher */
+		 * share of the schedule is lost to a slow launcher. A stop
+		 * request (SIGINT, SIGTERM) ends the wait: its pipe wakes the
+		 * loop (controller.c), and the run stops as from the loop. */
 		t0 = mono();
 		while (mono() - t0 < a->connect_timeout_ns) {
+			if (ctl_stopping(c))
+				return gl_errf(err, GL_ESTOPPED, "agents: %s: the wait for the agents was stopped (%s)",
+					       a->name, c->stop_msg);
 			up = 0;
 			for (int k = 0; k < a->count; k++)
 				up += a->s[k].state == S_UP;
