@@ -32,6 +32,7 @@
  */
 #include "inference_int.h"
 #include "inference_schema.h"
+#include "http.h"
 
 static const char *const ec_names[EC_N] = {
 	"", "connect", "tls", "http_4xx", "http_429", "http_5xx", "timeout_ttft", "timeout_idle",
@@ -1030,6 +1031,7 @@ static int inf_preflight(struct gl_ctx *c, const cJSON *cfg)
 			curl_easy_setopt(h, CURLOPT_HTTPHEADER, auth);
 		if (ca)
 			curl_easy_setopt(h, CURLOPT_CAINFO, ca);
+		gl_http_stoppable(h);   /* a stop request ends the wait (stop.h) */
 		res = curl_easy_perform(h);
 		curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
 		if (res != CURLE_OK)

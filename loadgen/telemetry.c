@@ -31,6 +31,7 @@
 
 #include "catalog.h"
 #include "cfg.h"
+#include "http.h"
 #include "metrics.h"
 #include "plugin.h"
 #include "prom.h"
@@ -836,6 +837,7 @@ static int tl_preflight(struct gl_ctx *c, const cJSON *cfg)
 			gl_buf_init(&p.body, max_body);
 			if ((p.h = curl_easy_init())) {
 				setup_handle(p.h, &p, timeout_ns);
+				gl_http_stoppable(p.h);   /* a stop request ends the wait (stop.h) */
 				res = curl_easy_perform(p.h);
 				curl_easy_getinfo(p.h, CURLINFO_RESPONSE_CODE, &status);
 				if (p.over_cap)

@@ -16,7 +16,10 @@
  * TMPDIR and profile inside the run directory (0700, removed afterwards),
  * so no API key or webhook secret from gauntlet's environment reaches it,
  * no file of another user's profile is read, and the machine's /tmp is not
- * used. It gets 120 s; then its process group is killed. The report has no
+ * used. It gets 120 s; then its process group is killed. A stop request
+ * (SIGINT, SIGTERM) to a run rendering its reports kills it at once, and
+ * none starts after one (stop.h): `gauntlet report DIR` renders it later.
+ * The report has no
  * script and no URL (report_html.c), and the browser is told to resolve no
  * name.
  */
@@ -36,6 +39,7 @@
 #include <unistd.h>
 
 #include "report.h"
+#include "stop.h"
 
 #define PDF_DEADLINE_S 120
 
@@ -158,8 +162,14 @@ static int run_browser(char *const argv[], char *const envp[], const char *log_p
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (;;) {
 		pid_t r = waitpid(pid, &status, WNOHANG);
+		int sig;
 		if (r == pid)
 			break;
+		if ((sig = gl_stop_interrupts()) != 0) {
+			kill(-pid, SIGKILL);
+			waitpid(pid, &status, 0);
+			return snprintf(why, n, "%s stopped: %s came (the run is stopping)", argv[0], gl_stop_name(sig)), -1;
+		}
 		if (r < 0 && errno != EINTR) {
 			kill(-pid, SIGKILL);
 			return snprintf(why, n, "waitpid: %s", strerror(errno)), -1;
@@ -213,6 +223,11 @@ int gl_report_pdf(const char *dir, int64_t date_wall_ns, char *msg, size_t n)
 
 	if (mode && (!strcmp(mode, "off") || !strcmp(mode, "0") || !strcmp(mode, "no"))) {
 		snprintf(msg, n, "report.pdf: not rendered (GAUNTLET_PDF=%s)", mode);
+		return GL_PDF_SKIPPED;
+	}
+	if (gl_stop_interrupts()) {
+		snprintf(msg, n, "report.pdf: not rendered: %s came (the run is stopping); gauntlet report renders it",
+			 gl_stop_name(gl_stop_interrupts()));
 		return GL_PDF_SKIPPED;
 	}
 	if (!(browser = find_browser(why, sizeof(why)))) {

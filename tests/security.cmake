@@ -33,3 +33,8 @@ gl_test_asan_long(test_sec_agents_port)
 # gets every message of a run with two faults; the run's exit code and the
 # hanging webhooks' counted failures.
 gl_script_test(test_sec_webhooks ${GL_TESTS_DIR}/security/test_webhooks.sh TIMEOUT 180)
+# A stop is always clean: SIGTERM or SIGINT in the inventory (local and
+# over ssh), preflight, a before gate, the wait for load agents and report
+# rendering ends the run with exit 3, reported aborted; connect_timeout's
+# bound.
+gl_script_test(test_sec_stop ${GL_TESTS_DIR}/security/test_stop.sh TIMEOUT 240)

@@ -973,6 +973,8 @@ static int setup(struct gl_ctx *c, int wl, struct gl_agents **out, struct gl_err
 	else
 		self_binary(a->binary, sizeof(a->binary));
 	a->connect_timeout_ns = gl_cfg_dur(ac, "connect_timeout", 60LL * 1000000000);
+	if (a->connect_timeout_ns > GL_AGENTS_CONNECT_TIMEOUT_MAX_NS)   /* validate refuses more */
+		a->connect_timeout_ns = GL_AGENTS_CONNECT_TIMEOUT_MAX_NS;
 	a->settle_ns = gl_cfg_dur(ac, "settle", 1000000000LL);
 	a->backoff_ns = gl_cfg_dur(ac, "backoff", 1000000000LL);
 	a->max_restarts = (int)gl_cfg_int(ac, "max_restarts", 10);
@@ -1035,9 +1037,14 @@ int ctl_agents_launch(struct gl_ctx *c, struct gl_err *err)
 				return gl_errf(err, GL_EIO, "agents: %s agent %d: launcher not started: %s", a->name, k,
 					       strerror(errno));
 		/* wait for every hello: the run's clock has not started, so no
-		 * share of the schedule is lost to a slow launcher */
+		 * share of the schedule is lost to a slow launcher. A stop
+		 * request (SIGINT, SIGTERM) ends the wait: its pipe wakes the
+		 * loop (controller.c), and the run stops as from the loop. */
 		t0 = mono();
 		while (mono() - t0 < a->connect_timeout_ns) {
+			if (ctl_stopping(c))
+				return gl_errf(err, GL_ESTOPPED, "agents: %s: the wait for the agents was stopped (%s)",
+					       a->name, c->stop_msg);
 			up = 0;
 			for (int k = 0; k < a->count; k++)
 				up += a->s[k].state == S_UP;

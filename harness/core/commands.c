@@ -4,6 +4,12 @@
  * reconciled with the timeline, then the loop goes on) and revert; and
  * what they share: opening a recorded run, showing its stored plans, the
  * run lock, building the faults, freeing the context.
+ *
+ * run and resume take SIGINT and SIGTERM as a stop request (stop.h) from
+ * before their first phase on: the inventory, preflight and before gates
+ * run with their commands interruptible and are checked after; a stop
+ * there ends the run aborted and reported (stop_before_soak), from the
+ * loop on ctl_drive sees to it.
  */
 #define _GNU_SOURCE
 #include "controller_int.h"
@@ -28,6 +34,7 @@
 #include "metrics.h"
 #include "notify.h"
 #include "secrets.h"
+#include "stop.h"
 #include "timeline.h"
 
 /* A fault's --dry-run description: whole scenarios are at most a few MiB,
@@ -107,8 +114,7 @@ static void ctx_free(struct gl_ctx *c)
 	if (c->ev_tl) event_free(c->ev_tl);
 	if (c->ev_commit) event_free(c->ev_commit);
 	if (c->ev_window) event_free(c->ev_window);
-	if (c->ev_int) event_free(c->ev_int);
-	if (c->ev_term) event_free(c->ev_term);
+	if (c->ev_stop) event_free(c->ev_stop);
 	gl_notify_free(c->nt);
 	gl_live_free(c->live);
 	if (c->base) event_base_free(c->base);
@@ -209,17 +215,47 @@ static int preflight(struct gl_ctx *c)
 	return bad ? -1 : 0;
 }
 
+/* A stop request (SIGINT, SIGTERM) before the soak started: during the
+ * start-up, the inventory, preflight or the before gates (gates_ran: they
+ * recorded what they did not finish). Nothing was started or injected by
+ * this process; faults a killed controller left in (resume) are reverted.
+ * The gates not run are recorded so, and the run ends aborted and
+ * reported like any other (exit 3). */
+static int stop_before_soak(struct gl_ctx *c, const char *during, int gates_ran)
+{
+	/* the loop's clock never ran: what is journaled now happens at the
+	 * point the run stood (0, or the resume point) */
+	c->time_held = 1;
+	gl_ctx_event(c, GL_LOG_WARN, "controller", "%s during %s: nothing was started%s", c->stop_msg, during,
+		     ctl_active_faults(c) ? "; the faults still in from before the resume are reverted" : "");
+	if (!gates_ran)
+		ctl_gates_skip(c, 0, c->stop_msg);
+	ctl_gates_skip(c, 1, c->stop_msg);
+	ctl_notify_open_for_stop(c);
+	ctl_notify_stopping(c);
+	ctl_revert_all(c, c->stop_msg);
+	return ctl_finish(c);
+}
+
 /* The "before" gates (docs/gates.md), once preflight passed and before
  * any workload is set up (run; resume, for those a killed process did not
  * finish): one failure stops the run as a failed one (exit 4), reported,
- * with nothing started. */
+ * with nothing started. A stop request ends them: -2 (the caller stops
+ * the run, stop_before_soak). */
 static int run_before_gates(struct gl_ctx *c)
 {
 	struct gl_err rerr = { 0 };
 	char why[700];
 	int failed;
 
-	if (c->sc->n_gates == 0 || (failed = ctl_gates_run(c, 0, why, sizeof(why))) == 0)
+	if (c->sc->n_gates == 0)
+		return 0;
+	gl_stop_interruptible(1);
+	failed = ctl_gates_run(c, 0, why, sizeof(why));
+	gl_stop_interruptible(0);
+	if (ctl_stopping(c))
+		return -2;
+	if (failed == 0)
 		return 0;
 	gl_ctx_event(c, GL_LOG_ERROR, "controller", "%d gate run(s) failed before the soak: nothing was started or "
 		     "injected", failed);
@@ -305,7 +341,7 @@ int gl_controller_run(const struct gl_run_opts *o)
 	struct gl_err err = { 0 };
 	struct utsname un;
 	cJSON *sets = NULL;
-	int code = 4;
+	int code = 4, rc;
 
 	gl_diag_init(&d, NULL);
 	so.start_wall_ns = gl_wall_ns();
@@ -357,6 +393,12 @@ int gl_controller_run(const struct gl_run_opts *o)
 		}
 		printf("dry run: nothing was started, injected or written\n");
 		code = 0;
+		goto out;
+	}
+	/* SIGINT and SIGTERM from here on are a request to stop (stop.h):
+	 * whatever phase they come in, the run ends aborted and reported */
+	if (gl_stop_install() != 0) {
+		fprintf(stderr, "gauntlet: cannot set up the SIGINT/SIGTERM handler: %s\n", strerror(errno));
 		goto out;
 	}
 	memset(&row, 0, sizeof(row));
@@ -430,10 +472,19 @@ int gl_controller_run(const struct gl_run_opts *o)
 			c.sc->inventory_path, err.msg);
 		goto out;
 	}
+	if (ctl_stopping(&c)) {
+		code = stop_before_soak(&c, "the start-up", 0);
+		goto out;
+	}
 	{
 		/* provenance for manifest.json, kept in the store; bounded, and
-		 * never a reason to fail the run */
-		cJSON *inv = gl_inventory_collect(c.sc, 0);
+		 * never a reason to fail the run; a stop request ends its
+		 * commands (their items say so) */
+		cJSON *inv;
+		gl_ctx_event(&c, GL_LOG_INFO, "inventory", "collecting from %d host(s)", c.sc->n_hosts);
+		gl_stop_interruptible(1);
+		inv = gl_inventory_collect(c.sc, 0);
+		gl_stop_interruptible(0);
 		char *text = inv ? cJSON_PrintUnformatted(inv) : NULL;
 		struct gl_err ierr = { 0 };
 		if (!text || gl_store_doc_put(c.st, "inventory", text, &ierr) != 0)
@@ -444,7 +495,18 @@ int gl_controller_run(const struct gl_run_opts *o)
 		cJSON_free(text);
 		cJSON_Delete(inv);
 	}
-	if (preflight(&c) != 0) {
+	if (ctl_stopping(&c)) {
+		code = stop_before_soak(&c, "the inventory", 0);
+		goto out;
+	}
+	gl_stop_interruptible(1);
+	rc = preflight(&c);
+	gl_stop_interruptible(0);
+	if (ctl_stopping(&c)) {
+		code = stop_before_soak(&c, "preflight", 0);
+		goto out;
+	}
+	if (rc != 0) {
 		struct gl_err rerr = { 0 };
 		gl_ctx_event(&c, GL_LOG_ERROR, "controller", "preflight failed: nothing was started or injected");
 		gl_store_run_finish(c.st, "failed", "fail", 4, gl_wall_ns());
@@ -455,8 +517,8 @@ int gl_controller_run(const struct gl_run_opts *o)
 		code = 4;
 		goto out;
 	}
-	if (run_before_gates(&c) != 0) {
-		code = 4;
+	if ((rc = run_before_gates(&c)) != 0) {
+		code = rc == -2 ? stop_before_soak(&c, "the before gates", 1) : 4;
 		goto out;
 	}
 	if (ctl_start_loop(&c) != 0) {
@@ -601,7 +663,7 @@ int gl_controller_resume(const char *dir, int dry_run)
 {
 	struct gl_ctx c = { .lock_fd = -1 };
 	struct gl_run_row row = { 0 };
-	int code = open_existing(&c, dir, &row);
+	int code = open_existing(&c, dir, &row), rc;
 	int64_t base;
 
 	if (code != 0)
@@ -612,6 +674,12 @@ int gl_controller_resume(const char *dir, int dry_run)
 		fprintf(stderr, "gauntlet: %s: nothing to resume: the run is %s (verdict %s)\n", dir, row.state,
 			row.verdict[0] ? row.verdict : "none");
 		code = 2;
+		goto out;
+	}
+	/* SIGINT and SIGTERM from here on are a request to stop (stop.h) */
+	if (gl_stop_install() != 0) {
+		fprintf(stderr, "gauntlet: cannot set up the SIGINT/SIGTERM handler: %s\n", strerror(errno));
+		code = 4;
 		goto out;
 	}
 	/* log lines carry the run's clock from here: held where the last
@@ -625,15 +693,22 @@ int gl_controller_resume(const char *dir, int dry_run)
 	 * was still a restart of the controller (it may have reverted
 	 * faults); the record must not lose it */
 	gl_store_run_resumed(c.st, row.resumes + 1);
+	c.resumes = row.resumes + 1;
 	if (preflight_plugins(c.sc) != 0) {
 		code = 4;
 		goto out;
 	}
 	code = 4;
+	if (ctl_stopping(&c)) {
+		code = stop_before_soak(&c, "the start-up", 0);
+		goto out;
+	}
 	/* the before gates a killed first process did not finish (stopped
 	 * during a long diagnostic): still before any load */
-	if (run_before_gates(&c) != 0)
+	if ((rc = run_before_gates(&c)) != 0) {
+		code = rc == -2 ? stop_before_soak(&c, "the before gates", 1) : 4;
 		goto out;
+	}
 	if (ctl_start_loop(&c) != 0) {
 		fprintf(stderr, "gauntlet: cannot start: %s\n", c.stop_msg[0] ? c.stop_msg : "out of memory");
 		goto out;
@@ -647,7 +722,6 @@ int gl_controller_resume(const char *dir, int dry_run)
 	 * journal times must not run ahead of it. */
 	c.time_held = 1;
 	snprintf(c.run_id, sizeof(c.run_id), "%s", row.id);
-	c.resumes = row.resumes + 1;
 	{
 		/* the outage: from the last commit the store holds (work after
 		 * it was lost with the controller) to now */

@@ -12,6 +12,14 @@
  * next step. On resume the journal is reconciled first (finish reverts that
  * are due, revert what a crash left half-injected), then the loop goes on.
  *
+ * Stopping: SIGINT and SIGTERM are a sticky request to stop (stop.h),
+ * set up before the run's first phase. Each phase that waits ends on one:
+ * the commands of the inventory, preflight and gates are ended
+ * (interruptible on this thread), the wait for agents and the loop wake on
+ * the request's pipe (ev_stop). Whatever the phase, the run then stops in
+ * order and ends aborted, reported (exit 3); nothing already injected is
+ * left in.
+ *
  * This file is the loop: windows and commits, the timeline, signals,
  * start-up and the ordered stop. controller_int.h says what the engine's
  * other files own.
@@ -30,6 +38,7 @@
 #include "analysis.h"
 #include "live.h"
 #include "metrics.h"
+#include "stop.h"
 #include "timeline.h"
 
 #define COMMIT_INTERVAL_NS GL_COMMIT_INTERVAL_NS
@@ -361,14 +370,31 @@ static void on_timeline(evutil_socket_t fd, short what, void *arg)
 		gl_ctx_arm_at(c, c->ev_tl, gl_timeline_real_ns(c->tl[c->tl_next].t_ns, c->scale));
 }
 
-static void on_signal(evutil_socket_t sig, short what, void *arg)
+int ctl_stopping(struct gl_ctx *c)
+{
+	int sig = gl_stop_requested();
+
+	if (!sig)
+		return 0;
+	if (c->stop == STOP_NONE || c->stop == STOP_END) {
+		/* a run that reached its end but not its verdict yet (after
+		 * gates, reports) is stopped too: it ends aborted */
+		c->stop = STOP_SIGNAL;
+		snprintf(c->stop_msg, sizeof(c->stop_msg), "stopped by %s", gl_stop_name(sig));
+	}
+	return 1;
+}
+
+/* A signal's byte in the stop request's pipe, in the loop, in a wait
+ * that runs it (agents) or in --metrics-linger: drained (the request
+ * stays, stop.h), so that only a further signal wakes the loop again. */
+static void on_stop(evutil_socket_t fd, short what, void *arg)
 {
 	struct gl_ctx *c = arg;
-	if (c->stop == STOP_NONE) {
-		c->stop = STOP_SIGNAL;
-		snprintf(c->stop_msg, sizeof(c->stop_msg), "stopped by %s", sig == SIGINT ? "SIGINT" : "SIGTERM");
-	}
-	event_base_loopbreak(c->base);
+
+	gl_stop_drain();
+	if (ctl_stopping(c))
+		event_base_loopbreak(c->base);
 }
 
 int ctl_start_loop(struct gl_ctx *c)
@@ -399,13 +425,12 @@ int ctl_start_loop(struct gl_ctx *c)
 	c->ev_tl = evtimer_new(c->base, on_timeline, c);
 	c->ev_commit = event_new(c->base, -1, EV_PERSIST, on_commit, c);
 	c->ev_window = evtimer_new(c->base, on_window, c);
-	c->ev_int = evsignal_new(c->base, SIGINT, on_signal, c);
-	c->ev_term = evsignal_new(c->base, SIGTERM, on_signal, c);
-	if (!c->m || !c->wl_state || !c->ev_tl || !c->ev_commit || !c->ev_window || !c->ev_int ||
-	    !c->ev_term || !c->abort_since)
+	/* SIGINT and SIGTERM: their handler is the one the command set up
+	 * before the first phase (gl_stop_install); the loop wakes on its pipe */
+	c->ev_stop = gl_stop_fd() >= 0 ? event_new(c->base, gl_stop_fd(), EV_READ | EV_PERSIST, on_stop, c) : NULL;
+	if (!c->m || !c->wl_state || !c->ev_tl || !c->ev_commit || !c->ev_window || !c->ev_stop || !c->abort_since)
 		return -1;
-	evsignal_add(c->ev_int, NULL);
-	evsignal_add(c->ev_term, NULL);
+	event_add(c->ev_stop, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	if (gl_timeline_build(c->sc, &c->tl, &c->n_tl) != 0)
 		return -1;
@@ -486,24 +511,25 @@ static void live_linger(struct gl_ctx *c)
  * run that reached its end only (a stop by signal, abort_if or error
  * records them as not run: the soak's verdict is not a pass anyway, and a
  * 2 h diagnostic is not what an operator stopping a run wants). A
- * failure fails the verdict (analysis.c). */
+ * failure fails the verdict (analysis.c). A stop request meanwhile ends
+ * the gate running and records the rest as not run; the run ends aborted
+ * (resume runs what did not pass). */
 static void after_gates(struct gl_ctx *c)
 {
 	char why[700];
+	int ended = c->stop == STOP_END;
 
-	if (c->stop == STOP_END) {
-		/* SIGINT and SIGTERM kill the process meanwhile, as during the
-		 * before gates: the loop that would notice them is over. The
-		 * run is left unfinished; resume runs what did not pass. */
-		event_del(c->ev_int);
-		event_del(c->ev_term);
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
+	if (ended && !ctl_stopping(c)) {
+		gl_stop_interruptible(1);
 		ctl_gates_run(c, 1, why, sizeof(why));
-		evsignal_add(c->ev_int, NULL);
-		evsignal_add(c->ev_term, NULL);
-	} else
+		gl_stop_interruptible(0);
+		ctl_stopping(c);   /* a request while they ran */
+	} else {
 		ctl_gates_skip(c, 1, c->stop == STOP_NONE ? "the loop ended unexpectedly" : c->stop_msg);
+	}
+	/* a request after the loop had reached the end: not told yet */
+	if (ended && c->stop != STOP_END)
+		ctl_notify_stopping(c);
 }
 
 /* Run the loop from c->elapsed_base until the end, a signal or an error;
@@ -511,17 +537,22 @@ static void after_gates(struct gl_ctx *c)
 int ctl_drive(struct gl_ctx *c)
 {
 	struct gl_err err = { 0 };
-	struct gl_analysis *an = NULL;
-	const char *state;
-	int code;
 	int64_t now, base = c->elapsed_base;
+	int ran = 0, reached_end;
 
 	/* Agents are up before the clock goes on: no share of the schedule
-	 * is lost to a slow launcher (agents.c). */
+	 * is lost to a slow launcher (agents.c). A stop request ends the
+	 * wait: the run stops as from the loop. */
 	if (c->closing && ctl_agents_launch(c, &err) != 0) {
-		c->stop = STOP_ERROR;
-		snprintf(c->stop_msg, sizeof(c->stop_msg), "%s", err.msg);
+		if (ctl_stopping(c)) {
+			gl_ctx_event(c, GL_LOG_WARN, "controller", "%s while waiting for the agents to connect: nothing "
+				     "was started", c->stop_msg);
+		} else {
+			c->stop = STOP_ERROR;
+			snprintf(c->stop_msg, sizeof(c->stop_msg), "%s", err.msg);
+		}
 	}
+	ctl_stopping(c);   /* one that came since the before gates */
 	c->mono_start = gl_now_ns();
 	c->win_idx = base / c->sc->window_ns;
 	c->win_start_ns = c->win_idx * c->sc->window_ns;
@@ -550,8 +581,11 @@ int ctl_drive(struct gl_ctx *c)
 		event_add(c->ev_commit, &(struct timeval){ 0, COMMIT_INTERVAL_NS / 1000 });
 		gl_ctx_arm_at(c, c->ev_window, (c->win_idx + 1) * c->sc->window_ns);
 		gl_ctx_arm_at(c, c->ev_tl, 0);
+		ran = 1;
 		event_base_dispatch(c->base);
 	}
+	/* (a signal during the stop below still ends the run aborted) */
+	reached_end = c->stop == STOP_END;
 	/* Steps already handed to the executor finish and are journaled; from
 	 * here on fault steps run inline. */
 	ctl_fx_stop(c);
@@ -572,9 +606,11 @@ int ctl_drive(struct gl_ctx *c)
 	ctl_stop_leftovers(c, "end of run");
 	now = gl_ctx_elapsed_ns(c);
 	/* The run ends at the scenario's end, not when the loop noticed. */
-	if (c->stop == STOP_END && now > gl_timeline_real_ns(c->sc->duration_ns, c->scale))
+	if (reached_end && now > gl_timeline_real_ns(c->sc->duration_ns, c->scale))
 		now = gl_timeline_real_ns(c->sc->duration_ns, c->scale);
-	if (now > c->win_start_ns) {
+	/* a new run stopped by a signal before its loop ran (in the wait for
+	 * its agents) has no window: what there was is its start-up */
+	if (now > c->win_start_ns && (ran || base > 0 || c->stop != STOP_SIGNAL)) {
 		struct gl_agg *agg = c->live ? gl_agg_new() : NULL;
 		for (int i = 0; i < c->sc->n_workloads; i++)
 			if (c->agents[i])
@@ -597,27 +633,71 @@ int ctl_drive(struct gl_ctx *c)
 		c->stop = STOP_ERROR;
 		snprintf(c->stop_msg, sizeof(c->stop_msg), "event loop ended unexpectedly");
 	}
+	return ctl_finish(c);
+}
+
+/* The verdict from the store, like any later `gauntlet report`: written
+ * to the run row with state and exit code. -1 when the analysis failed. */
+static int judge(struct gl_ctx *c, const char *state, int *code, char *verdict, size_t verdict_n, int *failing,
+		 int *targets)
+{
+	struct gl_analysis *an = NULL;
+	struct gl_err err = { 0 };
+
+	if (gl_analyze(c->st, &an, &err) != 0) {
+		fprintf(stderr, "gauntlet: analysis failed: %s\n", err.msg);
+		return -1;
+	}
+	*code = c->stop == STOP_ERROR ? 4 : !strcmp(an->verdict, "pass") ? 0 : !strcmp(an->verdict, "aborted") ? 3 : 1;
+	snprintf(verdict, verdict_n, "%s", an->verdict);
+	*failing = 0;
+	for (int i = 0; i < an->n_targets; i++)
+		*failing += !an->targets[i].pass;
+	*targets = an->n_targets;
+	gl_store_run_finish(c->st, state, an->verdict, *code, gl_wall_ns());
+	gl_analysis_free(an);
+	return 0;
+}
+
+int ctl_finish(struct gl_ctx *c)
+{
+	struct gl_err err = { 0 };
+	const char *state;
+	char verdict[32];
+	int code, failing, targets, rc;
+
+	ctl_stopping(c);   /* a request since the after gates */
 	if (c->stop != STOP_END)
 		gl_ctx_event(c, c->stop == STOP_ERROR ? GL_LOG_ERROR : GL_LOG_WARN, "controller", "%s", c->stop_msg);
 	state = c->stop == STOP_END ? "finished" : c->stop == STOP_ERROR ? "failed" : "aborted";
 	gl_store_flush(c->st, &err);
 	gl_store_run_finish(c->st, state, "", 0, gl_wall_ns());
-	/* The verdict comes from the store, like any later `gauntlet report`. */
-	if (gl_analyze(c->st, &an, &err) != 0) {
-		fprintf(stderr, "gauntlet: analysis failed: %s\n", err.msg);
+	if (judge(c, state, &code, verdict, sizeof(verdict), &failing, &targets) != 0)
 		return 4;
-	}
-	code = c->stop == STOP_ERROR ? 4 : !strcmp(an->verdict, "pass") ? 0 : !strcmp(an->verdict, "aborted") ? 3 : 1;
-	gl_store_run_finish(c->st, state, an->verdict, code, gl_wall_ns());
+	/* the webhooks' end before the reports, which show what they sent */
 	if (c->nt) {
-		int failing = 0;
-		for (int i = 0; i < an->n_targets; i++)
-			failing += !an->targets[i].pass;
 		ctl_notify_window(c);   /* the last window's missed targets first */
-		ctl_notify_stop(c, state, code == 4 ? "error" : an->verdict, code, failing, an->n_targets);
+		ctl_notify_stop(c, state, code == 4 ? "error" : verdict, code, failing, targets);
 	}
-	gl_analysis_free(an);
-	if (ctl_write_reports(c->dir, c->st, &err) != 0) {
+	/* The reports. A stop request meanwhile ends report.pdf's browser; a
+	 * run that had finished is then recorded aborted (the operator stopped
+	 * it before its reports were out) and its reports rendered again,
+	 * saying so. The webhooks' end said the verdict as it stood. */
+	gl_stop_interruptible(1);
+	rc = ctl_write_reports(c->dir, c->st, &err);
+	if (rc == 0 && !strcmp(state, "finished") && ctl_stopping(c)) {
+		gl_ctx_event(c, GL_LOG_WARN, "controller", "%s while the reports were rendered: the run is recorded "
+			     "aborted%s", c->stop_msg, c->nt ? " (the webhooks' end said it finished)" : "");
+		state = "aborted";
+		gl_store_run_finish(c->st, state, "", 0, gl_wall_ns());
+		if (judge(c, state, &code, verdict, sizeof(verdict), &failing, &targets) != 0) {
+			gl_stop_interruptible(0);
+			return 4;
+		}
+		rc = ctl_write_reports(c->dir, c->st, &err);
+	}
+	gl_stop_interruptible(0);
+	if (rc != 0) {
 		fprintf(stderr, "gauntlet: report: %s\n", err.msg);
 		return 4;
 	}
@@ -627,6 +707,7 @@ int ctl_drive(struct gl_ctx *c)
 	}
 	fprintf(stderr, "gauntlet: run %s: %s (exit %d); report: %s/report.json\n", state,
 		code == 0 ? "pass" : code == 1 ? "fail" : code == 3 ? "aborted" : "harness error", code, c->dir);
+	/* a stop request ends the linger early; the verdict stands */
 	live_linger(c);
 	return code;
 }

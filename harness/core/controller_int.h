@@ -66,7 +66,8 @@ struct gl_ctx {
 	void **wl_state;
 	int wl_started;
 	struct fault_rt *faults;
-	struct event *ev_tl, *ev_commit, *ev_window, *ev_int, *ev_term;
+	struct event *ev_tl, *ev_commit, *ev_window;
+	struct event *ev_stop;    /* SIGINT/SIGTERM's pipe (stop.h) readable */
 	enum stop_reason stop;
 	char stop_msg[512];
 	int64_t *abort_since;
@@ -179,6 +180,10 @@ void ctl_notify_stopping(struct gl_ctx *c);
 /* preflight or a before-gate failed (exit 4, nothing started): error and
  * end are sent, no start */
 void ctl_notify_failed_start(struct gl_ctx *c, const char *why);
+/* a stop request before the soak started: the sender starts for the
+ * abort and the end that follow (ctl_notify_stopping, ctl_notify_stop),
+ * with no start message (nothing started) */
+void ctl_notify_open_for_stop(struct gl_ctx *c);
 void ctl_notify_stop(struct gl_ctx *c, const char *state, const char *verdict, int code, int targets_failing,
 		     int targets);
 
@@ -192,6 +197,15 @@ void ctl_window_settle_check(struct gl_ctx *c);
 int ctl_write_reports(const char *dir, struct gl_store *st, struct gl_err *err);
 int ctl_start_loop(struct gl_ctx *c);
 int ctl_drive(struct gl_ctx *c);
+/* A stop request (SIGINT, SIGTERM, stop.h) came: 1, and c->stop says so
+ * (STOP_SIGNAL, "stopped by SIGTERM") unless abort_if or an error stopped
+ * the run first; a run that reached its end without its verdict yet is
+ * stopped too. 0 while none came. */
+int ctl_stopping(struct gl_ctx *c);
+/* The run's end, whichever way it stopped (c->stop set): state, verdict
+ * and exit code into the store, the reports, the webhooks' end, the last
+ * line. Returns the exit code. */
+int ctl_finish(struct gl_ctx *c);
 void ctl_store_policy(struct gl_ctx *c);
 
 #endif

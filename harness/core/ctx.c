@@ -17,6 +17,7 @@
 #include <event2/event.h>
 
 #include "child.h"
+#include "stop.h"
 
 /* ---- what plug-ins see --------------------------------------------------- */
 
@@ -229,6 +230,13 @@ out:
 int gl_ctx_preflight(struct gl_ctx *c, const char *subject, const char *check, int ok,
 		     const char *detail)
 {
+	if (!ok && gl_stop_interrupts()) {
+		/* cut short by a stop request (stop.h), not failed: the run
+		 * ends aborted, and no row says this check failed */
+		gl_warn("preflight: %s: %s: not finished: %s came", subject, check,
+			gl_stop_name(gl_stop_interrupts()));
+		return -1;
+	}
 	if (ok)
 		gl_info("preflight: %s: %s: ok%s%s", subject, check, detail && *detail ? ": " : "",
 			detail ? detail : "");

@@ -10,6 +10,10 @@
  * DIR/gates/ID-HOST-WHEN.json (dcgm_diag) or .log (command) for people.
  * dcgm_diag is judged from DCGM's JSON (gate_dcgm.c), never from dcgmi's
  * exit status alone: output that does not parse is a failure saying why.
+ *
+ * A stop request (SIGINT, SIGTERM) ends the gate running (its command is
+ * killed, stop.h) and runs no more: each is recorded `skip` with why, and
+ * the caller ends the run aborted.
  */
 #define _GNU_SOURCE
 #include "controller_int.h"
@@ -19,6 +23,7 @@
 #include <string.h>
 
 #include "gate_dcgm.h"
+#include "stop.h"
 
 /* a host name in a file name: anything but [A-Za-z0-9_.-] becomes '_' */
 static void file_word(char *out, size_t n, const char *s)
@@ -97,7 +102,11 @@ static int gate_one(struct gl_ctx *c, const struct gl_gate_spec *g, const struct
 		     g->argv[0], tmo);
 	rc = gl_host_exec(h, g->argv, g->timeout_ns / 1000000, &res, &err);
 	row.dur_s = (double)(gl_now_ns() - t0) / 1e9;
-	if (rc != 0) {
+	if (rc == -GL_ESTOPPED) {
+		/* not judged: the run is stopping */
+		status = GL_GATE_SKIP;
+		snprintf(row.reason, sizeof(row.reason), "stopped by %s: not judged", gl_stop_name(gl_stop_requested()));
+	} else if (rc != 0) {
 		snprintf(row.reason, sizeof(row.reason), "could not run: %s", err.msg);
 	} else if (res.timed_out) {
 		snprintf(row.reason, sizeof(row.reason), "timed out after %s: killed", tmo);
@@ -154,7 +163,7 @@ static int gate_one(struct gl_ctx *c, const struct gl_gate_spec *g, const struct
 		snprintf(why, why_n, "gate %s %s on %s: %s", g->id, when, h->name, row.reason);
 		gl_ctx_event(c, GL_LOG_ERROR, "gates", "%s", why);
 	} else {
-		gl_ctx_event(c, status == GL_GATE_WARN ? GL_LOG_WARN : GL_LOG_INFO, "gates",
+		gl_ctx_event(c, status == GL_GATE_WARN || status == GL_GATE_SKIP ? GL_LOG_WARN : GL_LOG_INFO, "gates",
 			     "gate %s %s on %s: %s in %.1f s%s%s", g->id, when, h->name, row.status, row.dur_s,
 			     row.reason[0] ? ": " : "", row.reason);
 	}
@@ -165,6 +174,24 @@ static int gate_one(struct gl_ctx *c, const struct gl_gate_spec *g, const struct
 	gl_dcgm_free(&dr);
 	gl_buf_free(&res.out);
 	return status;
+}
+
+/* One gate on one host recorded as not run, with the reason. */
+static int skip_one(struct gl_ctx *c, const struct gl_gate_spec *g, const char *host, int after, const char *reason,
+		    struct gl_err *err)
+{
+	struct gl_gate_row row;
+
+	memset(&row, 0, sizeof(row));
+	snprintf(row.id, sizeof(row.id), "%s", g->id);
+	snprintf(row.kind, sizeof(row.kind), "%s", gl_gate_kind_name(g->kind));
+	snprintf(row.host, sizeof(row.host), "%s", host);
+	snprintf(row.when, sizeof(row.when), "%s", after ? "after" : "before");
+	snprintf(row.status, sizeof(row.status), "skip");
+	snprintf(row.reason, sizeof(row.reason), "not run: %s", reason);
+	row.exit_status = -1;
+	row.started_wall_ns = gl_wall_ns();
+	return gl_store_gate_put(c->st, &row, err);
 }
 
 int ctl_gates_run(struct gl_ctx *c, int after, char *why, size_t why_n)
@@ -184,6 +211,15 @@ int ctl_gates_run(struct gl_ctx *c, int after, char *why, size_t why_n)
 			/* resume: what a killed process finished stays done */
 			if (gl_store_gate_passed(c->st, g->id, s->hosts[g->hosts[k]].name, when))
 				continue;
+			if (gl_stop_interrupts()) {
+				struct gl_err err = { 0 };
+				char reason[64];
+				snprintf(reason, sizeof(reason), "stopped by %s", gl_stop_name(gl_stop_interrupts()));
+				skip_one(c, g, s->hosts[g->hosts[k]].name, after, reason, &err);
+				gl_ctx_event(c, GL_LOG_WARN, "gates", "gate %s %s on %s: not run: %s", g->id, when,
+					     s->hosts[g->hosts[k]].name, reason);
+				continue;
+			}
 			if (gate_one(c, g, &s->hosts[g->hosts[k]], when, one, sizeof(one)) == GL_GATE_FAIL) {
 				if (!failed++)
 					snprintf(why, why_n, "%s", one);
@@ -203,17 +239,10 @@ void ctl_gates_skip(struct gl_ctx *c, int after, const char *reason)
 		if (!(after ? g->after : g->before))
 			continue;
 		for (int k = 0; k < g->n_hosts; k++) {
-			struct gl_gate_row row;
-			memset(&row, 0, sizeof(row));
-			snprintf(row.id, sizeof(row.id), "%s", g->id);
-			snprintf(row.kind, sizeof(row.kind), "%s", gl_gate_kind_name(g->kind));
-			snprintf(row.host, sizeof(row.host), "%s", s->hosts[g->hosts[k]].name);
-			snprintf(row.when, sizeof(row.when), "%s", after ? "after" : "before");
-			snprintf(row.status, sizeof(row.status), "skip");
-			snprintf(row.reason, sizeof(row.reason), "not run: %s", reason);
-			row.exit_status = -1;
-			row.started_wall_ns = gl_wall_ns();
-			if (gl_store_gate_put(c->st, &row, &err) != 0)
+			/* one that passed already (resume) stays so */
+			if (gl_store_gate_passed(c->st, g->id, s->hosts[g->hosts[k]].name, after ? "after" : "before"))
+				continue;
+			if (skip_one(c, g, s->hosts[g->hosts[k]].name, after, reason, &err) != 0)
 				break;
 		}
 		gl_ctx_event(c, GL_LOG_WARN, "gates", "gate %s %s: not run: %s", g->id, after ? "after" : "before", reason);

@@ -207,6 +207,26 @@ void ctl_notify_failed_start(struct gl_ctx *c, const char *why)
 	finish(c);
 }
 
+void ctl_notify_open_for_stop(struct gl_ctx *c)
+{
+	if (!c->nt)
+		return;
+	if (gl_notify_start(c->nt, c->run_id, c->sc->name) != 0) {
+		gl_ctx_event(c, GL_LOG_WARN, "notify", "cannot start the sender thread: the abort is not sent");
+		gl_notify_free(c->nt);
+		c->nt = NULL;
+		return;
+	}
+	if (c->resumes) {
+		/* the counts so far, as ctl_notify_start takes them */
+		char *doc = NULL;
+		struct gl_err err = { 0 };
+		if (gl_store_doc_get(c->st, "notify", &doc, &err) == 0 && doc)
+			gl_notify_restore(c->nt, doc);
+		free(doc);
+	}
+}
+
 void ctl_notify_stop(struct gl_ctx *c, const char *state, const char *verdict, int code, int targets_failing,
 		     int targets)
 {

@@ -4,6 +4,7 @@
  */
 #include "http.h"
 #include "secrets.h"
+#include "stop.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,18 @@ static size_t on_body(char *d, size_t s, size_t n, void *arg)
 {
 	struct gl_http_resp *r = arg;
 	return gl_buf_append(&r->body, d, s * n) == 0 ? s * n : 0;
+}
+
+static int on_progress(void *arg, curl_off_t dl_total, curl_off_t dl_now, curl_off_t ul_total, curl_off_t ul_now)
+{
+	(void)arg, (void)dl_total, (void)dl_now, (void)ul_total, (void)ul_now;
+	return gl_stop_interrupts() != 0;
+}
+
+void gl_http_stoppable(void *curl)
+{
+	curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, on_progress);
+	curl_easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
 }
 
 int gl_http_do(const char *method, const char *url, const char *content_type, const char *body,
@@ -60,6 +73,7 @@ int gl_http_do(const char *method, const char *url, const char *content_type, co
 	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, (long)(o->deadline_ms > 0 ? o->deadline_ms : 30000));
 	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
 	curl_easy_setopt(c, CURLOPT_WRITEDATA, resp);
+	gl_http_stoppable(c);
 	if (o->ca_bundle)
 		curl_easy_setopt(c, CURLOPT_CAINFO, o->ca_bundle);
 	if (o->client_cert)
@@ -72,7 +86,10 @@ int gl_http_do(const char *method, const char *url, const char *content_type, co
 	}
 	rc = curl_easy_perform(c);
 	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &resp->status);
-	if (rc != CURLE_OK)
+	if (rc == CURLE_ABORTED_BY_CALLBACK && gl_stop_interrupts())
+		ret = gl_errf(err, GL_ESTOPPED, "%s %s: stopped: %s came (the run is stopping)", method, url,
+			      gl_stop_name(gl_stop_interrupts()));
+	else if (rc != CURLE_OK)
 		ret = gl_errf(err, rc == CURLE_OPERATION_TIMEDOUT ? GL_ETIMEDOUT : GL_EIO, "%s %s: %s", method, url,
 			      rc == CURLE_WRITE_ERROR ? "response larger than the cap" : curl_easy_strerror(rc));
 	memset(pass, 0, sizeof(pass));

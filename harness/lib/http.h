@@ -33,8 +33,15 @@ struct gl_http_resp {
 
 /* method "GET", "POST", "PATCH", "DELETE", "PUT"; body may be NULL.
  * Returns 0 when a response came (any status), negative with err naming
- * method, URL and cause otherwise. resp->body must be freed either way. */
+ * method, URL and cause otherwise (-GL_ESTOPPED: a stop request ended it,
+ * gl_http_stoppable). resp->body must be freed either way. */
 int gl_http_do(const char *method, const char *url, const char *content_type, const char *body,
 	       const struct gl_http_opts *o, struct gl_http_resp *resp, struct gl_err *err);
+
+/* Make the libcurl easy handle curl end its transfer
+ * (CURLE_ABORTED_BY_CALLBACK) once a stop request interrupts the calling
+ * thread (stop.h): libcurl asks at least about once a second, even while
+ * nothing arrives. gl_http_do does it for its own requests. */
+void gl_http_stoppable(void *curl);
 
 #endif

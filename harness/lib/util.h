@@ -26,6 +26,7 @@ enum {
 	GL_ETIMEDOUT = 5,
 	GL_ELIMIT = 6,   /* a hard cap was reached */
 	GL_ENOTFOUND = 7, /* a file named is not there */
+	GL_ESTOPPED = 8, /* a stop request (SIGINT, SIGTERM) ended it (stop.h) */
 };
 
 struct gl_err {

@@ -61,7 +61,9 @@ void gl_ctx_shard(struct gl_ctx *c, int *index, int *count, int64_t *origin_ns);
  * rules say), or, in an agent, to the controller. */
 void gl_ctx_request_row(struct gl_ctx *c, const struct gl_request_row *r);
 /* Record one preflight check (store, report, stderr): subject names the
- * host, endpoint or fault, check what was checked. Returns ok ? 0 : -1. */
+ * host, endpoint or fault, check what was checked. Returns ok ? 0 : -1.
+ * A check that failed while a stop request (SIGINT, SIGTERM) cuts the
+ * preflight short is only logged, not stored: it was not finished. */
 int gl_ctx_preflight(struct gl_ctx *c, const char *subject, const char *check, int ok,
 		     const char *detail);
 /* The run cannot mean what it claims (a launcher that did not make one
@@ -216,7 +218,10 @@ struct gl_transport_ops {
 /* Run argv on host h through its transport ("local" for local hosts, "ssh"
  * for ssh hosts), killed at the deadline. res->out must be freed with
  * gl_buf_free (also on error). Returns 0 when the command ran (whatever its
- * exit status), or a negative code with err naming host and cause. */
+ * exit status), or a negative code with err naming host and cause:
+ * -GL_ESTOPPED when a stop request ended it, or kept it from starting, on
+ * a thread such a request interrupts (stop.h: the controller's thread
+ * during the inventory, preflight and gates). */
 int gl_host_exec(const struct gl_host *h, const char *const *argv, int64_t deadline_ms,
 		 struct gl_exec_result *res, struct gl_err *err);
 

@@ -74,6 +74,13 @@ struct gl_workload_spec {
 	const struct gl_workload_ops *ops;
 };
 
+/* A workload's agents.connect_timeout (docs/agents.md) is 1 s to 10 min:
+ * the controller waits that long for its agents before the run's clock
+ * starts, and a typo ("168h") would hold the run and its launchers for a
+ * week. */
+#define GL_AGENTS_CONNECT_TIMEOUT_MIN_NS (1LL * 1000000000)
+#define GL_AGENTS_CONNECT_TIMEOUT_MAX_NS (600LL * 1000000000)
+
 /* "gates": checks run on hosts before the soak and after it
  * (scenario_gates.c, docs/gates.md). */
 enum gl_gate_kind { GL_GATE_DCGM_DIAG, GL_GATE_COMMAND };

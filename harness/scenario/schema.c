@@ -325,7 +325,14 @@ void gl_check_agents(const struct gl_scenario *s, struct gl_diag *d, const cJSON
 	gl_get_string(d, a, "launcher_path", p, 0, buf, sizeof(buf));
 	gl_get_string(d, a, "binary", p, 0, buf, sizeof(buf));
 	gl_get_string(d, a, "listen", p, 0, buf, sizeof(buf));
-	gl_get_duration(d, a, "connect_timeout", p, 0, &ns);
+	if (gl_get_duration(d, a, "connect_timeout", p, 0, &ns) == 1 &&
+	    (ns < GL_AGENTS_CONNECT_TIMEOUT_MIN_NS || ns > GL_AGENTS_CONNECT_TIMEOUT_MAX_NS)) {
+		char tp[600];
+		gl_join(tp, sizeof(tp), p, "connect_timeout");
+		gl_diag_error(d, cJSON_GetObjectItemCaseSensitive(a, "connect_timeout"), tp,
+			      "%s is out of 1s to 10m (the longest the controller waits for its agents to connect)",
+			      cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(a, "connect_timeout")));
+	}
 	gl_get_duration(d, a, "settle", p, 0, &ns);
 	gl_get_duration(d, a, "backoff", p, 0, &ns);
 	gl_get_int(d, a, "max_restarts", p, 0, 0, 1000, &l);

@@ -3,8 +3,10 @@
  *
  * local: fork/exec (no shell) with a deadline; stdout and stderr are
  * captured together into a capped buffer; past the deadline the child's
- * process group gets SIGKILL and the result says timed_out. With a netns
- * on the host, the command runs under `ip netns exec NS`.
+ * process group gets SIGKILL and the result says timed_out. On a thread
+ * that a stop request interrupts (stop.h), the group gets SIGKILL as soon
+ * as one comes and the call fails with GL_ESTOPPED. With a netns on the
+ * host, the command runs under `ip netns exec NS`.
  * null: records nothing, runs nothing, succeeds; for controller tests.
  * The ssh and http transports come with the faults issue.
  */
@@ -20,6 +22,7 @@
 #include <unistd.h>
 
 #include "plugin.h"
+#include "stop.h"
 
 #define EXEC_OUT_MAX (256 * 1024)
 
@@ -27,7 +30,9 @@ static int local_exec(const struct gl_host *h, const char *const *argv, int64_t 
 		      struct gl_exec_result *res, struct gl_err *err)
 {
 	const char *full[72];
-	int pipefd[2], n = 0, status = 0, rc = 0;
+	int pipefd[2], n = 0, status = 0, rc = 0, stopped = 0;
+	/* a stop request wakes the wait at once on a thread it interrupts */
+	int stop_fd = gl_stop_is_interruptible() ? gl_stop_fd() : -1;
 	pid_t pid, parent = getpid();
 	int64_t end = gl_now_ns() + deadline_ms * 1000000LL;
 
@@ -72,19 +77,23 @@ static int local_exec(const struct gl_host *h, const char *const *argv, int64_t 
 	setpgid(pid, pid);
 	close(pipefd[1]);
 	for (;;) {
-		struct pollfd pfd = { pipefd[0], POLLIN, 0 };
+		struct pollfd pfd[2] = { { pipefd[0], POLLIN, 0 }, { stop_fd, POLLIN, 0 } };
 		int64_t left = (end - gl_now_ns()) / 1000000LL;
 		char buf[4096];
 		ssize_t r;
 
+		if ((stopped = gl_stop_interrupts()) != 0) {
+			kill(-pid, SIGKILL);
+			break;
+		}
 		if (left <= 0) {
 			kill(-pid, SIGKILL);
 			res->timed_out = 1;
 			break;
 		}
-		if (poll(&pfd, 1, (int)(left > 1000 ? 1000 : left)) < 0 && errno != EINTR)
+		if (poll(pfd, stop_fd >= 0 ? 2 : 1, (int)(left > 1000 ? 1000 : left)) < 0 && errno != EINTR)
 			break;
-		if (!(pfd.revents & (POLLIN | POLLHUP)))
+		if (!(pfd[0].revents & (POLLIN | POLLHUP)))
 			continue;
 		r = read(pipefd[0], buf, sizeof(buf));
 		if (r < 0 && errno == EINTR)
@@ -96,7 +105,10 @@ static int local_exec(const struct gl_host *h, const char *const *argv, int64_t 
 	close(pipefd[0]);
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
-	if (res->timed_out)
+	if (stopped)
+		rc = gl_errf(err, GL_ESTOPPED, "local exec: '%s' stopped: %s came (the run is stopping)", full[0],
+			     gl_stop_name(stopped));
+	else if (res->timed_out)
 		rc = gl_errf(err, GL_ETIMEDOUT, "local exec: '%s' did not finish within %lld ms", full[0],
 			     (long long)deadline_ms);
 	res->exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
@@ -127,5 +139,8 @@ int gl_host_exec(const struct gl_host *h, const char *const *argv, int64_t deadl
 	if (!t)
 		return gl_errf(err, GL_EINVAL, "host '%s': the %s transport is not built in this version",
 			       h ? h->name : "?", name);
+	if (gl_stop_interrupts())
+		return gl_errf(err, GL_ESTOPPED, "host '%s': '%s' not run: %s came (the run is stopping)",
+			       h ? h->name : "?", argv && argv[0] ? argv[0] : "?", gl_stop_name(gl_stop_interrupts()));
 	return t->exec(h, argv, deadline_ms, res, err);
 }

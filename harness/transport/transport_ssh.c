@@ -7,7 +7,10 @@
  * a channel, exec the quoted command line, read stdout+stderr merged into a
  * capped buffer, collect the exit status. libssh2 runs non-blocking and
  * every wait is a poll() on the socket in the direction libssh2 asks for,
- * bounded by the one deadline of the call. Sessions stay in a small cache
+ * bounded by the one deadline of the call; on a thread that a stop request
+ * interrupts (stop.h) a request ends the wait at once (GL_ESTOPPED: the
+ * session is dropped, and the command on the host is left to its
+ * timeout(1), as at a deadline). Sessions stay in a small cache
  * keyed by user@host:port (plus the key and known_hosts files, so a host
  * entry never rides on a session another entry verified) and are closed on
  * a deadline, on an error, or by gl_ssh_shutdown.
@@ -33,6 +36,7 @@
 
 #include "transport_ssh.h"
 #include "secrets.h"
+#include "stop.h"
 
 #define CMD_MAX (128 * 1024)           /* quoted command line */
 #define KNOWN_HOSTS_MAX (4u << 20)
@@ -89,8 +93,17 @@ static int host_errf(struct gl_err *err, int code, const struct ssh_call *k, con
 	return gl_errf(err, code, "host '%s' (%s:%d): %s", k->h->name, k->h->ssh_host, k->port, msg);
 }
 
+/* A wait given up for a stop request (stop.h), not for the deadline. */
+static int stopped_errf(struct gl_err *err, const struct ssh_call *k)
+{
+	return host_errf(err, GL_ESTOPPED, k, k->phase, "stopped: %s came (the run is stopping)",
+			 gl_stop_name(gl_stop_interrupts()));
+}
+
 static int timeout_errf(struct gl_err *err, struct ssh_call *k)
 {
+	if (gl_stop_interrupts())
+		return stopped_errf(err, k);
 	k->timed_out = 1;
 	return host_errf(err, GL_ETIMEDOUT, k, k->phase, "timed out (the call's deadline of %lld ms passed)",
 			 (long long)k->deadline_ms);
@@ -123,31 +136,36 @@ static int expand_home(const char *in, char *out, size_t n)
 
 /* Wait until the socket is ready in the direction libssh2 is blocked on, at
  * most until the deadline (and at most a second, so callers can send
- * keepalives). Returns -GL_ETIMEDOUT once the deadline has passed. */
+ * keepalives). Returns -GL_ETIMEDOUT once the deadline has passed, and
+ * -GL_ESTOPPED once a stop request interrupts this thread (its pipe is
+ * polled too, so that one wakes the wait). */
 static int ssh_wait(const struct ssh_call *k, LIBSSH2_SESSION *s, int fd)
 {
 	int dir = libssh2_session_block_directions(s);
-	struct pollfd p = { fd, 0, 0 };
+	int stop_fd = gl_stop_is_interruptible() ? gl_stop_fd() : -1;
+	struct pollfd p[2] = { { fd, 0, 0 }, { stop_fd, POLLIN, 0 } };
 	int64_t left_ns = k->end_ns - gl_now_ns();
 	int64_t left_ms = (left_ns + 999999) / 1000000;
 
+	if (gl_stop_interrupts())
+		return -GL_ESTOPPED;
 	if (left_ns <= 0)
 		return -GL_ETIMEDOUT;
 	if (dir & LIBSSH2_SESSION_BLOCK_INBOUND)
-		p.events |= POLLIN;
+		p[0].events |= POLLIN;
 	if (dir & LIBSSH2_SESSION_BLOCK_OUTBOUND)
-		p.events |= POLLOUT;
-	if (!p.events) {
+		p[0].events |= POLLOUT;
+	if (!p[0].events) {
 		/* EAGAIN without a direction: do not spin */
-		p.events = POLLIN;
+		p[0].events = POLLIN;
 		if (left_ms > 10)
 			left_ms = 10;
 	}
 	if (left_ms > 1000)
 		left_ms = 1000;
-	if (poll(&p, 1, (int)left_ms) < 0 && errno != EINTR)
+	if (poll(p, stop_fd >= 0 ? 2 : 1, (int)left_ms) < 0 && errno != EINTR)
 		return -GL_EIO;
-	return 0;
+	return gl_stop_interrupts() ? -GL_ESTOPPED : 0;
 }
 
 /* ---- sessions ----------------------------------------------------------- */
@@ -259,17 +277,20 @@ static int tcp_connect(struct ssh_call *k, int *fd_out, struct gl_err *err)
 				goto next;
 			}
 			for (;;) {
-				struct pollfd pfd = { fd, POLLOUT, 0 };
+				int stop_fd = gl_stop_is_interruptible() ? gl_stop_fd() : -1;
+				struct pollfd pfd[2] = { { fd, POLLOUT, 0 }, { stop_fd, POLLIN, 0 } };
 				int64_t left_ns = k->end_ns - gl_now_ns();
 				int r;
 
-				if (left_ns <= 0) {
+				if (left_ns <= 0 || gl_stop_interrupts()) {
 					rc = timeout_errf(err, k);
 					goto out;
 				}
-				r = poll(&pfd, 1, (int)((left_ns + 999999) / 1000000));
-				if (r > 0)
+				r = poll(pfd, stop_fd >= 0 ? 2 : 1, (int)((left_ns + 999999) / 1000000));
+				if (r > 0 && pfd[0].revents)
 					break;
+				if (r > 0)
+					continue;   /* the stop pipe: said at the top */
 				if (r < 0 && errno != EINTR) {
 					snprintf(why, sizeof(why), "poll: %s", strerror(errno));
 					goto next;
@@ -840,7 +861,9 @@ static int run_channel(struct ssh_call *k, struct ssh_conn *c, const char *const
 	rc = 0;
 	goto out;
 open_timeout:
-	if (probe.end_ns < k->end_ns) {
+	if (gl_stop_interrupts()) {
+		rc = stopped_errf(err, k);
+	} else if (probe.end_ns < k->end_ns) {
 		*stale = 1;
 		rc = host_errf(err, GL_EIO, k, "exec", "the session did not answer within %lld ms",
 			       (long long)open_ms);
@@ -849,6 +872,10 @@ open_timeout:
 	}
 	goto out;
 timeout:
+	if (gl_stop_interrupts()) {
+		rc = stopped_errf(err, k);
+		goto out;
+	}
 	k->timed_out = 1;
 	rc = host_errf(err, GL_ETIMEDOUT, k, "read", "'%s' did not finish within %lld ms", argv[0],
 		       (long long)k->deadline_ms);
@@ -942,7 +969,7 @@ static int ssh_exec(const struct gl_host *h, const char *const *argv, int64_t de
 		/* a failed call leaves the session in an unknown state */
 		cache_remove(c, 0);
 		c = NULL;
-		if (reused && !started && (stale || !k.timed_out) && attempt == 0) {
+		if (reused && !started && (stale || !k.timed_out) && attempt == 0 && tmp.code != GL_ESTOPPED) {
 			gl_debug("ssh: host '%s': cached session failed (%s), reconnecting once", h->name, tmp.msg);
 			continue;
 		}
