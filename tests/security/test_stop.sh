@@ -167,7 +167,8 @@ cat > "$T/agents.json" <<JSON
   "workloads": { "inference": { "endpoints": ["http://127.0.0.1:9/v1"], "model": "m", "preflight": false,
      "arrival": { "mode": "poisson", "rate": 5 },
      "agents": { "launcher": "mpirun", "count": 1, "launcher_path": "$T/launcher", "connect_timeout": "120s" } } },
-  "targets": { "steady": { "inference.error_rate": "<= 1", "inference.ttft_ms.p99": "<= 1000" } } }
+  "targets": { "steady": { "inference.error_rate": "<= 1", "inference.ttft_ms.p99": "<= 1000",
+                           "agents.delivered_ratio": ">= 0.99" } } }
 JSON
 start agents "$T/agents.json"
 stopped "5 agents' wait" agents TERM "$T/launcher.pid" "while waiting for the agents to connect" no-data
