@@ -24,3 +24,6 @@ gl_script_test(test_sec_output ${GL_TESTS_DIR}/security/test_output.sh TIMEOUT 1
 # scenario, 70,000 faults, the target's idle timeout, netns and interface
 # names that would be options or paths.
 gl_script_test(test_sec_low ${GL_TESTS_DIR}/security/test_low.sh TIMEOUT 180)
+# What the reports copy from a scenario or a command stays text: report.md
+# escapes raw HTML and keeps its tables whole (tests/security/).
+gl_script_test(test_sec_reports ${GL_TESTS_DIR}/security/test_reports.sh TIMEOUT 180)
