@@ -25,5 +25,7 @@ gl_script_test(test_sec_output ${GL_TESTS_DIR}/security/test_output.sh TIMEOUT 1
 # names that would be options or paths.
 gl_script_test(test_sec_low ${GL_TESTS_DIR}/security/test_low.sh TIMEOUT 180)
 # What the reports copy from a scenario or a command stays text: report.md
-# escapes raw HTML and keeps its tables whole (tests/security/).
+# escapes raw HTML and keeps its tables whole; report.html carries a strict
+# Content-Security-Policy that a browser opening it as a file enforces
+# (tests/security/).
 gl_script_test(test_sec_reports ${GL_TESTS_DIR}/security/test_reports.sh TIMEOUT 180)

@@ -10,7 +10,19 @@
 #     into report.md. No raw HTML tag in report.md; every table (GFM: up to
 #     the first blank line) holds only whole rows with its header's number
 #     of cells (an unescaped '|' ends a cell, a CR ends a line); the tables
-#     have the rows they should, and the text is there, escaped.
+#     have the rows they should, and the text is there, escaped;
+#  2. report.html of the same run: a Content-Security-Policy <meta> before
+#     anything it governs (default-src 'none', no script, no frame, no
+#     object, form-action and base-uri 'none'), allowing its one <style> by
+#     the SHA-256 of that element's text (computed here with hashlib), no
+#     style="" attribute and no script; Chromium opening a copy with frames,
+#     an object and a script injected (as a file://, as a reader would)
+#     prints neither the local files they name nor the script's text, and
+#     the same copy without the <meta> prints both (the check can fail);
+#     report.pdf of the run passes pdf_check.py and shows the hostile name
+#     as text.
+# Skips (a failure under GL_STRICT=1) the browser parts only, without
+# chromium on PATH or poppler-utils.
 . "$(dirname "$0")/../scripts/lib.sh"
 [ -x "$GAUNTLET" ] || skip "no gauntlet binary at $GAUNTLET"
 t0=$(date +%s%N)
@@ -127,6 +139,103 @@ grep -q '^FAIL' "$T/md.check" && sed -n '1,60p' "$D/report.md"
 
 ms=$((($(date +%s%N) - t0) / 1000000))
 echo "   (part 1: $((ms / 1000)).$(printf %03d $((ms % 1000))) s)"
+
+# ---- 2. report.html's Content-Security-Policy -----------------------------------------------
+t1=$(date +%s%N)
+check "2: report.html written" [ -s "$D/report.html" ]
+python3 - "$D/report.html" >"$T/csp.check" 2>&1 <<'PY'
+import base64, hashlib, re, sys
+h = open(sys.argv[1], encoding="utf-8", newline="").read()
+out = []
+def res(ok, what):
+    out.append(("ok" if ok else "FAIL") + "\t" + what)
+metas = re.findall(r'<meta http-equiv="Content-Security-Policy" content="([^"]*)">', h)
+res(len(metas) == 1, "2: one Content-Security-Policy <meta> (%d)" % len(metas))
+head = h[:h.find("</head>")]
+first = head.find("<meta http-equiv=\"Content-Security-Policy\"")
+res(first > 0 and re.fullmatch(r'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n', head[:first]) is not None,
+    "2: ...in <head>, right after the charset, before anything it governs")
+pol = {}
+for d in (metas[0] if metas else "").split(";"):
+    w = d.split()
+    if w: pol[w[0]] = w[1:]
+for k in ("default-src", "script-src", "object-src", "frame-src", "child-src", "img-src", "connect-src",
+          "font-src", "media-src", "worker-src", "manifest-src", "form-action", "base-uri"):
+    res(pol.get(k) == ["'none'"], "2: %s 'none' (%s)" % (k, " ".join(pol.get(k, ["absent"]))))
+styles = re.findall(r"<style>(.*?)</style>", h, re.S)
+want = "'sha256-%s'" % base64.b64encode(hashlib.sha256(styles[0].encode()).digest()).decode() if len(styles) == 1 else None
+res(len(styles) == 1 and pol.get("style-src") == [want],
+    "2: style-src is exactly the SHA-256 of its one <style> element (%s; hashlib: %s)" % (" ".join(pol.get("style-src", ["absent"])), want))
+res(set(pol) <= {"default-src", "script-src", "style-src", "object-src", "frame-src", "child-src", "img-src", "connect-src",
+                 "font-src", "media-src", "worker-src", "manifest-src", "form-action", "base-uri"},
+    "2: no other directive (%s)" % " ".join(sorted(pol)))
+sa = re.findall(r"<[^>]*\sstyle\s*=", h)
+res(not sa, "2: no style=\"\" attribute, which the policy would refuse (%d: %s)" % (len(sa), sa[:2]))
+res("<script" not in h.lower() and not re.search(r"<[^>]*\son[a-z]+\s*=", h), "2: no script, no on...= handler")
+res("evil &lt;script&gt;alert(1)&lt;/script&gt;" in h, "2: the hostile name is in it, escaped")
+print("\n".join(out))
+PY
+while IFS=$'\t' read -r st what; do
+	if [ "$st" = ok ]; then ok "$what"; else bad "$what"; fi
+done < <(grep -P '^(ok|FAIL)\t' "$T/csp.check")
+grep -qP '^(ok|FAIL)\t' "$T/csp.check" || { bad "2: the report.html checker ran"; cat "$T/csp.check"; }
+
+# A browser opening report.html as a file, as a reader would: a copy with
+# frames, an object and a script injected after <body> (what a string that
+# escaped the escaping, or an edit, would do), and a looser policy beside
+# them (a second policy can only narrow). Without its <meta> the same copy
+# shows both files and the script's text: the check can fail.
+CHROME=$(command -v chromium || command -v chromium-browser || command -v google-chrome)
+BROWSER_OK=1
+if [ -z "$CHROME" ] || ! command -v pdftotext >/dev/null; then
+	BROWSER_OK=0
+	part_skip "2 and 3: the browser checks" "chromium on PATH and pdftotext (poppler-utils) are needed (scripts/setup.sh with GL_TEST_PKGS=1 installs them)"
+fi
+mkdir -p "$T/outside"
+SECRET="OUTSIDE-SECRET-$$-$RANDOM"
+echo "$SECRET" > "$T/outside/secret.txt"
+HOSTNAME_LINE=$(head -1 /etc/hostname 2>/dev/null | tr -d '[:space:]')
+SCRIPT_MARK='SCRIPT-RAN-MARK'
+# no_host_line PDF.txt: no line of the text is the machine's host name
+no_host_line() { [ -z "$HOSTNAME_LINE" ] || ! grep -qxF "$HOSTNAME_LINE" <(sed 's/^[[:space:]]*//; s/[[:space:]]*$//' "$1"); }
+if [ $BROWSER_OK = 1 ]; then
+	python3 - "$D/report.html" "$T/reader" "$T/outside/secret.txt" <<'PY'
+import os, re, sys
+h, out, secret = open(sys.argv[1], encoding="utf-8").read(), sys.argv[2], sys.argv[3]
+inj = ('<meta http-equiv="Content-Security-Policy" content="default-src * data: file:; script-src * \'unsafe-inline\'; frame-src *">'
+       '<iframe src="file://%s"></iframe><object data="file://%s" type="text/plain"></object>'
+       '<script>document.body.insertAdjacentText("afterbegin", "SCRIPT" + "-RAN-" + "MARK")</script>' % (secret, secret))
+assert h.count("<body>\n") == 1
+for name, page in (("csp", h), ("nocsp", re.sub(r'<meta http-equiv="Content-Security-Policy"[^>]*>\n', "", h))):
+    os.makedirs(os.path.join(out, name))
+    open(os.path.join(out, name, "report.html"), "w", encoding="utf-8").write(page.replace("<body>\n", "<body>\n" + inj))
+PY
+	for v in csp nocsp; do
+		timeout 120 "$CHROME" --headless --disable-gpu --no-first-run --no-default-browser-check \
+			--disable-background-networking --disable-extensions --disable-sync $([ "$(id -u)" = 0 ] && echo --no-sandbox) \
+			--user-data-dir="$T/reader/prof-$v" --no-pdf-header-footer --print-to-pdf="$T/reader/$v.pdf" \
+			"file://$T/reader/$v/report.html" >"$T/reader/$v.log" 2>&1
+		pdftotext "$T/reader/$v.pdf" "$T/reader/$v.txt" 2>>"$T/reader/$v.log"
+	done
+	check "2: chromium printed the injected copy of report.html (file://, its own text there)" \
+		grep -qF 'gauntlet report: evil <script>alert(1)</script> | `name`' "$T/reader/csp.txt"
+	check "2: ...the file outside the run named by an iframe and an object: not shown" not grep -qF "$SECRET" "$T/reader/csp.txt"
+	check "2: ...the injected script: not run" not grep -qF "$SCRIPT_MARK" "$T/reader/csp.txt"
+	check "2: control: the same copy without the policy shows the file and runs the script (the checks can fail)" \
+		bash -c 'grep -qF "$1" "$3" && grep -qF "$2" "$3"' _ "$SECRET" "$SCRIPT_MARK" "$T/reader/nocsp.txt"
+	# report.pdf of the run, by gauntlet itself: still the whole report
+	GAUNTLET_PDF=on "$GAUNTLET" report "$D" >"$T/report-pdf.log" 2>&1
+	rc=$?
+	check "2: gauntlet report renders report.pdf of the hostile run (exit $rc)" bash -c '[ $1 -eq 0 ] && [ -s "$2" ]' _ $rc "$D/report.pdf"
+	python3 "$GL_SOURCE_DIR/tests/scripts/pdf_check.py" "$D/report.pdf" "$D/report.html" "$D/report.json" >"$T/pdf_check.log" 2>&1
+	rc=$?
+	check "2: ...A4, a page per section, its charts drawn, the sign-off last (pdf_check.py, exit $rc)" [ $rc -eq 0 ]
+	[ $rc -eq 0 ] || cat "$T/pdf_check.log"
+	pdftotext "$D/report.pdf" "$T/run-pdf.txt"
+	check "2: ...the hostile name printed as text" grep -qF 'gauntlet report: evil <script>alert(1)</script> | `name`' "$T/run-pdf.txt"
+fi
+ms=$((($(date +%s%N) - t1) / 1000000))
+echo "   (part 2: $((ms / 1000)).$(printf %03d $((ms % 1000))) s)"
 
 ms=$((($(date +%s%N) - t0) / 1000000))
 echo "   (test_sec_reports: $((ms / 1000)).$(printf %03d $((ms % 1000))) s)"
