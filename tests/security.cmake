@@ -24,8 +24,14 @@ gl_script_test(test_sec_output ${GL_TESTS_DIR}/security/test_output.sh TIMEOUT 1
 # scenario, 70,000 faults, the target's idle timeout, netns and interface
 # names that would be options or paths.
 gl_script_test(test_sec_low ${GL_TESTS_DIR}/security/test_low.sh TIMEOUT 180)
-# What the reports copy from a scenario or a command stays text: report.md
-# escapes raw HTML and keeps its tables whole; report.html carries a strict
-# Content-Security-Policy that a browser opening it as a file enforces
-# (tests/security/).
+# What the reports copy from a scenario, a command or a page cannot act in
+# a reader's tool: report.md escapes raw HTML and keeps its tables whole;
+# report.html carries a strict Content-Security-Policy that a browser
+# opening it as a file enforces; report.pdf's browser reads no local file
+# (gl_render_pdf prints hostile pages through gl_report_pdf).
+add_executable(gl_render_pdf ${GL_TESTS_DIR}/tools/render_pdf.c)
+target_link_libraries(gl_render_pdf PRIVATE gauntlet_core)
 gl_script_test(test_sec_reports ${GL_TESTS_DIR}/security/test_reports.sh TIMEOUT 180)
+if(NOT GL_FUZZ)
+  set_property(TEST test_sec_reports${GL_TEST_SUFFIX} APPEND PROPERTY ENVIRONMENT "GL_RENDER_PDF=$<TARGET_FILE:gl_render_pdf>")
+endif()

@@ -20,11 +20,18 @@
 #     prints neither the local files they name nor the script's text, and
 #     the same copy without the <meta> prints both (the check can fail);
 #     report.pdf of the run passes pdf_check.py and shows the hostile name
-#     as text.
+#     as text;
+#  3. report.pdf's browser (gl_report_pdf, through tests/tools/render_pdf.c)
+#     printing a hostile report.html: iframes and objects naming
+#     /etc/hostname, a file outside the run directory, one inside it and a
+#     loopback HTTP server, and a script: none of their content in the PDF,
+#     no request reaches the server; its own text and a data: frame (the
+#     frames had their chance to load) are printed.
 # Skips (a failure under GL_STRICT=1) the browser parts only, without
 # chromium on PATH or poppler-utils.
 . "$(dirname "$0")/../scripts/lib.sh"
 [ -x "$GAUNTLET" ] || skip "no gauntlet binary at $GAUNTLET"
+RENDER=${GL_RENDER_PDF:-${GL_BINARY_DIR:-/tmp/b}/gl_render_pdf}
 t0=$(date +%s%N)
 S='<script>alert(1)</script>'
 
@@ -237,6 +244,71 @@ fi
 ms=$((($(date +%s%N) - t1) / 1000000))
 echo "   (part 2: $((ms / 1000)).$(printf %03d $((ms % 1000))) s)"
 
+# ---- 3. report.pdf's browser reads nothing the page names --------------------------------------
+t1=$(date +%s%N)
+if [ $BROWSER_OK = 1 ]; then
+	# a loopback HTTP server that writes down every request it gets
+	mkdir -p "$T/www"
+	echo "HTTP-LOOPBACK-MARK" > "$T/www/m.txt"
+	python3 - "$T/www" "$T/http.port" "$T/http.requests" >"$T/http.log" 2>&1 <<'PY' &
+import functools, http.server, os, sys
+d, portfile, reqs = sys.argv[1:4]
+class H(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, fmt, *a):
+        with open(reqs, "a") as f: f.write(self.requestline + "\n")
+srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(H, directory=d))
+with open(portfile + ".tmp", "w") as f: f.write(str(srv.server_address[1]))
+os.rename(portfile + ".tmp", portfile)
+srv.serve_forever()
+PY
+	PIDS+=("$!")
+	wait_for "$T/http.port" 10 || { cat "$T/http.log"; skip "python3 cannot serve HTTP on 127.0.0.1"; }
+	PORT=$(cat "$T/http.port")
+	: > "$T/http.requests"
+	check "3: control: the loopback server answers and logs what it was asked" bash -c \
+		'python3 -c "import urllib.request, sys; sys.stdout.write(urllib.request.urlopen(sys.argv[1]).read().decode())" "http://127.0.0.1:$1/m.txt" |
+		 grep -q HTTP-LOOPBACK-MARK && grep -q "GET /m.txt" "$2"' _ "$PORT" "$T/http.requests"
+	: > "$T/http.requests"
+	H3=$T/hostile
+	mkdir -m 700 "$H3"
+	echo "INSIDE-RUN-DIR-MARK" > "$H3/inside.txt"
+	cat > "$H3/report.html" <<HTML
+<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>hostile</title></head><body>
+<p>HOSTILE-PAGE-OWN-TEXT</p>
+<iframe src="data:text/html,&lt;p&gt;DATA-FRAME-MARK&lt;/p&gt;"></iframe>
+<iframe src="file:///etc/hostname"></iframe>
+<iframe src="file://$T/outside/secret.txt"></iframe>
+<object data="file://$T/outside/secret.txt" type="text/plain"></object>
+<iframe src="file://$H3/inside.txt"></iframe>
+<iframe src="inside.txt"></iframe>
+<iframe src="http://127.0.0.1:$PORT/m.txt"></iframe>
+<object data="http://127.0.0.1:$PORT/obj.txt" type="text/plain"></object>
+<img src="http://127.0.0.1:$PORT/img.png">
+<script>document.body.insertAdjacentText("afterbegin", "SCRIPT" + "-RAN-" + "MARK")</script>
+</body></html>
+HTML
+	GAUNTLET_PDF=on "$RENDER" "$H3" >"$T/render.log" 2>&1
+	rc=$?
+	# 77: gauntlet found no browser it may use (it never looks on PATH)
+	[ $rc -eq 77 ] && part_skip "3" "gl_report_pdf rendered nothing: $(head -1 "$T/render.log")"
+fi
+if [ $BROWSER_OK = 1 ] && [ $rc -ne 77 ]; then
+	check "3: gl_report_pdf prints the hostile page (exit $rc: $(head -1 "$T/render.log"))" bash -c '[ $1 -eq 0 ] && [ -s "$2" ]' _ $rc "$H3/report.pdf"
+	pdftotext "$H3/report.pdf" "$T/hostile.txt" 2>/dev/null
+	check "3: ...its own text printed" grep -qF HOSTILE-PAGE-OWN-TEXT "$T/hostile.txt"
+	check "3: ...a data: frame printed (frames had their chance to load before printing)" grep -qF DATA-FRAME-MARK "$T/hostile.txt"
+	check "3: ...the file outside the run directory (iframe, object): not printed" not grep -qF "$SECRET" "$T/hostile.txt"
+	check "3: ...a file inside the run directory (absolute and relative iframe): not printed" not grep -qF INSIDE-RUN-DIR-MARK "$T/hostile.txt"
+	check "3: .../etc/hostname: not printed (${HOSTNAME_LINE:-no /etc/hostname})" no_host_line "$T/hostile.txt"
+	check "3: ...the loopback server's file: not printed" not grep -qF HTTP-LOOPBACK-MARK "$T/hostile.txt"
+	check "3: ...and no request reached the server ($(wc -l <"$T/http.requests") logged)" [ ! -s "$T/http.requests" ]
+	check "3: ...the script: not run" not grep -qF "$SCRIPT_MARK" "$T/hostile.txt"
+	check "3: ...no profile or temporary file left in the directory" \
+		bash -c '[ "$(cd "$1" && ls -A | sort | tr "\n" " ")" = "inside.txt report.html report.pdf " ]' _ "$H3"
+fi
+ms=$((($(date +%s%N) - t1) / 1000000))
+echo "   (part 3: $((ms / 1000)).$(printf %03d $((ms % 1000))) s)"
 ms=$((($(date +%s%N) - t0) / 1000000))
 echo "   (test_sec_reports: $((ms / 1000)).$(printf %03d $((ms % 1000))) s)"
 finish
