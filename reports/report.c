@@ -30,7 +30,9 @@ static int write_json(const char *dir, const char *name, cJSON *doc, struct gl_e
 /* An unpinned image's warning in report.md (gl_manifest_image_warnings). */
 static void md_image_warning(void *arg, const char *text)
 {
-	gl_buf_printf(arg, "> **Warning:** %s.\n\n", text);
+	gl_buf_printf(arg, "> **Warning:** ");
+	gl_md_text(arg, text);
+	gl_buf_printf(arg, ".\n\n");
 }
 
 int gl_report_write(const char *dir, struct gl_store *st, struct gl_err *err)

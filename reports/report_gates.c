@@ -162,17 +162,6 @@ cJSON *gl_report_gates_json(const struct gl_analysis *an)
 
 /* ---- report.md ---------------------------------------------------------------- */
 
-/* a table cell: '|' escaped, control characters dropped */
-static void md_cell(struct gl_buf *b, const char *s)
-{
-	for (; s && *s; s++) {
-		if (*s == '|')
-			gl_buf_append(b, "\\|", 2);
-		else if ((unsigned char)*s >= 0x20 && *s != 0x7f)
-			gl_buf_append(b, s, 1);
-	}
-}
-
 static void md_matrix(struct gl_buf *b, const struct gl_gate_result *g)
 {
 	cJSON *rows;
@@ -182,9 +171,15 @@ static void md_matrix(struct gl_buf *b, const struct gl_gate_result *g)
 		cJSON_Delete(rows);
 		return;
 	}
-	gl_buf_printf(b, "### %s %s on ", g->id, g->when);
-	md_cell(b, g->host);
-	gl_buf_printf(b, ": %s\n\n| test |", g->status);
+	gl_buf_printf(b, "### ");
+	gl_md_text(b, g->id);
+	gl_buf_printf(b, " ");
+	gl_md_text(b, g->when);
+	gl_buf_printf(b, " on ");
+	gl_md_text(b, g->host);
+	gl_buf_printf(b, ": ");
+	gl_md_text(b, g->status);
+	gl_buf_printf(b, "\n\n| test |");
 	for (int c = 0; c < m->n_ids; c++)
 		if (m->ids[c] < 0)
 			gl_buf_printf(b, " all |");
@@ -196,16 +191,19 @@ static void md_matrix(struct gl_buf *b, const struct gl_gate_result *g)
 	gl_buf_printf(b, "\n");
 	for (int t = 0; t < m->n_tests; t++) {
 		gl_buf_printf(b, "| ");
-		md_cell(b, m->tests[t]);
+		gl_md_text(b, m->tests[t]);
 		gl_buf_printf(b, " |");
 		for (int c = 0; c < m->n_ids; c++)
 			gl_buf_printf(b, " %s |", cell_word(m->cell[t][c]));
 		gl_buf_printf(b, "\n");
 	}
-	if (m->cut)
-		gl_buf_printf(b, "\n(more tests or GPUs than shown: see %s)\n", g->file);
+	if (m->cut) {
+		gl_buf_printf(b, "\n(more tests or GPUs than shown: see ");
+		gl_md_text(b, g->file);
+		gl_buf_printf(b, ")\n");
+	}
 	gl_buf_printf(b, "\n");
-	problems(b, rows, "- ", "\n", md_cell);
+	problems(b, rows, "- ", "\n", gl_md_text);
 	gl_buf_printf(b, "\n");
 	free(m);
 	cJSON_Delete(rows);
@@ -220,11 +218,21 @@ void gl_report_gates_md(const struct gl_analysis *an, struct gl_buf *b)
 		      an->gates_failed ? ": FAILED" : "");
 	for (int i = 0; i < an->n_gates; i++) {
 		const struct gl_gate_result *g = &an->gates[i];
-		gl_buf_printf(b, "| %s | %s | %s | ", !strcmp(g->status, "fail") ? "FAILED" : g->status, g->id, g->kind);
-		md_cell(b, g->host);
-		gl_buf_printf(b, " | %s | %.1f s | ", g->when, g->dur_s);
-		md_cell(b, g->reason);
-		gl_buf_printf(b, " | %s |\n", g->file[0] ? g->file : "-");
+		gl_buf_printf(b, "| ");
+		gl_md_text(b, !strcmp(g->status, "fail") ? "FAILED" : g->status);
+		gl_buf_printf(b, " | ");
+		gl_md_text(b, g->id);
+		gl_buf_printf(b, " | ");
+		gl_md_text(b, g->kind);
+		gl_buf_printf(b, " | ");
+		gl_md_text(b, g->host);
+		gl_buf_printf(b, " | ");
+		gl_md_text(b, g->when);
+		gl_buf_printf(b, " | %.1f s | ", g->dur_s);
+		gl_md_text(b, g->reason);
+		gl_buf_printf(b, " | ");
+		gl_md_text(b, g->file[0] ? g->file : "-");
+		gl_buf_printf(b, " |\n");
 	}
 	gl_buf_printf(b, "\n");
 	for (int i = 0; i < an->n_gates; i++)

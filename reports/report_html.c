@@ -20,6 +20,15 @@
  * out of view. Size and time are linear in the number of windows.
  *
  * Every string that comes from the scenario or the store is escaped.
+ *
+ * The page carries a strict Content-Security-Policy (a <meta> before its
+ * <style>): nothing may be fetched, framed, embedded, run or submitted
+ * (default-src 'none', script-src 'none', object-src 'none', frame-src
+ * 'none', form-action 'none', base-uri 'none'); the one style allowed is
+ * its own <style> element, by the SHA-256 of its text computed here. So a
+ * string that escaped the escaping, or a report.html someone edited, still
+ * cannot make a reader's browser load a local file, a URL or a script.
+ * No style="" attribute is used: the CSP would refuse it.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -30,6 +39,7 @@
 #include "manifest.h"
 #include "report.h"
 #include "series.h"
+#include "sha256.h"
 #include "units.h"
 
 /* Chart geometry, in SVG user units (the SVG scales to the page width). */
@@ -210,6 +220,11 @@ static const char css[] =
 	".line{fill:none;stroke:#0550ae;stroke-width:1.4;stroke-linejoin:round}.dot{fill:#0550ae}"
 	".viol{fill:#cf222e}.nodata{fill:#cf222e;fill-opacity:.55}"
 	".nodat{font-size:14px;fill:#57606a}"
+	".legend i.lg-ph{background:#f4f6f8;border:1px solid #d0d7de}.legend i.lg-flt{background:#fb8f44;opacity:.5}"
+	".legend i.lg-rec{background:#1a7f37;width:3px}.legend i.lg-rst{background:#0969da;width:3px}"
+	".legend i.lg-ths{border-top:2px dashed #1a7f37;height:0}.legend i.lg-thd{border-top:2px dashed #9a6700;height:0}"
+	".legend i.lg-val{background:#0550ae;height:2px}.legend i.lg-env{background:#0969da;opacity:.3}"
+	".legend i.lg-viol{background:#cf222e}.legend i.lg-out{border-top:2px dashed #57606a;height:0}"
 	"table.sign{width:100%;margin-top:14px}table.sign td{height:34px;width:34%}"
 	"@page{size:A4;margin:14mm 12mm}"
 	"@media print{body{max-width:none;margin:0}nav{display:none}"
@@ -219,10 +234,46 @@ static const char css[] =
 	"table{font-size:9.5px}th,td{padding:2px 4px;overflow-wrap:break-word;word-break:normal;hyphens:auto}"
 	"code{font-size:9px}}";
 
+/* out: the standard base64 of the n bytes at in (4 * ceil(n / 3) + 1 bytes). */
+static void base64(const unsigned char *in, size_t n, char *out)
+{
+	static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i += 3) {
+		unsigned v = (unsigned)in[i] << 16 | (i + 1 < n ? (unsigned)in[i + 1] << 8 : 0) |
+			     (i + 2 < n ? in[i + 2] : 0);
+		out[k++] = tab[v >> 18 & 63];
+		out[k++] = tab[v >> 12 & 63];
+		out[k++] = i + 1 < n ? tab[v >> 6 & 63] : '=';
+		out[k++] = i + 2 < n ? tab[v & 63] : '=';
+	}
+	out[k] = '\0';
+}
+
+/* The page's Content-Security-Policy (see the top of this file): its one
+ * <style> element, whose text is css, allowed by hash; nothing else. */
+static void csp_meta(struct out *o, const char *css_text)
+{
+	struct gl_sha256 h;
+	unsigned char d[32];
+	char b64[48];
+
+	gl_sha256_init(&h);
+	gl_sha256_update(&h, css_text, strlen(css_text));
+	gl_sha256_final(&h, d);
+	base64(d, sizeof(d), b64);
+	putf(o, "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; script-src 'none'; "
+		"style-src 'sha256-%s'; img-src 'none'; font-src 'none'; connect-src 'none'; media-src 'none'; "
+		"object-src 'none'; frame-src 'none'; child-src 'none'; worker-src 'none'; manifest-src 'none'; "
+		"form-action 'none'; base-uri 'none'\">\n", b64);
+}
+
 static void head(struct out *o, const struct gl_analysis *an)
 {
-	put(o, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-	       "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+	put(o, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
+	csp_meta(o, css);
+	put(o, "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
 	       "<meta name=\"generator\" content=\"gauntlet ");
 	esc(o, an->run.version);
 	put(o, "\">\n<title>gauntlet report: ");
@@ -753,16 +804,16 @@ static void chart(struct out *o, const struct gl_analysis *an, const struct gl_s
 static void charts(struct out *o, const struct gl_analysis *an, const struct gl_series_set *ss)
 {
 	put(o, "<h2 id=\"charts\">Time series</h2>\n<p class=\"legend\">"
-	       "<span><i style=\"background:#f4f6f8;border:1px solid #d0d7de\"></i>phase (name at the top)</span>"
-	       "<span><i style=\"background:#fb8f44;opacity:.5\"></i>fault, inject to revert</span>"
-	       "<span><i style=\"background:#1a7f37;width:3px\"></i>recovered (recovery_s)</span>"
-	       "<span><i style=\"background:#0969da;width:3px\"></i>restored (restore_s)</span>"
-	       "<span><i style=\"border-top:2px dashed #1a7f37;height:0\"></i>steady threshold</span>"
-	       "<span><i style=\"border-top:2px dashed #9a6700;height:0\"></i>degraded threshold</span>"
-	       "<span><i style=\"background:#0550ae;height:2px\"></i>value (mean when downsampled)</span>"
-	       "<span><i style=\"background:#0969da;opacity:.3\"></i>min..max when downsampled</span>"
-	       "<span><i style=\"background:#cf222e\"></i>window missing its target</span>"
-	       "<span><i style=\"border-top:2px dashed #57606a;height:0\"></i>controller down (resume), lines break</span></p>\n");
+	       "<span><i class=\"lg-ph\"></i>phase (name at the top)</span>"
+	       "<span><i class=\"lg-flt\"></i>fault, inject to revert</span>"
+	       "<span><i class=\"lg-rec\"></i>recovered (recovery_s)</span>"
+	       "<span><i class=\"lg-rst\"></i>restored (restore_s)</span>"
+	       "<span><i class=\"lg-ths\"></i>steady threshold</span>"
+	       "<span><i class=\"lg-thd\"></i>degraded threshold</span>"
+	       "<span><i class=\"lg-val\"></i>value (mean when downsampled)</span>"
+	       "<span><i class=\"lg-env\"></i>min..max when downsampled</span>"
+	       "<span><i class=\"lg-viol\"></i>window missing its target</span>"
+	       "<span><i class=\"lg-out\"></i>controller down (resume), lines break</span></p>\n");
 	if (ss->n == 0)
 		put(o, "<p>No series: the scenario has no workload with per-window metrics.</p>\n");
 	for (int i = 0; i < ss->n && o->rc == 0; i++)

@@ -1,8 +1,12 @@
 /*
  * report_md.c - report.md, for tickets: verdict first, then targets (a
  * missing threshold shows as a failure), faults, phases and run facts.
+ * Every string that comes from the scenario, the store or a command goes
+ * through gl_md_text or gl_md_code: it stays text, and every table row
+ * keeps its header's number of cells.
  */
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -18,19 +22,76 @@ static void fmt_num(char *buf, size_t n, int has, double v)
 		snprintf(buf, n, "%.6g", v);
 }
 
-/* A table cell: '|' escaped, line breaks and other control characters as
- * spaces (a note or an event message must not break the table). */
-static void cell(struct gl_buf *b, const char *t)
+/* Text copied into report.md from a scenario, the store or a command's
+ * output (names, hosts, fault ids, notes, errors): it may be read raw or
+ * through a Markdown renderer that passes HTML through, so it must stay
+ * text there. '<', '>' and '&' become entities (no tag, comment or
+ * autolink); backslash, '`', '|', '[' and ']' are backslash-escaped (no code
+ * span, link or image opens, no table cell ends); line breaks and other
+ * control characters become spaces (no row or line is cut, no heading or
+ * list starts). Emphasis characters are left alone: at worst they
+ * italicize. */
+void gl_md_text(struct gl_buf *b, const char *t)
 {
 	for (; t && *t; t++) {
 		unsigned char c = (unsigned char)*t;
-		if (c == '|')
-			gl_buf_printf(b, "\\|");
-		else if (c < 0x20 || c == 0x7f)
-			gl_buf_printf(b, " ");
-		else
-			gl_buf_printf(b, "%c", c);
+		switch (c) {
+		case '<': gl_buf_append(b, "&lt;", 4); break;
+		case '>': gl_buf_append(b, "&gt;", 4); break;
+		case '&': gl_buf_append(b, "&amp;", 5); break;
+		case '\\': case '`': case '|': case '[': case ']':
+			gl_buf_append(b, "\\", 1);
+			gl_buf_append(b, t, 1);
+			break;
+		default:
+			if (c < 0x20 || c == 0x7f)
+				gl_buf_append(b, " ", 1);
+			else
+				gl_buf_append(b, t, 1);
+		}
 	}
+}
+
+/* t as a code span in a table cell when that shows it as it is: no
+ * backtick (it would end the span), no '<', '>' or '&' (inside a span an
+ * entity shows as itself), no control character; '|' as \| (GFM splits
+ * cells before spans). Anything else goes out as gl_md_text, unformatted. */
+void gl_md_code(struct gl_buf *b, const char *t)
+{
+	const char *p;
+
+	for (p = t ? t : ""; *p; p++)
+		if (strchr("`<>&", *p) || (unsigned char)*p < 0x20 || *p == 0x7f)
+			break;
+	if (*p) {
+		gl_md_text(b, t);
+		return;
+	}
+	gl_buf_append(b, "`", 1);
+	for (p = t ? t : ""; *p; p++)
+		if (*p == '|')
+			gl_buf_append(b, "\\|", 2);
+		else
+			gl_buf_append(b, p, 1);
+	gl_buf_append(b, "`", 1);
+}
+
+/* A table row of texts, each through gl_md_text: "| a | b | ... |\n".
+ * The list ends with NULL. */
+static void md_row(struct gl_buf *b, const char *first, ...)
+{
+	va_list ap;
+	const char *t;
+
+	gl_buf_append(b, "| ", 2);
+	gl_md_text(b, first);
+	va_start(ap, first);
+	while ((t = va_arg(ap, const char *))) {
+		gl_buf_append(b, " | ", 3);
+		gl_md_text(b, t);
+	}
+	va_end(ap);
+	gl_buf_append(b, " |\n", 3);
 }
 
 static void sum_section(void *arg, const char *id, const char *title, const char *note)
@@ -39,7 +100,7 @@ static void sum_section(void *arg, const char *id, const char *title, const char
 	(void)id;
 	gl_buf_printf(b, "\n## %s\n\n", title);
 	if (note) {
-		cell(b, note);
+		gl_md_text(b, note);
 		gl_buf_printf(b, "\n\n");
 	}
 	gl_buf_printf(b, "| figure | value |\n|---|---|\n");
@@ -48,9 +109,7 @@ static void sum_section(void *arg, const char *id, const char *title, const char
 static void sum_row(void *arg, const char *label, const char *value)
 {
 	struct gl_buf *b = arg;
-	gl_buf_printf(b, "| ");
-	cell(b, label);
-	gl_buf_printf(b, " | %s |\n", value);
+	md_row(b, label, value, NULL);
 }
 
 static void md_incidents(const struct gl_analysis *an, struct gl_buf *b)
@@ -69,9 +128,9 @@ static void md_incidents(const struct gl_analysis *an, struct gl_buf *b)
 		gl_format_duration(an->windows[x->w1].scn_end_ns, s1, sizeof(s1));
 		gl_buf_printf(b, "| %s | %s | %s | %d | %s | ", gl_incident_kind_name(x->kind), s0, s1, x->w1 - x->w0 + 1,
 			      x->gated ? "yes" : "no");
-		cell(b, x->what);
+		gl_md_text(b, x->what);
 		gl_buf_printf(b, " | ");
-		cell(b, x->event[0] ? x->event : "-");
+		gl_md_text(b, x->event[0] ? x->event : "-");
 		gl_buf_printf(b, " |\n");
 	}
 	if (an->incidents_total > an->n_incidents)
@@ -126,8 +185,11 @@ static void md_phases(const struct gl_analysis *an, struct gl_buf *b)
 	int n = ss ? ss->n : 0;
 
 	gl_buf_printf(b, "\n## Phases\n\n| phase | start | end | load | judged as | measured s |");
-	for (int i = 0; i < n; i++)
-		gl_buf_printf(b, " %s |", ss->s[i].name);
+	for (int i = 0; i < n; i++) {
+		gl_buf_append(b, " ", 1);
+		gl_md_text(b, ss->s[i].name);
+		gl_buf_append(b, " |", 2);
+	}
 	gl_buf_printf(b, "\n|---|---|---|---|---|---|");
 	for (int i = 0; i < n; i++)
 		gl_buf_printf(b, "---|");
@@ -137,8 +199,10 @@ static void md_phases(const struct gl_analysis *an, struct gl_buf *b)
 		char s0[64], s1[64];
 		gl_format_duration(ph->start_ns, s0, sizeof(s0));
 		gl_format_duration(ph->start_ns + ph->dur_ns, s1, sizeof(s1));
-		gl_buf_printf(b, "| %s | %s | %s | %g | %s | %.1f |", ph->name, s0, s1, ph->load,
-			      gl_scope_name(ph->scope), gl_agg_seconds(an->phase[p]));
+		gl_buf_append(b, "| ", 2);
+		gl_md_text(b, ph->name);
+		gl_buf_printf(b, " | %s | %s | %g | %s | %.1f |", s0, s1, ph->load, gl_scope_name(ph->scope),
+			      gl_agg_seconds(an->phase[p]));
 		for (int i = 0; i < n; i++) {
 			char v[64];
 			double x = 0;
@@ -162,24 +226,38 @@ int gl_report_md(const struct gl_analysis *an, struct gl_buf *b)
 	for (int i = 0; i < an->n_targets; i++)
 		failed += !an->targets[i].pass;
 	gl_format_wall(an->run.started_wall_ns, wall, sizeof(wall));
-	gl_buf_printf(b, "# gauntlet report: %s\n\n", an->run.name);
+	gl_buf_printf(b, "# gauntlet report: ");
+	gl_md_text(b, an->run.name);
+	gl_buf_printf(b, "\n\n");
 	gl_buf_printf(b, "**Verdict: %s**", strcmp(an->verdict, "pass") == 0 ? "PASS"
 					     : strcmp(an->verdict, "aborted") == 0 ? "ABORTED" : "FAIL");
 	gl_buf_printf(b, " (%d of %d targets failed or missing; %d fault(s) left injected; %d incident(s), %d counted "
-		      "against a limit of %d; run %s)\n\n", failed, an->n_targets, an->faults_left_injected,
-		      an->incidents_total, an->incidents_gated, an->incidents_limit, an->run.state);
+		      "against a limit of %d; run ", failed, an->n_targets, an->faults_left_injected,
+		      an->incidents_total, an->incidents_gated, an->incidents_limit);
+	gl_md_text(b, an->run.state);
+	gl_buf_printf(b, ")\n\n");
 	if (an->n_outages)
 		gl_buf_printf(b, "> **Controller outages:** %d, %.1f s down in all (see Controller outages).\n\n",
 			      an->n_outages, an->outage_s);
 	gl_buf_printf(b, "| run | |\n|---|---|\n");
-	gl_buf_printf(b, "| id | `%s` |\n| scenario | %s (`%s`) |\n| scenario sha256 | `%s` |\n", an->run.id,
-		      an->run.name, an->run.scenario_path, an->run.scenario_sha256);
+	gl_buf_printf(b, "| id | ");
+	gl_md_code(b, an->run.id);
+	gl_buf_printf(b, " |\n| scenario | ");
+	gl_md_text(b, an->run.name);
+	gl_buf_printf(b, " (");
+	gl_md_code(b, an->run.scenario_path);
+	gl_buf_printf(b, ") |\n| scenario sha256 | ");
+	gl_md_code(b, an->run.scenario_sha256);
+	gl_buf_printf(b, " |\n");
 	gl_buf_printf(b, "| started | %s |\n| measured | %.1f s in %d windows of %.3g s |\n", wall,
 		      an->duration_s, an->n_windows, (double)an->run.window_ns / 1e9);
 	gl_format_duration(an->run.duration_ns, d, sizeof(d));
 	gl_buf_printf(b, "| planned | %s at time scale %g |\n| resumes | %d (controller down %.1f s) |\n"
-		      "| gauntlet | %s (%s) |\n\n", d, an->run.time_scale, an->run.resumes, an->outage_s, an->run.version,
-		      an->run.git_rev);
+		      "| gauntlet | ", d, an->run.time_scale, an->run.resumes, an->outage_s);
+	gl_md_text(b, an->run.version);
+	gl_buf_printf(b, " (");
+	gl_md_text(b, an->run.git_rev);
+	gl_buf_printf(b, ") |\n\n");
 	if (an->generator_saturated)
 		gl_buf_printf(b, "> **Warning:** the load generator was saturated (send lag p99 above 5 ms); latency figures include client delay.\n\n");
 
@@ -187,8 +265,8 @@ int gl_report_md(const struct gl_analysis *an, struct gl_buf *b)
 		gl_buf_printf(b, "## Preflight%s\n\n| result | subject | check | detail |\n|---|---|---|---|\n",
 			      an->preflight_failed ? ": FAILED, nothing was started or injected" : "");
 		for (int i = 0; i < an->n_preflight; i++)
-			gl_buf_printf(b, "| %s | %s | %s | %s |\n", an->preflight[i].ok ? "ok" : "FAILED",
-				      an->preflight[i].subject, an->preflight[i].check, an->preflight[i].detail);
+			md_row(b, an->preflight[i].ok ? "ok" : "FAILED", an->preflight[i].subject, an->preflight[i].check,
+			       an->preflight[i].detail, NULL);
 		gl_buf_printf(b, "\n");
 	}
 	gl_report_gates_md(an, b);
@@ -199,9 +277,12 @@ int gl_report_md(const struct gl_analysis *an, struct gl_buf *b)
 		fmt_num(m, sizeof(m), t->has, t->measured);
 		if (!t->spec->missing)
 			snprintf(th, sizeof(th), "%s %g", gl_cmp_str(t->spec->expr.op), t->spec->expr.threshold);
-		gl_buf_printf(b, "| %s | %s | `%s` | %s | %s | %d | %s |\n",
-			      t->spec->missing ? "MISSING" : t->pass ? "pass" : "FAIL", gl_scope_name(t->spec->scope),
-			      t->spec->metric, th, m, t->windows_judged, t->note);
+		gl_buf_printf(b, "| %s | %s | ", t->spec->missing ? "MISSING" : t->pass ? "pass" : "FAIL",
+			      gl_scope_name(t->spec->scope));
+		gl_md_code(b, t->spec->metric);
+		gl_buf_printf(b, " | %s | %s | %d | ", th, m, t->windows_judged);
+		gl_md_text(b, t->note);
+		gl_buf_printf(b, " |\n");
 	}
 	if (an->n_faults) {
 		gl_buf_printf(b, "\n## Faults\n\n| id | kind | target | state | injected at | reverted at | held s (planned) | verified | recovery_s | restore_s | runbook | note |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n");
@@ -218,23 +299,33 @@ int gl_report_md(const struct gl_analysis *an, struct gl_buf *b)
 			if (f->held_s >= 0)
 				snprintf(held, sizeof(held), "%.3f (%.3f)%s", f->held_s, f->planned_held_s,
 					 f->outage_s > 0 ? " LONGER: controller down" : "");
-			gl_buf_printf(b, "| %s | %s%s%s | %s | %s | %s | %s | %s | %s | %s | %s | ", f->row.id,
-				      f->row.kind, f->row.method[0] ? "/" : "", f->row.method, f->row.target,
-				      f->row.state, ia, ra, held,
+			gl_buf_printf(b, "| ");
+			gl_md_text(b, f->row.id);
+			gl_buf_printf(b, " | ");
+			gl_md_text(b, f->row.kind);
+			if (f->row.method[0]) {
+				gl_buf_printf(b, "/");
+				gl_md_text(b, f->row.method);
+			}
+			gl_buf_printf(b, " | ");
+			gl_md_text(b, f->row.target);
+			gl_buf_printf(b, " | ");
+			gl_md_text(b, f->row.state);
+			gl_buf_printf(b, " | %s | %s | %s | %s | %s | %s | ", ia, ra, held,
 				      f->row.verified == 1 ? "yes" : f->row.verified == 0 ? "NO" : "n/a", rc, rs);
 			if (gl_scenario_runbook(an->sc, f->row.id))
-				cell(b, gl_scenario_runbook(an->sc, f->row.id));
+				gl_md_text(b, gl_scenario_runbook(an->sc, f->row.id));
 			else
 				gl_buf_printf(b, "NONE");
 			gl_buf_printf(b, " | ");
-			cell(b, f->recovery_note);
+			gl_md_text(b, f->recovery_note);
 			if (gl_report_deadman_note(&f->row, dmn, sizeof(dmn))[0]) {
 				gl_buf_printf(b, " ");
-				cell(b, gl_report_deadman_note(&f->row, dmn, sizeof(dmn)));
+				gl_md_text(b, gl_report_deadman_note(&f->row, dmn, sizeof(dmn)));
 			}
 			if (f->row.error[0]) {
 				gl_buf_printf(b, " ");
-				cell(b, f->row.error);
+				gl_md_text(b, f->row.error);
 			}
 			gl_buf_printf(b, " |\n");
 		}

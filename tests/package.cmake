@@ -1,5 +1,6 @@
 # The installable package (cmake/package.cmake): cmake --install's layout,
-# the .deb cpack makes (control fields, Depends against dpkg -S of the
+# both it and cpack run under umask 000 writing nothing group- or
+# world-writable, the .deb cpack makes (control fields, Depends against dpkg -S of the
 # linked libraries, no -dev, no RPATH into the tree), its extracted binary
 # validating the extracted scenarios and running a 3 s null soak, and the
 # man page rendering cleanly and covering every command, option, exit code

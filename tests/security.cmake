@@ -38,3 +38,14 @@ gl_script_test(test_sec_webhooks ${GL_TESTS_DIR}/security/test_webhooks.sh TIMEO
 # rendering ends the run with exit 3, reported aborted; connect_timeout's
 # bound.
 gl_script_test(test_sec_stop ${GL_TESTS_DIR}/security/test_stop.sh TIMEOUT 240)
+# What the reports copy from a scenario, a command or a page cannot act in
+# a reader's tool: report.md escapes raw HTML and keeps its tables whole;
+# report.html carries a strict Content-Security-Policy that a browser
+# opening it as a file enforces; report.pdf's browser reads no local file
+# (gl_render_pdf prints hostile pages through gl_report_pdf).
+add_executable(gl_render_pdf ${GL_TESTS_DIR}/tools/render_pdf.c)
+target_link_libraries(gl_render_pdf PRIVATE gauntlet_core)
+gl_script_test(test_sec_reports ${GL_TESTS_DIR}/security/test_reports.sh TIMEOUT 180)
+if(NOT GL_FUZZ)
+  set_property(TEST test_sec_reports${GL_TEST_SUFFIX} APPEND PROPERTY ENVIRONMENT "GL_RENDER_PDF=$<TARGET_FILE:gl_render_pdf>")
+endif()

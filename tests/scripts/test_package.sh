@@ -4,8 +4,12 @@
 #   - `cmake --install --prefix P` lays out bin/, share/man/man1,
 #     share/doc/gauntlet and share/gauntlet/scenarios, every scenario and
 #     document there, and no RPATH into the build or source tree;
-#   - `cpack -G DEB` builds gauntlet_VERSION_ARCH.deb whose control fields are
-#     the project's, holding the same files under /usr, stripped;
+#   - under umask 000 `cmake --install` lays down the same modes as under
+#     the default umask, no directory or file writable by group or others
+#     (the scenario library's scenarios run faults as root);
+#   - `cpack -G DEB`, run under umask 000, builds gauntlet_VERSION_ARCH.deb
+#     whose control fields are the project's, holding the same files under
+#     /usr, stripped, with no entry writable by group or others (dpkg-deb -c);
 #   - its Depends: runtime packages only (no -dev), exactly the packages
 #     dpkg -S says own the libraries the binaries link (NEEDED, resolved by
 #     ldd; ground truth the packaging did not compute);
@@ -58,9 +62,35 @@ for f in "$P"/bin/*; do
 		bash -c '! grep -qF -e "$1" -e "$2" <<< "$3"' _ "$B" "$GL_SOURCE_DIR" "$r"
 done
 
-# ---- cpack -G DEB -----------------------------------------------------------
+# ---- under umask 000 ----------------------------------------------------------
+# A builder whose umask is 000 must not get a world-writable scenario
+# library or bin/. Only the umask of the install itself matters: install()
+# sets the mode of every file it copies, and the directories it creates
+# take the install's umask unless CMAKE_INSTALL_DEFAULT_DIRECTORY_PERMISSIONS
+# says otherwise (measured: a tree cloned, configured and built under umask
+# 000 installs the very modes this build does under umask 000). So this
+# build's install, and the cpack below, run under umask 000.
+# modes DIR: "MODE TYPE PATH" of everything under DIR, DIR itself included
+modes() { (cd "$1" && find . -printf '%m %y %p\n' | sort -k3); }
+# loose DIR: what under DIR (itself included) group or others may write
+loose() { find "$1" ! -type l -perm /022 -printf '%m %y %p\n'; }
+t1=$(date +%s%N)
+(umask 000 && "$CMAKE" --install "$B" --prefix "$T/prefix000") >"$T/install000.log" 2>&1
+rc=$?
+check "umask 000: cmake --install exits 0 (exit $rc)" [ $rc -eq 0 ]
+[ $rc -eq 0 ] || cat "$T/install000.log"
+l=$(loose "$T/prefix000")
+check "umask 000: cmake --install leaves nothing group- or world-writable$([ -n "$l" ] && printf ' (%d: %s)' "$(wc -l <<<"$l")" "$(head -3 <<<"$l" | tr '\n' ';')")" [ -z "$l" ]
+check "umask 000: ...the same modes as the install under the default umask, every file and directory" \
+	diff <(modes "$P") <(modes "$T/prefix000")
+check "umask 000: ...directories 0755, bin/ files 0755, every other file 0644" bash -c \
+	'[ -z "$(find "$1" \( -type d ! -perm 0755 \) -o \( -path "$1/bin/*" ! -perm 0755 \) -o \( -type f ! -path "$1/bin/*" ! -perm 0644 \))" ]' _ "$T/prefix000"
+ms=$((($(date +%s%N) - t1) / 1000000))
+echo "   (umask 000 install: $((ms / 1000)).$(printf %03d $((ms % 1000))) s)"
+
+# ---- cpack -G DEB, under umask 000 ------------------------------------------------
 mkdir -p "$T/pkg"
-(cd "$T/pkg" && "$CPACK" -G DEB --config "$B/CPackConfig.cmake" -B "$T/pkg") >"$T/cpack.log" 2>&1
+(umask 000 && cd "$T/pkg" && "$CPACK" -G DEB --config "$B/CPackConfig.cmake" -B "$T/pkg") >"$T/cpack.log" 2>&1
 rc=$?
 check "cpack -G DEB exits 0 (exit $rc)" [ $rc -eq 0 ]
 [ $rc -eq 0 ] || cat "$T/cpack.log"
@@ -70,6 +100,12 @@ check "a gauntlet_*.deb was made ($(basename "${DEB:-none}"))" [ -n "$DEB" ]
 version=$(sed -n 's/^project(gauntlet VERSION \([0-9.]*\).*/\1/p' "$GL_SOURCE_DIR/CMakeLists.txt")
 arch=$(dpkg --print-architecture)
 check "file name gauntlet_${version}_$arch.deb" [ "$(basename "$DEB")" = "gauntlet_${version}_$arch.deb" ]
+# what dpkg would lay down: no entry of data.tar writable by group or others
+dpkg-deb -c "$DEB" >"$T/deb.contents"
+l=$(awk '$1 !~ /^l/ && (substr($1, 6, 1) == "w" || substr($1, 9, 1) == "w")' "$T/deb.contents")
+check "the .deb (made under umask 000): no entry writable by group or others ($(wc -l <"$T/deb.contents") entries$([ -n "$l" ] && printf '; %d: %s' "$(wc -l <<<"$l")" "$(awk '{print $1, $6}' <<<"$l" | head -3 | tr '\n' ';')"))" [ -z "$l" ]
+check "...its directories drwxr-xr-x, usr/bin/* -rwxr-xr-x, every other file -rw-r--r--" bash -c \
+	'! awk '\''($1 ~ /^d/ && $1 != "drwxr-xr-x") || ($6 ~ /^\.\/usr\/bin\/./ && $1 != "-rwxr-xr-x") || ($1 ~ /^-/ && $6 !~ /^\.\/usr\/bin\// && $1 != "-rw-r--r--") { bad = 1 } END { exit !bad }'\'' "$1"' _ "$T/deb.contents"
 field() { dpkg-deb -f "$DEB" "$1"; }
 check "Package: gauntlet" [ "$(field Package)" = gauntlet ]
 check "Version: $version (the project's)" [ "$(field Version)" = "$version" ]
