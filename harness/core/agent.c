@@ -517,7 +517,7 @@ int gl_agent_main(int argc, char **argv)
 		return 4;
 	/* the token is for this process only: nothing it starts inherits it,
 	 * and /proc no longer shows it */
-	tok = take_env("GAUNTLET_AGENT_TOKEN", g->token, sizeof(g->token));
+	tok = getenv("GAUNTLET_AGENT_TOKEN") ? take_env("GAUNTLET_AGENT_TOKEN", g->token, sizeof(g->token)) : -1;
 	if (!addr || tok != 0 || !idx || strlen(addr) >= sizeof(g->addr)) {
 		fprintf(stderr, "gauntlet agent: GAUNTLET_AGENT_CONTROLLER, GAUNTLET_AGENT_TOKEN and "
 			"GAUNTLET_AGENT_INDEX must be set (the controller starts agents; see docs/agents.md)\n");
