@@ -7,8 +7,10 @@
 #   share/gauntlet/contrib/     the Grafana dashboard and the Prometheus
 #     alert rules (contrib/)
 #   share/doc/gauntlet/         README.md and docs/*.md
-#   share/man/man1/gauntlet.1   the manual page (docs/gauntlet.1), and
-#     gauntlet-train.1 pointing to it when gauntlet-train is built
+#   share/man/man1/gauntlet.1.gz   the manual page (docs/gauntlet.1,
+#     compressed at build time with gzip -9n: no file name, no time stamp,
+#     so the same page gives the same bytes), and gauntlet-train.1.gz
+#     pointing to it when gauntlet-train is built
 # `cpack -G DEB --config build/CPackConfig.cmake` makes gauntlet_VERSION_ARCH.deb
 # of the same files under /usr, stripped, its Depends computed by
 # dpkg-shlibdeps from the libraries the binaries link (runtime packages only).
@@ -38,12 +40,34 @@ install(DIRECTORY ${CMAKE_SOURCE_DIR}/contrib/
 install(FILES ${CMAKE_SOURCE_DIR}/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR}
         PATTERN gauntlet.1 EXCLUDE)
-install(FILES ${CMAKE_SOURCE_DIR}/docs/gauntlet.1 DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
-if(TARGET gauntlet-train)
-  # `man gauntlet-train`: the same page (its GAUNTLET-TRAIN section)
-  file(WRITE ${CMAKE_BINARY_DIR}/gauntlet-train.1 ".so man1/gauntlet.1\n")
-  install(FILES ${CMAKE_BINARY_DIR}/gauntlet-train.1 DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
+# Man pages are installed compressed (gzip -9n, as Debian's policy asks):
+# each is copied into build/man/ and gzipped there by the build (target
+# manpages, part of all), so that a page edited in docs/ is compressed again.
+find_program(GL_GZIP gzip)
+if(NOT GL_GZIP)
+  message(FATAL_ERROR "gauntlet: gzip not found: the man page is installed gzip-compressed")
 endif()
+set(GL_MAN_DIR ${CMAKE_BINARY_DIR}/man)
+set(GL_MAN_PAGES ${GL_MAN_DIR}/gauntlet.1.gz)
+add_custom_command(OUTPUT ${GL_MAN_DIR}/gauntlet.1.gz
+  COMMAND ${CMAKE_COMMAND} -E make_directory ${GL_MAN_DIR}
+  COMMAND ${CMAKE_COMMAND} -E copy ${CMAKE_SOURCE_DIR}/docs/gauntlet.1 ${GL_MAN_DIR}/gauntlet.1
+  COMMAND ${GL_GZIP} -9nf ${GL_MAN_DIR}/gauntlet.1
+  DEPENDS ${CMAKE_SOURCE_DIR}/docs/gauntlet.1
+  COMMENT "gzip -9n docs/gauntlet.1" VERBATIM)
+if(TARGET gauntlet-train)
+  # `man gauntlet-train`: the same page (its GAUNTLET-TRAIN section); man
+  # finds man1/gauntlet.1 compressed
+  file(WRITE ${GL_MAN_DIR}/gauntlet-train.1.in ".so man1/gauntlet.1\n")
+  add_custom_command(OUTPUT ${GL_MAN_DIR}/gauntlet-train.1.gz
+    COMMAND ${CMAKE_COMMAND} -E copy ${GL_MAN_DIR}/gauntlet-train.1.in ${GL_MAN_DIR}/gauntlet-train.1
+    COMMAND ${GL_GZIP} -9nf ${GL_MAN_DIR}/gauntlet-train.1
+    DEPENDS ${GL_MAN_DIR}/gauntlet-train.1.in
+    COMMENT "gzip -9n gauntlet-train.1" VERBATIM)
+  list(APPEND GL_MAN_PAGES ${GL_MAN_DIR}/gauntlet-train.1.gz)
+endif()
+add_custom_target(manpages ALL DEPENDS ${GL_MAN_PAGES})
+install(FILES ${GL_MAN_PAGES} DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
 
 set(CPACK_PACKAGE_NAME gauntlet)
 set(CPACK_PACKAGE_VENDOR "gauntlet")
