@@ -122,6 +122,19 @@ if [ "$RC" -eq 0 ] && grep -q "inject 'flap-w2': link_flap/ip on lab-ctl" <<<"$O
 else
 	fail "lab-soak with the sample inventory: expected exit 0 and the timeline, got $RC: $ERR"
 fi
+# docs/lab.md's table of the lab soak's faults has a row for each fault the
+# timeline injects, at its time (scenario seconds as the table gives them)
+LAB_MD="$GL_SOURCE_DIR/docs/lab.md"
+while read -r at id; do
+	secs=$(python3 -c 'import re, sys; print(sum(int(n) * {"h": 3600, "m": 60, "s": 1}[u] for n, u in re.findall(r"(\d+)([hms])", sys.argv[1])))' "$at")
+	if grep -q "^| \`$id\` | $secs s" "$LAB_MD"; then
+		pass
+	else
+		fail "docs/lab.md: the lab soak's fault table has no row '| \`$id\` | $secs s' (lab-soak.json injects it at $at)"
+	fi
+done < <(sed -n "s/^  \([0-9hms]*\) .* inject '\([^']*\)'.*/\1 \2/p" <<<"$OUT")
+n_inj=$(grep -c " inject '" <<<"$OUT")
+if [ "$n_inj" -ge 7 ]; then pass; else fail "lab-soak's timeline: expected its 7 injects, saw $n_inj"; fi
 
 # ---- (c) corpus and EXPECT agree ---------------------------------------------
 if [ ! -f "$EXPECT" ]; then
