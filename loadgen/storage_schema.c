@@ -88,14 +88,15 @@ void gl_storage_validate(const struct gl_scenario *s, const cJSON *w, struct gl_
 		else
 			cJSON_ArrayForEach(sp, spikes) {
 				char spp[600];
-				int64_t every = 0, dur = 0;
+				int64_t every = 0, dur = 0, start = 0;
 				snprintf(spp, sizeof(spp), "%s[%d]", p, i++);
 				if (!gl_want_object(d, sp, spp))
 					continue;
 				gl_check_keys(d, sp, spp, skeys);
 				gl_get_duration(d, sp, "every", spp, 1, &every);
 				gl_get_duration(d, sp, "for", spp, 1, &dur);
-				gl_get_duration(d, sp, "start", spp, 0, &dur);
+				/* any start: the first spike at start, then every "every" */
+				gl_get_duration(d, sp, "start", spp, 0, &start);
 				gl_get_int(d, sp, "threads", spp, 0, 1, 4096, &l);
 				gl_get_size(d, sp, "bs", spp, 0, &sz);
 				if (every > 0 && dur > every)

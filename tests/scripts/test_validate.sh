@@ -419,5 +419,19 @@ check "deadman: safety.require_deadman refuses it (exit $rc)" [ $rc -eq 2 ]
 check "deadman: naming the fault" grep -q "faults\[0\]: fault 'cordon' (drain_worker/kubernetes) has no dead-man's switch (.*), and safety.require_deadman is true" "$TMP/dm2.out"
 check "deadman: one error only (the exec fault has its switch)" grep -q "1 error(s)" "$TMP/dm2.out"
 
+# ---- (f) storage spikes ------------------------------------------------------------
+# A spike's "start" is its own duration: the first spike comes at start,
+# then one every "every", each for "for"; a start past "every" is fine.
+mkdir -p "$TMP/disk"
+cat > "$TMP/spike.json" <<JSON
+{ "name": "spike-late", "duration": "12h", "window": "10s",
+  "workloads": { "storage": { "path": "$TMP/disk", "allowed_roots": ["$TMP"], "threads": 2, "bs": "1MiB",
+                              "file_size": "8MiB", "reserve": "0",
+                              "spikes": [ { "every": "1h", "start": "2h", "for": "10m", "threads": 8, "bs": "4MiB" } ] } },
+  "targets": { "steady": { "storage.write_gbps": ">= 0.001" } } }
+JSON
+run_validate "$TMP/spike.json"
+check "spikes: a spike whose start (2h) is past its every (1h) validates (exit $RC)${ERR:+: $ERR}" [ "$RC" -eq 0 ]
+
 echo "validate: $PASS cases passed"
 finish
