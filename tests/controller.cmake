@@ -14,5 +14,8 @@ gl_test_asan_long(test_live)
 # screen against the store, the endpoint and the scenario (a run with every
 # workload: 15 to 30 s on a loaded machine, the sanitizer build included).
 gl_script_test(test_status ${GL_TESTS_DIR}/scripts/test_status.sh TIMEOUT 120)
+# gauntlet status of a run whose controller was SIGKILLed: one state on its
+# first line (stopped, not running, how to resume) and durations for people.
+gl_script_test(test_status_killed ${GL_TESTS_DIR}/scripts/test_status_killed.sh TIMEOUT 120)
 # The command line: --help on every subcommand, report's list of files.
 gl_script_test(test_cli ${GL_TESTS_DIR}/scripts/test_cli.sh TIMEOUT 60)

@@ -516,8 +516,8 @@ static void status_phase(const struct gl_analysis *an, int64_t pos, int running)
 	for (int i = 0; running && i < an->sc->n_phases; i++) {
 		const struct gl_phase *ph = &an->sc->phases[i];
 		if (pos >= ph->start_ns && pos < ph->start_ns + ph->dur_ns) {
-			gl_format_duration(ph->start_ns, a, sizeof(a));
-			gl_format_duration(ph->start_ns + ph->dur_ns, b, sizeof(b));
+			gl_format_duration_human(ph->start_ns, a, sizeof(a));
+			gl_format_duration_human(ph->start_ns + ph->dur_ns, b, sizeof(b));
 			printf("phase: %s (%s to %s, phase %d of %d)\n", ph->name, a, b, i + 1, an->sc->n_phases);
 			return;
 		}
@@ -543,7 +543,7 @@ static void status_faults(const struct gl_analysis *an)
 				continue;
 			if (!pass && f->injected_scn_ns >= 0) {
 				char t[48];
-				gl_format_duration(f->injected_scn_ns / 1000000 * 1000000, t, sizeof(t));
+				gl_format_duration_human(f->injected_scn_ns, t, sizeof(t));
 				snprintf(since, sizeof(since), " since %s", t);
 			}
 			printf("  %-16s %-20s %s%s\n", f->id, f->kind, f->state, since);
@@ -569,13 +569,13 @@ static int cmd_status(const char *dir)
 		gl_store_close(st);
 		return 4;
 	}
-	gl_format_duration(an->run.duration_ns, d, sizeof(d));
 	pos = (int64_t)((double)an->run.elapsed_ns * an->run.time_scale);
 	if (pos > an->run.duration_ns)
 		pos = an->run.duration_ns;
-	pos = pos / 1000000 * 1000000;   /* to the ms */
-	gl_format_duration(pos, e, sizeof(e));
-	gl_format_duration(an->run.duration_ns - pos, r, sizeof(r));
+	pos = pos / 1000000000 * 1000000000;   /* to the second: what status shows */
+	gl_format_duration_human(an->run.duration_ns, d, sizeof(d));
+	gl_format_duration_human(pos, e, sizeof(e));
+	gl_format_duration_human(an->run.duration_ns - pos, r, sizeof(r));
 	running = !strcmp(an->run.state, "running");
 	alive = controller_alive(dir, &pid);
 	/* As the live endpoint counts them while a run goes on: missing
@@ -610,11 +610,15 @@ static int cmd_status(const char *dir)
 	}
 	if (failing > STATUS_LIST_MAX)
 		gl_buf_printf(&names, "  ... and %d more failing\n", failing - STATUS_LIST_MAX);
-	printf("run %s (%s): %s\n", an->run.id, an->run.name, an->run.state);
+	/* one state: a run the store holds as running whose controller is
+	 * gone has stopped, and says so first */
+	if (running && alive != 1)
+		printf("run %s (%s): stopped (controller not running; resume with: gauntlet resume %s)\n", an->run.id,
+		       an->run.name, dir);
+	else
+		printf("run %s (%s): %s\n", an->run.id, an->run.name, an->run.state);
 	if (running && alive == 1)
 		printf("controller: running (pid %d holds %s/run.lock)\n", pid, dir);
-	else if (running)
-		printf("controller not running: resume with gauntlet resume %s\n", dir);
 	printf("timeline: %s of %s (scenario time), %s remaining, %d window(s), %d resume(s)\n", e, d, r,
 	       an->n_windows, an->run.resumes);
 	status_phase(an, pos, running);

@@ -284,6 +284,34 @@ void gl_format_duration(int64_t ns, char *buf, size_t n)
 	snprintf(buf, n, "%s", tmp);
 }
 
+void gl_format_duration_human(int64_t ns, char *buf, size_t n)
+{
+	static const struct {
+		uint64_t big, small;
+		const char *bn, *sn;
+	} steps[] = {
+		{ 86400000000000ULL, 3600000000000ULL, "d", "h" },
+		{ 3600000000000ULL, 60000000000ULL, "h", "m" },
+		{ 60000000000ULL, 1000000000ULL, "m", "s" },
+	};
+	const char *sign = ns < 0 ? "-" : "";
+	uint64_t v = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
+
+	if (!buf || n == 0)
+		return;
+	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+		uint64_t q = v / steps[i].big, r = v % steps[i].big / steps[i].small;
+		if (!q)
+			continue;
+		if (r)
+			snprintf(buf, n, "%s%" PRIu64 "%s%02" PRIu64 "%s", sign, q, steps[i].bn, r, steps[i].sn);
+		else
+			snprintf(buf, n, "%s%" PRIu64 "%s", sign, q, steps[i].bn);
+		return;
+	}
+	snprintf(buf, n, "%s%" PRIu64 "s", v >= 1000000000ULL ? sign : "", (uint64_t)(v / 1000000000ULL));
+}
+
 /* ---- sizes -------------------------------------------------------------- */
 
 static const struct {

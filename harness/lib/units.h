@@ -22,6 +22,11 @@ int gl_parse_duration_ns(const char *s, int64_t *out_ns, struct gl_err *err);
 
 /* Format ns as the shortest exact duration string ("1h30m", "500ms", "0s"). */
 void gl_format_duration(int64_t ns, char *buf, size_t n);
+/* Format ns for people, cut (never rounded up) to its two largest units,
+ * the smaller one in two digits: "38s", "2m38s", "1h02m", "3d04h"; a zero
+ * smaller unit is left out ("5m", "1h", "7d"); under a second "0s". Parses
+ * back, to the part it kept. */
+void gl_format_duration_human(int64_t ns, char *buf, size_t n);
 
 /* Sizes: <number><unit>, units B, KB MB GB TB (powers of 1000) and KiB MiB
  * GiB TiB (powers of 1024); a bare integer is bytes. Fractions allowed when

@@ -24,8 +24,9 @@
 #    target's configured first-token delay; the agents line has the
 #    scenario's count and the store's counters and launchers;
 #  - at most 30 lines;
-#  - after a SIGKILL: the state is still "running" in the store, and status
-#    says "controller not running: resume with gauntlet resume DIR".
+#  - after a SIGKILL: the state is still "running" in the store, and the
+#    first line of status says "stopped (controller not running; resume
+#    with: gauntlet resume DIR)" (test_status_killed checks that screen).
 . "$(dirname "$0")/lib.sh"
 command -v curl >/dev/null || skip "curl is needed to scrape the endpoint"
 TTFT_MS=20
@@ -253,14 +254,14 @@ cat "$F"
 CLOSE='(lambda a, b: a is not None and b is not None and abs(a - b) <= 1e-5 * max(abs(a), abs(b), 1e-12))'
 check "timeline: elapsed + remaining = the scenario's duration (60s)" json "$F" \
 	"r['s']['elapsed_ns'] is not None and r['s']['elapsed_ns'] + r['s']['remaining_ns'] == r['g']['duration_ns'] == r['s']['duration_ns']"
-check "timeline: elapsed is the store's run.elapsed_ns x time scale (to the ms), between readings just before and after" json "$F" \
-	"r['g']['store_elapsed_before_ns'] // 1e6 * 1e6 <= r['s']['elapsed_ns'] <= r['g']['store_elapsed_after_ns'] and r['s']['elapsed_ns'] >= 5e9"
+check "timeline: elapsed is the store's run.elapsed_ns x time scale (cut to the second), between readings just before and after" json "$F" \
+	"r['g']['store_elapsed_before_ns'] // 1e9 * 1e9 <= r['s']['elapsed_ns'] <= r['g']['store_elapsed_after_ns'] and r['s']['elapsed_ns'] >= 5e9"
 check "phase: the scenario's schedule at that position (steady, 2s to 1m)" json "$F" \
 	"r['s'].get('phase') == r['g'].get('phase') == 'steady' and r['s']['phase_from_ns'] == r['g']['phase_from_ns'] and r['s']['phase_to_ns'] == r['g']['phase_to_ns']"
 check "phase: the endpoint's gauntlet_phase_info agrees" json "$F" "r['g']['endpoint_phases'] == [r['s'].get('phase')]"
-check "active faults: the store's injected fault, its kind, since its injected_scn_ns (to the ms)" json "$F" \
+check "active faults: the store's injected fault, its kind, since its injected_scn_ns (cut to the second)" json "$F" \
 	"[[i, k] for i, k, s in r['s']['active']] == [[i, k] for i, k, _, _ in r['g']['faults']] == [['null-st', 'null']] and
-	 r['s']['active'][0][2] == r['g']['faults'][0][3] // 1000000 * 1000000"
+	 r['s']['active'][0][2] == r['g']['faults'][0][3] // 1000000000 * 1000000000"
 check "active faults: since no sooner than the scenario's at (5s), within 1 s of it" json "$F" \
 	"0 <= r['s']['active'][0][2] - r['g']['fault_at_ns']['null-st'] < 1e9"
 check "active faults: the endpoint's gauntlet_fault_active names the same" json "$F" "r['g']['endpoint_active'] == ['null-st']"
@@ -289,7 +290,7 @@ fi
 kill -9 "$RUN"; wait "$RUN" 2>/dev/null
 "$GAUNTLET" status "$T/run" > "$T/s2.txt" 2>&1; src=$?
 cat "$T/s2.txt"
-check "after SIGKILL the store still says running" grep -q "(status): running" "$T/s2.txt"
-check "status says the controller is not running, and how to resume" \
-	grep -qx "controller not running: resume with gauntlet resume $T/run" "$T/s2.txt"
+check "after SIGKILL the store still says running" sql_is "$T/run/run.db" "select state from run" running
+check "status's first line says the run stopped, the controller is not running, and how to resume" \
+	bash -c 'head -1 "$1" | grep -qx "run .* (status): stopped (controller not running; resume with: gauntlet resume $2)"' _ "$T/s2.txt" "$T/run"
 finish

@@ -241,6 +241,40 @@ static void test_format(void)
 	}
 }
 
+static void human_is(int64_t ns, const char *want)
+{
+	char buf[64];
+	struct gl_err err = { 0 };
+	int64_t back = -1;
+
+	gl_format_duration_human(ns, buf, sizeof(buf));
+	CHECKF(strcmp(buf, want) == 0, "human %lld: '%s' want '%s'", (long long)ns, buf, want);
+	CHECKF(strpbrk(buf, "nu") == NULL && !strstr(buf, "ms"), "human %lld: '%s' has a unit under seconds",
+	       (long long)ns, buf);
+	if (ns >= 0)
+		CHECKF(gl_parse_duration_ns(buf, &back, &err) == 0 && back <= ns,
+		       "'%s' does not parse back to at most %lld (%s)", buf, (long long)ns, err.msg);
+}
+
+static void test_human(void)
+{
+	human_is(0, "0s");
+	human_is(400 * MS, "0s");
+	human_is(38 * SEC + 999 * MS, "38s");
+	human_is(2 * MIN + 38 * SEC + 960820 * US, "2m38s");
+	human_is(5 * MIN + 22 * SEC, "5m22s");
+	human_is(5 * MIN + 2 * SEC, "5m02s");
+	human_is(5 * MIN, "5m");
+	human_is(HOUR + 2 * MIN + 59 * SEC, "1h02m");
+	human_is(HOUR + 30 * SEC, "1h");
+	human_is(71 * HOUR + 30 * MIN, "2d23h");
+	human_is(168 * HOUR, "7d");
+	human_is(3 * DAY + 4 * HOUR + 5 * MIN, "3d04h");
+	human_is(-(2 * MIN + 38 * SEC), "-2m38s");
+	human_is(-500 * MS, "0s");
+	human_is(INT64_MIN, "-106751d23h");
+}
+
 static void test_sizes(void)
 {
 	size_ok("0", 0);
@@ -391,6 +425,7 @@ int main(void)
 {
 	test_durations();
 	test_format();
+	test_human();
 	test_sizes();
 	test_rates();
 	test_targets();
