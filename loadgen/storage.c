@@ -602,6 +602,7 @@ const struct gl_workload_ops gl_workload_storage = {
 	.validate = gl_storage_validate,
 	.targets = gl_storage_targets,
 	.degraded_default = "storage.write_gbps",
+	.spikes = gl_storage_spikes,
 	.init = sto_init,
 	.start = sto_start,
 	.set_load = sto_set_load,

@@ -30,6 +30,69 @@ int gl_cold_start_parse(const cJSON *o, struct gl_cold_start *out)
 static const char *const storage_patterns[] = { "checkpoint_write", "model_load", "dataset_read",
 						 "mixed", NULL };
 
+/* What storage.c runs a spike with: its threads and bs, else the
+ * workload's (threads, or readers, else 1; bs, else the pattern's). */
+static long spike_threads(const cJSON *w, const cJSON *sp)
+{
+	return gl_cfg_int(sp, "threads", gl_cfg_int(w, "threads", gl_cfg_int(w, "readers", 1)));
+}
+
+static const char *spike_bs(const cJSON *w, const cJSON *sp)
+{
+	const char *pat = gl_cfg_str(w, "pattern", "checkpoint_write");
+	const char *def = !strcmp(pat, "dataset_read") || !strcmp(pat, "mixed") ? "4KiB" : "1MiB";
+	return gl_cfg_str(sp, "bs", gl_cfg_str(w, "bs", def));
+}
+
+int gl_storage_spikes(const cJSON *w, struct gl_load_spike *out, int max)
+{
+	const cJSON *spikes = cJSON_GetObjectItemCaseSensitive(w, "spikes"), *sp;
+	int n = 0;
+
+	cJSON_ArrayForEach(sp, spikes) {
+		if (!cJSON_IsObject(sp))
+			continue;
+		if (n < max) {
+			struct gl_load_spike *o = &out[n];
+			o->start_ns = gl_cfg_dur(sp, "start", 0);
+			o->every_ns = gl_cfg_dur(sp, "every", 0);
+			o->dur_ns = gl_cfg_dur(sp, "for", 0);
+			snprintf(o->what, sizeof(o->what), "%ld thread(s), bs %s", spike_threads(w, sp), spike_bs(w, sp));
+		}
+		n++;
+	}
+	return n;
+}
+
+/* A rate_cap (bytes a second, all threads together) below what a spike asks
+ * for hides it: the spike's threads each move at least one block of its bs
+ * a second (aio: iodepth blocks in flight) as long as one I/O takes at most
+ * a second, so a cap under threads x bs (x iodepth) holds the spike to the
+ * cap and it cannot show in the figures. A warning naming both: the
+ * scenario may mean it, and it cannot be seen in a report. */
+static void spike_vs_cap(const cJSON *w, const cJSON *sp, struct gl_diag *d, const char *path)
+{
+	const char *cap_s = gl_cfg_str(w, "rate_cap", NULL), *bs_s = spike_bs(w, sp);
+	const char *eng = gl_cfg_str(w, "engine", "sync");
+	uint64_t cap = 0, bs = 0;
+	long threads = spike_threads(w, sp), depth = !strcmp(eng, "aio") ? gl_cfg_int(w, "iodepth", 1) : 1;
+	double least;
+	char inflight[64];
+
+	if (!cap_s || gl_parse_size_bytes(cap_s, &cap, NULL) != 0 || cap == 0 || !strcmp(eng, "fio") ||
+	    gl_parse_size_bytes(bs_s, &bs, NULL) != 0 || threads < 1 || depth < 1)
+		return;
+	least = (double)threads * (double)depth * (double)bs;
+	if (least <= (double)cap)
+		return;
+	snprintf(inflight, sizeof(inflight), " with %ld I/Os in flight each", depth);
+	gl_diag_warn(d, sp, path,
+		     "rate_cap %s (a second, all threads together) hides this spike: its %ld thread(s)%s of %s blocks "
+		     "ask at least %.4g MiB a second (a block per I/O a second), above the cap, so the spike cannot "
+		     "show in the storage figures (raise rate_cap above that, or drop it)",
+		     cap_s, threads, depth > 1 ? inflight : "", bs_s, least / 1048576.0);
+}
+
 void gl_storage_validate(const struct gl_scenario *s, const cJSON *w, struct gl_diag *d, const char *path)
 {
 	static const char *const keys[] = { "path", "pattern", "threads", "bs", "file_size", "files",
@@ -101,6 +164,7 @@ void gl_storage_validate(const struct gl_scenario *s, const cJSON *w, struct gl_
 				gl_get_size(d, sp, "bs", spp, 0, &sz);
 				if (every > 0 && dur > every)
 					gl_diag_error(d, sp, spp, "a spike's \"for\" is longer than its \"every\"");
+				spike_vs_cap(w, sp, d, spp);
 			}
 	}
 }

@@ -17,6 +17,9 @@ struct gl_target_need;
 void gl_storage_validate(const struct gl_scenario *s, const cJSON *w, struct gl_diag *d, const char *path);
 /* its ops table's targets hook (plugin.h) */
 void gl_storage_targets(const cJSON *w, struct gl_target_need *n);
+/* its ops table's spikes hook (plugin.h): each spike of "spikes" */
+struct gl_load_spike;
+int gl_storage_spikes(const cJSON *w, struct gl_load_spike *out, int max);
 
 /* storage "cold_start": {"readers": N, "size": X, "within": Y}: N readers
  * each load X within Y, i.e. an aggregate read rate of N*X/1e9/Y GB/s

@@ -268,6 +268,7 @@ static int cmd_validate(int argc, char **argv)
 		fprintf(stderr, "(%d more diagnostics not shown)\n", d.n_dropped);
 	if (s && d.n_errors == 0) {
 		gl_timeline_print(s, c.scale, stdout);
+		gl_agents_print(s, stdout);
 		gl_gates_print(s, stdout);
 		gl_notify_print(s, stdout);
 	}

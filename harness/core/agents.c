@@ -146,18 +146,28 @@ static void free_argv(char **v, int n)
 		free(v[i]);
 }
 
-/* The launcher's command for one agent, into v (strdup'd). */
-static int build_argv(struct gl_agents *a, struct slot *s, char **v, int *n)
+/* What a launcher command is made of: the same for validate and
+ * --dry-run (gl_agents_print) as for the run (a struct gl_agents). */
+struct launch {
+	const struct gl_scenario *sc;
+	const cJSON *cfg;             /* the "agents" object */
+	int srun;
+	const char *launcher_path, *binary, *key_env;
+};
+
+/* The launcher's command for agent index on scenario host host ("" =
+ * wherever the launcher puts it), into v (strdup'd). */
+static int launch_argv(const struct launch *l, const char *host, int index, char **v, int *n)
 {
-	const cJSON *extra = cJSON_GetObjectItemCaseSensitive(a->cfg, "launcher_args"), *e;
-	const struct gl_host *h = s->host[0] ? gl_scenario_host(a->c->sc, s->host) : NULL;
+	const cJSON *extra = cJSON_GetObjectItemCaseSensitive(l->cfg, "launcher_args"), *e;
+	const struct gl_host *h = host[0] ? gl_scenario_host(l->sc, host) : NULL;
 	const char *hn = h ? (h->local ? "localhost" : h->ssh_host) : NULL;
 	char b[512];
 	int rc = 0;
 
 	*n = 0;
-	rc |= add(v, n, a->launcher_path);
-	if (!a->srun) {
+	rc |= add(v, n, l->launcher_path);
+	if (!l->srun) {
 		static const char *pass[] = { "GAUNTLET_AGENT_TOKEN", "GAUNTLET_AGENT_CONTROLLER",
 					      "GAUNTLET_AGENT_INDEX", GL_CHILD_MARK, "GAUNTLET_LOG" };
 		rc |= add(v, n, "-np");
@@ -172,9 +182,9 @@ static int build_argv(struct gl_agents *a, struct slot *s, char **v, int *n)
 			rc |= add(v, n, "-x");
 			rc |= add(v, n, pass[i]);
 		}
-		if (a->key_env[0]) {
+		if (l->key_env[0]) {
 			rc |= add(v, n, "-x");
-			rc |= add(v, n, a->key_env);
+			rc |= add(v, n, l->key_env);
 		}
 	} else {
 		rc |= add(v, n, "-n");
@@ -185,7 +195,7 @@ static int build_argv(struct gl_agents *a, struct slot *s, char **v, int *n)
 			snprintf(b, sizeof(b), "--nodelist=%s", hn);
 			rc |= add(v, n, b);
 		}
-		snprintf(b, sizeof(b), "--job-name=gauntlet-agent-%d", s->index);
+		snprintf(b, sizeof(b), "--job-name=gauntlet-agent-%d", index);
 		rc |= add(v, n, b);
 		rc |= add(v, n, "--export=ALL");
 		rc |= add(v, n, "--kill-on-bad-exit=1");
@@ -193,9 +203,62 @@ static int build_argv(struct gl_agents *a, struct slot *s, char **v, int *n)
 	cJSON_ArrayForEach(e, extra)
 		if (cJSON_IsString(e))
 			rc |= add(v, n, e->valuestring);
-	rc |= add(v, n, a->binary);
+	rc |= add(v, n, l->binary);
 	rc |= add(v, n, "agent");
 	return rc;
+}
+
+static int build_argv(struct gl_agents *a, struct slot *s, char **v, int *n)
+{
+	struct launch l = { a->c->sc, a->cfg, a->srun, a->launcher_path, a->binary, a->key_env };
+
+	return launch_argv(&l, s->host, s->index, v, n);
+}
+
+/* argv joined by spaces, as the store's children row records it */
+static void join_argv(char **v, int n, char *text, size_t size)
+{
+	size_t off = 0;
+
+	text[0] = '\0';
+	for (int i = 0; i < n && off < size; i++)
+		off += (size_t)snprintf(text + off, size - off, "%s%s", i ? " " : "", v[i]);
+}
+
+/* The scenario host agent index of count runs on ("" = wherever the
+ * launcher puts it): agents fill the "hosts" slots in order ("gpu-a:2"
+ * takes two), and with more agents than slots go round them again. */
+static void agent_host(const cJSON *ac, int count, int index, char *out, size_t size)
+{
+	const cJSON *h;
+	int k = 0, want = 0;
+
+	out[0] = '\0';
+	for (int pass = 0; pass < 2; pass++) {
+		/* pass 0 counts the slots the agents fill, pass 1 finds index's */
+		if (pass == 1) {
+			if (k == 0)
+				return;
+			want = index < k ? index : index % k;
+			k = 0;
+		}
+		cJSON_ArrayForEach(h, cJSON_GetObjectItemCaseSensitive(ac, "hosts")) {
+			char name[128], *colon;
+			long slots = 1;
+			if (!cJSON_IsString(h))
+				continue;
+			snprintf(name, sizeof(name), "%s", h->valuestring);
+			if ((colon = strchr(name, ':'))) {
+				*colon = '\0';
+				slots = strtol(colon + 1, NULL, 10);
+			}
+			for (long j = 0; j < slots && k < count; j++, k++)
+				if (pass == 1 && k == want) {
+					snprintf(out, size, "%s", name);
+					return;
+				}
+		}
+	}
 }
 
 static int open_log(struct gl_agents *a, int index)
@@ -231,7 +294,6 @@ static int spawn(struct gl_agents *a, struct slot *s)
 	const char *key = a->key_env[0] ? gl_secret_getenv(a->key_env) : NULL;
 	char *keyenv = NULL;
 	struct gl_child_gate gate;
-	size_t off = 0;
 	int n = 0, logfd;
 	pid_t pid;
 
@@ -241,8 +303,7 @@ static int spawn(struct gl_agents *a, struct slot *s)
 		free_argv(argv, n);
 		return -1;
 	}
-	for (int i = 0; i < n && off < sizeof(text); i++)
-		off += (size_t)snprintf(text + off, sizeof(text) - off, "%s%s", i ? " " : "", argv[i]);
+	join_argv(argv, n, text, sizeof(text));
 	snprintf(envs[0], sizeof(envs[0]), "GAUNTLET_AGENT_TOKEN=%s", s->token);
 	snprintf(envs[1], sizeof(envs[1]), "GAUNTLET_AGENT_CONTROLLER=%s", a->addr);
 	snprintf(envs[2], sizeof(envs[2]), "GAUNTLET_AGENT_INDEX=%d", s->index);
@@ -942,14 +1003,67 @@ static void self_binary(char *out, size_t n)
 		out[k] = '\0';
 }
 
+void gl_agents_each_command(const struct gl_scenario *sc, int shown,
+			    void (*fn)(void *arg, const char *workload, int index, int count, const char *host,
+				       const char *cmd),
+			    void *arg)
+{
+	char self[1024];
+
+	self_binary(self, sizeof(self));
+	for (int w = 0; w < sc->n_workloads; w++) {
+		const cJSON *ac = cJSON_GetObjectItemCaseSensitive(sc->workloads[w].cfg, "agents");
+		struct launch l;
+		int count;
+		if (!cJSON_IsObject(ac))
+			continue;
+		l.sc = sc;
+		l.cfg = ac;
+		l.srun = !strcmp(gl_cfg_str(ac, "launcher", "mpirun"), "srun");
+		l.launcher_path = gl_cfg_str(ac, "launcher_path", l.srun ? "srun" : "mpirun");
+		l.binary = gl_cfg_str(ac, "binary", self);
+		l.key_env = gl_cfg_str(sc->workloads[w].cfg, "api_key_env", "");
+		count = (int)gl_cfg_int(ac, "count", 1);
+		for (int i = 0; i < count && (shown <= 0 || i < shown); i++) {
+			char *argv[MAX_ARGS], host[128], text[1024];
+			int n = 0;
+			agent_host(ac, count, i, host, sizeof(host));
+			if (launch_argv(&l, host, i, argv, &n) == 0)
+				join_argv(argv, n, text, sizeof(text));
+			else
+				snprintf(text, sizeof(text), "(out of memory)");
+			free_argv(argv, n);
+			fn(arg, sc->workloads[w].name, i, count, host, text);
+		}
+	}
+}
+
+static void print_one(void *arg, const char *workload, int index, int count, const char *host, const char *cmd)
+{
+	FILE *f = arg;
+
+	if (index == 0)
+		fprintf(f, "agents of %s (%d; launched before the clock starts, each by its own command):\n", workload,
+			count);
+	fprintf(f, "  agent %d%s%s: %s\n", index, host[0] ? " on " : "", host, cmd);
+	if (index == GL_AGENTS_SHOWN - 1 && count > GL_AGENTS_SHOWN)
+		fprintf(f, "  ... and %d more (agents %d to %d), each the same with its own host%s\n",
+			count - GL_AGENTS_SHOWN, GL_AGENTS_SHOWN, count - 1,
+			strstr(cmd, "--job-name=") ? " and job name" : "");
+}
+
+void gl_agents_print(const struct gl_scenario *sc, FILE *f)
+{
+	gl_agents_each_command(sc, GL_AGENTS_SHOWN, print_one, f);
+}
+
 static int setup(struct gl_ctx *c, int wl, struct gl_agents **out, struct gl_err *err)
 {
 	const struct gl_workload_spec *w = &c->sc->workloads[wl];
-	const cJSON *ac = cJSON_GetObjectItemCaseSensitive(w->cfg, "agents"), *hosts, *h;
+	const cJSON *ac = cJSON_GetObjectItemCaseSensitive(w->cfg, "agents");
 	struct gl_agents *a = calloc(1, sizeof(*a));
 	struct sockaddr_storage ss;
 	socklen_t sl;
-	int k = 0;
 
 	*out = a;
 	if (!a)
@@ -983,26 +1097,12 @@ static int setup(struct gl_ctx *c, int wl, struct gl_agents **out, struct gl_err
 	if (!a->s)
 		return gl_errf(err, GL_ENOMEM, "agents: out of memory");
 	/* agents fill the hosts' slots in order: "gpu-a:2" takes two */
-	hosts = cJSON_GetObjectItemCaseSensitive(ac, "hosts");
-	cJSON_ArrayForEach(h, hosts) {
-		char name[128], *colon;
-		long slots = 1;
-		snprintf(name, sizeof(name), "%s", h->valuestring);
-		if ((colon = strchr(name, ':'))) {
-			*colon = '\0';
-			slots = strtol(colon + 1, NULL, 10);
-		}
-		for (long j = 0; j < slots && k < a->count; j++)
-			snprintf(a->s[k++].host, sizeof(a->s[0].host), "%s", name);
-	}
 	for (int i = 0; i < a->count; i++) {
 		a->s[i].a = a;
 		a->s[i].index = i;
 		a->s[i].delivered = -1;
 		a->s[i].joined_ns = -1;
-		if (k && i >= k)
-			/* more agents than slots: round robin over the slots again */
-			memcpy(a->s[i].host, a->s[i % k].host, sizeof(a->s[0].host));
+		agent_host(ac, a->count, i, a->s[i].host, sizeof(a->s[i].host));
 	}
 	if (gl_listen_parse(gl_cfg_str(ac, "listen", "127.0.0.1:0"), NULL, &ss, &sl, err) != 0)
 		return -GL_EINVAL;

@@ -13,6 +13,7 @@
 #define GL_AGENTS_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "util.h"
 
@@ -41,6 +42,22 @@ int64_t ctl_agents_settle_ns(struct gl_ctx *c);
 void gl_agents_count(const struct gl_agents *a, int *planned, int *connected);
 void gl_agents_stop(struct gl_agents *a);
 void gl_agents_free(struct gl_agents *a);
+
+/* The launch commands of every workload's agents, as this gauntlet would
+ * run them (its own binary unless the section names one, with
+ * --allow-run-as-root when run as root), for validate, --dry-run and the
+ * reports: fn is called for each of the first shown agents of each
+ * workload (shown <= 0: all) with its index, the workload's count, its
+ * scenario host ("" = wherever the launcher puts it) and the command. */
+#define GL_AGENTS_SHOWN 4
+struct gl_scenario;
+void gl_agents_each_command(const struct gl_scenario *sc, int shown,
+			    void (*fn)(void *arg, const char *workload, int index, int count, const char *host,
+				       const char *cmd),
+			    void *arg);
+/* The same as lines: "agents of W (N; ...):", one per agent, and "... and N
+ * more" past GL_AGENTS_SHOWN. */
+void gl_agents_print(const struct gl_scenario *sc, FILE *f);
 
 /* `gauntlet agent` (agent.c): everything comes from the environment
  * (GAUNTLET_AGENT_CONTROLLER, GAUNTLET_AGENT_TOKEN, GAUNTLET_AGENT_INDEX)

@@ -373,6 +373,7 @@ int gl_controller_run(const struct gl_run_opts *o)
 		goto out;
 	if (o->dry_run) {
 		gl_timeline_print(c.sc, c.scale, stdout);
+		gl_agents_print(c.sc, stdout);
 		gl_gates_print(c.sc, stdout);
 		gl_notify_print(c.sc, stdout);
 		for (int i = 0; i < c.sc->n_faults; i++) {

@@ -104,6 +104,15 @@ void gl_need_require(struct gl_target_need *n, enum gl_scope scope, const char *
 void gl_need_imply(struct gl_target_need *n, const char *metric, enum gl_scope scope, const cJSON *json,
 		   const struct gl_target_expr *e, const char *text);
 
+/* A recurring change of load a workload's section schedules (a storage
+ * spike), in scenario time: the first at start_ns, then one every every_ns
+ * (0: that one only), each for dur_ns. what says what it changes, in the
+ * section's own words ("16 threads, bs 4MiB"). */
+struct gl_load_spike {
+	int64_t start_ns, every_ns, dur_ns;
+	char what[160];
+};
+
 struct gl_workload_ops {
 	const char *name;
 	/* (optional) the workload's schema: every key of its section cfg
@@ -128,6 +137,11 @@ struct gl_workload_ops {
 	 * rows it can replay, ...), run by validate and run on a scenario
 	 * file whose schema passed; not on a stored scenario, not fuzzed. */
 	void (*check_files)(const struct gl_scenario *s, const cJSON *cfg, struct gl_diag *d, const char *path);
+	/* (optional) the spikes its section schedules, for the timeline that
+	 * validate, --dry-run and the reports show (timeline.h): the first
+	 * max into out, in the section's order; returns how many it has.
+	 * Called on a section its validate accepted. */
+	int (*spikes)(const cJSON *cfg, struct gl_load_spike *out, int max);
 	/* (required to run) allocate state; nothing runs yet. */
 	int (*init)(struct gl_ctx *c, const cJSON *cfg, void **state, struct gl_err *err);
 	/* (required to run) begin issuing work on the event loop. */

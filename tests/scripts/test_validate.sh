@@ -432,6 +432,63 @@ cat > "$TMP/spike.json" <<JSON
 JSON
 run_validate "$TMP/spike.json"
 check "spikes: a spike whose start (2h) is past its every (1h) validates (exit $RC)${ERR:+: $ERR}" [ "$RC" -eq 0 ]
+# ...and shows in validate's timeline: 2h, 3h, 4h (scenario and real time
+# at scale 1), then one row for the other 7 (5h to 11h) at the fourth
+SPIKE_ROWS=$(grep ' spike ' <<<"$OUT" | sed 's/  */ /g')
+WANT_ROWS=" 2h 2h spike 1 of 10, workloads.storage.spikes[0]: 8 thread(s), bs 4MiB, for 10m (to 2h10m)
+ 3h 3h spike 2 of 10, workloads.storage.spikes[0]: 8 thread(s), bs 4MiB, for 10m (to 3h10m)
+ 4h 4h spike 3 of 10, workloads.storage.spikes[0]: 8 thread(s), bs 4MiB, for 10m (to 4h10m)
+ 5h 5h spike workloads.storage.spikes[0] goes on every 1h from 2h for 10m: 7 more, the last at 11h (10 in all)"
+check "spikes: validate's timeline shows the spike at 2h, 3h, 4h and the 7 more up to 11h${SPIKE_ROWS:+ (got: $SPIKE_ROWS)}" \
+	[ "$SPIKE_ROWS" = "$WANT_ROWS" ]
+check "spikes: in time order with the phase and the end" \
+	bash -c 'sed -n "s/^  \([0-9dhms]*\) .*/\1/p" <<<"$1" | tr "\n" " " | grep -qx "0s 2h 3h 4h 5h 12h "' _ "$OUT"
+# run --dry-run shows the same rows
+timeout 20 "$GAUNTLET" run "$TMP/spike.json" --dry-run --out "$TMP/spike-dry" >"$TMP/dry.out" 2>"$TMP/dry.err" </dev/null
+check "spikes: run --dry-run shows the same spike rows (exit $?)" \
+	bash -c '[ "$(grep " spike " "$1" | sed "s/  */ /g")" = "$2" ]' _ "$TMP/dry.out" "$WANT_ROWS"
+# a week: 28 spikes every 6h from 3h, in four rows (acceptance-168h's)
+run_validate "$SCENARIOS/acceptance-168h.json"
+check "spikes: 168 h of spikes every 6 h take four rows, the fourth counting the other 25 up to 165h" \
+	bash -c '[ "$(grep -c " spike " <<<"$1")" -eq 4 ] && grep -q "^  21h .* spike workloads.storage.spikes\[0\] goes on every 6h from 3h for 10m: 25 more, the last at 6d21h (28 in all)$" <<<"$1"' _ "$OUT"
+# A rate_cap below what a spike asks for at the least (threads x bs a
+# second) hides it: a warning naming both; a spike under the cap is not named
+cat > "$TMP/spike-cap.json" <<JSON
+{ "name": "spike-cap", "duration": "1h", "window": "10s",
+  "workloads": { "storage": { "path": "$TMP/disk", "allowed_roots": ["$TMP"], "threads": 1, "bs": "1MiB",
+                              "file_size": "8MiB", "reserve": "0", "rate_cap": "16MiB",
+                              "spikes": [ { "every": "20m", "for": "5m", "threads": 8, "bs": "4MiB" },
+                                          { "every": "20m", "start": "10m", "for": "5m", "threads": 4, "bs": "1MiB" } ] } },
+  "targets": { "steady": { "storage.write_gbps": ">= 0.001" } } }
+JSON
+run_validate "$TMP/spike-cap.json"
+check "rate_cap: valid (exit $RC), warning that rate_cap 16MiB hides spikes[0] (8 x 4MiB: 32 MiB a second), none for spikes[1] (4 x 1MiB)" \
+	bash -c '[ "$1" -eq 0 ] && grep -q "warning: workloads.storage.spikes\[0\]: rate_cap 16MiB (a second, all threads together) hides this spike: its 8 thread(s) of 4MiB blocks ask at least 32 MiB a second" <<<"$2" && ! grep -q "spikes\[1\]" <<<"$2"' _ "$RC" "$ERR"
+# Load agents: each agent's launch command, as run would start it
+cat > "$TMP/agents.json" <<JSON
+{ "name": "agents", "duration": "1m", "window": "1s",
+  "hosts": { "a": { "local": true }, "b": { "local": true } },
+  "workloads": { "storage": { "path": "$TMP/disk", "allowed_roots": ["$TMP"], "threads": 1, "bs": "1MiB",
+                              "file_size": "8MiB", "reserve": "0",
+                              "agents": { "launcher": "mpirun", "count": 6, "hosts": ["a:2", "b:1"],
+                                          "launcher_args": ["--oversubscribe"] } } },
+  "targets": { "steady": { "storage.write_gbps": ">= 0.001", "agents.delivered_ratio": ">= 0.99" } } }
+JSON
+run_validate "$TMP/agents.json"
+ROOT_ARG=; [ "$(id -u)" = 0 ] && ROOT_ARG=" --allow-run-as-root"
+CMD="mpirun -np 1 -H localhost$ROOT_ARG -x GAUNTLET_AGENT_TOKEN -x GAUNTLET_AGENT_CONTROLLER -x GAUNTLET_AGENT_INDEX -x GAUNTLET_RUN_ID -x GAUNTLET_LOG --oversubscribe $(readlink -f "$GAUNTLET") agent"
+WANT_AGENTS="  0s             0s             launch 6 storage agent(s) through mpirun, before the clock starts (each its own launcher command)
+agents of storage (6; launched before the clock starts, each by its own command):
+  agent 0 on a: $CMD
+  agent 1 on a: $CMD
+  agent 2 on b: $CMD
+  agent 3 on a: $CMD
+  ... and 2 more (agents 4 to 5), each the same with its own host"
+check "agents: validate shows the launch at 0 and each agent's command on its host (slots a:2, b:1 in order, then round again)" \
+	bash -c '[ "$(grep -E "^agents of|^  agent |^  \.\.\. and|^  0s .* launch" <<<"$1")" = "$2" ]' _ "$OUT" "$WANT_AGENTS"
+timeout 20 "$GAUNTLET" run "$TMP/agents.json" --dry-run --out "$TMP/agents-dry" >"$TMP/dry.out" 2>"$TMP/dry.err" </dev/null
+check "agents: run --dry-run shows the same" \
+	bash -c '[ "$(grep -E "^agents of|^  agent |^  \.\.\. and|^  0s .* launch" "$1")" = "$2" ]' _ "$TMP/dry.out" "$WANT_AGENTS"
 
 echo "validate: $PASS cases passed"
 finish
