@@ -5,7 +5,8 @@
  * mail attachment or a ticket, years later.
  *
  * Order: verdict banner, targets (a missing threshold is a failure), one
- * chart per series (series.h) over scenario time, faults, phases,
+ * chart per series (series.h) over scenario time (phases, spikes and
+ * faults as bands), the timeline as planned, faults, phases,
  * preflight, run facts, manifest, metric definitions, and a sign-off block
  * (run, verdict, scenario hash, lines to sign).
  *
@@ -36,10 +37,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agents.h"
 #include "manifest.h"
 #include "report.h"
 #include "series.h"
 #include "sha256.h"
+#include "timeline.h"
 #include "units.h"
 
 /* Chart geometry, in SVG user units (the SVG scales to the page width). */
@@ -210,6 +213,7 @@ static const char css[] =
 	".phl{font-size:11px;fill:#57606a}"
 	".flt{fill:#fb8f44;fill-opacity:.22;stroke:#d4520c;stroke-opacity:.6;stroke-width:1}"
 	".fltl{font-size:11px;fill:#bc4c00}"
+	".spk{fill:#8250df;fill-opacity:.2}"
 	".rec{stroke:#1a7f37;stroke-width:2}.rst{stroke:#0969da;stroke-width:2}"
 	".recm{fill:#1a7f37}.rstm{fill:#0969da}.outage{stroke:#57606a;stroke-width:2;stroke-dasharray:3 3}"
 	".thr{stroke-width:1.3;stroke-dasharray:6 4;fill:none}.thr.steady{stroke:#1a7f37}.thr.degraded{stroke:#9a6700}"
@@ -225,6 +229,7 @@ static const char css[] =
 	".legend i.lg-ths{border-top:2px dashed #1a7f37;height:0}.legend i.lg-thd{border-top:2px dashed #9a6700;height:0}"
 	".legend i.lg-val{background:#0550ae;height:2px}.legend i.lg-env{background:#0969da;opacity:.3}"
 	".legend i.lg-viol{background:#cf222e}.legend i.lg-out{border-top:2px dashed #57606a;height:0}"
+	".legend i.lg-spk{background:#8250df;opacity:.35}"
 	"table.sign{width:100%;margin-top:14px}table.sign td{height:34px;width:34%}"
 	"@page{size:A4;margin:14mm 12mm}"
 	"@media print{body{max-width:none;margin:0}nav{display:none}"
@@ -295,7 +300,7 @@ static void banner(struct out *o, const struct gl_analysis *an)
 	put(o, "<h1>gauntlet report: ");
 	esc(o, an->run.name);
 	put(o, "</h1>\n<nav><a href=\"#targets\">Targets</a><a href=\"#charts\">Charts</a>"
-	       "<a href=\"#faults\">Faults</a><a href=\"#incidents\">Incidents</a><a href=\"#workloads\">Workloads</a>"
+	       "<a href=\"#timeline\">Timeline</a><a href=\"#faults\">Faults</a><a href=\"#incidents\">Incidents</a><a href=\"#workloads\">Workloads</a>"
 	       "<a href=\"#phases\">Phases</a><a href=\"#run\">Run</a>"
 	       "<a href=\"#manifest\">Manifest</a><a href=\"#definitions\">Metric definitions</a>"
 	       "<a href=\"#signoff\">Sign-off</a></nav>\n");
@@ -460,6 +465,45 @@ static void phase_bands(struct out *o, const struct gl_analysis *an, const struc
 			put(o, "</text>");
 		}
 	}
+}
+
+/* Each spike's occurrences as bands, per pixel column: a column is shaded
+ * when a spike is on at some time in it, and runs of shaded columns are one
+ * rect, so that a week of spikes every few minutes stays at most one rect
+ * per column, and a spike shorter than a column still shows. */
+static void spike_bands(struct out *o, const struct gl_analysis *an, const struct chart *c)
+{
+	struct gl_tl_spike *sp = NULL;
+	int n = 0;
+
+	if (gl_timeline_spikes(an->sc, &sp, &n) != 0)
+		return;
+	for (int i = 0; i < n && o->rc == 0; i++) {
+		char name[GL_NAME_MAX + 32], e[48], st[48], d[48];
+		int run0 = -1;
+		gl_timeline_spike_name(an->sc, &sp[i], name, sizeof(name));
+		gl_format_duration(sp[i].sp.every_ns, e, sizeof(e));
+		gl_format_duration(sp[i].sp.start_ns, st, sizeof(st));
+		gl_format_duration(sp[i].sp.dur_ns, d, sizeof(d));
+		for (int k = 0; k <= CH_PW && o->rc == 0; k++) {
+			int on = k < CH_PW &&
+				 gl_timeline_spike_in(&sp[i], (int64_t)(c->t0 + (c->t1 - c->t0) * k / CH_PW),
+						      (int64_t)(c->t0 + (c->t1 - c->t0) * (k + 1) / CH_PW));
+			if (on && run0 < 0)
+				run0 = k;
+			if (on || run0 < 0)
+				continue;
+			putf(o, "<rect class=\"spk\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\"><title>spike ",
+			     CH_ML + run0, CH_MT, k - run0, CH_PH);
+			esc(o, name);
+			put(o, ": ");
+			esc(o, sp[i].sp.what);
+			putf(o, ", every %s from %s for %s (%lld in the run)</title></rect>", e, st, d,
+			     (long long)sp[i].count);
+			run0 = -1;
+		}
+	}
+	free(sp);
 }
 
 /* Where a fault's shading ends: its revert, or the end of the data while it
@@ -762,6 +806,7 @@ static void chart(struct out *o, const struct gl_analysis *an, const struct gl_s
 	esc(o, s->name);
 	put(o, "</title>");
 	phase_bands(o, an, &c);
+	spike_bands(o, an, &c);
 	axes(o, &c, s->def->unit);
 	fault_bands(o, an, &c);
 	outage_marks(o, an, &c);
@@ -805,6 +850,7 @@ static void charts(struct out *o, const struct gl_analysis *an, const struct gl_
 {
 	put(o, "<h2 id=\"charts\">Time series</h2>\n<p class=\"legend\">"
 	       "<span><i class=\"lg-ph\"></i>phase (name at the top)</span>"
+	       "<span><i class=\"lg-spk\"></i>spike (workload load, as planned)</span>"
 	       "<span><i class=\"lg-flt\"></i>fault, inject to revert</span>"
 	       "<span><i class=\"lg-rec\"></i>recovered (recovery_s)</span>"
 	       "<span><i class=\"lg-rst\"></i>restored (restore_s)</span>"
@@ -821,6 +867,60 @@ static void charts(struct out *o, const struct gl_analysis *an, const struct gl_
 }
 
 /* ---- faults, phases, preflight ---------------------------------------------------- */
+
+static void agent_row(void *arg, const char *workload, int index, int count, const char *host, const char *cmd)
+{
+	struct out *o = arg;
+
+	putf(o, "<tr><td>");
+	esc(o, workload);
+	putf(o, "</td><td class=\"n\">%d of %d</td><td>", index, count);
+	esc(o, host[0] ? host : "(the launcher's choice)");
+	put(o, "</td><td><code>");
+	esc(o, cmd);
+	put(o, "</code></td></tr>\n");
+	if (index == GL_AGENTS_SHOWN - 1 && count > GL_AGENTS_SHOWN)
+		putf(o, "<tr><td colspan=\"4\">... and %d more (agents %d to %d), each the same with its own host</td>"
+			"</tr>\n", count - GL_AGENTS_SHOWN, GL_AGENTS_SHOWN, count - 1);
+}
+
+/* The schedule as the scenario planned it (timeline.h): phases, spikes,
+ * fault injects and reverts, the agents' launch, the end; real time at the
+ * run's time scale. What happened to each fault is in Faults. */
+static void timeline_table(struct out *o, const struct gl_analysis *an)
+{
+	struct gl_tl_row *rows = NULL;
+	int n = 0, agents = 0;
+
+	put(o, "<h2 id=\"timeline\">Timeline</h2>\n");
+	if (gl_timeline_rows(an->sc, &rows, &n) != 0) {
+		put(o, "<p>The timeline could not be built (out of memory).</p>\n");
+		return;
+	}
+	put(o, "<table><thead><tr><th>scenario time</th><th>real time</th><th>event</th></tr></thead><tbody>\n");
+	for (int i = 0; i < n && o->rc == 0; i++) {
+		char t[64], rt[64];
+		gl_format_duration(rows[i].t_ns, t, sizeof(t));
+		fmt_scn(rt, sizeof(rt), (double)gl_timeline_real_ns(rows[i].t_ns, an->run.time_scale));
+		putf(o, "<tr class=\"tl-%s\"><td class=\"n\">%s</td><td class=\"n\">%s</td><td>",
+		     rows[i].kind == GL_TLR_AGENTS ? "agents" : rows[i].kind == GL_TLR_SPIKE ? "spike"
+		     : rows[i].kind == GL_TLR_SPIKES_MORE ? "spikes" : "event", t, rt);
+		esc(o, rows[i].text);
+		put(o, "</td></tr>\n");
+		agents += rows[i].kind == GL_TLR_AGENTS;
+	}
+	free(rows);
+	putf(o, "</tbody></table>\n<p>As the scenario planned it, at time scale %g; a spike that repeats shows its "
+		"first %d times, then one row for the rest. What each fault did is under Faults.</p>\n",
+	     an->run.time_scale, GL_TL_SPIKES_SHOWN);
+	if (agents) {
+		put(o, "<table><thead><tr><th>agents of</th><th>agent</th><th>host</th><th>launch command</th></tr>"
+		       "</thead><tbody>\n");
+		gl_agents_each_command(an->sc, GL_AGENTS_SHOWN, agent_row, o);
+		put(o, "</tbody></table>\n<p>Each agent is launched by its own command, before the clock starts, "
+		       "as this gauntlet launches them.</p>\n");
+	}
+}
 
 static void td_secs(struct out *o, int has, double v)
 {
@@ -1263,6 +1363,7 @@ int gl_report_html(const struct gl_analysis *an, const struct gl_series_set *ss,
 	gl_manifest_image_warnings(manifest, html_image_warning, &o);
 	targets_table(&o, an, ss);
 	charts(&o, an, ss);
+	timeline_table(&o, an);
 	faults_table(&o, an);
 	incidents_table(&o, an);
 	outages_table(&o, an);

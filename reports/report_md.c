@@ -1,6 +1,7 @@
 /*
  * report_md.c - report.md, for tickets: verdict first, then targets (a
- * missing threshold shows as a failure), faults, phases and run facts.
+ * missing threshold shows as a failure), faults, phases, the timeline as
+ * planned and run facts.
  * Every string that comes from the scenario, the store or a command goes
  * through gl_md_text or gl_md_code: it stays text, and every table row
  * keeps its header's number of cells.
@@ -8,10 +9,13 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "agents.h"
 #include "report.h"
 #include "series.h"
+#include "timeline.h"
 #include "units.h"
 
 static void fmt_num(char *buf, size_t n, int has, double v)
@@ -218,6 +222,60 @@ static void md_phases(const struct gl_analysis *an, struct gl_buf *b)
 	gl_series_free(ss);
 }
 
+static void md_agent(void *arg, const char *workload, int index, int count, const char *host, const char *cmd)
+{
+	struct gl_buf *b = arg;
+
+	gl_buf_printf(b, "| ");
+	gl_md_text(b, workload);
+	gl_buf_printf(b, " | %d of %d | ", index, count);
+	gl_md_text(b, host[0] ? host : "(the launcher's choice)");
+	gl_buf_printf(b, " | ");
+	gl_md_code(b, cmd);
+	gl_buf_printf(b, " |\n");
+	if (index == GL_AGENTS_SHOWN - 1 && count > GL_AGENTS_SHOWN)
+		gl_buf_printf(b, "| ... | and %d more (agents %d to %d) | | each the same with its own host |\n",
+			      count - GL_AGENTS_SHOWN, GL_AGENTS_SHOWN, count - 1);
+}
+
+/* The schedule as the scenario planned it (timeline.h), as validate shows
+ * it, real time at the run's time scale. */
+static void md_timeline(const struct gl_analysis *an, struct gl_buf *b)
+{
+	struct gl_tl_row *rows = NULL;
+	int n = 0, agents = 0;
+
+	gl_buf_printf(b, "\n## Timeline\n\n");
+	if (gl_timeline_rows(an->sc, &rows, &n) != 0) {
+		gl_buf_printf(b, "The timeline could not be built (out of memory).\n");
+		return;
+	}
+	gl_buf_printf(b, "| scenario time | real time | event |\n|---|---|---|\n");
+	for (int i = 0; i < n; i++) {
+		char t[64], rt[64];
+		int64_t real = gl_timeline_real_ns(rows[i].t_ns, an->run.time_scale);
+		int64_t unit = real >= 3600000000000LL ? 1000000000LL : 1000000LL;
+		gl_format_duration(rows[i].t_ns, t, sizeof(t));
+		/* real time to the millisecond (to the second past an hour), as
+		 * report.html gives it */
+		gl_format_duration((real + unit / 2) / unit * unit, rt, sizeof(rt));
+		gl_buf_printf(b, "| %s | %s | ", t, rt);
+		gl_md_text(b, rows[i].text);
+		gl_buf_printf(b, " |\n");
+		agents += rows[i].kind == GL_TLR_AGENTS;
+	}
+	free(rows);
+	gl_buf_printf(b, "\nAs the scenario planned it, at time scale %g; a spike that repeats shows its first %d "
+		      "times, then one row for the rest. What each fault did is under Faults.\n", an->run.time_scale,
+		      GL_TL_SPIKES_SHOWN);
+	if (agents) {
+		gl_buf_printf(b, "\n| agents of | agent | host | launch command |\n|---|---|---|---|\n");
+		gl_agents_each_command(an->sc, GL_AGENTS_SHOWN, md_agent, b);
+		gl_buf_printf(b, "\nEach agent is launched by its own command, before the clock starts, as this gauntlet "
+			      "launches them.\n");
+	}
+}
+
 int gl_report_md(const struct gl_analysis *an, struct gl_buf *b)
 {
 	char wall[40], d[64];
@@ -338,6 +396,7 @@ int gl_report_md(const struct gl_analysis *an, struct gl_buf *b)
 		gl_report_summary(an, &ops, b);
 	}
 	md_phases(an, b);
+	md_timeline(an, b);
 	gl_buf_printf(b, "\nTimes in the tables are scenario time; durations measured on the system (recovery_s, restore_s, measured) are real seconds. Definitions: docs/metrics.md.\n");
 	return b->len >= b->max ? -GL_ELIMIT : 0;
 }
