@@ -72,4 +72,17 @@ int gl_mann_whitney(const double *a, int na, const double *b, int nb, struct gl_
  * separation, no ties): 2 / C(na + nb, na), at most 1. */
 double gl_mwu_min_p(int na, int nb);
 
+/* Welch's two-sided t test of the means of samples a and b (unequal
+ * variances): t = (mean b - mean a) / sqrt(var a / na + var b / nb) with
+ * the sample variances, df by Welch-Satterthwaite. Two samples without
+ * spread: p 1 when their means are equal, else 0 (t +-inf). */
+struct gl_welch {
+	double t, df, p;
+};
+/* Returns 0, or -1 when a sample has fewer than 2 values. */
+int gl_welch_t(const double *a, int na, const double *b, int nb, struct gl_welch *out);
+/* Two-sided p-value of Student's t distribution with df degrees of
+ * freedom (df > 0, not necessarily whole): P(|T| >= |t|). */
+double gl_student_t_p(double t, double df);
+
 #endif

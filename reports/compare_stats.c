@@ -1,7 +1,7 @@
 /*
  * compare_stats.c - the statistics of `gauntlet compare` (compare.h): the
  * two-sided Mann-Whitney U test (exact distribution or normal
- * approximation), and per group and figure the two runs' medians, the
+ * approximation), Welch's two-sided t test, and per group and figure the two runs' medians, the
  * relative change, the tolerance and the verdict.
  */
 #include "compare_int.h"
@@ -128,6 +128,102 @@ double gl_mwu_min_p(int na, int nb)
 		return 1;
 	lc = lgamma(na + nb + 1.0) - lgamma(na + 1.0) - lgamma(nb + 1.0);
 	return fmin(1.0, 2.0 * exp(-lc));
+}
+
+/* ---- Welch's t test ----------------------------------------------------------------- */
+
+/* The continued fraction of the regularized incomplete beta function
+ * (modified Lentz), converging fast for x < (a + 1) / (a + b + 2). */
+static double beta_cf(double a, double b, double x)
+{
+	const double tiny = 1e-300, eps = 1e-15;
+	double qab = a + b, qap = a + 1, qam = a - 1, c = 1, d = 1 - qab * x / qap, h;
+
+	if (fabs(d) < tiny)
+		d = tiny;
+	d = 1 / d;
+	h = d;
+	for (int m = 1; m <= 10000; m++) {
+		double m2 = 2.0 * m, aa, del;
+		aa = m * (b - m) * x / ((qam + m2) * (a + m2));
+		d = 1 + aa * d;
+		c = 1 + aa / c;
+		d = 1 / (fabs(d) < tiny ? tiny : d);
+		c = fabs(c) < tiny ? tiny : c;
+		h *= d * c;
+		aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2));
+		d = 1 + aa * d;
+		c = 1 + aa / c;
+		d = 1 / (fabs(d) < tiny ? tiny : d);
+		c = fabs(c) < tiny ? tiny : c;
+		del = d * c;
+		h *= del;
+		if (fabs(del - 1) < eps)
+			break;
+	}
+	return h;
+}
+
+/* I_x(a, b), the regularized incomplete beta function. */
+static double beta_inc(double a, double b, double x)
+{
+	double front;
+
+	if (x <= 0)
+		return 0;
+	if (x >= 1)
+		return 1;
+	front = exp(lgamma(a + b) - lgamma(a) - lgamma(b) + a * log(x) + b * log1p(-x));
+	if (x < (a + 1) / (a + b + 2))
+		return front * beta_cf(a, b, x) / a;
+	return 1 - front * beta_cf(b, a, 1 - x) / b;
+}
+
+double gl_student_t_p(double t, double df)
+{
+	double p;
+
+	if (isnan(t) || !(df > 0))
+		return NAN;
+	if (isinf(t))
+		return 0;
+	p = beta_inc(df / 2, 0.5, df / (df + t * t));
+	return p < 0 ? 0 : p > 1 ? 1 : p;
+}
+
+int gl_welch_t(const double *a, int na, const double *b, int nb, struct gl_welch *out)
+{
+	double ma = 0, mb = 0, va = 0, vb = 0, sa, sb, se2;
+
+	memset(out, 0, sizeof(*out));
+	if (na < 2 || nb < 2)
+		return -1;
+	for (int i = 0; i < na; i++)
+		ma += a[i];
+	for (int i = 0; i < nb; i++)
+		mb += b[i];
+	ma /= na;
+	mb /= nb;
+	for (int i = 0; i < na; i++)
+		va += (a[i] - ma) * (a[i] - ma);
+	for (int i = 0; i < nb; i++)
+		vb += (b[i] - mb) * (b[i] - mb);
+	va /= na - 1;
+	vb /= nb - 1;
+	sa = va / na;
+	sb = vb / nb;
+	se2 = sa + sb;
+	if (!(se2 > 0)) {
+		/* no spread in either sample: the means are what they are */
+		out->df = na + nb - 2;
+		out->t = ma == mb ? 0 : mb > ma ? INFINITY : -INFINITY;
+		out->p = ma == mb ? 1 : 0;
+		return 0;
+	}
+	out->t = (mb - ma) / sqrt(se2);
+	out->df = se2 * se2 / (sa * sa / (na - 1) + sb * sb / (nb - 1));
+	out->p = gl_student_t_p(out->t, out->df);
+	return 0;
 }
 
 /* ---- the comparison ------------------------------------------------------------------ */

@@ -1,7 +1,9 @@
 /*
  * test_compare.c - reports/compare.c: the Mann-Whitney U test against
  * values computed independently (brute-force enumeration of every rank
- * split, and scipy's documented example), then `gauntlet compare` itself
+ * split, and scipy's documented example), Student's t distribution against
+ * its closed forms for whole degrees of freedom and Welch's test against
+ * figures worked by hand, then `gauntlet compare` itself
  * on stores written through the real store code whose windows are designed
  * so that every verdict is known in advance:
  *
@@ -76,6 +78,79 @@ static void test_mwu(void)
 	CHECK(NEAR(gl_mwu_min_p(5, 5), 2.0 / 252, 1e-12));
 	CHECK(NEAR(gl_mwu_min_p(3, 3), 0.1, 1e-12));
 	CHECK(gl_mwu_min_p(1, 1) == 1);
+}
+
+/* Student's t two-sided p-value for whole df in closed form (Abramowitz and
+ * Stegun 26.7.3 and 26.7.4), independent of the incomplete beta function
+ * the code uses: with theta = atan(|t| / sqrt(df)),
+ *   df even: P(|T| < t) = sin(theta) sum_{k=0}^{df/2-1} a_k cos^2k(theta),
+ *            a_0 = 1, a_k = a_{k-1} (2k - 1) / (2k)
+ *   df odd:  P(|T| < t) = 2/pi (theta + sin(theta) cos(theta)
+ *            sum_{k=1}^{(df-1)/2} b_k cos^(2k-2)(theta)),
+ *            b_1 = 1, b_k = b_{k-1} (2k - 2) / (2k - 1) */
+static double t_p_closed(double t, int df)
+{
+	double th = atan(fabs(t) / sqrt(df)), s = sin(th), c2 = cos(th) * cos(th), sum = 0, term = 1;
+
+	if (df % 2 == 0) {
+		for (int k = 0; k < df / 2; k++) {
+			if (k > 0)
+				term *= c2 * (2.0 * k - 1) / (2.0 * k);
+			sum += term;
+		}
+		return 1 - s * sum;
+	}
+	for (int k = 1; k <= (df - 1) / 2; k++) {
+		if (k > 1)
+			term *= c2 * (2.0 * k - 2) / (2.0 * k - 1);
+		sum += term;
+	}
+	return 1 - 2 / M_PI * (th + s * cos(th) * sum);
+}
+
+static void test_welch(void)
+{
+	static const double ts[] = { 0, 0.5, 1, 2, 2.228138851986274, 3.169272672616951, 5, 12 };
+	static const int dfs[] = { 1, 2, 3, 4, 7, 8, 10, 29, 30 };
+	double a[] = { 1, 2, 3, 4, 5 }, b[] = { 3, 4, 5, 6, 7 }, b2[] = { 2, 4, 6, 8, 10 };
+	double c1[] = { 0.95, 0.95, 0.95 }, c2[] = { 0.90, 0.90, 0.90 };
+	struct gl_welch w;
+
+	/* the distribution against the closed forms, from the body to the tail */
+	for (size_t i = 0; i < GL_ARRAY_LEN(ts); i++)
+		for (size_t k = 0; k < GL_ARRAY_LEN(dfs); k++) {
+			double got = gl_student_t_p(ts[i], dfs[k]), want = t_p_closed(ts[i], dfs[k]);
+			CHECKF(fabs(got - want) <= 1e-9 * want + 1e-13, "t %g df %d: p %.15g, closed form %.15g", ts[i],
+			       dfs[k], got, want);
+			CHECK(gl_student_t_p(-ts[i], dfs[k]) == got);
+		}
+	/* the tables' critical values at df 10: 0.05 and 0.01 two-sided */
+	CHECKF(fabs(gl_student_t_p(2.228138851986274, 10) - 0.05) < 1e-9, "%.12g", gl_student_t_p(2.228138851986274, 10));
+	CHECKF(fabs(gl_student_t_p(3.169272672616951, 10) - 0.01) < 1e-9, "%.12g", gl_student_t_p(3.169272672616951, 10));
+	/* very many degrees of freedom: the normal distribution */
+	CHECKF(fabs(gl_student_t_p(3, 1e7) - erfc(3 / sqrt(2))) < 1e-7, "%.12g", gl_student_t_p(3, 1e7));
+	CHECK(gl_student_t_p(INFINITY, 5) == 0 && gl_student_t_p(0, 5) == 1);
+
+	/* Welch by hand: means 3 and 5, variances 2.5 and 2.5, n 5 and 5:
+	 * t = 2 / sqrt(0.5 + 0.5) = 2, df = 1 / (2 x 0.25 / 4) = 8 */
+	CHECK(gl_welch_t(a, 5, b, 5, &w) == 0);
+	CHECKF(fabs(w.t - 2) < 1e-12 && fabs(w.df - 8) < 1e-12 && fabs(w.p - t_p_closed(2, 8)) < 1e-12,
+	       "t %.15g df %.15g p %.15g", w.t, w.df, w.p);
+	CHECK(gl_welch_t(b, 5, a, 5, &w) == 0 && fabs(w.t + 2) < 1e-12);
+	/* unequal variances 2.5 and 10: t = 3 / sqrt(2.5), df = 6.25 / 1.0625;
+	 * p between those of 5 and 6 degrees of freedom */
+	CHECK(gl_welch_t(a, 5, b2, 5, &w) == 0);
+	CHECKF(fabs(w.t - 3 / sqrt(2.5)) < 1e-12 && fabs(w.df - 6.25 / 1.0625) < 1e-12, "t %.15g df %.15g", w.t,
+	       w.df);
+	CHECKF(w.p > t_p_closed(w.t, 6) && w.p < t_p_closed(w.t, 5), "p %.15g", w.p);
+	/* no spread (but for rounding): equal means p 1, different means p 0 */
+	CHECK(gl_welch_t(c1, 3, c1, 3, &w) == 0 && w.p == 1 && w.t == 0);
+	CHECKF(gl_welch_t(c1, 3, c2, 3, &w) == 0 && w.p < 1e-12 && w.t < 0, "p %g t %g", w.p, w.t);
+	{
+		double z1[] = { 1, 1, 1 }, z2[] = { 2, 2, 2 };
+		CHECK(gl_welch_t(z1, 3, z2, 3, &w) == 0 && w.p == 0 && isinf(w.t) && w.t > 0);
+	}
+	CHECK(gl_welch_t(a, 1, b, 5, &w) == -1);
 }
 
 #define SCENARIO_FMT \
@@ -396,6 +471,7 @@ int main(void)
 	char root[] = "/tmp/gl-test-compare.XXXXXX";
 
 	test_mwu();
+	test_welch();
 	if (!mkdtemp(root)) {
 		CHECKF(0, "mkdtemp %s failed", root);   /* not a missing prerequisite */
 		return check_done();
