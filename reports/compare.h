@@ -30,7 +30,8 @@
  * error rate that is mostly 0 per window) against --tolerance, and by the
  * absolute change of the same against the unit's noise floor:
  *   s 10 us, ms 0.01 (10 us), ratio 0.001, GB/s 0.01, req/s 0.01,
- *   tokens/s 1, tokens 1, C 1, W 5, % 1, load 0.1; other units none.
+ *   tokens/s 1, tokens 1, C 1, W 5, % 1, load 0.1; other units none;
+ *   but null.tick_lag_ms (the controller host's own scheduling) 10 ms.
  * A change under the floor is noise whatever its p-value and its relative
  * size (a data-load time of 160 ns becoming 175 ns).
  *
@@ -41,9 +42,10 @@
  * (a drop that a few fault-emptied windows make moves the mean, not the
  * median). recovery_s and restore_s: one value per fault and run, so no
  * test; a regression when the candidate's is longer by more than
- * --recovery-tolerance (0.25, relative) and by more than one window (the
- * figures' resolution), or when the candidate never recovered and the base
- * did.
+ * --recovery-tolerance (0.25, relative) and by more than the scenario's
+ * `hold` windows (they count whole windows until `hold` healthy ones in a
+ * row, so one unhealthy window, a busy host's hiccup, moves them that
+ * much), or when the candidate never recovered and the base did.
  *
  * Verdicts:
  *   regression         p < alpha (figures with a test), the change beyond

@@ -33,6 +33,27 @@ static const struct {
 	{ "load", 0.1 },
 };
 
+/* Metrics whose floor is their own. null.tick_lag_ms is the controller's
+ * event loop timing itself: the scheduling of the host gauntlet runs on,
+ * not the system under test. On a shared host it moves by milliseconds
+ * between identical runs (measured beside compiles: p50 56 and 74 us side
+ * by side, p = 0.0004; p99 3.8 and 9.9 ms a minute apart); 10 ms is a
+ * fifth of null-soak's 50 ms target. */
+static const struct {
+	const char *metric;
+	double floor;
+} metric_floors[] = {
+	{ "null.tick_lag_ms", 10 },
+};
+
+double gl_cmp_metric_floor(const struct gl_metric_def *def)
+{
+	for (size_t i = 0; i < GL_ARRAY_LEN(metric_floors); i++)
+		if (!strcmp(metric_floors[i].metric, def->name))
+			return metric_floors[i].floor;
+	return gl_cmp_unit_floor(def->unit);
+}
+
 double gl_cmp_unit_floor(const char *unit)
 {
 	for (size_t i = 0; i < GL_ARRAY_LEN(unit_floors); i++)
@@ -86,7 +107,7 @@ static int add_figure(struct cmp *c, const char *name, int *cap)
 	f->pct = tn.pct;
 	f->num = num;
 	f->den = den;
-	f->floor = gl_cmp_unit_floor(tn.def->unit);
+	f->floor = gl_cmp_metric_floor(tn.def);
 	if (tn.def->kind == GL_MK_RECOVERY) {
 		f->judging = J_FAULT;
 		f->first_class = 1;

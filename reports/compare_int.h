@@ -38,7 +38,7 @@
  *               Welch's t test
  *   J_FAULT     recovery_s, restore_s: one value per fault, paired by fault
  *               id, the relative change against --recovery-tolerance, a
- *               floor of one window */
+ *               floor of `hold` windows */
 enum judging { J_MEDIAN, J_MEAN_ABS, J_FAULT };
 
 struct figure {
@@ -74,6 +74,7 @@ struct row {
 	double change_abs;                /* cand - base of what was compared; NAN: none */
 	int change_from_means;
 	double tolerance;                 /* the one applied: relative, or absolute (J_MEAN_ABS) */
+	double floor;                     /* the one applied (the figure's, or J_FAULT's) */
 	int below_floor;                  /* significant, beyond the tolerance, under the floor */
 	enum method method;               /* M_NONE: not tested */
 	int tested;
@@ -124,8 +125,10 @@ int gl_cmp_build_figures(struct cmp *c);
 int gl_cmp_assign_groups(struct cmp *c, struct side *s);
 int gl_cmp_side_values(struct cmp *c, struct side *s, struct gl_err *err);
 
-/* The noise floor of a unit (compare.h's table); 0: none. */
+/* The noise floor of a unit (compare.h's table), and of a metric (its
+ * own where it has one, else its unit's); 0: none. */
 double gl_cmp_unit_floor(const char *unit);
+double gl_cmp_metric_floor(const struct gl_metric_def *def);
 
 /* compare_stats.c: a row per group and figure with data in both runs, and
  * per fault of both runs its recovery_s and restore_s, judged; c->count

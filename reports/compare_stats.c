@@ -286,6 +286,7 @@ static void judge_median(const struct cmp *c, struct row *r, const double *a, co
 	double tol = c->o.tolerance;
 
 	r->tolerance = tol;
+	r->floor = f->floor;
 	if (!enough_windows(c, r))
 		return;
 	if (gl_mwu_min_p(r->n_base, r->n_cand) >= c->o.alpha) {
@@ -337,6 +338,7 @@ static void judge_mean(const struct cmp *c, struct row *r, const double *a, cons
 	int worse, better;
 
 	r->tolerance = tol;
+	r->floor = f->floor;
 	r->change_from_means = 1;
 	r->change = rel_change(r->mean_base, r->mean_cand);
 	r->change_abs = d;
@@ -367,15 +369,26 @@ static void judge_mean(const struct cmp *c, struct row *r, const double *a, cons
 		 r->mean_cand, d * 100, tol * 100);
 }
 
+/* The floor of the recovery figures: `hold` windows (the larger hold of
+ * the two runs). They count whole windows until `hold` healthy ones in a
+ * row, so one unhealthy window anywhere in that streak (a busy host's
+ * hiccup) moves a figure by up to `hold` windows. */
+static double fault_floor(const struct cmp *c)
+{
+	int hold = c->s[0].an->sc->hold > c->s[1].an->sc->hold ? c->s[0].an->sc->hold : c->s[1].an->sc->hold;
+	return (hold > 0 ? hold : 1) * (double)c->s[0].an->run.window_ns / 1e9;
+}
+
 /* recovery_s or restore_s of one fault in both runs (-1: never reached). */
 static void judge_fault(const struct cmp *c, struct row *r, double vb, double vc)
 {
 	const struct figure *f = &c->figs[r->fig];
 	double tol = c->o.recovery_tolerance;
-	double floor = fmax(f->floor, (double)c->s[0].an->run.window_ns / 1e9);
+	double floor = fmax(f->floor, fault_floor(c));
 	int worse, better;
 
 	r->tolerance = tol;
+	r->floor = floor;
 	r->n_base = r->n_cand = 1;
 	r->med_base = r->mean_base = vb >= 0 ? vb : NAN;
 	r->med_cand = r->mean_cand = vc >= 0 ? vc : NAN;
@@ -403,8 +416,8 @@ static void judge_fault(const struct cmp *c, struct row *r, double vb, double vc
 	if ((worse || better) && !(fabs(r->change_abs) > floor)) {
 		r->below_floor = 1;
 		worse = better = 0;
-		snprintf(r->note, sizeof(r->note), "the change (%.3g s) is within one window (%g s), the figure's "
-			 "resolution", fabs(r->change_abs), floor);
+		snprintf(r->note, sizeof(r->note), "the change (%.3g s) is within %g s (hold windows: one unhealthy "
+			 "window moves the figure that much)", fabs(r->change_abs), floor);
 	}
 	r->v = worse ? V_REGRESSION : better ? V_IMPROVEMENT : V_NONE;
 }
@@ -450,6 +463,8 @@ static void fault_rows(struct cmp *c)
 			snprintf(r->fault_id, sizeof(r->fault_id), "%s", fa->row.id);
 			if (fa->row.injected_elapsed_ns < 0 || fb->row.injected_elapsed_ns < 0) {
 				r->v = V_INSUFFICIENT;
+				r->tolerance = c->o.recovery_tolerance;
+				r->floor = fmax(c->figs[f].floor, fault_floor(c));
 				r->med_base = r->med_cand = r->mean_base = r->mean_cand = NAN;
 				r->change = r->change_abs = NAN;
 				snprintf(r->note, sizeof(r->note), "never injected in the %s",

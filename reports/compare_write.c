@@ -282,8 +282,7 @@ static cJSON *compare_json(const struct cmp *c, int exit_code)
 		jnum(x, "change_abs", r->change_abs);
 		cJSON_AddStringToObject(x, "tolerance_kind", f->judging == J_MEAN_ABS ? "absolute" : "relative");
 		jnum(x, "tolerance", r->tolerance);
-		jnum(x, "floor", f->judging == J_FAULT ? fmax(f->floor, (double)c->s[0].an->run.window_ns / 1e9)
-						     : f->floor);
+		jnum(x, "floor", r->floor);
 		cJSON_AddBoolToObject(x, "within_floor", r->below_floor);
 		if (r->tested && r->method == M_MWU) {
 			jnum(x, "u_base", r->t.u_a);
@@ -401,8 +400,8 @@ static void method_text(const struct cmp *c, char *buf, size_t n)
 		 "(improvement). training.ettr and inference.goodput are also compared over the whole run (every "
 		 "window, faults included), on the change of their means in points against %g and %g points "
 		 "(--ettr-tolerance, --goodput-tolerance), tested with Welch's t test. Each fault's recovery_s and "
-		 "restore_s count when longer by more than %g%% (--recovery-tolerance) and by more than one "
-		 "window. At least %d windows with data are needed on each side. Windows under a fault are "
+		 "restore_s count when longer by more than %g%% (--recovery-tolerance) and by more than the "
+		 "scenario's hold windows (one unhealthy window moves them that much). At least %d windows with data are needed on each side. Windows under a fault are "
 		 "grouped as faults.",
 		 c->o.alpha, c->o.tolerance * 100, c->o.ettr_tolerance * 100, c->o.goodput_tolerance * 100,
 		 c->o.recovery_tolerance * 100, c->o.min_windows);
