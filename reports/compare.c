@@ -12,6 +12,9 @@
  * window per figure per run (about 30 MB per run for a week of 10 s
  * windows), never the samples.
  *
+ * Each base fault paired by id with the candidate's gives its recovery
+ * rows from the analyses' recovery figures.
+ *
  * This file: the command (options, loading the runs, the warnings, exit
  * codes); compare_int.h says which file owns the other steps.
  */
@@ -49,14 +52,23 @@ static int warnf(struct cmp *c, const char *fmt, ...)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: gauntlet compare BASE_DIR CAND_DIR [--out DIR] [--alpha A] [--tolerance T]\n"
+		"usage: gauntlet compare BASE_DIR CAND_DIR [--all] [--out DIR] [--alpha A] [--tolerance T]\n"
+		"                        [--ettr-tolerance D] [--goodput-tolerance D] [--recovery-tolerance T]\n"
 		"                        [--min-windows N] [--stats LIST] [--quiet]\n"
-		"  --out DIR          where compare.json/.md/.html go (default CAND_DIR/compare)\n"
-		"  --alpha A          significance level of the Mann-Whitney U test (default 0.01)\n"
-		"  --tolerance T      relative change of the medians that counts (default 0.05)\n"
-		"  --min-windows N    windows with data needed on each side (default 5)\n"
-		"  --stats LIST       per-window histogram statistics (default p50,p95,p99;\n"
-		"                     mirrored to p50,p5,p1 where higher is better)\n"
+		"  --all                  after the summary, the table of every comparison\n"
+		"  --out DIR              where compare.json/.md/.html go (default CAND_DIR/compare)\n"
+		"  --alpha A              significance level of the tests (default 0.01)\n"
+		"  --tolerance T          relative change of the medians that counts (default 0.05)\n"
+		"  --ettr-tolerance D     drop of training.ettr's mean that counts, absolute\n"
+		"                         (default 0.02: 2 points)\n"
+		"  --goodput-tolerance D  the same for inference.goodput (default 0.02)\n"
+		"  --recovery-tolerance T relative change of a fault's recovery_s or restore_s\n"
+		"                         that counts (default 0.25)\n"
+		"  --min-windows N        windows with data needed on each side (default 5)\n"
+		"  --stats LIST           per-window histogram statistics (default p50,p95,p99;\n"
+		"                         mirrored to p50,p5,p1 where higher is better)\n"
+		"  --quiet                no summary on stdout (the files only)\n"
+		"changes within a unit's noise floor never count (docs/compare.md)\n"
 		"exit: 0 no regression, 1 regression, 2 bad input, 4 harness error\n");
 }
 
@@ -70,6 +82,21 @@ static int parse_double(const char *flag, const char *s, double lo, double hi, d
 	if (end == s || *end || errno || !(x > lo) || !(x < hi)) {
 		fprintf(stderr, "gauntlet compare: %s: expected a number above %g and below %g, got '%s'\n", flag,
 			lo, hi, s);
+		return -1;
+	}
+	*out = x;
+	return 0;
+}
+
+/* A tolerance: a number >= 0 and below hi (0: any significant change
+ * beyond the floor counts). */
+static int parse_tolerance(const char *flag, const char *s, double hi, double *out)
+{
+	char *end;
+	double x = strtod(s, &end);
+
+	if (end == s || *end || !(x >= 0) || !(x < hi)) {
+		fprintf(stderr, "gauntlet compare: %s: expected a number >= 0 and below %g, got '%s'\n", flag, hi, s);
 		return -1;
 	}
 	*out = x;
@@ -107,6 +134,9 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	memset(o, 0, sizeof(*o));
 	o->alpha = 0.01;
 	o->tolerance = 0.05;
+	o->ettr_tolerance = 0.02;
+	o->goodput_tolerance = 0.02;
+	o->recovery_tolerance = 0.25;
 	o->min_windows = 5;
 	strcpy(o->stats[0], "p50");
 	strcpy(o->stats[1], "p95");
@@ -134,6 +164,15 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 				return -1;
 			}
 			i++;
+		} else if ((!strcmp(a, "--ettr-tolerance") || !strcmp(a, "--goodput-tolerance")) && val) {
+			if (parse_tolerance(a, val, 1, !strcmp(a, "--ettr-tolerance") ? &o->ettr_tolerance
+										: &o->goodput_tolerance))
+				return -1;
+			i++;
+		} else if (!strcmp(a, "--recovery-tolerance") && val) {
+			if (parse_tolerance(a, val, 100, &o->recovery_tolerance))
+				return -1;
+			i++;
 		} else if (!strcmp(a, "--min-windows") && val) {
 			double n;
 			if (parse_double(a, val, 0, 1e9, &n))
@@ -151,6 +190,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			i++;
 		} else if (!strcmp(a, "--quiet")) {
 			o->quiet = 1;
+		} else if (!strcmp(a, "--all")) {
+			o->all = 1;
 		} else if (a[0] == '-' && a[1]) {
 			fprintf(stderr, "gauntlet compare: unknown or incomplete option '%s'\n", a);
 			return -1;
@@ -309,9 +350,11 @@ int gl_compare_main(int argc, char **argv)
 		code = 4;
 		goto out;
 	}
-	if (!c.o.quiet)
-		gl_cmp_print_table(&c, stdout);
-	else
+	if (!c.o.quiet) {
+		gl_cmp_print_summary(&c, stdout);
+		if (c.o.all)
+			gl_cmp_print_table(&c, stdout);
+	} else
 		for (int i = 0; i < c.n_warnings; i++)
 			fprintf(stderr, "gauntlet compare: warning: %s\n", c.warnings[i]);
 	printf("%s/compare.json\n%s/compare.md\n%s/compare.html\n", out_dir, out_dir, out_dir);

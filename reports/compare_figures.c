@@ -1,8 +1,9 @@
 /*
  * compare_figures.c - what `gauntlet compare` compares (compare.h): the
  * figures (every catalog metric at the --stats statistics, ratios and
- * rates), the groups (a phase by name and occurrence, or "faults"), and
- * one ordered pass over a store's window_metrics giving each complete
+ * rates, the recovery figures), how each is judged and its noise floor,
+ * the groups (a phase by name and occurrence, "faults", the whole run),
+ * and one ordered pass over a store's window_metrics giving each complete
  * window's figure values. The statistics are in compare_stats.c.
  */
 #include "compare_int.h"
@@ -13,6 +14,53 @@
 #include <string.h>
 
 /* ---- figures and groups -------------------------------------------------------- */
+
+/* Noise floors by the catalog's units: an absolute change no larger than
+ * this is not a change, however significant and however large relative
+ * to a small value. Times: 10 us, the scale of a clock read and a
+ * scheduler wake-up, under what any figure here measures meaningfully (a
+ * data-load step without a dataset is two clock reads: about 160 ns;
+ * an NVMe read, the fastest real operation timed, about 80 us). Ratios:
+ * a tenth of a point. Bandwidth: 10 MB/s. Rates, tokens, temperature,
+ * power, utilisation, load: the smallest step their sources report
+ * meaningfully. compare.h and docs/compare.md list the same table. */
+static const struct {
+	const char *unit;
+	double floor;
+} unit_floors[] = {
+	{ "s", 1e-5 },     { "ms", 0.01 }, { "ratio", 0.001 }, { "GB/s", 0.01 }, { "req/s", 0.01 },
+	{ "tokens/s", 1 }, { "tokens", 1 }, { "C", 1 },         { "W", 5 },       { "%", 1 },
+	{ "load", 0.1 },
+};
+
+/* Metrics whose floor is their own. null.tick_lag_ms is the controller's
+ * event loop timing itself: the scheduling of the host gauntlet runs on,
+ * not the system under test. On a shared host it moves by milliseconds
+ * between identical runs (measured beside compiles: p50 56 and 74 us side
+ * by side, p = 0.0004; p99 3.8 and 9.9 ms a minute apart); 10 ms is a
+ * fifth of null-soak's 50 ms target. */
+static const struct {
+	const char *metric;
+	double floor;
+} metric_floors[] = {
+	{ "null.tick_lag_ms", 10 },
+};
+
+double gl_cmp_metric_floor(const struct gl_metric_def *def)
+{
+	for (size_t i = 0; i < GL_ARRAY_LEN(metric_floors); i++)
+		if (!strcmp(metric_floors[i].metric, def->name))
+			return metric_floors[i].floor;
+	return gl_cmp_unit_floor(def->unit);
+}
+
+double gl_cmp_unit_floor(const char *unit)
+{
+	for (size_t i = 0; i < GL_ARRAY_LEN(unit_floors); i++)
+		if (!strcmp(unit_floors[i].unit, unit))
+			return unit_floors[i].floor;
+	return 0;
+}
 
 /* The statistic looking at the same tail from the other side: p99 -> p1. */
 static void mirror_stat(const char *stat, char *out, size_t n)
@@ -59,6 +107,16 @@ static int add_figure(struct cmp *c, const char *name, int *cap)
 	f->pct = tn.pct;
 	f->num = num;
 	f->den = den;
+	f->floor = gl_cmp_metric_floor(tn.def);
+	if (tn.def->kind == GL_MK_RECOVERY) {
+		f->judging = J_FAULT;
+		f->first_class = 1;
+	} else if (!strcmp(tn.def->name, "training.ettr") || !strcmp(tn.def->name, "inference.goodput")) {
+		f->judging = J_MEAN_ABS;
+		f->first_class = 1;
+	} else {
+		f->judging = J_MEDIAN;
+	}
 	return 0;
 }
 
@@ -83,7 +141,7 @@ int gl_cmp_build_figures(struct cmp *c)
 				if (add_figure(c, name, &cap))
 					return -1;
 			}
-		} else if (d->kind == GL_MK_RATIO || d->kind == GL_MK_RATE) {
+		} else if (d->kind == GL_MK_RATIO || d->kind == GL_MK_RATE || d->kind == GL_MK_RECOVERY) {
 			if (add_figure(c, d->name, &cap))
 				return -1;
 		}
@@ -106,7 +164,9 @@ static int group_id(struct cmp *c, const char *name, int occ)
 	memset(g, 0, sizeof(*g));
 	snprintf(g->name, sizeof(g->name), "%s", name);
 	g->occ = occ;
-	if (occ == 0)
+	if (occ == GROUP_WHOLE_RUN)
+		snprintf(g->label, sizeof(g->label), "whole run");
+	else if (occ == 0)
 		snprintf(g->label, sizeof(g->label), "faults");
 	else if (occ == 1)
 		snprintf(g->label, sizeof(g->label), "%s", name);
@@ -117,7 +177,8 @@ static int group_id(struct cmp *c, const char *name, int occ)
 
 /* Each window's group: its phase (by name and occurrence), or the faults
  * group when a fault moved it to the degraded scope; -1 for windows not
- * compared (not complete, no phase). */
+ * compared (not complete, no phase). The whole-run group (the first) has
+ * no windows of its own: it is every window with a group. */
 int gl_cmp_assign_groups(struct cmp *c, struct side *s)
 {
 	const struct gl_analysis *an = s->an;
@@ -125,7 +186,7 @@ int gl_cmp_assign_groups(struct cmp *c, struct side *s)
 	int *phase_group = calloc((size_t)sc->n_phases + 1, sizeof(int)), faults = -1;
 
 	s->group = calloc((size_t)an->n_windows + 1, sizeof(int));
-	if (!phase_group || !s->group) {
+	if (!phase_group || !s->group || group_id(c, "", GROUP_WHOLE_RUN) < 0) {
 		free(phase_group);
 		return -1;
 	}

@@ -1,7 +1,9 @@
 /*
  * compare_write.c - the writers of `gauntlet compare` (compare.h): the
- * table on stdout, and compare.json, compare.md and compare.html (self-
- * contained), from the rows compare_stats.c judged.
+ * summary on stdout (the verdict, the first-class figures, the regressions
+ * that gate, counts of the rest), the table of every comparison (--all),
+ * and compare.json, compare.md and compare.html (self-contained), from the
+ * rows compare_stats.c judged.
  */
 #include "compare_int.h"
 
@@ -25,9 +27,15 @@ static void fmt_val(char *buf, size_t n, double v)
 		snprintf(buf, n, "%.4g", v);
 }
 
-static void fmt_change(char *buf, size_t n, double ch)
+/* The change as judged: points for the first-class ratios (their
+ * tolerance is absolute), else relative. */
+static void fmt_change(char *buf, size_t n, const struct cmp *c, const struct row *r)
 {
-	if (isnan(ch))
+	double ch = r->change;
+
+	if (c->figs[r->fig].judging == J_MEAN_ABS && !isnan(r->change_abs))
+		snprintf(buf, n, "%+.1f pts", r->change_abs * 100);
+	else if (isnan(ch))
 		snprintf(buf, n, "n/a");
 	else if (isinf(ch))
 		snprintf(buf, n, "%s", ch > 0 ? "+inf" : "-inf");
@@ -39,10 +47,21 @@ static void fmt_p(char *buf, size_t n, const struct row *r)
 {
 	if (!r->tested)
 		snprintf(buf, n, "-");
-	else if (r->t.p < 1e-4)
-		snprintf(buf, n, "%.1e", r->t.p);
+	else if (r->p < 1e-4)
+		snprintf(buf, n, "%.1e", r->p);
 	else
-		snprintf(buf, n, "%.4f", r->t.p);
+		snprintf(buf, n, "%.4f", r->p);
+}
+
+/* What was compared: the means where the change is of the means. */
+static double shown_base(const struct row *r)
+{
+	return r->change_from_means ? r->mean_base : r->med_base;
+}
+
+static double shown_cand(const struct row *r)
+{
+	return r->change_from_means ? r->mean_cand : r->med_cand;
 }
 
 static const char *overall(const struct cmp *c)
@@ -50,37 +69,123 @@ static const char *overall(const struct cmp *c)
 	return c->count[V_REGRESSION] ? "regression" : "no regression";
 }
 
-void gl_cmp_print_table(const struct cmp *c, FILE *f)
+const char *gl_cmp_row_where(const struct cmp *c, const struct row *r, char *buf, size_t n)
 {
+	if (r->grp >= 0)
+		return c->groups[r->grp].label;
+	snprintf(buf, n, "fault %s", r->fault_id);
+	return buf;
+}
+
+/* The summary lists at most this many regressions; --all and the files
+ * have every one. */
+#define SUMMARY_MAX_LISTED 10
+
+/* One row in a sentence: "  training.ettr, whole run: 0.95 -> 0.908 ratio
+ * (-4.2 pts, p 6.0e-09)". */
+static void summary_row(const struct cmp *c, const struct row *r, FILE *f, int with_verdict)
+{
+	const struct figure *fg = &c->figs[r->fig];
+	char where[96], vb[32], vc[32], ch[32], p[32];
+
+	fmt_val(vb, sizeof(vb), shown_base(r));
+	fmt_val(vc, sizeof(vc), shown_cand(r));
+	fmt_change(ch, sizeof(ch), c, r);
+	fmt_p(p, sizeof(p), r);
+	fprintf(f, "  %s, %s: %s -> %s %s (%s%s%s)", fg->name, gl_cmp_row_where(c, r, where, sizeof(where)), vb, vc,
+		fg->def->unit, ch, r->tested ? ", p " : "", r->tested ? p : "");
+	if (with_verdict)
+		fprintf(f, ": %s", r->v == V_REGRESSION ? "REGRESSION" : verdict_names[r->v]);
+	if (r->v == V_REGRESSION && r->note[0] && r->method == M_SINGLE && isnan(r->change))
+		fprintf(f, ", %s", r->note);
+	fputc('\n', f);
+}
+
+void gl_cmp_print_summary(const struct cmp *c, FILE *f)
+{
+	int listed = 0, floor_n = 0, header = 0;
+
 	fprintf(f, "gauntlet compare: base %s (%s), candidate %s (%s)\n", c->o.base, c->s[0].an->run.id, c->o.cand,
 		c->s[1].an->run.id);
-	fprintf(f, "Mann-Whitney U over per-window values, alpha %g, tolerance %g%%, at least %d windows\n",
-		c->o.alpha, c->o.tolerance * 100, c->o.min_windows);
+	if (c->count[V_REGRESSION])
+		fprintf(f, "verdict: REGRESSION (exit 1): %d change(s) gate\n", c->count[V_REGRESSION]);
+	else
+		fprintf(f, "verdict: no regression (exit 0)\n");
 	for (int i = 0; i < c->n_warnings; i++)
 		fprintf(f, "warning: %s\n", c->warnings[i]);
-	fprintf(f, "\n%-36s %-16s %-9s %10s %10s %8s %8s  %s\n", "metric", "phase", "windows", "base", "cand",
+	/* the first-class figures: the ratios over the whole run, the
+	 * recovery figures counted over the faults */
+	for (int fi = 0; fi < c->n_figs; fi++) {
+		const struct figure *fg = &c->figs[fi];
+		int n = 0, k[4] = { 0 };
+		if (!fg->first_class)
+			continue;
+		for (int i = 0; i < c->n_rows; i++) {
+			const struct row *r = &c->rows[i];
+			if (r->fig != fi)
+				continue;
+			if (fg->judging == J_MEAN_ABS && r->grp >= 0 && c->groups[r->grp].occ == GROUP_WHOLE_RUN) {
+				if (!header++)
+					fprintf(f, "first-class figures:\n");
+				summary_row(c, r, f, 1);
+			} else if (fg->judging == J_FAULT) {
+				n++;
+				k[r->v]++;
+			}
+		}
+		if (n) {
+			if (!header++)
+				fprintf(f, "first-class figures:\n");
+			fprintf(f, "  %s: %d fault(s) in both runs: %d regression(s), %d improvement(s), %d unchanged%s\n",
+				fg->name, n, k[V_REGRESSION], k[V_IMPROVEMENT], k[V_NONE],
+				k[V_INSUFFICIENT] ? ", some never injected" : "");
+		}
+	}
+	if (c->count[V_REGRESSION]) {
+		fprintf(f, "regressions that gate (%d):\n", c->count[V_REGRESSION]);
+		/* the first-class figures' first, then the rest in table order */
+		for (int pass = 0; pass < 2; pass++)
+			for (int i = 0; i < c->n_rows; i++) {
+				const struct row *r = &c->rows[i];
+				if (r->v != V_REGRESSION || c->figs[r->fig].first_class != !pass)
+					continue;
+				if (listed++ < SUMMARY_MAX_LISTED)
+					summary_row(c, r, f, 0);
+			}
+		if (listed > SUMMARY_MAX_LISTED)
+			fprintf(f, "  ... and %d more (--all lists them; compare.json has every one)\n",
+				listed - SUMMARY_MAX_LISTED);
+	}
+	for (int i = 0; i < c->n_rows; i++)
+		floor_n += c->rows[i].below_floor;
+	fprintf(f, "not gating: %d improvement(s), %d unchanged (%d of them significant but within the noise floor), "
+		"%d with insufficient data\n", c->count[V_IMPROVEMENT], c->count[V_NONE], floor_n,
+		c->count[V_INSUFFICIENT]);
+	if (!c->o.all)
+		fprintf(f, "%d comparisons in all: --all lists every one\n", c->n_rows);
+}
+
+void gl_cmp_print_table(const struct cmp *c, FILE *f)
+{
+	fprintf(f, "\nevery comparison: Mann-Whitney U over per-window values (Welch's t for the first-class ratios), "
+		"alpha %g, tolerance %g%% (ETTR %g points, goodput %g points, recovery %g%%), at least %d windows\n",
+		c->o.alpha, c->o.tolerance * 100, c->o.ettr_tolerance * 100, c->o.goodput_tolerance * 100,
+		c->o.recovery_tolerance * 100, c->o.min_windows);
+	fprintf(f, "%-36s %-16s %-9s %10s %10s %9s %8s  %s\n", "metric", "phase", "windows", "base", "cand",
 		"change", "p", "verdict");
 	for (int i = 0; i < c->n_rows; i++) {
 		const struct row *r = &c->rows[i];
-		char nb[24], vb[32], vc[32], ch[32], p[32];
+		char nb[24], vb[32], vc[32], ch[32], p[32], where[96];
 		snprintf(nb, sizeof(nb), "%d/%d", r->n_base, r->n_cand);
-		fmt_val(vb, sizeof(vb), r->med_base);
-		fmt_val(vc, sizeof(vc), r->med_cand);
-		fmt_change(ch, sizeof(ch), r->change);
+		fmt_val(vb, sizeof(vb), shown_base(r));
+		fmt_val(vc, sizeof(vc), shown_cand(r));
+		fmt_change(ch, sizeof(ch), c, r);
 		fmt_p(p, sizeof(p), r);
-		fprintf(f, "%-36s %-16s %-9s %10s %10s %8s %8s  %s\n", c->figs[r->fig].name, c->groups[r->grp].label,
-			nb, vb, vc, ch, p,
-			r->v == V_REGRESSION ? "REGRESSION" : verdict_names[r->v]);
+		fprintf(f, "%-36s %-16s %-9s %10s %10s %9s %8s  %s%s\n", c->figs[r->fig].name,
+			gl_cmp_row_where(c, r, where, sizeof(where)), nb, vb, vc, ch, p,
+			r->v == V_REGRESSION ? "REGRESSION" : verdict_names[r->v],
+			r->below_floor ? " (within the noise floor)" : "");
 	}
-	fprintf(f, "\n%d regression(s), %d improvement(s), %d unchanged, %d with insufficient data: %s\n",
-		c->count[V_REGRESSION], c->count[V_IMPROVEMENT], c->count[V_NONE], c->count[V_INSUFFICIENT],
-		overall(c));
-	for (int i = 0; i < c->n_rows; i++)
-		if (c->rows[i].v == V_REGRESSION)
-			fprintf(f, "  regression: %s in %s: %s\n", c->figs[c->rows[i].fig].name,
-				c->groups[c->rows[i].grp].label,
-				c->figs[c->rows[i].fig].def->lower_is_better ? "higher (lower is better)"
-									      : "lower (higher is better)");
 }
 
 /* JSON numbers: NaN and infinities are null. */
@@ -121,9 +226,13 @@ static cJSON *compare_json(const struct cmp *c, int exit_code)
 	cJSON_AddItemToObject(j, "base", run_json(&c->s[0]));
 	cJSON_AddItemToObject(j, "candidate", run_json(&c->s[1]));
 	o = cJSON_AddObjectToObject(j, "settings");
-	cJSON_AddStringToObject(o, "test", "Mann-Whitney U, two-sided, over per-window values");
+	cJSON_AddStringToObject(o, "test", "Mann-Whitney U, two-sided, over per-window values; Welch's t, "
+				"two-sided, for the first-class ratios");
 	cJSON_AddNumberToObject(o, "alpha", c->o.alpha);
 	cJSON_AddNumberToObject(o, "tolerance", c->o.tolerance);
+	cJSON_AddNumberToObject(o, "ettr_tolerance", c->o.ettr_tolerance);
+	cJSON_AddNumberToObject(o, "goodput_tolerance", c->o.goodput_tolerance);
+	cJSON_AddNumberToObject(o, "recovery_tolerance", c->o.recovery_tolerance);
 	cJSON_AddNumberToObject(o, "min_windows", c->o.min_windows);
 	arr = cJSON_AddArrayToObject(o, "stats");
 	for (int i = 0; i < c->o.n_stats; i++)
@@ -140,19 +249,25 @@ static cJSON *compare_json(const struct cmp *c, int exit_code)
 	for (int i = 0; i < c->n_rows; i++) {
 		const struct row *r = &c->rows[i];
 		const struct figure *f = &c->figs[r->fig];
-		const struct group *g = &c->groups[r->grp];
+		const struct group *g = r->grp >= 0 ? &c->groups[r->grp] : NULL;
 		cJSON *x = cJSON_CreateObject();
+		char where[96];
 		cJSON_AddStringToObject(x, "metric", f->name);
 		cJSON_AddStringToObject(x, "unit", f->def->unit);
 		cJSON_AddBoolToObject(x, "lower_is_better", f->def->lower_is_better);
-		cJSON_AddStringToObject(x, "phase", g->label);
-		if (g->occ) {
+		cJSON_AddBoolToObject(x, "first_class", f->first_class);
+		cJSON_AddStringToObject(x, "phase", gl_cmp_row_where(c, r, where, sizeof(where)));
+		if (g && g->occ > 0) {
 			cJSON_AddStringToObject(x, "phase_name", g->name);
 			cJSON_AddNumberToObject(x, "occurrence", g->occ);
 		} else {
 			cJSON_AddNullToObject(x, "phase_name");
 			cJSON_AddNullToObject(x, "occurrence");
 		}
+		if (g)
+			cJSON_AddNullToObject(x, "fault");
+		else
+			cJSON_AddStringToObject(x, "fault", r->fault_id);
 		cJSON_AddNumberToObject(x, "n_base", r->n_base);
 		cJSON_AddNumberToObject(x, "n_cand", r->n_cand);
 		jnum(x, "base_median", r->med_base);
@@ -162,19 +277,32 @@ static cJSON *compare_json(const struct cmp *c, int exit_code)
 		jnum(x, "change_pct", r->change * 100);
 		if (isinf(r->change))
 			cJSON_AddStringToObject(x, "change_note", r->change > 0 ? "from 0 up" : "from 0 down");
-		cJSON_AddStringToObject(x, "change_of", r->change_from_means ? "means" : "medians");
-		if (r->tested) {
+		cJSON_AddStringToObject(x, "change_of", f->judging == J_FAULT ? "values" :
+					r->change_from_means ? "means" : "medians");
+		jnum(x, "change_abs", r->change_abs);
+		cJSON_AddStringToObject(x, "tolerance_kind", f->judging == J_MEAN_ABS ? "absolute" : "relative");
+		jnum(x, "tolerance", r->tolerance);
+		jnum(x, "floor", r->floor);
+		cJSON_AddBoolToObject(x, "within_floor", r->below_floor);
+		if (r->tested && r->method == M_MWU) {
 			jnum(x, "u_base", r->t.u_a);
 			jnum(x, "u_cand", r->t.u_b);
 			jnum(x, "p_value", r->t.p);
+			cJSON_AddStringToObject(x, "test", "mann-whitney");
 			cJSON_AddStringToObject(x, "method", r->t.exact ? "exact" : "normal");
+		} else if (r->tested && r->method == M_WELCH) {
+			jnum(x, "t", r->w.t);
+			jnum(x, "df", r->w.df);
+			jnum(x, "p_value", r->w.p);
+			cJSON_AddStringToObject(x, "test", "welch");
+			cJSON_AddStringToObject(x, "method", "t distribution");
 		} else {
-			cJSON_AddNullToObject(x, "u_base");
-			cJSON_AddNullToObject(x, "u_cand");
 			cJSON_AddNullToObject(x, "p_value");
+			cJSON_AddNullToObject(x, "test");
 			cJSON_AddNullToObject(x, "method");
 		}
 		cJSON_AddStringToObject(x, "verdict", verdict_names[r->v]);
+		cJSON_AddBoolToObject(x, "gates", r->v == V_REGRESSION);
 		if (r->note[0])
 			cJSON_AddStringToObject(x, "note", r->note);
 		cJSON_AddItemToArray(arr, x);
@@ -249,25 +377,90 @@ static void facts(const struct cmp *c, struct gl_buf *b, esc_fn esc, int html)
 	}
 }
 
-static void md_rows(const struct cmp *c, struct gl_buf *b, int only_changes)
+/* The rows to show: 0 every one, 1 the changes, 2 the first-class
+ * figures' (the whole run and the faults). */
+static int row_shown(const struct cmp *c, const struct row *r, int which)
 {
-	gl_buf_printf(b, "| metric | phase | better | windows (base/cand) | base median | cand median | change | p-value | verdict |\n"
-		      "|---|---|---|---|---|---|---|---|---|\n");
+	if (which == 1)
+		return r->v == V_REGRESSION || r->v == V_IMPROVEMENT;
+	if (which == 2)
+		return c->figs[r->fig].first_class &&
+		       (r->grp < 0 || c->groups[r->grp].occ == GROUP_WHOLE_RUN);
+	return 1;
+}
+
+/* How the verdicts were reached, in plain text (each writer escapes it). */
+static void method_text(const struct cmp *c, char *buf, size_t n)
+{
+	snprintf(buf, n,
+		 "Each figure is computed per window; the windows of a phase in the two runs are compared with "
+		 "the two-sided Mann-Whitney U test at alpha %g, and a change counts when the median moved by "
+		 "more than %g%% (--tolerance) and by more than the unit's noise floor (10 us for times, 0.001 for "
+		 "ratios, 0.01 GB/s; the floor column) in the metric's bad direction (regression) or good direction "
+		 "(improvement). training.ettr and inference.goodput are also compared over the whole run (every "
+		 "window, faults included), on the change of their means in points against %g and %g points "
+		 "(--ettr-tolerance, --goodput-tolerance), tested with Welch's t test. Each fault's recovery_s and "
+		 "restore_s count when longer by more than %g%% (--recovery-tolerance) and by more than the "
+		 "scenario's hold windows (one unhealthy window moves them that much). At least %d windows with data are needed on each side. Windows under a fault are "
+		 "grouped as faults.",
+		 c->o.alpha, c->o.tolerance * 100, c->o.ettr_tolerance * 100, c->o.goodput_tolerance * 100,
+		 c->o.recovery_tolerance * 100, c->o.min_windows);
+}
+
+static const char *change_of(const struct cmp *c, const struct row *r)
+{
+	if (c->figs[r->fig].judging == J_MEAN_ABS)
+		return "";
+	return r->change_from_means ? " (means)" : "";
+}
+
+static void md_rows(const struct cmp *c, struct gl_buf *b, int which)
+{
+	gl_buf_printf(b, "| metric | phase | better | windows (base/cand) | base | candidate | change | p-value | "
+		      "note | verdict |\n|---|---|---|---|---|---|---|---|---|---|\n");
 	for (int i = 0; i < c->n_rows; i++) {
 		const struct row *r = &c->rows[i];
-		char vb[32], vc[32], ch[32], p[32];
-		if (only_changes && r->v != V_REGRESSION && r->v != V_IMPROVEMENT)
+		char vb[32], vc[32], ch[32], p[32], where[96];
+		if (!row_shown(c, r, which))
 			continue;
-		fmt_val(vb, sizeof(vb), r->med_base);
-		fmt_val(vc, sizeof(vc), r->med_cand);
-		fmt_change(ch, sizeof(ch), r->change);
+		fmt_val(vb, sizeof(vb), shown_base(r));
+		fmt_val(vc, sizeof(vc), shown_cand(r));
+		fmt_change(ch, sizeof(ch), c, r);
 		fmt_p(p, sizeof(p), r);
 		gl_buf_printf(b, "| `%s` | ", c->figs[r->fig].name);
-		md_esc(b, c->groups[r->grp].label);
-		gl_buf_printf(b, " | %s | %d/%d | %s | %s | %s%s | %s | %s%s%s |\n",
+		md_esc(b, gl_cmp_row_where(c, r, where, sizeof(where)));
+		gl_buf_printf(b, " | %s | %d/%d | %s | %s | %s%s | %s | ",
 			      c->figs[r->fig].def->lower_is_better ? "lower" : "higher", r->n_base, r->n_cand, vb, vc,
-			      ch, r->change_from_means ? " (means)" : "", p,
-			      r->v == V_REGRESSION ? "**" : "", verdict_names[r->v], r->v == V_REGRESSION ? "**" : "");
+			      ch, change_of(c, r), p);
+		md_esc(b, r->note);
+		gl_buf_printf(b, " | %s%s%s |\n", r->v == V_REGRESSION ? "**" : "", verdict_names[r->v],
+			      r->v == V_REGRESSION ? "**" : "");
+	}
+}
+
+static int has_shown(const struct cmp *c, int which)
+{
+	for (int i = 0; i < c->n_rows; i++)
+		if (row_shown(c, &c->rows[i], which))
+			return 1;
+	return 0;
+}
+
+/* "Not compared": each entry's metric, its fault if any, and the run it
+ * was seen in, through esc. */
+static void not_compared_list(const struct cmp *c, struct gl_buf *b, esc_fn esc, const char *pre,
+			      const char *post)
+{
+	const cJSON *it;
+	cJSON_ArrayForEach(it, c->not_compared) {
+		const cJSON *fault = cJSON_GetObjectItem(it, "fault");
+		char text[256];
+		snprintf(text, sizeof(text), "%s%s%s (%s)", cJSON_GetObjectItem(it, "metric")->valuestring,
+			 cJSON_IsString(fault) ? " of fault " : "", cJSON_IsString(fault) ? fault->valuestring : "",
+			 cJSON_GetObjectItem(it, "only_in")->valuestring);
+		gl_buf_printf(b, "%s", pre);
+		esc(b, text);
+		gl_buf_printf(b, "%s", post);
 	}
 }
 
@@ -281,18 +474,24 @@ static int render_md(const struct cmp *c, struct gl_buf *b)
 		      c->count[V_IMPROVEMENT], c->count[V_NONE], c->count[V_INSUFFICIENT]);
 	gl_buf_printf(b, "| | base | candidate |\n|---|---|---|\n");
 	facts(c, b, md_esc, 0);
-	gl_buf_printf(b, "\nEach figure is computed per window; the windows of a phase in the two runs are "
-		      "compared with the two-sided Mann-Whitney U test at alpha %g, and a change counts when "
-		      "the median moved by more than %g%% (`--tolerance`) in the metric's bad direction "
-		      "(regression) or good direction (improvement). At least %d windows with data are needed "
-		      "on each side. Windows under a fault are grouped as *faults*.\n\n",
-		      c->o.alpha, c->o.tolerance * 100, c->o.min_windows);
+	{
+		char text[1600];
+		method_text(c, text, sizeof(text));
+		gl_buf_printf(b, "\n");
+		md_esc(b, text);
+		gl_buf_printf(b, "\n\n");
+	}
 	for (int i = 0; i < c->n_warnings; i++) {
 		gl_buf_printf(b, "> **Warning:** ");
 		md_esc(b, c->warnings[i]);
 		gl_buf_printf(b, "\n\n");
 	}
-	gl_buf_printf(b, "## Changes\n\n");
+	gl_buf_printf(b, "## First-class figures\n\n");
+	if (has_shown(c, 2))
+		md_rows(c, b, 2);
+	else
+		gl_buf_printf(b, "Neither ETTR, goodput nor a fault of both runs to compare.\n");
+	gl_buf_printf(b, "\n## Changes\n\n");
 	if (c->count[V_REGRESSION] + c->count[V_IMPROVEMENT])
 		md_rows(c, b, 1);
 	else
@@ -300,39 +499,38 @@ static int render_md(const struct cmp *c, struct gl_buf *b)
 	gl_buf_printf(b, "\n## All comparisons\n\n");
 	md_rows(c, b, 0);
 	if (cJSON_GetArraySize(c->not_compared)) {
-		const cJSON *it;
 		gl_buf_printf(b, "\n## Not compared\n\nMeasured in one run only:");
-		cJSON_ArrayForEach(it, c->not_compared)
-			gl_buf_printf(b, " `%s` (%s)", cJSON_GetObjectItem(it, "metric")->valuestring,
-				      cJSON_GetObjectItem(it, "only_in")->valuestring);
+		not_compared_list(c, b, md_esc, " ", "");
 		gl_buf_printf(b, "\n");
 	}
 	return b->len >= b->max ? -1 : 0;
 }
 
-static void html_rows(const struct cmp *c, struct gl_buf *b, int only_changes)
+static void html_rows(const struct cmp *c, struct gl_buf *b, int which)
 {
 	gl_buf_printf(b, "<table class=\"rows\"><thead><tr><th>metric</th><th>phase</th><th>better</th>"
-		      "<th>windows (base/cand)</th><th>base median</th><th>cand median</th><th>change</th>"
-		      "<th>p-value</th><th>verdict</th></tr></thead><tbody>\n");
+		      "<th>windows (base/cand)</th><th>base</th><th>candidate</th><th>change</th>"
+		      "<th>p-value</th><th>note</th><th>verdict</th></tr></thead><tbody>\n");
 	for (int i = 0; i < c->n_rows; i++) {
 		const struct row *r = &c->rows[i];
-		char vb[32], vc[32], ch[32], p[32];
+		char vb[32], vc[32], ch[32], p[32], where[96];
 		static const char *const cls[] = { "insufficient", "none", "improvement", "regression" };
-		if (only_changes && r->v != V_REGRESSION && r->v != V_IMPROVEMENT)
+		if (!row_shown(c, r, which))
 			continue;
-		fmt_val(vb, sizeof(vb), r->med_base);
-		fmt_val(vc, sizeof(vc), r->med_cand);
-		fmt_change(ch, sizeof(ch), r->change);
+		fmt_val(vb, sizeof(vb), shown_base(r));
+		fmt_val(vc, sizeof(vc), shown_cand(r));
+		fmt_change(ch, sizeof(ch), c, r);
 		fmt_p(p, sizeof(p), r);
 		gl_buf_printf(b, "<tr class=\"%s\"><td><code>", cls[r->v]);
 		html_esc(b, c->figs[r->fig].name);
 		gl_buf_printf(b, "</code></td><td>");
-		html_esc(b, c->groups[r->grp].label);
+		html_esc(b, gl_cmp_row_where(c, r, where, sizeof(where)));
 		gl_buf_printf(b, "</td><td>%s</td><td>%d/%d</td><td>%s</td><td>%s</td><td>%s%s</td><td>%s</td>"
-			      "<td class=\"verdict\">%s</td></tr>\n",
+			      "<td class=\"note\">",
 			      c->figs[r->fig].def->lower_is_better ? "lower" : "higher", r->n_base, r->n_cand, vb, vc,
-			      ch, r->change_from_means ? " (means)" : "", p, verdict_names[r->v]);
+			      ch, change_of(c, r), p);
+		html_esc(b, r->note);
+		gl_buf_printf(b, "</td><td class=\"verdict\">%s</td></tr>\n", verdict_names[r->v]);
 	}
 	gl_buf_printf(b, "</tbody></table>\n");
 }
@@ -361,17 +559,23 @@ static int render_html(const struct cmp *c, struct gl_buf *b)
 		      c->count[V_IMPROVEMENT], c->count[V_NONE], c->count[V_INSUFFICIENT]);
 	gl_buf_printf(b, "<table class=\"facts\"><tr><th></th><th>base</th><th>candidate</th></tr>\n");
 	facts(c, b, html_esc, 1);
-	gl_buf_printf(b, "</table>\n<p>Each figure is computed per window; the windows of a phase in the two "
-		      "runs are compared with the two-sided Mann-Whitney U test at alpha %g, and a change counts "
-		      "when the median moved by more than %g%% in the metric's bad direction (regression) or good "
-		      "direction (improvement). At least %d windows with data are needed on each side. Windows "
-		      "under a fault are grouped as <em>faults</em>.</p>\n",
-		      c->o.alpha, c->o.tolerance * 100, c->o.min_windows);
+	{
+		char text[1600];
+		method_text(c, text, sizeof(text));
+		gl_buf_printf(b, "</table>\n<p>");
+		html_esc(b, text);
+		gl_buf_printf(b, "</p>\n");
+	}
 	for (int i = 0; i < c->n_warnings; i++) {
 		gl_buf_printf(b, "<p class=\"warn\"><strong>Warning:</strong> ");
 		html_esc(b, c->warnings[i]);
 		gl_buf_printf(b, "</p>\n");
 	}
+	gl_buf_printf(b, "<h2>First-class figures</h2>\n");
+	if (has_shown(c, 2))
+		html_rows(c, b, 2);
+	else
+		gl_buf_printf(b, "<p>Neither ETTR, goodput nor a fault of both runs to compare.</p>\n");
 	gl_buf_printf(b, "<h2>Changes</h2>\n");
 	if (c->count[V_REGRESSION] + c->count[V_IMPROVEMENT])
 		html_rows(c, b, 1);
@@ -380,13 +584,8 @@ static int render_html(const struct cmp *c, struct gl_buf *b)
 	gl_buf_printf(b, "<h2>All comparisons</h2>\n");
 	html_rows(c, b, 0);
 	if (cJSON_GetArraySize(c->not_compared)) {
-		const cJSON *it;
 		gl_buf_printf(b, "<h2>Not compared</h2>\n<p>Measured in one run only:</p><ul>\n");
-		cJSON_ArrayForEach(it, c->not_compared) {
-			gl_buf_printf(b, "<li><code>");
-			html_esc(b, cJSON_GetObjectItem(it, "metric")->valuestring);
-			gl_buf_printf(b, "</code> (%s)</li>\n", cJSON_GetObjectItem(it, "only_in")->valuestring);
-		}
+		not_compared_list(c, b, html_esc, "<li>", "</li>\n");
 		gl_buf_printf(b, "</ul>\n");
 	}
 	gl_buf_printf(b, "</body></html>\n");

@@ -11,6 +11,8 @@
 #       statistics are, at every default statistic;
 #   (c) compare.json, compare.md and compare.html exist, are self-contained
 #       and agree row by row.
+# The default output is a summary: at most 30 lines for the two real runs
+# (the old table printed a line per comparison: over 50 here).
 # The two real runs share a 2-CPU machine with whatever else runs: a p99 of
 # twenty requests moves by more than 5% from CPU contention alone, so the
 # checks between the two real runs use the per-window medians (--stats
@@ -49,6 +51,8 @@ rows() { python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print(sum(
 rc=$?
 check "(a) run1 vs run2: exit 0 (no regression)" [ $rc -eq 0 ]
 [ $rc -eq 0 ] || cat "$T/a.log"
+check "(a) the summary: at most 30 lines ($(wc -l < "$T/a.log")), the verdict second" \
+	bash -c "[ \$(wc -l < '$T/a.log') -le 30 ] && sed -n 2p '$T/a.log' | grep -q '^verdict: no regression'"
 check "(a) verdict 'no regression', no regression row" json "$T/a/compare.json" "r['verdict']=='no regression' and r['counts']['regression']==0 or sys.exit(1)"
 check "(a) steady windows compared (>= 10 a side), TTFT unchanged" json "$T/a/compare.json" "[(x['n_base']>=10 and x['n_cand']>=10 and x['verdict']) for x in r['comparisons'] if x['metric']=='inference.ttft_ms.p50' and x['phase']=='steady']==['no change'] or sys.exit(1)"
 check "(a) phases paired by name and order; the freeze grouped as faults" json "$T/a/compare.json" "{'warmup','steady','shock','steady#2','faults'} <= set(x['phase'] for x in r['comparisons']) or sys.exit(1)"
@@ -58,8 +62,9 @@ check "(a) too few windows says so (shock: 2-3 windows)" [ "$(rows "$T/a/compare
 check "(a) same scenario: no warning that anything differs" json "$T/a/compare.json" "not any('differ' in w for w in r['warnings']) or sys.exit(1)"
 json "$T/a/compare.json" "'\n'.join('info: warning: ' + w for w in r['warnings']) or True"
 # For the log: the default statistics between the two real runs (not judged).
-"$GAUNTLET" compare "$T/r1" "$T/r2" --out "$T/a-default" --quiet >/dev/null 2>&1
+"$GAUNTLET" compare "$T/r1" "$T/r2" --out "$T/a-default" >"$T/a-default.log" 2>&1
 echo "info: run1 vs run2 at the default statistics: $(json "$T/a-default/compare.json" "r['counts']")"
+check "(a) at the default statistics too, at most 30 lines ($(wc -l < "$T/a-default.log"))" [ "$(wc -l < "$T/a-default.log")" -le 30 ]
 
 # --- (b) an injected regression: TTFT 10% worse -------------------------------------
 cp -r "$T/r2" "$T/r2x"
@@ -71,7 +76,8 @@ rc=$?
 check "(b) run1 vs regressed copy: exit 1" [ $rc -eq 1 ]
 check "(b) steady TTFT p50 is a regression" [ "$(rows "$T/b/compare.json" "x['metric']=='inference.ttft_ms.p50' and x['phase']=='steady' and x['verdict']=='regression'")" = 1 ]
 check "(b) only TTFT regressed" [ "$(rows "$T/b/compare.json" "x['verdict']=='regression' and not x['metric'].startswith('inference.ttft_ms.')")" = 0 ]
-check "(b) stdout names the regression" grep -q "regression: inference.ttft_ms.p50 in steady" "$T/b.log"
+check "(b) stdout lists the regression that gates" \
+	bash -c "sed -n '/^regressions that gate/,/^not gating/p' '$T/b.log' | grep -q '^  inference.ttft_ms.p50, steady: '"
 # against run2 itself, at the default statistics, into the default directory
 "$GAUNTLET" compare "$T/r2" "$T/r2x" >"$T/c.log" 2>&1
 rc=$?
