@@ -12,10 +12,17 @@ source "$(dirname "$0")/lib.sh"
 # what each window is judged healthy against (restore_s), and a 1 s window
 # holds 200 ticks (ticks run on an absolute schedule, so a loaded machine
 # or the sanitizers delay them rather than drop them); a workload ticking
-# at a quarter of its rate or not at all fails the verdict.
+# at a quarter of its rate or not at all fails the verdict. Its tick-lag
+# targets are 1 s, not 50 and 100 ms: they judge the machine the test runs
+# on (the sanitizer build beside the suite saw a p99 of 177 ms), and this
+# test judges the controller.
 mk_scenario() { # FILE
 	sed -e "s|/tmp/gauntlet-null-soak-|$T/marker-|g" \
-	    -e 's|"null.ticks": ">= 1"|"null.ticks": ">= 50"|' "$GL_SOURCE_DIR/scenarios/null-soak.json" > "$1"
+	    -e 's|"null.ticks": ">= 1"|"null.ticks": ">= 50"|' \
+	    -e 's|"null.tick_lag_ms.p99": "<= 50"|"null.tick_lag_ms.p99": "<= 1000"|' \
+	    -e 's|"null.tick_lag_ms.p99": "<= 100"|"null.tick_lag_ms.p99": "<= 1000"|' \
+	    "$GL_SOURCE_DIR/scenarios/null-soak.json" > "$1"
+	grep -q '"null.tick_lag_ms.p99": "<= 1000"' "$1" || echo "mk_scenario: null-soak.json's tick-lag targets changed" >&2
 }
 SC=$T/null.json
 mk_scenario "$SC"
@@ -198,8 +205,9 @@ kill -TERM "$BG_PID"; wait "$BG_PID" 2>/dev/null
 python3 - "$SC" "$T/missing.json" <<'PY'
 import re, sys
 s = open(sys.argv[1]).read()
-s = s.replace('"degraded": { "null.tick_lag_ms.p99": "<= 100" },', '')
-open(sys.argv[2], 'w').write(s)
+t = s.replace('"degraded": { "null.tick_lag_ms.p99": "<= 1000" },', '')
+assert t != s, "the degraded target to remove is not in the scenario"
+open(sys.argv[2], 'w').write(t)
 PY
 "$GAUNTLET" validate "$T/missing.json" >/dev/null 2>"$T/m.err"; rc=$?
 check "validate: missing degraded threshold is exit 2" [ $rc -eq 2 ]

@@ -2,10 +2,11 @@
 # test_goodput.sh - goodput against a server with known timings: every
 # answer of `gauntlet target --ttft-ms 150 --itl-ms 10` starts 150 ms after
 # it is sent (no prefill cost, far below its sequence limit), so an SLO of
-# ttft_ms 500 is met by every request (goodput 1.0) and one of 100 by none
-# (0.0); tpot_ms 40 is met, 2 is not. (500 and 40, not 200 and 20: the
-# sanitizer build beside the suite's other tests measured first tokens
-# past 200 ms.) With half the requests answered 500,
+# ttft_ms 100 is met by none (0.0: no first token can come sooner than the
+# server sends it), and one of ttft_ms 2000, tpot_ms 200 by every request
+# (1.0: a client on a loaded machine adds to the server's 150 ms and 10 ms,
+# never 13 times as much; the sanitizer build beside the suite measured
+# first tokens past 500 ms); tpot_ms 2 is met by none. With half the requests answered 500,
 # errors are misses: goodput = 1 - error_rate exactly; compare and the
 # timeseries carry it. The runs go side by side (about 5 s).
 source "$(dirname "$0")/lib.sh"
@@ -16,10 +17,10 @@ OK=$ADDR
 start_target gp-err --ttft-ms 150 --prefill-us-per-token 0 --itl-ms 10 --output-tokens 8 --misbehave http_500 --misbehave-rate 0.5
 ERR=$ADDR
 base='"arrival": { "mode": "constant", "rate": 20 }, "input_tokens": 16, "output_tokens": 8, "ignore_eos": true'
-scenario "$T/met.json" 4s "http://$OK/v1" "$base, \"slo\": { \"ttft_ms\": 500, \"tpot_ms\": 40 }"
+scenario "$T/met.json" 4s "http://$OK/v1" "$base, \"slo\": { \"ttft_ms\": 2000, \"tpot_ms\": 200 }"
 scenario "$T/ttft.json" 4s "http://$OK/v1" "$base, \"slo\": { \"ttft_ms\": 100 }"
 scenario "$T/tpot.json" 4s "http://$OK/v1" "$base, \"slo\": { \"tpot_ms\": 2 }"
-scenario "$T/err.json" 4s "http://$ERR/v1" "$base, \"slo\": { \"ttft_ms\": 500 }"
+scenario "$T/err.json" 4s "http://$ERR/v1" "$base, \"slo\": { \"ttft_ms\": 2000 }"
 scenario "$T/none.json" 4s "http://$OK/v1" "$base"
 pids=()
 for n in met ttft tpot err none; do
@@ -40,11 +41,12 @@ done
 for p in "${pids[@]}"; do wait "$p"; done
 check "the live endpoint serves goodput over the run so far ($LIVE)" test "${LIVE##* }" = 1
 
-# a latency band: judged in the plain build only (lib.sh timing); the
-# sanitizer build beside four other tests once saw p99 above 190 ms
-timing "every request's TTFT near the server's 150 ms (p50 and p99 in 150..190)" \
-	m met "150 <= i['ttft_ms']['p50'] <= 190 and 150 <= i['ttft_ms']['p99'] <= 190"
-check "ttft_ms 500, tpot_ms 40: goodput 1.0 (every request)" m met "i['goodput'] == 1.0 and i['good'] == i['requests'] > 0"
+# the server's 150 ms is a floor no measured TTFT may be under (a loaded
+# client only adds to it: no upper band, which a CPU hog beside the test
+# moved past 190 ms); the met SLO shows every request under 2000 ms
+check "every request's TTFT at least the server's 150 ms (p50 and p99)" \
+	m met "150 <= i['ttft_ms']['p50'] <= i['ttft_ms']['p99']"
+check "ttft_ms 2000, tpot_ms 200: goodput 1.0 (every request)" m met "i['goodput'] == 1.0 and i['good'] == i['requests'] > 0"
 check "ttft_ms 100: goodput 0.0" m ttft "i['goodput'] == 0.0 and i['requests'] > 0"
 # (a timing too: a client that reads a stream's first token late sees the
 # rest at once, so its TPOT shrinks; the sanitizer build beside three
