@@ -729,6 +729,8 @@ int gl_controller_resume(const char *dir, int dry_run)
 		struct gl_outage_row o = { row.resumes + 1, base, row.progress_wall_ns, gl_wall_ns() };
 		gl_store_outage_put(c.st, &o);
 		if (o.down_wall_ns > 0)
+			c.resume_down_ns = o.resumed_wall_ns - o.down_wall_ns;
+		if (o.down_wall_ns > 0)
 			gl_ctx_event(&c, GL_LOG_WARN, "controller", "run %s resumed at elapsed %.3f s (resume #%d): "
 				     "the controller was down %.3f s since its last commit", row.id, (double)base / 1e9,
 				     row.resumes + 1, (double)(o.resumed_wall_ns - o.down_wall_ns) / 1e9);

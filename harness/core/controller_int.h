@@ -55,6 +55,7 @@ struct gl_ctx {
 	char dir[1024];
 	char run_id[40];
 	int resumes;              /* 0 on the first process of a run */
+	int64_t resume_down_ns;   /* a resume: the controller down from its last commit, 0 unknown */
 	double scale;
 	int64_t elapsed_base, mono_start;
 	int time_held;            /* resume's reconciliation: elapsed stays at the resume point */

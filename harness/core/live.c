@@ -49,7 +49,7 @@ struct live_target {
 	const struct gl_target_spec *t;
 	struct gl_target_name tn;
 	int parsed;
-	int missed;                   /* named by gl_live_missed already */
+	int missed;                   /* named failing by gl_live_missed, not passing since */
 };
 
 struct live_conn;
@@ -978,16 +978,19 @@ int gl_live_failing(const struct gl_live *l, int *no_data, int64_t *windows)
 	return n;
 }
 
-void gl_live_missed(struct gl_live *l, void (*fn)(void *arg, const struct gl_target_spec *t, double v), void *arg)
+void gl_live_missed(struct gl_live *l, void (*fn)(void *arg, const struct gl_target_spec *t, double v, int missed),
+		    void *arg)
 {
 	double v;
 
-	for (int i = 0; l && i < l->n_tg; i++)
-		if (!l->tg[i].missed && target_state(l, &l->tg[i], &v) == 1) {
-			l->tg[i].missed = 1;
-			if (fn)
-				fn(arg, l->tg[i].t, v);
-		}
+	for (int i = 0; l && i < l->n_tg; i++) {
+		int s = target_state(l, &l->tg[i], &v);
+		if (s < 0 || s == l->tg[i].missed)
+			continue;
+		l->tg[i].missed = s;
+		if (fn)
+			fn(arg, l->tg[i].t, v, s);
+	}
 }
 
 void gl_live_notify(struct gl_live *l, int64_t sent, int64_t failed, int64_t dropped)

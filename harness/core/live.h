@@ -60,10 +60,12 @@ void gl_live_status(struct gl_live *l, const struct gl_live_status *s);
 /* Targets failing so far, as gauntlet_targets_failing counts them (missing
  * thresholds included); *no_data and *windows (closed) when not NULL. */
 int gl_live_failing(const struct gl_live *l, int *no_data, int64_t *windows);
-/* Each steady or degraded target failing over its windows so far that no
- * earlier call named: fn(arg, target, measured) once per target per run
- * (fn NULL: only marked, as after a resume's replay). */
-void gl_live_missed(struct gl_live *l, void (*fn)(void *arg, const struct gl_target_spec *t, double v), void *arg);
+/* Each steady or degraded target whose state over its windows so far
+ * changed since the last call: fn(arg, target, measured, 1) when it fails
+ * (the first time, or again after passing), fn(..., 0) when a target named
+ * failing passes again (fn NULL: only marked, as after a resume's replay). */
+void gl_live_missed(struct gl_live *l, void (*fn)(void *arg, const struct gl_target_spec *t, double v, int missed),
+		    void *arg);
 /* The webhooks' totals (notify.h), for the gauntlet_notify_* families. */
 void gl_live_notify(struct gl_live *l, int64_t sent, int64_t failed, int64_t dropped);
 

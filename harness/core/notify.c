@@ -373,11 +373,17 @@ void gl_notify_event(struct gl_notify *n, enum gl_notify_event ev, const char *t
 	cJSON_AddStringToObject(j, "source", "gauntlet");
 	cJSON_AddStringToObject(j, "run_id", n->run_id);
 	cJSON_AddStringToObject(j, "scenario", n->scenario);
-	cJSON_AddStringToObject(j, "event", gl_notify_event_name(ev));
+	{
+		/* fields may name the event more narrowly (target_recovered is
+		 * sent where target_missed is taken) */
+		const cJSON *nm = fields ? cJSON_GetObjectItemCaseSensitive(fields, "event") : NULL;
+		cJSON_AddStringToObject(j, "event", cJSON_IsString(nm) ? nm->valuestring : gl_notify_event_name(ev));
+	}
 	cJSON_AddStringToObject(j, "time", when);
 	cJSON_AddStringToObject(j, "text", text);
 	if (fields) {
 		cJSON *f;
+		cJSON_DeleteItemFromObjectCaseSensitive(fields, "event");
 		while ((f = fields->child)) {
 			cJSON_DetachItemViaPointer(fields, f);
 			cJSON_AddItemToObject(j, f->string, f);

@@ -68,7 +68,11 @@ void ctl_notify_start(struct gl_ctx *c)
 	for (int i = 0; i < c->sc->n_notify; i++)
 		gl_ctx_event(c, GL_LOG_INFO, "notify", "notify[%d] (%s): %s webhook", i, c->sc->notify[i].url_env,
 			     c->sc->notify[i].slack ? "slack" : "json");
-	if (c->resumes)
+	if (c->resumes && c->resume_down_ns > 0)
+		snprintf(text, sizeof(text), "run resumed (resume #%d) at %.1f s of %.1f s, after %.1f s with the "
+			 "controller down", c->resumes, (double)c->elapsed_base / 1e9,
+			 (double)gl_timeline_real_ns(c->sc->duration_ns, c->scale) / 1e9, (double)c->resume_down_ns / 1e9);
+	else if (c->resumes)
 		snprintf(text, sizeof(text), "run resumed (resume #%d) at %.1f s of %.1f s", c->resumes,
 			 (double)c->elapsed_base / 1e9, (double)gl_timeline_real_ns(c->sc->duration_ns, c->scale) / 1e9);
 	else
@@ -78,22 +82,30 @@ void ctl_notify_start(struct gl_ctx *c)
 	j = figures(c);
 	cJSON_AddBoolToObject(j, "resumed", c->resumes > 0);
 	cJSON_AddNumberToObject(j, "resumes", c->resumes);
+	if (c->resumes)
+		/* from the last commit the store held to the resume; null when
+		 * the store held no commit time */
+		c->resume_down_ns > 0 ? (void)cJSON_AddNumberToObject(j, "down_s", (double)c->resume_down_ns / 1e9)
+				      : (void)cJSON_AddNullToObject(j, "down_s");
 	gl_notify_event(c->nt, GL_NEV_START, text, j);
 }
 
 void ctl_notify_fault(struct gl_ctx *c, struct fault_rt *f)
 {
 	const char *s = f->row.state;
-	char text[512];
+	char text[768], subject[300];
 	cJSON *j, *o;
 
 	if (!c->nt || !strcmp(s, f->notified) ||
 	    (strcmp(s, "injected") && strcmp(s, "reverted") && strcmp(s, "revert_failed") && strcmp(s, "failed")))
 		return;
 	snprintf(f->notified, sizeof(f->notified), "%s", s);
-	snprintf(text, sizeof(text), "fault '%s' %s (%s%s%s on %s)%s%s", f->row.id,
+	/* what it acts on (the drained node, the flapped link), not only the
+	 * host its commands ran on */
+	gl_plan_subject(f->plan, f->row.target, subject, sizeof(subject));
+	snprintf(text, sizeof(text), "fault '%s' %s (%s%s%s: %s)%s%s", f->row.id,
 		 !strcmp(s, "revert_failed") ? "REVERT FAILED" : !strcmp(s, "failed") ? "inject failed" : s,
-		 f->row.kind, f->row.method[0] ? "/" : "", f->row.method, f->row.target, f->row.error[0] ? ": " : "",
+		 f->row.kind, f->row.method[0] ? "/" : "", f->row.method, subject, f->row.error[0] ? ": " : "",
 		 f->row.error);
 	j = figures(c);
 	o = cJSON_AddObjectToObject(j, "fault");
@@ -101,20 +113,33 @@ void ctl_notify_fault(struct gl_ctx *c, struct fault_rt *f)
 	cJSON_AddStringToObject(o, "kind", f->row.kind);
 	cJSON_AddStringToObject(o, "method", f->row.method);
 	cJSON_AddStringToObject(o, "target", f->row.target);
+	cJSON_AddStringToObject(o, "subject", subject);
 	cJSON_AddStringToObject(o, "state", s);
 	if (f->row.error[0])
 		cJSON_AddStringToObject(o, "error", f->row.error);
 	gl_notify_event(c->nt, GL_NEV_FAULT, text, j);
 }
 
-static void on_missed(void *arg, const struct gl_target_spec *t, double v)
+/* A target failing over its windows so far (missed), or passing again
+ * after that (target_recovered, to the webhooks that take target_missed):
+ * both provisional, the end's verdict is final. */
+static void on_missed(void *arg, const struct gl_target_spec *t, double v, int missed)
 {
 	struct gl_ctx *c = arg;
 	char text[400];
-	cJSON *j = figures(c), *o = cJSON_AddObjectToObject(j, "target");
+	cJSON *j = figures(c), *o;
 
-	snprintf(text, sizeof(text), "target missed: %s %s %s (measured %g over the %s windows so far)",
-		 gl_scope_name(t->scope), t->metric, t->expr_text, v, gl_scope_name(t->scope));
+	if (missed)
+		snprintf(text, sizeof(text), "target missed so far: %s %s %s (measured %g over the %s windows so far; "
+			 "provisional, the end's verdict is final)", gl_scope_name(t->scope), t->metric, t->expr_text, v,
+			 gl_scope_name(t->scope));
+	else
+		snprintf(text, sizeof(text), "target passing again: %s %s %s (measured %g over the %s windows so far; "
+			 "provisional, the end's verdict is final)", gl_scope_name(t->scope), t->metric, t->expr_text, v,
+			 gl_scope_name(t->scope));
+	cJSON_AddStringToObject(j, "event", missed ? "target_missed" : "target_recovered");
+	cJSON_AddBoolToObject(j, "provisional", 1);
+	o = cJSON_AddObjectToObject(j, "target");
 	cJSON_AddStringToObject(o, "metric", t->metric);
 	cJSON_AddStringToObject(o, "scope", gl_scope_name(t->scope));
 	cJSON_AddStringToObject(o, "op", gl_cmp_str(t->expr.op));
@@ -240,9 +265,17 @@ void ctl_notify_stop(struct gl_ctx *c, const char *state, const char *verdict, i
 	cJSON_AddStringToObject(j, "verdict", verdict);
 	cJSON_AddNumberToObject(j, "exit_code", code);
 	if (targets_failing >= 0) {
+		/* the end's figures are the final report's, not the live count
+		 * (which judges recovery targets and missing data otherwise) */
+		cJSON *f = cJSON_GetObjectItemCaseSensitive(j, "figures");
+		cJSON_ReplaceItemInObjectCaseSensitive(f, "targets_failing", cJSON_CreateNumber(targets_failing));
+		cJSON_DeleteItemFromObjectCaseSensitive(f, "targets_no_data");
 		cJSON_AddNumberToObject(j, "targets_failing", targets_failing);
 		cJSON_AddNumberToObject(j, "targets", targets);
 	}
+	/* and so is the verdict: "passing" only when the report passes */
+	cJSON_ReplaceItemInObjectCaseSensitive(j, "verdict_so_far",
+					       cJSON_CreateString(!strcmp(verdict, "pass") ? "passing" : "failing"));
 	snprintf(text, sizeof(text), "run %s: %s (exit %d), %d of %d target(s) failing", state, verdict, code,
 		 targets_failing < 0 ? 0 : targets_failing, targets);
 	gl_notify_event(c->nt, GL_NEV_END, text, j);

@@ -247,4 +247,12 @@ const struct gl_transport_ops *gl_transport_find(const char *name);
 void gl_registry_names(int family, char *buf, size_t n);
 enum { GL_FAMILY_WORKLOAD, GL_FAMILY_FAULT, GL_FAMILY_TRANSPORT };
 
+/* What a fault acts on, for people (webhook messages, the live view): the
+ * node a drain takes out, the link or port that flaps, the GPUs, the
+ * processes, the storage device, the partitioned groups, the endpoints of
+ * a model swap, read from its plan; the plan's host (else target) when the
+ * kind names nothing narrower. A drain adds "(via HOST)": the command runs
+ * on another host than the node it takes out. */
+void gl_plan_subject(const cJSON *plan, const char *target, char *out, size_t n);
+
 #endif

@@ -291,6 +291,15 @@ check "a before-gate fails: report.json counts the 2 messages sent" \
 check "kill and resume: the resumed run ends (exit 1, got $RES_RC)" [ "$RES_RC" -eq 1 ]
 check "kill and resume: start (resumed=False), the fault injected, then start (resumed=True), end fail exit 1" \
 	[ "$(grep '^kill:' "$T/ab.summary" | grep -v ':target_missed$' | tr '\n' ' ')" = "kill:start:resumed=False kill:fault kill:start:resumed=True kill:fault kill:end:fail:1 " ]
+check "kill and resume: the resumed start gives how long the controller was down (down_s, in its text too)" \
+	python3 - "$T/ab.jsonl" <<'PY'
+import json, sys
+b = [json.loads(l)["body"] for l in open(sys.argv[1]) if json.loads(l)["path"].startswith("/kill/")]
+r = [x for x in b if x["event"] == "start" and x["resumed"]]
+ok = len(r) == 1 and isinstance(r[0].get("down_s"), (int, float)) and r[0]["down_s"] > 0 and "controller down" in r[0]["text"]
+print("   resumed:", r and (r[0].get("down_s"), r[0]["text"]))
+sys.exit(0 if ok else 1)
+PY
 check "kill and resume: report.json counts what the receiver got from both processes" \
 	json "$T/run-kill/report.json" 'r["notify"]["webhooks"][0]["sent"] == '"$(grep -c '^kill:' "$T/ab.summary")"' and r["notify"]["webhooks"][0]["failed"] == 0'
 
