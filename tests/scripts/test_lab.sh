@@ -110,10 +110,11 @@ check "dashboard: every query of contrib/grafana/gauntlet.json is in the lab soa
 	python3 "$GL_SOURCE_DIR/tests/scripts/dashboard_check.py" "$GL_SOURCE_DIR/contrib/grafana/gauntlet.json" "$T"/scrape.*.txt
 python3 "$GL_SOURCE_DIR/tests/scripts/dashboard_check.py" "$GL_SOURCE_DIR/contrib/grafana/gauntlet.json" "$T"/scrape.*.txt | tail -1 | sed 's/^/   /'
 # The webhook's messages against the report: one start, each fault's
-# injected and reverted, one target_missed per target the run saw failing
+# injected and reverted (a drain naming its node, a flap its link), per
+# target target_missed and target_recovered in turn, every target the run saw failing missed
 # (the report's failing steady/degraded targets among them), the end with
 # the report's verdict; nothing lost (report.json's counts).
-check "webhook: start, every fault injected and reverted, one target_missed per target, the end with the verdict" \
+check "webhook: start, every fault injected and reverted, target_missed and target_recovered in turn, the end with the verdict" \
 	python3 - "$T/hook.jsonl" "$R/report.json" <<'PY'
 import json, sys
 msgs = [json.loads(l)["body"] for l in open(sys.argv[1])]
@@ -125,9 +126,19 @@ for f in r["faults"]:
     states = [m["fault"]["state"] for m in msgs if m["event"] == "fault" and m["fault"]["id"] == f["id"]]
     if states != ["injected", "reverted"]: bad.append("fault %s: %s" % (f["id"], states))
 missed = [(m["target"]["scope"], m["target"]["metric"], m["target"]["expr"]) for m in msgs if m["event"] == "target_missed"]
-if len(missed) != len(set(missed)): bad.append("a target_missed twice: %s" % missed)
+# per target: missed, recovered, missed... (a withdrawal only follows a miss)
+seq = {}
+for m in msgs:
+    if m["event"] in ("target_missed", "target_recovered"):
+        seq.setdefault((m["target"]["scope"], m["target"]["metric"], m["target"]["expr"]), []).append(m["event"])
+for k, v in seq.items():
+    if any(e != ("target_missed", "target_recovered")[i % 2] for i, e in enumerate(v)): bad.append("%s: %s" % (k, v))
 failing = {(t["scope"], t["metric"]) for t in r["targets"] if t["scope"] in ("steady", "degraded") and not t["pass"]}
 if not failing <= {(a, b) for a, b, _ in missed}: bad.append("failing %s, missed %s" % (failing, missed))
+# the drain names its node, the flap its link (what they act on, not the host that ran them)
+for m in msgs:
+    if m["event"] == "fault" and m["fault"]["kind"] == "drain_worker" and not m["fault"]["subject"].startswith("node "): bad.append("drain subject: %s" % m["fault"])
+    if m["event"] == "fault" and m["fault"]["kind"] == "link_flap" and not m["fault"]["subject"].startswith("link "): bad.append("flap subject: %s" % m["fault"])
 end = [m for m in msgs if m["event"] == "end"]
 if len(end) != 1 or ev[-1] != "end" or end[0]["verdict"] != r["verdict"]: bad.append("end: %s" % end)
 n = r.get("notify", {})
