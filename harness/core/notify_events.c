@@ -46,6 +46,19 @@ static cJSON *figures(struct gl_ctx *c)
 	return j;
 }
 
+/* A resumed run's webhook counts so far, from the store (doc "notify"). */
+static void restore_counts(struct gl_ctx *c)
+{
+	char *doc = NULL;
+	struct gl_err err = { 0 };
+
+	if (!c->resumes)
+		return;
+	if (gl_store_doc_get(c->st, "notify", &doc, &err) == 0 && doc)
+		gl_notify_restore(c->nt, doc);
+	free(doc);
+}
+
 void ctl_notify_start(struct gl_ctx *c)
 {
 	char text[256];
@@ -58,13 +71,7 @@ void ctl_notify_start(struct gl_ctx *c)
 			     "notifications");
 		return;
 	}
-	if (c->resumes) {
-		char *doc = NULL;
-		struct gl_err err = { 0 };
-		if (gl_store_doc_get(c->st, "notify", &doc, &err) == 0 && doc)
-			gl_notify_restore(c->nt, doc);
-		free(doc);
-	}
+	restore_counts(c);
 	for (int i = 0; i < c->sc->n_notify; i++)
 		gl_ctx_event(c, GL_LOG_INFO, "notify", "notify[%d] (%s): %s webhook", i, c->sc->notify[i].url_env,
 			     c->sc->notify[i].slack ? "slack" : "json");
@@ -242,14 +249,7 @@ void ctl_notify_open_for_stop(struct gl_ctx *c)
 		c->nt = NULL;
 		return;
 	}
-	if (c->resumes) {
-		/* the counts so far, as ctl_notify_start takes them */
-		char *doc = NULL;
-		struct gl_err err = { 0 };
-		if (gl_store_doc_get(c->st, "notify", &doc, &err) == 0 && doc)
-			gl_notify_restore(c->nt, doc);
-		free(doc);
-	}
+	restore_counts(c);
 }
 
 void ctl_notify_stop(struct gl_ctx *c, const char *state, const char *verdict, int code, int targets_failing,
