@@ -357,7 +357,7 @@ static void check_grace(struct vctx *v, const cJSON *obj, const char *path, int6
 static void parse_faults(struct vctx *v, const cJSON *fs)
 {
 	static const char *const keys[] = { "id",	  "at",	     "for",	 "kind",	  "method",
-					    "target", "params", "runbook", "deadman_grace", NULL };
+					    "target", "params", "runbook", "deadman_grace", "settle", NULL };
 	const cJSON *f;
 	int n, i = 0;
 
@@ -385,6 +385,16 @@ static void parse_faults(struct vctx *v, const cJSON *fs)
 		gl_get_string(v->d, f, "target", path, 1, o->target, sizeof(o->target));
 		if (gl_get_duration(v->d, f, "deadman_grace", path, 0, &o->deadman_grace_ns) > 0)
 			check_grace(v, f, path, o->deadman_grace_ns);
+		o->settle_ns = GL_SETTLE_WINDOWS * v->s->window_ns;
+		if (gl_get_duration(v->d, f, "settle", path, 0, &o->settle_ns) > 0 &&
+		    (o->settle_ns < 0 || o->settle_ns > GL_SETTLE_MAX_NS)) {
+			snprintf(mp, sizeof(mp), "%s.settle", path);
+			gl_diag_error(v->d, cJSON_GetObjectItemCaseSensitive(f, "settle"), mp,
+				      "expected a duration from 0s to 1h (real time after the fault's revert that its "
+				      "windows stay judged degraded and its workloads have to meet the steady targets "
+				      "again)");
+			o->settle_ns = GL_SETTLE_WINDOWS * v->s->window_ns;
+		}
 		if (gl_get_string(v->d, f, "runbook", path, 0, o->runbook, sizeof(o->runbook)) > 0 &&
 		    (gl_control_char(o->runbook) || (!gl_runbook_is_url(o->runbook) && strstr(o->runbook, "://")))) {
 			snprintf(mp, sizeof(mp), "%s.runbook", path);
@@ -1033,8 +1043,9 @@ struct gl_scenario *gl_scenario_load_text(const char *name, const char *text, si
 		gl_get_string(d, s->root, "description", "", 0, tmp, sizeof(tmp));
 	}
 	/* incidents: degradations no scheduled fault explains; with "max"
-	 * every kind counts against it, without it only training failures and
-	 * correctness errors do, with a limit of 0 (analysis.h) */
+	 * every kind counts against it, without it only training failures,
+	 * correctness errors and failed restores do, with a limit of 0
+	 * (analysis.h) */
 	s->incidents_max = -1;
 	c = cJSON_GetObjectItemCaseSensitive(s->root, "incidents");
 	if (c && gl_want_object(d, c, "incidents")) {

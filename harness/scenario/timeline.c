@@ -85,13 +85,19 @@ void gl_timeline_print(const struct gl_scenario *s, double time_scale, FILE *f)
 		case GL_TL_INJECT: {
 			const struct gl_fault_spec *fs = &s->faults[ev[i].index];
 			gl_format_duration(fs->dur_ns, d, sizeof(d));
-			fprintf(f, "inject '%s': %s%s%s on %s%s%s\n", fs->id, fs->kind, fs->method[0] ? "/" : "",
-				fs->method, fs->target, fs->dur_ns ? ", for " : " (instantaneous)",
-				fs->dur_ns ? d : "");
+			fprintf(f, "inject '%s': %s%s%s on %s%s%s", fs->id, fs->kind, fs->method[0] ? "/" : "",
+				fs->method, fs->target, fs->dur_ns ? ", for " : " (instantaneous", fs->dur_ns ? d : "");
+			if (!fs->dur_ns) {
+				gl_format_duration(fs->settle_ns, d, sizeof(d));
+				fprintf(f, "; judged degraded until %s of real time after it: its settle)", d);
+			}
+			fputc('\n', f);
 			break;
 		}
 		case GL_TL_REVERT:
-			fprintf(f, "revert '%s'\n", s->faults[ev[i].index].id);
+			gl_format_duration(s->faults[ev[i].index].settle_ns, d, sizeof(d));
+			fprintf(f, "revert '%s' (judged degraded until %s of real time after it: its settle)\n",
+				s->faults[ev[i].index].id, d);
 			break;
 		case GL_TL_END:
 			fprintf(f, "end\n");
