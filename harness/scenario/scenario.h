@@ -155,6 +155,14 @@ struct gl_scenario {
 	struct gl_target_spec *targets;
 	int n_targets;                /* includes entries with missing = 1 */
 	int n_missing;
+	/* figures validate does not require (no scheduled fault is sure to
+	 * produce them), with why: listed by validate beside the targets */
+	struct gl_optional_figure {
+		enum gl_scope scope;
+		char metric[128];
+		char why[512];
+	} *optional;
+	int n_optional;
 
 	struct gl_gate_spec *gates;
 	int n_gates;

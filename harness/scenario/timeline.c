@@ -114,5 +114,17 @@ void gl_timeline_print(const struct gl_scenario *s, double time_scale, FILE *f)
 			fprintf(f, "  %-9s %-34s %s %g\n", gl_scope_name(t->scope), t->metric,
 				gl_cmp_str(t->expr.op), t->expr.threshold);
 	}
+	/* figures no scheduled fault is sure to produce: not required */
+	for (int i = 0; i < s->n_optional; i++) {
+		const struct gl_optional_figure *o = &s->optional[i];
+		int written = 0;
+		for (int k = 0; k < s->n_targets; k++)
+			written |= s->targets[k].scope == o->scope && !s->targets[k].missing &&
+				   !strcmp(s->targets[k].metric, o->metric);
+		if (i == 0)
+			fprintf(f, "not required:\n");
+		fprintf(f, "  %-9s %-34s %s: %s\n", gl_scope_name(o->scope), o->metric,
+			written ? "written, optional" : "optional", o->why);
+	}
 	free(ev);
 }
