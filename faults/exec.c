@@ -193,6 +193,23 @@ static const char *ex_deadman_none(const struct gl_fault_spec *f)
 	return gl_param(f->params, "revert") ? NULL : "exec fault has no revert command";
 }
 
+/* validate's question (plugin.h): an exec fault's commands can do
+ * anything; on one of the processes' hosts, or naming them in its inject
+ * command, it may end them. */
+static int ex_ends(const struct gl_fault_spec *f, const struct gl_proc_view *p, char *why, size_t n)
+{
+	const cJSON *a;
+	int named = 0;
+
+	cJSON_ArrayForEach(a, cJSON_GetObjectItemCaseSensitive(f->params, "inject"))
+		named |= cJSON_IsString(a) && gl_proc_named(p, a->valuestring);
+	if (!named && !gl_proc_on_host(p, f->target))
+		return GL_ENDS_NO;
+	if (why)
+		snprintf(why, n, "its commands %s", named ? "name its processes" : "run on one of its hosts");
+	return GL_ENDS_MAYBE;
+}
+
 const struct gl_fault_ops gl_fault_exec = {
 	.kind = "exec",
 	.validate = ex_validate,
@@ -205,4 +222,5 @@ const struct gl_fault_ops gl_fault_exec = {
 	.preflight = ex_preflight,
 	.deadman = ex_deadman,
 	.deadman_none = ex_deadman_none,
+	.ends = ex_ends,
 };

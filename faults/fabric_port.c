@@ -533,6 +533,18 @@ static int fp_deadman(struct gl_ctx *c, const cJSON *plan, struct gl_host *h, st
 	return 0;
 }
 
+/* validate's question (plugin.h): a fabric port taken down on one of the
+ * processes' hosts may end them (a job that does not ride through it);
+ * elsewhere, no. */
+static int fp_ends(const struct gl_fault_spec *f, const struct gl_proc_view *p, char *why, size_t n)
+{
+	if (!gl_proc_on_host(p, f->target))
+		return GL_ENDS_NO;
+	if (why)
+		snprintf(why, n, "a fabric port of one of its hosts down");
+	return GL_ENDS_MAYBE;
+}
+
 const struct gl_fault_ops gl_fault_fabric_port = {
 	.kind = "fabric_port",
 	.methods = fp_methods,
@@ -546,4 +558,5 @@ const struct gl_fault_ops gl_fault_fabric_port = {
 	.describe = fp_describe,
 	.preflight = fp_preflight,
 	.deadman = fp_deadman,
+	.ends = fp_ends,
 };

@@ -933,6 +933,18 @@ static int gx_deadman(struct gl_ctx *c, const cJSON *plan, struct gl_host *h, st
 	return bad ? gl_errf(err, GL_EINVAL, "gpu_xid: the revert commands cannot go into a watcher script") : 0;
 }
 
+/* validate's question (plugin.h): an XID reported on one of the
+ * processes' hosts may end them (the cluster's automation may act on it:
+ * drain the node, kill the job); elsewhere, no. */
+static int gx_ends(const struct gl_fault_spec *f, const struct gl_proc_view *p, char *why, size_t n)
+{
+	if (!gl_proc_on_host(p, f->target))
+		return GL_ENDS_NO;
+	if (why)
+		snprintf(why, n, "an XID reported by the GPUs of one of its hosts");
+	return GL_ENDS_MAYBE;
+}
+
 const struct gl_fault_ops gl_fault_gpu_xid = {
 	.kind = "gpu_xid",
 	.validate = gx_validate,
@@ -946,4 +958,5 @@ const struct gl_fault_ops gl_fault_gpu_xid = {
 	.tools = gx_tools,
 	.preflight = gx_preflight,
 	.deadman = gx_deadman,
+	.ends = gx_ends,
 };

@@ -812,6 +812,18 @@ static int lf_deadman(struct gl_ctx *c, const cJSON *plan, struct gl_host *h, st
 	return 0;
 }
 
+/* validate's question (plugin.h): a flapped, lossy or capped link on one
+ * of the processes' hosts may end them (a job that does not ride through
+ * it); elsewhere, no. */
+static int lf_ends(const struct gl_fault_spec *f, const struct gl_proc_view *p, char *why, size_t n)
+{
+	if (!gl_proc_on_host(p, f->target))
+		return GL_ENDS_NO;
+	if (why)
+		snprintf(why, n, "a link of one of its hosts down, lossy or capped");
+	return GL_ENDS_MAYBE;
+}
+
 const struct gl_fault_ops gl_fault_link_flap = {
 	.kind = "link_flap",
 	.methods = lf_methods,
@@ -825,4 +837,5 @@ const struct gl_fault_ops gl_fault_link_flap = {
 	.describe = lf_describe,
 	.preflight = lf_preflight,
 	.deadman = lf_deadman,
+	.ends = lf_ends,
 };

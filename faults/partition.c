@@ -759,6 +759,18 @@ static int pt_deadman(struct gl_ctx *c, const cJSON *plan, struct gl_host *h, st
 	return rc;
 }
 
+/* validate's question (plugin.h): a network partition on one of the
+ * processes' hosts may end them (a job that does not ride through it);
+ * elsewhere, no. */
+static int pt_ends(const struct gl_fault_spec *f, const struct gl_proc_view *p, char *why, size_t n)
+{
+	if (!gl_proc_on_host(p, f->target))
+		return GL_ENDS_NO;
+	if (why)
+		snprintf(why, n, "a network partition on one of its hosts");
+	return GL_ENDS_MAYBE;
+}
+
 const struct gl_fault_ops gl_fault_partition = {
 	.kind = "partition",
 	.methods = pt_methods,
@@ -771,4 +783,5 @@ const struct gl_fault_ops gl_fault_partition = {
 	.describe = pt_describe,
 	.preflight = pt_preflight,
 	.deadman = pt_deadman,
+	.ends = pt_ends,
 };

@@ -438,6 +438,28 @@ static int pk_deadman(struct gl_ctx *c, const cJSON *plan, struct gl_host *h, st
 	return gl_deadman_from_argv(c, plan, "process_kill", "revert", pk_script, h, script, err);
 }
 
+/* validate's question (plugin.h): does this fault end the processes p
+ * describes? KILL, TERM or INT of a process its pattern names: sure (the
+ * launcher ends the job). STOP of one: sure when it lasts the processes'
+ * watchdog ("for", scenario time, against the watchdog), else they resume.
+ * A process on one of their hosts that the pattern does not name (or a
+ * pid): maybe. */
+static int pk_ends(const struct gl_fault_spec *f, const struct gl_proc_view *p, char *why, size_t n)
+{
+	const char *sig = signal_name(gl_param_str(f->params, "signal")), *pat = gl_param_str(f->params, "pattern");
+	int named = pat && gl_proc_named(p, pat), on = gl_proc_on_host(p, f->target);
+
+	if (!sig)
+		sig = "KILL";
+	if (!named && !on)
+		return GL_ENDS_NO;
+	if (!strcmp(sig, "STOP") && (p->watchdog_ns <= 0 || f->dur_ns < p->watchdog_ns))
+		return GL_ENDS_NO;   /* stopped, then continued before anything ends them */
+	if (why)
+		snprintf(why, n, "SIG%s of %s", sig, named ? "a process its pattern names" : "a process on one of its hosts");
+	return named ? GL_ENDS_SURE : GL_ENDS_MAYBE;
+}
+
 const struct gl_fault_ops gl_fault_process_kill = {
 	.kind = "process_kill",
 	.methods = pk_methods,
@@ -450,4 +472,5 @@ const struct gl_fault_ops gl_fault_process_kill = {
 	.describe = pk_describe,
 	.deadman = pk_deadman,
 	/* no deadman_none: STOP has its watcher, the others nothing to undo */
+	.ends = pk_ends,
 };

@@ -148,10 +148,52 @@ void gl_training_targets(const cJSON *w, struct gl_target_need *n)
 		gl_need_require(n, GL_SCOPE_STEADY, "training.step_time_s", 0, "training.step_time_s.p95", NULL);
 }
 
-/* With faults scheduled, checkpoints are judged by how they restore. */
+/* With faults scheduled, checkpoints are judged by how they restore; a
+ * restore follows only a job's end (a relaunch), so the threshold is
+ * required when a scheduled fault is sure to end the job (a rank killed,
+ * ranks stopped past the watchdog), and optional otherwise: a network cut
+ * the job may ride through, or faults that leave it running, would leave
+ * a required figure without data, a failed gate for nothing. */
 void gl_training_fault_targets(const cJSON *w, struct gl_target_need *n)
 {
-	if (cJSON_GetObjectItemCaseSensitive(w, "checkpoint"))
+	const char *names[3], *hosts[64];
+	char buf[64][GL_NAME_MAX], bin[1024], sure[512], maybe[512], why[768];
+	const cJSON *hs = cJSON_GetObjectItemCaseSensitive(w, "hosts"), *h, *cmd;
+	struct gl_proc_view p = { hosts, 0, names, 0, gl_cfg_dur(w, "watchdog", 60LL * 1000000000) };
+	const char *slash;
+
+	if (!cJSON_GetObjectItemCaseSensitive(w, "checkpoint"))
+		return;
+	cJSON_ArrayForEach(h, hs) {
+		if (!cJSON_IsString(h) || p.n_hosts == 64)
+			continue;
+		snprintf(buf[p.n_hosts], sizeof(buf[0]), "%s", h->valuestring);
+		buf[p.n_hosts][strcspn(buf[p.n_hosts], ":")] = '\0';
+		hosts[p.n_hosts] = buf[p.n_hosts];
+		p.n_hosts++;
+	}
+	/* the ranks' binary by its base name: gauntlet-train (or "binary"),
+	 * nccl-tests' *_perf command */
+	snprintf(bin, sizeof(bin), "%s", gl_cfg_str(w, "binary", "gauntlet-train"));
+	cmd = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(w, "command"), 0);
+	if (!strcmp(gl_cfg_str(w, "backend", "mpi"), "nccl-tests") && cJSON_IsString(cmd))
+		snprintf(bin, sizeof(bin), "%s", cmd->valuestring);
+	slash = strrchr(bin, '/');
+	names[p.n_names++] = slash ? slash + 1 : bin;
+	switch (gl_need_faults_end(n, &p, sure, sizeof(sure), maybe, sizeof(maybe))) {
+	case GL_ENDS_SURE:
+		snprintf(why, sizeof(why), "training checkpoints are present and a fault ends the job: %s", sure);
 		gl_need_require(n, GL_SCOPE_RECOVERY, "training.checkpoint.restore_s", 1, "training.checkpoint.restore_s",
-				"training checkpoints and faults are both present");
+				why);
+		break;
+	case GL_ENDS_MAYBE:
+		snprintf(why, sizeof(why), "no scheduled fault is sure to end the training job; %s may (then the "
+			 "restore is measured, and judged when this target is written)", maybe);
+		gl_need_optional(n, GL_SCOPE_RECOVERY, "training.checkpoint.restore_s", why, 0);
+		break;
+	default:
+		gl_need_optional(n, GL_SCOPE_RECOVERY, "training.checkpoint.restore_s",
+				 "no scheduled fault ends the training job (a restore follows a relaunch only)", 1);
+		break;
+	}
 }

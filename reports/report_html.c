@@ -1021,7 +1021,7 @@ static void faults_table(struct out *o, const struct gl_analysis *an)
 	put(o, "</tbody></table>\n<p>Inject and revert times are scenario time, with the real seconds since the "
 	       "run began below them. recovery_s counts real seconds from the inject until the first run of hold "
 	       "windows meeting the degraded targets, restore_s from the revert until such a run meeting the steady "
-	       "targets; n/a (null) is a failure.</p>\n");
+	       "targets, which must start by the revert plus the fault's settle; n/a (null) is a failure.</p>\n");
 }
 
 static void phases_table(struct out *o, const struct gl_analysis *an, const struct gl_series_set *ss)
@@ -1067,7 +1067,7 @@ static void incidents_table(struct out *o, const struct gl_analysis *an)
 		"%d counted against a limit of %d (%s): <strong>%s</strong>.</p>\n",
 	     an->incidents_failed ? " class=\"bad\"" : "", an->incidents_total, an->incidents_gated, an->incidents_limit,
 	     an->sc->incidents_max >= 0 ? "incidents.max, every kind"
-					: "no incidents.max: training failures and correctness errors",
+					: "no incidents.max: training failures, correctness errors and failed restores",
 	     an->incidents_failed ? "FAIL" : "pass");
 	if (!an->n_incidents)
 		return;
@@ -1300,8 +1300,8 @@ static void definitions(struct out *o)
 	       "Failed requests are out of latency percentiles and in error_rate. ttft_ms is charged from the "
 	       "intended send time (open loop), so a request delayed by the client counts its wait. A window is "
 	       "healthy when it meets every target of the scope in force; a target without data in a window counts "
-	       "as missed. Windows from a fault's inject until its restore are judged as degraded, the rest by their "
-	       "phase; warm-up windows are not judged. A histogram target written without a statistic means its worst "
+	       "as missed. Windows from a fault's inject until its revert plus its settle are judged as degraded, "
+	       "the rest by their phase; warm-up windows are not judged. A histogram target written without a statistic means its worst "
 	       "value (max when lower is better, else min).</p>\n"
 	       "<table><thead><tr><th>metric</th><th>workload</th><th>kind</th><th>unit</th><th>better</th>"
 	       "<th>definition</th></tr></thead><tbody>\n");

@@ -262,7 +262,7 @@ cJSON *gl_report_incidents_json(const struct gl_analysis *an)
 	cJSON_AddNumberToObject(o, "counted", an->incidents_gated);
 	cJSON_AddNumberToObject(o, "max", an->incidents_limit);
 	cJSON_AddStringToObject(o, "counting", an->sc->incidents_max >= 0 ? "every kind (the scenario's incidents.max)"
-				: "training.failure and training.correctness (no incidents.max in the scenario)");
+				: "training.failure, training.correctness and fault.restore (no incidents.max in the scenario)");
 	cJSON_AddBoolToObject(o, "pass", !an->incidents_failed);
 	cJSON_AddNumberToObject(o, "listed", an->n_incidents);
 	arr = cJSON_AddArrayToObject(o, "list");
@@ -379,6 +379,14 @@ cJSON *gl_report_json(const struct gl_analysis *an)
 			cJSON_AddNullToObject(o, "reverted_by");
 		add_num(o, "recovery_s", f->recovery_s >= 0, f->recovery_s);
 		add_num(o, "restore_s", f->restore_s >= 0, f->restore_s);
+		cJSON_AddNumberToObject(o, "settle_s", f->settle_s);
+		cJSON_AddNumberToObject(o, "degraded_windows", f->degraded_windows);
+		if (f->unrestored)
+			cJSON_AddFalseToObject(o, "restored");
+		else if (f->restore_s >= 0)
+			cJSON_AddTrueToObject(o, "restored");
+		else
+			cJSON_AddNullToObject(o, "restored");
 		{
 			/* DESIGN 4: per workload, each judged by the targets naming it */
 			cJSON *bw = cJSON_AddObjectToObject(o, "by_workload");

@@ -121,7 +121,7 @@ static void md_incidents(const struct gl_analysis *an, struct gl_buf *b)
 	gl_buf_printf(b, "\n## Incidents\n\n%d incident(s): degradations no scheduled fault explains; %d counted "
 		      "against a limit of %d (%s): %s.\n\n", an->incidents_total, an->incidents_gated,
 		      an->incidents_limit, an->sc->incidents_max >= 0 ? "incidents.max, every kind"
-		      : "no incidents.max: training failures and correctness errors", an->incidents_failed ? "FAIL" : "pass");
+		      : "no incidents.max: training failures, correctness errors and failed restores", an->incidents_failed ? "FAIL" : "pass");
 	if (!an->n_incidents)
 		return;
 	gl_buf_printf(b, "| kind | from | to | windows | counted | what | first event |\n|---|---|---|---|---|---|---|\n");

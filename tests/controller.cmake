@@ -6,6 +6,10 @@ gl_unit_test(test_analysis ${GL_TESTS_DIR}/unit/test_analysis.c TIMEOUT 60)
 gl_script_test(test_controller ${GL_TESTS_DIR}/scripts/test_controller.sh TIMEOUT 300)
 gl_script_test(test_memory ${GL_TESTS_DIR}/scripts/test_memory.sh TIMEOUT 180)
 gl_script_test(test_soak ${GL_TESTS_DIR}/scripts/test_soak.sh TIMEOUT 180)
+# A fault's degraded span ends at its revert plus its settle: exact window
+# counts on two real null runs (restored at once, never restored), the
+# live endpoint's final scrape against the report.
+gl_script_test(test_settle ${GL_TESTS_DIR}/scripts/test_settle.sh TIMEOUT 120)
 # The live view: --metrics-listen scraped during a run, against the store and report.
 gl_script_test(test_live ${GL_TESTS_DIR}/scripts/test_live.sh TIMEOUT 120)
 gl_test_asan_long(test_live)

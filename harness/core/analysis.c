@@ -468,14 +468,16 @@ unsigned gl_incident_bits(const struct gl_agg *w)
 const char *gl_incident_kind_name(enum gl_incident_kind k)
 {
 	static const char *const names[] = { "training.failure", "training.correctness", "inference.targets",
-					     "storage.errors", "telemetry.xid", "telemetry.ecc" };
+					     "storage.errors", "telemetry.xid", "telemetry.ecc", "fault.restore" };
 	return k >= 0 && k < GL_INC_N ? names[k] : "?";
 }
 
+/* The events source an incident's kind looks for; NULL: none (a failed
+ * restore says what it is itself). */
 static const char *incident_source(enum gl_incident_kind k)
 {
 	return k <= GL_INC_CORRECTNESS ? "training" : k == GL_INC_INFERENCE ? "inference"
-	       : k == GL_INC_STORAGE ? "storage" : "telemetry";
+	       : k == GL_INC_STORAGE ? "storage" : k == GL_INC_RESTORE ? NULL : "telemetry";
 }
 
 static const char **target_series(const struct window_target *wt, int n)
@@ -617,14 +619,46 @@ static int healthy_run(const struct gl_analysis *an, int k0, int degraded, unsig
 	return -1;
 }
 
+int gl_fault_degrades(int64_t ti, int64_t tr, int64_t settle_ns, int64_t start, int64_t end)
+{
+	return ti >= 0 && ti < end && (tr < 0 || start < tr + settle_ns);
+}
+
+int gl_fault_explains(int64_t ti, int64_t tr, int64_t settle_ns, int64_t start, int64_t end)
+{
+	return gl_fault_degrades(ti, tr, settle_ns, start, end) ||
+	       (ti >= 0 && ti < end && tr >= 0 && start <= tr + GL_FAULT_TEARDOWN_NS);
+}
+
+int64_t gl_fault_settle_ns(const struct gl_scenario *s, const char *id)
+{
+	for (int i = 0; i < s->n_faults; i++)
+		if (!strcmp(s->faults[i].id, id))
+			return s->faults[i].settle_ns;
+	return GL_SETTLE_WINDOWS * s->window_ns;
+}
+
+/* Seconds from t to the start of window k: 0 when k is k0 (the window
+ * holding t) or starts at or before t. */
+static double since(const struct gl_analysis *an, int k, int k0, int64_t t)
+{
+	int64_t s = an->windows[k].start_ns;
+	return k == k0 || s <= t ? 0 : (double)(s - t) / 1e9;
+}
+
 static void recovery(struct gl_analysis *an)
 {
 	for (int i = 0; i < an->n_faults; i++) {
 		struct gl_fault_result *f = &an->faults[i];
 		int64_t ti = f->row.injected_elapsed_ns, tr = f->row.reverted_elapsed_ns, limit = INT64_MAX;
-		int k0, k, restore_k = -1;
+		int64_t settle = gl_fault_settle_ns(an->sc, f->row.id);
+		double late = -1;
+		int k0, k;
 
 		f->recovery_s = f->restore_s = -1;
+		f->settle_s = (double)settle / 1e9;
+		for (int wl = 0; wl < GL_MAX_WORKLOADS; wl++)
+			f->wl_recovery_s[wl] = f->wl_restore_s[wl] = -1;
 		if (ti < 0) {
 			snprintf(f->recovery_note, sizeof(f->recovery_note), "never injected (%s)", f->row.state);
 			continue;
@@ -640,23 +674,28 @@ static void recovery(struct gl_analysis *an)
 			tr = ti;      /* instantaneous: restore counts from the inject */
 		if (tr < 0)
 			snprintf(f->recovery_note, sizeof(f->recovery_note), "not reverted (%s)", f->row.state);
-		/* mask = every workload (the fault's figures), then each alone */
+		/* mask = every workload (the fault's figures), then each alone.
+		 * Both runs must start by the revert plus the settle: after it
+		 * the windows are judged steady again. */
 		for (int wl = -1; wl < an->sc->n_workloads && wl < GL_MAX_WORKLOADS; wl++) {
 			unsigned mask = wl < 0 ? 0xffu : 1u << wl;
 			double rec = -1, res = -1;
 			k = healthy_run(an, k0, 1, mask, limit);
 			if (k >= 0) {
-				int64_t t = an->windows[k].start_ns;
-				rec = k == k0 || t <= ti ? 0 : (double)(t - ti) / 1e9;
+				rec = since(an, k, k0, ti);
+				if (tr >= 0 && an->windows[k].start_ns > tr + settle && k != k0)
+					rec = -1;
 			}
 			if (tr >= 0) {
 				int r0 = window_at(an, tr);
 				k = healthy_run(an, r0, 0, mask, limit);
 				if (k >= 0) {
-					int64_t t = an->windows[k].start_ns;
-					res = k == r0 || t <= tr ? 0 : (double)(t - tr) / 1e9;
-					if (wl < 0)
-						restore_k = k;
+					res = since(an, k, r0, tr);
+					if (res * 1e9 > (double)settle) {
+						if (wl < 0)
+							late = res;
+						res = -1;
+					}
 				}
 			}
 			if (wl < 0) {
@@ -667,29 +706,53 @@ static void recovery(struct gl_analysis *an)
 				f->wl_restore_s[wl] = res;
 			}
 		}
-		if ((f->recovery_s < 0 || f->restore_s < 0) && !f->recovery_note[0])
+		if (tr >= 0 && f->restore_s < 0) {
+			/* unrestored when its settle ended before the bound: the
+			 * steady targets had windows to hold in, and did not. Its
+			 * incident: from the first window after the settle to the
+			 * one before its late restore, or the last before the
+			 * bound */
+			int w0 = window_at(an, tr), w1, r;
+			while (w0 < an->n_windows && an->windows[w0].start_ns < tr + settle)
+				w0++;
+			f->unrestored = w0 < an->n_windows && an->windows[w0].start_ns < limit;
+			if (f->unrestored) {
+				for (w1 = w0; w1 + 1 < an->n_windows && an->windows[w1 + 1].start_ns < limit; w1++)
+					;
+				r = healthy_run(an, w0, 0, 0xffu, limit);
+				if (r >= w0)
+					w1 = r > w0 ? r - 1 : w0;
+				f->unrestored_w0 = w0;
+				f->unrestored_w1 = w1;
+			}
+		}
+		if (f->unrestored && late >= 0)
 			snprintf(f->recovery_note, sizeof(f->recovery_note),
-				 "no %d healthy windows in a row before %s", an->sc->hold,
-				 limit == INT64_MAX ? "the end of the run" : "the next fault");
-		/* Scope: degraded from the inject window until the restore run.
-		 * The fault explains those windows, the restore run's own (what
-		 * it set off can still be seen while health is confirmed), and
-		 * at least those up to 5 s after its revert: a job's end is
-		 * seen only once the launcher has torn it down (mpirun took
-		 * about 2 s after a SIGKILLed rank), after the fault's revert. */
-		{
-			int end = an->n_windows, span;
-			if (restore_k >= 0)
-				end = restore_k;
-			else if (limit != INT64_MAX)
-				end = window_at(an, limit);
-			for (int w = k0; w < end && w < an->n_windows; w++)
-				an->windows[w].scope = GL_SCOPE_DEGRADED;
-			span = restore_k >= 0 ? restore_k + an->sc->hold : end;
-			if (tr >= 0 && window_at(an, tr + GL_FAULT_SETTLE_NS) + 1 > span)
-				span = window_at(an, tr + GL_FAULT_SETTLE_NS) + 1;
-			for (int w = k0; w < span && w < an->n_windows; w++)
-				an->windows[w].fault_span = 1;
+				 "restored %.3f s after the revert, past its settle of %.3f s", late, f->settle_s);
+		else if (f->unrestored)
+			snprintf(f->recovery_note, sizeof(f->recovery_note),
+				 "not restored within its settle of %.3f s (no %d healthy windows in a row before %s)",
+				 f->settle_s, an->sc->hold, limit == INT64_MAX ? "the end of the run" : "the next fault");
+		else if (f->restore_s >= 0 && f->recovery_s < 0)
+			snprintf(f->recovery_note, sizeof(f->recovery_note),
+				 "no %d windows in a row meeting the degraded targets, starting by the revert plus its "
+				 "settle of %.3f s", an->sc->hold, f->settle_s);
+		else if ((f->recovery_s < 0 || f->restore_s < 0) && !f->recovery_note[0])
+			snprintf(f->recovery_note, sizeof(f->recovery_note), "no %d healthy windows in a row before %s",
+				 an->sc->hold, limit == INT64_MAX ? "the end of the run" : "the next fault");
+		/* Scope and what the fault explains: fixed by its times and
+		 * settle (gl_fault_degrades), never by health, so that a fault
+		 * that never restores does not relabel the rest of the run */
+		for (int w = k0; w < an->n_windows; w++) {
+			struct gl_window_info *x = &an->windows[w];
+			if (gl_fault_degrades(ti, tr, settle, x->start_ns, x->end_ns)) {
+				x->scope = GL_SCOPE_DEGRADED;
+				f->degraded_windows++;
+			}
+			if (gl_fault_explains(ti, tr, settle, x->start_ns, x->end_ns))
+				x->fault_span = 1;
+			else if (tr >= 0)
+				break;
 		}
 	}
 }
@@ -762,7 +825,7 @@ static int incident_window(const struct gl_analysis *an, int w, enum gl_incident
 {
 	const struct gl_window_info *x = &an->windows[w];
 
-	if (x->fault_span)
+	if (x->fault_span || k == GL_INC_RESTORE)
 		return 0;
 	if (k == GL_INC_INFERENCE)
 		return inf >= 0 && x->complete && x->scope == GL_SCOPE_STEADY && (x->bad_steady & (1u << inf));
@@ -782,7 +845,35 @@ static int find_incidents(struct gl_analysis *an, struct gl_err *err)
 	int inf = workload_index(an->sc, "inference"), cap = 0;
 
 	an->incidents_limit = an->sc->incidents_max >= 0 ? an->sc->incidents_max : 0;
-	for (int k = 0; k < GL_INC_N; k++) {
+	/* each fault not restored within its settle (recovery() found its
+	 * windows), always counted; the first GL_MAX_INCIDENTS kept */
+	for (int i = 0; i < an->n_faults; i++) {
+		const struct gl_fault_result *f = &an->faults[i];
+		struct gl_incident *x;
+
+		if (!f->unrestored)
+			continue;
+		an->incidents_total++;
+		an->incidents_gated++;
+		if (an->n_incidents == GL_MAX_INCIDENTS)
+			continue;
+		if (an->n_incidents == cap) {
+			struct gl_incident *ni;
+			cap = cap ? cap * 2 : 16;
+			ni = realloc(an->incidents, sizeof(*ni) * (size_t)cap);
+			if (!ni)
+				return gl_errf(err, GL_ENOMEM, "analysis: out of memory");
+			an->incidents = ni;
+		}
+		x = &an->incidents[an->n_incidents++];
+		memset(x, 0, sizeof(*x));
+		x->kind = GL_INC_RESTORE;
+		x->fault = i;
+		x->w0 = f->unrestored_w0;
+		x->w1 = f->unrestored_w1;
+		x->gated = 1;
+	}
+	for (int k = 0; k < GL_INC_RESTORE; k++) {
 		int gated = an->sc->incidents_max >= 0 || k == GL_INC_TRAINING || k == GL_INC_CORRECTNESS, kept = 0;
 		for (int w = 0; w < an->n_windows; w++) {
 			struct gl_incident *x;
@@ -812,6 +903,7 @@ static int find_incidents(struct gl_analysis *an, struct gl_err *err)
 			x = &an->incidents[an->n_incidents++];
 			memset(x, 0, sizeof(*x));
 			x->kind = (enum gl_incident_kind)k;
+			x->fault = -1;
 			x->w0 = w;
 			x->w1 = w1;
 			x->gated = gated;
@@ -946,6 +1038,13 @@ static void incident_text(const struct gl_analysis *an, struct gl_incident *x)
 		ADD("%lld double-bit, %lld single-bit ECC error(s), %lld uncorrectable memory error(s)",
 		    (long long)x->n[0], (long long)x->n[1], (long long)x->n[2]);
 		break;
+	case GL_INC_RESTORE: {
+		const struct gl_fault_result *f = &an->faults[x->fault];
+		int64_t tr = f->row.reverted_elapsed_ns >= 0 ? f->row.reverted_elapsed_ns : f->row.injected_elapsed_ns;
+		ADD("fault '%s' (%s on %s), reverted at %.3f s: %s", f->row.id, f->row.kind, f->row.target,
+		    (double)tr / 1e9, f->recovery_note);
+		break;
+	}
 	default:
 		break;
 	}
@@ -976,7 +1075,7 @@ static int incident_events(sqlite3 *db, struct gl_analysis *an, struct gl_err *e
 			struct gl_incident *x = &an->incidents[j];
 			if (an->windows[x->w0].start_ns > t)
 				break;
-			if (!x->event[0] && t < an->windows[x->w1].end_ns && src && msg &&
+			if (!x->event[0] && t < an->windows[x->w1].end_ns && src && msg && incident_source(x->kind) &&
 			    !strcmp(src, incident_source(x->kind)))
 				snprintf(x->event, sizeof(x->event), "%s", msg);
 		}

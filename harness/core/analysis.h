@@ -7,24 +7,35 @@
  * Definitions (docs/metrics.md): a window is healthy for a scope when it
  * meets every target of that scope; a target whose metric has no data in
  * the window counts as not met (no evidence of health is not health).
+ *
+ * A fault's degraded span: the windows from the one holding its inject
+ * to the last one starting before its revert plus its settle (the fault's
+ * "settle", real time, default GL_SETTLE_WINDOWS windows; a fault never
+ * reverted: to the end). Those windows are judged in the degraded scope,
+ * the rest by their phase. The span is fixed by the journal's times, not
+ * by health, so the live view judges the same windows the same way.
+ *
  * recovery_s: from inject until the start of the first run of `hold`
  * consecutive windows meeting the degraded targets (0 when the window of
- * the inject already starts such a run); restore_s likewise from revert with
- * the steady targets; -1 (null, a failure) when no such run happens before
- * the next fault's inject or the end. Windows from a fault's inject until
- * its restore are judged in the degraded scope; the rest by their phase.
+ * the inject already starts such a run); restore_s likewise from revert
+ * with the steady targets; -1 (null, a failure) when no such run happens
+ * before the next fault's inject or the end, or when it starts later than
+ * the revert plus the settle: a fault whose workloads do not meet the
+ * steady targets again within its settle failed its restore.
  *
  * Incidents: a workload degraded where no scheduled fault explains it. A
- * fault explains the windows from its inject's to the end of its restore
- * run (hold windows), and at least to the one 5 s after its revert (not
- * reverted: until the next fault or the end). Outside those,
- * each run of consecutive windows showing one kind is an incident: a
- * training job that ended early (exit, signal, watchdog), training
- * correctness errors, a complete steady-scope window missing an inference
- * target, storage errors, an XID, ECC or uncorrectable memory errors.
+ * fault explains the windows of its degraded span and at least those up
+ * to GL_FAULT_TEARDOWN_NS after its revert. Outside those, each run of
+ * consecutive windows showing one kind is an incident: a training job
+ * that ended early (exit, signal, watchdog), training correctness errors,
+ * a complete steady-scope window missing an inference target, storage
+ * errors, an XID, ECC or uncorrectable memory errors. A fault whose
+ * restore did not come within its settle is an incident of its own
+ * (fault.restore), from the first window after its settle to its late
+ * restore (or the next fault's inject, or the end), always counted.
  * "incidents": {"max": N} makes every kind count against N; without it
- * training failures and correctness errors count, against 0. More than
- * the limit fails the verdict.
+ * training failures, correctness errors and failed restores count,
+ * against 0. More than the limit fails the verdict.
  *
  * Outages: per resume, the wall time from the last commit the store held
  * to the resume. The run's clock stands still meanwhile, so a fault
@@ -84,6 +95,10 @@ struct gl_fault_result {
 	double recovery_s, restore_s; /* every workload healthy together; -1: null */
 	double wl_recovery_s[GL_MAX_WORKLOADS], wl_restore_s[GL_MAX_WORKLOADS]; /* per workload */
 	char recovery_note[160];
+	double settle_s;              /* its settle (real seconds) */
+	int degraded_windows;         /* windows of its degraded span */
+	int unrestored;               /* reverted, but not restored within its settle */
+	int unrestored_w0, unrestored_w1; /* then: its incident's windows */
 	/* real seconds injected: elapsed between inject and revert plus the
 	 * controller outages in between; -1 never injected. planned_held_s:
 	 * the spec's duration in real seconds. */
@@ -97,17 +112,31 @@ enum gl_incident_kind {
 	GL_INC_STORAGE,       /* storage.errors */
 	GL_INC_XID,           /* dcgm.xid_errors.delta */
 	GL_INC_ECC,           /* dcgm.ecc_dbe/sbe.delta, node.edac_ue.delta */
+	GL_INC_RESTORE,       /* a fault not restored within its settle */
 	GL_INC_N
 };
 /* "training.failure", "training.correctness", "inference.targets",
- * "storage.errors", "telemetry.xid", "telemetry.ecc" */
+ * "storage.errors", "telemetry.xid", "telemetry.ecc", "fault.restore" */
 const char *gl_incident_kind_name(enum gl_incident_kind k);
-/* The counter kinds (all but GL_INC_INFERENCE) one window's series show,
+/* The counter kinds (all but GL_INC_INFERENCE and GL_INC_RESTORE) one window's series show,
  * as bits 1 << kind (analysis and the live view). */
 unsigned gl_incident_bits(const struct gl_agg *w);
 
-/* A fault explains what is seen up to this long after its revert (real). */
-#define GL_FAULT_SETTLE_NS 5000000000LL
+/* A fault explains what is seen up to this long after its revert (real),
+ * whatever its settle: a launcher sees its job's end only once it has torn
+ * the job down (mpirun took about 2 s after a SIGKILLed rank). */
+#define GL_FAULT_TEARDOWN_NS 5000000000LL
+
+/* A fault injected at ti and reverted at tr (elapsed ns; ti -1: never
+ * injected, tr -1: not reverted) with settle_ns: whether the window
+ * [start, end) lies in its degraded span (judged degraded), and whether
+ * the fault explains what that window shows (incidents). The analysis and
+ * the live view both judge by these. */
+int gl_fault_degrades(int64_t ti, int64_t tr, int64_t settle_ns, int64_t start, int64_t end);
+int gl_fault_explains(int64_t ti, int64_t tr, int64_t settle_ns, int64_t start, int64_t end);
+/* The settle of the scenario's fault with this id (the default for an id
+ * the scenario does not have). */
+int64_t gl_fault_settle_ns(const struct gl_scenario *s, const char *id);
 
 #define GL_MAX_INCIDENTS 1000   /* kept with their figures; all are counted */
 
@@ -116,6 +145,7 @@ struct gl_incident {
 	int w0, w1;                   /* first and last window (indices into windows[]) */
 	int gated;                    /* counts against the limit */
 	int64_t n[6];                 /* the kind's counts over the span (analysis.c) */
+	int fault;                    /* fault.restore: index into faults[]; else -1 */
 	double worst[4];              /* inference: each steady target's worst window value */
 	unsigned char missed[4], nodata[4];
 	char what[384];               /* the figures around it */

@@ -208,8 +208,7 @@ static void move_one(void *arg, const char *name, const struct gl_hist *h, int64
 
 /* Window idx, from m, written complete, then judged: abort_if and the
  * live view (both ways of closing a window end here). */
-static void write_closed(struct gl_ctx *c, struct gl_metrics *m, int64_t idx, int64_t start, int64_t end, int phase,
-			 int fault)
+static void write_closed(struct gl_ctx *c, struct gl_metrics *m, int64_t idx, int64_t start, int64_t end, int phase)
 {
 	struct gl_agg *agg = c->sc->n_abort_rules || c->live ? gl_agg_new() : NULL;
 
@@ -219,7 +218,7 @@ static void write_closed(struct gl_ctx *c, struct gl_metrics *m, int64_t idx, in
 		gl_agg_add_seconds(agg, (double)(end - start) / 1e9);
 		if (c->sc->n_abort_rules)
 			check_abort(c, agg, start, end);
-		gl_live_window(c->live, idx, agg, phase, fault);
+		gl_live_window(c->live, idx, start, end, agg, phase);
 		gl_agg_free(agg);
 	}
 }
@@ -238,7 +237,7 @@ static void settle(struct gl_ctx *c)
 	for (int i = 0; i < c->sc->n_workloads; i++)
 		if (c->agents[i])
 			gl_agents_window_done(c->agents[i], idx, c->closing);
-	write_closed(c, c->closing, idx, c->closing_start, c->closing_end, c->closing_phase, c->closing_fault);
+	write_closed(c, c->closing, idx, c->closing_start, c->closing_end, c->closing_phase);
 	if (gl_store_flush(c->st, &err) != 0)
 		fail_store(c, "window");
 	gl_store_wal_trim(c->st);
@@ -278,7 +277,6 @@ struct gl_metrics *ctl_window_metrics(struct gl_ctx *c, int64_t idx, int *late)
 static void close_window(struct gl_ctx *c, int64_t end_elapsed)
 {
 	struct gl_err err = { 0 };
-	int fault = c->win_fault || ctl_active_faults(c) > 0;
 
 	settle(c);     /* with agents, one still waiting: written as it stands */
 	for (int i = 0; i < c->sc->n_workloads; i++)
@@ -290,12 +288,10 @@ static void close_window(struct gl_ctx *c, int64_t end_elapsed)
 		c->closing_start = c->win_start_ns;
 		c->closing_end = end_elapsed;
 		c->closing_phase = c->phase;
-		c->closing_fault = fault;
 		c->closing_pending = 1;
 	} else {
-		write_closed(c, c->m, c->win_idx, c->win_start_ns, end_elapsed, c->phase, fault);
+		write_closed(c, c->m, c->win_idx, c->win_start_ns, end_elapsed, c->phase);
 	}
-	c->win_fault = ctl_active_faults(c) > 0;
 	c->win_idx++;
 	c->win_start_ns = end_elapsed;
 	/* The next window's row appears with the next commit; an empty one at
@@ -471,7 +467,6 @@ static int live_start(struct gl_ctx *c)
 	}
 	if (live_opts.listen)
 		gl_ctx_event(c, GL_LOG_INFO, "controller", "metrics at http://%s/metrics", gl_live_bound(c->live));
-	c->win_fault = ctl_active_faults(c) > 0;
 	if (c->win_idx > 0) {
 		inj = calloc((size_t)c->sc->n_faults + 1, sizeof(*inj));
 		rev = calloc((size_t)c->sc->n_faults + 1, sizeof(*rev));
@@ -619,7 +614,7 @@ int ctl_drive(struct gl_ctx *c)
 		gl_store_run_progress(c->st, now);
 		if (agg) {
 			gl_agg_add_seconds(agg, (double)(now - c->win_start_ns) / 1e9);
-			gl_live_window(c->live, c->win_idx, agg, c->phase, c->win_fault || ctl_active_faults(c) > 0);
+			gl_live_window(c->live, c->win_idx, c->win_start_ns, now, agg, c->phase);
 			gl_agg_free(agg);
 		}
 	} else {

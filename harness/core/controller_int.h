@@ -78,7 +78,6 @@ struct gl_ctx {
 	struct gl_live *live;     /* --metrics-listen, progress line, window log */
 	struct gl_notify *nt;     /* the scenario's webhooks (notify.h); NULL: none */
 	int64_t nt_saved[3];      /* their counts as last stored (sent, failed, dropped) */
-	int win_fault;            /* a fault was injected during the open window */
 	char child_mark[80];      /* GAUNTLET_RUN_ID=<run id> */
 	/* load agents (agents.c): per workload, NULL where it runs here */
 	struct gl_agents **agents;
@@ -88,7 +87,7 @@ struct gl_ctx {
 	 * is written */
 	struct gl_metrics *closing;
 	int64_t closing_idx, closing_start, closing_end;
-	int closing_phase, closing_pending, closing_fault;
+	int closing_phase, closing_pending;
 	struct event *ev_settle;
 	/* in an agent process (agent.c): its share of the load, where the
 	 * rows and events go */

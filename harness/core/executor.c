@@ -16,6 +16,7 @@
 
 #include <event2/event.h>
 
+#include "live.h"
 #include "transport_ssh.h"
 
 #define REVERT_ATTEMPTS 3
@@ -31,6 +32,8 @@ int ctl_journal(struct gl_ctx *c, struct fault_rt *f)
 	free(f->row.plan);
 	f->row.plan = plan;
 	rc = gl_store_fault_put(c->st, &f->row, &err);
+	/* the live view judges windows by the journal's times */
+	gl_live_fault(c->live, (int)(f->spec - c->sc->faults), f->row.injected_elapsed_ns, f->row.reverted_elapsed_ns);
 	if (rc) {
 		gl_error("fault journal: %s", err.msg);
 		if (c->stop == STOP_NONE) {
@@ -525,7 +528,6 @@ void ctl_fault_inject(struct gl_ctx *c, struct fault_rt *f)
 		refuse(c, f, why);
 		return;
 	}
-	c->win_fault = 1;
 	ctl_start_step(c, f, "injecting", FX_INJECT, NULL);
 }
 

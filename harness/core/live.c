@@ -44,6 +44,12 @@
 #define LIVE_DEADLINE_S 5
 #define LIVE_HEAD_MAX (16u * 1024)
 
+struct live_fault {
+	int64_t inj, rev;
+	int run, decided;             /* steady-healthy windows in a row; restore judged */
+	int64_t run_start;            /* the first of them */
+};
+
 /* A steady or degraded target, judged over its scope's windows so far. */
 struct live_target {
 	const struct gl_target_spec *t;
@@ -68,13 +74,17 @@ struct gl_live {
 	struct gl_agg *scope[3];       /* by the scope each window was judged in */
 	struct gl_agg *last;           /* the last closed window */
 	int64_t last_idx, windows;
-	int last_phase, last_under_fault;
+	int64_t judged[3];             /* windows closed, by the scope judged in */
+	int last_phase;
 	/* incidents so far, per kind (analysis.h), counted as windows close:
-	 * a window under a fault explains what is seen up to hold windows and
-	 * 5 s after it; a run of windows showing one kind is one incident */
+	 * what a fault explains and its restore judged as the analysis does
+	 * (gl_fault_explains, follow_restores); a run of windows showing one
+	 * kind is one incident */
 	int64_t incidents[GL_INC_N];
 	unsigned inc_prev;
-	int64_t explained_until;   /* last window a fault explains */
+	/* the faults, in the scenario's order: their journal times (elapsed
+	 * ns, -1 not yet) and their restore as followed so far */
+	struct live_fault *lf;
 	struct live_target *tg;
 	int n_tg;
 	struct gl_live_status st;
@@ -97,16 +107,38 @@ static double unix_now(void)
 
 /* ---- judging ------------------------------------------------------------- */
 
-/* The scope a window is judged in, live: its phase's, and degraded while
- * a fault was injected (the final analysis also keeps the windows until
- * the restore run degraded: a live figure may differ there). */
-static enum gl_scope window_scope(const struct gl_live *l, int phase, int under_fault)
+/* A fault's revert time for its span: an instantaneous fault not yet
+ * journaled reverted counts from its inject, as in the analysis. */
+static int64_t fault_tr(const struct gl_live *l, int i)
+{
+	const struct live_fault *f = &l->lf[i];
+	return f->rev < 0 && f->inj >= 0 && l->sc->faults[i].dur_ns == 0 ? f->inj : f->rev;
+}
+
+/* The scope a window [start, end) is judged in: its phase's, and degraded
+ * in a fault's degraded span (gl_fault_degrades, as in the analysis).
+ * *explained: a fault explains what it shows (incidents). */
+static enum gl_scope window_scope(const struct gl_live *l, int phase, int64_t start, int64_t end, int *explained)
 {
 	enum gl_scope s = phase >= 0 && phase < l->sc->n_phases ? l->sc->phases[phase].scope : GL_SCOPE_NONE;
+	int deg = 0, ex = 0;
 
-	if (s == GL_SCOPE_STEADY && under_fault)
-		s = GL_SCOPE_DEGRADED;
-	return s;
+	for (int i = 0; i < l->sc->n_faults && !(deg && ex); i++) {
+		int64_t ti = l->lf[i].inj, tr = fault_tr(l, i), st = l->sc->faults[i].settle_ns;
+		deg = deg || gl_fault_degrades(ti, tr, st, start, end);
+		ex = ex || gl_fault_explains(ti, tr, st, start, end);
+	}
+	if (explained)
+		*explained = ex;
+	return deg ? GL_SCOPE_DEGRADED : s;
+}
+
+/* The scope windows are judged in now (gauntlet_phase_info): degraded
+ * while a fault is in, or within its settle after its revert. */
+static enum gl_scope scope_now(const struct gl_live *l)
+{
+	enum gl_scope s = window_scope(l, l->st.phase, l->st.elapsed_ns, l->st.elapsed_ns + 1, NULL);
+	return l->st.n_active > 0 ? GL_SCOPE_DEGRADED : s;
 }
 
 /* 1 failing, 0 passing, -1 no data yet in its scope. */
@@ -154,40 +186,101 @@ static int inference_missed(const struct gl_live *l, const struct gl_agg *w)
 	return 0;
 }
 
-static void count_incidents(struct gl_live *l, int64_t idx, const struct gl_agg *w, enum gl_scope s,
-			    int under_fault)
+/* Does the window meet every steady target (the analysis's restore
+ * health: every workload at once; a target without data is missed)? */
+static int steady_healthy(const struct gl_live *l, const struct gl_agg *w)
+{
+	for (int i = 0; i < l->n_tg; i++) {
+		const struct live_target *x = &l->tg[i];
+		double v;
+		if (x->t->scope != GL_SCOPE_STEADY)
+			continue;
+		if (gl_agg_eval(w, x->t->metric, &v) != 0 || !gl_cmp_eval(x->t->expr.op, v, x->t->expr.threshold))
+			return 0;
+	}
+	return 1;
+}
+
+/* Each reverted fault's restore, followed window by window as the
+ * analysis finds it: the first `hold` steady-healthy windows in a row from
+ * the one holding the revert, all ending by the next fault's inject. A
+ * fault whose run starts later than the revert plus its settle is a
+ * fault.restore incident, counted once a window after the settle (and
+ * before the next inject) has closed. */
+static void follow_restores(struct gl_live *l, int64_t start, int64_t end, const struct gl_agg *w)
+{
+	int healthy = -1;
+
+	for (int i = 0; i < l->sc->n_faults; i++) {
+		struct live_fault *f = &l->lf[i];
+		int64_t tr = fault_tr(l, i), settle = l->sc->faults[i].settle_ns, limit = INT64_MAX;
+		int late;
+
+		if (f->decided || f->inj < 0 || tr < 0 || end <= tr)
+			continue;
+		for (int j = 0; j < l->sc->n_faults; j++)
+			if (j != i && l->lf[j].inj > f->inj && l->lf[j].inj < limit)
+				limit = l->lf[j].inj;
+		if (end > limit) {
+			/* the search is over: unrestored when a window after the
+			 * settle opened before the bound */
+			if (start >= tr + settle && start < limit)
+				l->incidents[GL_INC_RESTORE]++;
+			f->decided = 1;
+			continue;
+		}
+		if (healthy < 0)
+			healthy = steady_healthy(l, w);
+		if (healthy) {
+			if (!f->run++)
+				f->run_start = start;
+		} else {
+			f->run = 0;
+		}
+		late = (f->run ? f->run_start : end) > tr + settle;
+		if (f->run >= l->sc->hold || (late && start >= tr + settle)) {
+			if (late)
+				l->incidents[GL_INC_RESTORE]++;
+			f->decided = 1;
+		}
+	}
+}
+
+static void count_incidents(struct gl_live *l, const struct gl_agg *w, enum gl_scope s, int explained)
 {
 	unsigned bits = 0;
 
-	if (under_fault)
-		l->explained_until = idx + l->sc->hold + (GL_FAULT_SETTLE_NS + l->sc->window_ns - 1) / l->sc->window_ns;
-	if (idx > l->explained_until) {
+	if (!explained) {
 		bits = gl_incident_bits(w);
 		if (s == GL_SCOPE_STEADY && inference_missed(l, w))
 			bits |= 1u << GL_INC_INFERENCE;
 	}
-	for (int k = 0; k < GL_INC_N; k++)
+	for (int k = 0; k < GL_INC_RESTORE; k++)
 		if ((bits >> k) & 1u && !((l->inc_prev >> k) & 1u))
 			l->incidents[k]++;
 	l->inc_prev = bits;
 }
 
-static void take_window(struct gl_live *l, int64_t idx, const struct gl_agg *w, int phase, int under_fault)
+static void take_window(struct gl_live *l, int64_t idx, int64_t start, int64_t end, const struct gl_agg *w,
+			int phase)
 {
-	enum gl_scope s = window_scope(l, phase, under_fault);
+	int explained;
+	enum gl_scope s = window_scope(l, phase, start, end, &explained);
 
-	count_incidents(l, idx, w, s, under_fault);
+	count_incidents(l, w, s, explained);
+	follow_restores(l, start, end, w);
 
 	gl_agg_merge(l->run, w);
 	if (s == GL_SCOPE_STEADY || s == GL_SCOPE_DEGRADED)
 		gl_agg_merge(l->scope[s], w);
+	if (s >= 0 && s < 3)
+		l->judged[s]++;
 	gl_agg_free(l->last);
 	l->last = gl_agg_new();
 	if (l->last)
 		gl_agg_merge(l->last, w);
 	l->last_idx = idx;
 	l->last_phase = phase;
-	l->last_under_fault = under_fault;
 	l->windows++;
 }
 
@@ -354,13 +447,19 @@ static int render(struct gl_live *l, struct gl_buf *b, int om)
 	put_head(b, om, "gauntlet_duration_seconds", "gauge", "Real time the run is planned to take.");
 	gl_buf_printf(b, "gauntlet_duration_seconds %.3f\n", (double)l->st.total_ns / 1e9);
 	put_head(b, om, "gauntlet_phase_info", "gauge",
-		 "The phase in force, and the scope its windows are judged in now (degraded while a fault is injected).");
+		 "The phase in force, and the scope its windows are judged in now (degraded while a fault is injected "
+		 "and for its settle after its revert).");
 	gl_buf_printf(b, "gauntlet_phase_info{phase=\"");
 	put_label(b, phase);
-	gl_buf_printf(b, "\",scope=\"%s\"} 1\n", gl_scope_name(window_scope(l, l->st.phase, l->st.n_active > 0)));
+	gl_buf_printf(b, "\",scope=\"%s\"} 1\n", gl_scope_name(scope_now(l)));
 	put_head(b, om, "gauntlet_windows_closed_total", "counter",
 		 "Analysis windows closed (the figures below cover them).");
 	gl_buf_printf(b, "gauntlet_windows_closed_total %lld\n", (long long)l->windows);
+	put_head(b, om, "gauntlet_windows_judged_total", "counter",
+		 "Windows closed, by the scope each was judged in (degraded: in a fault's degraded span).");
+	for (int k = 0; k < 3; k++)
+		gl_buf_printf(b, "gauntlet_windows_judged_total{scope=\"%s\"} %lld\n", gl_scope_name((enum gl_scope)k),
+			      (long long)l->judged[k]);
 	put_head(b, om, "gauntlet_last_window_index", "gauge", "Index of the last closed window (-1: none yet).");
 	gl_buf_printf(b, "gauntlet_last_window_index %lld\n", (long long)l->last_idx);
 	put_head(b, om, "gauntlet_window_seconds", "gauge", "Length of an analysis window, real time.");
@@ -765,7 +864,6 @@ struct gl_live *gl_live_new(struct event_base *base, const struct gl_scenario *s
 	l->base = base;
 	l->sc = sc;
 	l->last_idx = -1;
-	l->explained_until = -1;
 	l->st.phase = -1;
 	snprintf(l->run_id, sizeof(l->run_id), "%s", run_id);
 	snprintf(l->state, sizeof(l->state), "running");
@@ -775,7 +873,10 @@ struct gl_live *gl_live_new(struct event_base *base, const struct gl_scenario *s
 	for (int s = 0; s < 3; s++)
 		l->scope[s] = gl_agg_new();
 	l->tg = calloc((size_t)sc->n_targets + 1, sizeof(*l->tg));
-	if (!l->run || !l->scope[0] || !l->scope[1] || !l->scope[2] || !l->tg) {
+	l->lf = calloc((size_t)sc->n_faults + 1, sizeof(*l->lf));
+	for (int i = 0; l->lf && i < sc->n_faults; i++)
+		l->lf[i].inj = l->lf[i].rev = -1;
+	if (!l->run || !l->scope[0] || !l->scope[1] || !l->scope[2] || !l->tg || !l->lf) {
 		gl_errf(err, GL_ENOMEM, "live view: out of memory");
 		goto fail;
 	}
@@ -837,6 +938,7 @@ void gl_live_free(struct gl_live *l)
 		gl_agg_free(l->scope[s]);
 	gl_agg_free(l->last);
 	free(l->tg);
+	free(l->lf);
 	free(l);
 }
 
@@ -900,20 +1002,14 @@ static void line(struct gl_live *l, char *buf, size_t n)
 struct replay {
 	struct gl_live *l;
 	const struct gl_window_info *wins;
-	const int64_t *inj, *rev;
-	int n_faults;
 };
 
 static int replay_one(int i, struct gl_agg *w, void *arg)
 {
 	const struct replay *r = arg;
 	const struct gl_window_info *wi = &r->wins[i];
-	int under = 0;
 
-	for (int f = 0; f < r->n_faults; f++)
-		if (r->inj[f] >= 0 && r->inj[f] < wi->end_ns && (r->rev[f] < 0 || r->rev[f] > wi->start_ns))
-			under = 1;
-	take_window(r->l, wi->idx, w, wi->phase, under);
+	take_window(r->l, wi->idx, wi->start_ns, wi->end_ns, w, wi->phase);
 	return 0;
 }
 
@@ -921,9 +1017,11 @@ int gl_live_replay(struct gl_live *l, struct gl_store *st, int64_t upto, const i
 		   const int64_t *rev, int n_faults, struct gl_err *err)
 {
 	struct gl_window_info *wins = NULL;
-	struct replay r = { l, NULL, inj, rev, n_faults };
+	struct replay r = { l, NULL };
 	int n = 0, m = 0, rc;
 
+	for (int i = 0; i < n_faults && i < l->sc->n_faults; i++)
+		gl_live_fault(l, i, inj[i], rev[i]);
 	rc = gl_windows_load(st, &wins, &n, err);
 	while (rc == 0 && m < n && wins[m].idx < upto)
 		m++;
@@ -934,13 +1032,26 @@ int gl_live_replay(struct gl_live *l, struct gl_store *st, int64_t upto, const i
 	return rc;
 }
 
-void gl_live_window(struct gl_live *l, int64_t idx, const struct gl_agg *w, int phase, int under_fault)
+void gl_live_fault(struct gl_live *l, int i, int64_t injected, int64_t reverted)
+{
+	if (!l || i < 0 || i >= l->sc->n_faults)
+		return;
+	if (l->lf[i].rev != reverted || l->lf[i].inj != injected) {
+		/* a new revert (or a fault planned again): its restore is
+		 * followed afresh */
+		l->lf[i].run = l->lf[i].decided = 0;
+	}
+	l->lf[i].inj = injected;
+	l->lf[i].rev = reverted;
+}
+
+void gl_live_window(struct gl_live *l, int64_t idx, int64_t start, int64_t end, const struct gl_agg *w, int phase)
 {
 	char buf[768];
 
 	if (!l)
 		return;
-	take_window(l, idx, w, phase, under_fault);
+	take_window(l, idx, start, end, w, phase);
 	l->last_close_unix = unix_now();
 	if (!l->tty) {
 		line(l, buf, sizeof(buf));

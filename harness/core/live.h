@@ -35,14 +35,20 @@ const char *gl_live_bound(const struct gl_live *l);
 
 /* Resume: take in the windows the store holds with idx < upto (complete or
  * not; the controller restores a partial last window itself and closes it
- * later through gl_live_window). A window counts as under a fault when a
- * fault was injected during it (inj[i] .. rev[i], elapsed ns; rev -1: still
- * injected). */
+ * later through gl_live_window), with the faults' journal times as they
+ * stand (inj[i], rev[i]: elapsed ns, -1 not yet; i the scenario's index). */
 int gl_live_replay(struct gl_live *l, struct gl_store *st, int64_t upto, const int64_t *inj,
 		   const int64_t *rev, int n_faults, struct gl_err *err);
 
-/* A window closed: w holds its metrics, seconds its real length. */
-void gl_live_window(struct gl_live *l, int64_t idx, const struct gl_agg *w, int phase, int under_fault);
+/* Fault i (the scenario's index) as the journal has it now: injected and
+ * reverted at these elapsed ns (-1: not yet). Each window's scope, what
+ * the faults explain and their restores are judged by these times and
+ * the faults' settles, as the analysis judges them (analysis.h). */
+void gl_live_fault(struct gl_live *l, int i, int64_t injected, int64_t reverted);
+
+/* A window [start, end) (elapsed ns) closed: w holds its metrics, seconds
+ * its real length. */
+void gl_live_window(struct gl_live *l, int64_t idx, int64_t start, int64_t end, const struct gl_agg *w, int phase);
 
 /* Where the run stands now (called every commit, ~2/s); draws the
  * progress line on a terminal at most once a second. */

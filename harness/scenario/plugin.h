@@ -113,6 +113,21 @@ struct gl_load_spike {
 	char what[160];
 };
 
+/* The scheduled faults against a workload's processes: each fault kind's
+ * ends hook (struct gl_fault_ops) is asked about the processes described
+ * by p. Returns the strongest answer over the scenario's faults
+ * (GL_ENDS_SURE, GL_ENDS_MAYBE or GL_ENDS_NO); sure and maybe each name
+ * the faults that gave that answer, "id (kind): why; ...". */
+struct gl_proc_view;
+int gl_need_faults_end(const struct gl_target_need *n, const struct gl_proc_view *p, char *sure, size_t ns,
+		       char *maybe, size_t nm);
+/* A figure validate does not require because no scheduled fault is sure
+ * to produce it: listed as optional, with why. never: no fault can
+ * produce it at all, and a target written for it gets a warning (it
+ * would never get data, and no data is a failed gate). */
+void gl_need_optional(struct gl_target_need *n, enum gl_scope scope, const char *metric, const char *why,
+		      int never);
+
 struct gl_workload_ops {
 	const char *name;
 	/* (optional) the workload's schema: every key of its section cfg
@@ -127,7 +142,9 @@ struct gl_workload_ops {
 	 * called in the workloads' order once the targets are parsed. */
 	void (*targets)(const cJSON *cfg, struct gl_target_need *n);
 	/* (optional) the recovery targets it needs when faults are scheduled,
-	 * asked after recovery_s and restore_s. */
+	 * asked after recovery_s and restore_s: a figure only some faults can
+	 * produce is required when one of them is scheduled
+	 * (gl_need_faults_end), else named optional (gl_need_optional). */
 	void (*fault_targets)(const cJSON *cfg, struct gl_target_need *n);
 	/* (optional) when faults are scheduled, no degraded target is written
 	 * and no steady one either, the figure whose degraded threshold is
@@ -164,6 +181,24 @@ struct gl_workload_ops {
  * revert and verify_revert must work from that plan alone, in a later
  * process, after the controller that injected it died.
  */
+/* A workload's processes, as a fault kind's ends hook sees them: the hosts
+ * they run on (names from "hosts"; none: not known), words that name them
+ * in a command line (their binaries' base names), and how long they may
+ * stop making progress before the workload's own watchdog ends them (0:
+ * never). */
+struct gl_proc_view {
+	const char *const *hosts;
+	int n_hosts;
+	const char *const *names;
+	int n_names;
+	int64_t watchdog_ns;
+};
+enum { GL_ENDS_NO = 0, GL_ENDS_MAYBE = 1, GL_ENDS_SURE = 2 };
+/* Is host one of p's hosts? */
+int gl_proc_on_host(const struct gl_proc_view *p, const char *host);
+/* Does text (a pattern, a command) name one of p's processes? */
+int gl_proc_named(const struct gl_proc_view *p, const char *text);
+
 struct gl_fault_ops {
 	const char *kind;
 	const char *const *methods;     /* NULL-terminated; NULL: no "method" key */
@@ -206,6 +241,13 @@ struct gl_fault_ops {
 	 * note, safety.require_deadman's refusal): a static string, or NULL
 	 * when deadman will give one. A kind without deadman has none. */
 	const char *(*deadman_none)(const struct gl_fault_spec *f);
+	/* (optional) whether a fault of this spec ends the processes p
+	 * describes: GL_ENDS_SURE (it kills them, or stops them past their
+	 * watchdog), GL_ENDS_MAYBE (it may: a network cut they may ride
+	 * through), GL_ENDS_NO; why (may be NULL) says how in a few words.
+	 * Validate asks it to tell which figures the scenario can produce
+	 * (a checkpoint restore only follows a job's end). NULL: GL_ENDS_NO. */
+	int (*ends)(const struct gl_fault_spec *f, const struct gl_proc_view *p, char *why, size_t n);
 };
 
 /* deadman's "this plan has no watcher" (a fault left unguarded: validate

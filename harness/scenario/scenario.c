@@ -357,7 +357,7 @@ static void check_grace(struct vctx *v, const cJSON *obj, const char *path, int6
 static void parse_faults(struct vctx *v, const cJSON *fs)
 {
 	static const char *const keys[] = { "id",	  "at",	     "for",	 "kind",	  "method",
-					    "target", "params", "runbook", "deadman_grace", NULL };
+					    "target", "params", "runbook", "deadman_grace", "settle", NULL };
 	const cJSON *f;
 	int n, i = 0;
 
@@ -385,6 +385,16 @@ static void parse_faults(struct vctx *v, const cJSON *fs)
 		gl_get_string(v->d, f, "target", path, 1, o->target, sizeof(o->target));
 		if (gl_get_duration(v->d, f, "deadman_grace", path, 0, &o->deadman_grace_ns) > 0)
 			check_grace(v, f, path, o->deadman_grace_ns);
+		o->settle_ns = GL_SETTLE_WINDOWS * v->s->window_ns;
+		if (gl_get_duration(v->d, f, "settle", path, 0, &o->settle_ns) > 0 &&
+		    (o->settle_ns < 0 || o->settle_ns > GL_SETTLE_MAX_NS)) {
+			snprintf(mp, sizeof(mp), "%s.settle", path);
+			gl_diag_error(v->d, cJSON_GetObjectItemCaseSensitive(f, "settle"), mp,
+				      "expected a duration from 0s to 1h (real time after the fault's revert that its "
+				      "windows stay judged degraded and its workloads have to meet the steady targets "
+				      "again)");
+			o->settle_ns = GL_SETTLE_WINDOWS * v->s->window_ns;
+		}
 		if (gl_get_string(v->d, f, "runbook", path, 0, o->runbook, sizeof(o->runbook)) > 0 &&
 		    (gl_control_char(o->runbook) || (!gl_runbook_is_url(o->runbook) && strstr(o->runbook, "://")))) {
 			snprintf(mp, sizeof(mp), "%s.runbook", path);
@@ -573,6 +583,78 @@ void gl_need_imply(struct gl_target_need *n, const char *metric, enum gl_scope s
 	add_target(n->v, metric, scope, json, e, text, 0);
 }
 
+int gl_proc_on_host(const struct gl_proc_view *p, const char *host)
+{
+	for (int i = 0; host && i < p->n_hosts; i++)
+		if (!strcmp(p->hosts[i], host))
+			return 1;
+	return 0;
+}
+
+int gl_proc_named(const struct gl_proc_view *p, const char *text)
+{
+	for (int i = 0; text && i < p->n_names; i++)
+		if (p->names[i][0] && strstr(text, p->names[i]))
+			return 1;
+	return 0;
+}
+
+static void add_named(char *buf, size_t n, const struct gl_fault_spec *f, const char *why)
+{
+	size_t k = strlen(buf);
+	if (k < n)
+		snprintf(buf + k, n - k, "%s'%s' (%s%s%s)", k ? "; " : "", f->id, f->kind, why[0] ? ": " : "", why);
+}
+
+int gl_need_faults_end(const struct gl_target_need *n, const struct gl_proc_view *p, char *sure, size_t ns,
+		       char *maybe, size_t nm)
+{
+	const struct gl_scenario *s = n->v->s;
+	int best = GL_ENDS_NO;
+
+	if (ns)
+		sure[0] = '\0';
+	if (nm)
+		maybe[0] = '\0';
+	for (int i = 0; i < s->n_faults; i++) {
+		const struct gl_fault_spec *f = &s->faults[i];
+		char why[256] = "";
+		int e = f->ops && f->ops->ends ? f->ops->ends(f, p, why, sizeof(why)) : GL_ENDS_NO;
+		if (e == GL_ENDS_SURE)
+			add_named(sure, ns, f, why);
+		else if (e == GL_ENDS_MAYBE)
+			add_named(maybe, nm, f, why);
+		if (e > best)
+			best = e;
+	}
+	return best;
+}
+
+void gl_need_optional(struct gl_target_need *n, enum gl_scope scope, const char *metric, const char *why,
+		      int never)
+{
+	struct gl_scenario *s = n->v->s;
+	struct gl_optional_figure *o;
+
+	for (int i = 0; never && i < s->n_targets; i++) {
+		const struct gl_target_spec *t = &s->targets[i];
+		char p[160];
+		if (t->scope != scope || t->missing || strcmp(t->metric, metric))
+			continue;
+		snprintf(p, sizeof(p), "targets.%s", gl_scope_name(scope));
+		gl_diag_warn(n->v->d, t->json, p, "%s: %s, so this target never gets data (no data is a failed gate)",
+			     metric, why);
+	}
+	o = realloc(s->optional, sizeof(*o) * (size_t)(s->n_optional + 1));
+	if (!o)
+		return;
+	s->optional = o;
+	o = &s->optional[s->n_optional++];
+	o->scope = scope;
+	snprintf(o->metric, sizeof(o->metric), "%s", metric);
+	snprintf(o->why, sizeof(o->why), "%s", why);
+}
+
 /* Each workload present must be judged by the targets it needs: its ops
  * table's targets hook says which (loadgen/<name>_schema.c). */
 static void check_required_targets(struct vctx *v)
@@ -619,6 +701,14 @@ static void check_required_targets(struct vctx *v)
 			if (ops && ops->fault_targets)
 				ops->fault_targets(s->workloads[i].cfg, &n);
 		}
+	} else {
+		/* recovery figures come from faults only: without one, such a
+		 * target never gets data */
+		for (int i = 0; i < s->n_targets; i++)
+			if (s->targets[i].scope == GL_SCOPE_RECOVERY && !s->targets[i].missing && s->targets[i].json)
+				gl_diag_warn(v->d, s->targets[i].json, "targets.recovery",
+					     "%s: no fault is scheduled, so this target never gets data (no data is a "
+					     "failed gate)", s->targets[i].metric);
 	}
 }
 
@@ -1038,8 +1128,9 @@ struct gl_scenario *gl_scenario_load_text(const char *name, const char *text, si
 		gl_get_string(d, s->root, "description", "", 0, tmp, sizeof(tmp));
 	}
 	/* incidents: degradations no scheduled fault explains; with "max"
-	 * every kind counts against it, without it only training failures and
-	 * correctness errors do, with a limit of 0 (analysis.h) */
+	 * every kind counts against it, without it only training failures,
+	 * correctness errors and failed restores do, with a limit of 0
+	 * (analysis.h) */
 	s->incidents_max = -1;
 	c = cJSON_GetObjectItemCaseSensitive(s->root, "incidents");
 	if (c && gl_want_object(d, c, "incidents")) {
@@ -1201,6 +1292,7 @@ void gl_scenario_free(struct gl_scenario *s)
 	free(s->phases);
 	free(s->faults);
 	free(s->targets);
+	free(s->optional);
 	free(s->abort_rules);
 	free(s->gates);
 	free(s->notify);

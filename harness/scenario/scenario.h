@@ -57,7 +57,17 @@ struct gl_fault_spec {
 	/* "deadman_grace": how long its watcher waits for a lease renewal
 	 * before reverting the fault itself; 0: safety's */
 	int64_t deadman_grace_ns;
+	/* "settle": real time after the revert (an instantaneous fault: the
+	 * inject) that its windows stay judged degraded and in which its
+	 * workloads must meet the steady targets again (restore_s at most
+	 * this); 0 to GL_SETTLE_MAX_NS, default GL_SETTLE_WINDOWS windows.
+	 * Always set once parsed (docs/metrics.md, "Scopes"). */
+	int64_t settle_ns;
 };
+
+/* A fault's default settle, in windows, and the most a scenario may give. */
+#define GL_SETTLE_WINDOWS 3
+#define GL_SETTLE_MAX_NS 3600000000000LL
 
 struct gl_target_spec {
 	char metric[128];             /* as written: "inference.ttft_ms.p99" */
@@ -152,6 +162,14 @@ struct gl_scenario {
 	struct gl_target_spec *targets;
 	int n_targets;                /* includes entries with missing = 1 */
 	int n_missing;
+	/* figures validate does not require (no scheduled fault is sure to
+	 * produce them), with why: listed by validate beside the targets */
+	struct gl_optional_figure {
+		enum gl_scope scope;
+		char metric[128];
+		char why[512];
+	} *optional;
+	int n_optional;
 
 	struct gl_gate_spec *gates;
 	int n_gates;

@@ -23,8 +23,9 @@
  * its inject, all ending by the next fault's inject (the run's end for the
  * last); restore_s the same from the window holding its revert. A steady
  * (degraded) target needs a window judged in its scope: one labelled with
- * a phase of that scope, and not between a fault's inject window and its
- * revert window (those are degraded).
+ * a phase of that scope, and not in a fault's degraded span (from its
+ * inject window to the last window starting before its revert plus its
+ * settle: analysis.h).
  *
  * Judged on the schedule (every step and commit on time, which is the best
  * case: a late inject or revert only moves its window later; a phase at a
@@ -207,8 +208,8 @@ static void check_scope_fit(struct gl_scenario *s, const struct fit *w, enum gl_
 		return;
 	if (scope == GL_SCOPE_DEGRADED && s->n_faults > 0)
 		return;   /* a fault's inject window is judged degraded */
-	/* windows between a fault's inject window and its revert window are
-	 * degraded (more when its restore comes later) */
+	/* the windows of a fault's degraded span: from its inject window to
+	 * the last one starting before its revert plus its settle */
 	if (scope == GL_SCOPE_STEADY && s->n_faults > 0) {
 		fs = calloc((size_t)s->n_faults, sizeof(*fs));
 		if (!fs)
@@ -217,7 +218,8 @@ static void check_scope_fit(struct gl_scenario *s, const struct fit *w, enum gl_
 			const struct gl_fault_spec *f = &s->faults[i];
 			int64_t ti = gl_timeline_real_ns(f->at_ns, w->sc);
 			int64_t tr = f->dur_ns > 0 ? gl_timeline_real_ns(f->at_ns + f->dur_ns, w->sc) : ti;
-			struct span sp = { fit_at(w, ti), fit_at(w, tr) - 1 };
+			int64_t end = tr + f->settle_ns;
+			struct span sp = { fit_at(w, ti), end >= w->E ? w->nwin - 1 : (end + w->W - 1) / w->W - 1 };
 			if (sp.lo <= sp.hi)
 				fs[n_fs++] = sp;
 		}
@@ -291,7 +293,7 @@ static void check_scope_fit(struct gl_scenario *s, const struct fit *w, enum gl_
 			gl_diag_error(d, ph->json, s->phases[p].json ? path : "phases",
 				      "phase '%s' (%s, judged %s) lasts %s of real time at time scale %g: the %lld "
 				      "window(s) of %s that take it all lie between a fault's inject and its "
-				      "revert, judged degraded; no window of the run is judged %s, so the %s targets "
+				      "revert plus its settle, judged degraded; no window of the run is judged %s, so the %s targets "
 				      "('%s'...) can never have data: use a lower --time-scale, a longer phase or "
 				      "gaps between faults, or a smaller window",
 				      ph->name, dur, sn, a, w->sc, (long long)(hi - lo + 1), ws, sn, sn, tn);

@@ -148,12 +148,22 @@ static void event_text(const struct gl_scenario *s, const struct gl_tl_event *e,
 	case GL_TL_INJECT: {
 		const struct gl_fault_spec *fs = &s->faults[e->index];
 		gl_format_duration(fs->dur_ns, d, sizeof(d));
-		snprintf(buf, n, "inject '%s': %s%s%s on %s%s%s", fs->id, fs->kind, fs->method[0] ? "/" : "",
-			 fs->method, fs->target, fs->dur_ns ? ", for " : " (instantaneous)", fs->dur_ns ? d : "");
+		if (fs->dur_ns) {
+			snprintf(buf, n, "inject '%s': %s%s%s on %s, for %s", fs->id, fs->kind, fs->method[0] ? "/" : "",
+				 fs->method, fs->target, d);
+		} else {
+			char st[64];
+			gl_format_duration(fs->settle_ns, st, sizeof(st));
+			snprintf(buf, n, "inject '%s': %s%s%s on %s (instantaneous; judged degraded until %s of real "
+				 "time after it: its settle)", fs->id, fs->kind, fs->method[0] ? "/" : "", fs->method,
+				 fs->target, st);
+		}
 		break;
 	}
 	case GL_TL_REVERT:
-		snprintf(buf, n, "revert '%s'", s->faults[e->index].id);
+		gl_format_duration(s->faults[e->index].settle_ns, d, sizeof(d));
+		snprintf(buf, n, "revert '%s' (judged degraded until %s of real time after it: its settle)",
+			 s->faults[e->index].id, d);
 		break;
 	case GL_TL_END:
 		snprintf(buf, n, "end");
@@ -316,6 +326,18 @@ void gl_timeline_print(const struct gl_scenario *s, double time_scale, FILE *f)
 		else
 			fprintf(f, "  %-9s %-34s %s %g\n", gl_scope_name(t->scope), t->metric,
 				gl_cmp_str(t->expr.op), t->expr.threshold);
+	}
+	/* figures no scheduled fault is sure to produce: not required */
+	for (int i = 0; i < s->n_optional; i++) {
+		const struct gl_optional_figure *o = &s->optional[i];
+		int written = 0;
+		for (int k = 0; k < s->n_targets; k++)
+			written |= s->targets[k].scope == o->scope && !s->targets[k].missing &&
+				   !strcmp(s->targets[k].metric, o->metric);
+		if (i == 0)
+			fprintf(f, "not required:\n");
+		fprintf(f, "  %-9s %-34s %s: %s\n", gl_scope_name(o->scope), o->metric,
+			written ? "written, optional" : "optional", o->why);
 	}
 	free(rows);
 }

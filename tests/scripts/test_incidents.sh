@@ -2,7 +2,8 @@
 # test_incidents.sh - failures nobody scheduled are found and judged.
 # Training with real mpirun on loopback (2 ranks, MPI backend, checkpoints)
 # for 40 s; a process_kill fault SIGKILLs a rank at 8 s (scheduled, so
-# explained), and this test SIGKILLs a rank itself at about 25 s of the
+# explained: its settle of 12 s holds the relaunch, and ends before the
+# test's own kill), and this test SIGKILLs a rank itself at about 25 s of the
 # run's clock, with no fault in force: the ground truth is the test's own
 # kill, the time it was done at, and the pid it hit.
 #   1. without "incidents" in the scenario: exactly one incident, of kind
@@ -37,7 +38,7 @@ scenario() { # FILE CKPT_DIR INCIDENTS_JSON
                   "checkpoint": { "dir": "$2", "every_steps": 25, "size": "8MiB" } }
   },
   "phases": [ { "name": "warmup", "for": "3s", "scope": "none" }, { "name": "steady", "for": "37s" } ],
-  "faults": [ { "id": "kill-rank", "at": "8s", "kind": "process_kill", "target": "me",
+  "faults": [ { "id": "kill-rank", "at": "8s", "settle": "12s", "kind": "process_kill", "target": "me",
                 "params": { "pattern": "^$BIN .*--ckpt-dir $2", "signal": "KILL" } } ],
   "targets": {
     "steady": { "training.step_time_s.p95": "<= 2", "training.steps": ">= 5" },

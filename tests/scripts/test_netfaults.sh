@@ -151,7 +151,10 @@ check "flap: report says reverted and verified" reverted_verified "$T/r1"
 check "flap: no flap loop left" [ -z "$(ls /run/gauntlet/link_flap.flap-$$.* 2>/dev/null)" ]
 
 # --- 1b. preflight: a fault on an interface the host lacks stops the run ---------
-mk "$T/nodev.json" 30s "{ \"id\": \"nodev-$$\", \"at\": \"5s\", \"for\": \"4s\", \"kind\": \"link_flap\",
+# (settle 1s: at --time-scale 10 the run is 3 s of real time, and the
+# default settle of 3 windows after its revert at 0.9 s would judge every
+# window degraded: validate refuses a steady phase with no window)
+mk "$T/nodev.json" 30s "{ \"id\": \"nodev-$$\", \"at\": \"5s\", \"for\": \"4s\", \"settle\": \"1s\", \"kind\": \"link_flap\",
   \"method\": \"loss\", \"target\": \"a\", \"params\": { \"interface\": \"nosuch$X\", \"percent\": 50 } }"
 "$GAUNTLET" run "$T/nodev.json" --out "$T/r1b" --time-scale 10 >"$T/r1b.log" 2>&1
 rc=$?

@@ -94,13 +94,16 @@ endpoint_url() { # LOG: sets URL once the run has said where its endpoint is
 }
 
 # 1. before the first window: the same scenario with 12 s windows (and 48 s
-# long, so that validate finds room for the fault's recovery), so that the
-# first answer of the endpoint comes well before the first window closes
-# however slow this machine is; stopped by SIGTERM once scraped
+# long, so that validate finds room for the fault's recovery; its settle one
+# window, not the default three, which would reach past the end and leave
+# the steady phase no window), so that the first answer of the endpoint
+# comes well before the first window closes however slow this machine is;
+# stopped by SIGTERM once scraped
 python3 - "$T/prom.json" "$T/before.json" <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1]))
 s["window"], s["duration"], s["phases"][1]["for"] = "12s", "48s", "44s"
+s["faults"][0]["settle"] = "12s"
 json.dump(s, open(sys.argv[2], "w"))
 PY
 "$GAUNTLET" run "$T/before.json" --out "$T/run-before" --metrics-listen 0 >"$T/run-before.log" 2>&1 &

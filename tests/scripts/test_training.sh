@@ -36,7 +36,9 @@ scenario() { # scenario FILE CKPT_DIR SIGNAL [FOR] [extra training keys] [watchd
                   "checkpoint": { "dir": "$ck", "every_steps": 25, "size": "8MiB" } }
   },
   "phases": [ { "name": "steady", "for": "30s" } ],
-  "faults": [ { "id": "hit-rank", "at": "8s", $forkey "kind": "process_kill", "target": "me",
+  // settle: a relaunch takes mpirun's teardown, the backoff and a
+  // checkpoint load, seconds on a loaded machine: more than 3 windows
+  "faults": [ { "id": "hit-rank", "at": "8s", $forkey "settle": "12s", "kind": "process_kill", "target": "me",
                 "params": { "pattern": "^$BIN .*--ckpt-dir $ck", "signal": "$sig" } } ],
   // steps >= 5 in a window: the windows the failure empties are unhealthy.
   // While the job is down there are no steps to time, so the degraded

@@ -11,7 +11,10 @@
 #      keeps the scenario valid;
 #  (e) windows x hold: a fault's recovery or restore, or a steady phase,
 #      that no window x hold can judge at the time scale is refused (exit 2,
-#      naming the fault or phase), one that just fits is valid.
+#      naming the fault or phase), one that just fits is valid;
+#  (f) required targets are those the run can measure: the checkpoint
+#      restore is required only when a fault is sure to end the training
+#      job (shipped scenarios and tests/scenarios/operator-case.json).
 # Counts and the closing line "N passed, M failed, K skipped" are lib.sh's
 # (a passing case counts silently, a failing one says why); exit 1 when
 # M > 0.
@@ -489,6 +492,125 @@ check "agents: validate shows the launch at 0 and each agent's command on its ho
 timeout 20 "$GAUNTLET" run "$TMP/agents.json" --dry-run --out "$TMP/agents-dry" >"$TMP/dry.out" 2>"$TMP/dry.err" </dev/null
 check "agents: run --dry-run shows the same" \
 	bash -c '[ "$(grep -E "^agents of|^  agent |^  \.\.\. and|^  0s .* launch" "$1")" = "$2" ]' _ "$TMP/dry.out" "$WANT_AGENTS"
+
+# ---- (f) required targets are the ones a run can measure --------------------------
+# A checkpoint restore (training.checkpoint.restore_s) is measured only when
+# the training job is relaunched, so validate requires its threshold only
+# when a scheduled fault is sure to end the job, and otherwise names it as
+# optional (a threshold nothing can ever give data to is a failed gate for
+# nothing: a clean baseline failed on that alone). The ground truth comes
+# from the files, by a rule written here: a process_kill whose pgrep
+# pattern names gauntlet-train, with KILL, TERM or INT (the default KILL),
+# or STOP for at least the training watchdog.
+jsonc() { # FILE: the scenario as plain JSON on stdout (comments stripped)
+	python3 - "$1" <<'PY'
+import json, sys
+t, out, i, q = open(sys.argv[1]).read(), [], 0, False
+while i < len(t):
+    c = t[i]
+    if q:
+        out.append(c)
+        if c == "\\":
+            out.append(t[i + 1]); i += 1
+        elif c == '"':
+            q = False
+    elif c == '"':
+        q = True; out.append(c)
+    elif t.startswith("//", i):
+        i = t.find("\n", i) - 1 if "\n" in t[i:] else len(t)
+    elif t.startswith("/*", i):
+        i = t.index("*/", i) + 1
+    else:
+        out.append(c)
+    i += 1
+json.dump(json.loads("".join(out)), sys.stdout)
+PY
+}
+sure_kill() { # FILE: exit 0 when the rule above finds a fault sure to end training
+	python3 - "$1" <<'PY'
+import json, re, sys
+s = json.load(open(sys.argv[1]))
+tr = s["workloads"].get("training")
+def dur(v):
+    m = re.fullmatch(r"(\d+)(ms|s|m|h)", v or "0s")
+    return int(m.group(1)) * {"ms": 0.001, "s": 1, "m": 60, "h": 3600}[m.group(2)]
+wd = dur(tr.get("watchdog", "60s")) if tr else 0
+sure = [f["id"] for f in s.get("faults", []) if tr and f["kind"] == "process_kill" and
+        "gauntlet-train" in f.get("params", {}).get("pattern", "") and
+        (f["params"].get("signal", "KILL") in ("KILL", "TERM", "INT") or
+         (f["params"].get("signal") == "STOP" and dur(f.get("for")) >= wd))]
+print("sure to end training:", sure)
+sys.exit(0 if sure else 1)
+PY
+}
+# what validate's output lists for the figure: "required" (a target line or
+# a missing threshold), "optional" (under "not required:"), or "absent"
+listed() { # OUT-FILE ERR-FILE
+	if grep -q "^not required:" "$1" && sed -n '/^not required:/,$p' "$1" | grep -q "training.checkpoint.restore_s"; then
+		echo optional
+	elif grep -q "^  recovery  training.checkpoint.restore_s" "$1" || grep -q "missing threshold for training.checkpoint.restore_s" "$2"; then
+		echo required
+	else
+		echo absent
+	fi
+}
+for f in "${good[@]}"; do
+	name=${f##*/}
+	jsonc "$f" > "$TMP/plain.json" || { fail "$name: not readable as JSON with comments"; continue; }
+	if grep -q '"inventory"' "$f"; then
+		"$GAUNTLET" validate "$f" --set "inventory=$LAB_INV" --allow-root "$GL_SOURCE_DIR/tests/scenarios" >"$TMP/f.out" 2>"$TMP/f.err"
+	else
+		"$GAUNTLET" validate "$f" >"$TMP/f.out" 2>"$TMP/f.err"
+	fi
+	rc=$?
+	ck=$(python3 -c 'import json,sys; t=json.load(open(sys.argv[1]))["workloads"].get("training"); print(1 if t and "checkpoint" in t and json.load(open(sys.argv[1])).get("faults") else 0)' "$TMP/plain.json")
+	if [ "$ck" = 1 ] && sure_kill "$TMP/plain.json" >/dev/null; then want=required
+	elif [ "$ck" = 1 ]; then want=optional
+	else want=absent; fi
+	got=$(listed "$TMP/f.out" "$TMP/f.err")
+	check "$name: training.checkpoint.restore_s $got (want $want), exit $rc" [ "$got" = "$want" -a $rc -eq 0 ]
+	check "$name: no missing threshold, no target that never gets data" \
+		not grep -q "missing threshold\|never gets data\|MISSING" "$TMP/f.out" "$TMP/f.err"
+done
+# The operator's case (tests/scenarios/operator-case.json): training with
+# checkpoints, storage with write spikes, a storage throttle, a drain of a
+# training node, a flapping link on one, an slo, webhooks, incidents.max.
+OP="$GL_SOURCE_DIR/tests/scenarios/operator-case.json"
+"$GAUNTLET" validate "$OP" >"$TMP/op.out" 2>"$TMP/op.err"; rc=$?
+sed -n '/^targets:/,$p' "$TMP/op.out"
+check "operator's case: valid as written (exit $rc)" [ $rc -eq 0 ]
+check "operator's case: no missing threshold, no target that never gets data" \
+	not grep -q "missing threshold\|never gets data\|MISSING" "$TMP/op.out" "$TMP/op.err"
+check "operator's case: training.checkpoint.restore_s is listed as optional ($(listed "$TMP/op.out" "$TMP/op.err"))" \
+	[ "$(listed "$TMP/op.out" "$TMP/op.err")" = optional ]
+check "operator's case: ... naming the link flap on a training node as the fault that may end the job, not the drain nor the throttle" \
+	bash -c "grep -q \"^  recovery  training.checkpoint.restore_s .*optional: no scheduled fault is sure to end the training job; 'flap-roce-e' (link_flap\" '$TMP/op.out' &&
+		! grep \"training.checkpoint.restore_s\" '$TMP/op.out' | grep -q 'drain-slurm-f\|throttle-store'"
+# a fault sure to end the job makes the figure required again, and a STOP
+# longer than the watchdog (120 s) too; one shorter does not
+variant() { # NAME PYTHON (over s, the scenario)
+	jsonc "$OP" | python3 -c "import json,sys; s=json.load(sys.stdin); $2; json.dump(s, open(sys.argv[1], 'w'))" "$TMP/$1.json"
+	"$GAUNTLET" validate "$TMP/$1.json" >"$TMP/$1.out" 2>"$TMP/$1.err"
+	RC=$?
+}
+kill_f='{"id": "kill-rank-f", "at": "18h", "kind": "process_kill", "target": "gpu-f", "params": {"pattern": "gauntlet-train", "signal": "%s"}%s}'
+variant kill "s['faults'].append(json.loads('$(printf "$kill_f" KILL '')'))"
+check "with a SIGKILL of gauntlet-train: required again, a missing threshold (exit $RC)" \
+	bash -c "[ $RC -eq 2 ] && grep -q \"targets.recovery: missing threshold for training.checkpoint.restore_s (training checkpoints are present and a fault ends the job: 'kill-rank-f' (process_kill: SIGKILL of a process its pattern names))\" '$TMP/kill.err'"
+variant stop3 "s['faults'].append(json.loads('$(printf "$kill_f" STOP ', "for": "3m"')'))"
+check "with a SIGSTOP of 3m (past the 120 s watchdog): required (exit $RC)" \
+	bash -c "[ $RC -eq 2 ] && grep -q 'missing threshold for training.checkpoint.restore_s' '$TMP/stop3.err'"
+variant stop1 "s['faults'].append(json.loads('$(printf "$kill_f" STOP ', "for": "1m"')'))"
+check "with a SIGSTOP of 1m (within the watchdog): still optional (exit $RC)" \
+	bash -c "[ $RC -eq 0 ] && [ \"\$(sed -n '/^not required:/,\$p' '$TMP/stop1.out' | grep -c training.checkpoint.restore_s)\" = 1 ]"
+# written for a run in which no fault can end the job: a warning that it
+# never gets data (still valid: the operator's choice)
+variant never "s['faults'] = [f for f in s['faults'] if f['id'] != 'flap-roce-e']; s['targets']['recovery']['training.checkpoint.restore_s'] = '<= 300'"
+check "written with no fault able to end the job: warned, it never gets data (exit $RC)" \
+	bash -c "[ $RC -eq 0 ] && grep -q 'warning: targets.recovery: training.checkpoint.restore_s: no scheduled fault ends the training job (a restore follows a relaunch only), so this target never gets data' '$TMP/never.err'"
+variant nofault "s['faults'] = []"
+check "recovery targets with no fault at all: warned, they never get data (exit $RC)" \
+	bash -c "[ $RC -eq 0 ] && grep -q 'warning: targets.recovery: recovery_s: no fault is scheduled, so this target never gets data' '$TMP/nofault.err' && grep -q 'restore_s: no fault is scheduled' '$TMP/nofault.err'"
 
 echo "validate: $PASS cases passed"
 finish

@@ -5,12 +5,16 @@
  *
  *   window:  0-4   5-7   8-11   12-19
  *   value:   1     50    15     1        (null.tick_lag_ms, every sample)
- *   steady <= 10, degraded <= 20, hold 3
- *   fault injected at 5.2 s, reverted at 9.5 s
+ *   steady <= 10, degraded <= 20, hold 3, 1 s windows
+ *   fault injected at 5.2 s, reverted at 9.5 s, settle 3 s (the default:
+ *   3 windows)
  *
  * recovery_s = start of window 8 - 5.2 = 2.8 (windows 8,9,10 meet degraded)
- * restore_s  = start of window 12 - 9.5 = 2.5 (windows 12,13,14 meet steady)
- * windows 5..11 are judged as degraded, the rest of 0..19 as steady.
+ * restore_s  = start of window 12 - 9.5 = 2.5 (windows 12,13,14 meet steady),
+ *              within the settle (2.5 <= 3)
+ * degraded span: the inject window 5 to the last window starting before
+ * 9.5 + 3 = 12.5, i.e. windows 5..12 (8: the 5 fault windows 5..9 and the
+ * 3 settle windows 10..12); the rest of 0..19 steady (12 windows).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -30,6 +34,9 @@ static const char *scenario =
 	"  \"targets\": { \"steady\": { \"null.tick_lag_ms.p99\": \"<= 10\" },\n"
 	"               \"degraded\": { \"null.tick_lag_ms.p99\": \"<= 20\" },\n"
 	"               \"recovery\": { \"recovery_s\": \"<= 3\", \"restore_s\": \"<= 2\" } } }\n";
+
+/* the scenario make_store records with the run (a test may swap it) */
+static const char *cur_scenario;
 
 static double value_of(int w)
 {
@@ -55,8 +62,8 @@ static struct gl_store *make_store(const char *dir, int n_windows, int64_t t_inj
 	strcpy(r.id, "test-run");
 	strcpy(r.name, "analysis");
 	strcpy(r.scenario_path, "inline.json");
-	r.scenario_text = (char *)scenario;
-	gl_sha256_hex(scenario, strlen(scenario), r.scenario_sha256);
+	r.scenario_text = (char *)(cur_scenario ? cur_scenario : scenario);
+	gl_sha256_hex(r.scenario_text, strlen(r.scenario_text), r.scenario_sha256);
 	r.time_scale = 1;
 	r.window_ns = 1000000000LL;
 	r.duration_ns = 20000000000LL;
@@ -203,6 +210,31 @@ static int mild(int w)
 	return w >= 5 && w <= 9 ? 15 : 1;
 }
 
+static int late_restore(int w)
+{
+	return w >= 5 && w <= 13 ? 50 : 1;
+}
+
+/* the designed scenario with the fault's own settle */
+static const char *scenario_settle0 =
+	"{ \"name\": \"analysis\", \"duration\": \"20s\", \"window\": \"1s\",\n"
+	"  \"hosts\": { \"me\": { \"local\": true } },\n"
+	"  \"workloads\": { \"null\": {} },\n"
+	"  \"faults\": [ { \"id\": \"f1\", \"at\": \"5200ms\", \"for\": \"4300ms\", \"kind\": \"null\", \"target\": \"me\",\n"
+	"                \"settle\": \"0s\" } ],\n"
+	"  \"targets\": { \"steady\": { \"null.tick_lag_ms.p99\": \"<= 10\" },\n"
+	"               \"degraded\": { \"null.tick_lag_ms.p99\": \"<= 20\" },\n"
+	"               \"recovery\": { \"recovery_s\": \"<= 3\", \"restore_s\": \"<= 2\" } } }\n";
+static const char *scenario_settle6 =
+	"{ \"name\": \"analysis\", \"duration\": \"20s\", \"window\": \"1s\",\n"
+	"  \"hosts\": { \"me\": { \"local\": true } },\n"
+	"  \"workloads\": { \"null\": {} },\n"
+	"  \"faults\": [ { \"id\": \"f1\", \"at\": \"5200ms\", \"for\": \"4300ms\", \"kind\": \"null\", \"target\": \"me\",\n"
+	"                \"settle\": \"6s\" } ],\n"
+	"  \"targets\": { \"steady\": { \"null.tick_lag_ms.p99\": \"<= 10\" },\n"
+	"               \"degraded\": { \"null.tick_lag_ms.p99\": \"<= 20\" },\n"
+	"               \"recovery\": { \"recovery_s\": \"<= 3\", \"restore_s\": \"<= 2\" } } }\n";
+
 int main(void)
 {
 	char dir[] = "/tmp/gl-analysis.XXXXXX";
@@ -223,18 +255,22 @@ int main(void)
 		CHECKF(fabs(an->faults[0].recovery_s - 2.8) < 1e-9, "recovery_s = %g", an->faults[0].recovery_s);
 		CHECKF(fabs(an->faults[0].restore_s - 2.5) < 1e-9, "restore_s = %g", an->faults[0].restore_s);
 		for (int w = 0; w < 20 && w < an->n_windows; w++)
-			CHECKF(an->windows[w].scope == (w >= 5 && w <= 11 ? GL_SCOPE_DEGRADED : GL_SCOPE_STEADY),
+			CHECKF(an->windows[w].scope == (w >= 5 && w <= 12 ? GL_SCOPE_DEGRADED : GL_SCOPE_STEADY),
 			       "window %d judged as %s", w, gl_scope_name(an->windows[w].scope));
+		CHECKF(an->faults[0].degraded_windows == 8 && an->faults[0].settle_s == 3 && !an->faults[0].unrestored,
+		       "degraded windows %d (want 5 fault + 3 settle), settle %g, unrestored %d",
+		       an->faults[0].degraded_windows, an->faults[0].settle_s, an->faults[0].unrestored);
 		t = target(an, "null.tick_lag_ms.p99", GL_SCOPE_STEADY);
-		CHECK(t && t->has && fabs(t->measured - 1) < 0.001 && t->pass && t->windows_judged == 13);
+		CHECK(t && t->has && fabs(t->measured - 1) < 0.001 && t->pass && t->windows_judged == 12);
 		t = target(an, "null.tick_lag_ms.p99", GL_SCOPE_DEGRADED);
-		CHECK(t && t->has && fabs(t->measured - 50) < 0.05 && !t->pass && t->windows_judged == 7);
+		CHECK(t && t->has && fabs(t->measured - 50) < 0.05 && !t->pass && t->windows_judged == 8);
 		t = target(an, "recovery_s", GL_SCOPE_RECOVERY);
 		CHECK(t && t->has && fabs(t->measured - 2.8) < 1e-9 && t->pass);
 		t = target(an, "restore_s", GL_SCOPE_RECOVERY);
 		CHECK(t && t->has && fabs(t->measured - 2.5) < 1e-9 && !t->pass);   /* 2.5 > 2 */
 		CHECK(!strcmp(an->verdict, "fail"));
 		CHECK(an->faults_left_injected == 0);
+		CHECKF(an->incidents_total == 0, "%d incidents", an->incidents_total);
 		gl_analysis_free(an);
 	}
 	gl_store_close(st);
@@ -242,21 +278,21 @@ int main(void)
 	/* 1b. a mild fault: windows 5..9 at 15 (meet degraded, miss steady),
 	 * the rest at 1. Recovery 0 (window 5, the inject window, already
 	 * meets degraded), restore = start of window 10 - 9.5 = 0.5; degraded
-	 * windows 5..9, steady 0..4 and 10..19: every target met, verdict pass
-	 * (so a verdict stuck at "fail", or a target judged the wrong way round,
-	 * is caught). */
+	 * windows 5..12 (the span, whatever the health), steady 0..4 and
+	 * 13..19: every target met, verdict pass (so a verdict stuck at
+	 * "fail", or a target judged the wrong way round, is caught). */
 	st = make_store(dir, 20, 5200000000LL, 9500000000LL, mild, "reverted");
 	if ((an = analyze(st, "mild fault"))) {
 		CHECKF(an->faults[0].recovery_s == 0, "recovery_s = %g", an->faults[0].recovery_s);
 		CHECKF(fabs(an->faults[0].restore_s - 0.5) < 1e-9, "restore_s = %g", an->faults[0].restore_s);
 		for (int w = 0; w < 20 && w < an->n_windows; w++)
-			CHECKF(an->windows[w].scope == (w >= 5 && w <= 9 ? GL_SCOPE_DEGRADED : GL_SCOPE_STEADY),
+			CHECKF(an->windows[w].scope == (w >= 5 && w <= 12 ? GL_SCOPE_DEGRADED : GL_SCOPE_STEADY),
 			       "mild: window %d judged as %s", w, gl_scope_name(an->windows[w].scope));
 		t = target(an, "null.tick_lag_ms.p99", GL_SCOPE_DEGRADED);
-		CHECKF(t && t->has && fabs(t->measured - 15) < 0.015 && t->pass && t->windows_judged == 5,
+		CHECKF(t && t->has && fabs(t->measured - 15) < 0.015 && t->pass && t->windows_judged == 8,
 		       "mild: degraded p99");
 		t = target(an, "null.tick_lag_ms.p99", GL_SCOPE_STEADY);
-		CHECKF(t && t->has && fabs(t->measured - 1) < 0.001 && t->pass && t->windows_judged == 15,
+		CHECKF(t && t->has && fabs(t->measured - 1) < 0.001 && t->pass && t->windows_judged == 12,
 		       "mild: steady p99");
 		t = target(an, "restore_s", GL_SCOPE_RECOVERY);
 		CHECK(t && t->has && t->pass);
@@ -265,7 +301,12 @@ int main(void)
 	}
 	gl_store_close(st);
 
-	/* 2. a system that never comes back: recovery and restore are null, a failure */
+	/* 2. a system that never comes back: recovery and restore are null, a
+	 * failure; the degraded span still ends at the revert plus the settle
+	 * (windows 5..12): windows 13..19 are judged steady again and miss the
+	 * steady target, and the fault is a fault.restore incident of its own
+	 * over them (the old rule kept every window after the inject degraded:
+	 * the steady target was judged on windows 0..4 only, and passed) */
 	st = make_store(dir, 20, 5200000000LL, 9500000000LL, never_recovers, "reverted");
 	if ((an = analyze(st, "never recovers"))) {
 		CHECK(an->faults[0].recovery_s < 0 && an->faults[0].restore_s < 0);
@@ -273,18 +314,87 @@ int main(void)
 		CHECK(t && !t->has && !t->pass && strstr(t->note, "f1"));
 		t = target(an, "recovery_s", GL_SCOPE_RECOVERY);
 		CHECK(t && !t->has && !t->pass);
-		/* windows after the inject stay degraded to the end: steady judged on 0..4 only */
+		CHECKF(an->faults[0].degraded_windows == 8, "never: %d degraded windows", an->faults[0].degraded_windows);
+		for (int w = 0; w < 20 && w < an->n_windows; w++)
+			CHECKF(an->windows[w].scope == (w >= 5 && w <= 12 ? GL_SCOPE_DEGRADED : GL_SCOPE_STEADY),
+			       "never: window %d judged as %s", w, gl_scope_name(an->windows[w].scope));
 		t = target(an, "null.tick_lag_ms.p99", GL_SCOPE_STEADY);
-		CHECK(t && t->windows_judged == 5 && t->pass);
+		CHECKF(t && t->windows_judged == 12 && t->has && fabs(t->measured - 50) < 0.05 && !t->pass,
+		       "never: steady judged on %d windows, measured %g", t ? t->windows_judged : -1,
+		       t ? t->measured : -1);
+		CHECKF(an->faults[0].unrestored && strstr(an->faults[0].recovery_note, "not restored within its settle of 3.000 s"),
+		       "never: unrestored %d, note '%s'", an->faults[0].unrestored, an->faults[0].recovery_note);
+		CHECKF(an->incidents_total == 1 && an->incidents_gated == 1 && an->n_incidents == 1 &&
+		       an->incidents[0].kind == GL_INC_RESTORE && an->incidents[0].w0 == 13 && an->incidents[0].w1 == 19 &&
+		       an->incidents_failed,
+		       "never: %d incident(s), %d counted, first %s windows %d..%d", an->incidents_total,
+		       an->incidents_gated, an->n_incidents ? gl_incident_kind_name(an->incidents[0].kind) : "-",
+		       an->n_incidents ? an->incidents[0].w0 : -1, an->n_incidents ? an->incidents[0].w1 : -1);
+		CHECKF(an->n_incidents && strstr(an->incidents[0].what, "fault 'f1'"), "never: incident says '%s'",
+		       an->n_incidents ? an->incidents[0].what : "");
 		CHECK(!strcmp(an->verdict, "fail"));
 		gl_analysis_free(an);
 	}
 	gl_store_close(st);
 
-	/* 3. a fault still injected: fail, counted */
+	/* 2b. a late restore: 50 in windows 5..13, then 1: the steady targets
+	 * hold from window 14, 4.5 s after the revert, past the settle of 3 s:
+	 * restore_s null, a fault.restore incident over window 13 alone (the
+	 * first after the settle, up to the late restore) */
+	st = make_store(dir, 20, 5200000000LL, 9500000000LL, late_restore, "reverted");
+	if ((an = analyze(st, "late restore"))) {
+		CHECKF(an->faults[0].restore_s < 0 && an->faults[0].unrestored &&
+		       strstr(an->faults[0].recovery_note, "restored 4.500 s after the revert, past its settle of 3.000 s"),
+		       "late: restore_s %g, note '%s'", an->faults[0].restore_s, an->faults[0].recovery_note);
+		CHECKF(an->faults[0].wl_restore_s[0] < 0, "late: null's own restore_s %g", an->faults[0].wl_restore_s[0]);
+		CHECKF(an->n_incidents == 1 && an->incidents[0].kind == GL_INC_RESTORE && an->incidents[0].w0 == 13 &&
+		       an->incidents[0].w1 == 13, "late: incident windows %d..%d", an->n_incidents ? an->incidents[0].w0 : -1,
+		       an->n_incidents ? an->incidents[0].w1 : -1);
+		CHECKF(an->faults[0].degraded_windows == 8, "late: %d degraded windows", an->faults[0].degraded_windows);
+		CHECK(!strcmp(an->verdict, "fail"));
+		gl_analysis_free(an);
+	}
+	gl_store_close(st);
+
+	/* 2c. the fault's own "settle": 0s ends the span with the window
+	 * holding the revert (windows 5..9: 5), and the mild fault, whose
+	 * revert window 9 misses the steady target, is then restored 0.5 s
+	 * late; 6s reaches the last window starting before 15.5 (5..15: 11) */
+	cur_scenario = scenario_settle0;
+	st = make_store(dir, 20, 5200000000LL, 9500000000LL, mild, "reverted");
+	if ((an = analyze(st, "settle 0s"))) {
+		CHECKF(an->faults[0].degraded_windows == 5 && an->faults[0].settle_s == 0, "settle 0s: %d degraded windows",
+		       an->faults[0].degraded_windows);
+		for (int w = 0; w < 20 && w < an->n_windows; w++)
+			CHECKF(an->windows[w].scope == (w >= 5 && w <= 9 ? GL_SCOPE_DEGRADED : GL_SCOPE_STEADY),
+			       "settle 0s: window %d judged as %s", w, gl_scope_name(an->windows[w].scope));
+		CHECKF(an->faults[0].restore_s < 0 && an->faults[0].unrestored && an->incidents_total == 1,
+		       "settle 0s: restore_s %g, unrestored %d, %d incident(s)", an->faults[0].restore_s,
+		       an->faults[0].unrestored, an->incidents_total);
+		gl_analysis_free(an);
+	}
+	gl_store_close(st);
+	cur_scenario = scenario_settle6;
+	st = make_store(dir, 20, 5200000000LL, 9500000000LL, mild, "reverted");
+	if ((an = analyze(st, "settle 6s"))) {
+		CHECKF(an->faults[0].degraded_windows == 11 && an->faults[0].settle_s == 6, "settle 6s: %d degraded windows",
+		       an->faults[0].degraded_windows);
+		CHECKF(an->faults[0].restore_s == 0.5 && !an->faults[0].unrestored, "settle 6s: restore_s %g",
+		       an->faults[0].restore_s);
+		t = target(an, "null.tick_lag_ms.p99", GL_SCOPE_STEADY);
+		CHECK(t && t->windows_judged == 9);
+		gl_analysis_free(an);
+	}
+	gl_store_close(st);
+	cur_scenario = NULL;
+
+	/* 3. a fault still injected: fail, counted; degraded to the end (it
+	 * is still in), no restore incident (never reverted) */
 	st = make_store(dir, 20, 5200000000LL, -1, NULL, "injected");
 	if ((an = analyze(st, "still injected"))) {
 		CHECK(an->faults_left_injected == 1 && !strcmp(an->verdict, "fail"));
+		CHECKF(an->faults[0].degraded_windows == 15 && !an->faults[0].unrestored && an->incidents_total == 0,
+		       "still injected: %d degraded windows", an->faults[0].degraded_windows);
 		CHECK(an->faults[0].restore_s < 0 && strstr(an->faults[0].recovery_note, "not reverted"));
 		gl_analysis_free(an);
 	}
@@ -301,9 +411,12 @@ int main(void)
 		CHECKF(fabs(an->faults[0].wl_restore_s[1] - 2.5) < 1e-9, "inference restore %g",
 		       an->faults[0].wl_restore_s[1]);
 		CHECK(fabs(an->faults[0].recovery_s - 4.8) < 1e-9 && fabs(an->faults[0].restore_s - 2.5) < 1e-9);
-		/* windows 5..9 fail half their requests: degraded error_rate 0.5 > 0.1 */
+		/* windows 5..9 fail half their requests; the degraded span is
+		 * windows 5..10 (revert 7.5 + settle 3 s): 250 errors in 600
+		 * requests, 0.41667 > 0.1 */
 		t = target(an, "inference.error_rate", GL_SCOPE_DEGRADED);
-		CHECKF(t && t->has && fabs(t->measured - 0.5) < 1e-9 && !t->pass, "degraded error_rate");
+		CHECKF(t && t->has && fabs(t->measured - 250.0 / 600) < 1e-9 && !t->pass && t->windows_judged == 6,
+		       "degraded error_rate %g over %d windows", t ? t->measured : -1, t ? t->windows_judged : -1);
 		t = target(an, "inference.error_rate", GL_SCOPE_STEADY);
 		CHECKF(t && t->has && t->measured == 0 && t->pass, "steady error_rate");
 		CHECK(!strcmp(an->verdict, "fail"));
