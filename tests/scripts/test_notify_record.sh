@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # test_notify_record.sh - webhooks agree with the record (docs/scenario.md,
 # "notify"), against a real HTTP receiver on loopback:
-#   a null run (rate 50, window 1 s, 10 s) whose steady target null.ticks
-#   >= 120 fails over the first steady window (50 ticks) and passes once
-#   three steady windows are in: the receiver gets target_missed, then
+#   a null run (rate 50, window 1 s, 10 s) whose first 3 s run at half
+#   load: its steady target null.ticks >= 40 fails over the first steady
+#   window (25 ticks) and passes from the second on (50 over the steady
+#   windows so far; each full-load window 50): the receiver gets target_missed, then
 #   target_recovered, both marked provisional; the end's figures are the
 #   final report's (targets_failing 0, verdict pass, as report.json);
 #   the fault message names what the fault acts on (subject).
@@ -16,9 +17,10 @@ import json, sys
 s = {"name": "notify-record", "duration": "10s", "window": "1s",
      "hosts": {"localhost": {"local": True}},
      "workloads": {"null": {"rate": 50}},
-     "faults": [{"id": "nr-1", "at": "1s", "for": "1s", "kind": "null", "target": "localhost",
+     "phases": [{"name": "low", "for": "3s", "load": 0.5}, {"name": "full", "for": "7s"}],
+     "faults": [{"id": "nr-1", "at": "5s", "for": "1s", "kind": "null", "target": "localhost",
                  "params": {"marker": sys.argv[2]}}],
-     "targets": {"steady": {"null.ticks": ">= 120"}, "degraded": {"null.ticks": ">= 1"},
+     "targets": {"steady": {"null.ticks": ">= 40"}, "degraded": {"null.ticks": ">= 1"},
                  "recovery": {"recovery_s": "<= 30", "restore_s": "<= 30"}},
      "notify": [{"url_env": "GL_TEST_HOOK", "format": "json",
                  "on": ["start", "fault", "target_missed", "abort", "error", "end"]}]}
