@@ -7,7 +7,9 @@
 #   windows so far; each full-load window 50): the receiver gets target_missed, then
 #   target_recovered, both marked provisional; the end's figures are the
 #   final report's (targets_failing 0, verdict pass, as report.json);
-#   the fault message names what the fault acts on (subject).
+#   the fault message names what the fault acts on (subject); a recovery
+#   target missed (which the live count does not judge) is in the end's
+#   figures as in the report.
 source "$(dirname "$0")/lib.sh"
 [ -x "$GAUNTLET" ] || skip "no gauntlet binary at $GAUNTLET"
 
@@ -59,5 +61,29 @@ import json, sys
 f = [json.loads(l)["body"] for l in open(sys.argv[1])]
 f = [b for b in f if b["event"] == "fault"]
 sys.exit(0 if len(f) == 2 and all(b["fault"]["subject"] == "localhost" and "null: localhost" in b["text"] for b in f) else 1)
+PY
+
+# a recovery target the live view does not judge (recovery_s <= -1 cannot
+# pass): the end still counts it, as the report does
+webhook_receiver ok rec2
+python3 - "$T/rec.json" "$T/rec2.json" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+s["targets"]["recovery"]["recovery_s"] = "<= -1"
+json.dump(s, open(sys.argv[2], "w"), indent=1)
+PY
+GL_TEST_HOOK="http://127.0.0.1:$RPORT/hook" "$GAUNTLET" run "$T/rec2.json" --out "$T/run2" >"$T/run2.log" 2>&1; rc=$?
+log_unless $rc 1 "$T/run2.log"
+until_ok 30 grep -q '"event": "end"' "$T/rec2.jsonl"
+check "a recovery target missed: the end's figures count it as the report does (exit $rc)" \
+	python3 - "$T/rec2.jsonl" "$T/run2/report.json" <<'PY'
+import json, sys
+e = [json.loads(l)["body"] for l in open(sys.argv[1])]
+e = [b for b in e if b["event"] == "end"]
+r = json.load(open(sys.argv[2]))
+failing = sum(not t["pass"] for t in r["targets"])
+print("   end:", e and (e[0]["figures"]["targets_failing"], e[0]["targets_failing"], e[0]["verdict_so_far"]), "report:", failing, r["verdict"])
+sys.exit(0 if len(e) == 1 and e[0]["figures"]["targets_failing"] == e[0]["targets_failing"] == failing == 1 and
+         e[0]["verdict_so_far"] == "failing" else 1)
 PY
 finish
