@@ -78,13 +78,16 @@ int gl_deadman_inject_script(char *out, size_t n, const struct gl_deadman *d)
 	return snprintf(out, n,
 			"set -e; mkdir -p %s; %s; "
 			"setsid sh -c 'trap \"%s; rm -f %s; exit 0\" TERM INT HUP; "
+			"echo \"start $(date +%%s.%%N)\" >%s.rec; "
 			"echo $$ >%s; i=1; while :; do sleep %s; %s; "
 			"[ $i -ge %ld ] && break; sleep %s; %s; i=$((i+1)); done; "
+			"echo \"end $(date +%%s.%%N)\" >>%s.rec; "
 			"rm -f %s' </dev/null >/dev/null 2>&1 & "
 			"i=0; while [ ! -s %s ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i+1)); done; "
 			"[ -s %s ] || { echo \"the %s did not start (no pid in %s)\" >&2; exit 1; }",
-			GL_DEADMAN_DIR, d->down_cmd, d->up_cmd, d->pid_file, d->pid_file, d->down_s, d->up_cmd, d->count,
-			d->up_s, d->down_cmd, d->pid_file, d->pid_file, d->pid_file, d->what, d->pid_file);
+			GL_DEADMAN_DIR, d->down_cmd, d->up_cmd, d->pid_file, d->pid_file, d->pid_file, d->down_s,
+			d->up_cmd, d->count, d->up_s, d->down_cmd, d->pid_file, d->pid_file, d->pid_file, d->pid_file,
+			d->what, d->pid_file);
 }
 
 /* The shell function that says whether pid $1 still runs the loop: its
@@ -106,6 +109,15 @@ int gl_deadman_alive_script(char *out, size_t n, const struct gl_deadman *d)
 	return k + snprintf(out + k, n - (size_t)k, "[ -n \"$p\" ] && echo \"%s pid $p\"", d->what);
 }
 
+int gl_deadman_ended_script(char *out, size_t n, const struct gl_deadman *d)
+{
+	int k = alive_fn(out, n, d);
+	return k + snprintf(out + k, n - (size_t)k,
+			    "if [ -z \"$p\" ] && grep -q \"^end \" \"%s.rec\" 2>/dev/null; then echo \"%s ended by itself\"; "
+			    "else exit 1; fi",
+			    d->pid_file, d->what);
+}
+
 int gl_deadman_revert_script(char *out, size_t n, const struct gl_deadman *d)
 {
 	int k = alive_fn(out, n, d);
@@ -113,8 +125,20 @@ int gl_deadman_revert_script(char *out, size_t n, const struct gl_deadman *d)
 			    "if [ -n \"$p\" ]; then kill -TERM -\"$p\" 2>/dev/null || kill -TERM \"$p\" 2>/dev/null; "
 			    "i=0; while alive \"$p\" && [ $i -lt 100 ]; do sleep 0.05; i=$((i+1)); done; "
 			    "if alive \"$p\"; then kill -KILL -\"$p\" 2>/dev/null; fi; fi; "
-			    "rm -f \"%s\"; %s",
-			    d->pid_file, d->up_cmd);
+			    "rm -f \"%s\"; "
+			    "if [ -f \"%s.rec\" ]; then echo \"loop record: $(tr \"\\n\" \" \" <\"%s.rec\")\"; rm -f \"%s.rec\"; fi; %s",
+			    d->pid_file, d->pid_file, d->pid_file, d->pid_file, d->up_cmd);
+}
+
+int gl_deadman_record(const char *out, double *ended_s)
+{
+	const char *r = out ? strstr(out, "loop record: ") : NULL;
+	double a = 0, b = 0;
+
+	if (!r || sscanf(r + 13, "start %lf end %lf", &a, &b) != 2 || b < a)
+		return 0;
+	*ended_s = b - a;
+	return 1;
 }
 
 int gl_link_is_up(const char *out)

@@ -10,6 +10,13 @@
  * that pid still runs the loop: its command line names the pid file),
  * waits for it to end, removes the pid file and runs the up command.
  *
+ * The loop keeps a record next to its pid file (PIDFILE.rec): "start T"
+ * as it starts (right after the inject took the link down) and "end T"
+ * when it ended by itself (T: `date +%s.%N` on the target); a loop stopped
+ * by a signal writes no end. revert prints it ("loop record: start T0 end
+ * T1") and removes it: what the loop did while no controller watched is
+ * known from what it wrote, not from when the controller came back.
+ *
  * The scripts are sh text: the down and up commands must hold no quotes
  * of either kind (they sit inside a double-quoted trap inside a
  * single-quoted setsid argument), only validated values.
@@ -52,9 +59,18 @@ struct gl_deadman {
 int gl_deadman_inject_script(char *out, size_t n, const struct gl_deadman *d);
 /* Exits 0 (printing "WHAT pid P") when the loop runs, 1 when not. */
 int gl_deadman_alive_script(char *out, size_t n, const struct gl_deadman *d);
+/* Exits 0 (printing "WHAT ended by itself") when the loop no longer runs
+ * and its record holds its end, 1 when not. */
+int gl_deadman_ended_script(char *out, size_t n, const struct gl_deadman *d);
 /* Stop the loop (TERM to its group, KILL after 5 s), remove the pid file,
- * run the up command; exits with the up command's status. */
+ * print and remove the loop's record, run the up command; exits with the
+ * up command's status. */
 int gl_deadman_revert_script(char *out, size_t n, const struct gl_deadman *d);
+/* From a revert's output: 1 and *ended_s (seconds from the loop's start,
+ * at the inject, to its own end, on the target's clock) when the loop
+ * ended by itself; 0 when it did not (stopped by the revert, or no
+ * record). */
+int gl_deadman_record(const char *out, double *ended_s);
 
 /* 1 when `ip -o link show` output shows the UP flag, 0 when not, -1 when
  * there are no flags to read. */

@@ -261,7 +261,7 @@ static int read_plan(struct gl_ctx *c, const cJSON *plan, struct fp_plan *p, str
 
 /* ---- commands ------------------------------------------------------------- */
 
-enum fp_step { STEP_INJECT, STEP_ALIVE, STEP_REVERT, STEP_STATE };
+enum fp_step { STEP_INJECT, STEP_ALIVE, STEP_REVERT, STEP_STATE, STEP_ENDED };
 
 struct fp_cmd {
 	const char *argv[8];
@@ -296,6 +296,8 @@ static void build_cmd(const struct fp_plan *p, enum fp_step step, double scale, 
 		gl_deadman_inject_script(c->script, sizeof(c->script), &dm);
 	else if (step == STEP_ALIVE)
 		gl_deadman_alive_script(c->script, sizeof(c->script), &dm);
+	else if (step == STEP_ENDED)
+		gl_deadman_ended_script(c->script, sizeof(c->script), &dm);
 	else
 		gl_deadman_revert_script(c->script, sizeof(c->script), &dm);
 }
@@ -365,18 +367,24 @@ static const char *port_name(const struct fp_plan *p, char *buf, size_t n)
 	return buf;
 }
 
-/* Run step's script on the plan's host; what names it in errors. */
-static int run_script(const struct fp_plan *p, enum fp_step step, double scale, const char *what, struct gl_err *err)
+/* Run step's script on the plan's host; what names it in errors. A
+ * revert that finds the loop's record of its own end measures it
+ * (self_reverted_s: seconds from the inject to the port's return). */
+static int run_script(struct gl_ctx *c, const struct fp_plan *p, enum fp_step step, double scale, const char *what,
+		      struct gl_err *err)
 {
 	struct fp_cmd cmd;
 	char out[1024];
 	int status;
+	double s;
 
 	build_cmd(p, step, scale, &cmd);
 	if (run_cmd(p, &cmd, &status, out, sizeof(out), err) != 0)
 		return -GL_EIO;
 	if (status != 0)
 		return fail_cmd(p, what, &cmd, status, out, err);
+	if (step == STEP_REVERT && gl_deadman_record(out, &s))
+		gl_fault_measure(c, "self_reverted_s", s);
 	return 0;
 }
 
@@ -387,7 +395,24 @@ static int fp_inject(struct gl_ctx *c, const cJSON *plan, struct gl_err *err)
 	if (read_plan(c, plan, &p, err) != 0)
 		return -GL_EINVAL;
 	/* the scale is fixed before the executor thread starts */
-	return run_script(&p, STEP_INJECT, c ? gl_ctx_time_scale(c) : 1, "inject", err);
+	return run_script(c, &p, STEP_INJECT, c ? gl_ctx_time_scale(c) : 1, "inject", err);
+}
+
+/* resume's question (plugin.h): the loop ended by itself (no longer
+ * runs, its record holds its end): the port is back. */
+static int fp_ended(struct gl_ctx *c, const cJSON *plan, struct gl_err *err)
+{
+	struct fp_plan p;
+	struct fp_cmd cmd;
+	char out[256];
+	int status;
+
+	if (read_plan(c, plan, &p, err) != 0)
+		return -GL_EINVAL;
+	build_cmd(&p, STEP_ENDED, 1, &cmd);
+	if (run_cmd(&p, &cmd, &status, out, sizeof(out), err) != 0)
+		return -GL_EIO;
+	return status == 0;
 }
 
 static int fp_verify(struct gl_ctx *c, const cJSON *plan, struct gl_err *err)
@@ -412,7 +437,7 @@ static int fp_revert(struct gl_ctx *c, const cJSON *plan, struct gl_err *err)
 
 	if (read_plan(c, plan, &p, err) != 0)
 		return -GL_EINVAL;
-	if (run_script(&p, STEP_REVERT, 1, "revert", err) != 0)
+	if (run_script(c, &p, STEP_REVERT, 1, "revert", err) != 0)
 		return -GL_EIO;
 	if (p.m == FP_IB) {
 		/* a port comes back through Polling and Initializing while the
@@ -559,4 +584,5 @@ const struct gl_fault_ops gl_fault_fabric_port = {
 	.preflight = fp_preflight,
 	.deadman = fp_deadman,
 	.ends = fp_ends,
+	.ended = fp_ended,
 };

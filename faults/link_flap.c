@@ -413,7 +413,7 @@ static int read_plan(struct gl_ctx *c, const cJSON *plan, struct lf_plan *p, str
 
 /* ---- commands ------------------------------------------------------------- */
 
-enum lf_step { STEP_INJECT, STEP_VERIFY, STEP_REVERT, STEP_VERIFY_REVERT, STEP_ALIVE };
+enum lf_step { STEP_INJECT, STEP_VERIFY, STEP_REVERT, STEP_VERIFY_REVERT, STEP_ALIVE, STEP_ENDED };
 
 /* One command: argv pointing into its own storage. */
 struct lf_cmd {
@@ -453,6 +453,8 @@ static int build_cmd(const struct lf_plan *p, enum lf_step step, double scale, s
 			gl_deadman_inject_script(c->script, sizeof(c->script), &dm);
 		else if (step == STEP_ALIVE)
 			gl_deadman_alive_script(c->script, sizeof(c->script), &dm);
+		else if (step == STEP_ENDED)
+			gl_deadman_ended_script(c->script, sizeof(c->script), &dm);
 		else   /* STEP_REVERT */
 			gl_deadman_revert_script(c->script, sizeof(c->script), &dm);
 		return 0;
@@ -575,6 +577,25 @@ static int loop_alive(const struct lf_plan *p, struct gl_err *err)
 	return status == 0;
 }
 
+/* resume's question (plugin.h): the ip method's flap loop ended by
+ * itself (no longer runs, its record holds its end). */
+static int lf_ended(struct gl_ctx *c, const cJSON *plan, struct gl_err *err)
+{
+	struct lf_plan p;
+	struct lf_cmd cmd;
+	char out[256];
+	int status;
+
+	if (read_plan(c, plan, &p, err) != 0)
+		return -GL_EINVAL;
+	if (p.m != LF_IP)
+		return 0;
+	build_cmd(&p, STEP_ENDED, 1, &cmd);
+	if (run_cmd(&p, &cmd, &status, out, sizeof(out), err) != 0)
+		return -GL_EIO;
+	return status == 0;
+}
+
 static int lf_verify(struct gl_ctx *c, const cJSON *plan, struct gl_err *err)
 {
 	struct lf_plan p;
@@ -636,8 +657,14 @@ static int lf_revert(struct gl_ctx *c, const cJSON *plan, struct gl_err *err)
 	build_cmd(&p, STEP_REVERT, 1, &cmd);
 	if (run_cmd(&p, &cmd, &status, out, sizeof(out), err) != 0)
 		return -GL_EIO;
-	if (status == 0)
+	if (status == 0) {
+		double s;
+		/* the flap loop ended by itself: when, on the host's clock
+		 * (its own record: a controller that was down saw nothing) */
+		if (p.m == LF_IP && gl_deadman_record(out, &s))
+			gl_fault_measure(c, "self_reverted_s", s);
 		return 0;
+	}
 	/* already reverted (or never injected) counts as reverted */
 	if (p.m == LF_LOSS && strstr(out, "No such file or directory"))
 		return 0;
@@ -838,4 +865,5 @@ const struct gl_fault_ops gl_fault_link_flap = {
 	.preflight = lf_preflight,
 	.deadman = lf_deadman,
 	.ends = lf_ends,
+	.ended = lf_ended,
 };

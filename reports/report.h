@@ -50,6 +50,15 @@ void gl_report_summary(const struct gl_analysis *an, const struct gl_summary_ops
  * beside its outcome ("" when nothing to say): reverted by its watcher,
  * watcher lost, or none. */
 const char *gl_report_deadman_note(const struct gl_fault_row *f, char *buf, size_t n);
+/* What report.md and report.html say beside a fault's held time ("" when
+ * nothing): LONGER when a controller outage kept it in past its plan, or
+ * when it ended itself, by its own record (a flap loop's end, its
+ * dead-man's switch's revert), and where that fell. */
+const char *gl_report_held_note(const struct gl_analysis *an, const struct gl_fault_result *f, char *buf, size_t n);
+/* The faults outage k (index into outages[]) found in force, and what each
+ * did meanwhile: "ID: ended by itself 3.012 s into it; ID2: in force
+ * throughout" ("" none). */
+const char *gl_report_outage_faults(const struct gl_analysis *an, int k, char *buf, size_t n);
 /* report.json's "incidents" object. */
 cJSON *gl_report_incidents_json(const struct gl_analysis *an);
 /* report.md text into out. */

@@ -981,11 +981,16 @@ static void faults_table(struct out *o, const struct gl_analysis *an)
 		td_bool(o, f->row.verified);
 		td_when(o, f->row.reverted_scn_ns, f->row.reverted_elapsed_ns);
 		td_bool(o, f->row.verified_revert);
-		if (f->held_s < 0)
+		if (f->held_s < 0) {
 			put(o, "<td class=\"n\">n/a</td>");
-		else
-			putf(o, "<td class=\"n%s\">%.3f (%.3f)%s</td>", f->outage_s > 0 ? " bad" : "", f->held_s,
-			     f->planned_held_s, f->outage_s > 0 ? "<br>longer: the controller was down" : "");
+		} else {
+			char hb[256];
+			const char *hn = gl_report_held_note(an, f, hb, sizeof(hb));
+			putf(o, "<td class=\"n%s\">%.3f (%.3f)%s", !strncmp(hn, "LONGER", 6) ? " bad" : "", f->held_s,
+			     f->planned_held_s, hn[0] ? "<br>" : "");
+			esc(o, hn);
+			put(o, "</td>");
+		}
 		td_secs(o, f->recovery_s >= 0, f->recovery_s);
 		td_secs(o, f->restore_s >= 0, f->restore_s);
 		put(o, "<td>");
@@ -1095,19 +1100,24 @@ static void outages_table(struct out *o, const struct gl_analysis *an)
 	if (!an->n_outages)
 		return;
 	putf(o, "<h2 id=\"outages\">Controller outages</h2>\n<p>%d outage(s), %.1f s down in all. The run's clock "
-		"stood still while the controller was down (charts show the resume point as a break in the lines); "
-		"faults injected then stayed injected.</p>\n<table><thead><tr><th>resume</th><th>at</th><th>down s</th>"
-		"<th>last commit</th><th>resumed</th></tr></thead><tbody>\n", an->n_outages, an->outage_s);
+		"stood still while the controller was down (charts show the resume point as a break in the lines). A "
+		"fault in force then stayed in force unless it ended itself (a flap loop's end, a dead-man's switch's "
+		"revert): its own record on the host says when, and its held time runs to that end, not to the "
+		"controller's return.</p>\n<table><thead><tr><th>resume</th><th>at</th><th>down s</th>"
+		"<th>last commit</th><th>resumed</th><th>faults in force</th></tr></thead><tbody>\n", an->n_outages,
+		an->outage_s);
 	for (int i = 0; i < an->n_outages && o->rc == 0; i++) {
 		const struct gl_outage *x = &an->outages[i];
-		char w0[40] = "unknown", w1[40];
+		char w0[40] = "unknown", w1[40], fl[1024];
 		if (x->down_wall_ns > 0)
 			gl_format_wall(x->down_wall_ns, w0, sizeof(w0));
 		gl_format_wall(x->resumed_wall_ns, w1, sizeof(w1));
 		putf(o, "<tr><td class=\"n\">%d</td>", x->resume);
 		td_when(o, (int64_t)llround(gl_series_elapsed_to_scn(an, x->at_elapsed_ns)), x->at_elapsed_ns);
 		td_secs(o, x->down_s >= 0, x->down_s);
-		putf(o, "<td>%s</td><td>%s</td></tr>\n", w0, w1);
+		putf(o, "<td>%s</td><td>%s</td><td>", w0, w1);
+		esc(o, gl_report_outage_faults(an, i, fl, sizeof(fl))[0] ? fl : "none");
+		put(o, "</td></tr>\n");
 	}
 	put(o, "</tbody></table>\n");
 }

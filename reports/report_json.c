@@ -254,6 +254,71 @@ const char *gl_report_deadman_note(const struct gl_fault_row *f, char *buf, size
 	return "";
 }
 
+const char *gl_report_held_note(const struct gl_analysis *an, const struct gl_fault_result *f, char *buf, size_t n)
+{
+	const char *how = !strcmp(f->row.reverted_by, "watcher") ? "reverted by its dead-man's switch" : "ended by itself";
+	const char *longer = f->held_s > f->planned_held_s + 1 ? "LONGER: controller down; " : "";
+
+	if (f->held_s < 0)
+		return "";
+	if (f->self_ended && f->ended_outage >= 0)
+		snprintf(buf, n, "%s%s %.3f s into the controller outage before resume %d (its own record, not the "
+			 "controller's return)", longer, how, f->ended_into_s, an->outages[f->ended_outage].resume);
+	else if (f->self_ended)
+		snprintf(buf, n, "%s%s %.3f s after the inject, outside the controller outage (its own record)", longer,
+			 how, f->self_s);
+	else if (f->outage_s > 0)
+		snprintf(buf, n, "LONGER: controller down");
+	else
+		return "";
+	return buf;
+}
+
+/* 1 and *what when fault f was in force as outage k began (the clock then:
+ * between its inject and its revert, or the end), else 0: "during" (it
+ * ended itself in the outage), "before" (it had, before it), or NULL (in
+ * force throughout, as far as anything recorded). */
+static int outage_fault(const struct gl_analysis *an, const struct gl_fault_result *f, int k, const char **what)
+{
+	const struct gl_outage *o = &an->outages[k];
+	int64_t a = f->row.injected_elapsed_ns, b = f->row.reverted_elapsed_ns;
+
+	if (a < 0 || f->row.dur_ns == 0)
+		return 0;
+	if (b < 0)
+		b = an->run.elapsed_ns;
+	if (o->at_elapsed_ns < a || o->at_elapsed_ns > b)
+		return 0;
+	*what = f->self_ended && f->ended_outage == k ? "during"
+		: f->self_ended && f->self_end_elapsed_ns <= o->at_elapsed_ns ? "before" : NULL;
+	return 1;
+}
+
+const char *gl_report_outage_faults(const struct gl_analysis *an, int k, char *buf, size_t n)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < an->n_faults && used < n; i++) {
+		const struct gl_fault_result *f = &an->faults[i];
+		const char *what;
+		int w;
+		if (!outage_fault(an, f, k, &what))
+			continue;
+		if (what && !strcmp(what, "during"))
+			w = snprintf(buf + used, n - used, "%s%s: %s %.3f s into it", used ? "; " : "", f->row.id,
+				     !strcmp(f->row.reverted_by, "watcher") ? "reverted by its dead-man's switch"
+									   : "ended by itself",
+				     f->ended_into_s);
+		else if (what)
+			w = snprintf(buf + used, n - used, "%s%s: had ended by itself before it", used ? "; " : "", f->row.id);
+		else
+			w = snprintf(buf + used, n - used, "%s%s: in force throughout", used ? "; " : "", f->row.id);
+		used += w > 0 ? (size_t)w : 0;
+	}
+	return buf;
+}
+
 cJSON *gl_report_incidents_json(const struct gl_analysis *an)
 {
 	cJSON *o = cJSON_CreateObject(), *arr;
@@ -398,8 +463,10 @@ cJSON *gl_report_json(const struct gl_analysis *an)
 		}
 		if (f->recovery_note[0])
 			cJSON_AddStringToObject(o, "recovery_note", f->recovery_note);
-		/* real seconds injected, controller outages included */
+		/* real seconds injected, controller outages included, to the
+		 * fault's own record of its end when it ended itself */
 		add_num(o, "held_s", f->held_s >= 0, f->held_s);
+		cJSON_AddBoolToObject(o, "held_by_own_record", f->self_ended);
 		cJSON_AddNumberToObject(o, "planned_held_s", f->planned_held_s);
 		cJSON_AddNumberToObject(o, "outage_s", f->outage_s);
 		{
@@ -429,6 +496,25 @@ cJSON *gl_report_json(const struct gl_analysis *an)
 		}
 		gl_format_wall(x->resumed_wall_ns, wall, sizeof(wall));
 		cJSON_AddStringToObject(o, "resumed", wall);
+		{
+			/* the faults in force as it began, and what they did meanwhile */
+			cJSON *fa = cJSON_AddArrayToObject(o, "faults");
+			for (int j = 0; j < an->n_faults; j++) {
+				const struct gl_fault_result *f = &an->faults[j];
+				const char *what;
+				cJSON *e;
+				if (!outage_fault(an, f, i, &what))
+					continue;
+				e = cJSON_CreateObject();
+				cJSON_AddStringToObject(e, "id", f->row.id);
+				if (what)
+					cJSON_AddStringToObject(e, "ended", what);
+				else
+					cJSON_AddNullToObject(e, "ended");
+				add_num(e, "ended_into_s", what && !strcmp(what, "during"), f->ended_into_s);
+				cJSON_AddItemToArray(fa, e);
+			}
+		}
 		cJSON_AddItemToArray(arr, o);
 	}
 

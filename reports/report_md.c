@@ -145,19 +145,23 @@ static void md_outages(const struct gl_analysis *an, struct gl_buf *b)
 {
 	if (!an->n_outages)
 		return;
-	gl_buf_printf(b, "\n## Controller outages\n\nThe run's clock stood still while the controller was down; faults "
-		      "injected then stayed injected.\n\n| resume | at (scenario) | run clock s | down s | last commit | resumed |\n"
-		      "|---|---|---|---|---|---|\n");
+	gl_buf_printf(b, "\n## Controller outages\n\nThe run's clock stood still while the controller was down. A fault "
+		      "in force then stayed in force unless it ended itself (a flap loop's end, a dead-man's switch's "
+		      "revert): its own record on the host says when, and its held time runs to that end, not to the "
+		      "controller's return.\n\n| resume | at (scenario) | run clock s | down s | last commit | resumed | "
+		      "faults in force |\n|---|---|---|---|---|---|---|\n");
 	for (int i = 0; i < an->n_outages; i++) {
 		const struct gl_outage *o = &an->outages[i];
-		char at[64], d[64], w0[40] = "unknown", w1[40];
+		char at[64], d[64], w0[40] = "unknown", w1[40], fl[1024];
 		gl_format_duration((int64_t)llround(gl_series_elapsed_to_scn(an, o->at_elapsed_ns)), at, sizeof(at));
 		fmt_num(d, sizeof(d), o->down_s >= 0, o->down_s);
 		if (o->down_wall_ns > 0)
 			gl_format_wall(o->down_wall_ns, w0, sizeof(w0));
 		gl_format_wall(o->resumed_wall_ns, w1, sizeof(w1));
-		gl_buf_printf(b, "| %d | %s | %.3f | %s | %s | %s |\n", o->resume, at, (double)o->at_elapsed_ns / 1e9, d,
+		gl_buf_printf(b, "| %d | %s | %.3f | %s | %s | %s | ", o->resume, at, (double)o->at_elapsed_ns / 1e9, d,
 			      w0, w1);
+		gl_md_text(b, gl_report_outage_faults(an, i, fl, sizeof(fl))[0] ? fl : "none");
+		gl_buf_printf(b, " |\n");
 	}
 }
 
@@ -346,7 +350,7 @@ int gl_report_md(const struct gl_analysis *an, struct gl_buf *b)
 		gl_buf_printf(b, "\n## Faults\n\n| id | kind | target | state | injected at | reverted at | held s (planned) | verified | recovery_s | restore_s | runbook | note |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n");
 		for (int i = 0; i < an->n_faults; i++) {
 			const struct gl_fault_result *f = &an->faults[i];
-			char ia[64] = "-", ra[64] = "-", rc[64], rs[64], held[96] = "-", dmn[200];
+			char ia[64] = "-", ra[64] = "-", rc[64], rs[64], held[384] = "-", dmn[200];
 			/* to the millisecond: finer is noise at any time scale */
 			if (f->row.injected_scn_ns >= 0)
 				gl_format_duration((f->row.injected_scn_ns + 500000) / 1000000 * 1000000, ia, sizeof(ia));
@@ -354,9 +358,12 @@ int gl_report_md(const struct gl_analysis *an, struct gl_buf *b)
 				gl_format_duration((f->row.reverted_scn_ns + 500000) / 1000000 * 1000000, ra, sizeof(ra));
 			fmt_num(rc, sizeof(rc), f->recovery_s >= 0, f->recovery_s);
 			fmt_num(rs, sizeof(rs), f->restore_s >= 0, f->restore_s);
-			if (f->held_s >= 0)
-				snprintf(held, sizeof(held), "%.3f (%.3f)%s", f->held_s, f->planned_held_s,
-					 f->outage_s > 0 ? " LONGER: controller down" : "");
+			if (f->held_s >= 0) {
+				char hb[256];
+				const char *hn = gl_report_held_note(an, f, hb, sizeof(hb));
+				snprintf(held, sizeof(held), "%.3f (%.3f)%s%s", f->held_s, f->planned_held_s, hn[0] ? " " : "",
+					 hn);
+			}
 			gl_buf_printf(b, "| ");
 			gl_md_text(b, f->row.id);
 			gl_buf_printf(b, " | ");

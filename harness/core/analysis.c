@@ -1086,6 +1086,18 @@ static int incident_events(sqlite3 *db, struct gl_analysis *an, struct gl_err *e
 
 /* ---- outages ------------------------------------------------------------- */
 
+/* A fault's own record of its end, from what its steps measured
+ * (self_reverted_s: faults/deadman.h, the dead-man's switch); -1 none. */
+static double self_reverted_s(const struct gl_fault_row *r)
+{
+	cJSON *m = r->measured[0] ? cJSON_Parse(r->measured) : NULL;
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(m, "self_reverted_s");
+	double s = cJSON_IsNumber(v) && v->valuedouble >= 0 ? v->valuedouble : -1;
+
+	cJSON_Delete(m);
+	return s;
+}
+
 static int load_outages(struct gl_store *st, struct gl_analysis *an, struct gl_err *err)
 {
 	struct gl_outage_row *rows;
@@ -1112,12 +1124,18 @@ static int load_outages(struct gl_store *st, struct gl_analysis *an, struct gl_e
 	an->n_outages = n;
 	free(rows);
 	/* each fault's real time injected: its elapsed span plus the
-	 * outages inside it (the clock stood still, the fault did not) */
+	 * outages inside it (the clock stood still, the fault did not), or,
+	 * when it recorded its own end and an outage lay inside it, that end:
+	 * what the host saw, not when the controller came back */
 	for (int i = 0; i < an->n_faults; i++) {
 		struct gl_fault_result *f = &an->faults[i];
-		int64_t a = f->row.injected_elapsed_ns, b = f->row.reverted_elapsed_ns;
+		int64_t a = f->row.injected_elapsed_ns, b = f->row.reverted_elapsed_ns, e;
+		double left, part = 0;
+		int inside = 0;
 		f->planned_held_s = an->run.time_scale > 0 ? (double)f->row.dur_ns / an->run.time_scale / 1e9 : 0;
 		f->held_s = -1;
+		f->ended_outage = -1;
+		f->self_s = self_reverted_s(&f->row);
 		if (a < 0)
 			continue;
 		if (b < 0)
@@ -1125,10 +1143,42 @@ static int load_outages(struct gl_store *st, struct gl_analysis *an, struct gl_e
 		f->held_s = (double)(b - a) / 1e9;
 		for (int k = 0; k < an->n_outages; k++) {
 			const struct gl_outage *o = &an->outages[k];
-			if (o->down_s > 0 && o->at_elapsed_ns >= a && o->at_elapsed_ns <= b && f->row.dur_ns > 0)
+			if (o->down_s > 0 && o->at_elapsed_ns >= a && o->at_elapsed_ns <= b && f->row.dur_ns > 0) {
 				f->outage_s += o->down_s;
+				inside = 1;
+			}
 		}
 		f->held_s += f->outage_s;
+		if (!inside || f->self_s < 0)
+			continue;
+		/* walk the run's clock from the inject, outages in order, until
+		 * the fault's own end */
+		f->self_ended = 1;
+		e = a;
+		left = f->self_s;
+		for (int k = 0; k < an->n_outages && left > 0; k++) {
+			const struct gl_outage *o = &an->outages[k];
+			double pre;
+			if (!(o->down_s > 0 && o->at_elapsed_ns >= a && o->at_elapsed_ns <= b))
+				continue;
+			pre = (double)(o->at_elapsed_ns - e) / 1e9;
+			if (left <= pre)
+				break;        /* it ended before this outage */
+			left -= pre;
+			e = o->at_elapsed_ns;
+			if (left <= o->down_s) {
+				part += left;
+				f->ended_outage = k;
+				f->ended_into_s = left;
+				left = 0;     /* the clock stood at the outage's start */
+				break;
+			}
+			part += o->down_s;
+			left -= o->down_s;
+		}
+		f->self_end_elapsed_ns = e + (int64_t)llround(left * 1e9);
+		f->held_s = f->self_s;
+		f->outage_s = part;
 	}
 	return 0;
 }

@@ -39,7 +39,10 @@
  *
  * Outages: per resume, the wall time from the last commit the store held
  * to the resume. The run's clock stands still meanwhile, so a fault
- * injected across one was held that much longer than planned (held_s).
+ * injected across one was held that much longer than planned (held_s),
+ * unless it ended itself meanwhile: a fault that recorded its own end (a
+ * flap loop's, a dead-man's switch's revert) is held to that end, and the
+ * outage counts only up to it.
  */
 #ifndef GL_ANALYSIS_H
 #define GL_ANALYSIS_H
@@ -103,6 +106,16 @@ struct gl_fault_result {
 	 * controller outages in between; -1 never injected. planned_held_s:
 	 * the spec's duration in real seconds. */
 	double held_s, planned_held_s, outage_s;
+	/* the fault's own record of its end (measured.self_reverted_s: a
+	 * flap loop that ended, a dead-man's switch that reverted it), real
+	 * seconds from its inject; -1 none. When an outage lay inside the
+	 * fault, held_s and outage_s run to that end, not to the controller's
+	 * return (self_ended), and ended_outage names the outage it ended in
+	 * (index into outages[], -1: not in one), ended_into_s how far in. */
+	double self_s;
+	int self_ended, ended_outage;
+	double ended_into_s;
+	int64_t self_end_elapsed_ns;  /* the run's clock at that end (self_ended) */
 };
 
 enum gl_incident_kind {

@@ -789,6 +789,18 @@ int gl_controller_resume(const char *dir, int dry_run)
 			ctl_fault_revert(&c, f, "revert owed from before the resume");
 		} else if (!strcmp(f->row.state, "injected") && f->spec->dur_ns > 0 && t_rev <= base) {
 			ctl_fault_revert(&c, f, "revert time passed while the controller was down");
+		} else if (!strcmp(f->row.state, "injected") && f->spec->ops->ended && f->plan) {
+			/* a fault that ends itself (a flap loop) and did while
+			 * this controller was down: over now, not at its planned
+			 * revert; the revert takes its record of when it ended */
+			struct gl_err e = { 0 };
+			int ended = f->spec->ops->ended(&c, f->plan, &e);
+			if (ended > 0)
+				ctl_fault_revert(&c, f, "it ended by itself while the controller was down");
+			else if (ended < 0)
+				gl_ctx_event(&c, GL_LOG_WARN, "fault", "'%s': cannot tell whether it ended by itself "
+					     "while the controller was down (%s): reverted at its planned time", f->row.id,
+					     e.msg);
 		}
 		if (!strcmp(f->row.state, "planned") && t_inj <= base)
 			ctl_fault_inject(&c, f);   /* due before the stop but never started */

@@ -147,6 +147,14 @@ static void commit(struct gl_ctx *c)
 		fail_store(c, err.code ? err.msg : "commit");
 }
 
+void ctl_commit_now(struct gl_ctx *c)
+{
+	/* only while the loop commits on its timer (not in resume's
+	 * reconciliation, nor in `gauntlet revert`, nor once stopping) */
+	if (c->ev_commit && event_pending(c->ev_commit, EV_TIMEOUT, NULL))
+		commit(c);
+}
+
 /* Where the run stands, for the live view. */
 static void live_status(struct gl_ctx *c)
 {

@@ -101,6 +101,10 @@ struct gl_ctx {
 /* A fault step, as the executor runs it (executor.c). */
 enum fx_op { FX_INJECT, FX_REVERT };
 
+/* controller.c: a commit now (the open window, the run's clock), as the
+ * commit timer makes one, while the loop runs; nothing otherwise */
+void ctl_commit_now(struct gl_ctx *c);
+
 /* ctx.c */
 void ctl_log_clock_start(struct gl_ctx *c);
 int ctl_stop_leftovers(struct gl_ctx *c, const char *who);
@@ -132,7 +136,9 @@ void ctl_revert_all(struct gl_ctx *c, const char *why);
 enum { CTL_DM_NONE = 0, CTL_DM_CLAIMED = 1, CTL_DM_FIRED = 2, CTL_DM_CLAIMED_HELD = 3 };
 struct ctl_dm_rec {
 	char why[200];
-	int64_t started, reverted_at;   /* unix seconds on the host */
+	/* unix seconds on the host: the watcher's start (before the inject;
+	 * 0 in records of older watchers), its revert's start and end */
+	int64_t armed, started, reverted_at;
 	int status;                     /* the revert's exit status */
 };
 /* ctl_dm_plan returns -1 when the fault has no switch and

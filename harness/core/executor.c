@@ -31,6 +31,11 @@ int ctl_journal(struct gl_ctx *c, struct fault_rt *f)
 
 	free(f->row.plan);
 	f->row.plan = plan;
+	/* the run's clock committed first: a controller that dies before its
+	 * next timed commit resumes at or after every time the journal holds
+	 * (an outage then begins after a fault's journaled inject, never
+	 * before it, and a resumed revert never precedes the inject) */
+	ctl_commit_now(c);
 	rc = gl_store_fault_put(c->st, &f->row, &err);
 	/* the live view judges windows by the journal's times */
 	gl_live_fault(c->live, (int)(f->spec - c->sc->faults), f->row.injected_elapsed_ns, f->row.reverted_elapsed_ns);
@@ -190,6 +195,11 @@ static void run_job(struct gl_ctx *c, struct fx_job *j)
 				j->rc = ops->verify_revert ? ops->verify_revert(c, f->plan, &err) : 0;
 			gl_fault_measure(c, "watcher_took_s", (double)(j->rec.reverted_at - j->rec.started));
 			gl_fault_measure(c, "watcher_reverted_at", (double)j->rec.reverted_at);
+			/* how long the fault really held, on the host's clock
+			 * (whole seconds, from the watcher's start just before the
+			 * inject), whenever the controller came back */
+			if (j->rec.armed > 0 && j->rec.reverted_at >= j->rec.armed)
+				gl_fault_measure(c, "self_reverted_s", (double)(j->rec.reverted_at - j->rec.armed));
 			if (j->rc == 0)
 				j->by_watcher = 1;
 			else

@@ -22,7 +22,9 @@
  * before use), named by B = D/dm.RUN.FAULT.NONCE (the plan keeps the name):
  *   B.sh     the watcher script      B.pid    its pid while it runs
  *   B.lease  renewal counter         B.claim  the claim (B.claim/by)
- *   B.rec    what the watcher did    B.out    its revert's output
+ *   B.rec    what the watcher did (why; armed, started and reverted_at,
+ *            its start, its revert's start and end: `date +%s` on the
+ *            host; the revert's status)    B.out    its revert's output
  *
  * Threads: ctl_dm_plan, ctl_dm_watch, ctl_dm_unwatch and the results run
  * on the loop thread; ctl_dm_arm, ctl_dm_claim and ctl_dm_cleanup on the
@@ -125,8 +127,8 @@ static void watcher_script(struct gl_buf *b, const struct dm_cfg *d, const char 
 		      "t0=$(date +%%s)\n"
 		      "(\n%s) > \"$B.out\" 2>&1 < /dev/null\n"
 		      "st=$?\n"
-		      "printf 'by=watcher\\nwhy=%%s\\nstarted=%%s\\nreverted_at=%%s\\nstatus=%%s\\n' \"$why\" \"$t0\" "
-		      "\"$(date +%%s)\" \"$st\" > \"$B.rec.tmp\" && mv -f \"$B.rec.tmp\" \"$B.rec\"\n"
+		      "printf 'by=watcher\\nwhy=%%s\\narmed=%%s\\nstarted=%%s\\nreverted_at=%%s\\nstatus=%%s\\n' \"$why\" "
+		      "\"$start\" \"$t0\" \"$(date +%%s)\" \"$st\" > \"$B.rec.tmp\" && mv -f \"$B.rec.tmp\" \"$B.rec\"\n"
 		      "rm -f \"$B.pid\"\n",
 		      d->base, (long long)d->grace_s, (long long)d->end_s, revert);
 }
@@ -488,6 +490,8 @@ static void parse_rec(const char *text, struct ctl_dm_rec *rec)
 		snprintf(line, sizeof(line), "%.*s", (int)(n < sizeof(line) ? n : sizeof(line) - 1), p);
 		if (!strncmp(line, "why=", 4))
 			snprintf(rec->why, sizeof(rec->why), "%s", line + 4);
+		else if (!strncmp(line, "armed=", 6))
+			rec->armed = strtoll(line + 6, NULL, 10);
 		else if (!strncmp(line, "started=", 8))
 			rec->started = strtoll(line + 8, NULL, 10);
 		else if (!strncmp(line, "reverted_at=", 12))

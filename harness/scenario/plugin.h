@@ -248,6 +248,12 @@ struct gl_fault_ops {
 	 * Validate asks it to tell which figures the scenario can produce
 	 * (a checkpoint restore only follows a job's end). NULL: GL_ENDS_NO. */
 	int (*ends)(const struct gl_fault_spec *f, const struct gl_proc_view *p, char *why, size_t n);
+	/* (optional) resume's question about a fault the journal holds as
+	 * injected, not yet due for its revert: has it ended by itself while
+	 * no controller ran (a flap loop that finished)? 1 yes (resume reverts
+	 * it at once; the revert takes its record of when), 0 no, < 0 cannot
+	 * tell (err). */
+	int (*ended)(struct gl_ctx *c, const cJSON *plan, struct gl_err *err);
 };
 
 /* deadman's "this plan has no watcher" (a fault left unguarded: validate

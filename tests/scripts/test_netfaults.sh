@@ -226,6 +226,68 @@ check "dead-man: ping across works" wait_until 5 ping_ab
 check "dead-man: gauntlet revert afterwards still succeeds (idempotent)" [ $? -eq 0 ]
 check "dead-man: journal says reverted" [ "$(sql "$T/r3/run.db" "select state from faults")" = reverted ]
 
+# --- 2c. SIGKILL while the link is down; the loop ends the flap; then resume ---------
+# down 15s, up 25s: the fault lasts 40 s (8 s real), its loop brings the link
+# up 3 s real after the inject, while no controller runs. The loop's own
+# record (PIDFILE.rec, "start T" / "end T" on this host's clock, read here
+# before the resume) is the ground truth: resume reverts the fault at once
+# (not at its planned revert), and the report holds it to that end, counts
+# the outage up to it, and says "ended by itself", not "LONGER: controller
+# down" (it once said "held 29.574 (8.000) LONGER" for such a flap).
+mk "$T/self.json" 60s "{ \"id\": \"self-$$\", \"at\": \"5s\", \"kind\": \"link_flap\", \"target\": \"a\",
+  \"params\": { \"interface\": \"$IA\", \"down\": \"15s\", \"up\": \"25s\" } }"
+bg run "$T/self.json" --out "$T/r3s" --time-scale $SCALE >"$T/r3s.log" 2>&1
+self_in() { link_down && sql_is "$T/r3s/run.db" "select state from faults" injected; }
+check "self-end: the link goes down, the journal says injected" wait_until 10 self_in
+kill -9 "$BG_PID"
+wait "$BG_PID" 2>/dev/null
+PF=$(pid_file "$T/r3s")
+check "self-end: the loop ends by itself, writing its end into its record" \
+	wait_until 10 bash -c "[ ! -e '$PF' ] && grep -q '^end ' '$PF.rec'"
+check "self-end: the link is up again, no controller running" link_up
+SELF=$(python3 -c "import sys; d=dict(l.split() for l in open(sys.argv[1])); print('%.9f' % (float(d['end']) - float(d['start'])))" "$PF.rec")
+echo "   (the loop's record: $(tr '\n' ' ' < "$PF.rec")-> $SELF s from its start to its end)"
+check "self-end: the loop slept its 3 s (15s / 5) before bringing the link up (record: $SELF s)" \
+	python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) >= 3.0 else 1)" "$SELF"
+"$GAUNTLET" resume "$T/r3s" >"$T/r3s-resume.log" 2>&1
+rc=$?
+check "self-end: the resumed run ends with a verdict (exit $rc)" [ $rc -le 1 ]
+check "self-end: resume reverted it at once: it had ended by itself" \
+	grep -q "'self-$$' reverted (it ended by itself while the controller was down)" "$T/r3s-resume.log"
+check "self-end: the loop's record taken and removed" [ ! -e "$PF.rec" ]
+python3 - "$T/r3s/report.json" "$SELF" "self-$$" > "$T/r3s.judge" 2>&1 <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1])); want = float(sys.argv[2])
+f = r["faults"][0]; o = r["outages"]
+fails = []
+def ok(c, what):
+    print(("ok: " if c else "FAIL: ") + what)
+    c or fails.append(what)
+print("held %.3f (planned %.3f), outage_s %.3f; outages %s; the loop's own record %.3f s"
+      % (f["held_s"], f["planned_held_s"], f["outage_s"], [(x["down_s"], x["faults"]) for x in o], want))
+ok(f.get("held_by_own_record") is True and abs(f["measured"].get("self_reverted_s", -1) - want) < 1e-6,
+   "measured.self_reverted_s is the loop's record (%s)" % f["measured"].get("self_reverted_s"))
+ok(abs(f["held_s"] - want) < 1e-6, "held_s is the record's end, not the controller's return")
+ok(len(o) == 1, "one outage")
+if o:
+    pre = o[0]["at_elapsed_s"] - f["injected_elapsed_s"]
+    into = want - pre
+    ok(o[0]["faults"] == [{"id": sys.argv[3], "ended": "during", "ended_into_s": o[0]["faults"][0]["ended_into_s"]}]
+       and abs(o[0]["faults"][0]["ended_into_s"] - into) < 1e-6,
+       "the outage row: the flap ended itself %.3f s into it" % into)
+    ok(abs(f["outage_s"] - into) < 1e-6 and f["outage_s"] < o[0]["down_s"],
+       "outage_s counts the outage up to that end only (%.3f of %.3f s)" % (f["outage_s"], o[0]["down_s"]))
+ok(f["reverted_elapsed_s"] < f["injected_elapsed_s"] + f["planned_held_s"], "reverted before its planned revert")
+sys.exit(1 if fails else 0)
+PY
+rc=$?
+cat "$T/r3s.judge"
+check "self-end: report.json holds it to the loop's own end" [ $rc -eq 0 ]
+check "self-end: report.md says it ended by itself in the outage, not LONGER" \
+	bash -c "grep \"^| self-$$ \" '$T/r3s/report.md' | grep -q 'ended by itself [0-9.]* s into the controller outage before resume 1' &&
+		! grep \"^| self-$$ \" '$T/r3s/report.md' | grep -q LONGER &&
+		grep -q \"| self-$$: ended by itself [0-9.]* s into it |\" '$T/r3s/report.md'"
+
 # --- 3. loss: 100%, then 30% ------------------------------------------------------------
 # at 5s for 20s (1-5 s real) 100%; at 45s for 20s (9-13 s real) 30% each way
 # (4 healthy windows between them, for restore_s). The 100% window is 4 s

@@ -424,6 +424,47 @@ int main(void)
 	}
 	gl_store_close(st);
 
+	/* 4b. a controller outage inside the fault (the designed run, 5.2 s to
+	 * 9.5 s): the run's clock stood at 6.0 s for 10 s of wall time. The
+	 * fault without a record of its own end was held (9.5 - 5.2) + 10 =
+	 * 14.3 s, the whole outage in it; with one (a flap loop that ended
+	 * 3 s after the inject, during the outage), held 3 s, the outage
+	 * counted up to that end only: 3 - (6.0 - 5.2) = 2.2 s into it. */
+	st = make_store(dir, 20, 5200000000LL, 9500000000LL, NULL, "reverted");
+	{
+		struct gl_outage_row o = { 1, 6000000000LL, 1000000000000LL, 1010000000000LL };
+		CHECK(gl_store_outage_put(st, &o) == 0);
+	}
+	if ((an = analyze(st, "outage, no record"))) {
+		const struct gl_fault_result *f = &an->faults[0];
+		CHECKF(fabs(f->held_s - 14.3) < 1e-9 && fabs(f->outage_s - 10) < 1e-9 && !f->self_ended,
+		       "no record: held %g, outage %g, self_ended %d", f->held_s, f->outage_s, f->self_ended);
+		gl_analysis_free(an);
+	}
+	{
+		struct gl_fault_row f = { 0 };
+		strcpy(f.id, "f1");
+		strcpy(f.kind, "null");
+		strcpy(f.target, "me");
+		f.at_ns = 5200000000LL;
+		f.dur_ns = 4300000000LL;
+		strcpy(f.state, "reverted");
+		f.verified = f.verified_revert = 1;
+		f.injected_elapsed_ns = f.injected_scn_ns = 5200000000LL;
+		f.reverted_elapsed_ns = f.reverted_scn_ns = 9500000000LL;
+		strcpy(f.measured, "{\"self_reverted_s\":3}");
+		CHECK(gl_store_fault_put(st, &f, &err) == 0);
+	}
+	if ((an = analyze(st, "outage, own record"))) {
+		const struct gl_fault_result *f = &an->faults[0];
+		CHECKF(fabs(f->held_s - 3) < 1e-9 && fabs(f->outage_s - 2.2) < 1e-9 && f->self_ended &&
+		       f->ended_outage == 0 && fabs(f->ended_into_s - 2.2) < 1e-9 && f->self_end_elapsed_ns == 6000000000LL,
+		       "own record: held %g, outage %g, self_ended %d, ended in outage %d, %g s into it", f->held_s,
+		       f->outage_s, f->self_ended, f->ended_outage, f->ended_into_s);
+		gl_analysis_free(an);
+	}
+	gl_store_close(st);
+
 	/* 5. schema: a store from a newer gauntlet is refused, not misread */
 	{
 		char path[512];
