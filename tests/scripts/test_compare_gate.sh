@@ -6,8 +6,8 @@
 #       summary and the three file names) is at most 30 lines; --all adds
 #       the table of every comparison;
 #   (b) two real training runs (gauntlet-train through mpirun, MPI backend,
-#       two ranks on loopback, 30 s), the candidate checkpointing every 5
-#       steps instead of every 50 (--set): a save is wall time without a
+#       two ranks on loopback, 30 s), the candidate checkpointing every
+#       step instead of every 50 (--set): a save is wall time without a
 #       step, so its ETTR is lower, by at least 5 points (checked on the
 #       runs' own report.json before the comparison is judged). compare
 #       exits 1 and names training.ettr in the summary's first lines;
@@ -93,7 +93,7 @@ cat > "$T/train.json" <<JSON
 JSON
 "$GAUNTLET" run "$T/train.json" --out "$T/t1" >"$T/t1.log" 2>&1
 rc1=$?
-"$GAUNTLET" run "$T/train.json" --out "$T/t2" --set workloads.training.checkpoint.every_steps=5 >"$T/t2.log" 2>&1
+"$GAUNTLET" run "$T/train.json" --out "$T/t2" --set workloads.training.checkpoint.every_steps=1 >"$T/t2.log" 2>&1
 rc2=$?
 check "(b) both training runs finished (exit $rc1, $rc2: 0 pass or 1 fail)" \
 	bash -c "[ $rc1 -le 1 ] && [ $rc2 -le 1 ] && [ -s '$T/t1/report.json' ] && [ -s '$T/t2/report.json' ]"
