@@ -177,15 +177,11 @@ check "5 agents' wait: no window: the run's clock never started" [ "$(sql "$T/ag
 
 # --- 6. report rendering: report.pdf's browser hangs ---------------------------------------------------
 # The browser must lie where nobody else may write (report_pdf.c): not
-# under /tmp, so in a private folder of the build directory.
-FAKE_DIR=
-if [ -n "${GL_BINARY_DIR:-}" ] && [ -d "$GL_BINARY_DIR" ] && [ -w "$GL_BINARY_DIR" ]; then
-	FAKE_DIR=$(mktemp -d "$GL_BINARY_DIR/stop-test.XXXXXX")
-	trap 'rm -rf "$FAKE_DIR"; cleanup' EXIT
-fi
-if [ -z "$FAKE_DIR" ]; then
-	part_skip "6 report rendering" "no build directory to hold a stand-in browser (GL_BINARY_DIR)"
-elif ! python3 - "$FAKE_DIR" <<'PY'
+# under /tmp, so in a private folder of the build directory, or, when the
+# checkout itself lies under a folder others may write (a clone in /tmp),
+# of /run (root's).
+trusted() { # DIR: it and every folder above it writable by root or us only
+	python3 - "$1" <<'PY'
 import os, sys
 p = os.path.realpath(sys.argv[1])
 while True:
@@ -196,8 +192,18 @@ while True:
         break
     p = os.path.dirname(p)
 PY
-then
-	part_skip "6 report rendering" "$GL_BINARY_DIR or a folder above it is writable by others: gauntlet would not run a browser there"
+}
+FAKE_DIR=
+for base in "${GL_BINARY_DIR:-}" /run; do
+	[ -n "$base" ] && [ -d "$base" ] && [ -w "$base" ] && trusted "$base" || continue
+	FAKE_DIR=$(mktemp -d "$base/gl-stop-test.XXXXXX") && break
+done
+if [ -n "$FAKE_DIR" ]; then
+	trap 'rm -rf "$FAKE_DIR"; cleanup' EXIT
+	chmod 755 "$FAKE_DIR"
+fi
+if [ -z "$FAKE_DIR" ]; then
+	part_skip "6 report rendering" "no folder that only root may write (the build directory, /run) to hold a stand-in browser: gauntlet would not run a browser elsewhere"
 else
 	printf '#!/bin/sh\necho $$ > %s/browser.pid\nexec sleep 60\n' "$T" > "$FAKE_DIR/browser"
 	chmod 755 "$FAKE_DIR/browser"
