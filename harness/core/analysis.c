@@ -840,6 +840,27 @@ static int incident_cmp(const void *a, const void *b)
 
 /* Runs of consecutive windows of one kind, after recovery() marked what
  * the faults explain; kept in time order, the first GL_MAX_INCIDENTS. */
+/* A new, zeroed incident at the end of an->incidents (grown by doubling,
+ * *cap its size); NULL with err when out of memory. */
+static struct gl_incident *incident_add(struct gl_analysis *an, int *cap, struct gl_err *err)
+{
+	struct gl_incident *x;
+
+	if (an->n_incidents == *cap) {
+		struct gl_incident *ni;
+		*cap = *cap ? *cap * 2 : 16;
+		ni = realloc(an->incidents, sizeof(*ni) * (size_t)*cap);
+		if (!ni) {
+			gl_errf(err, GL_ENOMEM, "analysis: out of memory");
+			return NULL;
+		}
+		an->incidents = ni;
+	}
+	x = &an->incidents[an->n_incidents++];
+	memset(x, 0, sizeof(*x));
+	return x;
+}
+
 static int find_incidents(struct gl_analysis *an, struct gl_err *err)
 {
 	int inf = workload_index(an->sc, "inference"), cap = 0;
@@ -857,16 +878,8 @@ static int find_incidents(struct gl_analysis *an, struct gl_err *err)
 		an->incidents_gated++;
 		if (an->n_incidents == GL_MAX_INCIDENTS)
 			continue;
-		if (an->n_incidents == cap) {
-			struct gl_incident *ni;
-			cap = cap ? cap * 2 : 16;
-			ni = realloc(an->incidents, sizeof(*ni) * (size_t)cap);
-			if (!ni)
-				return gl_errf(err, GL_ENOMEM, "analysis: out of memory");
-			an->incidents = ni;
-		}
-		x = &an->incidents[an->n_incidents++];
-		memset(x, 0, sizeof(*x));
+		if (!(x = incident_add(an, &cap, err)))
+			return -GL_ENOMEM;
 		x->kind = GL_INC_RESTORE;
 		x->fault = i;
 		x->w0 = f->unrestored_w0;
@@ -892,16 +905,8 @@ static int find_incidents(struct gl_analysis *an, struct gl_err *err)
 				continue;
 			}
 			kept++;
-			if (an->n_incidents == cap) {
-				struct gl_incident *ni;
-				cap = cap ? cap * 2 : 16;
-				ni = realloc(an->incidents, sizeof(*ni) * (size_t)cap);
-				if (!ni)
-					return gl_errf(err, GL_ENOMEM, "analysis: out of memory");
-				an->incidents = ni;
-			}
-			x = &an->incidents[an->n_incidents++];
-			memset(x, 0, sizeof(*x));
+			if (!(x = incident_add(an, &cap, err)))
+				return -GL_ENOMEM;
 			x->kind = (enum gl_incident_kind)k;
 			x->fault = -1;
 			x->w0 = w;
