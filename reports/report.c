@@ -35,9 +35,42 @@ static void md_image_warning(void *arg, const char *text)
 	gl_buf_printf(arg, ".\n\n");
 }
 
+/* report.json alone, from an analysis (`gauntlet simulate` over many
+ * seeds checks it). */
+int gl_report_write_json(const char *dir, struct gl_store *st, struct gl_analysis *an, struct gl_err *err)
+{
+	cJSON *doc = gl_report_json(an);
+	int rc;
+
+	(void)st;
+	rc = doc ? write_json(dir, "report.json", doc, err) : gl_errf(err, GL_ENOMEM, "report.json: out of memory");
+	cJSON_Delete(doc);
+	return rc;
+}
+
+static int write_all(const char *dir, struct gl_store *st, struct gl_analysis *an, int pdf, struct gl_err *err);
+
+/* Every report but report.pdf, from an analysis: a simulation's run
+ * directory (no browser is started for a plan's rehearsal). */
+int gl_report_write_sim(const char *dir, struct gl_store *st, struct gl_analysis *an, struct gl_err *err)
+{
+	return write_all(dir, st, an, 0, err);
+}
+
 int gl_report_write(const char *dir, struct gl_store *st, struct gl_err *err)
 {
 	struct gl_analysis *an = NULL;
+	int rc;
+
+	if ((rc = gl_analyze(st, &an, err)))
+		return rc;
+	rc = write_all(dir, st, an, 1, err);
+	gl_analysis_free(an);
+	return rc;
+}
+
+static int write_all(const char *dir, struct gl_store *st, struct gl_analysis *an, int pdf_wanted, struct gl_err *err)
+{
 	struct gl_series_set *ss = NULL;
 	struct gl_buf md, html, csv, junit;
 	cJSON *doc = NULL, *man = NULL;
@@ -48,8 +81,6 @@ int gl_report_write(const char *dir, struct gl_store *st, struct gl_err *err)
 	gl_buf_init(&html, 64u << 20);
 	gl_buf_init(&csv, 256u << 20);
 	gl_buf_init(&junit, 64u << 20);
-	if ((rc = gl_analyze(st, &an, err)))
-		goto out;
 	doc = gl_report_json(an);
 	if (!doc) {
 		rc = gl_errf(err, GL_ENOMEM, "report.json: out of memory");
@@ -99,7 +130,7 @@ int gl_report_write(const char *dir, struct gl_store *st, struct gl_err *err)
 		goto out;
 	}
 	snprintf(path, sizeof(path), "%s/report.html", dir);
-	if ((rc = gl_write_file_atomic(path, html.data, html.len, 0600, err)) == 0) {
+	if ((rc = gl_write_file_atomic(path, html.data, html.len, 0600, err)) == 0 && pdf_wanted) {
 		char msg[900];
 		/* dated at the run's end (a run still going: its last commit,
 		 * else its start), so a re-rendering gives the same bytes */
@@ -128,6 +159,5 @@ out:
 	gl_buf_free(&html);
 	gl_buf_free(&csv);
 	gl_buf_free(&junit);
-	gl_analysis_free(an);
 	return rc;
 }

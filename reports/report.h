@@ -15,6 +15,10 @@
 
 /* Analyze the store and write every report into dir (atomically each). */
 int gl_report_write(const char *dir, struct gl_store *st, struct gl_err *err);
+/* From an analysis already made (`gauntlet simulate`): report.json only;
+ * every report but report.pdf. */
+int gl_report_write_json(const char *dir, struct gl_store *st, struct gl_analysis *an, struct gl_err *err);
+int gl_report_write_sim(const char *dir, struct gl_store *st, struct gl_analysis *an, struct gl_err *err);
 
 /* report.pdf from dir/report.html by headless Chromium (report_pdf.c):
  * GL_PDF_WRITTEN, GL_PDF_SKIPPED (GAUNTLET_PDF=off, or no browser it may

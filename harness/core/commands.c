@@ -34,6 +34,7 @@
 #include "metrics.h"
 #include "notify.h"
 #include "secrets.h"
+#include "sim.h"
 #include "stop.h"
 #include "timeline.h"
 
@@ -119,7 +120,10 @@ static void ctx_free(struct gl_ctx *c)
 	gl_live_free(c->live);
 	if (c->base) event_base_free(c->base);
 	gl_metrics_free(c->m);
-	gl_store_close(c->st);
+	if (ctl_sim_killed(c))
+		gl_store_abandon(c->st);   /* a simulated kill: what was not committed is lost */
+	else
+		gl_store_close(c->st);
 	gl_scenario_free(c->sc);
 	if (c->lock_fd >= 0)
 		close(c->lock_fd);
@@ -344,6 +348,7 @@ int gl_controller_run(const struct gl_run_opts *o)
 	int code = 4, rc;
 
 	gl_diag_init(&d, NULL);
+	c.sim = ctl_sim_active();
 	so.start_wall_ns = gl_wall_ns();
 	c.sc = gl_scenario_load_file(o->scenario_path, &so, &d);
 	if (!c.sc || d.n_errors > c.sc->n_missing) {
@@ -358,6 +363,14 @@ int gl_controller_run(const struct gl_run_opts *o)
 		fprintf(stderr, "gauntlet: running anyway: the missing thresholds above fail the verdict\n");
 	}
 	gl_diag_free(&d);
+	if (c.sim) {
+		char why[200];
+		if (ctl_sim_bind(c.sim, c.sc, why, sizeof(why)) != 0) {
+			fprintf(stderr, "gauntlet: simulate: %s\n", why);
+			gl_scenario_free(c.sc);
+			return 2;
+		}
+	}
 	gl_secrets_take(c.sc->root);    /* before any thread or child (secrets.h) */
 	c.scale = o->time_scale > 0 ? o->time_scale : 1;
 	if (preflight_plugins(c.sc) != 0) {
@@ -366,7 +379,7 @@ int gl_controller_run(const struct gl_run_opts *o)
 	}
 	/* the webhooks' URLs, before anything is stored (--dry-run sends
 	 * nothing and needs none) */
-	if (!o->dry_run && (code = ctl_notify_open(&c)) != 0)
+	if (!o->dry_run && !c.sim && (code = ctl_notify_open(&c)) != 0)
 		goto out;
 	code = 4;
 	if (build_faults(&c, 1) != 0)
@@ -403,7 +416,10 @@ int gl_controller_run(const struct gl_run_opts *o)
 		goto out;
 	}
 	memset(&row, 0, sizeof(row));
-	make_run_id(row.id, sizeof(row.id));
+	if (c.sim)
+		ctl_sim_run_id(c.sim, row.id, sizeof(row.id));
+	else
+		make_run_id(row.id, sizeof(row.id));
 	snprintf(c.run_id, sizeof(c.run_id), "%s", row.id);
 	if (o->out_dir)
 		snprintf(c.dir, sizeof(c.dir), "%s", o->out_dir);
@@ -432,6 +448,8 @@ int gl_controller_run(const struct gl_run_opts *o)
 			code = 2;
 			goto out;
 		}
+		if (c.sim)
+			gl_store_no_sync(c.st);
 		ctl_store_policy(&c);
 	}
 	/* the run exists: log lines carry its clock, at 0 until the loop
@@ -477,6 +495,8 @@ int gl_controller_run(const struct gl_run_opts *o)
 		code = stop_before_soak(&c, "the start-up", 0);
 		goto out;
 	}
+	if (c.sim)
+		goto loop;   /* no host is asked anything: no inventory, preflight or gate */
 	{
 		/* provenance for manifest.json, kept in the store; bounded, and
 		 * never a reason to fail the run; a stop request ends its
@@ -522,6 +542,7 @@ int gl_controller_run(const struct gl_run_opts *o)
 		code = rc == -2 ? stop_before_soak(&c, "the before gates", 1) : 4;
 		goto out;
 	}
+loop:
 	if (ctl_start_loop(&c) != 0) {
 		fprintf(stderr, "gauntlet: cannot start: %s\n", c.stop_msg[0] ? c.stop_msg : "out of memory");
 		goto out;
@@ -562,6 +583,8 @@ static int open_existing(struct gl_ctx *c, const char *dir, struct gl_run_row *r
 		fprintf(stderr, "gauntlet: %s\n", err.msg);
 		return err.code == GL_EINVAL ? 2 : 4;
 	}
+	if (c->sim)
+		gl_store_no_sync(c->st);
 	c->sc = gl_scenario_from_store(c->st, row, &d);
 	if (!c->sc || d.n_errors > c->sc->n_missing) {
 		print_diag(&d);
@@ -570,6 +593,13 @@ static int open_existing(struct gl_ctx *c, const char *dir, struct gl_run_row *r
 		return 2;
 	}
 	gl_diag_free(&d);
+	if (c->sim) {
+		char why[200];
+		if (ctl_sim_bind(c->sim, c->sc, why, sizeof(why)) != 0) {
+			fprintf(stderr, "gauntlet: simulate: %s\n", why);
+			return 2;
+		}
+	}
 	ctl_store_policy(c);
 	gl_secrets_take(c->sc->root);   /* before any thread or child (secrets.h) */
 	c->scale = row->time_scale;
@@ -662,7 +692,7 @@ static int show_plans_if_needed(struct gl_ctx *c, const struct gl_run_row *row, 
 
 int gl_controller_resume(const char *dir, int dry_run)
 {
-	struct gl_ctx c = { .lock_fd = -1 };
+	struct gl_ctx c = { .lock_fd = -1, .sim = ctl_sim_active() };
 	struct gl_run_row row = { 0 };
 	int code = open_existing(&c, dir, &row), rc;
 	int64_t base;
@@ -685,7 +715,7 @@ int gl_controller_resume(const char *dir, int dry_run)
 	}
 	/* log lines carry the run's clock from here: held where the last
 	 * commit left it until the loop goes on from there */
-	if ((code = ctl_notify_open(&c)) != 0)
+	if (!c.sim && (code = ctl_notify_open(&c)) != 0)
 		goto out;
 	snprintf(c.run_id, sizeof(c.run_id), "%s", row.id);
 	c.elapsed_base = row.elapsed_ns;

@@ -38,6 +38,7 @@
 #include "analysis.h"
 #include "live.h"
 #include "metrics.h"
+#include "sim.h"
 #include "stop.h"
 #include "timeline.h"
 
@@ -50,9 +51,25 @@ static gl_report_writer reporter;
 
 void gl_controller_reporter(gl_report_writer w) { reporter = w; }
 
+static gl_report_writer_an reporter_an;
+
+void gl_controller_reporter_an(gl_report_writer_an w) { reporter_an = w; }
+
 int ctl_write_reports(const char *dir, struct gl_store *st, struct gl_err *err)
 {
 	return reporter ? reporter(dir, st, err) : 0;
+}
+
+/* The reports from the analysis judge kept (reporter_an), else from the
+ * store (reporter). */
+static int write_reports_from(struct gl_ctx *c, struct gl_analysis *an, struct gl_err *err)
+{
+	if (!reporter_an || !an)
+		return ctl_write_reports(c->dir, c->st, err);
+	gl_run_row_free(&an->run);
+	if (gl_store_run_load(c->st, &an->run, err) != 0)
+		return -GL_EIO;
+	return reporter_an(c->dir, c->st, an, err);
 }
 
 void gl_controller_live_opts(const struct gl_live_opts *o)
@@ -142,6 +159,8 @@ static void commit(struct gl_ctx *c)
 	int64_t now = gl_ctx_elapsed_ns(c);
 	struct gl_err err = { 0 };
 
+	if (c->sim)
+		ctl_sim_emit(c);   /* the models' figures up to now (sim.h) */
 	if (write_window(c, now, 0, NULL) != 0 || gl_store_run_progress(c->st, now) != 0 ||
 	    gl_store_flush(c->st, &err) != 0)
 		fail_store(c, err.code ? err.msg : "commit");
@@ -151,7 +170,7 @@ void ctl_commit_now(struct gl_ctx *c)
 {
 	/* only while the loop commits on its timer (not in resume's
 	 * reconciliation, nor in `gauntlet revert`, nor once stopping) */
-	if (c->ev_commit && event_pending(c->ev_commit, EV_TIMEOUT, NULL))
+	if ((c->ev_commit && event_pending(c->ev_commit, EV_TIMEOUT, NULL)) || ctl_sim_running(c))
 		commit(c);
 }
 
@@ -287,6 +306,8 @@ static void close_window(struct gl_ctx *c, int64_t end_elapsed)
 	struct gl_err err = { 0 };
 
 	settle(c);     /* with agents, one still waiting: written as it stands */
+	if (c->sim)
+		ctl_sim_emit(c);
 	for (int i = 0; i < c->sc->n_workloads; i++)
 		if (c->wl_started && c->wl_state[i] && c->sc->workloads[i].ops->on_window)
 			c->sc->workloads[i].ops->on_window(c->wl_state[i]);
@@ -444,7 +465,7 @@ int ctl_start_loop(struct gl_ctx *c)
 	for (int i = 0; i < c->sc->n_workloads; i++) {
 		const struct gl_workload_spec *w = &c->sc->workloads[i];
 		/* a workload run by agents has no state here (agents.c) */
-		if (cJSON_GetObjectItemCaseSensitive(w->cfg, "agents")) {
+		if (!c->sim && cJSON_GetObjectItemCaseSensitive(w->cfg, "agents")) {
 			if (!c->closing && (!(c->closing = gl_metrics_new()) ||
 					    !(c->ev_settle = evtimer_new(c->base, on_settle, c))))
 				return -1;
@@ -563,7 +584,8 @@ int ctl_drive(struct gl_ctx *c)
 	/* Timeline: events already past were handled before the stop; the
 	 * journal tells which fault steps are still owed (reconciled by the
 	 * caller for resume). */
-	live_start(c);
+	if (!c->sim)
+		live_start(c);
 	c->tl_next = 0;
 	while (c->tl_next < c->n_tl && gl_timeline_real_ns(c->tl[c->tl_next].t_ns, c->scale) <= base &&
 	       (base > 0 || c->tl[c->tl_next].kind == GL_TL_PHASE) && c->tl[c->tl_next].kind != GL_TL_END)
@@ -576,11 +598,22 @@ int ctl_drive(struct gl_ctx *c)
 		}
 	}
 	c->wl_started = 1;
-	if (c->stop == STOP_NONE && (ctl_fx_start(c) != 0 || ctl_dm_start(c) != 0)) {
+	/* a simulation runs every fault step inline, with no lease renewal
+	 * (no watcher is modelled) */
+	if (c->stop == STOP_NONE && !c->sim && (ctl_fx_start(c) != 0 || ctl_dm_start(c) != 0)) {
 		c->stop = STOP_ERROR;
 		snprintf(c->stop_msg, sizeof(c->stop_msg), "cannot start the fault executor or lease renewal thread");
 	}
-	if (c->stop == STOP_NONE) {
+	if (c->stop == STOP_NONE && c->sim) {
+		/* simulated: commits at each window's close and each fault
+		 * step, not on a timer (docs/simulation.md); a kill drops
+		 * the controller here, without its ordered stop */
+		gl_ctx_arm_at(c, c->ev_window, (c->win_idx + 1) * c->sc->window_ns);
+		gl_ctx_arm_at(c, c->ev_tl, 0);
+		ran = 1;
+		if (ctl_sim_dispatch(c))
+			return GL_SIM_KILLED;
+	} else if (c->stop == STOP_NONE) {
 		event_add(c->ev_commit, &(struct timeval){ 0, COMMIT_INTERVAL_NS / 1000 });
 		gl_ctx_arm_at(c, c->ev_window, (c->win_idx + 1) * c->sc->window_ns);
 		gl_ctx_arm_at(c, c->ev_tl, 0);
@@ -642,7 +675,7 @@ int ctl_drive(struct gl_ctx *c)
 /* The verdict from the store, like any later `gauntlet report`: written
  * to the run row with state and exit code. -1 when the analysis failed. */
 static int judge(struct gl_ctx *c, const char *state, int *code, char *verdict, size_t verdict_n, int *failing,
-		 int *targets)
+		 int *targets, struct gl_analysis **keep)
 {
 	struct gl_analysis *an = NULL;
 	struct gl_err err = { 0 };
@@ -658,7 +691,10 @@ static int judge(struct gl_ctx *c, const char *state, int *code, char *verdict, 
 		*failing += !an->targets[i].pass;
 	*targets = an->n_targets;
 	gl_store_run_finish(c->st, state, an->verdict, *code, gl_wall_ns());
-	gl_analysis_free(an);
+	if (keep && reporter_an)
+		*keep = an;
+	else
+		gl_analysis_free(an);
 	return 0;
 }
 
@@ -668,6 +704,7 @@ int ctl_finish(struct gl_ctx *c)
 	const char *state;
 	char verdict[32];
 	int code, failing, targets, rc;
+	struct gl_analysis *an = NULL;
 
 	ctl_stopping(c);   /* a request since the after gates */
 	if (c->stop != STOP_END)
@@ -675,7 +712,7 @@ int ctl_finish(struct gl_ctx *c)
 	state = c->stop == STOP_END ? "finished" : c->stop == STOP_ERROR ? "failed" : "aborted";
 	gl_store_flush(c->st, &err);
 	gl_store_run_finish(c->st, state, "", 0, gl_wall_ns());
-	if (judge(c, state, &code, verdict, sizeof(verdict), &failing, &targets) != 0)
+	if (judge(c, state, &code, verdict, sizeof(verdict), &failing, &targets, &an) != 0)
 		return 4;
 	/* the webhooks' end before the reports, which show what they sent */
 	if (c->nt) {
@@ -687,13 +724,14 @@ int ctl_finish(struct gl_ctx *c)
 	 * it before its reports were out) and its reports rendered again,
 	 * saying so. The webhooks' end said the verdict as it stood. */
 	gl_stop_interruptible(1);
-	rc = ctl_write_reports(c->dir, c->st, &err);
+	rc = write_reports_from(c, an, &err);
+	gl_analysis_free(an);
 	if (rc == 0 && !strcmp(state, "finished") && ctl_stopping(c)) {
 		gl_ctx_event(c, GL_LOG_WARN, "controller", "%s while the reports were rendered: the run is recorded "
 			     "aborted%s", c->stop_msg, c->nt ? " (the webhooks' end said it finished)" : "");
 		state = "aborted";
 		gl_store_run_finish(c->st, state, "", 0, gl_wall_ns());
-		if (judge(c, state, &code, verdict, sizeof(verdict), &failing, &targets) != 0) {
+		if (judge(c, state, &code, verdict, sizeof(verdict), &failing, &targets, NULL) != 0) {
 			gl_stop_interruptible(0);
 			return 4;
 		}
@@ -708,7 +746,8 @@ int ctl_finish(struct gl_ctx *c)
 		live_status(c);
 		gl_live_final(c->live, state, code == 0 ? "pass" : code == 1 ? "fail" : code == 3 ? "aborted" : "error");
 	}
-	fprintf(stderr, "gauntlet: run %s: %s (exit %d); report: %s/report.json\n", state,
+	if (!c->sim)
+		fprintf(stderr, "gauntlet: run %s: %s (exit %d); report: %s/report.json\n", state,
 		code == 0 ? "pass" : code == 1 ? "fail" : code == 3 ? "aborted" : "harness error", code, c->dir);
 	/* a stop request ends the linger early; the verdict stands */
 	live_linger(c);

@@ -47,8 +47,11 @@ struct fx;
 struct gl_dm;
 struct gl_notify;
 
+struct gl_sim;
+
 struct gl_ctx {
 	struct event_base *base;
+	struct gl_sim *sim;       /* `gauntlet simulate` (sim.h); NULL in every real run */
 	struct gl_scenario *sc;
 	struct gl_store *st;
 	struct gl_metrics *m;

@@ -17,6 +17,7 @@
 #include <event2/event.h>
 
 #include "child.h"
+#include "sim.h"
 #include "stop.h"
 
 /* ---- what plug-ins see --------------------------------------------------- */
@@ -156,6 +157,12 @@ int ctl_stop_leftovers(struct gl_ctx *c, const char *who)
 	const char *host = uname(&un) == 0 ? un.nodename : "";
 	int n_rows = 0, n_rec = 0, n = 0, scanned = 0, left = 0, rc = 0, elsewhere = 0;
 
+	/* a simulation starts no process (sim.h): none of ours can be left */
+	if (c->sim) {
+		free(l);
+		free(killed);
+		return 0;
+	}
 	gl_proc_boot_id(boot, sizeof(boot));
 	if (c->st && gl_store_child_list(c->st, &rows, &n_rows, &err) != 0)
 		gl_ctx_event(c, GL_LOG_WARN, "controller", "%s: recorded children not read: %s", who, err.msg);
@@ -261,6 +268,10 @@ void gl_ctx_arm_at(struct gl_ctx *c, struct event *ev, int64_t at_elapsed)
 	int64_t wait = at_elapsed - gl_ctx_elapsed_ns(c);
 	struct timeval tv;
 
+	if (c->sim) {
+		ctl_sim_arm(c, ev, at_elapsed);
+		return;
+	}
 	if (wait < 0)
 		wait = 0;
 	tv.tv_sec = wait / 1000000000LL;

@@ -86,6 +86,25 @@ void gl_metrics_record(struct gl_metrics *m, int id, double v)
 	pthread_mutex_unlock(&m->lock);
 }
 
+void gl_metrics_record_many(struct gl_metrics *m, int id, const double *v, size_t n)
+{
+	if (id < 0 || id >= m->n || !m->s[id].h || !n)
+		return;
+	pthread_mutex_lock(&m->lock);
+	for (size_t i = 0; i < n; i++)
+		gl_hist_record(m->s[id].h, v[i]);
+	pthread_mutex_unlock(&m->lock);
+}
+
+void gl_metrics_record_n(struct gl_metrics *m, int id, double v, uint64_t count)
+{
+	if (id < 0 || id >= m->n || !m->s[id].h || !count)
+		return;
+	pthread_mutex_lock(&m->lock);
+	gl_hist_record_n(m->s[id].h, v, count);
+	pthread_mutex_unlock(&m->lock);
+}
+
 void gl_metrics_add(struct gl_metrics *m, int id, int64_t n)
 {
 	if (id < 0 || id >= m->n)

@@ -30,6 +30,10 @@ int gl_metrics_counter(struct gl_metrics *m, const char *name);
 
 /* Thread-safe. Ids come from the two calls above. */
 void gl_metrics_record(struct gl_metrics *m, int id, double v);
+/* n values at once (one lock) */
+void gl_metrics_record_many(struct gl_metrics *m, int id, const double *v, size_t n);
+/* count records of the one value v */
+void gl_metrics_record_n(struct gl_metrics *m, int id, double v, uint64_t count);
 void gl_metrics_add(struct gl_metrics *m, int id, int64_t n);
 
 /* Controller side (loop thread). visit() sees every series of the current

@@ -36,6 +36,9 @@ struct gl_store {
 	pthread_cond_t ckpt_cv;
 	int ckpt_on, ckpt_quit;
 	int reader;                /* gl_store_open_reader: never checkpoints */
+	int no_sync;               /* gl_store_no_sync: a simulation's store */
+	/* exec_bound's statements, prepared once (their SQL is a literal) */
+	struct { const char *sql; sqlite3_stmt *q; } cached[8];
 	int wal_frames, wal_limit_frames;   /* in the WAL after the last commit; the trim's mark */
 	char *path;
 	struct gl_keep *keep;      /* what is kept of requests and debug events */
@@ -403,10 +406,39 @@ void gl_store_close(struct gl_store *st)
 	sqlite3_finalize(st->st_ev);
 	sqlite3_finalize(st->st_req);
 	sqlite3_finalize(st->st_train);
+	for (size_t i = 0; i < GL_ARRAY_LEN(st->cached); i++)
+		sqlite3_finalize(st->cached[i].q);
 	if (st->db)
 		sqlite3_close(st->db);
 	gl_keep_free(st->keep);
 	free(st);
+}
+
+void gl_store_no_sync(struct gl_store *st)
+{
+	st->no_sync = 1;
+	sqlite3_exec(st->db, "PRAGMA synchronous=OFF", NULL, NULL, NULL);
+}
+
+void gl_store_abandon(struct gl_store *st)
+{
+	if (!st)
+		return;
+	if (st->db && st->in_txn)
+		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+	st->in_txn = 0;
+	if (st->ckpt_on) {
+		pthread_mutex_lock(&st->ckpt_mu);
+		st->ckpt_quit = 1;
+		pthread_cond_signal(&st->ckpt_cv);
+		pthread_mutex_unlock(&st->ckpt_mu);
+		pthread_join(st->ckpt_th, NULL);
+		pthread_mutex_destroy(&st->ckpt_mu);
+		pthread_cond_destroy(&st->ckpt_cv);
+		st->ckpt_on = 0;
+	}
+	st->reader = 1;            /* gl_store_close: no flush, no checkpoint */
+	gl_store_close(st);
 }
 
 sqlite3 *gl_store_db(struct gl_store *st) { return st->db; }
@@ -587,15 +619,24 @@ void gl_run_row_free(struct gl_run_row *r)
 	r->scenario_text = r->sets_json = NULL;
 }
 
+/* sql must be a string literal: the statement is kept, by its address */
 static int exec_bound(struct gl_store *st, const char *sql, int n_ints, const int64_t *ints,
 		      const char *text1, const char *text2)
 {
-	sqlite3_stmt *q;
-	int rc, i;
+	sqlite3_stmt *q = NULL;
+	int rc, i, slot = -1;
 
-	if (sqlite3_prepare_v2(st->db, sql, -1, &q, NULL) != SQLITE_OK) {
+	for (i = 0; i < (int)GL_ARRAY_LEN(st->cached) && slot < 0; i++)
+		if (st->cached[i].sql == sql || !st->cached[i].sql)
+			slot = i;
+	if (slot >= 0 && st->cached[slot].sql == sql)
+		q = st->cached[slot].q;
+	else if (sqlite3_prepare_v2(st->db, sql, -1, &q, NULL) != SQLITE_OK) {
 		gl_error("store: %s", sqlite3_errmsg(st->db));
 		return -GL_EIO;
+	} else if (slot >= 0) {
+		st->cached[slot].sql = sql;
+		st->cached[slot].q = q;
 	}
 	for (i = 0; i < n_ints; i++)
 		sqlite3_bind_int64(q, i + 1, ints[i]);
@@ -605,7 +646,12 @@ static int exec_bound(struct gl_store *st, const char *sql, int n_ints, const in
 		sqlite3_bind_text(q, ++i, text2, -1, SQLITE_TRANSIENT);
 	txn(st);
 	rc = sqlite3_step(q);
-	sqlite3_finalize(q);
+	if (slot >= 0 && st->cached[slot].q == q) {
+		sqlite3_reset(q);
+		sqlite3_clear_bindings(q);
+	} else {
+		sqlite3_finalize(q);
+	}
 	if (rc != SQLITE_DONE) {
 		gl_error("store: %s", sqlite3_errmsg(st->db));
 		return -GL_EIO;
@@ -680,11 +726,11 @@ int gl_store_run_resumed(struct gl_store *st, int resumes)
 
 int gl_store_run_set(struct gl_store *st, const char *column, int64_t value)
 {
-	char sql[128];
+	/* one column so far; exec_bound keeps statements by the address of
+	 * their SQL, which must be a literal */
 	if (strcmp(column, "generator_saturated") != 0)
 		return -GL_EINVAL;
-	snprintf(sql, sizeof(sql), "UPDATE run SET %s=?", column);
-	return exec_bound(st, sql, 1, &value, NULL, NULL);
+	return exec_bound(st, "UPDATE run SET generator_saturated=?", 1, &value, NULL, NULL);
 }
 
 int gl_store_phase_put(struct gl_store *st, int idx, const char *name, int64_t start_ns,
@@ -728,6 +774,35 @@ int gl_store_window_drop(struct gl_store *st, int64_t idx)
 	return rc ? rc : exec_bound(st, "DELETE FROM window_metrics WHERE idx=?", 1, &idx, NULL, NULL);
 }
 
+int gl_store_window_scan(struct gl_store *st, gl_store_window_fn fn, void *arg, struct gl_err *err)
+{
+	sqlite3_stmt *q;
+
+	if (sqlite3_prepare_v2(st->db, "SELECT idx,complete FROM windows ORDER BY idx", -1, &q, NULL) != SQLITE_OK)
+		return gl_errf(err, GL_EIO, "store: %s", sqlite3_errmsg(st->db));
+	while (sqlite3_step(q) == SQLITE_ROW)
+		fn(arg, sqlite3_column_int64(q, 0), sqlite3_column_int(q, 1));
+	sqlite3_finalize(q);
+	return 0;
+}
+
+int gl_store_metric_scan(struct gl_store *st, const char *name, gl_store_metric_fn fn, void *arg, struct gl_err *err)
+{
+	sqlite3_stmt *q;
+
+	if (sqlite3_prepare_v2(st->db, "SELECT idx,hist,counter FROM window_metrics WHERE name=? ORDER BY idx", -1, &q,
+			       NULL) != SQLITE_OK)
+		return gl_errf(err, GL_EIO, "store: %s", sqlite3_errmsg(st->db));
+	sqlite3_bind_text(q, 1, name, -1, SQLITE_STATIC);
+	while (sqlite3_step(q) == SQLITE_ROW) {
+		const unsigned char *blob = sqlite3_column_type(q, 1) == SQLITE_BLOB ? sqlite3_column_blob(q, 1) : NULL;
+		fn(arg, sqlite3_column_int64(q, 0), blob, blob ? (size_t)sqlite3_column_bytes(q, 1) : 0,
+		   sqlite3_column_int64(q, 2));
+	}
+	sqlite3_finalize(q);
+	return 0;
+}
+
 int gl_store_window_metric_put(struct gl_store *st, int64_t idx, const char *name,
 			       const unsigned char *hist, size_t hist_len, int64_t counter)
 {
@@ -751,7 +826,7 @@ int gl_store_fault_put(struct gl_store *st, const struct gl_fault_row *f, struct
 	 * of its own under synchronous=FULL (changed only between transactions). */
 	if ((rc = gl_store_flush(st, err)))
 		return rc;
-	sqlite3_exec(st->db, "PRAGMA synchronous=FULL", NULL, NULL, NULL);
+	sqlite3_exec(st->db, st->no_sync ? "PRAGMA synchronous=OFF" : "PRAGMA synchronous=FULL", NULL, NULL, NULL);
 	if (sqlite3_prepare_v2(st->db,
 			       "INSERT INTO faults(id,kind,method,target,at_ns,dur_ns,plan,state,verified,"
 			       "verified_revert,injected_elapsed_ns,reverted_elapsed_ns,injected_scn_ns,"
@@ -795,12 +870,12 @@ int gl_store_fault_put(struct gl_store *st, const struct gl_fault_row *f, struct
 	sqlite3_finalize(q);
 	if (rc != SQLITE_DONE) {
 		gl_store_flush(st, NULL);
-		sqlite3_exec(st->db, "PRAGMA synchronous=NORMAL", NULL, NULL, NULL);
+		sqlite3_exec(st->db, st->no_sync ? "PRAGMA synchronous=OFF" : "PRAGMA synchronous=NORMAL", NULL, NULL, NULL);
 		return gl_errf(err, GL_EIO, "store: fault journal: %s", sqlite3_errmsg(st->db));
 	}
 	/* The journal must be durable before the caller acts on it. */
 	rc = gl_store_flush(st, err);
-	sqlite3_exec(st->db, "PRAGMA synchronous=NORMAL", NULL, NULL, NULL);
+	sqlite3_exec(st->db, st->no_sync ? "PRAGMA synchronous=OFF" : "PRAGMA synchronous=NORMAL", NULL, NULL, NULL);
 	return rc;
 }
 

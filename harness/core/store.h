@@ -126,6 +126,20 @@ int gl_store_window_put(struct gl_store *st, int64_t idx, int64_t start_ns, int6
 			int64_t scn_start_ns, int64_t scn_end_ns, int phase, int complete);
 /* Remove a window and its series (an empty last window). */
 int gl_store_window_drop(struct gl_store *st, int64_t idx);
+/* Every window row in index order (fn: its index, whether complete), and
+ * every window's row of one metric (fn: index, histogram blob or NULL,
+ * counter). */
+typedef void (*gl_store_window_fn)(void *arg, int64_t idx, int complete);
+typedef void (*gl_store_metric_fn)(void *arg, int64_t idx, const unsigned char *hist, size_t len, int64_t counter);
+int gl_store_window_scan(struct gl_store *st, gl_store_window_fn fn, void *arg, struct gl_err *err);
+int gl_store_metric_scan(struct gl_store *st, const char *name, gl_store_metric_fn fn, void *arg, struct gl_err *err);
+/* A simulated SIGKILL (`gauntlet simulate`): what is not committed is
+ * rolled back and the store closed as a killed process leaves it (no
+ * flush, no checkpoint). */
+void gl_store_abandon(struct gl_store *st);
+/* No fsync at all (synchronous=OFF): a simulation's store, which a power
+ * loss may lose whole; a crash of the process loses nothing committed. */
+void gl_store_no_sync(struct gl_store *st);
 int gl_store_window_metric_put(struct gl_store *st, int64_t idx, const char *name,
 			       const unsigned char *hist, size_t hist_len, int64_t counter);
 

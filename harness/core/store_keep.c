@@ -77,8 +77,12 @@ void gl_keep_event_limit(struct gl_keep *k, int64_t debug_limit) { k->debug_limi
 static int flush_bucket(struct bucket *b, sqlite3 *db)
 {
 	sqlite3_stmt *q;
-	int rc = 0;
+	int rc = 0, dirty = 0;
 
+	for (int i = 0; i < b->n && !dirty; i++)
+		dirty = b->slots[i].dirty;
+	if (!dirty)
+		return 0;     /* nothing changed since the last flush */
 	if (sqlite3_prepare_v2(db, "INSERT INTO retention(what,bucket,class,kept,dropped,stride) VALUES(?,?,?,?,?,?) "
 			       "ON CONFLICT(what,bucket,class) DO UPDATE SET kept=excluded.kept, "
 			       "dropped=excluded.dropped, stride=excluded.stride", -1, &q, NULL) != SQLITE_OK)

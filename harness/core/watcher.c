@@ -305,7 +305,7 @@ int ctl_dm_plan(struct gl_ctx *c, struct fault_rt *f)
 			: c->sc->deadman_grace_ns ? c->sc->deadman_grace_ns
 						  : 2 * renew + 30000000000LL;
 
-	if (!f->plan || !strcmp(f->row.kind, "null"))
+	if (!f->plan || !strcmp(f->row.kind, "null") || c->sim)
 		return 0;
 	cJSON_DeleteItemFromObjectCaseSensitive(f->plan, "deadman");
 	gl_buf_init(&b, DM_SCRIPT_MAX);

@@ -6,11 +6,15 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+static int files_warn_default;
+
+void gl_diag_files_warn_default(int on) { files_warn_default = on; }
+
 void gl_diag_init(struct gl_diag *d, const struct gl_jsonc_doc *doc)
 {
 	d->doc = doc;
 	d->n_errors = d->n_warnings = d->n_dropped = 0;
-	d->missing_files_warn = 0;
+	d->missing_files_warn = files_warn_default;
 	gl_buf_init(&d->text, 1 << 20);
 }
 

@@ -23,6 +23,9 @@ struct gl_diag {
 };
 
 void gl_diag_init(struct gl_diag *d, const struct gl_jsonc_doc *doc);
+/* missing_files_warn for every diag initialised from now on (a process
+ * that reads no file a scenario names: `gauntlet simulate`) */
+void gl_diag_files_warn_default(int on);
 void gl_diag_free(struct gl_diag *d);
 /* node may be NULL (then the position is the file only). */
 void gl_diag_error(struct gl_diag *d, const cJSON *node, const char *path, const char *fmt, ...)

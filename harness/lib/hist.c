@@ -32,6 +32,13 @@
 #define HIST_OCTAVES (HIST_EXP_MAX - HIST_EXP_MIN + 1)
 #define HIST_BUCKETS (HIST_OCTAVES * HIST_SUBS)
 #define HIST_ZERO_MAX 0x1p-64                   /* below this: zero bucket */
+/* After an octave's counts, a bitmap of its buckets that are not zero:
+ * serializing, merging, clearing and percentiles visit those only (a
+ * window's few hundred samples, not 1,024 buckets per octave), and a
+ * count whose bit is clear is garbage, never read (an octave is not
+ * zeroed when allocated or cleared: only its bitmap is). */
+#define HIST_BITWORDS (HIST_SUBS / 64)
+#define OCT_BITS(oct) ((oct) + HIST_SUBS)
 
 #define HIST_MAGIC "GLH1"
 #define HIST_HEADER_BYTES (4 + 6 * 8)
@@ -45,7 +52,7 @@ struct gl_hist {
 	double sum, sum_comp;    /* Neumaier-compensated running sum */
 	unsigned n_octaves;      /* octaves allocated */
 	uint64_t octave_count[HIST_OCTAVES];
-	uint64_t *octave[HIST_OCTAVES];   /* HIST_SUBS counts each, or NULL */
+	uint64_t *octave[HIST_OCTAVES];   /* HIST_SUBS counts, then HIST_BITWORDS of bitmap; or NULL */
 };
 
 /* Bucket index of a value already known to be finite and >= 0; -1 is the
@@ -77,9 +84,10 @@ static double bucket_mid(int idx)
 static uint64_t *octave_get(struct gl_hist *h, int o)
 {
 	if (!h->octave[o]) {
-		h->octave[o] = calloc(HIST_SUBS, sizeof(uint64_t));
+		h->octave[o] = malloc((HIST_SUBS + HIST_BITWORDS) * sizeof(uint64_t));
 		if (!h->octave[o])
 			return NULL;
+		memset(OCT_BITS(h->octave[o]), 0, HIST_BITWORDS * sizeof(uint64_t));
 		h->n_octaves++;
 	}
 	return h->octave[o];
@@ -125,8 +133,10 @@ void gl_hist_free(struct gl_hist *h)
 void gl_hist_reset(struct gl_hist *h)
 {
 	for (int o = 0; o < HIST_OCTAVES; o++) {
-		if (h->octave[o] && h->octave_count[o])
-			memset(h->octave[o], 0, HIST_SUBS * sizeof(uint64_t));
+		uint64_t *oct = h->octave[o];
+
+		if (oct && h->octave_count[o])
+			memset(OCT_BITS(oct), 0, HIST_BITWORDS * sizeof(uint64_t));
 		h->octave_count[o] = 0;
 	}
 	h->count = h->zero_count = h->rejected = 0;
@@ -158,7 +168,13 @@ int gl_hist_record_n(struct gl_hist *h, double v, uint64_t n)
 
 		if (!oct && !(oct = octave_get(h, o)))
 			return -1;
-		oct[idx & (HIST_SUBS - 1)] += n;
+		uint64_t *word = &OCT_BITS(oct)[(idx & (HIST_SUBS - 1)) >> 6], bit = 1ULL << (idx & 63);
+
+		if (*word & bit)
+			oct[idx & (HIST_SUBS - 1)] += n;
+		else
+			oct[idx & (HIST_SUBS - 1)] = n;
+		*word |= bit;
 		h->octave_count[o] += n;
 	}
 	if (h->count == 0) {
@@ -248,9 +264,12 @@ double gl_hist_percentile(const struct gl_hist *h, double p)
 			seen += h->octave_count[o];
 			continue;
 		}
-		for (int s = 0; s < HIST_SUBS; s++) {
-			seen += oct[s];
-			if (seen >= rank) {
+		for (int w = 0; w < HIST_BITWORDS; w++) {
+			for (uint64_t b = OCT_BITS(oct)[w]; b; b &= b - 1) {
+				int s = w * 64 + __builtin_ctzll(b);
+				seen += oct[s];
+				if (seen < rank)
+					continue;
 				/* The top bucket also holds every value >= 2^64:
 				 * the exact max stands in for them, as min does
 				 * for the zero bucket. */
@@ -286,8 +305,17 @@ int gl_hist_merge(struct gl_hist *dst, const struct gl_hist *src)
 	for (int o = 0; o < HIST_OCTAVES; o++) {
 		if (!src->octave_count[o])
 			continue;
-		for (int s = 0; s < HIST_SUBS; s++)
-			dst->octave[o][s] += src->octave[o][s];
+		for (int w = 0; w < HIST_BITWORDS; w++) {
+			uint64_t bits = OCT_BITS(src->octave[o])[w], have = OCT_BITS(dst->octave[o])[w];
+			for (uint64_t b = bits; b; b &= b - 1) {
+				int k = __builtin_ctzll(b), s = w * 64 + k;
+				if (have >> k & 1)
+					dst->octave[o][s] += src->octave[o][s];
+				else
+					dst->octave[o][s] = src->octave[o][s];
+			}
+			OCT_BITS(dst->octave[o])[w] = have | bits;
+		}
 		dst->octave_count[o] += src->octave_count[o];
 	}
 	dst->zero_count += src->zero_count;
@@ -308,7 +336,7 @@ int gl_hist_merge(struct gl_hist *dst, const struct gl_hist *src)
 
 size_t gl_hist_memory(const struct gl_hist *h)
 {
-	return sizeof(*h) + (size_t)h->n_octaves * HIST_SUBS * sizeof(uint64_t);
+	return sizeof(*h) + (size_t)h->n_octaves * (HIST_SUBS + HIST_BITWORDS) * sizeof(uint64_t);
 }
 
 /* --- serialization --- */
@@ -347,8 +375,8 @@ int gl_hist_serialize(const struct gl_hist *h, unsigned char **out, size_t *out_
 	for (int o = 0; o < HIST_OCTAVES; o++) {
 		if (!h->octave_count[o])
 			continue;
-		for (int s = 0; s < HIST_SUBS; s++)
-			n_buckets += h->octave[o][s] != 0;
+		for (int w = 0; w < HIST_BITWORDS; w++)
+			n_buckets += (size_t)__builtin_popcountll(OCT_BITS(h->octave[o])[w]);
 	}
 	/* A gap is < 2^17 (3 varint bytes), a count at most 10 bytes. */
 	buf = malloc(HIST_HEADER_BYTES + n_buckets * (3 + HIST_VARINT_MAX));
@@ -364,15 +392,15 @@ int gl_hist_serialize(const struct gl_hist *h, unsigned char **out, size_t *out_
 	for (int o = 0; o < HIST_OCTAVES; o++) {
 		if (!h->octave_count[o])
 			continue;
-		for (int s = 0; s < HIST_SUBS; s++) {
-			int idx = o * HIST_SUBS + s;
+		for (int w = 0; w < HIST_BITWORDS; w++)
+			for (uint64_t b = OCT_BITS(h->octave[o])[w]; b; b &= b - 1) {
+				int s = w * 64 + __builtin_ctzll(b);
+				int idx = o * HIST_SUBS + s;
 
-			if (!h->octave[o][s])
-				continue;
-			p = put_varint(p, (uint64_t)(idx - prev - 1));
-			p = put_varint(p, h->octave[o][s]);
-			prev = idx;
-		}
+				p = put_varint(p, (uint64_t)(idx - prev - 1));
+				p = put_varint(p, h->octave[o][s]);
+				prev = idx;
+			}
 	}
 	*out = buf;
 	*out_len = (size_t)(p - buf);
@@ -464,6 +492,7 @@ struct gl_hist *gl_hist_deserialize(const unsigned char *buf, size_t len)
 		if (!octave_get(h, o))
 			goto bad;
 		h->octave[o][prev & (HIST_SUBS - 1)] = n;
+		OCT_BITS(h->octave[o])[(prev & (HIST_SUBS - 1)) >> 6] |= 1ULL << (prev & 63);
 		h->octave_count[o] += n;
 		total += n;
 		if (lo < 0)

@@ -134,8 +134,22 @@ static int64_t clock_ns(clockid_t id)
 	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-int64_t gl_now_ns(void) { return clock_ns(CLOCK_MONOTONIC); }
-int64_t gl_wall_ns(void) { return clock_ns(CLOCK_REALTIME); }
+/* The clocks in force: the system's, or a simulation's (gl_clock_use). */
+static const struct gl_clock *clock_in_force;
+
+void gl_clock_use(const struct gl_clock *clk) { clock_in_force = clk; }
+
+int64_t gl_now_ns(void)
+{
+	const struct gl_clock *k = clock_in_force;
+	return k ? k->mono_ns(k->arg) : clock_ns(CLOCK_MONOTONIC);
+}
+
+int64_t gl_wall_ns(void)
+{
+	const struct gl_clock *k = clock_in_force;
+	return k ? k->wall_ns(k->arg) : clock_ns(CLOCK_REALTIME);
+}
 
 void gl_format_wall(int64_t wall_ns, char *buf, size_t n)
 {

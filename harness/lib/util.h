@@ -68,6 +68,16 @@ void gl_log_progress_shown(int shown);
 int64_t gl_now_ns(void);
 /* CLOCK_REALTIME in nanoseconds; only for timestamps shown to people. */
 int64_t gl_wall_ns(void);
+/* The clocks gl_now_ns and gl_wall_ns read: the system's (NULL, the
+ * default), or another pair, e.g. the virtual time of `gauntlet simulate`
+ * (docs/simulation.md), which moves only when its loop moves it. Set
+ * while no other thread reads the time; clk must outlive its use. */
+struct gl_clock {
+	int64_t (*mono_ns)(void *arg);
+	int64_t (*wall_ns)(void *arg);
+	void *arg;
+};
+void gl_clock_use(const struct gl_clock *clk);
 /* Format a wall time as RFC 3339 UTC ("2026-11-29T16:34:55.123Z"). */
 void gl_format_wall(int64_t wall_ns, char *buf, size_t n);
 
