@@ -3,3 +3,6 @@
 # valid, and a key or type the schema does not say refused, naming the
 # path. Every script test also validates what it wrote (lib.sh's finish).
 gl_script_test(test_schema ${GL_TESTS_DIR}/scripts/test_schema.sh TIMEOUT 120)
+# The validator itself and the schema embedded in the binary
+# (harness/core/report_schema.c): every keyword, schemas refused, bounds.
+gl_unit_test(test_jschema ${GL_TESTS_DIR}/unit/test_jschema.c TIMEOUT 60)
