@@ -10,3 +10,6 @@ target_link_libraries(gl_jschema_check PRIVATE gauntlet_core)
 # The validator itself and the schema embedded in the binary
 # (harness/core/report_schema.c): every keyword, schemas refused, bounds.
 gl_unit_test(test_jschema ${GL_TESTS_DIR}/unit/test_jschema.c TIMEOUT 60)
+# The validator on outside documents (a report.json against the embedded
+# schema) and on outside schemas.
+gl_fuzz_target(fuzz_jschema)
