@@ -7,7 +7,8 @@
 # defines `const char NAME[]` (the bytes, then a NUL) and
 # `const size_t NAME_len` (the bytes, without the NUL); with HEADER the
 # source includes it, so that the compiler checks the declarations. OUT is
-# rewritten only when its text changes.
+# always written (left alone when unchanged, it would stay older than IN
+# and make would run this again on every build).
 foreach(v IN ITEMS IN OUT NAME)
   if(NOT DEFINED ${v})
     message(FATAL_ERROR "embed.cmake: -D${v}= is required")
@@ -28,10 +29,4 @@ if(DEFINED HEADER)
 endif()
 string(APPEND text "\nconst char ${NAME}[] = {\n\t${hex}0x00\n};\n")
 string(APPEND text "const size_t ${NAME}_len = ${n};\n")
-if(EXISTS "${OUT}")
-  file(READ "${OUT}" old)
-  if(old STREQUAL text)
-    return()
-  endif()
-endif()
 file(WRITE "${OUT}" "${text}")
