@@ -27,8 +27,10 @@
  *
  * Differences from a full implementation: patterns are POSIX ERE, not
  * ECMA-262 ("." also matches a newline; a backslash before a letter or
- * digit, as in \d, is refused in the schema); numbers are doubles (cJSON),
- * so integers beyond 2^53 compare as their nearest double.
+ * digit, as in \d, is refused in the schema; "$" matches at the very end
+ * only, as in ECMA-262, where python3-jsonschema, using Python's re, also
+ * takes "lost\n" for "^lost$"); numbers are doubles (cJSON), so integers
+ * beyond 2^53 compare as their nearest double.
  *
  * Bounded: validation nests at most GL_JSCHEMA_MAX_DEPTH calls (document
  * levels plus schema hops such as $ref, allOf, if/then at one level), so a

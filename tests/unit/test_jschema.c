@@ -154,6 +154,9 @@ static void test_keywords(void)
 	INVALID("{'name': 'a', 'count': 1}", "/name: \"a\" is shorter than 2 characters");
 	INVALID("{'name': 'abcdef', 'count': 1}", "/name: \"abcdef\" is longer than 5 characters");
 	INVALID_N("{'name': 'AB', 'count': 1}", "/name: \"AB\" does not match the pattern ^[a-z]+$", 1);
+	/* $ at the very end only (ECMA-262; Python's re also matches before a
+	 * final newline) */
+	INVALID("{'name': 'ab\\n', 'count': 1}", "/name: \"ab?\" does not match the pattern ^[a-z]+$");
 	INVALID_N("{'name': '\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9', 'count': 1}",
 		  "/name: \"\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\" is longer than 5 characters", 2);
 	/* items, $ref */
