@@ -14,7 +14,11 @@
 #    a wrong type (a string for run.duration_s, a number for verdict, a
 #    fraction for a count, a number for the manifest's run_id); a required
 #    key removed (faults[0].restore_s); schema_version 2. Each fails, and
-#    schema_check.py names the file, the JSON path and the message.
+#    schema_check.py names the file, the JSON path and the message;
+#  - the C validator the binary carries (harness/lib/jschema.c, through
+#    tests/tools/jschema_check.c) agrees with python3-jsonschema on the
+#    real files, on the negative copies and on 400 edited copies
+#    (tests/scripts/jschema_diff.py).
 # No fixture: everything is generated from the run. (Every other script
 # test validates what it wrote as well, in lib.sh's finish.)
 . "$(dirname "$0")/lib.sh"
@@ -125,4 +129,30 @@ for ((i = 0; i < ${#NEG[@]}; i += 5)); do
 	check "${NEG[i]}: the checker names the file, the path ${NEG[i + 3]} and the message" \
 		grep -qE "^FAIL $(printf %s "$f" | sed 's/[.[\*^$]/\\&/g'): ${NEG[i + 3]}: ${NEG[i + 4]}" "$T/neg.out"
 done
+
+# The C validator (harness/lib/jschema.c, what the gauntlet binary checks
+# its own report.json with) beside python3-jsonschema: the real files valid
+# against the schema embedded in the binary and against docs/; every
+# negative copy invalid at one of Python's error paths; and 200 edited
+# copies of each real file (jschema_diff.py: a key removed or added, a
+# value of another type or range), each judged alike by both.
+JC="${GL_BINARY_DIR:-$(dirname "$GAUNTLET")}/gl_jschema_check"
+DIFF="$GL_SOURCE_DIR/tests/scripts/jschema_diff.py"
+check "C validator: the real report.json is valid against the schema embedded in the binary" "$JC" - "$R"
+check "C validator: the real report.json and manifest.json are valid against docs/*.schema.json" \
+	sh -c '"$1" "$2/report.schema.json" "$3" && "$1" "$2/manifest.schema.json" "$4"' sh "$JC" "$GL_SOURCE_DIR/docs" "$R" "$M"
+"$JC" - "$T/neg"/*.report.json > "$T/neg-c.out" 2>&1
+sed 's/^/   /' "$T/neg-c.out"
+check "C validator (embedded schema): every negative report.json copy is invalid" \
+	[ "$(grep -c ': invalid, ' "$T/neg-c.out")" -eq "$(ls "$T/neg"/*.report.json | wc -l)" ]
+python3 "$DIFF" "$JC" "$GL_SOURCE_DIR/docs" "$T/neg" 0 "$T/neg"/*.json > "$T/diff-neg.out" 2>&1
+rc=$?
+sed 's/^/   /' "$T/diff-neg.out"
+check "C validator and python3-jsonschema agree on the negative copies, at the same path (exit $rc)" [ "$rc" -eq 0 ]
+mkdir -p "$T/diff"
+python3 "$DIFF" "$JC" "$GL_SOURCE_DIR/docs" "$T/diff" 200 "$R" "$M" > "$T/diff.out" 2>&1
+rc=$?
+sed 's/^/   /' "$T/diff.out"
+check "C validator and python3-jsonschema agree on 400 edited copies of the real files (exit $rc)" [ "$rc" -eq 0 ]
+check "...and some copies were valid, some invalid" grep -qE "^jschema_diff: 402 files \([1-9][0-9]* valid, [1-9][0-9]* invalid\), 0 disagreements$" "$T/diff.out"
 finish
