@@ -40,6 +40,7 @@ static void usage(FILE *f)
 		"  resume DIR [--dry-run] [--allow-root DIR]... [--metrics-listen [HOST:]PORT] [--metrics-linger DURATION]\n"
 		"                          continue an interrupted run\n"
 		"  simulate SCENARIO [--seed N | --seeds N] [--crash-rate R] [--out DIR] [--set path=value]...\n"
+		"      [--jobs N]\n"
 		"                          the whole plan on a virtual clock against models, in seconds\n"
 		"                          (docs/simulation.md)\n"
 		"  revert DIR [--dry-run]  revert every fault the store still holds as injected\n"
@@ -84,14 +85,15 @@ static const struct {
 		    "Continue a run whose controller died, from its last commit; faults the journal holds\n"
 		    "live are reconciled first. --dry-run shows the stored plans and executes nothing.\n" },
 	{ "simulate", "usage: gauntlet simulate SCENARIO [--seed N] [--seeds N] [--crash-rate R] [--out DIR]\n"
-		      "                         [--set path=value]... [--allow-root DIR]...\n"
+		      "                         [--set path=value]... [--allow-root DIR]... [--jobs N]\n"
 		      "Run the scenario's whole timeline through the controller, store, analysis and reports\n"
 		      "on a virtual clock, against models of its workloads and faults: no host, process or\n"
 		      "network is touched. --seeds N runs seeds N seeds from --seed (default 1); --crash-rate R\n"
 		      "kills the simulated controller R times per simulated day (seeded) and resumes it from\n"
 		      "its store. Per seed one line, 'seed N: ok' or 'seed N: VIOLATED INVARIANT: DETAIL';\n"
 		      "--seed N reproduces a seed exactly. --out DIR keeps one seed's run directory (reports,\n"
-		      "store). Exit 0 when every seed held, 1 otherwise, 2 bad input.\n" },
+		      "store). --jobs N: seeds side by side (default: one per CPU). Exit 0 when every seed\n"
+		      "held, 1 otherwise, 2 bad input.\n" },
 	{ "revert", "usage: gauntlet revert DIR [--dry-run]\n"
 		    "Revert every fault the store still holds as injected (DIR and its store must be\n"
 		    "yours and not writable by others). --dry-run shows the stored plans only.\n"
@@ -343,11 +345,19 @@ static int cmd_simulate(int argc, char **argv)
 			i++;
 		} else if (!strcmp(a, "--crash-rate") && val) {
 			o.crash_rate = strtod(val, &end);
-			if (!*val || *end || !(o.crash_rate >= 0 && o.crash_rate <= 1000)) {
+			if (!*val || *end || !(o.crash_rate >= 0 && o.crash_rate <= 100000)) {
 				fprintf(stderr, "gauntlet: simulate: --crash-rate: expected crashes per simulated day, 0 "
-					"to 1000, got '%s'\n", val);
+					"to 100000, got '%s'\n", val);
 				return 2;
 			}
+			i++;
+		} else if (!strcmp(a, "--jobs") && val) {
+			long n = strtol(val, &end, 10);
+			if (!*val || *end || n < 1 || n > 256) {
+				fprintf(stderr, "gauntlet: simulate: --jobs: expected 1 to 256, got '%s'\n", val);
+				return 2;
+			}
+			o.jobs = (int)n;
 			i++;
 		} else if (!strcmp(a, "--out") && val) {
 			o.out_dir = val;

@@ -612,6 +612,8 @@ static int healthy_run(const struct gl_analysis *an, int k0, int degraded, unsig
 		int ok = !((degraded ? w->bad_degraded : w->bad_steady) & mask);
 		if (w->end_ns > limit_ns)
 			return -1;
+		if (w->resume_span && !ok)
+			continue;     /* the harness disturbed it: not held against the run */
 		run = ok ? run + 1 : 0;
 		if (run == hold)
 			return k - hold + 1;
@@ -644,6 +646,36 @@ static double since(const struct gl_analysis *an, int k, int k0, int64_t t)
 {
 	int64_t s = an->windows[k].start_ns;
 	return k == k0 || s <= t ? 0 : (double)(s - t) / 1e9;
+}
+
+/* The time, from t up to window k, of the windows a resume disturbed: a
+ * settle is longer by it (the time the harness took from the workloads
+ * is not the fault's). */
+static int64_t resume_ns(const struct gl_analysis *an, int64_t t, int k)
+{
+	int64_t ns = 0;
+
+	for (int j = 0; j < k && j < an->n_windows; j++)
+		if (an->windows[j].resume_span && an->windows[j].start_ns >= t)
+			ns += an->windows[j].end_ns - an->windows[j].start_ns;
+	return ns;
+}
+
+/* The windows each resume disturbed: from the one its resume point falls
+ * in, for a default settle (GL_SETTLE_WINDOWS windows) after it; judged
+ * in no scope. */
+static void mark_resumes(struct gl_analysis *an)
+{
+	int64_t span = GL_SETTLE_WINDOWS * an->sc->window_ns;
+
+	for (int i = 0; i < an->n_outages; i++) {
+		int64_t at = an->outages[i].at_elapsed_ns;
+		for (int w = 0; w < an->n_windows; w++) {
+			struct gl_window_info *x = &an->windows[w];
+			if (x->end_ns > at && x->start_ns < at + span)
+				x->resume_span = 1;
+		}
+	}
 }
 
 static void recovery(struct gl_analysis *an)
@@ -683,7 +715,7 @@ static void recovery(struct gl_analysis *an)
 			k = healthy_run(an, k0, 1, mask, limit);
 			if (k >= 0) {
 				rec = since(an, k, k0, ti);
-				if (tr >= 0 && an->windows[k].start_ns > tr + settle && k != k0)
+				if (tr >= 0 && an->windows[k].start_ns > tr + settle + resume_ns(an, tr, k) && k != k0)
 					rec = -1;
 			}
 			if (tr >= 0) {
@@ -691,7 +723,7 @@ static void recovery(struct gl_analysis *an)
 				k = healthy_run(an, r0, 0, mask, limit);
 				if (k >= 0) {
 					res = since(an, k, r0, tr);
-					if (res * 1e9 > (double)settle) {
+					if (res * 1e9 > (double)(settle + resume_ns(an, tr, k))) {
 						if (wl < 0)
 							late = res;
 						res = -1;
@@ -745,7 +777,7 @@ static void recovery(struct gl_analysis *an)
 		 * that never restores does not relabel the rest of the run */
 		for (int w = k0; w < an->n_windows; w++) {
 			struct gl_window_info *x = &an->windows[w];
-			if (gl_fault_degrades(ti, tr, settle, x->start_ns, x->end_ns)) {
+			if (gl_fault_degrades(ti, tr, settle, x->start_ns, x->end_ns) && !x->resume_span) {
 				x->scope = GL_SCOPE_DEGRADED;
 				f->degraded_windows++;
 			}
@@ -1282,8 +1314,14 @@ int gl_analyze(struct gl_store *st, struct gl_analysis **out, struct gl_err *err
 		if (rc)
 			goto out;
 	}
+	if ((rc = load_outages(st, an, err)))
+		goto out;
+	mark_resumes(an);
+	for (int i = 0; i < an->n_windows; i++)
+		if (an->windows[i].resume_span)
+			an->windows[i].scope = GL_SCOPE_NONE;
 	recovery(an);
-	if ((rc = find_incidents(an, err)) || (rc = load_outages(st, an, err)))
+	if ((rc = find_incidents(an, err)))
 		goto out;
 	an->all = gl_agg_new();
 	an->phase = calloc((size_t)an->sc->n_phases + 1, sizeof(*an->phase));

@@ -82,6 +82,10 @@ struct gl_window_info {
 	unsigned char bad_steady, bad_degraded;
 	unsigned char inc_bits;       /* 1 << gl_incident_kind seen in the window's counters */
 	unsigned char fault_span;     /* a scheduled fault explains this window */
+	/* a resume of the controller disturbed it (the workloads it had
+	 * started were started again): judged in no scope, skipped by the
+	 * recovery search (docs/metrics.md, "Scopes") */
+	unsigned char resume_span;
 };
 
 /* The store's windows, in index order (the caller frees *out). */

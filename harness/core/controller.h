@@ -64,6 +64,7 @@ struct gl_sim_opts {
 	uint64_t seed;
 	int n_seeds;
 	double crash_rate;
+	int jobs;                     /* seeds side by side (0: one per CPU) */
 };
 int gl_controller_simulate(const struct gl_sim_opts *o);
 /* Revert every fault the store still holds as injected; 0 when all are. */

@@ -29,12 +29,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <event2/event.h>
 
 #include "analysis.h"
 #include "hist.h"
+#include "report_schema.h"
 #include "sim.h"
 #include "store.h"
 
@@ -294,7 +296,7 @@ static void check_quantile(struct gl_store *st, const char *name, const struct s
 static void check_schema(const char *dir, struct seed_result *r)
 {
 	char path[1200], err[512];
-	cJSON *doc, *schema;
+	cJSON *doc;
 	char *text;
 	size_t len;
 	int n = 0, rc;
@@ -320,14 +322,14 @@ static void check_schema(const char *dir, struct seed_result *r)
 	text[len] = '\0';
 	doc = cJSON_Parse(text);
 	free(text);
-	schema = NULL; /* JSCHEMA-TODO */
-	rc = doc ? 0 : -3; (void)err;
+	rc = doc ? gl_report_schema_check(doc, err, sizeof(err), &n) : -3;
 	if (rc == -3)
-		VIOLATE(r, "report-schema: report.json or the schema does not parse");
+		VIOLATE(r, "report-schema: report.json does not parse");
+	else if (rc == -2)
+		VIOLATE(r, "report-schema: the schema cannot be checked: %s", err);
 	else if (rc != 0)
 		VIOLATE(r, "report-schema: report.json: %s (%d error(s))", err, n);
 	cJSON_Delete(doc);
-	cJSON_Delete(schema);
 }
 
 /* Every invariant of one finished seed; the first that fails goes into r. */
@@ -349,8 +351,6 @@ static void check_run(const char *dir, struct gl_sim *s, struct seed_result *r)
 		return;
 	}
 	snprintf(r->verdict, sizeof(r->verdict), "%s", row.verdict);
-	if (strcmp(row.state, "finished") != 0)
-		VIOLATE(r, "run-finished: the run ended %s (exit %d): %s", row.state, r->code, row.verdict);
 	/* faults: each injected one reverted exactly once, journal and model
 	 * agreeing */
 	if (gl_store_fault_list(st, &rows, &n, &err) != 0)
@@ -376,6 +376,8 @@ static void check_run(const char *dir, struct gl_sim *s, struct seed_result *r)
 				rows[i].kind, rows[i].state);
 	}
 	gl_fault_rows_free(rows, n);
+	if (strcmp(row.state, "finished") != 0)
+		VIOLATE(r, "run-finished: the run ended %s (exit %d, verdict %s)", row.state, r->code, row.verdict);
 	/* windows: each index once, none missing, all complete */
 	{
 		struct wcheck w = { 0 };
@@ -470,71 +472,153 @@ static int run_seed(const struct gl_sim_opts *o, uint64_t seed, double crash_rat
 	return 0;
 }
 
+/* One seed: its line (without the newline) into line; 1 when an
+ * invariant failed. */
+static int one_seed(const struct gl_sim_opts *o, uint64_t seed, const char *base, char *line, size_t n)
+{
+	struct seed_result ref = { 0 }, r = { 0 };
+	char dir[1200], ref_dir[1200];
+	struct timespec t0, t1;
+
+	if (o->out_dir)
+		snprintf(dir, sizeof(dir), "%s", o->out_dir);
+	else
+		snprintf(dir, sizeof(dir), "%s/seed-%llu", base, (unsigned long long)seed);
+	snprintf(ref_dir, sizeof(ref_dir), "%s/seed-%llu.nocrash", base, (unsigned long long)seed);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	/* the verdict without crashes, for the verdict-stable invariant */
+	if (o->crash_rate > 0) {
+		run_seed(o, seed, 0, ref_dir, &ref);
+		nftw(ref_dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	}
+	run_seed(o, seed, o->crash_rate, dir, &r);
+	if (!r.violated[0] && o->crash_rate > 0 && ref.violated[0])
+		snprintf(r.violated, sizeof(r.violated), "%.500s (the run without crashes)", ref.violated);
+	if (!r.violated[0] && o->crash_rate > 0 && strcmp(ref.verdict, r.verdict) != 0)
+		snprintf(r.violated, sizeof(r.violated), "verdict-stable: verdict %s with %d crash(es), %s without",
+			 r.verdict, r.crashes, ref.verdict);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	if (!o->out_dir)
+		nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	if (r.violated[0]) {
+		snprintf(line, n, "seed %llu: VIOLATED %s", (unsigned long long)seed, r.violated);
+		return 1;
+	}
+	snprintf(line, n, "seed %llu: ok (verdict %s, %d crash(es), %d fault(s), %d windows, %.1f s)",
+		 (unsigned long long)seed, r.verdict, r.crashes, r.faults, r.windows,
+		 (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
+	return 0;
+}
+
+#define LINE_MAX_SIM 1024
+
+/* Seeds side by side, one process each (a seed's run is a process's
+ * whole state: the clock, the world, the store), at most jobs at once;
+ * their lines printed in seed order as they come. */
+static int seeds_parallel(const struct gl_sim_opts *o, const char *base, int jobs)
+{
+	int n = o->n_seeds, next = 0, printed = 0, running = 0, bad = 0;
+	pid_t *pid = calloc((size_t)n, sizeof(pid_t));
+	int *fd = calloc((size_t)n, sizeof(int));
+	char (*lines)[LINE_MAX_SIM] = calloc((size_t)n, LINE_MAX_SIM);
+	char *done = calloc((size_t)n, 1);
+
+	if (!pid || !fd || !lines || !done) {
+		free(pid);
+		free(fd);
+		free(lines);
+		free(done);
+		fprintf(stderr, "gauntlet: simulate: out of memory\n");
+		return 4;
+	}
+	fflush(stdout);
+	fflush(stderr);
+	while (printed < n) {
+		while (running < jobs && next < n) {
+			int p[2];
+			if (pipe(p) != 0)
+				break;
+			pid[next] = fork();
+			if (pid[next] == 0) {
+				char line[LINE_MAX_SIM];
+				int b;
+				close(p[0]);
+				b = one_seed(o, o->seed + (uint64_t)next, base, line, sizeof(line));
+				if (write(p[1], line, strlen(line)) < 0)
+					_exit(3);
+				_exit(b);
+			}
+			close(p[1]);
+			if (pid[next] < 0) {
+				close(p[0]);
+				break;
+			}
+			fd[next++] = p[0];
+			running++;
+		}
+		if (!running)
+			break;
+		{
+			int st = 0;
+			pid_t w = waitpid(-1, &st, 0);
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w < 0)
+				break;
+			for (int k = 0; k < next; k++) {
+				ssize_t got;
+				if (pid[k] != w)
+					continue;
+				got = read(fd[k], lines[k], LINE_MAX_SIM - 1);
+				close(fd[k]);
+				if (got <= 0)
+					snprintf(lines[k], LINE_MAX_SIM, "seed %llu: VIOLATED harness: the seed's process "
+						 "ended with status %d and no line", (unsigned long long)(o->seed + (uint64_t)k), st);
+				bad += !(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+				done[k] = 1;
+				running--;
+			}
+		}
+		while (printed < n && done[printed]) {
+			printf("%s\n", lines[printed++]);
+			fflush(stdout);
+		}
+	}
+	free(pid);
+	free(fd);
+	free(lines);
+	free(done);
+	return printed < n ? 4 : bad ? 1 : 0;
+}
+
 int gl_controller_simulate(const struct gl_sim_opts *o)
 {
 	int bad = 0;
-	char tmp[] = "/tmp/gauntlet-simulate-XXXXXX";
-	const char *base = NULL;
+	char buf[1100];
+	const char *td = getenv("TMPDIR");
+	struct stat sb;
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	int jobs = o->jobs > 0 ? o->jobs : cpus > 0 ? (int)cpus : 1;
 
-	if (!o->out_dir) {
-		/* in memory where there is a tmpfs for it: the runs are
-		 * thrown away */
-		const char *td = getenv("TMPDIR");
-		static char buf[1100];
-		struct stat sb;
-		if (!(td && *td) && stat("/dev/shm", &sb) == 0 && S_ISDIR(sb.st_mode) && access("/dev/shm", W_OK) == 0)
-			td = "/dev/shm";
-		snprintf(buf, sizeof(buf), "%s/gauntlet-simulate-XXXXXX", td && *td ? td : "/tmp");
-		if (!mkdtemp(buf) && !mkdtemp(strcpy(buf, tmp))) {
-			fprintf(stderr, "gauntlet: simulate: cannot make a working directory: %s\n", strerror(errno));
-			return 4;
-		}
-		base = buf;
+	/* the runs kept nowhere (all but --out's) go in memory where there
+	 * is a tmpfs for them: they are thrown away */
+	if (!(td && *td) && stat("/dev/shm", &sb) == 0 && S_ISDIR(sb.st_mode) && access("/dev/shm", W_OK) == 0)
+		td = "/dev/shm";
+	snprintf(buf, sizeof(buf), "%s/gauntlet-simulate-XXXXXX", td && *td ? td : "/tmp");
+	if (!mkdtemp(buf)) {
+		fprintf(stderr, "gauntlet: simulate: cannot make a working directory %s: %s\n", buf, strerror(errno));
+		return 4;
 	}
-	for (int k = 0; k < o->n_seeds; k++) {
-		uint64_t seed = o->seed + (uint64_t)k;
-		struct seed_result ref = { 0 }, r = { 0 };
-		char dir[1200], ref_dir[1200];
-		int64_t t0 = 0;
-
-		if (o->out_dir)
-			snprintf(dir, sizeof(dir), "%s", o->out_dir);
-		else
-			snprintf(dir, sizeof(dir), "%s/seed-%llu", base, (unsigned long long)seed);
-		snprintf(ref_dir, sizeof(ref_dir), "%s.nocrash", dir);
-		{
-			struct timespec ts;
-			clock_gettime(CLOCK_MONOTONIC, &ts);
-			t0 = (int64_t)ts.tv_sec * NS + ts.tv_nsec;
+	if (o->n_seeds > 1 && jobs > 1) {
+		bad = seeds_parallel(o, buf, jobs);
+	} else {
+		for (int k = 0; k < o->n_seeds; k++) {
+			char line[LINE_MAX_SIM];
+			bad |= one_seed(o, o->seed + (uint64_t)k, buf, line, sizeof(line));
+			printf("%s\n", line);
+			fflush(stdout);
 		}
-		/* the verdict without crashes, for the verdict-stable invariant */
-		if (o->crash_rate > 0) {
-			run_seed(o, seed, 0, ref_dir, &ref);
-			nftw(ref_dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-		}
-		run_seed(o, seed, o->crash_rate, dir, &r);
-		if (!r.violated[0] && o->crash_rate > 0 && ref.violated[0])
-			snprintf(r.violated, sizeof(r.violated), "%s (the run without crashes)", ref.violated);
-		if (!r.violated[0] && o->crash_rate > 0 && strcmp(ref.verdict, r.verdict) != 0)
-			snprintf(r.violated, sizeof(r.violated), "verdict-stable: verdict %s with %d crash(es), %s without",
-				 r.verdict, r.crashes, ref.verdict);
-		{
-			struct timespec ts;
-			clock_gettime(CLOCK_MONOTONIC, &ts);
-			t0 = (int64_t)ts.tv_sec * NS + ts.tv_nsec - t0;
-		}
-		if (r.violated[0]) {
-			bad++;
-			printf("seed %llu: VIOLATED %s\n", (unsigned long long)seed, r.violated);
-		} else {
-			printf("seed %llu: ok (verdict %s, %d crash(es), %d fault(s), %d windows, %.1f s)\n",
-			       (unsigned long long)seed, r.verdict, r.crashes, r.faults, r.windows, (double)t0 / 1e9);
-		}
-		fflush(stdout);
-		if (!o->out_dir)
-			nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 	}
-	if (base)
-		rmdir(base);
-	return bad ? 1 : 0;
+	nftw(buf, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	return bad;
 }

@@ -526,16 +526,23 @@ static struct sim_fault *fault_of(const cJSON *plan)
 	return NULL;
 }
 
-static void job_end(struct sim_world *w, int64_t t)
+/* The job ends at t; seen: by a controller that counts it (a job that
+ * dies with its controller is ended unseen: the resumed one relaunches it
+ * from its checkpoint without having seen the end). */
+static void job_end_seen(struct sim_world *w, int64_t t, int seen)
 {
 	if (!w->tr || !w->job_up)
 		return;
 	w->job_up = 0;
-	w->pend_fail++;
-	w->pend_lost += w->step_idx - w->ckpt_step;
+	if (seen) {
+		w->pend_fail++;
+		w->pend_lost += w->step_idx - w->ckpt_step;
+	}
 	w->step_idx = w->ckpt_step;
 	w->job_t = t + w->backoff_ns;
 }
+
+static void job_end(struct sim_world *w, int64_t t) { job_end_seen(w, t, 1); }
 
 static int sim_plan(const struct gl_scenario *s, const struct gl_fault_spec *f, cJSON **plan, struct gl_err *err)
 {
@@ -999,7 +1006,7 @@ const struct gl_workload_ops *sim_workload_ops(const char *name)
 void sim_world_controller(struct sim_world *w, int up)
 {
 	if (!up && w->up) {
-		job_end(w, w->now);
+		job_end_seen(w, w->now, 0);
 		w->inf_last = w->tr_last = w->sto_last = w->tel_last = w->nul_last = -1;
 	}
 	w->up = up;
