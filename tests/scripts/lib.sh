@@ -177,7 +177,13 @@ in_log() { grep -q -e "$2" "$1" 2>/dev/null; }
 # (30 s at most).
 wait_log() { until_ok "${3:-30}" in_log "$1" "$2"; }
 # gone PID: no process PID now (or a zombie of ours not yet waited for).
-gone() { ! kill -0 "$1" 2>/dev/null || [ "$(cut -d' ' -f3 "/proc/$1/stat" 2>/dev/null)" = Z ]; }
+gone() {
+	local s
+	kill -0 "$1" 2>/dev/null || return 0
+	s=$(cat "/proc/$1/stat" 2>/dev/null) || return 0
+	s=${s##*) }
+	[ "${s%% *}" = Z ]
+}
 # wait_gone PID [SECONDS]: until process PID ended (30 s at most).
 wait_gone() { until_ok "${2:-30}" gone "$1"; }
 # windows_ge DB N: the run store DB has N windows or more now.
