@@ -90,15 +90,15 @@ LAB_HOOK="http://127.0.0.1:$RPORT/hook" GAUNTLET_PDF=auto "$GAUNTLET" run "$GL_S
 	--out "$R" --metrics-listen 127.0.0.1:0 >"$T/soak.log" 2>&1 &
 SOAK=$!
 PIDS+=("$SOAK")
-# a scrape after every 6th window the store closes (12 s of the run's
-# clock, about 5 s at --time-scale 2.5), until the run ends
+# a scrape after every 3rd window the store closes (windows of 2 s: about
+# 20 scrapes), until the run ends
 n=0 NEXT=1
 soak_next() { windows_ge "$R/run.db" "$NEXT" || gone "$SOAK"; }
 while ! gone "$SOAK"; do
 	until_ok 300 soak_next || break
 	URL=$(grep -o 'http://[0-9.:]*/metrics' "$T/soak.log" | head -1)
 	[ -n "$URL" ] && curl -s -m 5 "$URL" > "$T/scrape.$n.txt" 2>/dev/null && n=$((n + 1))
-	NEXT=$((NEXT + 6))
+	NEXT=$((NEXT + 3))
 done
 wait "$SOAK"; rc=$?
 grep -E 'fault:|verdict|run finished|error|report.pdf' "$T/soak.log" | grep -v 'checkpoint at' | head -40
