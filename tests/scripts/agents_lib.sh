@@ -77,13 +77,8 @@ run_procs() {
 		[ "$p" = $$ ] || echo "$p"
 	done
 }
-# wait_connected DIR N: until N agents said hello (store events), 20 s at most
+# wait_connected DIR N: until N agents said hello (store events), 60 s at most
 wait_connected() {
-	local i
-	for i in $(seq 200); do
-		[ -s "$1/run.db" ] && [ "$(sql "$1/run.db" "select count(*) from events where source='agents' and message like '%connected from%'" 2>/dev/null)" = "$2" ] && return 0
-		sleep 0.1
-	done
-	return 1
+	until_ok 60 sql_is "$1/run.db" "select count(*) from events where source='agents' and message like '%connected from%'" "$2"
 }
 

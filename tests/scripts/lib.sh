@@ -162,6 +162,8 @@ for row in c.execute(sys.argv[2]): print('|'.join('' if v is None else str(v) fo
 # long; `until_ok 10 sql_is DB 'query' x` reads again each time.
 sql_is() { [ "$(sql "$1" "$2" 2>/dev/null)" = "$3" ]; }
 # until_ok SECONDS CMD...: CMD succeeds within SECONDS (tried every 0.1 s).
+# The one sleep of the tests' waits: every helper below polls through it.
+# SECONDS is a safety net, not a judgement of speed: make it generous.
 until_ok() {
 	local n=$(( $1 * 10 )); shift
 	while ! "$@" 2>/dev/null; do
@@ -169,6 +171,28 @@ until_ok() {
 		sleep 0.1
 	done
 }
+# in_log FILE PATTERN: FILE has a line matching the grep pattern now.
+in_log() { grep -q -e "$2" "$1" 2>/dev/null; }
+# wait_log FILE PATTERN [SECONDS]: until FILE has a line matching PATTERN
+# (30 s at most).
+wait_log() { until_ok "${3:-30}" in_log "$1" "$2"; }
+# gone PID: no process PID now (or a zombie of ours not yet waited for).
+gone() {
+	local s
+	kill -0 "$1" 2>/dev/null || return 0
+	s=$(cat "/proc/$1/stat" 2>/dev/null) || return 0
+	s=${s##*) }
+	[ "${s%% *}" = Z ]
+}
+# wait_gone PID [SECONDS]: until process PID ended (30 s at most).
+wait_gone() { until_ok "${2:-30}" gone "$1"; }
+# windows_ge DB N: the run store DB has N windows or more now.
+windows_ge() { local n; n=$(sql "$1" "select count(*) from windows" 2>/dev/null); [ "${n:-0}" -ge "$2" ]; }
+# wait_windows DB N [SECONDS]: until the run store DB has N windows or
+# more (60 s at most).
+wait_windows() { until_ok "${3:-60}" windows_ge "$1" "$2"; }
+# tcp_open PORT: something accepts connections on 127.0.0.1:PORT now.
+tcp_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 # fault_is RUN-DIR INDEX EXPR: report.json's faults[INDEX], bound to f,
 # makes the python expression EXPR true.
 fault_is() { # RUN-DIR INDEX PYTHON-EXPR-OVER-f
@@ -271,8 +295,7 @@ start_sshd() {
 	mkdir -p /run/sshd
 	/usr/sbin/sshd -D -e -f "$T/sshd_config" 2>"$T/sshd.log" &
 	PIDS+=("$!")
-	for _ in $(seq 50); do (exec 3<>/dev/tcp/127.0.0.1/$SSHD_PORT) 2>/dev/null && break; sleep 0.1; done
-	(exec 3<>/dev/tcp/127.0.0.1/$SSHD_PORT) 2>/dev/null ||
+	until_ok 30 tcp_open "$SSHD_PORT" ||
 		{ SSHD_WHY="private sshd did not start: $(tail -1 "$T/sshd.log")"; return 1; }
 	echo "[127.0.0.1]:$SSHD_PORT $(cut -d' ' -f1,2 "$T/host_key.pub")" > "$T/known_hosts"
 }
@@ -284,7 +307,7 @@ start_sshd() {
 webhook_receiver() {
 	rm -f "$T/$2.port"
 	python3 - "$1" "$T/$2.jsonl" "$T/$2.port" >"$T/$2.http.log" 2>&1 <<'PY' &
-import http.server, json, os, sys, threading, time
+import http.server, json, os, sys, threading
 mode, out, portfile = sys.argv[1], sys.argv[2], sys.argv[3]
 lock = threading.Lock()
 class H(http.server.BaseHTTPRequestHandler):
@@ -297,7 +320,10 @@ class H(http.server.BaseHTTPRequestHandler):
             f.write(json.dumps({"path": self.path, "ctype": self.headers.get("Content-Type"),
                                 "body": json.loads(body)}) + "\n")
         if mode == "hang":
-            time.sleep(3600)
+            # never answer: hold the connection until the client gives up
+            # and closes it (read returns at its end of file)
+            self.rfile.read()
+            self.close_connection = True
             return
         code = 200 if mode == "ok" else 500
         self.send_response(code)
@@ -341,8 +367,8 @@ PY
 }
 # Run gauntlet in the background; sets BG_PID.
 bg() { "$GAUNTLET" "$@" & BG_PID=$!; PIDS+=("$BG_PID"); }
-# Wait until a file exists (max seconds).
-wait_for() { local f=$1 n=$(( ${2:-10} * 10 )); while [ ! -e "$f" ] && [ $n -gt 0 ]; do sleep 0.1; n=$((n - 1)); done; [ -e "$f" ]; }
+# wait_for FILE [SECONDS]: until FILE exists (10 s at most).
+wait_for() { until_ok "${2:-10}" test -e "$1"; }
 # start_target NAME ARGS...: a `gauntlet target` on a free loopback port
 # (ARGS are its flags), killed at exit; sets ADDR (HOST:PORT). Skips when it
 # cannot start (a failure under GL_STRICT=1).

@@ -26,7 +26,8 @@ del i['trace'], i['trace_format']; json.dump(s, open(p,'w'))"
 "$GAUNTLET" run "$T/kill.json" --out "$T/kill" >"$T/kill.log" 2>&1 &
 KPID=$!; PIDS+=("$KPID")
 wait_connected "$T/kill" 2
-sleep 3
+# mid-run: two windows of both agents' figures stored, then the kill
+wait_windows "$T/kill/run.db" 2
 victim=$(run_procs "$(sql "$T/kill/run.db" 'select id from run')" 1 | head -1)
 check "agent 1 of the run found by its environment (pid ${victim:-none})" [ -n "$victim" ]
 [ -n "$victim" ] && kill -9 "$victim"
@@ -107,11 +108,13 @@ cp "$T/kill.json" "$T/res.json"
 "$GAUNTLET" run "$T/res.json" --out "$T/res" >"$T/res.log" 2>&1 &
 RPID=$!; PIDS+=("$RPID")
 wait_connected "$T/res" 2
-sleep 4
+# mid-run: two windows stored while the agents run, then the kill
+wait_windows "$T/res/run.db" 2
 RID=$(sql "$T/res/run.db" "select id from run")
 kill -9 "$RPID"; wait "$RPID" 2>/dev/null
 left() { run_procs "$RID"; }
-for _ in $(seq 50); do [ -z "$(left)" ] && break; sleep 0.1; done
+none_left() { [ -z "$(left)" ]; }
+until_ok 30 none_left
 check "res: the agents and their launchers stopped with the controller (left: $(left | tr '\n' ' '))" [ -z "$(left)" ]
 "$GAUNTLET" resume "$T/res" >"$T/res.resume.log" 2>&1; rc=$?
 check "res: resume finishes the run (exit $rc)" [ $rc -eq 0 ]

@@ -18,8 +18,11 @@ cat > "$T/sc.json" <<JSON
 JSON
 "$GAUNTLET" run "$T/sc.json" --out "$T/run" > "$T/run.log" 2>&1; rc=$?
 check "a short run passes (exit $rc)" [ $rc -eq 0 ]
-sleep 1.1
+# the mark after every file of the run, and the report's writes after the
+# mark: the file clock (coarse, a tick of some ms) must move past it first
 touch "$T/mark"
+past_mark() { touch "$T/probe"; [ "$T/probe" -nt "$T/mark" ]; }
+until_ok 10 past_mark
 "$GAUNTLET" report "$T/run" > "$T/report.out" 2>"$T/report.err"; rc=$?   # the log (report.pdf's line) on stderr
 check "report: exit 0 (got $rc)" [ $rc -eq 0 ]
 listed=$(sed "s|^$T/run/||" "$T/report.out" | sort | tr '\n' ' ')

@@ -97,22 +97,25 @@ JSON
 "$GAUNTLET" validate "$T/sc.json" >"$T/validate.log" 2>&1 || { cat "$T/validate.log"; bad "the scenario validates"; finish; }
 "$GAUNTLET" run "$T/sc.json" --out "$T/run" --metrics-listen 127.0.0.1:0 --metrics-linger 2s >"$T/run.log" 2>&1 &
 RUN=$!; PIDS+=("$RUN")
-until_ok 10 grep -q 'metrics at http://' "$T/run.log"
+wait_log "$T/run.log" 'metrics at http://' 30
 URL=$(grep -o 'http://[0-9.:]*/metrics' "$T/run.log" | head -1)
 check "the endpoint is up ($URL)" [ -n "$URL" ]
-# the fault is in from 4 s to 12 s (time scale 1): scrape at about 6, 8 and 10 s
+# the fault is in from 4 s to 12 s (time scale 1): scrape once the journal
+# has it injected, after each of the next three windows (1 s) it is in
 mkdir -p "$T/scrapes"
+until_ok 60 sql_is "$T/run/run.db" "select state from faults where id='null-dash'" injected
+NW=$(sql "$T/run/run.db" "select count(*) from windows")
 for k in 1 2 3; do
-	sleep 2
-	[ $k = 1 ] && sleep 4
-	curl -s -m 2 -o "$T/scrapes/scrape$k.txt" "$URL"
+	wait_windows "$T/run/run.db" $((NW + k)) 30
+	curl -s -m 5 -o "$T/scrapes/scrape$k.txt" "$URL"
 done
 # and one more after the end (--metrics-linger): the run's final figures
-while kill -0 "$RUN" 2>/dev/null; do
-	curl -s -m 2 -o "$T/final.tmp" "$URL" 2>/dev/null && grep -q 'state="finished"' "$T/final.tmp" &&
-		mv "$T/final.tmp" "$T/scrapes/scrape4-final.txt"
-	sleep 0.3
-done
+final_or_gone() {
+	curl -s -m 5 -o "$T/final.tmp" "$URL" 2>/dev/null && grep -q 'state="finished"' "$T/final.tmp" &&
+		mv "$T/final.tmp" "$T/scrapes/scrape4-final.txt" && return 0
+	gone "$RUN"
+}
+until_ok 60 final_or_gone
 wait "$RUN"; rc=$?
 echo "run exit $rc"
 [ $rc -eq 0 ] || tail -20 "$T/run.log"

@@ -26,8 +26,7 @@ drain_cleanup() {
 		kill "$p" 2>/dev/null
 	done
 	for p in $CTLD_PID $SLURMD_PID $MUNGED_PID $MOCK_PID $RESTD_PID; do
-		local n=30
-		while kill -0 "$p" 2>/dev/null && [ $n -gt 0 ]; do sleep 0.1; n=$((n - 1)); done
+		wait_gone "$p" 10
 		kill -9 "$p" 2>/dev/null
 		wait "$p" 2>/dev/null
 	done

@@ -316,12 +316,13 @@ import json, sys; p=sys.argv[1]; r=json.load(open(p)); r['verdict']='pass' if r[
 ID3=$(json "$T/r3/report.json" "r['run']['id']")
 check "seal of a report.json that disagrees with the store: exit 2, nothing tagged" bash -c "[ $rc -eq 2 ] && grep -q 'does not match the store' '$T/e.log' && [ -n '$ID3' ] && git -C '$EV' rev-parse -q --verify refs/heads/$BRANCH >/dev/null && ! git -C '$EV' rev-parse -q --verify 'refs/tags/run/$ID3' >/dev/null"
 cp "$T/r3.report.json" "$T/r3/report.json"
+# a stand-in controller: holds the run's lock until this test kills it
 python3 -c "
-import fcntl, sys, time
+import fcntl, signal, sys
 f = open(sys.argv[1] + '/run.lock', 'a'); fcntl.flock(f, fcntl.LOCK_EX)
-open(sys.argv[1] + '/locked', 'w').close(); time.sleep(5)" "$T/r3" &
+open(sys.argv[1] + '/locked', 'w').close(); signal.pause()" "$T/r3" &
 LOCKER=$!; PIDS+=("$LOCKER")
-wait_for "$T/r3/locked" 5
+wait_for "$T/r3/locked" 30
 "$GAUNTLET" seal "$T/r3" --repo "$EV" >/dev/null 2>"$T/e.log"; rc=$?
 check "seal of a run that is still going: exit 2" bash -c "[ $rc -eq 2 ] && grep -q 'still running' '$T/e.log'"
 kill "$LOCKER" 2>/dev/null; wait "$LOCKER" 2>/dev/null

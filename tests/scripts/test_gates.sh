@@ -157,17 +157,21 @@ check "report.json: the after gate skipped, saying why" json "$T/term/report.jso
 check "junit.xml: a skipped test case" grep -q '<skipped message="not run: stopped by SIGTERM"/>' "$T/term/junit.xml"
 
 # ---- killed during its before gates, then resumed: the unfinished gate runs again, before any load
+# the slow gate, until slow.go exists, reads a fifo this test holds open
+# for writing (fd 7, closed for gauntlet and its children): it blocks
+# until the test closes its end (end of file), at the latest at its exit
+mkfifo "$T/slow.fifo"; exec 7<>"$T/slow.fifo"
 mk "$T/kill.json" "[ { \"id\": \"quick\", \"kind\": \"command\", \"argv\": [\"sh\", \"-c\", \"echo x >> $T/quick.count\"],
   \"hosts\": [\"gpu1\"], \"when\": [\"before\"] },
-  { \"id\": \"slow\", \"kind\": \"command\", \"argv\": [\"sh\", \"-c\", \"echo x >> $T/slow.count; [ -e $T/slow.go ] || exec sleep 30\"],
+  { \"id\": \"slow\", \"kind\": \"command\", \"argv\": [\"sh\", \"-c\", \"echo x >> $T/slow.count; [ -e $T/slow.go ] || exec cat $T/slow.fifo\"],
   \"hosts\": [\"gpu1\"], \"when\": [\"before\"] } ]"
-bg run "$T/kill.json" --out "$T/kill" --time-scale 2
+bg run "$T/kill.json" --out "$T/kill" --time-scale 2 7>&-
 # (30 s: the sanitizer build beside other tests can take over 10 s to
 # reach its second gate, and a kill before it leaves one run of it)
 check "the slow gate started before the kill" wait_for "$T/slow.count" 30
 kill -9 "$BG_PID"; wait "$BG_PID" 2>/dev/null
 check "killed during its gates: no window yet" [ "$(sql "$T/kill/run.db" "select count(*) from windows")" = 0 ]
-touch "$T/slow.go"
+touch "$T/slow.go"; exec 7>&-
 "$GAUNTLET" resume "$T/kill" > "$T/kill-resume.log" 2>&1; rc=$?
 check "resume after a kill during the before gates passes (exit $rc)" [ $rc -eq 0 ]
 check "the gate that passed before the kill is not run again" [ "$(wc -l < "$T/quick.count")" -eq 1 ]
@@ -175,15 +179,16 @@ check "the gate the kill interrupted runs again (runs: $(wc -l < "$T/slow.count"
 check "then the soak ran" [ "$(sql "$T/kill/run.db" "select count(*) from windows")" -ge 1 ]
 
 # ---- SIGINT during an after gate ends it and the run, aborted; resume finishes it
-mk "$T/int.json" "[ { \"id\": \"slow\", \"kind\": \"command\", \"argv\": [\"sh\", \"-c\", \"echo x >> $T/aslow.count; [ -e $T/aslow.go ] || exec sleep 30\"],
+mkfifo "$T/aslow.fifo"; exec 8<>"$T/aslow.fifo"
+mk "$T/int.json" "[ { \"id\": \"slow\", \"kind\": \"command\", \"argv\": [\"sh\", \"-c\", \"echo x >> $T/aslow.count; [ -e $T/aslow.go ] || exec cat $T/aslow.fifo\"],
   \"hosts\": [\"gpu1\"], \"when\": [\"after\"] } ]"
-bg run "$T/int.json" --out "$T/int" --time-scale 2
+bg run "$T/int.json" --out "$T/int" --time-scale 2 8>&-
 wait_for "$T/aslow.count" 15
 kill -INT "$BG_PID"; wait "$BG_PID"; rc=$?
 check "SIGINT during an after gate ends the run aborted (exit $rc, want 3)" [ $rc -eq 3 ]
 check "report.json: aborted, the after gate skipped as stopped" json "$T/int/report.json" \
 	"r['verdict'] == 'aborted' and [(g['when'], g['status'], g['reason']) for g in r['gates']] == [('after', 'skip', 'stopped by SIGINT: not judged')]"
-touch "$T/aslow.go"
+touch "$T/aslow.go"; exec 8>&-
 "$GAUNTLET" resume "$T/int" > "$T/int-resume.log" 2>&1; rc=$?
 check "resume runs the unfinished after gate, and the run passes (exit $rc)" bash -c "[ $rc -eq 0 ] && [ \$(wc -l < '$T/aslow.count') -eq 2 ]"
 

@@ -32,12 +32,12 @@ done
 PIDS+=("${pids[@]}")
 # the live endpoint, while the run goes: goodput over the run so far
 LIVE=
-for _ in $(seq 80); do
+live_goodput() {
 	URL=$(grep -o 'http://[0-9.:]*/metrics' "$T/met.log" | head -1)
-	[ -n "$URL" ] && LIVE=$(curl -s --max-time 2 "$URL" | grep '^gauntlet_metric{metric="inference.goodput",stat="value",over="run"}')
-	[ -n "$LIVE" ] && break
-	sleep 0.1
-done
+	[ -n "$URL" ] && LIVE=$(curl -s --max-time 5 "$URL" | grep '^gauntlet_metric{metric="inference.goodput",stat="value",over="run"}')
+	[ -n "$LIVE" ]
+}
+until_ok 30 live_goodput
 for p in "${pids[@]}"; do wait "$p"; done
 check "the live endpoint serves goodput over the run so far ($LIVE)" test "${LIVE##* }" = 1
 

@@ -174,12 +174,19 @@ GL_DCGMI_STATE="$T/c2.log" "$GAUNTLET" run "$T/c2.json" --out "$T/rc2" >"$T/rc2.
 C2=$!; PIDS+=("$C2")
 # both loops run (their records are written once inject started them)
 has_record() { [ -n "$(ls -A "$1" 2>/dev/null)" ]; }
-until_ok 15 has_record "$T/c1st"
-until_ok 15 has_record "$T/c2st"
+# loop_pid DIR: the loop's pid from its record (pid and start time), the
+# leader of its process group (setsid): its injections run in that group
+loop_pid() { local f p _w; for f in "$1"/gpu_xid-*.pids; do [ -s "$f" ] && read -r p _w < "$f" && echo "$p"; done; }
+has_loop_pid() { [ -n "$(loop_pid "$1")" ]; }
+# group_gone PID: no process left in the process group PID leads
+group_gone() { ! kill -0 -- "-$1" 2>/dev/null; }
+quiet() { "$@" >/dev/null; }
+until_ok 30 has_loop_pid "$T/c1st"
+until_ok 30 has_loop_pid "$T/c2st"
+P1=$(loop_pid "$T/c1st"); P2=$(loop_pid "$T/c2st")
 kill -9 "$C1" "$C2"; wait "$C1" 2>/dev/null; wait "$C2" 2>/dev/null
 KILLED=$(date +%s.%N)
-sleep 1.5
-check "crash: the loop keeps injecting after the controller died" inj "$T/c1.log" \
+check "crash: the loop keeps injecting after the controller died" until_ok 30 quiet inj "$T/c1.log" \
 	"len([r for r in L if r['value'] == 79 and r['t'] > $KILLED]) >= 1"
 # c2: gauntlet revert stops it at once
 GL_DCGMI_STATE="$T/c2.log" "$GAUNTLET" revert "$T/rc2" >"$T/rc2-revert.log" 2>&1
@@ -189,15 +196,16 @@ check "crash/revert: gauntlet revert exits 0, journal says reverted" bash -c \
 	"[ $rc -eq 0 ] && [ \"\$($(declare -f sql); sql '$T/rc2/run.db' 'select state from faults')\" = reverted ]" || cat "$T/rc2-revert.log"
 check "crash/revert: no record left" bash -c "[ -z \"\$(ls -A '$T/c2st' 2>/dev/null)\" ]"
 check "crash/revert: GPU 1 cleared to 0 at revert" inj "$T/c2.log" "L[-1]['value'] == 0 and L[-1]['gpu'] == 1"
-sleep 1.5
-check "crash/revert: no injection after revert (the loop is gone, not just quiet)" inj "$T/c2.log" \
+loop_ends() { [ -n "$1" ] && until_ok 30 group_gone "$1"; }
+check "crash/revert: the loop is gone, not just quiet: no process left in its group (${P2:-none})" loop_ends "$P2"
+check "crash/revert: no injection after revert" inj "$T/c2.log" \
 	"not [r for r in L if r['t'] > $REVERTED] and L[-1]['value'] == 0"
 # c1: nobody reverts; the loop ends by itself once "for" (4 s) has passed
-check "crash: the loop ends by itself after \"for\" (record gone)" until_ok 8 eval '! has_record "$T/c1st"'
+check "crash: the loop ends by itself after \"for\" (record gone)" until_ok 30 not has_record "$T/c1st"
 check "crash: its last act is injecting 0, within for + 2 s of the first injection" inj "$T/c1.log" \
 	"L[-1]['value'] == 0 and L[-1]['t'] - L[0]['t'] <= 4 + 2 and L[-1]['t'] - L[0]['t'] >= 3"
 N1=$(wc -l < "$T/c1.log")
-sleep 1.5
+check "crash: then the loop and its injections end: no process left in its group (${P1:-none})" loop_ends "$P1"
 check "crash: nothing injected after the loop ended" [ "$(wc -l < "$T/c1.log")" = "$N1" ]
 check "crash: every dcgmi call had the exact arguments" bash -c "$(declare -f no_errors); no_errors '$T/c1.log' && no_errors '$T/c2.log'"
 GL_DCGMI_STATE="$T/c1.log" "$GAUNTLET" revert "$T/rc1" >"$T/rc1-revert.log" 2>&1

@@ -57,12 +57,7 @@ run_and_kill() { # NAME KILL
 	bg run "$T/$n.json" --out "$T/$n" --metrics-listen 0 >"$T/$n.log" 2>&1
 	local pid=$BG_PID
 	if [ "$2" = 1 ]; then
-		for _ in $(seq 1 400); do
-			local e
-			e=$(sql "$T/$n/run.db" "select elapsed_ns from run" 2>/dev/null)
-			[ -n "$e" ] && [ "$e" -ge 25000000000 ] && break
-			sleep 0.1
-		done
+		until_ok 90 sql_is "$T/$n/run.db" "select elapsed_ns >= 25000000000 from run" 1
 		local victim
 		victim=$(pgrep -n -f "^$BIN .*--ckpt-dir $ck")
 		if [ -n "$victim" ]; then
@@ -70,11 +65,7 @@ run_and_kill() { # NAME KILL
 			echo "$(sql "$T/$n/run.db" "select elapsed_ns from run") $victim" >"$T/$n.kill"
 		fi
 		# the live endpoint once the incident's windows have closed
-		for _ in $(seq 1 200); do
-			e=$(sql "$T/$n/run.db" "select elapsed_ns from run" 2>/dev/null)
-			[ -n "$e" ] && [ "$e" -ge 34000000000 ] && break
-			sleep 0.1
-		done
+		until_ok 60 sql_is "$T/$n/run.db" "select elapsed_ns >= 34000000000 from run" 1
 		curl -s --max-time 5 "$(grep -o 'http://[0-9.:]*/metrics' "$T/$n.log" | head -1)" >"$T/$n.prom"
 	fi
 	wait "$pid"

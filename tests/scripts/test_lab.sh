@@ -90,11 +90,15 @@ LAB_HOOK="http://127.0.0.1:$RPORT/hook" GAUNTLET_PDF=auto "$GAUNTLET" run "$GL_S
 	--out "$R" --metrics-listen 127.0.0.1:0 >"$T/soak.log" 2>&1 &
 SOAK=$!
 PIDS+=("$SOAK")
-n=0
-while kill -0 "$SOAK" 2>/dev/null; do
+# a scrape after every 3rd window the store closes (windows of 2 s: about
+# 20 scrapes), until the run ends
+n=0 NEXT=1
+soak_next() { windows_ge "$R/run.db" "$NEXT" || gone "$SOAK"; }
+while ! gone "$SOAK"; do
+	until_ok 300 soak_next || break
 	URL=$(grep -o 'http://[0-9.:]*/metrics' "$T/soak.log" | head -1)
-	[ -n "$URL" ] && curl -s -m 3 "$URL" > "$T/scrape.$n.txt" 2>/dev/null && n=$((n + 1))
-	sleep 5
+	[ -n "$URL" ] && curl -s -m 5 "$URL" > "$T/scrape.$n.txt" 2>/dev/null && n=$((n + 1))
+	NEXT=$((NEXT + 3))
 done
 wait "$SOAK"; rc=$?
 grep -E 'fault:|verdict|run finished|error|report.pdf' "$T/soak.log" | grep -v 'checkpoint at' | head -40
@@ -223,11 +227,7 @@ CK=$(json "$INV" "r['training']['checkpoint_dir']")/unscheduled
 "$GAUNTLET" run "$T/unscheduled.json" --out "$T/unsch" >"$T/unsch.log" 2>&1 &
 UPID=$!
 PIDS+=("$UPID")
-for _ in $(seq 1 300); do
-	e=$(sql "$T/unsch/run.db" "select elapsed_ns from run" 2>/dev/null)
-	[ -n "$e" ] && [ "$e" -ge 20000000000 ] && break
-	sleep 0.1
-done
+until_ok 90 sql_is "$T/unsch/run.db" "select elapsed_ns >= 20000000000 from run" 1
 VICTIM=$(pgrep -n -f "gauntlet-train .*--ckpt-dir $CK")
 [ -n "$VICTIM" ] && kill -KILL "$VICTIM"
 wait "$UPID"; rc=$?
@@ -271,10 +271,13 @@ AGNS=""
 # Until both agents connected, the run ended or 30 s passed: each pass
 # looks only at processes named gauntlet (a pass over every process of a
 # loaded machine took seconds, and 150 of them outlasted ctest's timeout).
-deadline=$((SECONDS + 30))
-while kill -0 "$SPID" 2>/dev/null && [ $SECONDS -lt $deadline ]; do
+# agents_seen: one pass; true once both connected and one was seen, or
+# the run ended (AGNS gathers across passes: until_ok runs it here)
+agents_seen() {
+	local p ns SRID
+	gone "$SPID" && return 0
 	SRID=$(sql "$T/srun/run.db" "select id from run" 2>/dev/null)
-	[ -n "$SRID" ] || { sleep 0.1; continue; }
+	[ -n "$SRID" ] || return 1
 	for p in $(pgrep -x gauntlet); do
 		{ tr '\0' '\n' < /proc/$p/environ; } 2>/dev/null | grep -qx "GAUNTLET_RUN_ID=$SRID" || continue
 		[ "$(basename "$(readlink /proc/$p/exe 2>/dev/null)")" = gauntlet ] || continue
@@ -282,10 +285,10 @@ while kill -0 "$SPID" 2>/dev/null && [ $SECONDS -lt $deadline ]; do
 		ns=$(readlink /proc/$p/ns/net 2>/dev/null)
 		[ -n "$ns" ] && case " $AGNS " in *" $ns "*) ;; *) AGNS="$AGNS $ns" ;; esac
 	done
-	[ "$(echo $AGNS | wc -w)" -ge 1 ] && [ -s "$T/srun/run.db" ] && \
-		[ "$(sql "$T/srun/run.db" "select count(*) from events where message like '%connected from%'" 2>/dev/null)" = 2 ] && break
-	sleep 0.1
-done
+	[ "$(echo $AGNS | wc -w)" -ge 1 ] &&
+		sql_is "$T/srun/run.db" "select count(*) from events where message like '%connected from%'" 2
+}
+until_ok 60 agents_seen
 wait "$SPID"; rc=$?
 check "srun agents: the run passes (exit $rc)" [ $rc -eq 0 ]
 check "srun agents: 2 srun launches recorded, 2 agents connected" python3 -c "
@@ -314,8 +317,8 @@ check "lab status after down: exit 3 (no lab)" [ $rc -eq 3 ]
 # --- 4. lab up SIGKILLed halfway -----------------------------------------------------------
 crash_up() { # start lab up, SIGKILL it once slurmctld is journaled
 	"$GAUNTLET" lab up --dir "$LAB" >"$T/crash.log" 2>&1 &
-	local pid=$! n=200
-	while ! grep -q $'^proc\tslurmctld' "$LAB/lab.journal" 2>/dev/null && [ $n -gt 0 ]; do sleep 0.05; n=$((n - 1)); done
+	local pid=$!
+	wait_log "$LAB/lab.journal" $'^proc\tslurmctld' 60
 	kill -9 "$pid"
 	wait "$pid" 2>/dev/null
 }

@@ -2,7 +2,7 @@
 # test_live.sh - watching a run: `gauntlet run --metrics-listen` serves
 # Prometheus text on loopback while inference runs against a real
 # `gauntlet target` and a null fault comes and goes. The test scrapes it
-# every ~0.3 s, runs `gauntlet status` on the live store, and then checks
+# once per window it closes, runs `gauntlet status` on the live store, and then checks
 # the scrapes against what the run left: each scrape's last-window figures
 # equal that window's row of timeseries.csv, its run totals equal the sum
 # of the windows it covered, and the final scrape (served for
@@ -48,8 +48,7 @@ JSON
 	>"$T/run.log" 2>&1 &
 RUN_PID=$!
 PIDS+=("$RUN_PID")
-n=100
-while ! grep -q 'metrics at http://' "$T/run.log" && [ $n -gt 0 ]; do sleep 0.1; n=$((n - 1)); done
+wait_log "$T/run.log" 'metrics at http://' 30
 URL=$(grep -o 'http://[0-9.:]*/metrics' "$T/run.log" | head -1)
 check "the endpoint is announced on loopback by default ($URL)" bash -c '[[ $1 == http://127.0.0.1:[0-9]*/metrics ]]' _ "$URL"
 # what the kernel says: the port's listening socket is bound to 127.0.0.1
@@ -75,25 +74,38 @@ mkdir -p "$T/scrapes"
 i=0
 status_done=0
 code_other=none
-while kill -0 "$RUN_PID" 2>/dev/null; do
-	curl -s -m 2 -o "$T/scrapes/$(printf %04d $i).txt" "$URL" 2>/dev/null && i=$((i + 1))
-	if [ $status_done = 0 ] && [ $i -gt 20 ]; then
+# a scrape per window the run closes (12 of them, one a second) and one
+# once it finished: the endpoint is read until it shows a window (or the
+# end) not kept yet, and that scrape is kept
+seen=
+new_scrape() {
+	local w f
+	curl -s -m 5 -o "$T/scrape.tmp" "$URL" 2>/dev/null || return 1
+	w=$(sed -n 's/^gauntlet_last_window_index //p' "$T/scrape.tmp")
+	f=$(grep -c 'state="finished"' "$T/scrape.tmp")
+	[ -n "$w" ] && [ "$w/$f" != "$seen" ] || return 1
+	seen="$w/$f"
+	mv "$T/scrape.tmp" "$T/scrapes/$(printf %04d $i).txt" && i=$((i + 1))
+}
+new_scrape_or_end() { new_scrape || gone "$RUN_PID"; }
+while ! gone "$RUN_PID"; do
+	until_ok 60 new_scrape_or_end || break
+	if [ $status_done = 0 ] && [ $i -gt 5 ]; then
 		"$GAUNTLET" status "$T/run" >"$T/status.txt" 2>&1 && status_done=1
 	fi
 	# another path, asked while the endpoint answers /metrics (i counts
 	# the scrapes that succeeded, the last one just now)
-	if [ "$code_other" = none ] && [ $i -gt 5 ]; then
+	if [ "$code_other" = none ] && [ $i -gt 2 ]; then
 		code_other=$(curl -s -m 2 -o "$T/other.txt" -w '%{http_code}' "${URL%/metrics}/other" 2>/dev/null)
 		code_root=$(curl -s -m 2 -o /dev/null -w '%{http_code}' "${URL%/metrics}/" 2>/dev/null)
-		curl -s -m 2 -o "$T/scrapes/$(printf %04d $i).txt" "$URL" 2>/dev/null && i=$((i + 1)) && up_after=1
+		curl -s -m 5 -o "$T/scrapes/$(printf %04d $i).txt" "$URL" 2>/dev/null && i=$((i + 1)) && up_after=1
 	fi
-	sleep 0.3
 done
 wait "$RUN_PID"
 rc=$?
 echo "run exit $rc, $i scrapes"
 check "the run passes (exit 0)" [ $rc -eq 0 ]
-check "scrapes all through the run (at least 20 in 12 s; $i taken)" [ "$i" -ge 20 ]
+check "scrapes all through the run (a scrape per window seen: at least 10 of its 12 and the end; $i taken)" [ "$i" -ge 10 ]
 check "status on the running store says running" grep -q '(live-view): running' "$T/status.txt"
 check "a 404 for other paths while /metrics answers (/other: $code_other, /: ${code_root:-none})" \
 	[ "$code_other" = 404 -a "${code_root:-}" = 404 -a "${up_after:-0}" = 1 ]
@@ -157,7 +169,7 @@ for s in scrapes:
             mism += 1
             print('  window %d %s: scraped %s, timeseries.csv %s' % (k, col, got, want))
 print('window figures compared: %d, mismatched: %d' % (compared, mism))
-check(compared >= 60 and mism == 0, 'each scrape\'s last-window figures equal timeseries.csv')
+check(compared >= 40 and mism == 0, 'each scrape\'s last-window figures equal timeseries.csv')
 # 2. run totals never go back, and the count of windows matches
 prev = -1; mono = True
 for s in scrapes:
@@ -225,18 +237,20 @@ sed 's/"duration": "48s"/"duration": "32s"/; s/"for": "40s"/"for": "24s"/; s/"at
 "$GAUNTLET" run "$T/live2.json" --out "$T/run2" --time-scale 4 >"$T/run2.log" 2>&1 &
 P2=$!
 PIDS+=("$P2")
-sleep 4
+# killed halfway: 4 of its 8 windows (32 s at --time-scale 4) stored
+wait_windows "$T/run2/run.db" 4
 kill -9 "$P2"; wait "$P2" 2>/dev/null
 "$GAUNTLET" resume "$T/run2" --metrics-listen 0 --metrics-linger 3s >"$T/resume2.log" 2>&1 &
 P2=$!
 PIDS+=("$P2")
-n=100
-while ! grep -q 'metrics at http://' "$T/resume2.log" && [ $n -gt 0 ]; do sleep 0.1; n=$((n - 1)); done
+wait_log "$T/resume2.log" 'metrics at http://' 30
 URL2=$(grep -o 'http://[0-9.:]*/metrics' "$T/resume2.log" | head -1)
-while kill -0 "$P2" 2>/dev/null; do
-	curl -s -m 2 -o "$T/last2.tmp" "$URL2" 2>/dev/null && grep -q 'state="finished"' "$T/last2.tmp" && mv "$T/last2.tmp" "$T/final2.txt"
-	sleep 0.3
-done
+final2_or_end() {
+	curl -s -m 5 -o "$T/last2.tmp" "$URL2" 2>/dev/null && grep -q 'state="finished"' "$T/last2.tmp" &&
+		mv "$T/last2.tmp" "$T/final2.txt" && return 0
+	gone "$P2"
+}
+until_ok 60 final2_or_end
 wait "$P2"
 rc=$?
 check "resume: the run finishes (exit $rc)" [ $rc -eq 0 ]

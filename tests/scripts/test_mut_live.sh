@@ -16,8 +16,7 @@ JSON
 "$GAUNTLET" run "$T/live.json" --out "$T/run" --metrics-listen 0 >"$T/run.log" 2>&1 &
 RUN_PID=$!
 PIDS+=("$RUN_PID")
-n=100
-while ! grep -q 'metrics at http://' "$T/run.log" && [ $n -gt 0 ]; do sleep 0.1; n=$((n - 1)); done
+wait_log "$T/run.log" 'metrics at http://' 30
 URL=$(grep -o 'http://[0-9.:]*/metrics' "$T/run.log" | head -1)
 echo "announced: $URL"
 python3 - "$RUN_PID" >"$T/socks" <<'PY'

@@ -18,13 +18,9 @@ JSON
 PID=$!
 PIDS+=("$PID")
 # wait until the store's progress passes 6 s of elapsed time (2 s into window 1)
-n=200
-while [ $n -gt 0 ]; do
-	e=$(sql "$T/r/run.db" "select coalesce(max(end_ns),0) from windows" 2>/dev/null)
-	[ "${e:-0}" -ge 6000000000 ] 2>/dev/null && break
-	sleep 0.1; n=$((n - 1))
-done
+until_ok 60 sql_is "$T/r/run.db" "select coalesce(max(end_ns),0) >= 6000000000 from windows" 1
 kill -9 "$PID"
+e=$(sql "$T/r/run.db" "select coalesce(max(end_ns),0) from windows" 2>/dev/null)
 wait "$PID" 2>/dev/null
 check "the run was killed inside window 1 (store at ${e:-?} ns)" [ "${e:-0}" -ge 6000000000 -a "${e:-0}" -lt 8000000000 ]
 "$GAUNTLET" resume "$T/r" >"$T/resume.log" 2>&1

@@ -20,9 +20,9 @@ cat > "$T/corrupt.json" <<JSON
   "targets": { "steady": { "storage.read_gbps": "> 0" } } }
 JSON
 bg run "$T/corrupt.json" --out "$T/r"
-n=100
-while [ $n -gt 0 ] && ! ls "$D"/gauntlet-storage-*/f-000000.dat >/dev/null 2>&1; do sleep 0.1; n=$((n - 1)); done
-sleep 2
+# the change once the store holds verified reads of the file (a window
+# closed with them)
+until_ok 30 sql_is "$T/r/run.db" "select coalesce(sum(counter),0) > 0 from window_metrics where name='storage.verified_bytes'" 1
 f=$(ls "$D"/gauntlet-storage-*/f-000000.dat 2>/dev/null | head -1)
 check "the engine's file exists" [ -n "$f" ]
 before=$(sql "$T/r/run.db" "select coalesce(sum(counter),0) from window_metrics where name='storage.verified_bytes'")

@@ -30,7 +30,8 @@ JSON
 "$GAUNTLET" run "$T/reset.json" --out "$T/r" >"$T/r.log" 2>&1 &
 GP=$!
 PIDS+=("$GP")
-sleep 2.5
+# the reset once two windows are stored with their scrapes of 100
+until_ok 30 sql_is "$T/r/run.db" "select count(*) >= 2 from window_metrics where name='telemetry.scrapes' and counter > 0" 1
 dcgm "$D/metrics" 4
 wait "$GP"
 rc=$?

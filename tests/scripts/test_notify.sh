@@ -89,8 +89,11 @@ GL_TEST_HOOK="http://127.0.0.1:$RPORT/hook/$TOKEN" "$GAUNTLET" run "$T/s-set.jso
 	--set 'notify=[{"url_env":"GL_TEST_HOOK","format":"json","on":["end"]}]' >"$T/dry-set.out" 2>&1
 check "--set 'notify=[...]' (JSON on the command line) adds a webhook: --dry-run lists it" \
 	grep -q 'notify\[0\] (GL_TEST_HOOK): json webhook, its URL in the environment (set; never shown), on end$' "$T/dry-set.out"
-sleep 0.5
-check "--dry-run sends nothing" not test -s "$T/dry.jsonl"
+# a barrier: a POST of this test's own, once the dry runs exited; any of
+# theirs was accepted before it and is written by the time it shows
+curl -s -m 10 -o /dev/null -H 'Content-Type: application/json' -d '{"barrier": 1}' "http://127.0.0.1:$RPORT/barrier"
+check "the receiver got the barrier POST" wait_log "$T/dry.jsonl" '"path": "/barrier"' 30
+check "--dry-run sends nothing (the receiver's only POST is the barrier)" not grep -qv '"path": "/barrier"' "$T/dry.jsonl"
 
 # --- six runs at once (ticks are scheduled absolutely: running side by
 # side changes no count): the baseline without notify, a receiver that

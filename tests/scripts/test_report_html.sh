@@ -340,15 +340,30 @@ tid = send('Target.createTarget', {'url': 'about:blank'})['targetId']
 sid = send('Target.attachToTarget', {'targetId': tid, 'flatten': True})['sessionId']
 for dom in ('Page', 'Runtime', 'Log', 'Network'):
     send(dom + '.enable', {}, sid)
+send('Page.setLifecycleEventsEnabled', {'enabled': True}, sid)
 send('Emulation.setDeviceMetricsOverride', {'width': 1280, 'height': 900, 'deviceScaleFactor': 1, 'mobile': False}, sid)
 events.clear()
-send('Page.navigate', {'url': url}, sid)
+loader = send('Page.navigate', {'url': url}, sid).get('loaderId')
 wait_event('Page.loadEventFired')
-time.sleep(0.5)
+# the page's loads all done (or failed: their events are in by then):
+# Chromium's networkIdle for this navigation
+def wait_lifecycle(name):
+    while True:
+        for i, m in enumerate(events):
+            prm = m.get('params', {})
+            if m.get('method') == 'Page.lifecycleEvent' and prm.get('name') == name and prm.get('loaderId') == loader:
+                return events.pop(i)
+        events.append(read_msg())
+wait_lifecycle('networkIdle')
+# a frame drawn since (two animation frames: the one after this script)
+def next_frame():
+    send('Runtime.evaluate', {'expression': 'new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(1))))',
+                              'awaitPromise': True, 'returnByValue': True}, sid)
+next_frame()
 ids = evaluate("JSON.stringify(Array.from(document.querySelectorAll('[id]')).map(e => { const b = e.getBoundingClientRect(); return [e.id, e.tagName.toLowerCase(), Math.round(b.width), Math.round(b.height)]; }))", sid)
 info = evaluate("JSON.stringify({lang: document.documentElement.lang, charset: document.characterSet, title: document.title, scripts: document.scripts.length, images: document.images.length, height: document.documentElement.scrollHeight})", sid)
 send('Emulation.setDeviceMetricsOverride', {'width': 1280, 'height': min(max(int(info['height']), 900), 16000), 'deviceScaleFactor': 1, 'mobile': False}, sid)
-time.sleep(0.3)
+next_frame()   # drawn at the new size
 open(shot, 'wb').write(base64.b64decode(send('Page.captureScreenshot', {'format': 'png', 'captureBeyondViewport': True}, sid)['data']))
 errors, requests = [], []
 for m in events:

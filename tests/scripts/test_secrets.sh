@@ -43,7 +43,7 @@ scenario() { # scenario FILE KEYVAR
   },
   "phases": [ { "name": "warmup", "for": "4s" }, { "name": "steady", "for": "20s" } ],
   "faults": [ { "id": "child-env", "at": "8s", "for": "6s", "kind": "exec", "target": "localhost",
-                "params": { "inject": ["sh", "-c", "cat /proc/self/environ > $T/child.environ; cat /proc/\$PPID/environ > $T/parent.environ 2>/dev/null; sleep 1"],
+                "params": { "inject": ["sh", "-c", "cat /proc/self/environ > $T/child.environ; cat /proc/\$PPID/environ > $T/parent.environ 2>/dev/null; read x < $T/seen.fifo"],
                             "revert": ["sh", "-c", "env > $T/child-revert.env"] } } ],
   "targets": {
     "steady":   { "inference.ttft_ms.p99": "<= 5000", "inference.error_rate": "<= 0" },
@@ -54,6 +54,9 @@ scenario() { # scenario FILE KEYVAR
 JSON
 }
 scenario "$T/s.json" GAUNTLET_TEST_API_KEY
+# the fault's shell lives until the sampler below has seen it: it reads a
+# line from this fifo, which the sampler writes once it sampled the shell
+mkfifo "$T/seen.fifo"
 export GAUNTLET_TEST_API_KEY="$SECRET"
 "$GAUNTLET" run "$T/s.json" --out "$T/run" --time-scale 2 --metrics-listen 0 >"$T/run.log" 2>&1 &
 RUN_PID=$!
@@ -65,10 +68,19 @@ unset GAUNTLET_TEST_API_KEY
 # reading the scenario, before it logs anything; until then the key is in
 # the environment the operator gave it (the sanitizer build, slower to get
 # there, was once sampled in that gap).
-python3 - "$RUN_PID" "$T/procs" "$T/run.log" "$T/scrape" <<'PY' &
-import os, re, sys, time, urllib.request
-root, out, log, scrape = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
+python3 - "$RUN_PID" "$T/procs" "$T/run.log" "$T/scrape" "$T/seen.fifo" <<'PY' &
+import errno, os, re, sys, time, urllib.request
+root, out, log, scrape, fifo = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5]
 seen = {}
+release = 0   # 1: the fault's shell sampled, to be told so; 2: told
+def tell_shell():
+    global release
+    try:
+        fd = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+    except OSError as e:
+        if e.errno == errno.ENXIO: return   # not reading yet: next round
+        raise
+    os.write(fd, b"seen\n"); os.close(fd); release = 2
 n_scrapes = 0
 def children():
     kids = {}
@@ -102,6 +114,11 @@ with open(out, 'wb') as f:
                 if key not in seen:
                     seen[key] = 1
                     f.write(b'== %d %s\n' % (p, what.encode()) + data.replace(b'\0', b'\n') + b'\n')
+                    if p != root and what == 'cmdline' and data.startswith(b'sh\0-c\0') and b'child.environ' in data and not release:
+                        release = 1
+        if release == 1:
+            f.flush()
+            tell_shell()
         m = re.search(r'http://[0-9.:]+/metrics', open(log).read())
         if m:
             try:

@@ -104,22 +104,19 @@ scenario "$T/b.json" '[ { "name": "main", "for": "3m" }, { "name": "after", "for
 "$GAUNTLET" run "$T/b.json" --out "$T/b" --time-scale $SCALE --metrics-listen 0 --metrics-linger 3s >"$T/b.log" 2>&1 &
 B_PID=$!
 PIDS+=("$B_PID")
-wait_log() { # FILE PATTERN TRIES(0.1 s)
-	local n=$3
-	while ! grep -q "$2" "$1" && [ "$n" -gt 0 ] && kill -0 "$B_PID" 2>/dev/null; do sleep 0.1; n=$((n - 1)); done
-	grep -q "$2" "$1"
-}
-wait_log "$T/b.log" 'metrics at http://' 100
+announced_or_gone() { in_log "$T/b.log" 'metrics at http://' || gone "$B_PID"; }
+until_ok 30 announced_or_gone
 URL=$(grep -o 'http://[0-9.:]*/metrics' "$T/b.log" | head -1)
 # the final scrape: the first one that shows the run finished
 got=0
-while [ -n "$URL" ] && kill -0 "$B_PID" 2>/dev/null; do
-	if curl -s -m 2 -o "$T/scrape.txt" "$URL" 2>/dev/null && grep -q 'gauntlet_run_info{.*state="finished"' "$T/scrape.txt"; then
+finished_or_gone() {
+	if curl -s -m 5 -o "$T/scrape.txt" "$URL" 2>/dev/null && grep -q 'gauntlet_run_info{.*state="finished"' "$T/scrape.txt"; then
 		got=1
-		break
+		return 0
 	fi
-	sleep 0.2
-done
+	gone "$B_PID"
+}
+[ -n "$URL" ] && until_ok 300 finished_or_gone
 wait "$B_PID"
 rc=$?
 check "B: the run ends with verdict fail (exit $rc)" [ $rc -eq 1 ]

@@ -89,14 +89,29 @@ want = "warmup" if pos and dur(pos.group(1)) < 2e9 else "steady"
 print("position %s, phase %s, the schedule's %s" % (pos and pos.group(1), ph and ph.group(1), want))
 sys.exit(not (pos and ph and ph.group(1) == want))
 PY
-sleep 6
+# about 6 s in: the journal has null-st injected (at 5 s) and the store
+# six windows (steady ones among them, where the targets fail)
+check "the fault injected and six windows stored, status read then" until_ok 60 sql_is "$T/run/run.db" \
+	"select (select state from faults where id = 'null-st') = 'injected' and (select count(*) from windows) >= 6" 1
 failing() { sed -n 's/^gauntlet_targets_failing //p' "$1"; }
-# scrapes every 0.2 s meanwhile: status reads the store's last complete
-# window at some moment of its run (seconds, in the sanitizer build on a
-# loaded machine), and the endpoint shows each window for one second, so
-# one of these scrapes shows the window status shows
+# a scrape of each window meanwhile: status reads the store's last
+# complete window at some moment of its run (seconds, in the sanitizer
+# build on a loaded machine), and the endpoint shows each window for one
+# second; the endpoint is read until it shows a window not kept yet, and
+# that scrape is kept, so one of them shows the window status shows
 mkdir -p "$T/bg"
-( while :; do curl -s -m 2 -o "$T/bg/$(date +%s%N).txt" "$URL"; sleep 0.2; done ) &
+bg_scrapes() {
+	local seen= w
+	keep_new() {
+		curl -s -m 5 -o "$T/bg.tmp" "$URL" || return 1
+		w=$(sed -n 's/^gauntlet_last_window_index //p' "$T/bg.tmp")
+		[ -n "$w" ] && [ "$w" != "$seen" ] || return 1
+		seen=$w
+		mv "$T/bg.tmp" "$T/bg/$(date +%s%N).txt"
+	}
+	while :; do until_ok 60 keep_new; done
+}
+bg_scrapes &
 SCR=$!; PIDS+=("$SCR")
 curl -s -m 2 -o "$T/a.txt" "$URL"
 sql "$T/run/run.db" "select elapsed_ns, time_scale from run" > "$T/elapsed0.txt"

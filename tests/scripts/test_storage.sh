@@ -122,9 +122,9 @@ scenario "$T/corrupt.json" 8s "{ \"path\": \"$D\", \"allowed_roots\": [\"$T\"], 
   \"threads\": 1, \"verify\": true, \"reserve\": \"0\", \"bs\": \"1MiB\", \"file_size\": \"2MiB\", \"files\": 1,
   \"rate_cap\": \"8MB\" }"
 bg run "$T/corrupt.json" --out "$T/r-corrupt"
-n=100
-while [ $n -gt 0 ] && ! ls "$D"/gauntlet-storage-*/f-000000.dat >/dev/null 2>&1; do sleep 0.1; n=$((n - 1)); done
-sleep 2
+# the change once the store holds verified reads of the file (a window
+# closed with them)
+until_ok 30 sql_is "$T/r-corrupt/run.db" "select coalesce(sum(counter),0) > 0 from window_metrics where name='storage.verified_bytes'" 1
 f=$(ls "$D"/gauntlet-storage-*/f-000000.dat 2>/dev/null | head -1)
 [ -n "$f" ] && printf 'X' | dd of="$f" bs=1 seek=$((1048576 + 100)) conv=notrunc 2>/dev/null
 wait "$BG_PID"; rc=$?
@@ -151,13 +151,18 @@ enospc_test() {
 	  \"threads\": 1, \"direct\": false, \"reserve\": \"0\", \"bs\": \"1MiB\", \"file_size\": \"4MiB\", \"files\": 2,
 	  \"rate_cap\": \"16MB\" }"
 	bg run "$T/enospc.json" --out "$T/r-enospc"
-	sleep 3
-	# another tenant writes all the space there is for 4 s (taking what
-	# the engine frees too), then deletes its file
-	local t_end=$(( $(date +%s) + 4 )) filled
-	while [ "$(date +%s)" -lt $t_end ]; do
-		dd if=/dev/zero bs=64K count=16 >> "$MNT/filler" 2>/dev/null || sleep 0.02
-	done
+	# once the engine's writes are stored (a window closed with them),
+	# another tenant writes all the space there is (again and again,
+	# taking what the engine frees too) until the store counts the
+	# engine's ENOSPC (a window closed with them), then deletes its file
+	until_ok 30 sql_is "$T/r-enospc/run.db" "select coalesce(sum(counter),0) > 0 from window_metrics where name='storage.write_bytes'" 1
+	fill() { while dd if=/dev/zero bs=64K count=16 >> "$MNT/filler" 2>/dev/null; do :; done; }
+	fill_until_enospc() {
+		fill
+		sql_is "$T/r-enospc/run.db" "select coalesce(sum(counter),0) > 0 from window_metrics where name='storage.errors.enospc'" 1
+	}
+	local filled
+	until_ok 30 fill_until_enospc
 	filled=$(stat -c %s "$MNT/filler")
 	rm -f "$MNT/filler"
 	wait "$BG_PID"; local rc=$?

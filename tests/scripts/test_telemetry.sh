@@ -114,7 +114,8 @@ scenario "$T/xid.json" 5s "[\"$URL\"]"
 "$GAUNTLET" run "$T/xid.json" --out "$T/r2" >"$T/r2.log" 2>&1 &
 GP=$!
 PIDS+=("$GP")
-sleep 2.5
+# mid-run: two windows stored with their scrapes (the baselines taken)
+until_ok 30 sql_is "$T/r2/run.db" "select count(*) >= 2 from window_metrics where name='telemetry.scrapes' and counter > 0" 1
 dcgm "$D/metrics" 79 8        # XID 79 (fallen off the bus) on GPU 1; 3 more SBEs on GPU 0
 wait "$GP"
 rc=$?
@@ -137,7 +138,8 @@ scenario "$T/crash.json" 6s "[\"$URL\"]"
 "$GAUNTLET" run "$T/crash.json" --out "$T/r2b" >"$T/r2b.log" 2>&1 &
 GP=$!
 PIDS+=("$GP")
-sleep 2.5
+# killed once two windows are stored with their scrapes (the baselines)
+until_ok 30 sql_is "$T/r2b/run.db" "select count(*) >= 2 from window_metrics where name='telemetry.scrapes' and counter > 0" 1
 kill -9 "$GP"; wait "$GP" 2>/dev/null
 dcgm "$D/metrics" 79 5        # while the controller is dead
 "$GAUNTLET" resume "$T/r2b" >"$T/r2b-resume.log" 2>&1
