@@ -39,6 +39,7 @@
 #include "report_schema.h"
 #include "sim.h"
 #include "store.h"
+#include "timeline.h"
 
 #define NS 1000000000LL
 #define SIM_TIMERS 32
@@ -161,6 +162,15 @@ int ctl_sim_dispatch(struct gl_ctx *c)
 			break;
 		}
 		if (s->next_crash >= 0 && s->next_crash < s->t[best].at) {
+			/* a real controller commits every 0.5 s: its last
+			 * commit before the kill, at most that long before it
+			 * (the open window's figures so far are in it) */
+			int64_t last = s->next_crash - (int64_t)(unit01(&s->crash_rng) * (double)GL_COMMIT_INTERVAL_NS);
+			if (last > s->now) {
+				s->now = last;
+				sim_world_time(s->world, s->now);
+				ctl_commit_now(c);
+			}
 			s->now = s->next_crash;
 			sim_world_time(s->world, s->now);
 			s->crashed = 1;
