@@ -61,7 +61,8 @@ member_pids() { pgrep -f -- "--data-dir $T/m$1( |$)" 2>/dev/null; }
 # A helper the exec method runs: member.sh start|stop I
 cat > "$T/member.sh" <<EOF
 #!/bin/sh
-# start: member I detached, pid into $T/mI.pid; stop: SIGTERM it, wait until gone
+# start: member I detached, pid into $T/mI.pid; stop: SIGTERM it, wait until
+# gone (its pidfd readable: the process ended; 30 s at most)
 set -u
 i=\$2
 case \$1 in
@@ -70,10 +71,17 @@ start)
 	setsid -f sh -c 'echo \$\$ > "\$0"; exec "\$@"' "$T/m\$i.pid" "\$@" < /dev/null >> "$T/m\$i.log" 2>&1 ;;
 stop)
 	p=\$(cat "$T/m\$i.pid") || exit 1
-	kill -TERM "\$p" 2>/dev/null
-	n=100
-	while kill -0 "\$p" 2>/dev/null && [ \$n -gt 0 ]; do sleep 0.1; n=\$((n - 1)); done
-	! kill -0 "\$p" 2>/dev/null ;;
+	python3 -c '
+import os, select, signal, sys
+try:
+    fd = os.pidfd_open(int(sys.argv[1]))
+except ProcessLookupError:
+    sys.exit(0)
+try:
+    os.kill(int(sys.argv[1]), signal.SIGTERM)
+except ProcessLookupError:
+    sys.exit(0)
+sys.exit(0 if select.select([fd], [], [], 30)[0] else 1)' "\$p" ;;
 *) exit 2 ;;
 esac
 EOF
@@ -86,8 +94,8 @@ done
 healthy() { # all three members answer healthy
 	etcdctl --endpoints "$EPS" --dial-timeout 1s --command-timeout 2s endpoint health >/dev/null 2>&1
 }
-wait_healthy() { local n=$(( $1 * 10 )); while [ $n -gt 0 ]; do healthy && return 0; sleep 0.1; n=$((n - 1)); done; return 1; }
-wait_healthy 30 || { tail -5 "$T"/m*.log; skip "the 3-member etcd cluster did not become healthy within 30 s"; }
+wait_healthy() { until_ok "$1" healthy; }
+wait_healthy 60 || { tail -5 "$T"/m*.log; skip "the 3-member etcd cluster did not become healthy within 60 s"; }
 echo "etcd cluster up: $EPS ($(etcd --version | head -1))"
 for i in 1 2 3; do member_argv "$i" existing | tr '\n' ' ' > "$T/m$i.argv"; done
 
@@ -148,7 +156,7 @@ check "KILL leader: the old pid is gone" bash -c "! kill -0 $LPID 2>/dev/null ||
 NEWPID=$(member_pids "$L" | head -1)
 check "KILL leader: member m$L runs again (pid ${NEWPID:-none})" [ -n "$NEWPID" ]
 [ -n "$NEWPID" ] && echo "$NEWPID" > "$T/m$L.pid"
-check "KILL leader: 3 healthy members after the revert" wait_healthy 15
+check "KILL leader: 3 healthy members after the revert" wait_healthy 60
 check "KILL leader: member list shows 3 started" [ "$(n_members)" = 3 ]
 check "KILL leader: no pid record left" [ -z "$(ls "$T/state" 2>/dev/null)" ]
 
@@ -161,15 +169,15 @@ scenario "$T/stop.json" 10s "{ \"id\": \"stop-leader\", \"at\": \"1s\", \"for\":
   \"params\": { \"pattern\": \"--data-dir $T/m$L( |\$)\", \"signal\": \"STOP\", \"state_dir\": \"$T/state\",
                 \"probe\": $(probe_json "$L") } }"
 bg run "$T/stop.json" --out "$T/r1b"
-n=100; while [ $n -gt 0 ] && [ "$(pstate "$LPID")" != T ]; do sleep 0.1; n=$((n - 1)); done
-check "STOP leader: m$L (pid $LPID) is stopped during the fault" [ "$(pstate "$LPID")" = T ]
+stopped() { [ "$(pstate "$1")" = T ]; }
+check "STOP leader: m$L (pid $LPID) is stopped during the fault" until_ok 30 stopped "$LPID"
 wait "$BG_PID"; rc=$?
 check "STOP leader: run completes (exit $rc)" [ $rc -le 1 ]
 show_fault "$T/r1b"
 check "STOP leader: verified (writes recovered while the leader was frozen) and reverted" \
 	fault_is "$T/r1b" 0 "(f['state'], f['verified'], f['verified_revert']) == ('reverted', True, True)"
 check "STOP leader: the same process runs again" bash -c "[ -n '$(pstate "$LPID")' ] && [ '$(pstate "$LPID")' != T ]"
-check "STOP leader: 3 healthy members after" wait_healthy 15
+check "STOP leader: 3 healthy members after" wait_healthy 60
 
 # --- 1c. the controller SIGKILLed mid-fault, then `gauntlet revert` restarts the member ---
 L=$(leader); L=${L:-1}
@@ -180,8 +188,7 @@ scenario "$T/crash.json" 60s "{ \"id\": \"kill-crash\", \"at\": \"1s\", \"for\":
   \"params\": { \"pidfile\": \"$T/m$F.pid\", \"start\": $(member_json "$F" existing), \"state_dir\": \"$T/state\",
                 \"log\": \"$T/m$F.log\", \"probe\": $(probe_json "$F") } }"
 bg run "$T/crash.json" --out "$T/r1c"
-n=150; while [ $n -gt 0 ] && [ "$(sql "$T/r1c/run.db" "select state from faults" 2>/dev/null)" != injected ]; do sleep 0.1; n=$((n - 1)); done
-check "crash: the journal says injected" [ "$(sql "$T/r1c/run.db" "select state from faults")" = injected ]
+check "crash: the journal says injected" until_ok 30 sql_is "$T/r1c/run.db" "select state from faults" injected
 kill -9 "$BG_PID"; wait "$BG_PID" 2>/dev/null
 # (a killed member whose parent has not reaped it yet is a zombie: state Z)
 member_down() { [[ "$(pstate "$FPID")" == @(|Z|X) ]] && [ -z "$(member_pids "$F")" ]; }
@@ -192,7 +199,7 @@ check "crash: journal says reverted" [ "$(sql "$T/r1c/run.db" "select state from
 NEWPID=$(member_pids "$F" | head -1)
 check "crash: member m$F runs again (pid ${NEWPID:-none})" [ -n "$NEWPID" ]
 [ -n "$NEWPID" ] && echo "$NEWPID" > "$T/m$F.pid"
-check "crash: 3 healthy members after" wait_healthy 15
+check "crash: 3 healthy members after" wait_healthy 60
 "$GAUNTLET" revert "$T/r1c" >"$T/r1c2.log" 2>&1; rc=$?
 check "crash: revert again has nothing to do (exit $rc)" [ $rc -eq 0 ]
 check "crash: still exactly one m$F process" [ "$(member_pids "$F" | wc -l)" -eq 1 ]
@@ -214,14 +221,13 @@ cat > "$T/dm.json" <<JSON
   "safety": { "deadman_renew": "1s", "deadman_grace": "3s" } }
 JSON
 bg run "$T/dm.json" --out "$T/r1d"
-n=150; while [ $n -gt 0 ] && [ "$(sql "$T/r1d/run.db" "select state from faults" 2>/dev/null)" != injected ]; do sleep 0.1; n=$((n - 1)); done
-check "KILL never resumed: the journal says injected" [ "$(sql "$T/r1d/run.db" "select state from faults")" = injected ]
+check "KILL never resumed: the journal says injected" until_ok 30 sql_is "$T/r1d/run.db" "select state from faults" injected
 member_back() { [ -n "$(member_pids "$F")" ] && healthy; }
 dm_never_resumed "KILL never resumed" "$T/r1d" 3 1 member_back
 NEWPID=$(member_pids "$F" | head -1)
 check "KILL never resumed: member m$F runs again, once (pid ${NEWPID:-none})" [ "$(member_pids "$F" | wc -l)" -eq 1 ]
 [ -n "$NEWPID" ] && echo "$NEWPID" > "$T/m$F.pid"
-check "KILL never resumed: 3 healthy members after" wait_healthy 15
+check "KILL never resumed: 3 healthy members after" wait_healthy 60
 
 # --- 2. exec stop/start of a follower ---------------------------------------------
 L=$(leader); L=${L:-1}
@@ -239,11 +245,12 @@ check "exec follower: verified and reverted" \
 check "exec follower: recovery logged" grep -q "control-plane recovery: etcd accepted a write" "$T/r2.log"
 check "exec follower: the old process is gone, a new one runs" \
 	bash -c "! kill -0 $FPID 2>/dev/null && kill -0 \$(cat '$T/m$F.pid') 2>/dev/null"
-check "exec follower: 3 healthy members after" wait_healthy 15
+check "exec follower: 3 healthy members after" wait_healthy 60
 
 # --- 3. quorum lost: writes never recover, so verify fails ----------------------------
 # m$A is stopped by hand, then the fault KILLs m$B: one member of three left.
-# m$A comes back while the fault lasts, so the revert (restart m$B) completes.
+# m$A comes back once the verify has failed (journaled), while the fault
+# lasts, so the revert (restart m$B) completes.
 # The probe lists m$B and m$C only (preflight wants every listed member healthy).
 A=1 B=2
 BPID=$(cat "$T/m$B.pid")
@@ -254,7 +261,8 @@ scenario "$T/quorum.json" 14s "{ \"id\": \"no-quorum\", \"at\": \"1s\", \"for\":
                 \"log\": \"$T/m$B.log\",
                 \"probe\": { \"etcd\": [\"$(ep "$B")\", \"$(ep 3)\"], \"member\": \"$(ep "$B")\", \"timeout\": \"3s\" } } }"
 bg run "$T/quorum.json" --out "$T/r3"
-sleep 6.5
+check "no quorum: the journal has it injected, its verify failed" \
+	until_ok 60 sql_is "$T/r3/run.db" "select state||' '||verified||' '||(error like 'verify:%accepted no write%') from faults" "injected 0 1"
 "$T/member.sh" start "$A"
 wait "$BG_PID"; rc=$?
 check "no quorum: run completes (exit $rc)" [ $rc -le 1 ]
@@ -264,7 +272,7 @@ check "no quorum: verify failed naming the write probe" \
 check "no quorum: reverted all the same" fault_is "$T/r3" 0 "f['state'] == 'reverted'"
 NEWPID=$(member_pids "$B" | head -1)
 [ -n "$NEWPID" ] && echo "$NEWPID" > "$T/m$B.pid"
-check "no quorum: 3 healthy members after" wait_healthy 20
+check "no quorum: 3 healthy members after" wait_healthy 60
 
 # --- 4. redfish against the mock BMC ----------------------------------------------------
 redfish_test() {
@@ -424,6 +432,5 @@ for i in 1 2 3; do
 	for p in $(member_pids "$i"); do kill -TERM "$p" 2>/dev/null; done
 done
 no_etcd_left() { [ -z "$(member_pids 1)$(member_pids 2)$(member_pids 3)" ]; }
-n=50; while [ $n -gt 0 ] && ! no_etcd_left; do sleep 0.1; n=$((n - 1)); done
-check "every etcd of this test stopped" no_etcd_left
+check "every etcd of this test stopped" until_ok 30 no_etcd_left
 finish

@@ -63,13 +63,22 @@ check "abort_if: not before the condition held 3 s (3 to 5 s of windows)" \
 command -v pgrep >/dev/null || skip "pgrep (procps) is missing"
 MARK="gl-mut-victim-$$-$RANDOM"
 mkdir -p "$T/state"
+# idle NAME [SIGNALS]: in the background, a process whose command line is
+# "NAME 1000" that stays until killed, ignoring SIGNALS (ignored signals
+# stay ignored across exec); sets IPID
+idle() {
+	env --default-signal=QUIT bash -c "${2:+trap '' $2; }exec -a \"\$0\" sleep 1000" "$1" &
+	IPID=$!
+	PIDS+=("$IPID")
+}
+named() { tr '\0' ' ' < "/proc/$1/cmdline" 2>/dev/null | grep -q "^$2 "; } # PID NAME
+# PID ignores SIGTERM (15) and SIGINT (2): both bits of its SigIgn mask set
+ignores_term_int() { local m; m=$(awk '$1 == "SigIgn:" { print $2 }' "/proc/$1/status") && [ $((0x$m & 0x4002)) = $((0x4002)) ]; }
 # a victim that ignores TERM and INT: only SIGKILL ends it
-env --default-signal=QUIT bash -c "trap '' TERM INT; exec -a '$MARK' bash -c 'trap \"\" TERM INT; while :; do sleep 0.2; done'" &
-VPID=$!
-PIDS+=("$VPID")
-n=50
-while [ $n -gt 0 ] && ! tr '\0' ' ' < "/proc/$VPID/cmdline" 2>/dev/null | grep -q "^$MARK "; do sleep 0.1; n=$((n - 1)); done
-check "kill: the victim runs with its marker" bash -c "tr '\\0' ' ' < /proc/$VPID/cmdline | grep -q '^$MARK '"
+idle "$MARK" "TERM INT"
+VPID=$IPID
+check "kill: the victim runs with its marker" until_ok 30 named "$VPID" "$MARK"
+check "kill: the victim ignores SIGTERM and SIGINT" ignores_term_int "$VPID"
 scenario "$T/kill.json" 4s "{ \"id\": \"pk\", \"at\": \"1s\", \"kind\": \"process_kill\", \"target\": \"me\",
   \"params\": { \"pattern\": \"^$MARK\", \"state_dir\": \"$T/state\" } }"
 "$GAUNTLET" run "$T/kill.json" --dry-run >"$T/dry.log" 2>&1
@@ -83,10 +92,9 @@ fi
 "$GAUNTLET" run "$T/kill.json" --out "$T/rk" >"$T/rk.log" 2>&1
 rc=$?
 check "kill: run completes (exit $rc: 0 or 1)" [ $rc -le 1 ]
-# the victim's status, never blocking: 255 when it still runs after 5 s
-n=50
-while [ $n -gt 0 ] && kill -0 "$VPID" 2>/dev/null && ! grep -q '^State:.*Z' "/proc/$VPID/status" 2>/dev/null; do sleep 0.1; n=$((n - 1)); done
-if [ $n -gt 0 ]; then wait "$VPID" 2>/dev/null; vrc=$?; else vrc=255; fi
+# the victim's status, never blocking: 255 when it still runs after 30 s
+dead() { ! kill -0 "$1" 2>/dev/null || grep -q '^State:.*Z' "/proc/$1/status" 2>/dev/null; } # PID: gone or a zombie
+if until_ok 30 dead "$VPID"; then wait "$VPID" 2>/dev/null; vrc=$?; else vrc=255; fi
 check "kill: the TERM-ignoring victim died of SIGKILL (wait status $vrc, want 137)" [ $vrc -eq 137 ]
 check "kill: report says injected and verified" \
 	json "$T/rk/report.json" "(lambda f: (f['state'], f['verified']) == ('reverted', True))(r['faults'][0]) or sys.exit(1)"
@@ -95,20 +103,16 @@ check "kill: report says injected and verified" \
 # GL_PID and GL_PIDFILE in gauntlet's environment naming a bystander: the
 # pattern fault must still signal only what its pattern matches.
 MARK2="gl-mut-victim2-$$-$RANDOM"
-bash -c "exec -a '$MARK2' bash -c 'while :; do sleep 0.2; done'" &
-V2=$!
-PIDS+=("$V2")
-bash -c 'while :; do sleep 0.2; done' &
-BYSTANDER=$!
-PIDS+=("$BYSTANDER")
+idle "$MARK2"
+V2=$IPID
+idle "gl-mut-bystander-$$"
+BYSTANDER=$IPID
 echo "$BYSTANDER" >"$T/bystander.pid"
-n=50
-while [ $n -gt 0 ] && ! tr '\0' ' ' < "/proc/$V2/cmdline" 2>/dev/null | grep -q "^$MARK2 "; do sleep 0.1; n=$((n - 1)); done
+until_ok 30 named "$V2" "$MARK2"
 scenario "$T/kill2.json" 4s "{ \"id\": \"pk2\", \"at\": \"1s\", \"kind\": \"process_kill\", \"target\": \"me\",
   \"params\": { \"pattern\": \"^$MARK2\", \"state_dir\": \"$T/state\" } }"
 env GL_PID="$BYSTANDER" GL_PIDFILE="$T/bystander.pid" "$GAUNTLET" run "$T/kill2.json" --out "$T/rk2" >"$T/rk2.log" 2>&1
-sleep 0.5
-check "env: the pattern's process was killed" bash -c "! kill -0 $V2 2>/dev/null || grep -q '^State:.*Z' /proc/$V2/status"
+check "env: the pattern's process was killed" until_ok 30 dead "$V2"
 check "env: the bystander named by GL_PID and GL_PIDFILE in gauntlet's environment still runs" kill -0 "$BYSTANDER"
 kill "$BYSTANDER" 2>/dev/null
 finish

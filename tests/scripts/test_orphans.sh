@@ -3,9 +3,10 @@
 # and `resume` never runs a second job beside one (docs/training.md,
 # "When the controller dies"). Real mpirun on loopback, 2 ranks, MPI
 # backend, checkpoints every 50 steps:
-#   A. fast path: SIGKILL the controller just after a checkpoint; within
-#      1 s no mpirun or gauntlet-train of the run is left (process listing),
-#      the checkpoint directory has not changed since the kill, and the
+#   A. fast path: SIGKILL the controller just after a checkpoint; no
+#      mpirun or gauntlet-train of the run is left (process listing), the
+#      checkpoint directory has not changed from the kill until they were
+#      gone (a job left to itself would write the next one), and the
 #      newest checkpoint on disk is the last one the store recorded. An
 #      immediate `resume` finds nothing to stop, runs one job at a time
 #      (sampled), and restores from that checkpoint with lost_steps = the
@@ -77,46 +78,57 @@ stored_ckpt() {
 	echo "${s:-0}"
 }
 # Start a run, wait until it has saved 2 checkpoints, then SIGKILL its
-# controller 0.3 s after the next one is complete on disk (well before the
-# one after it: 50 steps take over 1 s), so that the kill never lands
-# inside a save. Sets KILLED_AT_CKPT.
+# controller once the next one is complete on disk, the store recorded it
+# and 5 to 39 steps after it (so that lost_steps is not 0, and the kill
+# lands well before the next save, 50 steps on: it never lands inside
+# one). Sets KILLED_AT_CKPT.
+# ckpt_past DIR STEP PID: a checkpoint beyond STEP is on disk, or PID ended
+ckpt_past() { [ "$(newest_ckpt "$1")" -gt "$2" ] || ! kill -0 "$3" 2>/dev/null; }
+# ckpt_stored OUT CKPT_DIR PID: the newest checkpoint on disk is the last
+# the store recorded, with 5 to 39 steps recorded past it, or PID ended
+ckpt_stored() {
+	local d s
+	d=$(newest_ckpt "$2")
+	s=$(sql "$1/run.db" "select max(step) from train_steps" 2>/dev/null)
+	{ [ "$(stored_ckpt "$1")" = "$d" ] && [ "${s:-0}" -ge $((d + 5)) ] && [ "${s:-0}" -lt $((d + 40)) ]; } ||
+		! kill -0 "$3" 2>/dev/null
+}
 run_and_kill() { # run_and_kill JSON OUTDIR CKPT_DIR LOG
-	local n=0 before
+	local before
 	"$GAUNTLET" run "$1" --out "$2" > "$4" 2>&1 &
 	local g=$!
 	PIDS+=("$g")
-	while [ "$(newest_ckpt "$3")" -lt 100 ] && [ $n -lt 600 ] && kill -0 "$g" 2>/dev/null; do
-		sleep 0.1; n=$((n + 1))
-	done
+	until_ok 120 ckpt_past "$3" 99 "$g"
 	before=$(newest_ckpt "$3")
-	n=0
-	while [ "$(newest_ckpt "$3")" = "$before" ] && [ $n -lt 200 ] && kill -0 "$g" 2>/dev/null; do
-		sleep 0.05; n=$((n + 1))
-	done
-	sleep 0.3
+	until_ok 60 ckpt_past "$3" "$before" "$g"
+	until_ok 60 ckpt_stored "$2" "$3" "$g"
 	KILLED_AT_CKPT=$(newest_ckpt "$3")
 	kill -9 "$g" 2>/dev/null
 	wait "$g" 2>/dev/null
 }
-# Resume DIR in the background and sample the job's processes every 0.2 s
-# until it ends: MAX_MPIRUN, MAX_RANKS, SAMPLES, SEEN (samples with a job);
-# RESUME_RC.
+# Resume DIR in the background and sample the job's processes until it
+# ends (one sample per until_ok try, every 0.1 s): MAX_MPIRUN, MAX_RANKS,
+# SAMPLES, SEEN (samples with a job); RESUME_RC.
+# sample_until_gone PID CKPT_DIR: one sample; succeeds once PID has ended
+sample_until_gone() {
+	local m k
+	kill -0 "$1" 2>/dev/null || return 0
+	m=$(count "$2" mpirun)
+	k=$(count "$2" gauntlet-train)
+	[ "$m" -gt "$MAX_MPIRUN" ] && MAX_MPIRUN=$m
+	[ "$k" -gt "$MAX_RANKS" ] && MAX_RANKS=$k
+	[ "$m" -gt 1 -o "$k" -gt 2 ] && [ $((BAD += 1)) -le 2 ] &&
+		{ echo "   sample $SAMPLES: $m mpirun, $k ranks:"; procs "$2" | sed 's/^/     /'; }
+	[ "$m" -gt 0 ] && SEEN=$((SEEN + 1))
+	SAMPLES=$((SAMPLES + 1))
+	return 1
+}
 resume_sampled() { # resume_sampled DIR CKPT_DIR LOG
 	"$GAUNTLET" resume "$1" > "$3" 2>&1 &
-	local r=$! m k
+	local r=$!
 	PIDS+=("$r")
 	MAX_MPIRUN=0 MAX_RANKS=0 SAMPLES=0 SEEN=0 BAD=0
-	while kill -0 "$r" 2>/dev/null; do
-		m=$(count "$2" mpirun)
-		k=$(count "$2" gauntlet-train)
-		[ "$m" -gt "$MAX_MPIRUN" ] && MAX_MPIRUN=$m
-		[ "$k" -gt "$MAX_RANKS" ] && MAX_RANKS=$k
-		[ "$m" -gt 1 -o "$k" -gt 2 ] && [ $((BAD += 1)) -le 2 ] &&
-			{ echo "   sample $SAMPLES: $m mpirun, $k ranks:"; procs "$2" | sed 's/^/     /'; }
-		[ "$m" -gt 0 ] && SEEN=$((SEEN + 1))
-		SAMPLES=$((SAMPLES + 1))
-		sleep 0.2
-	done
+	until_ok 300 sample_until_gone "$r" "$2"
 	wait "$r"
 	RESUME_RC=$?
 }
@@ -126,16 +138,20 @@ CK=$T/ck-a
 scenario "$T/a.json" "$CK"
 run_and_kill "$T/a.json" "$T/a" "$CK" "$T/a.log"
 snap0=$(find "$CK" -printf '%P %s %T@\n' | sort)
-# The processes go within milliseconds (PR_SET_PDEATHSIG); 1 s is slack
-# for a loaded machine. A job that outlives its controller by itself lives
-# on for seconds (until its output to the dead controller fails).
-n=0
-while [ -n "$(procs "$CK")" ] && [ $n -lt 10 ]; do sleep 0.1; n=$((n + 1)); done
+t0=$(date +%s%N)
+# The processes go within milliseconds (PR_SET_PDEATHSIG). A job that
+# outlives its controller by itself lives on for seconds (until its
+# output to the dead controller fails), long enough to write its next
+# checkpoint (50 steps, over 1 s): the directory compared below, once
+# they are gone, tells the two apart without a clock (30 s: a safety net).
+none_left() { [ -z "$(procs "$CK")" ]; }
+until_ok 30 none_left
+ms=$((($(date +%s%N) - t0) / 1000000))
 left=$(procs "$CK" | tr '\n' ';')
-echo "A: killed after checkpoint $KILLED_AT_CKPT; left after $((n / 10)).$((n % 10)) s: ${left:-none}"
-check "A: no mpirun or gauntlet-train of the killed run is left 1 s after the SIGKILL" [ -z "$left" ]
+echo "A: killed after checkpoint $KILLED_AT_CKPT; left after $((ms / 1000)).$(printf %03d $((ms % 1000))) s: ${left:-none}"
+check "A: no mpirun or gauntlet-train of the killed run is left after the SIGKILL" [ -z "$left" ]
 snap1=$(find "$CK" -printf '%P %s %T@\n' | sort)
-check "A: the checkpoint directory did not change after the kill" [ "$snap0" = "$snap1" ]
+check "A: the checkpoint directory did not change from the kill until the job was gone" [ "$snap0" = "$snap1" ]
 [ "$snap0" = "$snap1" ] || diff <(echo "$snap0") <(echo "$snap1") | sed 's/^/   /'
 disk=$(newest_ckpt "$CK")
 rec=$(stored_ckpt "$T/a")
@@ -175,9 +191,12 @@ SH
 chmod +x "$T/detach-mpirun"
 scenario "$T/b.json" "$CK" "\"launcher_path\": \"$T/detach-mpirun\","
 run_and_kill "$T/b.json" "$T/b" "$CK" "$T/b.log"
-sleep 2
+# the job trains on without its controller: it writes its next checkpoint
+# (or it is gone, and the check below fails)
+outlived() { [ "$(newest_ckpt "$CK")" -gt "$KILLED_AT_CKPT" ] || [ -z "$(procs "$CK")" ]; }
+until_ok 60 outlived
 orphans=$(procs "$CK" | awk '$2 == "mpirun" || $2 == "gauntlet-train" { print $1 }' | sort -n)
-echo "B: left running 2 s after the SIGKILL:" $(procs "$CK" | tr '\n' ';')
+echo "B: left running after the SIGKILL (newest checkpoint $(newest_ckpt "$CK"), killed after $KILLED_AT_CKPT):" $(procs "$CK" | tr '\n' ';')
 check "B: the detached job outlived the controller (1 mpirun, 2 ranks): the case resume must handle" \
 	[ "$(count "$CK" mpirun)" -eq 1 -a "$(count "$CK" gauntlet-train)" -eq 2 ]
 maxrec=$(sql "$T/b/run.db" "select max(step) from train_steps")

@@ -52,27 +52,23 @@ pstate() {
 	l=${l##*) }
 	echo "${l%% *}"
 }
-# Wait until PID's state is one of the letters (X: gone).
-wait_state() { # PID STATES SECONDS
-	local n=$(( $3 * 10 )) s
-	while [ $n -gt 0 ]; do
-		s=$(pstate "$1")
-		[[ "$2" == *"${s:-X}"* ]] && return 0
-		sleep 0.1; n=$((n - 1))
-	done
-	return 1
+# PID's state is one of the letters (X: gone).
+state_in() { # PID STATES
+	local s
+	s=$(pstate "$1")
+	[[ "$2" == *"${s:-X}"* ]]
 }
+# Wait until PID's state is one of the letters.
+wait_state() { until_ok "$3" state_in "$1" "$2"; }
 # Start `sleep 1000` whose command line is "$MARK-NAME 1000"; sets VPID.
 # (env puts SIGINT back to default: bash ignores it in background jobs.)
 victim() {
 	env --default-signal=INT,QUIT bash -c "exec -a '$MARK-$1' sleep 1000" &
 	VPID=$!
 	PIDS+=("$VPID")
-	local n=50
-	while [ $n -gt 0 ] && ! tr '\0' ' ' < "/proc/$VPID/cmdline" 2>/dev/null | grep -q "^$MARK-$1 "; do
-		sleep 0.1; n=$((n - 1))
-	done
+	until_ok 30 named "$VPID" "$MARK-$1"
 }
+named() { tr '\0' ' ' < "/proc/$1/cmdline" 2>/dev/null | grep -q "^$2 "; } # PID NAME
 # Write a scenario: FILE DURATION FAULTS-JSON [HOSTS-JSON]
 scenario() {
 	local hosts=${4:-'{ "me": { "local": true } }'}
@@ -86,13 +82,30 @@ scenario() {
 JSON
 }
 # RC = exit status of a child that should have died, without ever
-# blocking: 255 when it is still alive after 5 s.
+# blocking: 255 when it is still alive after 30 s.
 reap() { # PID: sets RC
-	wait_state "$1" "ZX" 5 || { RC=255; return; }
+	wait_state "$1" "ZX" 30 || { RC=255; return; }
 	wait "$1" 2>/dev/null
 	RC=$?
 }
 no_state_files() { [ -z "$(ls "$SD"/fault-*-"$TAG"-*.pids 2>/dev/null)" ]; }
+# The watcher's lease (/run/gauntlet/BASE.lease, "SEQ LEFT", rewritten by
+# the controller every deadman_renew) as a clock of the run itself:
+# lease_from RUN-DIR sets LEASE (its path, once the plan names the watcher)
+# and starts counting its changes; lease_changed N, for until_ok, looks once
+# and succeeds once it has seen the lease change N times since.
+lease_from() {
+	local b
+	b=$(sql "$1/run.db" "select json_extract(plan, '$.deadman.base') from faults" 2>/dev/null)
+	[ -n "$b" ] && [ -e "/run/gauntlet/$b.lease" ] || return 1
+	LEASE=/run/gauntlet/$b.lease LEASE_SEEN=$(cat "/run/gauntlet/$b.lease" 2>/dev/null) LEASE_N=0
+}
+lease_changed() {
+	local cur
+	cur=$(cat "$LEASE" 2>/dev/null) || return 1
+	[ "$cur" != "$LEASE_SEEN" ] && LEASE_SEEN=$cur LEASE_N=$((LEASE_N + 1))
+	[ "$LEASE_N" -ge "$1" ]
+}
 
 # --- 1. KILL -----------------------------------------------------------------
 victim kill
@@ -117,7 +130,7 @@ scenario "$T/stop.json" 7s "{ \"id\": \"stop-$TAG\", \"at\": \"1s\", \"for\": \"
 "$GAUNTLET" run "$T/stop.json" --dry-run >"$T/dry.log" 2>&1
 check "dry run prints the STOP and the CONT" bash -c "grep -q 'kill -STOP' '$T/dry.log' && grep -q 'kill -CONT' '$T/dry.log'"
 bg run "$T/stop.json" --out "$T/rs"
-check "STOP: stopped during the fault (state T)" wait_state "$S1" "T" 10
+check "STOP: stopped during the fault (state T)" wait_state "$S1" "T" 30
 wait "$BG_PID"; rc=$?
 check "STOP: run exits 0" [ $rc -eq 0 ]
 check "STOP: running again after the run (not T)" [ -n "$(pstate "$S1")" -a "$(pstate "$S1")" != T ]
@@ -128,12 +141,12 @@ check "STOP: no pid record left" no_state_files
 scenario "$T/stop2.json" 60s "{ \"id\": \"stop2-$TAG\", \"at\": \"1s\", \"for\": \"50s\", \"kind\": \"process_kill\",
   \"target\": \"me\", \"params\": { \"pattern\": \"$MARK-stop\", \"signal\": \"STOP\"$SDP } }"
 bg run "$T/stop2.json" --out "$T/rs2"
-check "STOP/crash: stopped during the fault" wait_state "$S1" "T" 10
-sleep 0.5
+check "STOP/crash: stopped during the fault" wait_state "$S1" "T" 30
+# killed once the journal holds the fault as injected (the STOP is in
+# before that commit)
+check "STOP/crash: the journal says injected" until_ok 30 sql_is "$T/rs2/run.db" "select state from faults" injected
 kill -9 "$BG_PID"; wait "$BG_PID" 2>/dev/null
-sleep 0.3
 check "STOP/crash: still stopped after the controller died" [ "$(pstate "$S1")" = T ]
-check "STOP/crash: the journal says injected" [ "$(sql "$T/rs2/run.db" "select state from faults")" = injected ]
 "$GAUNTLET" revert "$T/rs2" >"$T/rs2.log" 2>&1; rc=$?
 check "STOP/crash: gauntlet revert exits 0" [ $rc -eq 0 ]
 check "STOP/crash: the process runs again" [ -n "$(pstate "$S1")" -a "$(pstate "$S1")" != T ]
@@ -262,9 +275,7 @@ storage_test() {
 	scenario "$T/thr.json" 14s "{ \"id\": \"thr-$TAG\", \"at\": \"1s\", \"for\": \"10s\", \"kind\": \"storage_throttle\",
 	  \"target\": \"me\", \"params\": { \"cgroup\": \"gauntlet-pf-$$\", \"device\": \"$dev\", \"write_bps\": \"5MB\" } }"
 	bg run "$T/thr.json" --out "$T/rt"
-	local n=100
-	while [ $n -gt 0 ] && ! limited 2>/dev/null; do sleep 0.1; n=$((n - 1)); done
-	check "cgroup: the write limit is in place during the fault" limited
+	check "cgroup: the write limit is in place during the fault" until_ok 30 limited
 	slow=$(ddtime)
 	echo "dd of 20 MiB at 5 MB/s: $slow ms"
 	check "cgroup: dd under the limit takes >= 2 s ($slow ms)" bash -c "[[ '$slow' =~ ^[0-9]+\$ ]] && [ '$slow' -ge 2000 ]"
@@ -294,9 +305,7 @@ tc_test() {
 	  \"method\": \"tc\", \"target\": \"ns\", \"params\": { \"interface\": \"lo\", \"rate\": \"10mbit\" } }" \
 		"{ \"ns\": { \"local\": true, \"netns\": \"$NETNS\" } }"
 	bg run "$T/tc.json" --out "$T/rtc"
-	local n=50
-	while [ $n -gt 0 ] && ! tbf; do sleep 0.1; n=$((n - 1)); done
-	check "tc: a tbf is the root qdisc of lo during the fault" tbf
+	check "tc: a tbf is the root qdisc of lo during the fault" until_ok 30 tbf
 	wait "$BG_PID"; rc=$?
 	check "tc: run exits 0" [ $rc -eq 0 ]
 	# (the qdisc listing must succeed: a namespace gone would show no tbf too)
@@ -341,7 +350,7 @@ dm_test() {
 		[ -n "$(pstate "$D1")" ] && [ "$(pstate "$D1")" != T ] && ! dm_limited && ! dm_tbf && [ ! -e "$mark" ]
 	}
 	bg run "$T/dm.json" --out "$T/rdm"
-	check "dead-man: all four faults injected" until_ok 15 sql_is "$T/rdm/run.db" "select count(*) from faults where state='injected'" 4
+	check "dead-man: all four faults injected" until_ok 30 sql_is "$T/rdm/run.db" "select count(*) from faults where state='injected'" 4
 	check "dead-man: stopped, limited, tbf, marker while injected" \
 		bash -c "[ '$(pstate "$D1")' = T ] && [ -e '$mark' ]"
 	check "dead-man: the cgroup limit is in place" dm_limited
@@ -360,16 +369,16 @@ scenario "$T/lost.json" 8s "{ \"id\": \"lost-$TAG\", \"at\": \"1s\", \"for\": \"
   \"params\": { \"inject\": [\"touch\", \"$T/lost-mark\"], \"revert\": [\"rm\", \"-f\", \"$T/lost-mark\"] } }"
 set_safety "$T/lost.json" '{"deadman_renew": "1s", "deadman_grace": "30s"}'
 bg run "$T/lost.json" --out "$T/rlost"
-check "lost: injected with its watcher armed" until_ok 10 sql_is "$T/rlost/run.db" "select state||' '||deadman from faults" "injected armed"
+check "lost: injected with its watcher armed" until_ok 30 sql_is "$T/rlost/run.db" "select state||' '||deadman from faults" "injected armed"
 WPID=$(sql "$T/rlost/run.db" "select json_extract(plan, '$.deadman.pid') from faults")
 check "lost: the plan journals the watcher's pid ($WPID), start time and lease path" \
 	[ -n "$(sql "$T/rlost/run.db" "select 1 from faults where json_extract(plan, '$.deadman.pid') > 0 and json_extract(plan, '$.deadman.started_wall_ns') > 0 and json_extract(plan, '$.deadman.base') like 'dm.%'")" ]
 check "lost: that pid runs the watcher script" grep -qF "/run/gauntlet/dm." "/proc/$WPID/cmdline"
 kill -KILL "$WPID"
 # (deadman alone: under load the scheduled revert may come first; it keeps "lost")
-check "lost: the next renewal journals the switch as lost" until_ok 5 sql_is "$T/rlost/run.db" "select deadman from faults" "lost"
+check "lost: the next renewal journals the switch as lost" until_ok 30 sql_is "$T/rlost/run.db" "select deadman from faults" "lost"
 lost_event() { [ -n "$(sql "$T/rlost/run.db" "select 1 from events where message like '%dead-man''s switch on host ''me'' is LOST%'")" ]; }
-check "lost: an event says so" until_ok 3 lost_event
+check "lost: an event says so" until_ok 30 lost_event
 wait "$BG_PID"; rc=$?
 check "lost: the run still ends and reverts (exit $rc)" [ $rc -eq 0 ]
 check "lost: reverted by the controller, marker gone" bash -c "[ ! -e '$T/lost-mark' ]"
@@ -377,21 +386,25 @@ check "lost: report.json: reverted_by controller, deadman lost" fault_is "$T/rlo
 check "lost: report.md says the switch was lost" grep -q "Dead-man's switch LOST" "$T/rlost/report.md"
 
 # --- 9. a resumed controller renews the watchers it finds --------------------------------
-# killed 1 s into a 12 s fault (grace 5 s), resumed at once: the watcher
-# must not fire for the 6 s after, and the resumed controller reverts.
+# killed in a 16 s fault once its lease was renewed (grace 5 s), resumed
+# at once: the watcher must not fire while the resumed controller renews
+# its lease 7 times (6 s and more after the kill: unrenewed, it would have
+# fired by then), and the resumed controller reverts.
 # (grace 5 s: with 3 s a loaded machine's resume once renewed too late)
-# (12 s: at 8 s a loaded machine read the journal after the scheduled
-# revert.)
-scenario "$T/adopt.json" 18s "{ \"id\": \"adopt-$TAG\", \"at\": \"1s\", \"for\": \"12s\", \"kind\": \"exec\", \"target\": \"me\",
+# (16 s: at 8 s a loaded machine read the journal after the scheduled
+# revert; the 7 renewals come after the resume's own start.)
+scenario "$T/adopt.json" 22s "{ \"id\": \"adopt-$TAG\", \"at\": \"1s\", \"for\": \"16s\", \"kind\": \"exec\", \"target\": \"me\",
   \"params\": { \"inject\": [\"touch\", \"$T/adopt-mark\"], \"revert\": [\"rm\", \"-f\", \"$T/adopt-mark\"] } }"
 set_safety "$T/adopt.json" '{"deadman_renew": "1s", "deadman_grace": "5s"}'
 bg run "$T/adopt.json" --out "$T/radopt"
-check "adopt: injected with its watcher armed" until_ok 10 sql_is "$T/radopt/run.db" "select state||' '||deadman from faults" "injected armed"
-sleep 1
+check "adopt: injected with its watcher armed" until_ok 30 sql_is "$T/radopt/run.db" "select state||' '||deadman from faults" "injected armed"
+until_ok 30 lease_from "$T/radopt"
+check "adopt: the controller renewed the watcher's lease" until_ok 30 lease_changed 1
 kill -KILL "$BG_PID"; wait "$BG_PID" 2>/dev/null
+lease_from "$T/radopt"
 bg resume "$T/radopt"
-sleep 6
-check "adopt: 6 s after the kill (grace 5 s) the fault still holds: the resumed controller renews its watcher" [ -e "$T/adopt-mark" ]
+check "adopt: the resumed controller renews the watcher's lease (7 times after the kill: 6 s and more)" until_ok 60 lease_changed 7
+check "adopt: past the grace (5 s) after the kill the fault still holds: the resumed controller renews its watcher" [ -e "$T/adopt-mark" ]
 v=$(sql "$T/radopt/run.db" "select state||' '||deadman from faults")
 check "adopt: its watcher has not fired (journal: $v)" [ "$v" = "injected armed" ]
 wait "$BG_PID"; rc=$?
@@ -400,29 +413,45 @@ check "adopt: reverted by the controller, its watcher stopped" sql_is "$T/radopt
 check "adopt: marker gone" [ ! -e "$T/adopt-mark" ]
 
 # --- 10. an inject slower than the grace ------------------------------------------------
-# The inject takes 7 s, the grace is 3 s (2 s: a loaded machine delayed a
-# renewal past it, firing the watcher before the test could look): the lease is renewed from the
-# watcher's start, not from the end of the inject, so the watcher never
-# fires while the inject runs (when it did, its record passed for the
-# revert of a fault that came in after it, and the fault stayed in).
+# The inject waits at a gate (a fifo) that the test opens once the lease
+# was renewed 7 times (6 s and more from the watcher's start; the grace
+# is 3 s): the lease is renewed from the watcher's start, not from the end
+# of the inject, so the watcher never fires while the inject runs (when
+# it did, its record passed for the revert of a fault that came in after
+# it, and the fault stayed in; its renewals stop then, and the wait for
+# the 7th fails).
 # (a) held 60 s, the controller SIGKILLed once it is in: its watcher
 # reverts it. (b) held 1 s, its planned end plus the grace passing during
 # the inject: the controller reverts it once in, its watcher stopped.
-slow_fault() { # ID FOR MARK
+slow_fault() { # ID FOR MARK GATE
 	echo "{ \"id\": \"$1-$TAG\", \"at\": \"1s\", \"for\": \"$2\", \"kind\": \"exec\", \"target\": \"me\",
-  \"params\": { \"inject\": [\"sh\", \"-c\", \"sleep 7; touch $3\"], \"revert\": [\"rm\", \"-f\", \"$3\"] } }"
+  \"params\": { \"inject\": [\"sh\", \"-c\", \"read go < $4; touch $3\"], \"revert\": [\"rm\", \"-f\", \"$3\"] } }"
 }
-scenario "$T/slow.json" 90s "$(slow_fault slow 60s "$T/slow-mark")"
+# open_gate FIFO: one line for the inject waiting on it (never blocks: the
+# fifo is opened for reading and writing)
+open_gate() { local fd; exec {fd}<>"$1"; echo go >&"$fd"; exec {fd}>&-; }
+# slow_inject LABEL RUN-DIR GATE: the lease renewed 7 times while the
+# inject waits at the gate, then the gate opened
+slow_inject() {
+	until_ok 30 lease_from "$2"
+	check "$1: the lease renewed 7 times while the inject runs (past the 3 s grace)" until_ok 60 lease_changed 7
+	open_gate "$3"
+}
+mkfifo "$T/slow.gate" "$T/slowend.gate"
+scenario "$T/slow.json" 90s "$(slow_fault slow 60s "$T/slow-mark" "$T/slow.gate")"
 set_safety "$T/slow.json" '{"deadman_renew": "1s", "deadman_grace": "3s"}'
 bg run "$T/slow.json" --out "$T/rslow"
-check "slow inject: in after its 7 s, its watcher armed, not fired" \
-	until_ok 20 sql_is "$T/rslow/run.db" "select state||' '||deadman from faults" "injected armed"
+slow_inject "slow inject" "$T/rslow" "$T/slow.gate"
+check "slow inject: in once the gate opened, its watcher armed, not fired" \
+	until_ok 30 sql_is "$T/rslow/run.db" "select state||' '||deadman from faults" "injected armed"
 check "slow inject: the marker is there" [ -e "$T/slow-mark" ]
 slow_back() { [ ! -e "$T/slow-mark" ]; }
 dm_never_resumed "slow inject" "$T/rslow" 3 1 slow_back
-scenario "$T/slowend.json" 12s "$(slow_fault slowend 1s "$T/slowend-mark")"
+scenario "$T/slowend.json" 12s "$(slow_fault slowend 1s "$T/slowend-mark" "$T/slowend.gate")"
 set_safety "$T/slowend.json" '{"deadman_renew": "1s", "deadman_grace": "3s"}'
-"$GAUNTLET" run "$T/slowend.json" --out "$T/rslowend" > "$T/slowend.log" 2>&1; rc=$?
+bg run "$T/slowend.json" --out "$T/rslowend" > "$T/slowend.log" 2>&1
+slow_inject "slow inject past its end" "$T/rslowend" "$T/slowend.gate"
+wait "$BG_PID"; rc=$?
 check "slow inject past its end: the run ends (exit $rc)" [ $rc -le 1 ]
 check "slow inject past its end: reverted by the controller, its watcher stopped" \
 	sql_is "$T/rslowend/run.db" "select state||' '||reverted_by||' '||deadman from faults" "reverted controller stopped"
@@ -441,7 +470,7 @@ scenario "$T/held.json" 16s "{ \"id\": \"held-$TAG\", \"at\": \"1s\", \"for\": \
   \"params\": { \"inject\": [\"touch\", \"$T/held-mark\"], \"revert\": [\"sh\", \"-c\", \"rm -f $T/held-mark; echo x >> $T/held-reverts\"] } }"
 set_safety "$T/held.json" '{"deadman_renew": "1s", "deadman_grace": "5s"}'
 bg run "$T/held.json" --out "$T/rheld"
-check "held: injected with its watcher armed" until_ok 10 sql_is "$T/rheld/run.db" "select state||' '||deadman from faults" "injected armed"
+check "held: injected with its watcher armed" until_ok 30 sql_is "$T/rheld/run.db" "select state||' '||deadman from faults" "injected armed"
 HB=$(sql "$T/rheld/run.db" "select json_extract(plan, '$.deadman.base') from faults")
 HP=$(sql "$T/rheld/run.db" "select json_extract(plan, '$.deadman.pid') from faults")
 mkdir "/run/gauntlet/$HB.claim" && echo controller > "/run/gauntlet/$HB.claim/by"
@@ -449,9 +478,12 @@ kill -KILL "$BG_PID"; wait "$BG_PID" 2>/dev/null
 bg resume "$T/rheld"
 wait "$BG_PID"; rc=$?
 check "held: the resumed run ends (exit $rc)" [ $rc -le 1 ]
+# (the run ended past the planned end plus the grace, 9 s + 5 s: a watcher
+# left running would have reverted by then; once it is gone and no revert
+# command of the fault runs, the count is final)
 held_gone() { ! grep -qF "$HB.sh" "/proc/$HP/cmdline" 2>/dev/null; }
-check "held: its watcher (pid ${HP:-none}) stopped" until_ok 3 held_gone
-sleep 2   # (the run ended past the planned end plus the grace: 9 s + 5 s)
+held_done() { held_gone && ! pgrep -f -- "$T/held-reverts" >/dev/null; }
+check "held: its watcher (pid ${HP:-none}) stopped, no revert of the fault running" until_ok 30 held_done
 n=$(wc -l < "$T/held-reverts" 2>/dev/null)
 check "held: reverted once, by the controller (${n:-0} revert(s))" [ "${n:-0}" = 1 ]
 check "held: marker gone, no file of its watcher left in /run/gauntlet" \
