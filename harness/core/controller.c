@@ -36,6 +36,7 @@
 
 #include "agents.h"
 #include "analysis.h"
+#include "catalog.h"
 #include "live.h"
 #include "metrics.h"
 #include "sim.h"
@@ -104,6 +105,47 @@ struct snap {
 	int rc;
 };
 
+/* Does the window's aggregate need this metric? The live view judges
+ * every one; abort_if only the figures its rules name (a ratio or rate
+ * through its counters), so that each window does not copy every
+ * histogram for nothing. */
+static int agg_wants(struct gl_ctx *c, const char *name)
+{
+	if (c->live)
+		return 1;
+	if (!c->agg_ready) {
+		/* the names, once per process: a rule's figure and its
+		 * counters (GL_AGG_NAMES at most, else everything) */
+		for (int i = 0; i < c->sc->n_abort_rules && !c->agg_all; i++) {
+			struct gl_target_name t;
+			char why[200];
+			const char *n3[3];
+			if (gl_catalog_parse_target(c->sc->abort_rules[i].metric, &t, why, sizeof(why)) != 0 || !t.def) {
+				c->agg_all = 1;   /* not understood here: keep everything */
+				break;
+			}
+			n3[0] = t.def->name;
+			n3[1] = t.def->num;
+			n3[2] = t.def->den;
+			for (int k = 0; k < 3 && !c->agg_all; k++) {
+				if (!n3[k])
+					continue;
+				if (c->n_agg_names == GL_AGG_NAMES)
+					c->agg_all = 1;
+				else
+					c->agg_names[c->n_agg_names++] = n3[k];
+			}
+		}
+		c->agg_ready = 1;
+	}
+	if (c->agg_all)
+		return 1;
+	for (int i = 0; i < c->n_agg_names; i++)
+		if (!strcmp(c->agg_names[i], name))
+			return 1;
+	return 0;
+}
+
 static void snap_one(void *arg, const char *name, const struct gl_hist *h, int64_t counter)
 {
 	struct snap *s = arg;
@@ -116,7 +158,7 @@ static void snap_one(void *arg, const char *name, const struct gl_hist *h, int64
 	}
 	if (gl_store_window_metric_put(s->c->st, s->idx, name, blob, len, counter) != 0)
 		s->rc = -1;
-	if (s->agg) {
+	if (s->agg && agg_wants(s->c, name)) {
 		if (h)
 			gl_agg_add_hist(s->agg, name, h);
 		else
@@ -325,7 +367,8 @@ static void close_window(struct gl_ctx *c, int64_t end_elapsed)
 	c->win_start_ns = end_elapsed;
 	/* The next window's row appears with the next commit; an empty one at
 	 * the very end is never written. */
-	if (gl_store_run_progress(c->st, end_elapsed) != 0 || gl_store_flush(c->st, &err) != 0)
+	if (gl_store_run_progress(c->st, end_elapsed) != 0 ||
+	    (!ctl_sim_defer_flush(c) && gl_store_flush(c->st, &err) != 0))
 		fail_store(c, "window");
 	if (c->closing) {
 		gl_ctx_arm_at(c, c->ev_settle, end_elapsed + ctl_agents_settle_ns(c));

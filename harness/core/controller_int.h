@@ -55,6 +55,11 @@ struct gl_ctx {
 	struct gl_scenario *sc;
 	struct gl_store *st;
 	struct gl_metrics *m;
+	/* the metrics abort_if's rules read (controller.c, agg_wants): names
+	 * from the catalog, all of them when agg_all */
+#define GL_AGG_NAMES 24
+	const char *agg_names[GL_AGG_NAMES];
+	int n_agg_names, agg_all, agg_ready;
 	char dir[1024];
 	char run_id[40];
 	int resumes;              /* 0 on the first process of a run */

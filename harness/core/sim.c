@@ -140,6 +140,11 @@ void ctl_sim_arm(struct gl_ctx *c, struct event *ev, int64_t at_ns)
 
 int ctl_sim_killed(const struct gl_ctx *c) { return c->sim && c->sim->crashed; }
 
+int ctl_sim_defer_flush(struct gl_ctx *c)
+{
+	return c->sim && c->sim->running && (c->win_idx % 360) != 0;
+}
+
 int ctl_sim_running(const struct gl_ctx *c) { return c->sim && c->sim->running; }
 
 int ctl_sim_dispatch(struct gl_ctx *c)

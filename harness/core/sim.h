@@ -42,6 +42,10 @@ void ctl_sim_arm(struct gl_ctx *c, struct event *ev, int64_t at_ns);
 int ctl_sim_dispatch(struct gl_ctx *c);
 /* Whether the simulated controller was killed (its store is abandoned). */
 int ctl_sim_killed(const struct gl_ctx *c);
+/* A window close may leave its transaction open (simulated: the commit
+ * before each kill makes it durable, as a real controller's every 0.5 s
+ * would; one in 360 window closes commits anyway). 0 in a real run. */
+int ctl_sim_defer_flush(struct gl_ctx *c);
 /* Whether the loop runs (a commit between windows is possible). */
 int ctl_sim_running(const struct gl_ctx *c);
 /* The workload models' figures from their last emission up to now, into
