@@ -174,8 +174,8 @@ int ctl_sim_dispatch(struct gl_ctx *c)
 			if (last > s->now) {
 				s->now = last;
 				sim_world_time(s->world, s->now);
-				ctl_commit_now(c);
 			}
+			ctl_commit_now(c);   /* also what window closes left open */
 			s->now = s->next_crash;
 			sim_world_time(s->world, s->now);
 			s->crashed = 1;

@@ -418,6 +418,20 @@ void gl_store_no_sync(struct gl_store *st)
 {
 	st->no_sync = 1;
 	sqlite3_exec(st->db, "PRAGMA synchronous=OFF", NULL, NULL, NULL);
+	/* no thread working on real time beside a simulation's loop: SQLite
+	 * checkpoints at its own commits, the same for every run of a seed */
+	if (st->ckpt_on) {
+		pthread_mutex_lock(&st->ckpt_mu);
+		st->ckpt_quit = 1;
+		pthread_cond_signal(&st->ckpt_cv);
+		pthread_mutex_unlock(&st->ckpt_mu);
+		pthread_join(st->ckpt_th, NULL);
+		pthread_mutex_destroy(&st->ckpt_mu);
+		pthread_cond_destroy(&st->ckpt_cv);
+		st->ckpt_on = 0;
+		sqlite3_wal_hook(st->db, NULL, NULL);
+		sqlite3_exec(st->db, "PRAGMA wal_autocheckpoint=1000;", NULL, NULL, NULL);
+	}
 }
 
 void gl_store_abandon(struct gl_store *st)
