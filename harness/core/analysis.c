@@ -662,8 +662,10 @@ static int64_t resume_ns(const struct gl_analysis *an, int64_t t, int k)
 }
 
 /* The windows each resume disturbed: from the one its resume point falls
- * in, for a default settle (GL_SETTLE_WINDOWS windows) after it; judged
- * in no scope. */
+ * in, for a default settle (GL_SETTLE_WINDOWS windows) after it. They are
+ * judged in their scope as any other (what the cluster did meanwhile
+ * counts: an XID, an error); only the recovery search passes over them
+ * when unhealthy. */
 static void mark_resumes(struct gl_analysis *an)
 {
 	int64_t span = GL_SETTLE_WINDOWS * an->sc->window_ns;
@@ -777,7 +779,7 @@ static void recovery(struct gl_analysis *an)
 		 * that never restores does not relabel the rest of the run */
 		for (int w = k0; w < an->n_windows; w++) {
 			struct gl_window_info *x = &an->windows[w];
-			if (gl_fault_degrades(ti, tr, settle, x->start_ns, x->end_ns) && !x->resume_span) {
+			if (gl_fault_degrades(ti, tr, settle, x->start_ns, x->end_ns)) {
 				x->scope = GL_SCOPE_DEGRADED;
 				f->degraded_windows++;
 			}
@@ -1317,9 +1319,6 @@ int gl_analyze(struct gl_store *st, struct gl_analysis **out, struct gl_err *err
 	if ((rc = load_outages(st, an, err)))
 		goto out;
 	mark_resumes(an);
-	for (int i = 0; i < an->n_windows; i++)
-		if (an->windows[i].resume_span)
-			an->windows[i].scope = GL_SCOPE_NONE;
 	recovery(an);
 	if ((rc = find_incidents(an, err)))
 		goto out;

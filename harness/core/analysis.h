@@ -83,7 +83,7 @@ struct gl_window_info {
 	unsigned char inc_bits;       /* 1 << gl_incident_kind seen in the window's counters */
 	unsigned char fault_span;     /* a scheduled fault explains this window */
 	/* a resume of the controller disturbed it (the workloads it had
-	 * started were started again): judged in no scope, skipped by the
+	 * started were started again): when unhealthy, passed over by the
 	 * recovery search (docs/metrics.md, "Scopes") */
 	unsigned char resume_span;
 };
