@@ -158,11 +158,8 @@ int ctl_stop_leftovers(struct gl_ctx *c, const char *who)
 	int n_rows = 0, n_rec = 0, n = 0, scanned = 0, left = 0, rc = 0, elsewhere = 0;
 
 	/* a simulation starts no process (sim.h): none of ours can be left */
-	if (c->sim) {
-		free(l);
-		free(killed);
-		return 0;
-	}
+	if (c->sim)
+		goto out;
 	gl_proc_boot_id(boot, sizeof(boot));
 	if (c->st && gl_store_child_list(c->st, &rows, &n_rows, &err) != 0)
 		gl_ctx_event(c, GL_LOG_WARN, "controller", "%s: recorded children not read: %s", who, err.msg);

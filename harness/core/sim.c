@@ -71,23 +71,13 @@ struct gl_sim *ctl_sim_active(void) { return active; }
 static int64_t v_mono(void *arg) { return ((struct gl_sim *)arg)->now; }
 static int64_t v_wall(void *arg) { return SIM_WALL0 + ((struct gl_sim *)arg)->now - SIM_MONO0; }
 
-static uint64_t mix(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-static double unit01(uint64_t *s) { return ((double)(mix(s) >> 11) + 0.5) * (1.0 / 9007199254740992.0); }
-
 static void plan_crash(struct gl_sim *s)
 {
 	if (s->crash_rate <= 0) {
 		s->next_crash = -1;
 		return;
 	}
-	s->next_crash = s->now + (int64_t)(-log(unit01(&s->crash_rng)) * 86400.0 / s->crash_rate * 1e9);
+	s->next_crash = s->now + (int64_t)(-log(sim_unit(&s->crash_rng)) * 86400.0 / s->crash_rate * 1e9);
 }
 
 void ctl_sim_run_id(struct gl_sim *s, char *out, size_t n)
@@ -170,7 +160,7 @@ int ctl_sim_dispatch(struct gl_ctx *c)
 			/* a real controller commits every 0.5 s: its last
 			 * commit before the kill, at most that long before it
 			 * (the open window's figures so far are in it) */
-			int64_t last = s->next_crash - (int64_t)(unit01(&s->crash_rng) * (double)GL_COMMIT_INTERVAL_NS);
+			int64_t last = s->next_crash - (int64_t)(sim_unit(&s->crash_rng) * (double)GL_COMMIT_INTERVAL_NS);
 			if (last > s->now) {
 				s->now = last;
 				sim_world_time(s->world, s->now);
@@ -475,7 +465,7 @@ static int run_seed(const struct gl_sim_opts *o, uint64_t seed, double crash_rat
 		/* the controller is dead for a while; the cluster is not */
 		s.crashed = 0;
 		sim_world_controller(s.world, 0);
-		s.now += 30 * NS + (int64_t)(unit01(&down_rng) * 570.0 * 1e9);
+		s.now += 30 * NS + (int64_t)(sim_unit(&down_rng) * 570.0 * 1e9);
 		sim_world_time(s.world, s.now);
 		plan_crash(&s);
 		sim_world_controller(s.world, 1);

@@ -56,6 +56,11 @@ void ctl_sim_emit(struct gl_ctx *c);
 /* The run id: from the seed, so two runs of a seed are the same. */
 void ctl_sim_run_id(struct gl_sim *s, char *out, size_t n);
 
+/* The simulation's seeded generator (splitmix64): the next 64 bits of
+ * state s, and a uniform draw in (0, 1). */
+uint64_t sim_rand(uint64_t *s);
+double sim_unit(uint64_t *s);
+
 /* sim_models.c: what sim.c asks of the models */
 struct sim_world;
 struct gl_workload_ops;

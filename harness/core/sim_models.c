@@ -71,7 +71,7 @@
 
 /* ---- seeded randomness ----------------------------------------------------- */
 
-static uint64_t splitmix(uint64_t *s)
+uint64_t sim_rand(uint64_t *s)
 {
 	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
 	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
@@ -79,7 +79,7 @@ static uint64_t splitmix(uint64_t *s)
 	return z ^ (z >> 31);
 }
 
-static double unit(uint64_t *s) { return (double)(splitmix(s) >> 11) * (1.0 / 9007199254740992.0); }
+double sim_unit(uint64_t *s) { return ((double)(sim_rand(s) >> 11) + 0.5) * (1.0 / 9007199254740992.0); }
 
 /* A standard normal draw: the quantile at a uniform 1/4096 step, from a
  * table built once (Acklam's rational approximation of the inverse normal
@@ -122,7 +122,7 @@ static double normal(uint64_t *s)
 			table[i] = inv_normal((i + 0.5) / NORMAL_LEVELS);
 		built = 1;
 	}
-	return table[splitmix(s) >> 52];
+	return table[sim_rand(s) >> 52];
 }
 
 /* ---- the truth of a distribution: log buckets of its own ------------------- */
@@ -686,13 +686,13 @@ static void emit_inference(struct wl *s, struct sim_world *w, int64_t t1)
 		for (int64_t r = 0; r < n; r++) {
 			/* the node the load balancer picks among those in
 			 * its endpoints (none: refused) */
-			int node = n_routed ? routed[splitmix(&w->rng) % (uint64_t)n_routed] : -1;
-			int adapter = w->adapter_share > 0 && unit(&w->rng) < w->adapter_share;
+			int node = n_routed ? routed[sim_rand(&w->rng) % (uint64_t)n_routed] : -1;
+			int adapter = w->adapter_share > 0 && sim_unit(&w->rng) < w->adapter_share;
 			double ttft, tpot, q;
 			if (adapter)
 				areq++;
 			if (node < 0 || ns[node] == NODE_FAILING || (adapter && swap) ||
-			    (util > 0.95 && unit(&w->rng) < (util - 0.95) / util)) {
+			    (util > 0.95 && sim_unit(&w->rng) < (util - 0.95) / util)) {
 				errs++;
 				if (adapter)
 					aerr++;

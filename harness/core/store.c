@@ -382,19 +382,26 @@ struct gl_store *gl_store_open_reader(const char *path, struct gl_err *err)
 	return store_open(path, 0, 1, err);
 }
 
+/* The checkpoint thread ended and joined (none: nothing). */
+static void ckpt_stop(struct gl_store *st)
+{
+	if (!st->ckpt_on)
+		return;
+	pthread_mutex_lock(&st->ckpt_mu);
+	st->ckpt_quit = 1;
+	pthread_cond_signal(&st->ckpt_cv);
+	pthread_mutex_unlock(&st->ckpt_mu);
+	pthread_join(st->ckpt_th, NULL);
+	pthread_mutex_destroy(&st->ckpt_mu);
+	pthread_cond_destroy(&st->ckpt_cv);
+	st->ckpt_on = 0;
+}
+
 void gl_store_close(struct gl_store *st)
 {
 	if (!st)
 		return;
-	if (st->ckpt_on) {
-		pthread_mutex_lock(&st->ckpt_mu);
-		st->ckpt_quit = 1;
-		pthread_cond_signal(&st->ckpt_cv);
-		pthread_mutex_unlock(&st->ckpt_mu);
-		pthread_join(st->ckpt_th, NULL);
-		pthread_mutex_destroy(&st->ckpt_mu);
-		pthread_cond_destroy(&st->ckpt_cv);
-	}
+	ckpt_stop(st);
 	if (st->db && !st->reader) {
 		gl_store_flush(st, NULL);
 		/* leave the database whole in one file */
@@ -421,14 +428,7 @@ void gl_store_no_sync(struct gl_store *st)
 	/* no thread working on real time beside a simulation's loop: SQLite
 	 * checkpoints at its own commits, the same for every run of a seed */
 	if (st->ckpt_on) {
-		pthread_mutex_lock(&st->ckpt_mu);
-		st->ckpt_quit = 1;
-		pthread_cond_signal(&st->ckpt_cv);
-		pthread_mutex_unlock(&st->ckpt_mu);
-		pthread_join(st->ckpt_th, NULL);
-		pthread_mutex_destroy(&st->ckpt_mu);
-		pthread_cond_destroy(&st->ckpt_cv);
-		st->ckpt_on = 0;
+		ckpt_stop(st);
 		sqlite3_wal_hook(st->db, NULL, NULL);
 		sqlite3_exec(st->db, "PRAGMA wal_autocheckpoint=1000;", NULL, NULL, NULL);
 	}
@@ -441,16 +441,7 @@ void gl_store_abandon(struct gl_store *st)
 	if (st->db && st->in_txn)
 		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
 	st->in_txn = 0;
-	if (st->ckpt_on) {
-		pthread_mutex_lock(&st->ckpt_mu);
-		st->ckpt_quit = 1;
-		pthread_cond_signal(&st->ckpt_cv);
-		pthread_mutex_unlock(&st->ckpt_mu);
-		pthread_join(st->ckpt_th, NULL);
-		pthread_mutex_destroy(&st->ckpt_mu);
-		pthread_cond_destroy(&st->ckpt_cv);
-		st->ckpt_on = 0;
-	}
+	ckpt_stop(st);
 	st->reader = 1;            /* gl_store_close: no flush, no checkpoint */
 	gl_store_close(st);
 }
