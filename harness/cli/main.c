@@ -315,6 +315,21 @@ static int cmd_run(int argc, char **argv)
 	return gl_controller_run(&o);
 }
 
+/* simulate's whole-number option NAME: 1 to max into *out, else -1 after
+ * saying what it expected */
+static int count_opt(const char *name, const char *val, long max, int *out)
+{
+	char *end = NULL;
+	long n = strtol(val, &end, 10);
+
+	if (!*val || *end || n < 1 || n > max) {
+		fprintf(stderr, "gauntlet: simulate: %s: expected 1 to %ld, got '%s'\n", name, max, val);
+		return -1;
+	}
+	*out = (int)n;
+	return 0;
+}
+
 static int cmd_simulate(int argc, char **argv)
 {
 	struct gl_sim_opts o = { 0 };
@@ -335,12 +350,8 @@ static int cmd_simulate(int argc, char **argv)
 			}
 			i++;
 		} else if (!strcmp(a, "--seeds") && val) {
-			long n = strtol(val, &end, 10);
-			if (!*val || *end || n < 1 || n > 1000000) {
-				fprintf(stderr, "gauntlet: simulate: --seeds: expected 1 to 1000000, got '%s'\n", val);
+			if (count_opt("--seeds", val, 1000000, &o.n_seeds))
 				return 2;
-			}
-			o.n_seeds = (int)n;
 			seeds_given = 1;
 			i++;
 		} else if (!strcmp(a, "--crash-rate") && val) {
@@ -352,12 +363,8 @@ static int cmd_simulate(int argc, char **argv)
 			}
 			i++;
 		} else if (!strcmp(a, "--jobs") && val) {
-			long n = strtol(val, &end, 10);
-			if (!*val || *end || n < 1 || n > 256) {
-				fprintf(stderr, "gauntlet: simulate: --jobs: expected 1 to 256, got '%s'\n", val);
+			if (count_opt("--jobs", val, 256, &o.jobs))
 				return 2;
-			}
-			o.jobs = (int)n;
 			i++;
 		} else if (!strcmp(a, "--out") && val) {
 			o.out_dir = val;

@@ -733,6 +733,19 @@ static void emit_inference(struct wl *s, struct sim_world *w, int64_t t1)
 	w->inf_last = t1;
 }
 
+/* The job ends counted since the last emission: failures and the steps
+ * they lost. */
+static void emit_job_ends(struct wl *s, struct sim_world *w)
+{
+	struct gl_metrics *m = gl_ctx_metrics(s->c);
+
+	if (!w->pend_fail)
+		return;
+	gl_metrics_add(m, s->id[T_FAIL], w->pend_fail);
+	gl_metrics_add(m, s->id[T_LOST], w->pend_lost);
+	w->pend_fail = w->pend_lost = 0;
+}
+
 static void emit_training(struct wl *s, struct sim_world *w, int64_t t1)
 {
 	struct gl_metrics *m = gl_ctx_metrics(s->c);
@@ -742,11 +755,7 @@ static void emit_training(struct wl *s, struct sim_world *w, int64_t t1)
 
 	if (w->tr_last < 0 || t1 <= w->tr_last)
 		return;
-	if (w->pend_fail) {
-		gl_metrics_add(m, s->id[T_FAIL], w->pend_fail);
-		gl_metrics_add(m, s->id[T_LOST], w->pend_lost);
-		w->pend_fail = w->pend_lost = 0;
-	}
+	emit_job_ends(s, w);
 	for (;;) {
 		if (!w->job_up) {
 			/* relaunch at job_t (unless a partition keeps the
@@ -779,9 +788,7 @@ static void emit_training(struct wl *s, struct sim_world *w, int64_t t1)
 				 * ended (relaunched once the cut is reverted) */
 				if (t1 - start > w->watchdog_ns) {
 					job_end(w, start + w->watchdog_ns);
-					gl_metrics_add(m, s->id[T_FAIL], w->pend_fail);
-					gl_metrics_add(m, s->id[T_LOST], w->pend_lost);
-					w->pend_fail = w->pend_lost = 0;
+					emit_job_ends(s, w);
 				}
 				break;
 			}
