@@ -108,7 +108,11 @@ static void on_conn_close(struct evhttp_connection *evcon, void *arg)
 }
 
 /* Drop the connection under a request, without finishing the reply. What was
- * already written is pushed out first (best effort). */
+ * already written is pushed out first: a socket bufferevent keeps the front
+ * of its output buffer frozen (only its own write callback drains it), so
+ * the buffer is thawed for the one write and frozen again. Without that the
+ * write fails and the tokens written in the same loop turn are lost (a
+ * loaded machine, where one turn writes several tokens, saw that). */
 static void drop_connection(struct stream *s, int injected)
 {
 	struct evhttp_connection *evcon = s->evcon;
@@ -118,8 +122,13 @@ static void drop_connection(struct stream *s, int injected)
 		s->t->aborts_injected++;
 	else
 		s->t->aborts_client++;
-	if (bev && bufferevent_getfd(bev) >= 0)
-		(void)evbuffer_write(bufferevent_get_output(bev), bufferevent_getfd(bev));
+	if (bev && bufferevent_getfd(bev) >= 0) {
+		struct evbuffer *out = bufferevent_get_output(bev);
+		evbuffer_unfreeze(out, 1);
+		while (evbuffer_get_length(out) > 0 && evbuffer_write(out, bufferevent_getfd(bev)) > 0)
+			;
+		evbuffer_freeze(out, 1);
+	}
 	tgt_stream_free(s);
 	/* The request is still attached: freeing the connection frees it. */
 	evhttp_connection_free(evcon);

@@ -303,6 +303,14 @@ code=$(curl -sS -o /dev/null -w '%{http_code}' --max-time 5 -d '{"prompt":"x","m
 check "close_mid_stream: non-streaming gets no response (got '$code')" [ "$code" = 000 ]
 stop mclose
 
+# With no gap between tokens, all three and the drop fall in one loop turn:
+# what was written in that turn must still reach the client before the close.
+start mclose0 --ttft-ms 0 --itl-ms 0 --misbehave close_mid_stream
+stream /v1/chat/completions "$(chat 10 'x' "$SCHAT")" "$TMP/mclose0"
+n=$(count '"delta":{"content":"tok' "$TMP/mclose0")
+check "close_mid_stream, no gap: the 3 tokens of the last loop turn delivered before the drop (got $n)" [ "$n" = 3 ]
+stop mclose0
+
 start mgarbage "${FAST[@]}" --misbehave garbage_sse
 stream /v1/chat/completions "$(chat 5 'x' "$SCHAT")" "$TMP/mgarbage"
 n=$(cut -d' ' -f2- "$TMP/mgarbage" | grep '^data: ' | grep -cvE '^data: (\{.*\}|\[DONE\])$')
