@@ -167,14 +167,22 @@ static void snap_one(void *arg, const char *name, const struct gl_hist *h, int64
 	free(blob);
 }
 
+/* A window's phase is the phase in force at its start: a function of the
+ * window alone, not of which of two timers due at the same moment (the
+ * window's close, a phase's start) the loop ran first. */
+static int window_phase(struct gl_ctx *c, int64_t start)
+{
+	return gl_scenario_phase_at(c->sc, ctl_scn_now(c, start));
+}
+
 static int write_window_of(struct gl_ctx *c, struct gl_metrics *m, int64_t idx, int64_t start, int64_t end_elapsed,
-			   int phase, int complete, struct gl_agg *agg)
+			   int complete, struct gl_agg *agg)
 {
 	struct snap s = { c, idx, agg, 0 };
 	int rc;
 
 	rc = gl_store_window_put(c->st, idx, start, end_elapsed, ctl_scn_now(c, start), ctl_scn_now(c, end_elapsed),
-				 phase, complete);
+				 window_phase(c, start), complete);
 	if (complete)
 		gl_metrics_visit_reset(m, snap_one, &s);   /* the window closes */
 	else
@@ -184,7 +192,7 @@ static int write_window_of(struct gl_ctx *c, struct gl_metrics *m, int64_t idx, 
 
 static int write_window(struct gl_ctx *c, int64_t end_elapsed, int complete, struct gl_agg *agg)
 {
-	return write_window_of(c, c->m, c->win_idx, c->win_start_ns, end_elapsed, c->phase, complete, agg);
+	return write_window_of(c, c->m, c->win_idx, c->win_start_ns, end_elapsed, complete, agg);
 }
 
 static void fail_store(struct gl_ctx *c, const char *what)
@@ -277,17 +285,17 @@ static void move_one(void *arg, const char *name, const struct gl_hist *h, int64
 
 /* Window idx, from m, written complete, then judged: abort_if and the
  * live view (both ways of closing a window end here). */
-static void write_closed(struct gl_ctx *c, struct gl_metrics *m, int64_t idx, int64_t start, int64_t end, int phase)
+static void write_closed(struct gl_ctx *c, struct gl_metrics *m, int64_t idx, int64_t start, int64_t end)
 {
 	struct gl_agg *agg = c->sc->n_abort_rules || c->live ? gl_agg_new() : NULL;
 
-	if (write_window_of(c, m, idx, start, end, phase, 1, agg) != 0)
+	if (write_window_of(c, m, idx, start, end, 1, agg) != 0)
 		fail_store(c, "window");
 	if (agg) {
 		gl_agg_add_seconds(agg, (double)(end - start) / 1e9);
 		if (c->sc->n_abort_rules)
 			check_abort(c, agg, start, end);
-		gl_live_window(c->live, idx, start, end, agg, phase);
+		gl_live_window(c->live, idx, start, end, agg, window_phase(c, start));
 		gl_agg_free(agg);
 	}
 }
@@ -306,7 +314,7 @@ static void settle(struct gl_ctx *c)
 	for (int i = 0; i < c->sc->n_workloads; i++)
 		if (c->agents[i])
 			gl_agents_window_done(c->agents[i], idx, c->closing);
-	write_closed(c, c->closing, idx, c->closing_start, c->closing_end, c->closing_phase);
+	write_closed(c, c->closing, idx, c->closing_start, c->closing_end);
 	if (gl_store_flush(c->st, &err) != 0)
 		fail_store(c, "window");
 	gl_store_wal_trim(c->st);
@@ -358,10 +366,9 @@ static void close_window(struct gl_ctx *c, int64_t end_elapsed)
 		c->closing_idx = c->win_idx;
 		c->closing_start = c->win_start_ns;
 		c->closing_end = end_elapsed;
-		c->closing_phase = c->phase;
 		c->closing_pending = 1;
 	} else {
-		write_closed(c, c->m, c->win_idx, c->win_start_ns, end_elapsed, c->phase);
+		write_closed(c, c->m, c->win_idx, c->win_start_ns, end_elapsed);
 	}
 	c->win_idx++;
 	c->win_start_ns = end_elapsed;

@@ -95,7 +95,7 @@ struct gl_ctx {
 	 * is written */
 	struct gl_metrics *closing;
 	int64_t closing_idx, closing_start, closing_end;
-	int closing_phase, closing_pending;
+	int closing_pending;
 	struct event *ev_settle;
 	/* in an agent process (agent.c): its share of the load, where the
 	 * rows and events go */

@@ -492,6 +492,17 @@ n_win = len(rows)
 want_win = int(-(-round(D_REAL * 1e9) // round(WIN * 1e9)))
 check("windows 0..%d contiguous, complete, no duplicate, none missing (%d = duration / window)" % (n_win - 1, want_win),
       wok and n_win == want_win and rows[-1][2] == round(D_REAL * 1e9))
+# A window's phase is the scenario's phase at its start (the phases from
+# the scenario file, not from the store).
+def phase_at(start_ns):
+    t, acc = start_ns * SCALE / 1e9, 0.0
+    for k, p in enumerate(scn["phases"]):
+        acc += dur_s(p["for"])
+        if t < acc - 1e-9:
+            return k
+    return len(scn["phases"]) - 1
+wrong_ph = ["%d:%d/%d" % (i, ph, phase_at(s)) for i, s, e, _, ph in rows if ph != phase_at(s)]
+check("every window's phase is the scenario's phase at its start (%s)" % (", ".join(wrong_ph) or "all"), not wrong_ph)
 short = []
 def want_ticks(s, e, ph):
     return RATE * scn["phases"][ph].get("load", 1.0) * (e - s) / 1e9
