@@ -16,6 +16,11 @@
 #   --timeout S        limit for one mutant's ctest (default 300 s)
 #   --jobs N           ctest -j (default 2)
 #   --no-baseline      skip the run of the unmutated tests first
+#   --run CMD          run CMD (bash -c, in the copy's build directory, with
+#                      $SRC the copy's source tree) instead of the covering
+#                      tests: the mutant is killed when CMD exits non-zero;
+#                      its VIOLATED/FAIL lines (10 at most) and last line
+#                      are shown, for the baseline too
 #
 # Environment: GL_MUTATE_SKIP_RESOURCE_TESTS=1 leaves out the tests that use
 # machine-wide resources (test_lab, test_drain, test_netfaults, test_cplane,
@@ -48,13 +53,14 @@ def usage(msg=None):
     if msg:
         print("mutate.sh: " + msg, file=sys.stderr)
     print("usage: scripts/mutate.sh [--list] [--only N[,M..]] [--workdir DIR] [--keep] [--worktree]\n"
-          "                         [--mutations FILE] [--timeout S] [--jobs N] [--no-baseline] [NAME_FILTER]",
+          "                         [--mutations FILE] [--timeout S] [--jobs N] [--no-baseline] [--run CMD]\n"
+          "                         [NAME_FILTER]",
           file=sys.stderr)
     sys.exit(2)
 
 opt = dict(list=False, only=None, workdir="/tmp/gauntlet-mutate", keep=False, worktree=False,
            mutations=os.path.join(ROOT, "tests/mutations.txt"), timeout=300, jobs=2, baseline=True,
-           filter=None)
+           filter=None, run=None)
 i = 0
 while i < len(args):
     a = args[i]
@@ -80,6 +86,7 @@ while i < len(args):
             usage(a + " takes a positive whole number")
         opt[a[2:]] = int(v)
     elif a == "--no-baseline": opt["baseline"] = False
+    elif a == "--run": opt["run"] = val()
     elif a in ("-h", "--help"): usage()
     elif a.startswith("-"): usage("unknown option " + a)
     elif opt["filter"] is None: opt["filter"] = a
@@ -329,6 +336,19 @@ def ctest(tests, log, timeout):
             failed.append((t, st.strip("* ")))
     return ("pass" if rc == 0 and not failed else "fail"), [t for t, _ in failed]
 
+def run_cmd(log, timeout):
+    """--run: CMD in the build directory; returns (status, what it printed
+    that tells: its VIOLATED/FAIL lines and its last line)."""
+    env = test_env()
+    env["SRC"] = SRC
+    rc = run_log(["bash", "-c", opt["run"]], log, timeout=timeout, env=env, cwd=BUILD)
+    lines = [l.rstrip("\n") for l in open(log, errors="replace")]
+    shown = [l for l in lines if "VIOLATED" in l or "FAIL" in l][:10]
+    if lines and (not shown or shown[-1] != lines[-1]):
+        shown.append(lines[-1])
+    st = "timeout" if rc == 124 else ("pass" if rc == 0 else "fail")
+    return st, "exit %d" % rc if rc != 124 else "ran past %d s" % timeout, shown
+
 def first_failure(log):
     """The first failed check a test printed (lib.sh "FAIL: ...", check.h
     "file:line: CHECK failed: ..."), shortened, for the table."""
@@ -345,7 +365,16 @@ def first_failure(log):
 
 # ---- baseline -------------------------------------------------------------------------
 baseline_bad = set()
-if opt["baseline"]:
+if opt["baseline"] and opt["run"]:
+    say("mutate.sh: baseline (unmutated): %s" % opt["run"])
+    t0 = time.time()
+    st, what, shown = run_cmd(os.path.join(LOG, "baseline.log"), opt["timeout"] * 3)
+    for l in shown:
+        say("     | " + l)
+    if st != "pass":
+        baseline_bad = {"--run"}
+    say("mutate.sh: baseline %s (%s) in %.0f s" % ("passed" if st == "pass" else "FAILED", what, time.time() - t0))
+elif opt["baseline"]:
     allt = sorted({t for mu in sel for t in mu["run_tests"]})
     if allt:
         say("mutate.sh: baseline (unmutated): %s" % " ".join(allt))
@@ -368,6 +397,8 @@ for mu in sel:
     orig = open(p, encoding="utf-8").read()
     tag = "%02d-%s" % (mu["n"], mu["name"])
     res, who = None, ""
+    if opt["run"]:
+        mu["run_tests"] = ["--run"]
     if not mu["run_tests"]:
         res, who = "skipped", "its tests use machine-wide resources (GL_MUTATE_SKIP_RESOURCE_TESTS=1): " + " ".join(mu["tests"])
     elif set(mu["run_tests"]) & baseline_bad:
@@ -381,6 +412,10 @@ for mu in sel:
             blog = os.path.join(LOG, tag + ".build.log")
             if run_log(["cmake", "--build", BUILD, "-j", JOBS, "--target"] + need, blog) != 0:
                 res, who = "invalid", "does not compile (%s)" % blog
+            elif opt["run"]:
+                st, what, shown = run_cmd(os.path.join(LOG, tag + ".test.log"), opt["timeout"])
+                res = "survived" if st == "pass" else "killed"
+                who = "--run " + what + "".join("\n     | " + l for l in shown)
             else:
                 st, failed = ctest(mu["run_tests"], os.path.join(LOG, tag + ".test.log"), opt["timeout"])
                 if st == "pass":
