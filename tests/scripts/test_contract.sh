@@ -1,0 +1,73 @@
+#!/bin/bash
+# test_contract.sh - scripts/contract.py: the tree as it is holds no
+# violation beyond tests/contract-debt.txt; in a copy, each planted
+# violation fails and is named: a workload's metric named in the store, a
+# SQL call in the reports, an extern of a workload's ops in the core, a
+# function of 101 lines, a file of 1,001 lines, a listed debt that grows;
+# and a debt paid without lowering its entry fails too.
+. "$(dirname "$0")/lib.sh"
+command -v python3 >/dev/null || skip "python3 missing"
+python3 "$GL_SOURCE_DIR/scripts/contract.py" "$GL_SOURCE_DIR" >"$T/tree.out" 2>&1; rc=$?
+cat "$T/tree.out"
+check "the tree: every violation a listed debt (exit $rc)" [ $rc -eq 0 ]
+
+fresh() { # a copy of the sources the checks read, and the debt list
+	rm -rf "$T/copy" && mkdir -p "$T/copy/tests"
+	cp -r "$GL_SOURCE_DIR/harness" "$GL_SOURCE_DIR/loadgen" "$GL_SOURCE_DIR/faults" "$GL_SOURCE_DIR/reports" "$T/copy/"
+	cp "$GL_SOURCE_DIR/tests/contract-debt.txt" "$T/copy/tests/"
+}
+NP=0
+planted() { # NAME PATTERN: the copy fails (exit 1) with a line matching PATTERN
+	local out="$T/planted.$((++NP)).out" rc
+	python3 "$GL_SOURCE_DIR/scripts/contract.py" "$T/copy" >"$out" 2>&1
+	rc=$?
+	check "$1: exit 1 (got $rc)" [ $rc -eq 1 ]
+	check "$1: named ($2)" grep -qE "$2" "$out"
+}
+
+fresh
+printf 'static const char *gl_planted_metric = "inference.ttft_ms.p99";\n' >>"$T/copy/harness/core/store_keep.c"
+planted "a workload named in the store" '^harness/core/store_keep.c: name: 1 .*\(new\)$'
+
+fresh
+printf 'static void planted(sqlite3 *db) { sqlite3_exec(db, "DELETE FROM windows", 0, 0, 0); }\n' >>"$T/copy/reports/manifest.c"
+planted "SQL in the reports" '^reports/manifest.c: sql: 1 .*\(new\)$'
+
+fresh
+printf 'extern const struct gl_workload_ops gl_workload_inference;\n' >>"$T/copy/harness/core/ctx.c"
+planted "an extern of a workload's ops in the core" '^harness/core/ctx.c:gl_workload_inference: extern: '
+
+fresh
+{ printf 'int gl_planted_long(void)\n{\n\tint x = 0;\n'; for i in $(seq 96); do printf '\tx++;\n'; done; printf '\treturn x;\n}\n'; } >>"$T/copy/harness/lib/units.c"
+planted "a function of 101 lines" '^harness/lib/units.c:gl_planted_long: func: 101 lines'
+
+fresh
+n=$(wc -l <"$T/copy/harness/lib/units.c")
+for i in $(seq $((1001 - n))); do echo; done >>"$T/copy/harness/lib/units.c"
+planted "a file of 1,001 lines" '^harness/lib/units.c: file: 1001 lines'
+
+fresh
+# the longest function listed grows by one line
+read -r _ where owed < <(grep '^func ' "$T/copy/tests/contract-debt.txt" | sort -k3 -n | tail -1)
+file=${where%%:*} fn=${where#*:}
+python3 - "$T/copy/$file" "$fn" <<'PY'
+import re, sys
+p, fn = sys.argv[1], sys.argv[2]
+lines = open(p).read().split("\n")
+i = next(k for k, l in enumerate(lines) if re.search(r"\b%s\s*\(" % fn, l) and not l.rstrip().endswith(";"))
+while lines[i] != "{":
+    i += 1
+lines.insert(i + 1, "\t;")
+open(p, "w").write("\n".join(lines))
+PY
+planted "a listed debt that grows ($where, $owed lines)" "^$file:$fn: func: $((owed + 1)) lines .*more than the $owed"
+
+fresh
+# an entry above what the tree owes: as if its debt were paid in part
+read -r _ where owed < <(grep '^file ' "$T/copy/tests/contract-debt.txt" | head -1)
+sed -i "s|^file $where $owed\$|file $where 9999|" "$T/copy/tests/contract-debt.txt"
+planted "a debt paid but still listed at its old amount ($where)" "^$where: file: 9999 in tests/contract-debt.txt, $owed now: paid"
+
+python3 "$GL_SOURCE_DIR/scripts/contract.py" --bogus >"$T/usage.out" 2>&1; rc=$?
+check "bad usage: exit 2 (got $rc)" [ $rc -eq 2 ]
+finish
