@@ -297,14 +297,15 @@ static const struct gl_metric_def *row_def(const char *name, int pos, struct mem
 int gl_cmp_side_values(struct cmp *c, struct side *s, struct gl_err *err)
 {
 	const struct gl_analysis *an = s->an;
-	sqlite3 *db = gl_store_db(s->st);
-	sqlite3_stmt *q = NULL;
+	struct gl_store_figs *cur = NULL;
+	struct gl_store_fig fig;
+	struct gl_err ce = { 0 };   /* the cursor's, reported with the run's directory */
 	size_t n = (size_t)an->n_windows * (size_t)c->n_figs, n_cat;
 	const struct gl_metric_def *cat = gl_catalog(&n_cat);
 	struct memo *memo = calloc(MEMO_N, sizeof(*memo));
 	struct slot *sl = calloc(n_cat, sizeof(*sl));
 	unsigned char *hist_used = calloc(n_cat, 1);
-	int rc = 0, step;
+	int rc = 0, have = 0;
 
 	s->val = malloc(sizeof(double) * (n ? n : 1));
 	s->has = calloc((size_t)c->n_figs + 1, 1);
@@ -317,39 +318,35 @@ int gl_cmp_side_values(struct cmp *c, struct side *s, struct gl_err *err)
 	for (int f = 0; f < c->n_figs; f++)
 		if (c->figs[f].def->kind == GL_MK_HIST)
 			hist_used[c->figs[f].def - cat] = 1;
-	if (sqlite3_prepare_v2(db, "SELECT idx,name,hist,counter FROM window_metrics ORDER BY idx", -1, &q,
-			       NULL) != SQLITE_OK) {
-		rc = gl_errf(err, GL_EIO, "%s: store: %s", s->dir, sqlite3_errmsg(db));
+	if (!(cur = gl_store_figs_open(s->st, -1, &ce))) {
+		rc = gl_errf(err, GL_EIO, "%s: %s", s->dir, ce.msg);
 		goto out;
 	}
-	step = sqlite3_step(q);
-	for (int wi = 0; wi < an->n_windows && rc == 0; wi++) {
+	have = gl_store_figs_next(cur, &fig, &ce);
+	for (int wi = 0; wi < an->n_windows && rc == 0 && have >= 0; wi++) {
 		const struct gl_window_info *w = &an->windows[wi];
 		int pos = 0;
 
-		while (step == SQLITE_ROW && sqlite3_column_int64(q, 0) < w->idx)
-			step = sqlite3_step(q);
+		while (have == 1 && fig.idx < w->idx)
+			have = gl_store_figs_next(cur, &fig, &ce);
 		if (s->group[wi] < 0)
 			continue;    /* its rows are skipped by the loop above */
-		for (; step == SQLITE_ROW && sqlite3_column_int64(q, 0) == w->idx && rc == 0;
-		     step = sqlite3_step(q), pos++) {
-			const char *name = (const char *)sqlite3_column_text(q, 1);
-			const struct gl_metric_def *d = name ? row_def(name, pos, memo) : NULL;
+		for (; have == 1 && fig.idx == w->idx && rc == 0; have = gl_store_figs_next(cur, &fig, &ce), pos++) {
+			const struct gl_metric_def *d = fig.name ? row_def(fig.name, pos, memo) : NULL;
 			struct slot *x;
 
 			if (!d)
 				continue;    /* a series the catalog does not know (errors by class) */
 			x = &sl[d - cat];
-			if (sqlite3_column_type(q, 2) == SQLITE_NULL) {
-				x->counter += sqlite3_column_int64(q, 3);
+			if (!fig.hist) {
+				x->counter += fig.counter;
 				x->found = 1;
 			} else if (hist_used[d - cat]) {
-				const void *blob = sqlite3_column_blob(q, 2);
 				gl_hist_free(x->h);
-				x->h = gl_hist_deserialize(blob, (size_t)sqlite3_column_bytes(q, 2));
+				x->h = gl_hist_deserialize(fig.hist, fig.hist_len);
 				if (!x->h)
 					rc = gl_errf(err, GL_EINVAL, "%s: store: window %lld: histogram '%s' is corrupt",
-						     s->dir, (long long)w->idx, name);
+						     s->dir, (long long)w->idx, fig.name);
 			}
 		}
 		for (int f = 0; f < c->n_figs && rc == 0; f++) {
@@ -363,10 +360,10 @@ int gl_cmp_side_values(struct cmp *c, struct side *s, struct gl_err *err)
 			sl[i] = (struct slot){ NULL, 0, 0 };
 		}
 	}
-	if (rc == 0 && step != SQLITE_ROW && step != SQLITE_DONE)
-		rc = gl_errf(err, GL_EIO, "%s: store: %s", s->dir, sqlite3_errmsg(db));
+	if (rc == 0 && have < 0)
+		rc = gl_errf(err, GL_EIO, "%s: %s", s->dir, ce.msg);
 out:
-	sqlite3_finalize(q);
+	gl_store_figs_close(cur);
 	if (sl)
 		for (size_t i = 0; i < n_cat; i++)
 			gl_hist_free(sl[i].h);

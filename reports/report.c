@@ -114,7 +114,7 @@ static int write_all(const char *dir, struct gl_store *st, struct gl_analysis *a
 	if ((rc = write_json(dir, "manifest.json", doc, err)))
 		goto out;
 	/* per-window series: timeseries.csv and the charts of report.html */
-	if (!(ss = gl_series_load(gl_store_db(st), an, err))) {
+	if (!(ss = gl_series_load(st, an, err))) {
 		rc = -(err && err->code ? err->code : GL_EIO);
 		goto out;
 	}

@@ -241,14 +241,15 @@ struct gl_series_set *gl_series_names(const struct gl_analysis *an)
 	return ss;
 }
 
-struct gl_series_set *gl_series_load(sqlite3 *db, const struct gl_analysis *an, struct gl_err *err)
+struct gl_series_set *gl_series_load(struct gl_store *st, const struct gl_analysis *an, struct gl_err *err)
 {
 	struct gl_series_set *ss = calloc(1, sizeof(*ss));
 	const struct gl_scenario *sc = an->sc;
 	struct need *nd = calloc(1, sizeof(*nd));
 	struct how *hw = NULL;
-	sqlite3_stmt *q = NULL;
-	int cap = 0, rc = 0, step;
+	struct gl_store_figs *cur = NULL;
+	struct gl_store_fig f;
+	int cap = 0, rc = 0, have = 0;
 
 	if (!ss || !nd)
 		goto nomem;
@@ -275,53 +276,47 @@ struct gl_series_set *gl_series_load(sqlite3 *db, const struct gl_analysis *an, 
 			goto nomem;
 	}
 
-	if (sqlite3_prepare_v2(db, "SELECT idx,name,hist,counter FROM window_metrics ORDER BY idx", -1, &q,
-			       NULL) != SQLITE_OK) {
-		gl_errf(err, GL_EIO, "store: %s", sqlite3_errmsg(db));
+	if (!(cur = gl_store_figs_open(st, -1, err)))
 		goto fail;
-	}
-	step = sqlite3_step(q);
-	for (int wi = 0; wi < an->n_windows; wi++) {
+	have = gl_store_figs_next(cur, &f, err);
+	for (int wi = 0; wi < an->n_windows && have >= 0; wi++) {
 		const struct gl_window_info *w = &an->windows[wi];
 
 		/* rows of windows without a meta row are ignored, as in analysis */
-		while (step == SQLITE_ROW && sqlite3_column_int64(q, 0) < w->idx)
-			step = sqlite3_step(q);
-		for (; step == SQLITE_ROW && sqlite3_column_int64(q, 0) == w->idx; step = sqlite3_step(q)) {
-			const char *name = (const char *)sqlite3_column_text(q, 1);
-			struct slot *sl = name ? need_find(nd, name) : NULL;
-			const void *blob;
+		while (have == 1 && f.idx < w->idx)
+			have = gl_store_figs_next(cur, &f, err);
+		for (; have == 1 && f.idx == w->idx; have = gl_store_figs_next(cur, &f, err)) {
+			struct slot *sl = f.name ? need_find(nd, f.name) : NULL;
 			if (!sl)
 				continue;
-			blob = sqlite3_column_blob(q, 2);
-			if (blob) {
+			if (f.hist) {
 				gl_hist_free(sl->h);
-				sl->h = gl_hist_deserialize(blob, (size_t)sqlite3_column_bytes(q, 2));
+				sl->h = gl_hist_deserialize(f.hist, f.hist_len);
 				if (!sl->h) {
 					gl_errf(err, GL_EIO, "store: window %lld: histogram '%s' is corrupt",
-						(long long)w->idx, name);
+						(long long)w->idx, f.name);
 					goto fail;
 				}
 			} else {
-				sl->counter += sqlite3_column_int64(q, 3);
+				sl->counter += f.counter;
 				sl->found = 1;
 			}
 		}
-		if (step != SQLITE_ROW && step != SQLITE_DONE) {
-			gl_errf(err, GL_EIO, "store: %s", sqlite3_errmsg(db));
+		if (have < 0)
 			goto fail;
-		}
 		eval_window(ss, hw, nd, wi, (double)(w->end_ns - w->start_ns) / 1e9);
 		need_reset(nd);
 	}
-	sqlite3_finalize(q);
+	if (have < 0)
+		goto fail;
+	gl_store_figs_close(cur);
 	free(hw);
 	free(nd);
 	return ss;
 nomem:
 	gl_errf(err, GL_ENOMEM, "series: out of memory");
 fail:
-	sqlite3_finalize(q);
+	gl_store_figs_close(cur);
 	if (nd)
 		need_reset(nd);
 	free(nd);

@@ -22,7 +22,7 @@
 #define GL_SERIES_H
 
 #include <cjson/cJSON.h>
-#include <sqlite3.h>
+#include "store.h"
 
 #include "analysis.h"
 #include "util.h"
@@ -50,12 +50,12 @@ struct gl_series_set {
 };
 
 /* Read the series of every window of an (an->windows, in index order) from
- * db: one pass over window_metrics ordered by idx, deserializing only the
- * histograms the series need. Metric rows of windows the analysis did not
+ * the store: one pass over the windows' figures (gl_store_figs),
+ * deserializing only the histograms the series need. Metric rows of windows the analysis did not
  * see (a run still writing) are ignored. Returns the set (free with
  * gl_series_free; it borrows an->windows, so free it before an), or NULL
  * with err filled. Loop thread / any single thread. */
-struct gl_series_set *gl_series_load(sqlite3 *db, const struct gl_analysis *an, struct gl_err *err);
+struct gl_series_set *gl_series_load(struct gl_store *st, const struct gl_analysis *an, struct gl_err *err);
 void gl_series_free(struct gl_series_set *ss);   /* NULL is fine */
 /* The same list of series, names and definitions only (no values, no
  * windows): for tables over aggregates, such as report.md's phases. */

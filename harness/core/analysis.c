@@ -336,62 +336,60 @@ static int wanted(const char *const *only, const char *name)
  * so one cursor walks the metric rows alongside the windows. only: NULL for
  * every series, else a NULL-terminated list of the names fn reads (the
  * others are not even fetched: a week of histograms is most of the store). */
-static int each_window(sqlite3 *db, const struct gl_window_info *wins, int n_wins, const char *const *only,
+static int each_window(struct gl_store *st, const struct gl_window_info *wins, int n_wins, const char *const *only,
 		       int (*fn)(int i, struct gl_agg *w, void *arg), void *arg, struct gl_err *err)
 {
-	sqlite3_stmt *q;
-	int rc = 0, step;
+	struct gl_err none = { 0 };
+	struct gl_store_figs *cur;
+	struct gl_store_fig f;
+	int rc = 0, have;
 
-	if (sqlite3_prepare_v2(db, "SELECT idx,name,hist,counter FROM window_metrics ORDER BY idx", -1, &q,
-			       NULL) != SQLITE_OK)
-		return gl_errf(err, GL_EIO, "store: %s", sqlite3_errmsg(db));
-	step = sqlite3_step(q);
-	for (int wi = 0; wi < n_wins && rc == 0; wi++) {
+	if (!err)
+		err = &none;
+	cur = gl_store_figs_open(st, -1, err);
+	if (!cur)
+		return -err->code;
+	have = gl_store_figs_next(cur, &f, err);
+	for (int wi = 0; wi < n_wins && rc == 0 && have >= 0; wi++) {
 		const struct gl_window_info *w = &wins[wi];
-		struct gl_agg *cur = gl_agg_new();
+		struct gl_agg *agg = gl_agg_new();
 
-		if (!cur) {
+		if (!agg) {
 			rc = gl_errf(err, GL_ENOMEM, "analysis: out of memory");
 			break;
 		}
 		/* rows of windows without a meta row are ignored */
-		while (step == SQLITE_ROW && sqlite3_column_int64(q, 0) < w->idx)
-			step = sqlite3_step(q);
-		while (step == SQLITE_ROW && sqlite3_column_int64(q, 0) == w->idx && rc == 0) {
-			const char *name = (const char *)sqlite3_column_text(q, 1);
-			const void *blob;
-			int len;
-			if (!name || !wanted(only, name)) {
-				step = sqlite3_step(q);
+		while (have == 1 && f.idx < w->idx)
+			have = gl_store_figs_next(cur, &f, err);
+		for (; have == 1 && f.idx == w->idx && rc == 0; have = gl_store_figs_next(cur, &f, err)) {
+			if (!f.name || !wanted(only, f.name))
 				continue;
-			}
-			blob = sqlite3_column_blob(q, 2);
-			len = sqlite3_column_bytes(q, 2);
-			if (blob) {
-				struct gl_hist *h = gl_hist_deserialize(blob, (size_t)len);
+			if (f.hist) {
+				struct gl_hist *h = gl_hist_deserialize(f.hist, f.hist_len);
 				if (!h)
 					rc = gl_errf(err, GL_EIO, "store: window %lld: histogram '%s' is corrupt",
-						     (long long)w->idx, name);
+						     (long long)w->idx, f.name);
 				else
-					agg_adopt_hist(cur, name, h);
+					agg_adopt_hist(agg, f.name, h);
 			} else {
-				gl_agg_add_counter(cur, name, sqlite3_column_int64(q, 3));
+				gl_agg_add_counter(agg, f.name, f.counter);
 			}
-			step = sqlite3_step(q);
 		}
-		gl_agg_add_seconds(cur, (double)(w->end_ns - w->start_ns) / 1e9);
-		if (rc == 0)
-			rc = fn(wi, cur, arg);
-		gl_agg_free(cur);
+		gl_agg_add_seconds(agg, (double)(w->end_ns - w->start_ns) / 1e9);
+		if (rc == 0 && have >= 0)
+			rc = fn(wi, agg, arg);
+		gl_agg_free(agg);
 	}
-	sqlite3_finalize(q);
+	if (rc == 0 && have < 0)
+		rc = -err->code;
+	gl_store_figs_close(cur);
 	return rc;
 }
 
 int gl_windows_each(struct gl_store *st, const struct gl_window_info *wins, int n,
 		    int (*fn)(int i, struct gl_agg *w, void *arg), void *arg, struct gl_err *err)
 {
-	return each_window(gl_store_db(st), wins, n, NULL, fn, arg, err);
+	return each_window(st, wins, n, NULL, fn, arg, err);
 }
 
 /* Index of the workload a target names (by its metric's workload), or -1. */
@@ -1310,7 +1308,7 @@ int gl_analyze(struct gl_store *st, struct gl_analysis **out, struct gl_err *err
 		if (!wt || !p1.series)
 			rc = gl_errf(err, GL_ENOMEM, "analysis: out of memory");
 		else
-			rc = each_window(gl_store_db(st), an->windows, an->n_windows, p1.series, pass1, &p1, err);
+			rc = each_window(st, an->windows, an->n_windows, p1.series, pass1, &p1, err);
 		free(p1.series);
 		free(wt);
 		if (rc)
@@ -1334,7 +1332,7 @@ int gl_analyze(struct gl_store *st, struct gl_analysis **out, struct gl_err *err
 		if (gl_catalog_parse_target("storage.read_gbps", &p2.read, why, sizeof(why)) ||
 		    gl_catalog_parse_target("storage.write_gbps", &p2.write, why, sizeof(why)))
 			p2.storage = 0;
-		rc = each_window(gl_store_db(st), an->windows, an->n_windows, NULL, pass2, &p2, err);
+		rc = each_window(st, an->windows, an->n_windows, NULL, pass2, &p2, err);
 		if (rc == 0)
 			rc = flush_stretch(an, &p2);
 		gl_agg_free(p2.stretch);

@@ -780,22 +780,22 @@ int gl_controller_resume(const char *dir, int dry_run)
 	}
 	/* Put back the partial window the store holds. */
 	{
-		sqlite3 *db = gl_store_db(c.st);
-		sqlite3_stmt *q;
-		int64_t widx = base / c.sc->window_ns;
-		if (sqlite3_prepare_v2(db, "SELECT name,hist,counter FROM window_metrics WHERE idx=?", -1, &q,
-				       NULL) == SQLITE_OK) {
-			sqlite3_bind_int64(q, 1, widx);
-			while (sqlite3_step(q) == SQLITE_ROW) {
-				const char *name = (const char *)sqlite3_column_text(q, 0);
-				if (sqlite3_column_type(q, 1) == SQLITE_BLOB)
-					gl_metrics_restore_hist(c.m, name, sqlite3_column_blob(q, 1),
-								(size_t)sqlite3_column_bytes(q, 1));
-				else
-					gl_metrics_restore_counter(c.m, name, sqlite3_column_int64(q, 2));
-			}
-			sqlite3_finalize(q);
+		struct gl_err ferr = { 0 };
+		struct gl_store_figs *cur = gl_store_figs_open(c.st, base / c.sc->window_ns, &ferr);
+		struct gl_store_fig f;
+		int have = cur ? gl_store_figs_next(cur, &f, &ferr) : -1;
+		for (; have == 1; have = gl_store_figs_next(cur, &f, &ferr)) {
+			if (!f.name)
+				continue;
+			if (f.hist)
+				gl_metrics_restore_hist(c.m, f.name, f.hist, f.hist_len);
+			else
+				gl_metrics_restore_counter(c.m, f.name, f.counter);
 		}
+		if (have < 0)
+			gl_ctx_event(&c, GL_LOG_WARN, "controller", "resume: the figures of the window the stop "
+				     "cut were not read back (%s): that window holds only what comes after", ferr.msg);
+		gl_store_figs_close(cur);
 	}
 	/* Reconcile the journal with the timeline position. */
 	for (int i = 0; i < c.sc->n_faults; i++) {

@@ -8,7 +8,7 @@
  * synchronous=FULL (fsync before inject), since a fault row lost to a power
  * cut would be a fault nobody knows to revert.
  */
-#include "store.h"
+#include "store_int.h"
 #include "store_keep.h"
 
 #include <errno.h>
@@ -21,28 +21,6 @@
 #include <time.h>
 #include <unistd.h>
 
-struct gl_store {
-	sqlite3 *db;
-	int in_txn;
-	sqlite3_stmt *st_wm;       /* window metric upsert */
-	sqlite3_stmt *st_win;      /* window upsert */
-	sqlite3_stmt *st_ev;       /* event insert */
-	sqlite3_stmt *st_req;      /* request insert */
-	sqlite3_stmt *st_train;    /* training step insert */
-	/* WAL checkpoints (which fsync the database) run on this thread with a
-	 * connection of its own, so they never stall the event loop. */
-	pthread_t ckpt_th;
-	pthread_mutex_t ckpt_mu;
-	pthread_cond_t ckpt_cv;
-	int ckpt_on, ckpt_quit;
-	int reader;                /* gl_store_open_reader: never checkpoints */
-	int no_sync;               /* gl_store_no_sync: a simulation's store */
-	/* exec_bound's statements, prepared once (their SQL is a literal) */
-	struct { const char *sql; sqlite3_stmt *q; } cached[8];
-	int wal_frames, wal_limit_frames;   /* in the WAL after the last commit; the trim's mark */
-	char *path;
-	struct gl_keep *keep;      /* what is kept of requests and debug events */
-};
 
 #define CHECKPOINT_EVERY_S 5
 
@@ -777,35 +755,6 @@ int gl_store_window_drop(struct gl_store *st, int64_t idx)
 {
 	int rc = exec_bound(st, "DELETE FROM windows WHERE idx=?", 1, &idx, NULL, NULL);
 	return rc ? rc : exec_bound(st, "DELETE FROM window_metrics WHERE idx=?", 1, &idx, NULL, NULL);
-}
-
-int gl_store_window_scan(struct gl_store *st, gl_store_window_fn fn, void *arg, struct gl_err *err)
-{
-	sqlite3_stmt *q;
-
-	if (sqlite3_prepare_v2(st->db, "SELECT idx,complete FROM windows ORDER BY idx", -1, &q, NULL) != SQLITE_OK)
-		return gl_errf(err, GL_EIO, "store: %s", sqlite3_errmsg(st->db));
-	while (sqlite3_step(q) == SQLITE_ROW)
-		fn(arg, sqlite3_column_int64(q, 0), sqlite3_column_int(q, 1));
-	sqlite3_finalize(q);
-	return 0;
-}
-
-int gl_store_metric_scan(struct gl_store *st, const char *name, gl_store_metric_fn fn, void *arg, struct gl_err *err)
-{
-	sqlite3_stmt *q;
-
-	if (sqlite3_prepare_v2(st->db, "SELECT idx,hist,counter FROM window_metrics WHERE name=? ORDER BY idx", -1, &q,
-			       NULL) != SQLITE_OK)
-		return gl_errf(err, GL_EIO, "store: %s", sqlite3_errmsg(st->db));
-	sqlite3_bind_text(q, 1, name, -1, SQLITE_STATIC);
-	while (sqlite3_step(q) == SQLITE_ROW) {
-		const unsigned char *blob = sqlite3_column_type(q, 1) == SQLITE_BLOB ? sqlite3_column_blob(q, 1) : NULL;
-		fn(arg, sqlite3_column_int64(q, 0), blob, blob ? (size_t)sqlite3_column_bytes(q, 1) : 0,
-		   sqlite3_column_int64(q, 2));
-	}
-	sqlite3_finalize(q);
-	return 0;
 }
 
 int gl_store_window_metric_put(struct gl_store *st, int64_t idx, const char *name,

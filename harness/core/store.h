@@ -133,6 +133,21 @@ typedef void (*gl_store_window_fn)(void *arg, int64_t idx, int complete);
 typedef void (*gl_store_metric_fn)(void *arg, int64_t idx, const unsigned char *hist, size_t len, int64_t counter);
 int gl_store_window_scan(struct gl_store *st, gl_store_window_fn fn, void *arg, struct gl_err *err);
 int gl_store_metric_scan(struct gl_store *st, const char *name, gl_store_metric_fn fn, void *arg, struct gl_err *err);
+/* A cursor over the windows' figures (window_metrics), in window-index
+ * order: gl_store_figs_next fills f with the next row and returns 1, 0 at
+ * the end, or -1 with err set. f's pointers stay valid until the next call
+ * or the close. idx >= 0: only that window's rows; -1: every window's. */
+struct gl_store_fig {
+	int64_t idx;
+	const char *name;
+	const void *hist;            /* serialized histogram, NULL for a counter */
+	size_t hist_len;
+	int64_t counter;
+};
+struct gl_store_figs;
+struct gl_store_figs *gl_store_figs_open(struct gl_store *st, int64_t idx, struct gl_err *err);
+int gl_store_figs_next(struct gl_store_figs *c, struct gl_store_fig *f, struct gl_err *err);
+void gl_store_figs_close(struct gl_store_figs *c);
 /* A simulated SIGKILL (`gauntlet simulate`): what is not committed is
  * rolled back and the store closed as a killed process leaves it (no
  * flush, no checkpoint). */

@@ -10,7 +10,7 @@ cat "$T/tree.out"
 check "the tree: no upward include (exit $rc)" [ $rc -eq 0 ]
 mkdir -p "$T/copy"
 cp -r "$GL_SOURCE_DIR/harness" "$GL_SOURCE_DIR/loadgen" "$GL_SOURCE_DIR/faults" "$GL_SOURCE_DIR/reports" "$T/copy/"
-sed -i '0,/#include "store.h"/s//#include "store.h"\n#include "report.h"/' "$T/copy/harness/core/store.c"
+sed -i '0,/#include "store_int.h"/s//#include "store_int.h"\n#include "report.h"/' "$T/copy/harness/core/store.c"
 line=$(grep -n '#include "report.h"' "$T/copy/harness/core/store.c" | cut -d: -f1)
 python3 "$GL_SOURCE_DIR/scripts/layers.py" "$T/copy" >"$T/planted.out" 2>&1; rc=$?
 cat "$T/planted.out"
