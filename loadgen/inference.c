@@ -19,7 +19,7 @@
  * out of the latency percentiles; a longer stream flushes its held gaps as
  * it goes. Every request also becomes a row of the store's requests table.
  *
- * Errors are data, by class (DESIGN section 4): connect, tls, http_4xx,
+ * Errors are data, by class (docs/metrics.md): connect, tls, http_4xx,
  * http_429, http_5xx, timeout_ttft, timeout_idle, timeout_total,
  * stream_error, truncated, malformed. An endpoint that fails stays in
  * rotation unless drop_failed_endpoints is set: we measure the service.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test_inference_errors.sh - every error class of DESIGN section 4 produced
+# test_inference_errors.sh - every error class of docs/metrics.md produced
 # by a real server on loopback (`gauntlet target` misbehaving, a model it
 # does not serve, a body too large for it, a closed port, https to plain HTTP, 2 MiB SSE lines) and
 # counted while the run goes on; the preflight gate on a dead endpoint;

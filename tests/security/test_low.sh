@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# test_low.sh - the low findings of issue 24, each reproduced as the attack
-# or bug and shown refused or fixed. Root runs gauntlet; the unprivileged
-# user `nobody` lays the traps in a sticky, world-writable directory:
+# test_low.sh - the smaller inputs of docs/security.md, each reproduced as
+# the attack or bug and shown refused or fixed. Root runs gauntlet; the
+# unprivileged user `nobody` lays the traps in a sticky, world-writable
+# directory:
 #  1. the null fault's marker: a file nobody placed at the marker path (and
 #     a link to a root file) is refused by inject, naming the path, and
 #     keeps its bytes; a marker replaced during the fault is left alone by

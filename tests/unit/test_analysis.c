@@ -400,7 +400,7 @@ int main(void)
 	}
 	gl_store_close(st);
 
-	/* 4. recovery per workload (DESIGN 4: targets naming the workload) */
+	/* 4. recovery per workload, each judged by the targets naming it */
 	st = make_store2(dir);
 	if ((an = analyze(st, "per workload"))) {
 		/* workloads in scenario order: null = 0, inference = 1 */
