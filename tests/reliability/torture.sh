@@ -129,7 +129,7 @@ SCALE = float(os.environ["GL_SCALE"]); NET = os.environ["GL_NET"] == "1"
 NA = os.environ["GL_NA"]; IA = os.environ["GL_IA"]; TPID = int(os.environ["GL_TPID"])
 DIR = T + "/run"; DB = DIR + "/run.db"; SC = T + "/torture.json"
 LOSS_MAX_S = 1.0          # a SIGKILL loses at most the last second (one commit interval)
-LOSS_SLACK_S = 0.1        # + a commit timer run late: 1.024 s once beside the suite on two cores
+LOSS_SLACK_S = 0.1        # + a commit timer run late: 1.024 s beside the suite on two cores
 rng = random.Random(SEED)
 t_start = time.monotonic()
 n_pass = n_fail = 0
