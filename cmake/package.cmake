@@ -20,9 +20,9 @@ include(GNUInstallDirs)
 # Modes whatever the umask of whoever installs or packages: directories
 # 0755, bin/ 0755, every other file 0644. install() sets the mode of each
 # file it copies, but the directories it has to create (bin/, share/,
-# share/gauntlet/, share/man/man1/ ...) took the installer's umask: under
+# share/gauntlet/, share/man/man1/ ...) take the installer's umask: under
 # umask 000 the scenario library's directory, whose scenarios run faults as
-# root, and bin/ were world-writable, in `cmake --install` and in the .deb
+# root, and bin/ would be world-writable, in `cmake --install` and in the .deb
 # (cpack stages the package by the same install). Set before any install();
 # CPack's CPACK_INSTALL_DEFAULT_DIRECTORY_PERMISSIONS, for the directories
 # of its staging tree, takes the same value from it.

@@ -1,6 +1,6 @@
 /*
  * deadman.h - the dead-man's switch that link_flap (method ip) and
- * fabric_port share (DESIGN section 5): inject takes a link or port down,
+ * fabric_port share (docs/faults.md): inject takes a link or port down,
  * then starts a detached loop on the target (setsid: its own session, no
  * tie to the controller) that brings it up again when the fault's time is
  * up, even when the controller was SIGKILLed and nobody runs `gauntlet

@@ -14,7 +14,7 @@
  * inject returns at once rather than sleeping through the flaps: fault steps
  * run one at a time on the controller's executor thread, and a later fault's
  * step must not wait for this one's sleeps.
- *   The loop is also the fault's dead-man's switch (DESIGN section 5): it
+ *   The loop is also the fault's dead-man's switch (docs/faults.md): it
  * ends with the link up, count x down + (count - 1) x up after inject, even
  * when the controller was SIGKILLed and nobody runs `gauntlet revert`; a
  * TERM, INT or HUP sent to it brings the link up as well. It writes its pid

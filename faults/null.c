@@ -9,8 +9,8 @@
  * was SIGKILLed.
  *
  * The marker is never someone else's file: inject creates it with O_CREAT |
- * O_EXCL | O_NOFOLLOW and refuses a path that exists (it used to truncate,
- * and revert deleted, whatever file the path named). Revert and the checks
+ * O_EXCL | O_NOFOLLOW and refuses a path that exists (never truncating,
+ * or at revert deleting, whatever file the path names). Revert and the checks
  * take the file at PATH as the marker only when it is a regular file, not a
  * link, owned by the effective user and holding exactly what inject wrote
  * (the nonce comes from the journaled plan, in the 0600 store); anything

@@ -19,7 +19,7 @@
  * out of the latency percentiles; a longer stream flushes its held gaps as
  * it goes. Every request also becomes a row of the store's requests table.
  *
- * Errors are data, by class (DESIGN section 4): connect, tls, http_4xx,
+ * Errors are data, by class (docs/metrics.md): connect, tls, http_4xx,
  * http_429, http_5xx, timeout_ttft, timeout_idle, timeout_total,
  * stream_error, truncated, malformed. An endpoint that fails stays in
  * rotation unless drop_failed_endpoints is set: we measure the service.
@@ -505,12 +505,11 @@ static void on_user_wake(evutil_socket_t fd, short what, void *arg)
 }
 
 /* Closed loop: the user's next request after its think time. Without a
- * think time it goes out now (what the timer did on the loop's next turn,
- * less a turn, an allocation and a timer per request) when curl ended the
- * last one (now_ok); one we ended ourselves (a ttft or idle timeout, a
- * handle curl would not take) was finished by the sweep, which walks the
- * in-flight list: that user's next request waits for the loop's next turn,
- * as before. */
+ * think time it goes out at once when curl ended the last one (now_ok): a
+ * zero timer would cost a loop turn, an allocation and a timer per
+ * request. One we ended ourselves (a ttft or idle timeout, a handle curl
+ * would not take) was finished by the sweep, which walks the in-flight
+ * list: that user's next request waits for the loop's next turn. */
 static void user_next(struct inf *w, int user, int now_ok)
 {
 	struct user_wake *u;

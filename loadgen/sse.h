@@ -7,7 +7,7 @@
  * fragments of any size; the parser calls back once per complete event. In
  * OpenAI mode (GL_SSE_OPENAI) the parser also interprets each event's data
  * (gl_oai_parse_chunk) and keeps a tally, so that gl_sse_finish can classify
- * how the stream ended (DESIGN section 4): clean, stream_error, truncated or
+ * how the stream ended (docs/metrics.md): clean, stream_error, truncated or
  * malformed.
  *
  * Framing follows the WHATWG EventSource rules: CRLF, CR and LF line ends, a
@@ -31,7 +31,7 @@
 #define GL_SSE_DEFAULT_MAX_LINE (64u * 1024u)      /* bytes, excluding the line end */
 #define GL_SSE_DEFAULT_MAX_DATA (1024u * 1024u)    /* bytes of one event's data */
 
-/* How a response ended, as the error classes of DESIGN section 4. */
+/* How a response ended, as the error classes of docs/metrics.md. */
 enum gl_sse_class {
 	GL_SSE_CLEAN = 0,     /* [DONE] or a finish_reason seen, nothing wrong */
 	GL_SSE_STREAM_ERROR,  /* the server sent an error event/object in the stream */

@@ -607,7 +607,8 @@ static int tl_init(struct gl_ctx *c, const cJSON *cfg, void **state, struct gl_e
 	}
 	w->ctx = c;
 	w->m = gl_ctx_metrics(c);
-	/* at least one scrape per window (DESIGN 4: windows stay real time) */
+	/* at least one scrape per window (windows are real time, never scaled:
+	 * docs/architecture.md, "Time model") */
 	w->period_ns = gl_cfg_dur(cfg, "every", DEF_EVERY_NS);
 	if (sc && sc->window_ns > 0 && sc->window_ns < w->period_ns)
 		w->period_ns = sc->window_ns;

@@ -1,6 +1,6 @@
 /*
  * report.h - rendering a run's reports from its store alone: report.json
- * (the contract of DESIGN section 6), report.md and manifest.json. Called at
+ * (its contract in docs/metrics.md), report.md and manifest.json. Called at
  * the end of a run and by `gauntlet report DIR` at any time, also for a run
  * that is still going or was killed.
  */

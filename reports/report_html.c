@@ -1053,8 +1053,8 @@ static void phases_table(struct out *o, const struct gl_analysis *an, const stru
 		for (int i = 0; i < ss->n; i++) {
 			double v = 0;
 			/* evaluated before the call: in one argument list the
-			 * order is unspecified, and gcc passed v before the
-			 * evaluation filled it (every figure showed 0) */
+			 * order is unspecified, and gcc may pass v before the
+			 * evaluation fills it (every figure then shows 0) */
 			int has = gl_agg_eval(an->phase[p], ss->s[i].name, &v) == 0;
 			td_secs(o, has, v);
 		}

@@ -1,5 +1,5 @@
 /*
- * report_json.c - report.json. Key names are a contract (DESIGN section 6):
+ * report_json.c - report.json. Key names are a contract (docs/metrics.md):
  * add keys freely, never rename. A figure that was not measured is null,
  * never 0, so no reader can mistake "no data" for "perfect".
  */
@@ -453,7 +453,8 @@ cJSON *gl_report_json(const struct gl_analysis *an)
 		else
 			cJSON_AddNullToObject(o, "restored");
 		{
-			/* DESIGN 4: per workload, each judged by the targets naming it */
+			/* per workload, each judged by the targets naming it
+			 * (docs/metrics.md, "Window health and recovery") */
 			cJSON *bw = cJSON_AddObjectToObject(o, "by_workload");
 			for (int w = 0; w < an->sc->n_workloads && w < GL_MAX_WORKLOADS; w++) {
 				cJSON *x = cJSON_AddObjectToObject(bw, an->sc->workloads[w].name);

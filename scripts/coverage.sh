@@ -32,7 +32,7 @@
 # index.html with a page per file). Installs gcovr from Debian when missing.
 # Exit status: ctest's (the figures print either way); with --no-run, 0.
 # GL_COV_CHECK=1: also exit 1 when a folder is below 85 % lines or 70 %
-# branches (the goal of issue 15).
+# branches (the goal in docs/testing.md, "Coverage").
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # report-identity.sh - are the reports the same, byte for byte, when a new
-# gauntlet renders them from stores an old one wrote? (issue 16: the
-# source layout may change, the reports may not.)
+# gauntlet renders them from stores an old one wrote? (A change to the
+# source layout, or any refactor, must not change a report.)
 #
 #   bash scripts/report-identity.sh --make DIR  [--gauntlet PATH]
 #       With the (old) binary, write a set of run stores into DIR/stores/,
@@ -22,11 +22,11 @@
 # Normalised before comparing, and nothing else: the lines naming
 # gauntlet's own version and revision (normalise() below lists each one).
 # They are read from the store (the binary that ran the run), so today a
-# re-render keeps them; they are set aside because issue 16 allows them to
-# change. A file identical only once they are set aside says so. Nothing
-# else in a report depends on when, where (which directory, time zone,
-# locale) or by which process it is rendered: --check with the binary that
-# made DIR reports 0 differ.
+# re-render keeps them; they are set aside because they name the binary,
+# which may change. A file identical only once they are set aside says so.
+# Nothing else in a report depends on when, where (which directory, time
+# zone, locale) or by which process it is rendered: --check with the binary
+# that made DIR reports 0 differ.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 FILES=(report.json report.md report.html junit.xml timeseries.csv manifest.json)

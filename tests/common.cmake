@@ -57,9 +57,8 @@ endfunction()
 # gl_test_asan_long(NAME): a long integration test (a minute or more, a
 # machine-wide lab, timings under load) whose sanitizer twin is labelled
 # asan_long. scripts/test.sh leaves those twins out unless GL_ASAN_ALL=1,
-# and names each one it left out in its closing lines: on CI's two cores
-# they took the suite past 20 minutes and failed on load, not on memory
-# errors.
+# and names each one it left out in its closing lines: on two cores they
+# take the suite past 20 minutes and fail on load, not on memory errors.
 # The plain test always runs; the twin stays registered for GL_ASAN_ALL=1.
 function(gl_test_asan_long name)
   if(GL_FUZZ OR NOT GL_SANITIZE)

@@ -6,8 +6,8 @@
 #
 # The plain build only. Its soak judges recovery windows (a training restore
 # within the run, under load from the tests beside it), which the sanitizer
-# build's ranks, several times slower, missed in a CI rehearsal; and at
-# 200 s it was the suite's longest test. Everything it drives runs under
+# build's ranks, several times slower, miss on a loaded machine; and at
+# 200 s it is the suite's longest test. Everything it drives runs under
 # ASan + UBSan in its own test: each fault kind (test_drain, test_netfaults,
 # test_procfaults, test_cplane, test_model_swap), the workloads
 # (test_inference, test_training, test_train, test_storage), agents and

@@ -19,10 +19,10 @@ gl_script_test(test_sec_paths ${GL_TESTS_DIR}/security/test_paths.sh TIMEOUT 120
 # What gauntlet shows (names, dry run, logs) cannot hide or forge what it
 # runs or what happened.
 gl_script_test(test_sec_output ${GL_TESTS_DIR}/security/test_output.sh TIMEOUT 120)
-# The low findings (issue 24): the null fault's marker, --set through the
-# strict parser, --time-scale overflow, lab --dir quoting, FIFOs named by a
-# scenario, 70,000 faults, the target's idle timeout, netns and interface
-# names that would be options or paths.
+# The smaller inputs of docs/security.md: the null fault's marker, --set
+# through the strict parser, --time-scale overflow, lab --dir quoting, FIFOs
+# named by a scenario, 70,000 faults, the target's idle timeout, netns and
+# interface names that would be options or paths.
 gl_script_test(test_sec_low ${GL_TESTS_DIR}/security/test_low.sh TIMEOUT 180)
 # Hostile peers on the load agents' port: a flood of 16 MiB frame
 # announcements, a crowd holding the waiting places, a forger with a real

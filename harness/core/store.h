@@ -32,11 +32,11 @@
 #define GL_STORE_DEBUG_PER_MINUTE 6
 #define GL_STORE_WAL_LIMIT_STR "1048576"
 /* SQLite's page cache of each store connection, as PRAGMA cache_size takes
- * it (negative: KiB): 256 KiB. The default (2 MiB) filled as the store grew
- * and showed as memory growth for the first hours of a run; this bound keeps
+ * it (negative: KiB): 256 KiB. The default (2 MiB) fills as the store grows
+ * and shows as memory growth for the first hours of a run; this bound keeps
  * it small and fixed (appends touch only the rightmost pages of each table;
- * test_memory measured 30-80 KiB of growth over ~300 windows with it, 400-540
- * KiB with the default). */
+ * over test_memory's ~300 windows, 30-80 KiB of growth with it, 400-540 KiB
+ * with the default). */
 #define GL_STORE_CACHE_KIB_STR "-256"
 
 struct gl_store;

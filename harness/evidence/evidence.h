@@ -36,7 +36,7 @@
 
 #include "util.h"
 
-/* Exit codes of both commands (DESIGN section 2). */
+/* Exit codes of both commands (docs/architecture.md, "Exit codes"). */
 enum {
 	GL_EVIDENCE_OK = 0,
 	GL_EVIDENCE_MISMATCH = 1,   /* verify: a file differs; seal: sealed before with other content */

@@ -1,6 +1,6 @@
 /*
  * hist.c - the log-linear histogram behind every latency percentile (see
- * hist.h and DESIGN.md section 4). A value v >= 2^-64 is split by frexp into
+ * hist.h and docs/metrics.md). A value v >= 2^-64 is split by frexp into
  * m * 2^e with m in [0.5, 1); e picks one of 128 octaves (e in [-63, 64]) and
  * (m - 0.5) * 2048 one of 1024 linear sub-buckets inside it, so a bucket is
  * at most 1/1024 of its lower edge wide and its midpoint is within 1/2048 of

@@ -14,7 +14,7 @@
 #define C(n, w, lower, unit, help) { n, w, GL_MK_COUNTER, NULL, NULL, 0, lower, unit, help }
 
 static const struct gl_metric_def catalog[] = {
-	/* inference (DESIGN 4) */
+	/* inference (docs/metrics.md, "Inference") */
 	H("inference.ttft_ms", "inference", 1, "ms", "first token - intended send (open loop); - actual send (closed loop)"),
 	H("inference.ttft_from_send_ms", "inference", 1, "ms", "first token - actual send"),
 	H("inference.itl_ms", "inference", 1, "ms", "gap between consecutive content events"),
@@ -86,7 +86,7 @@ static const struct gl_metric_def catalog[] = {
 	{ "agents.delivered_ratio", "agents", GL_MK_RATIO, "agents.delivered", "agents.expected", 0, 0, "ratio", "agent-windows delivered / expected" },
 	H("null.tick_lag_ms", "null", 1, "ms", "actual - scheduled time of the null workload's ticks"),
 	C("null.ticks", "null", 0, "ticks", "ticks of the null workload"),
-	/* recovery (per fault, DESIGN 4) */
+	/* recovery (per fault: docs/metrics.md, "Window health and recovery") */
 	{ "recovery_s", "", GL_MK_RECOVERY, NULL, NULL, 0, 1, "s", "inject until hold windows meet the degraded targets" },
 	{ "restore_s", "", GL_MK_RECOVERY, NULL, NULL, 0, 1, "s", "revert until hold windows meet the steady targets" },
 };

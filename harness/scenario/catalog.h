@@ -5,7 +5,8 @@
  *
  * Validation uses it to reject unknown target names (with a did-you-mean),
  * analysis uses it to compute a target's measured value, reports use it to
- * list metrics. Names and definitions follow DESIGN section 4.
+ * list metrics. Names and definitions are docs/metrics.md's ("The metric
+ * catalogue").
  */
 #ifndef GL_CATALOG_H
 #define GL_CATALOG_H

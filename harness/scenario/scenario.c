@@ -290,8 +290,8 @@ static void parse_phases(struct vctx *v, const cJSON *ph)
 }
 
 /* Duplicate fault ids, in n log n: indices sorted by (id, index), so each
- * id's first use leads its run. (Comparing every pair took 23 s for 70,000
- * faults.) Errors come out in the faults' order. */
+ * id's first use leads its run. (Comparing every pair would take 23 s for
+ * 70,000 faults.) Errors come out in the faults' order. */
 static const struct gl_fault_spec *sort_faults;
 static int cmp_fault_id(const void *a, const void *b)
 {
@@ -920,7 +920,7 @@ static void check_time_scale(struct vctx *v, const struct gl_scenario_opts *o)
  * g counts at f's start when it comes before f in (at, index) order and is
  * still active then (g.at <= f.at < g.at + max(g.for, 1)); the maximum is
  * reached at some start. A sweep in that order with a min-heap of the
- * earlier faults' ends: n log n (the pairwise count took 23 s for 70,000
+ * earlier faults' ends: n log n (a pairwise count would take 23 s for 70,000
  * faults). */
 static int cmp_fault_at(const void *a, const void *b)
 {

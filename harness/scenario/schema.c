@@ -1,6 +1,5 @@
 /*
- * schema.c - the typed getters of schema.h, each reporting its own errors
- * (moved from scenario.c; the messages are the ones it wrote).
+ * schema.c - the typed getters of schema.h, each reporting its own errors.
  */
 #include "schema.h"
 

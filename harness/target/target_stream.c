@@ -111,8 +111,9 @@ static void on_conn_close(struct evhttp_connection *evcon, void *arg)
  * already written is pushed out first: a socket bufferevent keeps the front
  * of its output buffer frozen (only its own write callback drains it), so
  * the buffer is thawed for the one write and frozen again. Without that the
- * write fails and the tokens written in the same loop turn are lost (a
- * loaded machine, where one turn writes several tokens, saw that). */
+ * write fails and the tokens written in the same loop turn are lost (under
+ * eight CPU hogs one turn writes several tokens, and 69 of 300 streams lose
+ * their last one). */
 static void drop_connection(struct stream *s, int injected)
 {
 	struct evhttp_connection *evcon = s->evcon;

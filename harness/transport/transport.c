@@ -8,7 +8,8 @@
  * as one comes and the call fails with GL_ESTOPPED. With a netns on the
  * host, the command runs under `ip netns exec NS`.
  * null: records nothing, runs nothing, succeeds; for controller tests.
- * The ssh and http transports come with the faults issue.
+ * ssh is transport_ssh.c's; faults that act through an HTTP API call it
+ * with harness/lib/http.h, not through a transport.
  */
 #define _GNU_SOURCE
 #include <errno.h>

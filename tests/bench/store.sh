@@ -9,7 +9,7 @@
 # Each mode runs 60 s at 2,000 req/s (open loop, constant arrival,
 # non-streaming, 4 output tokens) with the scenario's default window (10 s):
 #   default   "store" not set: requests "sample", events "info"
-#   all       "store": {"requests": "all"}, the old behaviour, for contrast
+#   all       "store": {"requests": "all"}, every request kept, for contrast
 # The store is measured from 10 s into the run to its last second, as the
 # bytes of the database's pages in use that a reader sees (page_count less
 # freelist_count, times page_size: what run.db holds once the WAL is

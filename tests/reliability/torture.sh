@@ -11,16 +11,17 @@
 # After each kill: the store is intact (quick_check), the run still
 # `running`, the windows so far contiguous, and what the commit model
 # promises holds: the store reached the controller's elapsed time of the
-# kill to within a second (DESIGN 7). Before each kill and after the end:
-# every fault the journal calls planned, reverted or failed has no effect
-# on the machine, and every injected one has. At the end: exit 0 or 1, no
-# fault live in the journal, nothing left on the machine (markers, the held
-# process, a frozen target, nft tables, a down link, flap loops), the same
-# run id throughout, one resume per kill, windows 0..N-1 contiguous with
-# N = duration / window, every full window with its full ticks (nothing of
-# the kept data lost or counted twice), `gauntlet report` re-rendering the
-# same report.json, and report.json agreeing with the store (windows, each
-# fault's state and times, totals). Prints the figures it measured.
+# kill to within a second (docs/architecture.md, "Commit model"). Before
+# each kill and after the end: every fault the journal calls planned,
+# reverted or failed has no effect on the machine, and every injected one
+# has. At the end: exit 0 or 1, no fault live in the journal, nothing left
+# on the machine (markers, the held process, a frozen target, nft tables, a
+# down link, flap loops), the same run id throughout, one resume per kill,
+# windows 0..N-1 contiguous with N = duration / window, every full window
+# with its full ticks (nothing of the kept data lost or counted twice),
+# `gauntlet report` re-rendering the same report.json, and report.json
+# agreeing with the store (windows, each fault's state and times, totals).
+# Prints the figures it measured.
 # Then a short last case: a fresh run of the marker, hold, freeze (and,
 # with a namespace, partition) faults with the dead-man's switch at renew
 # 1 s / grace 3 s, its controller SIGKILLed once while they are injected and
@@ -128,7 +129,7 @@ SCALE = float(os.environ["GL_SCALE"]); NET = os.environ["GL_NET"] == "1"
 NA = os.environ["GL_NA"]; IA = os.environ["GL_IA"]; TPID = int(os.environ["GL_TPID"])
 DIR = T + "/run"; DB = DIR + "/run.db"; SC = T + "/torture.json"
 LOSS_MAX_S = 1.0          # a SIGKILL loses at most the last second (one commit interval)
-LOSS_SLACK_S = 0.1        # + a commit timer run late: 1.024 s once beside the suite on two cores
+LOSS_SLACK_S = 0.1        # + a commit timer run late: 1.024 s beside the suite on two cores
 rng = random.Random(SEED)
 t_start = time.monotonic()
 n_pass = n_fail = 0

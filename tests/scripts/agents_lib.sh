@@ -65,7 +65,7 @@ PY
 run_procs() {
 	local p pids
 	# an agent is a process named gauntlet: with INDEX only those are read
-	# (every /proc entry took seconds on a loaded machine)
+	# (every /proc entry takes seconds on a loaded machine)
 	if [ -n "${2:-}" ]; then pids=$(pgrep -x gauntlet); else pids=$(ls /proc | grep -x '[0-9]*'); fi
 	for p in $pids; do
 		{ tr '\0' '\n' < /proc/$p/environ; } 2>/dev/null | grep -qx "GAUNTLET_RUN_ID=$1" || continue

@@ -20,7 +20,7 @@ T=$(mktemp -d /tmp/gl-test.XXXXXX)
 # python3 is Debian's /usr/bin/python3 (the one scripts/setup.sh installs
 # python3-jsonschema and the rest for) even when a version manager's shim
 # comes first on PATH: pyenv's is a chain of bash scripts that costs 0.4 s
-# a call on an idle machine here and over 3 s on a loaded one, which broke
+# a call on an idle machine here and over 3 s on a loaded one: it breaks
 # the timing of whole tests. Stand-ins run by `#!/usr/bin/env python3` get
 # it too.
 if [ -x /usr/bin/python3 ] && [ "$(command -v python3)" != /usr/bin/python3 ]; then

@@ -45,8 +45,8 @@ for n in one ag2 ag4; do
 done
 # window by window: a request counts in the window it ended in, wherever
 # it was sent from; only requests ending near a boundary may fall on the
-# other side of it (tens of ms on a loaded machine: 8 of 900 moved once,
-# counted twice, 16, beside the suite)
+# other side of it (tens of ms on a loaded machine: beside the suite 8 of
+# 900 can move, which the window-by-window comparison counts twice, 16)
 for n in ag2 ag4; do
 	check "$n: each window counts what the one-process run's did (within 5 % of the requests)" python3 -c "
 import sqlite3

@@ -15,8 +15,8 @@ source "$(dirname "$0")/agents_lib.sh"
 
 # --- 2. an agent SIGKILLed mid-run ---------------------------------------------------------------
 # 20 s: killed about 5 s in, the relaunch (mpirun's teardown of the dead
-# rank, then a new mpirun) must connect before the end; 12 s left a loaded
-# machine with no relaunch at all.
+# rank, then a new mpirun) must connect before the end; with 12 s a loaded
+# machine can get no relaunch at all.
 start_target kill-a --ttft-ms 20 --itl-ms 2 --max-seqs 1000; ADDR1=$ADDR
 start_target kill-b --ttft-ms 20 --itl-ms 2 --max-seqs 1000; ADDR2=$ADDR
 scenario "$T/kill.json" 20s "\"arrival\": {\"mode\": \"poisson\", \"rate\": 100}, \"trace\": null, \"input_tokens\": 20, \"output_tokens\": 4, \"agents\": {\"launcher\": \"mpirun\", \"count\": 2, \"launcher_args\": [$MPI_ARGS]}"
@@ -68,7 +68,7 @@ TPID=$!; PIDS+=("$TPID")
 wait_connected "$T/tok" 1
 dial=$(sql "$T/tok/run.db" "select message from events where source='agents' and message like '%dialing%'" | grep -o "dialing [^ ]*" | cut -d' ' -f2)
 # the intruder first, while the run surely listens (the scan below reads
-# every process: seconds on a loaded machine, once past the run's end)
+# every process: seconds on a loaded machine, which can outlast the run)
 python3 - "$dial" <<'PY'
 import json, socket, struct, sys
 host, port = sys.argv[1].rsplit(":", 1)

@@ -12,7 +12,7 @@
 #   (c) compare.json, compare.md and compare.html exist, are self-contained
 #       and agree row by row.
 # The default output is a summary: at most 30 lines for the two real runs
-# (the old table printed a line per comparison: over 50 here).
+# (a line per comparison would be over 50 here).
 # The two real runs share a 2-CPU machine with whatever else runs: a p99 of
 # twenty requests moves by more than 5% from CPU contention alone, so the
 # checks between the two real runs use the per-window medians (--stats
@@ -84,7 +84,7 @@ rc=$?
 C=$T/r2x/compare
 check "(b) run2 vs its regressed copy: exit 1" [ $rc -eq 1 ]
 # (+50 %, not +10 %: the two samples are unpaired, and beside the suite the
-# spread of a loaded run's per-window p99 once hid a 10 % shift)
+# spread of a loaded run's per-window p99 can hide a 10 % shift)
 check "(b) steady TTFT p50, p95 and p99 all regressions" [ "$(rows "$C/compare.json" "x['metric'] in ('inference.ttft_ms.p50','inference.ttft_ms.p95','inference.ttft_ms.p99') and x['phase']=='steady' and x['verdict']=='regression'")" = 3 ]
 check "(b) nothing but TTFT changed" [ "$(rows "$C/compare.json" "x['verdict'] in ('regression','improvement') and not x['metric'].startswith('inference.ttft_ms.')")" = 0 ]
 check "(b) the change is the injected +50% (medians, steady)" json "$C/compare.json" "[abs(x['change_pct']-50) < 0.5 for x in r['comparisons'] if x['metric']=='inference.ttft_ms.p50' and x['phase']=='steady']==[True] or sys.exit(1)"

@@ -14,7 +14,7 @@ source "$(dirname "$0")/lib.sh"
 # or the sanitizers delay them rather than drop them); a workload ticking
 # at a quarter of its rate or not at all fails the verdict. Its tick-lag
 # targets are 1 s, not 50 and 100 ms: they judge the machine the test runs
-# on (the sanitizer build beside the suite saw a p99 of 177 ms; a loaded
+# on (beside the suite the sanitizer build's p99 reaches 177 ms; a loaded
 # machine's tick lag at 3x, 109 ms), and this test judges the controller.
 # At --time-scale 360 the shock phase (load x3) starts 2.5 s of real time
 # after null-2's revert, and a fault's settle is real time: each fault gets
@@ -109,8 +109,8 @@ bg run "$SC" --out "$T/r2" --time-scale $SCALE
 wait_for "$T/marker-1.marker" 15
 # killed once a commit after the inject holds the run's clock past it: the
 # outage then begins with the fault in, as the store sees it (a kill before
-# that commit, 0.4 s after the marker as this test once slept, made the
-# outage begin 0.14 ms before the journaled inject: no longer held)
+# that commit, such as a fixed 0.4 s after the marker, can make the outage
+# begin before the journaled inject, by 0.14 ms)
 check "a commit after null-1's inject (the store's clock past it)" until_ok 10 sql_is "$T/r2/run.db" \
 	"select (select elapsed_ns from run) > injected_elapsed_ns from faults where id = 'null-1' and state = 'injected'" 1
 KILL_AT=$(date +%s%N)

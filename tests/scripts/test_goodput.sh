@@ -5,7 +5,7 @@
 # ttft_ms 100 is met by none (0.0: no first token can come sooner than the
 # server sends it), and one of ttft_ms 2000, tpot_ms 200 by every request
 # (1.0: a client on a loaded machine adds to the server's 150 ms and 10 ms,
-# never 13 times as much; the sanitizer build beside the suite measured
+# never 13 times as much; beside the suite the sanitizer build measures
 # first tokens past 500 ms); tpot_ms 2 is met by none. With half the requests answered 500,
 # errors are misses: goodput = 1 - error_rate exactly; compare and the
 # timeseries carry it. The runs go side by side (about 5 s).
@@ -49,9 +49,8 @@ check "every request's TTFT at least the server's 150 ms (p50 and p99)" \
 check "ttft_ms 2000, tpot_ms 200: goodput 1.0 (every request)" m met "i['goodput'] == 1.0 and i['good'] == i['requests'] > 0"
 check "ttft_ms 100: goodput 0.0" m ttft "i['goodput'] == 0.0 and i['requests'] > 0"
 # (a timing too: a client that reads a stream's first token late sees the
-# rest at once, so its TPOT shrinks; the sanitizer build beside three
-# other tests once measured some requests within 5 ms, where the server's
-# gap is 10 ms)
+# rest at once, so its TPOT shrinks; beside three other tests the sanitizer
+# build measures some requests within 5 ms, where the server's gap is 10 ms)
 timing "tpot_ms 2 (the server's gap is 10 ms): goodput 0.0" m tpot "i['goodput'] == 0.0 and i['requests'] > 0"
 check "half the answers 500: errors are misses, goodput = 1 - error_rate" \
 	m err "i['errors'] > 0 and i['goodput'] < 1 and abs(i['goodput'] - (1 - i['error_rate'])) < 1e-12"

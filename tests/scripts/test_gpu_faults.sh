@@ -91,8 +91,8 @@ check "dry run: nvidia-smi never ran" [ ! -e "$GL_FAKE_GPU_DIR/calls.log" ]
 # (The short runs here last 7 s at time scale 1 with a fault held 2 s: an
 # inject a loaded machine slows by a second still leaves a whole window
 # under the fault for the degraded targets and a healthy one after it for
-# the recovery figures. At 4 s and time scale 2, or held 1 s, they did not,
-# and the run failed: degraded judged on no window, or recovery missing.)
+# the recovery figures. At 4 s and time scale 2, or held 1 s, they do not,
+# and the run fails: degraded judged on no window, or recovery missing.)
 fresh
 scenario "$T/pw.json" 7s "{ \"id\": \"gp\", \"at\": \"1s\", \"for\": \"2s\", \"kind\": \"gpu_throttle\", \"target\": \"me\",
   \"params\": { \"gpus\": [0, 1], \"watts\": 300, \"state_dir\": \"$SD\" } }"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test_inference_errors.sh - every error class of DESIGN section 4 produced
+# test_inference_errors.sh - every error class of docs/metrics.md produced
 # by a real server on loopback (`gauntlet target` misbehaving, a model it
 # does not serve, a body too large for it, a closed port, https to plain HTTP, 2 MiB SSE lines) and
 # counted while the run goes on; the preflight gate on a dead endpoint;
@@ -56,17 +56,17 @@ sed 's/"preflight": false/"preflight": true/' "$T/e-conn.json" > "$T/e-conn-pf.j
 CASES+=("conn-pf:-")
 # a server that stops sending mid-stream: tokens flow for 6 s after it
 # starts, then 30 s of nothing (the run, started at once, must send before
-# then: 3 s was once gone before a loaded machine's run sent anything)
+# then: a loaded machine's run can take 3 s to send anything)
 start_target e-idle-srv --itl-ms 100 --ttft-ms 10 --output-tokens 1000 --misbehave stall_ms=30000 --stall-at-s 6
 scenario "$T/e-idle.json" 10s "http://$ADDR/v1" '"arrival": { "mode": "constant", "rate": 5 }, "output_tokens": 1000, "idle_timeout": "500ms"'
 CASES+=("idle:-")
 launch
 # oversized SSE lines (2 MiB): malformed, and memory stays bounded. Alone,
 # after the others: beside eight runs on a loaded machine none of its
-# requests finished in 8 s (alone it finishes 76 of 80 in 4 s)
+# requests finish in 8 s (alone it finishes 76 of 80 in 4 s)
 start_target e-big-srv --misbehave oversized_line
-# 8 s: beside the suite's other tests a 4 s run finished 8 requests once and
-# none at all once (alone it finishes 76 of its 80)
+# 8 s: beside the suite's other tests a 4 s run finishes 8 requests, or
+# none at all (alone it finishes 76 of its 80)
 scenario "$T/e-big.json" 8s "http://$ADDR/v1" '"arrival": { "mode": "constant", "rate": 20 }'
 RUNS+=("big")
 # its peak RSS from the kernel (wait4's ru_maxrss, KiB): every moment of

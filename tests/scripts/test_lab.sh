@@ -270,7 +270,7 @@ PIDS+=("$SPID")
 AGNS=""
 # Until both agents connected, the run ended or 30 s passed: each pass
 # looks only at processes named gauntlet (a pass over every process of a
-# loaded machine took seconds, and 150 of them outlasted ctest's timeout).
+# loaded machine takes seconds, and 150 of them outlast ctest's timeout).
 # agents_seen: one pass; true once both connected and one was seen, or
 # the run ended (AGNS gathers across passes: until_ok runs it here)
 agents_seen() {

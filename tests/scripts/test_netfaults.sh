@@ -232,7 +232,7 @@ check "dead-man: journal says reverted" [ "$(sql "$T/r3/run.db" "select state fr
 # before the resume) is the ground truth: resume reverts the fault at once
 # (not at its planned revert), and the report holds it to that end, counts
 # the outage up to it, and says "ended by itself", not "LONGER: controller
-# down" (it once said "held 29.574 (8.000) LONGER" for such a flap).
+# down" (such as "held 29.574 (8.000) LONGER").
 mk "$T/self.json" 60s "{ \"id\": \"self-$$\", \"at\": \"5s\", \"kind\": \"link_flap\", \"target\": \"a\",
   \"params\": { \"interface\": \"$IA\", \"down\": \"15s\", \"up\": \"25s\" } }"
 bg run "$T/self.json" --out "$T/r3s" --time-scale $SCALE >"$T/r3s.log" 2>&1
@@ -290,8 +290,8 @@ check "self-end: report.md says it ended by itself in the outage, not LONGER" \
 # --- 3. loss: 100%, then 30% ------------------------------------------------------------
 # at 5s for 20s (1-5 s real) 100%; at 45s for 20s (9-13 s real) 30% each way
 # (4 healthy windows between them, for restore_s). The 100% window is 4 s
-# real: with 2 s, a loaded machine (five sanitizer tests on two cores) once
-# saw the table and then got its ping off only after the revert.
+# real: with 2 s, a loaded machine (five sanitizer tests on two cores) can
+# see the table and then get its ping off only after the revert.
 # a ping and its reply both cross, so about 1 - 0.7^2 = 51% of pings are lost.
 mk "$T/loss.json" 90s "{ \"id\": \"loss-$$\", \"at\": \"5s\", \"for\": \"20s\", \"kind\": \"link_flap\",
   \"method\": \"loss\", \"target\": \"a\", \"params\": { \"interface\": \"$IA\", \"percent\": 100 } },
@@ -332,8 +332,8 @@ check "IPv6 across works before the partition" wait_until 30 ping6_ab
 
 # --- 5. partition a | b, IPv4 and IPv6, with probes ------------------------------------
 # held 100 s of timeline (20 s real): the checks below must fall inside it
-# even on a loaded machine (a CI run saw both pings answered once, with 5 s;
-# a rehearsal under four parallel builds found the table gone, with 10 s)
+# even on a loaded machine (with 5 s both pings can come back answered;
+# with 10 s, under four parallel builds, the table can be gone already)
 mk "$T/part.json" 130s "{ \"id\": \"part-$$\", \"at\": \"5s\", \"for\": \"100s\", \"kind\": \"partition\",
   \"target\": \"a\", \"params\": { \"a\": [\"$A4\", \"$A6\"], \"b\": [\"$B4/32\", \"$B6\"],
   \"probe_across\": [\"ping\", \"-c1\", \"-W0.2\", \"$B4\"], \"probe_within\": [\"ping\", \"-c1\", \"-W1\", \"$A4\"] } }"
@@ -343,8 +343,8 @@ check "partition: table inet $TABLE appears" wait_until 30 ip netns exec "$NA" n
 # a ping across while the table is there before and after it: 0 blocked,
 # 1 answered, 2 the table was gone (the fault over before the check)
 # The table's presence, asked again for up to 1 s: `ip netns exec` can fail
-# for a moment while other tests make and remove namespaces (a CI run beside
-# the lab found it "gone" at once, with the fault held for 20 s more); a
+# for a moment while other tests make and remove namespaces (beside the lab
+# it can read "gone" at once, with the fault held for 20 s more); a
 # real absence says what the last try printed.
 list_table() { ip netns exec "$NA" nft list table inet "$TABLE" >/dev/null 2>"$T/nftlist.err"; }
 has_table() {

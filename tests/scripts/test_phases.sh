@@ -9,8 +9,8 @@
 # t_intended, as the open loop measures it; the scenario keeps every row:
 # "store": {"requests": "all"}). The two reports must agree
 # with each other and with that ground truth, and no measured figure may be
-# shown as 0 (the HTML table once showed 0 for every one; report.md had no
-# per-phase figures at all).
+# shown as 0 (in the HTML table) or be missing (report.md's per-phase
+# figures).
 . "$(dirname "$0")/lib.sh"
 start_target target --ttft-ms 30 --itl-ms 2 --output-tokens 8
 cat > "$T/sc.json" <<JSON

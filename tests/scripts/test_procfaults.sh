@@ -390,8 +390,8 @@ check "lost: report.md says the switch was lost" grep -q "Dead-man's switch LOST
 # at once: the watcher must not fire while the resumed controller renews
 # its lease 7 times (6 s and more after the kill: unrenewed, it would have
 # fired by then), and the resumed controller reverts.
-# (grace 5 s: with 3 s a loaded machine's resume once renewed too late)
-# (16 s: at 8 s a loaded machine read the journal after the scheduled
+# (grace 5 s: with 3 s a loaded machine's resume can renew too late)
+# (16 s: at 8 s a loaded machine can read the journal after the scheduled
 # revert; the 7 renewals come after the resume's own start.)
 scenario "$T/adopt.json" 22s "{ \"id\": \"adopt-$TAG\", \"at\": \"1s\", \"for\": \"16s\", \"kind\": \"exec\", \"target\": \"me\",
   \"params\": { \"inject\": [\"touch\", \"$T/adopt-mark\"], \"revert\": [\"rm\", \"-f\", \"$T/adopt-mark\"] } }"
@@ -416,10 +416,10 @@ check "adopt: marker gone" [ ! -e "$T/adopt-mark" ]
 # The inject waits at a gate (a fifo) that the test opens once the lease
 # was renewed 7 times (6 s and more from the watcher's start; the grace
 # is 3 s): the lease is renewed from the watcher's start, not from the end
-# of the inject, so the watcher never fires while the inject runs (when
-# it did, its record passed for the revert of a fault that came in after
-# it, and the fault stayed in; its renewals stop then, and the wait for
-# the 7th fails).
+# of the inject, so the watcher never fires while the inject runs (if it
+# did, its record would pass for the revert of a fault that came in after
+# it, and the fault would stay in; its renewals stop then, and the wait
+# for the 7th fails).
 # (a) held 60 s, the controller SIGKILLed once it is in: its watcher
 # reverts it. (b) held 1 s, its planned end plus the grace passing during
 # the inject: the controller reverts it once in, its watcher stopped.
@@ -463,9 +463,8 @@ check "slow inject past its end: the log gives why it was reverted (scheduled, a
 # A controller SIGKILLed after taking a watcher's claim (the claim says
 # "controller") but before stopping the watcher. The resumed controller's
 # revert must stop that watcher: left running while its files are removed
-# after the revert, it took the claim at its planned end plus the grace,
-# reverted a second time and left its record in /run/gauntlet (seen after
-# loaded test_torture runs).
+# after the revert, it would take the claim at its planned end plus the
+# grace, revert a second time and leave its record in /run/gauntlet.
 scenario "$T/held.json" 16s "{ \"id\": \"held-$TAG\", \"at\": \"1s\", \"for\": \"8s\", \"kind\": \"exec\", \"target\": \"me\",
   \"params\": { \"inject\": [\"touch\", \"$T/held-mark\"], \"revert\": [\"sh\", \"-c\", \"rm -f $T/held-mark; echo x >> $T/held-reverts\"] } }"
 set_safety "$T/held.json" '{"deadman_renew": "1s", "deadman_grace": "5s"}'

@@ -67,7 +67,7 @@ unset GAUNTLET_TEST_API_KEY
 # secrets out of its environment (wiping the block /proc shows) right after
 # reading the scenario, before it logs anything; until then the key is in
 # the environment the operator gave it (the sanitizer build, slower to get
-# there, was once sampled in that gap).
+# there, can be sampled in that gap).
 python3 - "$RUN_PID" "$T/procs" "$T/run.log" "$T/scrape" "$T/seen.fifo" <<'PY' &
 import errno, os, re, sys, time, urllib.request
 root, out, log, scrape, fifo = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5]

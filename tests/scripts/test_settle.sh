@@ -13,9 +13,8 @@
 #     ticks a second) is never met again: the fault never restores. Its
 #     span still ends after the settle; the windows after it are judged
 #     steady, restore_s is null (restored: false), the fault is a
-#     fault.restore incident of its own (counted: verdict fail). The old
-#     rule kept every window from the inject to the end degraded, as
-#     "explained".
+#     fault.restore incident of its own (counted: verdict fail), not every
+#     window from the inject to the end degraded, as "explained".
 #
 # Ground truth for the counts is computed here, not by the analysis: from
 # the journal's inject and revert times (run.db faults) and the windows

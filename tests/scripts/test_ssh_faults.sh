@@ -14,7 +14,7 @@ scenario() { # FILE KNOWN_HOSTS PORT
 	# 12 s and hold 1: the revert (claim the watcher, revert, verify, each
 	# an ssh exec) and the healthy windows after it must fit in the run, or
 	# restore_s is missing and the run fails (exit 1). With 8 s and the
-	# default hold of 3 that happened once on a loaded CI machine.
+	# default hold of 3 that can happen on a loaded machine.
 	cat > "$1" <<JSON
 { "name": "ssh-faults", "duration": "12s", "window": "1s", "hold": 1,
   "hosts": { "remote": { "ssh": "root@127.0.0.1:$3", "key": "$T/client_key", "known_hosts": "$2" } },

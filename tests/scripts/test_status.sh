@@ -133,9 +133,9 @@ if ! kill -0 "$RUN" 2>/dev/null; then
 	sql "$T/run/run.db" "select elapsed_ns, level, source, message from events where level in ('warn', 'error') order by seq" | tail -15
 fi
 a=$(failing "$T/a.txt"); b=$(failing "$T/b.txt")
-# status only reads: the run goes on (a checkpoint on close once held the
+# status only reads: the run goes on (a checkpoint on close would hold the
 # writer's lock waiting for readers, seconds long, and a controller kept
-# from writing stopped with "store write failed")
+# from writing stops with "store write failed")
 check "the run goes on after status read its store (controller alive, no store write failed)" \
 	bash -c 'kill -0 "$1" && ! grep -q "store write failed" "$2"' _ "$RUN" "$T/run.log"
 timing "status on the live store took ${ms} ms (< 300: it never waits for the controller's writes)" [ "$ms" -lt 300 ]

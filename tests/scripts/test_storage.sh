@@ -67,8 +67,8 @@ for pat in checkpoint_write model_load dataset_read mixed; do
 	mixed)            extra='"bs": "4KiB", "file_size": "4MiB", "files": 2, "limit": "8MiB", "read_pct": 50' ;;
 	esac
 	# checkpoint_write fsyncs each file and reads it back: on a slow shared
-	# disk 24 MiB took most of 6 s, and a read-back still going at the end
-	# is cut short (a CI rehearsal saw 20 of 24 MiB read back within 12 s);
+	# disk 24 MiB takes most of 6 s, and a read-back still going at the end
+	# is cut short (there 20 of 24 MiB can take 12 s to read back);
 	# the limit stops the writes, the rest of the time idles
 	dur=6s; [ $pat = checkpoint_write ] && dur=20s
 	# bytes the limit fixes / seconds / 4 (1 GB/s = 1e9 B/s)

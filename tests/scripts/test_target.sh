@@ -386,8 +386,8 @@ n=$(count '"delta":{"content":"tok' "$TMP/mstall2")
 span=$(grep '"delta":{"content":"tok' "$TMP/mstall2" | awk 'NR == 1 { f = $1 } { l = $1 } END { print l - f }')
 check "stall: the later stream has all 20 tokens (got $n)" [ "$n" = 20 ]
 # A lower bound with room: the client reads the tokens, and under load it
-# may read the first one late and the next few at once (0.366 s was seen
-# beside the suite under ASan); a burst would be a few ms.
+# may read the first one late and the next few at once (0.366 s beside the
+# suite under ASan); a burst would be a few ms.
 check "stall: ... paced again: first to last token $span s >= 0.25 s (19 x --itl-ms 20 = 0.38 s)" fge "${span:-0}" 0.25
 check "stall: once only; later max gap $gap s < 0.3 s" flt "$gap" 0.3
 stop mstall

@@ -106,8 +106,8 @@ PY
 read -r E_STORE E_REP LOST_S PROD_REP PROD_STORE < "$T/ettr.txt"
 check "A: ETTR below 1 ($E_REP), equal to the store's kept step time over window time ($E_STORE)" \
 	python3 -c "import sys; a, b = float(sys.argv[1]), float(sys.argv[2]); sys.exit(not (0 < a < 1 and abs(a - b) <= 0.002 * b))" "$E_REP" "$E_STORE"
-# (a kill that lands right after a checkpoint loses no step: then none is
-# redone and there is nothing to leave out, seen once beside the suite)
+# (a kill that lands right after a checkpoint, as it can beside the suite,
+# loses no step: then none is redone and there is nothing to leave out)
 check "A: the lost steps' first runs ($LOST_S s, $lost step(s)) are out of the productive time ($PROD_REP s; the store's kept steps $PROD_STORE s)" \
 	python3 -c "import sys; l, p, k, n = map(float, sys.argv[1:5]); sys.exit(not ((l > 0) == (n > 0) and abs(p - k) <= 0.001 * k + 0.001))" "$LOST_S" "$PROD_REP" "$PROD_STORE" "$lost"
 check "A: ETTR in report.md and report.html, and a training.ettr column in timeseries.csv" \

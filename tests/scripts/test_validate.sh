@@ -498,7 +498,7 @@ check "agents: run --dry-run shows the same" \
 # the training job is relaunched, so validate requires its threshold only
 # when a scheduled fault is sure to end the job, and otherwise names it as
 # optional (a threshold nothing can ever give data to is a failed gate for
-# nothing: a clean baseline failed on that alone). The ground truth comes
+# nothing: a clean baseline would fail on that alone). The ground truth comes
 # from the files, by a rule written here: a process_kill whose pgrep
 # pattern names gauntlet-train, with KILL, TERM or INT (the default KILL),
 # or STOP for at least the training watchdog.

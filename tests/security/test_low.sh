@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# test_low.sh - the low findings of issue 24, each reproduced as the attack
-# or bug and shown refused or fixed. Root runs gauntlet; the unprivileged
-# user `nobody` lays the traps in a sticky, world-writable directory:
+# test_low.sh - the smaller inputs of docs/security.md, each reproduced as
+# the attack or bug and shown refused or fixed. Root runs gauntlet; the
+# unprivileged user `nobody` lays the traps in a sticky, world-writable
+# directory:
 #  1. the null fault's marker: a file nobody placed at the marker path (and
 #     a link to a root file) is refused by inject, naming the path, and
 #     keeps its bytes; a marker replaced during the fault is left alone by
@@ -15,7 +16,7 @@
 #     (exit 2) before anything is made;
 #  5. an inventory, ssh key or trace that is a FIFO: validate and run end
 #     at once, refusing it as a FIFO;
-#  6. 70,000 faults validate in seconds (the pairwise checks took 23 s);
+#  6. 70,000 faults validate in seconds (pairwise checks would take 23 s);
 #  7. gauntlet target closes a silent connection (after --idle-timeout-s,
 #     and by default), a half-sent request too; a stream longer than the
 #     timeout is not cut;
@@ -222,8 +223,8 @@ s = {"name": "many", "duration": "%ds" % (n + 10), "hosts": {"h": {"local": True
                  "recovery": {"recovery_s": "<= 10", "restore_s": "<= 10"}}}
 json.dump(s, open(sys.argv[1], "w"), separators=(",", ":"))
 EOF
-# 15 s: the pairwise checks took 23 s alone; beside the suite's other
-# tests on two cores the plain build once took 10.5 s
+# 15 s: pairwise checks would take 23 s alone; beside the suite's other
+# tests on two cores the plain build can take 10.5 s
 LIMIT=15
 [ "${GL_SANITIZE:-OFF}" = ON ] && LIMIT=60
 t0=$(date +%s.%N)

@@ -2,10 +2,10 @@
 # test_stop.sh - a stop is always clean. SIGTERM or SIGINT in each phase
 # of a run ends it with exit 3, a report of what there was (report.json
 # aborted, every target failed for want of data where none was taken) and
-# `gauntlet status` saying aborted, not running or resume. It used to be:
-# the default action (exit 143, no report, status "running ... resume")
-# during the inventory, preflight and gates, and during the wait for load
-# agents nothing until connect_timeout ran out, then exit 4.
+# `gauntlet status` saying aborted, not running or resume. Never the
+# default action (exit 143, no report, status "running ... resume")
+# during the inventory, preflight and gates, nor, during the wait for load
+# agents, a deaf wait until connect_timeout runs out and then exit 4.
 #
 # Each run is signalled once it is provably in the phase: a stand-in
 # command, server or launcher of the phase writes a marker when it is

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # test_traces.sh - every loop over a trace ends. A trace with no row to
 # replay (rows all before arrival.start, or all failed in the original, with
-# loop on) used to pass validate and then spin the controller's loop at
-# 100 % CPU, deaf to SIGTERM. Now:
+# loop on) must not pass validate: run, it would spin the controller's loop
+# at 100 % CPU, deaf to SIGTERM. So:
 #  1. validate refuses both (exit 2), naming arrival.start and the counts;
 #     run refuses them the same way, at once;
 #  2. a property test: seeded random traces (BurstGPT and Mooncake rows,

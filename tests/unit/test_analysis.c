@@ -305,8 +305,8 @@ int main(void)
 	 * failure; the degraded span still ends at the revert plus the settle
 	 * (windows 5..12): windows 13..19 are judged steady again and miss the
 	 * steady target, and the fault is a fault.restore incident of its own
-	 * over them (the old rule kept every window after the inject degraded:
-	 * the steady target was judged on windows 0..4 only, and passed) */
+	 * over them (were every window after the inject kept degraded, the
+	 * steady target would be judged on windows 0..4 only, and pass) */
 	st = make_store(dir, 20, 5200000000LL, 9500000000LL, never_recovers, "reverted");
 	if ((an = analyze(st, "never recovers"))) {
 		CHECK(an->faults[0].recovery_s < 0 && an->faults[0].restore_s < 0);
@@ -400,7 +400,7 @@ int main(void)
 	}
 	gl_store_close(st);
 
-	/* 4. recovery per workload (DESIGN 4: targets naming the workload) */
+	/* 4. recovery per workload, each judged by the targets naming it */
 	st = make_store2(dir);
 	if ((an = analyze(st, "per workload"))) {
 		/* workloads in scenario order: null = 0, inference = 1 */

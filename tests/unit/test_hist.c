@@ -19,7 +19,7 @@
 #include <string.h>
 
 #define REL_MAX 1e-3                            /* the contract: 0.1% */
-#define REL_BOUND (1.0 / 2048.0 * (1.0 + 1e-12)) /* what the design gives */
+#define REL_BOUND (1.0 / 2048.0 * (1.0 + 1e-12)) /* what hist.c gives */
 #define HEADER_BYTES 52
 #define SUM_OFFSET 44                           /* f64 sum in the header */
 

@@ -409,7 +409,8 @@ static void test_round_trip(void)
 	     "{\"a\": {\"x\": 1}, \"b\": {\"x\": 2}, \"x\": {\"x\": {\"x\": 3}}}");
 	SAME("{\"A\": 1, \"a\": 2}", "{\"A\": 1, \"a\": 2}");   /* keys are case-sensitive */
 
-	/* The scenario example of DESIGN.md section 3, abridged. */
+	/* A whole scenario, abridged: hosts, phases and targets, with line and
+	 * block comments beside the values. */
 	SAME("{\n"
 	     "  \"name\": \"acceptance-168h\",\n"
 	     "  \"duration\": \"168h\",              // durations: 500ms 90s 10m 168h 1h30m\n"

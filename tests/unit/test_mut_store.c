@@ -1,6 +1,6 @@
 /*
- * test_mut_store.c - checks written for mutations scripts/mutate.sh showed
- * no other test would notice, on stores written through the real store code:
+ * test_mut_store.c - checks for mutations (tests/mutations.txt) that no
+ * other test notices, on stores written through the real store code:
  *
  * 1. The fault journal is durable before the caller acts on it: a counting
  *    SQLite VFS (wrapping the default one) sees the WAL synced by
@@ -25,8 +25,8 @@
  * 6. Openers racing on a store being made: `run` creates run.db empty and
  *    lays down the schema while the operator's `status` opens it. Eight
  *    processes released at once on one empty 0600 file all open it, and
- *    the schema is laid once (a CI run saw "table run already exists"
- *    when each opener read the schema version before taking the lock).
+ *    the schema is laid once (an opener that read the schema version
+ *    before taking the lock would fail with "table run already exists").
  * 7. Incidents stay bounded and in time order: 4000 windows, no fault,
  *    training.job_failures in every even window (2000 incidents, counted
  *    by default) and storage.errors in every window 4k+1 (1000, listed
