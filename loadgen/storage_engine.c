@@ -540,10 +540,9 @@ void *st_worker_main(void *arg)
 				continue;
 			}
 			/* a checkpoint is written whole or not at all: its bytes
-			 * come out of "limit" before the first block, so two
-			 * writers near the limit never leave two half files (taken
-			 * per block, the budget can run out mid-file in both, and
-			 * neither is read back) */
+			 * come out of "limit" before the first block, so two writers
+			 * near the limit never both run out mid-file (two half files,
+			 * neither read back) */
 			if (k->measure && w->budget >= 0 && take_budget(w, w->file_size) != 0) {
 				rc = -2;
 			} else {

@@ -453,8 +453,7 @@ cJSON *gl_report_json(const struct gl_analysis *an)
 		else
 			cJSON_AddNullToObject(o, "restored");
 		{
-			/* per workload, each judged by the targets naming it
-			 * (docs/metrics.md, "Window health and recovery") */
+			/* per workload, judged by its targets (docs/metrics.md) */
 			cJSON *bw = cJSON_AddObjectToObject(o, "by_workload");
 			for (int w = 0; w < an->sc->n_workloads && w < GL_MAX_WORKLOADS; w++) {
 				cJSON *x = cJSON_AddObjectToObject(bw, an->sc->workloads[w].name);
