@@ -19,8 +19,5 @@ gl_script_test(test_mut_telemetry ${GL_TESTS_DIR}/scripts/test_mut_telemetry.sh 
 # Resume keeps the ticks of the window a SIGKILL cut.
 gl_script_test(test_mut_resume ${GL_TESTS_DIR}/scripts/test_mut_resume.sh TIMEOUT 60)
 # The list itself: every mutation's old text occurs exactly once in its
-# file (scripts/mutate.sh --list exits 2 and names the rotten ones).
-if(NOT GL_FUZZ)
-  add_test(NAME test_mutation_list${GL_TEST_SUFFIX} COMMAND bash ${CMAKE_SOURCE_DIR}/scripts/mutate.sh --list)
-  set_tests_properties(test_mutation_list${GL_TEST_SUFFIX} PROPERTIES TIMEOUT 60)
-endif()
+# file, and a rotten copy is named.
+gl_script_test(test_mutation_list ${GL_TESTS_DIR}/scripts/test_mutation_list.sh TIMEOUT 60)

@@ -1,10 +1,11 @@
 #!/bin/bash
 # test_incidents.sh - failures nobody scheduled are found and judged.
 # Training with real mpirun on loopback (2 ranks, MPI backend, checkpoints)
-# for 40 s; a process_kill fault SIGKILLs a rank at 8 s (scheduled, so
-# explained: its settle of 12 s holds the relaunch, and ends before the
-# test's own kill), and this test SIGKILLs a rank itself at about 25 s of the
-# run's clock, with no fault in force: the ground truth is the test's own
+# for 50 s; a process_kill fault SIGKILLs a rank at 8 s (scheduled, so
+# explained: its settle of 20 s holds the relaunch, which takes up to 14 s
+# on a loaded machine, and ends before the test's own kill), and this test
+# SIGKILLs a rank itself at about 30 s of the run's clock, with no fault in
+# force: the ground truth is the test's own
 # kill, the time it was done at, and the pid it hit.
 #   1. without "incidents" in the scenario: exactly one incident, of kind
 #      training.failure, in the windows of the test's kill (none for the
@@ -26,7 +27,7 @@ scenario() { # FILE CKPT_DIR INCIDENTS_JSON
 	cat > "$1" <<JSON
 {
   "name": "incidents",
-  "duration": "40s",
+  "duration": "50s",
   "window": "1s",
   "hold": 2,
   "hosts": { "me": { "local": true } },
@@ -37,19 +38,19 @@ scenario() { # FILE CKPT_DIR INCIDENTS_JSON
                   "restart_backoff": "300ms", "launcher_args": ["--oversubscribe"],
                   "checkpoint": { "dir": "$2", "every_steps": 25, "size": "8MiB" } }
   },
-  "phases": [ { "name": "warmup", "for": "3s", "scope": "none" }, { "name": "steady", "for": "37s" } ],
-  "faults": [ { "id": "kill-rank", "at": "8s", "settle": "12s", "kind": "process_kill", "target": "me",
+  "phases": [ { "name": "warmup", "for": "3s", "scope": "none" }, { "name": "steady", "for": "47s" } ],
+  "faults": [ { "id": "kill-rank", "at": "8s", "settle": "20s", "kind": "process_kill", "target": "me",
                 "params": { "pattern": "^$BIN .*--ckpt-dir $2", "signal": "KILL" } } ],
   "targets": {
     "steady": { "training.step_time_s.p95": "<= 2", "training.steps": ">= 5" },
     "degraded": { "training.correctness_errors": "== 0" },
-    "recovery": { "recovery_s": "<= 20", "restore_s": "<= 20", "training.checkpoint.restore_s": "<= 30" }
+    "recovery": { "recovery_s": "<= 30", "restore_s": "<= 30", "training.checkpoint.restore_s": "<= 30" }
   }
 }
 JSON
 }
 
-# Run DIR in the background; when its clock passes 25 s, SIGKILL the newest
+# Run DIR in the background; when its clock passes 30 s, SIGKILL the newest
 # rank of its job (KILL=1) and write the elapsed time and pid to DIR.kill.
 run_and_kill() { # NAME KILL
 	local n=$1 ck=$T/ck-$1
@@ -57,7 +58,7 @@ run_and_kill() { # NAME KILL
 	bg run "$T/$n.json" --out "$T/$n" --metrics-listen 0 >"$T/$n.log" 2>&1
 	local pid=$BG_PID
 	if [ "$2" = 1 ]; then
-		until_ok 90 sql_is "$T/$n/run.db" "select elapsed_ns >= 25000000000 from run" 1
+		until_ok 90 sql_is "$T/$n/run.db" "select elapsed_ns >= 30000000000 from run" 1
 		local victim
 		victim=$(pgrep -n -f "^$BIN .*--ckpt-dir $ck")
 		if [ -n "$victim" ]; then
@@ -65,7 +66,7 @@ run_and_kill() { # NAME KILL
 			echo "$(sql "$T/$n/run.db" "select elapsed_ns from run") $victim" >"$T/$n.kill"
 		fi
 		# the live endpoint once the incident's windows have closed
-		until_ok 60 sql_is "$T/$n/run.db" "select elapsed_ns >= 34000000000 from run" 1
+		until_ok 60 sql_is "$T/$n/run.db" "select elapsed_ns >= 44000000000 from run" 1
 		curl -s --max-time 5 "$(grep -o 'http://[0-9.:]*/metrics' "$T/$n.log" | head -1)" >"$T/$n.prom"
 	fi
 	wait "$pid"
@@ -84,16 +85,16 @@ run_and_kill clean 0
 
 # --- 1. the default: training failures count against 0 -----------------------
 R=$T/default
-check "1: the test killed a rank at 25 s or later ($(cat "$T/default.kill" 2>/dev/null))" [ -s "$T/default.kill" ]
+check "1: the test killed a rank at 30 s or later ($(cat "$T/default.kill" 2>/dev/null))" [ -s "$T/default.kill" ]
 read -r KILL_NS VICTIM <"$T/default.kill" 2>/dev/null
 check "1: the run finished with a failing verdict (exit $(cat "$T/default.rc"), want 1)" [ "$(cat "$T/default.rc")" = 1 ]
 json "$R/report.json" "'\n'.join('   incident %s %.1f-%.1f s counted %s: %s; event: %s' % (x['kind'], x['start_elapsed_s'], x['end_elapsed_s'], x['counted'], x['what'], x['event']) for x in r['incidents']['list']) or '   no incident'"
 check "1: exactly one incident, training.failure" json "$R/report.json" \
 	"r['incidents']['count'] == 1 and r['incidents']['list'][0]['kind'] == 'training.failure' or sys.exit(1)"
-# mpirun takes a moment to see a rank gone and end the job: the incident's
-# windows start within 5 s after the kill
+# mpirun takes a moment to see a rank gone and end the job (seconds on a
+# loaded machine): the incident's windows start within 10 s after the kill
 check "1: in the windows after the test's kill (at $((KILL_NS / 1000000)) ms), not the scheduled one at 8 s" json "$R/report.json" \
-	"(lambda x: $KILL_NS / 1e9 - 1 <= x['start_elapsed_s'] <= $KILL_NS / 1e9 + 5)(r['incidents']['list'][0]) or sys.exit(1)"
+	"(lambda x: $KILL_NS / 1e9 - 1 <= x['start_elapsed_s'] <= $KILL_NS / 1e9 + 10)(r['incidents']['list'][0]) or sys.exit(1)"
 check "1: counted against the default limit 0, the gate fails" json "$R/report.json" \
 	"(r['incidents']['counted'], r['incidents']['max'], r['incidents']['pass']) == (1, 0, False) or sys.exit(1)"
 check "1: every target passes: the incident alone fails the verdict" json "$R/report.json" \

@@ -49,7 +49,10 @@ start() {
 # DATA "no-data": nothing was measured, so no target may pass.
 stopped() {
 	local label=$1 name=$2 sig=$3 mark=$4 where=$5 data=${6:-} rc d=$T/$2
-	if ! wait_for "$mark" 60; then
+	# the mark holds a line once the phase is reached (a pid, a
+	# connection): an empty file is one being written, and a stop then
+	# could end its writer before the pid is in it
+	if ! until_ok 60 test -s "$mark"; then
 		bad "$label: the run reached the phase ($mark within 60 s)"
 		tail -20 "$d.log" | sed 's/^/  | /'
 		kill -9 "$GPID" 2>/dev/null
