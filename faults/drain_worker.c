@@ -83,12 +83,6 @@ static enum dw_method method_of(const char *m)
 	return m && !strcmp(m, "kubernetes") ? DW_K8S : m && !strcmp(m, "exec") ? DW_EXEC : DW_SLURM;
 }
 
-static void sleep_ns(int64_t ns)
-{
-	struct timespec ts = { ns / 1000000000LL, ns % 1000000000LL };
-	nanosleep(&ts, NULL);
-}
-
 /* ---- values that reach commands and URLs ----------------------------------- */
 
 /* Slurm node names: letters, digits and _ . -, not starting with '-'. */
@@ -504,7 +498,7 @@ static int slurm_wait(struct gl_ctx *c, const cJSON *plan, int want, struct gl_e
 			return rc ? gl_errf(err, e.code, "%s", e.msg)
 				  : gl_errf(err, GL_EIO, "drain_worker: node %s is in state %s, %s DRAIN", gl_param_str(plan, "node"),
 					    st, want ? "without" : "still with");
-		sleep_ns(DW_POLL_NS);
+		gl_sleep_ns(DW_POLL_NS);
 	}
 }
 
@@ -639,7 +633,7 @@ static int k8s_evict(const cJSON *plan, const char *ns, const char *name, int64_
 				gl_warn("drain_worker '%s': eviction of %s/%s refused for now (429%s%s); retrying in %lld ms",
 					gl_param_str(plan, "id"), ns, name, why[0] ? " " : "", why, (long long)(backoff / 1000000));
 				cJSON_Delete(j);
-				sleep_ns(backoff);
+				gl_sleep_ns(backoff);
 				backoff = backoff * 2 > 5000000000LL ? 5000000000LL : backoff * 2;
 				continue;
 			}
@@ -716,7 +710,7 @@ static int k8s_wait(const cJSON *plan, int want, struct gl_err *err)
 			return rc ? gl_errf(err, e.code, "%s", e.msg)
 				  : gl_errf(err, GL_EIO, "drain_worker: node %s: spec.unschedulable is %s", gl_param_str(plan, "node"),
 					    u ? "true" : "false");
-		sleep_ns(DW_POLL_NS);
+		gl_sleep_ns(DW_POLL_NS);
 	}
 }
 

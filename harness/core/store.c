@@ -322,7 +322,7 @@ static struct gl_store *store_open(const char *path, int create, int reader, str
 			gl_errf(err, e.code ? e.code : GL_EIO, "%s", e.msg);
 			goto fail;
 		}
-		nanosleep(&(struct timespec){ 0, 20 * 1000 * 1000 }, NULL);
+		gl_sleep_ns(20 * 1000 * 1000);
 	}
 	if (sqlite3_prepare_v2(st->db,
 			       "INSERT INTO window_metrics(idx,name,hist,counter) VALUES(?,?,?,?) "

@@ -151,6 +151,17 @@ int64_t gl_wall_ns(void)
 	return k ? k->wall_ns(k->arg) : clock_ns(CLOCK_REALTIME);
 }
 
+void gl_sleep_ns(int64_t ns)
+{
+	struct timespec ts;
+
+	if (ns < 0)
+		return;
+	ts.tv_sec = (time_t)(ns / 1000000000LL);
+	ts.tv_nsec = (long)(ns % 1000000000LL);
+	nanosleep(&ts, NULL);
+}
+
 void gl_format_wall(int64_t wall_ns, char *buf, size_t n)
 {
 	time_t s = (time_t)(wall_ns / 1000000000LL);

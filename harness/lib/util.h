@@ -78,6 +78,10 @@ struct gl_clock {
 	void *arg;
 };
 void gl_clock_use(const struct gl_clock *clk);
+/* Sleep ns of real time (the system's clock, whatever gl_clock_use set):
+ * one nanosleep, which a signal may end early, so that a loop that sleeps
+ * between looks at its stop flag sooner; ns < 0 returns at once. */
+void gl_sleep_ns(int64_t ns);
 /* Format a wall time as RFC 3339 UTC ("2026-11-29T16:34:55.123Z"). */
 void gl_format_wall(int64_t wall_ns, char *buf, size_t n);
 
