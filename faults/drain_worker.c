@@ -151,11 +151,6 @@ static int nonempty(const char *s)
 	return s && s[0] && strlen(s) < 1024;
 }
 
-static int env_name_ok(const char *s)
-{
-	return gl_env_name_ok(s);
-}
-
 static void dw_validate(const struct gl_fault_spec *f, struct gl_diag *d, const char *path)
 {
 	enum dw_method m = method_of(f->method);
@@ -203,7 +198,7 @@ static void dw_validate(const struct gl_fault_spec *f, struct gl_diag *d, const 
 			gl_diag_error(d, f->params, p, "\"via\": \"slurmrestd\" needs params.url, like \"https://slurm-ctl:6820\"");
 		check_string(f->params, d, path, "url", api_url_ok,
 			     "the slurmrestd URL: https://HOST[:PORT] (http:// for a local test server), without a path");
-		check_string(f->params, d, path, "token_env", env_name_ok, "the name of an environment variable holding the JWT");
+		check_string(f->params, d, path, "token_env", gl_env_name_ok, "the name of an environment variable holding the JWT");
 		check_string(f->params, d, path, "token_file", nonempty, "a path to a file holding the JWT");
 		check_string(f->params, d, path, "ca_bundle", nonempty, "a path to a CA bundle (PEM)");
 		check_string(f->params, d, path, "api_version", api_version_ok, "an API version like \"v0.0.40\"");
@@ -220,7 +215,7 @@ static void dw_validate(const struct gl_fault_spec *f, struct gl_diag *d, const 
 			     "the API server URL: https://HOST[:PORT] (http:// for a local test server), without a path");
 		check_string(f->params, d, path, "node", k8s_name_ok,
 			     "a Kubernetes node name: lowercase letters, digits, '-' and '.'");
-		check_string(f->params, d, path, "token_env", env_name_ok, "the name of an environment variable holding the bearer token");
+		check_string(f->params, d, path, "token_env", gl_env_name_ok, "the name of an environment variable holding the bearer token");
 		check_string(f->params, d, path, "token_file", nonempty, "a path to a file holding the bearer token");
 		check_string(f->params, d, path, "ca_bundle", nonempty, "a path to a CA bundle (PEM)");
 		check_string(f->params, d, path, "client_cert", nonempty, "a path to a client certificate (PEM)");

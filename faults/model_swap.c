@@ -130,11 +130,6 @@ static int api_url_ok(const char *s)
 	return strchr(h, '/') == NULL;
 }
 
-static int env_name_ok(const char *s)
-{
-	return gl_env_name_ok(s);
-}
-
 /* A container name (DNS label) */
 static int label_ok(const char *s)
 {
@@ -230,7 +225,7 @@ static void validate_lora(const struct gl_fault_spec *f, struct gl_diag *d, cons
 					break;
 				}
 	}
-	check_str(f->params, d, path, "api_key_env", 0, env_name_ok, "the name of an environment variable holding the API key");
+	check_str(f->params, d, path, "api_key_env", 0, gl_env_name_ok, "the name of an environment variable holding the API key");
 	check_str(f->params, d, path, "ca_bundle", 0, nonempty, "a path to a CA bundle (PEM)");
 	check_str(f->params, d, path, "timeout", 0, dur_ok, "a duration like \"60s\" (each request's deadline)");
 }
@@ -251,7 +246,7 @@ static void validate_k8s(const struct gl_fault_spec *f, struct gl_diag *d, const
 		snprintf(p, sizeof(p), "%s.params.image", path);
 		gl_diag_error(d, f->params, p, "method kubernetes needs \"image\" or \"args\" (or both): what the swap changes");
 	}
-	check_str(f->params, d, path, "token_env", 0, env_name_ok, "the name of an environment variable holding the bearer token");
+	check_str(f->params, d, path, "token_env", 0, gl_env_name_ok, "the name of an environment variable holding the bearer token");
 	check_str(f->params, d, path, "token_file", 0, nonempty, "a path to a file holding the bearer token");
 	check_str(f->params, d, path, "ca_bundle", 0, nonempty, "a path to a CA bundle (PEM)");
 	check_str(f->params, d, path, "client_cert", 0, nonempty, "a path to a client certificate (PEM)");

@@ -557,6 +557,19 @@ int gl_utf8_valid(const void *data, size_t n)
 	return 1;
 }
 
+int gl_env_name_ok(const char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+
+	if (n == 0 || n > GL_ENV_NAME_MAX || (s[0] >= '0' && s[0] <= '9'))
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (!((s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') ||
+		      s[i] == '_'))
+			return 0;
+	return 1;
+}
+
 int gl_word_ok(const char *s, const char *extra, size_t max)
 {
 	size_t n = s ? strlen(s) : 0;
