@@ -103,46 +103,11 @@ __attribute__((format(printf, 2, 3))) static void putf(struct out *o, const char
 	}
 }
 
-/* HTML-escape s (text and attribute values alike). Bytes that are not
- * valid UTF-8 and control characters become U+FFFD, so a stray byte from a
- * command's output cannot garble the page. */
+/* s as HTML text or an attribute value (gl_html_text). */
 static void esc(struct out *o, const char *s)
 {
-	const unsigned char *p = (const unsigned char *)(s ? s : "");
-
-	while (*p && o->rc == 0) {
-		const unsigned char *run = p;
-		size_t len;
-		/* copy the longest run needing no escape in one append */
-		while (*p >= 0x20 && *p < 0x7f && *p != '&' && *p != '<' && *p != '>' && *p != '"' && *p != '\'')
-			p++;
-		if (p > run)
-			o->rc = gl_buf_append(o->b, run, (size_t)(p - run));
-		if (!*p || o->rc)
-			break;
-		switch (*p) {
-		case '&': put(o, "&amp;"); p++; continue;
-		case '<': put(o, "&lt;"); p++; continue;
-		case '>': put(o, "&gt;"); p++; continue;
-		case '"': put(o, "&quot;"); p++; continue;
-		case '\'': put(o, "&#39;"); p++; continue;
-		case '\t': case '\n': put(o, " "); p++; continue;
-		default: break;
-		}
-		if (*p < 0x80) {            /* other control characters, DEL */
-			put(o, "\xEF\xBF\xBD");
-			p++;
-			continue;
-		}
-		len = *p >= 0xF0 && *p <= 0xF4 ? 4 : *p >= 0xE0 ? 3 : *p >= 0xC2 && *p < 0xE0 ? 2 : 0;
-		if (len && len <= strlen((const char *)p) && gl_utf8_valid(p, len)) {
-			o->rc = gl_buf_append(o->b, p, len);
-			p += len;
-		} else {
-			put(o, "\xEF\xBF\xBD");
-			p++;
-		}
-	}
+	if (o->rc == 0)
+		o->rc = gl_html_text(o->b, s);
 }
 
 static void fmt_num(char *buf, size_t n, int has, double v)

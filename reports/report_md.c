@@ -26,60 +26,6 @@ static void fmt_num(char *buf, size_t n, int has, double v)
 		snprintf(buf, n, "%.6g", v);
 }
 
-/* Text copied into report.md from a scenario, the store or a command's
- * output (names, hosts, fault ids, notes, errors): it may be read raw or
- * through a Markdown renderer that passes HTML through, so it must stay
- * text there. '<', '>' and '&' become entities (no tag, comment or
- * autolink); backslash, '`', '|', '[' and ']' are backslash-escaped (no code
- * span, link or image opens, no table cell ends); line breaks and other
- * control characters become spaces (no row or line is cut, no heading or
- * list starts). Emphasis characters are left alone: at worst they
- * italicize. */
-void gl_md_text(struct gl_buf *b, const char *t)
-{
-	for (; t && *t; t++) {
-		unsigned char c = (unsigned char)*t;
-		switch (c) {
-		case '<': gl_buf_append(b, "&lt;", 4); break;
-		case '>': gl_buf_append(b, "&gt;", 4); break;
-		case '&': gl_buf_append(b, "&amp;", 5); break;
-		case '\\': case '`': case '|': case '[': case ']':
-			gl_buf_append(b, "\\", 1);
-			gl_buf_append(b, t, 1);
-			break;
-		default:
-			if (c < 0x20 || c == 0x7f)
-				gl_buf_append(b, " ", 1);
-			else
-				gl_buf_append(b, t, 1);
-		}
-	}
-}
-
-/* t as a code span in a table cell when that shows it as it is: no
- * backtick (it would end the span), no '<', '>' or '&' (inside a span an
- * entity shows as itself), no control character; '|' as \| (GFM splits
- * cells before spans). Anything else goes out as gl_md_text, unformatted. */
-void gl_md_code(struct gl_buf *b, const char *t)
-{
-	const char *p;
-
-	for (p = t ? t : ""; *p; p++)
-		if (strchr("`<>&", *p) || (unsigned char)*p < 0x20 || *p == 0x7f)
-			break;
-	if (*p) {
-		gl_md_text(b, t);
-		return;
-	}
-	gl_buf_append(b, "`", 1);
-	for (p = t ? t : ""; *p; p++)
-		if (*p == '|')
-			gl_buf_append(b, "\\|", 2);
-		else
-			gl_buf_append(b, p, 1);
-	gl_buf_append(b, "`", 1);
-}
-
 /* A table row of texts, each through gl_md_text: "| a | b | ... |\n".
  * The list ends with NULL. */
 static void md_row(struct gl_buf *b, const char *first, ...)
