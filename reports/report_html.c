@@ -515,7 +515,7 @@ static void fault_bands(struct out *o, const struct gl_analysis *an, const struc
 		put(o, " on ");
 		esc(o, f->row.target);
 		putf(o, "): injected %s, reverted %s, state ", a, b);
-		esc(o, f->row.state);
+		esc(o, gl_fault_state_name(f->row.state));
 		fmt_num(a, sizeof(a), f->recovery_s >= 0, f->recovery_s);
 		fmt_num(b, sizeof(b), f->restore_s >= 0, f->restore_s);
 		putf(o, ", recovery_s %s, restore_s %s</title></rect>", a, b);
@@ -930,7 +930,7 @@ static void faults_table(struct out *o, const struct gl_analysis *an)
 	for (int i = 0; i < an->n_faults && o->rc == 0; i++) {
 		const struct gl_fault_result *f = &an->faults[i];
 		char dmn[200];
-		int ok = !strcmp(f->row.state, "reverted") && f->recovery_s >= 0 && f->restore_s >= 0;
+		int ok = f->row.state == GL_FAULT_REVERTED && f->recovery_s >= 0 && f->restore_s >= 0;
 		putf(o, "<tr%s><td>", ok ? "" : " class=\"bad\"");
 		esc(o, f->row.id);
 		put(o, "</td><td>");
@@ -939,8 +939,8 @@ static void faults_table(struct out *o, const struct gl_analysis *an)
 		esc(o, f->row.method);
 		put(o, "</td><td>");
 		esc(o, f->row.target);
-		putf(o, "</td><td class=\"%s\">", !strcmp(f->row.state, "reverted") ? "ok" : "bad");
-		esc(o, f->row.state);
+		putf(o, "</td><td class=\"%s\">", f->row.state == GL_FAULT_REVERTED ? "ok" : "bad");
+		esc(o, gl_fault_state_name(f->row.state));
 		put(o, "</td>");
 		td_when(o, f->row.injected_scn_ns, f->row.injected_elapsed_ns);
 		td_bool(o, f->row.verified);

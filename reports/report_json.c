@@ -423,7 +423,7 @@ cJSON *gl_report_json(const struct gl_analysis *an)
 		add_time(o, "reverted_at_s", f->row.reverted_scn_ns);
 		add_time(o, "injected_elapsed_s", f->row.injected_elapsed_ns);
 		add_time(o, "reverted_elapsed_s", f->row.reverted_elapsed_ns);
-		cJSON_AddStringToObject(o, "state", f->row.state);
+		cJSON_AddStringToObject(o, "state", gl_fault_state_name(f->row.state));
 		if (f->row.verified < 0)
 			cJSON_AddNullToObject(o, "verified");
 		else

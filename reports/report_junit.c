@@ -217,7 +217,7 @@ int gl_report_junit(const struct gl_analysis *an, struct gl_buf *out)
 		fmt_num(rs, sizeof(rs), f->restore_s >= 0 ? f->restore_s : NAN);
 		snprintf(name, sizeof(name), "fault.%s", f->row.id);
 		snprintf(val, sizeof(val), "%s%s%s on %s: %s, verified %s, recovery_s %s, restore_s %s%s%s", f->row.kind,
-			 f->row.method[0] ? "/" : "", f->row.method, f->row.target, f->row.state,
+			 f->row.method[0] ? "/" : "", f->row.method, f->row.target, gl_fault_state_name(f->row.state),
 			 f->row.verified == 1 ? "yes" : f->row.verified == 0 ? "no" : "n/a", rc, rs,
 			 f->row.error[0] ? "; error: " : "", f->row.error);
 		prop(b, name, val);

@@ -321,7 +321,7 @@ int gl_report_md(const struct gl_analysis *an, struct gl_buf *b)
 			gl_buf_printf(b, " | ");
 			gl_md_text(b, f->row.target);
 			gl_buf_printf(b, " | ");
-			gl_md_text(b, f->row.state);
+			gl_md_text(b, gl_fault_state_name(f->row.state));
 			gl_buf_printf(b, " | %s | %s | %s | %s | %s | %s | ", ia, ra, held,
 				      f->row.verified == 1 ? "yes" : f->row.verified == 0 ? "NO" : "n/a", rc, rs);
 			if (gl_scenario_runbook(an->sc, f->row.id))

@@ -523,12 +523,6 @@ static int controller_alive(const char *dir, int *pid)
  * many lines with "... and N more". */
 #define STATUS_LIST_MAX 6
 
-/* A fault the journal holds as in (or on its way in or out). */
-static int fault_live(const struct gl_fault_row *f)
-{
-	return strcmp(f->state, "reverted") && strcmp(f->state, "planned") && strcmp(f->state, "failed");
-}
-
 static int keep_last_window(int i, struct gl_agg *w, void *arg)
 {
 	struct gl_agg **out = arg;
@@ -640,14 +634,14 @@ static void status_faults(const struct gl_analysis *an)
 	int live = 0, shown = 0;
 
 	for (int i = 0; i < an->n_faults; i++)
-		live += fault_live(&an->faults[i].row);
+		live += gl_fault_state_live(an->faults[i].row.state);
 	printf("faults: %d planned in all, %d injected now\n", an->n_faults, live);
 	/* those in now first, with since when; then the rest in journal order */
 	for (int pass = 0; pass < 2; pass++)
 		for (int i = 0; i < an->n_faults; i++) {
 			const struct gl_fault_row *f = &an->faults[i].row;
 			char since[64] = "";
-			if (fault_live(f) != !pass)
+			if (gl_fault_state_live(f->state) != !pass)
 				continue;
 			if (shown++ >= STATUS_LIST_MAX)
 				continue;
@@ -656,7 +650,7 @@ static void status_faults(const struct gl_analysis *an)
 				gl_format_duration_human(f->injected_scn_ns, t, sizeof(t));
 				snprintf(since, sizeof(since), " since %s", t);
 			}
-			printf("  %-16s %-20s %s%s\n", f->id, f->kind, f->state, since);
+			printf("  %-16s %-20s %s%s\n", f->id, f->kind, gl_fault_state_name(f->state), since);
 		}
 	if (shown > STATUS_LIST_MAX)
 		printf("  ... and %d more\n", shown - STATUS_LIST_MAX);

@@ -299,7 +299,7 @@ static int build_faults(struct gl_ctx *c, int fresh)
 		snprintf(f->row.target, sizeof(f->row.target), "%s", s->target);
 		f->row.at_ns = s->at_ns;
 		f->row.dur_ns = s->dur_ns;
-		snprintf(f->row.state, sizeof(f->row.state), "planned");
+		f->row.state = GL_FAULT_PLANNED;
 		f->row.verified = f->row.verified_revert = -1;
 		f->row.injected_elapsed_ns = f->row.reverted_elapsed_ns = -1;
 		f->row.injected_scn_ns = f->row.reverted_scn_ns = -1;
@@ -642,7 +642,7 @@ static int print_live_plans(struct gl_ctx *c, FILE *out)
 		struct fault_rt *f = &c->faults[i];
 		struct gl_buf b;
 
-		if (!ctl_is_live(f->row.state))
+		if (!gl_fault_state_live(f->row.state))
 			continue;
 		n++;
 		gl_buf_init(&b, DESCRIBE_MAX);
@@ -650,7 +650,7 @@ static int print_live_plans(struct gl_ctx *c, FILE *out)
 			f->spec->ops->describe(f->plan, &b);
 		ctl_dm_describe(f, f->plan, &b);
 		fprintf(out, "fault '%s' (%s on host '%s', journal state %s): its stored plan:\n", f->row.id,
-			f->row.kind, f->row.target, f->row.state);
+			f->row.kind, f->row.target, gl_fault_state_name(f->row.state));
 		put_text(out, b.data ? b.data : "  (no commands)\n");
 		if (b.cut)
 			fprintf(out, "  (THE PLAN ABOVE IS INCOMPLETE: it did not fit in %d MiB; more would be "
@@ -802,7 +802,7 @@ int gl_controller_resume(const char *dir, int dry_run)
 		struct fault_rt *f = &c.faults[i];
 		int64_t t_inj = gl_timeline_real_ns(f->spec->at_ns, c.scale);
 		int64_t t_rev = gl_timeline_real_ns(f->spec->at_ns + f->spec->dur_ns, c.scale);
-		if (!strcmp(f->row.state, "injecting")) {
+		if (f->row.state == GL_FAULT_INJECTING) {
 			/* Died mid-inject: unknown effect; revert, then inject again if due.
 			 * The row stays "injecting" during this clean-up, so a controller
 			 * killed again now leaves the same case for the next resume (as
@@ -813,13 +813,13 @@ int gl_controller_resume(const char *dir, int dry_run)
 			 * between two commits would lose it. An instantaneous fault
 			 * never happened: it is still owed. */
 			f->replan = base < t_rev || f->spec->dur_ns == 0;
-			ctl_start_step(&c, f, "injecting", FX_REVERT, "controller died while injecting");
+			ctl_start_step(&c, f, GL_FAULT_INJECTING, FX_REVERT, "controller died while injecting");
 			f->replan = 0;
-		} else if (!strcmp(f->row.state, "reverting") || !strcmp(f->row.state, "revert_failed")) {
+		} else if (f->row.state == GL_FAULT_REVERTING || f->row.state == GL_FAULT_REVERT_FAILED) {
 			ctl_fault_revert(&c, f, "revert owed from before the resume");
-		} else if (!strcmp(f->row.state, "injected") && f->spec->dur_ns > 0 && t_rev <= base) {
+		} else if (f->row.state == GL_FAULT_INJECTED && f->spec->dur_ns > 0 && t_rev <= base) {
 			ctl_fault_revert(&c, f, "revert time passed while the controller was down");
-		} else if (!strcmp(f->row.state, "injected") && f->spec->ops->ended && f->plan) {
+		} else if (f->row.state == GL_FAULT_INJECTED && f->spec->ops->ended && f->plan) {
 			/* a fault that ends itself (a flap loop) and did while
 			 * this controller was down: over now, not at its planned
 			 * revert; the revert takes its record of when it ended */
@@ -832,7 +832,7 @@ int gl_controller_resume(const char *dir, int dry_run)
 					     "while the controller was down (%s): reverted at its planned time", f->row.id,
 					     e.msg);
 		}
-		if (!strcmp(f->row.state, "planned") && t_inj <= base)
+		if (f->row.state == GL_FAULT_PLANNED && t_inj <= base)
 			ctl_fault_inject(&c, f);   /* due before the stop but never started */
 	}
 	c.time_held = 0;
@@ -855,7 +855,7 @@ int gl_controller_revert(const char *dir, int dry_run)
 		goto out;
 	for (int i = 0; i < c.sc->n_faults; i++) {
 		struct fault_rt *f = &c.faults[i];
-		if (!ctl_is_live(f->row.state))
+		if (!gl_fault_state_live(f->row.state))
 			continue;
 		if (!f->spec->ops->revert) {
 			fprintf(stderr, "gauntlet: fault '%s': kind '%s' has no revert in this build\n", f->row.id,
@@ -864,7 +864,7 @@ int gl_controller_revert(const char *dir, int dry_run)
 			continue;
 		}
 		ctl_fault_revert(&c, f, "gauntlet revert");
-		if (strcmp(f->row.state, "reverted") != 0)
+		if (f->row.state != GL_FAULT_REVERTED)
 			left++;
 		else if (!strcmp(f->row.reverted_by, "watcher"))
 			by_watcher++;

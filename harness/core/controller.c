@@ -234,7 +234,7 @@ static void live_status(struct gl_ctx *c)
 	if (!c->live)
 		return;
 	for (int i = 0; i < c->sc->n_faults; i++)
-		if (ctl_is_live(c->faults[i].row.state) && k + strlen(c->faults[i].row.id) + 2 < sizeof(ids)) {
+		if (gl_fault_state_live(c->faults[i].row.state) && k + strlen(c->faults[i].row.id) + 2 < sizeof(ids)) {
 			k += (size_t)snprintf(ids + k, sizeof(ids) - k, "%s%s", s.n_active ? "," : "",
 					      c->faults[i].row.id);
 			s.n_active++;

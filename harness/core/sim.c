@@ -368,16 +368,16 @@ static void check_run(const char *dir, struct gl_sim *s, struct seed_result *r)
 		}
 		if (act)
 			VIOLATE(r, "fault-reverted: fault '%s' (%s) is still in on the simulated cluster (injected %d, "
-				"reverted %d); the journal says %s", rows[i].id, rows[i].kind, inj, rev, rows[i].state);
+				"reverted %d); the journal says %s", rows[i].id, rows[i].kind, inj, rev, gl_fault_state_name(rows[i].state));
 		else if (inj != rev)
 			VIOLATE(r, "fault-reverted: fault '%s' (%s) injected %d time(s), reverted %d time(s)", rows[i].id,
 				rows[i].kind, inj, rev);
-		else if (inj && strcmp(rows[i].state, "reverted") != 0)
+		else if (inj && rows[i].state != GL_FAULT_REVERTED)
 			VIOLATE(r, "fault-reverted: fault '%s' (%s) is reverted on the simulated cluster, the journal says %s",
-				rows[i].id, rows[i].kind, rows[i].state);
+				rows[i].id, rows[i].kind, gl_fault_state_name(rows[i].state));
 		else if (!inj)
 			VIOLATE(r, "fault-reverted: fault '%s' (%s) was never injected (journal: %s)", rows[i].id,
-				rows[i].kind, rows[i].state);
+				rows[i].kind, gl_fault_state_name(rows[i].state));
 	}
 	gl_fault_rows_free(rows, n);
 	if (strcmp(row.state, "finished") != 0)
