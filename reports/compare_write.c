@@ -211,7 +211,7 @@ static cJSON *run_json(const struct side *s)
 	gl_format_wall(r->started_wall_ns, wall, sizeof(wall));
 	cJSON_AddStringToObject(o, "started", wall);
 	cJSON_AddStringToObject(o, "state", r->state);
-	cJSON_AddStringToObject(o, "verdict", s->an->verdict);
+	cJSON_AddStringToObject(o, "verdict", gl_verdict_name(s->an->verdict));
 	cJSON_AddNumberToObject(o, "windows", s->an->n_windows);
 	cJSON_AddNumberToObject(o, "window_s", (double)r->window_ns / 1e9);
 	cJSON_AddNumberToObject(o, "time_scale", r->time_scale);
@@ -330,7 +330,7 @@ static void facts(const struct cmp *c, struct gl_buf *b, esc_fn esc, int html)
 			case 2: snprintf(v, sizeof(v), "%s", an->run.name); break;
 			case 3: snprintf(v, sizeof(v), "%s", an->run.scenario_sha256); break;
 			case 4: gl_format_wall(an->run.started_wall_ns, v, sizeof(v)); break;
-			case 5: snprintf(v, sizeof(v), "%s / %s", an->run.state, an->verdict); break;
+			case 5: snprintf(v, sizeof(v), "%s / %s", an->run.state, gl_verdict_name(an->verdict)); break;
 			case 6: snprintf(v, sizeof(v), "%d", an->n_windows); break;
 			case 7: snprintf(v, sizeof(v), "%g s", (double)an->run.window_ns / 1e9); break;
 			default: snprintf(v, sizeof(v), "%g", an->run.time_scale); break;

@@ -145,9 +145,9 @@ static const char *op_html(enum gl_cmp op)
 	return "?";
 }
 
-static const char *verdict_word(const char *v)
+static const char *verdict_word(enum gl_verdict v)
 {
-	return !strcmp(v, "pass") ? "PASS" : !strcmp(v, "aborted") ? "ABORTED" : "FAIL";
+	return v == GL_VERDICT_PASS ? "PASS" : v == GL_VERDICT_ABORTED ? "ABORTED" : "FAIL";
 }
 
 /* ---- document head ---------------------------------------------------------- */
@@ -270,8 +270,7 @@ static void banner(struct out *o, const struct gl_analysis *an)
 	       "<a href=\"#manifest\">Manifest</a><a href=\"#definitions\">Metric definitions</a>"
 	       "<a href=\"#signoff\">Sign-off</a></nav>\n");
 	putf(o, "<section id=\"verdict\" class=\"verdict %s\"><span class=\"word\">%s</span>",
-	     !strcmp(an->verdict, "pass") ? "pass" : !strcmp(an->verdict, "aborted") ? "aborted" : "fail",
-	     verdict_word(an->verdict));
+	     gl_verdict_name(an->verdict), verdict_word(an->verdict));
 	putf(o, "%d of %d target(s) failed or missing", failed, an->n_targets);
 	if (missing)
 		putf(o, " (%d missing)", missing);
@@ -1181,7 +1180,7 @@ static void run_table(struct out *o, const struct gl_analysis *an)
 		snprintf(b, sizeof(b), "not ended");
 	fact(o, "ended", b);
 	fact(o, "state", an->run.state);
-	fact(o, "verdict", an->verdict);
+	fact(o, "verdict", gl_verdict_name(an->verdict));
 	snprintf(b, sizeof(b), "%.3f s measured, %.3f s planned (scenario time)", an->duration_s,
 		 (double)an->run.duration_ns / 1e9);
 	fact(o, "duration", b);

@@ -360,7 +360,7 @@ cJSON *gl_report_json(const struct gl_analysis *an)
 	/* docs/report.schema.json; bumped when a key is renamed, removed or
 	 * changes type or meaning (docs/metrics.md, "Schema") */
 	cJSON_AddNumberToObject(r, "schema_version", 1);
-	cJSON_AddStringToObject(r, "verdict", an->verdict);
+	cJSON_AddStringToObject(r, "verdict", gl_verdict_name(an->verdict));
 	run = cJSON_AddObjectToObject(r, "run");
 	cJSON_AddStringToObject(run, "id", an->run.id);
 	cJSON_AddStringToObject(run, "scenario", an->run.name);

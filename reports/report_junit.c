@@ -189,7 +189,7 @@ int gl_report_junit(const struct gl_analysis *an, struct gl_buf *out)
 	putf(b, "\" hostname=\"");
 	xml_esc(b, an->run.hostname);
 	putf(b, "\">\n    <properties>\n");
-	prop(b, "verdict", an->verdict);
+	prop(b, "verdict", gl_verdict_name(an->verdict));
 	prop(b, "run.id", an->run.id);
 	prop(b, "run.scenario", an->run.name);
 	prop(b, "run.scenario_path", an->run.scenario_path);
@@ -271,7 +271,7 @@ int gl_report_junit(const struct gl_analysis *an, struct gl_buf *out)
 	}
 	gate_cases(b, an);
 	putf(b, "    <system-out>verdict ");
-	xml_esc(b, an->verdict);
+	xml_esc(b, gl_verdict_name(an->verdict));
 	putf(b, ": %d of %d target(s) failed or missing; %d fault(s) left injected; %d incident(s); run ",
 	     failures - an->incidents_failed - an->gates_failed, an->n_targets, an->faults_left_injected, an->incidents_total);
 	xml_esc(b, an->run.state);

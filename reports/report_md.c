@@ -237,8 +237,8 @@ int gl_report_md(const struct gl_analysis *an, struct gl_buf *b)
 	gl_buf_printf(b, "# gauntlet report: ");
 	gl_md_text(b, an->run.name);
 	gl_buf_printf(b, "\n\n");
-	gl_buf_printf(b, "**Verdict: %s**", strcmp(an->verdict, "pass") == 0 ? "PASS"
-					     : strcmp(an->verdict, "aborted") == 0 ? "ABORTED" : "FAIL");
+	gl_buf_printf(b, "**Verdict: %s**", an->verdict == GL_VERDICT_PASS ? "PASS"
+					     : an->verdict == GL_VERDICT_ABORTED ? "ABORTED" : "FAIL");
 	gl_buf_printf(b, " (%d of %d targets failed or missing; %d fault(s) left injected; %d incident(s), %d counted "
 		      "against a limit of %d; run ", failed, an->n_targets, an->faults_left_injected,
 		      an->incidents_total, an->incidents_gated, an->incidents_limit);

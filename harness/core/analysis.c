@@ -1363,13 +1363,13 @@ int gl_analyze(struct gl_store *st, struct gl_analysis **out, struct gl_err *err
 		if (an->faults[i].row.state == GL_FAULT_FAILED)
 			all_pass = 0;
 	if (!strcmp(an->run.state, "aborted"))
-		strcpy(an->verdict, "aborted");
+		an->verdict = GL_VERDICT_ABORTED;
 	else if (!strcmp(an->run.state, "finished") && all_pass && an->faults_left_injected == 0 &&
 		 an->n_targets > 0 && an->preflight_failed == 0 && !an->incidents_failed &&
 		 an->gates_failed == 0)
-		strcpy(an->verdict, "pass");
+		an->verdict = GL_VERDICT_PASS;
 	else
-		strcpy(an->verdict, "fail");
+		an->verdict = GL_VERDICT_FAIL;
 out:
 	if (rc) {
 		gl_analysis_free(an);

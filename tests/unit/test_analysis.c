@@ -268,7 +268,7 @@ int main(void)
 		CHECK(t && t->has && fabs(t->measured - 2.8) < 1e-9 && t->pass);
 		t = target(an, "restore_s", GL_SCOPE_RECOVERY);
 		CHECK(t && t->has && fabs(t->measured - 2.5) < 1e-9 && !t->pass);   /* 2.5 > 2 */
-		CHECK(!strcmp(an->verdict, "fail"));
+		CHECK(an->verdict == GL_VERDICT_FAIL);
 		CHECK(an->faults_left_injected == 0);
 		CHECKF(an->incidents_total == 0, "%d incidents", an->incidents_total);
 		gl_analysis_free(an);
@@ -296,7 +296,7 @@ int main(void)
 		       "mild: steady p99");
 		t = target(an, "restore_s", GL_SCOPE_RECOVERY);
 		CHECK(t && t->has && t->pass);
-		CHECKF(!strcmp(an->verdict, "pass"), "mild: verdict %s", an->verdict);
+		CHECKF(an->verdict == GL_VERDICT_PASS, "mild: verdict %s", gl_verdict_name(an->verdict));
 		gl_analysis_free(an);
 	}
 	gl_store_close(st);
@@ -332,7 +332,7 @@ int main(void)
 		       an->n_incidents ? an->incidents[0].w0 : -1, an->n_incidents ? an->incidents[0].w1 : -1);
 		CHECKF(an->n_incidents && strstr(an->incidents[0].what, "fault 'f1'"), "never: incident says '%s'",
 		       an->n_incidents ? an->incidents[0].what : "");
-		CHECK(!strcmp(an->verdict, "fail"));
+		CHECK(an->verdict == GL_VERDICT_FAIL);
 		gl_analysis_free(an);
 	}
 	gl_store_close(st);
@@ -351,7 +351,7 @@ int main(void)
 		       an->incidents[0].w1 == 13, "late: incident windows %d..%d", an->n_incidents ? an->incidents[0].w0 : -1,
 		       an->n_incidents ? an->incidents[0].w1 : -1);
 		CHECKF(an->faults[0].degraded_windows == 8, "late: %d degraded windows", an->faults[0].degraded_windows);
-		CHECK(!strcmp(an->verdict, "fail"));
+		CHECK(an->verdict == GL_VERDICT_FAIL);
 		gl_analysis_free(an);
 	}
 	gl_store_close(st);
@@ -392,7 +392,7 @@ int main(void)
 	 * is still in), no restore incident (never reverted) */
 	st = make_store(dir, 20, 5200000000LL, -1, NULL, GL_FAULT_INJECTED);
 	if ((an = analyze(st, "still injected"))) {
-		CHECK(an->faults_left_injected == 1 && !strcmp(an->verdict, "fail"));
+		CHECK(an->faults_left_injected == 1 && an->verdict == GL_VERDICT_FAIL);
 		CHECKF(an->faults[0].degraded_windows == 15 && !an->faults[0].unrestored && an->incidents_total == 0,
 		       "still injected: %d degraded windows", an->faults[0].degraded_windows);
 		CHECK(an->faults[0].restore_s < 0 && strstr(an->faults[0].recovery_note, "not reverted"));
@@ -419,7 +419,7 @@ int main(void)
 		       "degraded error_rate %g over %d windows", t ? t->measured : -1, t ? t->windows_judged : -1);
 		t = target(an, "inference.error_rate", GL_SCOPE_STEADY);
 		CHECKF(t && t->has && t->measured == 0 && t->pass, "steady error_rate");
-		CHECK(!strcmp(an->verdict, "fail"));
+		CHECK(an->verdict == GL_VERDICT_FAIL);
 		gl_analysis_free(an);
 	}
 	gl_store_close(st);

@@ -312,7 +312,8 @@ int main(void)
 			all &= an->targets[i].pass;
 		CHECKF(all && an->n_targets == 4, "every target passes (%d targets)", an->n_targets);
 		CHECK(an->faults_left_injected == 1);
-		CHECKF(!strcmp(an->verdict, "fail"), "verdict %s with a fault left injected", an->verdict);
+		CHECKF(an->verdict == GL_VERDICT_FAIL, "verdict %s with a fault left injected",
+		       gl_verdict_name(an->verdict));
 		gl_analysis_free(an);
 	}
 	gl_store_close(st);
