@@ -23,7 +23,7 @@ int ctl_notify_open(struct gl_ctx *c)
 	c->nt = gl_notify_new(c->sc, &err);
 	if (!c->nt && err.code) {
 		fprintf(stderr, "gauntlet: %s: no notification could be sent, nothing was started\n", err.msg);
-		return 4;
+		return GL_EXIT_HARNESS_ERROR;
 	}
 	return 0;
 }

@@ -541,7 +541,7 @@ static int seeds_parallel(const struct gl_sim_opts *o, const char *base, int job
 		free(lines);
 		free(done);
 		fprintf(stderr, "gauntlet: simulate: out of memory\n");
-		return 4;
+		return GL_EXIT_HARNESS_ERROR;
 	}
 	fflush(stdout);
 	fflush(stderr);
@@ -600,7 +600,7 @@ static int seeds_parallel(const struct gl_sim_opts *o, const char *base, int job
 	free(fd);
 	free(lines);
 	free(done);
-	return printed < n ? 4 : bad ? 1 : 0;
+	return printed < n ? GL_EXIT_HARNESS_ERROR : bad ? GL_EXIT_FAIL : GL_EXIT_OK;
 }
 
 int gl_controller_simulate(const struct gl_sim_opts *o)
@@ -619,7 +619,7 @@ int gl_controller_simulate(const struct gl_sim_opts *o)
 	snprintf(buf, sizeof(buf), "%s/gauntlet-simulate-XXXXXX", td && *td ? td : "/tmp");
 	if (!mkdtemp(buf)) {
 		fprintf(stderr, "gauntlet: simulate: cannot make a working directory %s: %s\n", buf, strerror(errno));
-		return 4;
+		return GL_EXIT_HARNESS_ERROR;
 	}
 	if (o->n_seeds > 1 && jobs > 1) {
 		bad = seeds_parallel(o, buf, jobs);
