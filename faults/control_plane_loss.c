@@ -137,9 +137,7 @@ void gl_cp_check_env_name(const cJSON *o, struct gl_diag *d, const char *path, c
 	if (!v)
 		return;
 	snprintf(p, sizeof(p), "%s.%s", path, key);
-	if (!cJSON_IsString(v) || !v->valuestring[0] || strlen(v->valuestring) > 128 ||
-	    strspn(v->valuestring, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_") !=
-		    strlen(v->valuestring))
+	if (!cJSON_IsString(v) || !gl_env_name_ok(v->valuestring))
 		gl_diag_error(d, v, p, "expected the name of an environment variable (the secret itself never goes in a scenario)");
 }
 

@@ -87,12 +87,6 @@ void gl_cp_validate_probe(const cJSON *probe, struct gl_diag *d, const char *pat
 
 /* ---- the control-plane probe ---------------------------------------------------- */
 
-static void sleep_ns(int64_t ns)
-{
-	struct timespec ts = { (time_t)(ns / 1000000000LL), (long)(ns % 1000000000LL) };
-	nanosleep(&ts, NULL);
-}
-
 static void b64(const char *in, char *out, size_t n)
 {
 	static const char t[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -200,7 +194,7 @@ int gl_cp_probe_run(const cJSON *plan, int after_inject, int64_t t0, struct gl_e
 			if (gl_now_ns() >= deadline)
 				return gl_errf(err, GL_ETIMEDOUT, "probe: %s/readyz did not answer 200 within %.1f s (%d tries)",
 					       gl_param_str(probe, "kubernetes"), timeout / 1e9, tries);
-			sleep_ns(CP_PROBE_PERIOD_NS);
+			gl_sleep_ns(CP_PROBE_PERIOD_NS);
 		}
 		t_write = gl_now_ns();
 		gl_fault_measure(NULL, after_inject ? "control_plane_recovery_s" : "control_plane_back_s", (t_write - t0) / 1e9);
@@ -224,7 +218,7 @@ int gl_cp_probe_run(const cJSON *plan, int after_inject, int64_t t0, struct gl_e
 				return gl_errf(err, GL_ETIMEDOUT, after_inject ? "probe: the member %s still answers %.0f s after inject"
 									   : "probe: the member %s is not healthy again within %.1f s",
 					       member, (gone_deadline - t0) / 1e9);
-			sleep_ns(CP_PROBE_PERIOD_NS);
+			gl_sleep_ns(CP_PROBE_PERIOD_NS);
 		}
 		t_gone = gl_now_ns();
 	}
@@ -249,6 +243,6 @@ int gl_cp_probe_run(const cJSON *plan, int after_inject, int64_t t0, struct gl_e
 			return gl_errf(err, GL_ETIMEDOUT,
 				       "probe: etcd accepted no write within %.1f s %s (%d tries against %d endpoint(s)); the control plane did not recover",
 				       timeout / 1e9, after_inject ? "after inject" : "after revert", tries, n_eps);
-		sleep_ns(CP_PROBE_PERIOD_NS);
+		gl_sleep_ns(CP_PROBE_PERIOD_NS);
 	}
 }

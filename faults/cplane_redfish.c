@@ -168,8 +168,7 @@ int gl_cp_rf_wait_state(const cJSON *plan, const char *want, struct gl_err *err)
 			return 0;
 		if (gl_now_ns() >= deadline)
 			break;
-		struct timespec ts = { 0, 500000000L };
-		nanosleep(&ts, NULL);
+		gl_sleep_ns(500000000LL);
 	}
 	if (e.code)
 		return gl_errf(err, GL_ETIMEDOUT, "redfish: PowerState did not become %s: %s", want, e.msg);

@@ -83,12 +83,6 @@ static enum dw_method method_of(const char *m)
 	return m && !strcmp(m, "kubernetes") ? DW_K8S : m && !strcmp(m, "exec") ? DW_EXEC : DW_SLURM;
 }
 
-static void sleep_ns(int64_t ns)
-{
-	struct timespec ts = { ns / 1000000000LL, ns % 1000000000LL };
-	nanosleep(&ts, NULL);
-}
-
 /* ---- values that reach commands and URLs ----------------------------------- */
 
 /* Slurm node names: letters, digits and _ . -, not starting with '-'. */
@@ -157,11 +151,6 @@ static int nonempty(const char *s)
 	return s && s[0] && strlen(s) < 1024;
 }
 
-static int env_name_ok(const char *s)
-{
-	return gl_env_name_ok(s);
-}
-
 static void dw_validate(const struct gl_fault_spec *f, struct gl_diag *d, const char *path)
 {
 	enum dw_method m = method_of(f->method);
@@ -209,7 +198,7 @@ static void dw_validate(const struct gl_fault_spec *f, struct gl_diag *d, const 
 			gl_diag_error(d, f->params, p, "\"via\": \"slurmrestd\" needs params.url, like \"https://slurm-ctl:6820\"");
 		check_string(f->params, d, path, "url", api_url_ok,
 			     "the slurmrestd URL: https://HOST[:PORT] (http:// for a local test server), without a path");
-		check_string(f->params, d, path, "token_env", env_name_ok, "the name of an environment variable holding the JWT");
+		check_string(f->params, d, path, "token_env", gl_env_name_ok, "the name of an environment variable holding the JWT");
 		check_string(f->params, d, path, "token_file", nonempty, "a path to a file holding the JWT");
 		check_string(f->params, d, path, "ca_bundle", nonempty, "a path to a CA bundle (PEM)");
 		check_string(f->params, d, path, "api_version", api_version_ok, "an API version like \"v0.0.40\"");
@@ -226,7 +215,7 @@ static void dw_validate(const struct gl_fault_spec *f, struct gl_diag *d, const 
 			     "the API server URL: https://HOST[:PORT] (http:// for a local test server), without a path");
 		check_string(f->params, d, path, "node", k8s_name_ok,
 			     "a Kubernetes node name: lowercase letters, digits, '-' and '.'");
-		check_string(f->params, d, path, "token_env", env_name_ok, "the name of an environment variable holding the bearer token");
+		check_string(f->params, d, path, "token_env", gl_env_name_ok, "the name of an environment variable holding the bearer token");
 		check_string(f->params, d, path, "token_file", nonempty, "a path to a file holding the bearer token");
 		check_string(f->params, d, path, "ca_bundle", nonempty, "a path to a CA bundle (PEM)");
 		check_string(f->params, d, path, "client_cert", nonempty, "a path to a client certificate (PEM)");
@@ -504,7 +493,7 @@ static int slurm_wait(struct gl_ctx *c, const cJSON *plan, int want, struct gl_e
 			return rc ? gl_errf(err, e.code, "%s", e.msg)
 				  : gl_errf(err, GL_EIO, "drain_worker: node %s is in state %s, %s DRAIN", gl_param_str(plan, "node"),
 					    st, want ? "without" : "still with");
-		sleep_ns(DW_POLL_NS);
+		gl_sleep_ns(DW_POLL_NS);
 	}
 }
 
@@ -639,7 +628,7 @@ static int k8s_evict(const cJSON *plan, const char *ns, const char *name, int64_
 				gl_warn("drain_worker '%s': eviction of %s/%s refused for now (429%s%s); retrying in %lld ms",
 					gl_param_str(plan, "id"), ns, name, why[0] ? " " : "", why, (long long)(backoff / 1000000));
 				cJSON_Delete(j);
-				sleep_ns(backoff);
+				gl_sleep_ns(backoff);
 				backoff = backoff * 2 > 5000000000LL ? 5000000000LL : backoff * 2;
 				continue;
 			}
@@ -716,7 +705,7 @@ static int k8s_wait(const cJSON *plan, int want, struct gl_err *err)
 			return rc ? gl_errf(err, e.code, "%s", e.msg)
 				  : gl_errf(err, GL_EIO, "drain_worker: node %s: spec.unschedulable is %s", gl_param_str(plan, "node"),
 					    u ? "true" : "false");
-		sleep_ns(DW_POLL_NS);
+		gl_sleep_ns(DW_POLL_NS);
 	}
 }
 

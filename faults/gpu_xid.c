@@ -735,10 +735,7 @@ static int gx_verify(struct gl_ctx *c, const cJSON *plan, struct gl_err *err)
 				return gl_errf(err, GL_EIO, "gpu_xid on host '%s': GPU %d field %ld reads %s%.0f, not %ld", p.host.name,
 					       p.gpus[i], p.field, r == 1 ? "N/A " : "", r == 1 ? 0.0 : v, p.xid);
 			}
-			{
-				struct timespec ts = { 0, 250000000L };
-				nanosleep(&ts, NULL);
-			}
+			gl_sleep_ns(250000000LL);
 		}
 	}
 	return 0;

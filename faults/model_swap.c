@@ -93,12 +93,6 @@ static enum ms_method method_of(const char *m)
 	return m && !strcmp(m, "kubernetes") ? MS_K8S : m && !strcmp(m, "exec") ? MS_EXEC : MS_LORA;
 }
 
-static void sleep_ns(int64_t ns)
-{
-	struct timespec ts = { ns / 1000000000LL, ns % 1000000000LL };
-	nanosleep(&ts, NULL);
-}
-
 /* ---- value checks ------------------------------------------------------------ */
 
 static int text_ok(const char *s, size_t max)
@@ -134,11 +128,6 @@ static int api_url_ok(const char *s)
 		return 0;
 	h = strstr(s, "://") + 3;
 	return strchr(h, '/') == NULL;
-}
-
-static int env_name_ok(const char *s)
-{
-	return gl_env_name_ok(s);
 }
 
 /* A container name (DNS label) */
@@ -236,7 +225,7 @@ static void validate_lora(const struct gl_fault_spec *f, struct gl_diag *d, cons
 					break;
 				}
 	}
-	check_str(f->params, d, path, "api_key_env", 0, env_name_ok, "the name of an environment variable holding the API key");
+	check_str(f->params, d, path, "api_key_env", 0, gl_env_name_ok, "the name of an environment variable holding the API key");
 	check_str(f->params, d, path, "ca_bundle", 0, nonempty, "a path to a CA bundle (PEM)");
 	check_str(f->params, d, path, "timeout", 0, dur_ok, "a duration like \"60s\" (each request's deadline)");
 }
@@ -257,7 +246,7 @@ static void validate_k8s(const struct gl_fault_spec *f, struct gl_diag *d, const
 		snprintf(p, sizeof(p), "%s.params.image", path);
 		gl_diag_error(d, f->params, p, "method kubernetes needs \"image\" or \"args\" (or both): what the swap changes");
 	}
-	check_str(f->params, d, path, "token_env", 0, env_name_ok, "the name of an environment variable holding the bearer token");
+	check_str(f->params, d, path, "token_env", 0, gl_env_name_ok, "the name of an environment variable holding the bearer token");
 	check_str(f->params, d, path, "token_file", 0, nonempty, "a path to a file holding the bearer token");
 	check_str(f->params, d, path, "ca_bundle", 0, nonempty, "a path to a CA bundle (PEM)");
 	check_str(f->params, d, path, "client_cert", 0, nonempty, "a path to a client certificate (PEM)");
@@ -576,7 +565,7 @@ static int lora_wait(const cJSON *plan, int want, const char *lora_path, struct 
 				  : gl_errf(err, GL_EIO, "model_swap '%s': %s/models %s adapter '%s'%s", gl_param_str(plan, "id"), bad,
 					    listed ? "still lists" : "does not list", gl_param_str(plan, "adapter"),
 					    listed && want && !root_ok ? " from the expected path" : "");
-		sleep_ns(MS_POLL_NS);
+		gl_sleep_ns(MS_POLL_NS);
 	}
 }
 
@@ -877,7 +866,7 @@ static int k8s_follow(const cJSON *plan, int want_annotation, struct gl_err *err
 			return gl_errf(err, GL_ETIMEDOUT, "model_swap '%s': rollout of %s/%s not done in %.0f s: %s",
 				       gl_param_str(plan, "id"), gl_param_str(plan, "namespace"), gl_param_str(plan, "deployment"),
 				       (double)(end - t0) / 1e9, why);
-		sleep_ns(MS_POLL_NS * 2);
+		gl_sleep_ns(MS_POLL_NS * 2);
 	}
 }
 
@@ -952,7 +941,7 @@ static int exec_probe(struct gl_ctx *c, const cJSON *plan, const char *expect_ke
 		if (gl_now_ns() >= end)
 			return gl_errf(err, GL_EIO, "model_swap '%s': the probe does not print '%s' (last: %s)",
 				       gl_param_str(plan, "id"), want ? want : "?", line);
-		sleep_ns(MS_POLL_NS * 2);
+		gl_sleep_ns(MS_POLL_NS * 2);
 	}
 }
 

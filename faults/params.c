@@ -3,7 +3,6 @@
  */
 #include "params.h"
 
-#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -72,17 +71,6 @@ int gl_params_check_keys(const cJSON *o, const char *const *keys, const char *wh
 	cJSON_ArrayForEach(it, o)
 		n += gl_params_check_key(it, keys, what, d, path);
 	return n;
-}
-
-int gl_env_name_ok(const char *s)
-{
-	size_t n = s ? strlen(s) : 0;
-	if (n == 0 || n > 128 || isdigit((unsigned char)s[0]))
-		return 0;
-	for (size_t i = 0; i < n; i++)
-		if (!isalnum((unsigned char)s[i]) && s[i] != '_')
-			return 0;
-	return 1;
 }
 
 const char *gl_url_after_scheme(const char *s)

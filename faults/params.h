@@ -38,9 +38,6 @@ int gl_params_check_key(const cJSON *it, const char *const *keys, const char *wh
 int gl_params_check_keys(const cJSON *o, const char *const *keys, const char *what, struct gl_diag *d,
 			 const char *path);
 
-/* An environment variable's name: letters, digits and '_', not starting
- * with a digit, at most 128 bytes (where tokens and keys are read from). */
-int gl_env_name_ok(const char *s);
 /* What follows "http://" or "https://" in s, or NULL for another scheme. */
 const char *gl_url_after_scheme(const char *s);
 /* params[key], when present (or required), is a non-empty array of at most

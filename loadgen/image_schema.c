@@ -14,15 +14,6 @@
 #include "paths.h"
 #include "schema.h"
 
-/* A variable name: [A-Za-z0-9_]{1,128}, not starting with a digit. */
-static int env_name_ok(const char *s)
-{
-	static const char word[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_";
-	size_t n = strlen(s);
-
-	return n > 0 && n <= 128 && !isdigit((unsigned char)s[0]) && strspn(s, word) == n;
-}
-
 /* A namespace is a DNS label: [a-z0-9-], at most 63, alphanumeric ends. */
 static int dns_label_ok(const char *s)
 {
@@ -60,7 +51,7 @@ static void check_source(const struct gl_scenario *s, const cJSON *src, struct g
 		gl_diag_error(d, cJSON_GetObjectItemCaseSensitive(src, "pod_selector"), p,
 			      "a label selector like \"app=vllm\", without control characters");
 	}
-	if (gl_get_string(d, src, "token_env", path, 0, buf, sizeof(buf)) > 0 && buf[0] && !env_name_ok(buf)) {
+	if (gl_get_string(d, src, "token_env", path, 0, buf, sizeof(buf)) > 0 && buf[0] && !gl_env_name_ok(buf)) {
 		gl_join(p, sizeof(p), path, "token_env");
 		gl_diag_error(d, cJSON_GetObjectItemCaseSensitive(src, "token_env"), p,
 			      "expected the name of an environment variable holding the bearer token");

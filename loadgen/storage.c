@@ -512,7 +512,7 @@ static void sto_stop(void *state)
 			}
 			/* the final report comes on SIGTERM */
 			st_on_fio_out(w->fio_out, EV_READ, w);
-			st_sleep_ns(20000000);
+			gl_sleep_ns(20000000);
 		}
 		while (w->fio_out >= 0) {
 			char buf[65536];

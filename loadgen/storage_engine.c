@@ -23,12 +23,6 @@ static uint64_t rnd(uint64_t *s)
 	return *s = x;
 }
 
-void st_sleep_ns(int64_t ns)
-{
-	struct timespec ts = { ns / 1000000000, ns % 1000000000 };
-	nanosleep(&ts, NULL);
-}
-
 static enum err_class classify(int e)
 {
 	switch (e) {
@@ -139,7 +133,7 @@ static void take_tokens(struct sto *w, uint64_t bytes)
 		}
 		wait_ns = (int64_t)(((double)bytes - w->tokens) / (double)w->rate_cap * 1e9);
 		pthread_mutex_unlock(&w->mu);
-		st_sleep_ns(wait_ns < 1000000 ? 1000000 : wait_ns > 100000000 ? 100000000 : wait_ns);
+		gl_sleep_ns(wait_ns < 1000000 ? 1000000 : wait_ns > 100000000 ? 100000000 : wait_ns);
 		if (!w->running)
 			return;
 	}
@@ -233,7 +227,7 @@ static void back_off(struct worker *k)
 	k->backoff_ns = k->backoff_ns ? k->backoff_ns * 2 : 50000000;
 	if (k->backoff_ns > 1000000000)
 		k->backoff_ns = 1000000000;
-	st_sleep_ns(k->backoff_ns);
+	gl_sleep_ns(k->backoff_ns);
 }
 
 /* Write file f whole with generation gen: bs blocks, fsync, close. */
@@ -387,7 +381,7 @@ static void aio_loop(struct sto *w, struct worker *k, int *fds)
 					;
 				if (!got) {
 					if (!inflight)
-						st_sleep_ns(20000000);
+						gl_sleep_ns(20000000);
 					break;
 				}
 			}
@@ -413,7 +407,7 @@ static void aio_loop(struct sto *w, struct worker *k, int *fds)
 		if (!inflight) {
 			if (!w->running)
 				break;
-			st_sleep_ns(10000000);     /* parked (index above the active count) */
+			gl_sleep_ns(10000000);     /* parked (index above the active count) */
 			continue;
 		}
 		{
@@ -505,7 +499,7 @@ void *st_worker_main(void *arg)
 		k->measure = 1;
 		__atomic_add_fetch(&w->prepared, 1, __ATOMIC_RELAXED);
 		while (w->running && __atomic_load_n(&w->prepared, __ATOMIC_RELAXED) < w->max_threads)
-			st_sleep_ns(5000000);
+			gl_sleep_ns(5000000);
 		/* the measured part starts clean: nothing of the layout counted */
 	}
 	if (w->engine == E_AIO && (w->pattern == P_DATASET_READ || w->pattern == P_MODEL_LOAD)) {
@@ -517,7 +511,7 @@ void *st_worker_main(void *arg)
 		int rc = 0;
 
 		if (k->idx >= w->active) {
-			st_sleep_ns(10000000);
+			gl_sleep_ns(10000000);
 			continue;
 		}
 		switch (w->pattern) {
@@ -536,7 +530,7 @@ void *st_worker_main(void *arg)
 			}
 			pthread_mutex_unlock(&w->mu);
 			if (f < 0) {
-				st_sleep_ns(5000000);
+				gl_sleep_ns(5000000);
 				continue;
 			}
 			/* a checkpoint is written whole or not at all: its bytes
@@ -579,7 +573,7 @@ void *st_worker_main(void *arg)
 			break;
 		}
 		if (rc == -2)
-			st_sleep_ns(20000000);     /* "limit" reached: idle until the end */
+			gl_sleep_ns(20000000);     /* "limit" reached: idle until the end */
 		else if (rc != 0 && w->running)
 			back_off(k);
 		else

@@ -151,7 +151,6 @@ struct sto {
 };
 
 /* storage_engine.c */
-void st_sleep_ns(int64_t ns);
 long st_sys_io_setup(unsigned n, aio_context_t *c);
 long st_sys_io_destroy(aio_context_t c);
 void *st_worker_main(void *arg);

@@ -284,7 +284,7 @@ static void cmp_free(struct cmp *c)
 /* Bad input (2) unless the failure was the harness's own (4). */
 static int exit_for(const struct gl_err *err)
 {
-	return err->code == GL_ENOMEM || err->code == GL_ELIMIT ? 4 : 2;
+	return err->code == GL_ENOMEM || err->code == GL_ELIMIT ? GL_EXIT_HARNESS_ERROR : GL_EXIT_BAD_INPUT;
 }
 
 int gl_compare_main(int argc, char **argv)
@@ -292,12 +292,12 @@ int gl_compare_main(int argc, char **argv)
 	struct cmp c;
 	struct gl_err err = { 0 };
 	char out_dir[1100];
-	int code = 0, rc;
+	int code = GL_EXIT_OK, rc;
 
 	memset(&c, 0, sizeof(c));
 	rc = parse_opts(argc, argv, &c.o);
 	if (rc)
-		return rc > 0 ? 0 : 2;
+		return rc > 0 ? GL_EXIT_OK : GL_EXIT_BAD_INPUT;
 	c.s[0].dir = c.o.base;
 	c.s[0].role = "base";
 	c.s[1].dir = c.o.cand;
@@ -313,14 +313,14 @@ int gl_compare_main(int argc, char **argv)
 		fprintf(stderr, "gauntlet compare: window lengths differ (%g s in base, %g s in candidate): per-window "
 			"figures of different windows are not comparable; rerun one with the other's \"window\"\n",
 			(double)c.s[0].an->run.window_ns / 1e9, (double)c.s[1].an->run.window_ns / 1e9);
-		code = 2;
+		code = GL_EXIT_BAD_INPUT;
 		goto out;
 	}
 	check_runs(&c);
 	if (gl_cmp_build_figures(&c) || gl_cmp_assign_groups(&c, &c.s[0]) || gl_cmp_assign_groups(&c, &c.s[1])) {
 		gl_errf(&err, GL_ENOMEM, "out of memory");
 		fprintf(stderr, "gauntlet compare: out of memory\n");
-		code = 4;
+		code = GL_EXIT_HARNESS_ERROR;
 		goto out;
 	}
 	for (int k = 0; k < 2; k++) {
@@ -332,22 +332,22 @@ int gl_compare_main(int argc, char **argv)
 	}
 	if (gl_cmp_compare_rows(&c)) {
 		fprintf(stderr, "gauntlet compare: out of memory\n");
-		code = 4;
+		code = GL_EXIT_HARNESS_ERROR;
 		goto out;
 	}
 	if (c.n_rows == 0) {
 		fprintf(stderr, "gauntlet compare: the runs have no metric with data in common: nothing to compare\n");
-		code = 2;
+		code = GL_EXIT_BAD_INPUT;
 		goto out;
 	}
-	code = c.count[V_REGRESSION] ? 1 : 0;
+	code = c.count[V_REGRESSION] ? GL_EXIT_FAIL : GL_EXIT_OK;
 	if (c.o.out)
 		snprintf(out_dir, sizeof(out_dir), "%s", c.o.out);
 	else
 		snprintf(out_dir, sizeof(out_dir), "%s/compare", c.o.cand);
 	if (gl_cmp_write_outputs(&c, out_dir, code, &err)) {
 		fprintf(stderr, "gauntlet compare: %s\n", err.msg);
-		code = 4;
+		code = GL_EXIT_HARNESS_ERROR;
 		goto out;
 	}
 	if (!c.o.quiet) {

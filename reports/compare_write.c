@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "escape.h"
 #include "units.h"
 
 #define OUT_MAX_BYTES (64u << 20)
@@ -210,7 +211,7 @@ static cJSON *run_json(const struct side *s)
 	gl_format_wall(r->started_wall_ns, wall, sizeof(wall));
 	cJSON_AddStringToObject(o, "started", wall);
 	cJSON_AddStringToObject(o, "state", r->state);
-	cJSON_AddStringToObject(o, "verdict", s->an->verdict);
+	cJSON_AddStringToObject(o, "verdict", gl_verdict_name(s->an->verdict));
 	cJSON_AddNumberToObject(o, "windows", s->an->n_windows);
 	cJSON_AddNumberToObject(o, "window_s", (double)r->window_ns / 1e9);
 	cJSON_AddNumberToObject(o, "time_scale", r->time_scale);
@@ -311,42 +312,7 @@ static cJSON *compare_json(const struct cmp *c, int exit_code)
 	return j;
 }
 
-/* Markdown table cells: user strings lose their power to break the table
- * or turn into markup. */
-static void md_esc(struct gl_buf *b, const char *s)
-{
-	for (; *s; s++) {
-		if (*s == '\n' || *s == '\r')
-			gl_buf_append(b, " ", 1);
-		else if (*s == '<')
-			gl_buf_append(b, "&lt;", 4);
-		else if (*s == '>')
-			gl_buf_append(b, "&gt;", 4);
-		else if (*s == '&')
-			gl_buf_append(b, "&amp;", 5);
-		else if (strchr("|\\`*_[]#", *s)) {
-			gl_buf_append(b, "\\", 1);
-			gl_buf_append(b, s, 1);
-		} else
-			gl_buf_append(b, s, 1);
-	}
-}
-
-static void html_esc(struct gl_buf *b, const char *s)
-{
-	for (; *s; s++) {
-		switch (*s) {
-		case '&': gl_buf_append(b, "&amp;", 5); break;
-		case '<': gl_buf_append(b, "&lt;", 4); break;
-		case '>': gl_buf_append(b, "&gt;", 4); break;
-		case '"': gl_buf_append(b, "&quot;", 6); break;
-		case '\'': gl_buf_append(b, "&#39;", 5); break;
-		default: gl_buf_append(b, s, 1);
-		}
-	}
-}
-
-typedef void (*esc_fn)(struct gl_buf *b, const char *s);
+typedef int (*esc_fn)(struct gl_buf *b, const char *s);
 
 /* The run facts, one row per fact, as "| label | base | cand |" or the HTML equivalent. */
 static void facts(const struct cmp *c, struct gl_buf *b, esc_fn esc, int html)
@@ -364,7 +330,7 @@ static void facts(const struct cmp *c, struct gl_buf *b, esc_fn esc, int html)
 			case 2: snprintf(v, sizeof(v), "%s", an->run.name); break;
 			case 3: snprintf(v, sizeof(v), "%s", an->run.scenario_sha256); break;
 			case 4: gl_format_wall(an->run.started_wall_ns, v, sizeof(v)); break;
-			case 5: snprintf(v, sizeof(v), "%s / %s", an->run.state, an->verdict); break;
+			case 5: snprintf(v, sizeof(v), "%s / %s", an->run.state, gl_verdict_name(an->verdict)); break;
 			case 6: snprintf(v, sizeof(v), "%d", an->n_windows); break;
 			case 7: snprintf(v, sizeof(v), "%g s", (double)an->run.window_ns / 1e9); break;
 			default: snprintf(v, sizeof(v), "%g", an->run.time_scale); break;
@@ -428,11 +394,11 @@ static void md_rows(const struct cmp *c, struct gl_buf *b, int which)
 		fmt_change(ch, sizeof(ch), c, r);
 		fmt_p(p, sizeof(p), r);
 		gl_buf_printf(b, "| `%s` | ", c->figs[r->fig].name);
-		md_esc(b, gl_cmp_row_where(c, r, where, sizeof(where)));
+		gl_md_text(b, gl_cmp_row_where(c, r, where, sizeof(where)));
 		gl_buf_printf(b, " | %s | %d/%d | %s | %s | %s%s | %s | ",
 			      c->figs[r->fig].def->lower_is_better ? "lower" : "higher", r->n_base, r->n_cand, vb, vc,
 			      ch, change_of(c, r), p);
-		md_esc(b, r->note);
+		gl_md_text(b, r->note);
 		gl_buf_printf(b, " | %s%s%s |\n", r->v == V_REGRESSION ? "**" : "", verdict_names[r->v],
 			      r->v == V_REGRESSION ? "**" : "");
 	}
@@ -467,23 +433,23 @@ static void not_compared_list(const struct cmp *c, struct gl_buf *b, esc_fn esc,
 static int render_md(const struct cmp *c, struct gl_buf *b)
 {
 	gl_buf_printf(b, "# gauntlet compare: ");
-	md_esc(b, c->s[1].an->run.name);
+	gl_md_text(b, c->s[1].an->run.name);
 	gl_buf_printf(b, " against its baseline\n\n**Verdict: %s** (%d regression(s), %d improvement(s), "
 		      "%d unchanged, %d with insufficient data)\n\n",
 		      c->count[V_REGRESSION] ? "REGRESSION" : "NO REGRESSION", c->count[V_REGRESSION],
 		      c->count[V_IMPROVEMENT], c->count[V_NONE], c->count[V_INSUFFICIENT]);
 	gl_buf_printf(b, "| | base | candidate |\n|---|---|---|\n");
-	facts(c, b, md_esc, 0);
+	facts(c, b, gl_md_text, 0);
 	{
 		char text[1600];
 		method_text(c, text, sizeof(text));
 		gl_buf_printf(b, "\n");
-		md_esc(b, text);
+		gl_md_text(b, text);
 		gl_buf_printf(b, "\n\n");
 	}
 	for (int i = 0; i < c->n_warnings; i++) {
 		gl_buf_printf(b, "> **Warning:** ");
-		md_esc(b, c->warnings[i]);
+		gl_md_text(b, c->warnings[i]);
 		gl_buf_printf(b, "\n\n");
 	}
 	gl_buf_printf(b, "## First-class figures\n\n");
@@ -500,7 +466,7 @@ static int render_md(const struct cmp *c, struct gl_buf *b)
 	md_rows(c, b, 0);
 	if (cJSON_GetArraySize(c->not_compared)) {
 		gl_buf_printf(b, "\n## Not compared\n\nMeasured in one run only:");
-		not_compared_list(c, b, md_esc, " ", "");
+		not_compared_list(c, b, gl_md_text, " ", "");
 		gl_buf_printf(b, "\n");
 	}
 	return b->len >= b->max ? -1 : 0;
@@ -522,14 +488,14 @@ static void html_rows(const struct cmp *c, struct gl_buf *b, int which)
 		fmt_change(ch, sizeof(ch), c, r);
 		fmt_p(p, sizeof(p), r);
 		gl_buf_printf(b, "<tr class=\"%s\"><td><code>", cls[r->v]);
-		html_esc(b, c->figs[r->fig].name);
+		gl_html_text(b, c->figs[r->fig].name);
 		gl_buf_printf(b, "</code></td><td>");
-		html_esc(b, gl_cmp_row_where(c, r, where, sizeof(where)));
+		gl_html_text(b, gl_cmp_row_where(c, r, where, sizeof(where)));
 		gl_buf_printf(b, "</td><td>%s</td><td>%d/%d</td><td>%s</td><td>%s</td><td>%s%s</td><td>%s</td>"
 			      "<td class=\"note\">",
 			      c->figs[r->fig].def->lower_is_better ? "lower" : "higher", r->n_base, r->n_cand, vb, vc,
 			      ch, change_of(c, r), p);
-		html_esc(b, r->note);
+		gl_html_text(b, r->note);
 		gl_buf_printf(b, "</td><td class=\"verdict\">%s</td></tr>\n", verdict_names[r->v]);
 	}
 	gl_buf_printf(b, "</tbody></table>\n");
@@ -538,7 +504,7 @@ static void html_rows(const struct cmp *c, struct gl_buf *b, int which)
 static int render_html(const struct cmp *c, struct gl_buf *b)
 {
 	gl_buf_printf(b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>gauntlet compare: ");
-	html_esc(b, c->s[1].an->run.name);
+	gl_html_text(b, c->s[1].an->run.name);
 	gl_buf_printf(b, "</title>\n<style>\n"
 		      "body{font-family:system-ui,sans-serif;margin:2em;color:#222}\n"
 		      "table{border-collapse:collapse;margin:1em 0}th,td{border:1px solid #ccc;padding:3px 8px;"
@@ -551,24 +517,24 @@ static int render_html(const struct cmp *c, struct gl_buf *b)
 		      "tr.insufficient{color:#888}\n"
 		      ".warn{background:#fff3cd;padding:.4em .8em;margin:.3em 0}\n"
 		      "</style></head><body>\n<h1>gauntlet compare: ");
-	html_esc(b, c->s[1].an->run.name);
+	gl_html_text(b, c->s[1].an->run.name);
 	gl_buf_printf(b, " against its baseline</h1>\n<p class=\"verdict-box %s\" id=\"verdict\">%s</p>\n"
 		      "<p>%d regression(s), %d improvement(s), %d unchanged, %d with insufficient data</p>\n",
 		      c->count[V_REGRESSION] ? "bad" : "good",
 		      c->count[V_REGRESSION] ? "REGRESSION" : "NO REGRESSION", c->count[V_REGRESSION],
 		      c->count[V_IMPROVEMENT], c->count[V_NONE], c->count[V_INSUFFICIENT]);
 	gl_buf_printf(b, "<table class=\"facts\"><tr><th></th><th>base</th><th>candidate</th></tr>\n");
-	facts(c, b, html_esc, 1);
+	facts(c, b, gl_html_text, 1);
 	{
 		char text[1600];
 		method_text(c, text, sizeof(text));
 		gl_buf_printf(b, "</table>\n<p>");
-		html_esc(b, text);
+		gl_html_text(b, text);
 		gl_buf_printf(b, "</p>\n");
 	}
 	for (int i = 0; i < c->n_warnings; i++) {
 		gl_buf_printf(b, "<p class=\"warn\"><strong>Warning:</strong> ");
-		html_esc(b, c->warnings[i]);
+		gl_html_text(b, c->warnings[i]);
 		gl_buf_printf(b, "</p>\n");
 	}
 	gl_buf_printf(b, "<h2>First-class figures</h2>\n");
@@ -585,7 +551,7 @@ static int render_html(const struct cmp *c, struct gl_buf *b)
 	html_rows(c, b, 0);
 	if (cJSON_GetArraySize(c->not_compared)) {
 		gl_buf_printf(b, "<h2>Not compared</h2>\n<p>Measured in one run only:</p><ul>\n");
-		not_compared_list(c, b, html_esc, "<li>", "</li>\n");
+		not_compared_list(c, b, gl_html_text, "<li>", "</li>\n");
 		gl_buf_printf(b, "</ul>\n");
 	}
 	gl_buf_printf(b, "</body></html>\n");

@@ -10,6 +10,7 @@
 #include <cjson/cJSON.h>
 
 #include "analysis.h"
+#include "escape.h"
 #include "store.h"
 #include "util.h"
 
@@ -67,13 +68,6 @@ const char *gl_report_outage_faults(const struct gl_analysis *an, int k, char *b
 cJSON *gl_report_incidents_json(const struct gl_analysis *an);
 /* report.md text into out. */
 int gl_report_md(const struct gl_analysis *an, struct gl_buf *out);
-/* Text from a scenario, the store or a command into report.md
- * (report_md.c): gl_md_text keeps it text in a line or a table cell ('<',
- * '>', '&' as entities; backslash, '`', '|', '[', ']' escaped; control
- * characters as spaces); gl_md_code shows it as a code span in a table
- * cell when that shows it as it is, else as gl_md_text. */
-void gl_md_text(struct gl_buf *b, const char *t);
-void gl_md_code(struct gl_buf *b, const char *t);
 /* junit.xml text into out: one test case per target (report_junit.c). */
 int gl_report_junit(const struct gl_analysis *an, struct gl_buf *out);
 

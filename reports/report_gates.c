@@ -100,7 +100,7 @@ static struct matrix *matrix_of(const struct gl_gate_result *g, cJSON **rows)
 /* every row that did not pass and says why: "- " ... "\n" (md) or
  * "<li>" ... "</li>\n" (html), text through esc */
 static void problems(struct gl_buf *b, const cJSON *rows, const char *open, const char *close,
-		     void (*esc)(struct gl_buf *, const char *))
+		     int (*esc)(struct gl_buf *, const char *))
 {
 	const cJSON *r;
 
@@ -242,24 +242,6 @@ void gl_report_gates_md(const struct gl_analysis *an, struct gl_buf *b)
 
 /* ---- report.html -------------------------------------------------------------- */
 
-/* text and attribute values alike, in HTML and XML (&#39; is both's);
- * control characters and bytes above ASCII (not checked as UTF-8 here)
- * become '?' */
-static void html_esc(struct gl_buf *b, const char *s)
-{
-	for (; s && *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		switch (c) {
-		case '&': gl_buf_printf(b, "&amp;"); break;
-		case '<': gl_buf_printf(b, "&lt;"); break;
-		case '>': gl_buf_printf(b, "&gt;"); break;
-		case '"': gl_buf_printf(b, "&quot;"); break;
-		case '\'': gl_buf_printf(b, "&#39;"); break;
-		default: gl_buf_append(b, c >= 0x20 && c < 0x7f ? s : "?", 1);
-		}
-	}
-}
-
 static const char *html_class(const char *status)
 {
 	return !strcmp(status, "fail") ? "bad" : !strcmp(status, "warn") ? "warn" : !strcmp(status, "pass") ? "ok" : "";
@@ -275,9 +257,9 @@ static void html_matrix(struct gl_buf *b, const struct gl_gate_result *g)
 		return;
 	}
 	gl_buf_printf(b, "<h3>");
-	html_esc(b, g->id);
+	gl_html_text(b, g->id);
 	gl_buf_printf(b, " %s on ", g->when);
-	html_esc(b, g->host);
+	gl_html_text(b, g->host);
 	gl_buf_printf(b, ": %s</h3>\n<table><thead><tr><th>test</th>", g->status);
 	for (int c = 0; c < m->n_ids; c++)
 		if (m->ids[c] < 0)
@@ -287,7 +269,7 @@ static void html_matrix(struct gl_buf *b, const struct gl_gate_result *g)
 	gl_buf_printf(b, "</tr></thead><tbody>\n");
 	for (int t = 0; t < m->n_tests; t++) {
 		gl_buf_printf(b, "<tr><td>");
-		html_esc(b, m->tests[t]);
+		gl_html_text(b, m->tests[t]);
 		gl_buf_printf(b, "</td>");
 		for (int c = 0; c < m->n_ids; c++) {
 			int s = m->cell[t][c];
@@ -300,7 +282,7 @@ static void html_matrix(struct gl_buf *b, const struct gl_gate_result *g)
 	if (m->cut)
 		gl_buf_printf(b, "<p>More tests or GPUs than shown: see %s.</p>\n", g->file);
 	gl_buf_printf(b, "<ul>\n");
-	problems(b, rows, "<li>", "</li>\n", html_esc);
+	problems(b, rows, "<li>", "</li>\n", gl_html_text);
 	gl_buf_printf(b, "</ul>\n");
 	free(m);
 	cJSON_Delete(rows);
@@ -316,14 +298,14 @@ int gl_report_gates_html(const struct gl_analysis *an, struct gl_buf *b)
 	for (int i = 0; i < an->n_gates; i++) {
 		const struct gl_gate_result *g = &an->gates[i];
 		gl_buf_printf(b, "<tr%s><td>", !strcmp(g->status, "fail") ? " class=\"bad\"" : "");
-		html_esc(b, g->id);
+		gl_html_text(b, g->id);
 		gl_buf_printf(b, "</td><td>%s</td><td>", g->kind);
-		html_esc(b, g->host);
+		gl_html_text(b, g->host);
 		gl_buf_printf(b, "</td><td>%s</td><td class=\"%s\">%s</td><td>%.1f s</td><td>", g->when,
 			      html_class(g->status), !strcmp(g->status, "fail") ? "FAILED" : g->status, g->dur_s);
-		html_esc(b, g->reason);
+		gl_html_text(b, g->reason);
 		gl_buf_printf(b, "</td><td>");
-		html_esc(b, g->file[0] ? g->file : "-");
+		gl_html_text(b, g->file[0] ? g->file : "-");
 		gl_buf_printf(b, "</td></tr>\n");
 	}
 	gl_buf_printf(b, "</tbody></table>\n");
@@ -340,9 +322,9 @@ int gl_report_gates_junit(const struct gl_analysis *an, struct gl_buf *b)
 	for (int i = 0; i < an->n_gates; i++) {
 		const struct gl_gate_result *g = &an->gates[i];
 		gl_buf_printf(b, "    <testcase classname=\"gauntlet.gates\" name=\"");
-		html_esc(b, g->id);
+		gl_html_text(b, g->id);
 		gl_buf_printf(b, " %s on ", g->when);
-		html_esc(b, g->host);
+		gl_html_text(b, g->host);
 		gl_buf_printf(b, "\" time=\"%.3f\"", g->dur_s);
 		if (!strcmp(g->status, "pass") || !strcmp(g->status, "warn")) {
 			if (!g->reason[0]) {
@@ -351,18 +333,18 @@ int gl_report_gates_junit(const struct gl_analysis *an, struct gl_buf *b)
 			}
 			/* a warning passes; what it said stays visible */
 			gl_buf_printf(b, ">\n      <system-out>");
-			html_esc(b, g->reason);
+			gl_html_text(b, g->reason);
 			gl_buf_printf(b, "</system-out>\n    </testcase>\n");
 			continue;
 		}
 		gl_buf_printf(b, ">\n      <%s message=\"", !strcmp(g->status, "skip") ? "skipped" : "failure type=\"gate\"");
-		html_esc(b, g->reason);
+		gl_html_text(b, g->reason);
 		if (!strcmp(g->status, "skip")) {
 			gl_buf_printf(b, "\"/>\n    </testcase>\n");
 			continue;
 		}
 		gl_buf_printf(b, "\">");
-		html_esc(b, g->reason);
+		gl_html_text(b, g->reason);
 		gl_buf_printf(b, "</failure>\n    </testcase>\n");
 	}
 	return b->cut ? -GL_ELIMIT : 0;

@@ -103,46 +103,11 @@ __attribute__((format(printf, 2, 3))) static void putf(struct out *o, const char
 	}
 }
 
-/* HTML-escape s (text and attribute values alike). Bytes that are not
- * valid UTF-8 and control characters become U+FFFD, so a stray byte from a
- * command's output cannot garble the page. */
+/* s as HTML text or an attribute value (gl_html_text). */
 static void esc(struct out *o, const char *s)
 {
-	const unsigned char *p = (const unsigned char *)(s ? s : "");
-
-	while (*p && o->rc == 0) {
-		const unsigned char *run = p;
-		size_t len;
-		/* copy the longest run needing no escape in one append */
-		while (*p >= 0x20 && *p < 0x7f && *p != '&' && *p != '<' && *p != '>' && *p != '"' && *p != '\'')
-			p++;
-		if (p > run)
-			o->rc = gl_buf_append(o->b, run, (size_t)(p - run));
-		if (!*p || o->rc)
-			break;
-		switch (*p) {
-		case '&': put(o, "&amp;"); p++; continue;
-		case '<': put(o, "&lt;"); p++; continue;
-		case '>': put(o, "&gt;"); p++; continue;
-		case '"': put(o, "&quot;"); p++; continue;
-		case '\'': put(o, "&#39;"); p++; continue;
-		case '\t': case '\n': put(o, " "); p++; continue;
-		default: break;
-		}
-		if (*p < 0x80) {            /* other control characters, DEL */
-			put(o, "\xEF\xBF\xBD");
-			p++;
-			continue;
-		}
-		len = *p >= 0xF0 && *p <= 0xF4 ? 4 : *p >= 0xE0 ? 3 : *p >= 0xC2 && *p < 0xE0 ? 2 : 0;
-		if (len && len <= strlen((const char *)p) && gl_utf8_valid(p, len)) {
-			o->rc = gl_buf_append(o->b, p, len);
-			p += len;
-		} else {
-			put(o, "\xEF\xBF\xBD");
-			p++;
-		}
-	}
+	if (o->rc == 0)
+		o->rc = gl_html_text(o->b, s);
 }
 
 static void fmt_num(char *buf, size_t n, int has, double v)
@@ -180,9 +145,9 @@ static const char *op_html(enum gl_cmp op)
 	return "?";
 }
 
-static const char *verdict_word(const char *v)
+static const char *verdict_word(enum gl_verdict v)
 {
-	return !strcmp(v, "pass") ? "PASS" : !strcmp(v, "aborted") ? "ABORTED" : "FAIL";
+	return v == GL_VERDICT_PASS ? "PASS" : v == GL_VERDICT_ABORTED ? "ABORTED" : "FAIL";
 }
 
 /* ---- document head ---------------------------------------------------------- */
@@ -305,8 +270,7 @@ static void banner(struct out *o, const struct gl_analysis *an)
 	       "<a href=\"#manifest\">Manifest</a><a href=\"#definitions\">Metric definitions</a>"
 	       "<a href=\"#signoff\">Sign-off</a></nav>\n");
 	putf(o, "<section id=\"verdict\" class=\"verdict %s\"><span class=\"word\">%s</span>",
-	     !strcmp(an->verdict, "pass") ? "pass" : !strcmp(an->verdict, "aborted") ? "aborted" : "fail",
-	     verdict_word(an->verdict));
+	     gl_verdict_name(an->verdict), verdict_word(an->verdict));
 	putf(o, "%d of %d target(s) failed or missing", failed, an->n_targets);
 	if (missing)
 		putf(o, " (%d missing)", missing);
@@ -550,7 +514,7 @@ static void fault_bands(struct out *o, const struct gl_analysis *an, const struc
 		put(o, " on ");
 		esc(o, f->row.target);
 		putf(o, "): injected %s, reverted %s, state ", a, b);
-		esc(o, f->row.state);
+		esc(o, gl_fault_state_name(f->row.state));
 		fmt_num(a, sizeof(a), f->recovery_s >= 0, f->recovery_s);
 		fmt_num(b, sizeof(b), f->restore_s >= 0, f->restore_s);
 		putf(o, ", recovery_s %s, restore_s %s</title></rect>", a, b);
@@ -965,7 +929,7 @@ static void faults_table(struct out *o, const struct gl_analysis *an)
 	for (int i = 0; i < an->n_faults && o->rc == 0; i++) {
 		const struct gl_fault_result *f = &an->faults[i];
 		char dmn[200];
-		int ok = !strcmp(f->row.state, "reverted") && f->recovery_s >= 0 && f->restore_s >= 0;
+		int ok = f->row.state == GL_FAULT_REVERTED && f->recovery_s >= 0 && f->restore_s >= 0;
 		putf(o, "<tr%s><td>", ok ? "" : " class=\"bad\"");
 		esc(o, f->row.id);
 		put(o, "</td><td>");
@@ -974,8 +938,8 @@ static void faults_table(struct out *o, const struct gl_analysis *an)
 		esc(o, f->row.method);
 		put(o, "</td><td>");
 		esc(o, f->row.target);
-		putf(o, "</td><td class=\"%s\">", !strcmp(f->row.state, "reverted") ? "ok" : "bad");
-		esc(o, f->row.state);
+		putf(o, "</td><td class=\"%s\">", f->row.state == GL_FAULT_REVERTED ? "ok" : "bad");
+		esc(o, gl_fault_state_name(f->row.state));
 		put(o, "</td>");
 		td_when(o, f->row.injected_scn_ns, f->row.injected_elapsed_ns);
 		td_bool(o, f->row.verified);
@@ -1216,7 +1180,7 @@ static void run_table(struct out *o, const struct gl_analysis *an)
 		snprintf(b, sizeof(b), "not ended");
 	fact(o, "ended", b);
 	fact(o, "state", an->run.state);
-	fact(o, "verdict", an->verdict);
+	fact(o, "verdict", gl_verdict_name(an->verdict));
 	snprintf(b, sizeof(b), "%.3f s measured, %.3f s planned (scenario time)", an->duration_s,
 		 (double)an->run.duration_ns / 1e9);
 	fact(o, "duration", b);

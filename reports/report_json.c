@@ -360,7 +360,7 @@ cJSON *gl_report_json(const struct gl_analysis *an)
 	/* docs/report.schema.json; bumped when a key is renamed, removed or
 	 * changes type or meaning (docs/metrics.md, "Schema") */
 	cJSON_AddNumberToObject(r, "schema_version", 1);
-	cJSON_AddStringToObject(r, "verdict", an->verdict);
+	cJSON_AddStringToObject(r, "verdict", gl_verdict_name(an->verdict));
 	run = cJSON_AddObjectToObject(r, "run");
 	cJSON_AddStringToObject(run, "id", an->run.id);
 	cJSON_AddStringToObject(run, "scenario", an->run.name);
@@ -423,7 +423,7 @@ cJSON *gl_report_json(const struct gl_analysis *an)
 		add_time(o, "reverted_at_s", f->row.reverted_scn_ns);
 		add_time(o, "injected_elapsed_s", f->row.injected_elapsed_ns);
 		add_time(o, "reverted_elapsed_s", f->row.reverted_elapsed_ns);
-		cJSON_AddStringToObject(o, "state", f->row.state);
+		cJSON_AddStringToObject(o, "state", gl_fault_state_name(f->row.state));
 		if (f->row.verified < 0)
 			cJSON_AddNullToObject(o, "verified");
 		else

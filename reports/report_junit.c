@@ -189,7 +189,7 @@ int gl_report_junit(const struct gl_analysis *an, struct gl_buf *out)
 	putf(b, "\" hostname=\"");
 	xml_esc(b, an->run.hostname);
 	putf(b, "\">\n    <properties>\n");
-	prop(b, "verdict", an->verdict);
+	prop(b, "verdict", gl_verdict_name(an->verdict));
 	prop(b, "run.id", an->run.id);
 	prop(b, "run.scenario", an->run.name);
 	prop(b, "run.scenario_path", an->run.scenario_path);
@@ -217,7 +217,7 @@ int gl_report_junit(const struct gl_analysis *an, struct gl_buf *out)
 		fmt_num(rs, sizeof(rs), f->restore_s >= 0 ? f->restore_s : NAN);
 		snprintf(name, sizeof(name), "fault.%s", f->row.id);
 		snprintf(val, sizeof(val), "%s%s%s on %s: %s, verified %s, recovery_s %s, restore_s %s%s%s", f->row.kind,
-			 f->row.method[0] ? "/" : "", f->row.method, f->row.target, f->row.state,
+			 f->row.method[0] ? "/" : "", f->row.method, f->row.target, gl_fault_state_name(f->row.state),
 			 f->row.verified == 1 ? "yes" : f->row.verified == 0 ? "no" : "n/a", rc, rs,
 			 f->row.error[0] ? "; error: " : "", f->row.error);
 		prop(b, name, val);
@@ -271,7 +271,7 @@ int gl_report_junit(const struct gl_analysis *an, struct gl_buf *out)
 	}
 	gate_cases(b, an);
 	putf(b, "    <system-out>verdict ");
-	xml_esc(b, an->verdict);
+	xml_esc(b, gl_verdict_name(an->verdict));
 	putf(b, ": %d of %d target(s) failed or missing; %d fault(s) left injected; %d incident(s); run ",
 	     failures - an->incidents_failed - an->gates_failed, an->n_targets, an->faults_left_injected, an->incidents_total);
 	xml_esc(b, an->run.state);

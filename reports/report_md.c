@@ -26,60 +26,6 @@ static void fmt_num(char *buf, size_t n, int has, double v)
 		snprintf(buf, n, "%.6g", v);
 }
 
-/* Text copied into report.md from a scenario, the store or a command's
- * output (names, hosts, fault ids, notes, errors): it may be read raw or
- * through a Markdown renderer that passes HTML through, so it must stay
- * text there. '<', '>' and '&' become entities (no tag, comment or
- * autolink); backslash, '`', '|', '[' and ']' are backslash-escaped (no code
- * span, link or image opens, no table cell ends); line breaks and other
- * control characters become spaces (no row or line is cut, no heading or
- * list starts). Emphasis characters are left alone: at worst they
- * italicize. */
-void gl_md_text(struct gl_buf *b, const char *t)
-{
-	for (; t && *t; t++) {
-		unsigned char c = (unsigned char)*t;
-		switch (c) {
-		case '<': gl_buf_append(b, "&lt;", 4); break;
-		case '>': gl_buf_append(b, "&gt;", 4); break;
-		case '&': gl_buf_append(b, "&amp;", 5); break;
-		case '\\': case '`': case '|': case '[': case ']':
-			gl_buf_append(b, "\\", 1);
-			gl_buf_append(b, t, 1);
-			break;
-		default:
-			if (c < 0x20 || c == 0x7f)
-				gl_buf_append(b, " ", 1);
-			else
-				gl_buf_append(b, t, 1);
-		}
-	}
-}
-
-/* t as a code span in a table cell when that shows it as it is: no
- * backtick (it would end the span), no '<', '>' or '&' (inside a span an
- * entity shows as itself), no control character; '|' as \| (GFM splits
- * cells before spans). Anything else goes out as gl_md_text, unformatted. */
-void gl_md_code(struct gl_buf *b, const char *t)
-{
-	const char *p;
-
-	for (p = t ? t : ""; *p; p++)
-		if (strchr("`<>&", *p) || (unsigned char)*p < 0x20 || *p == 0x7f)
-			break;
-	if (*p) {
-		gl_md_text(b, t);
-		return;
-	}
-	gl_buf_append(b, "`", 1);
-	for (p = t ? t : ""; *p; p++)
-		if (*p == '|')
-			gl_buf_append(b, "\\|", 2);
-		else
-			gl_buf_append(b, p, 1);
-	gl_buf_append(b, "`", 1);
-}
-
 /* A table row of texts, each through gl_md_text: "| a | b | ... |\n".
  * The list ends with NULL. */
 static void md_row(struct gl_buf *b, const char *first, ...)
@@ -291,8 +237,8 @@ int gl_report_md(const struct gl_analysis *an, struct gl_buf *b)
 	gl_buf_printf(b, "# gauntlet report: ");
 	gl_md_text(b, an->run.name);
 	gl_buf_printf(b, "\n\n");
-	gl_buf_printf(b, "**Verdict: %s**", strcmp(an->verdict, "pass") == 0 ? "PASS"
-					     : strcmp(an->verdict, "aborted") == 0 ? "ABORTED" : "FAIL");
+	gl_buf_printf(b, "**Verdict: %s**", an->verdict == GL_VERDICT_PASS ? "PASS"
+					     : an->verdict == GL_VERDICT_ABORTED ? "ABORTED" : "FAIL");
 	gl_buf_printf(b, " (%d of %d targets failed or missing; %d fault(s) left injected; %d incident(s), %d counted "
 		      "against a limit of %d; run ", failed, an->n_targets, an->faults_left_injected,
 		      an->incidents_total, an->incidents_gated, an->incidents_limit);
@@ -375,7 +321,7 @@ int gl_report_md(const struct gl_analysis *an, struct gl_buf *b)
 			gl_buf_printf(b, " | ");
 			gl_md_text(b, f->row.target);
 			gl_buf_printf(b, " | ");
-			gl_md_text(b, f->row.state);
+			gl_md_text(b, gl_fault_state_name(f->row.state));
 			gl_buf_printf(b, " | %s | %s | %s | %s | %s | %s | ", ia, ra, held,
 				      f->row.verified == 1 ? "yes" : f->row.verified == 0 ? "NO" : "n/a", rc, rs);
 			if (gl_scenario_runbook(an->sc, f->row.id))

@@ -3,6 +3,9 @@
 # abort_if, revert, report from the store); memory flat over a long
 # time-scaled timeline.
 gl_unit_test(test_analysis ${GL_TESTS_DIR}/unit/test_analysis.c TIMEOUT 60)
+# Fault states, verdicts and exit codes (harness/core/states.h): names,
+# live and finished, the journal's text through the store.
+gl_unit_test(test_states ${GL_TESTS_DIR}/unit/test_states.c TIMEOUT 60)
 gl_script_test(test_controller ${GL_TESTS_DIR}/scripts/test_controller.sh TIMEOUT 300)
 gl_script_test(test_memory ${GL_TESTS_DIR}/scripts/test_memory.sh TIMEOUT 180)
 gl_script_test(test_soak ${GL_TESTS_DIR}/scripts/test_soak.sh TIMEOUT 180)

@@ -249,7 +249,7 @@ static int cmd_validate(int argc, char **argv)
 	int code;
 
 	if (parse_cli(argc, argv, &c, 0))
-		return 2;
+		return GL_EXIT_BAD_INPUT;
 	o.time_scale = c.scale;
 	o.sets = c.sets;
 	o.start_wall_ns = gl_wall_ns();
@@ -268,7 +268,7 @@ static int cmd_validate(int argc, char **argv)
 				c.start);
 			gl_scenario_free(t);
 			gl_diag_free(&tmp);
-			return 2;
+			return GL_EXIT_BAD_INPUT;
 		}
 		o.start_wall_ns = t->mw_start_wall_ns;
 		gl_scenario_free(t);
@@ -292,7 +292,7 @@ static int cmd_validate(int argc, char **argv)
 			s && s->n_missing ? " (missing thresholds are failed gates)" : "");
 	else
 		printf("%s: valid\n", c.scenario);
-	code = d.n_errors ? 2 : 0;
+	code = d.n_errors ? GL_EXIT_BAD_INPUT : GL_EXIT_OK;
 	gl_diag_free(&d);
 	gl_scenario_free(s);
 	return code;
@@ -304,7 +304,7 @@ static int cmd_run(int argc, char **argv)
 	struct gl_run_opts o;
 
 	if (parse_cli(argc, argv, &c, 1))
-		return 2;
+		return GL_EXIT_BAD_INPUT;
 	o.scenario_path = c.scenario;
 	o.out_dir = c.out;
 	o.time_scale = c.scale;
@@ -346,12 +346,12 @@ static int cmd_simulate(int argc, char **argv)
 			o.seed = strtoull(val, &end, 10);
 			if (errno || !*val || *end || val[0] == '-') {
 				fprintf(stderr, "gauntlet: simulate: --seed: expected a whole number, got '%s'\n", val);
-				return 2;
+				return GL_EXIT_BAD_INPUT;
 			}
 			i++;
 		} else if (!strcmp(a, "--seeds") && val) {
 			if (count_opt("--seeds", val, 1000000, &o.n_seeds))
-				return 2;
+				return GL_EXIT_BAD_INPUT;
 			seeds_given = 1;
 			i++;
 		} else if (!strcmp(a, "--crash-rate") && val) {
@@ -359,12 +359,12 @@ static int cmd_simulate(int argc, char **argv)
 			if (!*val || *end || !(o.crash_rate >= 0 && o.crash_rate <= 100000)) {
 				fprintf(stderr, "gauntlet: simulate: --crash-rate: expected crashes per simulated day, 0 "
 					"to 100000, got '%s'\n", val);
-				return 2;
+				return GL_EXIT_BAD_INPUT;
 			}
 			i++;
 		} else if (!strcmp(a, "--jobs") && val) {
 			if (count_opt("--jobs", val, 256, &o.jobs))
-				return 2;
+				return GL_EXIT_BAD_INPUT;
 			i++;
 		} else if (!strcmp(a, "--out") && val) {
 			o.out_dir = val;
@@ -372,7 +372,7 @@ static int cmd_simulate(int argc, char **argv)
 		} else if (!strcmp(a, "--set") && val) {
 			if (n_sets >= 64) {
 				fprintf(stderr, "gauntlet: at most 64 --set\n");
-				return 2;
+				return GL_EXIT_BAD_INPUT;
 			}
 			sets[n_sets++] = val;
 			i++;
@@ -380,23 +380,23 @@ static int cmd_simulate(int argc, char **argv)
 			struct gl_err err = { 0 };
 			if (gl_paths_allow_root(val, &err) != 0) {
 				fprintf(stderr, "gauntlet: --allow-root: %s\n", err.msg);
-				return 2;
+				return GL_EXIT_BAD_INPUT;
 			}
 			i++;
 		} else if (a[0] == '-' || o.scenario_path) {
 			fprintf(stderr, "gauntlet: simulate: unexpected argument '%s'\n", a);
-			return 2;
+			return GL_EXIT_BAD_INPUT;
 		} else {
 			o.scenario_path = a;
 		}
 	}
 	if (!o.scenario_path) {
 		fprintf(stderr, "gauntlet: simulate needs a SCENARIO file\n");
-		return 2;
+		return GL_EXIT_BAD_INPUT;
 	}
 	if (o.out_dir && seeds_given && o.n_seeds > 1) {
 		fprintf(stderr, "gauntlet: simulate: --out keeps one seed's run: give --seed N, not --seeds\n");
-		return 2;
+		return GL_EXIT_BAD_INPUT;
 	}
 	sets[n_sets] = NULL;
 	o.sets = sets;
@@ -418,7 +418,7 @@ static int cmd_resume(int argc, char **argv)
 	for (int i = 2; i < argc; i++) {
 		int k = live_opt(argc, argv, &i, &lo);
 		if (k < 0)
-			return 2;
+			return GL_EXIT_BAD_INPUT;
 		if (k)
 			continue;
 		if (!strcmp(argv[i], "--dry-run")) {
@@ -429,19 +429,19 @@ static int cmd_resume(int argc, char **argv)
 			struct gl_err err = { 0 };
 			if (gl_paths_allow_root(argv[++i], &err) != 0) {
 				fprintf(stderr, "gauntlet: --allow-root: %s\n", err.msg);
-				return 2;
+				return GL_EXIT_BAD_INPUT;
 			}
 			continue;
 		}
 		if (argv[i][0] == '-' || dir) {
 			fprintf(stderr, "gauntlet: resume: unexpected argument '%s'\n", argv[i]);
-			return 2;
+			return GL_EXIT_BAD_INPUT;
 		}
 		dir = argv[i];
 	}
 	if (!dir) {
 		fprintf(stderr, "gauntlet: usage: gauntlet resume DIR [--dry-run] [--metrics-listen ADDR]\n");
-		return 2;
+		return GL_EXIT_BAD_INPUT;
 	}
 	gl_controller_live_opts(&lo);
 	gl_controller_reporter(gl_report_write);
@@ -457,9 +457,9 @@ static int open_dir_store(const char *dir, struct gl_store **st, int reader)
 	*st = reader ? gl_store_open_reader(db, &err) : gl_store_open(db, 0, &err);
 	if (!*st) {
 		fprintf(stderr, "gauntlet: %s\n", err.msg);
-		return 2;
+		return GL_EXIT_BAD_INPUT;
 	}
-	return 0;
+	return GL_EXIT_OK;
 }
 
 static int controller_alive(const char *dir, int *pid);
@@ -479,7 +479,7 @@ static int cmd_report(const char *dir)
 	gl_store_close(st);
 	if (rc) {
 		fprintf(stderr, "gauntlet: report: %s\n", err.msg);
-		return 4;
+		return GL_EXIT_HARNESS_ERROR;
 	}
 	{
 		/* every file gl_report_write rewrote (reports/report.c) */
@@ -493,7 +493,7 @@ static int cmd_report(const char *dir)
 		if (access(pdf, F_OK) == 0)
 			printf("%s\n", pdf);
 	}
-	return 0;
+	return GL_EXIT_OK;
 }
 
 /* Whether a controller holds DIR/run.lock (run and resume hold it
@@ -522,12 +522,6 @@ static int controller_alive(const char *dir, int *pid)
 /* status: one screen. Lists (faults, failing targets) stop after this
  * many lines with "... and N more". */
 #define STATUS_LIST_MAX 6
-
-/* A fault the journal holds as in (or on its way in or out). */
-static int fault_live(const struct gl_fault_row *f)
-{
-	return strcmp(f->state, "reverted") && strcmp(f->state, "planned") && strcmp(f->state, "failed");
-}
 
 static int keep_last_window(int i, struct gl_agg *w, void *arg)
 {
@@ -640,14 +634,14 @@ static void status_faults(const struct gl_analysis *an)
 	int live = 0, shown = 0;
 
 	for (int i = 0; i < an->n_faults; i++)
-		live += fault_live(&an->faults[i].row);
+		live += gl_fault_state_live(an->faults[i].row.state);
 	printf("faults: %d planned in all, %d injected now\n", an->n_faults, live);
 	/* those in now first, with since when; then the rest in journal order */
 	for (int pass = 0; pass < 2; pass++)
 		for (int i = 0; i < an->n_faults; i++) {
 			const struct gl_fault_row *f = &an->faults[i].row;
 			char since[64] = "";
-			if (fault_live(f) != !pass)
+			if (gl_fault_state_live(f->state) != !pass)
 				continue;
 			if (shown++ >= STATUS_LIST_MAX)
 				continue;
@@ -656,7 +650,7 @@ static void status_faults(const struct gl_analysis *an)
 				gl_format_duration_human(f->injected_scn_ns, t, sizeof(t));
 				snprintf(since, sizeof(since), " since %s", t);
 			}
-			printf("  %-16s %-20s %s%s\n", f->id, f->kind, f->state, since);
+			printf("  %-16s %-20s %s%s\n", f->id, f->kind, gl_fault_state_name(f->state), since);
 		}
 	if (shown > STATUS_LIST_MAX)
 		printf("  ... and %d more\n", shown - STATUS_LIST_MAX);
@@ -677,7 +671,7 @@ static int cmd_status(const char *dir)
 	if (gl_analyze(st, &an, &err) != 0) {
 		fprintf(stderr, "gauntlet: status: %s\n", err.msg);
 		gl_store_close(st);
-		return 4;
+		return GL_EXIT_HARNESS_ERROR;
 	}
 	pos = (int64_t)((double)an->run.elapsed_ns * an->run.time_scale);
 	if (pos > an->run.duration_ns)
@@ -745,7 +739,7 @@ static int cmd_status(const char *dir)
 	gl_buf_free(&names);
 	gl_analysis_free(an);
 	gl_store_close(st);
-	return 0;
+	return GL_EXIT_OK;
 }
 
 static int cmd_seal(int argc, char **argv)
@@ -767,12 +761,12 @@ static int cmd_seal(int argc, char **argv)
 			dir = argv[i];
 		} else {
 			fprintf(stderr, "gauntlet: seal: unexpected argument '%s'\n", argv[i]);
-			return 2;
+			return GL_EXIT_BAD_INPUT;
 		}
 	}
 	if (!dir || !repo || !repo[0] || (key && !key[0])) {
 		fprintf(stderr, "gauntlet: usage: gauntlet seal DIR --repo PATH [--sign-key KEY]\n");
-		return 2;
+		return GL_EXIT_BAD_INPUT;
 	}
 	code = gl_seal(dir, repo, key, stdout, &err);
 	if (code == GL_EVIDENCE_BAD_INPUT || code == GL_EVIDENCE_ERROR)
@@ -795,12 +789,12 @@ static int cmd_verify(int argc, char **argv)
 			dir = argv[i];
 		} else {
 			fprintf(stderr, "gauntlet: verify: unexpected argument '%s'\n", argv[i]);
-			return 2;
+			return GL_EXIT_BAD_INPUT;
 		}
 	}
 	if (!dir || (allowed && !allowed[0])) {
 		fprintf(stderr, "gauntlet: usage: gauntlet verify DIR [--allowed-signers FILE]\n");
-		return 2;
+		return GL_EXIT_BAD_INPUT;
 	}
 	code = gl_verify(dir, allowed, stdout, &err);
 	if (code == GL_EVIDENCE_BAD_INPUT || code == GL_EVIDENCE_ERROR)
@@ -831,19 +825,19 @@ static int dispatch(int argc, char **argv)
 		umask(077);
 	if (!cmd || !strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
 		usage(cmd ? stdout : stderr);
-		return cmd ? 0 : 2;
+		return cmd ? GL_EXIT_OK : GL_EXIT_BAD_INPUT;
 	}
 	if (command_help(argc, argv))
-		return 0;
+		return GL_EXIT_OK;
 	if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {
 		printf("gauntlet %s (%s)\n", GL_VERSION, GL_GIT_REV);
-		return 0;
+		return GL_EXIT_OK;
 	}
 	if (!strcmp(cmd, "validate") || !strcmp(cmd, "run") || !strcmp(cmd, "resume") || !strcmp(cmd, "simulate")) {
 		struct gl_err err = { 0 };
 		if (gl_paths_read_env(&err) != 0) {
 			fprintf(stderr, "gauntlet: %s\n", err.msg);
-			return 2;
+			return GL_EXIT_BAD_INPUT;
 		}
 	}
 	if (!strcmp(cmd, "validate"))
@@ -862,7 +856,7 @@ static int dispatch(int argc, char **argv)
 	    !strcmp(cmd, "status")) {
 		if (argc != 3) {
 			fprintf(stderr, "gauntlet: usage: gauntlet %s DIR\n", cmd);
-			return 2;
+			return GL_EXIT_BAD_INPUT;
 		}
 		if (!strcmp(cmd, "revert"))
 			return gl_controller_revert(argv[2], 0);
@@ -882,5 +876,5 @@ static int dispatch(int argc, char **argv)
 		return gl_agent_main(argc - 1, argv + 1);
 	fprintf(stderr, "gauntlet: unknown command '%s'\n", cmd);
 	usage(stderr);
-	return 2;
+	return GL_EXIT_BAD_INPUT;
 }

@@ -692,7 +692,8 @@ static void recovery(struct gl_analysis *an)
 		for (int wl = 0; wl < GL_MAX_WORKLOADS; wl++)
 			f->wl_recovery_s[wl] = f->wl_restore_s[wl] = -1;
 		if (ti < 0) {
-			snprintf(f->recovery_note, sizeof(f->recovery_note), "never injected (%s)", f->row.state);
+			snprintf(f->recovery_note, sizeof(f->recovery_note), "never injected (%s)",
+				 gl_fault_state_name(f->row.state));
 			continue;
 		}
 		/* The next fault's inject bounds this fault's recovery. */
@@ -705,7 +706,8 @@ static void recovery(struct gl_analysis *an)
 		if (f->row.dur_ns == 0 && tr < 0)
 			tr = ti;      /* instantaneous: restore counts from the inject */
 		if (tr < 0)
-			snprintf(f->recovery_note, sizeof(f->recovery_note), "not reverted (%s)", f->row.state);
+			snprintf(f->recovery_note, sizeof(f->recovery_note), "not reverted (%s)",
+				 gl_fault_state_name(f->row.state));
 		/* mask = every workload (the fault's figures), then each alone.
 		 * Both runs must start by the revert plus the settle: after it
 		 * the windows are judged steady again. */
@@ -1293,8 +1295,7 @@ int gl_analyze(struct gl_store *st, struct gl_analysis **out, struct gl_err *err
 		an->faults = calloc((size_t)n + 1, sizeof(*an->faults));
 		for (int i = 0; i < n; i++) {
 			an->faults[i].row = rows[i];
-			if (strcmp(rows[i].state, "reverted") && strcmp(rows[i].state, "planned") &&
-			    strcmp(rows[i].state, "failed"))
+			if (gl_fault_state_live(rows[i].state))
 				an->faults_left_injected++;
 		}
 		an->n_faults = n;
@@ -1357,16 +1358,16 @@ int gl_analyze(struct gl_store *st, struct gl_analysis **out, struct gl_err *err
 	for (int i = 0; i < an->n_targets; i++)
 		all_pass &= an->targets[i].pass;
 	for (int i = 0; i < an->n_faults; i++)
-		if (!strcmp(an->faults[i].row.state, "failed"))
+		if (an->faults[i].row.state == GL_FAULT_FAILED)
 			all_pass = 0;
 	if (!strcmp(an->run.state, "aborted"))
-		strcpy(an->verdict, "aborted");
+		an->verdict = GL_VERDICT_ABORTED;
 	else if (!strcmp(an->run.state, "finished") && all_pass && an->faults_left_injected == 0 &&
 		 an->n_targets > 0 && an->preflight_failed == 0 && !an->incidents_failed &&
 		 an->gates_failed == 0)
-		strcpy(an->verdict, "pass");
+		an->verdict = GL_VERDICT_PASS;
 	else
-		strcpy(an->verdict, "fail");
+		an->verdict = GL_VERDICT_FAIL;
 out:
 	if (rc) {
 		gl_analysis_free(an);

@@ -216,7 +216,7 @@ struct gl_analysis {
 	int n_gates, gates_failed;    /* any failed gate fails the verdict */
 	int generator_saturated;
 	int faults_left_injected;     /* faults not reverted */
-	char verdict[16];             /* pass | fail | aborted (a run not finished is fail) */
+	enum gl_verdict verdict;      /* pass | fail | aborted (a run not finished is fail) */
 	double duration_s;            /* real seconds covered by windows */
 	/* storage: the slowest complete steady window (GB/s), for the
 	 * cold-start floor shown next to its requirement */

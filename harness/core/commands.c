@@ -263,7 +263,7 @@ static int run_before_gates(struct gl_ctx *c)
 		return 0;
 	gl_ctx_event(c, GL_LOG_ERROR, "controller", "%d gate run(s) failed before the soak: nothing was started or "
 		     "injected", failed);
-	gl_store_run_finish(c->st, "failed", "fail", 4, gl_wall_ns());
+	gl_store_run_finish(c->st, "failed", gl_verdict_name(GL_VERDICT_FAIL), GL_EXIT_HARNESS_ERROR, gl_wall_ns());
 	ctl_notify_failed_start(c, why);
 	if (ctl_write_reports(c->dir, c->st, &rerr) != 0)
 		fprintf(stderr, "gauntlet: report: %s\n", rerr.msg);
@@ -299,7 +299,7 @@ static int build_faults(struct gl_ctx *c, int fresh)
 		snprintf(f->row.target, sizeof(f->row.target), "%s", s->target);
 		f->row.at_ns = s->at_ns;
 		f->row.dur_ns = s->dur_ns;
-		snprintf(f->row.state, sizeof(f->row.state), "planned");
+		f->row.state = GL_FAULT_PLANNED;
 		f->row.verified = f->row.verified_revert = -1;
 		f->row.injected_elapsed_ns = f->row.reverted_elapsed_ns = -1;
 		f->row.injected_scn_ns = f->row.reverted_scn_ns = -1;
@@ -345,7 +345,7 @@ int gl_controller_run(const struct gl_run_opts *o)
 	struct gl_err err = { 0 };
 	struct utsname un;
 	cJSON *sets = NULL;
-	int code = 4, rc;
+	int code = GL_EXIT_HARNESS_ERROR, rc;
 
 	gl_diag_init(&d, NULL);
 	c.sim = ctl_sim_active();
@@ -356,7 +356,7 @@ int gl_controller_run(const struct gl_run_opts *o)
 		fprintf(stderr, "gauntlet: %s: invalid scenario, nothing was run\n", o->scenario_path);
 		gl_diag_free(&d);
 		gl_scenario_free(c.sc);
-		return 2;
+		return GL_EXIT_BAD_INPUT;
 	}
 	if (d.n_errors) {
 		print_diag(&d);
@@ -368,20 +368,20 @@ int gl_controller_run(const struct gl_run_opts *o)
 		if (ctl_sim_bind(c.sim, c.sc, why, sizeof(why)) != 0) {
 			fprintf(stderr, "gauntlet: simulate: %s\n", why);
 			gl_scenario_free(c.sc);
-			return 2;
+			return GL_EXIT_BAD_INPUT;
 		}
 	}
 	gl_secrets_take(c.sc->root);    /* before any thread or child (secrets.h) */
 	c.scale = o->time_scale > 0 ? o->time_scale : 1;
 	if (preflight_plugins(c.sc) != 0) {
 		gl_scenario_free(c.sc);
-		return 4;
+		return GL_EXIT_HARNESS_ERROR;
 	}
 	/* the webhooks' URLs, before anything is stored (--dry-run sends
 	 * nothing and needs none) */
 	if (!o->dry_run && !c.sim && (code = ctl_notify_open(&c)) != 0)
 		goto out;
-	code = 4;
+	code = GL_EXIT_HARNESS_ERROR;
 	if (build_faults(&c, 1) != 0)
 		goto out;
 	if (o->dry_run) {
@@ -406,7 +406,7 @@ int gl_controller_run(const struct gl_run_opts *o)
 			gl_buf_free(&b);
 		}
 		printf("dry run: nothing was started, injected or written\n");
-		code = 0;
+		code = GL_EXIT_OK;
 		goto out;
 	}
 	/* SIGINT and SIGTERM from here on are a request to stop (stop.h):
@@ -434,7 +434,7 @@ int gl_controller_run(const struct gl_run_opts *o)
 	 * prepared (links planted in it would redirect root's writes). */
 	if (gl_rundir_create(c.dir, &err) != 0) {
 		fprintf(stderr, "gauntlet: %s\n", err.msg);
-		code = err.code == GL_EINVAL ? 2 : 4;
+		code = err.code == GL_EINVAL ? GL_EXIT_BAD_INPUT : GL_EXIT_HARNESS_ERROR;
 		goto out;
 	}
 	if (lock_dir(&c) != 0)
@@ -445,7 +445,7 @@ int gl_controller_run(const struct gl_run_opts *o)
 		c.st = gl_store_open(db, 1, &err);
 		if (!c.st) {
 			fprintf(stderr, "gauntlet: %s\n", err.msg);
-			code = 2;
+			code = GL_EXIT_BAD_INPUT;
 			goto out;
 		}
 		if (c.sim)
@@ -530,16 +530,16 @@ int gl_controller_run(const struct gl_run_opts *o)
 	if (rc != 0) {
 		struct gl_err rerr = { 0 };
 		gl_ctx_event(&c, GL_LOG_ERROR, "controller", "preflight failed: nothing was started or injected");
-		gl_store_run_finish(c.st, "failed", "fail", 4, gl_wall_ns());
+		gl_store_run_finish(c.st, "failed", gl_verdict_name(GL_VERDICT_FAIL), GL_EXIT_HARNESS_ERROR, gl_wall_ns());
 		ctl_notify_failed_start(&c, "preflight failed: nothing was started or injected");
 		if (ctl_write_reports(c.dir, c.st, &rerr) != 0)
 			fprintf(stderr, "gauntlet: report: %s\n", rerr.msg);
 		fprintf(stderr, "gauntlet: preflight failed (see above); report: %s/report.json\n", c.dir);
-		code = 4;
+		code = GL_EXIT_HARNESS_ERROR;
 		goto out;
 	}
 	if ((rc = run_before_gates(&c)) != 0) {
-		code = rc == -2 ? stop_before_soak(&c, "the before gates", 1) : 4;
+		code = rc == -2 ? stop_before_soak(&c, "the before gates", 1) : GL_EXIT_HARNESS_ERROR;
 		goto out;
 	}
 loop:
@@ -568,20 +568,20 @@ static int open_existing(struct gl_ctx *c, const char *dir, struct gl_run_row *r
 	snprintf(db, sizeof(db), "%s/run.db", dir);
 	if (access(db, F_OK) != 0) {
 		fprintf(stderr, "gauntlet: %s: no run store (run.db) here\n", dir);
-		return 2;
+		return GL_EXIT_BAD_INPUT;
 	}
 	/* The plans in this store run as us: refuse one another user could
 	 * have written, before touching anything in the directory. */
 	if (gl_path_trusted(dir, 1, &err) != 0) {
 		fprintf(stderr, "gauntlet: %s\n", err.msg);
-		return 2;
+		return GL_EXIT_BAD_INPUT;
 	}
 	if (lock_dir(c) != 0)
-		return 4;
+		return GL_EXIT_HARNESS_ERROR;
 	c->st = gl_store_open(db, 0, &err);
 	if (!c->st || gl_store_run_load(c->st, row, &err) != 0) {
 		fprintf(stderr, "gauntlet: %s\n", err.msg);
-		return err.code == GL_EINVAL ? 2 : 4;
+		return err.code == GL_EINVAL ? GL_EXIT_BAD_INPUT : GL_EXIT_HARNESS_ERROR;
 	}
 	if (c->sim)
 		gl_store_no_sync(c->st);
@@ -590,28 +590,28 @@ static int open_existing(struct gl_ctx *c, const char *dir, struct gl_run_row *r
 		print_diag(&d);
 		gl_diag_free(&d);
 		fprintf(stderr, "gauntlet: %s: the stored scenario does not validate with this gauntlet\n", dir);
-		return 2;
+		return GL_EXIT_BAD_INPUT;
 	}
 	gl_diag_free(&d);
 	if (c->sim) {
 		char why[200];
 		if (ctl_sim_bind(c->sim, c->sc, why, sizeof(why)) != 0) {
 			fprintf(stderr, "gauntlet: simulate: %s\n", why);
-			return 2;
+			return GL_EXIT_BAD_INPUT;
 		}
 	}
 	ctl_store_policy(c);
 	gl_secrets_take(c->sc->root);   /* before any thread or child (secrets.h) */
 	c->scale = row->time_scale;
 	if (build_faults(c, 0) != 0)
-		return 4;
+		return GL_EXIT_HARNESS_ERROR;
 	/* Take each fault's state from the journal, matching by id. */
 	{
 		struct gl_fault_row *rows;
 		int n;
 		if (gl_store_fault_list(c->st, &rows, &n, &err) != 0) {
 			fprintf(stderr, "gauntlet: %s\n", err.msg);
-			return 4;
+			return GL_EXIT_HARNESS_ERROR;
 		}
 		for (int i = 0; i < c->sc->n_faults; i++)
 			for (int j = 0; j < n; j++)
@@ -642,7 +642,7 @@ static int print_live_plans(struct gl_ctx *c, FILE *out)
 		struct fault_rt *f = &c->faults[i];
 		struct gl_buf b;
 
-		if (!ctl_is_live(f->row.state))
+		if (!gl_fault_state_live(f->row.state))
 			continue;
 		n++;
 		gl_buf_init(&b, DESCRIBE_MAX);
@@ -650,7 +650,7 @@ static int print_live_plans(struct gl_ctx *c, FILE *out)
 			f->spec->ops->describe(f->plan, &b);
 		ctl_dm_describe(f, f->plan, &b);
 		fprintf(out, "fault '%s' (%s on host '%s', journal state %s): its stored plan:\n", f->row.id,
-			f->row.kind, f->row.target, f->row.state);
+			f->row.kind, f->row.target, gl_fault_state_name(f->row.state));
 		put_text(out, b.data ? b.data : "  (no commands)\n");
 		if (b.cut)
 			fprintf(out, "  (THE PLAN ABOVE IS INCOMPLETE: it did not fit in %d MiB; more would be "
@@ -704,13 +704,13 @@ int gl_controller_resume(const char *dir, int dry_run)
 	if (!strcmp(row.state, "finished") || !strcmp(row.state, "failed")) {
 		fprintf(stderr, "gauntlet: %s: nothing to resume: the run is %s (verdict %s)\n", dir, row.state,
 			row.verdict[0] ? row.verdict : "none");
-		code = 2;
+		code = GL_EXIT_BAD_INPUT;
 		goto out;
 	}
 	/* SIGINT and SIGTERM from here on are a request to stop (stop.h) */
 	if (gl_stop_install() != 0) {
 		fprintf(stderr, "gauntlet: cannot set up the SIGINT/SIGTERM handler: %s\n", strerror(errno));
-		code = 4;
+		code = GL_EXIT_HARNESS_ERROR;
 		goto out;
 	}
 	/* log lines carry the run's clock from here: held where the last
@@ -726,10 +726,10 @@ int gl_controller_resume(const char *dir, int dry_run)
 	gl_store_run_resumed(c.st, row.resumes + 1);
 	c.resumes = row.resumes + 1;
 	if (preflight_plugins(c.sc) != 0) {
-		code = 4;
+		code = GL_EXIT_HARNESS_ERROR;
 		goto out;
 	}
-	code = 4;
+	code = GL_EXIT_HARNESS_ERROR;
 	if (ctl_stopping(&c)) {
 		code = stop_before_soak(&c, "the start-up", 0);
 		goto out;
@@ -737,7 +737,7 @@ int gl_controller_resume(const char *dir, int dry_run)
 	/* the before gates a killed first process did not finish (stopped
 	 * during a long diagnostic): still before any load */
 	if ((rc = run_before_gates(&c)) != 0) {
-		code = rc == -2 ? stop_before_soak(&c, "the before gates", 1) : 4;
+		code = rc == -2 ? stop_before_soak(&c, "the before gates", 1) : GL_EXIT_HARNESS_ERROR;
 		goto out;
 	}
 	if (ctl_start_loop(&c) != 0) {
@@ -775,7 +775,7 @@ int gl_controller_resume(const char *dir, int dry_run)
 		fprintf(stderr, "gauntlet: %s: processes of the run are still running and could not be stopped "
 			"(see above); nothing was started\n", dir);
 		gl_store_flush(c.st, NULL);
-		code = 4;
+		code = GL_EXIT_HARNESS_ERROR;
 		goto out;
 	}
 	/* Put back the partial window the store holds. */
@@ -802,7 +802,7 @@ int gl_controller_resume(const char *dir, int dry_run)
 		struct fault_rt *f = &c.faults[i];
 		int64_t t_inj = gl_timeline_real_ns(f->spec->at_ns, c.scale);
 		int64_t t_rev = gl_timeline_real_ns(f->spec->at_ns + f->spec->dur_ns, c.scale);
-		if (!strcmp(f->row.state, "injecting")) {
+		if (f->row.state == GL_FAULT_INJECTING) {
 			/* Died mid-inject: unknown effect; revert, then inject again if due.
 			 * The row stays "injecting" during this clean-up, so a controller
 			 * killed again now leaves the same case for the next resume (as
@@ -813,13 +813,13 @@ int gl_controller_resume(const char *dir, int dry_run)
 			 * between two commits would lose it. An instantaneous fault
 			 * never happened: it is still owed. */
 			f->replan = base < t_rev || f->spec->dur_ns == 0;
-			ctl_start_step(&c, f, "injecting", FX_REVERT, "controller died while injecting");
+			ctl_start_step(&c, f, GL_FAULT_INJECTING, FX_REVERT, "controller died while injecting");
 			f->replan = 0;
-		} else if (!strcmp(f->row.state, "reverting") || !strcmp(f->row.state, "revert_failed")) {
+		} else if (f->row.state == GL_FAULT_REVERTING || f->row.state == GL_FAULT_REVERT_FAILED) {
 			ctl_fault_revert(&c, f, "revert owed from before the resume");
-		} else if (!strcmp(f->row.state, "injected") && f->spec->dur_ns > 0 && t_rev <= base) {
+		} else if (f->row.state == GL_FAULT_INJECTED && f->spec->dur_ns > 0 && t_rev <= base) {
 			ctl_fault_revert(&c, f, "revert time passed while the controller was down");
-		} else if (!strcmp(f->row.state, "injected") && f->spec->ops->ended && f->plan) {
+		} else if (f->row.state == GL_FAULT_INJECTED && f->spec->ops->ended && f->plan) {
 			/* a fault that ends itself (a flap loop) and did while
 			 * this controller was down: over now, not at its planned
 			 * revert; the revert takes its record of when it ended */
@@ -832,7 +832,7 @@ int gl_controller_resume(const char *dir, int dry_run)
 					     "while the controller was down (%s): reverted at its planned time", f->row.id,
 					     e.msg);
 		}
-		if (!strcmp(f->row.state, "planned") && t_inj <= base)
+		if (f->row.state == GL_FAULT_PLANNED && t_inj <= base)
 			ctl_fault_inject(&c, f);   /* due before the stop but never started */
 	}
 	c.time_held = 0;
@@ -855,7 +855,7 @@ int gl_controller_revert(const char *dir, int dry_run)
 		goto out;
 	for (int i = 0; i < c.sc->n_faults; i++) {
 		struct fault_rt *f = &c.faults[i];
-		if (!ctl_is_live(f->row.state))
+		if (!gl_fault_state_live(f->row.state))
 			continue;
 		if (!f->spec->ops->revert) {
 			fprintf(stderr, "gauntlet: fault '%s': kind '%s' has no revert in this build\n", f->row.id,
@@ -864,7 +864,7 @@ int gl_controller_revert(const char *dir, int dry_run)
 			continue;
 		}
 		ctl_fault_revert(&c, f, "gauntlet revert");
-		if (strcmp(f->row.state, "reverted") != 0)
+		if (f->row.state != GL_FAULT_REVERTED)
 			left++;
 		else if (!strcmp(f->row.reverted_by, "watcher"))
 			by_watcher++;
@@ -877,7 +877,7 @@ int gl_controller_revert(const char *dir, int dry_run)
 		       done, by_watcher, left);
 	else
 		printf("%d fault(s) reverted, %d still injected\n", done, left);
-	code = left ? 1 : 0;
+	code = left ? GL_EXIT_FAIL : GL_EXIT_OK;
 out:
 	gl_run_row_free(&row);
 	ctx_free(&c);

@@ -234,7 +234,7 @@ static void live_status(struct gl_ctx *c)
 	if (!c->live)
 		return;
 	for (int i = 0; i < c->sc->n_faults; i++)
-		if (ctl_is_live(c->faults[i].row.state) && k + strlen(c->faults[i].row.id) + 2 < sizeof(ids)) {
+		if (gl_fault_state_live(c->faults[i].row.state) && k + strlen(c->faults[i].row.id) + 2 < sizeof(ids)) {
 			k += (size_t)snprintf(ids + k, sizeof(ids) - k, "%s%s", s.n_active ? "," : "",
 					      c->faults[i].row.id);
 			s.n_active++;
@@ -724,7 +724,7 @@ int ctl_drive(struct gl_ctx *c)
 
 /* The verdict from the store, like any later `gauntlet report`: written
  * to the run row with state and exit code. -1 when the analysis failed. */
-static int judge(struct gl_ctx *c, const char *state, int *code, char *verdict, size_t verdict_n, int *failing,
+static int judge(struct gl_ctx *c, const char *state, int *code, enum gl_verdict *verdict, int *failing,
 		 int *targets, struct gl_analysis **keep)
 {
 	struct gl_analysis *an = NULL;
@@ -734,13 +734,13 @@ static int judge(struct gl_ctx *c, const char *state, int *code, char *verdict, 
 		fprintf(stderr, "gauntlet: analysis failed: %s\n", err.msg);
 		return -1;
 	}
-	*code = c->stop == STOP_ERROR ? 4 : !strcmp(an->verdict, "pass") ? 0 : !strcmp(an->verdict, "aborted") ? 3 : 1;
-	snprintf(verdict, verdict_n, "%s", an->verdict);
+	*code = c->stop == STOP_ERROR ? GL_EXIT_HARNESS_ERROR : gl_verdict_exit(an->verdict);
+	*verdict = an->verdict;
 	*failing = 0;
 	for (int i = 0; i < an->n_targets; i++)
 		*failing += !an->targets[i].pass;
 	*targets = an->n_targets;
-	gl_store_run_finish(c->st, state, an->verdict, *code, gl_wall_ns());
+	gl_store_run_finish(c->st, state, gl_verdict_name(an->verdict), *code, gl_wall_ns());
 	if (keep && reporter_an)
 		*keep = an;
 	else
@@ -752,7 +752,7 @@ int ctl_finish(struct gl_ctx *c)
 {
 	struct gl_err err = { 0 };
 	const char *state;
-	char verdict[32];
+	enum gl_verdict verdict;
 	int code, failing, targets, rc;
 	struct gl_analysis *an = NULL;
 
@@ -762,12 +762,13 @@ int ctl_finish(struct gl_ctx *c)
 	state = c->stop == STOP_END ? "finished" : c->stop == STOP_ERROR ? "failed" : "aborted";
 	gl_store_flush(c->st, &err);
 	gl_store_run_finish(c->st, state, "", 0, gl_wall_ns());
-	if (judge(c, state, &code, verdict, sizeof(verdict), &failing, &targets, &an) != 0)
-		return 4;
+	if (judge(c, state, &code, &verdict, &failing, &targets, &an) != 0)
+		return GL_EXIT_HARNESS_ERROR;
 	/* the webhooks' end before the reports, which show what they sent */
 	if (c->nt) {
 		ctl_notify_window(c);   /* the last window's missed targets first */
-		ctl_notify_stop(c, state, code == 4 ? "error" : verdict, code, failing, targets);
+		ctl_notify_stop(c, state, code == GL_EXIT_HARNESS_ERROR ? "error" : gl_verdict_name(verdict), code, failing,
+				targets);
 	}
 	/* The reports. A stop request meanwhile ends report.pdf's browser; a
 	 * run that had finished is then recorded aborted (the operator stopped
@@ -781,24 +782,24 @@ int ctl_finish(struct gl_ctx *c)
 			     "aborted%s", c->stop_msg, c->nt ? " (the webhooks' end said it finished)" : "");
 		state = "aborted";
 		gl_store_run_finish(c->st, state, "", 0, gl_wall_ns());
-		if (judge(c, state, &code, verdict, sizeof(verdict), &failing, &targets, NULL) != 0) {
+		if (judge(c, state, &code, &verdict, &failing, &targets, NULL) != 0) {
 			gl_stop_interruptible(0);
-			return 4;
+			return GL_EXIT_HARNESS_ERROR;
 		}
 		rc = ctl_write_reports(c->dir, c->st, &err);
 	}
 	gl_stop_interruptible(0);
 	if (rc != 0) {
 		fprintf(stderr, "gauntlet: report: %s\n", err.msg);
-		return 4;
+		return GL_EXIT_HARNESS_ERROR;
 	}
 	if (c->live) {
 		live_status(c);
-		gl_live_final(c->live, state, code == 0 ? "pass" : code == 1 ? "fail" : code == 3 ? "aborted" : "error");
+		gl_live_final(c->live, state, code == GL_EXIT_HARNESS_ERROR ? "error" : gl_verdict_name(verdict));
 	}
 	if (!c->sim)
 		fprintf(stderr, "gauntlet: run %s: %s (exit %d); report: %s/report.json\n", state,
-		code == 0 ? "pass" : code == 1 ? "fail" : code == 3 ? "aborted" : "harness error", code, c->dir);
+		code == GL_EXIT_HARNESS_ERROR ? "harness error" : gl_verdict_name(verdict), code, c->dir);
 	/* a stop request ends the linger early; the verdict stands */
 	live_linger(c);
 	return code;

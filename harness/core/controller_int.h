@@ -40,7 +40,7 @@ struct fault_rt {
 	char revert_pending[200]; /* revert asked for while busy: why */
 	int replan;               /* resume: once reverted, planned again (one journal commit) */
 	int dm_fired_inject;      /* its watcher fired while the inject still ran */
-	char notified[16];        /* the last state the webhooks were told of */
+	enum gl_fault_state notified; /* the last state the webhooks were told of (planned: none) */
 };
 
 struct fx;
@@ -120,10 +120,9 @@ int64_t ctl_scn_now(struct gl_ctx *c, int64_t elapsed);
 
 /* executor.c */
 int ctl_journal(struct gl_ctx *c, struct fault_rt *f);
-int ctl_is_live(const char *state);
 int ctl_fx_start(struct gl_ctx *c);
 void ctl_fx_stop(struct gl_ctx *c);
-void ctl_start_step(struct gl_ctx *c, struct fault_rt *f, const char *state, enum fx_op op, const char *why);
+void ctl_start_step(struct gl_ctx *c, struct fault_rt *f, enum gl_fault_state state, enum fx_op op, const char *why);
 void ctl_fault_revert(struct gl_ctx *c, struct fault_rt *f, const char *why);
 int ctl_active_faults(struct gl_ctx *c);
 void ctl_fault_inject(struct gl_ctx *c, struct fault_rt *f);

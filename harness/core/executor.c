@@ -50,12 +50,6 @@ int ctl_journal(struct gl_ctx *c, struct fault_rt *f)
 	return rc;
 }
 
-int ctl_is_live(const char *state)
-{
-	return !strcmp(state, "injecting") || !strcmp(state, "injected") || !strcmp(state, "reverting") ||
-	       !strcmp(state, "revert_failed");
-}
-
 /* ---- the fault executor ---------------------------------------------------
  *
  * Fault steps (inject, verify, revert) can take seconds: ssh, scontrol,
@@ -235,14 +229,14 @@ static void apply_job(struct gl_ctx *c, struct fx_job *j)
 		if (j->rc != 0) {
 			gl_ctx_event(c, GL_LOG_ERROR, "fault", "'%s' inject failed: %s", f->row.id, j->err);
 			snprintf(f->row.error, sizeof(f->row.error), "inject: %s", j->err);
-			snprintf(f->row.state, sizeof(f->row.state), j->cleanup_ok ? "failed" : "revert_failed");
+			f->row.state = j->cleanup_ok ? GL_FAULT_FAILED : GL_FAULT_REVERT_FAILED;
 			if (!j->cleanup_ok)
 				gl_ctx_event(c, GL_LOG_ERROR, "fault", "'%s' revert after failed inject failed: %s",
 					     f->row.id, j->err2);
 			ctl_journal(c, f);
 			return;
 		}
-		snprintf(f->row.state, sizeof(f->row.state), "injected");
+		f->row.state = GL_FAULT_INJECTED;
 		if (j->dm_pid > 0) {
 			cJSON *d = cJSON_GetObjectItemCaseSensitive(f->plan, "deadman");
 			if (f->dm_fired_inject) {
@@ -285,12 +279,12 @@ static void apply_job(struct gl_ctx *c, struct fx_job *j)
 		 * straight back to planned, in one commit, so that a controller
 		 * killed again never finds it reverted and owed nothing */
 		f->replan = 0;
-		snprintf(f->row.state, sizeof(f->row.state), "planned");
+		f->row.state = GL_FAULT_PLANNED;
 		f->row.injected_elapsed_ns = f->row.reverted_elapsed_ns = -1;
 		gl_ctx_event(c, GL_LOG_INFO, "fault", "'%s' reverted (%s) and planned again", f->row.id, j->why);
 	} else if (j->rc == 0) {
 		f->replan = 0;
-		snprintf(f->row.state, sizeof(f->row.state), "reverted");
+		f->row.state = GL_FAULT_REVERTED;
 		f->row.verified_revert = ops->verify_revert ? 1 : -1;
 		f->row.reverted_elapsed_ns = j->t_done;
 		f->row.reverted_scn_ns = c->sc ? ctl_scn_now(c, j->t_done) : 0;
@@ -313,7 +307,7 @@ static void apply_job(struct gl_ctx *c, struct fx_job *j)
 			gl_ctx_event(c, GL_LOG_INFO, "fault", "'%s' reverted (%s)", f->row.id, j->why);
 		}
 	} else {
-		snprintf(f->row.state, sizeof(f->row.state), "revert_failed");
+		f->row.state = GL_FAULT_REVERT_FAILED;
 		snprintf(f->row.error, sizeof(f->row.error), "revert: %s", j->err);
 		f->row.verified_revert = 0;
 		gl_ctx_event(c, GL_LOG_ERROR, "fault", "'%s' REVERT FAILED: %s (run `gauntlet revert %s`)",
@@ -459,11 +453,11 @@ void ctl_fx_stop(struct gl_ctx *c)
 
 /* Journal the state a step starts from (durable before the step runs),
  * then hand the step to the executor (or run it inline). */
-void ctl_start_step(struct gl_ctx *c, struct fault_rt *f, const char *state, enum fx_op op, const char *why)
+void ctl_start_step(struct gl_ctx *c, struct fault_rt *f, enum gl_fault_state state, enum fx_op op, const char *why)
 {
 	struct fx_job *j;
 
-	snprintf(f->row.state, sizeof(f->row.state), "%s", state);
+	f->row.state = state;
 	if (ctl_journal(c, f))
 		return;
 	j = calloc(1, sizeof(*j));
@@ -481,7 +475,7 @@ void ctl_start_step(struct gl_ctx *c, struct fault_rt *f, const char *state, enu
 /* A fault the safety rules do not let in: journaled as failed, never run. */
 static void refuse(struct gl_ctx *c, struct fault_rt *f, const char *why)
 {
-	snprintf(f->row.state, sizeof(f->row.state), "failed");
+	f->row.state = GL_FAULT_FAILED;
 	snprintf(f->row.error, sizeof(f->row.error), "refused: %s", why);
 	gl_ctx_event(c, GL_LOG_ERROR, "fault", "'%s' %s", f->row.id, f->row.error);
 	ctl_journal(c, f);
@@ -499,17 +493,17 @@ void ctl_fault_revert(struct gl_ctx *c, struct fault_rt *f, const char *why)
 		return;
 	}
 	f->revert_pending[0] = '\0';
-	if (!ctl_is_live(f->row.state))
+	if (!gl_fault_state_live(f->row.state))
 		return;
 	ctl_dm_unwatch(c, f);
-	ctl_start_step(c, f, "reverting", FX_REVERT, reason);
+	ctl_start_step(c, f, GL_FAULT_REVERTING, FX_REVERT, reason);
 }
 
 int ctl_active_faults(struct gl_ctx *c)
 {
 	int n = 0;
 	for (int i = 0; i < c->sc->n_faults; i++)
-		n += ctl_is_live(c->faults[i].row.state);
+		n += gl_fault_state_live(c->faults[i].row.state);
 	return n;
 }
 
@@ -517,7 +511,7 @@ void ctl_fault_inject(struct gl_ctx *c, struct fault_rt *f)
 {
 	int64_t wall = gl_wall_ns();
 
-	if (strcmp(f->row.state, "planned") != 0)
+	if (f->row.state != GL_FAULT_PLANNED)
 		return;   /* already handled (resume replays) */
 	if (ctl_active_faults(c) >= c->sc->max_concurrent_faults) {
 		char why[160];
@@ -538,7 +532,7 @@ void ctl_fault_inject(struct gl_ctx *c, struct fault_rt *f)
 		refuse(c, f, why);
 		return;
 	}
-	ctl_start_step(c, f, "injecting", FX_INJECT, NULL);
+	ctl_start_step(c, f, GL_FAULT_INJECTING, FX_INJECT, NULL);
 }
 
 void ctl_revert_all(struct gl_ctx *c, const char *why)

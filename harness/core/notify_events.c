@@ -23,7 +23,7 @@ int ctl_notify_open(struct gl_ctx *c)
 	c->nt = gl_notify_new(c->sc, &err);
 	if (!c->nt && err.code) {
 		fprintf(stderr, "gauntlet: %s: no notification could be sent, nothing was started\n", err.msg);
-		return 4;
+		return GL_EXIT_HARNESS_ERROR;
 	}
 	return 0;
 }
@@ -99,19 +99,21 @@ void ctl_notify_start(struct gl_ctx *c)
 
 void ctl_notify_fault(struct gl_ctx *c, struct fault_rt *f)
 {
-	const char *s = f->row.state;
+	enum gl_fault_state st = f->row.state;
+	const char *s = gl_fault_state_name(st);
 	char text[768], subject[300];
 	cJSON *j, *o;
 
-	if (!c->nt || !strcmp(s, f->notified) ||
-	    (strcmp(s, "injected") && strcmp(s, "reverted") && strcmp(s, "revert_failed") && strcmp(s, "failed")))
+	/* a step's outcome, each once */
+	if (!c->nt || st == f->notified ||
+	    (st != GL_FAULT_INJECTED && st != GL_FAULT_REVERTED && st != GL_FAULT_REVERT_FAILED && st != GL_FAULT_FAILED))
 		return;
-	snprintf(f->notified, sizeof(f->notified), "%s", s);
+	f->notified = st;
 	/* what it acts on (the drained node, the flapped link), not only the
 	 * host its commands ran on */
 	gl_plan_subject(f->plan, f->row.target, subject, sizeof(subject));
 	snprintf(text, sizeof(text), "fault '%s' %s (%s%s%s: %s)%s%s", f->row.id,
-		 !strcmp(s, "revert_failed") ? "REVERT FAILED" : !strcmp(s, "failed") ? "inject failed" : s,
+		 st == GL_FAULT_REVERT_FAILED ? "REVERT FAILED" : st == GL_FAULT_FAILED ? "inject failed" : s,
 		 f->row.kind, f->row.method[0] ? "/" : "", f->row.method, subject, f->row.error[0] ? ": " : "",
 		 f->row.error);
 	j = figures(c);

@@ -368,16 +368,16 @@ static void check_run(const char *dir, struct gl_sim *s, struct seed_result *r)
 		}
 		if (act)
 			VIOLATE(r, "fault-reverted: fault '%s' (%s) is still in on the simulated cluster (injected %d, "
-				"reverted %d); the journal says %s", rows[i].id, rows[i].kind, inj, rev, rows[i].state);
+				"reverted %d); the journal says %s", rows[i].id, rows[i].kind, inj, rev, gl_fault_state_name(rows[i].state));
 		else if (inj != rev)
 			VIOLATE(r, "fault-reverted: fault '%s' (%s) injected %d time(s), reverted %d time(s)", rows[i].id,
 				rows[i].kind, inj, rev);
-		else if (inj && strcmp(rows[i].state, "reverted") != 0)
+		else if (inj && rows[i].state != GL_FAULT_REVERTED)
 			VIOLATE(r, "fault-reverted: fault '%s' (%s) is reverted on the simulated cluster, the journal says %s",
-				rows[i].id, rows[i].kind, rows[i].state);
+				rows[i].id, rows[i].kind, gl_fault_state_name(rows[i].state));
 		else if (!inj)
 			VIOLATE(r, "fault-reverted: fault '%s' (%s) was never injected (journal: %s)", rows[i].id,
-				rows[i].kind, rows[i].state);
+				rows[i].kind, gl_fault_state_name(rows[i].state));
 	}
 	gl_fault_rows_free(rows, n);
 	if (strcmp(row.state, "finished") != 0)
@@ -541,7 +541,7 @@ static int seeds_parallel(const struct gl_sim_opts *o, const char *base, int job
 		free(lines);
 		free(done);
 		fprintf(stderr, "gauntlet: simulate: out of memory\n");
-		return 4;
+		return GL_EXIT_HARNESS_ERROR;
 	}
 	fflush(stdout);
 	fflush(stderr);
@@ -600,7 +600,7 @@ static int seeds_parallel(const struct gl_sim_opts *o, const char *base, int job
 	free(fd);
 	free(lines);
 	free(done);
-	return printed < n ? 4 : bad ? 1 : 0;
+	return printed < n ? GL_EXIT_HARNESS_ERROR : bad ? GL_EXIT_FAIL : GL_EXIT_OK;
 }
 
 int gl_controller_simulate(const struct gl_sim_opts *o)
@@ -619,7 +619,7 @@ int gl_controller_simulate(const struct gl_sim_opts *o)
 	snprintf(buf, sizeof(buf), "%s/gauntlet-simulate-XXXXXX", td && *td ? td : "/tmp");
 	if (!mkdtemp(buf)) {
 		fprintf(stderr, "gauntlet: simulate: cannot make a working directory %s: %s\n", buf, strerror(errno));
-		return 4;
+		return GL_EXIT_HARNESS_ERROR;
 	}
 	if (o->n_seeds > 1 && jobs > 1) {
 		bad = seeds_parallel(o, buf, jobs);

@@ -300,7 +300,7 @@ static struct gl_store *store_open(const char *path, int create, int reader, str
 			gl_errf(err, e.code ? e.code : GL_EIO, "%s", e.msg);
 			goto fail;
 		}
-		nanosleep(&(struct timespec){ 0, 20 * 1000 * 1000 }, NULL);
+		gl_sleep_ns(20 * 1000 * 1000);
 	}
 	if (sqlite3_prepare_v2(st->db,
 			       "INSERT INTO window_metrics(idx,name,hist,counter) VALUES(?,?,?,?) "
@@ -804,7 +804,7 @@ int gl_store_fault_put(struct gl_store *st, const struct gl_fault_row *f, struct
 	sqlite3_bind_int64(q, 6, f->dur_ns);
 	if (f->plan)
 		sqlite3_bind_text(q, 7, f->plan, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(q, 8, f->state, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(q, 8, gl_fault_state_name(f->state), -1, SQLITE_STATIC);
 	sqlite3_bind_int(q, 9, f->verified);
 	sqlite3_bind_int(q, 10, f->verified_revert);
 	sqlite3_bind_int64(q, 11, f->injected_elapsed_ns);
@@ -868,7 +868,18 @@ int gl_store_fault_list(struct gl_store *st, struct gl_fault_row **out, int *n, 
 		f->at_ns = sqlite3_column_int64(q, 4);
 		f->dur_ns = sqlite3_column_int64(q, 5);
 		f->plan = col_dup(q, 6);
-		col_text(q, 7, f->state, sizeof(f->state));
+		{
+			const char *t = (const char *)sqlite3_column_text(q, 7);
+			int k = gl_fault_state_parse(t);
+			if (k < 0) {
+				gl_errf(err, GL_EIO, "store: fault '%s': unknown state '%s' in the journal", f->id,
+					t ? t : "");
+				sqlite3_finalize(q);
+				gl_fault_rows_free(rows, cnt);
+				return -GL_EIO;
+			}
+			f->state = (enum gl_fault_state)k;
+		}
 		f->verified = sqlite3_column_int(q, 8);
 		f->verified_revert = sqlite3_column_int(q, 9);
 		f->injected_elapsed_ns = sqlite3_column_int64(q, 10);

@@ -19,6 +19,7 @@
 
 #include <sqlite3.h>
 
+#include "states.h"
 #include "util.h"
 
 #define GL_STORE_SCHEMA_VERSION 9
@@ -163,7 +164,7 @@ struct gl_fault_row {
 	char id[64], kind[64], method[64], target[64];
 	int64_t at_ns, dur_ns;
 	char *plan;                   /* JSON: exactly what revert runs */
-	char state[16];               /* planned injecting injected reverting reverted revert_failed failed */
+	enum gl_fault_state state;    /* stored as its name (states.h) */
 	int verified;                 /* -1 unknown, 0 no, 1 yes */
 	int verified_revert;
 	int64_t injected_elapsed_ns, reverted_elapsed_ns;   /* -1 when not yet */

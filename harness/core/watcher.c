@@ -684,7 +684,7 @@ static void on_dm(evutil_socket_t fd, short what, void *arg)
 			break;
 		case R_FIRED: {
 			struct ctl_dm_rec rec;
-			if (f->busy && !strcmp(f->row.state, "injecting")) {
+			if (f->busy && f->row.state == GL_FAULT_INJECTING) {
 				f->dm_fired_inject = 1;   /* apply_job journals it and reverts */
 				break;
 			}
@@ -737,7 +737,7 @@ int ctl_dm_start(struct gl_ctx *c)
 	w->on = 1;
 	/* resume: the watchers of faults still in keep being renewed */
 	for (int i = 0; i < c->sc->n_faults; i++)
-		if (!strcmp(c->faults[i].row.state, "injected"))
+		if (c->faults[i].row.state == GL_FAULT_INJECTED)
 			ctl_dm_watch(c, &c->faults[i]);
 	return 0;
 }

@@ -324,7 +324,7 @@ static int read_run(const char *dir, struct run_facts *rf, struct gl_err *err)
 	rf->row = an->run;
 	rf->row.scenario_text = an->run.scenario_text ? strdup(an->run.scenario_text) : NULL;
 	rf->row.sets_json = NULL;
-	snprintf(rf->verdict, sizeof(rf->verdict), "%s", an->verdict);
+	snprintf(rf->verdict, sizeof(rf->verdict), "%s", gl_verdict_name(an->verdict));
 	if (!rf->row.scenario_text) {
 		rc = gl_errf(err, GL_ENOMEM, "out of memory");
 		goto out;

@@ -151,6 +151,17 @@ int64_t gl_wall_ns(void)
 	return k ? k->wall_ns(k->arg) : clock_ns(CLOCK_REALTIME);
 }
 
+void gl_sleep_ns(int64_t ns)
+{
+	struct timespec ts;
+
+	if (ns < 0)
+		return;
+	ts.tv_sec = (time_t)(ns / 1000000000LL);
+	ts.tv_nsec = (long)(ns % 1000000000LL);
+	nanosleep(&ts, NULL);
+}
+
 void gl_format_wall(int64_t wall_ns, char *buf, size_t n)
 {
 	time_t s = (time_t)(wall_ns / 1000000000LL);
@@ -543,6 +554,19 @@ int gl_utf8_valid(const void *data, size_t n)
 			return 0;
 		i += k + 1;
 	}
+	return 1;
+}
+
+int gl_env_name_ok(const char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+
+	if (n == 0 || n > GL_ENV_NAME_MAX || (s[0] >= '0' && s[0] <= '9'))
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (!((s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') ||
+		      s[i] == '_'))
+			return 0;
 	return 1;
 }
 

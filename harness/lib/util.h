@@ -78,6 +78,10 @@ struct gl_clock {
 	void *arg;
 };
 void gl_clock_use(const struct gl_clock *clk);
+/* Sleep ns of real time (the system's clock, whatever gl_clock_use set):
+ * one nanosleep, which a signal may end early, so that a loop that sleeps
+ * between looks at its stop flag sooner; ns < 0 returns at once. */
+void gl_sleep_ns(int64_t ns);
 /* Format a wall time as RFC 3339 UTC ("2026-11-29T16:34:55.123Z"). */
 void gl_format_wall(int64_t wall_ns, char *buf, size_t n);
 
@@ -114,6 +118,11 @@ int gl_utf8_valid(const void *data, size_t n);
  * starting with '-' and holding no '/' or "..": the check for names that
  * reach commands (interfaces, netns, table names). */
 int gl_word_ok(const char *s, const char *extra, size_t max);
+/* 1 when s is the name of an environment variable as a scenario gives one
+ * (a "*_env" key): 1..GL_ENV_NAME_MAX characters, each a letter, digit or
+ * '_', the first not a digit; else 0 (NULL too). */
+#define GL_ENV_NAME_MAX 128
+int gl_env_name_ok(const char *s);
 
 /* mkdir -p with the given mode. */
 int gl_mkdir_p(const char *path, int mode, struct gl_err *err);

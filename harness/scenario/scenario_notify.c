@@ -26,14 +26,6 @@ const char *gl_notify_event_name(enum gl_notify_event e)
 	return e >= 0 && e < GL_NEV_N ? event_names[e] : "?";
 }
 
-/* A variable name: letters, digits and _, not starting with a digit. */
-static int env_name_ok(const char *v)
-{
-	if (!v[0] || (v[0] >= '0' && v[0] <= '9'))
-		return 0;
-	return strspn(v, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_") == strlen(v);
-}
-
 static void parse_on(struct gl_diag *d, struct gl_notify_spec *o, const cJSON *on, const char *path)
 {
 	const cJSON *e;
@@ -106,7 +98,7 @@ void gl_scenario_parse_notify(struct gl_scenario *s, const cJSON *notify, struct
 			gl_diag_error(d, w, mp, "missing required key 'url_env' (the variable holding the webhook's URL)");
 		else if (!cJSON_IsString(env))
 			gl_diag_error(d, env, mp, "expected a variable name, got %s", gl_json_type_name(env));
-		else if (!env_name_ok(env->valuestring) || strlen(env->valuestring) >= sizeof(o->url_env))
+		else if (!gl_env_name_ok(env->valuestring) || strlen(env->valuestring) >= sizeof(o->url_env))
 			/* never echoed: a URL put here by mistake is the secret itself */
 			gl_diag_error(d, env, mp, "expected the name of an environment variable (letters, digits, _; "
 				      "at most %zu bytes), not a URL: the URL is a secret and stays in the environment",

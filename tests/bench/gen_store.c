@@ -530,7 +530,7 @@ int main(int argc, char **argv)
 		f.at_ns = at;
 		f.dur_ns = d->dur_s * 1000000000LL;
 		f.plan = (char *)"{\"revert\":[\"scontrol\",\"update\",\"nodename=gpu-b\",\"state=resume\"]}";
-		snprintf(f.state, sizeof(f.state), "reverted");
+		f.state = GL_FAULT_REVERTED;
 		f.verified = f.verified_revert = 1;
 		f.injected_elapsed_ns = f.injected_scn_ns = at + 150000000;
 		f.reverted_elapsed_ns = f.reverted_scn_ns = d->dur_s ? end + 210000000 : -1;

@@ -44,7 +44,7 @@ static double value_of(int w)
 }
 
 static struct gl_store *make_store(const char *dir, int n_windows, int64_t t_inj, int64_t t_rev,
-				   int (*val)(int), const char *fault_state)
+				   int (*val)(int), enum gl_fault_state fault_state)
 {
 	char path[512];
 	struct gl_err err = { 0 };
@@ -88,7 +88,7 @@ static struct gl_store *make_store(const char *dir, int n_windows, int64_t t_inj
 	strcpy(f.target, "me");
 	f.at_ns = 5200000000LL;
 	f.dur_ns = 4300000000LL;
-	strcpy(f.state, fault_state);
+	f.state = fault_state;
 	f.verified = 1;
 	f.verified_revert = 1;
 	f.injected_elapsed_ns = f.injected_scn_ns = t_inj;
@@ -161,7 +161,7 @@ static struct gl_store *make_store2(const char *dir)
 	strcpy(f.kind, "null");
 	strcpy(f.target, "me");
 	f.dur_ns = 2300000000LL;
-	strcpy(f.state, "reverted");
+	f.state = GL_FAULT_REVERTED;
 	f.injected_elapsed_ns = f.injected_scn_ns = 5200000000LL;
 	f.reverted_elapsed_ns = f.reverted_scn_ns = 7500000000LL;
 	CHECK(gl_store_fault_put(st, &f, &err) == 0);
@@ -249,7 +249,7 @@ int main(void)
 	}
 
 	/* 1. the designed run */
-	st = make_store(dir, 20, 5200000000LL, 9500000000LL, NULL, "reverted");
+	st = make_store(dir, 20, 5200000000LL, 9500000000LL, NULL, GL_FAULT_REVERTED);
 	if ((an = analyze(st, "designed run"))) {
 		CHECKF(an->n_windows == 20, "%d windows", an->n_windows);
 		CHECKF(fabs(an->faults[0].recovery_s - 2.8) < 1e-9, "recovery_s = %g", an->faults[0].recovery_s);
@@ -268,7 +268,7 @@ int main(void)
 		CHECK(t && t->has && fabs(t->measured - 2.8) < 1e-9 && t->pass);
 		t = target(an, "restore_s", GL_SCOPE_RECOVERY);
 		CHECK(t && t->has && fabs(t->measured - 2.5) < 1e-9 && !t->pass);   /* 2.5 > 2 */
-		CHECK(!strcmp(an->verdict, "fail"));
+		CHECK(an->verdict == GL_VERDICT_FAIL);
 		CHECK(an->faults_left_injected == 0);
 		CHECKF(an->incidents_total == 0, "%d incidents", an->incidents_total);
 		gl_analysis_free(an);
@@ -281,7 +281,7 @@ int main(void)
 	 * windows 5..12 (the span, whatever the health), steady 0..4 and
 	 * 13..19: every target met, verdict pass (so a verdict stuck at
 	 * "fail", or a target judged the wrong way round, is caught). */
-	st = make_store(dir, 20, 5200000000LL, 9500000000LL, mild, "reverted");
+	st = make_store(dir, 20, 5200000000LL, 9500000000LL, mild, GL_FAULT_REVERTED);
 	if ((an = analyze(st, "mild fault"))) {
 		CHECKF(an->faults[0].recovery_s == 0, "recovery_s = %g", an->faults[0].recovery_s);
 		CHECKF(fabs(an->faults[0].restore_s - 0.5) < 1e-9, "restore_s = %g", an->faults[0].restore_s);
@@ -296,7 +296,7 @@ int main(void)
 		       "mild: steady p99");
 		t = target(an, "restore_s", GL_SCOPE_RECOVERY);
 		CHECK(t && t->has && t->pass);
-		CHECKF(!strcmp(an->verdict, "pass"), "mild: verdict %s", an->verdict);
+		CHECKF(an->verdict == GL_VERDICT_PASS, "mild: verdict %s", gl_verdict_name(an->verdict));
 		gl_analysis_free(an);
 	}
 	gl_store_close(st);
@@ -307,7 +307,7 @@ int main(void)
 	 * steady target, and the fault is a fault.restore incident of its own
 	 * over them (were every window after the inject kept degraded, the
 	 * steady target would be judged on windows 0..4 only, and pass) */
-	st = make_store(dir, 20, 5200000000LL, 9500000000LL, never_recovers, "reverted");
+	st = make_store(dir, 20, 5200000000LL, 9500000000LL, never_recovers, GL_FAULT_REVERTED);
 	if ((an = analyze(st, "never recovers"))) {
 		CHECK(an->faults[0].recovery_s < 0 && an->faults[0].restore_s < 0);
 		t = target(an, "restore_s", GL_SCOPE_RECOVERY);
@@ -332,7 +332,7 @@ int main(void)
 		       an->n_incidents ? an->incidents[0].w0 : -1, an->n_incidents ? an->incidents[0].w1 : -1);
 		CHECKF(an->n_incidents && strstr(an->incidents[0].what, "fault 'f1'"), "never: incident says '%s'",
 		       an->n_incidents ? an->incidents[0].what : "");
-		CHECK(!strcmp(an->verdict, "fail"));
+		CHECK(an->verdict == GL_VERDICT_FAIL);
 		gl_analysis_free(an);
 	}
 	gl_store_close(st);
@@ -341,7 +341,7 @@ int main(void)
 	 * hold from window 14, 4.5 s after the revert, past the settle of 3 s:
 	 * restore_s null, a fault.restore incident over window 13 alone (the
 	 * first after the settle, up to the late restore) */
-	st = make_store(dir, 20, 5200000000LL, 9500000000LL, late_restore, "reverted");
+	st = make_store(dir, 20, 5200000000LL, 9500000000LL, late_restore, GL_FAULT_REVERTED);
 	if ((an = analyze(st, "late restore"))) {
 		CHECKF(an->faults[0].restore_s < 0 && an->faults[0].unrestored &&
 		       strstr(an->faults[0].recovery_note, "restored 4.500 s after the revert, past its settle of 3.000 s"),
@@ -351,7 +351,7 @@ int main(void)
 		       an->incidents[0].w1 == 13, "late: incident windows %d..%d", an->n_incidents ? an->incidents[0].w0 : -1,
 		       an->n_incidents ? an->incidents[0].w1 : -1);
 		CHECKF(an->faults[0].degraded_windows == 8, "late: %d degraded windows", an->faults[0].degraded_windows);
-		CHECK(!strcmp(an->verdict, "fail"));
+		CHECK(an->verdict == GL_VERDICT_FAIL);
 		gl_analysis_free(an);
 	}
 	gl_store_close(st);
@@ -361,7 +361,7 @@ int main(void)
 	 * revert window 9 misses the steady target, is then restored 0.5 s
 	 * late; 6s reaches the last window starting before 15.5 (5..15: 11) */
 	cur_scenario = scenario_settle0;
-	st = make_store(dir, 20, 5200000000LL, 9500000000LL, mild, "reverted");
+	st = make_store(dir, 20, 5200000000LL, 9500000000LL, mild, GL_FAULT_REVERTED);
 	if ((an = analyze(st, "settle 0s"))) {
 		CHECKF(an->faults[0].degraded_windows == 5 && an->faults[0].settle_s == 0, "settle 0s: %d degraded windows",
 		       an->faults[0].degraded_windows);
@@ -375,7 +375,7 @@ int main(void)
 	}
 	gl_store_close(st);
 	cur_scenario = scenario_settle6;
-	st = make_store(dir, 20, 5200000000LL, 9500000000LL, mild, "reverted");
+	st = make_store(dir, 20, 5200000000LL, 9500000000LL, mild, GL_FAULT_REVERTED);
 	if ((an = analyze(st, "settle 6s"))) {
 		CHECKF(an->faults[0].degraded_windows == 11 && an->faults[0].settle_s == 6, "settle 6s: %d degraded windows",
 		       an->faults[0].degraded_windows);
@@ -390,9 +390,9 @@ int main(void)
 
 	/* 3. a fault still injected: fail, counted; degraded to the end (it
 	 * is still in), no restore incident (never reverted) */
-	st = make_store(dir, 20, 5200000000LL, -1, NULL, "injected");
+	st = make_store(dir, 20, 5200000000LL, -1, NULL, GL_FAULT_INJECTED);
 	if ((an = analyze(st, "still injected"))) {
-		CHECK(an->faults_left_injected == 1 && !strcmp(an->verdict, "fail"));
+		CHECK(an->faults_left_injected == 1 && an->verdict == GL_VERDICT_FAIL);
 		CHECKF(an->faults[0].degraded_windows == 15 && !an->faults[0].unrestored && an->incidents_total == 0,
 		       "still injected: %d degraded windows", an->faults[0].degraded_windows);
 		CHECK(an->faults[0].restore_s < 0 && strstr(an->faults[0].recovery_note, "not reverted"));
@@ -419,7 +419,7 @@ int main(void)
 		       "degraded error_rate %g over %d windows", t ? t->measured : -1, t ? t->windows_judged : -1);
 		t = target(an, "inference.error_rate", GL_SCOPE_STEADY);
 		CHECKF(t && t->has && t->measured == 0 && t->pass, "steady error_rate");
-		CHECK(!strcmp(an->verdict, "fail"));
+		CHECK(an->verdict == GL_VERDICT_FAIL);
 		gl_analysis_free(an);
 	}
 	gl_store_close(st);
@@ -430,7 +430,7 @@ int main(void)
 	 * 14.3 s, the whole outage in it; with one (a flap loop that ended
 	 * 3 s after the inject, during the outage), held 3 s, the outage
 	 * counted up to that end only: 3 - (6.0 - 5.2) = 2.2 s into it. */
-	st = make_store(dir, 20, 5200000000LL, 9500000000LL, NULL, "reverted");
+	st = make_store(dir, 20, 5200000000LL, 9500000000LL, NULL, GL_FAULT_REVERTED);
 	{
 		struct gl_outage_row o = { 1, 6000000000LL, 1000000000000LL, 1010000000000LL };
 		CHECK(gl_store_outage_put(st, &o) == 0);
@@ -448,7 +448,7 @@ int main(void)
 		strcpy(f.target, "me");
 		f.at_ns = 5200000000LL;
 		f.dur_ns = 4300000000LL;
-		strcpy(f.state, "reverted");
+		f.state = GL_FAULT_REVERTED;
 		f.verified = f.verified_revert = 1;
 		f.injected_elapsed_ns = f.injected_scn_ns = 5200000000LL;
 		f.reverted_elapsed_ns = f.reverted_scn_ns = 9500000000LL;

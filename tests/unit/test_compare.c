@@ -268,7 +268,7 @@ static void make_run(const char *root, const struct variant *v)
 	strcpy(f.target, "me");
 	f.at_ns = 10000000000LL;
 	f.dur_ns = 2000000000LL;
-	strcpy(f.state, "reverted");
+	f.state = GL_FAULT_REVERTED;
 	f.verified = f.verified_revert = 1;
 	f.injected_elapsed_ns = f.injected_scn_ns = 10000000000LL;
 	f.reverted_elapsed_ns = f.reverted_scn_ns = 12000000000LL;

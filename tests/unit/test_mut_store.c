@@ -162,7 +162,7 @@ static double blip(int w)
 }
 
 static double (*values)(int) = value_of;
-static const char *final_state = "reverted";
+static enum gl_fault_state final_state = GL_FAULT_REVERTED;
 
 static struct gl_store *make_store(const char *path, int64_t t_inj, int64_t t_rev, int count_syncs)
 {
@@ -213,7 +213,7 @@ static struct gl_store *make_store(const char *path, int64_t t_inj, int64_t t_re
 	strcpy(f.target, "me");
 	f.at_ns = t_inj;
 	f.dur_ns = t_rev - t_inj;
-	strcpy(f.state, "injecting");
+	f.state = GL_FAULT_INJECTING;
 	f.verified = f.verified_revert = -1;
 	f.injected_elapsed_ns = f.injected_scn_ns = -1;
 	f.reverted_elapsed_ns = f.reverted_scn_ns = -1;
@@ -222,10 +222,10 @@ static struct gl_store *make_store(const char *path, int64_t t_inj, int64_t t_re
 	if (count_syncs)
 		CHECKF(syncs_wal > before, "the journal row 'injecting' was committed without a sync of the WAL "
 		       "(%d syncs): not durable before the inject", syncs_wal - before);
-	strcpy(f.state, final_state);
+	f.state = final_state;
 	f.verified = f.verified_revert = 1;
 	f.injected_elapsed_ns = f.injected_scn_ns = t_inj;
-	f.reverted_elapsed_ns = f.reverted_scn_ns = strcmp(final_state, "reverted") ? -1 : t_rev;
+	f.reverted_elapsed_ns = f.reverted_scn_ns = final_state != GL_FAULT_REVERTED ? -1 : t_rev;
 	before = syncs_wal;
 	CHECK(gl_store_fault_put(st, &f, &err) == 0);
 	if (count_syncs)
@@ -302,7 +302,7 @@ int main(void)
 
 	/* 5: left injected, every target met */
 	values = blip;
-	final_state = "injected";
+	final_state = GL_FAULT_INJECTED;
 	snprintf(path, sizeof(path), "%s/left.db", dir);
 	st = make_store(path, 5000000000LL, 5000000000LL, 0);
 	CHECK(gl_analyze(st, &an, &err) == 0);
@@ -312,7 +312,8 @@ int main(void)
 			all &= an->targets[i].pass;
 		CHECKF(all && an->n_targets == 4, "every target passes (%d targets)", an->n_targets);
 		CHECK(an->faults_left_injected == 1);
-		CHECKF(!strcmp(an->verdict, "fail"), "verdict %s with a fault left injected", an->verdict);
+		CHECKF(an->verdict == GL_VERDICT_FAIL, "verdict %s with a fault left injected",
+		       gl_verdict_name(an->verdict));
 		gl_analysis_free(an);
 	}
 	gl_store_close(st);
