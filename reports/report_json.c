@@ -352,16 +352,11 @@ cJSON *gl_report_incidents_json(const struct gl_analysis *an)
 	return o;
 }
 
-cJSON *gl_report_json(const struct gl_analysis *an)
+/* "run": what ran, when, where, with what */
+static void add_run(cJSON *run, const struct gl_analysis *an)
 {
-	cJSON *r = cJSON_CreateObject(), *run, *arr;
 	char wall[40];
 
-	/* docs/report.schema.json; bumped when a key is renamed, removed or
-	 * changes type or meaning (docs/metrics.md, "Schema") */
-	cJSON_AddNumberToObject(r, "schema_version", 1);
-	cJSON_AddStringToObject(r, "verdict", gl_verdict_name(an->verdict));
-	run = cJSON_AddObjectToObject(r, "run");
 	cJSON_AddStringToObject(run, "id", an->run.id);
 	cJSON_AddStringToObject(run, "scenario", an->run.name);
 	cJSON_AddStringToObject(run, "scenario_path", an->run.scenario_path);
@@ -390,10 +385,10 @@ cJSON *gl_report_json(const struct gl_analysis *an)
 		cJSON *sets = cJSON_Parse(an->run.sets_json ? an->run.sets_json : "[]");
 		cJSON_AddItemToObject(run, "overrides", sets ? sets : cJSON_CreateArray());
 	}
+}
 
-	cJSON_AddItemToObject(r, "metrics", metrics_obj(an, an->all));
-
-	arr = cJSON_AddArrayToObject(r, "phases");
+static void add_phases(cJSON *arr, const struct gl_analysis *an)
+{
 	for (int i = 0; i < an->sc->n_phases; i++) {
 		const struct gl_phase *p = &an->sc->phases[i];
 		cJSON *o = cJSON_CreateObject();
@@ -406,81 +401,84 @@ cJSON *gl_report_json(const struct gl_analysis *an)
 		cJSON_AddItemToObject(o, "metrics", metrics_obj(an, an->phase[i]));
 		cJSON_AddItemToArray(arr, o);
 	}
+}
 
-	arr = cJSON_AddArrayToObject(r, "faults");
-	for (int i = 0; i < an->n_faults; i++) {
-		const struct gl_fault_result *f = &an->faults[i];
-		cJSON *o = cJSON_CreateObject();
-		cJSON_AddStringToObject(o, "id", f->row.id);
-		cJSON_AddStringToObject(o, "kind", f->row.kind);
-		cJSON_AddStringToObject(o, "target", f->row.target);
-		cJSON_AddStringToObject(o, "method", f->row.method);
-		if (gl_scenario_runbook(an->sc, f->row.id))
-			cJSON_AddStringToObject(o, "runbook", gl_scenario_runbook(an->sc, f->row.id));
-		else
-			cJSON_AddNullToObject(o, "runbook");
-		add_time(o, "injected_at_s", f->row.injected_scn_ns);
-		add_time(o, "reverted_at_s", f->row.reverted_scn_ns);
-		add_time(o, "injected_elapsed_s", f->row.injected_elapsed_ns);
-		add_time(o, "reverted_elapsed_s", f->row.reverted_elapsed_ns);
-		cJSON_AddStringToObject(o, "state", gl_fault_state_name(f->row.state));
-		if (f->row.verified < 0)
-			cJSON_AddNullToObject(o, "verified");
-		else
-			cJSON_AddBoolToObject(o, "verified", f->row.verified);
-		if (f->row.verified_revert < 0)
-			cJSON_AddNullToObject(o, "verified_revert");
-		else
-			cJSON_AddBoolToObject(o, "verified_revert", f->row.verified_revert);
-		/* the dead-man's switch: armed, lost, fired or "none: why";
-		 * who reverted the fault: controller or watcher */
-		if (f->row.deadman[0])
-			cJSON_AddStringToObject(o, "deadman", f->row.deadman);
-		else
-			cJSON_AddNullToObject(o, "deadman");
-		if (f->row.reverted_by[0])
-			cJSON_AddStringToObject(o, "reverted_by", f->row.reverted_by);
-		else
-			cJSON_AddNullToObject(o, "reverted_by");
-		add_num(o, "recovery_s", f->recovery_s >= 0, f->recovery_s);
-		add_num(o, "restore_s", f->restore_s >= 0, f->restore_s);
-		cJSON_AddNumberToObject(o, "settle_s", f->settle_s);
-		cJSON_AddNumberToObject(o, "degraded_windows", f->degraded_windows);
-		if (f->unrestored)
-			cJSON_AddFalseToObject(o, "restored");
-		else if (f->restore_s >= 0)
-			cJSON_AddTrueToObject(o, "restored");
-		else
-			cJSON_AddNullToObject(o, "restored");
-		{
-			/* per workload, judged by its targets (docs/metrics.md) */
-			cJSON *bw = cJSON_AddObjectToObject(o, "by_workload");
-			for (int w = 0; w < an->sc->n_workloads && w < GL_MAX_WORKLOADS; w++) {
-				cJSON *x = cJSON_AddObjectToObject(bw, an->sc->workloads[w].name);
-				add_num(x, "recovery_s", f->wl_recovery_s[w] >= 0, f->wl_recovery_s[w]);
-				add_num(x, "restore_s", f->wl_restore_s[w] >= 0, f->wl_restore_s[w]);
-			}
+/* One fault: its journal row, its recovery, per workload */
+static cJSON *fault_json(const struct gl_analysis *an, const struct gl_fault_result *f)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(o, "id", f->row.id);
+	cJSON_AddStringToObject(o, "kind", f->row.kind);
+	cJSON_AddStringToObject(o, "target", f->row.target);
+	cJSON_AddStringToObject(o, "method", f->row.method);
+	if (gl_scenario_runbook(an->sc, f->row.id))
+		cJSON_AddStringToObject(o, "runbook", gl_scenario_runbook(an->sc, f->row.id));
+	else
+		cJSON_AddNullToObject(o, "runbook");
+	add_time(o, "injected_at_s", f->row.injected_scn_ns);
+	add_time(o, "reverted_at_s", f->row.reverted_scn_ns);
+	add_time(o, "injected_elapsed_s", f->row.injected_elapsed_ns);
+	add_time(o, "reverted_elapsed_s", f->row.reverted_elapsed_ns);
+	cJSON_AddStringToObject(o, "state", gl_fault_state_name(f->row.state));
+	if (f->row.verified < 0)
+		cJSON_AddNullToObject(o, "verified");
+	else
+		cJSON_AddBoolToObject(o, "verified", f->row.verified);
+	if (f->row.verified_revert < 0)
+		cJSON_AddNullToObject(o, "verified_revert");
+	else
+		cJSON_AddBoolToObject(o, "verified_revert", f->row.verified_revert);
+	/* the dead-man's switch: armed, lost, fired or "none: why";
+	 * who reverted the fault: controller or watcher */
+	if (f->row.deadman[0])
+		cJSON_AddStringToObject(o, "deadman", f->row.deadman);
+	else
+		cJSON_AddNullToObject(o, "deadman");
+	if (f->row.reverted_by[0])
+		cJSON_AddStringToObject(o, "reverted_by", f->row.reverted_by);
+	else
+		cJSON_AddNullToObject(o, "reverted_by");
+	add_num(o, "recovery_s", f->recovery_s >= 0, f->recovery_s);
+	add_num(o, "restore_s", f->restore_s >= 0, f->restore_s);
+	cJSON_AddNumberToObject(o, "settle_s", f->settle_s);
+	cJSON_AddNumberToObject(o, "degraded_windows", f->degraded_windows);
+	if (f->unrestored)
+		cJSON_AddFalseToObject(o, "restored");
+	else if (f->restore_s >= 0)
+		cJSON_AddTrueToObject(o, "restored");
+	else
+		cJSON_AddNullToObject(o, "restored");
+	{
+		/* per workload, judged by its targets (docs/metrics.md) */
+		cJSON *bw = cJSON_AddObjectToObject(o, "by_workload");
+		for (int w = 0; w < an->sc->n_workloads && w < GL_MAX_WORKLOADS; w++) {
+			cJSON *x = cJSON_AddObjectToObject(bw, an->sc->workloads[w].name);
+			add_num(x, "recovery_s", f->wl_recovery_s[w] >= 0, f->wl_recovery_s[w]);
+			add_num(x, "restore_s", f->wl_restore_s[w] >= 0, f->wl_restore_s[w]);
 		}
-		if (f->recovery_note[0])
-			cJSON_AddStringToObject(o, "recovery_note", f->recovery_note);
-		/* real seconds injected, controller outages included, to the
-		 * fault's own record of its end when it ended itself */
-		add_num(o, "held_s", f->held_s >= 0, f->held_s);
-		cJSON_AddBoolToObject(o, "held_by_own_record", f->self_ended);
-		cJSON_AddNumberToObject(o, "planned_held_s", f->planned_held_s);
-		cJSON_AddNumberToObject(o, "outage_s", f->outage_s);
-		{
-			cJSON *m = f->row.measured[0] ? cJSON_Parse(f->row.measured) : NULL;
-			cJSON_AddItemToObject(o, "measured", m ? m : cJSON_CreateObject());
-		}
-		if (f->row.error[0])
-			cJSON_AddStringToObject(o, "error", f->row.error);
-		cJSON_AddItemToArray(arr, o);
 	}
-	cJSON_AddNumberToObject(r, "faults_left_injected", an->faults_left_injected);
-	cJSON_AddItemToObject(r, "incidents", gl_report_incidents_json(an));
+	if (f->recovery_note[0])
+		cJSON_AddStringToObject(o, "recovery_note", f->recovery_note);
+	/* real seconds injected, controller outages included, to the
+	 * fault's own record of its end when it ended itself */
+	add_num(o, "held_s", f->held_s >= 0, f->held_s);
+	cJSON_AddBoolToObject(o, "held_by_own_record", f->self_ended);
+	cJSON_AddNumberToObject(o, "planned_held_s", f->planned_held_s);
+	cJSON_AddNumberToObject(o, "outage_s", f->outage_s);
+	{
+		cJSON *m = f->row.measured[0] ? cJSON_Parse(f->row.measured) : NULL;
+		cJSON_AddItemToObject(o, "measured", m ? m : cJSON_CreateObject());
+	}
+	if (f->row.error[0])
+		cJSON_AddStringToObject(o, "error", f->row.error);
+	return o;
+}
 
-	arr = cJSON_AddArrayToObject(r, "outages");
+static void add_outages(cJSON *arr, const struct gl_analysis *an)
+{
+	char wall[40];
+
 	for (int i = 0; i < an->n_outages; i++) {
 		const struct gl_outage *x = &an->outages[i];
 		cJSON *o = cJSON_CreateObject();
@@ -517,8 +515,10 @@ cJSON *gl_report_json(const struct gl_analysis *an)
 		}
 		cJSON_AddItemToArray(arr, o);
 	}
+}
 
-	arr = cJSON_AddArrayToObject(r, "preflight");
+static void add_preflight(cJSON *arr, const struct gl_analysis *an)
+{
 	for (int i = 0; i < an->n_preflight; i++) {
 		const struct gl_preflight_result *p = &an->preflight[i];
 		cJSON *o = cJSON_CreateObject();
@@ -528,16 +528,10 @@ cJSON *gl_report_json(const struct gl_analysis *an)
 		cJSON_AddStringToObject(o, "detail", p->detail);
 		cJSON_AddItemToArray(arr, o);
 	}
-	cJSON_AddBoolToObject(r, "preflight_passed", an->preflight_failed == 0);
-	cJSON_AddItemToObject(r, "gates", gl_report_gates_json(an));
-	if (an->notify) {
-		/* the webhooks' counts, by variable name: never a URL */
-		cJSON *nt = cJSON_Parse(an->notify);
-		if (nt)
-			cJSON_AddItemToObject(r, "notify", nt);
-	}
+}
 
-	arr = cJSON_AddArrayToObject(r, "targets");
+static void add_targets(cJSON *arr, const struct gl_analysis *an)
+{
 	for (int i = 0; i < an->n_targets; i++) {
 		const struct gl_target_result *t = &an->targets[i];
 		cJSON *o = cJSON_CreateObject();
@@ -558,5 +552,37 @@ cJSON *gl_report_json(const struct gl_analysis *an)
 			cJSON_AddStringToObject(o, "note", t->note);
 		cJSON_AddItemToArray(arr, o);
 	}
+}
+
+cJSON *gl_report_json(const struct gl_analysis *an)
+{
+	cJSON *r = cJSON_CreateObject(), *arr;
+
+	/* docs/report.schema.json; bumped when a key is renamed, removed or
+	 * changes type or meaning (docs/metrics.md, "Schema") */
+	cJSON_AddNumberToObject(r, "schema_version", 1);
+	cJSON_AddStringToObject(r, "verdict", gl_verdict_name(an->verdict));
+	add_run(cJSON_AddObjectToObject(r, "run"), an);
+	cJSON_AddItemToObject(r, "metrics", metrics_obj(an, an->all));
+
+	add_phases(cJSON_AddArrayToObject(r, "phases"), an);
+	arr = cJSON_AddArrayToObject(r, "faults");
+	for (int i = 0; i < an->n_faults; i++)
+		cJSON_AddItemToArray(arr, fault_json(an, &an->faults[i]));
+	cJSON_AddNumberToObject(r, "faults_left_injected", an->faults_left_injected);
+	cJSON_AddItemToObject(r, "incidents", gl_report_incidents_json(an));
+
+	add_outages(cJSON_AddArrayToObject(r, "outages"), an);
+	add_preflight(cJSON_AddArrayToObject(r, "preflight"), an);
+	cJSON_AddBoolToObject(r, "preflight_passed", an->preflight_failed == 0);
+	cJSON_AddItemToObject(r, "gates", gl_report_gates_json(an));
+	if (an->notify) {
+		/* the webhooks' counts, by variable name: never a URL */
+		cJSON *nt = cJSON_Parse(an->notify);
+		if (nt)
+			cJSON_AddItemToObject(r, "notify", nt);
+	}
+
+	add_targets(cJSON_AddArrayToObject(r, "targets"), an);
 	return r;
 }
