@@ -226,13 +226,11 @@ static void md_timeline(const struct gl_analysis *an, struct gl_buf *b)
 	}
 }
 
-int gl_report_md(const struct gl_analysis *an, struct gl_buf *b)
+/* The title, the verdict line and the run's table */
+static void md_head(const struct gl_analysis *an, struct gl_buf *b, int failed)
 {
 	char wall[40], d[64];
-	int failed = 0;
 
-	for (int i = 0; i < an->n_targets; i++)
-		failed += !an->targets[i].pass;
 	gl_format_wall(an->run.started_wall_ns, wall, sizeof(wall));
 	gl_buf_printf(b, "# gauntlet report: ");
 	gl_md_text(b, an->run.name);
@@ -268,16 +266,10 @@ int gl_report_md(const struct gl_analysis *an, struct gl_buf *b)
 	gl_buf_printf(b, ") |\n\n");
 	if (an->generator_saturated)
 		gl_buf_printf(b, "> **Warning:** the load generator was saturated (send lag p99 above 5 ms); latency figures include client delay.\n\n");
+}
 
-	if (an->n_preflight) {
-		gl_buf_printf(b, "## Preflight%s\n\n| result | subject | check | detail |\n|---|---|---|---|\n",
-			      an->preflight_failed ? ": FAILED, nothing was started or injected" : "");
-		for (int i = 0; i < an->n_preflight; i++)
-			md_row(b, an->preflight[i].ok ? "ok" : "FAILED", an->preflight[i].subject, an->preflight[i].check,
-			       an->preflight[i].detail, NULL);
-		gl_buf_printf(b, "\n");
-	}
-	gl_report_gates_md(an, b);
+static void md_targets(const struct gl_analysis *an, struct gl_buf *b)
+{
 	gl_buf_printf(b, "## Targets\n\n| result | scope | metric | target | measured | windows | note |\n|---|---|---|---|---|---|---|\n");
 	for (int i = 0; i < an->n_targets; i++) {
 		const struct gl_target_result *t = &an->targets[i];
@@ -292,55 +284,82 @@ int gl_report_md(const struct gl_analysis *an, struct gl_buf *b)
 		gl_md_text(b, t->note);
 		gl_buf_printf(b, " |\n");
 	}
-	if (an->n_faults) {
-		gl_buf_printf(b, "\n## Faults\n\n| id | kind | target | state | injected at | reverted at | held s (planned) | verified | recovery_s | restore_s | runbook | note |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n");
-		for (int i = 0; i < an->n_faults; i++) {
-			const struct gl_fault_result *f = &an->faults[i];
-			char ia[64] = "-", ra[64] = "-", rc[64], rs[64], held[384] = "-", dmn[200];
-			/* to the millisecond: finer is noise at any time scale */
-			if (f->row.injected_scn_ns >= 0)
-				gl_format_duration((f->row.injected_scn_ns + 500000) / 1000000 * 1000000, ia, sizeof(ia));
-			if (f->row.reverted_scn_ns >= 0)
-				gl_format_duration((f->row.reverted_scn_ns + 500000) / 1000000 * 1000000, ra, sizeof(ra));
-			fmt_num(rc, sizeof(rc), f->recovery_s >= 0, f->recovery_s);
-			fmt_num(rs, sizeof(rs), f->restore_s >= 0, f->restore_s);
-			if (f->held_s >= 0) {
-				char hb[256];
-				const char *hn = gl_report_held_note(an, f, hb, sizeof(hb));
-				snprintf(held, sizeof(held), "%.3f (%.3f)%s%s", f->held_s, f->planned_held_s, hn[0] ? " " : "",
-					 hn);
-			}
-			gl_buf_printf(b, "| ");
-			gl_md_text(b, f->row.id);
-			gl_buf_printf(b, " | ");
-			gl_md_text(b, f->row.kind);
-			if (f->row.method[0]) {
-				gl_buf_printf(b, "/");
-				gl_md_text(b, f->row.method);
-			}
-			gl_buf_printf(b, " | ");
-			gl_md_text(b, f->row.target);
-			gl_buf_printf(b, " | ");
-			gl_md_text(b, gl_fault_state_name(f->row.state));
-			gl_buf_printf(b, " | %s | %s | %s | %s | %s | %s | ", ia, ra, held,
-				      f->row.verified == 1 ? "yes" : f->row.verified == 0 ? "NO" : "n/a", rc, rs);
-			if (gl_scenario_runbook(an->sc, f->row.id))
-				gl_md_text(b, gl_scenario_runbook(an->sc, f->row.id));
-			else
-				gl_buf_printf(b, "NONE");
-			gl_buf_printf(b, " | ");
-			gl_md_text(b, f->recovery_note);
-			if (gl_report_deadman_note(&f->row, dmn, sizeof(dmn))[0]) {
-				gl_buf_printf(b, " ");
-				gl_md_text(b, gl_report_deadman_note(&f->row, dmn, sizeof(dmn)));
-			}
-			if (f->row.error[0]) {
-				gl_buf_printf(b, " ");
-				gl_md_text(b, f->row.error);
-			}
-			gl_buf_printf(b, " |\n");
-		}
+}
+
+static void md_fault_row(const struct gl_analysis *an, struct gl_buf *b, const struct gl_fault_result *f)
+{
+	char ia[64] = "-", ra[64] = "-", rc[64], rs[64], held[384] = "-", dmn[200];
+	/* to the millisecond: finer is noise at any time scale */
+	if (f->row.injected_scn_ns >= 0)
+		gl_format_duration((f->row.injected_scn_ns + 500000) / 1000000 * 1000000, ia, sizeof(ia));
+	if (f->row.reverted_scn_ns >= 0)
+		gl_format_duration((f->row.reverted_scn_ns + 500000) / 1000000 * 1000000, ra, sizeof(ra));
+	fmt_num(rc, sizeof(rc), f->recovery_s >= 0, f->recovery_s);
+	fmt_num(rs, sizeof(rs), f->restore_s >= 0, f->restore_s);
+	if (f->held_s >= 0) {
+		char hb[256];
+		const char *hn = gl_report_held_note(an, f, hb, sizeof(hb));
+		snprintf(held, sizeof(held), "%.3f (%.3f)%s%s", f->held_s, f->planned_held_s, hn[0] ? " " : "",
+			 hn);
 	}
+	gl_buf_printf(b, "| ");
+	gl_md_text(b, f->row.id);
+	gl_buf_printf(b, " | ");
+	gl_md_text(b, f->row.kind);
+	if (f->row.method[0]) {
+		gl_buf_printf(b, "/");
+		gl_md_text(b, f->row.method);
+	}
+	gl_buf_printf(b, " | ");
+	gl_md_text(b, f->row.target);
+	gl_buf_printf(b, " | ");
+	gl_md_text(b, gl_fault_state_name(f->row.state));
+	gl_buf_printf(b, " | %s | %s | %s | %s | %s | %s | ", ia, ra, held,
+		      f->row.verified == 1 ? "yes" : f->row.verified == 0 ? "NO" : "n/a", rc, rs);
+	if (gl_scenario_runbook(an->sc, f->row.id))
+		gl_md_text(b, gl_scenario_runbook(an->sc, f->row.id));
+	else
+		gl_buf_printf(b, "NONE");
+	gl_buf_printf(b, " | ");
+	gl_md_text(b, f->recovery_note);
+	if (gl_report_deadman_note(&f->row, dmn, sizeof(dmn))[0]) {
+		gl_buf_printf(b, " ");
+		gl_md_text(b, gl_report_deadman_note(&f->row, dmn, sizeof(dmn)));
+	}
+	if (f->row.error[0]) {
+		gl_buf_printf(b, " ");
+		gl_md_text(b, f->row.error);
+	}
+	gl_buf_printf(b, " |\n");
+}
+
+static void md_faults(const struct gl_analysis *an, struct gl_buf *b)
+{
+	if (!an->n_faults)
+		return;
+	gl_buf_printf(b, "\n## Faults\n\n| id | kind | target | state | injected at | reverted at | held s (planned) | verified | recovery_s | restore_s | runbook | note |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+	for (int i = 0; i < an->n_faults; i++)
+		md_fault_row(an, b, &an->faults[i]);
+}
+
+int gl_report_md(const struct gl_analysis *an, struct gl_buf *b)
+{
+	int failed = 0;
+
+	for (int i = 0; i < an->n_targets; i++)
+		failed += !an->targets[i].pass;
+	md_head(an, b, failed);
+	if (an->n_preflight) {
+		gl_buf_printf(b, "## Preflight%s\n\n| result | subject | check | detail |\n|---|---|---|---|\n",
+			      an->preflight_failed ? ": FAILED, nothing was started or injected" : "");
+		for (int i = 0; i < an->n_preflight; i++)
+			md_row(b, an->preflight[i].ok ? "ok" : "FAILED", an->preflight[i].subject, an->preflight[i].check,
+			       an->preflight[i].detail, NULL);
+		gl_buf_printf(b, "\n");
+	}
+	gl_report_gates_md(an, b);
+	md_targets(an, b);
+	md_faults(an, b);
 	md_incidents(an, b);
 	md_outages(an, b);
 	md_agents(an, b);
