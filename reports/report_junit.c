@@ -165,30 +165,11 @@ static void gate_cases(struct jw *w, const struct gl_analysis *an)
 		w->rc = rc;
 }
 
-int gl_report_junit(const struct gl_analysis *an, struct gl_buf *out)
+/* The run's properties: the verdict, the run, each fault */
+static void run_props(struct jw *b, const struct gl_analysis *an, const char *wall)
 {
-	struct jw w = { out, 0 }, *b = &w;
-	char wall[40], v[96];
-	int failures = 0, skipped = 0;
+	char v[96];
 
-	for (int i = 0; i < an->n_targets; i++)
-		failures += !an->targets[i].pass;
-	failures += an->incidents_failed;   /* the incidents gate is one more test case */
-	failures += an->gates_failed;       /* and a test case per gate, host and when */
-	for (int i = 0; i < an->n_gates; i++)
-		skipped += !strcmp(an->gates[i].status, "skip");
-	gl_format_wall(an->run.started_wall_ns, wall, sizeof(wall));
-	putf(b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-	putf(b, "<testsuites name=\"gauntlet\" tests=\"%d\" failures=\"%d\" errors=\"0\" time=\"%.3f\">\n",
-		      an->n_targets + 1 + an->n_gates, failures, an->duration_s);
-	putf(b, "  <testsuite name=\"gauntlet.");
-	xml_esc(b, an->run.name);
-	putf(b, "\" tests=\"%d\" failures=\"%d\" errors=\"0\" skipped=\"%d\" time=\"%.3f\" timestamp=\"",
-		      an->n_targets + 1 + an->n_gates, failures, skipped, an->duration_s);
-	xml_esc(b, wall);
-	putf(b, "\" hostname=\"");
-	xml_esc(b, an->run.hostname);
-	putf(b, "\">\n    <properties>\n");
 	prop(b, "verdict", gl_verdict_name(an->verdict));
 	prop(b, "run.id", an->run.id);
 	prop(b, "run.scenario", an->run.name);
@@ -224,7 +205,11 @@ int gl_report_junit(const struct gl_analysis *an, struct gl_buf *out)
 		snprintf(name, sizeof(name), "fault.%s.runbook", f->row.id);
 		prop(b, name, gl_scenario_runbook(an->sc, f->row.id) ? gl_scenario_runbook(an->sc, f->row.id) : "none");
 	}
-	putf(b, "    </properties>\n");
+}
+
+/* A test case per target */
+static void target_cases(struct jw *b, const struct gl_analysis *an)
+{
 	for (int i = 0; i < an->n_targets; i++) {
 		const struct gl_target_result *t = &an->targets[i];
 		const char *scope = gl_scope_name(t->spec->scope), *type = "";
@@ -250,6 +235,11 @@ int gl_report_junit(const struct gl_analysis *an, struct gl_buf *out)
 			putf(b, " (%d window(s) judged)", t->windows_judged);
 		putf(b, "</failure>\n    </testcase>\n");
 	}
+}
+
+/* The incidents gate's test case */
+static void incidents_case(struct jw *b, const struct gl_analysis *an)
+{
 	putf(b, "    <testcase classname=\"gauntlet.incidents\" name=\"incidents counted &lt;= %d\" time=\"0\"",
 	     an->incidents_limit);
 	if (!an->incidents_failed) {
@@ -269,6 +259,36 @@ int gl_report_junit(const struct gl_analysis *an, struct gl_buf *out)
 		xml_esc(b, fail);
 		putf(b, "</failure>\n    </testcase>\n");
 	}
+}
+
+int gl_report_junit(const struct gl_analysis *an, struct gl_buf *out)
+{
+	struct jw w = { out, 0 }, *b = &w;
+	char wall[40];
+	int failures = 0, skipped = 0;
+
+	for (int i = 0; i < an->n_targets; i++)
+		failures += !an->targets[i].pass;
+	failures += an->incidents_failed;   /* the incidents gate is one more test case */
+	failures += an->gates_failed;       /* and a test case per gate, host and when */
+	for (int i = 0; i < an->n_gates; i++)
+		skipped += !strcmp(an->gates[i].status, "skip");
+	gl_format_wall(an->run.started_wall_ns, wall, sizeof(wall));
+	putf(b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+	putf(b, "<testsuites name=\"gauntlet\" tests=\"%d\" failures=\"%d\" errors=\"0\" time=\"%.3f\">\n",
+		      an->n_targets + 1 + an->n_gates, failures, an->duration_s);
+	putf(b, "  <testsuite name=\"gauntlet.");
+	xml_esc(b, an->run.name);
+	putf(b, "\" tests=\"%d\" failures=\"%d\" errors=\"0\" skipped=\"%d\" time=\"%.3f\" timestamp=\"",
+		      an->n_targets + 1 + an->n_gates, failures, skipped, an->duration_s);
+	xml_esc(b, wall);
+	putf(b, "\" hostname=\"");
+	xml_esc(b, an->run.hostname);
+	putf(b, "\">\n    <properties>\n");
+	run_props(b, an, wall);
+	putf(b, "    </properties>\n");
+	target_cases(b, an);
+	incidents_case(b, an);
 	gate_cases(b, an);
 	putf(b, "    <system-out>verdict ");
 	xml_esc(b, gl_verdict_name(an->verdict));
