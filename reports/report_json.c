@@ -94,135 +94,159 @@ static void add_cold_start(cJSON *o, const struct gl_analysis *an, const struct 
 	(void)a;
 }
 
+/* metrics.<workload>: each workload's figures of one aggregate */
+static void inference_json(cJSON *m, const struct gl_analysis *an, const struct gl_agg *a)
+{
+	cJSON *o = cJSON_AddObjectToObject(m, "inference");
+	struct cls_arg ca = { NULL, strlen("inference.errors.") };
+	static const char *const dists[] = { "ttft_ms", "ttft_from_send_ms", "itl_ms", "tpot_ms",
+					     "latency_ms", "send_lag_ms" };
+	add_counter(o, "requests", a, "inference.requests");
+	add_counter(o, "errors", a, "inference.errors");
+	add_eval(o, "error_rate", a, "inference.error_rate");
+	ca.o = cJSON_AddObjectToObject(o, "errors_by_class");
+	gl_agg_each_counter(a, "inference.errors.", add_class, &ca);
+	add_eval(o, "throughput_rps", a, "inference.throughput_rps");
+	add_eval(o, "output_tokens_per_s", a, "inference.output_tokens_per_s");
+	{
+		/* only with "slo": the share of finished requests within it */
+		int found = 0;
+		gl_agg_counter(a, "inference.good", &found);
+		if (found) {
+			add_counter(o, "good", a, "inference.good");
+			add_eval(o, "goodput", a, "inference.goodput");
+		}
+	}
+	{
+		/* only with "adapters": the requests naming one, and their errors */
+		int found = 0;
+		gl_agg_counter(a, "inference.adapter_requests", &found);
+		if (found) {
+			add_counter(o, "adapter_requests", a, "inference.adapter_requests");
+			add_counter(o, "adapter_errors", a, "inference.adapter_errors");
+		}
+	}
+	for (size_t i = 0; i < sizeof(dists) / sizeof(dists[0]); i++) {
+		char name[96];
+		snprintf(name, sizeof(name), "inference.%s", dists[i]);
+		cJSON_AddItemToObject(o, dists[i], dist(a, name));
+	}
+}
+
+/* metrics.agents: only in runs that had them (docs/agents.md) */
+static void agents_json(cJSON *m, const struct gl_agg *a)
+{
+	int found = 0;
+	gl_agg_counter(a, "agents.expected", &found);
+	if (found) {
+		static const char *const keys[][2] = {
+			{ "agent_windows", "agents.expected" }, { "missing_agent_windows", "agents.missing" },
+			{ "lost", "agents.lost" }, { "relaunched", "agents.relaunched" },
+			{ "refused_connections", "agents.refused" }, { "late_reports", "agents.late_reports" } };
+		cJSON *o = cJSON_AddObjectToObject(m, "agents");
+		struct cls_arg ca = { NULL, strlen("agents.refused.") };
+		/* a counter never touched is 0 here: these are counts of events */
+		for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+			cJSON_AddNumberToObject(o, keys[i][0], (double)gl_agg_counter(a, keys[i][1], &found));
+		add_eval(o, "delivered_ratio", a, "agents.delivered_ratio");
+		ca.o = cJSON_AddObjectToObject(o, "refused_by_cause");
+		gl_agg_each_counter(a, "agents.refused.", add_class, &ca);
+		cJSON_AddNumberToObject(o, "bad_frames", (double)gl_agg_counter(a, "agents.bad_frames", &found));
+		cJSON_AddNumberToObject(o, "events_dropped",
+					(double)gl_agg_counter(a, "agents.events_dropped", &found));
+	}
+}
+
+static void training_json(cJSON *m, const struct gl_analysis *an, const struct gl_agg *a)
+{
+	cJSON *o = cJSON_AddObjectToObject(m, "training"), *ck;
+	add_counter(o, "steps", a, "training.steps");
+	cJSON_AddItemToObject(o, "step_time_s", dist(a, "training.step_time_s"));
+	cJSON_AddItemToObject(o, "comm_time_s", dist(a, "training.comm_time_s"));
+	cJSON_AddItemToObject(o, "data_time_s", dist(a, "training.data_time_s"));
+	cJSON_AddItemToObject(o, "busbw_gbps", dist(a, "training.busbw_gbps"));
+	add_counter(o, "correctness_errors", a, "training.correctness_errors");
+	add_counter(o, "hangs", a, "training.hangs");
+	add_counter(o, "relaunches", a, "training.relaunches");
+	/* productive step time / wall time (null for nccl-tests runs) */
+	add_eval(o, "ettr", a, "training.ettr");
+	{
+		int found = 0;
+		int64_t us = gl_agg_counter(a, "training.productive_us", &found);
+		add_num(o, "productive_s", found, (double)us / 1e6);
+	}
+	ck = cJSON_AddObjectToObject(o, "checkpoint");
+	add_counter(ck, "saves", a, "training.checkpoint.saves");
+	add_eval(ck, "save_s_max", a, "training.checkpoint.save_s.max");
+	add_eval(ck, "save_gbps_min", a, "training.checkpoint.save_gbps.min");
+	add_counter(ck, "restores", a, "training.checkpoint.restores");
+	add_eval(ck, "restore_s_max", a, "training.checkpoint.restore_s.max");
+	add_counter(ck, "lost_steps", a, "training.lost_steps");
+}
+
+static void storage_json(cJSON *m, const struct gl_analysis *an, const struct gl_agg *a)
+{
+	cJSON *o = cJSON_AddObjectToObject(m, "storage");
+	add_eval(o, "read_gbps", a, "storage.read_gbps");
+	add_eval(o, "write_gbps", a, "storage.write_gbps");
+	add_counter(o, "read_bytes", a, "storage.read_bytes");
+	add_counter(o, "write_bytes", a, "storage.write_bytes");
+	add_counter(o, "errors", a, "storage.errors");
+	cJSON_AddItemToObject(o, "op_latency_ms", dist(a, "storage.op_latency_ms"));
+	cJSON_AddItemToObject(o, "fsync_ms", dist(a, "storage.fsync_ms"));
+	add_counter(o, "verified_bytes", a, "storage.verified_bytes");
+	{
+		struct cls_arg ca = { NULL, strlen("storage.errors.") };
+		ca.o = cJSON_AddObjectToObject(o, "errors_by_class");
+		gl_agg_each_counter(a, "storage.errors.", add_class, &ca);
+	}
+	if (a == an->all) {
+		add_num(o, "read_floor_gbps", an->has_read_floor, an->read_floor_gbps);
+		add_num(o, "write_floor_gbps", an->has_write_floor, an->write_floor_gbps);
+		add_cold_start(o, an, a);
+	}
+}
+
+static void telemetry_json(cJSON *m, const struct gl_analysis *an, const struct gl_agg *a)
+{
+	/* every telemetry series of the catalog, by its metric name
+	 * ("dcgm.gpu_temp": distribution, "dcgm.xid_errors.delta": count) */
+	cJSON *o = cJSON_AddObjectToObject(m, "telemetry");
+	size_t n;
+	const struct gl_metric_def *cat = gl_catalog(&n);
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(cat[i].workload, "telemetry") != 0)
+			continue;
+		if (cat[i].kind == GL_MK_HIST)
+			cJSON_AddItemToObject(o, cat[i].name, dist(a, cat[i].name));
+		else if (cat[i].kind == GL_MK_COUNTER)
+			add_counter(o, cat[i].name, a, cat[i].name);
+	}
+}
+
+static void null_json(cJSON *m, const struct gl_analysis *an, const struct gl_agg *a)
+{
+	cJSON *o = cJSON_AddObjectToObject(m, "null");
+	add_counter(o, "ticks", a, "null.ticks");
+	cJSON_AddItemToObject(o, "tick_lag_ms", dist(a, "null.tick_lag_ms"));
+}
+
 /* The metrics object for one aggregate, only for workloads present. */
 static cJSON *metrics_obj(const struct gl_analysis *an, const struct gl_agg *a)
 {
 	cJSON *m = cJSON_CreateObject();
 
-	if (gl_scenario_workload(an->sc, "inference")) {
-		cJSON *o = cJSON_AddObjectToObject(m, "inference");
-		struct cls_arg ca = { NULL, strlen("inference.errors.") };
-		static const char *const dists[] = { "ttft_ms", "ttft_from_send_ms", "itl_ms", "tpot_ms",
-						     "latency_ms", "send_lag_ms" };
-		add_counter(o, "requests", a, "inference.requests");
-		add_counter(o, "errors", a, "inference.errors");
-		add_eval(o, "error_rate", a, "inference.error_rate");
-		ca.o = cJSON_AddObjectToObject(o, "errors_by_class");
-		gl_agg_each_counter(a, "inference.errors.", add_class, &ca);
-		add_eval(o, "throughput_rps", a, "inference.throughput_rps");
-		add_eval(o, "output_tokens_per_s", a, "inference.output_tokens_per_s");
-		{
-			/* only with "slo": the share of finished requests within it */
-			int found = 0;
-			gl_agg_counter(a, "inference.good", &found);
-			if (found) {
-				add_counter(o, "good", a, "inference.good");
-				add_eval(o, "goodput", a, "inference.goodput");
-			}
-		}
-		{
-			/* only with "adapters": the requests naming one, and their errors */
-			int found = 0;
-			gl_agg_counter(a, "inference.adapter_requests", &found);
-			if (found) {
-				add_counter(o, "adapter_requests", a, "inference.adapter_requests");
-				add_counter(o, "adapter_errors", a, "inference.adapter_errors");
-			}
-		}
-		for (size_t i = 0; i < sizeof(dists) / sizeof(dists[0]); i++) {
-			char name[96];
-			snprintf(name, sizeof(name), "inference.%s", dists[i]);
-			cJSON_AddItemToObject(o, dists[i], dist(a, name));
-		}
-	}
-	{
-		/* load agents (docs/agents.md): only in runs that had them */
-		int found = 0;
-		gl_agg_counter(a, "agents.expected", &found);
-		if (found) {
-			static const char *const keys[][2] = {
-				{ "agent_windows", "agents.expected" }, { "missing_agent_windows", "agents.missing" },
-				{ "lost", "agents.lost" }, { "relaunched", "agents.relaunched" },
-				{ "refused_connections", "agents.refused" }, { "late_reports", "agents.late_reports" } };
-			cJSON *o = cJSON_AddObjectToObject(m, "agents");
-			struct cls_arg ca = { NULL, strlen("agents.refused.") };
-			/* a counter never touched is 0 here: these are counts of events */
-			for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
-				cJSON_AddNumberToObject(o, keys[i][0], (double)gl_agg_counter(a, keys[i][1], &found));
-			add_eval(o, "delivered_ratio", a, "agents.delivered_ratio");
-			ca.o = cJSON_AddObjectToObject(o, "refused_by_cause");
-			gl_agg_each_counter(a, "agents.refused.", add_class, &ca);
-			cJSON_AddNumberToObject(o, "bad_frames", (double)gl_agg_counter(a, "agents.bad_frames", &found));
-			cJSON_AddNumberToObject(o, "events_dropped",
-						(double)gl_agg_counter(a, "agents.events_dropped", &found));
-		}
-	}
-	if (gl_scenario_workload(an->sc, "training")) {
-		cJSON *o = cJSON_AddObjectToObject(m, "training"), *ck;
-		add_counter(o, "steps", a, "training.steps");
-		cJSON_AddItemToObject(o, "step_time_s", dist(a, "training.step_time_s"));
-		cJSON_AddItemToObject(o, "comm_time_s", dist(a, "training.comm_time_s"));
-		cJSON_AddItemToObject(o, "data_time_s", dist(a, "training.data_time_s"));
-		cJSON_AddItemToObject(o, "busbw_gbps", dist(a, "training.busbw_gbps"));
-		add_counter(o, "correctness_errors", a, "training.correctness_errors");
-		add_counter(o, "hangs", a, "training.hangs");
-		add_counter(o, "relaunches", a, "training.relaunches");
-		/* productive step time / wall time (null for nccl-tests runs) */
-		add_eval(o, "ettr", a, "training.ettr");
-		{
-			int found = 0;
-			int64_t us = gl_agg_counter(a, "training.productive_us", &found);
-			add_num(o, "productive_s", found, (double)us / 1e6);
-		}
-		ck = cJSON_AddObjectToObject(o, "checkpoint");
-		add_counter(ck, "saves", a, "training.checkpoint.saves");
-		add_eval(ck, "save_s_max", a, "training.checkpoint.save_s.max");
-		add_eval(ck, "save_gbps_min", a, "training.checkpoint.save_gbps.min");
-		add_counter(ck, "restores", a, "training.checkpoint.restores");
-		add_eval(ck, "restore_s_max", a, "training.checkpoint.restore_s.max");
-		add_counter(ck, "lost_steps", a, "training.lost_steps");
-	}
-	if (gl_scenario_workload(an->sc, "storage")) {
-		cJSON *o = cJSON_AddObjectToObject(m, "storage");
-		add_eval(o, "read_gbps", a, "storage.read_gbps");
-		add_eval(o, "write_gbps", a, "storage.write_gbps");
-		add_counter(o, "read_bytes", a, "storage.read_bytes");
-		add_counter(o, "write_bytes", a, "storage.write_bytes");
-		add_counter(o, "errors", a, "storage.errors");
-		cJSON_AddItemToObject(o, "op_latency_ms", dist(a, "storage.op_latency_ms"));
-		cJSON_AddItemToObject(o, "fsync_ms", dist(a, "storage.fsync_ms"));
-		add_counter(o, "verified_bytes", a, "storage.verified_bytes");
-		{
-			struct cls_arg ca = { NULL, strlen("storage.errors.") };
-			ca.o = cJSON_AddObjectToObject(o, "errors_by_class");
-			gl_agg_each_counter(a, "storage.errors.", add_class, &ca);
-		}
-		if (a == an->all) {
-			add_num(o, "read_floor_gbps", an->has_read_floor, an->read_floor_gbps);
-			add_num(o, "write_floor_gbps", an->has_write_floor, an->write_floor_gbps);
-			add_cold_start(o, an, a);
-		}
-	}
-	if (gl_scenario_workload(an->sc, "telemetry")) {
-		/* every telemetry series of the catalog, by its metric name
-		 * ("dcgm.gpu_temp": distribution, "dcgm.xid_errors.delta": count) */
-		cJSON *o = cJSON_AddObjectToObject(m, "telemetry");
-		size_t n;
-		const struct gl_metric_def *cat = gl_catalog(&n);
-		for (size_t i = 0; i < n; i++) {
-			if (strcmp(cat[i].workload, "telemetry") != 0)
-				continue;
-			if (cat[i].kind == GL_MK_HIST)
-				cJSON_AddItemToObject(o, cat[i].name, dist(a, cat[i].name));
-			else if (cat[i].kind == GL_MK_COUNTER)
-				add_counter(o, cat[i].name, a, cat[i].name);
-		}
-	}
-	if (gl_scenario_workload(an->sc, "null")) {
-		cJSON *o = cJSON_AddObjectToObject(m, "null");
-		add_counter(o, "ticks", a, "null.ticks");
-		cJSON_AddItemToObject(o, "tick_lag_ms", dist(a, "null.tick_lag_ms"));
-	}
+	if (gl_scenario_workload(an->sc, "inference"))
+		inference_json(m, an, a);
+	agents_json(m, a);
+	if (gl_scenario_workload(an->sc, "training"))
+		training_json(m, an, a);
+	if (gl_scenario_workload(an->sc, "storage"))
+		storage_json(m, an, a);
+	if (gl_scenario_workload(an->sc, "telemetry"))
+		telemetry_json(m, an, a);
+	if (gl_scenario_workload(an->sc, "null"))
+		null_json(m, an, a);
 	return m;
 }
 
