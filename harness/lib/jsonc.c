@@ -297,6 +297,64 @@ static size_t put_utf8(char *o, unsigned cp)
 /* Parses the string at p (which is '"') into ps->scratch, NUL-terminated.
  * Decoded text is never longer than its source, so scratch (input length
  * + 1) always holds it. */
+/* One escape at ps->p (a backslash): its text written at *o, which moves
+ * past it. Returns 0, or -1 after fail(). */
+static int parse_escape(struct parser *ps, char **o)
+{
+	struct lc esc = here(ps);
+	unsigned cp, lo;
+	unsigned char e = ps->p + 1 < ps->end ? ps->p[1] : 0;
+	static const char simple_in[] = "\"\\/bfnrt", simple_out[] = "\"\\/\b\f\n\r\t";
+	const char *s = e ? strchr(simple_in, e) : NULL;
+
+	if (s) {
+		**o = simple_out[s - simple_in];
+		(*o)++;
+		ps->p += 2;
+		return 0;
+	}
+	if (e != 'u') {
+		char buf[64];
+		ps->p++;
+		fail(ps, esc, GL_EINVAL,
+		     "invalid escape: '\\' followed by %s, expected one of "
+		     "\\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX",
+		     describe(ps, ps->p, buf, sizeof(buf)));
+		return -1;
+	}
+	if (hex4(ps->p + 2, ps->end, &cp) < 0) {
+		fail(ps, esc, GL_EINVAL,
+		     "invalid \\u escape, expected four hex digits");
+		return -1;
+	}
+	ps->p += 6;
+	if (cp == 0) {
+		fail(ps, esc, GL_EINVAL,
+		     "\\u0000 in string, expected a character other than NUL");
+		return -1;
+	}
+	if (cp >= 0xDC00 && cp <= 0xDFFF) {
+		fail(ps, esc, GL_EINVAL,
+		     "lone low surrogate \\u%04X, expected a high surrogate first",
+		     cp);
+		return -1;
+	}
+	if (cp >= 0xD800 && cp <= 0xDBFF) {
+		if (ps->end - ps->p < 6 || ps->p[0] != '\\' || ps->p[1] != 'u' ||
+		    hex4(ps->p + 2, ps->end, &lo) < 0 || lo < 0xDC00 || lo > 0xDFFF) {
+			fail(ps, esc, GL_EINVAL,
+			     "lone high surrogate \\u%04X, expected a \\uDC00-\\uDFFF "
+			     "low surrogate after it",
+			     cp);
+			return -1;
+		}
+		ps->p += 6;
+		cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+	}
+	*o += put_utf8(*o, cp);
+	return 0;
+}
+
 static int parse_string(struct parser *ps)
 {
 	struct lc start = here(ps);
@@ -345,59 +403,8 @@ static int parse_string(struct parser *ps)
 			continue;
 		}
 
-		/* An escape. */
-		{
-			struct lc esc = here(ps);
-			unsigned cp, lo;
-			unsigned char e = ps->p + 1 < ps->end ? ps->p[1] : 0;
-			static const char simple_in[] = "\"\\/bfnrt", simple_out[] = "\"\\/\b\f\n\r\t";
-			const char *s = e ? strchr(simple_in, e) : NULL;
-
-			if (s) {
-				*o++ = simple_out[s - simple_in];
-				ps->p += 2;
-				continue;
-			}
-			if (e != 'u') {
-				char buf[64];
-				ps->p++;
-				fail(ps, esc, GL_EINVAL,
-				     "invalid escape: '\\' followed by %s, expected one of "
-				     "\\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX",
-				     describe(ps, ps->p, buf, sizeof(buf)));
-				return -1;
-			}
-			if (hex4(ps->p + 2, ps->end, &cp) < 0) {
-				fail(ps, esc, GL_EINVAL,
-				     "invalid \\u escape, expected four hex digits");
-				return -1;
-			}
-			ps->p += 6;
-			if (cp == 0) {
-				fail(ps, esc, GL_EINVAL,
-				     "\\u0000 in string, expected a character other than NUL");
-				return -1;
-			}
-			if (cp >= 0xDC00 && cp <= 0xDFFF) {
-				fail(ps, esc, GL_EINVAL,
-				     "lone low surrogate \\u%04X, expected a high surrogate first",
-				     cp);
-				return -1;
-			}
-			if (cp >= 0xD800 && cp <= 0xDBFF) {
-				if (ps->end - ps->p < 6 || ps->p[0] != '\\' || ps->p[1] != 'u' ||
-				    hex4(ps->p + 2, ps->end, &lo) < 0 || lo < 0xDC00 || lo > 0xDFFF) {
-					fail(ps, esc, GL_EINVAL,
-					     "lone high surrogate \\u%04X, expected a \\uDC00-\\uDFFF "
-					     "low surrogate after it",
-					     cp);
-					return -1;
-				}
-				ps->p += 6;
-				cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
-			}
-			o += put_utf8(o, cp);
-		}
+		if (parse_escape(ps, &o) != 0)
+			return -1;
 	}
 }
 
