@@ -27,6 +27,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -131,9 +132,61 @@ static int parse_misbehave(const char *v, struct target_opts *o)
 }
 
 /* Returns 0 to run, 1 when --help was printed, -1 on a bad flag. */
+/* The numeric flags: name, type, range and where the value lands. */
+enum num_type { NT_DOUBLE, NT_U32, NT_U64 };
+struct num_flag {
+	const char *name;
+	enum num_type type;
+	double lo, hi;
+	size_t off;
+};
+#define NF(n, t, lo, hi, field) { n, t, lo, hi, offsetof(struct target_opts, field) }
+static const struct num_flag num_flags[] = {
+	NF("seed", NT_U64, 0, (double)UINT64_MAX, m.seed),
+	NF("max-seqs", NT_U32, 1, 1000000, max_seqs),
+	NF("ttft-ms", NT_DOUBLE, 0, 3600e3, m.ttft_ms),
+	NF("prefill-us-per-token", NT_DOUBLE, 0, 1e6, m.prefill_us_per_token),
+	NF("itl-ms", NT_DOUBLE, 0, 3600e3, m.itl_ms),
+	NF("itl-jitter", NT_DOUBLE, 0, 1, m.itl_jitter),
+	NF("output-tokens", NT_U32, 1, 1000000, m.output_tokens),
+	NF("max-output-tokens", NT_U32, 1, 1000000, m.max_output_tokens),
+	NF("max-body-bytes", NT_U64, 1, (double)((uint64_t)1 << 32), max_body_bytes),
+	NF("misbehave-rate", NT_DOUBLE, 0, 1, mb_rate),
+	NF("idle-timeout-s", NT_U64, 0, 86400, idle_timeout_s),
+	NF("lora-load-ms", NT_U64, 0, 3600000, lora_load_ms),
+	NF("max-loras", NT_U32, 1, 4096, max_loras),
+	NF("stall-at-s", NT_DOUBLE, 0, 1e9, stall_at_s),
+};
+#undef NF
+
+static const struct num_flag *num_flag(const char *name)
+{
+	for (size_t i = 0; i < sizeof(num_flags) / sizeof(num_flags[0]); i++)
+		if (!strcmp(num_flags[i].name, name))
+			return &num_flags[i];
+	return NULL;
+}
+
+static int set_num_flag(const struct num_flag *f, const char *v, struct target_opts *o)
+{
+	char *at = (char *)o + f->off;
+	uint64_t u;
+
+	if (f->type == NT_DOUBLE)
+		return flag_double(f->name, v, f->lo, f->hi, (double *)(void *)at);
+	/* the integer bounds are exact in a double: at most 2^32, or UINT64_MAX */
+	if (flag_u64(f->name, v, (uint64_t)f->lo, f->hi >= (double)UINT64_MAX ? UINT64_MAX : (uint64_t)f->hi, &u))
+		return -1;
+	if (f->type == NT_U32)
+		*(uint32_t *)(void *)at = (uint32_t)u;
+	else
+		*(uint64_t *)(void *)at = u;
+	return 0;
+}
+
 static int parse_flags(int argc, char **argv, struct target_opts *o)
 {
-	uint64_t u;
+	const struct num_flag *nf;
 	int have_stall_at = 0;
 
 	memset(o, 0, sizeof(*o));
@@ -201,44 +254,8 @@ static int parse_flags(int argc, char **argv, struct target_opts *o)
 			o->api_key = strdup(k);
 			memset((char *)k, 0, strlen(k));   /* also from /proc/PID/environ */
 			unsetenv(v);
-		} else if (strcmp(name, "seed") == 0) {
-			if (flag_u64(name, v, 0, UINT64_MAX, &o->m.seed))
-				return -1;
-		} else if (strcmp(name, "max-seqs") == 0) {
-			if (flag_u64(name, v, 1, 1000000, &u))
-				return -1;
-			o->max_seqs = (uint32_t)u;
-		} else if (strcmp(name, "ttft-ms") == 0) {
-			if (flag_double(name, v, 0, 3600e3, &o->m.ttft_ms))
-				return -1;
-		} else if (strcmp(name, "prefill-us-per-token") == 0) {
-			if (flag_double(name, v, 0, 1e6, &o->m.prefill_us_per_token))
-				return -1;
-		} else if (strcmp(name, "itl-ms") == 0) {
-			if (flag_double(name, v, 0, 3600e3, &o->m.itl_ms))
-				return -1;
-		} else if (strcmp(name, "itl-jitter") == 0) {
-			if (flag_double(name, v, 0, 1, &o->m.itl_jitter))
-				return -1;
-		} else if (strcmp(name, "output-tokens") == 0) {
-			if (flag_u64(name, v, 1, 1000000, &u))
-				return -1;
-			o->m.output_tokens = (uint32_t)u;
-		} else if (strcmp(name, "max-output-tokens") == 0) {
-			if (flag_u64(name, v, 1, 1000000, &u))
-				return -1;
-			o->m.max_output_tokens = (uint32_t)u;
-		} else if (strcmp(name, "max-body-bytes") == 0) {
-			if (flag_u64(name, v, 1, (uint64_t)1 << 32, &o->max_body_bytes))
-				return -1;
 		} else if (strcmp(name, "misbehave") == 0) {
 			if (parse_misbehave(v, o))
-				return -1;
-		} else if (strcmp(name, "misbehave-rate") == 0) {
-			if (flag_double(name, v, 0, 1, &o->mb_rate))
-				return -1;
-		} else if (strcmp(name, "idle-timeout-s") == 0) {
-			if (flag_u64(name, v, 0, 86400, &o->idle_timeout_s))
 				return -1;
 		} else if (strcmp(name, "lora") == 0) {
 			if (o->n_static_loras == MAX_STATIC_LORAS) {
@@ -246,17 +263,10 @@ static int parse_flags(int argc, char **argv, struct target_opts *o)
 				return -1;
 			}
 			o->static_loras[o->n_static_loras++] = v;
-		} else if (strcmp(name, "lora-load-ms") == 0) {
-			if (flag_u64(name, v, 0, 3600000, &o->lora_load_ms))
+		} else if ((nf = num_flag(name)) != NULL) {
+			if (set_num_flag(nf, v, o))
 				return -1;
-		} else if (strcmp(name, "max-loras") == 0) {
-			if (flag_u64(name, v, 1, 4096, &u))
-				return -1;
-			o->max_loras = (uint32_t)u;
-		} else if (strcmp(name, "stall-at-s") == 0) {
-			if (flag_double(name, v, 0, 1e9, &o->stall_at_s))
-				return -1;
-			have_stall_at = 1;
+			have_stall_at |= nf->off == offsetof(struct target_opts, stall_at_s);
 		} else {
 			fprintf(stderr, "gauntlet target: unknown flag '--%s' (see --help)\n", name);
 			return -1;
