@@ -151,13 +151,11 @@ static int is_http_url(const char *u)
 	return (!strncmp(u, "http://", 7) && u[7]) || (!strncmp(u, "https://", 8) && u[8]);
 }
 
-static void tl_validate(const struct gl_scenario *scn, const cJSON *cfg, struct gl_diag *d, const char *path)
+static void tl_check_keys(const cJSON *cfg, struct gl_diag *d, const char *path)
 {
 	static const char *const keys[] = { "dcgm", "node", "every", "timeout", "series", "max_body",
 					    "preflight", NULL };
-	const cJSON *it, *ser = cJSON_GetObjectItemCaseSensitive(cfg, "series");
-	int64_t every = DEF_EVERY_NS, timeout = DEF_TIMEOUT_NS;
-	int n_urls[N_SRC] = { 0 }, total = 0;
+	const cJSON *it;
 	char p[512];
 
 	cJSON_ArrayForEach(it, cfg) {
@@ -182,6 +180,15 @@ static void tl_validate(const struct gl_scenario *scn, const cJSON *cfg, struct 
 					      "timeout, series, max_body, preflight", it->string);
 		}
 	}
+}
+
+/* The probes' URLs, counted per source into n_urls; returns how many. */
+static int tl_check_probes(const cJSON *cfg, struct gl_diag *d, const char *path, int n_urls[N_SRC])
+{
+	const cJSON *it;
+	int total = 0;
+	char p[512];
+
 	for (int s = 0; s < N_SRC; s++) {
 		const cJSON *arr = cJSON_GetObjectItemCaseSensitive(cfg, src_key[s]);
 		int i = 0;
@@ -205,10 +212,14 @@ static void tl_validate(const struct gl_scenario *scn, const cJSON *cfg, struct 
 		}
 		total += i;
 	}
-	if (total == 0)
-		gl_diag_error(d, cfg, path, "no probe: give \"dcgm\" and/or \"node\" as arrays of URLs");
-	else if (total > MAX_PROBES)
-		gl_diag_error(d, cfg, path, "%d probes: at most %d", total, MAX_PROBES);
+	return total;
+}
+
+static void tl_check_times(const cJSON *cfg, struct gl_diag *d, const char *path)
+{
+	int64_t every = DEF_EVERY_NS, timeout = DEF_TIMEOUT_NS;
+	char p[512];
+
 	for (int k = 0; k < 2; k++) {
 		const char *key = k ? "timeout" : "every";
 		const cJSON *v = cJSON_GetObjectItemCaseSensitive(cfg, key);
@@ -229,6 +240,73 @@ static void tl_validate(const struct gl_scenario *scn, const cJSON *cfg, struct 
 	if (timeout >= every)
 		gl_diag_error(d, cJSON_GetObjectItemCaseSensitive(cfg, "timeout"), path,
 			      "timeout must be shorter than every (a scrape must end before the next)");
+	if (timeout >= every)
+		gl_diag_error(d, cJSON_GetObjectItemCaseSensitive(cfg, "timeout"), path,
+			      "timeout must be shorter than every (a scrape must end before the next)");
+}
+
+/* "series": names the catalog knows, each from a source that has a probe */
+static void tl_check_series(const cJSON *ser, struct gl_diag *d, const char *path, const int n_urls[N_SRC],
+			    int total)
+{
+	const cJSON *it;
+	char p[512];
+
+	int i = 0;
+	snprintf(p, sizeof(p), "%s.series", path);
+	if (!cJSON_IsArray(ser) || cJSON_GetArraySize(ser) == 0) {
+		gl_diag_error(d, ser, p, "expected a non-empty array of series names like \"gpu_temp\"");
+		return;
+	}
+	cJSON_ArrayForEach(it, ser) {
+		char ip[600];
+		int k;
+		snprintf(ip, sizeof(ip), "%s[%d]", p, i++);
+		if (!cJSON_IsString(it)) {
+			gl_diag_error(d, it, ip, "expected a series name like \"gpu_temp\"");
+			continue;
+		}
+		if ((k = find_def(it->valuestring)) < 0) {
+			const char *best = NULL;
+			int best_d = 4;
+			char list[512] = "";
+			size_t off = 0;
+			for (int j = 0; j < N_DEFS; j++) {
+				int dd = gl_edit_distance(it->valuestring, defs[j].name, 3);
+				if (dd < best_d) {
+					best_d = dd;
+					best = defs[j].name;
+				}
+				off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%s",
+							j ? ", " : "", defs[j].name);
+			}
+			if (best)
+				gl_diag_error(d, it, ip, "unknown series '%s' (did you mean '%s'?)",
+					      it->valuestring, best);
+			else
+				gl_diag_error(d, it, ip, "unknown series '%s', expected one of: %s",
+					      it->valuestring, list);
+		} else if (n_urls[defs[k].src] == 0 && total > 0) {
+			gl_diag_error(d, it, ip, "series '%s' comes from %s exporter, but no \"%s\" probe is given",
+				      it->valuestring, defs[k].src == SRC_DCGM ? "the DCGM" : "node",
+				      src_key[defs[k].src]);
+		}
+	}
+}
+
+static void tl_validate(const struct gl_scenario *scn, const cJSON *cfg, struct gl_diag *d, const char *path)
+{
+	const cJSON *it, *ser = cJSON_GetObjectItemCaseSensitive(cfg, "series");
+	int n_urls[N_SRC] = { 0 }, total;
+	char p[512];
+
+	tl_check_keys(cfg, d, path);
+	total = tl_check_probes(cfg, d, path, n_urls);
+	if (total == 0)
+		gl_diag_error(d, cfg, path, "no probe: give \"dcgm\" and/or \"node\" as arrays of URLs");
+	else if (total > MAX_PROBES)
+		gl_diag_error(d, cfg, path, "%d probes: at most %d", total, MAX_PROBES);
+	tl_check_times(cfg, d, path);
 	if ((it = cJSON_GetObjectItemCaseSensitive(cfg, "max_body"))) {
 		struct gl_err er = { 0 };
 		uint64_t b = 0;
@@ -242,48 +320,8 @@ static void tl_validate(const struct gl_scenario *scn, const cJSON *cfg, struct 
 		snprintf(p, sizeof(p), "%s.preflight", path);
 		gl_diag_error(d, it, p, "expected true or false");
 	}
-	if (ser) {
-		int i = 0;
-		snprintf(p, sizeof(p), "%s.series", path);
-		if (!cJSON_IsArray(ser) || cJSON_GetArraySize(ser) == 0) {
-			gl_diag_error(d, ser, p, "expected a non-empty array of series names like \"gpu_temp\"");
-			return;
-		}
-		cJSON_ArrayForEach(it, ser) {
-			char ip[600];
-			int k;
-			snprintf(ip, sizeof(ip), "%s[%d]", p, i++);
-			if (!cJSON_IsString(it)) {
-				gl_diag_error(d, it, ip, "expected a series name like \"gpu_temp\"");
-				continue;
-			}
-			if ((k = find_def(it->valuestring)) < 0) {
-				const char *best = NULL;
-				int best_d = 4;
-				char list[512] = "";
-				size_t off = 0;
-				for (int j = 0; j < N_DEFS; j++) {
-					int dd = gl_edit_distance(it->valuestring, defs[j].name, 3);
-					if (dd < best_d) {
-						best_d = dd;
-						best = defs[j].name;
-					}
-					off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%s",
-								j ? ", " : "", defs[j].name);
-				}
-				if (best)
-					gl_diag_error(d, it, ip, "unknown series '%s' (did you mean '%s'?)",
-						      it->valuestring, best);
-				else
-					gl_diag_error(d, it, ip, "unknown series '%s', expected one of: %s",
-						      it->valuestring, list);
-			} else if (n_urls[defs[k].src] == 0 && total > 0) {
-				gl_diag_error(d, it, ip, "series '%s' comes from %s exporter, but no \"%s\" probe is given",
-					      it->valuestring, defs[k].src == SRC_DCGM ? "the DCGM" : "node",
-					      src_key[defs[k].src]);
-			}
-		}
-	}
+	if (ser)
+		tl_check_series(ser, d, path, n_urls, total);
 }
 
 /* ---- one scrape ------------------------------------------------------------ */
