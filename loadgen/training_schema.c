@@ -16,6 +16,109 @@
 #include "schema.h"
 #include "units.h"
 
+/* "plateau" and "require_transport", and what backend nccl-tests needs */
+static void check_backend(const cJSON *w, struct gl_diag *d, const char *path)
+{
+	char p[512];
+	uint64_t sz;
+
+	const cJSON *pl = cJSON_GetObjectItemCaseSensitive(w, "plateau"), *e;
+	char pp[600];
+	int i = 0;
+	gl_join(p, sizeof(p), path, "plateau");
+	if (pl && (!cJSON_IsArray(pl) || !cJSON_GetArraySize(pl)))
+		gl_diag_error(d, pl, p, "expected a non-empty array of message sizes like [\"128MiB\"]");
+	else if (pl)
+		cJSON_ArrayForEach(e, pl) {
+			struct gl_err ge = { 0 };
+			snprintf(pp, sizeof(pp), "%s[%d]", p, i++);
+			if (!cJSON_IsString(e) || gl_parse_size_bytes(e->valuestring, &sz, &ge) != 0)
+				gl_diag_error(d, e, pp, "%s", cJSON_IsString(e) ? ge.msg : "expected a size string");
+		}
+	if (!strcmp(gl_cfg_str(w, "backend", "mpi"), "nccl-tests")) {
+		if (!cJSON_GetObjectItemCaseSensitive(w, "command"))
+			gl_diag_error(d, w, path, "backend nccl-tests needs \"command\" "
+				      "([\"all_reduce_perf\", \"-b\", \"8\", \"-e\", \"256M\", ...])");
+		if (!pl)
+			gl_diag_error(d, w, path, "backend nccl-tests needs \"plateau\": the message sizes "
+				      "whose busbw is judged (the \"Avg bus bandwidth\" line never is)");
+	}
+	{
+		const char *rt = gl_cfg_str(w, "require_transport", NULL);
+		static const char *const tr[] = { "NET/IB", "NET/Socket", "P2P", "SHM", "GDRDMA", "NVLS",
+						  "CollNet", NULL };
+		int known = 0;
+		for (int k = 0; rt && tr[k]; k++)
+			known |= !strcmp(rt, tr[k]);
+		gl_join(p, sizeof(p), path, "require_transport");
+		if (rt && !known)
+			gl_diag_error(d, cJSON_GetObjectItemCaseSensitive(w, "require_transport"), p,
+				      "unknown transport '%s' (NET/IB, NET/Socket, P2P, SHM, GDRDMA, NVLS, CollNet)", rt);
+		if (rt && !strcmp(gl_cfg_str(w, "backend", "mpi"), "mpi"))
+			gl_diag_error(d, cJSON_GetObjectItemCaseSensitive(w, "require_transport"), p,
+				      "require_transport needs backend nccl or nccl-tests (NCCL reports it)");
+	}
+}
+
+/* "hosts": "host:slots" entries naming the scenario's hosts */
+static void check_hosts(const struct gl_scenario *s, const cJSON *hosts, struct gl_diag *d, const char *path)
+{
+	const cJSON *h;
+	char p[512];
+	int i = 0;
+
+	gl_join(p, sizeof(p), path, "hosts");
+	if (!cJSON_IsArray(hosts) || cJSON_GetArraySize(hosts) == 0)
+		gl_diag_error(d, hosts, p, "expected a non-empty array like [\"gpu-a:8\"]");
+	else
+		cJSON_ArrayForEach(h, hosts) {
+			char hp[600], name[GL_NAME_MAX + 16], *colon;
+			snprintf(hp, sizeof(hp), "%s[%d]", p, i++);
+			if (!cJSON_IsString(h) || strlen(h->valuestring) >= sizeof(name)) {
+				gl_diag_error(d, h, hp, "expected \"host:slots\"");
+				continue;
+			}
+			snprintf(name, sizeof(name), "%s", h->valuestring);
+			colon = strchr(name, ':');
+			if (colon) {
+				char *end;
+				long slots = strtol(colon + 1, &end, 10);
+				*colon = '\0';
+				if (*end || slots < 1 || slots > 65536)
+					gl_diag_error(d, h, hp, "bad slot count in \"%s\", expected host:N with N >= 1",
+						      h->valuestring);
+			}
+			if (!gl_scenario_host(s, name))
+				gl_diag_error(d, h, hp, "unknown host '%s' (not in \"hosts\")", name);
+		}
+}
+
+static void check_checkpoint(const cJSON *w, struct gl_diag *d, const char *path)
+{
+	static const char *const ckeys[] = { "dir", "every", "every_steps", "size", "keep", "hash", NULL };
+	static const char *const hashes[] = { "xxh3", "sha256", NULL };
+	const cJSON *ck;
+	char buf[1024], p[512];
+	uint64_t sz;
+	int64_t ns;
+	long l;
+
+	ck = cJSON_GetObjectItemCaseSensitive(w, "checkpoint");
+	gl_join(p, sizeof(p), path, "checkpoint");
+	if (ck && gl_want_object(d, ck, p)) {
+		gl_check_keys(d, ck, p, ckeys);
+		gl_get_string(d, ck, "dir", p, 1, buf, sizeof(buf));
+		gl_get_duration(d, ck, "every", p, 0, &ns);
+		gl_get_int(d, ck, "every_steps", p, 0, 1, 1L << 40, &l);
+		gl_get_size(d, ck, "size", p, 1, &sz);
+		gl_get_int(d, ck, "keep", p, 0, 1, 1000, &l);
+		gl_get_enum(d, ck, "hash", p, 0, hashes, buf, sizeof(buf));
+		if (!cJSON_GetObjectItemCaseSensitive(ck, "every") &&
+		    !cJSON_GetObjectItemCaseSensitive(ck, "every_steps"))
+			gl_diag_error(d, ck, p, "a checkpoint needs \"every\" (a duration) or \"every_steps\"");
+	}
+}
+
 void gl_training_validate(const struct gl_scenario *s, const cJSON *w, struct gl_diag *d, const char *path)
 {
 	static const char *const keys[] = {
@@ -23,12 +126,10 @@ void gl_training_validate(const struct gl_scenario *s, const cJSON *w, struct gl
 		"mca", "env", "max_restarts", "restart_backoff", "correctness_every", "dataset",
 		"require_transport", "watchdog", "command", "launcher_path", "launcher_args", "binary",
 		"heartbeat", "plateau", "data_per_step", "train_args", GL_IMAGE_KEYS, NULL };
-	static const char *const ckeys[] = { "dir", "every", "every_steps", "size", "keep", "hash", NULL };
-	static const char *const hashes[] = { "xxh3", "sha256", NULL };
 	static const char *const launchers[] = { "mpirun", "srun", NULL };
 	static const char *const backends[] = { "mpi", "nccl", "nccl-tests", NULL };
-	const cJSON *hosts = cJSON_GetObjectItemCaseSensitive(w, "hosts"), *h, *ck;
-	char buf[1024], p[512];
+	const cJSON *hosts = cJSON_GetObjectItemCaseSensitive(w, "hosts");
+	char buf[1024];
 	uint64_t sz;
 	int64_t ns;
 	long l;
@@ -54,85 +155,10 @@ void gl_training_validate(const struct gl_scenario *s, const cJSON *w, struct gl
 	gl_check_string_array(d, w, "launcher_args", path, 0);
 	gl_check_string_array(d, w, "train_args", path, 0);
 	gl_check_string_array(d, w, "command", path, 0);
-	{
-		const cJSON *pl = cJSON_GetObjectItemCaseSensitive(w, "plateau"), *e;
-		char pp[600];
-		int i = 0;
-		gl_join(p, sizeof(p), path, "plateau");
-		if (pl && (!cJSON_IsArray(pl) || !cJSON_GetArraySize(pl)))
-			gl_diag_error(d, pl, p, "expected a non-empty array of message sizes like [\"128MiB\"]");
-		else if (pl)
-			cJSON_ArrayForEach(e, pl) {
-				struct gl_err ge = { 0 };
-				snprintf(pp, sizeof(pp), "%s[%d]", p, i++);
-				if (!cJSON_IsString(e) || gl_parse_size_bytes(e->valuestring, &sz, &ge) != 0)
-					gl_diag_error(d, e, pp, "%s", cJSON_IsString(e) ? ge.msg : "expected a size string");
-			}
-		if (!strcmp(gl_cfg_str(w, "backend", "mpi"), "nccl-tests")) {
-			if (!cJSON_GetObjectItemCaseSensitive(w, "command"))
-				gl_diag_error(d, w, path, "backend nccl-tests needs \"command\" "
-					      "([\"all_reduce_perf\", \"-b\", \"8\", \"-e\", \"256M\", ...])");
-			if (!pl)
-				gl_diag_error(d, w, path, "backend nccl-tests needs \"plateau\": the message sizes "
-					      "whose busbw is judged (the \"Avg bus bandwidth\" line never is)");
-		}
-		{
-			const char *rt = gl_cfg_str(w, "require_transport", NULL);
-			static const char *const tr[] = { "NET/IB", "NET/Socket", "P2P", "SHM", "GDRDMA", "NVLS",
-							  "CollNet", NULL };
-			int known = 0;
-			for (int k = 0; rt && tr[k]; k++)
-				known |= !strcmp(rt, tr[k]);
-			gl_join(p, sizeof(p), path, "require_transport");
-			if (rt && !known)
-				gl_diag_error(d, cJSON_GetObjectItemCaseSensitive(w, "require_transport"), p,
-					      "unknown transport '%s' (NET/IB, NET/Socket, P2P, SHM, GDRDMA, NVLS, CollNet)", rt);
-			if (rt && !strcmp(gl_cfg_str(w, "backend", "mpi"), "mpi"))
-				gl_diag_error(d, cJSON_GetObjectItemCaseSensitive(w, "require_transport"), p,
-					      "require_transport needs backend nccl or nccl-tests (NCCL reports it)");
-		}
-	}
-	gl_join(p, sizeof(p), path, "hosts");
-	if (hosts) {
-		int i = 0;
-		if (!cJSON_IsArray(hosts) || cJSON_GetArraySize(hosts) == 0)
-			gl_diag_error(d, hosts, p, "expected a non-empty array like [\"gpu-a:8\"]");
-		else
-			cJSON_ArrayForEach(h, hosts) {
-				char hp[600], name[GL_NAME_MAX + 16], *colon;
-				snprintf(hp, sizeof(hp), "%s[%d]", p, i++);
-				if (!cJSON_IsString(h) || strlen(h->valuestring) >= sizeof(name)) {
-					gl_diag_error(d, h, hp, "expected \"host:slots\"");
-					continue;
-				}
-				snprintf(name, sizeof(name), "%s", h->valuestring);
-				colon = strchr(name, ':');
-				if (colon) {
-					char *end;
-					long slots = strtol(colon + 1, &end, 10);
-					*colon = '\0';
-					if (*end || slots < 1 || slots > 65536)
-						gl_diag_error(d, h, hp, "bad slot count in \"%s\", expected host:N with N >= 1",
-							      h->valuestring);
-				}
-				if (!gl_scenario_host(s, name))
-					gl_diag_error(d, h, hp, "unknown host '%s' (not in \"hosts\")", name);
-			}
-	}
-	ck = cJSON_GetObjectItemCaseSensitive(w, "checkpoint");
-	gl_join(p, sizeof(p), path, "checkpoint");
-	if (ck && gl_want_object(d, ck, p)) {
-		gl_check_keys(d, ck, p, ckeys);
-		gl_get_string(d, ck, "dir", p, 1, buf, sizeof(buf));
-		gl_get_duration(d, ck, "every", p, 0, &ns);
-		gl_get_int(d, ck, "every_steps", p, 0, 1, 1L << 40, &l);
-		gl_get_size(d, ck, "size", p, 1, &sz);
-		gl_get_int(d, ck, "keep", p, 0, 1, 1000, &l);
-		gl_get_enum(d, ck, "hash", p, 0, hashes, buf, sizeof(buf));
-		if (!cJSON_GetObjectItemCaseSensitive(ck, "every") &&
-		    !cJSON_GetObjectItemCaseSensitive(ck, "every_steps"))
-			gl_diag_error(d, ck, p, "a checkpoint needs \"every\" (a duration) or \"every_steps\"");
-	}
+	check_backend(w, d, path);
+	if (hosts)
+		check_hosts(s, hosts, d, path);
+	check_checkpoint(w, d, path);
 	if (!cJSON_GetObjectItemCaseSensitive(w, "hosts") && !cJSON_GetObjectItemCaseSensitive(w, "np"))
 		gl_diag_error(d, w, path, "training needs \"hosts\" ([\"host:slots\", ...]) or \"np\"");
 	(void)l;
