@@ -77,27 +77,11 @@ static void check_slo(struct gl_diag *d, const cJSON *w, const char *path)
 			      "\"tpot_ms\" needs \"stream\": true (without a stream there is no time per output token)");
 }
 
-void gl_inference_validate(const struct gl_scenario *s, const cJSON *w, struct gl_diag *d, const char *path)
+static void check_endpoints(const cJSON *w, struct gl_diag *d, const char *path)
 {
-	static const char *const keys[] = {
-		"endpoints", "api", "model", "api_key_env", "api_key_file", "arrival", "trace",
-		"trace_format", "max_in_flight", "timeout", "ttft_timeout", "idle_timeout", "stream",
-		"input_tokens", "output_tokens", "seed", "balance", "drop_failed_endpoints",
-		"ca_bundle", "http2", "ignore_eos", "preflight", "agents", "adapters", "slo", GL_IMAGE_KEYS, NULL };
-	static const char *const akeys[] = { "mode", "rate", "cv", "users", "think_time", "speed",
-					     "loop", "start", "end", NULL };
-	static const char *const apis[] = { "chat", "completions", NULL };
-	static const char *const bal[] = { "round_robin", "least_in_flight", NULL };
-	const cJSON *eps = cJSON_GetObjectItemCaseSensitive(w, "endpoints"), *e, *arr;
-	char buf[256], p[512], mode[32] = "poisson", tmp[1024];
-	long l;
-	int64_t ns;
-	double x;
-	int b;
+	const cJSON *eps = cJSON_GetObjectItemCaseSensitive(w, "endpoints"), *e;
+	char p[512];
 
-	gl_check_keys(d, w, path, keys);
-	gl_image_keys_validate(s, w, d, path);
-	gl_check_agents(s, d, w, path);
 	gl_join(p, sizeof(p), path, "endpoints");
 	if (!eps) {
 		gl_diag_error(d, w, path, "missing required key 'endpoints' (an array of base URLs)");
@@ -113,31 +97,20 @@ void gl_inference_validate(const struct gl_scenario *s, const cJSON *w, struct g
 				gl_diag_error(d, e, ep, "expected a URL starting with http:// or https://");
 		}
 	}
-	gl_get_enum(d, w, "api", path, 0, apis, buf, sizeof(buf));
-	gl_get_string(d, w, "model", path, 1, buf, sizeof(buf));
-	check_adapters(d, w, path);
-	check_slo(d, w, path);
-	gl_get_string(d, w, "api_key_env", path, 0, buf, sizeof(buf));
-	gl_get_string(d, w, "api_key_file", path, 0, tmp, sizeof(tmp));
-	gl_get_string(d, w, "trace", path, 0, tmp, sizeof(tmp));
-	{
-		static const char *const formats[] = { "auto", "azure", "burstgpt", "mooncake", "prompts", NULL };
-		gl_get_enum(d, w, "trace_format", path, 0, formats, buf, sizeof(buf));
-	}
-	gl_get_string(d, w, "ca_bundle", path, 0, tmp, sizeof(tmp));
-	gl_get_int(d, w, "max_in_flight", path, 0, 1, 1000000, &l);
-	gl_get_int(d, w, "input_tokens", path, 0, 1, 10000000, &l);
-	gl_get_int(d, w, "output_tokens", path, 0, 1, 10000000, &l);
-	gl_get_int(d, w, "seed", path, 0, 0, 9007199254740991L, &l);
-	gl_get_duration(d, w, "timeout", path, 0, &ns);
-	gl_get_duration(d, w, "ttft_timeout", path, 0, &ns);
-	gl_get_duration(d, w, "idle_timeout", path, 0, &ns);
-	gl_get_bool(d, w, "stream", path, &b);
-	gl_get_bool(d, w, "http2", path, &b);
-	gl_get_bool(d, w, "ignore_eos", path, &b);
-	gl_get_bool(d, w, "drop_failed_endpoints", path, &b);
-	gl_get_bool(d, w, "preflight", path, &b);
-	gl_get_enum(d, w, "balance", path, 0, bal, buf, sizeof(buf));
+}
+
+/* "arrival": its mode and what the mode needs */
+static void check_arrival(const cJSON *w, struct gl_diag *d, const char *path)
+{
+	static const char *const akeys[] = { "mode", "rate", "cv", "users", "think_time", "speed",
+					     "loop", "start", "end", NULL };
+	const cJSON *arr;
+	char p[512], mode[32] = "poisson";
+	long l;
+	int64_t ns;
+	double x;
+	int b;
+
 	arr = cJSON_GetObjectItemCaseSensitive(w, "arrival");
 	gl_join(p, sizeof(p), path, "arrival");
 	if (!arr) {
@@ -177,6 +150,52 @@ void gl_inference_validate(const struct gl_scenario *s, const cJSON *w, struct g
 		if (!strcmp(mode, "trace") && !cJSON_GetObjectItemCaseSensitive(w, "trace"))
 			gl_diag_error(d, arr, p, "arrival mode 'trace' needs \"%s.trace\" (a trace file)", path);
 	}
+}
+
+void gl_inference_validate(const struct gl_scenario *s, const cJSON *w, struct gl_diag *d, const char *path)
+{
+	static const char *const keys[] = {
+		"endpoints", "api", "model", "api_key_env", "api_key_file", "arrival", "trace",
+		"trace_format", "max_in_flight", "timeout", "ttft_timeout", "idle_timeout", "stream",
+		"input_tokens", "output_tokens", "seed", "balance", "drop_failed_endpoints",
+		"ca_bundle", "http2", "ignore_eos", "preflight", "agents", "adapters", "slo", GL_IMAGE_KEYS, NULL };
+	static const char *const apis[] = { "chat", "completions", NULL };
+	static const char *const bal[] = { "round_robin", "least_in_flight", NULL };
+	char buf[256], tmp[1024];
+	long l;
+	int64_t ns;
+	int b;
+
+	gl_check_keys(d, w, path, keys);
+	gl_image_keys_validate(s, w, d, path);
+	gl_check_agents(s, d, w, path);
+	check_endpoints(w, d, path);
+	gl_get_enum(d, w, "api", path, 0, apis, buf, sizeof(buf));
+	gl_get_string(d, w, "model", path, 1, buf, sizeof(buf));
+	check_adapters(d, w, path);
+	check_slo(d, w, path);
+	gl_get_string(d, w, "api_key_env", path, 0, buf, sizeof(buf));
+	gl_get_string(d, w, "api_key_file", path, 0, tmp, sizeof(tmp));
+	gl_get_string(d, w, "trace", path, 0, tmp, sizeof(tmp));
+	{
+		static const char *const formats[] = { "auto", "azure", "burstgpt", "mooncake", "prompts", NULL };
+		gl_get_enum(d, w, "trace_format", path, 0, formats, buf, sizeof(buf));
+	}
+	gl_get_string(d, w, "ca_bundle", path, 0, tmp, sizeof(tmp));
+	gl_get_int(d, w, "max_in_flight", path, 0, 1, 1000000, &l);
+	gl_get_int(d, w, "input_tokens", path, 0, 1, 10000000, &l);
+	gl_get_int(d, w, "output_tokens", path, 0, 1, 10000000, &l);
+	gl_get_int(d, w, "seed", path, 0, 0, 9007199254740991L, &l);
+	gl_get_duration(d, w, "timeout", path, 0, &ns);
+	gl_get_duration(d, w, "ttft_timeout", path, 0, &ns);
+	gl_get_duration(d, w, "idle_timeout", path, 0, &ns);
+	gl_get_bool(d, w, "stream", path, &b);
+	gl_get_bool(d, w, "http2", path, &b);
+	gl_get_bool(d, w, "ignore_eos", path, &b);
+	gl_get_bool(d, w, "drop_failed_endpoints", path, &b);
+	gl_get_bool(d, w, "preflight", path, &b);
+	gl_get_enum(d, w, "balance", path, 0, bal, buf, sizeof(buf));
+	check_arrival(w, d, path);
 }
 
 /* Judged by its time to first token and its error rate. */
