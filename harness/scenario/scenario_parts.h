@@ -1,6 +1,6 @@
 /*
  * scenario_parts.h - how the parts of scenario loading call each other
- * (private to scenario.c, scenario_doc.c and scenario_fit.c; plug-ins use
+ * (private to scenario.c and its parts, scenario_*.c; plug-ins use
  * scenario.h and schema.h).
  */
 #ifndef GL_SCENARIO_PARTS_H
@@ -24,6 +24,19 @@ void gl_scenario_parse_gates(struct gl_scenario *s, const cJSON *gates, struct g
 
 /* scenario_notify.c: "notify"; errors through d. */
 void gl_scenario_parse_notify(struct gl_scenario *s, const cJSON *notify, struct gl_diag *d);
+
+/* The parsers' shared state: where errors go, what is being filled. */
+struct vctx {
+	struct gl_diag *d;
+	struct gl_scenario *s;
+};
+
+/* scenario_safety.c: "safety" (sf may be NULL: the defaults), once the
+ * faults are parsed; errors through d. */
+void gl_scenario_parse_safety(struct gl_scenario *s, struct gl_diag *d, const cJSON *sf,
+			      const struct gl_scenario_opts *o);
+/* A watcher's grace (a fault's, or safety's default) in its bounds. */
+void gl_scenario_check_grace(struct gl_diag *d, const cJSON *obj, const char *path, int64_t ns);
 
 /* scenario.c: sort the fault indices ix[0..n) by (at, index). */
 void gl_scenario_sort_faults_at(const struct gl_fault_spec *faults, int *ix, int n);
