@@ -207,120 +207,6 @@ int gl_agg_eval(const struct gl_agg *a, const char *target_name, double *out)
 
 /* ---- the analysis ---------------------------------------------------------- */
 
-static int load_preflight(sqlite3 *db, struct gl_analysis *an, struct gl_err *err)
-{
-	sqlite3_stmt *q;
-	int cap = 0;
-
-	if (sqlite3_prepare_v2(db, "SELECT subject,check_name,ok,detail FROM preflight ORDER BY seq", -1, &q,
-			       NULL) != SQLITE_OK)
-		return gl_errf(err, GL_EIO, "store: %s", sqlite3_errmsg(db));
-	while (sqlite3_step(q) == SQLITE_ROW) {
-		struct gl_preflight_result *p;
-		if (an->n_preflight == cap) {
-			struct gl_preflight_result *np;
-			cap = cap ? cap * 2 : 16;
-			np = realloc(an->preflight, sizeof(*np) * (size_t)cap);
-			if (!np) {
-				sqlite3_finalize(q);
-				return gl_errf(err, GL_ENOMEM, "analysis: out of memory");
-			}
-			an->preflight = np;
-		}
-		p = &an->preflight[an->n_preflight++];
-		snprintf(p->subject, sizeof(p->subject), "%s", (const char *)sqlite3_column_text(q, 0));
-		snprintf(p->check, sizeof(p->check), "%s", (const char *)sqlite3_column_text(q, 1));
-		p->ok = sqlite3_column_int(q, 2);
-		snprintf(p->detail, sizeof(p->detail), "%s",
-			 sqlite3_column_text(q, 3) ? (const char *)sqlite3_column_text(q, 3) : "");
-		an->preflight_failed += !p->ok;
-	}
-	sqlite3_finalize(q);
-	return 0;
-}
-
-static void col(sqlite3_stmt *q, int i, char *out, size_t n)
-{
-	const unsigned char *t = sqlite3_column_text(q, i);
-	snprintf(out, n, "%s", t ? (const char *)t : "");
-}
-
-static int load_gates(sqlite3 *db, struct gl_analysis *an, struct gl_err *err)
-{
-	sqlite3_stmt *q;
-	int cap = 0;
-
-	if (sqlite3_prepare_v2(db, "SELECT id,kind,host,phase,status,reason,exit_status,dur_s,file,results "
-			       "FROM gates ORDER BY seq", -1, &q, NULL) != SQLITE_OK)
-		return gl_errf(err, GL_EIO, "store: %s", sqlite3_errmsg(db));
-	while (sqlite3_step(q) == SQLITE_ROW) {
-		struct gl_gate_result *g;
-		if (an->n_gates == cap) {
-			struct gl_gate_result *ng;
-			cap = cap ? cap * 2 : 16;
-			ng = realloc(an->gates, sizeof(*ng) * (size_t)cap);
-			if (!ng) {
-				sqlite3_finalize(q);
-				return gl_errf(err, GL_ENOMEM, "analysis: out of memory");
-			}
-			an->gates = ng;
-		}
-		g = &an->gates[an->n_gates++];
-		memset(g, 0, sizeof(*g));
-		col(q, 0, g->id, sizeof(g->id));
-		col(q, 1, g->kind, sizeof(g->kind));
-		col(q, 2, g->host, sizeof(g->host));
-		col(q, 3, g->when, sizeof(g->when));
-		col(q, 4, g->status, sizeof(g->status));
-		col(q, 5, g->reason, sizeof(g->reason));
-		g->exit_status = sqlite3_column_int(q, 6);
-		g->dur_s = sqlite3_column_double(q, 7);
-		col(q, 8, g->file, sizeof(g->file));
-		if (sqlite3_column_text(q, 9))
-			g->results = strdup((const char *)sqlite3_column_text(q, 9));
-		an->gates_failed += !strcmp(g->status, "fail");
-	}
-	sqlite3_finalize(q);
-	return 0;
-}
-
-int gl_windows_load(struct gl_store *st, struct gl_window_info **out, int *n, struct gl_err *err)
-{
-	sqlite3 *db = gl_store_db(st);
-	sqlite3_stmt *q;
-	int cap = 0;
-
-	*out = NULL;
-	*n = 0;
-	if (sqlite3_prepare_v2(db, "SELECT idx,start_ns,end_ns,scn_start_ns,scn_end_ns,phase,complete "
-			       "FROM windows ORDER BY idx", -1, &q, NULL) != SQLITE_OK)
-		return gl_errf(err, GL_EIO, "store: %s", sqlite3_errmsg(db));
-	while (sqlite3_step(q) == SQLITE_ROW) {
-		struct gl_window_info *w;
-		if (*n == cap) {
-			struct gl_window_info *nw;
-			cap = cap ? cap * 2 : 1024;
-			nw = realloc(*out, sizeof(*nw) * (size_t)cap);
-			if (!nw) {
-				sqlite3_finalize(q);
-				return gl_errf(err, GL_ENOMEM, "analysis: out of memory");
-			}
-			*out = nw;
-		}
-		w = &(*out)[(*n)++];
-		memset(w, 0, sizeof(*w));
-		w->idx = sqlite3_column_int64(q, 0);
-		w->start_ns = sqlite3_column_int64(q, 1);
-		w->end_ns = sqlite3_column_int64(q, 2);
-		w->scn_start_ns = sqlite3_column_int64(q, 3);
-		w->scn_end_ns = sqlite3_column_int64(q, 4);
-		w->phase = sqlite3_column_int(q, 5);
-		w->complete = sqlite3_column_int(q, 6);
-	}
-	sqlite3_finalize(q);
-	return 0;
-}
-
 static int wanted(const char *const *only, const char *name)
 {
 	if (!only)
@@ -1092,35 +978,42 @@ static void incident_text(const struct gl_analysis *an, struct gl_incident *x)
 
 /* Each incident's first warning or error from its workload, in one pass
  * over those events (in the order written, which is time order). */
-static int incident_events(sqlite3 *db, struct gl_analysis *an, struct gl_err *err)
+struct ev_walk {
+	struct gl_analysis *an;
+	int lo;
+};
+
+static int incident_event(void *arg, int64_t t, const char *src, const char *msg)
 {
-	sqlite3_stmt *q;
-	int lo = 0;
+	struct ev_walk *e = arg;
+	struct gl_analysis *an = e->an;
+
+	/* events come in time order: an incident that ended before this one
+	 * can get none any more */
+	while (e->lo < an->n_incidents && an->windows[an->incidents[e->lo].w1].end_ns <= t)
+		e->lo++;
+	if (e->lo >= an->n_incidents)
+		return 1;    /* every incident is past: stop reading */
+	for (int j = e->lo; j < an->n_incidents; j++) {
+		struct gl_incident *x = &an->incidents[j];
+		if (an->windows[x->w0].start_ns > t)
+			break;
+		if (!x->event[0] && t < an->windows[x->w1].end_ns && incident_source(x->kind) &&
+		    !strcmp(src, incident_source(x->kind)))
+			snprintf(x->event, sizeof(x->event), "%s", msg);
+	}
+	return 0;
+}
+
+static int incident_events(struct gl_store *st, struct gl_analysis *an, struct gl_err *err)
+{
+	struct ev_walk e = { an, 0 };
+	int rc;
 
 	if (!an->n_incidents)
 		return 0;
-	if (sqlite3_prepare_v2(db, "SELECT elapsed_ns,source,message FROM events WHERE level IN ('warn','error') "
-			       "ORDER BY seq", -1, &q, NULL) != SQLITE_OK)
-		return gl_errf(err, GL_EIO, "store: %s", sqlite3_errmsg(db));
-	while (sqlite3_step(q) == SQLITE_ROW && lo < an->n_incidents) {
-		int64_t t = sqlite3_column_int64(q, 0);
-		const char *src = (const char *)sqlite3_column_text(q, 1);
-		const char *msg = (const char *)sqlite3_column_text(q, 2);
-		/* events come in time order: an incident that ended before this
-		 * one can get none any more */
-		while (lo < an->n_incidents && an->windows[an->incidents[lo].w1].end_ns <= t)
-			lo++;
-		for (int j = lo; j < an->n_incidents; j++) {
-			struct gl_incident *x = &an->incidents[j];
-			if (an->windows[x->w0].start_ns > t)
-				break;
-			if (!x->event[0] && t < an->windows[x->w1].end_ns && src && msg && incident_source(x->kind) &&
-			    !strcmp(src, incident_source(x->kind)))
-				snprintf(x->event, sizeof(x->event), "%s", msg);
-		}
-	}
-	sqlite3_finalize(q);
-	return 0;
+	rc = gl_store_problem_scan(st, incident_event, &e, err);
+	return rc > 0 ? 0 : rc;
 }
 
 /* ---- outages ------------------------------------------------------------- */
@@ -1280,7 +1173,7 @@ int gl_analyze(struct gl_store *st, struct gl_analysis **out, struct gl_err *err
 		gl_store_doc_get(st, "notify", &an->notify, &nerr);
 	}
 	if ((rc = gl_windows_load(st, &an->windows, &an->n_windows, err)) ||
-	    (rc = load_preflight(gl_store_db(st), an, err)) || (rc = load_gates(gl_store_db(st), an, err)))
+	    (rc = gl_analysis_load_checks(st, an, err)))
 		goto out;
 	for (int i = 0; i < an->n_windows; i++) {
 		int p = an->windows[i].phase;
@@ -1349,7 +1242,7 @@ int gl_analyze(struct gl_store *st, struct gl_analysis **out, struct gl_err *err
 	judge_targets(an);
 	for (int i = 0; i < an->n_incidents; i++)
 		incident_text(an, &an->incidents[i]);
-	if ((rc = incident_events(gl_store_db(st), an, err)))
+	if ((rc = incident_events(st, an, err)))
 		goto out;
 	{
 		const struct gl_hist *lag = gl_agg_hist(an->all, "inference.send_lag_ms");

@@ -88,7 +88,8 @@ struct gl_window_info {
 	unsigned char resume_span;
 };
 
-/* The store's windows, in index order (the caller frees *out). */
+/* The store's windows, in index order (the caller frees *out)
+ * (analysis_load.c). */
 int gl_windows_load(struct gl_store *st, struct gl_window_info **out, int *n, struct gl_err *err);
 /* Each of wins[0..n-1] (as loaded, in order) with its series in a fresh
  * aggregate, its real seconds added: fn(i, agg, arg), agg freed after. */
@@ -233,6 +234,8 @@ struct gl_analysis {
 	char *notify;                 /* the webhooks' counts (notify.h), JSON; NULL: none */
 };
 
+/* The preflight checks and the gates, into an's arrays (analysis_load.c). */
+int gl_analysis_load_checks(struct gl_store *st, struct gl_analysis *an, struct gl_err *err);
 int gl_analyze(struct gl_store *st, struct gl_analysis **out, struct gl_err *err);
 
 /* The scenario as the run recorded it (stored text, --set overrides and

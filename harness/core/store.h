@@ -246,6 +246,26 @@ int gl_store_gate_passed(struct gl_store *st, const char *id, const char *host, 
 int gl_store_event(struct gl_store *st, int64_t elapsed_ns, const char *level, const char *source,
 		   const char *message);
 
+/* Readers, in the order written. Each calls fn once per row (its strings
+ * valid during the call only; a NULL column is ""); fn returns 0 to go on,
+ * non-zero to stop there (the scan then returns that value). A store
+ * error returns < 0 with err set. */
+typedef int (*gl_store_preflight_fn)(void *arg, const char *subject, const char *check, int ok, const char *detail);
+int gl_store_preflight_scan(struct gl_store *st, gl_store_preflight_fn fn, void *arg, struct gl_err *err);
+/* the gate rows: raw and started_wall_ns are not read back (0, NULL) */
+typedef int (*gl_store_gate_fn)(void *arg, const struct gl_gate_row *g);
+int gl_store_gate_scan(struct gl_store *st, gl_store_gate_fn fn, void *arg, struct gl_err *err);
+/* the warn and error events (debug and info left out) */
+typedef int (*gl_store_event_fn)(void *arg, int64_t elapsed_ns, const char *source, const char *message);
+int gl_store_problem_scan(struct gl_store *st, gl_store_event_fn fn, void *arg, struct gl_err *err);
+/* every window's row, in index order */
+struct gl_store_window_row {
+	int64_t idx, start_ns, end_ns, scn_start_ns, scn_end_ns;
+	int phase, complete;
+};
+typedef int (*gl_store_window_row_fn)(void *arg, const struct gl_store_window_row *w);
+int gl_store_window_rows(struct gl_store *st, gl_store_window_row_fn fn, void *arg, struct gl_err *err);
+
 /* Documents kept with the run by key, e.g. "inventory" (what the hosts and
  * the scenario's git repository were at run start), so that reports can
  * show them later from the store alone. put replaces any earlier document

@@ -6,7 +6,9 @@
  */
 #include "store_int.h"
 
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 int gl_store_window_scan(struct gl_store *st, gl_store_window_fn fn, void *arg, struct gl_err *err)
 {
@@ -96,4 +98,95 @@ void gl_store_figs_close(struct gl_store_figs *c)
 		sqlite3_finalize(c->q);
 		free(c);
 	}
+}
+
+static const char *text(sqlite3_stmt *q, int i)
+{
+	const unsigned char *t = sqlite3_column_text(q, i);
+	return t ? (const char *)t : "";
+}
+
+/* Run sql and hand each row to row(), with fn (the address of the caller's
+ * callback) and arg: until the end of the rows, a stop by the callback
+ * (row's non-zero return) or an error. */
+static int scan(struct gl_store *st, const char *sql, int (*row)(sqlite3_stmt *q, const void *fn, void *arg),
+		const void *fn, void *arg, struct gl_err *err)
+{
+	sqlite3_stmt *q;
+	int step, rc = 0;
+
+	if (sqlite3_prepare_v2(st->db, sql, -1, &q, NULL) != SQLITE_OK)
+		return gl_errf(err, GL_EIO, "store: %s", sqlite3_errmsg(st->db));
+	while (rc == 0 && (step = sqlite3_step(q)) == SQLITE_ROW)
+		rc = row(q, fn, arg);
+	if (rc == 0 && step != SQLITE_DONE)
+		rc = gl_errf(err, GL_EIO, "store: %s", sqlite3_errmsg(st->db));
+	sqlite3_finalize(q);
+	return rc;
+}
+
+static int preflight_row(sqlite3_stmt *q, const void *fn, void *arg)
+{
+	return (*(const gl_store_preflight_fn *)fn)(arg, text(q, 0), text(q, 1), sqlite3_column_int(q, 2), text(q, 3));
+}
+
+int gl_store_preflight_scan(struct gl_store *st, gl_store_preflight_fn fn, void *arg, struct gl_err *err)
+{
+	return scan(st, "SELECT subject,check_name,ok,detail FROM preflight ORDER BY seq", preflight_row, &fn, arg,
+		    err);
+}
+
+static int gate_row(sqlite3_stmt *q, const void *fn, void *arg)
+{
+	struct gl_gate_row g;
+
+	memset(&g, 0, sizeof(g));
+	snprintf(g.id, sizeof(g.id), "%s", text(q, 0));
+	snprintf(g.kind, sizeof(g.kind), "%s", text(q, 1));
+	snprintf(g.host, sizeof(g.host), "%s", text(q, 2));
+	snprintf(g.when, sizeof(g.when), "%s", text(q, 3));
+	snprintf(g.status, sizeof(g.status), "%s", text(q, 4));
+	snprintf(g.reason, sizeof(g.reason), "%s", text(q, 5));
+	g.exit_status = sqlite3_column_int(q, 6);
+	g.dur_s = sqlite3_column_double(q, 7);
+	snprintf(g.file, sizeof(g.file), "%s", text(q, 8));
+	g.results = (const char *)sqlite3_column_text(q, 9);
+	return (*(const gl_store_gate_fn *)fn)(arg, &g);
+}
+
+int gl_store_gate_scan(struct gl_store *st, gl_store_gate_fn fn, void *arg, struct gl_err *err)
+{
+	return scan(st, "SELECT id,kind,host,phase,status,reason,exit_status,dur_s,file,results FROM gates ORDER BY seq",
+		    gate_row, &fn, arg, err);
+}
+
+static int problem_row(sqlite3_stmt *q, const void *fn, void *arg)
+{
+	return (*(const gl_store_event_fn *)fn)(arg, sqlite3_column_int64(q, 0), text(q, 1), text(q, 2));
+}
+
+int gl_store_problem_scan(struct gl_store *st, gl_store_event_fn fn, void *arg, struct gl_err *err)
+{
+	return scan(st, "SELECT elapsed_ns,source,message FROM events WHERE level IN ('warn','error') ORDER BY seq",
+		    problem_row, &fn, arg, err);
+}
+
+static int window_row(sqlite3_stmt *q, const void *fn, void *arg)
+{
+	struct gl_store_window_row w = {
+		.idx = sqlite3_column_int64(q, 0),
+		.start_ns = sqlite3_column_int64(q, 1),
+		.end_ns = sqlite3_column_int64(q, 2),
+		.scn_start_ns = sqlite3_column_int64(q, 3),
+		.scn_end_ns = sqlite3_column_int64(q, 4),
+		.phase = sqlite3_column_int(q, 5),
+		.complete = sqlite3_column_int(q, 6),
+	};
+	return (*(const gl_store_window_row_fn *)fn)(arg, &w);
+}
+
+int gl_store_window_rows(struct gl_store *st, gl_store_window_row_fn fn, void *arg, struct gl_err *err)
+{
+	return scan(st, "SELECT idx,start_ns,end_ns,scn_start_ns,scn_end_ns,phase,complete FROM windows ORDER BY idx",
+		    window_row, &fn, arg, err);
 }

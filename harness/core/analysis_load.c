@@ -1,0 +1,130 @@
+/*
+ * analysis_load.c - the store's rows the analysis reads as they are: the
+ * windows, the preflight checks and the gates (through the store's
+ * readers, store.h).
+ */
+#include "analysis.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* the analysis being filled, and how many rows its array has room for */
+struct filling {
+	struct gl_analysis *an;
+	int cap;
+};
+
+static int add_preflight(void *arg, const char *subject, const char *check, int ok, const char *detail)
+{
+	struct filling *fl = arg;
+	struct gl_analysis *an = fl->an;
+	struct gl_preflight_result *p;
+
+	if (an->n_preflight == fl->cap) {
+		int cap = fl->cap ? fl->cap * 2 : 16;
+		struct gl_preflight_result *np = realloc(an->preflight, sizeof(*np) * (size_t)cap);
+		if (!np)
+			return -GL_ENOMEM;
+		an->preflight = np;
+		fl->cap = cap;
+	}
+	p = &an->preflight[an->n_preflight++];
+	snprintf(p->subject, sizeof(p->subject), "%s", subject);
+	snprintf(p->check, sizeof(p->check), "%s", check);
+	p->ok = ok;
+	snprintf(p->detail, sizeof(p->detail), "%s", detail);
+	an->preflight_failed += !p->ok;
+	return 0;
+}
+
+static int add_gate(void *arg, const struct gl_gate_row *r)
+{
+	struct filling *fl = arg;
+	struct gl_analysis *an = fl->an;
+	struct gl_gate_result *g;
+
+	if (an->n_gates == fl->cap) {
+		int cap = fl->cap ? fl->cap * 2 : 16;
+		struct gl_gate_result *ng = realloc(an->gates, sizeof(*ng) * (size_t)cap);
+		if (!ng)
+			return -GL_ENOMEM;
+		an->gates = ng;
+		fl->cap = cap;
+	}
+	g = &an->gates[an->n_gates++];
+	memset(g, 0, sizeof(*g));
+	snprintf(g->id, sizeof(g->id), "%s", r->id);
+	snprintf(g->kind, sizeof(g->kind), "%s", r->kind);
+	snprintf(g->host, sizeof(g->host), "%s", r->host);
+	snprintf(g->when, sizeof(g->when), "%s", r->when);
+	snprintf(g->status, sizeof(g->status), "%s", r->status);
+	snprintf(g->reason, sizeof(g->reason), "%s", r->reason);
+	g->exit_status = r->exit_status;
+	g->dur_s = r->dur_s;
+	snprintf(g->file, sizeof(g->file), "%s", r->file);
+	if (r->results && !(g->results = strdup(r->results)))
+		return -GL_ENOMEM;
+	an->gates_failed += !strcmp(g->status, "fail");
+	return 0;
+}
+
+/* A full allocation is the one failure a reader's callback reports (as
+ * -GL_ENOMEM); the rest are the store's. */
+static int loaded(int rc, struct gl_err *err)
+{
+	return rc == -GL_ENOMEM ? gl_errf(err, GL_ENOMEM, "analysis: out of memory") : rc;
+}
+
+struct win_list {
+	struct gl_window_info *w;
+	int n, cap;
+};
+
+static int add_window(void *arg, const struct gl_store_window_row *r)
+{
+	struct win_list *l = arg;
+	struct gl_window_info *w;
+
+	if (l->n == l->cap) {
+		int cap = l->cap ? l->cap * 2 : 1024;
+		struct gl_window_info *nw = realloc(l->w, sizeof(*nw) * (size_t)cap);
+		if (!nw)
+			return -GL_ENOMEM;
+		l->w = nw;
+		l->cap = cap;
+	}
+	w = &l->w[l->n++];
+	memset(w, 0, sizeof(*w));
+	w->idx = r->idx;
+	w->start_ns = r->start_ns;
+	w->end_ns = r->end_ns;
+	w->scn_start_ns = r->scn_start_ns;
+	w->scn_end_ns = r->scn_end_ns;
+	w->phase = r->phase;
+	w->complete = r->complete;
+	return 0;
+}
+
+int gl_windows_load(struct gl_store *st, struct gl_window_info **out, int *n, struct gl_err *err)
+{
+	struct win_list l = { NULL, 0, 0 };
+	int rc = loaded(gl_store_window_rows(st, add_window, &l, err), err);
+
+	if (rc) {
+		free(l.w);
+		l.w = NULL;
+		l.n = 0;
+	}
+	*out = l.w;
+	*n = l.n;
+	return rc;
+}
+
+int gl_analysis_load_checks(struct gl_store *st, struct gl_analysis *an, struct gl_err *err)
+{
+	struct filling pf = { an, 0 }, gt = { an, 0 };
+	int rc = loaded(gl_store_preflight_scan(st, add_preflight, &pf, err), err);
+
+	return rc ? rc : loaded(gl_store_gate_scan(st, add_gate, &gt, err), err);
+}
