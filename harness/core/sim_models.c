@@ -935,8 +935,9 @@ static int wl_init(struct gl_ctx *c, const cJSON *cfg, void **state, struct gl_e
 	else if (!strcmp(s->name, "null"))
 		rc = reg(m, s->id, nul, 2);
 	if (rc != 0 || n_wls >= 16) {
+		rc = gl_errf(err, GL_EINVAL, "simulation: no model for workload '%s'", s->name);
 		free(s);
-		return gl_errf(err, GL_EINVAL, "simulation: no model for workload '%s'", s ? s->name : "?");
+		return rc;
 	}
 	wls[n_wls++] = s;
 	*state = s;
