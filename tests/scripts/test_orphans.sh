@@ -27,14 +27,20 @@ command -v setsid >/dev/null || skip "setsid (util-linux) is needed for part B's
 
 # Every process of this test's jobs has its checkpoint directory ($T/ck-*)
 # on its command line; this is how they are told from other tests' jobs.
-# procs DIR: "pid name" of the live (not zombie) ones, name the basename of
+# procs DIR: "pid name ppid" of the live (not zombie) ones, name the basename of
 # argv[0] (mpirun, gauntlet-train, sh, tee); not this awk, whose own
 # arguments name the directory.
 procs() {
-	ps -eo pid=,stat=,args= | awk -v d="$1/" '$2 !~ /^Z/ && index($0, d) {
-		n = $3; sub(".*/", "", n); if (n != "awk") print $1, n }'
+	ps -eo pid=,ppid=,stat=,args= | awk -v d="$1/" '$3 !~ /^Z/ && index($0, d) {
+		n = $4; sub(".*/", "", n); if (n != "awk") print $1, n, $2 }'
 }
-count() { procs "$1" | awk -v n="$2" '$2 == n' | wc -l; }
+# count CKPT_DIR NAME: the job's processes of that name; a child of one of
+# them with the same name is not counted (mpirun forks, and each child
+# shows mpirun's command line until it execs its rank)
+count() {
+	procs "$1" | awk -v n="$2" '$2 == n { pid[$1] = 1; parent[$1] = $3 }
+		END { c = 0; for (p in pid) if (!(parent[p] in pid)) c++; print c }'
+}
 # A live process of one of our jobs once the test ends (a check failed):
 # stop it, by pid, so that nothing outlives the test.
 reap() {
