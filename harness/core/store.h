@@ -149,6 +149,11 @@ struct gl_store_figs;
 struct gl_store_figs *gl_store_figs_open(struct gl_store *st, int64_t idx, struct gl_err *err);
 int gl_store_figs_next(struct gl_store_figs *c, struct gl_store_fig *f, struct gl_err *err);
 void gl_store_figs_close(struct gl_store_figs *c);
+/* A finished run's store, for `gauntlet verify`: any WAL folded into
+ * db_path, then its run id and scenario text read without writing
+ * anything (immutable: no -shm, no -wal, no locks). The caller frees both;
+ * NULL both on an error. */
+int gl_store_read_sealed(const char *db_path, char **run_id, char **scenario, struct gl_err *err);
 /* A simulated SIGKILL (`gauntlet simulate`): what is not committed is
  * rolled back and the store closed as a killed process leaves it (no
  * flush, no checkpoint). */

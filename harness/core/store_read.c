@@ -6,6 +6,11 @@
  */
 #include "store_int.h"
 
+#include <errno.h>
+#include <limits.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -189,4 +194,65 @@ int gl_store_window_rows(struct gl_store *st, gl_store_window_row_fn fn, void *a
 {
 	return scan(st, "SELECT idx,start_ns,end_ns,scn_start_ns,scn_end_ns,phase,complete FROM windows ORDER BY idx",
 		    window_row, &fn, arg, err);
+}
+
+/* Fold any WAL into run.db, then read its run id and scenario text without
+ * writing anything (immutable: no -shm, no -wal, no locks). */
+int gl_store_read_sealed(const char *db_path, char **run_id, char **scenario, struct gl_err *err)
+{
+	char wal[PATH_MAX], uri[PATH_MAX * 3 + 32];
+	struct stat sb;
+	sqlite3 *db = NULL;
+	sqlite3_stmt *q = NULL;
+	size_t k;
+	int rc = 0;
+
+	*run_id = *scenario = NULL;
+	if (access(db_path, F_OK) != 0)
+		return gl_errf(err, GL_EINVAL, "%s: no run store", db_path);
+	snprintf(wal, sizeof(wal), "%s-wal", db_path);
+	if (stat(wal, &sb) == 0 && sb.st_size > 0) {
+		if (sqlite3_open_v2(db_path, &db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK ||
+		    sqlite3_wal_checkpoint_v2(db, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL) != SQLITE_OK) {
+			rc = gl_errf(err, GL_EIO, "%s: cannot checkpoint the store: %s", db_path,
+				     db ? sqlite3_errmsg(db) : "out of memory");
+			goto out;
+		}
+		sqlite3_close(db);
+		db = NULL;
+	}
+	k = (size_t)snprintf(uri, sizeof(uri), "file:");
+	for (const char *p = db_path; *p && k + 4 < sizeof(uri); p++) {
+		if (*p == '?' || *p == '#' || *p == '%')
+			k += (size_t)snprintf(uri + k, sizeof(uri) - k, "%%%02X", (unsigned char)*p);
+		else
+			uri[k++] = *p;
+	}
+	snprintf(uri + k, sizeof(uri) - k, "?immutable=1");
+	if (sqlite3_open_v2(uri, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(db, "SELECT id, scenario_text FROM run", -1, &q, NULL) != SQLITE_OK) {
+		rc = gl_errf(err, GL_EIO, "%s: cannot read the store: %s", db_path, db ? sqlite3_errmsg(db) : "out of memory");
+		goto out;
+	}
+	if (sqlite3_step(q) != SQLITE_ROW) {
+		rc = gl_errf(err, GL_EINVAL, "%s: the store holds no run", db_path);
+		goto out;
+	}
+	*run_id = strdup(sqlite3_column_text(q, 0) ? (const char *)sqlite3_column_text(q, 0) : "");
+	*scenario = malloc((size_t)sqlite3_column_bytes(q, 1) + 1);
+	if (!*run_id || !*scenario) {
+		rc = gl_errf(err, GL_ENOMEM, "out of memory");
+		goto out;
+	}
+	memcpy(*scenario, sqlite3_column_blob(q, 1) ? sqlite3_column_blob(q, 1) : "", (size_t)sqlite3_column_bytes(q, 1));
+	(*scenario)[sqlite3_column_bytes(q, 1)] = '\0';
+out:
+	sqlite3_finalize(q);
+	sqlite3_close(db);
+	if (rc) {
+		free(*run_id);
+		free(*scenario);
+		*run_id = *scenario = NULL;
+	}
+	return rc;
 }

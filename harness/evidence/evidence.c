@@ -30,7 +30,6 @@
 #include <unistd.h>
 
 #include <git2.h>
-#include <sqlite3.h>
 
 #include "analysis.h"
 #include "evidence.h"
@@ -772,67 +771,6 @@ static void mismatch(struct verdicts *v, const char *name, const char *fmt, ...)
 	gl_buf_printf(&v->names, "%s%s", v->names.len ? ", " : "", name);
 }
 
-/* Fold any WAL into run.db, then read its run id and scenario text without
- * writing anything (immutable: no -shm, no -wal, no locks). */
-static int read_store(const char *db_path, char **run_id, char **scenario, struct gl_err *err)
-{
-	char wal[PATH_MAX], uri[PATH_MAX * 3 + 32];
-	struct stat sb;
-	sqlite3 *db = NULL;
-	sqlite3_stmt *q = NULL;
-	size_t k;
-	int rc = 0;
-
-	*run_id = *scenario = NULL;
-	if (access(db_path, F_OK) != 0)
-		return gl_errf(err, GL_EINVAL, "%s: no run store", db_path);
-	snprintf(wal, sizeof(wal), "%s-wal", db_path);
-	if (stat(wal, &sb) == 0 && sb.st_size > 0) {
-		if (sqlite3_open_v2(db_path, &db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK ||
-		    sqlite3_wal_checkpoint_v2(db, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL) != SQLITE_OK) {
-			rc = gl_errf(err, GL_EIO, "%s: cannot checkpoint the store: %s", db_path,
-				     db ? sqlite3_errmsg(db) : "out of memory");
-			goto out;
-		}
-		sqlite3_close(db);
-		db = NULL;
-	}
-	k = (size_t)snprintf(uri, sizeof(uri), "file:");
-	for (const char *p = db_path; *p && k + 4 < sizeof(uri); p++) {
-		if (*p == '?' || *p == '#' || *p == '%')
-			k += (size_t)snprintf(uri + k, sizeof(uri) - k, "%%%02X", (unsigned char)*p);
-		else
-			uri[k++] = *p;
-	}
-	snprintf(uri + k, sizeof(uri) - k, "?immutable=1");
-	if (sqlite3_open_v2(uri, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(db, "SELECT id, scenario_text FROM run", -1, &q, NULL) != SQLITE_OK) {
-		rc = gl_errf(err, GL_EIO, "%s: cannot read the store: %s", db_path, db ? sqlite3_errmsg(db) : "out of memory");
-		goto out;
-	}
-	if (sqlite3_step(q) != SQLITE_ROW) {
-		rc = gl_errf(err, GL_EINVAL, "%s: the store holds no run", db_path);
-		goto out;
-	}
-	*run_id = strdup(sqlite3_column_text(q, 0) ? (const char *)sqlite3_column_text(q, 0) : "");
-	*scenario = malloc((size_t)sqlite3_column_bytes(q, 1) + 1);
-	if (!*run_id || !*scenario) {
-		rc = gl_errf(err, GL_ENOMEM, "out of memory");
-		goto out;
-	}
-	memcpy(*scenario, sqlite3_column_blob(q, 1) ? sqlite3_column_blob(q, 1) : "", (size_t)sqlite3_column_bytes(q, 1));
-	(*scenario)[sqlite3_column_bytes(q, 1)] = '\0';
-out:
-	sqlite3_finalize(q);
-	sqlite3_close(db);
-	if (rc) {
-		free(*run_id);
-		free(*scenario);
-		*run_id = *scenario = NULL;
-	}
-	return rc;
-}
-
 static const char *jstr(const cJSON *o, const char *key)
 {
 	return cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, key));
@@ -1032,7 +970,7 @@ int gl_verify(const char *dir, const char *allowed_signers, FILE *out, struct gl
 		goto done;
 	}
 	snprintf(path, sizeof(path), "%s/run.db", dir);
-	if ((rc = read_store(path, &run_id, &scenario, err)) || (rc = file_sha256(path, store_hex, err))) {
+	if ((rc = gl_store_read_sealed(path, &run_id, &scenario, err)) || (rc = file_sha256(path, store_hex, err))) {
 		code = code_of(rc);
 		goto out;
 	}
