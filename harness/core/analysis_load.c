@@ -15,20 +15,30 @@ struct filling {
 	int cap;
 };
 
+/* arr with room for element n: itself, or a larger copy (doubling from
+ * first; *cap updated), or NULL when out of memory (arr left as it is). */
+static void *room(void *arr, int n, int *cap, size_t size, int first)
+{
+	int c;
+
+	if (n < *cap)
+		return arr;
+	c = *cap ? *cap * 2 : first;
+	if (!(arr = realloc(arr, size * (size_t)c)))
+		return NULL;
+	*cap = c;
+	return arr;
+}
+
 static int add_preflight(void *arg, const char *subject, const char *check, int ok, const char *detail)
 {
 	struct filling *fl = arg;
 	struct gl_analysis *an = fl->an;
 	struct gl_preflight_result *p;
 
-	if (an->n_preflight == fl->cap) {
-		int cap = fl->cap ? fl->cap * 2 : 16;
-		struct gl_preflight_result *np = realloc(an->preflight, sizeof(*np) * (size_t)cap);
-		if (!np)
-			return -GL_ENOMEM;
-		an->preflight = np;
-		fl->cap = cap;
-	}
+	if (!(p = room(an->preflight, an->n_preflight, &fl->cap, sizeof(*p), 16)))
+		return -GL_ENOMEM;
+	an->preflight = p;
 	p = &an->preflight[an->n_preflight++];
 	snprintf(p->subject, sizeof(p->subject), "%s", subject);
 	snprintf(p->check, sizeof(p->check), "%s", check);
@@ -44,14 +54,9 @@ static int add_gate(void *arg, const struct gl_gate_row *r)
 	struct gl_analysis *an = fl->an;
 	struct gl_gate_result *g;
 
-	if (an->n_gates == fl->cap) {
-		int cap = fl->cap ? fl->cap * 2 : 16;
-		struct gl_gate_result *ng = realloc(an->gates, sizeof(*ng) * (size_t)cap);
-		if (!ng)
-			return -GL_ENOMEM;
-		an->gates = ng;
-		fl->cap = cap;
-	}
+	if (!(g = room(an->gates, an->n_gates, &fl->cap, sizeof(*g), 16)))
+		return -GL_ENOMEM;
+	an->gates = g;
 	g = &an->gates[an->n_gates++];
 	memset(g, 0, sizeof(*g));
 	snprintf(g->id, sizeof(g->id), "%s", r->id);
@@ -86,14 +91,9 @@ static int add_window(void *arg, const struct gl_store_window_row *r)
 	struct win_list *l = arg;
 	struct gl_window_info *w;
 
-	if (l->n == l->cap) {
-		int cap = l->cap ? l->cap * 2 : 1024;
-		struct gl_window_info *nw = realloc(l->w, sizeof(*nw) * (size_t)cap);
-		if (!nw)
-			return -GL_ENOMEM;
-		l->w = nw;
-		l->cap = cap;
-	}
+	if (!(w = room(l->w, l->n, &l->cap, sizeof(*w), 1024)))
+		return -GL_ENOMEM;
+	l->w = w;
 	w = &l->w[l->n++];
 	memset(w, 0, sizeof(*w));
 	w->idx = r->idx;
