@@ -17,8 +17,7 @@
  * The analysis (analysis.c) judges real-time windows: window k covers
  * [k*window, (k+1)*window) of elapsed real time from the run's start, the
  * last one cut at the run's end, and each is labelled with the phase in
- * force when its row is first written: at the first commit after it opens
- * (commits come every 500 ms), or at its end if that comes first. A
+ * force at its start. A
  * fault's recovery_s needs `hold` consecutive windows, from the one holding
  * its inject, all ending by the next fault's inject (the run's end for the
  * last); restore_s the same from the window holding its revert. A steady
@@ -148,24 +147,38 @@ static void check_fault_fit(struct gl_scenario *s, const struct fit *w, struct g
 	free(ff);
 }
 
-/* Window k is labelled at some instant of [kW, kW + min(commit, its
- * length)]: the first commit after it opens, or its end. The window
- * indices [*lo, *hi] that phase p (real [S, Ep]) may label. */
+/* Window k takes the phase in force at its start (controller.c): the phase
+ * of scenario time kW x scale, truncated and capped at the run's length,
+ * as the controller computes it. */
+static int64_t window_scn(const struct gl_scenario *s, const struct fit *w, int64_t k)
+{
+	long double t = (long double)(k * w->W) * w->sc;
+	return t > (long double)s->duration_ns ? s->duration_ns : (int64_t)t;
+}
+
+/* The first window whose start is at scenario time T or later (nwin:
+ * none); window_scn grows with k. */
+static int64_t first_window_at(const struct gl_scenario *s, const struct fit *w, int64_t T)
+{
+	int64_t a = 0, b = w->nwin;
+
+	while (a < b) {
+		int64_t m = a + (b - a) / 2;
+		if (window_scn(s, w, m) >= T)
+			b = m;
+		else
+			a = m + 1;
+	}
+	return a;
+}
+
+/* The window indices [*lo, *hi] that phase p labels (lo > hi: none): those
+ * starting in its span of scenario time; the last phase also takes what
+ * starts at the run's end or later. */
 static void phase_windows(const struct gl_scenario *s, const struct fit *w, int p, int64_t *lo, int64_t *hi)
 {
-	int64_t S = gl_timeline_real_ns(s->phases[p].start_ns, w->sc);
-	int64_t Ep = gl_timeline_real_ns(s->phases[p].start_ns + s->phases[p].dur_ns, w->sc);
-	int64_t c = w->W < GL_COMMIT_INTERVAL_NS ? w->W : GL_COMMIT_INTERVAL_NS;
-	int64_t last = w->nwin - 1;
-
-	/* kW <= Ep and kW + c >= S (the last window: its own length) */
-	*lo = S - c > 0 ? (S - c + w->W - 1) / w->W : 0;
-	*hi = Ep / w->W < last ? Ep / w->W : last;
-	if (*hi == last) {
-		int64_t start = last * w->W, len = w->E - start;
-		if (start + (len < GL_COMMIT_INTERVAL_NS ? len : GL_COMMIT_INTERVAL_NS) < S)
-			(*hi)--;
-	}
+	*lo = p == 0 ? 0 : first_window_at(s, w, s->phases[p].start_ns);
+	*hi = (p == s->n_phases - 1 ? w->nwin : first_window_at(s, w, s->phases[p].start_ns + s->phases[p].dur_ns)) - 1;
 }
 
 /* Do faults (by_at: their indices in (at, index) order) cover scenario
@@ -285,7 +298,7 @@ static void check_scope_fit(struct gl_scenario *s, const struct fit *w, enum gl_
 			gl_diag_error(d, ph->json, s->phases[p].json ? path : "phases",
 				      "phase '%s' (%s, judged %s) lasts %s of real time at time scale %g, and no window "
 				      "of %s takes it (windows start every %s from the run's start and take the phase "
-				      "in force at their first commit, within 0.5 s of their start); no window of the "
+				      "in force at their start); no window of the "
 				      "run is judged %s, so the %s targets ('%s'...) can never have data: use a lower "
 				      "--time-scale, a longer phase or a smaller window",
 				      ph->name, dur, sn, a, w->sc, ws, ws, sn, sn, tn);

@@ -351,7 +351,7 @@ expect_fit "fit: back to back faults: valid, with a warning naming the fault" 0 
 	"warning: faults[0]: fault 'f1': its restore_s cannot be measured" \
 	-- "$TMP/fit2.json" --set 'faults[0].for=1m' --set hold=1 --time-scale 20
 # A steady phase no window takes: a window is judged by the phase in force
-# at its first commit (within 0.5 s of its start). 9 min of warmup, then 1
+# at its start. 9 min of warmup, then 1
 # min steady, 10 s windows. At 54x the steady phase starts at 10 s, when
 # window 1 opens: it takes it. At 60x the run is one window, opened in the
 # warmup: no steady target has data.
