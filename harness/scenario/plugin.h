@@ -290,6 +290,10 @@ int gl_host_exec(const struct gl_host *h, const char *const *argv, int64_t deadl
 /* registry.c: the explicit tables. */
 const struct gl_workload_ops *gl_workload_find(const char *name);
 const struct gl_fault_ops *gl_fault_find(const char *kind);
+/* The registered plug-ins in the registry's order (the order reports list
+ * them in): entry i, or NULL when i is past the last. */
+const struct gl_workload_ops *gl_workload_at(size_t i);
+const struct gl_fault_ops *gl_fault_at(size_t i);
 const struct gl_transport_ops *gl_transport_find(const char *name);
 /* name lists for messages: "inference, training, storage, null" */
 void gl_registry_names(int family, char *buf, size_t n);

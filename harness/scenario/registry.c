@@ -63,6 +63,16 @@ const struct gl_fault_ops *gl_fault_find(const char *kind)
 	return NULL;
 }
 
+const struct gl_workload_ops *gl_workload_at(size_t i)
+{
+	return i < GL_ARRAY_LEN(workloads) ? workloads[i] : NULL;
+}
+
+const struct gl_fault_ops *gl_fault_at(size_t i)
+{
+	return i < GL_ARRAY_LEN(faults) ? faults[i] : NULL;
+}
+
 const struct gl_transport_ops *gl_transport_find(const char *name)
 {
 	for (size_t i = 0; i < GL_ARRAY_LEN(transports); i++)
