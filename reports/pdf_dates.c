@@ -25,6 +25,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -224,125 +225,183 @@ static int xref_offset(const char *b, size_t xref, size_t tr, unsigned long long
 	}
 }
 
-#define FAIL(...)                              \
-	do {                                   \
-		snprintf(why, n, __VA_ARGS__); \
-		goto out;                      \
-	} while (0)
+/* A PDF being fixed: its bytes, where its last cross-reference table and
+ * trailer lie, and the spans of b rewritten, to be written back. */
+struct pdf {
+	const char *path;
+	char *b;
+	size_t size;
+	size_t xref, sx, tr;              /* "xref", "startxref", "trailer" */
+	size_t trailer, trailer_end;      /* the trailer dictionary */
+	size_t info_at;                   /* the trailer's /Info value; 0: none */
+	struct span spans[MAX_SPANS];
+	size_t nspans;
+	char *why;
+	size_t n;
+};
+
+static int fail(struct pdf *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int fail(struct pdf *p, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(p->why, p->n, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* The whole file into p->b (NUL-terminated). */
+static int read_pdf(struct pdf *p, int fd)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) != 0)
+		return fail(p, "%s: %s", p->path, strerror(errno));
+	if (!S_ISREG(st.st_mode) || st.st_size > PDF_MAX_BYTES)
+		return fail(p, "%s: not a regular file of at most %lld bytes", p->path, PDF_MAX_BYTES);
+	p->size = (size_t)st.st_size;
+	if (!(p->b = malloc(p->size + 1)))
+		return fail(p, "%s: out of memory", p->path);
+	for (size_t i = 0; i < p->size;) {
+		ssize_t r = pread(fd, p->b + i, p->size - i, (off_t)i);
+		if (r <= 0)
+			return fail(p, "%s: %s", p->path, r < 0 ? strerror(errno) : "shorter than its size");
+		i += (size_t)r;
+	}
+	p->b[p->size] = '\0';
+	return 0;
+}
+
+/* startxref, a cross-reference table where it points, the trailer. */
+static int find_trailer(struct pdf *p)
+{
+	const char *b = p->b;
+	unsigned long long xref;
+	long sx, tr;
+	size_t i;
+
+	sx = find_last(b, p->size > PDF_TAIL ? p->size - PDF_TAIL : 0, p->size, "startxref");
+	i = sx < 0 ? 0 : skip_ws(b, (size_t)sx + 9, p->size);
+	if (sx < 0 || read_uint(b, &i, p->size, &xref) != 0 || xref >= (unsigned long long)sx)
+		return fail(p, "%s: no startxref", p->path);
+	if (memcmp(b + xref, "xref", 4) != 0)
+		return fail(p, "%s: no cross-reference table at startxref (a cross-reference stream?): its dates cannot be "
+			    "rewritten in place", p->path);
+	if ((tr = find_first(b, (size_t)xref, (size_t)sx, "trailer")) < 0 ||
+	    dict_key(b, skip_ws(b, (size_t)tr + 7, (size_t)sx), (size_t)sx, "/Info", &p->info_at, &p->trailer_end) != 0)
+		return fail(p, "%s: no trailer dictionary after the cross-reference table", p->path);
+	p->xref = (size_t)xref;
+	p->sx = (size_t)sx;
+	p->tr = (size_t)tr;
+	p->trailer = skip_ws(b, p->tr + 7, p->sx);
+	return 0;
+}
+
+/* The trailer's /Info N G R: that object, "N G obj << ... >>", its
+ * /CreationDate and /ModDate rewritten to wall_ns at their length. */
+static int fix_info_dates(struct pdf *p, int64_t wall_ns)
+{
+	static const char *const keys[] = { "/CreationDate", "/ModDate" };
+	char *b = p->b;
+	unsigned long long num = 0, gen = 0, v1, v2;
+	size_t at = p->info_at, info = 0, info_end;
+
+	if (!at)
+		return 0;
+	if (num_gen(b, &at, p->trailer_end, &num, &gen, "R") != 0)
+		return fail(p, "%s: the trailer's /Info is not a reference", p->path);
+	if (xref_offset(b, p->xref, p->tr, num, &info) != 0 || info >= p->size)
+		return fail(p, "%s: object %llu is not in use in the last cross-reference table", p->path, num);
+	if (num_gen(b, &info, p->size, &v1, &v2, "obj") != 0 || v1 != num || v2 != gen)
+		return fail(p, "%s: object %llu %llu is not where the cross-reference table says", p->path, num, gen);
+	info = skip_ws(b, info, p->size);
+	for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+		char date[32];
+		size_t open_at, j, len;
+
+		if (dict_key(b, info, p->size, keys[k], &at, &info_end) != 0)
+			return fail(p, "%s: object %llu is not a dictionary", p->path, num);
+		if (!at)
+			continue;
+		open_at = skip_ws(b, at, info_end);
+		for (j = open_at + 1; j < info_end && b[j] != ')' && b[j] != '(' && b[j] != '\\'; j++)
+			;
+		if (open_at >= info_end || b[open_at] != '(' || j >= info_end || b[j] != ')')
+			return fail(p, "%s: %s is not a plain literal string", p->path, keys[k] + 1);
+		len = j - open_at - 1;
+		if (pdf_date(wall_ns, len, date) != 0)
+			return fail(p, "%s: %s (%.*s) is in no form that can be rewritten at its length", p->path,
+				    keys[k] + 1, (int)(len < 40 ? len : 40), b + open_at + 1);
+		memcpy(b + open_at + 1, date, len);
+		p->spans[p->nspans++] = (struct span){ open_at + 1, len };
+	}
+	return 0;
+}
+
+/* The trailer's /ID [<hex> <hex>], when there is one: both strings the
+ * SHA-256 of the file with its dates fixed and its identifier zeroed. */
+static int fix_id(struct pdf *p)
+{
+	char *b = p->b, hex[65];
+	struct span ids[2];
+	struct gl_sha256 s;
+	size_t at, i, nids = 0;
+
+	if (dict_key(b, p->trailer, p->trailer_end, "/ID", &at, &p->trailer_end) != 0 || !at)
+		return 0;
+	i = skip_ws(b, at, p->trailer_end);
+	if (i >= p->trailer_end || b[i++] != '[')
+		return fail(p, "%s: the trailer's /ID is not an array", p->path);
+	for (; nids < 2; nids++) {
+		size_t h;
+		i = skip_ws(b, i, p->trailer_end);
+		if (i >= p->trailer_end || b[i++] != '<')
+			return fail(p, "%s: the trailer's /ID is not two hexadecimal strings", p->path);
+		for (h = i; h < p->trailer_end && b[h] && strchr("0123456789abcdefABCDEF", b[h]); h++)
+			b[h] = '0';
+		if (h >= p->trailer_end || b[h] != '>' || h == i)
+			return fail(p, "%s: the trailer's /ID is not two hexadecimal strings", p->path);
+		ids[nids] = (struct span){ i, h - i };
+		i = h + 1;
+	}
+	if ((i = skip_ws(b, i, p->trailer_end)) >= p->trailer_end || b[i] != ']')
+		return fail(p, "%s: the trailer's /ID is not two hexadecimal strings", p->path);
+	gl_sha256_init(&s);
+	gl_sha256_update(&s, b, p->size);
+	gl_sha256_final_hex(&s, hex);
+	for (size_t k = 0; k < nids; k++) {
+		for (size_t j = 0; j < ids[k].len; j++)
+			b[ids[k].at + j] = hex[j % 64];
+		p->spans[p->nspans++] = ids[k];
+	}
+	return 0;
+}
 
 int gl_pdf_fix_dates(const char *path, int64_t wall_ns, char *why, size_t n)
 {
-	static const char *const keys[] = { "/CreationDate", "/ModDate" };
-	struct span spans[MAX_SPANS], ids[2];
-	unsigned long long xref, num = 0, gen = 0, v1, v2;
-	size_t size = 0, i, nspans = 0, nids = 0, at, trailer, trailer_end, info = 0, info_end;
-	long sx, tr;
-	char *b = NULL;
-	struct stat st;
+	struct pdf p = { .path = path, .why = why, .n = n };
 	int fd, rc = -1;
 
 	fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st) != 0)
-		FAIL("%s: %s", path, strerror(errno));
-	if (!S_ISREG(st.st_mode) || st.st_size > PDF_MAX_BYTES)
-		FAIL("%s: not a regular file of at most %lld bytes", path, PDF_MAX_BYTES);
-	size = (size_t)st.st_size;
-	if (!(b = malloc(size + 1)))
-		FAIL("%s: out of memory", path);
-	for (i = 0; i < size;) {
-		ssize_t r = pread(fd, b + i, size - i, (off_t)i);
-		if (r <= 0)
-			FAIL("%s: %s", path, r < 0 ? strerror(errno) : "shorter than its size");
-		i += (size_t)r;
+	if (fd < 0) {
+		fail(&p, "%s: %s", path, strerror(errno));
+		goto out;
 	}
-	b[size] = '\0';
-
-	/* startxref, a cross-reference table where it points, the trailer */
-	sx = find_last(b, size > PDF_TAIL ? size - PDF_TAIL : 0, size, "startxref");
-	i = sx < 0 ? 0 : skip_ws(b, (size_t)sx + 9, size);
-	if (sx < 0 || read_uint(b, &i, size, &xref) != 0 || xref >= (unsigned long long)sx)
-		FAIL("%s: no startxref", path);
-	if (memcmp(b + xref, "xref", 4) != 0)
-		FAIL("%s: no cross-reference table at startxref (a cross-reference stream?): its dates cannot be "
-		     "rewritten in place", path);
-	if ((tr = find_first(b, (size_t)xref, (size_t)sx, "trailer")) < 0 ||
-	    dict_key(b, skip_ws(b, (size_t)tr + 7, (size_t)sx), (size_t)sx, "/Info", &at, &trailer_end) != 0)
-		FAIL("%s: no trailer dictionary after the cross-reference table", path);
-	trailer = skip_ws(b, (size_t)tr + 7, (size_t)sx);
-
-	/* the trailer's /Info N G R: that object, "N G obj << ... >>" */
-	if (at) {
-		if (num_gen(b, &at, trailer_end, &num, &gen, "R") != 0)
-			FAIL("%s: the trailer's /Info is not a reference", path);
-		if (xref_offset(b, (size_t)xref, (size_t)tr, num, &info) != 0 || info >= size)
-			FAIL("%s: object %llu is not in use in the last cross-reference table", path, num);
-		if (num_gen(b, &info, size, &v1, &v2, "obj") != 0 || v1 != num || v2 != gen)
-			FAIL("%s: object %llu %llu is not where the cross-reference table says", path, num, gen);
-		info = skip_ws(b, info, size);
-		for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
-			char date[32];
-			size_t open_at, j, len;
-
-			if (dict_key(b, info, size, keys[k], &at, &info_end) != 0)
-				FAIL("%s: object %llu is not a dictionary", path, num);
-			if (!at)
-				continue;
-			open_at = skip_ws(b, at, info_end);
-			for (j = open_at + 1; j < info_end && b[j] != ')' && b[j] != '(' && b[j] != '\\'; j++)
-				;
-			if (open_at >= info_end || b[open_at] != '(' || j >= info_end || b[j] != ')')
-				FAIL("%s: %s is not a plain literal string", path, keys[k] + 1);
-			len = j - open_at - 1;
-			if (pdf_date(wall_ns, len, date) != 0)
-				FAIL("%s: %s (%.*s) is in no form that can be rewritten at its length", path,
-				     keys[k] + 1, (int)(len < 40 ? len : 40), b + open_at + 1);
-			memcpy(b + open_at + 1, date, len);
-			spans[nspans++] = (struct span){ open_at + 1, len };
+	if (read_pdf(&p, fd) != 0 || find_trailer(&p) != 0 || fix_info_dates(&p, wall_ns) != 0 || fix_id(&p) != 0)
+		goto out;
+	for (size_t k = 0; k < p.nspans; k++)
+		if (pwrite(fd, p.b + p.spans[k].at, p.spans[k].len, (off_t)p.spans[k].at) != (ssize_t)p.spans[k].len) {
+			fail(&p, "%s: %s", path, strerror(errno));
+			goto out;
 		}
+	if (p.nspans && fsync(fd) != 0) {
+		fail(&p, "%s: %s", path, strerror(errno));
+		goto out;
 	}
-
-	/* the trailer's /ID [<hex> <hex>], when there is one */
-	if (dict_key(b, trailer, trailer_end, "/ID", &at, &trailer_end) == 0 && at) {
-		i = skip_ws(b, at, trailer_end);
-		if (i >= trailer_end || b[i++] != '[')
-			FAIL("%s: the trailer's /ID is not an array", path);
-		for (; nids < 2; nids++) {
-			size_t h;
-			i = skip_ws(b, i, trailer_end);
-			if (i >= trailer_end || b[i++] != '<')
-				FAIL("%s: the trailer's /ID is not two hexadecimal strings", path);
-			for (h = i; h < trailer_end && b[h] && strchr("0123456789abcdefABCDEF", b[h]); h++)
-				b[h] = '0';
-			if (h >= trailer_end || b[h] != '>' || h == i)
-				FAIL("%s: the trailer's /ID is not two hexadecimal strings", path);
-			ids[nids] = (struct span){ i, h - i };
-			i = h + 1;
-		}
-		if ((i = skip_ws(b, i, trailer_end)) >= trailer_end || b[i] != ']')
-			FAIL("%s: the trailer's /ID is not two hexadecimal strings", path);
-	}
-	if (nids) {
-		struct gl_sha256 s;
-		char hex[65];
-
-		gl_sha256_init(&s);
-		gl_sha256_update(&s, b, size);
-		gl_sha256_final_hex(&s, hex);
-		for (size_t k = 0; k < nids; k++) {
-			for (size_t j = 0; j < ids[k].len; j++)
-				b[ids[k].at + j] = hex[j % 64];
-			spans[nspans++] = ids[k];
-		}
-	}
-
-	for (size_t k = 0; k < nspans; k++)
-		if (pwrite(fd, b + spans[k].at, spans[k].len, (off_t)spans[k].at) != (ssize_t)spans[k].len)
-			FAIL("%s: %s", path, strerror(errno));
-	if (nspans && fsync(fd) != 0)
-		FAIL("%s: %s", path, strerror(errno));
 	rc = 0;
 out:
-	free(b);
+	free(p.b);
 	if (fd >= 0)
 		close(fd);
 	return rc;

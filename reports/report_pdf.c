@@ -366,15 +366,25 @@ static long unbase64(char *s)
 	return k;
 }
 
-/* Print html (NUL-terminated) to out_fd as PDF through the browser at the
- * other end of c. 0, or -1 with c->why. */
-static int cdp_print(struct cdp *c, const char *html, int out_fd)
+/* Call method and drop its result: 0, or -1 with c->why. */
+static int cdp_do(struct cdp *c, int page, const char *method, cJSON *params)
 {
-	cJSON *r, *p;
-	char target[128], frame[128], stream[128];
-	int done;
+	cJSON *r = cdp_call(c, page, method, params);
 
-	/* the page: about:blank, attached in flat mode */
+	if (!r)
+		return -1;
+	cJSON_Delete(r);
+	return 0;
+}
+
+/* The page: about:blank, attached in flat mode (c->session), taken
+ * offline and without script before the document exists; its main
+ * frame's id into frame. 0, or -1 with c->why. */
+static int cdp_open_page(struct cdp *c, char *frame, size_t frame_n)
+{
+	char target[128];
+	cJSON *r, *p;
+
 	p = cJSON_CreateObject();
 	cJSON_AddStringToObject(p, "url", "about:blank");
 	if (!(r = cdp_call(c, 0, "Target.createTarget", p)))
@@ -388,36 +398,35 @@ static int cdp_print(struct cdp *c, const char *html, int out_fd)
 		return -1;
 	snprintf(c->session, sizeof(c->session), "%s", res_str(r, "sessionId") ? res_str(r, "sessionId") : "");
 	cJSON_Delete(r);
-	/* offline, no script: before the document exists */
-	if (!(r = cdp_call(c, 1, "Network.enable", NULL)))
+	if (cdp_do(c, 1, "Network.enable", NULL) != 0)
 		return -1;
-	cJSON_Delete(r);
 	p = cJSON_CreateObject();
 	cJSON_AddBoolToObject(p, "offline", 1);
 	cJSON_AddNumberToObject(p, "latency", 0);
 	cJSON_AddNumberToObject(p, "downloadThroughput", -1);
 	cJSON_AddNumberToObject(p, "uploadThroughput", -1);
-	if (!(r = cdp_call(c, 1, "Network.emulateNetworkConditions", p)))
+	if (cdp_do(c, 1, "Network.emulateNetworkConditions", p) != 0)
 		return -1;
-	cJSON_Delete(r);
 	p = cJSON_CreateObject();
 	cJSON_AddBoolToObject(p, "value", 1);
-	if (!(r = cdp_call(c, 1, "Emulation.setScriptExecutionDisabled", p)))
+	if (cdp_do(c, 1, "Emulation.setScriptExecutionDisabled", p) != 0 || cdp_do(c, 1, "Page.enable", NULL) != 0)
 		return -1;
-	cJSON_Delete(r);
-	if (!(r = cdp_call(c, 1, "Page.enable", NULL)))
-		return -1;
-	cJSON_Delete(r);
 	if (!(r = cdp_call(c, 1, "Page.getFrameTree", NULL)))
 		return -1;
 	{
 		const cJSON *f = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(r, "frameTree"), "frame");
-		snprintf(frame, sizeof(frame), "%s", res_str(f, "id") ? res_str(f, "id") : "");
+		snprintf(frame, frame_n, "%s", res_str(f, "id") ? res_str(f, "id") : "");
 	}
 	cJSON_Delete(r);
-	/* the document, then its load event (whatever it holds has had its
-	 * chance to load, or been refused) */
-	p = cJSON_CreateObject();
+	return 0;
+}
+
+/* The document into frame, then its load event (whatever it holds has
+ * had its chance to load, or been refused). 0, or -1 with c->why. */
+static int cdp_load(struct cdp *c, const char *frame, const char *html)
+{
+	cJSON *p = cJSON_CreateObject();
+
 	cJSON_AddStringToObject(p, "frameId", frame);
 	if (!cJSON_AddStringToObject(p, "html", html)) {
 		cJSON_Delete(p);
@@ -425,9 +434,8 @@ static int cdp_print(struct cdp *c, const char *html, int out_fd)
 		return -1;
 	}
 	c->loaded = 0;
-	if (!(r = cdp_call(c, 1, "Page.setDocumentContent", p)))
+	if (cdp_do(c, 1, "Page.setDocumentContent", p) != 0)
 		return -1;
-	cJSON_Delete(r);
 	while (!c->loaded) {
 		cJSON *m = cdp_recv(c);
 		const char *ev;
@@ -437,33 +445,24 @@ static int cdp_print(struct cdp *c, const char *html, int out_fd)
 		c->loaded = ev && !strcmp(ev, "Page.loadEventFired");
 		cJSON_Delete(m);
 	}
-	/* A4 and margins come from the page's @page rule */
-	p = cJSON_CreateObject();
-	cJSON_AddBoolToObject(p, "printBackground", 1);
-	cJSON_AddBoolToObject(p, "preferCSSPageSize", 1);
-	cJSON_AddBoolToObject(p, "displayHeaderFooter", 0);
-	cJSON_AddStringToObject(p, "transferMode", "ReturnAsStream");
-	if (!(r = cdp_call(c, 1, "Page.printToPDF", p)))
-		return -1;
-	snprintf(stream, sizeof(stream), "%s", res_str(r, "stream") ? res_str(r, "stream") : "");
-	cJSON_Delete(r);
-	if (!stream[0]) {
-		snprintf(c->why, sizeof(c->why), "DevTools Page.printToPDF: no stream");
-		return -1;
-	}
+	return 0;
+}
+
+/* The PDF stream (IO.read chunks, base64 or not) written to out_fd up to
+ * its end. 0, or -1 with c->why. */
+static int cdp_read_stream(struct cdp *c, const char *stream, int out_fd)
+{
 	for (;;) {
-		cJSON *data;
-		const cJSON *eof;
+		cJSON *r, *p = cJSON_CreateObject();
 		char *d;
 		long len;
-		p = cJSON_CreateObject();
+		int done;
+
 		cJSON_AddStringToObject(p, "handle", stream);
 		cJSON_AddNumberToObject(p, "size", CDP_CHUNK);
 		if (!(r = cdp_call(c, 1, "IO.read", p)))
 			return -1;
-		data = cJSON_GetObjectItemCaseSensitive(r, "data");
-		eof = cJSON_GetObjectItemCaseSensitive(r, "eof");
-		d = cJSON_GetStringValue(data);
+		d = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r, "data"));
 		len = !d ? -1 : cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "base64Encoded")) ? unbase64(d)
 												: (long)strlen(d);
 		if (len < 0) {
@@ -482,11 +481,38 @@ static int cdp_print(struct cdp *c, const char *html, int out_fd)
 			}
 			off += w;
 		}
-		done = cJSON_IsTrue(eof);
+		done = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "eof"));
 		cJSON_Delete(r);
 		if (done)
-			break;
+			return 0;
 	}
+}
+
+/* Print html (NUL-terminated) to out_fd as PDF through the browser at the
+ * other end of c. 0, or -1 with c->why. */
+static int cdp_print(struct cdp *c, const char *html, int out_fd)
+{
+	cJSON *r, *p;
+	char frame[128], stream[128];
+
+	if (cdp_open_page(c, frame, sizeof(frame)) != 0 || cdp_load(c, frame, html) != 0)
+		return -1;
+	/* A4 and margins come from the page's @page rule */
+	p = cJSON_CreateObject();
+	cJSON_AddBoolToObject(p, "printBackground", 1);
+	cJSON_AddBoolToObject(p, "preferCSSPageSize", 1);
+	cJSON_AddBoolToObject(p, "displayHeaderFooter", 0);
+	cJSON_AddStringToObject(p, "transferMode", "ReturnAsStream");
+	if (!(r = cdp_call(c, 1, "Page.printToPDF", p)))
+		return -1;
+	snprintf(stream, sizeof(stream), "%s", res_str(r, "stream") ? res_str(r, "stream") : "");
+	cJSON_Delete(r);
+	if (!stream[0]) {
+		snprintf(c->why, sizeof(c->why), "DevTools Page.printToPDF: no stream");
+		return -1;
+	}
+	if (cdp_read_stream(c, stream, out_fd) != 0)
+		return -1;
 	p = cJSON_CreateObject();
 	cJSON_AddStringToObject(p, "handle", stream);
 	if ((r = cdp_call(c, 1, "IO.close", p)))
@@ -592,20 +618,13 @@ static void log_tail(const char *path, char *out, size_t n)
 	}
 }
 
-int gl_report_pdf(const char *dir, int64_t date_wall_ns, char *msg, size_t n)
+/* The browser to print with, unless GAUNTLET_PDF=off or a stop request
+ * came: 0, or GL_PDF_SKIPPED or -1 (a browser named by
+ * GAUNTLET_CHROMIUM that cannot be used) with msg. */
+static int pdf_browser(const char **browser, char *msg, size_t n)
 {
-	const char *mode = getenv("GAUNTLET_PDF"), *browser;
-	char why[600], absdir[PATH_MAX], prof[PATH_MAX + 32], html[PATH_MAX + 32], tmp[PATH_MAX + 32],
-		out[PATH_MAX + 32], logp[PATH_MAX + 64], a_prof[PATH_MAX + 48], e_home[PATH_MAX + 16],
-		e_tmp[PATH_MAX + 16], e_xdg[PATH_MAX + 32], e_cache[PATH_MAX + 32];
-	struct cdp c = { .fd = -1 };
-	struct timespec t1;
-	struct gl_err err = { 0 };
-	struct stat st;
-	char *page = NULL;
-	size_t page_len = 0;
-	int rc, fd, status;
-	char head[5];
+	const char *mode = getenv("GAUNTLET_PDF");
+	char why[600];
 
 	if (mode && (!strcmp(mode, "off") || !strcmp(mode, "0") || !strcmp(mode, "no"))) {
 		snprintf(msg, n, "report.pdf: not rendered (GAUNTLET_PDF=%s)", mode);
@@ -616,87 +635,111 @@ int gl_report_pdf(const char *dir, int64_t date_wall_ns, char *msg, size_t n)
 			 gl_stop_name(gl_stop_interrupts()));
 		return GL_PDF_SKIPPED;
 	}
-	if (!(browser = find_browser(why, sizeof(why)))) {
+	if (!(*browser = find_browser(why, sizeof(why)))) {
 		const char *env = getenv("GAUNTLET_CHROMIUM");
 		/* the browser asked for by name and not usable is worth a warning */
 		snprintf(msg, n, "report.pdf: %s: %s", env && env[0] ? "not written" : "skipped", why);
 		return env && env[0] ? -1 : GL_PDF_SKIPPED;
 	}
-	if (!realpath(dir, absdir)) {
+	return 0;
+}
+
+/* One rendering's files: report.html's text, the browser's private
+ * profile, report.pdf.tmp (open for writing) that becomes report.pdf. */
+struct pdf_files {
+	char absdir[PATH_MAX], html[PATH_MAX + 32], tmp[PATH_MAX + 32], out[PATH_MAX + 32], prof[PATH_MAX + 32];
+	char *page;
+	size_t page_len;
+	int fd;
+};
+
+/* Read report.html, make the profile, open report.pdf.tmp: 0, or -1 with
+ * msg and nothing left behind. */
+static int pdf_prepare(const char *dir, struct pdf_files *f, char *msg, size_t n)
+{
+	struct gl_err err = { 0 };
+
+	if (!realpath(dir, f->absdir)) {
 		snprintf(msg, n, "report.pdf: %s: %s", dir, strerror(errno));
 		return -1;
 	}
-	snprintf(html, sizeof(html), "%s/report.html", absdir);
-	snprintf(tmp, sizeof(tmp), "%s/report.pdf.tmp", absdir);
-	snprintf(out, sizeof(out), "%s/report.pdf", absdir);
+	snprintf(f->html, sizeof(f->html), "%s/report.html", f->absdir);
+	snprintf(f->tmp, sizeof(f->tmp), "%s/report.pdf.tmp", f->absdir);
+	snprintf(f->out, sizeof(f->out), "%s/report.pdf", f->absdir);
 	/* the page's text, handed to the browser (it is given no file:// URL) */
-	if (gl_read_file(html, PDF_HTML_MAX, &page, &page_len, &err) != 0) {
+	if (gl_read_file(f->html, PDF_HTML_MAX, &f->page, &f->page_len, &err) != 0) {
 		snprintf(msg, n, "report.pdf: not written: %s", err.msg);
 		return -1;
 	}
-	if (!gl_utf8_valid(page, page_len)) {
-		free(page);
-		snprintf(msg, n, "report.pdf: not written: %s is not UTF-8 text", html);
-		return -1;
+	if (!gl_utf8_valid(f->page, f->page_len)) {
+		snprintf(msg, n, "report.pdf: not written: %s is not UTF-8 text", f->html);
+		goto fail;
 	}
-	snprintf(prof, sizeof(prof), "%s/.pdf-XXXXXX", absdir);
-	if (!mkdtemp(prof)) {
-		free(page);
-		snprintf(msg, n, "report.pdf: a private profile in %s: %s", absdir, strerror(errno));
-		return -1;
+	snprintf(f->prof, sizeof(f->prof), "%s/.pdf-XXXXXX", f->absdir);
+	if (!mkdtemp(f->prof)) {
+		snprintf(msg, n, "report.pdf: a private profile in %s: %s", f->absdir, strerror(errno));
+		goto fail;
 	}
-	unlink(tmp);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0) {
-		free(page);
-		nftw(prof, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
-		snprintf(msg, n, "report.pdf: not written: %s: %s", tmp, strerror(errno));
-		return -1;
+	unlink(f->tmp);
+	f->fd = open(f->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (f->fd < 0) {
+		nftw(f->prof, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
+		snprintf(msg, n, "report.pdf: not written: %s: %s", f->tmp, strerror(errno));
+		goto fail;
 	}
-	snprintf(a_prof, sizeof(a_prof), "--user-data-dir=%s", prof);
-	snprintf(e_home, sizeof(e_home), "HOME=%s", prof);
-	snprintf(e_tmp, sizeof(e_tmp), "TMPDIR=%s", prof);
-	snprintf(e_xdg, sizeof(e_xdg), "XDG_CONFIG_HOME=%s/.config", prof);
-	snprintf(e_cache, sizeof(e_cache), "XDG_CACHE_HOME=%s/.cache", prof);
-	snprintf(logp, sizeof(logp), "%s/browser.log", prof);
-	{
-		char *argv[] = { (char *)browser, "--headless", "--disable-gpu", "--no-first-run",
-				 "--no-default-browser-check", "--disable-background-networking", "--disable-sync",
-				 "--disable-extensions", "--disable-default-apps", "--disable-component-update",
-				 "--disable-dev-shm-usage", "--mute-audio", "--hide-scrollbars",
-				 "--host-resolver-rules=MAP * ~NOTFOUND", "--remote-debugging-pipe",
-				 geteuid() == 0 ? "--no-sandbox" : "--disable-breakpad", a_prof, "about:blank", NULL };
-		char *envp[] = { e_home, e_tmp, e_xdg, e_cache, "PATH=/usr/bin:/bin", "LANG=C.UTF-8", NULL };
-		clock_gettime(CLOCK_MONOTONIC, &c.t0);
-		rc = cdp_start(&c, argv, envp, logp);
-		if (rc == 0) {
-			rc = cdp_print(&c, page, fd);
-			status = cdp_stop(&c, 1);
-			if (rc != 0 && status > 0) {
-				/* the browser's own words, when it died under us */
-				char tail[300];
-				size_t k = strlen(c.why);
-				log_tail(logp, tail, sizeof(tail));
-				snprintf(c.why + k, sizeof(c.why) - k, " (%s exited with %d%s%s)", browser, status,
-					 tail[0] ? ": " : "", tail);
-			}
-		}
-		clock_gettime(CLOCK_MONOTONIC, &t1);
+	return 0;
+fail:
+	free(f->page);
+	f->page = NULL;
+	return -1;
+}
+
+/* The browser started with the profile and an environment of its own
+ * only, the page printed into f->fd, the browser closed. 0, or -1 with
+ * c->why (and the browser's last words when it died under us). */
+static int pdf_render(struct cdp *c, const char *browser, const struct pdf_files *f)
+{
+	char logp[PATH_MAX + 64], a_prof[PATH_MAX + 48], e_home[PATH_MAX + 16], e_tmp[PATH_MAX + 16],
+		e_xdg[PATH_MAX + 32], e_cache[PATH_MAX + 32];
+	char *argv[] = { (char *)browser, "--headless", "--disable-gpu", "--no-first-run",
+			 "--no-default-browser-check", "--disable-background-networking", "--disable-sync",
+			 "--disable-extensions", "--disable-default-apps", "--disable-component-update",
+			 "--disable-dev-shm-usage", "--mute-audio", "--hide-scrollbars",
+			 "--host-resolver-rules=MAP * ~NOTFOUND", "--remote-debugging-pipe",
+			 geteuid() == 0 ? "--no-sandbox" : "--disable-breakpad", a_prof, "about:blank", NULL };
+	char *envp[] = { e_home, e_tmp, e_xdg, e_cache, "PATH=/usr/bin:/bin", "LANG=C.UTF-8", NULL };
+	int rc, status;
+
+	snprintf(a_prof, sizeof(a_prof), "--user-data-dir=%s", f->prof);
+	snprintf(e_home, sizeof(e_home), "HOME=%s", f->prof);
+	snprintf(e_tmp, sizeof(e_tmp), "TMPDIR=%s", f->prof);
+	snprintf(e_xdg, sizeof(e_xdg), "XDG_CONFIG_HOME=%s/.config", f->prof);
+	snprintf(e_cache, sizeof(e_cache), "XDG_CACHE_HOME=%s/.cache", f->prof);
+	snprintf(logp, sizeof(logp), "%s/browser.log", f->prof);
+	clock_gettime(CLOCK_MONOTONIC, &c->t0);
+	if ((rc = cdp_start(c, argv, envp, logp)) != 0)
+		return rc;
+	rc = cdp_print(c, f->page, f->fd);
+	status = cdp_stop(c, 1);
+	if (rc != 0 && status > 0) {
+		char tail[300];
+		size_t k = strlen(c->why);
+		log_tail(logp, tail, sizeof(tail));
+		snprintf(c->why + k, sizeof(c->why) - k, " (%s exited with %d%s%s)", browser, status,
+			 tail[0] ? ": " : "", tail);
 	}
-	free(page);
-	free(c.in);
-	nftw(prof, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
-	if (rc != 0 || fsync(fd) != 0) {
-		if (rc == 0)
-			snprintf(c.why, sizeof(c.why), "fsync: %s", strerror(errno));
-		close(fd);
-		unlink(tmp);
-		snprintf(msg, n, "report.pdf: not written: %s", c.why);
-		return -1;
-	}
-	close(fd);
-	/* what the browser gave must be a PDF, then it goes in place */
-	fd = open(tmp, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	return rc;
+}
+
+/* What the browser gave at tmp must be a PDF; dated at the run's end it
+ * goes in place at out, its size in *size. 0, or -1 with msg (tmp gone). */
+static int pdf_place(const char *tmp, const char *out, const char *browser, int64_t date_wall_ns, off_t *size,
+		     char *msg, size_t n)
+{
+	char why[600], head[5];
+	struct stat st;
+	int fd = open(tmp, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+
 	if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < 5 || read(fd, head, 5) != 5 ||
 	    memcmp(head, "%PDF-", 5) != 0) {
 		if (fd >= 0)
@@ -717,7 +760,40 @@ int gl_report_pdf(const char *dir, int64_t date_wall_ns, char *msg, size_t n)
 		unlink(tmp);
 		return -1;
 	}
-	snprintf(msg, n, "report.pdf: %lld bytes, rendered by %s in %.1f s", (long long)st.st_size, browser,
+	*size = st.st_size;
+	return 0;
+}
+
+int gl_report_pdf(const char *dir, int64_t date_wall_ns, char *msg, size_t n)
+{
+	struct pdf_files f = { .fd = -1 };
+	struct cdp c = { .fd = -1 };
+	struct timespec t1;
+	const char *browser = NULL;
+	off_t size = 0;
+	int rc;
+
+	if ((rc = pdf_browser(&browser, msg, n)) != 0)
+		return rc;
+	if (pdf_prepare(dir, &f, msg, n) != 0)
+		return -1;
+	rc = pdf_render(&c, browser, &f);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	free(f.page);
+	free(c.in);
+	nftw(f.prof, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
+	if (rc != 0 || fsync(f.fd) != 0) {
+		if (rc == 0)
+			snprintf(c.why, sizeof(c.why), "fsync: %s", strerror(errno));
+		close(f.fd);
+		unlink(f.tmp);
+		snprintf(msg, n, "report.pdf: not written: %s", c.why);
+		return -1;
+	}
+	close(f.fd);
+	if (pdf_place(f.tmp, f.out, browser, date_wall_ns, &size, msg, n) != 0)
+		return -1;
+	snprintf(msg, n, "report.pdf: %lld bytes, rendered by %s in %.1f s", (long long)size, browser,
 		 (double)(t1.tv_sec - c.t0.tv_sec) + (double)(t1.tv_nsec - c.t0.tv_nsec) / 1e9);
 	return GL_PDF_WRITTEN;
 }

@@ -1,15 +1,13 @@
 /*
- * evidence.c - seal and verify (evidence.h): a run directory's reports,
- * scenario and store hash committed to a git repository through libgit2,
- * and the directory checked against that commit later.
+ * evidence.c - seal (evidence.h): a run directory's reports, scenario and
+ * store hash committed to a git repository through libgit2; and the
+ * helpers verify shares (evidence_int.h).
  *
  * Seal builds the run's folder as a tree of blobs written straight into
  * the object database (streamed, no filters, no index, no work tree), puts
  * it into the tree of the branch's tip, commits with the tip as parent
  * (libgit2 refuses the ref update if the tip moved meanwhile), then tags
- * the commit. Verify never trusts DIR/seal.json's blob list alone: the
- * commit's tree is the reference, and files are hashed with
- * git_odb_hashfile, which reads them as the bytes they are.
+ * the commit.
  *
  * Signed seals (--sign-key) are git's own form for gpg.format=ssh, so
  * `git verify-commit` and `git verify-tag` check them as well as verify
@@ -21,7 +19,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +29,7 @@
 #include <git2.h>
 
 #include "analysis.h"
-#include "evidence.h"
+#include "evidence_int.h"
 #include "sha256.h"
 #include "sshsig.h"
 #include "store.h"
@@ -46,24 +43,16 @@ static const char *const sealed_files[] = {
 };
 /* and every regular file of DIR/gates (the gates' raw outputs, docs/gates.md)
  * as the subtree gates/ */
-#define GATES_DIR "gates"
 #define GATES_MAX_FILES 4096
-#define SCENARIO_NAME "scenario.json"
-#define STORE_HASH_NAME "store.sha256"
-#define SEAL_JSON_MAX (1u << 20)
 #define REPORT_JSON_MAX (256u << 20)
 
-static int git_fail(struct gl_err *err, const char *what)
+int gl_ev_git_fail(struct gl_err *err, const char *what)
 {
 	const git_error *e = git_error_last();
 	return gl_errf(err, GL_EIO, "%s: %s", what, e && e->message ? e->message : "libgit2 error");
 }
 
-/* Hold DIR/run.lock as the controller does, so no live run writes while
- * we hash. A directory we cannot write (a read-only copy) has no live run
- * writing into it either: then no lock is taken. Returns the fd, -1 when
- * none could be taken without it being held, -2 when a run holds it. */
-static int lock_run(const char *dir)
+int gl_ev_lock_run(const char *dir)
 {
 	char path[PATH_MAX];
 	int fd;
@@ -81,7 +70,7 @@ static int lock_run(const char *dir)
 	return fd;
 }
 
-static int file_sha256(const char *path, char hex[65], struct gl_err *err)
+int gl_ev_file_sha256(const char *path, char hex[65], struct gl_err *err)
 {
 	struct gl_sha256 s;
 	unsigned char *buf = malloc(1u << 20);
@@ -125,7 +114,7 @@ static int blob_from_file(git_repository *repo, const char *path, git_oid *id, s
 	}
 	if (git_repository_odb(&odb, repo) != 0 ||
 	    git_odb_open_wstream(&s, odb, (git_object_size_t)sb.st_size, GIT_OBJECT_BLOB) != 0) {
-		rc = git_fail(err, path);
+		rc = gl_ev_git_fail(err, path);
 		goto out;
 	}
 	while ((n = fread(buf, 1, 1u << 16, f)) > 0) {
@@ -134,7 +123,7 @@ static int blob_from_file(git_repository *repo, const char *path, git_oid *id, s
 			goto out;
 		}
 		if (git_odb_stream_write(s, (const char *)buf, n) != 0) {
-			rc = git_fail(err, path);
+			rc = gl_ev_git_fail(err, path);
 			goto out;
 		}
 		total += n;
@@ -144,7 +133,7 @@ static int blob_from_file(git_repository *repo, const char *path, git_oid *id, s
 		goto out;
 	}
 	if (git_odb_stream_finalize_write(id, s) != 0)
-		rc = git_fail(err, path);
+		rc = gl_ev_git_fail(err, path);
 out:
 	git_odb_stream_free(s);
 	git_odb_free(odb);
@@ -188,7 +177,7 @@ static int open_or_init(const char *path, git_repository **repo, int *created, s
 	if (rc == 0)
 		return 0;
 	if (rc != GIT_ENOTFOUND)
-		return git_fail(err, path);
+		return gl_ev_git_fail(err, path);
 	if (stat(path, &sb) == 0) {
 		DIR *d = S_ISDIR(sb.st_mode) ? opendir(path) : NULL;
 		struct dirent *e;
@@ -204,7 +193,7 @@ static int open_or_init(const char *path, git_repository **repo, int *created, s
 	}
 	io.flags = GIT_REPOSITORY_INIT_BARE | GIT_REPOSITORY_INIT_MKPATH;
 	if (git_repository_init_ext(repo, path, &io) != 0)
-		return git_fail(err, path);
+		return gl_ev_git_fail(err, path);
 	*created = 1;
 	return 0;
 }
@@ -220,9 +209,7 @@ static int signature(git_repository *repo, git_signature **sig)
 	return git_signature_now(sig, "gauntlet", email);
 }
 
-/* A gate file name as gates.c writes them: letters, digits, '.', '_', '-',
- * not starting with '.'. */
-static int gate_file_ok(const char *n)
+int gl_ev_gate_file_ok(const char *n)
 {
 	size_t len = strlen(n);
 	if (len == 0 || len > 200 || n[0] == '.')
@@ -254,10 +241,10 @@ static int build_gates_tree(git_repository *repo, const char *dir, git_oid *tree
 		return gl_errf(err, GL_EIO, "%s: %s", path, strerror(errno));
 	if (git_treebuilder_new(&tb, repo, NULL) != 0) {
 		closedir(d);
-		return git_fail(err, "tree");
+		return gl_ev_git_fail(err, "tree");
 	}
 	while ((de = readdir(d))) {
-		if (!gate_file_ok(de->d_name))
+		if (!gl_ev_gate_file_ok(de->d_name))
 			continue;
 		snprintf(path, sizeof(path), "%s/%s/%s", dir, GATES_DIR, de->d_name);
 		if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode))
@@ -269,7 +256,7 @@ static int build_gates_tree(git_repository *repo, const char *dir, git_oid *tree
 		if ((rc = blob_from_file(repo, path, &id, err)))
 			break;
 		if (git_treebuilder_insert(NULL, tb, de->d_name, &id, GIT_FILEMODE_BLOB) != 0) {
-			rc = git_fail(err, de->d_name);
+			rc = gl_ev_git_fail(err, de->d_name);
 			break;
 		}
 		snprintf(name, sizeof(name), "%s/%s", GATES_DIR, de->d_name);
@@ -278,7 +265,7 @@ static int build_gates_tree(git_repository *repo, const char *dir, git_oid *tree
 	closedir(d);
 	if (rc == 0 && n > 0) {
 		if (git_treebuilder_write(tree_id, tb) != 0)
-			rc = git_fail(err, "tree");
+			rc = gl_ev_git_fail(err, "tree");
 		else
 			*any = 1;
 	}
@@ -349,7 +336,7 @@ static int read_run(const char *dir, struct run_facts *rf, struct gl_err *err)
 		}
 	}
 	snprintf(path, sizeof(path), "%s/run.db", dir);
-	rc = file_sha256(path, rf->store_sha256, err);
+	rc = gl_ev_file_sha256(path, rf->store_sha256, err);
 out:
 	cJSON_Delete(rep);
 	free(text);
@@ -369,7 +356,7 @@ static int build_run_tree(git_repository *repo, const char *dir, const struct ru
 	int rc = 0;
 
 	if (git_treebuilder_new(&tb, repo, NULL) != 0) {
-		rc = git_fail(err, "tree");
+		rc = gl_ev_git_fail(err, "tree");
 		goto out;
 	}
 	for (size_t i = 0; i < GL_ARRAY_LEN(sealed_files); i++) {
@@ -379,7 +366,7 @@ static int build_run_tree(git_repository *repo, const char *dir, const struct ru
 		if ((rc = blob_from_file(repo, path, &id, err)))
 			goto out;
 		if (git_treebuilder_insert(NULL, tb, sealed_files[i], &id, GIT_FILEMODE_BLOB) != 0) {
-			rc = git_fail(err, sealed_files[i]);
+			rc = gl_ev_git_fail(err, sealed_files[i]);
 			goto out;
 		}
 		cJSON_AddStringToObject(files, sealed_files[i], git_oid_tostr(hex, sizeof(hex), &id));
@@ -389,25 +376,25 @@ static int build_run_tree(git_repository *repo, const char *dir, const struct ru
 		if ((rc = build_gates_tree(repo, dir, &id, &any, files, err)))
 			goto out;
 		if (any && git_treebuilder_insert(NULL, tb, GATES_DIR, &id, GIT_FILEMODE_TREE) != 0) {
-			rc = git_fail(err, GATES_DIR);
+			rc = gl_ev_git_fail(err, GATES_DIR);
 			goto out;
 		}
 	}
 	if (git_blob_create_from_buffer(&id, repo, rf->row.scenario_text, strlen(rf->row.scenario_text)) != 0 ||
 	    git_treebuilder_insert(NULL, tb, SCENARIO_NAME, &id, GIT_FILEMODE_BLOB) != 0) {
-		rc = git_fail(err, SCENARIO_NAME);
+		rc = gl_ev_git_fail(err, SCENARIO_NAME);
 		goto out;
 	}
 	cJSON_AddStringToObject(files, SCENARIO_NAME, git_oid_tostr(hex, sizeof(hex), &id));
 	snprintf(line, sizeof(line), "%s  run.db\n", rf->store_sha256);   /* sha256sum -c reads it */
 	if (git_blob_create_from_buffer(&id, repo, line, strlen(line)) != 0 ||
 	    git_treebuilder_insert(NULL, tb, STORE_HASH_NAME, &id, GIT_FILEMODE_BLOB) != 0) {
-		rc = git_fail(err, STORE_HASH_NAME);
+		rc = gl_ev_git_fail(err, STORE_HASH_NAME);
 		goto out;
 	}
 	cJSON_AddStringToObject(files, STORE_HASH_NAME, git_oid_tostr(hex, sizeof(hex), &id));
 	if (git_treebuilder_write(tree_id, tb) != 0)
-		rc = git_fail(err, "tree");
+		rc = gl_ev_git_fail(err, "tree");
 out:
 	git_treebuilder_free(tb);
 	return rc;
@@ -436,8 +423,7 @@ out:
 	git_tree_free(c);
 }
 
-/* Run folder id of run_id in commit c; 0, or -1 when it has none. */
-static int run_folder(const git_commit *c, const char *run_id, git_oid *out)
+int gl_ev_run_folder(const git_commit *c, const char *run_id, git_oid *out)
 {
 	git_tree *t = NULL;
 	const git_tree_entry *e;
@@ -467,7 +453,7 @@ static int write_seal_json(const char *dir, cJSON *rec, struct gl_err *err)
 	return rc;
 }
 
-static int code_of(int rc)
+int gl_ev_code_of(int rc)
 {
 	return rc == -GL_EINVAL ? GL_EVIDENCE_BAD_INPUT : GL_EVIDENCE_ERROR;
 }
@@ -485,7 +471,7 @@ static int move_branch(git_repository *repo, const char *refname, const git_comm
 	else
 		rc = git_reference_create(&ref, repo, refname, id, 0, "gauntlet seal");
 	git_reference_free(ref);
-	return rc ? git_fail(err, refname) : 0;
+	return rc ? gl_ev_git_fail(err, refname) : 0;
 }
 
 /* Commit top as the branch's new tip, signed with key: libgit2's commit
@@ -504,14 +490,14 @@ static int commit_signed(git_repository *repo, const char *refname, const git_si
 	int rc;
 
 	if (git_commit_create_buffer(&buf, repo, sig, sig, NULL, msg, top, tip ? 1 : 0, parents) != 0)
-		return git_fail(err, "commit");
+		return gl_ev_git_fail(err, "commit");
 	if ((rc = gl_sshsig_sign(key, buf.ptr, buf.size, &armored, err)))
 		goto out;
 	n = strlen(armored);
 	while (n && armored[n - 1] == '\n')
 		armored[--n] = '\0';
 	if (git_commit_create_with_signature(id, repo, buf.ptr, armored, "gpgsig") != 0) {
-		rc = git_fail(err, "signed commit");
+		rc = gl_ev_git_fail(err, "signed commit");
 		goto out;
 	}
 	rc = move_branch(repo, refname, tip, id, err);
@@ -542,516 +528,284 @@ static int tag_signed(git_repository *repo, const char *tagname, const git_oid *
 		goto out;
 	}
 	if (git_tag_create_from_buffer(tag_id, repo, b.data, 0) != 0)
-		rc = git_fail(err, tagname);
+		rc = gl_ev_git_fail(err, tagname);
 out:
 	free(armored);
 	gl_buf_free(&b);
 	return rc;
 }
 
-int gl_seal(const char *dir, const char *repo_path, const char *sign_key, FILE *out, struct gl_err *err)
-{
+/* One seal: the run's facts, the repository, the names, and the folder,
+ * commit and tag it makes. */
+struct seal {
+	const char *dir, *repo_path, *sign_key;
+	FILE *out;
+	int lock, created;
 	struct run_facts rf;
-	git_repository *repo = NULL;
-	git_reference *tip_ref = NULL, *tag_ref = NULL;
-	git_commit *tip = NULL, *sealed = NULL;
-	git_tree *top = NULL;
-	git_treebuilder *tb = NULL;
-	git_signature *sig = NULL;
-	git_object *target = NULL;
-	git_oid run_tree, top_id, commit_id, tag_id, old_run;
-	cJSON *rec = cJSON_CreateObject(), *files = cJSON_CreateObject();
+	git_repository *repo;
+	git_signature *sig;
+	cJSON *files;                     /* name -> blob id, for seal.json */
+	git_oid run_tree, commit_id;
 	char branch[GL_NAME_MAX * 2 + 16], refname[GL_NAME_MAX * 2 + 32], tagname[64], tagref[80];
-	char hex[GIT_OID_HEXSZ + 1], repo_abs[PATH_MAX], msg[2048], wall[40];
-	struct gl_buf names;
-	int lock = -1, rc, code = GL_EVIDENCE_ERROR, created = 0, valid = 0, reuse_tip = 0;
+};
 
-	memset(&rf, 0, sizeof(rf));
-	gl_buf_init(&names, 4096);
-	git_libgit2_init();
-	snprintf(msg, sizeof(msg), "%s/run.db", dir);
-	if (access(msg, F_OK) != 0) {
-		gl_errf(err, GL_EINVAL, "%s: no run store (run.db) here", dir);
-		code = GL_EVIDENCE_BAD_INPUT;
-		goto out;
+/* What must hold before anything is written: a run store, a directory and
+ * a key of ours, no live run. Then the run's facts and the repository.
+ * Returns an exit code. */
+static int seal_open(struct seal *s, struct gl_err *err)
+{
+	char path[PATH_MAX];
+	int rc;
+
+	snprintf(path, sizeof(path), "%s/run.db", s->dir);
+	if (access(path, F_OK) != 0) {
+		gl_errf(err, GL_EINVAL, "%s: no run store (run.db) here", s->dir);
+		return GL_EVIDENCE_BAD_INPUT;
 	}
 	/* Sealed evidence is signed off as ours: not a directory another user
 	 * could have filled. */
-	if (gl_path_trusted(dir, 1, err) != 0) {
-		code = GL_EVIDENCE_BAD_INPUT;
-		goto out;
-	}
+	if (gl_path_trusted(s->dir, 1, err) != 0)
+		return GL_EVIDENCE_BAD_INPUT;
 	/* the key before anything is written: a bad one leaves no commit */
-	if (sign_key && gl_path_trusted(sign_key, 0, err) != 0) {
-		code = GL_EVIDENCE_BAD_INPUT;
-		goto out;
+	if (s->sign_key && gl_path_trusted(s->sign_key, 0, err) != 0)
+		return GL_EVIDENCE_BAD_INPUT;
+	s->lock = gl_ev_lock_run(s->dir);
+	if (s->lock == -2) {
+		gl_errf(err, GL_EINVAL, "%s: a gauntlet is still running this run: seal it after it ends", s->dir);
+		return GL_EVIDENCE_BAD_INPUT;
 	}
-	lock = lock_run(dir);
-	if (lock == -2) {
-		gl_errf(err, GL_EINVAL, "%s: a gauntlet is still running this run: seal it after it ends", dir);
-		code = GL_EVIDENCE_BAD_INPUT;
-		goto out;
-	}
-	if ((rc = read_run(dir, &rf, err))) {
-		code = code_of(rc);
-		goto out;
-	}
-	if (open_or_init(repo_path, &repo, &created, err) != 0) {
-		code = err->code == GL_EINVAL ? GL_EVIDENCE_BAD_INPUT : GL_EVIDENCE_ERROR;
-		goto out;
-	}
-	branch_name(rf.row.name, branch, sizeof(branch));
-	snprintf(refname, sizeof(refname), "refs/heads/%s", branch);
-	snprintf(tagname, sizeof(tagname), "run/%s", rf.row.id);
-	snprintf(tagref, sizeof(tagref), "refs/tags/%s", tagname);
-	if (git_reference_name_is_valid(&valid, refname) != 0 || !valid ||
-	    git_reference_name_is_valid(&valid, tagref) != 0 || !valid) {
-		gl_errf(err, GL_EINVAL, "cannot name a branch or tag from scenario '%s' and run '%s'", rf.row.name,
-			rf.row.id);
-		code = GL_EVIDENCE_BAD_INPUT;
-		goto out;
-	}
-	if ((rc = build_run_tree(repo, dir, &rf, &run_tree, files, err)))
-		goto out;
+	if ((rc = read_run(s->dir, &s->rf, err)))
+		return gl_ev_code_of(rc);
+	if (open_or_init(s->repo_path, &s->repo, &s->created, err) != 0)
+		return err->code == GL_EINVAL ? GL_EVIDENCE_BAD_INPUT : GL_EVIDENCE_ERROR;
+	return GL_EVIDENCE_OK;
+}
 
-	/* Sealed before? The tag is the run's seal: same folder, nothing to
-	 * do; another folder, refuse (evidence is never rewritten). */
-	if (git_reference_lookup(&tag_ref, repo, tagref) == 0) {
-		if (git_reference_peel((git_object **)&sealed, tag_ref, GIT_OBJECT_COMMIT) != 0 ||
-		    run_folder(sealed, rf.row.id, &old_run) != 0) {
-			gl_errf(err, GL_EINVAL, "%s: tag %s exists but does not name a commit with the run's folder",
-				repo_path, tagname);
-			code = GL_EVIDENCE_BAD_INPUT;
-			goto out;
-		}
-		commit_id = *git_commit_id(sealed);
-		if (git_oid_cmp(&old_run, &run_tree) != 0) {
-			tree_diff_names(repo, &old_run, &run_tree, &names);
-			fprintf(out, "MISMATCH: run %s was sealed before (commit %s, tag %s) with other content: %s\n",
-				rf.row.id, git_oid_tostr(hex, sizeof(hex), &commit_id), tagname,
-				names.data ? names.data : "?");
-			code = GL_EVIDENCE_MISMATCH;
-			goto out;
-		}
-		fprintf(out, "already sealed: run %s at commit %s (tag %s)%s\n", rf.row.id,
-			git_oid_tostr(hex, sizeof(hex), &commit_id), tagname,
-			sign_key ? "; sealed evidence is never rewritten, so not signed now" : "");
-		goto record;
-	}
+/* The branch evidence/SCENARIO and the tag run/RUN_ID, refused when git
+ * would not take them as ref names. Returns an exit code. */
+static int seal_names(struct seal *s, struct gl_err *err)
+{
+	int valid = 0;
 
-	rc = git_reference_lookup(&tip_ref, repo, refname);
-	if (rc == 0 && git_reference_peel((git_object **)&tip, tip_ref, GIT_OBJECT_COMMIT) != 0) {
-		git_fail(err, refname);
+	branch_name(s->rf.row.name, s->branch, sizeof(s->branch));
+	snprintf(s->refname, sizeof(s->refname), "refs/heads/%s", s->branch);
+	snprintf(s->tagname, sizeof(s->tagname), "run/%s", s->rf.row.id);
+	snprintf(s->tagref, sizeof(s->tagref), "refs/tags/%s", s->tagname);
+	if (git_reference_name_is_valid(&valid, s->refname) != 0 || !valid ||
+	    git_reference_name_is_valid(&valid, s->tagref) != 0 || !valid) {
+		gl_errf(err, GL_EINVAL, "cannot name a branch or tag from scenario '%s' and run '%s'", s->rf.row.name,
+			s->rf.row.id);
+		return GL_EVIDENCE_BAD_INPUT;
+	}
+	return GL_EVIDENCE_OK;
+}
+
+/* Sealed before? The tag is the run's seal: the same folder is nothing to
+ * do (*done, commit_id its commit); another folder is refused, naming the
+ * entries that differ (evidence is never rewritten). Returns an exit code. */
+static int seal_sealed_before(struct seal *s, int *done, struct gl_err *err)
+{
+	git_reference *tag_ref = NULL;
+	git_commit *sealed = NULL;
+	git_oid old_run;
+	struct gl_buf names;
+	char hex[GIT_OID_HEXSZ + 1];
+	int code = GL_EVIDENCE_BAD_INPUT;
+
+	*done = 0;
+	if (git_reference_lookup(&tag_ref, s->repo, s->tagref) != 0)
+		return GL_EVIDENCE_OK;
+	gl_buf_init(&names, 4096);
+	if (git_reference_peel((git_object **)&sealed, tag_ref, GIT_OBJECT_COMMIT) != 0 ||
+	    gl_ev_run_folder(sealed, s->rf.row.id, &old_run) != 0) {
+		gl_errf(err, GL_EINVAL, "%s: tag %s exists but does not name a commit with the run's folder",
+			s->repo_path, s->tagname);
 		goto out;
 	}
-	if (rc != 0 && rc != GIT_ENOTFOUND) {
-		git_fail(err, refname);
+	s->commit_id = *git_commit_id(sealed);
+	if (git_oid_cmp(&old_run, &s->run_tree) != 0) {
+		tree_diff_names(s->repo, &old_run, &s->run_tree, &names);
+		fprintf(s->out, "MISMATCH: run %s was sealed before (commit %s, tag %s) with other content: %s\n",
+			s->rf.row.id, git_oid_tostr(hex, sizeof(hex), &s->commit_id), s->tagname,
+			names.data ? names.data : "?");
+		code = GL_EVIDENCE_MISMATCH;
 		goto out;
 	}
-	/* a seal that committed but died before tagging: tag that commit */
-	reuse_tip = tip && run_folder(tip, rf.row.id, &old_run) == 0 && !git_oid_cmp(&old_run, &run_tree);
-	if (reuse_tip) {
-		commit_id = *git_commit_id(tip);
-	} else {
-		const git_commit *parents[1] = { tip };
-		if ((tip && git_commit_tree(&top, tip) != 0) || git_treebuilder_new(&tb, repo, top) != 0 ||
-		    git_treebuilder_insert(NULL, tb, rf.row.id, &run_tree, GIT_FILEMODE_TREE) != 0 ||
-		    git_treebuilder_write(&top_id, tb) != 0) {
-			git_fail(err, "tree");
-			goto out;
-		}
-		git_tree_free(top);
-		top = NULL;
-		if (git_tree_lookup(&top, repo, &top_id) != 0 || signature(repo, &sig) != 0) {
-			git_fail(err, "commit");
-			goto out;
-		}
-		snprintf(msg, sizeof(msg),
-			 "%s: run %s %s\n\nrun: %s\nscenario: %s\nscenario_sha256: %s\nverdict: %s\nstate: %s\n"
-			 "store_sha256: %s (run.db)\ngauntlet: %s (%s)\n",
-			 rf.row.name, rf.row.id, rf.verdict, rf.row.id, rf.row.name, rf.row.scenario_sha256, rf.verdict,
-			 rf.row.state, rf.store_sha256, rf.row.version, rf.row.git_rev);
-		if (sign_key) {
-			if ((rc = commit_signed(repo, refname, sig, msg, top, tip, sign_key, &commit_id, err))) {
-				code = code_of(rc);
-				goto out;
-			}
-		/* update_ref with the tip as first parent: refused if it moved */
-		} else if (git_commit_create(&commit_id, repo, refname, sig, sig, NULL, msg, top, tip ? 1 : 0,
-					     parents) != 0) {
-			git_fail(err, "commit");
-			goto out;
-		}
-	}
-	if (!sig && signature(repo, &sig) != 0) {
-		git_fail(err, "signature");
-		goto out;
-	}
-	snprintf(msg, sizeof(msg), "run %s: %s\n\nscenario: %s\nscenario_sha256: %s\nstore_sha256: %s\n", rf.row.id,
-		 rf.verdict, rf.row.name, rf.row.scenario_sha256, rf.store_sha256);
-	if (sign_key) {
-		if ((rc = tag_signed(repo, tagname, &commit_id, sig, msg, sign_key, &tag_id, err))) {
-			code = code_of(rc);
-			goto out;
-		}
-	} else if (git_object_lookup(&target, repo, &commit_id, GIT_OBJECT_COMMIT) != 0 ||
-		   git_tag_create(&tag_id, repo, tagname, target, sig, msg, 0) != 0) {
-		git_fail(err, tagname);
-		goto out;
-	}
-	/* a new bare repository: HEAD on the first branch, so `git log` shows it */
-	if (git_repository_is_bare(repo) && git_repository_head_unborn(repo) == 1)
-		git_repository_set_head(repo, refname);
-	fprintf(out, "sealed run %s (%s) in %s: commit %s on %s, tag %s, %d file(s)%s%s\n", rf.row.id, rf.verdict,
-		repo_path, git_oid_tostr(hex, sizeof(hex), &commit_id), branch, tagname, cJSON_GetArraySize(files),
-		created ? " (new bare repository)" : "", sign_key ? ", commit and tag signed (ssh)" : "");
-record:
-	if (!realpath(repo_path, repo_abs))
-		snprintf(repo_abs, sizeof(repo_abs), "%s", repo_path);
-	cJSON_AddNumberToObject(rec, "seal_version", 1);
-	cJSON_AddStringToObject(rec, "repo", repo_abs);
-	cJSON_AddStringToObject(rec, "branch", branch);
-	cJSON_AddStringToObject(rec, "tag", tagname);
-	cJSON_AddStringToObject(rec, "commit", git_oid_tostr(hex, sizeof(hex), &commit_id));
-	cJSON_AddStringToObject(rec, "path", rf.row.id);
-	cJSON_AddStringToObject(rec, "run_id", rf.row.id);
-	cJSON_AddStringToObject(rec, "scenario", rf.row.name);
-	cJSON_AddStringToObject(rec, "scenario_sha256", rf.row.scenario_sha256);
-	cJSON_AddStringToObject(rec, "verdict", rf.verdict);
-	cJSON_AddStringToObject(rec, "store_sha256", rf.store_sha256);
-	gl_format_wall(gl_wall_ns(), wall, sizeof(wall));
-	cJSON_AddStringToObject(rec, "sealed", wall);
-	cJSON_AddItemToObject(rec, "files", files);
-	files = NULL;
-	code = write_seal_json(dir, rec, err) == 0 ? GL_EVIDENCE_OK : GL_EVIDENCE_ERROR;
+	fprintf(s->out, "already sealed: run %s at commit %s (tag %s)%s\n", s->rf.row.id,
+		git_oid_tostr(hex, sizeof(hex), &s->commit_id), s->tagname,
+		s->sign_key ? "; sealed evidence is never rewritten, so not signed now" : "");
+	*done = 1;
+	code = GL_EVIDENCE_OK;
 out:
-	cJSON_Delete(rec);
-	cJSON_Delete(files);
 	gl_buf_free(&names);
-	git_object_free(target);
-	git_signature_free(sig);
-	git_treebuilder_free(tb);
-	git_tree_free(top);
 	git_commit_free(sealed);
-	git_commit_free(tip);
 	git_reference_free(tag_ref);
-	git_reference_free(tip_ref);
-	git_repository_free(repo);
-	git_libgit2_shutdown();
-	free(rf.row.scenario_text);
-	if (lock >= 0)
-		close(lock);
 	return code;
 }
 
-/* --- verify ------------------------------------------------------------ */
-
-/* n_ok counts the sealed folder's entries that match (each report, each
- * gates/ file, scenario.json, store.sha256 for run.db), n_sig the good
- * signatures apart from them, so the file count is the same with and
- * without --allowed-signers. */
-struct verdicts {
-	FILE *out;
-	int n_bad, n_ok, n_sig;
-	struct gl_buf names;
-};
-
-static void mismatch(struct verdicts *v, const char *name, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void mismatch(struct verdicts *v, const char *name, const char *fmt, ...)
+/* The commit of the run's folder: the branch tip's tree with the folder
+ * added, the tip its parent, signed when a key is given. A tip that holds
+ * this very folder (a seal that committed but died before tagging) is
+ * taken as it is. Sets commit_id; returns an exit code. */
+static int seal_commit(struct seal *s, struct gl_err *err)
 {
-	va_list ap;
+	git_reference *tip_ref = NULL;
+	git_commit *tip = NULL;
+	git_tree *top = NULL;
+	git_treebuilder *tb = NULL;
+	git_oid top_id, old_run;
+	char msg[2048];
+	int rc, code = GL_EVIDENCE_ERROR;
 
-	fprintf(v->out, "MISMATCH %s: ", name);
-	va_start(ap, fmt);
-	vfprintf(v->out, fmt, ap);
-	va_end(ap);
-	fputc('\n', v->out);
-	v->n_bad++;
-	gl_buf_printf(&v->names, "%s%s", v->names.len ? ", " : "", name);
-}
-
-static const char *jstr(const cJSON *o, const char *key)
-{
-	return cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, key));
-}
-
-/* One signature checked against the allowed signers file: printed when
- * good, a mismatch saying why otherwise. rc != 0: ssh-keygen could not be
- * run (err says why). */
-static int check_signature(struct verdicts *v, const char *what, const char *allowed, const char *data, size_t len,
-			   const char *sig, size_t sig_len, struct gl_err *err)
-{
-	struct gl_sshsig_check c;
-	int rc = gl_sshsig_verify(allowed, data, len, sig, sig_len, &c, err);
-
-	if (rc)
-		return rc;
-	if (!c.good) {
-		mismatch(v, what, "%s", c.why);
-		return 0;
-	}
-	fprintf(v->out, "signature %s: good, signer %s, key %s\n", what, c.principal, c.key);
-	v->n_sig++;
-	return 0;
-}
-
-#define SSH_SIG_BEGIN "-----BEGIN SSH SIGNATURE-----\n"
-
-/* The commit's gpgsig signature and the tag's appended one, each over the
- * exact bytes git signs. */
-static int check_signatures(struct verdicts *v, git_repository *repo, const git_oid *cid, const char *tag,
-			    const char *allowed, struct gl_err *err)
-{
-	git_buf sig = { 0 }, data = { 0 };
-	git_reference *ref = NULL;
-	git_odb *odb = NULL;
-	git_odb_object *obj = NULL;
-	char name[GIT_OID_HEXSZ + 16], path[300];
-	int rc = 0;
-
-	snprintf(name, sizeof(name), "commit %.12s", git_oid_tostr_s(cid));
-	rc = git_commit_extract_signature(&sig, &data, repo, (git_oid *)cid, "gpgsig");
-	if (rc == GIT_ENOTFOUND)
-		mismatch(v, name, "no signature (sealed without --sign-key?)");
-	else if (rc != 0)
-		return git_fail(err, name);
-	else if (strncmp(sig.ptr, SSH_SIG_BEGIN, strlen(SSH_SIG_BEGIN)))
-		mismatch(v, name, "signed, but not with an SSH key (no SSH signature)");
-	else if ((rc = check_signature(v, name, allowed, data.ptr, data.size, sig.ptr, sig.size, err)))
-		goto out;
-	rc = 0;
-
-	/* the tag: an annotated tag object whose text ends in a signature */
-	snprintf(path, sizeof(path), "refs/tags/%s", tag);
-	snprintf(name, sizeof(name), "tag %.40s", tag);
-	if (git_reference_lookup(&ref, repo, path) != 0 || !git_reference_target(ref)) {
-		mismatch(v, name, "no signature (the tag is gone)");
+	rc = git_reference_lookup(&tip_ref, s->repo, s->refname);
+	if ((rc == 0 && git_reference_peel((git_object **)&tip, tip_ref, GIT_OBJECT_COMMIT) != 0) ||
+	    (rc != 0 && rc != GIT_ENOTFOUND)) {
+		gl_ev_git_fail(err, s->refname);
 		goto out;
 	}
-	if (git_repository_odb(&odb, repo) != 0 || git_odb_read(&obj, odb, git_reference_target(ref)) != 0) {
-		rc = git_fail(err, tag);
+	if (tip && gl_ev_run_folder(tip, s->rf.row.id, &old_run) == 0 && !git_oid_cmp(&old_run, &s->run_tree)) {
+		s->commit_id = *git_commit_id(tip);
+		code = GL_EVIDENCE_OK;
 		goto out;
 	}
-	if (git_odb_object_type(obj) != GIT_OBJECT_TAG) {
-		mismatch(v, name, "no signature (a lightweight tag)");
+	if ((tip && git_commit_tree(&top, tip) != 0) || git_treebuilder_new(&tb, s->repo, top) != 0 ||
+	    git_treebuilder_insert(NULL, tb, s->rf.row.id, &s->run_tree, GIT_FILEMODE_TREE) != 0 ||
+	    git_treebuilder_write(&top_id, tb) != 0) {
+		gl_ev_git_fail(err, "tree");
+		goto out;
+	}
+	git_tree_free(top);
+	top = NULL;
+	if (git_tree_lookup(&top, s->repo, &top_id) != 0 || signature(s->repo, &s->sig) != 0) {
+		gl_ev_git_fail(err, "commit");
+		goto out;
+	}
+	snprintf(msg, sizeof(msg),
+		 "%s: run %s %s\n\nrun: %s\nscenario: %s\nscenario_sha256: %s\nverdict: %s\nstate: %s\n"
+		 "store_sha256: %s (run.db)\ngauntlet: %s (%s)\n",
+		 s->rf.row.name, s->rf.row.id, s->rf.verdict, s->rf.row.id, s->rf.row.name, s->rf.row.scenario_sha256,
+		 s->rf.verdict, s->rf.row.state, s->rf.store_sha256, s->rf.row.version, s->rf.row.git_rev);
+	if (s->sign_key) {
+		if ((rc = commit_signed(s->repo, s->refname, s->sig, msg, top, tip, s->sign_key, &s->commit_id, err))) {
+			code = gl_ev_code_of(rc);
+			goto out;
+		}
 	} else {
-		const char *text = git_odb_object_data(obj), *at = NULL;
-		size_t len = git_odb_object_size(obj), k = strlen(SSH_SIG_BEGIN);
-
-		/* the last signature that starts a line, as git finds it */
-		for (size_t i = 0; i + k <= len; i++)
-			if ((i == 0 || text[i - 1] == '\n') && !memcmp(text + i, SSH_SIG_BEGIN, k))
-				at = text + i;
-		if (!at)
-			mismatch(v, name, "no signature (sealed without --sign-key?)");
-		else
-			rc = check_signature(v, name, allowed, text, (size_t)(at - text), at,
-					     len - (size_t)(at - text), err);
+		/* update_ref with the tip as first parent: refused if it moved */
+		const git_commit *parents[1] = { tip };
+		if (git_commit_create(&s->commit_id, s->repo, s->refname, s->sig, s->sig, NULL, msg, top, tip ? 1 : 0,
+				      parents) != 0) {
+			gl_ev_git_fail(err, "commit");
+			goto out;
+		}
 	}
+	code = GL_EVIDENCE_OK;
 out:
-	git_odb_object_free(obj);
-	git_odb_free(odb);
-	git_reference_free(ref);
-	git_buf_dispose(&sig);
-	git_buf_dispose(&data);
+	git_treebuilder_free(tb);
+	git_tree_free(top);
+	git_commit_free(tip);
+	git_reference_free(tip_ref);
+	return code;
+}
+
+/* The annotated tag run/RUN_ID on the commit, signed when a key is given;
+ * a new bare repository gets HEAD on the branch, so `git log` shows it.
+ * Returns an exit code. */
+static int seal_tag(struct seal *s, struct gl_err *err)
+{
+	git_object *target = NULL;
+	git_oid tag_id;
+	char msg[2048];
+	int rc, code = GL_EVIDENCE_OK;
+
+	if (!s->sig && signature(s->repo, &s->sig) != 0) {
+		gl_ev_git_fail(err, "signature");
+		return GL_EVIDENCE_ERROR;
+	}
+	snprintf(msg, sizeof(msg), "run %s: %s\n\nscenario: %s\nscenario_sha256: %s\nstore_sha256: %s\n",
+		 s->rf.row.id, s->rf.verdict, s->rf.row.name, s->rf.row.scenario_sha256, s->rf.store_sha256);
+	if (s->sign_key) {
+		if ((rc = tag_signed(s->repo, s->tagname, &s->commit_id, s->sig, msg, s->sign_key, &tag_id, err)))
+			code = gl_ev_code_of(rc);
+	} else if (git_object_lookup(&target, s->repo, &s->commit_id, GIT_OBJECT_COMMIT) != 0 ||
+		   git_tag_create(&tag_id, s->repo, s->tagname, target, s->sig, msg, 0) != 0) {
+		gl_ev_git_fail(err, s->tagname);
+		code = GL_EVIDENCE_ERROR;
+	}
+	git_object_free(target);
+	if (code == GL_EVIDENCE_OK && git_repository_is_bare(s->repo) && git_repository_head_unborn(s->repo) == 1)
+		git_repository_set_head(s->repo, s->refname);
+	return code;
+}
+
+/* DIR/seal.json: where the run is sealed and each sealed file's blob id
+ * (files goes into it). */
+static int seal_record(struct seal *s, struct gl_err *err)
+{
+	cJSON *rec = cJSON_CreateObject();
+	char hex[GIT_OID_HEXSZ + 1], repo_abs[PATH_MAX], wall[40];
+	int rc;
+
+	if (!realpath(s->repo_path, repo_abs))
+		snprintf(repo_abs, sizeof(repo_abs), "%s", s->repo_path);
+	cJSON_AddNumberToObject(rec, "seal_version", 1);
+	cJSON_AddStringToObject(rec, "repo", repo_abs);
+	cJSON_AddStringToObject(rec, "branch", s->branch);
+	cJSON_AddStringToObject(rec, "tag", s->tagname);
+	cJSON_AddStringToObject(rec, "commit", git_oid_tostr(hex, sizeof(hex), &s->commit_id));
+	cJSON_AddStringToObject(rec, "path", s->rf.row.id);
+	cJSON_AddStringToObject(rec, "run_id", s->rf.row.id);
+	cJSON_AddStringToObject(rec, "scenario", s->rf.row.name);
+	cJSON_AddStringToObject(rec, "scenario_sha256", s->rf.row.scenario_sha256);
+	cJSON_AddStringToObject(rec, "verdict", s->rf.verdict);
+	cJSON_AddStringToObject(rec, "store_sha256", s->rf.store_sha256);
+	gl_format_wall(gl_wall_ns(), wall, sizeof(wall));
+	cJSON_AddStringToObject(rec, "sealed", wall);
+	cJSON_AddItemToObject(rec, "files", s->files);
+	s->files = NULL;
+	rc = write_seal_json(s->dir, rec, err);
+	cJSON_Delete(rec);
 	return rc;
 }
 
-/* The sealed gates/ subtree against DIR/gates: each file there, a regular
- * file, with the sealed bytes. */
-static void verify_gates(git_repository *repo, const char *dir, const git_oid *tree_id, struct verdicts *v)
+int gl_seal(const char *dir, const char *repo_path, const char *sign_key, FILE *out, struct gl_err *err)
 {
-	git_tree *t = NULL;
-	char path[PATH_MAX], name[300], hex[GIT_OID_HEXSZ + 1];
+	struct seal s;
+	char hex[GIT_OID_HEXSZ + 1];
+	int code, done = 0;
 
-	if (git_tree_lookup(&t, repo, tree_id) != 0) {
-		mismatch(v, GATES_DIR, "not a readable tree in the sealed commit");
-		return;
-	}
-	for (size_t i = 0; i < git_tree_entrycount(t); i++) {
-		const git_tree_entry *e = git_tree_entry_byindex(t, i);
-		struct stat st;
-		git_oid fid;
-		snprintf(name, sizeof(name), "%s/%s", GATES_DIR, git_tree_entry_name(e));
-		snprintf(path, sizeof(path), "%s/%s", dir, name);
-		if (git_tree_entry_type(e) != GIT_OBJECT_BLOB || !gate_file_ok(git_tree_entry_name(e)))
-			mismatch(v, name, "not a gate file in the sealed commit");
-		else if (lstat(path, &st) != 0)
-			mismatch(v, name, "sealed, but missing from %s", dir);
-		else if (!S_ISREG(st.st_mode))
-			mismatch(v, name, "is not a regular file any more");
-		else if (git_odb_hashfile(&fid, path, GIT_OBJECT_BLOB) != 0)
-			mismatch(v, name, "cannot be read: %s", strerror(errno));
-		else if (git_oid_cmp(&fid, git_tree_entry_id(e)))
-			mismatch(v, name, "differs from the sealed blob %s", git_oid_tostr(hex, sizeof(hex), git_tree_entry_id(e)));
-		else
-			v->n_ok++;
-	}
-	git_tree_free(t);
-}
-
-static int tree_has_path(const git_tree *t, const char *path)
-{
-	git_tree_entry *e = NULL;
-	int ok = git_tree_entry_bypath(&e, t, path) == 0;
-	git_tree_entry_free(e);
-	return ok;
-}
-
-int gl_verify(const char *dir, const char *allowed_signers, FILE *out, struct gl_err *err)
-{
-	struct verdicts v = { out, 0, 0, 0, { 0 } };
-	git_repository *repo = NULL;
-	git_commit *commit = NULL, *tagged = NULL, *tip = NULL;
-	git_reference *ref = NULL;
-	git_tree *folder = NULL;
-	git_blob *blob = NULL;
-	git_oid cid, folder_id;
-	cJSON *seal = NULL;
-	char path[PATH_MAX], *text = NULL, *run_id = NULL, *scenario = NULL, store_hex[65], hex[GIT_OID_HEXSZ + 1];
-	const char *repo_path, *commit_hex, *tag, *branch, *sealed_run;
-	size_t len;
-	int lock = -1, code = GL_EVIDENCE_BAD_INPUT, rc;
-
-	gl_buf_init(&v.names, 4096);
+	memset(&s, 0, sizeof(s));
+	s.dir = dir;
+	s.repo_path = repo_path;
+	s.sign_key = sign_key;
+	s.out = out;
+	s.lock = -1;
+	s.files = cJSON_CreateObject();
 	git_libgit2_init();
-	snprintf(path, sizeof(path), "%s/seal.json", dir);
-	if (gl_read_file(path, SEAL_JSON_MAX, &text, &len, err) != 0)
+	if ((code = seal_open(&s, err)) || (code = seal_names(&s, err)))
 		goto out;
-	seal = cJSON_ParseWithLength(text, len);
-	repo_path = jstr(seal, "repo");
-	commit_hex = jstr(seal, "commit");
-	tag = jstr(seal, "tag");
-	branch = jstr(seal, "branch");
-	sealed_run = jstr(seal, "run_id");
-	if (!repo_path || !commit_hex || !tag || !branch || !sealed_run || git_oid_fromstr(&cid, commit_hex) != 0) {
-		gl_errf(err, GL_EINVAL, "%s: not a seal record (needs repo, commit, tag, branch and run_id)", path);
+	if (build_run_tree(s.repo, dir, &s.rf, &s.run_tree, s.files, err)) {
+		code = GL_EVIDENCE_ERROR;
 		goto out;
 	}
-	lock = lock_run(dir);
-	if (lock == -2) {
-		gl_errf(err, GL_EINVAL, "%s: a gauntlet is running this run: verify it after it ends", dir);
+	if ((code = seal_sealed_before(&s, &done, err)))
 		goto out;
+	if (!done) {
+		if ((code = seal_commit(&s, err)) || (code = seal_tag(&s, err)))
+			goto out;
+		fprintf(out, "sealed run %s (%s) in %s: commit %s on %s, tag %s, %d file(s)%s%s\n", s.rf.row.id,
+			s.rf.verdict, repo_path, git_oid_tostr(hex, sizeof(hex), &s.commit_id), s.branch, s.tagname,
+			cJSON_GetArraySize(s.files), s.created ? " (new bare repository)" : "",
+			sign_key ? ", commit and tag signed (ssh)" : "");
 	}
-	if (git_repository_open_ext(&repo, repo_path, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) != 0) {
-		git_fail(err, repo_path);
-		goto out;
-	}
-	if (git_commit_lookup(&commit, repo, &cid) != 0) {
-		gl_errf(err, GL_EINVAL, "%s: the sealed commit %s is not in this repository", repo_path, commit_hex);
-		goto out;
-	}
-	code = GL_EVIDENCE_ERROR;
-	if (allowed_signers && (rc = check_signatures(&v, repo, &cid, tag, allowed_signers, err))) {
-		code = code_of(rc);
-		goto out;
-	}
-
-	/* the names that lead to the commit still do */
-	snprintf(path, sizeof(path), "refs/tags/%s", tag);
-	if (git_reference_lookup(&ref, repo, path) != 0)
-		mismatch(&v, tag, "the tag is gone from %s", repo_path);
-	else if (git_reference_peel((git_object **)&tagged, ref, GIT_OBJECT_COMMIT) != 0 ||
-		 git_oid_cmp(git_commit_id(tagged), &cid))
-		mismatch(&v, tag, "the tag names %s, not the sealed commit %s",
-			 tagged ? git_oid_tostr(hex, sizeof(hex), git_commit_id(tagged)) : "no commit", commit_hex);
-	git_reference_free(ref);
-	ref = NULL;
-	snprintf(path, sizeof(path), "refs/heads/%s", branch);
-	if (git_reference_lookup(&ref, repo, path) != 0 ||
-	    git_reference_peel((git_object **)&tip, ref, GIT_OBJECT_COMMIT) != 0)
-		mismatch(&v, branch, "the branch is gone from %s", repo_path);
-	else if (git_oid_cmp(git_commit_id(tip), &cid) && git_graph_descendant_of(repo, git_commit_id(tip), &cid) != 1)
-		mismatch(&v, branch, "the branch no longer contains the sealed commit %s", commit_hex);
-
-	if (run_folder(commit, sealed_run, &folder_id) != 0 || git_tree_lookup(&folder, repo, &folder_id) != 0) {
-		mismatch(&v, sealed_run, "the sealed commit %s has no folder for the run", commit_hex);
-		goto done;
-	}
-	snprintf(path, sizeof(path), "%s/run.db", dir);
-	if ((rc = gl_store_read_sealed(path, &run_id, &scenario, err)) || (rc = file_sha256(path, store_hex, err))) {
-		code = code_of(rc);
-		goto out;
-	}
-	if (strcmp(run_id, sealed_run))
-		mismatch(&v, "run.db", "holds run %s, the seal is for run %s", run_id, sealed_run);
-	for (size_t i = 0; i < git_tree_entrycount(folder); i++) {
-		const git_tree_entry *e = git_tree_entry_byindex(folder, i);
-		const char *name = git_tree_entry_name(e);
-		const char *data;
-		git_oid fid;
-
-		git_blob_free(blob);
-		blob = NULL;
-		if (git_tree_entry_type(e) == GIT_OBJECT_TREE && !strcmp(name, GATES_DIR)) {
-			verify_gates(repo, dir, git_tree_entry_id(e), &v);
-			continue;
-		}
-		if (git_tree_entry_type(e) != GIT_OBJECT_BLOB || git_blob_lookup(&blob, repo, git_tree_entry_id(e)) != 0) {
-			mismatch(&v, name, "not a readable blob in the sealed commit");
-			continue;
-		}
-		data = git_blob_rawcontent(blob);
-		if (!strcmp(name, STORE_HASH_NAME)) {
-			if (git_blob_rawsize(blob) < 64 || strncmp(data, store_hex, 64))
-				mismatch(&v, "run.db", "SHA-256 %s, sealed %.64s", store_hex,
-					 git_blob_rawsize(blob) >= 64 ? data : "(unreadable)");
-			else
-				v.n_ok++;
-		} else if (!strcmp(name, SCENARIO_NAME)) {
-			if ((size_t)git_blob_rawsize(blob) != strlen(scenario) || memcmp(data, scenario, strlen(scenario)))
-				mismatch(&v, name, "the scenario text in run.db differs from the sealed one");
-			else
-				v.n_ok++;
-		} else {
-			snprintf(path, sizeof(path), "%s/%s", dir, name);
-			if (access(path, F_OK) != 0)
-				mismatch(&v, name, "sealed, but missing from %s", dir);
-			else if (git_odb_hashfile(&fid, path, GIT_OBJECT_BLOB) != 0)
-				mismatch(&v, name, "cannot be read: %s", strerror(errno));
-			else if (git_oid_cmp(&fid, git_tree_entry_id(e)))
-				mismatch(&v, name, "differs from the sealed blob %s",
-					 git_oid_tostr(hex, sizeof(hex), git_tree_entry_id(e)));
-			else
-				v.n_ok++;
-		}
-	}
-	{
-		/* seal.json's own list must not claim more than the commit holds */
-		const cJSON *f;
-		cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(seal, "files"))
-			if (f->string && !tree_has_path(folder, f->string))
-				mismatch(&v, f->string, "listed in seal.json but not in the sealed commit");
-	}
-done:
-	if (v.n_bad) {
-		fprintf(out, "verify: %d mismatch(es) against commit %s in %s: %s\n", v.n_bad, commit_hex, repo_path,
-			v.names.data ? v.names.data : "");
-		code = GL_EVIDENCE_MISMATCH;
-	} else {
-		fprintf(out, "verify: ok: %d sealed file(s) and run.db match commit %s (tag %s) in %s", v.n_ok,
-			commit_hex, tag, repo_path);
-		if (allowed_signers)
-			fprintf(out, "; %d signature(s) good", v.n_sig);
-		fputc('\n', out);
-		code = GL_EVIDENCE_OK;
-	}
+	code = seal_record(&s, err) == 0 ? GL_EVIDENCE_OK : GL_EVIDENCE_ERROR;
 out:
-	git_blob_free(blob);
-	git_tree_free(folder);
-	git_commit_free(tip);
-	git_commit_free(tagged);
-	git_commit_free(commit);
-	git_reference_free(ref);
-	git_repository_free(repo);
+	cJSON_Delete(s.files);
+	git_signature_free(s.sig);
+	git_repository_free(s.repo);
 	git_libgit2_shutdown();
-	cJSON_Delete(seal);
-	free(text);
-	free(run_id);
-	free(scenario);
-	gl_buf_free(&v.names);
-	if (lock >= 0)
-		close(lock);
+	free(s.rf.row.scenario_text);
+	if (s.lock >= 0)
+		close(s.lock);
 	return code;
 }
