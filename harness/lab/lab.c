@@ -215,6 +215,100 @@ static int lab_up(struct lab *L)
 	return L->failed ? 1 : 0;
 }
 
+/* --dir and --workers after the subcommand; 0, or 2 (a usage error, said) */
+static int parse_args(struct lab *L, int argc, char **argv, const char **dir)
+{
+	for (int i = 2; i < argc; i++) {
+		if (!strcmp(argv[i], "--dir") && i + 1 < argc) {
+			*dir = argv[++i];
+		} else if (!strcmp(argv[i], "--workers") && i + 1 < argc) {
+			char *end;
+			long w = strtol(argv[++i], &end, 10);
+			if (*end || w < 1 || w > LAB_MAX_WORKERS) {
+				fprintf(stderr, "gauntlet lab: --workers: expected 1 to %d, got '%s'\n", LAB_MAX_WORKERS,
+					argv[i]);
+				return 2;
+			}
+			L->workers = (int)w;
+		} else {
+			fprintf(stderr, "gauntlet lab: unknown argument '%s'\n", argv[i]);
+			usage(stderr);
+			return 2;
+		}
+	}
+	return 0;
+}
+
+/* The lab directory and its journal's path from --dir (or the default);
+ * 0, or 2 when dir is not one a lab may use (said). */
+static int set_dir(struct lab *L, const char *dir)
+{
+	char why[128];
+
+	if (!dir || !*dir)
+		dir = LAB_DIR_DEFAULT;
+	if (dir[0] != '/' || strlen(dir) >= sizeof(L->dir) - 64 || !strcmp(dir, "/")) {
+		fprintf(stderr, "gauntlet lab: --dir: expected an absolute path other than /, got '%s'\n", dir);
+		return 2;
+	}
+	if (!lab_dir_ok(dir, why, sizeof(why))) {
+		/* before anything is made: the directory reaches generated
+		 * shell scripts, slurm.conf and sshd_config */
+		struct gl_buf q;
+		gl_buf_init(&q, 256);
+		gl_buf_append_argv(&q, (const char *const[]){ dir, NULL });
+		fprintf(stderr, "gauntlet lab: --dir %s: %s; a lab directory is an absolute path of letters, "
+				"digits and / . _ + - (no component starting with '-', no '.' or '..')\n",
+			q.data ? q.data : "", why);
+		gl_buf_free(&q);
+		return 2;
+	}
+	snprintf(L->dir, sizeof(L->dir), "%s", dir);
+	while (strlen(L->dir) > 1 && L->dir[strlen(L->dir) - 1] == '/')
+		L->dir[strlen(L->dir) - 1] = '\0';
+	snprintf(L->journal, sizeof(L->journal), "%s/lab.journal", L->dir);
+	return 0;
+}
+
+/* `down`: a directory without a journal held no running lab */
+static int cmd_down(struct lab *L)
+{
+	if (access(L->journal, F_OK) != 0) {
+		char mark[1100];
+		snprintf(mark, sizeof(mark), "%s/.gauntlet-lab", L->dir);
+		if (access(mark, F_OK) == 0) {
+			nftw(L->dir, lab_rm_cb, 32, FTW_DEPTH | FTW_PHYS);
+			lab_say("down: removed %s (it held no running lab)", L->dir);
+		} else {
+			lab_say("down: no lab in %s; nothing to do", L->dir);
+		}
+		return 0;
+	}
+	if (open_journal(L, 0) != 0) {
+		fprintf(stderr, "gauntlet lab: cannot open %s: %s\n", L->journal, strerror(errno));
+		return 4;
+	}
+	return lab_down(L, 0) ? 1 : 0;
+}
+
+static int cmd_status(struct lab *L)
+{
+	cJSON *inv = lab_load_inventory(L);
+	int rc;
+
+	if (!inv) {
+		lab_say("no lab in %s (%s)", L->dir,
+			access(L->journal, F_OK) == 0 ? "a journal but no inventory: `lab up` stopped halfway; "
+							"`gauntlet lab down` cleans it"
+						      : "`gauntlet lab up` builds one");
+		return 3;
+	}
+	lab_say("lab %s in %s", cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(inv, "lab_id")), L->dir);
+	rc = lab_check(L, inv, 1) ? 1 : 0;
+	cJSON_Delete(inv);
+	return rc;
+}
+
 int gl_lab_main(int argc, char **argv)
 {
 	struct lab L = { .jfd = -1, .workers = 2 };
@@ -229,49 +323,8 @@ int gl_lab_main(int argc, char **argv)
 	cmd = argv[1];
 	if (!strcmp(cmd, "agent"))
 		return lab_agent(argc - 2, argv + 2);
-	for (int i = 2; i < argc; i++) {
-		if (!strcmp(argv[i], "--dir") && i + 1 < argc) {
-			dir = argv[++i];
-		} else if (!strcmp(argv[i], "--workers") && i + 1 < argc) {
-			char *end;
-			long w = strtol(argv[++i], &end, 10);
-			if (*end || w < 1 || w > LAB_MAX_WORKERS) {
-				fprintf(stderr, "gauntlet lab: --workers: expected 1 to %d, got '%s'\n", LAB_MAX_WORKERS,
-					argv[i]);
-				return 2;
-			}
-			L.workers = (int)w;
-		} else {
-			fprintf(stderr, "gauntlet lab: unknown argument '%s'\n", argv[i]);
-			usage(stderr);
-			return 2;
-		}
-	}
-	if (!dir || !*dir)
-		dir = LAB_DIR_DEFAULT;
-	if (dir[0] != '/' || strlen(dir) >= sizeof(L.dir) - 64 || !strcmp(dir, "/")) {
-		fprintf(stderr, "gauntlet lab: --dir: expected an absolute path other than /, got '%s'\n", dir);
+	if (parse_args(&L, argc, argv, &dir) != 0 || set_dir(&L, dir) != 0)
 		return 2;
-	}
-	{
-		char why[128];
-		if (!lab_dir_ok(dir, why, sizeof(why))) {
-			/* before anything is made: the directory reaches generated
-			 * shell scripts, slurm.conf and sshd_config */
-			struct gl_buf q;
-			gl_buf_init(&q, 256);
-			gl_buf_append_argv(&q, (const char *const[]){ dir, NULL });
-			fprintf(stderr, "gauntlet lab: --dir %s: %s; a lab directory is an absolute path of letters, "
-					"digits and / . _ + - (no component starting with '-', no '.' or '..')\n",
-				q.data ? q.data : "", why);
-			gl_buf_free(&q);
-			return 2;
-		}
-	}
-	snprintf(L.dir, sizeof(L.dir), "%s", dir);
-	while (strlen(L.dir) > 1 && L.dir[strlen(L.dir) - 1] == '/')
-		L.dir[strlen(L.dir) - 1] = '\0';
-	snprintf(L.journal, sizeof(L.journal), "%s/lab.journal", L.dir);
 	L.root = geteuid() == 0;
 	if ((n = readlink("/proc/self/exe", L.self, sizeof(L.self) - 1)) <= 0) {
 		fprintf(stderr, "gauntlet lab: cannot find this binary (/proc/self/exe)\n");
@@ -283,34 +336,9 @@ int gl_lab_main(int argc, char **argv)
 	if (!strcmp(cmd, "up")) {
 		rc = lab_up(&L);
 	} else if (!strcmp(cmd, "down")) {
-		if (access(L.journal, F_OK) != 0) {
-			char mark[1100];
-			snprintf(mark, sizeof(mark), "%s/.gauntlet-lab", L.dir);
-			if (access(mark, F_OK) == 0) {
-				nftw(L.dir, lab_rm_cb, 32, FTW_DEPTH | FTW_PHYS);
-				lab_say("down: removed %s (it held no running lab)", L.dir);
-			} else {
-				lab_say("down: no lab in %s; nothing to do", L.dir);
-			}
-			return 0;
-		}
-		if (open_journal(&L, 0) != 0) {
-			fprintf(stderr, "gauntlet lab: cannot open %s: %s\n", L.journal, strerror(errno));
-			return 4;
-		}
-		rc = lab_down(&L, 0) ? 1 : 0;
+		rc = cmd_down(&L);
 	} else if (!strcmp(cmd, "status")) {
-		cJSON *inv = lab_load_inventory(&L);
-		if (!inv) {
-			lab_say("no lab in %s (%s)", L.dir,
-			    access(L.journal, F_OK) == 0 ? "a journal but no inventory: `lab up` stopped halfway; "
-							  "`gauntlet lab down` cleans it"
-							: "`gauntlet lab up` builds one");
-			return 3;
-		}
-		lab_say("lab %s in %s", cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(inv, "lab_id")), L.dir);
-		rc = lab_check(&L, inv, 1) ? 1 : 0;
-		cJSON_Delete(inv);
+		rc = cmd_status(&L);
 	} else {
 		fprintf(stderr, "gauntlet lab: unknown subcommand '%s'\n", cmd);
 		usage(stderr);

@@ -21,6 +21,69 @@ static void agent_sig(int s)
 	agent_stop = 1;
 }
 
+/* The replica's SIGTERM, up to 5 s to end, then SIGKILL; reaped. */
+static void stop_replica(pid_t child)
+{
+	kill(child, SIGTERM);
+	for (int i = 0; i < 50 && waitpid(child, NULL, WNOHANG) == 0; i++)
+		lab_sleep_ms(100);
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+}
+
+/* A `gauntlet target` replica on listen, inside netns when given; the
+ * child's pid (or -1 when fork failed). */
+static pid_t start_replica(const char *self, const char *listen, const char *netns)
+{
+	const char *av[24];
+	int k = 0;
+	pid_t child;
+
+	if (netns) {
+		av[k++] = "ip";
+		av[k++] = "netns";
+		av[k++] = "exec";
+		av[k++] = netns;
+	}
+	av[k++] = self;
+	av[k++] = "target";
+	av[k++] = "--listen";
+	av[k++] = listen;
+	av[k++] = "--ttft-ms";
+	av[k++] = "30";
+	av[k++] = "--itl-ms";
+	av[k++] = "5";
+	av[k++] = "--max-seqs";
+	av[k++] = "512";
+	/* the adapter the lab soak's model_swap fault unloads and loads */
+	av[k++] = "--lora";
+	av[k++] = "lab-adapter=gauntlet-lab/lab-adapter";
+	av[k++] = "--lora-load-ms";
+	av[k++] = "300";
+	av[k] = NULL;
+	child = fork();
+	if (child == 0) {
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGINT, SIG_DFL);
+		execvp(av[0], (char *const *)av);
+		_exit(127);
+	}
+	return child;
+}
+
+/* Whether Slurm has node drained (its state flags name DRAIN), in *d;
+ * 0, or -1 when its state could not be read. */
+static int node_drained(const char *node, int *d)
+{
+	char out[4096], *s;
+
+	if (LAB_RUN(out, sizeof(out), 3000, "scontrol", "-o", "show", "node", node) != 0)
+		return -1;
+	s = strstr(out, "State=");
+	*d = s && strstr(s, "DRAIN") && (size_t)(strstr(s, "DRAIN") - s) < strcspn(s, " ");
+	return 0;
+}
+
 int lab_agent(int argc, char **argv)
 {
 	const char *listen = NULL, *netns = NULL, *node = NULL;
@@ -62,22 +125,16 @@ int lab_agent(int argc, char **argv)
 			next_start = gl_now_ns() + 1000000000LL;
 		}
 		if (node) {
-			char out[4096];
-			/* the node's state flags; an unreadable state changes nothing */
-			if (LAB_RUN(out, sizeof(out), 3000, "scontrol", "-o", "show", "node", node) == 0) {
-				char *s = strstr(out, "State=");
-				int d = s && strstr(s, "DRAIN") && (size_t)(strstr(s, "DRAIN") - s) < strcspn(s, " ");
+			int d;
+			/* an unreadable state changes nothing */
+			if (node_drained(node, &d) == 0) {
 				if (d != drained) {
 					printf("agent %s: node %s %s\n", listen, node,
 					       d ? "drained: stopping the replica" : "resumed: starting the replica");
 					fflush(stdout);
 					drained = d;
 					if (d && child > 0) {
-						kill(child, SIGTERM);
-						for (int i = 0; i < 50 && waitpid(child, NULL, WNOHANG) == 0; i++)
-							lab_sleep_ms(100);
-						kill(child, SIGKILL);
-						waitpid(child, NULL, 0);
+						stop_replica(child);
 						child = -1;
 					}
 					next_start = 0;
@@ -85,48 +142,13 @@ int lab_agent(int argc, char **argv)
 			}
 		}
 		if (!drained && child < 0 && gl_now_ns() >= next_start) {
-			const char *av[24];
-			int k = 0;
-			if (netns) {
-				av[k++] = "ip";
-				av[k++] = "netns";
-				av[k++] = "exec";
-				av[k++] = netns;
-			}
-			av[k++] = self;
-			av[k++] = "target";
-			av[k++] = "--listen";
-			av[k++] = listen;
-			av[k++] = "--ttft-ms";
-			av[k++] = "30";
-			av[k++] = "--itl-ms";
-			av[k++] = "5";
-			av[k++] = "--max-seqs";
-			av[k++] = "512";
-			/* the adapter the lab soak's model_swap fault unloads and loads */
-			av[k++] = "--lora";
-			av[k++] = "lab-adapter=gauntlet-lab/lab-adapter";
-			av[k++] = "--lora-load-ms";
-			av[k++] = "300";
-			av[k] = NULL;
-			child = fork();
-			if (child == 0) {
-				signal(SIGTERM, SIG_DFL);
-				signal(SIGINT, SIG_DFL);
-				execvp(av[0], (char *const *)av);
-				_exit(127);
-			}
+			child = start_replica(self, listen, netns);
 			printf("agent %s: replica started, pid %d%s\n", listen, (int)child, restarts++ ? " (restart)" : "");
 			fflush(stdout);
 		}
 		lab_sleep_ms(node ? 300 : 200);
 	}
-	if (child > 0) {
-		kill(child, SIGTERM);
-		for (int i = 0; i < 50 && waitpid(child, NULL, WNOHANG) == 0; i++)
-			lab_sleep_ms(100);
-		kill(child, SIGKILL);
-		waitpid(child, NULL, 0);
-	}
+	if (child > 0)
+		stop_replica(child);
 	return 0;
 }

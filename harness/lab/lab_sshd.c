@@ -13,12 +13,73 @@
 
 /* ---- part: sshd -------------------------------------------------------------------------- */
 
+/* sshd_config: 127.0.0.1:port, key logins of user only; 0, or -1 (said) */
+static int write_config(struct lab *L, const char *cfg, int port, const char *hk, const char *ak, const char *d,
+			const char *user)
+{
+	struct gl_buf b;
+	int rc;
+
+	gl_buf_init(&b, 1 << 14);
+	gl_buf_printf(&b,
+		      "# written by gauntlet lab up; removed by gauntlet lab down\n"
+		      "Port %d\nListenAddress 127.0.0.1\nHostKey %s\nAuthorizedKeysFile %s\n"
+		      "PasswordAuthentication no\nKbdInteractiveAuthentication no\nPubkeyAuthentication yes\n"
+		      "PermitRootLogin prohibit-password\nStrictModes no\nUsePAM no\nPidFile %s/sshd.pid\n"
+		      /* bash reads ~/.bashrc for a command sshd runs only at shell
+		       * level 1: the lab's nodes run their commands without the
+		       * login user's interactive set-up (a version manager there
+		       * cost 0.6 s an exec, seconds under load) */
+		      "AllowUsers %s\nSetEnv SHLVL=1",
+		      port, hk, ak, d, user);
+	{
+		cJSON *s = cJSON_GetObjectItemCaseSensitive(L->inv, "slurm");
+		const cJSON *conf = s ? cJSON_GetObjectItemCaseSensitive(s, "conf") : NULL;
+		/* sessions find the lab's Slurm (scontrol for drain_worker); one
+		 * SetEnv line (sshd takes only the first) */
+		if (cJSON_IsString(conf))
+			gl_buf_printf(&b, " SLURM_CONF=%s", conf->valuestring);
+		gl_buf_printf(&b, "\n");
+	}
+	rc = lab_write_text(cfg, b.data, 0600);
+	gl_buf_free(&b);
+	if (rc != 0)
+		lab_part(L, "sshd", 0, "cannot write %s", cfg);
+	return rc;
+}
+
+/* known_hosts: the host key (its type and key, no comment) for
+ * [127.0.0.1]:port; 0, or -1 (said) */
+static int write_known_hosts(struct lab *L, const char *hk, const char *kh, int port)
+{
+	char line[2048], *text = NULL, *sp;
+	size_t len = 0;
+	struct gl_err e = { 0 };
+
+	snprintf(line, sizeof(line), "%s.pub", hk);
+	if (gl_read_file(line, 8192, &text, &len, &e) != 0) {
+		lab_part(L, "sshd", 0, "cannot read %s: %s", line, e.msg);
+		return -1;
+	}
+	sp = strchr(text, ' ');
+	sp = sp ? strchr(sp + 1, ' ') : NULL;
+	if (sp)
+		*sp = '\0';
+	text[strcspn(text, "\n")] = '\0';
+	snprintf(line, sizeof(line), "[127.0.0.1]:%d %s\n", port, text);
+	free(text);
+	if (lab_write_text(kh, line, 0600) != 0) {
+		lab_part(L, "sshd", 0, "cannot write %s", kh);
+		return -1;
+	}
+	return 0;
+}
+
 void lab_up_sshd(struct lab *L)
 {
 	char out[2048], d[1100], hk[1200], ck[1200], ak[1200], kh[1300], cfg[1200], log[1200], user[64] = "root";
 	char line[2048], *text = NULL;
 	size_t len = 0;
-	struct gl_buf b;
 	int port;
 	cJSON *hosts, *h;
 	struct gl_err e = { 0 };
@@ -55,35 +116,9 @@ void lab_up_sshd(struct lab *L)
 		return;
 	}
 	free(text);
-	text = NULL;
 	port = lab_free_port();
-	gl_buf_init(&b, 1 << 14);
-	gl_buf_printf(&b,
-		      "# written by gauntlet lab up; removed by gauntlet lab down\n"
-		      "Port %d\nListenAddress 127.0.0.1\nHostKey %s\nAuthorizedKeysFile %s\n"
-		      "PasswordAuthentication no\nKbdInteractiveAuthentication no\nPubkeyAuthentication yes\n"
-		      "PermitRootLogin prohibit-password\nStrictModes no\nUsePAM no\nPidFile %s/sshd.pid\n"
-		      /* bash reads ~/.bashrc for a command sshd runs only at shell
-		       * level 1: the lab's nodes run their commands without the
-		       * login user's interactive set-up (a version manager there
-		       * cost 0.6 s an exec, seconds under load) */
-		      "AllowUsers %s\nSetEnv SHLVL=1",
-		      port, hk, ak, d, user);
-	{
-		cJSON *s = cJSON_GetObjectItemCaseSensitive(L->inv, "slurm");
-		const cJSON *conf = s ? cJSON_GetObjectItemCaseSensitive(s, "conf") : NULL;
-		/* sessions find the lab's Slurm (scontrol for drain_worker); one
-		 * SetEnv line (sshd takes only the first) */
-		if (cJSON_IsString(conf))
-			gl_buf_printf(&b, " SLURM_CONF=%s", conf->valuestring);
-		gl_buf_printf(&b, "\n");
-	}
-	if (lab_write_text(cfg, b.data, 0600) != 0) {
-		gl_buf_free(&b);
-		lab_part(L, "sshd", 0, "cannot write %s", cfg);
+	if (write_config(L, cfg, port, hk, ak, d, user) != 0)
 		return;
-	}
-	gl_buf_free(&b);
 	if (L->root)
 		mkdir("/run/sshd", 0755);      /* privilege separation directory */
 	snprintf(log, sizeof(log), "%s/logs/sshd.log", L->dir);
@@ -92,24 +127,8 @@ void lab_up_sshd(struct lab *L)
 		lab_part(L, "sshd", 0, "sshd does not listen on 127.0.0.1:%d (see %s)", port, log);
 		return;
 	}
-	snprintf(line, sizeof(line), "%s.pub", hk);
-	if (gl_read_file(line, 8192, &text, &len, &e) != 0) {
-		lab_part(L, "sshd", 0, "cannot read %s: %s", line, e.msg);
+	if (write_known_hosts(L, hk, kh, port) != 0)
 		return;
-	}
-	{
-		char *sp = strchr(text, ' ');
-		sp = sp ? strchr(sp + 1, ' ') : NULL;
-		if (sp)
-			*sp = '\0';
-		text[strcspn(text, "\n")] = '\0';
-		snprintf(line, sizeof(line), "[127.0.0.1]:%d %s\n", port, text);
-		free(text);
-	}
-	if (lab_write_text(kh, line, 0600) != 0) {
-		lab_part(L, "sshd", 0, "cannot write %s", kh);
-		return;
-	}
 	hosts = lab_inv_obj(L, "hosts");
 	h = cJSON_AddObjectToObject(hosts, "lab-ssh");
 	snprintf(line, sizeof(line), "%s@127.0.0.1:%d", user, port);

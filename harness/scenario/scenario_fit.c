@@ -203,55 +203,45 @@ static int cmp_span(const void *a, const void *b)
 	return (x->lo > y->lo) - (x->lo < y->lo);
 }
 
-/* Each scope with window targets needs a window judged in it. */
-static void check_scope_fit(struct gl_scenario *s, const struct fit *w, enum gl_scope scope, struct gl_diag *d)
+/* The windows of each fault's degraded span, from its inject window to
+ * the last one starting before its revert plus its settle, sorted and
+ * merged where they touch; their count in *n. NULL when out of memory. */
+static struct span *fault_spans(const struct gl_scenario *s, const struct fit *w, int *n)
 {
-	const char *sn = gl_scope_name(scope);
-	struct span *fs = NULL;
-	int n_fs = 0, any_target = 0, any_phase = 0;
-	int *by_at = NULL, found = 0;
-	char ws[64], a[64], dur[64], tn[200] = "";
+	struct span *fs = calloc((size_t)s->n_faults, sizeof(*fs));
+	int n_fs = 0, m = 0;
 
-	for (int i = 0; i < s->n_targets; i++)
-		if (s->targets[i].scope == scope && !s->targets[i].missing && !any_target++)
-			snprintf(tn, sizeof(tn), "%s", s->targets[i].metric);
-	for (int p = 0; p < s->n_phases; p++)
-		any_phase |= s->phases[p].scope == scope;
-	if (!any_target || !any_phase)
-		return;
-	if (scope == GL_SCOPE_DEGRADED && s->n_faults > 0)
-		return;   /* a fault's inject window is judged degraded */
-	/* the windows of a fault's degraded span: from its inject window to
-	 * the last one starting before its revert plus its settle */
-	if (scope == GL_SCOPE_STEADY && s->n_faults > 0) {
-		fs = calloc((size_t)s->n_faults, sizeof(*fs));
-		if (!fs)
-			return;
-		for (int i = 0; i < s->n_faults; i++) {
-			const struct gl_fault_spec *f = &s->faults[i];
-			int64_t ti = gl_timeline_real_ns(f->at_ns, w->sc);
-			int64_t tr = f->dur_ns > 0 ? gl_timeline_real_ns(f->at_ns + f->dur_ns, w->sc) : ti;
-			int64_t end = tr + f->settle_ns;
-			struct span sp = { fit_at(w, ti), end >= w->E ? w->nwin - 1 : (end + w->W - 1) / w->W - 1 };
-			if (sp.lo <= sp.hi)
-				fs[n_fs++] = sp;
-		}
-		qsort(fs, (size_t)n_fs, sizeof(*fs), cmp_span);
-		{
-			int m = 0;
-			for (int i = 0; i < n_fs; i++) {
-				if (m && fs[i].lo <= fs[m - 1].hi + 1) {
-					if (fs[i].hi > fs[m - 1].hi)
-						fs[m - 1].hi = fs[i].hi;
-				} else {
-					fs[m++] = fs[i];
-				}
-			}
-			n_fs = m;
+	if (!fs)
+		return NULL;
+	for (int i = 0; i < s->n_faults; i++) {
+		const struct gl_fault_spec *f = &s->faults[i];
+		int64_t ti = gl_timeline_real_ns(f->at_ns, w->sc);
+		int64_t tr = f->dur_ns > 0 ? gl_timeline_real_ns(f->at_ns + f->dur_ns, w->sc) : ti;
+		int64_t end = tr + f->settle_ns;
+		struct span sp = { fit_at(w, ti), end >= w->E ? w->nwin - 1 : (end + w->W - 1) / w->W - 1 };
+		if (sp.lo <= sp.hi)
+			fs[n_fs++] = sp;
+	}
+	qsort(fs, (size_t)n_fs, sizeof(*fs), cmp_span);
+	for (int i = 0; i < n_fs; i++) {
+		if (m && fs[i].lo <= fs[m - 1].hi + 1) {
+			if (fs[i].hi > fs[m - 1].hi)
+				fs[m - 1].hi = fs[i].hi;
+		} else {
+			fs[m++] = fs[i];
 		}
 	}
-	/* phases in order: their window ranges never go back */
-	for (int p = 0, j = 0; p < s->n_phases && !found; p++) {
+	*n = m;
+	return fs;
+}
+
+/* Does a phase judged in scope label a window outside every fault span
+ * of fs (n_fs, sorted)? Phases come in order: their window ranges never
+ * go back. */
+static int scope_has_window(const struct gl_scenario *s, const struct fit *w, enum gl_scope scope,
+			    const struct span *fs, int n_fs)
+{
+	for (int p = 0, j = 0; p < s->n_phases; p++) {
 		int64_t lo, hi;
 		if (s->phases[p].scope != scope)
 			continue;
@@ -261,18 +251,19 @@ static void check_scope_fit(struct gl_scenario *s, const struct fit *w, enum gl_
 		while (j < n_fs && fs[j].hi < lo)
 			j++;
 		if (!(j < n_fs && fs[j].lo <= lo && fs[j].hi >= hi))
-			found = 1;   /* a window of this phase is outside every fault */
+			return 1;
 	}
-	if (found) {
-		free(fs);
-		return;
-	}
-	if (s->n_faults > 0 && (by_at = calloc((size_t)s->n_faults, sizeof(*by_at)))) {
-		for (int i = 0; i < s->n_faults; i++)
-			by_at[i] = i;
-		gl_scenario_sort_faults_at(s->faults, by_at, s->n_faults);
-	}
-	/* No window can be judged in this scope: say why, phase by phase. */
+	return 0;
+}
+
+/* No window can be judged in scope: say why, phase by phase (tn: the
+ * scope's first target, by_at: the faults in (at, index) order or NULL). */
+static void explain_no_window(const struct gl_scenario *s, const struct fit *w, enum gl_scope scope, const char *tn,
+			      const int *by_at, struct gl_diag *d)
+{
+	const char *sn = gl_scope_name(scope);
+	char ws[64], a[64], dur[64];
+
 	fit_secs(w->W, ws, sizeof(ws));
 	for (int p = 0; p < s->n_phases; p++) {
 		const struct gl_phase *ph = &s->phases[p];
@@ -311,7 +302,37 @@ static void check_scope_fit(struct gl_scenario *s, const struct fit *w, enum gl_
 				      "gaps between faults, or a smaller window",
 				      ph->name, dur, sn, a, w->sc, (long long)(hi - lo + 1), ws, sn, sn, tn);
 	}
+}
+
+/* Each scope with window targets needs a window judged in it. */
+static void check_scope_fit(struct gl_scenario *s, const struct fit *w, enum gl_scope scope, struct gl_diag *d)
+{
+	struct span *fs = NULL;
+	int n_fs = 0, any_target = 0, any_phase = 0, found;
+	int *by_at = NULL;
+	char tn[200] = "";
+
+	for (int i = 0; i < s->n_targets; i++)
+		if (s->targets[i].scope == scope && !s->targets[i].missing && !any_target++)
+			snprintf(tn, sizeof(tn), "%s", s->targets[i].metric);
+	for (int p = 0; p < s->n_phases; p++)
+		any_phase |= s->phases[p].scope == scope;
+	if (!any_target || !any_phase)
+		return;
+	if (scope == GL_SCOPE_DEGRADED && s->n_faults > 0)
+		return;   /* a fault's inject window is judged degraded */
+	if (scope == GL_SCOPE_STEADY && s->n_faults > 0 && !(fs = fault_spans(s, w, &n_fs)))
+		return;
+	found = scope_has_window(s, w, scope, fs, n_fs);
 	free(fs);
+	if (found)
+		return;
+	if (s->n_faults > 0 && (by_at = calloc((size_t)s->n_faults, sizeof(*by_at)))) {
+		for (int i = 0; i < s->n_faults; i++)
+			by_at[i] = i;
+		gl_scenario_sort_faults_at(s->faults, by_at, s->n_faults);
+	}
+	explain_no_window(s, w, scope, tn, by_at, d);
 	free(by_at);
 }
 

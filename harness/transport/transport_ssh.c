@@ -15,7 +15,8 @@
  * entry never rides on a session another entry verified) and are closed on
  * a deadline, on an error, or by gl_ssh_shutdown.
  *
- * Contracts are in transport_ssh.h.
+ * Contracts are in transport_ssh.h; the command line sent and the exit
+ * signal read back are in transport_ssh_cmd.c.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -35,6 +36,7 @@
 #include <libssh2.h>
 
 #include "transport_ssh.h"
+#include "transport_ssh_int.h"
 #include "secrets.h"
 #include "stop.h"
 
@@ -715,50 +717,69 @@ fail:
 
 /* ---- exec --------------------------------------------------------------- */
 
-/* 'it'\''s': each word single-quoted for a POSIX shell. */
-static int append_quoted(struct gl_buf *b, const char *s)
+/* The read's deadline passed, or a stop request came. */
+static int read_timeout(struct ssh_call *k, const char *what, struct gl_err *err)
 {
-	int rc = gl_buf_append(b, "'", 1);
-
-	for (const char *p = s; rc == 0 && *p; p++)
-		rc = *p == '\'' ? gl_buf_append(b, "'\\''", 4) : gl_buf_append(b, p, 1);
-	if (rc == 0)
-		rc = gl_buf_append(b, "'", 1);
-	return rc;
+	if (gl_stop_interrupts())
+		return stopped_errf(err, k);
+	k->timed_out = 1;
+	return host_errf(err, GL_ETIMEDOUT, k, "read", "'%s' did not finish within %lld ms", what,
+			 (long long)k->deadline_ms);
 }
 
-/* if the remote has timeout(1), it kills the command (its process group)
- * shortly after our deadline, since closing the session alone does not. */
-static int build_command(const char *const *argv, int64_t left_ms, struct gl_buf *b)
+/*
+ * The started command's output (stdout and stderr merged) into res->out up
+ * to its cap, then the channel closed, its exit status in res (128 + the
+ * signal's number when a signal ended it) and the channel freed. what (the
+ * command's name) is for errors.
+ */
+static int read_channel(struct ssh_call *k, struct ssh_conn *c, LIBSSH2_CHANNEL *ch, const char *what,
+			struct gl_exec_result *res, struct gl_err *err)
 {
-	long long secs = (left_ms + 999) / 1000 + 1;
-	int rc = gl_buf_printf(b, "if command -v timeout >/dev/null 2>&1; then exec timeout -s KILL %lld", secs);
+	LIBSSH2_SESSION *s = c->sess;
+	char buf[16384];
+	char *sig = NULL;
+	size_t sig_len = 0;
+	int next_ka = 0, rc;
 
-	for (int i = 0; rc == 0 && argv[i]; i++)
-		rc = gl_buf_append(b, " ", 1) == 0 ? append_quoted(b, argv[i]) : -GL_ELIMIT;
-	if (rc == 0)
-		rc = gl_buf_printf(b, "; else exec");
-	for (int i = 0; rc == 0 && argv[i]; i++)
-		rc = gl_buf_append(b, " ", 1) == 0 ? append_quoted(b, argv[i]) : -GL_ELIMIT;
-	if (rc == 0)
-		rc = gl_buf_printf(b, "; fi");
-	return rc;
-}
+	k->phase = "read";
+	for (;;) {
+		ssize_t n = libssh2_channel_read(ch, buf, sizeof(buf));
 
-static int signal_number(const char *name)
-{
-	static const struct { const char *name; int sig; } tab[] = {
-		{ "ABRT", SIGABRT }, { "ALRM", SIGALRM }, { "BUS", SIGBUS },   { "FPE", SIGFPE },
-		{ "HUP", SIGHUP },   { "ILL", SIGILL },   { "INT", SIGINT },   { "KILL", SIGKILL },
-		{ "PIPE", SIGPIPE }, { "QUIT", SIGQUIT }, { "SEGV", SIGSEGV }, { "TERM", SIGTERM },
-		{ "TRAP", SIGTRAP }, { "USR1", SIGUSR1 }, { "USR2", SIGUSR2 }, { "XCPU", SIGXCPU },
-		{ "XFSZ", SIGXFSZ }, { "SYS", SIGSYS },
-	};
-
-	for (size_t i = 0; i < GL_ARRAY_LEN(tab); i++)
-		if (!strcmp(tab[i].name, name))
-			return tab[i].sig;
-	return -1;
+		if (n > 0) {
+			size_t room = res->out.max - res->out.len;
+			/* output past the cap is read and dropped */
+			if (room)
+				gl_buf_append(&res->out, buf, (size_t)n < room ? (size_t)n : room);
+			continue;
+		}
+		if (n == 0 && libssh2_channel_eof(ch))
+			break;
+		if (n < 0 && n != LIBSSH2_ERROR_EAGAIN)
+			return host_errf(err, GL_EIO, k, "read", "'%s': %s", what, ssh_errmsg(s));
+		libssh2_keepalive_send(s, &next_ka);
+		if (ssh_wait(k, s, c->fd) < 0)
+			return read_timeout(k, what, err);
+	}
+	while ((rc = libssh2_channel_close(ch)) == LIBSSH2_ERROR_EAGAIN)
+		if (ssh_wait(k, s, c->fd) < 0)
+			return read_timeout(k, what, err);
+	while ((rc = libssh2_channel_wait_closed(ch)) == LIBSSH2_ERROR_EAGAIN)
+		if (ssh_wait(k, s, c->fd) < 0)
+			return read_timeout(k, what, err);
+	if (rc != 0)
+		return host_errf(err, GL_EIO, k, "read", "'%s': closing the channel: %s", what, ssh_errmsg(s));
+	res->exit_status = libssh2_channel_get_exit_status(ch);
+	if (libssh2_channel_get_exit_signal(ch, &sig, &sig_len, NULL, NULL, NULL, NULL) == 0 && sig) {
+		int sn = gl_ssh_signal_number(sig);
+		res->exit_status = sn > 0 ? 128 + sn : 255;
+		libssh2_free(s, sig);
+	}
+	/* a channel not freed by the deadline goes with its session */
+	while (libssh2_channel_free(ch) == LIBSSH2_ERROR_EAGAIN)
+		if (ssh_wait(k, s, c->fd) < 0)
+			break;
+	return 0;
 }
 
 /*
@@ -775,9 +796,6 @@ static int run_channel(struct ssh_call *k, struct ssh_conn *c, const char *const
 	LIBSSH2_CHANNEL *ch = NULL;
 	struct ssh_call probe = *k;
 	struct gl_buf cmd;
-	char buf[16384];
-	char *sig = NULL;
-	size_t sig_len = 0;
 	int next_ka = 0, rc;
 
 	gl_buf_init(&cmd, CMD_MAX);
@@ -802,7 +820,7 @@ static int run_channel(struct ssh_call *k, struct ssh_conn *c, const char *const
 	       LIBSSH2_ERROR_EAGAIN)
 		if (ssh_wait(&probe, s, c->fd) < 0)
 			goto open_timeout;
-	if (build_command(argv, (k->end_ns - gl_now_ns()) / 1000000, &cmd) < 0) {
+	if (gl_ssh_command_line(argv, (k->end_ns - gl_now_ns()) / 1000000, &cmd) < 0) {
 		rc = host_errf(err, GL_ELIMIT, k, "exec", "command line longer than %d bytes", CMD_MAX);
 		goto out;
 	}
@@ -816,49 +834,7 @@ static int run_channel(struct ssh_call *k, struct ssh_conn *c, const char *const
 		rc = host_errf(err, GL_EIO, k, "exec", "'%s' could not be started: %s", argv[0], ssh_errmsg(s));
 		goto out;
 	}
-
-	k->phase = "read";
-	for (;;) {
-		ssize_t n = libssh2_channel_read(ch, buf, sizeof(buf));
-
-		if (n > 0) {
-			size_t room = res->out.max - res->out.len;
-			/* output past the cap is read and dropped */
-			if (room)
-				gl_buf_append(&res->out, buf, (size_t)n < room ? (size_t)n : room);
-			continue;
-		}
-		if (n == 0 && libssh2_channel_eof(ch))
-			break;
-		if (n < 0 && n != LIBSSH2_ERROR_EAGAIN) {
-			rc = host_errf(err, GL_EIO, k, "read", "'%s': %s", argv[0], ssh_errmsg(s));
-			goto out;
-		}
-		libssh2_keepalive_send(s, &next_ka);
-		if (ssh_wait(k, s, c->fd) < 0)
-			goto timeout;
-	}
-	while ((rc = libssh2_channel_close(ch)) == LIBSSH2_ERROR_EAGAIN)
-		if (ssh_wait(k, s, c->fd) < 0)
-			goto timeout;
-	while ((rc = libssh2_channel_wait_closed(ch)) == LIBSSH2_ERROR_EAGAIN)
-		if (ssh_wait(k, s, c->fd) < 0)
-			goto timeout;
-	if (rc != 0) {
-		rc = host_errf(err, GL_EIO, k, "read", "'%s': closing the channel: %s", argv[0], ssh_errmsg(s));
-		goto out;
-	}
-	res->exit_status = libssh2_channel_get_exit_status(ch);
-	if (libssh2_channel_get_exit_signal(ch, &sig, &sig_len, NULL, NULL, NULL, NULL) == 0 && sig) {
-		int sn = signal_number(sig);
-		res->exit_status = sn > 0 ? 128 + sn : 255;
-		libssh2_free(s, sig);
-	}
-	/* a channel not freed by the deadline goes with its session */
-	while (libssh2_channel_free(ch) == LIBSSH2_ERROR_EAGAIN)
-		if (ssh_wait(k, s, c->fd) < 0)
-			break;
-	rc = 0;
+	rc = read_channel(k, c, ch, argv[0], res, err);
 	goto out;
 open_timeout:
 	if (gl_stop_interrupts()) {
@@ -870,15 +846,6 @@ open_timeout:
 	} else {
 		rc = timeout_errf(err, k);
 	}
-	goto out;
-timeout:
-	if (gl_stop_interrupts()) {
-		rc = stopped_errf(err, k);
-		goto out;
-	}
-	k->timed_out = 1;
-	rc = host_errf(err, GL_ETIMEDOUT, k, "read", "'%s' did not finish within %lld ms", argv[0],
-		       (long long)k->deadline_ms);
 out:
 	/* on failure the channel is left to the session, which the caller
 	 * closes (libssh2_session_free frees its channels) */
