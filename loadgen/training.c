@@ -155,12 +155,11 @@ static void check_transport(struct trn *w)
 
 static void on_step_line(struct trn *w, struct job *j, const char *line)
 {
-	struct gl_train_step_row row;
+	struct gl_train_step row;
 	int64_t step = kv_i(line, "n", -1), errors = kv_i(line, "errors", 0);
 
 	if (step < 0)
 		return;
-	row.window = gl_ctx_window(w->ctx);
 	row.step = step;
 	row.launch = w->launches;
 	row.step_time_s = kv_d(line, "step_s", 0);
@@ -179,7 +178,7 @@ static void on_step_line(struct trn *w, struct job *j, const char *line)
 			     " reduced value(s) did not match exactly", step, errors);
 	}
 	if (gl_ctx_store(w->ctx))
-		gl_store_train_step_put(gl_ctx_store(w->ctx), &row);
+		gl_train_step_put(gl_ctx_store(w->ctx), gl_ctx_window(w->ctx), &row);
 	j->last_progress_ns = now(w);
 	if (!j->first_step_seen && j->restore) {
 		/* the steps this launch redoes were not productive the first
@@ -768,14 +767,10 @@ static int trn_init(struct gl_ctx *c, const cJSON *cfg, void **state, struct gl_
 static int64_t stored_max_step(struct trn *w)
 {
 	struct gl_store *st = gl_ctx_store(w->ctx);
-	sqlite3_stmt *q;
 	int64_t v = 0;
 
-	if (!st || sqlite3_prepare_v2(gl_store_db(st), "SELECT max(step) FROM train_steps", -1, &q, NULL) != SQLITE_OK)
-		return 0;
-	if (sqlite3_step(q) == SQLITE_ROW)
-		v = sqlite3_column_int64(q, 0);
-	sqlite3_finalize(q);
+	if (st)
+		gl_store_record_max(st, &gl_train_steps, "step", &v, NULL);
 	return v;
 }
 
@@ -873,6 +868,8 @@ static int trn_preflight(struct gl_ctx *c, const cJSON *cfg)
 	return bad ? -1 : 0;
 }
 
+static const struct gl_record_type *const trn_records[] = { &gl_train_steps, NULL };
+
 const struct gl_workload_ops gl_workload_training = {
 	.name = "training",
 	.validate = gl_training_validate,
@@ -884,4 +881,5 @@ const struct gl_workload_ops gl_workload_training = {
 	.stop = trn_stop,
 	.free = trn_free,
 	.preflight = trn_preflight,
+	.records = trn_records,
 };

@@ -25,7 +25,6 @@
 
 #include <dirent.h>
 #include <event2/event.h>
-#include <sqlite3.h>
 
 #include "cfg.h"
 #include "child.h"
@@ -33,6 +32,7 @@
 #include "nccltests.h"
 #include "plugin.h"
 #include "store.h"
+#include "training_steps.h"
 #include "units.h"
 
 #define MAX_ARGS 512

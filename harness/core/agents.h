@@ -6,7 +6,7 @@
  * its share of the load and sends its figures, window by window; the
  * controller merges them into the windows it writes.
  *
- * Controller side (agents.c), all on the loop thread; the agent's side is
+ * Controller side (agents*.c), all on the loop thread; the agent's side is
  * agent.c (gl_agent_main); the wire is agent_wire.h.
  */
 #ifndef GL_AGENTS_H

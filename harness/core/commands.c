@@ -244,9 +244,9 @@ static int stop_before_soak(struct gl_ctx *c, const char *during, int gates_ran)
 /* The "before" gates (docs/gates.md), once preflight passed and before
  * any workload is set up (run; resume, for those a killed process did not
  * finish): one failure stops the run as a failed one (exit 4), reported,
- * with nothing started. A stop request ends them: -2 (the caller stops
- * the run, stop_before_soak). */
-static int run_before_gates(struct gl_ctx *c)
+ * with nothing started. A stop request ends them and the run
+ * (stop_before_soak). 0 to go on, 1 when the run ended (*code). */
+static int run_before_gates(struct gl_ctx *c, int *code)
 {
 	struct gl_err rerr = { 0 };
 	char why[700];
@@ -257,8 +257,10 @@ static int run_before_gates(struct gl_ctx *c)
 	gl_stop_interruptible(1);
 	failed = ctl_gates_run(c, 0, why, sizeof(why));
 	gl_stop_interruptible(0);
-	if (ctl_stopping(c))
-		return -2;
+	if (ctl_stopping(c)) {
+		*code = stop_before_soak(c, "the before gates", 1);
+		return 1;
+	}
 	if (failed == 0)
 		return 0;
 	gl_ctx_event(c, GL_LOG_ERROR, "controller", "%d gate run(s) failed before the soak: nothing was started or "
@@ -269,7 +271,8 @@ static int run_before_gates(struct gl_ctx *c)
 		fprintf(stderr, "gauntlet: report: %s\n", rerr.msg);
 	fprintf(stderr, "gauntlet: %s\ngauntlet: a gate failed before the soak: nothing was started (exit 4); report: "
 		"%s/report.json\n", why, c->dir);
-	return -1;
+	*code = GL_EXIT_HARNESS_ERROR;
+	return 1;
 }
 
 static int build_faults(struct gl_ctx *c, int fresh)
@@ -336,26 +339,39 @@ static void print_diag(const struct gl_diag *d)
 		fprintf(stderr, "(%d more diagnostics not shown)\n", d->n_dropped);
 }
 
-int gl_controller_run(const struct gl_run_opts *o)
+/* SIGINT and SIGTERM from here on are a request to stop (stop.h):
+ * whatever phase they come in, the run ends aborted and reported. */
+static int install_stop(void)
 {
-	struct gl_ctx c = { .lock_fd = -1 };
-	struct gl_diag d;
+	if (gl_stop_install() == 0)
+		return 0;
+	fprintf(stderr, "gauntlet: cannot set up the SIGINT/SIGTERM handler: %s\n", strerror(errno));
+	return -1;
+}
+
+static int start_loop(struct gl_ctx *c)
+{
+	if (ctl_start_loop(c) == 0)
+		return 0;
+	fprintf(stderr, "gauntlet: cannot start: %s\n", c->stop_msg[0] ? c->stop_msg : "out of memory");
+	return -1;
+}
+
+/* The scenario file, validated (missing thresholds only warned of: they
+ * fail the verdict), and bound to the simulation if there is one. 0 or
+ * the exit code. */
+static int load_scenario(struct gl_ctx *c, const struct gl_run_opts *o)
+{
 	struct gl_scenario_opts so = { o->time_scale, o->sets, 0, NULL };
-	struct gl_run_row row;
-	struct gl_err err = { 0 };
-	struct utsname un;
-	cJSON *sets = NULL;
-	int code = GL_EXIT_HARNESS_ERROR, rc;
+	struct gl_diag d;
 
 	gl_diag_init(&d, NULL);
-	c.sim = ctl_sim_active();
 	so.start_wall_ns = gl_wall_ns();
-	c.sc = gl_scenario_load_file(o->scenario_path, &so, &d);
-	if (!c.sc || d.n_errors > c.sc->n_missing) {
+	c->sc = gl_scenario_load_file(o->scenario_path, &so, &d);
+	if (!c->sc || d.n_errors > c->sc->n_missing) {
 		print_diag(&d);
 		fprintf(stderr, "gauntlet: %s: invalid scenario, nothing was run\n", o->scenario_path);
 		gl_diag_free(&d);
-		gl_scenario_free(c.sc);
 		return GL_EXIT_BAD_INPUT;
 	}
 	if (d.n_errors) {
@@ -363,13 +379,199 @@ int gl_controller_run(const struct gl_run_opts *o)
 		fprintf(stderr, "gauntlet: running anyway: the missing thresholds above fail the verdict\n");
 	}
 	gl_diag_free(&d);
-	if (c.sim) {
+	if (c->sim) {
 		char why[200];
-		if (ctl_sim_bind(c.sim, c.sc, why, sizeof(why)) != 0) {
+		if (ctl_sim_bind(c->sim, c->sc, why, sizeof(why)) != 0) {
 			fprintf(stderr, "gauntlet: simulate: %s\n", why);
-			gl_scenario_free(c.sc);
 			return GL_EXIT_BAD_INPUT;
 		}
+	}
+	return 0;
+}
+
+/* --dry-run: the timeline, agents, gates, webhooks and every fault's
+ * commands, as the run would execute them. */
+static void print_dry_run(struct gl_ctx *c)
+{
+	gl_timeline_print(c->sc, c->scale, stdout);
+	gl_agents_print(c->sc, stdout);
+	gl_gates_print(c->sc, stdout);
+	gl_notify_print(c->sc, stdout);
+	for (int i = 0; i < c->sc->n_faults; i++) {
+		struct gl_buf b;
+		gl_buf_init(&b, DESCRIBE_MAX);
+		if (c->sc->faults[i].ops->describe)
+			c->sc->faults[i].ops->describe(c->faults[i].plan, &b);
+		ctl_dm_plan(c, &c->faults[i]);
+		ctl_dm_describe(&c->faults[i], c->faults[i].plan, &b);
+		printf("fault '%s' on host '%s':\n", c->faults[i].row.id, c->faults[i].row.target);
+		put_text(stdout, b.data ? b.data : "  (no commands)\n");
+		if (b.cut)
+			printf("  (THE DESCRIPTION ABOVE IS INCOMPLETE: it did not fit in %d MiB; the run would "
+			       "execute more than is shown)\n", DESCRIBE_MAX >> 20);
+		if (c->sc->faults[i].runbook[0])
+			printf("  runbook: %s\n", c->sc->faults[i].runbook);
+		gl_buf_free(&b);
+	}
+	printf("dry run: nothing was started, injected or written\n");
+}
+
+/* The run's id and directory, made and locked. A new directory, or an
+ * empty one of ours: never one another user prepared (links planted in it
+ * would redirect root's writes). 0 or the exit code. */
+static int make_run_dir(struct gl_ctx *c, const struct gl_run_opts *o, struct gl_run_row *row)
+{
+	struct gl_err err = { 0 };
+	size_t n;
+
+	if (c->sim)
+		ctl_sim_run_id(c->sim, row->id, sizeof(row->id));
+	else
+		make_run_id(row->id, sizeof(row->id));
+	snprintf(c->run_id, sizeof(c->run_id), "%s", row->id);
+	if (o->out_dir)
+		snprintf(c->dir, sizeof(c->dir), "%s", o->out_dir);
+	else
+		snprintf(c->dir, sizeof(c->dir), "runs/%s-%s", c->sc->name, row->id);
+	n = strlen(c->dir);
+	while (n > 1 && c->dir[n - 1] == '/')
+		c->dir[--n] = '\0';
+	if (gl_rundir_create(c->dir, &err) != 0) {
+		fprintf(stderr, "gauntlet: %s\n", err.msg);
+		return err.code == GL_EINVAL ? GL_EXIT_BAD_INPUT : GL_EXIT_HARNESS_ERROR;
+	}
+	return lock_dir(c) != 0 ? GL_EXIT_HARNESS_ERROR : 0;
+}
+
+/* The new store: the run row, the phases, the journal of every planned
+ * fault and the scenario's inventory (resume and report rebuild the
+ * scenario from it). 0 or the exit code. */
+static int create_store(struct gl_ctx *c, const struct gl_run_opts *o, struct gl_run_row *row)
+{
+	struct gl_err err = { 0 };
+	struct utsname un;
+	char db[1100];
+	cJSON *sets;
+	int rc;
+
+	snprintf(db, sizeof(db), "%s/run.db", c->dir);
+	if (!(c->st = gl_store_open(db, 1, &err))) {
+		fprintf(stderr, "gauntlet: %s\n", err.msg);
+		return GL_EXIT_BAD_INPUT;
+	}
+	if (c->sim)
+		gl_store_no_sync(c->st);
+	ctl_store_policy(c);
+	/* the run exists: log lines carry its clock, at 0 until the loop
+	 * starts (the events stored before then are at 0 too) */
+	ctl_log_clock_start(c);
+	snprintf(row->name, sizeof(row->name), "%s", c->sc->name);
+	snprintf(row->scenario_path, sizeof(row->scenario_path), "%s", o->scenario_path);
+	row->scenario_text = c->sc->text;
+	snprintf(row->scenario_sha256, sizeof(row->scenario_sha256), "%s", c->sc->sha256);
+	sets = cJSON_CreateArray();
+	for (int i = 0; o->sets && o->sets[i]; i++)
+		cJSON_AddItemToArray(sets, cJSON_CreateString(o->sets[i]));
+	row->sets_json = cJSON_PrintUnformatted(sets);
+	cJSON_Delete(sets);
+	row->time_scale = c->scale;
+	row->window_ns = c->sc->window_ns;
+	row->duration_ns = c->sc->duration_ns;
+	row->started_wall_ns = gl_wall_ns();
+	snprintf(row->version, sizeof(row->version), "%s", GL_VERSION);
+	snprintf(row->git_rev, sizeof(row->git_rev), "%s", GL_GIT_REV);
+	if (uname(&un) == 0)
+		snprintf(row->hostname, sizeof(row->hostname), "%s", un.nodename);
+	rc = gl_store_run_create(c->st, row, &err);
+	free(row->sets_json);
+	row->sets_json = NULL;
+	if (rc != 0) {
+		fprintf(stderr, "gauntlet: %s\n", err.msg);
+		return GL_EXIT_HARNESS_ERROR;
+	}
+	for (int i = 0; i < c->sc->n_phases; i++) {
+		const struct gl_phase *p = &c->sc->phases[i];
+		gl_store_phase_put(c->st, i, p->name, p->start_ns, p->start_ns + p->dur_ns, p->load,
+				   gl_scope_name(p->scope));
+	}
+	for (int i = 0; i < c->sc->n_faults; i++)
+		if (ctl_journal(c, &c->faults[i]) != 0)
+			return GL_EXIT_HARNESS_ERROR;
+	if (c->sc->inventory_text && gl_store_doc_put(c->st, "scenario_inventory", c->sc->inventory_text, &err) != 0) {
+		fprintf(stderr, "gauntlet: the scenario's inventory %s could not be stored: %s\n",
+			c->sc->inventory_path, err.msg);
+		return GL_EXIT_HARNESS_ERROR;
+	}
+	return 0;
+}
+
+/* Provenance for manifest.json, kept in the store; bounded, and never a
+ * reason to fail the run; a stop request ends its commands (their items
+ * say so). */
+static void store_inventory(struct gl_ctx *c)
+{
+	struct gl_err ierr = { 0 };
+	cJSON *inv;
+	char *text;
+
+	gl_ctx_event(c, GL_LOG_INFO, "inventory", "collecting from %d host(s)", c->sc->n_hosts);
+	gl_stop_interruptible(1);
+	inv = gl_inventory_collect(c->sc, 0);
+	gl_stop_interruptible(0);
+	text = inv ? cJSON_PrintUnformatted(inv) : NULL;
+	if (!text || gl_store_doc_put(c->st, "inventory", text, &ierr) != 0)
+		gl_ctx_event(c, GL_LOG_WARN, "inventory", "not stored: %s", text ? ierr.msg : "out of memory");
+	else
+		gl_ctx_event(c, GL_LOG_INFO, "inventory", "%d host(s) in %.1f s", c->sc->n_hosts,
+			     cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(inv, "collect_s")));
+	cJSON_free(text);
+	cJSON_Delete(inv);
+}
+
+/* What a run asks of its hosts before the soak: the inventory, preflight
+ * (a failure ends the run failed, reported), the before gates. A stop
+ * request between them ends the run. 0 to go on, 1 when the run ended
+ * (*code). */
+static int before_soak(struct gl_ctx *c, int *code)
+{
+	struct gl_err rerr = { 0 };
+	int rc;
+
+	store_inventory(c);
+	if (ctl_stopping(c)) {
+		*code = stop_before_soak(c, "the inventory", 0);
+		return 1;
+	}
+	gl_stop_interruptible(1);
+	rc = preflight(c);
+	gl_stop_interruptible(0);
+	if (ctl_stopping(c)) {
+		*code = stop_before_soak(c, "preflight", 0);
+		return 1;
+	}
+	if (rc != 0) {
+		gl_ctx_event(c, GL_LOG_ERROR, "controller", "preflight failed: nothing was started or injected");
+		gl_store_run_finish(c->st, "failed", gl_verdict_name(GL_VERDICT_FAIL), GL_EXIT_HARNESS_ERROR, gl_wall_ns());
+		ctl_notify_failed_start(c, "preflight failed: nothing was started or injected");
+		if (ctl_write_reports(c->dir, c->st, &rerr) != 0)
+			fprintf(stderr, "gauntlet: report: %s\n", rerr.msg);
+		fprintf(stderr, "gauntlet: preflight failed (see above); report: %s/report.json\n", c->dir);
+		*code = GL_EXIT_HARNESS_ERROR;
+		return 1;
+	}
+	return run_before_gates(c, code);
+}
+
+int gl_controller_run(const struct gl_run_opts *o)
+{
+	struct gl_ctx c = { .lock_fd = -1 };
+	struct gl_run_row row = { 0 };
+	int code;
+
+	c.sim = ctl_sim_active();
+	if ((code = load_scenario(&c, o)) != 0) {
+		gl_scenario_free(c.sc);
+		return code;
 	}
 	gl_secrets_take(c.sc->root);    /* before any thread or child (secrets.h) */
 	c.scale = o->time_scale > 0 ? o->time_scale : 1;
@@ -385,174 +587,29 @@ int gl_controller_run(const struct gl_run_opts *o)
 	if (build_faults(&c, 1) != 0)
 		goto out;
 	if (o->dry_run) {
-		gl_timeline_print(c.sc, c.scale, stdout);
-		gl_agents_print(c.sc, stdout);
-		gl_gates_print(c.sc, stdout);
-		gl_notify_print(c.sc, stdout);
-		for (int i = 0; i < c.sc->n_faults; i++) {
-			struct gl_buf b;
-			gl_buf_init(&b, DESCRIBE_MAX);
-			if (c.sc->faults[i].ops->describe)
-				c.sc->faults[i].ops->describe(c.faults[i].plan, &b);
-			ctl_dm_plan(&c, &c.faults[i]);
-			ctl_dm_describe(&c.faults[i], c.faults[i].plan, &b);
-			printf("fault '%s' on host '%s':\n", c.faults[i].row.id, c.faults[i].row.target);
-			put_text(stdout, b.data ? b.data : "  (no commands)\n");
-			if (b.cut)
-				printf("  (THE DESCRIPTION ABOVE IS INCOMPLETE: it did not fit in %d MiB; the run would "
-				       "execute more than is shown)\n", DESCRIBE_MAX >> 20);
-			if (c.sc->faults[i].runbook[0])
-				printf("  runbook: %s\n", c.sc->faults[i].runbook);
-			gl_buf_free(&b);
-		}
-		printf("dry run: nothing was started, injected or written\n");
+		print_dry_run(&c);
 		code = GL_EXIT_OK;
 		goto out;
 	}
-	/* SIGINT and SIGTERM from here on are a request to stop (stop.h):
-	 * whatever phase they come in, the run ends aborted and reported */
-	if (gl_stop_install() != 0) {
-		fprintf(stderr, "gauntlet: cannot set up the SIGINT/SIGTERM handler: %s\n", strerror(errno));
+	if (install_stop() != 0)
 		goto out;
-	}
-	memset(&row, 0, sizeof(row));
-	if (c.sim)
-		ctl_sim_run_id(c.sim, row.id, sizeof(row.id));
-	else
-		make_run_id(row.id, sizeof(row.id));
-	snprintf(c.run_id, sizeof(c.run_id), "%s", row.id);
-	if (o->out_dir)
-		snprintf(c.dir, sizeof(c.dir), "%s", o->out_dir);
-	else
-		snprintf(c.dir, sizeof(c.dir), "runs/%s-%s", c.sc->name, row.id);
-	{
-		size_t n = strlen(c.dir);
-		while (n > 1 && c.dir[n - 1] == '/')
-			c.dir[--n] = '\0';
-	}
-	/* A new directory, or an empty one of ours: never one another user
-	 * prepared (links planted in it would redirect root's writes). */
-	if (gl_rundir_create(c.dir, &err) != 0) {
-		fprintf(stderr, "gauntlet: %s\n", err.msg);
-		code = err.code == GL_EINVAL ? GL_EXIT_BAD_INPUT : GL_EXIT_HARNESS_ERROR;
+	if ((code = make_run_dir(&c, o, &row)) != 0 || (code = create_store(&c, o, &row)) != 0)
 		goto out;
-	}
-	if (lock_dir(&c) != 0)
-		goto out;
-	{
-		char db[1100];
-		snprintf(db, sizeof(db), "%s/run.db", c.dir);
-		c.st = gl_store_open(db, 1, &err);
-		if (!c.st) {
-			fprintf(stderr, "gauntlet: %s\n", err.msg);
-			code = GL_EXIT_BAD_INPUT;
-			goto out;
-		}
-		if (c.sim)
-			gl_store_no_sync(c.st);
-		ctl_store_policy(&c);
-	}
-	/* the run exists: log lines carry its clock, at 0 until the loop
-	 * starts (the events stored before then are at 0 too) */
-	ctl_log_clock_start(&c);
-	snprintf(row.name, sizeof(row.name), "%s", c.sc->name);
-	snprintf(row.scenario_path, sizeof(row.scenario_path), "%s", o->scenario_path);
-	row.scenario_text = c.sc->text;
-	snprintf(row.scenario_sha256, sizeof(row.scenario_sha256), "%s", c.sc->sha256);
-	sets = cJSON_CreateArray();
-	for (int i = 0; o->sets && o->sets[i]; i++)
-		cJSON_AddItemToArray(sets, cJSON_CreateString(o->sets[i]));
-	row.sets_json = cJSON_PrintUnformatted(sets);
-	row.time_scale = c.scale;
-	row.window_ns = c.sc->window_ns;
-	row.duration_ns = c.sc->duration_ns;
-	row.started_wall_ns = gl_wall_ns();
-	snprintf(row.version, sizeof(row.version), "%s", GL_VERSION);
-	snprintf(row.git_rev, sizeof(row.git_rev), "%s", GL_GIT_REV);
-	if (uname(&un) == 0)
-		snprintf(row.hostname, sizeof(row.hostname), "%s", un.nodename);
-	if (gl_store_run_create(c.st, &row, &err) != 0) {
-		free(row.sets_json);
-		fprintf(stderr, "gauntlet: %s\n", err.msg);
-		goto out;
-	}
-	free(row.sets_json);
-	for (int i = 0; i < c.sc->n_phases; i++) {
-		const struct gl_phase *p = &c.sc->phases[i];
-		gl_store_phase_put(c.st, i, p->name, p->start_ns, p->start_ns + p->dur_ns, p->load,
-				   gl_scope_name(p->scope));
-	}
-	for (int i = 0; i < c.sc->n_faults; i++)
-		if (ctl_journal(&c, &c.faults[i]) != 0)
-			goto out;
-	if (c.sc->inventory_text && gl_store_doc_put(c.st, "scenario_inventory", c.sc->inventory_text, &err) != 0) {
-		/* resume and report rebuild the scenario from it */
-		fprintf(stderr, "gauntlet: the scenario's inventory %s could not be stored: %s\n",
-			c.sc->inventory_path, err.msg);
-		goto out;
-	}
 	if (ctl_stopping(&c)) {
 		code = stop_before_soak(&c, "the start-up", 0);
 		goto out;
 	}
-	if (c.sim)
-		goto loop;   /* no host is asked anything: no inventory, preflight or gate */
-	{
-		/* provenance for manifest.json, kept in the store; bounded, and
-		 * never a reason to fail the run; a stop request ends its
-		 * commands (their items say so) */
-		cJSON *inv;
-		gl_ctx_event(&c, GL_LOG_INFO, "inventory", "collecting from %d host(s)", c.sc->n_hosts);
-		gl_stop_interruptible(1);
-		inv = gl_inventory_collect(c.sc, 0);
-		gl_stop_interruptible(0);
-		char *text = inv ? cJSON_PrintUnformatted(inv) : NULL;
-		struct gl_err ierr = { 0 };
-		if (!text || gl_store_doc_put(c.st, "inventory", text, &ierr) != 0)
-			gl_ctx_event(&c, GL_LOG_WARN, "inventory", "not stored: %s", text ? ierr.msg : "out of memory");
-		else
-			gl_ctx_event(&c, GL_LOG_INFO, "inventory", "%d host(s) in %.1f s", c.sc->n_hosts,
-				     cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(inv, "collect_s")));
-		cJSON_free(text);
-		cJSON_Delete(inv);
-	}
-	if (ctl_stopping(&c)) {
-		code = stop_before_soak(&c, "the inventory", 0);
+	/* a simulation asks no host anything: no inventory, preflight or gate */
+	if (!c.sim && before_soak(&c, &code) != 0)
 		goto out;
-	}
-	gl_stop_interruptible(1);
-	rc = preflight(&c);
-	gl_stop_interruptible(0);
-	if (ctl_stopping(&c)) {
-		code = stop_before_soak(&c, "preflight", 0);
+	code = GL_EXIT_HARNESS_ERROR;
+	if (start_loop(&c) != 0)
 		goto out;
-	}
-	if (rc != 0) {
-		struct gl_err rerr = { 0 };
-		gl_ctx_event(&c, GL_LOG_ERROR, "controller", "preflight failed: nothing was started or injected");
-		gl_store_run_finish(c.st, "failed", gl_verdict_name(GL_VERDICT_FAIL), GL_EXIT_HARNESS_ERROR, gl_wall_ns());
-		ctl_notify_failed_start(&c, "preflight failed: nothing was started or injected");
-		if (ctl_write_reports(c.dir, c.st, &rerr) != 0)
-			fprintf(stderr, "gauntlet: report: %s\n", rerr.msg);
-		fprintf(stderr, "gauntlet: preflight failed (see above); report: %s/report.json\n", c.dir);
-		code = GL_EXIT_HARNESS_ERROR;
-		goto out;
-	}
-	if ((rc = run_before_gates(&c)) != 0) {
-		code = rc == -2 ? stop_before_soak(&c, "the before gates", 1) : GL_EXIT_HARNESS_ERROR;
-		goto out;
-	}
-loop:
-	if (ctl_start_loop(&c) != 0) {
-		fprintf(stderr, "gauntlet: cannot start: %s\n", c.stop_msg[0] ? c.stop_msg : "out of memory");
-		goto out;
-	}
 	gl_ctx_event(&c, GL_LOG_INFO, "controller", "run %s started in %s (time scale %g)", row.id, c.dir, c.scale);
 	ctl_notify_start(&c);
 	c.elapsed_base = 0;
 	code = ctl_drive(&c);
 out:
-	cJSON_Delete(sets);
 	ctx_free(&c);
 	return code;
 }
@@ -690,11 +747,93 @@ static int show_plans_if_needed(struct gl_ctx *c, const struct gl_run_row *row, 
 	return 0;
 }
 
+/* The outage this resume ends: from the last commit the store holds (work
+ * after it was lost with the controller) to now. */
+static void record_outage(struct gl_ctx *c, const struct gl_run_row *row, int64_t base)
+{
+	struct gl_outage_row o = { row->resumes + 1, base, row->progress_wall_ns, gl_wall_ns() };
+
+	gl_store_outage_put(c->st, &o);
+	if (o.down_wall_ns > 0)
+		c->resume_down_ns = o.resumed_wall_ns - o.down_wall_ns;
+	if (o.down_wall_ns > 0)
+		gl_ctx_event(c, GL_LOG_WARN, "controller", "run %s resumed at elapsed %.3f s (resume #%d): "
+			     "the controller was down %.3f s since its last commit", row->id, (double)base / 1e9,
+			     row->resumes + 1, (double)(o.resumed_wall_ns - o.down_wall_ns) / 1e9);
+	else
+		gl_ctx_event(c, GL_LOG_INFO, "controller", "run %s resumed at elapsed %.3f s (resume #%d)",
+			     row->id, (double)base / 1e9, row->resumes + 1);
+}
+
+/* Put back the figures of the partial window the store holds. */
+static void restore_window(struct gl_ctx *c, int64_t base)
+{
+	struct gl_err ferr = { 0 };
+	struct gl_store_figs *cur = gl_store_figs_open(c->st, base / c->sc->window_ns, &ferr);
+	struct gl_store_fig f;
+	int have = cur ? gl_store_figs_next(cur, &f, &ferr) : -1;
+
+	for (; have == 1; have = gl_store_figs_next(cur, &f, &ferr)) {
+		if (!f.name)
+			continue;
+		if (f.hist)
+			gl_metrics_restore_hist(c->m, f.name, f.hist, f.hist_len);
+		else
+			gl_metrics_restore_counter(c->m, f.name, f.counter);
+	}
+	if (have < 0)
+		gl_ctx_event(c, GL_LOG_WARN, "controller", "resume: the figures of the window the stop "
+			     "cut were not read back (%s): that window holds only what comes after", ferr.msg);
+	gl_store_figs_close(cur);
+}
+
+/* Reconcile the journal with the timeline position base. */
+static void reconcile_faults(struct gl_ctx *c, int64_t base)
+{
+	for (int i = 0; i < c->sc->n_faults; i++) {
+		struct fault_rt *f = &c->faults[i];
+		int64_t t_inj = gl_timeline_real_ns(f->spec->at_ns, c->scale);
+		int64_t t_rev = gl_timeline_real_ns(f->spec->at_ns + f->spec->dur_ns, c->scale);
+		if (f->row.state == GL_FAULT_INJECTING) {
+			/* Died mid-inject: unknown effect; revert, then inject again if due.
+			 * The row stays "injecting" during this clean-up, so a controller
+			 * killed again now leaves the same case for the next resume (as
+			 * "reverting" it would be reverted and never injected again). */
+			/* Still due, or not yet (killed after the inject started but
+			 * before the commit that passed its time): planned again, in
+			 * the same commit as the revert (executor.c), or a kill
+			 * between two commits would lose it. An instantaneous fault
+			 * never happened: it is still owed. */
+			f->replan = base < t_rev || f->spec->dur_ns == 0;
+			ctl_start_step(c, f, GL_FAULT_INJECTING, FX_REVERT, "controller died while injecting");
+			f->replan = 0;
+		} else if (f->row.state == GL_FAULT_REVERTING || f->row.state == GL_FAULT_REVERT_FAILED) {
+			ctl_fault_revert(c, f, "revert owed from before the resume");
+		} else if (f->row.state == GL_FAULT_INJECTED && f->spec->dur_ns > 0 && t_rev <= base) {
+			ctl_fault_revert(c, f, "revert time passed while the controller was down");
+		} else if (f->row.state == GL_FAULT_INJECTED && f->spec->ops->ended && f->plan) {
+			/* a fault that ends itself (a flap loop) and did while
+			 * this controller was down: over now, not at its planned
+			 * revert; the revert takes its record of when it ended */
+			struct gl_err e = { 0 };
+			int ended = f->spec->ops->ended(c, f->plan, &e);
+			if (ended > 0)
+				ctl_fault_revert(c, f, "it ended by itself while the controller was down");
+			else if (ended < 0)
+				gl_ctx_event(c, GL_LOG_WARN, "fault", "'%s': cannot tell whether it ended by itself "
+					     "while the controller was down (%s): reverted at its planned time", f->row.id,
+					     e.msg);
+		}
+		if (f->row.state == GL_FAULT_PLANNED && t_inj <= base)
+			ctl_fault_inject(c, f);   /* due before the stop but never started */
+	}
+}
+
 int gl_controller_resume(const char *dir, int dry_run)
 {
 	struct gl_ctx c = { .lock_fd = -1, .sim = ctl_sim_active() };
 	struct gl_run_row row = { 0 };
-	int code = open_existing(&c, dir, &row), rc;
+	int code = open_existing(&c, dir, &row);
 	int64_t base;
 
 	if (code != 0)
@@ -707,9 +846,7 @@ int gl_controller_resume(const char *dir, int dry_run)
 		code = GL_EXIT_BAD_INPUT;
 		goto out;
 	}
-	/* SIGINT and SIGTERM from here on are a request to stop (stop.h) */
-	if (gl_stop_install() != 0) {
-		fprintf(stderr, "gauntlet: cannot set up the SIGINT/SIGTERM handler: %s\n", strerror(errno));
+	if (install_stop() != 0) {
 		code = GL_EXIT_HARNESS_ERROR;
 		goto out;
 	}
@@ -736,14 +873,8 @@ int gl_controller_resume(const char *dir, int dry_run)
 	}
 	/* the before gates a killed first process did not finish (stopped
 	 * during a long diagnostic): still before any load */
-	if ((rc = run_before_gates(&c)) != 0) {
-		code = rc == -2 ? stop_before_soak(&c, "the before gates", 1) : GL_EXIT_HARNESS_ERROR;
+	if (run_before_gates(&c, &code) != 0 || start_loop(&c) != 0)
 		goto out;
-	}
-	if (ctl_start_loop(&c) != 0) {
-		fprintf(stderr, "gauntlet: cannot start: %s\n", c.stop_msg[0] ? c.stop_msg : "out of memory");
-		goto out;
-	}
 	base = row.elapsed_ns;
 	c.elapsed_base = base;
 	c.mono_start = gl_now_ns();
@@ -753,21 +884,7 @@ int gl_controller_resume(const char *dir, int dry_run)
 	 * journal times must not run ahead of it. */
 	c.time_held = 1;
 	snprintf(c.run_id, sizeof(c.run_id), "%s", row.id);
-	{
-		/* the outage: from the last commit the store holds (work after
-		 * it was lost with the controller) to now */
-		struct gl_outage_row o = { row.resumes + 1, base, row.progress_wall_ns, gl_wall_ns() };
-		gl_store_outage_put(c.st, &o);
-		if (o.down_wall_ns > 0)
-			c.resume_down_ns = o.resumed_wall_ns - o.down_wall_ns;
-		if (o.down_wall_ns > 0)
-			gl_ctx_event(&c, GL_LOG_WARN, "controller", "run %s resumed at elapsed %.3f s (resume #%d): "
-				     "the controller was down %.3f s since its last commit", row.id, (double)base / 1e9,
-				     row.resumes + 1, (double)(o.resumed_wall_ns - o.down_wall_ns) / 1e9);
-		else
-			gl_ctx_event(&c, GL_LOG_INFO, "controller", "run %s resumed at elapsed %.3f s (resume #%d)",
-				     row.id, (double)base / 1e9, row.resumes + 1);
-	}
+	record_outage(&c, &row, base);
 	ctl_notify_start(&c);
 	/* Nothing the dead controller started may run beside what this one
 	 * starts: two training jobs would share a checkpoint directory. */
@@ -775,66 +892,10 @@ int gl_controller_resume(const char *dir, int dry_run)
 		fprintf(stderr, "gauntlet: %s: processes of the run are still running and could not be stopped "
 			"(see above); nothing was started\n", dir);
 		gl_store_flush(c.st, NULL);
-		code = GL_EXIT_HARNESS_ERROR;
 		goto out;
 	}
-	/* Put back the partial window the store holds. */
-	{
-		struct gl_err ferr = { 0 };
-		struct gl_store_figs *cur = gl_store_figs_open(c.st, base / c.sc->window_ns, &ferr);
-		struct gl_store_fig f;
-		int have = cur ? gl_store_figs_next(cur, &f, &ferr) : -1;
-		for (; have == 1; have = gl_store_figs_next(cur, &f, &ferr)) {
-			if (!f.name)
-				continue;
-			if (f.hist)
-				gl_metrics_restore_hist(c.m, f.name, f.hist, f.hist_len);
-			else
-				gl_metrics_restore_counter(c.m, f.name, f.counter);
-		}
-		if (have < 0)
-			gl_ctx_event(&c, GL_LOG_WARN, "controller", "resume: the figures of the window the stop "
-				     "cut were not read back (%s): that window holds only what comes after", ferr.msg);
-		gl_store_figs_close(cur);
-	}
-	/* Reconcile the journal with the timeline position. */
-	for (int i = 0; i < c.sc->n_faults; i++) {
-		struct fault_rt *f = &c.faults[i];
-		int64_t t_inj = gl_timeline_real_ns(f->spec->at_ns, c.scale);
-		int64_t t_rev = gl_timeline_real_ns(f->spec->at_ns + f->spec->dur_ns, c.scale);
-		if (f->row.state == GL_FAULT_INJECTING) {
-			/* Died mid-inject: unknown effect; revert, then inject again if due.
-			 * The row stays "injecting" during this clean-up, so a controller
-			 * killed again now leaves the same case for the next resume (as
-			 * "reverting" it would be reverted and never injected again). */
-			/* Still due, or not yet (killed after the inject started but
-			 * before the commit that passed its time): planned again, in
-			 * the same commit as the revert (executor.c), or a kill
-			 * between two commits would lose it. An instantaneous fault
-			 * never happened: it is still owed. */
-			f->replan = base < t_rev || f->spec->dur_ns == 0;
-			ctl_start_step(&c, f, GL_FAULT_INJECTING, FX_REVERT, "controller died while injecting");
-			f->replan = 0;
-		} else if (f->row.state == GL_FAULT_REVERTING || f->row.state == GL_FAULT_REVERT_FAILED) {
-			ctl_fault_revert(&c, f, "revert owed from before the resume");
-		} else if (f->row.state == GL_FAULT_INJECTED && f->spec->dur_ns > 0 && t_rev <= base) {
-			ctl_fault_revert(&c, f, "revert time passed while the controller was down");
-		} else if (f->row.state == GL_FAULT_INJECTED && f->spec->ops->ended && f->plan) {
-			/* a fault that ends itself (a flap loop) and did while
-			 * this controller was down: over now, not at its planned
-			 * revert; the revert takes its record of when it ended */
-			struct gl_err e = { 0 };
-			int ended = f->spec->ops->ended(&c, f->plan, &e);
-			if (ended > 0)
-				ctl_fault_revert(&c, f, "it ended by itself while the controller was down");
-			else if (ended < 0)
-				gl_ctx_event(&c, GL_LOG_WARN, "fault", "'%s': cannot tell whether it ended by itself "
-					     "while the controller was down (%s): reverted at its planned time", f->row.id,
-					     e.msg);
-		}
-		if (f->row.state == GL_FAULT_PLANNED && t_inj <= base)
-			ctl_fault_inject(&c, f);   /* due before the stop but never started */
-	}
+	restore_window(&c, base);
+	reconcile_faults(&c, base);
 	c.time_held = 0;
 	code = ctl_drive(&c);
 out:

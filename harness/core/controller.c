@@ -606,6 +606,73 @@ static void after_gates(struct gl_ctx *c)
 		ctl_notify_stopping(c);
 }
 
+/* Start the workloads (here or through their agents), then the fault
+ * executor and the lease renewal; a failure is the run's stop. */
+static void start_work(struct gl_ctx *c)
+{
+	struct gl_err err = { 0 };
+
+	for (int i = 0; i < c->sc->n_workloads && c->stop == STOP_NONE; i++) {
+		if (c->agents[i] ? gl_agents_start(c->agents[i], &err) != 0
+				 : c->sc->workloads[i].ops->start(c->wl_state[i], &err) != 0) {
+			c->stop = STOP_ERROR;
+			snprintf(c->stop_msg, sizeof(c->stop_msg), "workload %s: %s", c->sc->workloads[i].name, err.msg);
+		}
+	}
+	c->wl_started = 1;
+	/* a simulation runs every fault step inline, with no lease renewal
+	 * (no watcher is modelled) */
+	if (c->stop == STOP_NONE && !c->sim && (ctl_fx_start(c) != 0 || ctl_dm_start(c) != 0)) {
+		c->stop = STOP_ERROR;
+		snprintf(c->stop_msg, sizeof(c->stop_msg), "cannot start the fault executor or lease renewal thread");
+	}
+}
+
+/* Stop in order: no new work, close the window, revert, flush, report.
+ * Here the first: steps already handed to the executor finish and are
+ * journaled (from here on fault steps run inline), the loop's timers end
+ * (agents send their last figures while stopping: none may close a window
+ * meanwhile), the workloads stop and settle. */
+static void stop_work(struct gl_ctx *c)
+{
+	ctl_fx_stop(c);
+	event_del(c->ev_window);
+	event_del(c->ev_commit);
+	event_del(c->ev_tl);
+	for (int i = 0; i < c->sc->n_workloads; i++)
+		if (c->agents[i])
+			gl_agents_stop(c->agents[i]);
+		else if (c->wl_state[i])
+			c->sc->workloads[i].ops->stop(c->wl_state[i]);
+	settle(c);
+	/* What a launcher moved out of its reach (a job in a session of its
+	 * own) carries the run's mark: it ends with the run too. */
+	ctl_stop_leftovers(c, "end of run");
+}
+
+/* The last window, ending at now, written (had_time) or dropped: a commit
+ * may have opened a window that never got any time. */
+static void close_last_window(struct gl_ctx *c, int64_t now, int had_time)
+{
+	struct gl_agg *agg;
+
+	if (!had_time) {
+		gl_store_window_drop(c->st, c->win_idx);
+		return;
+	}
+	agg = c->live ? gl_agg_new() : NULL;
+	for (int i = 0; i < c->sc->n_workloads; i++)
+		if (c->agents[i])
+			gl_agents_window_done(c->agents[i], c->win_idx, c->m);
+	write_window(c, now, 1, agg);
+	gl_store_run_progress(c->st, now);
+	if (agg) {
+		gl_agg_add_seconds(agg, (double)(now - c->win_start_ns) / 1e9);
+		gl_live_window(c->live, c->win_idx, c->win_start_ns, now, agg, c->phase);
+		gl_agg_free(agg);
+	}
+}
+
 /* Run the loop from c->elapsed_base until the end, a signal or an error;
  * then stop everything in order. Returns the exit code. */
 int ctl_drive(struct gl_ctx *c)
@@ -640,20 +707,7 @@ int ctl_drive(struct gl_ctx *c)
 	while (c->tl_next < c->n_tl && gl_timeline_real_ns(c->tl[c->tl_next].t_ns, c->scale) <= base &&
 	       (base > 0 || c->tl[c->tl_next].kind == GL_TL_PHASE) && c->tl[c->tl_next].kind != GL_TL_END)
 		c->tl_next++;
-	for (int i = 0; i < c->sc->n_workloads && c->stop == STOP_NONE; i++) {
-		if (c->agents[i] ? gl_agents_start(c->agents[i], &err) != 0
-				 : c->sc->workloads[i].ops->start(c->wl_state[i], &err) != 0) {
-			c->stop = STOP_ERROR;
-			snprintf(c->stop_msg, sizeof(c->stop_msg), "workload %s: %s", c->sc->workloads[i].name, err.msg);
-		}
-	}
-	c->wl_started = 1;
-	/* a simulation runs every fault step inline, with no lease renewal
-	 * (no watcher is modelled) */
-	if (c->stop == STOP_NONE && !c->sim && (ctl_fx_start(c) != 0 || ctl_dm_start(c) != 0)) {
-		c->stop = STOP_ERROR;
-		snprintf(c->stop_msg, sizeof(c->stop_msg), "cannot start the fault executor or lease renewal thread");
-	}
+	start_work(c);
 	if (c->stop == STOP_NONE && c->sim) {
 		/* simulated: commits at each window's close and each fault
 		 * step, not on a timer (docs/simulation.md); a kill drops
@@ -672,46 +726,14 @@ int ctl_drive(struct gl_ctx *c)
 	}
 	/* (a signal during the stop below still ends the run aborted) */
 	reached_end = c->stop == STOP_END;
-	/* Steps already handed to the executor finish and are journaled; from
-	 * here on fault steps run inline. */
-	ctl_fx_stop(c);
-	/* Stop in order: no new work, close the window, revert, flush, report.
-	 * Agents send their last figures while stopping: no timer of the loop
-	 * may close a window meanwhile. */
-	event_del(c->ev_window);
-	event_del(c->ev_commit);
-	event_del(c->ev_tl);
-	for (int i = 0; i < c->sc->n_workloads; i++)
-		if (c->agents[i])
-			gl_agents_stop(c->agents[i]);
-		else if (c->wl_state[i])
-			c->sc->workloads[i].ops->stop(c->wl_state[i]);
-	settle(c);
-	/* What a launcher moved out of its reach (a job in a session of its
-	 * own) carries the run's mark: it ends with the run too. */
-	ctl_stop_leftovers(c, "end of run");
+	stop_work(c);
 	now = gl_ctx_elapsed_ns(c);
 	/* The run ends at the scenario's end, not when the loop noticed. */
 	if (reached_end && now > gl_timeline_real_ns(c->sc->duration_ns, c->scale))
 		now = gl_timeline_real_ns(c->sc->duration_ns, c->scale);
 	/* a new run stopped by a signal before its loop ran (in the wait for
 	 * its agents) has no window: what there was is its start-up */
-	if (now > c->win_start_ns && (ran || base > 0 || c->stop != STOP_SIGNAL)) {
-		struct gl_agg *agg = c->live ? gl_agg_new() : NULL;
-		for (int i = 0; i < c->sc->n_workloads; i++)
-			if (c->agents[i])
-				gl_agents_window_done(c->agents[i], c->win_idx, c->m);
-		write_window(c, now, 1, agg);
-		gl_store_run_progress(c->st, now);
-		if (agg) {
-			gl_agg_add_seconds(agg, (double)(now - c->win_start_ns) / 1e9);
-			gl_live_window(c->live, c->win_idx, c->win_start_ns, now, agg, c->phase);
-			gl_agg_free(agg);
-		}
-	} else {
-		/* a commit may have opened a window that never got any time */
-		gl_store_window_drop(c->st, c->win_idx);
-	}
+	close_last_window(c, now, now > c->win_start_ns && (ran || base > 0 || c->stop != STOP_SIGNAL));
 	ctl_notify_stopping(c);
 	ctl_revert_all(c, c->stop == STOP_END ? "end of run" : c->stop_msg);
 	after_gates(c);

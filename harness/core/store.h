@@ -17,8 +17,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <sqlite3.h>
-
 #include "states.h"
 #include "util.h"
 
@@ -51,7 +49,6 @@ struct gl_store *gl_store_open(const char *path, int create, struct gl_err *err)
  * kept from writing that long stops the run ("store write failed"). */
 struct gl_store *gl_store_open_reader(const char *path, struct gl_err *err);
 void gl_store_close(struct gl_store *st);     /* flushes; NULL is fine */
-sqlite3 *gl_store_db(struct gl_store *st);    /* borrowed; for readers */
 
 int gl_store_flush(struct gl_store *st, struct gl_err *err);
 
@@ -205,14 +202,41 @@ struct gl_request_row {
 };
 int gl_store_request_put(struct gl_store *st, const struct gl_request_row *r);
 
-/* One training step as rank 0 reported it; launch counts the job's
- * (re)launches in the run, from 1. */
-struct gl_train_step_row {
-	int64_t window, step, launch;
-	double step_time_s, comm_time_s, data_time_s, busbw_gbps;
-	int64_t correctness_errors;
+/* A plug-in's own rows (plugin.h: gl_workload_ops.records), declared by
+ * the plug-in as a record type: a table of that name with the columns seq
+ * (the order written) and window, then one per field, of its kind. The
+ * store makes the table at open where it is missing and writes and reads
+ * it; the plug-in names fields, never SQL. Names are [a-z_][a-z0-9_]*, at
+ * most GL_STORE_RECORD_FIELDS_MAX fields. A window keeps at most
+ * per_window rows of a type: the ones past it are left out and counted
+ * (a warning when the window ends). */
+#define GL_STORE_RECORD_TYPES_MAX 8
+#define GL_STORE_RECORD_FIELDS_MAX 16
+enum gl_record_kind { GL_RECORD_INT, GL_RECORD_REAL, GL_RECORD_TEXT };
+struct gl_record_field {
+	const char *name;
+	enum gl_record_kind kind;
 };
-int gl_store_train_step_put(struct gl_store *st, const struct gl_train_step_row *r);
+struct gl_record_type {
+	const char *table;
+	const struct gl_record_field *fields;
+	int n_fields;
+	int64_t per_window;
+};
+/* One field's value, by its kind (text: NULL stores NULL). */
+union gl_record_value {
+	int64_t i;
+	double r;
+	const char *s;
+};
+/* A row of type t in window (v: one value per field, in order), in the
+ * batch. 0 stored or left out by the bound, < 0 a store error. */
+int gl_store_record_put(struct gl_store *st, const struct gl_record_type *t, int64_t window,
+			const union gl_record_value *v);
+/* The largest value of integer field `field` over t's rows: *out, 0 when
+ * there is none. */
+int gl_store_record_max(struct gl_store *st, const struct gl_record_type *t, const char *field, int64_t *out,
+			struct gl_err *err);
 
 /* A storage operation worth keeping: the workload stores failed ones
  * (error_class set), a bounded number per window. */

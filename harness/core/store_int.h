@@ -1,6 +1,7 @@
 /*
- * store_int.h - the store's own: struct gl_store, shared by the store's
- * files (store.c writes and opens, store_read.c reads). Nothing outside
+ * store_int.h - the store's own: struct gl_store and the helpers its files
+ * share (store.c opens and batches; store_run.c, store_journal.c,
+ * store_rows.c and store_record.c write; store_read.c reads). Nothing outside
  * harness/core/store*.c includes it: the rest of gauntlet goes through
  * store.h.
  */
@@ -20,7 +21,6 @@ struct gl_store {
 	sqlite3_stmt *st_win;      /* window upsert */
 	sqlite3_stmt *st_ev;       /* event insert */
 	sqlite3_stmt *st_req;      /* request insert */
-	sqlite3_stmt *st_train;    /* training step insert */
 	/* WAL checkpoints (which fsync the database) run on this thread with a
 	 * connection of its own, so they never stall the event loop. */
 	pthread_t ckpt_th;
@@ -34,6 +34,33 @@ struct gl_store {
 	int wal_frames, wal_limit_frames;   /* in the WAL after the last commit; the trim's mark */
 	char *path;
 	struct gl_keep *keep;      /* what is kept of requests and debug events */
+	/* the record types written so far: insert prepared once, and the
+	 * rows of the current window (the bound) */
+	struct {
+		const struct gl_record_type *type;
+		sqlite3_stmt *ins;
+		int64_t window, rows, dropped;
+	} rec[GL_STORE_RECORD_TYPES_MAX];
 };
+
+/* The open batch's transaction (BEGIN once; gl_store_flush commits it). */
+int gl_store_txn(struct gl_store *st);
+/* Step a kept statement in the batch, then reset it; -GL_EIO logged. */
+int gl_store_step_done(struct gl_store *st, sqlite3_stmt *q);
+/* Step q (finalized here) in the batch, then commit the batch. */
+int gl_store_step_commit(struct gl_store *st, sqlite3_stmt *q, struct gl_err *err);
+/* A write of n_ints integers then up to two texts, in the batch; sql must
+ * be a string literal: the statement is kept, by its address. */
+int gl_store_exec_bound(struct gl_store *st, const char *sql, int n_ints, const int64_t *ints,
+			const char *text1, const char *text2);
+/* Column i as text into out (a NULL column is ""), or a malloc'd copy
+ * (NULL for a NULL column). */
+void gl_store_col_text(sqlite3_stmt *q, int i, char *out, size_t n);
+char *gl_store_col_dup(sqlite3_stmt *q, int i);
+
+/* store_record.c: every registered record type's table, made where it is
+ * missing (at open, after the migrations); the inserts finalized. */
+int gl_store_records_create(sqlite3 *db, struct gl_err *err);
+void gl_store_records_close(struct gl_store *st);
 
 #endif

@@ -2,7 +2,7 @@
  * store_keep.h - what the run store keeps of the rows that come by the
  * thousand (one per inference request, debug events), and the counts of
  * what it did not keep: the retention policy behind store.h's
- * gl_store_request_policy and gl_store_event_policy. store.c's alone.
+ * gl_store_request_policy and gl_store_event_policy. The store's alone.
  *
  * Requests, per analysis window and class (the error class, "ok" for a
  * success): the n-th request of its class in the window (from 0) is kept

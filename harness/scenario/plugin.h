@@ -173,6 +173,9 @@ struct gl_workload_ops {
 	/* (optional) checks before the soak starts (endpoints answer, ...):
 	 * each check calls gl_ctx_preflight; return 0 when all passed. */
 	int (*preflight)(struct gl_ctx *c, const cJSON *cfg);
+	/* (optional) the record types of the rows it keeps in the store
+	 * (store.h), NULL-terminated: the store makes their tables. */
+	const struct gl_record_type *const *records;
 };
 
 /*

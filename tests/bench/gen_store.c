@@ -36,6 +36,7 @@
 
 #include "hist.h"
 #include "store.h"
+#include "training_steps.h"
 #include "util.h"
 
 #define WINDOW_NS 10000000000LL
@@ -399,10 +400,10 @@ static int write_window(struct gl_store *st, int64_t w, int with_requests, int64
 	rc |= putc_(st, w, "training.relaunches", restore);
 	if (!gap) {
 		for (int s = 0; s < tt->steps; s++) {
-			struct gl_train_step_row row = { w, ++*step_no, 1, tt->step.sum / tt->step.count,
-							 tt->comm.sum / tt->comm.count, tt->data.sum / tt->data.count,
-							 tt->busbw.sum / tt->busbw.count, 0 };
-			rc |= gl_store_train_step_put(st, &row);
+			struct gl_train_step row = { ++*step_no, 1, tt->step.sum / tt->step.count,
+						     tt->comm.sum / tt->comm.count, tt->data.sum / tt->data.count,
+						     tt->busbw.sum / tt->busbw.count, 0 };
+			rc |= gl_train_step_put(st, w, &row);
 		}
 	}
 	/* storage */

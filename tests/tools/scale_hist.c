@@ -25,6 +25,38 @@ struct blob_row {
 	size_t len;
 };
 
+struct blobs {
+	struct blob_row *rows;
+	int n, cap, oom;
+};
+
+/* gl_store_metric_scan's callback: a copy of each window's histogram */
+static void take_blob(void *arg, int64_t idx, const unsigned char *hist, size_t len, int64_t counter)
+{
+	struct blobs *b = arg;
+
+	(void)counter;
+	if (!hist || b->oom)
+		return;
+	if (b->n == b->cap) {
+		struct blob_row *nr = realloc(b->rows, sizeof(*nr) * (size_t)(b->cap ? b->cap * 2 : 64));
+		if (!nr) {
+			b->oom = 1;
+			return;
+		}
+		b->rows = nr;
+		b->cap = b->cap ? b->cap * 2 : 64;
+	}
+	if (!(b->rows[b->n].blob = malloc(len + 1))) {
+		b->oom = 1;
+		return;
+	}
+	memcpy(b->rows[b->n].blob, hist, len);
+	b->rows[b->n].idx = idx;
+	b->rows[b->n].len = len;
+	b->n++;
+}
+
 static struct gl_hist *scaled(const struct gl_hist *h, double factor)
 {
 	struct gl_hist *out = gl_hist_new();
@@ -44,9 +76,9 @@ int main(int argc, char **argv)
 {
 	struct gl_err err = { 0 };
 	struct gl_store *st;
-	sqlite3_stmt *q = NULL;
+	struct blobs rd = { 0 };
 	struct blob_row *rows = NULL;
-	int n = 0, cap = 0, rc = 1, step;
+	int n = 0, rc = 1;
 	double factor;
 	char *end;
 
@@ -65,35 +97,12 @@ int main(int argc, char **argv)
 	}
 	/* Read every blob first: the writes below go through the store's own
 	 * upsert on the same connection. */
-	if (sqlite3_prepare_v2(gl_store_db(st), "SELECT idx,hist FROM window_metrics WHERE name=? AND hist IS NOT NULL "
-			       "ORDER BY idx", -1, &q, NULL) != SQLITE_OK) {
-		fprintf(stderr, "gl_scale_hist: %s\n", sqlite3_errmsg(gl_store_db(st)));
+	if (gl_store_metric_scan(st, argv[2], take_blob, &rd, &err) != 0 || rd.oom) {
+		fprintf(stderr, "gl_scale_hist: reading %s: %s\n", argv[2], rd.oom ? "out of memory" : err.msg);
 		goto out;
 	}
-	sqlite3_bind_text(q, 1, argv[2], -1, SQLITE_STATIC);
-	while ((step = sqlite3_step(q)) == SQLITE_ROW) {
-		const void *b = sqlite3_column_blob(q, 1);
-		int len = sqlite3_column_bytes(q, 1);
-		if (n == cap) {
-			struct blob_row *nr;
-			cap = cap ? cap * 2 : 64;
-			if (!(nr = realloc(rows, sizeof(*rows) * (size_t)cap)))
-				goto out;
-			rows = nr;
-		}
-		rows[n].idx = sqlite3_column_int64(q, 0);
-		rows[n].len = (size_t)len;
-		if (!(rows[n].blob = malloc((size_t)len + 1)))
-			goto out;
-		memcpy(rows[n].blob, b, (size_t)len);
-		n++;
-	}
-	if (step != SQLITE_DONE) {   /* a read error is not the end of the rows */
-		fprintf(stderr, "gl_scale_hist: reading %s: %s\n", argv[2], sqlite3_errmsg(gl_store_db(st)));
-		goto out;
-	}
-	sqlite3_finalize(q);
-	q = NULL;
+	rows = rd.rows;
+	n = rd.n;
 	for (int i = 0; i < n; i++) {
 		struct gl_hist *h = gl_hist_deserialize(rows[i].blob, rows[i].len), *s = NULL;
 		unsigned char *blob = NULL;
@@ -118,10 +127,9 @@ int main(int argc, char **argv)
 	if (n == 0)
 		fprintf(stderr, "gl_scale_hist: no histogram named '%s' in %s\n", argv[2], argv[1]);
 out:
-	sqlite3_finalize(q);
-	for (int i = 0; i < n; i++)
-		free(rows[i].blob);
-	free(rows);
+	for (int i = 0; i < rd.n; i++)
+		free(rd.rows[i].blob);
+	free(rd.rows);
 	gl_store_close(st);
 	return rc;
 }

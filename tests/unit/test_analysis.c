@@ -21,6 +21,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <sqlite3.h>
+
 #include "analysis.h"
 #include "check.h"
 #include "hist.h"

@@ -10,6 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <sqlite3.h>
+
 #include "check.h"
 #include "states.h"
 #include "store.h"
@@ -34,6 +36,7 @@ static void journal(const char *dir)
 	struct gl_err err = { 0 };
 	struct gl_store *st;
 	struct gl_fault_row *rows = NULL;
+	sqlite3 *db = NULL;
 	sqlite3_stmt *q;
 	int n = 0, k = 0;
 
@@ -50,8 +53,10 @@ static void journal(const char *dir)
 		f.injected_elapsed_ns = f.reverted_elapsed_ns = f.injected_scn_ns = f.reverted_scn_ns = -1;
 		CHECKF(gl_store_fault_put(st, &f, &err) == 0, "%s", err.msg);
 	}
-	/* the text in SQLite: the names, as before the enum */
-	CHECK(sqlite3_prepare_v2(gl_store_db(st), "SELECT id, state FROM faults ORDER BY seq", -1, &q, NULL) ==
+	/* the text in SQLite: the names, as before the enum (read on a
+	 * connection of the test's own: the store lends none) */
+	CHECK(sqlite3_open(path, &db) == SQLITE_OK);
+	CHECK(sqlite3_prepare_v2(db, "SELECT id, state FROM faults ORDER BY seq", -1, &q, NULL) ==
 	      SQLITE_OK);
 	while (sqlite3_step(q) == SQLITE_ROW && k < (int)GL_ARRAY_LEN(states)) {
 		const char *t = (const char *)sqlite3_column_text(q, 1);
@@ -69,13 +74,14 @@ static void journal(const char *dir)
 		       (int)states[i].s);
 	gl_fault_rows_free(rows, n);
 	/* a name no gauntlet writes: the journal is refused, naming it */
-	CHECK(sqlite3_exec(gl_store_db(st), "UPDATE faults SET state='inserted' WHERE id='f2'", NULL, NULL, NULL) ==
+	CHECK(sqlite3_exec(db, "UPDATE faults SET state='inserted' WHERE id='f2'", NULL, NULL, NULL) ==
 	      SQLITE_OK);
 	gl_err_clear(&err);
 	rows = NULL;
 	CHECK(gl_store_fault_list(st, &rows, &n, &err) == -GL_EIO && rows == NULL && n == 0);
 	CHECKF(strstr(err.msg, "'f2'") && strstr(err.msg, "'inserted'"), "message: %s", err.msg);
 	gl_store_close(st);
+	sqlite3_close(db);
 	unlink(path);
 }
 
