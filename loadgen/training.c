@@ -873,7 +873,7 @@ static int trn_preflight(struct gl_ctx *c, const cJSON *cfg)
 	return bad ? -1 : 0;
 }
 
-const struct gl_workload_ops gl_workload_training = {
+static const struct gl_workload_ops gl_workload_training = {
 	.name = "training",
 	.validate = gl_training_validate,
 	.targets = gl_training_targets,
@@ -885,3 +885,4 @@ const struct gl_workload_ops gl_workload_training = {
 	.free = trn_free,
 	.preflight = trn_preflight,
 };
+GL_REGISTER_WORKLOAD(gl_workload_training, 20)

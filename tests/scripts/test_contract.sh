@@ -2,7 +2,7 @@
 # test_contract.sh - scripts/contract.py: the tree as it is holds no
 # violation beyond tests/contract-debt.txt; in a copy, each planted
 # violation fails and is named: a workload's metric named in the store, a
-# SQL call in the reports, an extern of a workload's ops in the core, a
+# SQL call in the reports, an extern of a workload's symbol in the core, a
 # function of 101 lines, a file of 1,001 lines, a listed debt that grows;
 # and a debt paid without lowering its entry fails too.
 . "$(dirname "$0")/lib.sh"
@@ -34,8 +34,9 @@ printf 'static void planted(sqlite3 *db) { sqlite3_exec(db, "DELETE FROM windows
 planted "SQL in the reports" '^reports/manifest.c: sql: 1 .*\(new\)$'
 
 fresh
-printf 'extern const struct gl_workload_ops gl_workload_inference;\n' >>"$T/copy/harness/core/ctx.c"
-planted "an extern of a workload's ops in the core" '^harness/core/ctx.c:gl_workload_inference: extern: '
+printf 'int gl_planted_count = 0;\n' >>"$T/copy/loadgen/null.c"
+printf 'extern int gl_planted_count;\n' >>"$T/copy/harness/core/ctx.c"
+planted "an extern of a workload's symbol in the core" '^harness/core/ctx.c:gl_planted_count: extern: '
 
 fresh
 { printf 'int gl_planted_long(void)\n{\n\tint x = 0;\n'; for i in $(seq 96); do printf '\tx++;\n'; done; printf '\treturn x;\n}\n'; } >>"$T/copy/harness/lib/units.c"
