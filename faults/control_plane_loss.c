@@ -510,7 +510,7 @@ static const char *cp_deadman_none(const struct gl_fault_spec *f)
 	return NULL;
 }
 
-const struct gl_fault_ops gl_fault_control_plane_loss = {
+static const struct gl_fault_ops gl_fault_control_plane_loss = {
 	.kind = "control_plane_loss",
 	.methods = cp_methods,
 	.validate = cp_validate,
@@ -525,3 +525,4 @@ const struct gl_fault_ops gl_fault_control_plane_loss = {
 	.deadman = cp_deadman,
 	.deadman_none = cp_deadman_none,
 };
+GL_REGISTER_FAULT(gl_fault_control_plane_loss, 50)

@@ -951,7 +951,7 @@ static const char *dw_deadman_none(const struct gl_fault_spec *f)
 	return NULL;
 }
 
-const struct gl_fault_ops gl_fault_drain_worker = {
+static const struct gl_fault_ops gl_fault_drain_worker = {
 	.kind = "drain_worker",
 	.methods = dw_methods,
 	.validate = dw_validate,
@@ -966,3 +966,4 @@ const struct gl_fault_ops gl_fault_drain_worker = {
 	.deadman = dw_deadman,
 	.deadman_none = dw_deadman_none,
 };
+GL_REGISTER_FAULT(gl_fault_drain_worker, 10)

@@ -210,7 +210,7 @@ static int ex_ends(const struct gl_fault_spec *f, const struct gl_proc_view *p, 
 	return GL_ENDS_MAYBE;
 }
 
-const struct gl_fault_ops gl_fault_exec = {
+static const struct gl_fault_ops gl_fault_exec = {
 	.kind = "exec",
 	.validate = ex_validate,
 	.plan = ex_plan,
@@ -224,3 +224,4 @@ const struct gl_fault_ops gl_fault_exec = {
 	.deadman_none = ex_deadman_none,
 	.ends = ex_ends,
 };
+GL_REGISTER_FAULT(gl_fault_exec, 80)

@@ -570,7 +570,7 @@ static int fp_ends(const struct gl_fault_spec *f, const struct gl_proc_view *p, 
 	return GL_ENDS_MAYBE;
 }
 
-const struct gl_fault_ops gl_fault_fabric_port = {
+static const struct gl_fault_ops gl_fault_fabric_port = {
 	.kind = "fabric_port",
 	.methods = fp_methods,
 	.validate = fp_validate,
@@ -586,3 +586,4 @@ const struct gl_fault_ops gl_fault_fabric_port = {
 	.ends = fp_ends,
 	.ended = fp_ended,
 };
+GL_REGISTER_FAULT(gl_fault_fabric_port, 110)

@@ -536,7 +536,7 @@ static int gt_deadman(struct gl_ctx *c, const cJSON *plan, struct gl_host *h, st
 	return 0;
 }
 
-const struct gl_fault_ops gl_fault_gpu_throttle = {
+static const struct gl_fault_ops gl_fault_gpu_throttle = {
 	.kind = "gpu_throttle",
 	.methods = gt_methods,
 	.validate = gt_validate,
@@ -550,3 +550,4 @@ const struct gl_fault_ops gl_fault_gpu_throttle = {
 	.preflight = gt_preflight,
 	.deadman = gt_deadman,
 };
+GL_REGISTER_FAULT(gl_fault_gpu_throttle, 100)

@@ -942,7 +942,7 @@ static int gx_ends(const struct gl_fault_spec *f, const struct gl_proc_view *p, 
 	return GL_ENDS_MAYBE;
 }
 
-const struct gl_fault_ops gl_fault_gpu_xid = {
+static const struct gl_fault_ops gl_fault_gpu_xid = {
 	.kind = "gpu_xid",
 	.validate = gx_validate,
 	.check_files = gx_check_files,
@@ -957,3 +957,4 @@ const struct gl_fault_ops gl_fault_gpu_xid = {
 	.deadman = gx_deadman,
 	.ends = gx_ends,
 };
+GL_REGISTER_FAULT(gl_fault_gpu_xid, 120)

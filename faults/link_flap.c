@@ -851,7 +851,7 @@ static int lf_ends(const struct gl_fault_spec *f, const struct gl_proc_view *p, 
 	return GL_ENDS_MAYBE;
 }
 
-const struct gl_fault_ops gl_fault_link_flap = {
+static const struct gl_fault_ops gl_fault_link_flap = {
 	.kind = "link_flap",
 	.methods = lf_methods,
 	.validate = lf_validate,
@@ -867,3 +867,4 @@ const struct gl_fault_ops gl_fault_link_flap = {
 	.ends = lf_ends,
 	.ended = lf_ended,
 };
+GL_REGISTER_FAULT(gl_fault_link_flap, 20)

@@ -424,7 +424,7 @@ static const char *ms_deadman_none(const struct gl_fault_spec *f)
 	return m == MS_EXEC ? NULL : m == MS_K8S ? MS_NONE_K8S : MS_NONE_LORA;
 }
 
-const struct gl_fault_ops gl_fault_model_swap = {
+static const struct gl_fault_ops gl_fault_model_swap = {
 	.kind = "model_swap",
 	.methods = ms_methods,
 	.validate = ms_validate,
@@ -439,3 +439,4 @@ const struct gl_fault_ops gl_fault_model_swap = {
 	.deadman = ms_deadman,
 	.deadman_none = ms_deadman_none,
 };
+GL_REGISTER_FAULT(gl_fault_model_swap, 60)

@@ -231,7 +231,7 @@ static void nf_describe(const cJSON *plan, struct gl_buf *out)
 		gl_buf_printf(out, "inject: nothing (null fault)\nrevert: nothing\n");
 }
 
-const struct gl_fault_ops gl_fault_null = {
+static const struct gl_fault_ops gl_fault_null = {
 	.kind = "null",
 	.validate = nf_validate,
 	.plan = nf_plan,
@@ -241,3 +241,4 @@ const struct gl_fault_ops gl_fault_null = {
 	.verify_revert = nf_verify_revert,
 	.describe = nf_describe,
 };
+GL_REGISTER_FAULT(gl_fault_null, 90)

@@ -771,7 +771,7 @@ static int pt_ends(const struct gl_fault_spec *f, const struct gl_proc_view *p, 
 	return GL_ENDS_MAYBE;
 }
 
-const struct gl_fault_ops gl_fault_partition = {
+static const struct gl_fault_ops gl_fault_partition = {
 	.kind = "partition",
 	.methods = pt_methods,
 	.validate = pt_validate,
@@ -785,3 +785,4 @@ const struct gl_fault_ops gl_fault_partition = {
 	.deadman = pt_deadman,
 	.ends = pt_ends,
 };
+GL_REGISTER_FAULT(gl_fault_partition, 30)

@@ -460,7 +460,7 @@ static int pk_ends(const struct gl_fault_spec *f, const struct gl_proc_view *p, 
 	return named ? GL_ENDS_SURE : GL_ENDS_MAYBE;
 }
 
-const struct gl_fault_ops gl_fault_process_kill = {
+static const struct gl_fault_ops gl_fault_process_kill = {
 	.kind = "process_kill",
 	.methods = pk_methods,
 	.validate = pk_validate,
@@ -474,3 +474,4 @@ const struct gl_fault_ops gl_fault_process_kill = {
 	/* no deadman_none: STOP has its watcher, the others nothing to undo */
 	.ends = pk_ends,
 };
+GL_REGISTER_FAULT(gl_fault_process_kill, 70)

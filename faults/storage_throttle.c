@@ -660,7 +660,7 @@ static int st_deadman(struct gl_ctx *c, const cJSON *plan, struct gl_host *h, st
 				    is_tc(plan) ? st_tc_revert_script : st_cgroup_script, h, script, err);
 }
 
-const struct gl_fault_ops gl_fault_storage_throttle = {
+static const struct gl_fault_ops gl_fault_storage_throttle = {
 	.kind = "storage_throttle",
 	.methods = st_methods,
 	.validate = st_validate,
@@ -672,3 +672,4 @@ const struct gl_fault_ops gl_fault_storage_throttle = {
 	.describe = st_describe,
 	.deadman = st_deadman,
 };
+GL_REGISTER_FAULT(gl_fault_storage_throttle, 40)

@@ -1107,7 +1107,7 @@ static void inf_check_files(const struct gl_scenario *s, const cJSON *cfg, struc
 	gl_trace_close(t);
 }
 
-const struct gl_workload_ops gl_workload_inference = {
+static const struct gl_workload_ops gl_workload_inference = {
 	.name = "inference",
 	.validate = gl_inference_validate,
 	.targets = gl_inference_targets,
@@ -1120,3 +1120,4 @@ const struct gl_workload_ops gl_workload_inference = {
 	.free = inf_free,
 	.preflight = inf_preflight,
 };
+GL_REGISTER_WORKLOAD(gl_workload_inference, 10)

@@ -118,7 +118,7 @@ static void null_free(void *state)
 	free(w);
 }
 
-const struct gl_workload_ops gl_workload_null = {
+static const struct gl_workload_ops gl_workload_null = {
 	.name = "null",
 	.validate = gl_null_validate,
 	.targets = gl_null_targets,
@@ -129,3 +129,4 @@ const struct gl_workload_ops gl_workload_null = {
 	.stop = null_stop,
 	.free = null_free,
 };
+GL_REGISTER_WORKLOAD(gl_workload_null, 50)

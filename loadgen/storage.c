@@ -597,7 +597,7 @@ static int sto_preflight(struct gl_ctx *c, const cJSON *cfg)
 	return bad ? -1 : 0;
 }
 
-const struct gl_workload_ops gl_workload_storage = {
+static const struct gl_workload_ops gl_workload_storage = {
 	.name = "storage",
 	.validate = gl_storage_validate,
 	.targets = gl_storage_targets,
@@ -611,3 +611,4 @@ const struct gl_workload_ops gl_workload_storage = {
 	.free = sto_free,
 	.preflight = sto_preflight,
 };
+GL_REGISTER_WORKLOAD(gl_workload_storage, 30)

@@ -900,7 +900,7 @@ static int tl_preflight(struct gl_ctx *c, const cJSON *cfg)
 	return bad ? -1 : 0;
 }
 
-const struct gl_workload_ops gl_workload_telemetry = {
+static const struct gl_workload_ops gl_workload_telemetry = {
 	.name = "telemetry",
 	.validate = tl_validate,
 	.targets = gl_telemetry_targets,
@@ -911,3 +911,4 @@ const struct gl_workload_ops gl_workload_telemetry = {
 	.free = tl_free,
 	.preflight = tl_preflight,
 };
+GL_REGISTER_WORKLOAD(gl_workload_telemetry, 40)

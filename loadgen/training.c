@@ -870,7 +870,7 @@ static int trn_preflight(struct gl_ctx *c, const cJSON *cfg)
 
 static const struct gl_record_type *const trn_records[] = { &gl_train_steps, NULL };
 
-const struct gl_workload_ops gl_workload_training = {
+static const struct gl_workload_ops gl_workload_training = {
 	.name = "training",
 	.validate = gl_training_validate,
 	.targets = gl_training_targets,
@@ -883,3 +883,4 @@ const struct gl_workload_ops gl_workload_training = {
 	.preflight = trn_preflight,
 	.records = trn_records,
 };
+GL_REGISTER_WORKLOAD(gl_workload_training, 20)

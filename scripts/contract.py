@@ -68,29 +68,7 @@ def sources(root):
     return sorted(out)
 
 
-def strip_comments(text):
-    """Comments blanked (newlines kept, so line numbers hold); strings kept."""
-    out, i, n = [], 0, len(text)
-    while i < n:
-        c = text[i]
-        if c == '"' or c == "'":
-            j = i + 1
-            while j < n and text[j] != c and text[j] != "\n":
-                j += 2 if text[j] == "\\" else 1
-            out.append(text[i:j + 1])
-            i = j + 1
-        elif text.startswith("/*", i):
-            j = text.find("*/", i + 2)
-            j = n if j < 0 else j + 2
-            out.append("\n" * text.count("\n", i, j))
-            i = j
-        elif text.startswith("//", i):
-            j = text.find("\n", i)
-            i = n if j < 0 else j
-        else:
-            out.append(c)
-            i += 1
-    return "".join(out)
+strip_comments = layers.strip_comments
 
 
 def owner(rel):
@@ -126,29 +104,9 @@ def check_sql(rel, code, found):
         found[("sql", rel)] = n
 
 
-def definitions(root, files):
-    """symbol -> file of its (non-static) definition at file scope."""
-    defs = {}
-    for rel in files:
-        if not rel.endswith(".c"):
-            continue
-        code = strip_comments(open(os.path.join(root, rel), encoding="utf-8", errors="replace").read())
-        for m in re.finditer(r"^(?!static\b|extern\b)[A-Za-z_][\w \*]*?\b(\w+)\s*(?:\[[^\]]*\])?\s*(?:=|\()",
-                             code, re.M):
-            defs.setdefault(m.group(1), rel)
-    return defs
-
-
 def check_externs(rel, code, defs, found):
-    me = layers.layer_of(rel)
-    if me is None:
-        return
-    for m in re.finditer(r"^\s*extern\s+[^;(]*?\b(\w+)\s*(?:\[[^\]]*\])?\s*;", code, re.M):
-        sym = m.group(1)
-        where = defs.get(sym)
-        them = layers.layer_of(where) if where else None
-        if them and them[0] > me[0]:
-            found[("extern", rel + ":" + sym)] = 1
+    for sym in layers.upward_externs(rel, code, defs):
+        found[("extern", rel + ":" + sym)] = 1
 
 
 def check_sizes(rel, text, found):
@@ -178,7 +136,7 @@ def check_sizes(rel, text, found):
 
 def measure(root):
     files = sources(root)
-    defs = definitions(root, files)
+    defs = layers.definitions(root, files)
     found = {}
     for rel in files:
         text = open(os.path.join(root, rel), encoding="utf-8", errors="replace").read()

@@ -22,9 +22,16 @@ Bottom to top:
   5 cli        harness/cli: the command line, which renders reports after
                a run
 
+Beyond includes it reads what includes do not show: an `extern` of a
+symbol that a higher layer defines is upward too, and the registry's rules
+hold (harness/scenario/plugin.h: each ops table in loadgen/ and faults/ is
+static and registered beside its definition, once, with a rank no other
+plug-in of its family has).
+
 Usage: python3 scripts/layers.py [ROOT]   (exit 1 and one line per upward
-include; the table below is the layout: a file it does not place is an
-error too, so a new file must be given its layer.)
+include, upward extern or registry breach; the table below is the layout:
+a file it does not place is an error too, so a new file must be given its
+layer.)
 """
 import os
 import re
@@ -59,6 +66,95 @@ def layer_of(rel):
     if top == "reports":
         return REPORTS, "reports"
     return None
+
+
+def strip_comments(text):
+    """Comments blanked (newlines kept, so line numbers hold); strings kept."""
+    out, i, n = [], 0, len(text)
+    while i < n:
+        c = text[i]
+        if c == '"' or c == "'":
+            j = i + 1
+            while j < n and text[j] != c and text[j] != "\n":
+                j += 2 if text[j] == "\\" else 1
+            out.append(text[i:j + 1])
+            i = j + 1
+        elif text.startswith("/*", i):
+            j = text.find("*/", i + 2)
+            j = n if j < 0 else j + 2
+            out.append("\n" * text.count("\n", i, j))
+            i = j
+        elif text.startswith("//", i):
+            j = text.find("\n", i)
+            i = n if j < 0 else j
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+
+def definitions(root, files):
+    """symbol -> file of its (non-static) definition at file scope."""
+    defs = {}
+    for rel in files:
+        if not rel.endswith(".c"):
+            continue
+        code = strip_comments(open(os.path.join(root, rel), encoding="utf-8", errors="replace").read())
+        for m in re.finditer(r"^(?!static\b|extern\b)[A-Za-z_][\w \*]*?\b(\w+)\s*(?:\[[^\]]*\])?\s*(?:=|\()",
+                             code, re.M):
+            defs.setdefault(m.group(1), rel)
+    return defs
+
+
+def upward_externs(rel, code, defs):
+    """The symbols rel declares extern that a higher layer defines: a
+    dependency no #include shows (code: rel with comments stripped)."""
+    me = layer_of(rel)
+    out = []
+    if me is None:
+        return out
+    for m in re.finditer(r"^\s*extern\s+[^;(]*?\b(\w+)\s*(?:\[[^\]]*\])?\s*;", code, re.M):
+        where = defs.get(m.group(1))
+        them = layer_of(where) if where else None
+        if them and them[0] > me[0]:
+            out.append(m.group(1))
+    return out
+
+
+REG_DEF = re.compile(r"^(static\s+)?const\s+struct\s+gl_(workload|fault)_ops\s+(\w+)\s*=", re.M)
+REG_USE = re.compile(r"^GL_REGISTER_(WORKLOAD|FAULT)\((\w+),\s*(\d+)\)", re.M)
+
+
+def registry_problems(rel, code, ranks):
+    """The registry's rules in one file: a plug-in's ops table (in loadgen/
+    or faults/) is static and registered beside its definition, once, with
+    a rank no other plug-in of its family has (ranks: (family, rank) ->
+    file, filled across files)."""
+    bad, defined = [], {}
+    plugin = rel.startswith(("loadgen/", "faults/"))
+    for m in REG_DEF.finditer(code if plugin else ""):
+        defined[m.group(3)] = m.group(2)
+        if not m.group(1):
+            bad.append("%s: ops table %s is not static: a plug-in is reached through the registry only" %
+                       (rel, m.group(3)))
+    used = {}
+    for m in REG_USE.finditer(code):
+        fam, sym, rank = m.group(1).lower(), m.group(2), int(m.group(3))
+        if not plugin:
+            bad.append("%s: registers %s outside loadgen/ and faults/, where plug-ins live" % (rel, sym))
+        if defined.get(sym) != fam:
+            bad.append("%s: registers %s, not a %s ops table defined in this file" % (rel, sym, fam))
+        if sym in used:
+            bad.append("%s: registers %s twice" % (rel, sym))
+        used[sym] = rank
+        other = ranks.setdefault((fam, rank), rel)
+        if other != rel:
+            bad.append("%s: %s rank %d is also %s's" % (rel, fam, rank, other))
+    for sym in defined:
+        if sym not in used:
+            bad.append("%s: ops table %s is never registered (GL_REGISTER_%s)" % (rel, sym, defined[sym].upper()))
+    return bad
 
 
 def main():
@@ -98,9 +194,19 @@ def main():
                 elif them[0] == me[0] == WORK and them[1] != me[1] and {me[1], them[1]} == {"loadgen", "faults"}:
                     bad.append("%s:%d: includes %s: workloads and faults do not include each other" %
                                (rel, lineno, target))
+    n_inc = len(bad)
+    defs, ranks = definitions(root, files), {}
+    n_ext = 0
+    for rel in sorted(files):
+        code = strip_comments(open(os.path.join(root, rel), encoding="utf-8", errors="replace").read())
+        for sym in upward_externs(rel, code, defs):
+            bad.append("%s: extern %s, defined in %s (%s): upward" % (rel, sym, defs[sym], NAMES[layer_of(defs[sym])[0]]))
+            n_ext += 1
+        bad.extend(registry_problems(rel, code, ranks))
     for b in bad:
         print(b)
-    print("layers: %d file(s), %d upward or sideways include(s)" % (len(files), len(bad)))
+    print("layers: %d file(s), %d upward or sideways include(s), %d upward extern(s), %d registry problem(s)"
+          % (len(files), n_inc, n_ext, len(bad) - n_inc - n_ext))
     return 1 if bad else 0
 
 

@@ -290,7 +290,26 @@ struct gl_transport_ops {
 int gl_host_exec(const struct gl_host *h, const char *const *argv, int64_t deadline_ms,
 		 struct gl_exec_result *res, struct gl_err *err);
 
-/* registry.c: the explicit tables. */
+/*
+ * registry.c: the plug-ins. Each workload and fault kind registers its ops
+ * table from its own file, with its rank in the registry's order (the order
+ * validate names them in and reports list them in):
+ *
+ *	static const struct gl_workload_ops gl_workload_inference = { ... };
+ *	GL_REGISTER_WORKLOAD(gl_workload_inference, 10)
+ *
+ * The registration runs before main. The build links every object of the
+ * core library into each program (CMakeLists.txt: an object library), so a
+ * plug-in that no code calls is still registered. Two plug-ins with one
+ * name or one rank, or more than the registry holds, end the program at
+ * start with a message: a build defect, never a user's.
+ */
+void gl_register_workload(const struct gl_workload_ops *ops, int rank);
+void gl_register_fault(const struct gl_fault_ops *ops, int rank);
+#define GL_REGISTER_WORKLOAD(ops, rank) \
+	__attribute__((constructor)) static void gl_register_##ops(void) { gl_register_workload(&ops, rank); }
+#define GL_REGISTER_FAULT(ops, rank) \
+	__attribute__((constructor)) static void gl_register_##ops(void) { gl_register_fault(&ops, rank); }
 const struct gl_workload_ops *gl_workload_find(const char *name);
 const struct gl_fault_ops *gl_fault_find(const char *kind);
 /* The registered plug-ins in the registry's order (the order reports list

@@ -2,7 +2,7 @@
 # test_contract.sh - scripts/contract.py: the tree as it is holds no
 # violation beyond tests/contract-debt.txt; in a copy, each planted
 # violation fails and is named: a workload's metric named in the store, a
-# SQL call in the reports, an extern of a workload's ops in the core, a
+# SQL call in the reports, an extern of a workload's symbol in the core, a
 # function of 101 lines, a file of 1,001 lines, a listed debt that grows;
 # and a debt paid without lowering its entry fails too.
 . "$(dirname "$0")/lib.sh"
@@ -34,8 +34,9 @@ printf 'static void planted(sqlite3 *db) { sqlite3_exec(db, "DELETE FROM windows
 planted "SQL in the reports" '^reports/manifest.c: sql: 1 .*\(new\)$'
 
 fresh
-printf 'extern const struct gl_workload_ops gl_workload_inference;\n' >>"$T/copy/harness/core/ctx.c"
-planted "an extern of a workload's ops in the core" '^harness/core/ctx.c:gl_workload_inference: extern: '
+printf 'int gl_planted_count = 0;\n' >>"$T/copy/loadgen/null.c"
+printf 'extern int gl_planted_count;\n' >>"$T/copy/harness/core/ctx.c"
+planted "an extern of a workload's symbol in the core" '^harness/core/ctx.c:gl_planted_count: extern: '
 
 fresh
 { printf 'int gl_planted_long(void)\n{\n\tint x = 0;\n'; for i in $(seq 96); do printf '\tx++;\n'; done; printf '\treturn x;\n}\n'; } >>"$T/copy/harness/lib/units.c"
@@ -47,26 +48,18 @@ for i in $(seq $((1001 - n))); do echo; done >>"$T/copy/harness/lib/units.c"
 planted "a file of 1,001 lines" '^harness/lib/units.c: file: 1001 lines'
 
 fresh
-# the longest function listed grows by one line
-read -r _ where owed < <(grep '^func ' "$T/copy/tests/contract-debt.txt" | sort -k3 -n | tail -1)
-file=${where%%:*} fn=${where#*:}
-python3 - "$T/copy/$file" "$fn" <<'PY'
-import re, sys
-p, fn = sys.argv[1], sys.argv[2]
-lines = open(p).read().split("\n")
-i = next(k for k, l in enumerate(lines) if re.search(r"\b%s\s*\(" % fn, l) and not l.rstrip().endswith(";"))
-while lines[i] != "{":
-    i += 1
-lines.insert(i + 1, "\t;")
-open(p, "w").write("\n".join(lines))
-PY
-planted "a listed debt that grows ($where, $owed lines)" "^$file:$fn: func: $((owed + 1)) lines .*more than the $owed"
+# a debt of the list (planted with it: the tree may owe none) that grows
+{ printf 'int gl_planted_long(void)\n{\n\tint x = 0;\n'; for i in $(seq 100); do printf '\tx++;\n'; done; printf '\treturn x;\n}\n'; } >>"$T/copy/harness/lib/units.c"
+echo "func harness/lib/units.c:gl_planted_long 105" >>"$T/copy/tests/contract-debt.txt"
+python3 "$GL_SOURCE_DIR/scripts/contract.py" "$T/copy" >"$T/owed.out" 2>&1
+check "a listed debt as owed passes (exit $?)" grep -q '^contract: clean' "$T/owed.out"
+sed -i 's/^\tint x = 0;$/\tint x = 0;\n\tx--;/' "$T/copy/harness/lib/units.c"
+planted "a listed debt that grows (105 lines to 106)" '^harness/lib/units.c:gl_planted_long: func: 106 lines .*more than the 105'
 
 fresh
-# an entry above what the tree owes: as if its debt were paid in part
-read -r _ where owed < <(grep '^file ' "$T/copy/tests/contract-debt.txt" | head -1)
-sed -i "s|^file $where $owed\$|file $where 9999|" "$T/copy/tests/contract-debt.txt"
-planted "a debt paid but still listed at its old amount ($where)" "^$where: file: 9999 in tests/contract-debt.txt, $owed now: paid"
+# an entry above what the tree owes: as if its debt were paid
+echo "file harness/lib/units.c 1200" >>"$T/copy/tests/contract-debt.txt"
+planted "a debt paid but still listed" '^harness/lib/units.c: file: 1200 in tests/contract-debt.txt, 0 now: paid'
 
 python3 "$GL_SOURCE_DIR/scripts/contract.py" --bogus >"$T/usage.out" 2>&1; rc=$?
 check "bad usage: exit 2 (got $rc)" [ $rc -eq 2 ]
