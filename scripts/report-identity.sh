@@ -109,6 +109,8 @@ wait_elapsed() {
 #                     2 s, resumed: an outage, a fault held across it
 #   missing-threshold a degraded threshold left out: a failing gate
 #   aborted           SIGTERM while a fault is injected: verdict aborted
+#                     (report.pdf, which a stopping run leaves, rendered
+#                     by the old binary's `gauntlet report`)
 #   abort-if          safety.abort_if trips: aborted by the run itself
 #   killed-reverted   SIGKILLed and never resumed, then `gauntlet revert`:
 #                     a store still "running"; the run wrote no reports, so
@@ -192,6 +194,11 @@ JSON
 	PIDS+=("$p")
 	wait_for "$W/aborted-marker-1.marker" 15 && sleep 0.5
 	kill -TERM "$p"; wait "$p"; echo $? >"$W/aborted.rc"
+	# a run told to stop leaves report.pdf to `gauntlet report`; the old
+	# binary renders it here, so --check compares a render with a render
+	if [ ! -e "$S/aborted/report.pdf" ]; then
+		"$G" report "$S/aborted" >"$W/aborted-report.log" 2>&1 || say "aborted: gauntlet report failed"
+	fi
 
 	# ---- resumed: SIGKILL during an injected fault, 2 s down, resume ----------
 	null_scenario "$W/resumed.json" "$W/resumed-marker-"
