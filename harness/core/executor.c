@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include "controller_int.h"
 
+#include <assert.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -457,6 +458,9 @@ void ctl_start_step(struct gl_ctx *c, struct fault_rt *f, enum gl_fault_state st
 {
 	struct fx_job *j;
 
+	/* a step starts from injecting or reverting, the states resume
+	 * finishes from the journal */
+	assert(state == GL_FAULT_INJECTING || state == GL_FAULT_REVERTING);
 	f->row.state = state;
 	if (ctl_journal(c, f))
 		return;

@@ -19,6 +19,7 @@
  */
 #include "hist.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <float.h>
 #include <math.h>
@@ -69,7 +70,9 @@ static inline int bucket_of(double v)
 		return HIST_BUCKETS - 1;
 	/* m - 0.5 and the product are exact, so this is the top 10 bits of the
 	 * significand: no rounding can push a value into the next bucket. */
-	return (e - HIST_EXP_MIN) * HIST_SUBS + (int)((m - 0.5) * 2048.0);
+	e = (e - HIST_EXP_MIN) * HIST_SUBS + (int)((m - 0.5) * 2048.0);
+	assert(e >= 0 && e < HIST_BUCKETS);
+	return e;
 }
 
 /* Midpoint of bucket idx: (1024 + sub + 0.5) * 2^(e - 11), exact. */
@@ -78,6 +81,7 @@ static double bucket_mid(int idx)
 	int e = idx / HIST_SUBS + HIST_EXP_MIN;
 	int sub = idx % HIST_SUBS;
 
+	assert(idx >= 0 && idx < HIST_BUCKETS);
 	return ldexp((double)(HIST_SUBS + sub) + 0.5, e - (HIST_SUB_BITS + 1));
 }
 
