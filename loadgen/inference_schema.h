@@ -5,12 +5,38 @@
 #ifndef GL_INFERENCE_SCHEMA_H
 #define GL_INFERENCE_SCHEMA_H
 
+#include <stdint.h>
+
 #include <cjson/cJSON.h>
 
 #include "diag.h"
 #include "scenario.h"
 
 struct gl_target_need;
+
+/* The section's scalar keys, defaults filled in (gl_inference_opts_read);
+ * endpoints, adapters, slo, agents and arrival.rate are read by hand. */
+struct gl_inference_opts {
+	int api;                      /* 0 chat, 1 completions */
+	char model[256];
+	char trace[1024];
+	int trace_format;             /* enum gl_trace_format; -1 unknown */
+	int max_in_flight;
+	int64_t timeout_ns, ttft_timeout_ns, idle_timeout_ns;
+	int stream, http2, ignore_eos, drop_failed, preflight;
+	int64_t input_tokens, output_tokens;
+	uint64_t seed;
+	int balance;                  /* 0 round_robin, 1 least_in_flight */
+	char ca_bundle[1024];
+	/* "arrival" */
+	int mode;                     /* poisson, constant, gamma, trace, closed */
+	double cv, speed;
+	int users;
+	int64_t think_ns, start_ns, end_ns;
+	int loop;
+};
+
+void gl_inference_opts_read(const cJSON *w, struct gl_inference_opts *o);
 
 void gl_inference_validate(const struct gl_scenario *s, const cJSON *w, struct gl_diag *d, const char *path);
 /* its ops table's targets hook (plugin.h) */
