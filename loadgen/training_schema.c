@@ -60,39 +60,6 @@ static void check_backend(const cJSON *w, struct gl_diag *d, const char *path)
 	}
 }
 
-/* "hosts": "host:slots" entries naming the scenario's hosts */
-static void check_hosts(const struct gl_scenario *s, const cJSON *hosts, struct gl_diag *d, const char *path)
-{
-	const cJSON *h;
-	char p[512];
-	int i = 0;
-
-	gl_join(p, sizeof(p), path, "hosts");
-	if (!cJSON_IsArray(hosts) || cJSON_GetArraySize(hosts) == 0)
-		gl_diag_error(d, hosts, p, "expected a non-empty array like [\"gpu-a:8\"]");
-	else
-		cJSON_ArrayForEach(h, hosts) {
-			char hp[600], name[GL_NAME_MAX + 16], *colon;
-			snprintf(hp, sizeof(hp), "%s[%d]", p, i++);
-			if (!cJSON_IsString(h) || strlen(h->valuestring) >= sizeof(name)) {
-				gl_diag_error(d, h, hp, "expected \"host:slots\"");
-				continue;
-			}
-			snprintf(name, sizeof(name), "%s", h->valuestring);
-			colon = strchr(name, ':');
-			if (colon) {
-				char *end;
-				long slots = strtol(colon + 1, &end, 10);
-				*colon = '\0';
-				if (*end || slots < 1 || slots > 65536)
-					gl_diag_error(d, h, hp, "bad slot count in \"%s\", expected host:N with N >= 1",
-						      h->valuestring);
-			}
-			if (!gl_scenario_host(s, name))
-				gl_diag_error(d, h, hp, "unknown host '%s' (not in \"hosts\")", name);
-		}
-}
-
 static void check_checkpoint(const cJSON *w, struct gl_diag *d, const char *path)
 {
 	static const char *const ckeys[] = { "dir", "every", "every_steps", "size", "keep", "hash", NULL };
@@ -157,7 +124,7 @@ void gl_training_validate(const struct gl_scenario *s, const cJSON *w, struct gl
 	gl_check_string_array(d, w, "command", path, 0);
 	check_backend(w, d, path);
 	if (hosts)
-		check_hosts(s, hosts, d, path);
+		gl_check_host_slots(s, d, hosts, path, 65536, ">= 1", "[\"gpu-a:8\"]");
 	check_checkpoint(w, d, path);
 	if (!cJSON_GetObjectItemCaseSensitive(w, "hosts") && !cJSON_GetObjectItemCaseSensitive(w, "np"))
 		gl_diag_error(d, w, path, "training needs \"hosts\" ([\"host:slots\", ...]) or \"np\"");
