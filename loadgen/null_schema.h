@@ -5,6 +5,8 @@
 #ifndef GL_NULL_SCHEMA_H
 #define GL_NULL_SCHEMA_H
 
+#include <stdint.h>
+
 #include <cjson/cJSON.h>
 
 #include "diag.h"
@@ -15,5 +17,12 @@ struct gl_target_need;
 void gl_null_validate(const struct gl_scenario *s, const cJSON *w, struct gl_diag *d, const char *path);
 /* its ops table's targets hook (plugin.h) */
 void gl_null_targets(const cJSON *w, struct gl_target_need *n);
+
+/* the section's keys, defaults filled in */
+struct gl_null_opts {
+	double rate, spin_us;
+	int64_t debug_every;          /* 0: never */
+};
+void gl_null_opts_read(const cJSON *w, struct gl_null_opts *o);
 
 #endif
