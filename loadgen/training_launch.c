@@ -225,30 +225,30 @@ static int prog_train(struct trn *w, const cJSON *cfg)
 	rc |= add_arg(w->argv_prog, &w->n_prog, "--backend");
 	rc |= add_arg(w->argv_prog, &w->n_prog, "%s", w->backend == BK_NCCL ? "nccl" : "mpi");
 	rc |= add_arg(w->argv_prog, &w->n_prog, "--message");
-	rc |= add_arg(w->argv_prog, &w->n_prog, "%" PRIu64, gl_cfg_size(cfg, "message", 64u << 20));
-	gl_format_duration(gl_cfg_dur(cfg, "compute", 0), b, sizeof(b));
+	rc |= add_arg(w->argv_prog, &w->n_prog, "%" PRIu64, w->o.message);
+	gl_format_duration(w->o.compute_ns, b, sizeof(b));
 	rc |= add_arg(w->argv_prog, &w->n_prog, "--compute");
 	rc |= add_arg(w->argv_prog, &w->n_prog, "%s", b);
-	gl_format_duration(w->heartbeat_ns, b, sizeof(b));
+	gl_format_duration(w->o.heartbeat_ns, b, sizeof(b));
 	rc |= add_arg(w->argv_prog, &w->n_prog, "--heartbeat");
 	rc |= add_arg(w->argv_prog, &w->n_prog, "%s", b);
 	rc |= add_arg(w->argv_prog, &w->n_prog, "--check-every");
-	rc |= add_arg(w->argv_prog, &w->n_prog, "%ld", gl_cfg_int(cfg, "correctness_every", 1));
+	rc |= add_arg(w->argv_prog, &w->n_prog, "%ld", (long)w->o.correctness_every);
 	rc |= add_arg(w->argv_prog, &w->n_prog, "--expect-world");
 	rc |= add_arg(w->argv_prog, &w->n_prog, "%d", w->np);
 	if (cJSON_GetObjectItemCaseSensitive(cfg, "hosts")) {
 		rc |= add_arg(w->argv_prog, &w->n_prog, "--expect-hosts");
 		rc |= add_arg(w->argv_prog, &w->n_prog, "%d", w->n_hosts_distinct);
 	}
-	if (w->steps) {
+	if (w->o.steps) {
 		rc |= add_arg(w->argv_prog, &w->n_prog, "--steps");
-		rc |= add_arg(w->argv_prog, &w->n_prog, "%" PRId64, w->steps);
+		rc |= add_arg(w->argv_prog, &w->n_prog, "%" PRId64, w->o.steps);
 	}
 	if (gl_cfg_str(cfg, "dataset", NULL)) {
 		rc |= add_arg(w->argv_prog, &w->n_prog, "--dataset");
 		rc |= add_arg(w->argv_prog, &w->n_prog, "%s", gl_cfg_str(cfg, "dataset", ""));
 		rc |= add_arg(w->argv_prog, &w->n_prog, "--data-per-step");
-		rc |= add_arg(w->argv_prog, &w->n_prog, "%" PRIu64, gl_cfg_size(cfg, "data_per_step", 1u << 20));
+		rc |= add_arg(w->argv_prog, &w->n_prog, "%" PRIu64, w->o.data_per_step);
 	}
 	if (ck)
 		rc |= prog_ckpt(w, ck);
