@@ -597,8 +597,10 @@ static void read_adapters(struct inf *w, const cJSON *cfg)
 /* What the options say in the units the run uses. */
 static void derive_opts(struct inf *w, const cJSON *cfg)
 {
-	/* arrival.mode's words in the order of its option table */
-	static const enum arrival modes[] = { AR_POISSON, AR_CONSTANT, AR_GAMMA, AR_TRACE, AR_CLOSED };
+	static const enum arrival modes[] = {
+		[GL_INF_POISSON] = AR_POISSON, [GL_INF_CONSTANT] = AR_CONSTANT, [GL_INF_GAMMA] = AR_GAMMA,
+		[GL_INF_TRACE] = AR_TRACE, [GL_INF_CLOSED] = AR_CLOSED,
+	};
 	const cJSON *r = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(cfg, "arrival"), "rate");
 
 	w->chat = w->o.api != 1;
@@ -855,9 +857,11 @@ static int inf_preflight(struct gl_ctx *c, const cJSON *cfg)
 	struct curl_slist *auth = NULL;
 	struct gl_err err = { 0 };
 	char key[4096], hdr[4200];
+	struct gl_inference_opts o;
 	int bad = 0;
 
-	if (!gl_cfg_bool(cfg, "preflight", 1)) {
+	gl_inference_opts_read(cfg, &o);
+	if (!o.preflight) {
 		gl_ctx_preflight(c, "inference", "endpoints answer", 1, "not checked: \"preflight\": false in the scenario");
 		return 0;
 	}
@@ -915,11 +919,10 @@ static int inf_preflight(struct gl_ctx *c, const cJSON *cfg)
  * the replay has nothing to do, or, looping, nothing but rewinds. */
 static void inf_check_files(const struct gl_scenario *s, const cJSON *cfg, struct gl_diag *d, const char *path)
 {
-	const cJSON *arr = cJSON_GetObjectItemCaseSensitive(cfg, "arrival"), *node;
-	const char *mode = gl_cfg_str(arr, "mode", "poisson"), *file = gl_cfg_str(cfg, "trace", NULL);
-	const char *fmt = gl_cfg_str(cfg, "trace_format", NULL);
-	double start = (double)gl_cfg_dur(arr, "start", 0) / 1e9, end = (double)gl_cfg_dur(arr, "end", 0) / 1e9;
-	int f = fmt ? gl_trace_format_parse(fmt) : GL_TRACE_AUTO;
+	const cJSON *arr = cJSON_GetObjectItemCaseSensitive(cfg, "arrival");
+	const cJSON *node = cJSON_GetObjectItemCaseSensitive(cfg, "trace");
+	struct gl_inference_opts o;
+	double start, end;
 	struct gl_err err = { 0 };
 	struct gl_trace_row row;
 	struct gl_trace *t;
@@ -928,15 +931,17 @@ static void inf_check_files(const struct gl_scenario *s, const cJSON *cfg, struc
 	double last = 0;
 	int rc;
 
-	if (strcmp(mode, "trace") != 0 || !file || f < 0)
+	gl_inference_opts_read(cfg, &o);
+	start = (double)o.start_ns / 1e9;
+	end = (double)o.end_ns / 1e9;
+	if (o.mode != GL_INF_TRACE || !cJSON_IsString(node) || o.trace_format < 0)
 		return;
 	snprintf(p, sizeof(p), "%s.trace", path);
-	node = cJSON_GetObjectItemCaseSensitive(cfg, "trace");
-	if (gl_path_confine(s->path, s->root, file, resolved, sizeof(resolved), &err) != 0) {
+	if (gl_path_confine(s->path, s->root, o.trace, resolved, sizeof(resolved), &err) != 0) {
 		gl_diag_file(d, node, p, &err);
 		return;
 	}
-	if (!(t = gl_trace_open(resolved, (enum gl_trace_format)f, &err))) {
+	if (!(t = gl_trace_open(resolved, (enum gl_trace_format)o.trace_format, &err))) {
 		gl_diag_error(d, node, p, "%s", err.msg);
 		return;
 	}
@@ -966,7 +971,7 @@ static void inf_check_files(const struct gl_scenario *s, const cJSON *cfg, struc
 		gl_diag_error(d, sn ? sn : arr, p,
 			      "the trace %s has no row to replay at or after start %s%s: %llu good row(s) spanning "
 			      "%s, %llu failed in the original, %llu malformed",
-			      file, a, e, (unsigned long long)(rows - failed), b, (unsigned long long)failed,
+			      o.trace, a, e, (unsigned long long)(rows - failed), b, (unsigned long long)failed,
 			      (unsigned long long)gl_trace_malformed_count(t));
 	}
 	gl_trace_close(t);

@@ -14,6 +14,9 @@
 
 struct gl_target_need;
 
+/* arrival.mode's words, in order */
+enum gl_inference_mode { GL_INF_POISSON, GL_INF_CONSTANT, GL_INF_GAMMA, GL_INF_TRACE, GL_INF_CLOSED };
+
 /* The section's scalar keys, defaults filled in (gl_inference_opts_read);
  * endpoints, adapters, slo, agents and arrival.rate are read by hand. */
 struct gl_inference_opts {
@@ -29,7 +32,7 @@ struct gl_inference_opts {
 	int balance;                  /* 0 round_robin, 1 least_in_flight */
 	char ca_bundle[1024];
 	/* "arrival" */
-	int mode;                     /* poisson, constant, gamma, trace, closed */
+	int mode;                     /* enum gl_inference_mode; -1 unknown */
 	double cv, speed;
 	int users;
 	int64_t think_ns, start_ns, end_ns;
