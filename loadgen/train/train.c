@@ -524,6 +524,18 @@ static void mpi_start(struct train *t, int *argc, char ***argv)
 	MPI_Comm_free(&local);
 }
 
+/* the allreduce's send and receive buffers; without them the job aborts */
+static void alloc_buffers(struct train *t)
+{
+	t->count = (size_t)(t->message_bytes / 4);
+	t->send = malloc(t->count * sizeof(float));
+	t->recv = malloc(t->count * sizeof(float));
+	if (!t->send || !t->recv) {
+		say(t, "cannot allocate 2 x %" PRIu64 " bytes", t->message_bytes);
+		MPI_Abort(t->comm, TRAIN_EXIT_RUNTIME);
+	}
+}
+
 /* SIGTERM and SIGINT end the run after the step under way */
 static void catch_signals(void)
 {
@@ -638,13 +650,7 @@ int main(int argc, char **argv)
 		return TRAIN_EXIT_WORLD;
 	}
 
-	t.count = (size_t)(t.message_bytes / 4);
-	t.send = malloc(t.count * sizeof(float));
-	t.recv = malloc(t.count * sizeof(float));
-	if (!t.send || !t.recv) {
-		say(&t, "cannot allocate 2 x %" PRIu64 " bytes", t.message_bytes);
-		MPI_Abort(t.comm, TRAIN_EXIT_RUNTIME);
-	}
+	alloc_buffers(&t);
 	ok = t.be->init(&t, err, sizeof(err)) == 0;
 	if (!ok)
 		train_emit("error", "what=backend rank=%d host=%s msg=%s", t.rank, t.host, err);
