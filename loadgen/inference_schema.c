@@ -73,6 +73,18 @@ static const struct gl_opt arrival[] = {
 
 static const char *const image_keys[] = { GL_IMAGE_KEYS, NULL };
 
+const struct gl_opt *gl_inference_options(size_t *n)
+{
+	*n = GL_ARRAY_LEN(section);
+	return section;
+}
+
+const struct gl_opt *gl_inference_arrival_options(size_t *n)
+{
+	*n = GL_ARRAY_LEN(arrival);
+	return arrival;
+}
+
 void gl_inference_opts_read(const cJSON *w, struct gl_inference_opts *o)
 {
 	gl_opts_fill(w, section, GL_ARRAY_LEN(section), o);

@@ -5,6 +5,7 @@
 #ifndef GL_INFERENCE_SCHEMA_H
 #define GL_INFERENCE_SCHEMA_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include <cjson/cJSON.h>
@@ -44,5 +45,11 @@ void gl_inference_opts_read(const cJSON *w, struct gl_inference_opts *o);
 void gl_inference_validate(const struct gl_scenario *s, const cJSON *w, struct gl_diag *d, const char *path);
 /* its ops table's targets hook (plugin.h) */
 void gl_inference_targets(const cJSON *w, struct gl_target_need *n);
+
+/* the section's option tables (opts.h), which tests/unit/test_opts.c
+ * holds against docs/scenario.md */
+struct gl_opt;
+const struct gl_opt *gl_inference_options(size_t *n);
+const struct gl_opt *gl_inference_arrival_options(size_t *n);
 
 #endif

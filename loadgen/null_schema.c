@@ -18,6 +18,12 @@ static const struct gl_opt section[] = {
 	  AT(debug_every) },
 };
 
+const struct gl_opt *gl_null_options(size_t *n)
+{
+	*n = GL_ARRAY_LEN(section);
+	return section;
+}
+
 void gl_null_opts_read(const cJSON *w, struct gl_null_opts *o)
 {
 	gl_opts_fill(w, section, GL_ARRAY_LEN(section), o);

@@ -5,6 +5,7 @@
 #ifndef GL_NULL_SCHEMA_H
 #define GL_NULL_SCHEMA_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include <cjson/cJSON.h>
@@ -24,5 +25,10 @@ struct gl_null_opts {
 	int64_t debug_every;          /* 0: never */
 };
 void gl_null_opts_read(const cJSON *w, struct gl_null_opts *o);
+
+/* the section's option table (opts.h), which tests/unit/test_opts.c holds
+ * against docs/scenario.md */
+struct gl_opt;
+const struct gl_opt *gl_null_options(size_t *n);
 
 #endif

@@ -67,6 +67,12 @@ static const struct gl_opt section[] = {
 	{ "agents", GL_OPT_CUSTOM, .help = "load agents (docs/agents.md)" },
 };
 
+const struct gl_opt *gl_storage_options(size_t *n)
+{
+	*n = GL_ARRAY_LEN(section);
+	return section;
+}
+
 void gl_storage_opts_read(const cJSON *w, struct gl_storage_opts *o)
 {
 	gl_opts_fill(w, section, GL_ARRAY_LEN(section), o);

@@ -5,6 +5,7 @@
 #ifndef GL_STORAGE_SCHEMA_H
 #define GL_STORAGE_SCHEMA_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include <cjson/cJSON.h>
@@ -47,5 +48,10 @@ struct gl_cold_start {
 	double required_gbps;
 };
 int gl_cold_start_parse(const cJSON *o, struct gl_cold_start *out);
+
+/* the section's option table (opts.h), which tests/unit/test_opts.c holds
+ * against docs/scenario.md */
+struct gl_opt;
+const struct gl_opt *gl_storage_options(size_t *n);
 
 #endif

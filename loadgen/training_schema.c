@@ -60,6 +60,12 @@ static const struct gl_opt section[] = {
 
 static const char *const image_keys[] = { GL_IMAGE_KEYS, NULL };
 
+const struct gl_opt *gl_training_options(size_t *n)
+{
+	*n = GL_ARRAY_LEN(section);
+	return section;
+}
+
 void gl_training_opts_read(const cJSON *w, struct gl_training_opts *o)
 {
 	gl_opts_fill(w, section, GL_ARRAY_LEN(section), o);

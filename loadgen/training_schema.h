@@ -5,6 +5,7 @@
 #ifndef GL_TRAINING_SCHEMA_H
 #define GL_TRAINING_SCHEMA_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include <cjson/cJSON.h>
@@ -32,5 +33,10 @@ struct gl_training_opts {
 	char require_transport[64];
 };
 void gl_training_opts_read(const cJSON *w, struct gl_training_opts *o);
+
+/* the section's option table (opts.h), which tests/unit/test_opts.c holds
+ * against docs/scenario.md */
+struct gl_opt;
+const struct gl_opt *gl_training_options(size_t *n);
 
 #endif
