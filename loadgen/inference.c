@@ -27,8 +27,9 @@
  * The API key (api_key_env or api_key_file) lives only in the request
  * header list; it is never logged or stored.
  *
- * This file: requests, the libcurl and libevent glue, the ops; arrivals
- * and the timeout sweep are in inference_arrivals.c (inference_int.h).
+ * This file: requests, the libcurl and libevent glue, the ops; bodies are
+ * in inference_body.c, arrivals and the timeout sweep in
+ * inference_arrivals.c (inference_int.h).
  */
 #include "inference_int.h"
 #include "inference_schema.h"
@@ -58,7 +59,7 @@ void inf_record_done(struct inf *w, struct req *r, enum err_class ec)
 		out_tokens = sum.completion_tokens;
 		estimated = 0;
 	}
-	if (!w->stream && r->parsed) {
+	if (!w->o.stream && r->parsed) {
 		if (r->body_parse.completion_tokens >= 0) {
 			out_tokens = r->body_parse.completion_tokens;
 			estimated = 0;
@@ -67,7 +68,7 @@ void inf_record_done(struct inf *w, struct req *r, enum err_class ec)
 		}
 	}
 	gl_metrics_add(w->m, w->id_requests, 1);
-	if (r->model != w->model) {
+	if (r->model != w->o.model) {
 		gl_metrics_add(w->m, w->id_ad_requests, 1);
 		if (ec != EC_OK)
 			gl_metrics_add(w->m, w->id_ad_errors, 1);
@@ -78,7 +79,7 @@ void inf_record_done(struct inf *w, struct req *r, enum err_class ec)
 	} else {
 		int64_t from = w->mode == AR_CLOSED ? r->t_send : r->t_intended;
 		double ttft_ms = (double)(r->t_first_token - from) / 1e6, tpot_ms = 0;
-		if (w->stream && out_tokens > 1 && r->t_last_token > r->t_first_token)
+		if (w->o.stream && out_tokens > 1 && r->t_last_token > r->t_first_token)
 			tpot_ms = (double)(r->t_last_token - r->t_first_token) / 1e6 / (double)(out_tokens - 1);
 		/* goodput: within the objective, measured as the figures are
 		 * (TTFT from the intended send; TPOT 0 for one token) */
@@ -90,7 +91,7 @@ void inf_record_done(struct inf *w, struct req *r, enum err_class ec)
 		gl_metrics_record(w->m, w->id_lat, (double)(r->t_end - from) / 1e6);
 		for (int i = 0; i < r->n_itl; i++)
 			gl_metrics_record(w->m, w->id_itl, r->itl_ms[i]);
-		if (w->stream && out_tokens > 1 && r->t_last_token > r->t_first_token)
+		if (w->o.stream && out_tokens > 1 && r->t_last_token > r->t_first_token)
 			gl_metrics_record(w->m, w->id_tpot,
 					  (double)(r->t_last_token - r->t_first_token) / 1e6 / (double)(out_tokens - 1));
 		gl_metrics_record(w->m, w->id_otok, (double)out_tokens);
@@ -183,34 +184,13 @@ static size_t on_header(char *data, size_t size, size_t nmemb, void *arg)
 	return size * nmemb;
 }
 
-/* The model arrival seq names: an adapter for its share of the arrivals
- * (a seeded draw per seq, so every run and every agent agrees), else the
- * workload's model. */
-static const char *pick_model(struct inf *w, uint64_t seq)
-{
-	uint64_t z;
-	double u;
-
-	if (!w->n_adapters)
-		return w->model;
-	z = w->seed * 0xD1B54A32D192ED03ULL + seq * 0x9E3779B97F4A7C15ULL + 0x632BE59BD9B4E019ULL;
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-	z ^= z >> 31;
-	u = (double)(z >> 11) / 9007199254740992.0;
-	for (int k = 0; k < w->n_adapters; k++)
-		if (u < w->adapters[k].cum)
-			return w->adapters[k].model;
-	return w->model;
-}
-
 static int pick_endpoint(struct inf *w)
 {
 	int best = -1;
 
 	for (int k = 0; k < w->n_eps; k++) {
 		int i = (w->rr + k) % w->n_eps;
-		if (w->drop_failed && w->eps[i].failed)
+		if (w->o.drop_failed && w->eps[i].failed)
 			continue;
 		if (!w->least) {
 			best = i;
@@ -223,146 +203,6 @@ static int pick_endpoint(struct inf *w)
 		best = w->rr % w->n_eps;   /* every endpoint dropped: keep measuring */
 	w->rr = (best + 1) % w->n_eps;
 	return best;
-}
-
-/* The body through cJSON: every case (a trace row's own messages, a
- * max_tokens past INT_MAX); build_body's fast path writes the same bytes. */
-static char *build_body_cjson(struct inf *w, const char *model, int64_t output_tokens, const struct gl_trace_row *tr)
-{
-	cJSON *b = cJSON_CreateObject();
-	char *text;
-
-	cJSON_AddStringToObject(b, "model", model);
-	if (w->chat) {
-		cJSON *msgs = NULL;
-		if (tr && tr->messages_json)
-			msgs = cJSON_Parse(tr->messages_json);
-		if (!msgs) {
-			cJSON *m = cJSON_CreateObject();
-			msgs = cJSON_CreateArray();
-			cJSON_AddStringToObject(m, "role", "user");
-			cJSON_AddStringToObject(m, "content", w->scratch.data ? w->scratch.data : "");
-			cJSON_AddItemToArray(msgs, m);
-		}
-		cJSON_AddItemToObject(b, "messages", msgs);
-	} else {
-		cJSON_AddStringToObject(b, "prompt", w->scratch.data ? w->scratch.data : "");
-	}
-	if (output_tokens > 0) {
-		cJSON_AddNumberToObject(b, "max_tokens", (double)output_tokens);
-		if (w->ignore_eos) {
-			cJSON_AddNumberToObject(b, "min_tokens", (double)output_tokens);
-			cJSON_AddBoolToObject(b, "ignore_eos", 1);
-		}
-	}
-	cJSON_AddBoolToObject(b, "stream", w->stream);
-	if (w->stream) {
-		cJSON *so = cJSON_AddObjectToObject(b, "stream_options");
-		cJSON_AddBoolToObject(so, "include_usage", 1);
-	}
-	text = cJSON_PrintUnformatted(b);
-	cJSON_Delete(b);
-	return text;
-}
-
-/* A C string as a JSON string, escaped as cJSON prints it: the quote, the
- * backslash and the bytes below 0x20 (\b \f \n \r \t or \u00xx); every
- * other byte as it is. */
-static char *json_str(char *o, const char *s)
-{
-	static const char hex[] = "0123456789abcdef";
-	const unsigned char *p = (const unsigned char *)s;
-
-	*o++ = '"';
-	for (; *p; p++) {
-		unsigned char c = *p;
-		if (c >= 32 && c != '"' && c != '\\') {
-			*o++ = (char)c;
-			continue;
-		}
-		*o++ = '\\';
-		switch (c) {
-		case '"': *o++ = '"'; break;
-		case '\\': *o++ = '\\'; break;
-		case '\b': *o++ = 'b'; break;
-		case '\f': *o++ = 'f'; break;
-		case '\n': *o++ = 'n'; break;
-		case '\r': *o++ = 'r'; break;
-		case '\t': *o++ = 't'; break;
-		default:
-			memcpy(o, "u00", 3);
-			o[3] = hex[c >> 4];
-			o[4] = hex[c & 15];
-			o += 5;
-		}
-	}
-	*o++ = '"';
-	return o;
-}
-
-static char *put(char *o, const char *lit)
-{
-	size_t n = strlen(lit);
-	memcpy(o, lit, n);
-	return o + n;
-}
-
-/* The request body (cJSON_PrintUnformatted's bytes, key order included),
- * written straight into one allocation: no tree of cJSON nodes per request.
- * Freed with cJSON_free like cJSON's own. */
-static char *build_body(struct inf *w, const char *model, uint64_t seq, int64_t input_tokens, int64_t output_tokens,
-			const struct gl_trace_row *tr)
-{
-	const char *prompt;
-	size_t plen, mlen, cap;
-	char *text, *o, num[24];
-
-	w->scratch.len = 0;
-	if (tr && tr->prompt) {
-		gl_buf_append(&w->scratch, tr->prompt, tr->prompt_len);
-	} else {
-		gl_prompt_synth(w->seed, seq, (unsigned)(input_tokens > 0 ? input_tokens : 1),
-				tr ? tr->hash_ids : NULL, tr ? tr->n_hash_ids : 0, 512, &w->scratch);
-	}
-	/* a trace row's own messages, and a count cJSON prints as a double */
-	if ((w->chat && tr && tr->messages_json) || output_tokens > 2147483646)
-		return build_body_cjson(w, model, output_tokens, tr);
-	prompt = w->scratch.data ? w->scratch.data : "";
-	plen = strlen(prompt);
-	mlen = strlen(model);
-	/* worst case: every byte escaped as \u00xx (6 bytes) */
-	cap = 6 * (plen + mlen) + 200;
-	if (!(text = cJSON_malloc(cap)))
-		return NULL;
-	o = put(text, "{\"model\":");
-	o = json_str(o, model);
-	o = put(o, w->chat ? ",\"messages\":[{\"role\":\"user\",\"content\":" : ",\"prompt\":");
-	o = json_str(o, prompt);
-	if (w->chat)
-		o = put(o, "}]");
-	if (output_tokens > 0) {
-		snprintf(num, sizeof(num), "%d", (int)output_tokens);
-		o = put(o, ",\"max_tokens\":");
-		o = put(o, num);
-		if (w->ignore_eos) {
-			o = put(o, ",\"min_tokens\":");
-			o = put(o, num);
-			o = put(o, ",\"ignore_eos\":true");
-		}
-	}
-	o = put(o, w->stream ? ",\"stream\":true,\"stream_options\":{\"include_usage\":true}}" : ",\"stream\":false}");
-	*o = '\0';
-#ifdef GL_INF_BODY_CHECK
-	{
-		char *ref = build_body_cjson(w, model, output_tokens, tr);
-		if (!ref || strcmp(ref, text) != 0) {
-			fprintf(stderr, "build_body differs:\n fast %s\n cjson %s\n", text, ref ? ref : "(null)");
-			abort();
-		}
-		cJSON_free(ref);
-	}
-#endif
-	return text;
 }
 
 /* An easy handle from the pool, or a new one (*fresh set). A pooled handle
@@ -394,11 +234,11 @@ static void easy_setup(struct inf *w, CURL *e)
 	/* streams arrive a token (one ~200-byte SSE event) at a time: a 1 KiB
 	 * receive buffer keeps memory per in-flight stream near 14 KiB
 	 * (tests/bench/inference.sh (d)) without costing events per CPU-second */
-	curl_easy_setopt(e, CURLOPT_BUFFERSIZE, w->stream ? 1024L : 16384L);
+	curl_easy_setopt(e, CURLOPT_BUFFERSIZE, w->o.stream ? 1024L : 16384L);
 	curl_easy_setopt(e, CURLOPT_HTTP_VERSION,
-			 w->http2 ? (long)CURL_HTTP_VERSION_2TLS : (long)CURL_HTTP_VERSION_1_1);
-	if (w->ca_bundle[0])
-		curl_easy_setopt(e, CURLOPT_CAINFO, w->ca_bundle);
+			 w->o.http2 ? (long)CURL_HTTP_VERSION_2TLS : (long)CURL_HTTP_VERSION_1_1);
+	if (w->o.ca_bundle[0])
+		curl_easy_setopt(e, CURLOPT_CAINFO, w->o.ca_bundle);
 }
 
 static void easy_put(struct inf *w, CURL *e)
@@ -445,13 +285,13 @@ void inf_send_req(struct inf *w, int64_t t_intended, uint64_t seq, int64_t in_to
 	r->t_headers = r->t_first_event = r->t_first_token = r->t_last_token = r->t_end = -1;
 	r->input_tokens = in_tok;
 	r->ep = pick_endpoint(w);
-	r->model = pick_model(w, seq);
+	r->model = inf_pick_model(w, seq);
 	gl_buf_init(&r->resp, BODY_MAX);
-	r->body = build_body(w, r->model, seq, in_tok, out_tok, tr);
+	r->body = inf_build_body(w, r->model, seq, in_tok, out_tok, tr);
 	r->easy = easy_get(w, &fresh);
-	if (w->stream)
+	if (w->o.stream)
 		r->sse = gl_sse_new(SSE_MAX_LINE, SSE_MAX_DATA, GL_SSE_OPENAI, on_sse_event, r);
-	if (!r->body || !r->easy || (w->stream && !r->sse)) {
+	if (!r->body || !r->easy || (w->o.stream && !r->sse)) {
 		req_free(r);
 		gl_ctx_event(w->ctx, GL_LOG_ERROR, "inference", "out of memory building a request");
 		return;
@@ -481,7 +321,7 @@ void inf_send_req(struct inf *w, int64_t t_intended, uint64_t seq, int64_t in_to
 
 static void launch_pending(struct inf *w)
 {
-	while (w->q_len > 0 && w->in_flight < w->max_in_flight && w->running) {
+	while (w->q_len > 0 && w->in_flight < w->o.max_in_flight && w->running) {
 		struct pending p = w->q[w->q_head];
 		w->q_head = (w->q_head + 1) % w->q_cap;
 		w->q_len--;
@@ -500,7 +340,7 @@ static void on_user_wake(evutil_socket_t fd, short what, void *arg)
 	struct inf *w = u->w;
 
 	if (w->running && u->user < w->active_users)
-		inf_send_req(w, inf_now_ns(w), w->seq++, w->input_tokens, w->output_tokens, NULL, u->user);
+		inf_send_req(w, inf_now_ns(w), w->seq++, w->o.input_tokens, w->o.output_tokens, NULL, u->user);
 	free(u);
 }
 
@@ -513,10 +353,10 @@ static void on_user_wake(evutil_socket_t fd, short what, void *arg)
 static void user_next(struct inf *w, int user, int now_ok)
 {
 	struct user_wake *u;
-	struct timeval tv = { w->think_ns / 1000000000LL, (w->think_ns % 1000000000LL) / 1000 };
+	struct timeval tv = { w->o.think_ns / 1000000000LL, (w->o.think_ns % 1000000000LL) / 1000 };
 
-	if (w->think_ns <= 0 && now_ok) {
-		inf_send_req(w, inf_now_ns(w), w->seq++, w->input_tokens, w->output_tokens, NULL, user);
+	if (w->o.think_ns <= 0 && now_ok) {
+		inf_send_req(w, inf_now_ns(w), w->seq++, w->o.input_tokens, w->o.output_tokens, NULL, user);
 		return;
 	}
 	if (!(u = malloc(sizeof(*u))))
@@ -557,7 +397,7 @@ void inf_finish_req(struct inf *w, struct req *r, CURLcode res)
 		ec = EC_4XX;
 	} else if (r->status == 0) {
 		ec = EC_CONNECT;     /* no response at all */
-	} else if (w->stream) {
+	} else if (w->o.stream) {
 		enum gl_sse_class c = gl_sse_finish(r->sse, NULL);
 		ec = c == GL_SSE_CLEAN ? EC_OK : c == GL_SSE_STREAM_ERROR ? EC_STREAM
 		   : c == GL_SSE_MALFORMED ? EC_MALFORMED : EC_TRUNCATED;
@@ -720,15 +560,172 @@ static int read_key(struct gl_ctx *c, const cJSON *cfg, char *key, size_t n, str
 	return gl_secret_read(NULL, path, key, n, err);
 }
 
+/* "endpoints", without their trailing slashes */
+static void read_endpoints(struct inf *w, const cJSON *cfg)
+{
+	const cJSON *eps = cJSON_GetObjectItemCaseSensitive(cfg, "endpoints"), *e;
+	int i = 0;
+
+	w->n_eps = cJSON_GetArraySize(eps);
+	w->eps = calloc((size_t)w->n_eps + 1, sizeof(*w->eps));
+	cJSON_ArrayForEach(e, eps) {
+		size_t l;
+		snprintf(w->eps[i].url, sizeof(w->eps[i].url), "%s", e->valuestring);
+		l = strlen(w->eps[i].url);
+		while (l > 0 && w->eps[i].url[l - 1] == '/')
+			w->eps[i].url[--l] = '\0';
+		i++;
+	}
+}
+
+/* "adapters": their models and the shares added up */
+static void read_adapters(struct inf *w, const cJSON *cfg)
+{
+	const cJSON *a;
+	double cum = 0;
+
+	cJSON_ArrayForEach(a, cJSON_GetObjectItemCaseSensitive(cfg, "adapters")) {
+		if (w->n_adapters == MAX_ADAPTERS)
+			break;
+		cum += gl_cfg_num(a, "share", 0);
+		snprintf(w->adapters[w->n_adapters].model, sizeof(w->adapters[0].model), "%s",
+			 gl_cfg_str(a, "model", ""));
+		w->adapters[w->n_adapters++].cum = cum;
+	}
+}
+
+/* What the options say in the units the run uses. */
+static void derive_opts(struct inf *w, const cJSON *cfg)
+{
+	static const enum arrival modes[] = {
+		[GL_INF_POISSON] = AR_POISSON, [GL_INF_CONSTANT] = AR_CONSTANT, [GL_INF_GAMMA] = AR_GAMMA,
+		[GL_INF_TRACE] = AR_TRACE, [GL_INF_CLOSED] = AR_CLOSED,
+	};
+	const cJSON *r = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(cfg, "arrival"), "rate");
+
+	w->chat = w->o.api != 1;
+	w->least = w->o.balance == 1;
+	w->timeout_ms = w->o.timeout_ns / 1000000;
+	if (w->timeout_ms < 1)
+		w->timeout_ms = 1;
+	w->rng = w->o.seed * 0x9E3779B97F4A7C15ULL + 1;
+	w->mode = w->o.mode >= 0 && w->o.mode < (int)GL_ARRAY_LEN(modes) ? modes[w->o.mode] : AR_POISSON;
+	w->rate = 1;
+	if (cJSON_IsNumber(r))
+		w->rate = r->valuedouble;
+	else if (cJSON_IsString(r))
+		gl_parse_rate(r->valuestring, &w->rate, NULL);
+	w->trace_start_s = (double)w->o.start_ns / 1e9;
+	w->trace_end_s = (double)w->o.end_ns / 1e9;
+}
+
+/* arrival.mode "trace": the trace file, measured */
+static int open_trace(struct gl_ctx *c, struct inf *w, const cJSON *cfg, struct gl_err *err)
+{
+	char path[1100];
+
+	if (rel_path(c, "trace", w->o.trace, path, sizeof(path), err) != 0)
+		return -GL_EINVAL;
+	if (w->o.trace_format < 0)
+		return gl_errf(err, GL_EINVAL, "inference: unknown trace_format '%s'",
+			       gl_cfg_str(cfg, "trace_format", ""));
+	w->trace = gl_trace_open(path, (enum gl_trace_format)w->o.trace_format, err);
+	if (!w->trace)
+		return -GL_EINVAL;
+	if (gl_trace_measure(w->trace) != 0)
+		return gl_errf(err, GL_EINVAL, "inference: trace %s: %s", path, gl_trace_error(w->trace));
+	w->trace_span_s = gl_trace_span_s(w->trace);
+	if (w->trace_end_s > 0 && w->trace_end_s < w->trace_span_s)
+		w->trace_span_s = w->trace_end_s;
+	return 0;
+}
+
+/* The headers of every request, the API key's among them. */
+static int set_headers(struct gl_ctx *c, struct inf *w, const cJSON *cfg, struct gl_err *err)
+{
+	char key[4096], hdr[4200];
+	int rc;
+
+	if ((rc = read_key(c, cfg, key, sizeof(key), err)) != 0)
+		return rc;
+	w->headers = curl_slist_append(NULL, "Content-Type: application/json");
+	w->headers = curl_slist_append(w->headers, w->o.stream ? "Accept: text/event-stream" : "Accept: application/json");
+	if (key[0]) {
+		snprintf(hdr, sizeof(hdr), "Authorization: Bearer %s", key);
+		w->headers = curl_slist_append(w->headers, hdr);
+		memset(hdr, 0, sizeof(hdr));
+		memset(key, 0, sizeof(key));
+	}
+	return 0;
+}
+
+/* The libcurl multi handle on the run's event base, and the timers. */
+static int setup_events(struct gl_ctx *c, struct inf *w, struct gl_err *err)
+{
+	long conns = w->o.max_in_flight;
+
+	w->multi = curl_multi_init();
+	if (!w->multi || !w->headers)
+		return gl_errf(err, GL_ENOMEM, "inference: cannot set up libcurl");
+	curl_multi_setopt(w->multi, CURLMOPT_SOCKETFUNCTION, sock_cb);
+	curl_multi_setopt(w->multi, CURLMOPT_SOCKETDATA, w);
+	curl_multi_setopt(w->multi, CURLMOPT_TIMERFUNCTION, timer_cb);
+	curl_multi_setopt(w->multi, CURLMOPT_TIMERDATA, w);
+	/* keep a connection per request that can be in flight at once: the
+	 * max_in_flight cap, or the closed loop's users at the highest load */
+	if (w->mode == AR_CLOSED) {
+		double peak = 1;
+		const struct gl_scenario *sc = gl_ctx_scenario(c);
+		for (int p = 0; p < sc->n_phases; p++)
+			if (sc->phases[p].load > peak)
+				peak = sc->phases[p].load;
+		conns = (long)ceil(w->o.users * peak);
+	}
+	curl_multi_setopt(w->multi, CURLMOPT_MAXCONNECTS, conns + 16);
+	curl_multi_setopt(w->multi, CURLMOPT_PIPELINING, (long)CURLPIPE_MULTIPLEX);
+	w->ev_curl_timer = evtimer_new(gl_ctx_base(c), on_curl_timer, w);
+	w->ev_arrival = evtimer_new(gl_ctx_base(c), inf_on_arrival, w);
+	w->ev_sweep = event_new(gl_ctx_base(c), -1, EV_PERSIST, inf_on_sweep, w);
+	if (!w->ev_curl_timer || !w->ev_arrival || !w->ev_sweep)
+		return gl_errf(err, GL_ENOMEM, "inference: out of memory");
+	return 0;
+}
+
+static void register_metrics(struct inf *w, const cJSON *cfg)
+{
+	const cJSON *slo = cJSON_GetObjectItemCaseSensitive(cfg, "slo");
+
+	w->id_ttft = gl_metrics_hist(w->m, "inference.ttft_ms");
+	w->id_ttft_send = gl_metrics_hist(w->m, "inference.ttft_from_send_ms");
+	w->id_itl = gl_metrics_hist(w->m, "inference.itl_ms");
+	w->id_tpot = gl_metrics_hist(w->m, "inference.tpot_ms");
+	w->id_lat = gl_metrics_hist(w->m, "inference.latency_ms");
+	w->id_lag = gl_metrics_hist(w->m, "inference.send_lag_ms");
+	w->id_otok = gl_metrics_hist(w->m, "inference.output_tokens");
+	w->id_requests = gl_metrics_counter(w->m, "inference.requests");
+	w->id_errors = gl_metrics_counter(w->m, "inference.errors");
+	w->id_otok_total = gl_metrics_counter(w->m, "inference.output_tokens_total");
+	w->id_good = -1;
+	w->slo_ttft_ms = gl_cfg_num(slo, "ttft_ms", -1);
+	w->slo_tpot_ms = gl_cfg_num(slo, "tpot_ms", -1);
+	if (slo)
+		w->id_good = gl_metrics_counter(w->m, "inference.good");
+	if (w->n_adapters) {
+		w->id_ad_requests = gl_metrics_counter(w->m, "inference.adapter_requests");
+		w->id_ad_errors = gl_metrics_counter(w->m, "inference.adapter_errors");
+	}
+	for (int k = 1; k < EC_N; k++) {
+		char name[64];
+		snprintf(name, sizeof(name), "inference.errors.%s", ec_names[k]);
+		w->id_class[k] = gl_metrics_counter(w->m, name);
+	}
+}
+
 static int inf_init(struct gl_ctx *c, const cJSON *cfg, void **state, struct gl_err *err)
 {
 	struct inf *w = calloc(1, sizeof(*w));
-	const cJSON *eps = cJSON_GetObjectItemCaseSensitive(cfg, "endpoints"), *e;
-	const cJSON *arr = cJSON_GetObjectItemCaseSensitive(cfg, "arrival");
-	const char *mode;
-	char key[4096], hdr[4200];
 	static int curl_ready;
-	int i = 0, rc = 0;
+	int rc;
 
 	if (!w)
 		return gl_errf(err, GL_ENOMEM, "inference: out of memory");
@@ -741,145 +738,15 @@ static int inf_init(struct gl_ctx *c, const cJSON *cfg, void **state, struct gl_
 	w->m = gl_ctx_metrics(c);
 	w->load = 1;
 	gl_buf_init(&w->scratch, 64u << 20);
-	w->n_eps = cJSON_GetArraySize(eps);
-	w->eps = calloc((size_t)w->n_eps + 1, sizeof(*w->eps));
-	cJSON_ArrayForEach(e, eps) {
-		size_t l;
-		snprintf(w->eps[i].url, sizeof(w->eps[i].url), "%s", e->valuestring);
-		l = strlen(w->eps[i].url);
-		while (l > 0 && w->eps[i].url[l - 1] == '/')
-			w->eps[i].url[--l] = '\0';
-		i++;
-	}
-	w->chat = strcmp(gl_cfg_str(cfg, "api", "chat"), "completions") != 0;
-	snprintf(w->model, sizeof(w->model), "%s", gl_cfg_str(cfg, "model", ""));
-	{
-		const cJSON *a;
-		double cum = 0;
-		cJSON_ArrayForEach(a, cJSON_GetObjectItemCaseSensitive(cfg, "adapters")) {
-			if (w->n_adapters == MAX_ADAPTERS)
-				break;
-			cum += gl_cfg_num(a, "share", 0);
-			snprintf(w->adapters[w->n_adapters].model, sizeof(w->adapters[0].model), "%s",
-				 gl_cfg_str(a, "model", ""));
-			w->adapters[w->n_adapters++].cum = cum;
-		}
-	}
-	snprintf(w->ca_bundle, sizeof(w->ca_bundle), "%s", gl_cfg_str(cfg, "ca_bundle", ""));
-	w->stream = gl_cfg_bool(cfg, "stream", 1);
-	w->http2 = gl_cfg_bool(cfg, "http2", 0);
-	w->ignore_eos = gl_cfg_bool(cfg, "ignore_eos", 1);
-	w->drop_failed = gl_cfg_bool(cfg, "drop_failed_endpoints", 0);
-	w->least = !strcmp(gl_cfg_str(cfg, "balance", "round_robin"), "least_in_flight");
-	w->timeout_ms = gl_cfg_dur(cfg, "timeout", 120000000000LL) / 1000000;
-	if (w->timeout_ms < 1)
-		w->timeout_ms = 1;
-	w->ttft_timeout_ns = gl_cfg_dur(cfg, "ttft_timeout", 0);
-	w->idle_timeout_ns = gl_cfg_dur(cfg, "idle_timeout", 0);
-	w->input_tokens = (int64_t)gl_cfg_num(cfg, "input_tokens", 128);
-	w->output_tokens = (int64_t)gl_cfg_num(cfg, "output_tokens", 64);
-	w->seed = (uint64_t)gl_cfg_num(cfg, "seed", 1);
-	w->rng = w->seed * 0x9E3779B97F4A7C15ULL + 1;
-	w->max_in_flight = (int)gl_cfg_num(cfg, "max_in_flight", 1024);
-	mode = gl_cfg_str(arr, "mode", "poisson");
-	w->mode = !strcmp(mode, "constant") ? AR_CONSTANT : !strcmp(mode, "gamma") ? AR_GAMMA
-		: !strcmp(mode, "trace") ? AR_TRACE : !strcmp(mode, "closed") ? AR_CLOSED : AR_POISSON;
-	{
-		const cJSON *r = cJSON_GetObjectItemCaseSensitive(arr, "rate");
-		w->rate = 1;
-		if (cJSON_IsNumber(r))
-			w->rate = r->valuedouble;
-		else if (cJSON_IsString(r))
-			gl_parse_rate(r->valuestring, &w->rate, NULL);
-	}
-	w->cv = gl_cfg_num(arr, "cv", 1);
-	w->users = (int)gl_cfg_num(arr, "users", 1);
-	w->think_ns = gl_cfg_dur(arr, "think_time", 0);
-	w->speed = gl_cfg_num(arr, "speed", 1);
-	w->trace_loop = gl_cfg_bool(arr, "loop", 1);
-	w->trace_start_s = (double)gl_cfg_dur(arr, "start", 0) / 1e9;
-	w->trace_end_s = (double)gl_cfg_dur(arr, "end", 0) / 1e9;
-	if (w->mode == AR_TRACE) {
-		char path[1100];
-		const char *fmt = gl_cfg_str(cfg, "trace_format", NULL);
-		int f = fmt ? gl_trace_format_parse(fmt) : GL_TRACE_AUTO;
-		if (rel_path(c, "trace", gl_cfg_str(cfg, "trace", ""), path, sizeof(path), err) != 0)
-			return -GL_EINVAL;
-		if (f < 0)
-			return gl_errf(err, GL_EINVAL, "inference: unknown trace_format '%s'", fmt);
-		w->trace = gl_trace_open(path, (enum gl_trace_format)f, err);
-		if (!w->trace)
-			return -GL_EINVAL;
-		if (gl_trace_measure(w->trace) != 0)
-			return gl_errf(err, GL_EINVAL, "inference: trace %s: %s", path, gl_trace_error(w->trace));
-		w->trace_span_s = gl_trace_span_s(w->trace);
-		if (w->trace_end_s > 0 && w->trace_end_s < w->trace_span_s)
-			w->trace_span_s = w->trace_end_s;
-	}
-	if ((rc = read_key(c, cfg, key, sizeof(key), err)) != 0)
+	gl_inference_opts_read(cfg, &w->o);
+	read_endpoints(w, cfg);
+	read_adapters(w, cfg);
+	derive_opts(w, cfg);
+	if (w->mode == AR_TRACE && (rc = open_trace(c, w, cfg, err)) != 0)
 		return rc;
-	w->headers = curl_slist_append(NULL, "Content-Type: application/json");
-	w->headers = curl_slist_append(w->headers, w->stream ? "Accept: text/event-stream" : "Accept: application/json");
-	if (key[0]) {
-		snprintf(hdr, sizeof(hdr), "Authorization: Bearer %s", key);
-		w->headers = curl_slist_append(w->headers, hdr);
-		memset(hdr, 0, sizeof(hdr));
-		memset(key, 0, sizeof(key));
-	}
-	w->multi = curl_multi_init();
-	if (!w->multi || !w->headers)
-		return gl_errf(err, GL_ENOMEM, "inference: cannot set up libcurl");
-	curl_multi_setopt(w->multi, CURLMOPT_SOCKETFUNCTION, sock_cb);
-	curl_multi_setopt(w->multi, CURLMOPT_SOCKETDATA, w);
-	curl_multi_setopt(w->multi, CURLMOPT_TIMERFUNCTION, timer_cb);
-	curl_multi_setopt(w->multi, CURLMOPT_TIMERDATA, w);
-	/* keep a connection per request that can be in flight at once: the
-	 * max_in_flight cap, or the closed loop's users at the highest load */
-	{
-		long conns = w->max_in_flight;
-		if (w->mode == AR_CLOSED) {
-			double peak = 1;
-			const struct gl_scenario *sc = gl_ctx_scenario(c);
-			for (int p = 0; p < sc->n_phases; p++)
-				if (sc->phases[p].load > peak)
-					peak = sc->phases[p].load;
-			conns = (long)ceil(w->users * peak);
-		}
-		curl_multi_setopt(w->multi, CURLMOPT_MAXCONNECTS, conns + 16);
-	}
-	curl_multi_setopt(w->multi, CURLMOPT_PIPELINING, (long)CURLPIPE_MULTIPLEX);
-	w->ev_curl_timer = evtimer_new(gl_ctx_base(c), on_curl_timer, w);
-	w->ev_arrival = evtimer_new(gl_ctx_base(c), inf_on_arrival, w);
-	w->ev_sweep = event_new(gl_ctx_base(c), -1, EV_PERSIST, inf_on_sweep, w);
-	if (!w->ev_curl_timer || !w->ev_arrival || !w->ev_sweep)
-		return gl_errf(err, GL_ENOMEM, "inference: out of memory");
-	w->id_ttft = gl_metrics_hist(w->m, "inference.ttft_ms");
-	w->id_ttft_send = gl_metrics_hist(w->m, "inference.ttft_from_send_ms");
-	w->id_itl = gl_metrics_hist(w->m, "inference.itl_ms");
-	w->id_tpot = gl_metrics_hist(w->m, "inference.tpot_ms");
-	w->id_lat = gl_metrics_hist(w->m, "inference.latency_ms");
-	w->id_lag = gl_metrics_hist(w->m, "inference.send_lag_ms");
-	w->id_otok = gl_metrics_hist(w->m, "inference.output_tokens");
-	w->id_requests = gl_metrics_counter(w->m, "inference.requests");
-	w->id_errors = gl_metrics_counter(w->m, "inference.errors");
-	w->id_otok_total = gl_metrics_counter(w->m, "inference.output_tokens_total");
-	w->id_good = -1;
-	{
-		const cJSON *slo = cJSON_GetObjectItemCaseSensitive(cfg, "slo");
-		w->slo_ttft_ms = gl_cfg_num(slo, "ttft_ms", -1);
-		w->slo_tpot_ms = gl_cfg_num(slo, "tpot_ms", -1);
-		if (slo)
-			w->id_good = gl_metrics_counter(w->m, "inference.good");
-	}
-	if (w->n_adapters) {
-		w->id_ad_requests = gl_metrics_counter(w->m, "inference.adapter_requests");
-		w->id_ad_errors = gl_metrics_counter(w->m, "inference.adapter_errors");
-	}
-	for (int k = 1; k < EC_N; k++) {
-		char name[64];
-		snprintf(name, sizeof(name), "inference.errors.%s", ec_names[k]);
-		w->id_class[k] = gl_metrics_counter(w->m, name);
-	}
+	if ((rc = set_headers(c, w, cfg, err)) != 0 || (rc = setup_events(c, w, err)) != 0)
+		return rc;
+	register_metrics(w, cfg);
 	return 0;
 }
 
@@ -892,10 +759,10 @@ static int inf_start(void *state, struct gl_err *err)
 	gl_ctx_shard(w->ctx, &w->shard, &w->shards, &w->origin_ns);
 	event_add(w->ev_sweep, &sweep);
 	if (w->mode == AR_CLOSED) {
-		w->active_users = w->users;
-		for (int u = 0; u < w->users; u++)
+		w->active_users = w->o.users;
+		for (int u = 0; u < w->o.users; u++)
 			if (u % w->shards == w->shard)
-				inf_send_req(w, inf_now_ns(w), w->seq++, w->input_tokens, w->output_tokens, NULL, u);
+				inf_send_req(w, inf_now_ns(w), w->seq++, w->o.input_tokens, w->o.output_tokens, NULL, u);
 		return 0;
 	}
 	if (w->mode != AR_TRACE)
@@ -921,11 +788,11 @@ static void inf_set_load(void *state, double mult)
 	struct inf *w = state;
 	w->load = mult > 0 ? mult : 1;
 	if (w->mode == AR_CLOSED && w->running) {
-		int want = (int)ceil(w->users * w->load);
+		int want = (int)ceil(w->o.users * w->load);
 		/* more users start now; fewer: users above the count stop after their request */
 		for (int u = w->active_users; u < want; u++)
 			if (u % w->shards == w->shard)
-				inf_send_req(w, inf_now_ns(w), w->seq++, w->input_tokens, w->output_tokens, NULL, u);
+				inf_send_req(w, inf_now_ns(w), w->seq++, w->o.input_tokens, w->o.output_tokens, NULL, u);
 		w->active_users = want;
 	}
 }
@@ -990,9 +857,11 @@ static int inf_preflight(struct gl_ctx *c, const cJSON *cfg)
 	struct curl_slist *auth = NULL;
 	struct gl_err err = { 0 };
 	char key[4096], hdr[4200];
+	struct gl_inference_opts o;
 	int bad = 0;
 
-	if (!gl_cfg_bool(cfg, "preflight", 1)) {
+	gl_inference_opts_read(cfg, &o);
+	if (!o.preflight) {
 		gl_ctx_preflight(c, "inference", "endpoints answer", 1, "not checked: \"preflight\": false in the scenario");
 		return 0;
 	}
@@ -1050,11 +919,10 @@ static int inf_preflight(struct gl_ctx *c, const cJSON *cfg)
  * the replay has nothing to do, or, looping, nothing but rewinds. */
 static void inf_check_files(const struct gl_scenario *s, const cJSON *cfg, struct gl_diag *d, const char *path)
 {
-	const cJSON *arr = cJSON_GetObjectItemCaseSensitive(cfg, "arrival"), *node;
-	const char *mode = gl_cfg_str(arr, "mode", "poisson"), *file = gl_cfg_str(cfg, "trace", NULL);
-	const char *fmt = gl_cfg_str(cfg, "trace_format", NULL);
-	double start = (double)gl_cfg_dur(arr, "start", 0) / 1e9, end = (double)gl_cfg_dur(arr, "end", 0) / 1e9;
-	int f = fmt ? gl_trace_format_parse(fmt) : GL_TRACE_AUTO;
+	const cJSON *arr = cJSON_GetObjectItemCaseSensitive(cfg, "arrival");
+	const cJSON *node = cJSON_GetObjectItemCaseSensitive(cfg, "trace");
+	struct gl_inference_opts o;
+	double start, end;
 	struct gl_err err = { 0 };
 	struct gl_trace_row row;
 	struct gl_trace *t;
@@ -1063,15 +931,17 @@ static void inf_check_files(const struct gl_scenario *s, const cJSON *cfg, struc
 	double last = 0;
 	int rc;
 
-	if (strcmp(mode, "trace") != 0 || !file || f < 0)
+	gl_inference_opts_read(cfg, &o);
+	start = (double)o.start_ns / 1e9;
+	end = (double)o.end_ns / 1e9;
+	if (o.mode != GL_INF_TRACE || !cJSON_IsString(node) || o.trace_format < 0)
 		return;
 	snprintf(p, sizeof(p), "%s.trace", path);
-	node = cJSON_GetObjectItemCaseSensitive(cfg, "trace");
-	if (gl_path_confine(s->path, s->root, file, resolved, sizeof(resolved), &err) != 0) {
+	if (gl_path_confine(s->path, s->root, o.trace, resolved, sizeof(resolved), &err) != 0) {
 		gl_diag_file(d, node, p, &err);
 		return;
 	}
-	if (!(t = gl_trace_open(resolved, (enum gl_trace_format)f, &err))) {
+	if (!(t = gl_trace_open(resolved, (enum gl_trace_format)o.trace_format, &err))) {
 		gl_diag_error(d, node, p, "%s", err.msg);
 		return;
 	}
@@ -1101,7 +971,7 @@ static void inf_check_files(const struct gl_scenario *s, const cJSON *cfg, struc
 		gl_diag_error(d, sn ? sn : arr, p,
 			      "the trace %s has no row to replay at or after start %s%s: %llu good row(s) spanning "
 			      "%s, %llu failed in the original, %llu malformed",
-			      file, a, e, (unsigned long long)(rows - failed), b, (unsigned long long)failed,
+			      o.trace, a, e, (unsigned long long)(rows - failed), b, (unsigned long long)failed,
 			      (unsigned long long)gl_trace_malformed_count(t));
 	}
 	gl_trace_close(t);

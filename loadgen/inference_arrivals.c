@@ -59,7 +59,7 @@ static int64_t next_gap_ns(struct inf *w)
 		gap = 1 / rate;
 		break;
 	case AR_GAMMA: {
-		double k = 1 / (w->cv * w->cv);
+		double k = 1 / (w->o.cv * w->o.cv);
 		gap = gamma_sample(w, k) / (rate * k);
 		break;
 	}
@@ -80,7 +80,7 @@ static void arrive(struct inf *w, int64_t t_intended, int64_t in_tok, int64_t ou
 	if (w->shards > 1 && seq % (uint64_t)w->shards != (uint64_t)w->shard)
 		return;
 
-	if (w->in_flight < w->max_in_flight && w->q_len == 0) {
+	if (w->in_flight < w->o.max_in_flight && w->q_len == 0) {
 		inf_send_req(w, t_intended, seq, in_tok, out_tok, tr, -1);
 		return;
 	}
@@ -129,7 +129,7 @@ int inf_trace_next(struct inf *w)
 			return 0;
 		}
 		if (rc == 0 || (w->trace_end_s > 0 && w->trow.t_offset_s >= w->trace_end_s)) {
-			if (!w->trace_loop)
+			if (!w->o.loop)
 				return 0;
 			/* a whole pass without a row to replay: looping again would
 			 * spin on the loop's thread forever (validate refuses such a
@@ -140,7 +140,7 @@ int inf_trace_next(struct inf *w)
 				return 0;
 			}
 			/* next pass starts one mean gap after this one ends */
-			w->trace_base_ns += (int64_t)((w->trace_span_s - w->trace_start_s) / w->speed * 1e9) +
+			w->trace_base_ns += (int64_t)((w->trace_span_s - w->trace_start_s) / w->o.speed * 1e9) +
 					    (int64_t)(1e9 / (w->rate > 0 ? w->rate : 1));
 			if (gl_trace_rewind(w->trace) != 0)
 				return 0;
@@ -165,20 +165,20 @@ void inf_on_arrival(evutil_socket_t fd, short what, void *arg)
 	if (w->mode == AR_TRACE) {
 		while (w->have_trow && burst++ < 10000) {
 			int64_t t = w->trace_base_ns +
-				    (int64_t)((w->trow.t_offset_s - w->trace_start_s) / w->speed * 1e9);
+				    (int64_t)((w->trow.t_offset_s - w->trace_start_s) / w->o.speed * 1e9);
 			if (t > now) {
 				w->next_arrival = t;
 				break;
 			}
-			arrive(w, t, w->trow.input_tokens > 0 ? w->trow.input_tokens : w->input_tokens,
-			       w->trow.output_tokens > 0 ? w->trow.output_tokens : w->output_tokens, &w->trow);
+			arrive(w, t, w->trow.input_tokens > 0 ? w->trow.input_tokens : w->o.input_tokens,
+			       w->trow.output_tokens > 0 ? w->trow.output_tokens : w->o.output_tokens, &w->trow);
 			w->have_trow = inf_trace_next(w);
 		}
 		if (!w->have_trow)
 			return;
 	} else {
 		while (w->next_arrival <= now && burst++ < 10000) {
-			arrive(w, w->next_arrival, w->input_tokens, w->output_tokens, NULL);
+			arrive(w, w->next_arrival, w->o.input_tokens, w->o.output_tokens, NULL);
 			w->next_arrival += next_gap_ns(w);
 			skip_others(w);
 		}
@@ -207,7 +207,7 @@ void inf_trace_skip_past(struct inf *w)
 	if (w->origin_ns < 0 || now - w->origin_ns <= 200000000LL)
 		return;
 	while (w->have_trow &&
-	       w->trace_base_ns + (int64_t)((w->trow.t_offset_s - w->trace_start_s) / w->speed * 1e9) < now) {
+	       w->trace_base_ns + (int64_t)((w->trow.t_offset_s - w->trace_start_s) / w->o.speed * 1e9) < now) {
 		uint64_t seq = w->seq++;
 		if (w->shards <= 1 || seq % (uint64_t)w->shards == (uint64_t)w->shard)
 			w->skipped++;
@@ -250,9 +250,9 @@ void inf_on_sweep(evutil_socket_t fd, short what, void *arg)
 		next = r->next;
 		if (r->add_failed)
 			;
-		else if (w->ttft_timeout_ns > 0 && r->t_first_token < 0 && now - r->t_send > w->ttft_timeout_ns)
+		else if (w->o.ttft_timeout_ns > 0 && r->t_first_token < 0 && now - r->t_send > w->o.ttft_timeout_ns)
 			r->forced = EC_TTFT;
-		else if (w->idle_timeout_ns > 0 && r->t_first_token >= 0 && now - r->t_last_event > w->idle_timeout_ns)
+		else if (w->o.idle_timeout_ns > 0 && r->t_first_token >= 0 && now - r->t_last_event > w->o.idle_timeout_ns)
 			r->forced = EC_IDLE;
 		else
 			continue;

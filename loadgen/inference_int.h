@@ -1,10 +1,11 @@
 /*
  * inference_int.h - private to the inference workload (loadgen/inference*.c):
  * its state and what its files share. Who owns what:
- *   inference.c           requests (body, libcurl handles, SSE, timing,
+ *   inference.c           requests (libcurl handles, SSE, timing,
  *                         classification, the store row, a closed-loop
  *                         user's next one), the libcurl and libevent glue,
  *                         the ops (config, start, stop, ...)
+ *   inference_body.c      what a request sends: its model and JSON body
  *   inference_arrivals.c  when requests are made: the seeded random gaps,
  *                         the open-loop schedule and max_in_flight queue,
  *                         trace replay, the ttft/idle timeout sweep
@@ -23,6 +24,7 @@
 #include <event2/event.h>
 
 #include "cfg.h"
+#include "inference_schema.h"
 #include "secrets.h"
 #include "metrics.h"
 #include "plugin.h"
@@ -93,10 +95,10 @@ struct inf {
 	struct event *ev_curl_timer, *ev_arrival, *ev_sweep;
 	struct curl_slist *headers;     /* holds the API key: never print */
 
+	struct gl_inference_opts o;     /* the section's scalar keys */
 	struct endpoint *eps;
 	int n_eps, rr, least;
-	int chat, stream, ignore_eos, drop_failed, http2;
-	char model[256];
+	int chat;
 	/* "adapters": arrival seq names adapter k when its seeded draw in
 	 * [0,1) falls below cum[k] (the shares added up), else the model */
 	struct {
@@ -104,22 +106,16 @@ struct inf {
 		double cum;
 	} adapters[MAX_ADAPTERS];
 	int n_adapters;
-	char ca_bundle[1024];
-	int64_t timeout_ms, ttft_timeout_ns, idle_timeout_ns;
-	int64_t input_tokens, output_tokens;
-	uint64_t seed, seq;
-	int max_in_flight;
+	int64_t timeout_ms;
+	uint64_t seq;
 
 	enum arrival mode;
-	double rate, cv, load, speed;
-	int users;
-	int64_t think_ns;
+	double rate, load;
 	uint64_t rng;
 	int64_t next_arrival;           /* elapsed ns of the next open-loop arrival */
 	struct gl_trace *trace;
 	int64_t trace_base_ns;          /* elapsed at the trace's time 0 of this pass */
 	double trace_span_s, trace_start_s, trace_end_s;
-	int trace_loop;
 	struct gl_trace_row trow;
 	int have_trow;
 	int trace_done;
@@ -156,6 +152,12 @@ void inf_send_req(struct inf *w, int64_t t_intended, uint64_t seq, int64_t in_to
 		  const struct gl_trace_row *tr, int user);
 void inf_finish_req(struct inf *w, struct req *r, CURLcode res);
 void inf_check_done(struct inf *w);
+
+/* inference_body.c */
+const char *inf_pick_model(struct inf *w, uint64_t seq);
+/* Freed with cJSON_free. */
+char *inf_build_body(struct inf *w, const char *model, uint64_t seq, int64_t input_tokens, int64_t output_tokens,
+		     const struct gl_trace_row *tr);
 
 /* inference_arrivals.c */
 int inf_trace_next(struct inf *w);

@@ -9,11 +9,87 @@
 #include <string.h>
 
 #include "image_schema.h"
+#include "opts.h"
 #include "plugin.h"
 #include "schema.h"
 #include "units.h"
 
 static const char *const arrival_modes[] = { "poisson", "constant", "gamma", "trace", "closed", NULL };
+static const char *const apis[] = { "chat", "completions", NULL };
+static const char *const balances[] = { "round_robin", "least_in_flight", NULL };
+static const char *const formats[] = { "auto", "azure", "burstgpt", "mooncake", "prompts", NULL };
+
+#define AT(f) GL_OPT_AT(struct gl_inference_opts, f)
+
+/* the section's keys, in the order an unknown key's message lists them */
+static const struct gl_opt section[] = {
+	{ "endpoints", GL_OPT_CUSTOM, 1, .help = "base URLs, e.g. http://gpu-a:8000/v1" },
+	{ "api", GL_OPT_ENUM, .words = apis, .len = 256, .def_s = "chat", .help = "which OpenAI API", AT(api) },
+	{ "model", GL_OPT_STRING, 1, .len = 256, .help = "the model field of each request", AT(model) },
+	{ "api_key_env", GL_OPT_STRING, .len = 256, .help = "environment variable holding the API key" },
+	{ "api_key_file", GL_OPT_STRING, .len = 1024, .help = "file holding the key; used when api_key_env is absent" },
+	{ "arrival", GL_OPT_CUSTOM, 1, .help = "arrival process" },
+	{ "trace", GL_OPT_STRING, .len = 1024, .help = "trace file; required by arrival.mode trace", AT(trace) },
+	{ "trace_format", GL_OPT_ENUM, .words = formats, .len = 256, .def_s = "auto", .help = "trace file format",
+	  AT(trace_format) },
+	{ "max_in_flight", GL_OPT_INT, .lo = 1, .hi = 1e6, .def_n = 1024, .help = "requests in flight at once",
+	  AT(max_in_flight) },
+	{ "timeout", GL_OPT_DURATION, .def_s = "120s", .help = "whole-request limit", AT(timeout_ns) },
+	{ "ttft_timeout", GL_OPT_DURATION, .help = "send to first token; 0: off", AT(ttft_timeout_ns) },
+	{ "idle_timeout", GL_OPT_DURATION, .help = "silence after the first token; 0: off", AT(idle_timeout_ns) },
+	{ "stream", GL_OPT_BOOL, .def_n = 1, .help = "SSE streaming", AT(stream) },
+	{ "input_tokens", GL_OPT_INT, .lo = 1, .hi = 1e7, .def_n = 128, .help = "prompt length of synthesized prompts",
+	  AT(input_tokens) },
+	{ "output_tokens", GL_OPT_INT, .lo = 1, .hi = 1e7, .def_n = 64, .help = "max_tokens of each request",
+	  AT(output_tokens) },
+	{ "seed", GL_OPT_INT, .lo = 0, .hi = 9007199254740991.0, .def_n = 1,
+	  .help = "arrival randomness and prompt synthesis", AT(seed) },
+	{ "balance", GL_OPT_ENUM, .words = balances, .len = 256, .def_s = "round_robin", .help = "endpoint choice",
+	  AT(balance) },
+	{ "drop_failed_endpoints", GL_OPT_BOOL, .help = "skip endpoints whose last request failed", AT(drop_failed) },
+	{ "ca_bundle", GL_OPT_STRING, .len = 1024, .help = "CA file for TLS", AT(ca_bundle) },
+	{ "http2", GL_OPT_BOOL, .help = "HTTP/2 over TLS instead of HTTP/1.1", AT(http2) },
+	{ "ignore_eos", GL_OPT_BOOL, .def_n = 1, .help = "also send min_tokens = max_tokens and ignore_eos",
+	  AT(ignore_eos) },
+	{ "preflight", GL_OPT_BOOL, .def_n = 1, .help = "every endpoint must answer GET /models before the soak",
+	  AT(preflight) },
+	{ "agents", GL_OPT_CUSTOM, .help = "load agents (docs/agents.md)" },
+	{ "adapters", GL_OPT_CUSTOM, .help = "LoRA adapters and their share of the requests" },
+	{ "slo", GL_OPT_CUSTOM, .help = "the per-request objective goodput is counted against" },
+};
+
+static const struct gl_opt arrival[] = {
+	{ "mode", GL_OPT_ENUM, 1, .words = arrival_modes, .len = 32, .def_s = "poisson",
+	  .help = "poisson, constant, gamma, trace or closed", AT(mode) },
+	{ "rate", GL_OPT_CUSTOM, .help = "requests per second, or a rate like \"1200/m\"" },
+	{ "cv", GL_OPT_NUMBER, .lo = 0.01, .hi = 100, .def_n = 1, .help = "gamma: coefficient of variation", AT(cv) },
+	{ "users", GL_OPT_INT, .lo = 1, .hi = 1e6, .def_n = 1, .help = "closed: concurrent users", AT(users) },
+	{ "think_time", GL_OPT_DURATION, .help = "closed: pause between a user's requests", AT(think_ns) },
+	{ "speed", GL_OPT_NUMBER, .lo = 1e-6, .hi = 1e6, .def_n = 1, .help = "trace: replay speed", AT(speed) },
+	{ "loop", GL_OPT_BOOL, .def_n = 1, .help = "trace: start over at its end", AT(loop) },
+	{ "start", GL_OPT_DURATION, .help = "trace: where replay starts", AT(start_ns) },
+	{ "end", GL_OPT_DURATION, .help = "trace: where replay ends; 0: its end", AT(end_ns) },
+};
+
+static const char *const image_keys[] = { GL_IMAGE_KEYS, NULL };
+
+const struct gl_opt *gl_inference_options(size_t *n)
+{
+	*n = GL_ARRAY_LEN(section);
+	return section;
+}
+
+const struct gl_opt *gl_inference_arrival_options(size_t *n)
+{
+	*n = GL_ARRAY_LEN(arrival);
+	return arrival;
+}
+
+void gl_inference_opts_read(const cJSON *w, struct gl_inference_opts *o)
+{
+	gl_opts_fill(w, section, GL_ARRAY_LEN(section), o);
+	gl_opts_fill(cJSON_GetObjectItemCaseSensitive(w, "arrival"), arrival, GL_ARRAY_LEN(arrival), o);
+}
 
 /* "adapters": [{"model": "sql-lora", "share": 0.2}, ...]: a share of the
  * requests names each adapter (LoRA) instead of "model". */
@@ -102,99 +178,59 @@ static void check_endpoints(const cJSON *w, struct gl_diag *d, const char *path)
 /* "arrival": its mode and what the mode needs */
 static void check_arrival(const cJSON *w, struct gl_diag *d, const char *path)
 {
-	static const char *const akeys[] = { "mode", "rate", "cv", "users", "think_time", "speed",
-					     "loop", "start", "end", NULL };
-	const cJSON *arr;
-	char p[512], mode[32] = "poisson";
-	long l;
-	int64_t ns;
-	double x;
-	int b;
+	const cJSON *arr = cJSON_GetObjectItemCaseSensitive(w, "arrival"), *rate;
+	char p[512];
+	const char *mode;
 
-	arr = cJSON_GetObjectItemCaseSensitive(w, "arrival");
 	gl_join(p, sizeof(p), path, "arrival");
 	if (!arr) {
 		gl_diag_error(d, w, path, "missing required key 'arrival' (e.g. {\"mode\": \"poisson\", \"rate\": 20})");
-	} else if (gl_want_object(d, arr, p)) {
-		const cJSON *rate = cJSON_GetObjectItemCaseSensitive(arr, "rate");
-		gl_check_keys(d, arr, p, akeys);
-		gl_get_enum(d, arr, "mode", p, 1, arrival_modes, mode, sizeof(mode));
-		if (rate) {
-			char rp[600];
-			struct gl_err er = { 0 };
-			double r;
-			snprintf(rp, sizeof(rp), "%s.rate", p);
-			if (cJSON_IsNumber(rate)) {
-				if (!(rate->valuedouble > 0) || rate->valuedouble > 1e7)
-					gl_diag_error(d, rate, rp, "expected a rate above 0 and at most 1e7 per second");
-			} else if (!cJSON_IsString(rate) || gl_parse_rate(rate->valuestring, &r, &er) != 0) {
-				gl_diag_error(d, rate, rp, "%s", er.code ? er.msg : "expected a rate like 20 or \"1200/m\"");
-			} else if (!(r > 0) || r > 1e7) {
-				gl_diag_error(d, rate, rp, "expected a rate above 0 and at most 1e7 per second, got '%s'",
-					      rate->valuestring);
-			}
-		}
-		gl_get_number(d, arr, "cv", p, 0, 0.01, 100, &x);
-		gl_get_number(d, arr, "speed", p, 0, 1e-6, 1e6, &x);
-		gl_get_int(d, arr, "users", p, 0, 1, 1000000, &l);
-		gl_get_duration(d, arr, "think_time", p, 0, &ns);
-		gl_get_duration(d, arr, "start", p, 0, &ns);
-		gl_get_duration(d, arr, "end", p, 0, &ns);
-		gl_get_bool(d, arr, "loop", p, &b);
-		if ((!strcmp(mode, "poisson") || !strcmp(mode, "constant") || !strcmp(mode, "gamma")) && !rate)
-			gl_diag_error(d, arr, p, "arrival mode '%s' needs \"rate\"", mode);
-		if (!strcmp(mode, "gamma") && !cJSON_GetObjectItemCaseSensitive(arr, "cv"))
-			gl_diag_error(d, arr, p, "arrival mode 'gamma' needs \"cv\" (coefficient of variation)");
-		if (!strcmp(mode, "closed") && !cJSON_GetObjectItemCaseSensitive(arr, "users"))
-			gl_diag_error(d, arr, p, "arrival mode 'closed' needs \"users\"");
-		if (!strcmp(mode, "trace") && !cJSON_GetObjectItemCaseSensitive(w, "trace"))
-			gl_diag_error(d, arr, p, "arrival mode 'trace' needs \"%s.trace\" (a trace file)", path);
+		return;
 	}
+	if (!gl_want_object(d, arr, p))
+		return;
+	gl_opts_check_keys(d, arr, p, arrival, GL_ARRAY_LEN(arrival), NULL);
+	gl_opts_validate(d, arr, p, arrival, GL_ARRAY_LEN(arrival));
+	rate = cJSON_GetObjectItemCaseSensitive(arr, "rate");
+	if (rate) {
+		char rp[600];
+		struct gl_err er = { 0 };
+		double r;
+		snprintf(rp, sizeof(rp), "%s.rate", p);
+		if (cJSON_IsNumber(rate)) {
+			if (!(rate->valuedouble > 0) || rate->valuedouble > 1e7)
+				gl_diag_error(d, rate, rp, "expected a rate above 0 and at most 1e7 per second");
+		} else if (!cJSON_IsString(rate) || gl_parse_rate(rate->valuestring, &r, &er) != 0) {
+			gl_diag_error(d, rate, rp, "%s", er.code ? er.msg : "expected a rate like 20 or \"1200/m\"");
+		} else if (!(r > 0) || r > 1e7) {
+			gl_diag_error(d, rate, rp, "expected a rate above 0 and at most 1e7 per second, got '%s'",
+				      rate->valuestring);
+		}
+	}
+	/* a mode that is no string of up to 31 bytes was named above:
+	 * poisson's needs are checked for it */
+	mode = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(arr, "mode"));
+	if (!mode || !mode[0] || strlen(mode) >= 32)
+		mode = "poisson";
+	if ((!strcmp(mode, "poisson") || !strcmp(mode, "constant") || !strcmp(mode, "gamma")) && !rate)
+		gl_diag_error(d, arr, p, "arrival mode '%s' needs \"rate\"", mode);
+	if (!strcmp(mode, "gamma") && !cJSON_GetObjectItemCaseSensitive(arr, "cv"))
+		gl_diag_error(d, arr, p, "arrival mode 'gamma' needs \"cv\" (coefficient of variation)");
+	if (!strcmp(mode, "closed") && !cJSON_GetObjectItemCaseSensitive(arr, "users"))
+		gl_diag_error(d, arr, p, "arrival mode 'closed' needs \"users\"");
+	if (!strcmp(mode, "trace") && !cJSON_GetObjectItemCaseSensitive(w, "trace"))
+		gl_diag_error(d, arr, p, "arrival mode 'trace' needs \"%s.trace\" (a trace file)", path);
 }
 
 void gl_inference_validate(const struct gl_scenario *s, const cJSON *w, struct gl_diag *d, const char *path)
 {
-	static const char *const keys[] = {
-		"endpoints", "api", "model", "api_key_env", "api_key_file", "arrival", "trace",
-		"trace_format", "max_in_flight", "timeout", "ttft_timeout", "idle_timeout", "stream",
-		"input_tokens", "output_tokens", "seed", "balance", "drop_failed_endpoints",
-		"ca_bundle", "http2", "ignore_eos", "preflight", "agents", "adapters", "slo", GL_IMAGE_KEYS, NULL };
-	static const char *const apis[] = { "chat", "completions", NULL };
-	static const char *const bal[] = { "round_robin", "least_in_flight", NULL };
-	char buf[256], tmp[1024];
-	long l;
-	int64_t ns;
-	int b;
-
-	gl_check_keys(d, w, path, keys);
+	gl_opts_check_keys(d, w, path, section, GL_ARRAY_LEN(section), image_keys);
 	gl_image_keys_validate(s, w, d, path);
 	gl_check_agents(s, d, w, path);
 	check_endpoints(w, d, path);
-	gl_get_enum(d, w, "api", path, 0, apis, buf, sizeof(buf));
-	gl_get_string(d, w, "model", path, 1, buf, sizeof(buf));
+	gl_opts_validate(d, w, path, section, GL_ARRAY_LEN(section));
 	check_adapters(d, w, path);
 	check_slo(d, w, path);
-	gl_get_string(d, w, "api_key_env", path, 0, buf, sizeof(buf));
-	gl_get_string(d, w, "api_key_file", path, 0, tmp, sizeof(tmp));
-	gl_get_string(d, w, "trace", path, 0, tmp, sizeof(tmp));
-	{
-		static const char *const formats[] = { "auto", "azure", "burstgpt", "mooncake", "prompts", NULL };
-		gl_get_enum(d, w, "trace_format", path, 0, formats, buf, sizeof(buf));
-	}
-	gl_get_string(d, w, "ca_bundle", path, 0, tmp, sizeof(tmp));
-	gl_get_int(d, w, "max_in_flight", path, 0, 1, 1000000, &l);
-	gl_get_int(d, w, "input_tokens", path, 0, 1, 10000000, &l);
-	gl_get_int(d, w, "output_tokens", path, 0, 1, 10000000, &l);
-	gl_get_int(d, w, "seed", path, 0, 0, 9007199254740991L, &l);
-	gl_get_duration(d, w, "timeout", path, 0, &ns);
-	gl_get_duration(d, w, "ttft_timeout", path, 0, &ns);
-	gl_get_duration(d, w, "idle_timeout", path, 0, &ns);
-	gl_get_bool(d, w, "stream", path, &b);
-	gl_get_bool(d, w, "http2", path, &b);
-	gl_get_bool(d, w, "ignore_eos", path, &b);
-	gl_get_bool(d, w, "drop_failed_endpoints", path, &b);
-	gl_get_bool(d, w, "preflight", path, &b);
-	gl_get_enum(d, w, "balance", path, 0, bal, buf, sizeof(buf));
 	check_arrival(w, d, path);
 }
 

@@ -21,11 +21,11 @@
 struct null_wl {
 	struct gl_ctx *ctx;
 	struct event *ev;
-	double rate, load;
+	struct gl_null_opts o;
+	double load;
 	int64_t next_ns;         /* absolute schedule, in run elapsed time */
 	int id_lag, id_ticks;
-	double spin_us;
-	int64_t debug_every, ticks;
+	int64_t ticks;
 	int running;
 };
 
@@ -44,14 +44,14 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
 		return;
 	gl_metrics_record(m, w->id_lag, (double)(now - w->next_ns) / 1e6);
 	gl_metrics_add(m, w->id_ticks, 1);
-	if (w->debug_every > 0 && ++w->ticks % w->debug_every == 0)
+	if (w->o.debug_every > 0 && ++w->ticks % w->o.debug_every == 0)
 		gl_ctx_event(w->ctx, GL_LOG_DEBUG, "null", "tick %lld", (long long)w->ticks);
-	if (w->spin_us > 0) {
-		int64_t until = gl_now_ns() + (int64_t)(w->spin_us * 1000);
+	if (w->o.spin_us > 0) {
+		int64_t until = gl_now_ns() + (int64_t)(w->o.spin_us * 1000);
 		while (gl_now_ns() < until)
 			;
 	}
-	period = (int64_t)(1e9 / (w->rate * (w->load > 0 ? w->load : 1)));
+	period = (int64_t)(1e9 / (w->o.rate * (w->load > 0 ? w->load : 1)));
 	if (period < 1000)
 		period = 1000;
 	w->next_ns += period;
@@ -65,16 +65,11 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
 static int null_init(struct gl_ctx *c, const cJSON *cfg, void **state, struct gl_err *err)
 {
 	struct null_wl *w = calloc(1, sizeof(*w));
-	const cJSON *r = cJSON_GetObjectItemCaseSensitive(cfg, "rate");
-	const cJSON *sp = cJSON_GetObjectItemCaseSensitive(cfg, "spin_us");
-	const cJSON *de = cJSON_GetObjectItemCaseSensitive(cfg, "debug_every");
 
 	if (!w)
 		return gl_errf(err, GL_ENOMEM, "null workload: out of memory");
 	w->ctx = c;
-	w->rate = cJSON_IsNumber(r) ? r->valuedouble : 100;
-	w->spin_us = cJSON_IsNumber(sp) ? sp->valuedouble : 0;
-	w->debug_every = cJSON_IsNumber(de) ? (int64_t)de->valuedouble : 0;
+	gl_null_opts_read(cfg, &w->o);
 	w->load = 1;
 	w->id_lag = gl_metrics_hist(gl_ctx_metrics(c), "null.tick_lag_ms");
 	w->id_ticks = gl_metrics_counter(gl_ctx_metrics(c), "null.ticks");

@@ -4,19 +4,35 @@
  */
 #include "null_schema.h"
 
+#include "opts.h"
 #include "plugin.h"
-#include "schema.h"
+
+#define AT(f) GL_OPT_AT(struct gl_null_opts, f)
+
+static const struct gl_opt section[] = {
+	{ "rate", GL_OPT_NUMBER, .lo = 0.001, .hi = 100000, .def_n = 100,
+	  .help = "ticks per second (real time), times the phase load", AT(rate) },
+	{ "spin_us", GL_OPT_NUMBER, .lo = 0, .hi = 100000, .help = "busy work per tick, in microseconds",
+	  AT(spin_us) },
+	{ "debug_every", GL_OPT_INT, .lo = 1, .hi = 1e9, .help = "a debug event (source null) every N ticks",
+	  AT(debug_every) },
+};
+
+const struct gl_opt *gl_null_options(size_t *n)
+{
+	*n = GL_ARRAY_LEN(section);
+	return section;
+}
+
+void gl_null_opts_read(const cJSON *w, struct gl_null_opts *o)
+{
+	gl_opts_fill(w, section, GL_ARRAY_LEN(section), o);
+}
 
 void gl_null_validate(const struct gl_scenario *s, const cJSON *w, struct gl_diag *d, const char *path)
 {
-	static const char *const keys[] = { "rate", "spin_us", "debug_every", NULL };
-	double x;
-	long l;
-
-	gl_check_keys(d, w, path, keys);
-	gl_get_number(d, w, "rate", path, 0, 0.001, 100000, &x);
-	gl_get_number(d, w, "spin_us", path, 0, 0, 100000, &x);
-	gl_get_int(d, w, "debug_every", path, 0, 1, 1000000000, &l);
+	gl_opts_check_keys(d, w, path, section, GL_ARRAY_LEN(section), NULL);
+	gl_opts_validate(d, w, path, section, GL_ARRAY_LEN(section));
 }
 
 /* Judged by any null figure (tick_lag_ms.p99 is the one named). */

@@ -144,70 +144,60 @@ static void cgroup_setup(struct sto *w, const char *cg)
 
 /* ---- ops ------------------------------------------------------------------------------- */
 
-static enum pattern pattern_of(const char *s)
+/* The options: the table's, then the defaults that hang on other keys. */
+static int apply_opts(struct sto *w, const cJSON *cfg, const struct gl_storage_opts *o, struct gl_err *err)
 {
-	return !strcmp(s, "model_load") ? P_MODEL_LOAD : !strcmp(s, "dataset_read") ? P_DATASET_READ
-	     : !strcmp(s, "mixed") ? P_MIXED : P_CKPT_WRITE;
+	w->pattern = o->pattern >= 0 ? (enum pattern)o->pattern : P_CKPT_WRITE;
+	if (o->engine < 0)
+		return gl_errf(err, GL_EINVAL, "storage: unknown engine '%s' (sync, aio, fio)",
+			       gl_cfg_str(cfg, "engine", ""));
+	w->engine = (enum engine)o->engine;
+	w->threads = cJSON_GetObjectItemCaseSensitive(cfg, "threads") ? o->threads : o->readers;
+	w->iodepth = o->iodepth > MAX_DEPTH ? MAX_DEPTH : o->iodepth;
+	if (cJSON_GetObjectItemCaseSensitive(cfg, "bs"))
+		w->bs = o->bs;
+	else
+		w->bs = w->pattern == P_DATASET_READ || w->pattern == P_MIXED ? 4096 : 1u << 20;
+	w->file_size = o->file_size;
+	w->direct = o->direct;
+	w->verify = o->verify;
+	w->read_pct = o->read_pct;
+	w->rate_cap = o->rate_cap;
+	w->budget = cJSON_GetObjectItemCaseSensitive(cfg, "limit") ? (int64_t)o->limit : -1;
+	return 0;
 }
 
-static int sto_init(struct gl_ctx *c, const cJSON *cfg, void **state, struct gl_err *err)
+/* "spikes", and the most threads and the largest bs the run will use */
+static void read_spikes(struct sto *w, const cJSON *cfg)
 {
-	struct sto *w = calloc(1, sizeof(*w));
 	const cJSON *sp = cJSON_GetObjectItemCaseSensitive(cfg, "spikes"), *e;
-	const struct gl_scenario *sc = gl_ctx_scenario(c);
+	const struct gl_scenario *sc = gl_ctx_scenario(w->ctx);
 	double max_load = 1;
-	const char *eng;
+	int i = 0;
 
-	if (!w)
-		return gl_errf(err, GL_ENOMEM, "storage: out of memory");
-	*state = w;
-	w->ctx = c;
-	w->m = gl_ctx_metrics(c);
-	w->fio_out = w->fio_err = -1;
-	pthread_mutex_init(&w->mu, NULL);
-	pthread_cond_init(&w->cv, NULL);
-	w->pattern = pattern_of(gl_cfg_str(cfg, "pattern", "checkpoint_write"));
-	eng = gl_cfg_str(cfg, "engine", "sync");
-	w->engine = !strcmp(eng, "aio") ? E_AIO : !strcmp(eng, "fio") ? E_FIO : E_SYNC;
-	if (strcmp(eng, "sync") && strcmp(eng, "aio") && strcmp(eng, "fio"))
-		return gl_errf(err, GL_EINVAL, "storage: unknown engine '%s' (sync, aio, fio)", eng);
-	w->threads = (int)gl_cfg_int(cfg, "threads", gl_cfg_int(cfg, "readers", 1));
-	w->iodepth = (int)gl_cfg_int(cfg, "iodepth", 1);
-	if (w->iodepth > MAX_DEPTH)
-		w->iodepth = MAX_DEPTH;
-	w->bs = gl_cfg_size(cfg, "bs", w->pattern == P_DATASET_READ || w->pattern == P_MIXED ? 4096 : 1u << 20);
-	w->file_size = gl_cfg_size(cfg, "file_size", 1u << 30);
-	w->direct = gl_cfg_bool(cfg, "direct", 1);
-	w->verify = gl_cfg_bool(cfg, "verify", 0);
-	w->read_pct = (int)gl_cfg_int(cfg, "read_pct", 70);
-	w->rate_cap = gl_cfg_size(cfg, "rate_cap", 0);
-	w->budget = cJSON_GetObjectItemCaseSensitive(cfg, "limit") ? (int64_t)gl_cfg_size(cfg, "limit", 0) : -1;
-	w->load = 1;
-	for (int i = 0; i < sc->n_phases; i++)
-		if (sc->phases[i].load > max_load)
-			max_load = sc->phases[i].load;
+	for (int p = 0; p < sc->n_phases; p++)
+		if (sc->phases[p].load > max_load)
+			max_load = sc->phases[p].load;
 	w->max_threads = (int)ceil(w->threads * max_load);
 	w->max_bs = w->bs;
 	w->n_spikes = cJSON_GetArraySize(sp);
 	w->spikes = calloc((size_t)w->n_spikes + 1, sizeof(*w->spikes));
-	{
-		int i = 0;
-		cJSON_ArrayForEach(e, sp) {
-			struct spike *s = &w->spikes[i++];
-			s->every = gl_cfg_dur(e, "every", 0);
-			s->dur = gl_cfg_dur(e, "for", 0);
-			s->start = gl_cfg_dur(e, "start", 0);
-			s->threads = (int)gl_cfg_int(e, "threads", w->threads);
-			s->bs = gl_cfg_size(e, "bs", w->bs);
-			if (s->threads > w->max_threads)
-				w->max_threads = s->threads;
-			if (s->bs > w->max_bs)
-				w->max_bs = s->bs;
-		}
+	cJSON_ArrayForEach(e, sp) {
+		struct spike *s = &w->spikes[i++];
+		s->every = gl_cfg_dur(e, "every", 0);
+		s->dur = gl_cfg_dur(e, "for", 0);
+		s->start = gl_cfg_dur(e, "start", 0);
+		s->threads = (int)gl_cfg_int(e, "threads", w->threads);
+		s->bs = gl_cfg_size(e, "bs", w->bs);
+		if (s->threads > w->max_threads)
+			w->max_threads = s->threads;
+		if (s->bs > w->max_bs)
+			w->max_bs = s->bs;
 	}
-	w->files = (int)gl_cfg_int(cfg, "files", w->max_threads);
-	w->active = w->threads;
-	w->cur_bs = w->bs;
+}
+
+static int check_sizes(const struct sto *w, struct gl_err *err)
+{
 	if (w->bs < sizeof(struct blk_hdr) + 8 || w->bs > (256u << 20))
 		return gl_errf(err, GL_EINVAL, "storage: bs must be between 64 B and 256 MiB");
 	if (w->direct && (w->max_bs % ALIGN || w->file_size % ALIGN || w->bs % ALIGN))
@@ -215,49 +205,58 @@ static int sto_init(struct gl_ctx *c, const cJSON *cfg, void **state, struct gl_
 			       "(or \"direct\": false)");
 	if (w->file_size < w->max_bs)
 		return gl_errf(err, GL_EINVAL, "storage: file_size is smaller than bs");
-	if (w->engine == E_FIO) {
-		const cJSON *args = cJSON_GetObjectItemCaseSensitive(cfg, "fio_args");
-		char why[512];
-		int n = 0;
-		if (!cJSON_IsArray(args) || !cJSON_GetArraySize(args))
-			return gl_errf(err, GL_EINVAL, "storage: engine fio needs \"fio_args\" "
-				       "([\"--name=w\", \"--rw=write\", \"--bs=1M\", \"--size=1G\", ...])");
-		if (st_fio_args_ok(args, why, sizeof(why)) != 0)
-			return gl_errf(err, GL_EINVAL, "storage: %s", why);
-		w->fio_argv = calloc((size_t)cJSON_GetArraySize(args) + 8, sizeof(char *));
-		w->fio_argv[n++] = strdup(gl_cfg_str(cfg, "fio_path", "fio"));
-		w->fio_argv[n++] = strdup("--output-format=json");
-		w->fio_argv[n++] = strdup("--status-interval=1");
-		w->fio_argv[n++] = NULL;       /* --directory, once the directory exists */
-		/* jobs as threads of the one fio process, which dies with the
-		 * controller (child.h); job processes would live on */
-		w->fio_argv[n++] = strdup("--thread");
-		cJSON_ArrayForEach(e, args)
-			w->fio_argv[n++] = strdup(e->valuestring);
-		w->fio_argc = n;
-		w->fio_stream = gl_fio_stream_new(64u << 20);
-		gl_buf_init(&w->fio_stderr, 1 << 16);
-	}
-	{
-		/* the reserve: 5% of the filesystem, at least 1 GiB, unless set */
-		char root[PATH_MAX], why[512];
-		struct statvfs vs;
-		uint64_t def = 1u << 30;
-		if (check_path(cfg, root, why, sizeof(why)) != 0)
-			return gl_errf(err, GL_EINVAL, "storage: %s", why);
-		if (statvfs(root, &vs) == 0 && (uint64_t)vs.f_blocks * vs.f_frsize / 20 > def)
-			def = (uint64_t)vs.f_blocks * vs.f_frsize / 20;
-		w->reserve = gl_cfg_size(cfg, "reserve", def);
-		snprintf(w->root, sizeof(w->root), "%s", root);
-		if (space_ok(w, root, why, sizeof(why)) != 0)
-			return gl_errf(err, GL_EINVAL, "storage: %s", why);
-	}
-	w->file_gen = calloc((size_t)w->files, sizeof(uint32_t));
-	w->file_busy = calloc((size_t)w->files, sizeof(int));
-	w->file_bs = calloc((size_t)w->files, sizeof(uint64_t));
-	w->wk = calloc((size_t)w->max_threads, sizeof(*w->wk));
-	if (!w->file_gen || !w->file_busy || !w->file_bs || !w->wk || !w->spikes)
-		return gl_errf(err, GL_ENOMEM, "storage: out of memory");
+	return 0;
+}
+
+/* engine fio: its command line, fio_args checked */
+static int fio_setup(struct sto *w, const cJSON *cfg, const struct gl_storage_opts *o, struct gl_err *err)
+{
+	const cJSON *args = cJSON_GetObjectItemCaseSensitive(cfg, "fio_args"), *e;
+	char why[512];
+	int n = 0;
+
+	if (!cJSON_IsArray(args) || !cJSON_GetArraySize(args))
+		return gl_errf(err, GL_EINVAL, "storage: engine fio needs \"fio_args\" "
+			       "([\"--name=w\", \"--rw=write\", \"--bs=1M\", \"--size=1G\", ...])");
+	if (st_fio_args_ok(args, why, sizeof(why)) != 0)
+		return gl_errf(err, GL_EINVAL, "storage: %s", why);
+	w->fio_argv = calloc((size_t)cJSON_GetArraySize(args) + 8, sizeof(char *));
+	w->fio_argv[n++] = strdup(o->fio_path);
+	w->fio_argv[n++] = strdup("--output-format=json");
+	w->fio_argv[n++] = strdup("--status-interval=1");
+	w->fio_argv[n++] = NULL;       /* --directory, once the directory exists */
+	/* jobs as threads of the one fio process, which dies with the
+	 * controller (child.h); job processes would live on */
+	w->fio_argv[n++] = strdup("--thread");
+	cJSON_ArrayForEach(e, args)
+		w->fio_argv[n++] = strdup(e->valuestring);
+	w->fio_argc = n;
+	w->fio_stream = gl_fio_stream_new(64u << 20);
+	gl_buf_init(&w->fio_stderr, 1 << 16);
+	return 0;
+}
+
+/* The path inside the allowed roots, and room for the files and the
+ * reserve: 5% of the filesystem, at least 1 GiB, unless set. */
+static int check_room(struct sto *w, const cJSON *cfg, const struct gl_storage_opts *o, struct gl_err *err)
+{
+	char root[PATH_MAX], why[512];
+	struct statvfs vs;
+	uint64_t def = 1u << 30;
+
+	if (check_path(cfg, root, why, sizeof(why)) != 0)
+		return gl_errf(err, GL_EINVAL, "storage: %s", why);
+	if (statvfs(root, &vs) == 0 && (uint64_t)vs.f_blocks * vs.f_frsize / 20 > def)
+		def = (uint64_t)vs.f_blocks * vs.f_frsize / 20;
+	w->reserve = cJSON_GetObjectItemCaseSensitive(cfg, "reserve") ? o->reserve : def;
+	snprintf(w->root, sizeof(w->root), "%s", root);
+	if (space_ok(w, root, why, sizeof(why)) != 0)
+		return gl_errf(err, GL_EINVAL, "storage: %s", why);
+	return 0;
+}
+
+static void register_metrics(struct sto *w)
+{
 	w->id_rbytes = gl_metrics_counter(w->m, "storage.read_bytes");
 	w->id_wbytes = gl_metrics_counter(w->m, "storage.write_bytes");
 	w->id_errors = gl_metrics_counter(w->m, "storage.errors");
@@ -269,7 +268,41 @@ static int sto_init(struct gl_ctx *c, const cJSON *cfg, void **state, struct gl_
 		snprintf(name, sizeof(name), "storage.errors.%s", ec_names[i]);
 		w->id_class[i] = gl_metrics_counter(w->m, name);
 	}
-	cgroup_setup(w, gl_cfg_str(cfg, "cgroup", NULL));
+}
+
+static int sto_init(struct gl_ctx *c, const cJSON *cfg, void **state, struct gl_err *err)
+{
+	struct sto *w = calloc(1, sizeof(*w));
+	struct gl_storage_opts o;
+	int rc;
+
+	if (!w)
+		return gl_errf(err, GL_ENOMEM, "storage: out of memory");
+	*state = w;
+	w->ctx = c;
+	w->m = gl_ctx_metrics(c);
+	w->fio_out = w->fio_err = -1;
+	pthread_mutex_init(&w->mu, NULL);
+	pthread_cond_init(&w->cv, NULL);
+	gl_storage_opts_read(cfg, &o);
+	if ((rc = apply_opts(w, cfg, &o, err)) != 0)
+		return rc;
+	w->load = 1;
+	read_spikes(w, cfg);
+	w->files = cJSON_GetObjectItemCaseSensitive(cfg, "files") ? o.files : w->max_threads;
+	w->active = w->threads;
+	w->cur_bs = w->bs;
+	if ((rc = check_sizes(w, err)) != 0 || (w->engine == E_FIO && (rc = fio_setup(w, cfg, &o, err)) != 0) ||
+	    (rc = check_room(w, cfg, &o, err)) != 0)
+		return rc;
+	w->file_gen = calloc((size_t)w->files, sizeof(uint32_t));
+	w->file_busy = calloc((size_t)w->files, sizeof(int));
+	w->file_bs = calloc((size_t)w->files, sizeof(uint64_t));
+	w->wk = calloc((size_t)w->max_threads, sizeof(*w->wk));
+	if (!w->file_gen || !w->file_busy || !w->file_bs || !w->wk || !w->spikes)
+		return gl_errf(err, GL_ENOMEM, "storage: out of memory");
+	register_metrics(w);
+	cgroup_setup(w, o.cgroup);
 	return 0;
 }
 

@@ -337,6 +337,26 @@ static long sys_io_getevents(aio_context_t c, long mn, long mx, struct io_event 
 
 /* Random reads (dataset_read) or sequential reads of whole files
  * (model_load) with depth ops in flight on one thread. */
+/* A read the kernel finished: counted, or an error; checked with "verify". */
+static void aio_done(struct sto *w, struct worker *k, const struct iocb *cb, int f, int64_t lat_ns, int64_t res)
+{
+	if (res < 0 || (uint64_t)res != cb->aio_nbytes) {
+		op_error(w, "read", f, (uint64_t)cb->aio_offset, cb->aio_nbytes, res < 0 ? classify((int)-res) : EC_OTHER,
+			 res < 0 ? strerror((int)-res) : "short read");
+		return;
+	}
+	gl_metrics_record(w->m, w->id_lat, (double)lat_ns / 1e6);
+	gl_metrics_add(w->m, w->id_rbytes, res);
+	if (w->verify && w->file_gen[f]) {
+		unsigned char *b = (unsigned char *)(uintptr_t)cb->aio_buf;
+		if (check_range(k, b, (uint64_t)cb->aio_offset, (uint64_t)res, f, w->file_gen[f], w->file_bs[f]))
+			op_error(w, "verify", f, (uint64_t)cb->aio_offset, (uint64_t)res, EC_VERIFY,
+				 "block content is not what was written");
+		else
+			gl_metrics_add(w->m, w->id_verified, res);
+	}
+}
+
 static void aio_loop(struct sto *w, struct worker *k, int *fds)
 {
 	struct iocb cbs[MAX_DEPTH], *ptrs[1];
@@ -371,19 +391,11 @@ static void aio_loop(struct sto *w, struct worker *k, int *fds)
 				back_off(k);
 				break;
 			}
-			if (w->budget >= 0) {
-				/* "limit", as one_io takes it */
-				int64_t cur = __atomic_load_n(&w->budget, __ATOMIC_RELAXED), len =
-					(int64_t)(w->file_size - off < bs ? w->file_size - off : bs);
-				int got = 0;
-				while (cur >= len && !(got = __atomic_compare_exchange_n(&w->budget, &cur, cur - len, 0,
-											 __ATOMIC_RELAXED, __ATOMIC_RELAXED)))
-					;
-				if (!got) {
-					if (!inflight)
-						gl_sleep_ns(20000000);
-					break;
-				}
+			/* "limit", as one_io takes it */
+			if (w->budget >= 0 && take_budget(w, w->file_size - off < bs ? w->file_size - off : bs) != 0) {
+				if (!inflight)
+					gl_sleep_ns(20000000);
+				break;
 			}
 			take_tokens(w, bs);
 			memset(&cbs[s], 0, sizeof(cbs[s]));
@@ -416,24 +428,7 @@ static void aio_loop(struct sto *w, struct worker *k, int *fds)
 			int64_t now = gl_now_ns();
 			for (long i = 0; i < got; i++) {
 				int s = (int)evs[i].data;
-				int64_t res = evs[i].res;
-				if (res < 0 || (uint64_t)res != cbs[s].aio_nbytes) {
-					op_error(w, "read", fs[s], (uint64_t)cbs[s].aio_offset, cbs[s].aio_nbytes,
-						 res < 0 ? classify((int)-res) : EC_OTHER,
-						 res < 0 ? strerror((int)-res) : "short read");
-				} else {
-					gl_metrics_record(w->m, w->id_lat, (double)(now - t_sub[s]) / 1e6);
-					gl_metrics_add(w->m, w->id_rbytes, res);
-					if (w->verify && w->file_gen[fs[s]]) {
-						unsigned char *b = (unsigned char *)(uintptr_t)cbs[s].aio_buf;
-						if (check_range(k, b, (uint64_t)cbs[s].aio_offset, (uint64_t)res, fs[s],
-								w->file_gen[fs[s]], w->file_bs[fs[s]]))
-							op_error(w, "verify", fs[s], (uint64_t)cbs[s].aio_offset, (uint64_t)res,
-								 EC_VERIFY, "block content is not what was written");
-						else
-							gl_metrics_add(w->m, w->id_verified, res);
-					}
-				}
+				aio_done(w, k, &cbs[s], fs[s], now - t_sub[s], evs[i].res);
 				free_slot[n_free++] = s;
 				inflight--;
 			}
@@ -481,6 +476,58 @@ static void prepare(struct sto *w, struct worker *k)
 	}
 }
 
+/* The next checkpoint file this worker writes whole (and reads back with
+ * "verify"): 0, -2 at the limit, another error, or 1 when every file is
+ * taken by another writer (after a short sleep). */
+static int ckpt_write_next(struct sto *w, struct worker *k, int *next_file, uint64_t bs)
+{
+	int f = -1, rc;
+
+	/* one writer per file at a time: take the next free one */
+	pthread_mutex_lock(&w->mu);
+	for (int i = 0; i < w->files && f < 0; i++) {
+		int c = (*next_file + i) % w->files;
+		if (!w->file_busy[c])
+			f = c;
+	}
+	if (f >= 0) {
+		w->file_busy[f] = 1;
+		*next_file = f + w->max_threads;
+	}
+	pthread_mutex_unlock(&w->mu);
+	if (f < 0) {
+		gl_sleep_ns(5000000);
+		return 1;
+	}
+	/* a checkpoint is written whole or not at all: its bytes
+	 * come out of "limit" before the first block, so two writers
+	 * near the limit never both run out mid-file (two half files,
+	 * neither read back) */
+	if (k->measure && w->budget >= 0 && take_budget(w, w->file_size) != 0) {
+		rc = -2;
+	} else {
+		k->unbudgeted = 1;
+		rc = write_file(w, k, f, w->file_gen[f] + 1, bs);
+		k->unbudgeted = 0;
+	}
+	pthread_mutex_lock(&w->mu);
+	if (rc == 0) {
+		w->file_bs[f] = bs;
+		w->file_gen[f]++;
+	}
+	pthread_mutex_unlock(&w->mu);
+	if (rc == 0 && w->verify) {
+		/* read the checkpoint back, cold, and check it */
+		k->unbudgeted = 1;
+		read_file(w, k, f, bs);
+		k->unbudgeted = 0;
+	}
+	pthread_mutex_lock(&w->mu);
+	w->file_busy[f] = 0;
+	pthread_mutex_unlock(&w->mu);
+	return rc;
+}
+
 void *st_worker_main(void *arg)
 {
 	struct worker *k = arg;
@@ -515,52 +562,10 @@ void *st_worker_main(void *arg)
 			continue;
 		}
 		switch (w->pattern) {
-		case P_CKPT_WRITE: {
-			int f = -1;
-			/* one writer per file at a time: take the next free one */
-			pthread_mutex_lock(&w->mu);
-			for (int i = 0; i < w->files && f < 0; i++) {
-				int c = (next_file + i) % w->files;
-				if (!w->file_busy[c])
-					f = c;
-			}
-			if (f >= 0) {
-				w->file_busy[f] = 1;
-				next_file = f + w->max_threads;
-			}
-			pthread_mutex_unlock(&w->mu);
-			if (f < 0) {
-				gl_sleep_ns(5000000);
+		case P_CKPT_WRITE:
+			if ((rc = ckpt_write_next(w, k, &next_file, bs)) == 1)
 				continue;
-			}
-			/* a checkpoint is written whole or not at all: its bytes
-			 * come out of "limit" before the first block, so two writers
-			 * near the limit never both run out mid-file (two half files,
-			 * neither read back) */
-			if (k->measure && w->budget >= 0 && take_budget(w, w->file_size) != 0) {
-				rc = -2;
-			} else {
-				k->unbudgeted = 1;
-				rc = write_file(w, k, f, w->file_gen[f] + 1, bs);
-				k->unbudgeted = 0;
-			}
-			pthread_mutex_lock(&w->mu);
-			if (rc == 0) {
-				w->file_bs[f] = bs;
-				w->file_gen[f]++;
-			}
-			pthread_mutex_unlock(&w->mu);
-			if (rc == 0 && w->verify) {
-				/* read the checkpoint back, cold, and check it */
-				k->unbudgeted = 1;
-				read_file(w, k, f, bs);
-				k->unbudgeted = 0;
-			}
-			pthread_mutex_lock(&w->mu);
-			w->file_busy[f] = 0;
-			pthread_mutex_unlock(&w->mu);
 			break;
-		}
 		case P_MODEL_LOAD:
 			rc = read_file(w, k, next_file % w->files, bs);
 			next_file += w->max_threads;

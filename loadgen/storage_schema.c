@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cfg.h"
+#include "opts.h"
 #include "plugin.h"
 #include "schema.h"
 
@@ -29,6 +30,53 @@ int gl_cold_start_parse(const cJSON *o, struct gl_cold_start *out)
 
 static const char *const storage_patterns[] = { "checkpoint_write", "model_load", "dataset_read",
 						 "mixed", NULL };
+static const char *const engines[] = { "sync", "aio", "fio", NULL };
+
+#define AT(f) GL_OPT_AT(struct gl_storage_opts, f)
+
+/* the section's keys, in the order an unknown key's message lists them */
+static const struct gl_opt section[] = {
+	{ "path", GL_OPT_STRING, 1, .len = 1024, .help = "directory the workload makes its own under", AT(path) },
+	{ "pattern", GL_OPT_ENUM, .words = storage_patterns, .len = 1024, .def_s = "checkpoint_write",
+	  .help = "the I/O the workload makes", AT(pattern) },
+	{ "threads", GL_OPT_INT, .lo = 1, .hi = 4096, .def_n = 1, .help = "worker threads (default: readers)",
+	  AT(threads) },
+	{ "bs", GL_OPT_SIZE, .help = "block size (default: 4KiB reading patterns, 1MiB writing)", AT(bs) },
+	{ "file_size", GL_OPT_SIZE, .def_s = "1GiB", .help = "size of each file", AT(file_size) },
+	{ "files", GL_OPT_INT, .lo = 1, .hi = 1e6, .help = "files (default: the most threads at once)", AT(files) },
+	{ "direct", GL_OPT_BOOL, .def_n = 1, .help = "O_DIRECT where the filesystem takes it", AT(direct) },
+	{ "iodepth", GL_OPT_INT, .lo = 1, .hi = 4096, .def_n = 1, .help = "aio: I/Os in flight per thread",
+	  AT(iodepth) },
+	{ "rate_cap", GL_OPT_SIZE, .help = "bytes a second, all threads together; 0: none", AT(rate_cap) },
+	{ "spikes", GL_OPT_CUSTOM, .help = "bursts of more threads or another bs" },
+	{ "readers", GL_OPT_INT, .lo = 1, .hi = 4096, .def_n = 1, .help = "threads when threads is not given",
+	  AT(readers) },
+	{ "engine", GL_OPT_ENUM, .words = engines, .len = 1024, .def_s = "sync", .help = "sync, aio or fio",
+	  AT(engine) },
+	{ "cgroup", GL_OPT_STRING, .len = 1024, .help = "blkio/io cgroup the I/O runs in", AT(cgroup) },
+	{ "reserve", GL_OPT_SIZE, .help = "free space never used (default: 5% of the filesystem, >= 1GiB)",
+	  AT(reserve) },
+	{ "verify", GL_OPT_BOOL, .help = "check every block read", AT(verify) },
+	{ "read_pct", GL_OPT_INT, .lo = 0, .hi = 100, .def_n = 70, .help = "mixed: share of reads", AT(read_pct) },
+	{ "allowed_roots", GL_OPT_CUSTOM, .help = "directories the path may lie under" },
+	{ "fio_args", GL_OPT_CUSTOM, .help = "engine fio: fio's job arguments" },
+	{ "fio_path", GL_OPT_STRING, .len = 1024, .def_s = "fio", .help = "engine fio: the fio binary",
+	  AT(fio_path) },
+	{ "limit", GL_OPT_SIZE, .help = "bytes of I/O in all; then the workload idles", AT(limit) },
+	{ "cold_start", GL_OPT_CUSTOM, .help = "model_load: N readers each load a size within a time" },
+	{ "agents", GL_OPT_CUSTOM, .help = "load agents (docs/agents.md)" },
+};
+
+const struct gl_opt *gl_storage_options(size_t *n)
+{
+	*n = GL_ARRAY_LEN(section);
+	return section;
+}
+
+void gl_storage_opts_read(const cJSON *w, struct gl_storage_opts *o)
+{
+	gl_opts_fill(w, section, GL_ARRAY_LEN(section), o);
+}
 
 /* What storage.c runs a spike with: its threads and bs, else the
  * workload's (threads, or readers, else 1; bs, else the pattern's). */
@@ -95,28 +143,15 @@ static void spike_vs_cap(const cJSON *w, const cJSON *sp, struct gl_diag *d, con
 
 void gl_storage_validate(const struct gl_scenario *s, const cJSON *w, struct gl_diag *d, const char *path)
 {
-	static const char *const keys[] = { "path", "pattern", "threads", "bs", "file_size", "files",
-					    "direct", "iodepth", "rate_cap", "spikes", "readers",
-					    "engine", "cgroup", "reserve", "verify", "read_pct",
-					    "allowed_roots", "fio_args", "fio_path", "limit", "cold_start",
-					    "agents", NULL };
-	static const char *const engines[] = { "sync", "aio", "fio", NULL };
 	static const char *const skeys[] = { "every", "for", "threads", "bs", "start", NULL };
 	const cJSON *spikes = cJSON_GetObjectItemCaseSensitive(w, "spikes"), *sp;
-	char buf[1024], p[512];
+	char p[512];
 	uint64_t sz;
 	long l;
-	int b;
 
-	gl_check_keys(d, w, path, keys);
+	gl_opts_check_keys(d, w, path, section, GL_ARRAY_LEN(section), NULL);
 	gl_check_agents(s, d, w, path);
-	gl_get_string(d, w, "path", path, 1, buf, sizeof(buf));
-	gl_get_enum(d, w, "pattern", path, 0, storage_patterns, buf, sizeof(buf));
-	gl_get_enum(d, w, "engine", path, 0, engines, buf, sizeof(buf));
-	gl_get_string(d, w, "cgroup", path, 0, buf, sizeof(buf));
-	gl_get_string(d, w, "fio_path", path, 0, buf, sizeof(buf));
-	gl_get_size(d, w, "reserve", path, 0, &sz);
-	gl_get_size(d, w, "limit", path, 0, &sz);
+	gl_opts_validate(d, w, path, section, GL_ARRAY_LEN(section));
 	{
 		const cJSON *cs = cJSON_GetObjectItemCaseSensitive(w, "cold_start");
 		static const char *const ckeys[] = { "readers", "size", "within", NULL };
@@ -131,18 +166,8 @@ void gl_storage_validate(const struct gl_scenario *s, const cJSON *w, struct gl_
 				gl_diag_error(d, cs, p, "cold_start describes model loads: it needs \"pattern\": \"model_load\"");
 		}
 	}
-	gl_get_bool(d, w, "verify", path, &b);
-	gl_get_int(d, w, "read_pct", path, 0, 0, 100, &l);
 	gl_check_string_array(d, w, "allowed_roots", path, 0);
 	gl_check_string_array(d, w, "fio_args", path, !strcmp(gl_cfg_str(w, "engine", "sync"), "fio"));
-	gl_get_int(d, w, "threads", path, 0, 1, 4096, &l);
-	gl_get_int(d, w, "readers", path, 0, 1, 4096, &l);
-	gl_get_int(d, w, "iodepth", path, 0, 1, 4096, &l);
-	gl_get_int(d, w, "files", path, 0, 1, 1000000, &l);
-	gl_get_size(d, w, "bs", path, 0, &sz);
-	gl_get_size(d, w, "file_size", path, 0, &sz);
-	gl_get_size(d, w, "rate_cap", path, 0, &sz);
-	gl_get_bool(d, w, "direct", path, &b);
 	gl_join(p, sizeof(p), path, "spikes");
 	if (spikes) {
 		int i = 0;

@@ -135,11 +135,11 @@ static void check_transport(struct trn *w)
 {
 	int idx = -1;
 
-	if (w->transport_checked || !w->require_transport[0] || w->backend == BK_MPI)
+	if (w->transport_checked || !w->o.require_transport[0] || w->backend == BK_MPI)
 		return;
 	w->transport_checked = 1;
 	for (int i = 0; transport_names[i]; i++)
-		if (!strcmp(transport_names[i], w->require_transport))
+		if (!strcmp(transport_names[i], w->o.require_transport))
 			idx = i;
 	if (idx < 0 || !(w->transports & (1u << idx))) {
 		char seen[200] = "";
@@ -149,7 +149,7 @@ static void check_transport(struct trn *w)
 				off += (size_t)snprintf(seen + off, sizeof(seen) - off, "%s%s", off ? ", " : "",
 							transport_names[i]);
 		gl_ctx_fail(w->ctx, "training: the scenario requires NCCL transport %s, NCCL reported %s",
-			    w->require_transport, off ? seen : "none (is NCCL_DEBUG=INFO reaching the launcher?)");
+			    w->o.require_transport, off ? seen : "none (is NCCL_DEBUG=INFO reaching the launcher?)");
 	}
 }
 
@@ -482,7 +482,7 @@ static void kill_job(struct trn *w, int sig)
 static void name_stale_ranks(struct trn *w, char *out, size_t n)
 {
 	struct job *j = &w->job;
-	int64_t t = now(w), stale = 3 * w->heartbeat_ns > 2000000000 ? 3 * w->heartbeat_ns : 2000000000;
+	int64_t t = now(w), stale = 3 * w->o.heartbeat_ns > 2000000000 ? 3 * w->o.heartbeat_ns : 2000000000;
 	size_t off = 0;
 	int count = 0;
 
@@ -543,8 +543,8 @@ static void on_job_exit(struct trn *w)
 		schedule_relaunch(w, w->failures_in_row ? how : NULL);
 		return;
 	}
-	if (code == 0 && j->end_seen && w->steps && w->max_step_seen >= w->steps) {
-		gl_ctx_event(w->ctx, GL_LOG_INFO, "training", "job finished its %" PRId64 " steps", w->steps);
+	if (code == 0 && j->end_seen && w->o.steps && w->max_step_seen >= w->o.steps) {
+		gl_ctx_event(w->ctx, GL_LOG_INFO, "training", "job finished its %" PRId64 " steps", w->o.steps);
 		w->done = 1;
 		return;
 	}
@@ -578,14 +578,14 @@ static void schedule_relaunch(struct trn *w, const char *why)
 	int64_t delay = 0;
 
 	if (why) {
-		if (w->failures_in_row > w->max_restarts) {
+		if (w->failures_in_row > w->o.max_restarts) {
 			gl_ctx_event(w->ctx, GL_LOG_ERROR, "training", "giving up: %d launches in a row made no "
 				     "progress (max_restarts %d); training stays down for the rest of the run",
-				     w->failures_in_row, w->max_restarts);
+				     w->failures_in_row, w->o.max_restarts);
 			w->done = 1;
 			return;
 		}
-		delay = w->backoff_ns;
+		delay = w->o.backoff_ns;
 		for (int i = 1; i < w->failures_in_row && delay < 60LL * 1000000000; i++)
 			delay *= 2;
 		if (delay > 60LL * 1000000000)
@@ -622,14 +622,14 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
 		kill_job(w, SIGKILL);
 		j->kill_stage = 2;
 	}
-	if (w->running && !j->hung && w->watchdog_ns > 0 && t - j->last_progress_ns > w->watchdog_ns) {
+	if (w->running && !j->hung && w->o.watchdog_ns > 0 && t - j->last_progress_ns > w->o.watchdog_ns) {
 		char ranks[1500];
 		name_stale_ranks(w, ranks, sizeof(ranks));
 		j->hung = 1;
 		gl_metrics_add(w->m, w->id_hangs, 1);
 		gl_ctx_event(w->ctx, GL_LOG_ERROR, "training", "hang: no progress for %.1f s (watchdog %.1f s) "
 			     "at step %" PRId64 "; ranks whose heartbeats stopped: %s", (double)(t - j->last_progress_ns) / 1e9,
-			     (double)w->watchdog_ns / 1e9, w->max_step_seen, ranks);
+			     (double)w->o.watchdog_ns / 1e9, w->max_step_seen, ranks);
 		kill_job(w, SIGTERM);
 		j->kill_stage = 1;
 		j->kill_at_ns = t + KILL_GRACE_NS;
@@ -709,7 +709,6 @@ static void trn_free(void *state);
 static int trn_init(struct gl_ctx *c, const cJSON *cfg, void **state, struct gl_err *err)
 {
 	struct trn *w = calloc(1, sizeof(*w));
-	const char *bk = gl_cfg_str(cfg, "backend", "mpi");
 
 	if (!w)
 		return gl_errf(err, GL_ENOMEM, "training: out of memory");
@@ -717,15 +716,11 @@ static int trn_init(struct gl_ctx *c, const cJSON *cfg, void **state, struct gl_
 	w->ctx = c;
 	w->m = gl_ctx_metrics(c);
 	w->job.fd = -1;
-	w->backend = !strcmp(bk, "nccl") ? BK_NCCL : !strcmp(bk, "nccl-tests") ? BK_NCCL_TESTS : BK_MPI;
-	w->backend_name = bk;
-	w->is_srun = !strcmp(gl_cfg_str(cfg, "launcher", "mpirun"), "srun");
-	w->watchdog_ns = gl_cfg_dur(cfg, "watchdog", 60LL * 1000000000);
-	w->heartbeat_ns = gl_cfg_dur(cfg, "heartbeat", 1000000000);
-	w->backoff_ns = gl_cfg_dur(cfg, "restart_backoff", 1000000000);
-	w->max_restarts = (int)gl_cfg_int(cfg, "max_restarts", 5);
-	w->steps = gl_cfg_int(cfg, "steps", 0);
-	snprintf(w->require_transport, sizeof(w->require_transport), "%s", gl_cfg_str(cfg, "require_transport", ""));
+	gl_training_opts_read(cfg, &w->o);
+	/* the enum's order is the backend option's words' */
+	w->backend = w->o.backend == 1 ? BK_NCCL : w->o.backend == 2 ? BK_NCCL_TESTS : BK_MPI;
+	w->backend_name = gl_cfg_str(cfg, "backend", "mpi");
+	w->is_srun = w->o.launcher == 1;
 	if (w->backend == BK_NCCL_TESTS) {
 		const cJSON *pl = cJSON_GetObjectItemCaseSensitive(cfg, "plateau"), *e;
 		int n = cJSON_GetArraySize(pl);

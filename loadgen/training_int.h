@@ -32,6 +32,7 @@
 #include "nccltests.h"
 #include "plugin.h"
 #include "store.h"
+#include "training_schema.h"
 #include "training_steps.h"
 #include "units.h"
 
@@ -95,12 +96,9 @@ struct trn {
 	int n_prog;
 	char *env[64];                 /* "K=V", set in the launcher's environment */
 	int n_env;
-	int64_t watchdog_ns, heartbeat_ns, backoff_ns;
-	int max_restarts;
-	int64_t steps;                 /* 0: run until stopped */
+	struct gl_training_opts o;     /* the section's scalar keys */
 	int ckpt;                      /* checkpoints configured */
 	char ckpt_dir[1024];           /* this run's directory under checkpoint.dir */
-	char require_transport[64];
 	uint64_t *plateau;             /* nccl-tests: sizes judged */
 	int n_plateau;
 	char json_out[1024];           /* nccl-tests -J file, "" when none */

@@ -12,9 +12,64 @@
 
 #include "cfg.h"
 #include "image_schema.h"
+#include "opts.h"
 #include "plugin.h"
 #include "schema.h"
 #include "units.h"
+
+static const char *const launchers[] = { "mpirun", "srun", NULL };
+static const char *const backends[] = { "mpi", "nccl", "nccl-tests", NULL };
+
+#define AT(f) GL_OPT_AT(struct gl_training_opts, f)
+
+/* the section's keys, in the order an unknown key's message lists them */
+static const struct gl_opt section[] = {
+	{ "launcher", GL_OPT_ENUM, .words = launchers, .len = 1024, .def_s = "mpirun", .help = "mpirun or srun",
+	  AT(launcher) },
+	{ "hosts", GL_OPT_CUSTOM, .help = "[\"host:slots\", ...], hosts of the scenario" },
+	{ "np", GL_OPT_INT, .lo = 1, .hi = 1e6, .help = "ranks (default: the hosts' slots added up)" },
+	{ "backend", GL_OPT_ENUM, .words = backends, .len = 1024, .def_s = "mpi", .help = "mpi, nccl or nccl-tests",
+	  AT(backend) },
+	{ "message", GL_OPT_SIZE, .def_s = "64MiB", .help = "allreduce message per step", AT(message) },
+	{ "compute", GL_OPT_DURATION, .help = "simulated compute per step", AT(compute_ns) },
+	{ "checkpoint", GL_OPT_CUSTOM, .help = "checkpoints: dir, every or every_steps, size, keep, hash" },
+	{ "steps", GL_OPT_INT, .lo = 1, .hi = 1099511627776.0, .help = "steps per launch; absent: until stopped",
+	  AT(steps) },
+	{ "mca", GL_OPT_CUSTOM, .help = "mpirun --mca pairs" },
+	{ "env", GL_OPT_CUSTOM, .help = "the ranks' environment" },
+	{ "max_restarts", GL_OPT_INT, .lo = 0, .hi = 1000, .def_n = 5, .help = "relaunches after a job ends",
+	  AT(max_restarts) },
+	{ "restart_backoff", GL_OPT_DURATION, .def_s = "1s", .help = "wait before a relaunch", AT(backoff_ns) },
+	{ "correctness_every", GL_OPT_INT, .lo = 1, .hi = 1e6, .def_n = 1, .help = "check the allreduce every N steps",
+	  AT(correctness_every) },
+	{ "dataset", GL_OPT_STRING, .len = 1024, .help = "file read each step" },
+	{ "require_transport", GL_OPT_STRING, .len = 1024, .help = "the NCCL transport the job must use",
+	  AT(require_transport) },
+	{ "watchdog", GL_OPT_DURATION, .def_s = "60s", .help = "a job without progress this long is a hang",
+	  AT(watchdog_ns) },
+	{ "command", GL_OPT_CUSTOM, .help = "nccl-tests: the command" },
+	{ "launcher_path", GL_OPT_STRING, .len = 1024, .help = "the launcher binary (default: mpirun or srun)" },
+	{ "launcher_args", GL_OPT_CUSTOM, .help = "more launcher arguments" },
+	{ "binary", GL_OPT_STRING, .len = 1024, .help = "gauntlet-train (default: beside gauntlet, else PATH)" },
+	{ "heartbeat", GL_OPT_DURATION, .def_s = "1s", .help = "how often each rank says it is alive",
+	  AT(heartbeat_ns) },
+	{ "plateau", GL_OPT_CUSTOM, .help = "nccl-tests: the message sizes whose busbw is judged" },
+	{ "data_per_step", GL_OPT_SIZE, .def_s = "1MiB", .help = "dataset bytes read per step", AT(data_per_step) },
+	{ "train_args", GL_OPT_CUSTOM, .help = "more gauntlet-train arguments (tests)" },
+};
+
+static const char *const image_keys[] = { GL_IMAGE_KEYS, NULL };
+
+const struct gl_opt *gl_training_options(size_t *n)
+{
+	*n = GL_ARRAY_LEN(section);
+	return section;
+}
+
+void gl_training_opts_read(const cJSON *w, struct gl_training_opts *o)
+{
+	gl_opts_fill(w, section, GL_ARRAY_LEN(section), o);
+}
 
 /* "plateau" and "require_transport", and what backend nccl-tests needs */
 static void check_backend(const cJSON *w, struct gl_diag *d, const char *path)
@@ -60,39 +115,6 @@ static void check_backend(const cJSON *w, struct gl_diag *d, const char *path)
 	}
 }
 
-/* "hosts": "host:slots" entries naming the scenario's hosts */
-static void check_hosts(const struct gl_scenario *s, const cJSON *hosts, struct gl_diag *d, const char *path)
-{
-	const cJSON *h;
-	char p[512];
-	int i = 0;
-
-	gl_join(p, sizeof(p), path, "hosts");
-	if (!cJSON_IsArray(hosts) || cJSON_GetArraySize(hosts) == 0)
-		gl_diag_error(d, hosts, p, "expected a non-empty array like [\"gpu-a:8\"]");
-	else
-		cJSON_ArrayForEach(h, hosts) {
-			char hp[600], name[GL_NAME_MAX + 16], *colon;
-			snprintf(hp, sizeof(hp), "%s[%d]", p, i++);
-			if (!cJSON_IsString(h) || strlen(h->valuestring) >= sizeof(name)) {
-				gl_diag_error(d, h, hp, "expected \"host:slots\"");
-				continue;
-			}
-			snprintf(name, sizeof(name), "%s", h->valuestring);
-			colon = strchr(name, ':');
-			if (colon) {
-				char *end;
-				long slots = strtol(colon + 1, &end, 10);
-				*colon = '\0';
-				if (*end || slots < 1 || slots > 65536)
-					gl_diag_error(d, h, hp, "bad slot count in \"%s\", expected host:N with N >= 1",
-						      h->valuestring);
-			}
-			if (!gl_scenario_host(s, name))
-				gl_diag_error(d, h, hp, "unknown host '%s' (not in \"hosts\")", name);
-		}
-}
-
 static void check_checkpoint(const cJSON *w, struct gl_diag *d, const char *path)
 {
 	static const char *const ckeys[] = { "dir", "every", "every_steps", "size", "keep", "hash", NULL };
@@ -121,47 +143,20 @@ static void check_checkpoint(const cJSON *w, struct gl_diag *d, const char *path
 
 void gl_training_validate(const struct gl_scenario *s, const cJSON *w, struct gl_diag *d, const char *path)
 {
-	static const char *const keys[] = {
-		"launcher", "hosts", "np", "backend", "message", "compute", "checkpoint", "steps",
-		"mca", "env", "max_restarts", "restart_backoff", "correctness_every", "dataset",
-		"require_transport", "watchdog", "command", "launcher_path", "launcher_args", "binary",
-		"heartbeat", "plateau", "data_per_step", "train_args", GL_IMAGE_KEYS, NULL };
-	static const char *const launchers[] = { "mpirun", "srun", NULL };
-	static const char *const backends[] = { "mpi", "nccl", "nccl-tests", NULL };
 	const cJSON *hosts = cJSON_GetObjectItemCaseSensitive(w, "hosts");
-	char buf[1024];
-	uint64_t sz;
-	int64_t ns;
-	long l;
 
-	gl_check_keys(d, w, path, keys);
+	gl_opts_check_keys(d, w, path, section, GL_ARRAY_LEN(section), image_keys);
 	gl_image_keys_validate(s, w, d, path);
-	gl_get_enum(d, w, "launcher", path, 0, launchers, buf, sizeof(buf));
-	gl_get_enum(d, w, "backend", path, 0, backends, buf, sizeof(buf));
-	gl_get_size(d, w, "message", path, 0, &sz);
-	gl_get_duration(d, w, "compute", path, 0, &ns);
-	gl_get_duration(d, w, "watchdog", path, 0, &ns);
-	gl_get_duration(d, w, "restart_backoff", path, 0, &ns);
-	gl_get_int(d, w, "np", path, 0, 1, 1000000, &l);
-	gl_get_int(d, w, "steps", path, 0, 1, 1L << 40, &l);
-	gl_get_int(d, w, "max_restarts", path, 0, 0, 1000, &l);
-	gl_get_int(d, w, "correctness_every", path, 0, 1, 1000000, &l);
-	gl_get_string(d, w, "dataset", path, 0, buf, sizeof(buf));
-	gl_get_string(d, w, "require_transport", path, 0, buf, sizeof(buf));
-	gl_get_string(d, w, "launcher_path", path, 0, buf, sizeof(buf));
-	gl_get_string(d, w, "binary", path, 0, buf, sizeof(buf));
-	gl_get_duration(d, w, "heartbeat", path, 0, &ns);
-	gl_get_size(d, w, "data_per_step", path, 0, &sz);
+	gl_opts_validate(d, w, path, section, GL_ARRAY_LEN(section));
 	gl_check_string_array(d, w, "launcher_args", path, 0);
 	gl_check_string_array(d, w, "train_args", path, 0);
 	gl_check_string_array(d, w, "command", path, 0);
 	check_backend(w, d, path);
 	if (hosts)
-		check_hosts(s, hosts, d, path);
+		gl_check_host_slots(s, d, hosts, path, 65536, ">= 1", "[\"gpu-a:8\"]");
 	check_checkpoint(w, d, path);
 	if (!cJSON_GetObjectItemCaseSensitive(w, "hosts") && !cJSON_GetObjectItemCaseSensitive(w, "np"))
 		gl_diag_error(d, w, path, "training needs \"hosts\" ([\"host:slots\", ...]) or \"np\"");
-	(void)l;
 }
 
 /* Judged by its step time; nccl-tests has no steps: its figure is busbw at

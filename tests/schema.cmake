@@ -13,3 +13,9 @@ gl_unit_test(test_jschema ${GL_TESTS_DIR}/unit/test_jschema.c TIMEOUT 60)
 # The validator on outside documents (a report.json against the embedded
 # schema) and on outside schemas.
 gl_fuzz_target(fuzz_jschema)
+# Option tables (harness/scenario/opts.c): a section validated with the
+# getters' messages, the key list, the config struct's defaults and values.
+gl_unit_test(test_opts ${GL_TESTS_DIR}/unit/test_opts.c TIMEOUT 60)
+# docs/scenario.md's key tables against the workloads' option tables: the
+# same keys for null, inference (and arrival), training and storage.
+gl_unit_test(test_opts_docs ${GL_TESTS_DIR}/unit/test_opts_docs.c TIMEOUT 60)

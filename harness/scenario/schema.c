@@ -302,16 +302,53 @@ void gl_check_string_array(struct gl_diag *d, const cJSON *obj, const char *key,
 	}
 }
 
+int gl_check_host_slots(const struct gl_scenario *s, struct gl_diag *d, const cJSON *hosts, const char *path,
+			long max_slots, const char *range, const char *example)
+{
+	const cJSON *h;
+	char hp[600];
+	int i = 0, remote = 0;
+
+	gl_join(hp, sizeof(hp), path, "hosts");
+	if (!cJSON_IsArray(hosts) || cJSON_GetArraySize(hosts) == 0) {
+		gl_diag_error(d, hosts, hp, "expected a non-empty array like %s", example);
+		return 0;
+	}
+	cJSON_ArrayForEach(h, hosts) {
+		char ep[700], name[GL_NAME_MAX + 16], *colon;
+		const struct gl_host *gh;
+		snprintf(ep, sizeof(ep), "%s[%d]", hp, i++);
+		if (!cJSON_IsString(h) || strlen(h->valuestring) >= sizeof(name)) {
+			gl_diag_error(d, h, ep, "expected \"host:slots\"");
+			continue;
+		}
+		snprintf(name, sizeof(name), "%s", h->valuestring);
+		if ((colon = strchr(name, ':'))) {
+			char *end;
+			long slots = strtol(colon + 1, &end, 10);
+			*colon = '\0';
+			if (*end || slots < 1 || slots > max_slots)
+				gl_diag_error(d, h, ep, "bad slot count in \"%s\", expected host:N with N %s",
+					      h->valuestring, range);
+		}
+		if (!(gh = gl_scenario_host(s, name)))
+			gl_diag_error(d, h, ep, "unknown host '%s' (not in \"hosts\")", name);
+		else if (!gh->local)
+			remote = 1;
+	}
+	return remote;
+}
+
 void gl_check_agents(const struct gl_scenario *s, struct gl_diag *d, const cJSON *w, const char *path)
 {
 	static const char *const keys[] = { "launcher", "count", "hosts", "launcher_args", "launcher_path", "binary",
 					    "listen", "connect_timeout", "settle", "backoff", "max_restarts", NULL };
 	static const char *const launchers[] = { "mpirun", "srun", NULL };
-	const cJSON *a = cJSON_GetObjectItemCaseSensitive(w, "agents"), *hosts, *h;
+	const cJSON *a = cJSON_GetObjectItemCaseSensitive(w, "agents"), *hosts;
 	char p[512], buf[1024];
 	long l;
 	int64_t ns;
-	int remote = 0, i = 0;
+	int remote = 0;
 
 	if (!a)
 		return;
@@ -337,35 +374,8 @@ void gl_check_agents(const struct gl_scenario *s, struct gl_diag *d, const cJSON
 	gl_get_int(d, a, "max_restarts", p, 0, 0, 1000, &l);
 	gl_check_string_array(d, a, "launcher_args", p, 0);
 	hosts = cJSON_GetObjectItemCaseSensitive(a, "hosts");
-	if (hosts) {
-		char hp[600];
-		gl_join(hp, sizeof(hp), p, "hosts");
-		if (!cJSON_IsArray(hosts) || cJSON_GetArraySize(hosts) == 0)
-			gl_diag_error(d, hosts, hp, "expected a non-empty array like [\"gpu-a:2\", \"gpu-b:2\"]");
-		else
-			cJSON_ArrayForEach(h, hosts) {
-				char ep[700], name[GL_NAME_MAX + 16], *colon;
-				const struct gl_host *gh;
-				snprintf(ep, sizeof(ep), "%s[%d]", hp, i++);
-				if (!cJSON_IsString(h) || strlen(h->valuestring) >= sizeof(name)) {
-					gl_diag_error(d, h, ep, "expected \"host:slots\"");
-					continue;
-				}
-				snprintf(name, sizeof(name), "%s", h->valuestring);
-				if ((colon = strchr(name, ':'))) {
-					char *end;
-					long slots = strtol(colon + 1, &end, 10);
-					*colon = '\0';
-					if (*end || slots < 1 || slots > 256)
-						gl_diag_error(d, h, ep, "bad slot count in \"%s\", expected host:N with N "
-							      "from 1 to 256", h->valuestring);
-				}
-				if (!(gh = gl_scenario_host(s, name)))
-					gl_diag_error(d, h, ep, "unknown host '%s' (not in \"hosts\")", name);
-				else if (!gh->local)
-					remote = 1;
-			}
-	}
+	if (hosts)
+		remote = gl_check_host_slots(s, d, hosts, p, 256, "from 1 to 256", "[\"gpu-a:2\", \"gpu-b:2\"]");
 	/* agents on other hosts must dial an address they can reach */
 	if ((remote || !strcmp(gl_cfg_str(a, "launcher", ""), "srun")) &&
 	    !cJSON_GetObjectItemCaseSensitive(a, "listen"))

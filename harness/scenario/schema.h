@@ -58,11 +58,18 @@ int gl_want_object(struct gl_diag *d, const cJSON *v, const char *path);
 void gl_check_string_array(struct gl_diag *d, const cJSON *obj, const char *key, const char *path,
 			   int required);
 
+/* path.hosts: a non-empty array of "host:slots" (":slots" may be left
+ * out), each naming a host of the scenario, slots 1 to max_slots; range
+ * is how the slot message states it, example the array the type message
+ * shows. Returns 1 when one of them is not a local host. */
+struct gl_scenario;
+int gl_check_host_slots(const struct gl_scenario *s, struct gl_diag *d, const cJSON *hosts, const char *path,
+			long max_slots, const char *range, const char *example);
+
 /* A workload's "agents" section (docs/agents.md): launcher, count, hosts
  * ("host:slots", the scenario's hosts), launcher_args, launcher_path,
  * binary, listen, connect_timeout, settle, backoff, max_restarts. s is
  * parsed up to its hosts. */
-struct gl_scenario;
 void gl_check_agents(const struct gl_scenario *s, struct gl_diag *d, const cJSON *w, const char *path);
 
 #endif

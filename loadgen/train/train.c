@@ -150,105 +150,103 @@ static int parse_pair(const char *s, int64_t *a, int *b)
 	return 0;
 }
 
-static int parse_args(struct train *t, int argc, char **argv)
+enum { O_BACKEND = 256, O_MESSAGE, O_COMPUTE, O_STEPS, O_CHECK, O_HB, O_CDIR, O_CSIZE,
+       O_CSTEPS, O_CEVERY, O_CKEEP, O_CHASH, O_RESTORE, O_DATASET, O_DPS, O_EWORLD, O_EHOSTS,
+       O_CORRUPT, O_KILLSAVE, O_HELP };
+static const struct option long_opts[] = {
+	{ "backend", 1, 0, O_BACKEND }, { "message", 1, 0, O_MESSAGE },
+	{ "compute", 1, 0, O_COMPUTE }, { "steps", 1, 0, O_STEPS },
+	{ "check-every", 1, 0, O_CHECK }, { "heartbeat", 1, 0, O_HB },
+	{ "ckpt-dir", 1, 0, O_CDIR }, { "ckpt-size", 1, 0, O_CSIZE },
+	{ "ckpt-every-steps", 1, 0, O_CSTEPS }, { "ckpt-every", 1, 0, O_CEVERY },
+	{ "ckpt-keep", 1, 0, O_CKEEP }, { "ckpt-hash", 1, 0, O_CHASH },
+	{ "restore", 0, 0, O_RESTORE },
+	{ "dataset", 1, 0, O_DATASET }, { "data-per-step", 1, 0, O_DPS },
+	{ "expect-world", 1, 0, O_EWORLD }, { "expect-hosts", 1, 0, O_EHOSTS },
+	{ "inject-corruption", 1, 0, O_CORRUPT }, { "kill-in-save", 1, 0, O_KILLSAVE },
+	{ "help", 0, 0, O_HELP }, { 0, 0, 0, 0 },
+};
+
+/* Option c (getopt_long's answer) with its argument arg into t: 0, or -1
+ * when it is bad (said). */
+static int take_option(struct train *t, int c, char *arg)
 {
-	enum { O_BACKEND = 256, O_MESSAGE, O_COMPUTE, O_STEPS, O_CHECK, O_HB, O_CDIR, O_CSIZE,
-	       O_CSTEPS, O_CEVERY, O_CKEEP, O_CHASH, O_RESTORE, O_DATASET, O_DPS, O_EWORLD, O_EHOSTS,
-	       O_CORRUPT, O_KILLSAVE, O_HELP };
-	static const struct option opts[] = {
-		{ "backend", 1, 0, O_BACKEND }, { "message", 1, 0, O_MESSAGE },
-		{ "compute", 1, 0, O_COMPUTE }, { "steps", 1, 0, O_STEPS },
-		{ "check-every", 1, 0, O_CHECK }, { "heartbeat", 1, 0, O_HB },
-		{ "ckpt-dir", 1, 0, O_CDIR }, { "ckpt-size", 1, 0, O_CSIZE },
-		{ "ckpt-every-steps", 1, 0, O_CSTEPS }, { "ckpt-every", 1, 0, O_CEVERY },
-		{ "ckpt-keep", 1, 0, O_CKEEP }, { "ckpt-hash", 1, 0, O_CHASH },
-		{ "restore", 0, 0, O_RESTORE },
-		{ "dataset", 1, 0, O_DATASET }, { "data-per-step", 1, 0, O_DPS },
-		{ "expect-world", 1, 0, O_EWORLD }, { "expect-hosts", 1, 0, O_EHOSTS },
-		{ "inject-corruption", 1, 0, O_CORRUPT }, { "kill-in-save", 1, 0, O_KILLSAVE },
-		{ "help", 0, 0, O_HELP }, { 0, 0, 0, 0 },
-	};
 	struct gl_err err = { 0 };
-	int c;
+	char *end = NULL;
+	long long v = 0;
 
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		char *end = NULL;
-		long long v = 0;
-
-		gl_err_clear(&err);
-		if (c == O_STEPS || c == O_CHECK || c == O_CSTEPS || c == O_CKEEP || c == O_EWORLD ||
-		    c == O_EHOSTS) {
-			v = strtoll(optarg, &end, 10);
-			if (end == optarg || *end || v < 0) {
-				say(t, "--%s: expected a whole number >= 0, got '%s'", opts[c - 256].name, optarg);
-				return -1;
-			}
+	if (c == O_STEPS || c == O_CHECK || c == O_CSTEPS || c == O_CKEEP || c == O_EWORLD || c == O_EHOSTS) {
+		v = strtoll(arg, &end, 10);
+		if (end == arg || *end || v < 0) {
+			say(t, "--%s: expected a whole number >= 0, got '%s'", long_opts[c - 256].name, arg);
+			return -1;
 		}
-		switch (c) {
-		case O_BACKEND: t->backend_name = optarg; break;
-		case O_MESSAGE:
-			if (gl_parse_size_bytes(optarg, &t->message_bytes, &err) < 0)
-				goto bad;
-			break;
-		case O_COMPUTE:
-			if (gl_parse_duration_ns(optarg, &t->compute_ns, &err) < 0)
-				goto bad;
-			break;
-		case O_HB:
-			if (gl_parse_duration_ns(optarg, &t->heartbeat_ns, &err) < 0)
-				goto bad;
-			break;
-		case O_CEVERY:
-			if (gl_parse_duration_ns(optarg, &t->ckpt_every_ns, &err) < 0)
-				goto bad;
-			break;
-		case O_CSIZE:
-			if (gl_parse_size_bytes(optarg, &t->ckpt_bytes, &err) < 0)
-				goto bad;
-			break;
-		case O_DPS:
-			if (gl_parse_size_bytes(optarg, &t->data_per_step, &err) < 0)
-				goto bad;
-			break;
-		case O_STEPS: t->last_step = v; break;
-		case O_CHECK: t->check_every = v; break;
-		case O_CSTEPS: t->ckpt_every_steps = v; break;
-		case O_CKEEP: t->ckpt_keep = (int)v; break;
-		case O_EWORLD: t->expect_world = (int)v; break;
-		case O_EHOSTS: t->expect_hosts = (int)v; break;
-		case O_CDIR: t->ckpt_dir = optarg; break;
-		case O_CHASH:
-			if ((t->ckpt_hash = ckpt_hash_parse(optarg)) < 0) {
-				say(t, "--ckpt-hash: expected xxh3 or sha256, got '%s'", optarg);
-				return -1;
-			}
-			break;
-		case O_RESTORE: t->restore = 1; break;
-		case O_DATASET: t->dataset = optarg; break;
-		case O_CORRUPT:
-			if (parse_pair(optarg, &t->corrupt_step, &t->corrupt_rank) < 0) {
-				say(t, "--inject-corruption: expected STEP:RANK, got '%s'", optarg);
-				return -1;
-			}
-			break;
-		case O_KILLSAVE:
-			if (parse_pair(optarg, &t->kill_save_step, &t->kill_save_rank) < 0) {
-				say(t, "--kill-in-save: expected STEP:RANK, got '%s'", optarg);
-				return -1;
-			}
-			break;
-		case O_HELP: usage(stdout); exit(0);
-		default: usage(stderr); return -1;
+	}
+	switch (c) {
+	case O_BACKEND: t->backend_name = arg; break;
+	case O_MESSAGE:
+		if (gl_parse_size_bytes(arg, &t->message_bytes, &err) < 0)
+			goto bad;
+		break;
+	case O_COMPUTE:
+		if (gl_parse_duration_ns(arg, &t->compute_ns, &err) < 0)
+			goto bad;
+		break;
+	case O_HB:
+		if (gl_parse_duration_ns(arg, &t->heartbeat_ns, &err) < 0)
+			goto bad;
+		break;
+	case O_CEVERY:
+		if (gl_parse_duration_ns(arg, &t->ckpt_every_ns, &err) < 0)
+			goto bad;
+		break;
+	case O_CSIZE:
+		if (gl_parse_size_bytes(arg, &t->ckpt_bytes, &err) < 0)
+			goto bad;
+		break;
+	case O_DPS:
+		if (gl_parse_size_bytes(arg, &t->data_per_step, &err) < 0)
+			goto bad;
+		break;
+	case O_STEPS: t->last_step = v; break;
+	case O_CHECK: t->check_every = v; break;
+	case O_CSTEPS: t->ckpt_every_steps = v; break;
+	case O_CKEEP: t->ckpt_keep = (int)v; break;
+	case O_EWORLD: t->expect_world = (int)v; break;
+	case O_EHOSTS: t->expect_hosts = (int)v; break;
+	case O_CDIR: t->ckpt_dir = arg; break;
+	case O_CHASH:
+		if ((t->ckpt_hash = ckpt_hash_parse(arg)) < 0) {
+			say(t, "--ckpt-hash: expected xxh3 or sha256, got '%s'", arg);
+			return -1;
 		}
-		continue;
+		break;
+	case O_RESTORE: t->restore = 1; break;
+	case O_DATASET: t->dataset = arg; break;
+	case O_CORRUPT:
+		if (parse_pair(arg, &t->corrupt_step, &t->corrupt_rank) < 0) {
+			say(t, "--inject-corruption: expected STEP:RANK, got '%s'", arg);
+			return -1;
+		}
+		break;
+	case O_KILLSAVE:
+		if (parse_pair(arg, &t->kill_save_step, &t->kill_save_rank) < 0) {
+			say(t, "--kill-in-save: expected STEP:RANK, got '%s'", arg);
+			return -1;
+		}
+		break;
+	case O_HELP: usage(stdout); exit(0);
+	default: usage(stderr); return -1;
+	}
+	return 0;
 bad:
-		say(t, "--%s: %s", opts[c - 256].name, err.msg);
-		return -1;
-	}
-	if (optind < argc) {
-		say(t, "unexpected argument '%s'", argv[optind]);
-		return -1;
-	}
+	say(t, "--%s: %s", long_opts[c - 256].name, err.msg);
+	return -1;
+}
+
+/* What the options must say together. */
+static int check_args(const struct train *t)
+{
 	if (t->message_bytes < 4 || t->message_bytes % 4) {
 		say(t, "--message: must be a positive multiple of 4 bytes (float32 elements), got %" PRIu64,
 		    t->message_bytes);
@@ -271,6 +269,20 @@ bad:
 		return -1;
 	}
 	return 0;
+}
+
+static int parse_args(struct train *t, int argc, char **argv)
+{
+	int c;
+
+	while ((c = getopt_long(argc, argv, "", long_opts, NULL)) != -1)
+		if (take_option(t, c, optarg) < 0)
+			return -1;
+	if (optind < argc) {
+		say(t, "unexpected argument '%s'", argv[optind]);
+		return -1;
+	}
+	return check_args(t);
 }
 
 /* ---- values and checks ---- */
@@ -470,27 +482,26 @@ static int world_check(struct train *t)
 
 /* ---- main ---- */
 
-int main(int argc, char **argv)
+static void set_defaults(struct train *t)
 {
-	struct train t;
-	struct dataset ds;
-	pthread_t hb;
-	char err[1024] = "";
-	int provided, rc = TRAIN_EXIT_OK, len = 0, filled = 0, hb_started = 0;
-	int64_t last_ckpt_ns, restored = 0, restore_t0;
-	struct sigaction sa;
+	memset(t, 0, sizeof(*t));
+	t->t0_ns = train_now_ns();
+	t->backend_name = "mpi";
+	t->message_bytes = 64u << 20;
+	t->heartbeat_ns = 1000000000;
+	t->check_every = 1;
+	t->ckpt_keep = 2;
+	t->ckpt_hash = CKPT_HASH_XXH3;
+	t->data_per_step = 1u << 20;
+	t->corrupt_step = t->kill_save_step = -1;
+	t->rank = -1;
+}
 
-	memset(&t, 0, sizeof(t));
-	t.t0_ns = train_now_ns();
-	t.backend_name = "mpi";
-	t.message_bytes = 64u << 20;
-	t.heartbeat_ns = 1000000000;
-	t.check_every = 1;
-	t.ckpt_keep = 2;
-	t.ckpt_hash = CKPT_HASH_XXH3;
-	t.data_per_step = 1u << 20;
-	t.corrupt_step = t.kill_save_step = -1;
-	t.rank = -1;
+/* MPI started: this rank, the world, the host and the rank on it */
+static void mpi_start(struct train *t, int *argc, char ***argv)
+{
+	MPI_Comm local;
+	int provided, len = 0;
 
 #ifdef __linux__
 	/* A rank dies with the process that started it (mpirun, orted,
@@ -499,28 +510,133 @@ int main(int argc, char **argv)
 	 * parent is gone already fails MPI_Init, which needs that parent. */
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 #endif
-	MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
-	t.comm = MPI_COMM_WORLD;
-	MPI_Comm_rank(t.comm, &t.rank);
-	MPI_Comm_size(t.comm, &t.world);
-	MPI_Get_processor_name(t.host, &len);
-	t.host[len] = '\0';
-	for (char *p = t.host; *p; p++)
+	MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided);
+	t->comm = MPI_COMM_WORLD;
+	MPI_Comm_rank(t->comm, &t->rank);
+	MPI_Comm_size(t->comm, &t->world);
+	MPI_Get_processor_name(t->host, &len);
+	t->host[len] = '\0';
+	for (char *p = t->host; *p; p++)
 		if (*p == ' ' || *p == '=' || *p == ',')
 			*p = '_';
-	{
-		MPI_Comm local;
-		MPI_Comm_split_type(t.comm, MPI_COMM_TYPE_SHARED, t.rank, MPI_INFO_NULL, &local);
-		MPI_Comm_rank(local, &t.local_rank);
-		MPI_Comm_free(&local);
+	MPI_Comm_split_type(t->comm, MPI_COMM_TYPE_SHARED, t->rank, MPI_INFO_NULL, &local);
+	MPI_Comm_rank(local, &t->local_rank);
+	MPI_Comm_free(&local);
+}
+
+/* the allreduce's send and receive buffers; without them the job aborts */
+static void alloc_buffers(struct train *t)
+{
+	t->count = (size_t)(t->message_bytes / 4);
+	t->send = malloc(t->count * sizeof(float));
+	t->recv = malloc(t->count * sizeof(float));
+	if (!t->send || !t->recv) {
+		say(t, "cannot allocate 2 x %" PRIu64 " bytes", t->message_bytes);
+		MPI_Abort(t->comm, TRAIN_EXIT_RUNTIME);
+	}
+}
+
+/* SIGTERM and SIGINT end the run after the step under way */
+static void catch_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_term;
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+}
+
+/* 1 when ok holds on every rank */
+static int on_all_ranks(const struct train *t, int ok)
+{
+	int all;
+
+	MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, t->comm);
+	return all;
+}
+
+enum step_end { STEP_NEXT, STEP_LAST, STEP_DEVICE, STEP_FAILED };
+
+/* One step: its data, compute and allreduce, the check when due, the
+ * control collective, its line, and a checkpoint when due. */
+static enum step_end train_step(struct train *t, struct dataset *ds, int64_t *last_ckpt_ns, int *filled, char *err,
+				size_t n)
+{
+	int64_t step = t->step + 1, t_begin, t_data, t_comp, t_comm, errors = 0;
+	int64_t ctl[3], all[3];
+	int checking = t->check_every && (step % t->check_every == 0 || step == t->corrupt_step);
+	double comm_s, algbw, busbw;
+
+	if (t->last_step && step > t->last_step)
+		return STEP_LAST;
+	if (checking || !*filled) {     /* unchecked steps reuse the last fill */
+		fill(t, step);
+		if (t->be->load(t, err, n) < 0)
+			return STEP_DEVICE;
+		*filled = 1;
+	}
+	t_begin = train_now_ns();
+	if (dataset_read(t, ds, step, err, n) < 0) {
+		train_emit("error", "what=dataset rank=%d msg=%s", t->rank, err);
+		return STEP_FAILED;
+	}
+	t_data = train_now_ns();
+	if (t->compute_ns && t->be->compute(t, t->compute_ns, err, n) < 0)
+		return STEP_DEVICE;
+	t_comp = train_now_ns();
+	if (t->be->allreduce(t, err, n) < 0)
+		return STEP_DEVICE;
+	t_comm = train_now_ns();
+	if (checking) {
+		if (t->be->fetch(t, err, n) < 0)
+			return STEP_DEVICE;
+		errors = check(t, step);
 	}
 
+	/* One small collective per step: errors summed over ranks; rank 0
+	 * decides on a checkpoint and on stopping, so all ranks agree. */
+	ctl[0] = errors;
+	ctl[1] = t->rank == 0 && t->ckpt_every_ns && train_now_ns() - *last_ckpt_ns >= t->ckpt_every_ns;
+	ctl[2] = stop_requested ? 1 : 0;
+	MPI_Allreduce(ctl, all, 3, MPI_INT64_T, MPI_SUM, t->comm);
+	t->step = step;
+
+	comm_s = (t_comm - t_comp) / 1e9;
+	algbw = comm_s > 0 ? (double)t->message_bytes / 1e9 / comm_s : 0;
+	busbw = t->world > 1 ? algbw * 2.0 * (t->world - 1) / t->world : 0;
+	if (t->rank == 0)
+		train_emit("step", "n=%" PRId64 " step_s=%.9f data_s=%.9f compute_s=%.9f comm_s=%.9f "
+			   "algbw=%.6f busbw=%.6f errors=%" PRId64 " checked=%d", step,
+			   (t_comm - t_begin) / 1e9, (t_data - t_begin) / 1e9, (t_comp - t_data) / 1e9,
+			   comm_s, algbw, busbw, all[0], checking);
+	if ((t->ckpt_every_steps && step % t->ckpt_every_steps == 0) || all[1]) {
+		if (train_ckpt_save(t, step, err, n) < 0) {
+			train_emit("error", "what=checkpoint rank=%d step=%" PRId64 " msg=%s", t->rank, step, err);
+			return STEP_FAILED;
+		}
+		*last_ckpt_ns = train_now_ns();
+	}
+	return all[2] ? STEP_LAST : STEP_NEXT;
+}
+
+int main(int argc, char **argv)
+{
+	struct train t;
+	struct dataset ds;
+	pthread_t hb;
+	char err[1024] = "";
+	int rc = TRAIN_EXIT_OK, filled = 0, hb_started = 0, ok;
+	int64_t last_ckpt_ns, restored = 0, restore_t0;
+	enum step_end e;
+
+	set_defaults(&t);
+	mpi_start(&t, &argc, &argv);
 	if (parse_args(&t, argc, argv) < 0) {
 		MPI_Finalize();
 		return TRAIN_EXIT_USAGE;
 	}
-	t.be = find_backend(t.backend_name);
-	if (!t.be) {
+	if (!(t.be = find_backend(t.backend_name))) {
 		if (t.rank == 0)
 			train_emit("error", "what=backend msg=backend '%s' is not built into this gauntlet-train%s",
 				   t.backend_name, strcmp(t.backend_name, "nccl") ? " (mpi or nccl)"
@@ -528,43 +644,26 @@ int main(int argc, char **argv)
 		MPI_Finalize();
 		return TRAIN_EXIT_NO_DEVICE;
 	}
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_term;
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
-
+	catch_signals();
 	if (world_check(&t) < 0) {
 		MPI_Finalize();
 		return TRAIN_EXIT_WORLD;
 	}
 
-	t.count = (size_t)(t.message_bytes / 4);
-	t.send = malloc(t.count * sizeof(float));
-	t.recv = malloc(t.count * sizeof(float));
-	if (!t.send || !t.recv) {
-		say(&t, "cannot allocate 2 x %" PRIu64 " bytes", t.message_bytes);
-		MPI_Abort(t.comm, TRAIN_EXIT_RUNTIME);
+	alloc_buffers(&t);
+	ok = t.be->init(&t, err, sizeof(err)) == 0;
+	if (!ok)
+		train_emit("error", "what=backend rank=%d host=%s msg=%s", t.rank, t.host, err);
+	if (!on_all_ranks(&t, ok)) {
+		MPI_Finalize();
+		return TRAIN_EXIT_NO_DEVICE;
 	}
-	{
-		int ok = t.be->init(&t, err, sizeof(err)) == 0, all;
-		MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, t.comm);
-		if (!ok)
-			train_emit("error", "what=backend rank=%d host=%s msg=%s", t.rank, t.host, err);
-		if (!all) {
-			MPI_Finalize();
-			return TRAIN_EXIT_NO_DEVICE;
-		}
-	}
-	{
-		int ok = dataset_open(&t, &ds, err, sizeof(err)) == 0, all;
-		MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, t.comm);
-		if (!ok)
-			train_emit("error", "what=dataset rank=%d msg=%s", t.rank, err);
-		if (!all) {
-			rc = TRAIN_EXIT_RUNTIME;
-			goto out;
-		}
+	ok = dataset_open(&t, &ds, err, sizeof(err)) == 0;
+	if (!ok)
+		train_emit("error", "what=dataset rank=%d msg=%s", t.rank, err);
+	if (!on_all_ranks(&t, ok)) {
+		rc = TRAIN_EXIT_RUNTIME;
+		goto out;
 	}
 
 	if (pthread_create(&hb, NULL, heartbeat_main, &t) == 0)
@@ -584,65 +683,13 @@ int main(int argc, char **argv)
 			   t.restore, (train_now_ns() - restore_t0) / 1e9, (train_now_ns() - t.t0_ns) / 1e9);
 
 	last_ckpt_ns = train_now_ns();
-	for (;;) {
-		int64_t step = t.step + 1, t_begin, t_data, t_comp, t_comm, errors = 0;
-		int64_t ctl[3], all[3];
-		int checking = t.check_every && (step % t.check_every == 0 || step == t.corrupt_step);
-		double comm_s, algbw, busbw;
-
-		if (t.last_step && step > t.last_step)
-			break;
-		if (checking || !filled) {     /* unchecked steps reuse the last fill */
-			fill(&t, step);
-			if (t.be->load(&t, err, sizeof(err)) < 0)
-				goto device_error;
-			filled = 1;
-		}
-		t_begin = train_now_ns();
-		if (dataset_read(&t, &ds, step, err, sizeof(err)) < 0) {
-			train_emit("error", "what=dataset rank=%d msg=%s", t.rank, err);
-			rc = TRAIN_EXIT_RUNTIME;
-			goto out;
-		}
-		t_data = train_now_ns();
-		if (t.compute_ns && t.be->compute(&t, t.compute_ns, err, sizeof(err)) < 0)
-			goto device_error;
-		t_comp = train_now_ns();
-		if (t.be->allreduce(&t, err, sizeof(err)) < 0)
-			goto device_error;
-		t_comm = train_now_ns();
-		if (checking) {
-			if (t.be->fetch(&t, err, sizeof(err)) < 0)
-				goto device_error;
-			errors = check(&t, step);
-		}
-
-		/* One small collective per step: errors summed over ranks; rank 0
-		 * decides on a checkpoint and on stopping, so all ranks agree. */
-		ctl[0] = errors;
-		ctl[1] = t.rank == 0 && t.ckpt_every_ns && train_now_ns() - last_ckpt_ns >= t.ckpt_every_ns;
-		ctl[2] = stop_requested ? 1 : 0;
-		MPI_Allreduce(ctl, all, 3, MPI_INT64_T, MPI_SUM, t.comm);
-		t.step = step;
-
-		comm_s = (t_comm - t_comp) / 1e9;
-		algbw = comm_s > 0 ? (double)t.message_bytes / 1e9 / comm_s : 0;
-		busbw = t.world > 1 ? algbw * 2.0 * (t.world - 1) / t.world : 0;
-		if (t.rank == 0)
-			train_emit("step", "n=%" PRId64 " step_s=%.9f data_s=%.9f compute_s=%.9f comm_s=%.9f "
-				   "algbw=%.6f busbw=%.6f errors=%" PRId64 " checked=%d", step,
-				   (t_comm - t_begin) / 1e9, (t_data - t_begin) / 1e9, (t_comp - t_data) / 1e9,
-				   comm_s, algbw, busbw, all[0], checking);
-		if ((t.ckpt_every_steps && step % t.ckpt_every_steps == 0) || all[1]) {
-			if (train_ckpt_save(&t, step, err, sizeof(err)) < 0) {
-				train_emit("error", "what=checkpoint rank=%d step=%" PRId64 " msg=%s", t.rank, step, err);
-				rc = TRAIN_EXIT_RUNTIME;
-				goto out;
-			}
-			last_ckpt_ns = train_now_ns();
-		}
-		if (all[2])
-			break;
+	while ((e = train_step(&t, &ds, &last_ckpt_ns, &filled, err, sizeof(err))) == STEP_NEXT)
+		;
+	if (e == STEP_DEVICE)
+		goto device_error;
+	if (e == STEP_FAILED) {
+		rc = TRAIN_EXIT_RUNTIME;
+		goto out;
 	}
 	if (t.rank == 0)
 		train_emit("end", "steps=%" PRId64 " stopped=%d", t.step, (int)stop_requested);
