@@ -278,6 +278,63 @@ static void check_fault_ids(struct vctx *v)
 	free(first);
 }
 
+/* A fault's kind, found in the registry, and its method, one the kind
+ * names (its first when none is given). */
+static void parse_fault_kind(struct vctx *v, const cJSON *f, struct gl_fault_spec *o, const char *path)
+{
+	char mp[96];
+
+	if (gl_get_string(v->d, f, "kind", path, 1, o->kind, sizeof(o->kind)) > 0) {
+		o->ops = gl_fault_find(o->kind);
+		if (!o->ops) {
+			char names[256];
+			gl_registry_names(GL_FAMILY_FAULT, names, sizeof(names));
+			snprintf(mp, sizeof(mp), "%s.kind", path);
+			gl_diag_error(v->d, cJSON_GetObjectItemCaseSensitive(f, "kind"), mp,
+				      "unknown fault kind '%s', expected one of: %s", o->kind, names);
+		}
+	}
+	snprintf(mp, sizeof(mp), "%s.method", path);
+	if (gl_get_string(v->d, f, "method", path, 0, o->method, sizeof(o->method)) > 0 && o->ops) {
+		int ok = 0;
+		char list[256] = "";
+		size_t off = 0;
+		for (int m = 0; o->ops->methods && o->ops->methods[m]; m++) {
+			if (!strcmp(o->ops->methods[m], o->method))
+				ok = 1;
+			off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%s", m ? ", " : "",
+						o->ops->methods[m]);
+		}
+		if (!ok)
+			gl_diag_error(v->d, cJSON_GetObjectItemCaseSensitive(f, "method"), mp,
+				      o->ops->methods ? "unknown method '%s' for kind '%s', expected one of: %s"
+						      : "unknown method '%s': kind '%s' takes no method%s",
+				      o->method, o->kind, list);
+	} else if (o->ops && o->ops->methods) {
+		snprintf(o->method, sizeof(o->method), "%s", o->ops->methods[0]);
+	}
+}
+
+/* A fault starts inside the run and ends by its end. */
+static void check_fault_in_run(struct vctx *v, const cJSON *f, const struct gl_fault_spec *o, const char *path)
+{
+	char mp[96];
+
+	if (v->s->duration_ns > 0) {
+		char a[64], b[64];
+		gl_format_duration(v->s->duration_ns, b, sizeof(b));
+		if (o->at_ns >= v->s->duration_ns) {
+			gl_format_duration(o->at_ns, a, sizeof(a));
+			snprintf(mp, sizeof(mp), "%s.at", path);
+			gl_diag_error(v->d, cJSON_GetObjectItemCaseSensitive(f, "at"), mp,
+				      "fault at %s is not inside the run (duration %s)", a, b);
+		} else if (o->dur_ns > v->s->duration_ns - o->at_ns) {
+			gl_format_duration(o->at_ns + o->dur_ns, a, sizeof(a));
+			gl_diag_error(v->d, f, path, "fault ends at %s, after the run ends (%s)", a, b);
+		}
+	}
+}
+
 static void parse_faults(struct vctx *v, const cJSON *fs)
 {
 	static const char *const keys[] = { "id",	  "at",	     "for",	 "kind",	  "method",
@@ -331,35 +388,7 @@ static void parse_faults(struct vctx *v, const cJSON *fs)
 		snprintf(mp, sizeof(mp), "%s.params", path);
 		if (params && gl_want_object(v->d, params, mp))
 			o->params = params;
-		if (gl_get_string(v->d, f, "kind", path, 1, o->kind, sizeof(o->kind)) > 0) {
-			o->ops = gl_fault_find(o->kind);
-			if (!o->ops) {
-				char names[256];
-				gl_registry_names(GL_FAMILY_FAULT, names, sizeof(names));
-				snprintf(mp, sizeof(mp), "%s.kind", path);
-				gl_diag_error(v->d, cJSON_GetObjectItemCaseSensitive(f, "kind"), mp,
-					      "unknown fault kind '%s', expected one of: %s", o->kind, names);
-			}
-		}
-		snprintf(mp, sizeof(mp), "%s.method", path);
-		if (gl_get_string(v->d, f, "method", path, 0, o->method, sizeof(o->method)) > 0 && o->ops) {
-			int ok = 0;
-			char list[256] = "";
-			size_t off = 0;
-			for (int m = 0; o->ops->methods && o->ops->methods[m]; m++) {
-				if (!strcmp(o->ops->methods[m], o->method))
-					ok = 1;
-				off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%s", m ? ", " : "",
-							o->ops->methods[m]);
-			}
-			if (!ok)
-				gl_diag_error(v->d, cJSON_GetObjectItemCaseSensitive(f, "method"), mp,
-					      o->ops->methods ? "unknown method '%s' for kind '%s', expected one of: %s"
-							      : "unknown method '%s': kind '%s' takes no method%s",
-					      o->method, o->kind, list);
-		} else if (o->ops && o->ops->methods) {
-			snprintf(o->method, sizeof(o->method), "%s", o->ops->methods[0]);
-		}
+		parse_fault_kind(v, f, o, path);
 		snprintf(mp, sizeof(mp), "%s.target", path);
 		if (o->target[0] && !gl_scenario_host(v->s, o->target))
 			gl_diag_error(v->d, cJSON_GetObjectItemCaseSensitive(f, "target"), mp,
@@ -368,272 +397,10 @@ static void parse_faults(struct vctx *v, const cJSON *fs)
 			o->ops->validate(o, v->d, path);
 		if (o->dur_ns == 0 && o->ops && o->ops->implied_duration_ns)
 			o->dur_ns = o->ops->implied_duration_ns(o);
-		if (v->s->duration_ns > 0) {
-			char a[64], b[64];
-			gl_format_duration(v->s->duration_ns, b, sizeof(b));
-			if (o->at_ns >= v->s->duration_ns) {
-				gl_format_duration(o->at_ns, a, sizeof(a));
-				snprintf(mp, sizeof(mp), "%s.at", path);
-				gl_diag_error(v->d, cJSON_GetObjectItemCaseSensitive(f, "at"), mp,
-					      "fault at %s is not inside the run (duration %s)", a, b);
-			} else if (o->dur_ns > v->s->duration_ns - o->at_ns) {
-				gl_format_duration(o->at_ns + o->dur_ns, a, sizeof(a));
-				gl_diag_error(v->d, f, path, "fault ends at %s, after the run ends (%s)", a, b);
-			}
-		}
+		check_fault_in_run(v, f, o, path);
 	}
 	v->s->n_faults = i;
 	check_fault_ids(v);
-}
-
-static void add_target(struct vctx *v, const char *metric, enum gl_scope scope, const cJSON *json,
-		       const struct gl_target_expr *e, const char *text, int missing)
-{
-	struct gl_scenario *s = v->s;
-	struct gl_target_spec *t;
-
-	s->targets = realloc(s->targets, sizeof(*s->targets) * (size_t)(s->n_targets + 1));
-	t = &s->targets[s->n_targets++];
-	memset(t, 0, sizeof(*t));
-	snprintf(t->metric, sizeof(t->metric), "%s", metric);
-	t->scope = scope;
-	t->json = json;
-	t->missing = missing;
-	if (e)
-		t->expr = *e;
-	snprintf(t->expr_text, sizeof(t->expr_text), "%s", text ? text : "");
-	if (missing)
-		s->n_missing++;
-}
-
-static void parse_targets(struct vctx *v, const cJSON *ts)
-{
-	static const char *const keys[] = { "steady", "degraded", "recovery", NULL };
-	const cJSON *sc;
-
-	if (!ts)
-		return;
-	if (!gl_want_object(v->d, ts, "targets"))
-		return;
-	gl_check_keys(v->d, ts, "targets", keys);
-	cJSON_ArrayForEach(sc, ts) {
-		enum gl_scope scope = !strcmp(sc->string, "steady") ? GL_SCOPE_STEADY
-				    : !strcmp(sc->string, "degraded") ? GL_SCOPE_DEGRADED
-				    : !strcmp(sc->string, "recovery") ? GL_SCOPE_RECOVERY : GL_SCOPE_NONE;
-		const cJSON *t;
-		char path[64];
-
-		if (scope == GL_SCOPE_NONE)
-			continue;
-		snprintf(path, sizeof(path), "targets.%s", sc->string);
-		if (!gl_want_object(v->d, sc, path))
-			continue;
-		cJSON_ArrayForEach(t, sc) {
-			char tp[256], why[256];
-			struct gl_target_name tn;
-			struct gl_target_expr e;
-			struct gl_err er = { 0 };
-
-			snprintf(tp, sizeof(tp), "%s.%s", path, t->string);
-			if (gl_catalog_parse_target(t->string, &tn, why, sizeof(why)) != 0) {
-				gl_diag_error(v->d, t, tp, "%s", why);
-				continue;
-			}
-			if ((scope == GL_SCOPE_RECOVERY) != (tn.def->kind == GL_MK_RECOVERY) &&
-			    strcmp(tn.def->name, "training.checkpoint.restore_s") != 0) {
-				gl_diag_error(v->d, t, tp, scope == GL_SCOPE_RECOVERY
-						   ? "'%s' is not a recovery figure (recovery_s, restore_s, training.checkpoint.restore_s)"
-						   : "'%s' belongs in targets.recovery", t->string);
-				continue;
-			}
-			if (!cJSON_IsString(t)) {
-				gl_diag_error(v->d, t, tp, "expected a target expression like \"<= 800\", got %s",
-					      gl_json_type_name(t));
-				continue;
-			}
-			if (gl_parse_target_expr(t->valuestring, &e, &er) != 0) {
-				gl_diag_error(v->d, t, tp, "%s", er.msg);
-				continue;
-			}
-			add_target(v, t->string, scope, t, &e, t->valuestring, 0);
-		}
-	}
-}
-
-static int has_target(const struct gl_scenario *s, enum gl_scope scope, const char *prefix, int exact)
-{
-	for (int i = 0; i < s->n_targets; i++) {
-		const struct gl_target_spec *t = &s->targets[i];
-		if (t->scope != scope || t->missing)
-			continue;
-		if (exact ? !strcmp(t->metric, prefix) : !strncmp(t->metric, prefix, strlen(prefix)))
-			return 1;
-	}
-	return 0;
-}
-
-static void require_target(struct vctx *v, enum gl_scope scope, const char *prefix, int exact,
-			   const char *shown, const char *why)
-{
-	if (has_target(v->s, scope, prefix, exact))
-		return;
-	gl_diag_error(v->d, NULL, NULL,
-		      "targets.%s: missing threshold for %s (%s): a missing threshold is a failed gate",
-		      gl_scope_name(scope), shown, why);
-	add_target(v, shown, scope, NULL, NULL, NULL, 1);
-}
-
-/* What a workload's targets hooks see (plugin.h): the scenario being
- * validated and the reason its requirements give by default. */
-struct gl_target_need {
-	struct vctx *v;
-	const char *why;
-};
-
-int gl_need_has(const struct gl_target_need *n, enum gl_scope scope, const char *prefix, int exact)
-{
-	return has_target(n->v->s, scope, prefix, exact);
-}
-
-void gl_need_require(struct gl_target_need *n, enum gl_scope scope, const char *prefix, int exact, const char *shown,
-		     const char *why)
-{
-	require_target(n->v, scope, prefix, exact, shown, why ? why : n->why);
-}
-
-void gl_need_imply(struct gl_target_need *n, const char *metric, enum gl_scope scope, const cJSON *json,
-		   const struct gl_target_expr *e, const char *text)
-{
-	add_target(n->v, metric, scope, json, e, text, 0);
-}
-
-int gl_proc_on_host(const struct gl_proc_view *p, const char *host)
-{
-	for (int i = 0; host && i < p->n_hosts; i++)
-		if (!strcmp(p->hosts[i], host))
-			return 1;
-	return 0;
-}
-
-int gl_proc_named(const struct gl_proc_view *p, const char *text)
-{
-	for (int i = 0; text && i < p->n_names; i++)
-		if (p->names[i][0] && strstr(text, p->names[i]))
-			return 1;
-	return 0;
-}
-
-static void add_named(char *buf, size_t n, const struct gl_fault_spec *f, const char *why)
-{
-	size_t k = strlen(buf);
-	if (k < n)
-		snprintf(buf + k, n - k, "%s'%s' (%s%s%s)", k ? "; " : "", f->id, f->kind, why[0] ? ": " : "", why);
-}
-
-int gl_need_faults_end(const struct gl_target_need *n, const struct gl_proc_view *p, char *sure, size_t ns,
-		       char *maybe, size_t nm)
-{
-	const struct gl_scenario *s = n->v->s;
-	int best = GL_ENDS_NO;
-
-	if (ns)
-		sure[0] = '\0';
-	if (nm)
-		maybe[0] = '\0';
-	for (int i = 0; i < s->n_faults; i++) {
-		const struct gl_fault_spec *f = &s->faults[i];
-		char why[256] = "";
-		int e = f->ops && f->ops->ends ? f->ops->ends(f, p, why, sizeof(why)) : GL_ENDS_NO;
-		if (e == GL_ENDS_SURE)
-			add_named(sure, ns, f, why);
-		else if (e == GL_ENDS_MAYBE)
-			add_named(maybe, nm, f, why);
-		if (e > best)
-			best = e;
-	}
-	return best;
-}
-
-void gl_need_optional(struct gl_target_need *n, enum gl_scope scope, const char *metric, const char *why,
-		      int never)
-{
-	struct gl_scenario *s = n->v->s;
-	struct gl_optional_figure *o;
-
-	for (int i = 0; never && i < s->n_targets; i++) {
-		const struct gl_target_spec *t = &s->targets[i];
-		char p[160];
-		if (t->scope != scope || t->missing || strcmp(t->metric, metric))
-			continue;
-		snprintf(p, sizeof(p), "targets.%s", gl_scope_name(scope));
-		gl_diag_warn(n->v->d, t->json, p, "%s: %s, so this target never gets data (no data is a failed gate)",
-			     metric, why);
-	}
-	o = realloc(s->optional, sizeof(*o) * (size_t)(s->n_optional + 1));
-	if (!o)
-		return;
-	s->optional = o;
-	o = &s->optional[s->n_optional++];
-	o->scope = scope;
-	snprintf(o->metric, sizeof(o->metric), "%s", metric);
-	snprintf(o->why, sizeof(o->why), "%s", why);
-}
-
-/* Each workload present must be judged by the targets it needs: its ops
- * table's targets hook says which (loadgen/<name>_schema.c). */
-static void check_required_targets(struct vctx *v)
-{
-	struct gl_scenario *s = v->s;
-
-	for (int i = 0; i < s->n_workloads; i++) {
-		const struct gl_workload_ops *ops = s->workloads[i].ops;
-		char why[128];
-		struct gl_target_need n = { v, why };
-		snprintf(why, sizeof(why), "the %s workload is present", s->workloads[i].name);
-		if (ops && ops->targets)
-			ops->targets(s->workloads[i].cfg, &n);
-		/* load kept out of its agents must not pass as a quiet run */
-		if (cJSON_GetObjectItemCaseSensitive(s->workloads[i].cfg, "agents"))
-			require_target(v, GL_SCOPE_STEADY, "agents.delivered_ratio", 1, "agents.delivered_ratio",
-				       "a workload runs through load agents: the share of agent-windows whose figures "
-				       "arrived, e.g. \">= 0.99\"");
-	}
-	if (s->n_faults > 0) {
-		int any = 0;
-		for (int i = 0; i < s->n_targets; i++)
-			any |= s->targets[i].scope == GL_SCOPE_DEGRADED && !s->targets[i].missing;
-		if (!any) {
-			/* Name the degraded counterpart of the first steady target. */
-			/* a copy: require_target grows (moves) s->targets */
-			char shown[128] = "null.tick_lag_ms.p99";
-			const struct gl_workload_ops *w0 = s->n_workloads ? s->workloads[0].ops : NULL;
-			if (w0 && w0->degraded_default)
-				snprintf(shown, sizeof(shown), "%s", w0->degraded_default);
-			for (int i = 0; i < s->n_targets; i++)
-				if (s->targets[i].scope == GL_SCOPE_STEADY && !s->targets[i].missing) {
-					snprintf(shown, sizeof(shown), "%s", s->targets[i].metric);
-					break;
-				}
-			require_target(v, GL_SCOPE_DEGRADED, shown, 1, shown,
-				       "faults are scheduled: windows under a fault are judged by degraded targets");
-		}
-		require_target(v, GL_SCOPE_RECOVERY, "recovery_s", 1, "recovery_s", "faults are scheduled");
-		require_target(v, GL_SCOPE_RECOVERY, "restore_s", 1, "restore_s", "faults are scheduled");
-		for (int i = 0; i < s->n_workloads; i++) {
-			const struct gl_workload_ops *ops = s->workloads[i].ops;
-			struct gl_target_need n = { v, "faults are scheduled" };
-			if (ops && ops->fault_targets)
-				ops->fault_targets(s->workloads[i].cfg, &n);
-		}
-	} else {
-		/* recovery figures come from faults only: without one, such a
-		 * target never gets data */
-		for (int i = 0; i < s->n_targets; i++)
-			if (s->targets[i].scope == GL_SCOPE_RECOVERY && !s->targets[i].missing && s->targets[i].json)
-				gl_diag_warn(v->d, s->targets[i].json, "targets.recovery",
-					     "%s: no fault is scheduled, so this target never gets data (no data is a "
-					     "failed gate)", s->targets[i].metric);
-	}
 }
 
 /* --time-scale X runs scenario time X times faster. Every span the run
@@ -837,29 +604,16 @@ static void parse_store(struct gl_diag *d, struct gl_scenario *s)
 			      "only with \"events\": \"info\" (\"debug\" keeps every debug event)");
 }
 
-struct gl_scenario *gl_scenario_load_text(const char *name, const char *text, size_t len,
-					  const struct gl_scenario_opts *o, struct gl_diag *d)
+/* The scenario's text kept, hashed and parsed into s->doc (the parser's
+ * error through d: -1). */
+static int read_document(struct gl_scenario *s, const char *name, const char *text, size_t len, struct gl_diag *d)
 {
-	static const char *const keys[] = { "name", "description", "duration", "window", "hold",
-					    "contract", "hosts", "workloads", "phases", "faults",
-					    "targets", "safety", "inventory", "incidents", "store", "gates",
-					    "notify", NULL };
-	static const char *const ckeys[] = { "model", "precision", "engine", "gpus_per_job",
-					     "input_tokens", "output_tokens", "notes", NULL };
-	struct gl_scenario *s = calloc(1, sizeof(*s));
 	struct gl_err err = { 0 };
-	struct vctx v = { d, s };
-	const cJSON *c;
-	long l;
 
-	if (!s)
-		return NULL;
 	snprintf(s->path, sizeof(s->path), "%s", name);
 	s->text = malloc(len + 1);
-	if (!s->text) {
-		free(s);
-		return NULL;
-	}
+	if (!s->text)
+		return -1;
 	memcpy(s->text, text, len);
 	s->text[len] = '\0';
 	s->text_len = len;
@@ -868,18 +622,24 @@ struct gl_scenario *gl_scenario_load_text(const char *name, const char *text, si
 	if (!s->doc) {
 		gl_buf_printf(&d->text, "%s\n", err.msg);
 		d->n_errors++;
-		gl_scenario_free(s);
-		return NULL;
+		return -1;
 	}
 	d->doc = s->doc;
 	s->root = gl_jsonc_root(s->doc);
-	if (!cJSON_IsObject(s->root)) {
-		gl_diag_error(d, s->root, "", "a scenario is a JSON object, got %s", gl_json_type_name(s->root));
-		return s;
-	}
-	for (int i = 0; o && o->sets && o->sets[i]; i++)
-		gl_scenario_apply_set(s->root, o->sets[i], d);
-	gl_scenario_apply_inventory(s, o, d);
+	return 0;
+}
+
+/* The top level's own values: name, duration, window, hold, description
+ * and "incidents". */
+static void parse_top(struct gl_scenario *s, struct gl_diag *d)
+{
+	static const char *const keys[] = { "name", "description", "duration", "window", "hold",
+					    "contract", "hosts", "workloads", "phases", "faults",
+					    "targets", "safety", "inventory", "incidents", "store", "gates",
+					    "notify", NULL };
+	const cJSON *c;
+	char tmp[4096];
+	long l;
 
 	gl_check_keys(d, s->root, "", keys);
 	gl_get_name(d, s->root, "name", "", 1, s->name, sizeof(s->name));
@@ -894,10 +654,7 @@ struct gl_scenario *gl_scenario_load_text(const char *name, const char *text, si
 	s->hold = 3;
 	if (gl_get_int(d, s->root, "hold", "", 0, 1, 1000, &l) > 0)
 		s->hold = (int)l;
-	{
-		char tmp[4096];
-		gl_get_string(d, s->root, "description", "", 0, tmp, sizeof(tmp));
-	}
+	gl_get_string(d, s->root, "description", "", 0, tmp, sizeof(tmp));
 	/* incidents: degradations no scheduled fault explains; with "max"
 	 * every kind counts against it, without it only training failures,
 	 * correctness errors and failed restores do, with a limit of 0
@@ -910,19 +667,52 @@ struct gl_scenario *gl_scenario_load_text(const char *name, const char *text, si
 		if (gl_get_int(d, c, "max", "incidents", 1, 0, 1000000, &l) > 0)
 			s->incidents_max = (int)l;
 	}
-	parse_store(d, s);
-	c = cJSON_GetObjectItemCaseSensitive(s->root, "contract");
-	if (c && gl_want_object(d, c, "contract")) {
-		char tmp[1024];
-		gl_check_keys(d, c, "contract", ckeys);
-		gl_get_string(d, c, "model", "contract", 0, tmp, sizeof(tmp));
-		gl_get_string(d, c, "precision", "contract", 0, tmp, sizeof(tmp));
-		gl_get_string(d, c, "engine", "contract", 0, tmp, sizeof(tmp));
-		gl_get_string(d, c, "notes", "contract", 0, tmp, sizeof(tmp));
-		gl_get_int(d, c, "gpus_per_job", "contract", 0, 1, 1000000, &l);
-		gl_get_int(d, c, "input_tokens", "contract", 0, 1, 100000000, &l);
-		gl_get_int(d, c, "output_tokens", "contract", 0, 1, 100000000, &l);
+}
+
+/* "contract": what the run was agreed for, checked and shown, not used. */
+static void parse_contract(struct gl_diag *d, const cJSON *c)
+{
+	static const char *const ckeys[] = { "model", "precision", "engine", "gpus_per_job",
+					     "input_tokens", "output_tokens", "notes", NULL };
+	char tmp[1024];
+	long l;
+
+	if (!c || !gl_want_object(d, c, "contract"))
+		return;
+	gl_check_keys(d, c, "contract", ckeys);
+	gl_get_string(d, c, "model", "contract", 0, tmp, sizeof(tmp));
+	gl_get_string(d, c, "precision", "contract", 0, tmp, sizeof(tmp));
+	gl_get_string(d, c, "engine", "contract", 0, tmp, sizeof(tmp));
+	gl_get_string(d, c, "notes", "contract", 0, tmp, sizeof(tmp));
+	gl_get_int(d, c, "gpus_per_job", "contract", 0, 1, 1000000, &l);
+	gl_get_int(d, c, "input_tokens", "contract", 0, 1, 100000000, &l);
+	gl_get_int(d, c, "output_tokens", "contract", 0, 1, 100000000, &l);
+}
+
+struct gl_scenario *gl_scenario_load_text(const char *name, const char *text, size_t len,
+					  const struct gl_scenario_opts *o, struct gl_diag *d)
+{
+	struct gl_scenario *s = calloc(1, sizeof(*s));
+	struct vctx v = { d, s };
+	const cJSON *c;
+
+	if (!s)
+		return NULL;
+	if (read_document(s, name, text, len, d)) {
+		gl_scenario_free(s);
+		return NULL;
 	}
+	if (!cJSON_IsObject(s->root)) {
+		gl_diag_error(d, s->root, "", "a scenario is a JSON object, got %s", gl_json_type_name(s->root));
+		return s;
+	}
+	for (int i = 0; o && o->sets && o->sets[i]; i++)
+		gl_scenario_apply_set(s->root, o->sets[i], d);
+	gl_scenario_apply_inventory(s, o, d);
+
+	parse_top(s, d);
+	parse_store(d, s);
+	parse_contract(d, cJSON_GetObjectItemCaseSensitive(s->root, "contract"));
 	if ((c = cJSON_GetObjectItemCaseSensitive(s->root, "hosts")))
 		parse_hosts(&v, c);
 	if ((c = cJSON_GetObjectItemCaseSensitive(s->root, "workloads")))
@@ -936,13 +726,13 @@ struct gl_scenario *gl_scenario_load_text(const char *name, const char *text, si
 	if ((c = cJSON_GetObjectItemCaseSensitive(s->root, "notify")))
 		gl_scenario_parse_notify(s, c, d);
 	parse_phases(&v, cJSON_GetObjectItemCaseSensitive(s->root, "phases"));
-	parse_targets(&v, cJSON_GetObjectItemCaseSensitive(s->root, "targets"));
+	gl_scenario_parse_targets(&v, cJSON_GetObjectItemCaseSensitive(s->root, "targets"));
 	if ((c = cJSON_GetObjectItemCaseSensitive(s->root, "faults")))
 		parse_faults(&v, c);
 	gl_scenario_parse_safety(v.s, v.d, cJSON_GetObjectItemCaseSensitive(s->root, "safety"), o);
 	check_concurrency(&v);
 	check_time_scale(&v, o);
-	check_required_targets(&v);
+	gl_scenario_check_required_targets(&v);
 	return s;
 }
 

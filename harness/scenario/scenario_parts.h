@@ -38,6 +38,12 @@ void gl_scenario_parse_safety(struct gl_scenario *s, struct gl_diag *d, const cJ
 /* A watcher's grace (a fault's, or safety's default) in its bounds. */
 void gl_scenario_check_grace(struct gl_diag *d, const cJSON *obj, const char *path, int64_t ns);
 
+/* scenario_targets.c: "targets" (ts may be NULL), once the workloads,
+ * phases and faults are parsed; then whether each workload present is
+ * judged by the targets it needs. Errors through v->d. */
+void gl_scenario_parse_targets(struct vctx *v, const cJSON *ts);
+void gl_scenario_check_required_targets(struct vctx *v);
+
 /* scenario.c: sort the fault indices ix[0..n) by (at, index). */
 void gl_scenario_sort_faults_at(const struct gl_fault_spec *faults, int *ix, int n);
 
