@@ -33,6 +33,7 @@
 #include "scenario.h"
 #include "secrets.h"
 #include "store.h"
+#include "states.h"
 
 #define FLUSH_NS 500000000LL
 #define ROWS_ERR_MAX 64       /* errored rows sent per window */
@@ -511,23 +512,23 @@ int gl_agent_main(int argc, char **argv)
 	(void)argv;
 	if (argc > 1) {
 		fprintf(stderr, "gauntlet agent: takes no arguments: the controller's launcher sets its environment\n");
-		return 2;
+		return GL_EXIT_BAD_INPUT;
 	}
 	if (!g)
-		return 4;
+		return GL_EXIT_HARNESS_ERROR;
 	/* the token is for this process only: nothing it starts inherits it,
 	 * and /proc no longer shows it */
 	tok = getenv("GAUNTLET_AGENT_TOKEN") ? take_env("GAUNTLET_AGENT_TOKEN", g->token, sizeof(g->token)) : -1;
 	if (!addr || tok != 0 || !idx || strlen(addr) >= sizeof(g->addr)) {
 		fprintf(stderr, "gauntlet agent: GAUNTLET_AGENT_CONTROLLER, GAUNTLET_AGENT_TOKEN and "
 			"GAUNTLET_AGENT_INDEX must be set (the controller starts agents; see docs/agents.md)\n");
-		return 2;
+		return GL_EXIT_BAD_INPUT;
 	}
 	snprintf(g->addr, sizeof(g->addr), "%s", addr);
 	g->index = atoi(idx);
 	if (gl_paths_read_env(&err) != 0) {
 		fprintf(stderr, "gauntlet agent: %s\n", err.msg);
-		return 2;
+		return GL_EXIT_BAD_INPUT;
 	}
 	signal(SIGPIPE, SIG_IGN);
 	gethostname(g->host, sizeof(g->host) - 1);
@@ -548,7 +549,7 @@ int gl_agent_main(int argc, char **argv)
 	g->rng = (uint64_t)gl_now_ns() | 1;
 	snprintf(g->c.dir, sizeof(g->c.dir), "/tmp");
 	if (!g->c.base || !g->c.m)
-		return 4;
+		return GL_EXIT_HARNESS_ERROR;
 	g->ev_flush = event_new(g->c.base, -1, EV_PERSIST, on_flush, g);
 	g->ev_window = evtimer_new(g->c.base, on_window, g);
 	g->ev_redial = evtimer_new(g->c.base, on_redial, g);
@@ -560,7 +561,7 @@ int gl_agent_main(int argc, char **argv)
 	g->backoff_ns = 50000000LL;
 	if (connect_hello(g, &err) != 0) {
 		fprintf(stderr, "gauntlet agent: %s\n", err.msg);
-		return 3;
+		return GL_EXIT_ABORTED;   /* no controller to take the load from */
 	}
 	the_agent = g;
 	event_base_dispatch(g->c.base);

@@ -45,6 +45,7 @@
 #include <unistd.h>
 
 #include "plan.h"
+#include "states.h"
 
 /* The lab directory reaches generated shell scripts (bin/etcd-member, the
  * munge check), slurm.conf and sshd_config: only plain path characters,
@@ -148,9 +149,9 @@ static int lab_up(struct lab *L)
 	if (access(L->journal, F_OK) == 0) {
 		lab_say("%s holds an unfinished lab (an earlier `lab up` stopped halfway): taking it down first", L->dir);
 		if (open_journal(L, 0) != 0)
-			return 4;
+			return GL_EXIT_HARNESS_ERROR;
 		if (lab_down(L, 0) != 0)
-			return 4;
+			return GL_EXIT_HARNESS_ERROR;
 		close(L->jfd);
 		L->jfd = -1;
 	}
@@ -166,25 +167,25 @@ static int lab_up(struct lab *L)
 		if (n && access(p, F_OK) != 0) {
 			fprintf(stderr, "gauntlet lab: %s exists and is not a lab directory: choose another --dir\n",
 				L->dir);
-			return 2;
+			return GL_EXIT_BAD_INPUT;
 		}
 	}
 	if (gl_mkdir_p(L->dir, 0700, NULL) != 0) {
 		fprintf(stderr, "gauntlet lab: cannot make %s: %s\n", L->dir, strerror(errno));
-		return 4;
+		return GL_EXIT_HARNESS_ERROR;
 	}
 	snprintf(p, sizeof(p), "%s/.gauntlet-lab", L->dir);
 	if (lab_write_text(p, "a gauntlet lab directory: `gauntlet lab down` removes it\n", 0600) != 0 ||
 	    open_journal(L, 1) != 0) {
 		fprintf(stderr, "gauntlet lab: cannot write in %s: %s\n", L->dir, strerror(errno));
-		return 4;
+		return GL_EXIT_HARNESS_ERROR;
 	}
 	{
 		unsigned char r[8];
 		int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
 		if (fd < 0 || read(fd, r, sizeof(r)) != (ssize_t)sizeof(r)) {
 			fprintf(stderr, "gauntlet lab: cannot read /dev/urandom\n");
-			return 4;
+			return GL_EXIT_HARNESS_ERROR;
 		}
 		close(fd);
 		snprintf(L->id, sizeof(L->id), "gl-lab-%02x%02x%02x%02x%02x%02x%02x%02x", r[0], r[1], r[2], r[3], r[4],
@@ -210,7 +211,7 @@ static int lab_up(struct lab *L)
 	lab_up_storage(L);
 	lab_up_mpi(L);
 	if (write_inventory(L) != 0)
-		return 4;
+		return GL_EXIT_HARNESS_ERROR;
 	lab_say("inventory: %s/inventory.json (%d lab_part(s) not built)", L->dir, L->failed);
 	return L->failed ? 1 : 0;
 }
@@ -227,13 +228,13 @@ static int parse_args(struct lab *L, int argc, char **argv, const char **dir)
 			if (*end || w < 1 || w > LAB_MAX_WORKERS) {
 				fprintf(stderr, "gauntlet lab: --workers: expected 1 to %d, got '%s'\n", LAB_MAX_WORKERS,
 					argv[i]);
-				return 2;
+				return GL_EXIT_BAD_INPUT;
 			}
 			L->workers = (int)w;
 		} else {
 			fprintf(stderr, "gauntlet lab: unknown argument '%s'\n", argv[i]);
 			usage(stderr);
-			return 2;
+			return GL_EXIT_BAD_INPUT;
 		}
 	}
 	return 0;
@@ -249,7 +250,7 @@ static int set_dir(struct lab *L, const char *dir)
 		dir = LAB_DIR_DEFAULT;
 	if (dir[0] != '/' || strlen(dir) >= sizeof(L->dir) - 64 || !strcmp(dir, "/")) {
 		fprintf(stderr, "gauntlet lab: --dir: expected an absolute path other than /, got '%s'\n", dir);
-		return 2;
+		return GL_EXIT_BAD_INPUT;
 	}
 	if (!lab_dir_ok(dir, why, sizeof(why))) {
 		/* before anything is made: the directory reaches generated
@@ -261,7 +262,7 @@ static int set_dir(struct lab *L, const char *dir)
 				"digits and / . _ + - (no component starting with '-', no '.' or '..')\n",
 			q.data ? q.data : "", why);
 		gl_buf_free(&q);
-		return 2;
+		return GL_EXIT_BAD_INPUT;
 	}
 	snprintf(L->dir, sizeof(L->dir), "%s", dir);
 	while (strlen(L->dir) > 1 && L->dir[strlen(L->dir) - 1] == '/')
@@ -286,7 +287,7 @@ static int cmd_down(struct lab *L)
 	}
 	if (open_journal(L, 0) != 0) {
 		fprintf(stderr, "gauntlet lab: cannot open %s: %s\n", L->journal, strerror(errno));
-		return 4;
+		return GL_EXIT_HARNESS_ERROR;
 	}
 	return lab_down(L, 0) ? 1 : 0;
 }
@@ -301,7 +302,7 @@ static int cmd_status(struct lab *L)
 			access(L->journal, F_OK) == 0 ? "a journal but no inventory: `lab up` stopped halfway; "
 							"`gauntlet lab down` cleans it"
 						      : "`gauntlet lab up` builds one");
-		return 3;
+		return LAB_EXIT_NO_LAB;
 	}
 	lab_say("lab %s in %s", cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(inv, "lab_id")), L->dir);
 	rc = lab_check(L, inv, 1) ? 1 : 0;
@@ -324,11 +325,11 @@ int gl_lab_main(int argc, char **argv)
 	if (!strcmp(cmd, "agent"))
 		return lab_agent(argc - 2, argv + 2);
 	if (parse_args(&L, argc, argv, &dir) != 0 || set_dir(&L, dir) != 0)
-		return 2;
+		return GL_EXIT_BAD_INPUT;
 	L.root = geteuid() == 0;
 	if ((n = readlink("/proc/self/exe", L.self, sizeof(L.self) - 1)) <= 0) {
 		fprintf(stderr, "gauntlet lab: cannot find this binary (/proc/self/exe)\n");
-		return 4;
+		return GL_EXIT_HARNESS_ERROR;
 	}
 	L.self[n] = '\0';
 	signal(SIGPIPE, SIG_IGN);
@@ -342,7 +343,7 @@ int gl_lab_main(int argc, char **argv)
 	} else {
 		fprintf(stderr, "gauntlet lab: unknown subcommand '%s'\n", cmd);
 		usage(stderr);
-		return 2;
+		return GL_EXIT_BAD_INPUT;
 	}
 	cJSON_Delete(L.inv);
 	if (L.jfd >= 0)

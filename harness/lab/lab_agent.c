@@ -4,6 +4,7 @@
  */
 #define _GNU_SOURCE
 #include "lab_int.h"
+#include "states.h"
 
 #include <limits.h>
 #include <signal.h>
@@ -102,15 +103,15 @@ int lab_agent(int argc, char **argv)
 			node = argv[++i];
 		else {
 			fprintf(stderr, "gauntlet lab agent: unknown argument '%s'\n", argv[i]);
-			return 2;
+			return GL_EXIT_BAD_INPUT;
 		}
 	}
 	if (!listen) {
 		fprintf(stderr, "gauntlet lab agent: --listen ADDR is required\n");
-		return 2;
+		return GL_EXIT_BAD_INPUT;
 	}
 	if ((n = readlink("/proc/self/exe", self, sizeof(self) - 1)) <= 0)
-		return 4;
+		return GL_EXIT_HARNESS_ERROR;
 	self[n] = '\0';
 	signal(SIGTERM, agent_sig);
 	signal(SIGINT, agent_sig);

@@ -30,6 +30,8 @@
 
 #define LAB_DIR_DEFAULT "/var/lib/gauntlet-lab"
 #define LAB_MAX_WORKERS 8
+/* `lab status` on a directory with no lab (docs/lab.md, the exit table) */
+#define LAB_EXIT_NO_LAB 3
 #define LAB_CGROUP "gauntlet-lab"
 #define LAB_MARK "GL_LAB_ID"
 #define LAB_TARGET_PORT 8000

@@ -18,6 +18,7 @@
  */
 #include "target_int.h"
 #include "netaddr.h"
+#include "states.h"
 #include "util.h"
 
 #include <cjson/cJSON.h>
@@ -482,13 +483,13 @@ int gl_target_main(int argc, char **argv)
 	if (rc) {
 		free(t->o.api_key);
 		free(t);
-		return rc > 0 ? 0 : 2;
+		return rc > 0 ? GL_EXIT_OK : GL_EXIT_BAD_INPUT;
 	}
 	if (gl_listen_parse(t->o.listen, NULL, &t->listen_addr, &t->listen_len, &err)) {
 		fprintf(stderr, "gauntlet target: --listen %s\n", err.msg);
 		free(t->o.api_key);
 		free(t);
-		return 2;
+		return GL_EXIT_BAD_INPUT;
 	}
 	if (t->o.verbose)
 		gl_log_init(GL_LOG_DEBUG);
