@@ -989,5 +989,6 @@ static const struct gl_workload_ops gl_workload_inference = {
 	.stop = inf_stop,
 	.free = inf_free,
 	.preflight = inf_preflight,
+	.figures = &gl_inference_figures,
 };
 GL_REGISTER_WORKLOAD(gl_workload_inference, 10)

@@ -145,6 +145,9 @@ struct inf {
 	int64_t skipped;                /* own arrivals before a late start */
 };
 
+/* inference_figures.c: its metrics and report rows (figures.h) */
+extern const struct gl_workload_figures gl_inference_figures;
+
 /* inference.c */
 int64_t inf_now_ns(struct inf *w);
 void inf_record_done(struct inf *w, struct req *r, enum err_class ec);

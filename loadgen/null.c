@@ -113,6 +113,9 @@ static void null_free(void *state)
 	free(w);
 }
 
+/* null_figures.c */
+extern const struct gl_workload_figures gl_null_figures;
+
 static const struct gl_workload_ops gl_workload_null = {
 	.name = "null",
 	.validate = gl_null_validate,
@@ -123,5 +126,6 @@ static const struct gl_workload_ops gl_workload_null = {
 	.set_load = null_set_load,
 	.stop = null_stop,
 	.free = null_free,
+	.figures = &gl_null_figures,
 };
 GL_REGISTER_WORKLOAD(gl_workload_null, 50)

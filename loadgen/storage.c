@@ -643,5 +643,6 @@ static const struct gl_workload_ops gl_workload_storage = {
 	.stop = sto_stop,
 	.free = sto_free,
 	.preflight = sto_preflight,
+	.figures = &gl_storage_figures,
 };
 GL_REGISTER_WORKLOAD(gl_workload_storage, 30)

@@ -150,6 +150,9 @@ struct sto {
 	int id_rbytes, id_wbytes, id_lat, id_fsync, id_errors, id_verified, id_class[EC_N];
 };
 
+/* storage_figures.c: its metrics and report rows (figures.h) */
+extern const struct gl_workload_figures gl_storage_figures;
+
 /* storage_engine.c */
 long st_sys_io_setup(unsigned n, aio_context_t *c);
 long st_sys_io_destroy(aio_context_t c);

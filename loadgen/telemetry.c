@@ -900,6 +900,9 @@ static int tl_preflight(struct gl_ctx *c, const cJSON *cfg)
 	return bad ? -1 : 0;
 }
 
+/* telemetry_figures.c */
+extern const struct gl_workload_figures gl_telemetry_figures;
+
 static const struct gl_workload_ops gl_workload_telemetry = {
 	.name = "telemetry",
 	.validate = tl_validate,
@@ -910,5 +913,6 @@ static const struct gl_workload_ops gl_workload_telemetry = {
 	.stop = tl_stop,
 	.free = tl_free,
 	.preflight = tl_preflight,
+	.figures = &gl_telemetry_figures,
 };
 GL_REGISTER_WORKLOAD(gl_workload_telemetry, 40)

@@ -877,5 +877,6 @@ static const struct gl_workload_ops gl_workload_training = {
 	.free = trn_free,
 	.preflight = trn_preflight,
 	.records = trn_records,
+	.figures = &gl_training_figures,
 };
 GL_REGISTER_WORKLOAD(gl_workload_training, 20)

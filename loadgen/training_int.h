@@ -123,6 +123,9 @@ struct trn {
 	int64_t ring_step[STEP_RING], ring_us[STEP_RING];
 };
 
+/* training_figures.c: its metrics and report rows (figures.h) */
+extern const struct gl_workload_figures gl_training_figures;
+
 /* training_launch.c */
 void trn_train_binary(const cJSON *cfg, char *out, size_t n);
 int trn_build_command(struct trn *w, const cJSON *cfg, struct gl_err *err);

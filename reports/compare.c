@@ -103,6 +103,18 @@ static int parse_tolerance(const char *flag, const char *s, double hi, double *o
 	return 0;
 }
 
+/* A histogram of the catalogue: each takes the same statistics. */
+static const char *any_histogram(void)
+{
+	size_t n;
+	const struct gl_metric_def *cat = gl_catalog(&n);
+
+	for (size_t i = 0; i < n; i++)
+		if (cat[i].kind == GL_MK_HIST)
+			return cat[i].name;
+	return "";
+}
+
 static int parse_stats(struct opts *o, const char *list)
 {
 	char buf[256], *save = NULL;
@@ -116,7 +128,7 @@ static int parse_stats(struct opts *o, const char *list)
 		char name[96], why[256];
 		if (o->n_stats == MAX_STATS || strlen(t) >= sizeof(o->stats[0]))
 			goto bad;
-		snprintf(name, sizeof(name), "inference.ttft_ms.%s", t);
+		snprintf(name, sizeof(name), "%s.%s", any_histogram(), t);
 		if (gl_catalog_parse_target(name, &tn, why, sizeof(why)) != 0 || !strcmp(tn.stat, "count"))
 			goto bad;
 		strcpy(o->stats[o->n_stats++], t);

@@ -33,25 +33,10 @@ static const struct {
 	{ "load", 0.1 },
 };
 
-/* Metrics whose floor is their own. null.tick_lag_ms is the controller's
- * event loop timing itself: the scheduling of the host gauntlet runs on,
- * not the system under test. On a shared host it moves by milliseconds
- * between identical runs (measured beside compiles: p50 56 and 74 us side
- * by side, p = 0.0004; p99 3.8 and 9.9 ms a minute apart); 10 ms is a
- * fifth of null-soak's 50 ms target. */
-static const struct {
-	const char *metric;
-	double floor;
-} metric_floors[] = {
-	{ "null.tick_lag_ms", 10 },
-};
-
+/* A metric's own floor (its noise_floor, catalog.h), else its unit's. */
 double gl_cmp_metric_floor(const struct gl_metric_def *def)
 {
-	for (size_t i = 0; i < GL_ARRAY_LEN(metric_floors); i++)
-		if (!strcmp(metric_floors[i].metric, def->name))
-			return metric_floors[i].floor;
-	return gl_cmp_unit_floor(def->unit);
+	return def->noise_floor > 0 ? def->noise_floor : gl_cmp_unit_floor(def->unit);
 }
 
 double gl_cmp_unit_floor(const char *unit)
@@ -111,7 +96,7 @@ static int add_figure(struct cmp *c, const char *name, int *cap)
 	if (tn.def->kind == GL_MK_RECOVERY) {
 		f->judging = J_FAULT;
 		f->first_class = 1;
-	} else if (!strcmp(tn.def->name, "training.ettr") || !strcmp(tn.def->name, "inference.goodput")) {
+	} else if (tn.def->mean_tolerance) {
 		f->judging = J_MEAN_ABS;
 		f->first_class = 1;
 	} else {
@@ -129,8 +114,8 @@ int gl_cmp_build_figures(struct cmp *c)
 	for (size_t i = 0; i < n; i++) {
 		const struct gl_metric_def *d = &cat[i];
 		char name[160], st[16];
-		if (!strcmp(d->name, "inference.send_lag_ms"))
-			continue;   /* the load generator's own health, not the system's */
+		if (d->not_compared)
+			continue;
 		if (d->kind == GL_MK_HIST) {
 			for (int k = 0; k < c->o.n_stats; k++) {
 				if (d->lower_is_better)

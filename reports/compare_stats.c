@@ -328,12 +328,13 @@ static void judge_median(const struct cmp *c, struct row *r, const double *a, co
 		r->v = V_NONE;
 }
 
-/* The first-class ratios (training.ettr, inference.goodput): the absolute
- * change of the means against their own tolerance, Welch's t test. */
+/* The first-class ratios (training.ettr, inference.goodput: their
+ * mean_tolerance names the option): the absolute change of the means
+ * against their own tolerance, Welch's t test. */
 static void judge_mean(const struct cmp *c, struct row *r, const double *a, const double *b)
 {
 	const struct figure *f = &c->figs[r->fig];
-	double tol = !strcmp(f->def->name, "training.ettr") ? c->o.ettr_tolerance : c->o.goodput_tolerance;
+	double tol = !strcmp(f->def->mean_tolerance, "ettr") ? c->o.ettr_tolerance : c->o.goodput_tolerance;
 	double d = r->mean_cand - r->mean_base, limit = fmax(tol, f->floor);
 	int worse, better;
 

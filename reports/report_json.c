@@ -9,8 +9,9 @@
 
 #include "catalog.h"
 #include "report.h"
+#include "figures.h"
+#include "plugin.h"
 #include "series.h"
-#include "storage_schema.h"
 #include "units.h"
 
 static void add_num(cJSON *o, const char *key, int has, double v)
@@ -64,75 +65,6 @@ static void add_class(void *arg, const char *name, int64_t v)
 	cJSON_AddNumberToObject(c->o, name + c->skip, (double)v);
 }
 
-/* "N readers each load X within Y": the aggregate read rate it needs,
- * what the steady windows measured, and the slowest of them. */
-static void add_cold_start(cJSON *o, const struct gl_analysis *an, const struct gl_agg *a)
-{
-	const struct gl_workload_spec *ws = gl_scenario_workload(an->sc, "storage");
-	const cJSON *cs = ws ? cJSON_GetObjectItemCaseSensitive(ws->cfg, "cold_start") : NULL;
-	struct gl_cold_start c;
-	double measured = 0;
-	int has;
-	cJSON *x;
-
-	if (!cs || gl_cold_start_parse(cs, &c) != 0)
-		return;
-	x = cJSON_AddObjectToObject(o, "cold_start");
-	cJSON_AddNumberToObject(x, "readers", c.readers);
-	cJSON_AddNumberToObject(x, "bytes_each", (double)c.bytes_each);
-	cJSON_AddNumberToObject(x, "within_s", (double)c.within_ns / 1e9);
-	cJSON_AddNumberToObject(x, "required_gbps", c.required_gbps);
-	has = gl_agg_eval(an->scope[GL_SCOPE_STEADY], "storage.read_gbps", &measured) == 0;
-	add_num(x, "measured_gbps", has, measured);
-	add_num(x, "floor_gbps", an->has_read_floor, an->read_floor_gbps);
-	add_num(x, "load_s_at_floor", an->has_read_floor && an->read_floor_gbps > 0,
-		an->read_floor_gbps > 0 ? (double)c.readers * (double)c.bytes_each / 1e9 / an->read_floor_gbps : 0);
-	if (an->has_read_floor)
-		cJSON_AddBoolToObject(x, "pass", an->read_floor_gbps >= c.required_gbps);
-	else
-		cJSON_AddNullToObject(x, "pass");
-	(void)a;
-}
-
-/* metrics.<workload>: each workload's figures of one aggregate */
-static void inference_json(cJSON *m, const struct gl_analysis *an, const struct gl_agg *a)
-{
-	cJSON *o = cJSON_AddObjectToObject(m, "inference");
-	struct cls_arg ca = { NULL, strlen("inference.errors.") };
-	static const char *const dists[] = { "ttft_ms", "ttft_from_send_ms", "itl_ms", "tpot_ms",
-					     "latency_ms", "send_lag_ms" };
-	add_counter(o, "requests", a, "inference.requests");
-	add_counter(o, "errors", a, "inference.errors");
-	add_eval(o, "error_rate", a, "inference.error_rate");
-	ca.o = cJSON_AddObjectToObject(o, "errors_by_class");
-	gl_agg_each_counter(a, "inference.errors.", add_class, &ca);
-	add_eval(o, "throughput_rps", a, "inference.throughput_rps");
-	add_eval(o, "output_tokens_per_s", a, "inference.output_tokens_per_s");
-	{
-		/* only with "slo": the share of finished requests within it */
-		int found = 0;
-		gl_agg_counter(a, "inference.good", &found);
-		if (found) {
-			add_counter(o, "good", a, "inference.good");
-			add_eval(o, "goodput", a, "inference.goodput");
-		}
-	}
-	{
-		/* only with "adapters": the requests naming one, and their errors */
-		int found = 0;
-		gl_agg_counter(a, "inference.adapter_requests", &found);
-		if (found) {
-			add_counter(o, "adapter_requests", a, "inference.adapter_requests");
-			add_counter(o, "adapter_errors", a, "inference.adapter_errors");
-		}
-	}
-	for (size_t i = 0; i < sizeof(dists) / sizeof(dists[0]); i++) {
-		char name[96];
-		snprintf(name, sizeof(name), "inference.%s", dists[i]);
-		cJSON_AddItemToObject(o, dists[i], dist(a, name));
-	}
-}
-
 /* metrics.agents: only in runs that had them (docs/agents.md) */
 static void agents_json(cJSON *m, const struct gl_agg *a)
 {
@@ -157,65 +89,16 @@ static void agents_json(cJSON *m, const struct gl_agg *a)
 	}
 }
 
-static void training_json(cJSON *m, const struct gl_analysis *an, const struct gl_agg *a)
+/* Every histogram and counter the catalogue has of workload w, keyed by
+ * its name ("dcgm.gpu_temp": distribution, "dcgm.xid_errors.delta":
+ * count). */
+static void add_catalog(cJSON *o, const struct gl_agg *a, const char *w)
 {
-	cJSON *o = cJSON_AddObjectToObject(m, "training"), *ck;
-	add_counter(o, "steps", a, "training.steps");
-	cJSON_AddItemToObject(o, "step_time_s", dist(a, "training.step_time_s"));
-	cJSON_AddItemToObject(o, "comm_time_s", dist(a, "training.comm_time_s"));
-	cJSON_AddItemToObject(o, "data_time_s", dist(a, "training.data_time_s"));
-	cJSON_AddItemToObject(o, "busbw_gbps", dist(a, "training.busbw_gbps"));
-	add_counter(o, "correctness_errors", a, "training.correctness_errors");
-	add_counter(o, "hangs", a, "training.hangs");
-	add_counter(o, "relaunches", a, "training.relaunches");
-	/* productive step time / wall time (null for nccl-tests runs) */
-	add_eval(o, "ettr", a, "training.ettr");
-	{
-		int found = 0;
-		int64_t us = gl_agg_counter(a, "training.productive_us", &found);
-		add_num(o, "productive_s", found, (double)us / 1e6);
-	}
-	ck = cJSON_AddObjectToObject(o, "checkpoint");
-	add_counter(ck, "saves", a, "training.checkpoint.saves");
-	add_eval(ck, "save_s_max", a, "training.checkpoint.save_s.max");
-	add_eval(ck, "save_gbps_min", a, "training.checkpoint.save_gbps.min");
-	add_counter(ck, "restores", a, "training.checkpoint.restores");
-	add_eval(ck, "restore_s_max", a, "training.checkpoint.restore_s.max");
-	add_counter(ck, "lost_steps", a, "training.lost_steps");
-}
-
-static void storage_json(cJSON *m, const struct gl_analysis *an, const struct gl_agg *a)
-{
-	cJSON *o = cJSON_AddObjectToObject(m, "storage");
-	add_eval(o, "read_gbps", a, "storage.read_gbps");
-	add_eval(o, "write_gbps", a, "storage.write_gbps");
-	add_counter(o, "read_bytes", a, "storage.read_bytes");
-	add_counter(o, "write_bytes", a, "storage.write_bytes");
-	add_counter(o, "errors", a, "storage.errors");
-	cJSON_AddItemToObject(o, "op_latency_ms", dist(a, "storage.op_latency_ms"));
-	cJSON_AddItemToObject(o, "fsync_ms", dist(a, "storage.fsync_ms"));
-	add_counter(o, "verified_bytes", a, "storage.verified_bytes");
-	{
-		struct cls_arg ca = { NULL, strlen("storage.errors.") };
-		ca.o = cJSON_AddObjectToObject(o, "errors_by_class");
-		gl_agg_each_counter(a, "storage.errors.", add_class, &ca);
-	}
-	if (a == an->all) {
-		add_num(o, "read_floor_gbps", an->has_read_floor, an->read_floor_gbps);
-		add_num(o, "write_floor_gbps", an->has_write_floor, an->write_floor_gbps);
-		add_cold_start(o, an, a);
-	}
-}
-
-static void telemetry_json(cJSON *m, const struct gl_analysis *an, const struct gl_agg *a)
-{
-	/* every telemetry series of the catalog, by its metric name
-	 * ("dcgm.gpu_temp": distribution, "dcgm.xid_errors.delta": count) */
-	cJSON *o = cJSON_AddObjectToObject(m, "telemetry");
 	size_t n;
 	const struct gl_metric_def *cat = gl_catalog(&n);
+
 	for (size_t i = 0; i < n; i++) {
-		if (strcmp(cat[i].workload, "telemetry") != 0)
+		if (strcmp(cat[i].workload, w) != 0)
 			continue;
 		if (cat[i].kind == GL_MK_HIST)
 			cJSON_AddItemToObject(o, cat[i].name, dist(a, cat[i].name));
@@ -224,29 +107,77 @@ static void telemetry_json(cJSON *m, const struct gl_analysis *an, const struct 
 	}
 }
 
-static void null_json(cJSON *m, const struct gl_analysis *an, const struct gl_agg *a)
+/* The END that closes the block r opens (OBJECT, IF), or the list's end. */
+static const struct gl_report_row *block_end(const struct gl_report_row *r)
 {
-	cJSON *o = cJSON_AddObjectToObject(m, "null");
-	add_counter(o, "ticks", a, "null.ticks");
-	cJSON_AddItemToObject(o, "tick_lag_ms", dist(a, "null.tick_lag_ms"));
+	int depth = 0;
+
+	for (r++; r->kind != GL_RK_NONE; r++)
+		if (r->kind == GL_RK_OBJECT || r->kind == GL_RK_IF)
+			depth++;
+		else if (r->kind == GL_RK_END && depth-- == 0)
+			break;
+	return r;
 }
 
-/* The metrics object for one aggregate, only for workloads present. */
+/* metrics.<workload>: rows r into o up to the END of their block, or the
+ * list's end, which it returns. */
+static const struct gl_report_row *add_rows(cJSON *o, const struct gl_report_row *r, const struct gl_analysis *an,
+					    const struct gl_agg *a, const struct gl_workload_ops *w)
+{
+	for (; r->kind != GL_RK_NONE && r->kind != GL_RK_END; r++) {
+		int found = 0;
+		int64_t v;
+		struct cls_arg ca;
+		switch (r->kind) {
+		case GL_RK_COUNT:
+			v = gl_agg_counter(a, r->metric, &found);
+			add_num(o, r->label, found, r->divisor ? (double)v / r->divisor : (double)v);
+			break;
+		case GL_RK_EVAL: add_eval(o, r->label, a, r->metric); break;
+		case GL_RK_DIST: cJSON_AddItemToObject(o, r->label, dist(a, r->metric)); break;
+		case GL_RK_CLASSES:
+			ca.o = cJSON_AddObjectToObject(o, r->label);
+			ca.skip = strlen(r->metric);
+			gl_agg_each_counter(a, r->metric, add_class, &ca);
+			break;
+		case GL_RK_CATALOG: add_catalog(o, a, w->name); break;
+		case GL_RK_OBJECT: r = add_rows(cJSON_AddObjectToObject(o, r->label), r + 1, an, a, w); break;
+		case GL_RK_IF:
+			gl_agg_counter(a, r->metric, &found);
+			r = found ? add_rows(o, r + 1, an, a, w) : block_end(r);
+			break;
+		case GL_RK_EXTRA:
+			if (w->figures->json_extra)
+				w->figures->json_extra(o, an, a);
+			break;
+		default: break;
+		}
+		if (r->kind == GL_RK_NONE)
+			break;
+	}
+	return r;
+}
+
+/* The metrics object for one aggregate: metrics.<workload> for each
+ * workload present, in the registry's order, and metrics.agents at its
+ * place among them. */
 static cJSON *metrics_obj(const struct gl_analysis *an, const struct gl_agg *a)
 {
 	cJSON *m = cJSON_CreateObject();
+	const struct gl_workload_ops *w;
+	int agents_in = 0;
 
-	if (gl_scenario_workload(an->sc, "inference"))
-		inference_json(m, an, a);
-	agents_json(m, a);
-	if (gl_scenario_workload(an->sc, "training"))
-		training_json(m, an, a);
-	if (gl_scenario_workload(an->sc, "storage"))
-		storage_json(m, an, a);
-	if (gl_scenario_workload(an->sc, "telemetry"))
-		telemetry_json(m, an, a);
-	if (gl_scenario_workload(an->sc, "null"))
-		null_json(m, an, a);
+	for (size_t i = 0; (w = gl_workload_at(i)); i++) {
+		if (!agents_in && gl_workload_rank_at(i) > GL_RANK_JSON_AGENTS) {
+			agents_json(m, a);
+			agents_in = 1;
+		}
+		if (w->figures && w->figures->json && gl_scenario_workload(an->sc, w->name))
+			add_rows(cJSON_AddObjectToObject(m, w->name), w->figures->json, an, a, w);
+	}
+	if (!agents_in)
+		agents_json(m, a);
 	return m;
 }
 

@@ -13,23 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The fixed list, per workload, in the order the charts appear. */
-static const struct {
-	const char *workload, *name, *key;   /* key: a key the workload's section must have */
-} fixed[] = {
-	{ "inference", "inference.ttft_ms.p50", NULL },
-	{ "inference", "inference.ttft_ms.p99", NULL },
-	{ "inference", "inference.error_rate", NULL },
-	{ "inference", "inference.goodput", "slo" },
-	{ "inference", "inference.throughput_rps", NULL },
-	{ "training", "training.step_time_s.p50", NULL },
-	{ "training", "training.step_time_s.p95", NULL },
-	{ "training", "training.busbw_gbps.p50", NULL },
-	{ "training", "training.ettr", NULL },
-	{ "storage", "storage.read_gbps", NULL },
-	{ "storage", "storage.write_gbps", NULL },
-	{ "null", "null.tick_lag_ms.p99", NULL },
-};
+#include "figures.h"
+#include "plugin.h"
 
 /* Stored metric names the series read (their histograms and counters),
  * and in each window what the store holds for them. */
@@ -214,12 +199,17 @@ static void eval_window(struct gl_series_set *ss, const struct how *hw, const st
 /* The series of a scenario, in chart order (gl_series_load's list). */
 static int choose(struct gl_series_set *ss, int *cap, const struct gl_scenario *sc)
 {
+	const struct gl_workload_ops *ops;
 	int rc = 0;
 
-	for (size_t i = 0; i < GL_ARRAY_LEN(fixed) && rc >= 0; i++) {
-		const struct gl_workload_spec *w = gl_scenario_workload(sc, fixed[i].workload);
-		if (w && (!fixed[i].key || cJSON_GetObjectItemCaseSensitive(w->cfg, fixed[i].key)))
-			rc = add_series(ss, cap, fixed[i].name, 0);
+	/* each workload's own, in the registry's order (figures.h) */
+	for (size_t i = 0; (ops = gl_workload_at(i)) && rc >= 0; i++) {
+		const struct gl_workload_spec *w = gl_scenario_workload(sc, ops->name);
+		if (!w || !ops->figures || !ops->figures->series)
+			continue;
+		for (const struct gl_series_row *f = ops->figures->series; f->metric && rc >= 0; f++)
+			if (!f->key || cJSON_GetObjectItemCaseSensitive(w->cfg, f->key))
+				rc = add_series(ss, cap, f->metric, 0);
 	}
 	for (int i = 0; i < sc->n_targets && rc >= 0; i++) {
 		const struct gl_target_spec *t = &sc->targets[i];

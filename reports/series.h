@@ -8,7 +8,8 @@
  * counters, rates over its real seconds end_ns - start_ns). A window
  * without data for a series holds NaN.
  *
- * Which series: a fixed list for the workloads the scenario has (TTFT p50
+ * Which series: the list each workload the scenario has declares (its
+ * figures' series, figures.h; in the registry's order: TTFT p50
  * and p99, error rate and throughput for inference; step time p50 and p95
  * and bus bandwidth p50 for training; read and write GB/s for storage; tick
  * lag p99 for null), then every steady or degraded target of the scenario

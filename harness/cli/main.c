@@ -18,9 +18,11 @@
 #include "compare.h"
 #include "controller.h"
 #include "evidence.h"
+#include "figures.h"
 #include "lab.h"
 #include "netaddr.h"
 #include "paths.h"
+#include "plugin.h"
 #include "report.h"
 #include "scenario.h"
 #include "store.h"
@@ -536,22 +538,8 @@ static int keep_last_window(int i, struct gl_agg *w, void *arg)
  * any: the figures `status` and the progress line headline. */
 static void status_window(struct gl_store *st, const struct gl_analysis *an, int running)
 {
-	static const struct {
-		const char *group, *metric, *pre, *post;
-	} figs[] = {
-		{ "inference", "inference.throughput_rps", "", " req/s" },
-		{ "inference", "inference.ttft_ms.p50", "TTFT p50 ", " ms" },
-		{ "inference", "inference.ttft_ms.p99", "p99 ", " ms" },
-		{ "inference", "inference.error_rate", "error rate ", "" },
-		{ "inference", "inference.goodput", "goodput ", "" },
-		{ "training", "training.step_time_s.p50", "step time p50 ", " s" },
-		{ "training", "training.step_time_s.p99", "p99 ", " s" },
-		{ "training", "training.busbw_gbps.p50", "busbw p50 ", " GB/s" },
-		{ "storage", "storage.read_gbps", "read ", " GB/s" },
-		{ "storage", "storage.write_gbps", "write ", " GB/s" },
-		{ "null", "null.ticks", "", " ticks" },
-	};
 	const struct gl_window_info *wi;
+	const struct gl_workload_ops *ops;
 	struct gl_agg *w = NULL;
 	struct gl_err err = { 0 };
 	const char *group = NULL;
@@ -580,17 +568,20 @@ static void status_window(struct gl_store *st, const struct gl_analysis *an, int
 	printf("last window %lld (%s, %.3g s of real time%s):\n", (long long)wi->idx,
 	       wi->phase >= 0 && wi->phase < an->sc->n_phases ? an->sc->phases[wi->phase].name : "-",
 	       gl_agg_seconds(w), wi->complete ? "" : ", partial");
-	for (size_t i = 0; i < GL_ARRAY_LEN(figs); i++) {
-		double v;
-		if (gl_agg_eval(w, figs[i].metric, &v) != 0)
-			continue;
-		if (!group || strcmp(group, figs[i].group)) {
-			printf("%s  %s: ", group ? "\n" : "", figs[i].group);
-			group = figs[i].group;
-		} else {
-			printf(", ");
+	/* each workload's status figures (figures.h), in the registry's order */
+	for (size_t i = 0; (ops = gl_workload_at(i)); i++) {
+		for (const struct gl_status_row *f = ops->figures ? ops->figures->status : NULL; f && f->metric; f++) {
+			double v;
+			if (gl_agg_eval(w, f->metric, &v) != 0)
+				continue;
+			if (!group || strcmp(group, ops->name)) {
+				printf("%s  %s: ", group ? "\n" : "", ops->name);
+				group = ops->name;
+			} else {
+				printf(", ");
+			}
+			printf("%s%.6g%s", f->pre, v, f->post);
 		}
-		printf("%s%.6g%s", figs[i].pre, v, figs[i].post);
 	}
 	if (group)
 		printf("\n");

@@ -23,7 +23,7 @@ enum gl_metric_kind {
 
 struct gl_metric_def {
 	const char *name;        /* "inference.ttft_ms" */
-	const char *workload;    /* "inference", "training", "storage", "null", "" for recovery */
+	const char *workload;    /* the workload that records it, "agents", "" for recovery */
 	enum gl_metric_kind kind;
 	const char *num;         /* RATIO/RATE: numerator counter */
 	const char *den;         /* RATIO: denominator counter */
@@ -31,10 +31,38 @@ struct gl_metric_def {
 	int lower_is_better;
 	const char *unit;
 	const char *help;
+	/* targets.recovery takes it though it is no per-fault figure */
+	int recovery_target;
+	/* gauntlet compare (reports/compare*.c): a change below noise_floor
+	 * is noise (0: the unit's floor); mean_tolerance names the option
+	 * --<it>-tolerance whose absolute change of the means it is judged
+	 * by (NULL: judged by its medians' relative change); not_compared:
+	 * left out (the load generator's own health, not the system's) */
+	double noise_floor;
+	const char *mean_tolerance;
+	int not_compared;
 };
+
+/* Every metric: each registered workload's (figures.h), in the registry's
+ * order, the harness's own among them (agents), recovery last. */
+/* Entries of a metric table: after help, more fields as designators
+ * (".noise_floor = 10"). */
+#define GL_METRIC_HIST(n, w, lower, u, h, ...) \
+	{ .name = n, .workload = w, .kind = GL_MK_HIST, .lower_is_better = lower, .unit = u, .help = h, __VA_ARGS__ }
+#define GL_METRIC_COUNTER(n, w, lower, u, h, ...) \
+	{ .name = n, .workload = w, .kind = GL_MK_COUNTER, .lower_is_better = lower, .unit = u, .help = h, __VA_ARGS__ }
+#define GL_METRIC_RATIO(n, w, nu, de, lower, u, h, ...) \
+	{ .name = n, .workload = w, .kind = GL_MK_RATIO, .num = nu, .den = de, .lower_is_better = lower, .unit = u, \
+	  .help = h, __VA_ARGS__ }
+#define GL_METRIC_RATE(n, w, nu, sc, lower, u, h, ...) \
+	{ .name = n, .workload = w, .kind = GL_MK_RATE, .num = nu, .scale = sc, .lower_is_better = lower, .unit = u, \
+	  .help = h, __VA_ARGS__ }
 
 const struct gl_metric_def *gl_catalog(size_t *n);
 const struct gl_metric_def *gl_catalog_find(const char *name);
+/* The names targets.recovery takes, "recovery_s, restore_s, ...", into
+ * buf (n bytes); returns buf. */
+const char *gl_catalog_recovery_names(char *buf, size_t n);
 
 /* A target name split into metric and statistic: "inference.ttft_ms.p99" ->
  * def(inference.ttft_ms), stat "p99" (percentile 99). Histogram metrics take

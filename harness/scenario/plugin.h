@@ -27,6 +27,7 @@ struct gl_ctx;
 struct gl_metrics;
 struct gl_request_row;
 struct gl_store;
+struct gl_workload_figures;
 
 /* What a plug-in may use of the controller (ctx.c implements it;
  * gl_fault_measure is with the fault executor, executor.c). */
@@ -176,6 +177,8 @@ struct gl_workload_ops {
 	/* (optional) the record types of the rows it keeps in the store
 	 * (store.h), NULL-terminated: the store makes their tables. */
 	const struct gl_record_type *const *records;
+	/* (optional) its metrics and the reports' rows of them (figures.h) */
+	const struct gl_workload_figures *figures;
 };
 
 /*
@@ -316,6 +319,8 @@ const struct gl_fault_ops *gl_fault_find(const char *kind);
  * them in): entry i, or NULL when i is past the last. */
 const struct gl_workload_ops *gl_workload_at(size_t i);
 const struct gl_fault_ops *gl_fault_at(size_t i);
+/* The rank workload entry i registered with, or -1 past the last. */
+int gl_workload_rank_at(size_t i);
 const struct gl_transport_ops *gl_transport_find(const char *name);
 /* name lists for messages: "inference, training, storage, null" */
 void gl_registry_names(int family, char *buf, size_t n);

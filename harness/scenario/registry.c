@@ -92,6 +92,11 @@ const struct gl_workload_ops *gl_workload_at(size_t i)
 	return i < n_workloads ? workloads[i] : NULL;
 }
 
+int gl_workload_rank_at(size_t i)
+{
+	return i < n_workloads ? workloads_r[i].rank : -1;
+}
+
 const struct gl_fault_ops *gl_fault_at(size_t i)
 {
 	return i < n_faults ? faults[i] : NULL;

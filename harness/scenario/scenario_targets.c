@@ -66,11 +66,12 @@ void gl_scenario_parse_targets(struct vctx *v, const cJSON *ts)
 				gl_diag_error(v->d, t, tp, "%s", why);
 				continue;
 			}
-			if ((scope == GL_SCOPE_RECOVERY) != (tn.def->kind == GL_MK_RECOVERY) &&
-			    strcmp(tn.def->name, "training.checkpoint.restore_s") != 0) {
-				gl_diag_error(v->d, t, tp, scope == GL_SCOPE_RECOVERY
-						   ? "'%s' is not a recovery figure (recovery_s, restore_s, training.checkpoint.restore_s)"
-						   : "'%s' belongs in targets.recovery", t->string);
+			if ((scope == GL_SCOPE_RECOVERY) != (tn.def->kind == GL_MK_RECOVERY) && !tn.def->recovery_target) {
+				if (scope == GL_SCOPE_RECOVERY)
+					gl_diag_error(v->d, t, tp, "'%s' is not a recovery figure (%s)", t->string,
+						      gl_catalog_recovery_names(why, sizeof(why)));
+				else
+					gl_diag_error(v->d, t, tp, "'%s' belongs in targets.recovery", t->string);
 				continue;
 			}
 			if (!cJSON_IsString(t)) {
@@ -232,10 +233,11 @@ void gl_scenario_check_required_targets(struct vctx *v)
 		if (!any) {
 			/* Name the degraded counterpart of the first steady target. */
 			/* a copy: require_target grows (moves) s->targets */
-			char shown[128] = "null.tick_lag_ms.p99";
+			char shown[128];
 			const struct gl_workload_ops *w0 = s->n_workloads ? s->workloads[0].ops : NULL;
-			if (w0 && w0->degraded_default)
-				snprintf(shown, sizeof(shown), "%s", w0->degraded_default);
+			if (!w0 || !w0->degraded_default)
+				w0 = gl_workload_find("null");   /* the controller's own tick lag */
+			snprintf(shown, sizeof(shown), "%s", w0->degraded_default);
 			for (int i = 0; i < s->n_targets; i++)
 				if (s->targets[i].scope == GL_SCOPE_STEADY && !s->targets[i].missing) {
 					snprintf(shown, sizeof(shown), "%s", s->targets[i].metric);
