@@ -80,10 +80,12 @@ enum ms_method ms_method_of(const char *m)
 
 /* ---- plan -------------------------------------------------------------------- */
 
+/* The section of the first workload that sends requests to "endpoints":
+ * where a swap's endpoints and API key default from. */
 static const cJSON *inference_cfg(const struct gl_scenario *s)
 {
 	for (int i = 0; i < s->n_workloads; i++)
-		if (!strcmp(s->workloads[i].name, "inference"))
+		if (s->workloads[i].ops && s->workloads[i].ops->serves_endpoints)
 			return s->workloads[i].cfg;
 	return NULL;
 }

@@ -990,5 +990,6 @@ static const struct gl_workload_ops gl_workload_inference = {
 	.free = inf_free,
 	.preflight = inf_preflight,
 	.figures = &gl_inference_figures,
+	.serves_endpoints = 1,
 };
 GL_REGISTER_WORKLOAD(gl_workload_inference, 10)

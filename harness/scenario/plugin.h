@@ -179,6 +179,10 @@ struct gl_workload_ops {
 	const struct gl_record_type *const *records;
 	/* (optional) its metrics and the reports' rows of them (figures.h) */
 	const struct gl_workload_figures *figures;
+	/* set when its section names OpenAI-compatible "endpoints" (and
+	 * their "api_key_env"): a model swap takes its defaults from the
+	 * first such workload of the scenario */
+	int serves_endpoints;
 };
 
 /*
