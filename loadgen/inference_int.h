@@ -159,6 +159,10 @@ const char *inf_pick_model(struct inf *w, uint64_t seq);
 char *inf_build_body(struct inf *w, const char *model, uint64_t seq, int64_t input_tokens, int64_t output_tokens,
 		     const struct gl_trace_row *tr);
 
+/* inference_analysis.c: what the analysis and the live view read */
+extern const struct gl_incident_rule gl_inference_incidents[];
+extern const struct gl_live_figure gl_inference_live_figures[];
+
 /* inference_arrivals.c */
 int inf_trace_next(struct inf *w);
 void inf_on_arrival(evutil_socket_t fd, short what, void *arg);

@@ -150,6 +150,10 @@ struct sto {
 	int id_rbytes, id_wbytes, id_lat, id_fsync, id_errors, id_verified, id_class[EC_N];
 };
 
+/* storage_analysis.c: what the analysis and the live view read */
+extern const struct gl_incident_rule gl_storage_incidents[];
+extern const struct gl_live_figure gl_storage_live_figures[];
+
 /* storage_engine.c */
 long st_sys_io_setup(unsigned n, aio_context_t *c);
 long st_sys_io_destroy(aio_context_t c);

@@ -123,6 +123,10 @@ struct trn {
 	int64_t ring_step[STEP_RING], ring_us[STEP_RING];
 };
 
+/* training_analysis.c: what the analysis and the live view read */
+extern const struct gl_incident_rule gl_training_incidents[];
+extern const struct gl_live_figure gl_training_live_figures[];
+
 /* training_launch.c */
 void trn_train_binary(const cJSON *cfg, char *out, size_t n);
 int trn_build_command(struct trn *w, const cJSON *cfg, struct gl_err *err);

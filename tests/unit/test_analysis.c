@@ -327,7 +327,7 @@ int main(void)
 		CHECKF(an->faults[0].unrestored && strstr(an->faults[0].recovery_note, "not restored within its settle of 3.000 s"),
 		       "never: unrestored %d, note '%s'", an->faults[0].unrestored, an->faults[0].recovery_note);
 		CHECKF(an->incidents_total == 1 && an->incidents_gated == 1 && an->n_incidents == 1 &&
-		       an->incidents[0].kind == GL_INC_RESTORE && an->incidents[0].w0 == 13 && an->incidents[0].w1 == 19 &&
+		       an->incidents[0].kind == gl_incident_restore() && an->incidents[0].w0 == 13 && an->incidents[0].w1 == 19 &&
 		       an->incidents_failed,
 		       "never: %d incident(s), %d counted, first %s windows %d..%d", an->incidents_total,
 		       an->incidents_gated, an->n_incidents ? gl_incident_kind_name(an->incidents[0].kind) : "-",
@@ -349,7 +349,7 @@ int main(void)
 		       strstr(an->faults[0].recovery_note, "restored 4.500 s after the revert, past its settle of 3.000 s"),
 		       "late: restore_s %g, note '%s'", an->faults[0].restore_s, an->faults[0].recovery_note);
 		CHECKF(an->faults[0].wl_restore_s[0] < 0, "late: null's own restore_s %g", an->faults[0].wl_restore_s[0]);
-		CHECKF(an->n_incidents == 1 && an->incidents[0].kind == GL_INC_RESTORE && an->incidents[0].w0 == 13 &&
+		CHECKF(an->n_incidents == 1 && an->incidents[0].kind == gl_incident_restore() && an->incidents[0].w0 == 13 &&
 		       an->incidents[0].w1 == 13, "late: incident windows %d..%d", an->n_incidents ? an->incidents[0].w0 : -1,
 		       an->n_incidents ? an->incidents[0].w1 : -1);
 		CHECKF(an->faults[0].degraded_windows == 8, "late: %d degraded windows", an->faults[0].degraded_windows);
