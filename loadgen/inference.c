@@ -986,6 +986,7 @@ static const struct gl_workload_ops gl_workload_inference = {
 	.send_lag = "inference.send_lag_ms",
 	.live_figures = gl_inference_live_figures,
 	.imaged = 1,
+	.sim = &gl_inference_sim,
 	.check_files = inf_check_files,
 	.init = inf_init,
 	.start = inf_start,

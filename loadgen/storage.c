@@ -639,6 +639,7 @@ static const struct gl_workload_ops gl_workload_storage = {
 	.floor_read = "storage.read_gbps",
 	.floor_write = "storage.write_gbps",
 	.live_figures = gl_storage_live_figures,
+	.sim = &gl_storage_sim,
 	.spikes = gl_storage_spikes,
 	.init = sto_init,
 	.start = sto_start,

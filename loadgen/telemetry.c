@@ -905,6 +905,7 @@ static const struct gl_workload_ops gl_workload_telemetry = {
 	.validate = tl_validate,
 	.targets = gl_telemetry_targets,
 	.incidents = gl_telemetry_incidents,
+	.sim = &gl_telemetry_sim,
 	.init = tl_init,
 	.start = tl_start,
 	.on_window = tl_on_window,

@@ -874,6 +874,7 @@ static const struct gl_workload_ops gl_workload_training = {
 	.incidents = gl_training_incidents,
 	.live_figures = gl_training_live_figures,
 	.imaged = 1,
+	.sim = &gl_training_sim,
 	.init = trn_init,
 	.start = trn_start,
 	.stop = trn_stop,

@@ -151,6 +151,22 @@ struct gl_live_figure {
 	const char *metric, *pre, *post;
 };
 
+/* A workload's model for `gauntlet simulate` (harness/core/sim_model.h,
+ * docs/simulation.md): its part of the world, from its section (0, or -1
+ * out of memory); the figures it records ("h:name" histograms, "c:name"
+ * counters), how many of them for this world; and what the run hooks do
+ * to it: start, a new load multiplier (optional), emit up to t1. */
+struct sim_fault;
+struct sim_world;
+struct sim_wl;
+struct gl_workload_sim {
+	int (*setup)(struct sim_world *w, const struct gl_scenario *sc, const cJSON *cfg);
+	int (*metrics)(const struct sim_world *w, const char *const **names);
+	void (*start)(struct sim_world *w);
+	void (*set_load)(struct sim_world *w, double mult);
+	void (*emit)(struct sim_wl *s, struct sim_world *w, int64_t t1);
+};
+
 struct gl_workload_ops {
 	const char *name;
 	/* (optional) the workload's schema: every key of its section cfg
@@ -187,6 +203,8 @@ struct gl_workload_ops {
 	/* (optional) 1: its section's "image" and "image_source" name what
 	 * it runs, recorded with the inventory (images.c) */
 	int imaged;
+	/* (optional) its model for `gauntlet simulate` */
+	const struct gl_workload_sim *sim;
 	/* (optional) checks of the files the workload will read (a trace has
 	 * rows it can replay, ...), run by validate and run on a scenario
 	 * file whose schema passed; not on a stored scenario, not fuzzed. */
@@ -294,6 +312,10 @@ struct gl_fault_ops {
 	 * it at once; the revert takes its record of when), 0 no, < 0 cannot
 	 * tell (err). */
 	int (*ended)(struct gl_ctx *c, const cJSON *plan, struct gl_err *err);
+	/* (optional) `gauntlet simulate`: what a fault of spec s does to the
+	 * world w (harness/core/sim_model.h), into f (its effect, ...); its
+	 * node and training fields hold what its target is. NULL: nothing. */
+	void (*sim)(struct sim_fault *f, const struct sim_world *w, const struct gl_fault_spec *s);
 };
 
 /* deadman's "this plan has no watcher" (a fault left unguarded: validate
