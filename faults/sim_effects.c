@@ -16,7 +16,9 @@
  *   throttle   the storage bandwidth capped at "write_bps".
  *   gpu slow   a training host's compute 1.5 x slower.
  *   adapter    the adapter's requests fail until the revert.
- * A kind without a sim hook has no effect on the models.
+ * A kind without a sim hook has no effect on the models (the control
+ * plane's loss: the data path does not go through it; exec: its
+ * command's effect is unknown).
  */
 #include <string.h>
 

@@ -13,45 +13,8 @@
  * the resumed controller, and no load is generated while the controller
  * is down (the load generators live in it).
  *
- * Workloads (their models say the same):
- *   inference  open-loop arrivals at the section's rate times the phase's
- *              load, spread over serving nodes (the hosts with "k8s_node",
- *              else one); a node serves up to capacity/n requests/s
- *              (capacity: 4 x the rate). TTFT is log-normal (median
- *              120 ms, sigma 0.3) times 1/(1 - utilisation), TPOT
- *              log-normal (median 25 ms, sigma 0.15); past 95 %
- *              utilisation the excess errors. A node that is down fails
- *              the requests sent to it.
- *   training   ranks from "hosts"; a step is "compute" (default 250 ms)
- *              plus an all-reduce of "message" at 360 GB/s bus bandwidth;
- *              a checkpoint of "checkpoint.size" every "checkpoint.every"
- *              at 5 GB/s; a job that ends is relaunched after
- *              "restart_backoff" (default 5 s) plus 10 s of launch, and
- *              restores its last checkpoint at 5 GB/s (lost steps: those
- *              since it).
- *   storage    writes at 5 GB/s (the device), in "bs" blocks.
- *   telemetry  one scrape per 10 s, 8 GPUs at 60 C.
- *   null       ticks at "rate" (default 100/s), 0.05 ms late.
- * Faults (on the host they target; their effects, faults/sim_effects.c):
- *   drain_worker     a serving node: down until 60 s after the revert (the
- *                    pod is rescheduled and loads the model); a training
- *                    host: none (a Slurm drain lets the job run).
- *   process_kill,    a training host (the pattern names the training
- *   gpu_xid          binary, or any XID): the job ends; a serving node:
- *                    down for 120 s (restart, model load), its in-flight
- *                    requests fail.
- *   link_flap,       "count" times "down" then "up": a training job's steps
- *   fabric_port      stall while the link is down; a serving node fails
- *                    its requests meanwhile.
- *   partition        a serving node leaves the endpoints after 40 s
- *                    (NotReady) until the revert; a training job's
- *                    all-reduce stalls until it (its watchdog ends it).
- *   storage_throttle the storage bandwidth capped at "write_bps".
- *   gpu_throttle     a training host's compute 1.5 x slower.
- *   model_swap       the adapter's requests fail until the revert.
- *   control_plane_loss, exec, null: no effect on the models (the data
- *                    path does not go through the control plane; an exec
- *                    command's effect is unknown).
+ * What each model does: its file (loadgen/<workload>_sim.c,
+ * faults/sim_effects.c); docs/simulation.md lists them for operators.
  */
 #define _GNU_SOURCE
 #include "controller_int.h"
