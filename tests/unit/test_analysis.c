@@ -500,6 +500,18 @@ int main(void)
 		gl_agg_free(a);
 	}
 	{
+		/* the incident kinds the workloads declare, ranked by their
+		 * order (reports list same-window incidents in it), restore last */
+		static const char *const want[] = { "training.failure", "training.correctness", "inference.targets",
+						    "storage.errors", "telemetry.xid", "telemetry.ecc", "fault.restore" };
+		int n = gl_incident_kinds();
+		CHECKF(n == 7 && gl_incident_restore() == 6, "%d incident kinds, restore %d", n, gl_incident_restore());
+		for (int k = 0; k < n && k < 7; k++)
+			CHECKF(!strcmp(gl_incident_kind_name(k), want[k]), "kind %d is %s, want %s", k,
+			       gl_incident_kind_name(k), want[k]);
+		CHECK(!strcmp(gl_incident_kind_name(n), "?"));
+	}
+	{
 		char cmd[600];
 		snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 		if (system(cmd) != 0)
