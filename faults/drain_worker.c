@@ -59,6 +59,7 @@
 #include "paths.h"
 #include "plan.h"
 #include "plugin.h"
+#include "sim_effects.h"
 
 #define DW_CMD_TIMEOUT_MS 30000
 #define DW_EVICT_DEADLINE_NS (120LL * 1000000000LL)
@@ -965,5 +966,6 @@ static const struct gl_fault_ops gl_fault_drain_worker = {
 	.preflight = dw_preflight,
 	.deadman = dw_deadman,
 	.deadman_none = dw_deadman_none,
+	.sim = gl_sim_drain,
 };
 GL_REGISTER_FAULT(gl_fault_drain_worker, 10)

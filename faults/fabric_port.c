@@ -40,6 +40,7 @@
 #include "params.h"
 #include "plan.h"
 #include "plugin.h"
+#include "sim_effects.h"
 
 #define FP_CMD_TIMEOUT_MS 30000
 #define FP_ACTIVE_WAIT_S 30
@@ -585,5 +586,6 @@ static const struct gl_fault_ops gl_fault_fabric_port = {
 	.deadman = fp_deadman,
 	.ends = fp_ends,
 	.ended = fp_ended,
+	.sim = gl_sim_flap,
 };
 GL_REGISTER_FAULT(gl_fault_fabric_port, 110)

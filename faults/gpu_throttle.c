@@ -49,6 +49,7 @@
 #include "plan.h"
 #include "plugin.h"
 #include "procsel.h"
+#include "sim_effects.h"
 
 #define GT_CMD_TIMEOUT_MS 60000
 #define GT_DEFAULT_STATE_DIR "/run/gauntlet"
@@ -549,5 +550,6 @@ static const struct gl_fault_ops gl_fault_gpu_throttle = {
 	.tools = gt_tools,
 	.preflight = gt_preflight,
 	.deadman = gt_deadman,
+	.sim = gl_sim_gpu_slow,
 };
 GL_REGISTER_FAULT(gl_fault_gpu_throttle, 100)

@@ -74,6 +74,7 @@
 #include "plan.h"
 #include "plugin.h"
 #include "procsel.h"
+#include "sim_effects.h"
 
 #define GX_CMD_TIMEOUT_MS 30000
 #define GX_FIELD_XID 230   /* DCGM_FI_DEV_XID_ERRORS */
@@ -956,5 +957,6 @@ static const struct gl_fault_ops gl_fault_gpu_xid = {
 	.preflight = gx_preflight,
 	.deadman = gx_deadman,
 	.ends = gx_ends,
+	.sim = gl_sim_xid,
 };
 GL_REGISTER_FAULT(gl_fault_gpu_xid, 120)

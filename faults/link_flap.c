@@ -63,6 +63,7 @@
 #include "params.h"
 #include "plan.h"
 #include "plugin.h"
+#include "sim_effects.h"
 
 #define LF_CMD_TIMEOUT_MS 30000
 #define LF_MAX_COUNT 1000000
@@ -866,5 +867,6 @@ static const struct gl_fault_ops gl_fault_link_flap = {
 	.deadman = lf_deadman,
 	.ends = lf_ends,
 	.ended = lf_ended,
+	.sim = gl_sim_flap,
 };
 GL_REGISTER_FAULT(gl_fault_link_flap, 20)

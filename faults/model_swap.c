@@ -68,6 +68,7 @@
 #include "paths.h"
 #include "plan.h"
 #include "plugin.h"
+#include "sim_effects.h"
 
 #include "model_swap_int.h"
 
@@ -440,5 +441,6 @@ static const struct gl_fault_ops gl_fault_model_swap = {
 	.preflight = ms_preflight,
 	.deadman = ms_deadman,
 	.deadman_none = ms_deadman_none,
+	.sim = gl_sim_adapter,
 };
 GL_REGISTER_FAULT(gl_fault_model_swap, 60)

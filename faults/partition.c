@@ -37,6 +37,7 @@
 #include "params.h"
 #include "plan.h"
 #include "plugin.h"
+#include "sim_effects.h"
 
 #define PT_CMD_TIMEOUT_MS 30000
 #define PT_PROBE_TIMEOUT_NS 10000000000LL
@@ -784,5 +785,6 @@ static const struct gl_fault_ops gl_fault_partition = {
 	.preflight = pt_preflight,
 	.deadman = pt_deadman,
 	.ends = pt_ends,
+	.sim = gl_sim_partition,
 };
 GL_REGISTER_FAULT(gl_fault_partition, 30)

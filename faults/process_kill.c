@@ -34,6 +34,7 @@
 #include "plan.h"
 #include "plugin.h"
 #include "procsel.h"
+#include "sim_effects.h"
 
 #define PK_STEP_TIMEOUT_MS 30000
 #define PK_MAX_MATCHES_DEFAULT 8
@@ -473,5 +474,6 @@ static const struct gl_fault_ops gl_fault_process_kill = {
 	.deadman = pk_deadman,
 	/* no deadman_none: STOP has its watcher, the others nothing to undo */
 	.ends = pk_ends,
+	.sim = gl_sim_kill,
 };
 GL_REGISTER_FAULT(gl_fault_process_kill, 70)

@@ -39,6 +39,7 @@
 #include "params.h"
 #include "plan.h"
 #include "plugin.h"
+#include "sim_effects.h"
 
 #define ST_STEP_TIMEOUT_MS 30000
 #define ST_CGROUP_ROOT "/sys/fs/cgroup"
@@ -671,5 +672,6 @@ static const struct gl_fault_ops gl_fault_storage_throttle = {
 	.verify_revert = st_verify_revert,
 	.describe = st_describe,
 	.deadman = st_deadman,
+	.sim = gl_sim_throttle_io,
 };
 GL_REGISTER_FAULT(gl_fault_storage_throttle, 40)

@@ -9,6 +9,8 @@
  *   inference_arrivals.c  when requests are made: the seeded random gaps,
  *                         the open-loop schedule and max_in_flight queue,
  *                         trace replay, the ttft/idle timeout sweep
+ *   inference_analysis.c  what the analysis and the live view read
+ *   inference_sim.c       its model for `gauntlet simulate`
  */
 #ifndef GL_INFERENCE_INT_H
 #define GL_INFERENCE_INT_H
@@ -161,6 +163,12 @@ const char *inf_pick_model(struct inf *w, uint64_t seq);
 /* Freed with cJSON_free. */
 char *inf_build_body(struct inf *w, const char *model, uint64_t seq, int64_t input_tokens, int64_t output_tokens,
 		     const struct gl_trace_row *tr);
+
+/* inference_analysis.c: what the analysis and the live view read */
+extern const struct gl_incident_rule gl_inference_incidents[];
+extern const struct gl_live_figure gl_inference_live_figures[];
+/* inference_sim.c: its model for `gauntlet simulate` */
+extern const struct gl_workload_sim gl_inference_sim;
 
 /* inference_arrivals.c */
 int inf_trace_next(struct inf *w);

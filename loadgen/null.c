@@ -121,6 +121,7 @@ static const struct gl_workload_ops gl_workload_null = {
 	.validate = gl_null_validate,
 	.targets = gl_null_targets,
 	.degraded_default = "null.tick_lag_ms.p99",
+	.sim = &gl_null_sim,
 	.init = null_init,
 	.start = null_start,
 	.set_load = null_set_load,

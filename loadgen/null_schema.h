@@ -31,4 +31,7 @@ void gl_null_opts_read(const cJSON *w, struct gl_null_opts *o);
 struct gl_opt;
 const struct gl_opt *gl_null_options(size_t *n);
 
+/* null_sim.c: its model for `gauntlet simulate` (plugin.h) */
+extern const struct gl_workload_sim gl_null_sim;
+
 #endif

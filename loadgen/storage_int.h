@@ -9,6 +9,8 @@
  *   storage.c         the workload: safety checks (allowed roots, free
  *                     space), cgroup setup, the ops (init, start, tick,
  *                     windows, stop, free, preflight)
+ *   storage_analysis.c what the analysis and the live view read
+ *   storage_sim.c     its model for `gauntlet simulate`
  */
 #ifndef GL_STORAGE_INT_H
 #define GL_STORAGE_INT_H
@@ -152,6 +154,11 @@ struct sto {
 
 /* storage_figures.c: its metrics and report rows (figures.h) */
 extern const struct gl_workload_figures gl_storage_figures;
+/* storage_analysis.c: what the analysis and the live view read */
+extern const struct gl_incident_rule gl_storage_incidents[];
+extern const struct gl_live_figure gl_storage_live_figures[];
+/* storage_sim.c: its model for `gauntlet simulate` */
+extern const struct gl_workload_sim gl_storage_sim;
 
 /* storage_engine.c */
 long st_sys_io_setup(unsigned n, aio_context_t *c);

@@ -6,6 +6,8 @@
  *                      environment, the command as the event log shows it
  *   training.c         the job (its output lines, exits, relaunches, the
  *                      watchdog), nccl-tests as the workload, the ops
+ *   training_analysis.c what the analysis and the live view read
+ *   training_sim.c      its model for `gauntlet simulate`
  */
 #ifndef GL_TRAINING_INT_H
 #define GL_TRAINING_INT_H
@@ -125,6 +127,11 @@ struct trn {
 
 /* training_figures.c: its metrics and report rows (figures.h) */
 extern const struct gl_workload_figures gl_training_figures;
+/* training_analysis.c: what the analysis and the live view read */
+extern const struct gl_incident_rule gl_training_incidents[];
+extern const struct gl_live_figure gl_training_live_figures[];
+/* training_sim.c: its model for `gauntlet simulate` */
+extern const struct gl_workload_sim gl_training_sim;
 
 /* training_launch.c */
 void trn_train_binary(const cJSON *cfg, char *out, size_t n);

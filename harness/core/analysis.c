@@ -6,7 +6,7 @@
  * read. Memory: a few bytes per window plus one histogram per metric per
  * aggregate, never the samples.
  */
-#include "analysis.h"
+#include "analysis_int.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -325,53 +325,10 @@ struct pass1_arg {
 	const char **series;          /* the series they read, NULL-terminated */
 };
 
-/* The counters that mark a window for an incident kind (gl_window_info). */
-static const struct {
-	const char *name;
-	enum gl_incident_kind kind;
-} inc_counters[] = {
-	{ "training.job_failures", GL_INC_TRAINING },
-	{ "training.hangs", GL_INC_TRAINING },
-	{ "training.correctness_errors", GL_INC_CORRECTNESS },
-	{ "storage.errors", GL_INC_STORAGE },
-	{ "dcgm.xid_errors.delta", GL_INC_XID },
-	{ "dcgm.ecc_dbe.delta", GL_INC_ECC },
-	{ "dcgm.ecc_sbe.delta", GL_INC_ECC },
-	{ "node.edac_ue.delta", GL_INC_ECC },
-};
-
-unsigned gl_incident_bits(const struct gl_agg *w)
-{
-	unsigned bits = 0;
-	for (size_t k = 0; k < sizeof(inc_counters) / sizeof(inc_counters[0]); k++)
-		if (gl_agg_counter(w, inc_counters[k].name, NULL) > 0)
-			bits |= 1u << inc_counters[k].kind;
-	return bits;
-}
-
-const char *gl_incident_kind_name(enum gl_incident_kind k)
-{
-	static const char *const names[] = { "training.failure", "training.correctness", "inference.targets",
-					     "storage.errors", "telemetry.xid", "telemetry.ecc", "fault.restore" };
-	return k >= 0 && k < GL_INC_N ? names[k] : "?";
-}
-
-/* The events source an incident's kind looks for; NULL: none (a failed
- * restore says what it is itself). */
-static const char *incident_source(enum gl_incident_kind k)
-{
-	return k <= GL_INC_CORRECTNESS ? "training" : k == GL_INC_INFERENCE ? "inference"
-	       : k == GL_INC_STORAGE ? "storage" : k == GL_INC_RESTORE ? NULL : "telemetry";
-}
-
 static const char **target_series(const struct window_target *wt, int n)
 {
-	const size_t n_inc = sizeof(inc_counters) / sizeof(inc_counters[0]);
-	const char **s = calloc((size_t)n * 2 + n_inc + 1, sizeof(*s));
-	int k = 0;
-
-	for (size_t i = 0; s && i < n_inc; i++)
-		s[k++] = inc_counters[i].name;
+	const char **s = calloc((size_t)n * 2 + (size_t)gl_incident_openers(NULL) + 1, sizeof(*s));
+	int k = s ? gl_incident_openers(s) : 0;
 
 	for (int i = 0; s && i < n; i++) {
 		const struct gl_metric_def *d = wt[i].tn.def;
@@ -413,7 +370,7 @@ static int pass1(int i, struct gl_agg *w, void *arg)
 }
 
 struct pass2_arg {
-	int storage;                  /* the scenario has a storage workload */
+	int floors;                   /* read and write: a workload's floors (floor_targets) */
 	struct gl_target_name read, write;
 	/* consecutive windows of one phase judged in one scope, merged here
 	 * first: one merge per window instead of one per aggregate */
@@ -442,8 +399,6 @@ static int flush_stretch(struct gl_analysis *an, struct pass2_arg *p)
 	return rc;
 }
 
-static void incident_take(struct gl_analysis *an, int *lo, int wi, const struct gl_agg *w);
-
 static int pass2(int i, struct gl_agg *w, void *arg)
 {
 	struct pass2_arg *p = arg;
@@ -453,9 +408,9 @@ static int pass2(int i, struct gl_agg *w, void *arg)
 	double v;
 
 	if (an->n_incidents)
-		incident_take(an, &p->inc_lo, i, w);
+		gl_incidents_take(an, &p->inc_lo, i, w);
 
-	if (wi->complete && wi->scope == GL_SCOPE_STEADY && p->storage) {
+	if (wi->complete && wi->scope == GL_SCOPE_STEADY && p->floors) {
 		if (agg_eval_tn(w, &p->read, &v) == 0 && (!an->has_read_floor || v < an->read_floor_gbps)) {
 			an->read_floor_gbps = v;
 			an->has_read_floor = 1;
@@ -564,6 +519,51 @@ static void mark_resumes(struct gl_analysis *an)
 	}
 }
 
+/* A fault reverted at tr and not restored: unrestored when its settle
+ * ended before the bound (the steady targets had windows to hold in, and
+ * did not). Its incident: from the first window after the settle to the
+ * one before its late restore, or the last before the bound. */
+static void mark_unrestored(const struct gl_analysis *an, struct gl_fault_result *f, int64_t tr, int64_t settle,
+			    int64_t limit)
+{
+	int w0 = window_at(an, tr), w1, r;
+
+	while (w0 < an->n_windows && an->windows[w0].start_ns < tr + settle)
+		w0++;
+	f->unrestored = w0 < an->n_windows && an->windows[w0].start_ns < limit;
+	if (!f->unrestored)
+		return;
+	for (w1 = w0; w1 + 1 < an->n_windows && an->windows[w1 + 1].start_ns < limit; w1++)
+		;
+	r = healthy_run(an, w0, 0, 0xffu, limit);
+	if (r >= w0)
+		w1 = r > w0 ? r - 1 : w0;
+	f->unrestored_w0 = w0;
+	f->unrestored_w1 = w1;
+}
+
+/* Why a fault's recovery or restore failed (late: its restore past the
+ * settle, else -1; limit: the next fault's inject, or INT64_MAX). */
+static void note_recovery(const struct gl_analysis *an, struct gl_fault_result *f, double late, int64_t limit)
+{
+	const char *bound = limit == INT64_MAX ? "the end of the run" : "the next fault";
+
+	if (f->unrestored && late >= 0)
+		snprintf(f->recovery_note, sizeof(f->recovery_note),
+			 "restored %.3f s after the revert, past its settle of %.3f s", late, f->settle_s);
+	else if (f->unrestored)
+		snprintf(f->recovery_note, sizeof(f->recovery_note),
+			 "not restored within its settle of %.3f s (no %d healthy windows in a row before %s)",
+			 f->settle_s, an->sc->hold, bound);
+	else if (f->restore_s >= 0 && f->recovery_s < 0)
+		snprintf(f->recovery_note, sizeof(f->recovery_note),
+			 "no %d windows in a row meeting the degraded targets, starting by the revert plus its "
+			 "settle of %.3f s", an->sc->hold, f->settle_s);
+	else if ((f->recovery_s < 0 || f->restore_s < 0) && !f->recovery_note[0])
+		snprintf(f->recovery_note, sizeof(f->recovery_note), "no %d healthy windows in a row before %s",
+			 an->sc->hold, bound);
+}
+
 static void recovery(struct gl_analysis *an)
 {
 	for (int i = 0; i < an->n_faults; i++) {
@@ -626,40 +626,9 @@ static void recovery(struct gl_analysis *an)
 				f->wl_restore_s[wl] = res;
 			}
 		}
-		if (tr >= 0 && f->restore_s < 0) {
-			/* unrestored when its settle ended before the bound: the
-			 * steady targets had windows to hold in, and did not. Its
-			 * incident: from the first window after the settle to the
-			 * one before its late restore, or the last before the
-			 * bound */
-			int w0 = window_at(an, tr), w1, r;
-			while (w0 < an->n_windows && an->windows[w0].start_ns < tr + settle)
-				w0++;
-			f->unrestored = w0 < an->n_windows && an->windows[w0].start_ns < limit;
-			if (f->unrestored) {
-				for (w1 = w0; w1 + 1 < an->n_windows && an->windows[w1 + 1].start_ns < limit; w1++)
-					;
-				r = healthy_run(an, w0, 0, 0xffu, limit);
-				if (r >= w0)
-					w1 = r > w0 ? r - 1 : w0;
-				f->unrestored_w0 = w0;
-				f->unrestored_w1 = w1;
-			}
-		}
-		if (f->unrestored && late >= 0)
-			snprintf(f->recovery_note, sizeof(f->recovery_note),
-				 "restored %.3f s after the revert, past its settle of %.3f s", late, f->settle_s);
-		else if (f->unrestored)
-			snprintf(f->recovery_note, sizeof(f->recovery_note),
-				 "not restored within its settle of %.3f s (no %d healthy windows in a row before %s)",
-				 f->settle_s, an->sc->hold, limit == INT64_MAX ? "the end of the run" : "the next fault");
-		else if (f->restore_s >= 0 && f->recovery_s < 0)
-			snprintf(f->recovery_note, sizeof(f->recovery_note),
-				 "no %d windows in a row meeting the degraded targets, starting by the revert plus its "
-				 "settle of %.3f s", an->sc->hold, f->settle_s);
-		else if ((f->recovery_s < 0 || f->restore_s < 0) && !f->recovery_note[0])
-			snprintf(f->recovery_note, sizeof(f->recovery_note), "no %d healthy windows in a row before %s",
-				 an->sc->hold, limit == INT64_MAX ? "the end of the run" : "the next fault");
+		if (tr >= 0 && f->restore_s < 0)
+			mark_unrestored(an, f, tr, settle, limit);
+		note_recovery(an, f, late, limit);
 		/* Scope and what the fault explains: fixed by its times and
 		 * settle (gl_fault_degrades), never by health, so that a fault
 		 * that never restores does not relabel the rest of the run */
@@ -728,292 +697,6 @@ static void judge_targets(struct gl_analysis *an)
 		}
 		r->pass = r->has && gl_cmp_eval(t->expr.op, r->measured, t->expr.threshold);
 	}
-}
-
-/* ---- incidents ---------------------------------------------------------- */
-
-static int workload_index(const struct gl_scenario *s, const char *name)
-{
-	for (int w = 0; w < s->n_workloads && w < GL_MAX_WORKLOADS; w++)
-		if (!strcmp(s->workloads[w].name, name))
-			return w;
-	return -1;
-}
-
-/* Does window w show kind k where no fault explains it? */
-static int incident_window(const struct gl_analysis *an, int w, enum gl_incident_kind k, int inf)
-{
-	const struct gl_window_info *x = &an->windows[w];
-
-	if (x->fault_span || k == GL_INC_RESTORE)
-		return 0;
-	if (k == GL_INC_INFERENCE)
-		return inf >= 0 && x->complete && x->scope == GL_SCOPE_STEADY && (x->bad_steady & (1u << inf));
-	return (x->inc_bits >> k) & 1u;
-}
-
-static int incident_cmp(const void *a, const void *b)
-{
-	const struct gl_incident *x = a, *y = b;
-	return x->w0 != y->w0 ? (x->w0 < y->w0 ? -1 : 1) : (int)x->kind - (int)y->kind;
-}
-
-/* Runs of consecutive windows of one kind, after recovery() marked what
- * the faults explain; kept in time order, the first GL_MAX_INCIDENTS. */
-/* A new, zeroed incident at the end of an->incidents (grown by doubling,
- * *cap its size); NULL with err when out of memory. */
-static struct gl_incident *incident_add(struct gl_analysis *an, int *cap, struct gl_err *err)
-{
-	struct gl_incident *x;
-
-	if (an->n_incidents == *cap) {
-		struct gl_incident *ni;
-		*cap = *cap ? *cap * 2 : 16;
-		ni = realloc(an->incidents, sizeof(*ni) * (size_t)*cap);
-		if (!ni) {
-			gl_errf(err, GL_ENOMEM, "analysis: out of memory");
-			return NULL;
-		}
-		an->incidents = ni;
-	}
-	x = &an->incidents[an->n_incidents++];
-	memset(x, 0, sizeof(*x));
-	return x;
-}
-
-static int find_incidents(struct gl_analysis *an, struct gl_err *err)
-{
-	int inf = workload_index(an->sc, "inference"), cap = 0;
-
-	an->incidents_limit = an->sc->incidents_max >= 0 ? an->sc->incidents_max : 0;
-	/* each fault not restored within its settle (recovery() found its
-	 * windows), always counted; the first GL_MAX_INCIDENTS kept */
-	for (int i = 0; i < an->n_faults; i++) {
-		const struct gl_fault_result *f = &an->faults[i];
-		struct gl_incident *x;
-
-		if (!f->unrestored)
-			continue;
-		an->incidents_total++;
-		an->incidents_gated++;
-		if (an->n_incidents == GL_MAX_INCIDENTS)
-			continue;
-		if (!(x = incident_add(an, &cap, err)))
-			return -GL_ENOMEM;
-		x->kind = GL_INC_RESTORE;
-		x->fault = i;
-		x->w0 = f->unrestored_w0;
-		x->w1 = f->unrestored_w1;
-		x->gated = 1;
-	}
-	for (int k = 0; k < GL_INC_RESTORE; k++) {
-		int gated = an->sc->incidents_max >= 0 || k == GL_INC_TRAINING || k == GL_INC_CORRECTNESS, kept = 0;
-		for (int w = 0; w < an->n_windows; w++) {
-			struct gl_incident *x;
-			int w1;
-			if (!incident_window(an, w, (enum gl_incident_kind)k, inf))
-				continue;
-			for (w1 = w; w1 + 1 < an->n_windows && incident_window(an, w1 + 1, (enum gl_incident_kind)k, inf);
-			     w1++)
-				;
-			an->incidents_total++;
-			an->incidents_gated += gated;
-			/* the first GL_MAX_INCIDENTS of each kind hold the first
-			 * GL_MAX_INCIDENTS of all: memory stays bounded */
-			if (kept == GL_MAX_INCIDENTS) {
-				w = w1;
-				continue;
-			}
-			kept++;
-			if (!(x = incident_add(an, &cap, err)))
-				return -GL_ENOMEM;
-			x->kind = (enum gl_incident_kind)k;
-			x->fault = -1;
-			x->w0 = w;
-			x->w1 = w1;
-			x->gated = gated;
-			w = w1;
-		}
-	}
-	if (an->n_incidents)
-		qsort(an->incidents, (size_t)an->n_incidents, sizeof(*an->incidents), incident_cmp);
-	if (an->n_incidents > GL_MAX_INCIDENTS)
-		an->n_incidents = GL_MAX_INCIDENTS;
-	an->incidents_failed = an->incidents_gated > an->incidents_limit;
-	return 0;
-}
-
-/* The inference targets in force in steady windows, first four. */
-static int steady_inference_targets(const struct gl_analysis *an, const struct gl_target_spec **out)
-{
-	int n = 0;
-	for (int i = 0; i < an->sc->n_targets && n < 4; i++) {
-		const struct gl_target_spec *t = &an->sc->targets[i];
-		if (t->scope == GL_SCOPE_STEADY && !t->missing && !strncmp(t->metric, "inference.", 10))
-			out[n++] = t;
-	}
-	return n;
-}
-
-/* One window's figures into each incident that spans it (pass 2). */
-static void incident_take(struct gl_analysis *an, int *lo, int wi, const struct gl_agg *w)
-{
-	while (*lo < an->n_incidents && an->incidents[*lo].w1 < wi)
-		(*lo)++;
-	for (int j = *lo; j < an->n_incidents && an->incidents[j].w0 <= wi; j++) {
-		struct gl_incident *x = &an->incidents[j];
-		if (x->w1 < wi)
-			continue;
-		switch (x->kind) {
-		case GL_INC_TRAINING:
-			x->n[0] += gl_agg_counter(w, "training.job_failures", NULL);
-			x->n[1] += gl_agg_counter(w, "training.hangs", NULL);
-			x->n[2] += gl_agg_counter(w, "training.relaunches", NULL);
-			x->n[3] += gl_agg_counter(w, "training.lost_steps", NULL);
-			x->n[4] += gl_agg_counter(w, "training.steps", NULL);
-			break;
-		case GL_INC_CORRECTNESS:
-			x->n[0] += gl_agg_counter(w, "training.correctness_errors", NULL);
-			x->n[4] += gl_agg_counter(w, "training.steps", NULL);
-			break;
-		case GL_INC_INFERENCE: {
-			const struct gl_target_spec *t[4];
-			int nt = steady_inference_targets(an, t);
-			x->n[0] += gl_agg_counter(w, "inference.requests", NULL);
-			x->n[1] += gl_agg_counter(w, "inference.errors", NULL);
-			for (int i = 0; i < nt; i++) {
-				double v;
-				if (gl_agg_eval(w, t[i]->metric, &v) != 0) {
-					x->missed[i] = x->nodata[i] = 1;
-					continue;
-				}
-				if (gl_cmp_eval(t[i]->expr.op, v, t[i]->expr.threshold))
-					continue;
-				/* the worst: furthest on the failing side */
-				if (!x->missed[i] || x->nodata[i] ||
-				    ((t[i]->expr.op == GL_CMP_LE || t[i]->expr.op == GL_CMP_LT) ? v > x->worst[i]
-											: v < x->worst[i]))
-					x->worst[i] = v;
-				x->missed[i] = 1;
-				x->nodata[i] = 0;
-			}
-			break;
-		}
-		case GL_INC_STORAGE:
-			x->n[0] += gl_agg_counter(w, "storage.errors", NULL);
-			x->n[1] += gl_agg_counter(w, "storage.errors.eio", NULL);
-			x->n[2] += gl_agg_counter(w, "storage.errors.enospc", NULL);
-			x->n[3] += gl_agg_counter(w, "storage.errors.verify", NULL);
-			break;
-		case GL_INC_XID:
-			x->n[0] += gl_agg_counter(w, "dcgm.xid_errors.delta", NULL);
-			break;
-		case GL_INC_ECC:
-			x->n[0] += gl_agg_counter(w, "dcgm.ecc_dbe.delta", NULL);
-			x->n[1] += gl_agg_counter(w, "dcgm.ecc_sbe.delta", NULL);
-			x->n[2] += gl_agg_counter(w, "node.edac_ue.delta", NULL);
-			break;
-		default:
-			break;
-		}
-	}
-}
-
-static void incident_text(const struct gl_analysis *an, struct gl_incident *x)
-{
-	char *p = x->what;
-	size_t cap = sizeof(x->what);
-	int n = 0;
-
-#define ADD(...) do { if ((size_t)n < cap) n += snprintf(p + n, cap - (size_t)n, __VA_ARGS__); } while (0)
-	switch (x->kind) {
-	case GL_INC_TRAINING:
-		ADD("%lld job end(s) no fault explains", (long long)x->n[0]);
-		if (x->n[1])
-			ADD(", %lld by the watchdog (hang)", (long long)x->n[1]);
-		ADD("; %lld relaunch(es), %lld lost step(s), %lld step(s) done in the span", (long long)x->n[2],
-		    (long long)x->n[3], (long long)x->n[4]);
-		break;
-	case GL_INC_CORRECTNESS:
-		ADD("%lld correctness error(s) in %lld step(s)", (long long)x->n[0], (long long)x->n[4]);
-		break;
-	case GL_INC_INFERENCE: {
-		const struct gl_target_spec *t[4];
-		int nt = steady_inference_targets(an, t);
-		ADD("%lld request(s), %lld error(s)", (long long)x->n[0], (long long)x->n[1]);
-		for (int i = 0; i < nt; i++) {
-			if (!x->missed[i])
-				continue;
-			if (x->nodata[i])
-				ADD("; %s %s %g: no data", t[i]->metric, gl_cmp_str(t[i]->expr.op), t[i]->expr.threshold);
-			else
-				ADD("; %s %s %g: worst window %.6g", t[i]->metric, gl_cmp_str(t[i]->expr.op),
-				    t[i]->expr.threshold, x->worst[i]);
-		}
-		break;
-	}
-	case GL_INC_STORAGE:
-		ADD("%lld failed I/O operation(s) (eio %lld, enospc %lld, verify %lld)", (long long)x->n[0],
-		    (long long)x->n[1], (long long)x->n[2], (long long)x->n[3]);
-		break;
-	case GL_INC_XID:
-		ADD("%lld XID change(s)", (long long)x->n[0]);
-		break;
-	case GL_INC_ECC:
-		ADD("%lld double-bit, %lld single-bit ECC error(s), %lld uncorrectable memory error(s)",
-		    (long long)x->n[0], (long long)x->n[1], (long long)x->n[2]);
-		break;
-	case GL_INC_RESTORE: {
-		const struct gl_fault_result *f = &an->faults[x->fault];
-		int64_t tr = f->row.reverted_elapsed_ns >= 0 ? f->row.reverted_elapsed_ns : f->row.injected_elapsed_ns;
-		ADD("fault '%s' (%s on %s), reverted at %.3f s: %s", f->row.id, f->row.kind, f->row.target,
-		    (double)tr / 1e9, f->recovery_note);
-		break;
-	}
-	default:
-		break;
-	}
-#undef ADD
-}
-
-/* Each incident's first warning or error from its workload, in one pass
- * over those events (in the order written, which is time order). */
-struct ev_walk {
-	struct gl_analysis *an;
-	int lo;
-};
-
-static int incident_event(void *arg, int64_t t, const char *src, const char *msg)
-{
-	struct ev_walk *e = arg;
-	struct gl_analysis *an = e->an;
-
-	/* events come in time order: an incident that ended before this one
-	 * can get none any more */
-	while (e->lo < an->n_incidents && an->windows[an->incidents[e->lo].w1].end_ns <= t)
-		e->lo++;
-	if (e->lo >= an->n_incidents)
-		return 1;    /* every incident is past: stop reading */
-	for (int j = e->lo; j < an->n_incidents; j++) {
-		struct gl_incident *x = &an->incidents[j];
-		if (an->windows[x->w0].start_ns > t)
-			break;
-		if (!x->event[0] && t < an->windows[x->w1].end_ns && incident_source(x->kind) &&
-		    !strcmp(src, incident_source(x->kind)))
-			snprintf(x->event, sizeof(x->event), "%s", msg);
-	}
-	return 0;
-}
-
-static int incident_events(struct gl_store *st, struct gl_analysis *an, struct gl_err *err)
-{
-	struct ev_walk e = { an, 0 };
-	int rc;
-
-	if (!an->n_incidents)
-		return 0;
-	rc = gl_store_problem_scan(st, incident_event, &e, err);
-	return rc > 0 ? 0 : rc;
 }
 
 /* ---- outages ------------------------------------------------------------- */
@@ -1115,44 +798,119 @@ static int load_outages(struct gl_store *st, struct gl_analysis *an, struct gl_e
 	return 0;
 }
 
-/* The scenario as the run saw it: the stored text with its --set overrides
- * and its stored inventory (never the files again). d is initialised here;
- * the caller checks it and frees both. */
-struct gl_scenario *gl_scenario_from_store(struct gl_store *st, const struct gl_run_row *run, struct gl_diag *d)
+/* The journal's faults, into an->faults (their plans owned there). */
+static int load_faults(struct gl_store *st, struct gl_analysis *an, struct gl_err *err)
 {
-	struct gl_scenario_opts o = { 0 };
-	struct gl_err err = { 0 };
-	struct gl_scenario *sc;
-	const char **sets = NULL;
-	char *inv = NULL;
-	cJSON *sj = cJSON_Parse(run->sets_json ? run->sets_json : "[]");
+	struct gl_fault_row *rows;
+	int n, rc;
 
-	if (cJSON_IsArray(sj)) {
-		int n = cJSON_GetArraySize(sj), k = 0;
-		sets = calloc((size_t)n + 1, sizeof(*sets));
-		for (int i = 0; sets && i < n; i++) {
-			const cJSON *it = cJSON_GetArrayItem(sj, i);
-			if (cJSON_IsString(it))
-				sets[k++] = it->valuestring;
-		}
+	if ((rc = gl_store_fault_list(st, &rows, &n, err)))
+		return rc;
+	an->faults = calloc((size_t)n + 1, sizeof(*an->faults));
+	for (int i = 0; i < n; i++) {
+		an->faults[i].row = rows[i];
+		if (gl_fault_state_live(rows[i].state))
+			an->faults_left_injected++;
 	}
-	o.time_scale = run->time_scale;
-	o.sets = sets;
-	if (gl_store_doc_get(st, "scenario_inventory", &inv, &err) == 0)
-		o.inventory_text = inv;
-	gl_diag_init(d, NULL);
-	sc = gl_scenario_load_text(run->scenario_path, run->scenario_text, strlen(run->scenario_text), &o, d);
-	free(inv);
-	free(sets);
-	cJSON_Delete(sj);
-	return sc;
+	an->n_faults = n;
+	free(rows);
+	return 0;
+}
+
+/* Pass 1: each window's health per workload and its incident bits. */
+static int judge_windows(struct gl_store *st, struct gl_analysis *an, struct gl_err *err)
+{
+	struct pass1_arg p1 = { .an = an };
+	struct window_target *wt = window_targets(an->sc, &p1.n);
+	int rc;
+
+	p1.wt = wt;
+	p1.series = wt ? target_series(wt, p1.n) : NULL;
+	if (!wt || !p1.series)
+		rc = gl_errf(err, GL_ENOMEM, "analysis: out of memory");
+	else
+		rc = each_window(st, an->windows, an->n_windows, p1.series, pass1, &p1, err);
+	free(p1.series);
+	free(wt);
+	return rc;
+}
+
+/* The floors' figures of the first workload in the scenario that declares
+ * them (plugin.h: floor_read, floor_write): 1, or 0 when none does. */
+static int floor_targets(const struct gl_scenario *sc, struct gl_target_name *read, struct gl_target_name *write)
+{
+	const struct gl_workload_ops *w;
+	char why[256];
+
+	for (size_t i = 0; (w = gl_workload_at(i)); i++)
+		if (w->floor_read && w->floor_write && gl_scenario_workload(sc, w->name))
+			return !gl_catalog_parse_target(w->floor_read, read, why, sizeof(why)) &&
+			       !gl_catalog_parse_target(w->floor_write, write, why, sizeof(why));
+	return 0;
+}
+
+/* Pass 2: the run, phase and scope aggregates, the floors and the
+ * incidents' figures. */
+static int aggregate(struct gl_store *st, struct gl_analysis *an, struct gl_err *err)
+{
+	struct pass2_arg p2 = { 0, { 0 }, { 0 }, NULL, 0, 0, an, 0 };
+	int rc;
+
+	an->all = gl_agg_new();
+	an->phase = calloc((size_t)an->sc->n_phases + 1, sizeof(*an->phase));
+	for (int i = 0; i < an->sc->n_phases; i++)
+		an->phase[i] = gl_agg_new();
+	for (int i = 0; i < 3; i++)
+		an->scope[i] = gl_agg_new();
+	p2.floors = floor_targets(an->sc, &p2.read, &p2.write);
+	rc = each_window(st, an->windows, an->n_windows, NULL, pass2, &p2, err);
+	if (rc == 0)
+		rc = flush_stretch(an, &p2);
+	gl_agg_free(p2.stretch);
+	for (int i = 0; i < 3 && rc == 0; i++)
+		rc = gl_agg_merge(an->all, an->scope[i]);
+	/* merges fail only for memory; a corrupt blob has said so itself */
+	if (rc && (!err || !err->code))
+		rc = gl_errf(err, GL_ENOMEM, "analysis: out of memory");
+	return rc;
+}
+
+/* Did a workload's generator fall behind its schedule (plugin.h:
+ * send_lag, a p99 over 5 ms)? */
+static int generator_saturated(const struct gl_analysis *an)
+{
+	const struct gl_workload_ops *w;
+
+	for (size_t i = 0; (w = gl_workload_at(i)); i++) {
+		const struct gl_hist *lag = w->send_lag ? gl_agg_hist(an->all, w->send_lag) : NULL;
+		if (lag && gl_hist_count(lag) > 0 && gl_hist_percentile(lag, 99) > 5.0)
+			return 1;
+	}
+	return 0;
+}
+
+static enum gl_verdict verdict(const struct gl_analysis *an)
+{
+	int all_pass = 1;
+
+	for (int i = 0; i < an->n_targets; i++)
+		all_pass &= an->targets[i].pass;
+	for (int i = 0; i < an->n_faults; i++)
+		if (an->faults[i].row.state == GL_FAULT_FAILED)
+			all_pass = 0;
+	if (!strcmp(an->run.state, "aborted"))
+		return GL_VERDICT_ABORTED;
+	if (!strcmp(an->run.state, "finished") && all_pass && an->faults_left_injected == 0 && an->n_targets > 0 &&
+	    an->preflight_failed == 0 && !an->incidents_failed && an->gates_failed == 0)
+		return GL_VERDICT_PASS;
+	return GL_VERDICT_FAIL;
 }
 
 int gl_analyze(struct gl_store *st, struct gl_analysis **out, struct gl_err *err)
 {
 	struct gl_analysis *an = calloc(1, sizeof(*an));
 	struct gl_diag d;
-	int rc = 0, all_pass = 1;
+	int rc = 0;
 
 	*out = NULL;
 	if (!an)
@@ -1180,87 +938,17 @@ int gl_analyze(struct gl_store *st, struct gl_analysis **out, struct gl_err *err
 		an->windows[i].scope = p >= 0 && p < an->sc->n_phases ? an->sc->phases[p].scope : GL_SCOPE_NONE;
 		an->duration_s += (double)(an->windows[i].end_ns - an->windows[i].start_ns) / 1e9;
 	}
-	{
-		struct gl_fault_row *rows;
-		int n;
-		if ((rc = gl_store_fault_list(st, &rows, &n, err)))
-			goto out;
-		an->faults = calloc((size_t)n + 1, sizeof(*an->faults));
-		for (int i = 0; i < n; i++) {
-			an->faults[i].row = rows[i];
-			if (gl_fault_state_live(rows[i].state))
-				an->faults_left_injected++;
-		}
-		an->n_faults = n;
-		free(rows);   /* plans now owned by an->faults */
-	}
-	{
-		struct pass1_arg p1 = { .an = an };
-		struct window_target *wt = window_targets(an->sc, &p1.n);
-		p1.wt = wt;
-		p1.series = wt ? target_series(wt, p1.n) : NULL;
-		if (!wt || !p1.series)
-			rc = gl_errf(err, GL_ENOMEM, "analysis: out of memory");
-		else
-			rc = each_window(st, an->windows, an->n_windows, p1.series, pass1, &p1, err);
-		free(p1.series);
-		free(wt);
-		if (rc)
-			goto out;
-	}
-	if ((rc = load_outages(st, an, err)))
+	if ((rc = load_faults(st, an, err)) || (rc = judge_windows(st, an, err)) || (rc = load_outages(st, an, err)))
 		goto out;
 	mark_resumes(an);
 	recovery(an);
-	if ((rc = find_incidents(an, err)))
+	if ((rc = gl_incidents_find(an, err)) || (rc = aggregate(st, an, err)))
 		goto out;
-	an->all = gl_agg_new();
-	an->phase = calloc((size_t)an->sc->n_phases + 1, sizeof(*an->phase));
-	for (int i = 0; i < an->sc->n_phases; i++)
-		an->phase[i] = gl_agg_new();
-	for (int i = 0; i < 3; i++)
-		an->scope[i] = gl_agg_new();
-	{
-		struct pass2_arg p2 = { gl_scenario_workload(an->sc, "storage") != NULL, { 0 }, { 0 }, NULL, 0, 0, an, 0 };
-		char why[256];
-		if (gl_catalog_parse_target("storage.read_gbps", &p2.read, why, sizeof(why)) ||
-		    gl_catalog_parse_target("storage.write_gbps", &p2.write, why, sizeof(why)))
-			p2.storage = 0;
-		rc = each_window(st, an->windows, an->n_windows, NULL, pass2, &p2, err);
-		if (rc == 0)
-			rc = flush_stretch(an, &p2);
-		gl_agg_free(p2.stretch);
-		for (int i = 0; i < 3 && rc == 0; i++)
-			rc = gl_agg_merge(an->all, an->scope[i]);
-		if (rc) {
-			/* merges fail only for memory; a corrupt blob has said so itself */
-			if (!err || !err->code)
-				rc = gl_errf(err, GL_ENOMEM, "analysis: out of memory");
-			goto out;
-		}
-	}
 	judge_targets(an);
-	for (int i = 0; i < an->n_incidents; i++)
-		incident_text(an, &an->incidents[i]);
-	if ((rc = incident_events(st, an, err)))
+	if ((rc = gl_incidents_describe(st, an, err)))
 		goto out;
-	{
-		const struct gl_hist *lag = gl_agg_hist(an->all, "inference.send_lag_ms");
-		an->generator_saturated = lag && gl_hist_count(lag) > 0 && gl_hist_percentile(lag, 99) > 5.0;
-	}
-	for (int i = 0; i < an->n_targets; i++)
-		all_pass &= an->targets[i].pass;
-	for (int i = 0; i < an->n_faults; i++)
-		if (an->faults[i].row.state == GL_FAULT_FAILED)
-			all_pass = 0;
-	if (!strcmp(an->run.state, "aborted"))
-		an->verdict = GL_VERDICT_ABORTED;
-	else if (!strcmp(an->run.state, "finished") && all_pass && an->faults_left_injected == 0 &&
-		 an->n_targets > 0 && an->preflight_failed == 0 && !an->incidents_failed &&
-		 an->gates_failed == 0)
-		an->verdict = GL_VERDICT_PASS;
-	else
-		an->verdict = GL_VERDICT_FAIL;
+	an->generator_saturated = generator_saturated(an);
+	an->verdict = verdict(an);
 out:
 	if (rc) {
 		gl_analysis_free(an);

@@ -51,6 +51,7 @@
 
 #include "catalog.h"
 #include "hist.h"
+#include "plugin.h"
 #include "scenario.h"
 #include "store.h"
 
@@ -80,7 +81,7 @@ struct gl_window_info {
 	/* bit w set: workload w (index in the scenario) had targets of that
 	 * scope in this window and did not meet every one of them */
 	unsigned char bad_steady, bad_degraded;
-	unsigned char inc_bits;       /* 1 << gl_incident_kind seen in the window's counters */
+	unsigned char inc_bits;       /* 1 << incident kind a counter opens in the window */
 	unsigned char fault_span;     /* a scheduled fault explains this window */
 	/* a resume of the controller disturbed it (the workloads it had
 	 * started were started again): when unhealthy, passed over by the
@@ -123,22 +124,26 @@ struct gl_fault_result {
 	int64_t self_end_elapsed_ns;  /* the run's clock at that end (self_ended) */
 };
 
-enum gl_incident_kind {
-	GL_INC_TRAINING,      /* training.job_failures or training.hangs */
-	GL_INC_CORRECTNESS,   /* training.correctness_errors */
-	GL_INC_INFERENCE,     /* a complete steady window missing an inference target */
-	GL_INC_STORAGE,       /* storage.errors */
-	GL_INC_XID,           /* dcgm.xid_errors.delta */
-	GL_INC_ECC,           /* dcgm.ecc_dbe/sbe.delta, node.edac_ue.delta */
-	GL_INC_RESTORE,       /* a fault not restored within its settle */
-	GL_INC_N
+/* Incident kinds: the registered workloads' rules (plugin.h, struct
+ * gl_incident_rule) ranked by their order, then a fault not restored
+ * within its settle ("fault.restore"), the last; GL_INC_MAX at most. */
+#define GL_INC_MAX 8
+struct gl_incident_kind {
+	const struct gl_incident_rule *rule;    /* NULL: fault.restore */
+	const struct gl_workload_ops *wl;       /* the workload that declares it */
 };
-/* "training.failure", "training.correctness", "inference.targets",
- * "storage.errors", "telemetry.xid", "telemetry.ecc", "fault.restore" */
-const char *gl_incident_kind_name(enum gl_incident_kind k);
-/* The counter kinds (all but GL_INC_INFERENCE and GL_INC_RESTORE) one window's series show,
- * as bits 1 << kind (analysis and the live view). */
+/* Kind k, NULL past the last; how many kinds; fault.restore's. */
+const struct gl_incident_kind *gl_incident_kind(int k);
+int gl_incident_kinds(void);
+int gl_incident_restore(void);
+/* Kind k's name ("training.failure", ..., "fault.restore"), "?" past the last. */
+const char *gl_incident_kind_name(int k);
+/* The kinds a counter opens that one window's series show, as bits
+ * 1 << kind (analysis and the live view). */
 unsigned gl_incident_bits(const struct gl_agg *w);
+/* Is t a steady target in force of the named workload (its metric is
+ * "<workload>.")? A steady_targets kind's windows miss one. */
+int gl_incident_steady_target(const struct gl_target_spec *t, const char *workload);
 
 /* A fault explains what is seen up to this long after its revert (real),
  * whatever its settle: a launcher sees its job's end only once it has torn
@@ -159,10 +164,10 @@ int64_t gl_fault_settle_ns(const struct gl_scenario *s, const char *id);
 #define GL_MAX_INCIDENTS 1000   /* kept with their figures; all are counted */
 
 struct gl_incident {
-	enum gl_incident_kind kind;
+	int kind;                     /* gl_incident_kind */
 	int w0, w1;                   /* first and last window (indices into windows[]) */
 	int gated;                    /* counts against the limit */
-	int64_t n[6];                 /* the kind's counts over the span (analysis.c) */
+	int64_t n[GL_INCIDENT_COUNTS]; /* the kind's counts over the span (its rule's) */
 	int fault;                    /* fault.restore: index into faults[]; else -1 */
 	double worst[4];              /* inference: each steady target's worst window value */
 	unsigned char missed[4], nodata[4];

@@ -1,7 +1,7 @@
 /*
  * analysis_load.c - the store's rows the analysis reads as they are: the
- * windows, the preflight checks and the gates (through the store's
- * readers, store.h).
+ * windows, the preflight checks, the gates and the scenario (through the
+ * store's readers, store.h).
  */
 #include "analysis.h"
 
@@ -127,4 +127,37 @@ int gl_analysis_load_checks(struct gl_store *st, struct gl_analysis *an, struct 
 	int rc = loaded(gl_store_preflight_scan(st, add_preflight, &pf, err), err);
 
 	return rc ? rc : loaded(gl_store_gate_scan(st, add_gate, &gt, err), err);
+}
+
+/* The scenario as the run saw it: the stored text with its --set overrides
+ * and its stored inventory (never the files again). d is initialised here;
+ * the caller checks it and frees both. */
+struct gl_scenario *gl_scenario_from_store(struct gl_store *st, const struct gl_run_row *run, struct gl_diag *d)
+{
+	struct gl_scenario_opts o = { 0 };
+	struct gl_err err = { 0 };
+	struct gl_scenario *sc;
+	const char **sets = NULL;
+	char *inv = NULL;
+	cJSON *sj = cJSON_Parse(run->sets_json ? run->sets_json : "[]");
+
+	if (cJSON_IsArray(sj)) {
+		int n = cJSON_GetArraySize(sj), k = 0;
+		sets = calloc((size_t)n + 1, sizeof(*sets));
+		for (int i = 0; sets && i < n; i++) {
+			const cJSON *it = cJSON_GetArrayItem(sj, i);
+			if (cJSON_IsString(it))
+				sets[k++] = it->valuestring;
+		}
+	}
+	o.time_scale = run->time_scale;
+	o.sets = sets;
+	if (gl_store_doc_get(st, "scenario_inventory", &inv, &err) == 0)
+		o.inventory_text = inv;
+	gl_diag_init(d, NULL);
+	sc = gl_scenario_load_text(run->scenario_path, run->scenario_text, strlen(run->scenario_text), &o, d);
+	free(inv);
+	free(sets);
+	cJSON_Delete(sj);
+	return sc;
 }

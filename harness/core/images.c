@@ -1,8 +1,8 @@
 /*
- * images.c - the images the inference and training workloads run
- * (images.h). Read at run start with the inventory; what the scenario
- * names, what each host's runtime holds under that name, and what the
- * Kubernetes pods of the workload report they run.
+ * images.c - the images the workloads run (those whose ops say imaged,
+ * plugin.h; images.h). Read at run start with the inventory; what the
+ * scenario names, what each host's runtime holds under that name, and
+ * what the Kubernetes pods of the workload report they run.
  */
 #define _GNU_SOURCE
 #include "images.h"
@@ -18,9 +18,6 @@
 #include "inventory.h"
 #include "paths.h"
 #include "plugin.h"
-
-/* Workloads whose image is recorded. */
-static const char *const imaged[] = { "inference", "training" };
 
 struct coll {
 	const struct gl_scenario *sc;
@@ -297,14 +294,11 @@ cJSON *gl_images_collect(const struct gl_scenario *sc, const cJSON *hosts, int64
 		return NULL;
 	for (int i = 0; i < sc->n_workloads; i++) {
 		const struct gl_workload_spec *w = &sc->workloads[i];
+		const struct gl_workload_ops *ops = gl_workload_find(w->name);
 		const char *image = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(w->cfg, "image"));
 		const cJSON *src = cJSON_GetObjectItemCaseSensitive(w->cfg, "image_source");
 		char d[GL_IMAGE_DIGEST_LEN + 1];
-		int known = 0;
-
-		for (size_t k = 0; k < GL_ARRAY_LEN(imaged); k++)
-			known |= !strcmp(w->name, imaged[k]);
-		if (!known)
+		if (!ops || !ops->imaged)
 			continue;
 		if (image) {
 			if (gl_image_ref_check(image, d, NULL) != 0) {   /* validate refuses it: never here */

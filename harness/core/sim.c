@@ -394,25 +394,16 @@ static void check_run(const char *dir, struct gl_sim *s, struct seed_result *r)
 		else if (w.incomplete)
 			VIOLATE(r, "windows-once: %d window(s) left incomplete", w.incomplete);
 	}
-	if (t->have_inference) {
-		check_counter(st, "inference.requests", t->requests, t->n_windows, t->tot_requests, r);
-		check_counter(st, "inference.errors", t->errors, t->n_windows, t->tot_errors, r);
-	}
-	if (t->have_training) {
-		check_counter(st, "training.steps", t->steps, t->n_windows, t->tot_steps, r);
-	}
-	if (t->have_storage)
-		check_counter(st, "storage.write_bytes", t->write_bytes, t->n_windows, t->tot_write_bytes, r);
+	for (int i = 0; i < t->n; i++)
+		check_counter(st, t->metric[i], t->per[i], t->n_windows, t->tot[i], r);
 	gl_run_row_free(&row);
 	gl_store_close(st);
 	{
 		cJSON *doc = read_report(dir, r);
 		if (doc) {
 			check_schema(doc, r);
-			if (t->have_inference)
-				check_quantile(doc, "inference", "ttft_ms", s->world, SIM_Q_TTFT, r);
-			if (t->have_training)
-				check_quantile(doc, "training", "step_time_s", s->world, SIM_Q_STEP, r);
+			for (int i = 0; i < t->n_q; i++)
+				check_quantile(doc, t->q_workload[i], t->q_figure[i], s->world, i, r);
 		}
 		cJSON_Delete(doc);
 	}

@@ -75,18 +75,22 @@ void sim_world_time(struct sim_world *w, int64_t now);
 void sim_world_controller(struct sim_world *w, int up);
 /* the world sim_models.c acts on: set while a simulation runs */
 void sim_world_set(struct sim_world *w);
-/* What the world holds for the invariants (sim.c). */
+/* What the world holds for the invariants (sim.c), as the models declared
+ * it (sim_model.h), in the order checked: counters per window, and
+ * distributions (a workload's figure in report.json). */
+#define SIM_TRUTH_MAX 8
+#define SIM_TRUTH_Q 4
 struct sim_truth {
-	int64_t n_windows;          /* slots in the arrays below */
-	int64_t *requests, *errors, *steps, *write_bytes;   /* per window index */
-	int64_t tot_requests, tot_errors, tot_steps, tot_write_bytes;
-	int have_inference, have_training, have_storage;
+	int64_t n_windows;          /* slots in each per[] */
+	int n, n_q;
+	const char *metric[SIM_TRUTH_MAX];
+	int64_t *per[SIM_TRUTH_MAX], tot[SIM_TRUTH_MAX];
+	const char *q_workload[SIM_TRUTH_Q], *q_figure[SIM_TRUTH_Q];
 };
 const struct sim_truth *sim_world_truth(const struct sim_world *w);
-/* the exact quantile of every TTFT (ms) or step time (s) the models
- * emitted: -1 when none */
+/* the exact quantile q of distribution which as the models drew it: -1
+ * when none */
 double sim_world_quantile(const struct sim_world *w, int which, double q);
-enum { SIM_Q_TTFT, SIM_Q_STEP };
 /* A fault's record in the world: injects and reverts the models saw. */
 int sim_world_fault(const struct sim_world *w, const char *id, int *injects, int *reverts, int *active);
 

@@ -129,6 +129,45 @@ int gl_need_faults_end(const struct gl_target_need *n, const struct gl_proc_view
 void gl_need_optional(struct gl_target_need *n, enum gl_scope scope, const char *metric, const char *why,
 		      int never);
 
+/* An incident kind of a workload (docs/metrics.md, "Incidents"): a run of
+ * windows no fault explains in each of which one of the counters opens
+ * rose, or (steady_targets) a complete steady window missed one of the
+ * workload's steady targets. counts: the counters summed over the span
+ * into the incident's n[] (NULL: none); text writes its figures from
+ * those into out (the missed targets follow). gated: it counts against
+ * the default limit of 0. order: among incidents starting in the same
+ * window, the lower is listed first (it ranks the kinds). */
+#define GL_INCIDENT_COUNTS 6
+struct gl_incident_rule {
+	const char *name;             /* as reports show it: "<workload>.<what>" */
+	int order, gated, steady_targets;
+	const char *const *opens;     /* NULL-terminated */
+	const char *counts[GL_INCIDENT_COUNTS];
+	void (*text)(const int64_t *n, char *out, size_t cap);
+};
+
+/* A figure of the live status line: pre, the last window's value of
+ * metric, post ("p99 TTFT ", 812, " ms"). */
+struct gl_live_figure {
+	const char *metric, *pre, *post;
+};
+
+/* A workload's model for `gauntlet simulate` (harness/core/sim_model.h,
+ * docs/simulation.md): its part of the world, from its section (0, or -1
+ * out of memory); the figures it records ("h:name" histograms, "c:name"
+ * counters), how many of them for this world; and what the run hooks do
+ * to it: start, a new load multiplier (optional), emit up to t1. */
+struct sim_fault;
+struct sim_world;
+struct sim_wl;
+struct gl_workload_sim {
+	int (*setup)(struct sim_world *w, const struct gl_scenario *sc, const cJSON *cfg);
+	int (*metrics)(const struct sim_world *w, const char *const **names);
+	void (*start)(struct sim_world *w);
+	void (*set_load)(struct sim_world *w, double mult);
+	void (*emit)(struct sim_wl *s, struct sim_world *w, int64_t t1);
+};
+
 struct gl_workload_ops {
 	const char *name;
 	/* (optional) the workload's schema: every key of its section cfg
@@ -151,6 +190,22 @@ struct gl_workload_ops {
 	 * and no steady one either, the figure whose degraded threshold is
 	 * asked for if this workload comes first (else null.tick_lag_ms.p99). */
 	const char *degraded_default;
+	/* What the analysis and the live view read of the workload (all
+	 * optional): its incident kinds, ended by one without a name; its
+	 * throughput figures whose slowest complete steady window the
+	 * analysis keeps (the cold-start floor, read and write); the
+	 * histogram of its generator's send lag in ms (a p99 over 5 ms: the
+	 * generator was saturated); the live status line's figures of the
+	 * last window, ended by one without a metric. */
+	const struct gl_incident_rule *incidents;
+	const char *floor_read, *floor_write;
+	const char *send_lag;
+	const struct gl_live_figure *live_figures;
+	/* (optional) 1: its section's "image" and "image_source" name what
+	 * it runs, recorded with the inventory (images.c) */
+	int imaged;
+	/* (optional) its model for `gauntlet simulate` */
+	const struct gl_workload_sim *sim;
 	/* (optional) checks of the files the workload will read (a trace has
 	 * rows it can replay, ...), run by validate and run on a scenario
 	 * file whose schema passed; not on a stored scenario, not fuzzed. */
@@ -264,6 +319,10 @@ struct gl_fault_ops {
 	 * it at once; the revert takes its record of when), 0 no, < 0 cannot
 	 * tell (err). */
 	int (*ended)(struct gl_ctx *c, const cJSON *plan, struct gl_err *err);
+	/* (optional) `gauntlet simulate`: what a fault of spec s does to the
+	 * world w (harness/core/sim_model.h), into f (its effect, ...); its
+	 * node and training fields hold what its target is. NULL: nothing. */
+	void (*sim)(struct sim_fault *f, const struct sim_world *w, const struct gl_fault_spec *s);
 };
 
 /* deadman's "this plan has no watcher" (a fault left unguarded: validate

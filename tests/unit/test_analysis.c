@@ -327,7 +327,7 @@ int main(void)
 		CHECKF(an->faults[0].unrestored && strstr(an->faults[0].recovery_note, "not restored within its settle of 3.000 s"),
 		       "never: unrestored %d, note '%s'", an->faults[0].unrestored, an->faults[0].recovery_note);
 		CHECKF(an->incidents_total == 1 && an->incidents_gated == 1 && an->n_incidents == 1 &&
-		       an->incidents[0].kind == GL_INC_RESTORE && an->incidents[0].w0 == 13 && an->incidents[0].w1 == 19 &&
+		       an->incidents[0].kind == gl_incident_restore() && an->incidents[0].w0 == 13 && an->incidents[0].w1 == 19 &&
 		       an->incidents_failed,
 		       "never: %d incident(s), %d counted, first %s windows %d..%d", an->incidents_total,
 		       an->incidents_gated, an->n_incidents ? gl_incident_kind_name(an->incidents[0].kind) : "-",
@@ -349,7 +349,7 @@ int main(void)
 		       strstr(an->faults[0].recovery_note, "restored 4.500 s after the revert, past its settle of 3.000 s"),
 		       "late: restore_s %g, note '%s'", an->faults[0].restore_s, an->faults[0].recovery_note);
 		CHECKF(an->faults[0].wl_restore_s[0] < 0, "late: null's own restore_s %g", an->faults[0].wl_restore_s[0]);
-		CHECKF(an->n_incidents == 1 && an->incidents[0].kind == GL_INC_RESTORE && an->incidents[0].w0 == 13 &&
+		CHECKF(an->n_incidents == 1 && an->incidents[0].kind == gl_incident_restore() && an->incidents[0].w0 == 13 &&
 		       an->incidents[0].w1 == 13, "late: incident windows %d..%d", an->n_incidents ? an->incidents[0].w0 : -1,
 		       an->n_incidents ? an->incidents[0].w1 : -1);
 		CHECKF(an->faults[0].degraded_windows == 8, "late: %d degraded windows", an->faults[0].degraded_windows);
@@ -498,6 +498,18 @@ int main(void)
 		CHECK(gl_agg_eval(a, "storage.read_gbps", &v) != 0);      /* no data is not 0 */
 		CHECK(gl_agg_eval(a, "inference.ttft_ms.p99", &v) != 0);
 		gl_agg_free(a);
+	}
+	{
+		/* the incident kinds the workloads declare, ranked by their
+		 * order (reports list same-window incidents in it), restore last */
+		static const char *const want[] = { "training.failure", "training.correctness", "inference.targets",
+						    "storage.errors", "telemetry.xid", "telemetry.ecc", "fault.restore" };
+		int n = gl_incident_kinds();
+		CHECKF(n == 7 && gl_incident_restore() == 6, "%d incident kinds, restore %d", n, gl_incident_restore());
+		for (int k = 0; k < n && k < 7; k++)
+			CHECKF(!strcmp(gl_incident_kind_name(k), want[k]), "kind %d is %s, want %s", k,
+			       gl_incident_kind_name(k), want[k]);
+		CHECK(!strcmp(gl_incident_kind_name(n), "?"));
 	}
 	{
 		char cmd[600];

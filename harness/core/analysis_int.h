@@ -1,0 +1,21 @@
+/*
+ * analysis_int.h - what the analysis's files share (analysis.c, the
+ * passes and the verdict; analysis_incidents.c, the incidents).
+ */
+#ifndef GL_ANALYSIS_INT_H
+#define GL_ANALYSIS_INT_H
+
+#include "analysis.h"
+
+/* The counters that open an incident kind (gl_incident_bits reads them),
+ * into out (NULL: only counted); returns how many. */
+int gl_incident_openers(const char **out);
+/* The incidents, once recovery() marked what the faults explain. */
+int gl_incidents_find(struct gl_analysis *an, struct gl_err *err);
+/* Window wi's figures into each incident that spans it (pass 2; *lo: the
+ * first incident not yet behind). */
+void gl_incidents_take(struct gl_analysis *an, int *lo, int wi, const struct gl_agg *w);
+/* Each incident's text and its workload's first event in its span. */
+int gl_incidents_describe(struct gl_store *st, struct gl_analysis *an, struct gl_err *err);
+
+#endif
