@@ -208,7 +208,7 @@ static void on_window(evutil_socket_t fd, short what, void *arg)
 		g->ops->on_window(g->state);
 	send_data(g, 1);
 	g->win++;
-	g->c.win_idx = g->win;
+	g->c.win.idx = g->win;
 	arm_window(g);
 }
 
@@ -345,19 +345,19 @@ static int start_plan(struct agent *g, const unsigned char *p, size_t n)
 		goto out;
 	}
 	g->ops = g->c.sc->workloads[g->wl].ops;
-	snprintf(g->c.run_id, sizeof(g->c.run_id), "%s", rid ? rid : "");
-	g->c.scale = o.time_scale > 0 ? o.time_scale : 1;
-	g->c.shard = (int)pnum(j, "index", 0, 1e6, -1);
-	g->c.shards = (int)pnum(j, "count", 1, 1e6, 0);
-	g->c.origin_ns = (int64_t)pnum(j, "origin_ns", -1, 9e18, -1);
+	snprintf(g->c.run.id, sizeof(g->c.run.id), "%s", rid ? rid : "");
+	g->c.clk.scale = o.time_scale > 0 ? o.time_scale : 1;
+	g->c.agent.shard = (int)pnum(j, "index", 0, 1e6, -1);
+	g->c.agent.shards = (int)pnum(j, "count", 1, 1e6, 0);
+	g->c.agent.origin_ns = (int64_t)pnum(j, "origin_ns", -1, 9e18, -1);
 	/* the run's clock: the controller's elapsed time when it sent this */
-	g->c.elapsed_base = (int64_t)pnum(j, "elapsed_ns", 0, 9e18, 0);
-	g->c.mono_start = gl_now_ns();
-	g->win = g->c.elapsed_base / g->c.sc->window_ns;
-	g->c.win_idx = g->win;
+	g->c.clk.elapsed_base = (int64_t)pnum(j, "elapsed_ns", 0, 9e18, 0);
+	g->c.clk.mono_start = gl_now_ns();
+	g->win = g->c.clk.elapsed_base / g->c.sc->window_ns;
+	g->c.win.idx = g->win;
 	load = pnum(j, "load", 0, 1e6, 1);
-	if (g->c.shards < 1 || g->c.shard < 0 || g->c.shard >= g->c.shards) {
-		gl_error("agent: share %d of %d makes no sense", g->c.shard, g->c.shards);
+	if (g->c.agent.shards < 1 || g->c.agent.shard < 0 || g->c.agent.shard >= g->c.agent.shards) {
+		gl_error("agent: share %d of %d makes no sense", g->c.agent.shard, g->c.agent.shards);
 		goto out;
 	}
 	if (g->ops->init(&g->c, g->c.sc->workloads[g->wl].cfg, &g->state, &err) != 0) {
@@ -371,8 +371,8 @@ static int start_plan(struct agent *g, const unsigned char *p, size_t n)
 		goto out;
 	}
 	g->running = 1;
-	gl_info("agent %d of %d: running %s from elapsed %.3f s", g->c.shard, g->c.shards, wname,
-		(double)g->c.elapsed_base / 1e9);
+	gl_info("agent %d of %d: running %s from elapsed %.3f s", g->c.agent.shard, g->c.agent.shards, wname,
+		(double)g->c.clk.elapsed_base / 1e9);
 	event_add(g->ev_flush, &(struct timeval){ 0, FLUSH_NS / 1000 });
 	arm_window(g);
 	rc = 0;
@@ -540,14 +540,14 @@ int gl_agent_main(int argc, char **argv)
 		event_config_free(cfg);
 	}
 	g->c.m = gl_metrics_new();
-	g->c.lock_fd = -1;
-	g->c.row_sink = row_sink;
-	g->c.event_sink = event_sink;
-	g->c.sink_arg = g;
+	g->c.run.lock_fd = -1;
+	g->c.agent.row_sink = row_sink;
+	g->c.agent.event_sink = event_sink;
+	g->c.agent.sink_arg = g;
 	g->err_rows = cJSON_CreateArray();
 	g->ok_rows = cJSON_CreateArray();
 	g->rng = (uint64_t)gl_now_ns() | 1;
-	snprintf(g->c.dir, sizeof(g->c.dir), "/tmp");
+	snprintf(g->c.run.dir, sizeof(g->c.run.dir), "/tmp");
 	if (!g->c.base || !g->c.m)
 		return GL_EXIT_HARNESS_ERROR;
 	g->ev_flush = event_new(g->c.base, -1, EV_PERSIST, on_flush, g);

@@ -158,11 +158,11 @@ int ctl_agents_launch(struct gl_ctx *c, struct gl_err *err)
 		int64_t t0;
 		int up = 0;
 
-		if (!c->agents || !cJSON_GetObjectItemCaseSensitive(c->sc->workloads[i].cfg, "agents"))
+		if (!c->wl.agents || !cJSON_GetObjectItemCaseSensitive(c->sc->workloads[i].cfg, "agents"))
 			continue;
-		if (setup(c, i, &c->agents[i], err) != 0)
+		if (setup(c, i, &c->wl.agents[i], err) != 0)
 			return -1;
-		a = c->agents[i];
+		a = c->wl.agents[i];
 		gl_ctx_event(c, GL_LOG_INFO, "agents", "%s: %d agent(s) through %s, dialing %s", a->name, a->count,
 			     a->srun ? "srun" : "mpirun", a->addr);
 		for (int k = 0; k < a->count; k++)
@@ -177,7 +177,7 @@ int ctl_agents_launch(struct gl_ctx *c, struct gl_err *err)
 		while (mono() - t0 < a->connect_timeout_ns) {
 			if (ctl_stopping(c))
 				return gl_errf(err, GL_ESTOPPED, "agents: %s: the wait for the agents was stopped (%s)",
-					       a->name, c->stop_msg);
+					       a->name, c->halt.msg);
 			up = 0;
 			for (int k = 0; k < a->count; k++)
 				up += a->s[k].state == S_UP;
@@ -186,7 +186,7 @@ int ctl_agents_launch(struct gl_ctx *c, struct gl_err *err)
 			for (int k = 0; k < a->count; k++)
 				if (a->s[k].state == S_DOWN)
 					return gl_errf(err, GL_EIO, "agents: %s agent %d did not come up (see %s/agents/%s-%d.log)",
-						       a->name, k, c->dir, a->name, k);
+						       a->name, k, c->run.dir, a->name, k);
 			event_base_loop(c->base, EVLOOP_ONCE);
 		}
 		if (up != a->count) {
@@ -194,7 +194,7 @@ int ctl_agents_launch(struct gl_ctx *c, struct gl_err *err)
 				if (a->s[k].state != S_UP)
 					return gl_errf(err, GL_ETIMEDOUT, "agents: %s agent %d did not connect within %.0f s "
 						       "(see %s/agents/%s-%d.log)", a->name, k,
-						       (double)a->connect_timeout_ns / 1e9, c->dir, a->name, k);
+						       (double)a->connect_timeout_ns / 1e9, c->run.dir, a->name, k);
 		}
 	}
 	return 0;
@@ -275,9 +275,9 @@ void gl_agents_window_done(struct gl_agents *a, int64_t idx, struct gl_metrics *
 int64_t ctl_agents_settle_ns(struct gl_ctx *c)
 {
 	int64_t m = 0;
-	for (int i = 0; c->agents && i < c->sc->n_workloads; i++)
-		if (c->agents[i] && c->agents[i]->settle_ns > m)
-			m = c->agents[i]->settle_ns;
+	for (int i = 0; c->wl.agents && i < c->sc->n_workloads; i++)
+		if (c->wl.agents[i] && c->wl.agents[i]->settle_ns > m)
+			m = c->wl.agents[i]->settle_ns;
 	return m;
 }
 

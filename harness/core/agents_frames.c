@@ -126,7 +126,7 @@ static int merge_series(void *arg, const char *name, const struct gl_hist *h, in
 /* Is win one an agent may send figures or rows for now? */
 static int window_ok(struct gl_agents *a, int64_t win)
 {
-	return a->started && win >= a->c->win_idx - LATE_WINDOWS && win <= a->c->win_idx + 1;
+	return a->started && win >= a->c->win.idx - LATE_WINDOWS && win <= a->c->win.idx + 1;
 }
 
 /* The request rows of a ROWS frame, each checked before any is kept:
@@ -179,7 +179,7 @@ static int on_rows(struct slot *s, const unsigned char *p, size_t n, char *why, 
 				row->error_class = classes[i];
 		/* a row is for the window its request was sent in: any that
 		 * has begun (a request may last longer than a window) */
-		if (row->window < 0 || row->window > s->a->c->win_idx + 1 || row->endpoint < 0 || row->t_intended < -1 || row->t_send < -1 ||
+		if (row->window < 0 || row->window > s->a->c->win.idx + 1 || row->endpoint < 0 || row->t_intended < -1 || row->t_send < -1 ||
 		    row->t_headers < -1 || row->t_first_event < -1 || row->t_first_token < -1 ||
 		    row->t_last_token < -1 || row->t_end < -1 || row->input_tokens < -1 || row->output_tokens < -1 ||
 		    row->tokens_estimated < 0 || row->http_status < -1 || row->max_stall_ns < -1 ||
@@ -188,7 +188,7 @@ static int on_rows(struct slot *s, const unsigned char *p, size_t n, char *why, 
 			const cJSON *st = cJSON_GetObjectItemCaseSensitive(r, "http_status");
 			snprintf(why, wn, "rows: row %d has a field out of range (window %" PRId64 " while %" PRId64
 				 " is open, endpoint %.0f of 0..%d, http_status %.0f, error_class %.32s)", k, row->window,
-				 s->a->c->win_idx, cJSON_IsNumber(ep) ? ep->valuedouble : -1, n_ep - 1,
+				 s->a->c->win.idx, cJSON_IsNumber(ep) ? ep->valuedouble : -1, n_ep - 1,
 				 cJSON_IsNumber(st) ? st->valuedouble : -1, ec ? ec : "none");
 			free(rows);
 			cJSON_Delete(arr);
@@ -229,7 +229,7 @@ static int on_frame(struct slot *s, int type, const unsigned char *p, size_t n)
 		struct merge_arg ma = { 0 };
 		if (!window_ok(a, win)) {
 			snprintf(why, sizeof(why), "figures for window %" PRId64 " while window %" PRId64 " is open", win,
-				 a->c->win_idx);
+				 a->c->win.idx);
 			return bad_frame(s, why);
 		}
 		/* checked whole first: a frame is merged entirely or not at all */
@@ -264,8 +264,8 @@ static int on_frame(struct slot *s, int type, const unsigned char *p, size_t n)
 		enum gl_log_level l;
 		char src[64];
 		/* EVENTS_PER_WINDOW a window; the rest counted and summed up */
-		if (s->ev_window != a->c->win_idx) {
-			s->ev_window = a->c->win_idx;
+		if (s->ev_window != a->c->win.idx) {
+			s->ev_window = a->c->win.idx;
 			s->ev_count = 0;
 		}
 		if (s->ev_count >= EVENTS_PER_WINDOW) {
@@ -328,13 +328,13 @@ int ag_send_plan(struct gl_agents *a, struct slot *s)
 	cJSON_AddStringToObject(j, "workload", a->name);
 	cJSON_AddNumberToObject(j, "index", s->index);
 	cJSON_AddNumberToObject(j, "count", a->count);
-	cJSON_AddStringToObject(j, "run_id", a->c->run_id);
+	cJSON_AddStringToObject(j, "run_id", a->c->run.id);
 	cJSON_AddStringToObject(j, "scenario_path", row.scenario_path);
 	cJSON_AddStringToObject(j, "scenario_text", row.scenario_text ? row.scenario_text : "");
 	cJSON_AddItemToObject(j, "sets", cJSON_Parse(row.sets_json ? row.sets_json : "[]"));
 	if (inv)
 		cJSON_AddStringToObject(j, "inventory", inv);
-	cJSON_AddNumberToObject(j, "time_scale", a->c->scale);
+	cJSON_AddNumberToObject(j, "time_scale", a->c->clk.scale);
 	cJSON_AddNumberToObject(j, "elapsed_ns", (double)now_ns(a));
 	cJSON_AddNumberToObject(j, "origin_ns", (double)a->origin_ns);
 	cJSON_AddNumberToObject(j, "load", a->load);

@@ -169,10 +169,10 @@ static int open_log(struct gl_agents *a, int index)
 {
 	char p[1200];
 
-	snprintf(p, sizeof(p), "%s/agents", a->c->dir);
+	snprintf(p, sizeof(p), "%s/agents", a->c->run.dir);
 	if (mkdir(p, 0700) != 0 && errno != EEXIST)
 		return -1;
-	snprintf(p, sizeof(p), "%s/agents/%s-%d.log", a->c->dir, a->name, index);
+	snprintf(p, sizeof(p), "%s/agents/%s-%d.log", a->c->run.dir, a->name, index);
 	return open(p, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
 }
 

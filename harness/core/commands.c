@@ -61,28 +61,28 @@ static void put_text(FILE *f, const char *s)
 static int lock_dir(struct gl_ctx *c)
 {
 	char path[1100];
-	snprintf(path, sizeof(path), "%s/run.lock", c->dir);
-	c->lock_fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (c->lock_fd < 0) {
+	snprintf(path, sizeof(path), "%s/run.lock", c->run.dir);
+	c->run.lock_fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (c->run.lock_fd < 0) {
 		fprintf(stderr, "gauntlet: %s: %s\n", path, strerror(errno));
 		return -1;
 	}
-	if (flock(c->lock_fd, LOCK_EX | LOCK_NB) != 0) {
+	if (flock(c->run.lock_fd, LOCK_EX | LOCK_NB) != 0) {
 		char pid[32] = "";
-		ssize_t n = pread(c->lock_fd, pid, sizeof(pid) - 1, 0);
+		ssize_t n = pread(c->run.lock_fd, pid, sizeof(pid) - 1, 0);
 		if (n > 0)
 			pid[n] = '\0';
 		pid[strcspn(pid, "\n")] = '\0';
-		fprintf(stderr, "gauntlet: %s: another gauntlet (pid %s) is running this run\n", c->dir,
+		fprintf(stderr, "gauntlet: %s: another gauntlet (pid %s) is running this run\n", c->run.dir,
 			pid[0] ? pid : "?");
-		close(c->lock_fd);
-		c->lock_fd = -1;
+		close(c->run.lock_fd);
+		c->run.lock_fd = -1;
 		return -1;
 	}
-	if (ftruncate(c->lock_fd, 0) == 0) {
+	if (ftruncate(c->run.lock_fd, 0) == 0) {
 		char pid[32];
 		int n = snprintf(pid, sizeof(pid), "%d\n", (int)getpid());
-		if (pwrite(c->lock_fd, pid, (size_t)n, 0) < 0) {
+		if (pwrite(c->run.lock_fd, pid, (size_t)n, 0) < 0) {
 			/* the pid is informative only */
 		}
 	}
@@ -93,31 +93,31 @@ static void ctx_free(struct gl_ctx *c)
 {
 	ctl_dm_stop(c);
 	ctl_fx_stop(c);
-	if (c->wl_state)
+	if (c->wl.state)
 		for (int i = 0; i < c->sc->n_workloads; i++)
-			if (c->wl_state[i] && c->sc->workloads[i].ops->free)
-				c->sc->workloads[i].ops->free(c->wl_state[i]);
-	free(c->wl_state);
-	if (c->agents)
+			if (c->wl.state[i] && c->sc->workloads[i].ops->free)
+				c->sc->workloads[i].ops->free(c->wl.state[i]);
+	free(c->wl.state);
+	if (c->wl.agents)
 		for (int i = 0; i < c->sc->n_workloads; i++)
-			gl_agents_free(c->agents[i]);
-	free(c->agents);
-	gl_metrics_free(c->closing);
-	if (c->ev_settle) event_free(c->ev_settle);
+			gl_agents_free(c->wl.agents[i]);
+	free(c->wl.agents);
+	gl_metrics_free(c->win.closing);
+	if (c->win.ev_settle) event_free(c->win.ev_settle);
 	if (c->faults)
 		for (int i = 0; i < c->sc->n_faults; i++) {
 			cJSON_Delete(c->faults[i].plan);
 			free(c->faults[i].row.plan);
 		}
 	free(c->faults);
-	free(c->tl);
-	free(c->abort_since);
-	if (c->ev_tl) event_free(c->ev_tl);
-	if (c->ev_commit) event_free(c->ev_commit);
-	if (c->ev_window) event_free(c->ev_window);
-	if (c->ev_stop) event_free(c->ev_stop);
-	gl_notify_free(c->nt);
-	gl_live_free(c->live);
+	free(c->timeline.ev);
+	free(c->halt.abort_since);
+	if (c->timeline.timer) event_free(c->timeline.timer);
+	if (c->win.ev_commit) event_free(c->win.ev_commit);
+	if (c->win.ev_close) event_free(c->win.ev_close);
+	if (c->halt.ev) event_free(c->halt.ev);
+	gl_notify_free(c->obs.nt);
+	gl_live_free(c->obs.live);
 	if (c->base) event_base_free(c->base);
 	gl_metrics_free(c->m);
 	if (ctl_sim_killed(c))
@@ -125,13 +125,13 @@ static void ctx_free(struct gl_ctx *c)
 	else
 		gl_store_close(c->st);
 	gl_scenario_free(c->sc);
-	if (c->lock_fd >= 0)
-		close(c->lock_fd);
+	if (c->run.lock_fd >= 0)
+		close(c->run.lock_fd);
 	/* every thread that logs is gone: the log's clock is the process's
 	 * again (c is about to go) */
-	if (c->log_clock) {
+	if (c->clk.log) {
 		gl_log_clock(NULL, NULL);
-		c->log_clock = 0;
+		c->clk.log = 0;
 	}
 	/* every thread and workload that used a secret is gone: wipe the
 	 * copies taken from the environment (secrets.h) */
@@ -229,15 +229,15 @@ static int stop_before_soak(struct gl_ctx *c, const char *during, int gates_ran)
 {
 	/* the loop's clock never ran: what is journaled now happens at the
 	 * point the run stood (0, or the resume point) */
-	c->time_held = 1;
-	gl_ctx_event(c, GL_LOG_WARN, "controller", "%s during %s: nothing was started%s", c->stop_msg, during,
+	c->clk.held = 1;
+	gl_ctx_event(c, GL_LOG_WARN, "controller", "%s during %s: nothing was started%s", c->halt.msg, during,
 		     ctl_active_faults(c) ? "; the faults still in from before the resume are reverted" : "");
 	if (!gates_ran)
-		ctl_gates_skip(c, 0, c->stop_msg);
-	ctl_gates_skip(c, 1, c->stop_msg);
+		ctl_gates_skip(c, 0, c->halt.msg);
+	ctl_gates_skip(c, 1, c->halt.msg);
 	ctl_notify_open_for_stop(c);
 	ctl_notify_stopping(c);
-	ctl_revert_all(c, c->stop_msg);
+	ctl_revert_all(c, c->halt.msg);
 	return ctl_finish(c);
 }
 
@@ -267,10 +267,10 @@ static int run_before_gates(struct gl_ctx *c, int *code)
 		     "injected", failed);
 	gl_store_run_finish(c->st, "failed", gl_verdict_name(GL_VERDICT_FAIL), GL_EXIT_HARNESS_ERROR, gl_wall_ns());
 	ctl_notify_failed_start(c, why);
-	if (ctl_write_reports(c->dir, c->st, &rerr) != 0)
+	if (ctl_write_reports(c->run.dir, c->st, &rerr) != 0)
 		fprintf(stderr, "gauntlet: report: %s\n", rerr.msg);
 	fprintf(stderr, "gauntlet: %s\ngauntlet: a gate failed before the soak: nothing was started (exit 4); report: "
-		"%s/report.json\n", why, c->dir);
+		"%s/report.json\n", why, c->run.dir);
 	*code = GL_EXIT_HARNESS_ERROR;
 	return 1;
 }
@@ -353,7 +353,7 @@ static int start_loop(struct gl_ctx *c)
 {
 	if (ctl_start_loop(c) == 0)
 		return 0;
-	fprintf(stderr, "gauntlet: cannot start: %s\n", c->stop_msg[0] ? c->stop_msg : "out of memory");
+	fprintf(stderr, "gauntlet: cannot start: %s\n", c->halt.msg[0] ? c->halt.msg : "out of memory");
 	return -1;
 }
 
@@ -393,7 +393,7 @@ static int load_scenario(struct gl_ctx *c, const struct gl_run_opts *o)
  * commands, as the run would execute them. */
 static void print_dry_run(struct gl_ctx *c)
 {
-	gl_timeline_print(c->sc, c->scale, stdout);
+	gl_timeline_print(c->sc, c->clk.scale, stdout);
 	gl_agents_print(c->sc, stdout);
 	gl_gates_print(c->sc, stdout);
 	gl_notify_print(c->sc, stdout);
@@ -428,15 +428,15 @@ static int make_run_dir(struct gl_ctx *c, const struct gl_run_opts *o, struct gl
 		ctl_sim_run_id(c->sim, row->id, sizeof(row->id));
 	else
 		make_run_id(row->id, sizeof(row->id));
-	snprintf(c->run_id, sizeof(c->run_id), "%s", row->id);
+	snprintf(c->run.id, sizeof(c->run.id), "%s", row->id);
 	if (o->out_dir)
-		snprintf(c->dir, sizeof(c->dir), "%s", o->out_dir);
+		snprintf(c->run.dir, sizeof(c->run.dir), "%s", o->out_dir);
 	else
-		snprintf(c->dir, sizeof(c->dir), "runs/%s-%s", c->sc->name, row->id);
-	n = strlen(c->dir);
-	while (n > 1 && c->dir[n - 1] == '/')
-		c->dir[--n] = '\0';
-	if (gl_rundir_create(c->dir, &err) != 0) {
+		snprintf(c->run.dir, sizeof(c->run.dir), "runs/%s-%s", c->sc->name, row->id);
+	n = strlen(c->run.dir);
+	while (n > 1 && c->run.dir[n - 1] == '/')
+		c->run.dir[--n] = '\0';
+	if (gl_rundir_create(c->run.dir, &err) != 0) {
 		fprintf(stderr, "gauntlet: %s\n", err.msg);
 		return err.code == GL_EINVAL ? GL_EXIT_BAD_INPUT : GL_EXIT_HARNESS_ERROR;
 	}
@@ -454,7 +454,7 @@ static int create_store(struct gl_ctx *c, const struct gl_run_opts *o, struct gl
 	cJSON *sets;
 	int rc;
 
-	snprintf(db, sizeof(db), "%s/run.db", c->dir);
+	snprintf(db, sizeof(db), "%s/run.db", c->run.dir);
 	if (!(c->st = gl_store_open(db, 1, &err))) {
 		fprintf(stderr, "gauntlet: %s\n", err.msg);
 		return GL_EXIT_BAD_INPUT;
@@ -474,7 +474,7 @@ static int create_store(struct gl_ctx *c, const struct gl_run_opts *o, struct gl
 		cJSON_AddItemToArray(sets, cJSON_CreateString(o->sets[i]));
 	row->sets_json = cJSON_PrintUnformatted(sets);
 	cJSON_Delete(sets);
-	row->time_scale = c->scale;
+	row->time_scale = c->clk.scale;
 	row->window_ns = c->sc->window_ns;
 	row->duration_ns = c->sc->duration_ns;
 	row->started_wall_ns = gl_wall_ns();
@@ -553,9 +553,9 @@ static int before_soak(struct gl_ctx *c, int *code)
 		gl_ctx_event(c, GL_LOG_ERROR, "controller", "preflight failed: nothing was started or injected");
 		gl_store_run_finish(c->st, "failed", gl_verdict_name(GL_VERDICT_FAIL), GL_EXIT_HARNESS_ERROR, gl_wall_ns());
 		ctl_notify_failed_start(c, "preflight failed: nothing was started or injected");
-		if (ctl_write_reports(c->dir, c->st, &rerr) != 0)
+		if (ctl_write_reports(c->run.dir, c->st, &rerr) != 0)
 			fprintf(stderr, "gauntlet: report: %s\n", rerr.msg);
-		fprintf(stderr, "gauntlet: preflight failed (see above); report: %s/report.json\n", c->dir);
+		fprintf(stderr, "gauntlet: preflight failed (see above); report: %s/report.json\n", c->run.dir);
 		*code = GL_EXIT_HARNESS_ERROR;
 		return 1;
 	}
@@ -564,7 +564,7 @@ static int before_soak(struct gl_ctx *c, int *code)
 
 int gl_controller_run(const struct gl_run_opts *o)
 {
-	struct gl_ctx c = { .lock_fd = -1 };
+	struct gl_ctx c = { .run.lock_fd = -1 };
 	struct gl_run_row row = { 0 };
 	int code;
 
@@ -574,7 +574,7 @@ int gl_controller_run(const struct gl_run_opts *o)
 		return code;
 	}
 	gl_secrets_take(c.sc->root);    /* before any thread or child (secrets.h) */
-	c.scale = o->time_scale > 0 ? o->time_scale : 1;
+	c.clk.scale = o->time_scale > 0 ? o->time_scale : 1;
 	if (preflight_plugins(c.sc) != 0) {
 		gl_scenario_free(c.sc);
 		return GL_EXIT_HARNESS_ERROR;
@@ -605,9 +605,9 @@ int gl_controller_run(const struct gl_run_opts *o)
 	code = GL_EXIT_HARNESS_ERROR;
 	if (start_loop(&c) != 0)
 		goto out;
-	gl_ctx_event(&c, GL_LOG_INFO, "controller", "run %s started in %s (time scale %g)", row.id, c.dir, c.scale);
+	gl_ctx_event(&c, GL_LOG_INFO, "controller", "run %s started in %s (time scale %g)", row.id, c.run.dir, c.clk.scale);
 	ctl_notify_start(&c);
-	c.elapsed_base = 0;
+	c.clk.elapsed_base = 0;
 	code = ctl_drive(&c);
 out:
 	ctx_free(&c);
@@ -621,7 +621,7 @@ static int open_existing(struct gl_ctx *c, const char *dir, struct gl_run_row *r
 	struct gl_diag d;
 	char db[1100];
 
-	snprintf(c->dir, sizeof(c->dir), "%s", dir);
+	snprintf(c->run.dir, sizeof(c->run.dir), "%s", dir);
 	snprintf(db, sizeof(db), "%s/run.db", dir);
 	if (access(db, F_OK) != 0) {
 		fprintf(stderr, "gauntlet: %s: no run store (run.db) here\n", dir);
@@ -659,7 +659,7 @@ static int open_existing(struct gl_ctx *c, const char *dir, struct gl_run_row *r
 	}
 	ctl_store_policy(c);
 	gl_secrets_take(c->sc->root);   /* before any thread or child (secrets.h) */
-	c->scale = row->time_scale;
+	c->clk.scale = row->time_scale;
 	if (build_faults(c, 0) != 0)
 		return GL_EXIT_HARNESS_ERROR;
 	/* Take each fault's state from the journal, matching by id. */
@@ -731,7 +731,7 @@ static int show_plans_if_needed(struct gl_ctx *c, const struct gl_run_row *row, 
 	int other_host = strcmp(row->hostname, host) != 0;
 
 	if (dry_run) {
-		printf("dry run of %s %s: run %s, written by gauntlet %s (%s) on host '%s'\n", what, c->dir, row->id,
+		printf("dry run of %s %s: run %s, written by gauntlet %s (%s) on host '%s'\n", what, c->run.dir, row->id,
 		       row->version, row->git_rev, row->hostname);
 		print_live_plans(c, stdout);
 		printf("dry run: nothing was executed\n");
@@ -741,7 +741,7 @@ static int show_plans_if_needed(struct gl_ctx *c, const struct gl_run_row *row, 
 		fprintf(stderr,
 			"gauntlet: %s: this store was written by gauntlet %s (%s) on host '%s'; this is gauntlet %s "
 			"(%s) on host '%s'. The plans %s executes now:\n",
-			c->dir, row->version, row->git_rev, row->hostname, GL_VERSION, GL_GIT_REV, host, what);
+			c->run.dir, row->version, row->git_rev, row->hostname, GL_VERSION, GL_GIT_REV, host, what);
 		print_live_plans(c, stderr);
 	}
 	return 0;
@@ -755,7 +755,7 @@ static void record_outage(struct gl_ctx *c, const struct gl_run_row *row, int64_
 
 	gl_store_outage_put(c->st, &o);
 	if (o.down_wall_ns > 0)
-		c->resume_down_ns = o.resumed_wall_ns - o.down_wall_ns;
+		c->run.down_ns = o.resumed_wall_ns - o.down_wall_ns;
 	if (o.down_wall_ns > 0)
 		gl_ctx_event(c, GL_LOG_WARN, "controller", "run %s resumed at elapsed %.3f s (resume #%d): "
 			     "the controller was down %.3f s since its last commit", row->id, (double)base / 1e9,
@@ -792,8 +792,8 @@ static void reconcile_faults(struct gl_ctx *c, int64_t base)
 {
 	for (int i = 0; i < c->sc->n_faults; i++) {
 		struct fault_rt *f = &c->faults[i];
-		int64_t t_inj = gl_timeline_real_ns(f->spec->at_ns, c->scale);
-		int64_t t_rev = gl_timeline_real_ns(f->spec->at_ns + f->spec->dur_ns, c->scale);
+		int64_t t_inj = gl_timeline_real_ns(f->spec->at_ns, c->clk.scale);
+		int64_t t_rev = gl_timeline_real_ns(f->spec->at_ns + f->spec->dur_ns, c->clk.scale);
 		if (f->row.state == GL_FAULT_INJECTING) {
 			/* Died mid-inject: unknown effect; revert, then inject again if due.
 			 * The row stays "injecting" during this clean-up, so a controller
@@ -831,7 +831,7 @@ static void reconcile_faults(struct gl_ctx *c, int64_t base)
 
 int gl_controller_resume(const char *dir, int dry_run)
 {
-	struct gl_ctx c = { .lock_fd = -1, .sim = ctl_sim_active() };
+	struct gl_ctx c = { .run.lock_fd = -1, .sim = ctl_sim_active() };
 	struct gl_run_row row = { 0 };
 	int code = open_existing(&c, dir, &row);
 	int64_t base;
@@ -854,14 +854,14 @@ int gl_controller_resume(const char *dir, int dry_run)
 	 * commit left it until the loop goes on from there */
 	if (!c.sim && (code = ctl_notify_open(&c)) != 0)
 		goto out;
-	snprintf(c.run_id, sizeof(c.run_id), "%s", row.id);
-	c.elapsed_base = row.elapsed_ns;
+	snprintf(c.run.id, sizeof(c.run.id), "%s", row.id);
+	c.clk.elapsed_base = row.elapsed_ns;
 	ctl_log_clock_start(&c);
 	/* count this resume at once: one killed in its preflight or start-up
 	 * was still a restart of the controller (it may have reverted
 	 * faults); the record must not lose it */
 	gl_store_run_resumed(c.st, row.resumes + 1);
-	c.resumes = row.resumes + 1;
+	c.run.resumes = row.resumes + 1;
 	if (preflight_plugins(c.sc) != 0) {
 		code = GL_EXIT_HARNESS_ERROR;
 		goto out;
@@ -876,14 +876,14 @@ int gl_controller_resume(const char *dir, int dry_run)
 	if (run_before_gates(&c, &code) != 0 || start_loop(&c) != 0)
 		goto out;
 	base = row.elapsed_ns;
-	c.elapsed_base = base;
-	c.mono_start = gl_now_ns();
+	c.clk.elapsed_base = base;
+	c.clk.mono_start = gl_now_ns();
 	/* The steps reconciliation runs below happen, on the run's timeline,
 	 * at the resume point: the loop restarts from there (time spent here
 	 * is down time, like the time the controller was dead), so their
 	 * journal times must not run ahead of it. */
-	c.time_held = 1;
-	snprintf(c.run_id, sizeof(c.run_id), "%s", row.id);
+	c.clk.held = 1;
+	snprintf(c.run.id, sizeof(c.run.id), "%s", row.id);
 	record_outage(&c, &row, base);
 	ctl_notify_start(&c);
 	/* Nothing the dead controller started may run beside what this one
@@ -896,7 +896,7 @@ int gl_controller_resume(const char *dir, int dry_run)
 	}
 	restore_window(&c, base);
 	reconcile_faults(&c, base);
-	c.time_held = 0;
+	c.clk.held = 0;
 	code = ctl_drive(&c);
 out:
 	gl_run_row_free(&row);
@@ -906,7 +906,7 @@ out:
 
 int gl_controller_revert(const char *dir, int dry_run)
 {
-	struct gl_ctx c = { .lock_fd = -1 };
+	struct gl_ctx c = { .run.lock_fd = -1 };
 	struct gl_run_row row = { 0 };
 	int code = open_existing(&c, dir, &row), left = 0, done = 0, by_watcher = 0;
 

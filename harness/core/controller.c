@@ -66,11 +66,11 @@ int ctl_write_reports(const char *dir, struct gl_store *st, struct gl_err *err)
 static int write_reports_from(struct gl_ctx *c, struct gl_analysis *an, struct gl_err *err)
 {
 	if (!reporter_an || !an)
-		return ctl_write_reports(c->dir, c->st, err);
+		return ctl_write_reports(c->run.dir, c->st, err);
 	gl_run_row_free(&an->run);
 	if (gl_store_run_load(c->st, &an->run, err) != 0)
 		return -GL_EIO;
-	return reporter_an(c->dir, c->st, an, err);
+	return reporter_an(c->run.dir, c->st, an, err);
 }
 
 void gl_controller_live_opts(const struct gl_live_opts *o)
@@ -111,37 +111,37 @@ struct snap {
  * histogram for nothing. */
 static int agg_wants(struct gl_ctx *c, const char *name)
 {
-	if (c->live)
+	if (c->obs.live)
 		return 1;
-	if (!c->agg_ready) {
+	if (!c->win.agg_ready) {
 		/* the names, once per process: a rule's figure and its
 		 * counters (GL_AGG_NAMES at most, else everything) */
-		for (int i = 0; i < c->sc->n_abort_rules && !c->agg_all; i++) {
+		for (int i = 0; i < c->sc->n_abort_rules && !c->win.agg_all; i++) {
 			struct gl_target_name t;
 			char why[200];
 			const char *n3[3];
 			if (gl_catalog_parse_target(c->sc->abort_rules[i].metric, &t, why, sizeof(why)) != 0 || !t.def) {
-				c->agg_all = 1;   /* not understood here: keep everything */
+				c->win.agg_all = 1;   /* not understood here: keep everything */
 				break;
 			}
 			n3[0] = t.def->name;
 			n3[1] = t.def->num;
 			n3[2] = t.def->den;
-			for (int k = 0; k < 3 && !c->agg_all; k++) {
+			for (int k = 0; k < 3 && !c->win.agg_all; k++) {
 				if (!n3[k])
 					continue;
-				if (c->n_agg_names == GL_AGG_NAMES)
-					c->agg_all = 1;
+				if (c->win.n_agg_names == GL_AGG_NAMES)
+					c->win.agg_all = 1;
 				else
-					c->agg_names[c->n_agg_names++] = n3[k];
+					c->win.agg_names[c->win.n_agg_names++] = n3[k];
 			}
 		}
-		c->agg_ready = 1;
+		c->win.agg_ready = 1;
 	}
-	if (c->agg_all)
+	if (c->win.agg_all)
 		return 1;
-	for (int i = 0; i < c->n_agg_names; i++)
-		if (!strcmp(c->agg_names[i], name))
+	for (int i = 0; i < c->win.n_agg_names; i++)
+		if (!strcmp(c->win.agg_names[i], name))
 			return 1;
 	return 0;
 }
@@ -192,14 +192,14 @@ static int write_window_of(struct gl_ctx *c, struct gl_metrics *m, int64_t idx, 
 
 static int write_window(struct gl_ctx *c, int64_t end_elapsed, int complete, struct gl_agg *agg)
 {
-	return write_window_of(c, c->m, c->win_idx, c->win_start_ns, end_elapsed, complete, agg);
+	return write_window_of(c, c->m, c->win.idx, c->win.start_ns, end_elapsed, complete, agg);
 }
 
 static void fail_store(struct gl_ctx *c, const char *what)
 {
-	if (c->stop == STOP_NONE) {
-		c->stop = STOP_ERROR;
-		snprintf(c->stop_msg, sizeof(c->stop_msg), "store write failed (%s)", what);
+	if (c->halt.reason == STOP_NONE) {
+		c->halt.reason = STOP_ERROR;
+		snprintf(c->halt.msg, sizeof(c->halt.msg), "store write failed (%s)", what);
 		event_base_loopbreak(c->base);
 	}
 }
@@ -220,7 +220,7 @@ void ctl_commit_now(struct gl_ctx *c)
 {
 	/* only while the loop commits on its timer (not in resume's
 	 * reconciliation, nor in `gauntlet revert`, nor once stopping) */
-	if ((c->ev_commit && event_pending(c->ev_commit, EV_TIMEOUT, NULL)) || ctl_sim_running(c))
+	if ((c->win.ev_commit && event_pending(c->win.ev_commit, EV_TIMEOUT, NULL)) || ctl_sim_running(c))
 		commit(c);
 }
 
@@ -231,7 +231,7 @@ static void live_status(struct gl_ctx *c)
 	char ids[512] = "";
 	size_t k = 0;
 
-	if (!c->live)
+	if (!c->obs.live)
 		return;
 	for (int i = 0; i < c->sc->n_faults; i++)
 		if (gl_fault_state_live(c->faults[i].row.state) && k + strlen(c->faults[i].row.id) + 2 < sizeof(ids)) {
@@ -240,14 +240,14 @@ static void live_status(struct gl_ctx *c)
 			s.n_active++;
 		}
 	s.elapsed_ns = gl_ctx_elapsed_ns(c);
-	s.total_ns = gl_timeline_real_ns(c->sc->duration_ns, c->scale);
-	s.scale = c->scale;
-	s.phase = c->phase;
+	s.total_ns = gl_timeline_real_ns(c->sc->duration_ns, c->clk.scale);
+	s.scale = c->clk.scale;
+	s.phase = c->timeline.phase;
 	s.active = ids;
-	for (int i = 0; c->agents && i < c->sc->n_workloads; i++)
-		if (c->agents[i])
-			gl_agents_count(c->agents[i], &s.agents_planned, &s.agents_connected);
-	gl_live_status(c->live, &s);
+	for (int i = 0; c->wl.agents && i < c->sc->n_workloads; i++)
+		if (c->wl.agents[i])
+			gl_agents_count(c->wl.agents[i], &s.agents_planned, &s.agents_connected);
+	gl_live_status(c->obs.live, &s);
 }
 
 static void on_commit(evutil_socket_t fd, short what, void *arg)
@@ -263,15 +263,15 @@ static void check_abort(struct gl_ctx *c, struct gl_agg *w, int64_t w_start, int
 		const struct gl_abort_rule *r = &c->sc->abort_rules[i];
 		double v;
 		if (gl_agg_eval(w, r->metric, &v) == 0 && gl_cmp_eval(r->expr.op, v, r->expr.threshold)) {
-			if (c->abort_since[i] < 0)
-				c->abort_since[i] = w_start;
-			if (w_end - c->abort_since[i] >= r->for_ns && c->stop == STOP_NONE) {
-				c->stop = STOP_ABORT_IF;
-				snprintf(c->stop_msg, sizeof(c->stop_msg), "abort_if: %s = %g %s %g", r->metric, v,
+			if (c->halt.abort_since[i] < 0)
+				c->halt.abort_since[i] = w_start;
+			if (w_end - c->halt.abort_since[i] >= r->for_ns && c->halt.reason == STOP_NONE) {
+				c->halt.reason = STOP_ABORT_IF;
+				snprintf(c->halt.msg, sizeof(c->halt.msg), "abort_if: %s = %g %s %g", r->metric, v,
 					 gl_cmp_str(r->expr.op), r->expr.threshold);
 			}
 		} else {
-			c->abort_since[i] = -1;
+			c->halt.abort_since[i] = -1;
 		}
 	}
 }
@@ -287,7 +287,7 @@ static void move_one(void *arg, const char *name, const struct gl_hist *h, int64
  * live view (both ways of closing a window end here). */
 static void write_closed(struct gl_ctx *c, struct gl_metrics *m, int64_t idx, int64_t start, int64_t end)
 {
-	struct gl_agg *agg = c->sc->n_abort_rules || c->live ? gl_agg_new() : NULL;
+	struct gl_agg *agg = c->sc->n_abort_rules || c->obs.live ? gl_agg_new() : NULL;
 
 	if (write_window_of(c, m, idx, start, end, 1, agg) != 0)
 		fail_store(c, "window");
@@ -295,7 +295,7 @@ static void write_closed(struct gl_ctx *c, struct gl_metrics *m, int64_t idx, in
 		gl_agg_add_seconds(agg, (double)(end - start) / 1e9);
 		if (c->sc->n_abort_rules)
 			check_abort(c, agg, start, end);
-		gl_live_window(c->live, idx, start, end, agg, window_phase(c, start));
+		gl_live_window(c->obs.live, idx, start, end, agg, window_phase(c, start));
 		gl_agg_free(agg);
 	}
 }
@@ -305,20 +305,20 @@ static void write_closed(struct gl_ctx *c, struct gl_metrics *m, int64_t idx, in
 static void settle(struct gl_ctx *c)
 {
 	struct gl_err err = { 0 };
-	int64_t idx = c->closing_idx;
+	int64_t idx = c->win.closing_idx;
 
-	if (!c->closing_pending)
+	if (!c->win.closing_pending)
 		return;
-	c->closing_pending = 0;
-	event_del(c->ev_settle);
+	c->win.closing_pending = 0;
+	event_del(c->win.ev_settle);
 	for (int i = 0; i < c->sc->n_workloads; i++)
-		if (c->agents[i])
-			gl_agents_window_done(c->agents[i], idx, c->closing);
-	write_closed(c, c->closing, idx, c->closing_start, c->closing_end);
+		if (c->wl.agents[i])
+			gl_agents_window_done(c->wl.agents[i], idx, c->win.closing);
+	write_closed(c, c->win.closing, idx, c->win.closing_start, c->win.closing_end);
 	if (gl_store_flush(c->st, &err) != 0)
 		fail_store(c, "window");
 	gl_store_wal_trim(c->st);
-	if (c->stop != STOP_NONE)
+	if (c->halt.reason != STOP_NONE)
 		event_base_loopbreak(c->base);
 }
 
@@ -329,10 +329,10 @@ static void on_settle(evutil_socket_t fd, short what, void *arg)
 
 void ctl_window_settle_check(struct gl_ctx *c)
 {
-	if (!c->closing_pending)
+	if (!c->win.closing_pending)
 		return;
 	for (int i = 0; i < c->sc->n_workloads; i++)
-		if (c->agents[i] && !gl_agents_delivered(c->agents[i], c->closing_idx))
+		if (c->wl.agents[i] && !gl_agents_delivered(c->wl.agents[i], c->win.closing_idx))
 			return;
 	settle(c);
 }
@@ -340,9 +340,9 @@ void ctl_window_settle_check(struct gl_ctx *c)
 struct gl_metrics *ctl_window_metrics(struct gl_ctx *c, int64_t idx, int *late)
 {
 	*late = 0;
-	if (c->closing_pending && idx == c->closing_idx)
-		return c->closing;
-	if (idx < c->win_idx)
+	if (c->win.closing_pending && idx == c->win.closing_idx)
+		return c->win.closing;
+	if (idx < c->win.idx)
 		*late = 1;
 	return c->m;
 }
@@ -359,57 +359,57 @@ static void close_window(struct gl_ctx *c, int64_t end_elapsed)
 	if (c->sim)
 		ctl_sim_emit(c);
 	for (int i = 0; i < c->sc->n_workloads; i++)
-		if (c->wl_started && c->wl_state[i] && c->sc->workloads[i].ops->on_window)
-			c->sc->workloads[i].ops->on_window(c->wl_state[i]);
-	if (c->closing) {
-		gl_metrics_visit_reset(c->m, move_one, c->closing);
-		c->closing_idx = c->win_idx;
-		c->closing_start = c->win_start_ns;
-		c->closing_end = end_elapsed;
-		c->closing_pending = 1;
+		if (c->wl.started && c->wl.state[i] && c->sc->workloads[i].ops->on_window)
+			c->sc->workloads[i].ops->on_window(c->wl.state[i]);
+	if (c->win.closing) {
+		gl_metrics_visit_reset(c->m, move_one, c->win.closing);
+		c->win.closing_idx = c->win.idx;
+		c->win.closing_start = c->win.start_ns;
+		c->win.closing_end = end_elapsed;
+		c->win.closing_pending = 1;
 	} else {
-		write_closed(c, c->m, c->win_idx, c->win_start_ns, end_elapsed);
+		write_closed(c, c->m, c->win.idx, c->win.start_ns, end_elapsed);
 	}
-	c->win_idx++;
-	c->win_start_ns = end_elapsed;
+	c->win.idx++;
+	c->win.start_ns = end_elapsed;
 	/* The next window's row appears with the next commit; an empty one at
 	 * the very end is never written. */
 	if (gl_store_run_progress(c->st, end_elapsed) != 0 ||
 	    (!ctl_sim_defer_flush(c) && gl_store_flush(c->st, &err) != 0))
 		fail_store(c, "window");
-	if (c->closing) {
-		gl_ctx_arm_at(c, c->ev_settle, end_elapsed + ctl_agents_settle_ns(c));
+	if (c->win.closing) {
+		gl_ctx_arm_at(c, c->win.ev_settle, end_elapsed + ctl_agents_settle_ns(c));
 		ctl_window_settle_check(c);
 		return;
 	}
 	/* The WAL cut back at each window close once past its limit: it
 	 * stays at a few MiB for the run. */
 	gl_store_wal_trim(c->st);
-	gl_debug("window %lld closed", (long long)(c->win_idx - 1));
-	if (c->stop != STOP_NONE)
+	gl_debug("window %lld closed", (long long)(c->win.idx - 1));
+	if (c->halt.reason != STOP_NONE)
 		event_base_loopbreak(c->base);
 }
 
 static void on_window(evutil_socket_t fd, short what, void *arg)
 {
 	struct gl_ctx *c = arg;
-	int64_t boundary = (c->win_idx + 1) * c->sc->window_ns;
+	int64_t boundary = (c->win.idx + 1) * c->sc->window_ns;
 
 	close_window(c, boundary);
-	if (c->stop == STOP_NONE)
-		gl_ctx_arm_at(c, c->ev_window, (c->win_idx + 1) * c->sc->window_ns);
+	if (c->halt.reason == STOP_NONE)
+		gl_ctx_arm_at(c, c->win.ev_close, (c->win.idx + 1) * c->sc->window_ns);
 }
 
 /* ---- timeline ------------------------------------------------------------ */
 
 static void set_phase(struct gl_ctx *c, int p)
 {
-	c->phase = p;
+	c->timeline.phase = p;
 	for (int i = 0; i < c->sc->n_workloads; i++)
-		if (c->agents[i])
-			gl_agents_set_load(c->agents[i], c->sc->phases[p].load);
-		else if (c->wl_state[i] && c->sc->workloads[i].ops->set_load)
-			c->sc->workloads[i].ops->set_load(c->wl_state[i], c->sc->phases[p].load);
+		if (c->wl.agents[i])
+			gl_agents_set_load(c->wl.agents[i], c->sc->phases[p].load);
+		else if (c->wl.state[i] && c->sc->workloads[i].ops->set_load)
+			c->sc->workloads[i].ops->set_load(c->wl.state[i], c->sc->phases[p].load);
 }
 
 static void on_timeline(evutil_socket_t fd, short what, void *arg)
@@ -417,11 +417,11 @@ static void on_timeline(evutil_socket_t fd, short what, void *arg)
 	struct gl_ctx *c = arg;
 	int64_t now = gl_ctx_elapsed_ns(c);
 
-	while (c->tl_next < c->n_tl && c->stop == STOP_NONE) {
-		const struct gl_tl_event *e = &c->tl[c->tl_next];
-		if (gl_timeline_real_ns(e->t_ns, c->scale) > now)
+	while (c->timeline.next < c->timeline.n && c->halt.reason == STOP_NONE) {
+		const struct gl_tl_event *e = &c->timeline.ev[c->timeline.next];
+		if (gl_timeline_real_ns(e->t_ns, c->clk.scale) > now)
 			break;
-		c->tl_next++;
+		c->timeline.next++;
 		switch (e->kind) {
 		case GL_TL_PHASE:
 			set_phase(c, e->index);
@@ -435,14 +435,14 @@ static void on_timeline(evutil_socket_t fd, short what, void *arg)
 			ctl_fault_revert(c, &c->faults[e->index], "scheduled");
 			break;
 		case GL_TL_END:
-			c->stop = STOP_END;
+			c->halt.reason = STOP_END;
 			break;
 		}
 	}
-	if (c->stop != STOP_NONE)
+	if (c->halt.reason != STOP_NONE)
 		event_base_loopbreak(c->base);
-	else if (c->tl_next < c->n_tl)
-		gl_ctx_arm_at(c, c->ev_tl, gl_timeline_real_ns(c->tl[c->tl_next].t_ns, c->scale));
+	else if (c->timeline.next < c->timeline.n)
+		gl_ctx_arm_at(c, c->timeline.timer, gl_timeline_real_ns(c->timeline.ev[c->timeline.next].t_ns, c->clk.scale));
 }
 
 int ctl_stopping(struct gl_ctx *c)
@@ -451,11 +451,11 @@ int ctl_stopping(struct gl_ctx *c)
 
 	if (!sig)
 		return 0;
-	if (c->stop == STOP_NONE || c->stop == STOP_END) {
+	if (c->halt.reason == STOP_NONE || c->halt.reason == STOP_END) {
 		/* a run that reached its end but not its verdict yet (after
 		 * gates, reports) is stopped too: it ends aborted */
-		c->stop = STOP_SIGNAL;
-		snprintf(c->stop_msg, sizeof(c->stop_msg), "stopped by %s", gl_stop_name(sig));
+		c->halt.reason = STOP_SIGNAL;
+		snprintf(c->halt.msg, sizeof(c->halt.msg), "stopped by %s", gl_stop_name(sig));
 	}
 	return 1;
 }
@@ -493,36 +493,36 @@ int ctl_start_loop(struct gl_ctx *c)
 	if (!c->base)
 		return -1;
 	c->m = gl_metrics_new();
-	c->abort_since = calloc((size_t)c->sc->n_abort_rules + 1, sizeof(int64_t));
+	c->halt.abort_since = calloc((size_t)c->sc->n_abort_rules + 1, sizeof(int64_t));
 	for (int i = 0; i < c->sc->n_abort_rules; i++)
-		c->abort_since[i] = -1;
-	c->wl_state = calloc((size_t)c->sc->n_workloads + 1, sizeof(void *));
-	c->ev_tl = evtimer_new(c->base, on_timeline, c);
-	c->ev_commit = event_new(c->base, -1, EV_PERSIST, on_commit, c);
-	c->ev_window = evtimer_new(c->base, on_window, c);
+		c->halt.abort_since[i] = -1;
+	c->wl.state = calloc((size_t)c->sc->n_workloads + 1, sizeof(void *));
+	c->timeline.timer = evtimer_new(c->base, on_timeline, c);
+	c->win.ev_commit = event_new(c->base, -1, EV_PERSIST, on_commit, c);
+	c->win.ev_close = evtimer_new(c->base, on_window, c);
 	/* SIGINT and SIGTERM: their handler is the one the command set up
 	 * before the first phase (gl_stop_install); the loop wakes on its pipe */
-	c->ev_stop = gl_stop_fd() >= 0 ? event_new(c->base, gl_stop_fd(), EV_READ | EV_PERSIST, on_stop, c) : NULL;
-	if (!c->m || !c->wl_state || !c->ev_tl || !c->ev_commit || !c->ev_window || !c->ev_stop || !c->abort_since)
+	c->halt.ev = gl_stop_fd() >= 0 ? event_new(c->base, gl_stop_fd(), EV_READ | EV_PERSIST, on_stop, c) : NULL;
+	if (!c->m || !c->wl.state || !c->timeline.timer || !c->win.ev_commit || !c->win.ev_close || !c->halt.ev || !c->halt.abort_since)
 		return -1;
-	event_add(c->ev_stop, NULL);
+	event_add(c->halt.ev, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	if (gl_timeline_build(c->sc, &c->tl, &c->n_tl) != 0)
+	if (gl_timeline_build(c->sc, &c->timeline.ev, &c->timeline.n) != 0)
 		return -1;
-	c->agents = calloc((size_t)c->sc->n_workloads + 1, sizeof(*c->agents));
-	if (!c->agents)
+	c->wl.agents = calloc((size_t)c->sc->n_workloads + 1, sizeof(*c->wl.agents));
+	if (!c->wl.agents)
 		return -1;
 	for (int i = 0; i < c->sc->n_workloads; i++) {
 		const struct gl_workload_spec *w = &c->sc->workloads[i];
 		/* a workload run by agents has no state here (agents.c) */
 		if (!c->sim && cJSON_GetObjectItemCaseSensitive(w->cfg, "agents")) {
-			if (!c->closing && (!(c->closing = gl_metrics_new()) ||
-					    !(c->ev_settle = evtimer_new(c->base, on_settle, c))))
+			if (!c->win.closing && (!(c->win.closing = gl_metrics_new()) ||
+					    !(c->win.ev_settle = evtimer_new(c->base, on_settle, c))))
 				return -1;
 			continue;
 		}
-		if (w->ops->init(c, w->cfg, &c->wl_state[i], &err) != 0) {
-			snprintf(c->stop_msg, sizeof(c->stop_msg), "workload %s: %s", w->name, err.msg);
+		if (w->ops->init(c, w->cfg, &c->wl.state[i], &err) != 0) {
+			snprintf(c->halt.msg, sizeof(c->halt.msg), "workload %s: %s", w->name, err.msg);
 			return -1;
 		}
 	}
@@ -537,30 +537,30 @@ static int live_start(struct gl_ctx *c)
 	int64_t *inj = NULL, *rev = NULL;
 	int rc = 0;
 
-	c->live = gl_live_new(c->base, c->sc, c->run_id, live_opts.listen, &err);
-	if (!c->live) {
+	c->obs.live = gl_live_new(c->base, c->sc, c->run.id, live_opts.listen, &err);
+	if (!c->obs.live) {
 		/* stopped like any other harness failure: failed, reported */
-		c->stop = STOP_ERROR;
-		snprintf(c->stop_msg, sizeof(c->stop_msg), "--metrics-listen %s", err.msg);
+		c->halt.reason = STOP_ERROR;
+		snprintf(c->halt.msg, sizeof(c->halt.msg), "--metrics-listen %s", err.msg);
 		return -1;
 	}
 	if (live_opts.listen)
-		gl_ctx_event(c, GL_LOG_INFO, "controller", "metrics at http://%s/metrics", gl_live_bound(c->live));
-	if (c->win_idx > 0) {
+		gl_ctx_event(c, GL_LOG_INFO, "controller", "metrics at http://%s/metrics", gl_live_bound(c->obs.live));
+	if (c->win.idx > 0) {
 		inj = calloc((size_t)c->sc->n_faults + 1, sizeof(*inj));
 		rev = calloc((size_t)c->sc->n_faults + 1, sizeof(*rev));
 		for (int i = 0; inj && rev && i < c->sc->n_faults; i++) {
 			inj[i] = c->faults[i].row.injected_elapsed_ns;
 			rev[i] = c->faults[i].row.reverted_elapsed_ns;
 		}
-		if (!inj || !rev || gl_live_replay(c->live, c->st, c->win_idx, inj, rev, c->sc->n_faults, &err) != 0)
+		if (!inj || !rev || gl_live_replay(c->obs.live, c->st, c->win.idx, inj, rev, c->sc->n_faults, &err) != 0)
 			gl_ctx_event(c, GL_LOG_WARN, "controller", "live view: figures before the resume left out: %s",
 				     err.code ? err.msg : "out of memory");
 	}
 	free(inj);
 	free(rev);
 	/* targets missed before the resume were told of then */
-	gl_live_missed(c->live, NULL, NULL);
+	gl_live_missed(c->obs.live, NULL, NULL);
 	live_status(c);
 	return rc;
 }
@@ -569,13 +569,13 @@ static int live_start(struct gl_ctx *c)
  * --metrics-linger more, so that a last scrape sees the final figures. */
 static void live_linger(struct gl_ctx *c)
 {
-	if (!c->live || !live_opts.listen || live_opts.linger_ns <= 0)
+	if (!c->obs.live || !live_opts.listen || live_opts.linger_ns <= 0)
 		return;
-	event_del(c->ev_commit);
-	event_del(c->ev_window);
-	event_del(c->ev_tl);
+	event_del(c->win.ev_commit);
+	event_del(c->win.ev_close);
+	event_del(c->timeline.timer);
 	gl_info("metrics: serving the final figures at http://%s/metrics for %.1f s more",
-		gl_live_bound(c->live), (double)live_opts.linger_ns / 1e9);
+		gl_live_bound(c->obs.live), (double)live_opts.linger_ns / 1e9);
 	event_base_loopexit(c->base, &(struct timeval){ live_opts.linger_ns / 1000000000,
 							(live_opts.linger_ns % 1000000000) / 1000 });
 	event_base_dispatch(c->base);
@@ -591,7 +591,7 @@ static void live_linger(struct gl_ctx *c)
 static void after_gates(struct gl_ctx *c)
 {
 	char why[700];
-	int ended = c->stop == STOP_END;
+	int ended = c->halt.reason == STOP_END;
 
 	if (ended && !ctl_stopping(c)) {
 		gl_stop_interruptible(1);
@@ -599,10 +599,10 @@ static void after_gates(struct gl_ctx *c)
 		gl_stop_interruptible(0);
 		ctl_stopping(c);   /* a request while they ran */
 	} else {
-		ctl_gates_skip(c, 1, c->stop == STOP_NONE ? "the loop ended unexpectedly" : c->stop_msg);
+		ctl_gates_skip(c, 1, c->halt.reason == STOP_NONE ? "the loop ended unexpectedly" : c->halt.msg);
 	}
 	/* a request after the loop had reached the end: not told yet */
-	if (ended && c->stop != STOP_END)
+	if (ended && c->halt.reason != STOP_END)
 		ctl_notify_stopping(c);
 }
 
@@ -612,19 +612,19 @@ static void start_work(struct gl_ctx *c)
 {
 	struct gl_err err = { 0 };
 
-	for (int i = 0; i < c->sc->n_workloads && c->stop == STOP_NONE; i++) {
-		if (c->agents[i] ? gl_agents_start(c->agents[i], &err) != 0
-				 : c->sc->workloads[i].ops->start(c->wl_state[i], &err) != 0) {
-			c->stop = STOP_ERROR;
-			snprintf(c->stop_msg, sizeof(c->stop_msg), "workload %s: %s", c->sc->workloads[i].name, err.msg);
+	for (int i = 0; i < c->sc->n_workloads && c->halt.reason == STOP_NONE; i++) {
+		if (c->wl.agents[i] ? gl_agents_start(c->wl.agents[i], &err) != 0
+				 : c->sc->workloads[i].ops->start(c->wl.state[i], &err) != 0) {
+			c->halt.reason = STOP_ERROR;
+			snprintf(c->halt.msg, sizeof(c->halt.msg), "workload %s: %s", c->sc->workloads[i].name, err.msg);
 		}
 	}
-	c->wl_started = 1;
+	c->wl.started = 1;
 	/* a simulation runs every fault step inline, with no lease renewal
 	 * (no watcher is modelled) */
-	if (c->stop == STOP_NONE && !c->sim && (ctl_fx_start(c) != 0 || ctl_dm_start(c) != 0)) {
-		c->stop = STOP_ERROR;
-		snprintf(c->stop_msg, sizeof(c->stop_msg), "cannot start the fault executor or lease renewal thread");
+	if (c->halt.reason == STOP_NONE && !c->sim && (ctl_fx_start(c) != 0 || ctl_dm_start(c) != 0)) {
+		c->halt.reason = STOP_ERROR;
+		snprintf(c->halt.msg, sizeof(c->halt.msg), "cannot start the fault executor or lease renewal thread");
 	}
 }
 
@@ -636,14 +636,14 @@ static void start_work(struct gl_ctx *c)
 static void stop_work(struct gl_ctx *c)
 {
 	ctl_fx_stop(c);
-	event_del(c->ev_window);
-	event_del(c->ev_commit);
-	event_del(c->ev_tl);
+	event_del(c->win.ev_close);
+	event_del(c->win.ev_commit);
+	event_del(c->timeline.timer);
 	for (int i = 0; i < c->sc->n_workloads; i++)
-		if (c->agents[i])
-			gl_agents_stop(c->agents[i]);
-		else if (c->wl_state[i])
-			c->sc->workloads[i].ops->stop(c->wl_state[i]);
+		if (c->wl.agents[i])
+			gl_agents_stop(c->wl.agents[i]);
+		else if (c->wl.state[i])
+			c->sc->workloads[i].ops->stop(c->wl.state[i]);
 	settle(c);
 	/* What a launcher moved out of its reach (a job in a session of its
 	 * own) carries the run's mark: it ends with the run too. */
@@ -657,18 +657,18 @@ static void close_last_window(struct gl_ctx *c, int64_t now, int had_time)
 	struct gl_agg *agg;
 
 	if (!had_time) {
-		gl_store_window_drop(c->st, c->win_idx);
+		gl_store_window_drop(c->st, c->win.idx);
 		return;
 	}
-	agg = c->live ? gl_agg_new() : NULL;
+	agg = c->obs.live ? gl_agg_new() : NULL;
 	for (int i = 0; i < c->sc->n_workloads; i++)
-		if (c->agents[i])
-			gl_agents_window_done(c->agents[i], c->win_idx, c->m);
+		if (c->wl.agents[i])
+			gl_agents_window_done(c->wl.agents[i], c->win.idx, c->m);
 	write_window(c, now, 1, agg);
 	gl_store_run_progress(c->st, now);
 	if (agg) {
-		gl_agg_add_seconds(agg, (double)(now - c->win_start_ns) / 1e9);
-		gl_live_window(c->live, c->win_idx, c->win_start_ns, now, agg, c->phase);
+		gl_agg_add_seconds(agg, (double)(now - c->win.start_ns) / 1e9);
+		gl_live_window(c->obs.live, c->win.idx, c->win.start_ns, now, agg, c->timeline.phase);
 		gl_agg_free(agg);
 	}
 }
@@ -678,68 +678,68 @@ static void close_last_window(struct gl_ctx *c, int64_t now, int had_time)
 int ctl_drive(struct gl_ctx *c)
 {
 	struct gl_err err = { 0 };
-	int64_t now, base = c->elapsed_base;
+	int64_t now, base = c->clk.elapsed_base;
 	int ran = 0, reached_end;
 
 	/* Agents are up before the clock goes on: no share of the schedule
 	 * is lost to a slow launcher (agents.c). A stop request ends the
 	 * wait: the run stops as from the loop. */
-	if (c->closing && ctl_agents_launch(c, &err) != 0) {
+	if (c->win.closing && ctl_agents_launch(c, &err) != 0) {
 		if (ctl_stopping(c)) {
 			gl_ctx_event(c, GL_LOG_WARN, "controller", "%s while waiting for the agents to connect: nothing "
-				     "was started", c->stop_msg);
+				     "was started", c->halt.msg);
 		} else {
-			c->stop = STOP_ERROR;
-			snprintf(c->stop_msg, sizeof(c->stop_msg), "%s", err.msg);
+			c->halt.reason = STOP_ERROR;
+			snprintf(c->halt.msg, sizeof(c->halt.msg), "%s", err.msg);
 		}
 	}
 	ctl_stopping(c);   /* one that came since the before gates */
-	c->mono_start = gl_now_ns();
-	c->win_idx = base / c->sc->window_ns;
-	c->win_start_ns = c->win_idx * c->sc->window_ns;
+	c->clk.mono_start = gl_now_ns();
+	c->win.idx = base / c->sc->window_ns;
+	c->win.start_ns = c->win.idx * c->sc->window_ns;
 	set_phase(c, gl_scenario_phase_at(c->sc, ctl_scn_now(c, base)));
 	/* Timeline: events already past were handled before the stop; the
 	 * journal tells which fault steps are still owed (reconciled by the
 	 * caller for resume). */
 	if (!c->sim)
 		live_start(c);
-	c->tl_next = 0;
-	while (c->tl_next < c->n_tl && gl_timeline_real_ns(c->tl[c->tl_next].t_ns, c->scale) <= base &&
-	       (base > 0 || c->tl[c->tl_next].kind == GL_TL_PHASE) && c->tl[c->tl_next].kind != GL_TL_END)
-		c->tl_next++;
+	c->timeline.next = 0;
+	while (c->timeline.next < c->timeline.n && gl_timeline_real_ns(c->timeline.ev[c->timeline.next].t_ns, c->clk.scale) <= base &&
+	       (base > 0 || c->timeline.ev[c->timeline.next].kind == GL_TL_PHASE) && c->timeline.ev[c->timeline.next].kind != GL_TL_END)
+		c->timeline.next++;
 	start_work(c);
-	if (c->stop == STOP_NONE && c->sim) {
+	if (c->halt.reason == STOP_NONE && c->sim) {
 		/* simulated: commits at each window's close and each fault
 		 * step, not on a timer (docs/simulation.md); a kill drops
 		 * the controller here, without its ordered stop */
-		gl_ctx_arm_at(c, c->ev_window, (c->win_idx + 1) * c->sc->window_ns);
-		gl_ctx_arm_at(c, c->ev_tl, 0);
+		gl_ctx_arm_at(c, c->win.ev_close, (c->win.idx + 1) * c->sc->window_ns);
+		gl_ctx_arm_at(c, c->timeline.timer, 0);
 		ran = 1;
 		if (ctl_sim_dispatch(c))
 			return GL_SIM_KILLED;
-	} else if (c->stop == STOP_NONE) {
-		event_add(c->ev_commit, &(struct timeval){ 0, COMMIT_INTERVAL_NS / 1000 });
-		gl_ctx_arm_at(c, c->ev_window, (c->win_idx + 1) * c->sc->window_ns);
-		gl_ctx_arm_at(c, c->ev_tl, 0);
+	} else if (c->halt.reason == STOP_NONE) {
+		event_add(c->win.ev_commit, &(struct timeval){ 0, COMMIT_INTERVAL_NS / 1000 });
+		gl_ctx_arm_at(c, c->win.ev_close, (c->win.idx + 1) * c->sc->window_ns);
+		gl_ctx_arm_at(c, c->timeline.timer, 0);
 		ran = 1;
 		event_base_dispatch(c->base);
 	}
 	/* (a signal during the stop below still ends the run aborted) */
-	reached_end = c->stop == STOP_END;
+	reached_end = c->halt.reason == STOP_END;
 	stop_work(c);
 	now = gl_ctx_elapsed_ns(c);
 	/* The run ends at the scenario's end, not when the loop noticed. */
-	if (reached_end && now > gl_timeline_real_ns(c->sc->duration_ns, c->scale))
-		now = gl_timeline_real_ns(c->sc->duration_ns, c->scale);
+	if (reached_end && now > gl_timeline_real_ns(c->sc->duration_ns, c->clk.scale))
+		now = gl_timeline_real_ns(c->sc->duration_ns, c->clk.scale);
 	/* a new run stopped by a signal before its loop ran (in the wait for
 	 * its agents) has no window: what there was is its start-up */
-	close_last_window(c, now, now > c->win_start_ns && (ran || base > 0 || c->stop != STOP_SIGNAL));
+	close_last_window(c, now, now > c->win.start_ns && (ran || base > 0 || c->halt.reason != STOP_SIGNAL));
 	ctl_notify_stopping(c);
-	ctl_revert_all(c, c->stop == STOP_END ? "end of run" : c->stop_msg);
+	ctl_revert_all(c, c->halt.reason == STOP_END ? "end of run" : c->halt.msg);
 	after_gates(c);
-	if (c->stop == STOP_NONE) {
-		c->stop = STOP_ERROR;
-		snprintf(c->stop_msg, sizeof(c->stop_msg), "event loop ended unexpectedly");
+	if (c->halt.reason == STOP_NONE) {
+		c->halt.reason = STOP_ERROR;
+		snprintf(c->halt.msg, sizeof(c->halt.msg), "event loop ended unexpectedly");
 	}
 	return ctl_finish(c);
 }
@@ -756,7 +756,7 @@ static int judge(struct gl_ctx *c, const char *state, int *code, enum gl_verdict
 		fprintf(stderr, "gauntlet: analysis failed: %s\n", err.msg);
 		return -1;
 	}
-	*code = c->stop == STOP_ERROR ? GL_EXIT_HARNESS_ERROR : gl_verdict_exit(an->verdict);
+	*code = c->halt.reason == STOP_ERROR ? GL_EXIT_HARNESS_ERROR : gl_verdict_exit(an->verdict);
 	*verdict = an->verdict;
 	*failing = 0;
 	for (int i = 0; i < an->n_targets; i++)
@@ -779,15 +779,15 @@ int ctl_finish(struct gl_ctx *c)
 	struct gl_analysis *an = NULL;
 
 	ctl_stopping(c);   /* a request since the after gates */
-	if (c->stop != STOP_END)
-		gl_ctx_event(c, c->stop == STOP_ERROR ? GL_LOG_ERROR : GL_LOG_WARN, "controller", "%s", c->stop_msg);
-	state = c->stop == STOP_END ? "finished" : c->stop == STOP_ERROR ? "failed" : "aborted";
+	if (c->halt.reason != STOP_END)
+		gl_ctx_event(c, c->halt.reason == STOP_ERROR ? GL_LOG_ERROR : GL_LOG_WARN, "controller", "%s", c->halt.msg);
+	state = c->halt.reason == STOP_END ? "finished" : c->halt.reason == STOP_ERROR ? "failed" : "aborted";
 	gl_store_flush(c->st, &err);
 	gl_store_run_finish(c->st, state, "", 0, gl_wall_ns());
 	if (judge(c, state, &code, &verdict, &failing, &targets, &an) != 0)
 		return GL_EXIT_HARNESS_ERROR;
 	/* the webhooks' end before the reports, which show what they sent */
-	if (c->nt) {
+	if (c->obs.nt) {
 		ctl_notify_window(c);   /* the last window's missed targets first */
 		ctl_notify_stop(c, state, code == GL_EXIT_HARNESS_ERROR ? "error" : gl_verdict_name(verdict), code, failing,
 				targets);
@@ -801,27 +801,27 @@ int ctl_finish(struct gl_ctx *c)
 	gl_analysis_free(an);
 	if (rc == 0 && !strcmp(state, "finished") && ctl_stopping(c)) {
 		gl_ctx_event(c, GL_LOG_WARN, "controller", "%s while the reports were rendered: the run is recorded "
-			     "aborted%s", c->stop_msg, c->nt ? " (the webhooks' end said it finished)" : "");
+			     "aborted%s", c->halt.msg, c->obs.nt ? " (the webhooks' end said it finished)" : "");
 		state = "aborted";
 		gl_store_run_finish(c->st, state, "", 0, gl_wall_ns());
 		if (judge(c, state, &code, &verdict, &failing, &targets, NULL) != 0) {
 			gl_stop_interruptible(0);
 			return GL_EXIT_HARNESS_ERROR;
 		}
-		rc = ctl_write_reports(c->dir, c->st, &err);
+		rc = ctl_write_reports(c->run.dir, c->st, &err);
 	}
 	gl_stop_interruptible(0);
 	if (rc != 0) {
 		fprintf(stderr, "gauntlet: report: %s\n", err.msg);
 		return GL_EXIT_HARNESS_ERROR;
 	}
-	if (c->live) {
+	if (c->obs.live) {
 		live_status(c);
-		gl_live_final(c->live, state, code == GL_EXIT_HARNESS_ERROR ? "error" : gl_verdict_name(verdict));
+		gl_live_final(c->obs.live, state, code == GL_EXIT_HARNESS_ERROR ? "error" : gl_verdict_name(verdict));
 	}
 	if (!c->sim)
 		fprintf(stderr, "gauntlet: run %s: %s (exit %d); report: %s/report.json\n", state,
-		code == GL_EXIT_HARNESS_ERROR ? "harness error" : gl_verdict_name(verdict), code, c->dir);
+		code == GL_EXIT_HARNESS_ERROR ? "harness error" : gl_verdict_name(verdict), code, c->run.dir);
 	/* a stop request ends the linger early; the verdict stands */
 	live_linger(c);
 	return code;

@@ -49,61 +49,101 @@ struct gl_notify;
 
 struct gl_sim;
 
+/* The run's identity and its place on disk. */
+struct ctx_run {
+	char dir[1024];
+	char id[40];
+	int resumes;              /* 0 on the first process of a run */
+	int64_t down_ns;          /* a resume: the controller down from its last commit, 0 unknown */
+	int lock_fd;
+	char child_mark[80];      /* GAUNTLET_RUN_ID=<run id> */
+};
+
+/* The run's clock (ctx.c). */
+struct ctx_clock {
+	double scale;
+	int64_t elapsed_base, mono_start;
+	int held;                 /* resume's reconciliation: elapsed stays at the resume point */
+	int log;                  /* log lines carry this run's elapsed clock (log_elapsed) */
+};
+
+/* The timeline: its events, the next one due, its timer, the phase in force. */
+struct ctx_timeline {
+	struct gl_tl_event *ev;
+	int n, next;
+	struct event *timer;
+	int phase;
+};
+
+/* Windows and commits (controller.c). */
+struct ctx_window {
+	int64_t idx, start_ns;
+	struct event *ev_commit, *ev_close;
+	/* the metrics abort_if's rules read (agg_wants): names from the
+	 * catalog, all of them when agg_all */
+#define GL_AGG_NAMES 24
+	const char *agg_names[GL_AGG_NAMES];
+	int n_agg_names, agg_all, agg_ready;
+	/* with agents, a window closes in two steps: at its boundary what this
+	 * process recorded moves to closing; once every agent sent its last
+	 * figures for it, or after the settle time, it is written */
+	struct gl_metrics *closing;
+	int64_t closing_idx, closing_start, closing_end;
+	int closing_pending;
+	struct event *ev_settle;
+};
+
+/* The workloads' states, and their load agents (agents.c): per workload,
+ * NULL where it runs here. */
+struct ctx_workloads {
+	void **state;
+	int started;
+	struct gl_agents **agents;
+};
+
+/* Why and how the run stops. */
+struct ctx_halt {
+	enum stop_reason reason;
+	char msg[512];
+	struct event *ev;         /* SIGINT/SIGTERM's pipe (stop.h) readable */
+	int64_t *abort_since;
+};
+
+/* Who watches: the live view and the webhooks. */
+struct ctx_observers {
+	struct gl_live *live;     /* --metrics-listen, progress line, window log */
+	struct gl_notify *nt;     /* the scenario's webhooks (notify.h); NULL: none */
+	int64_t nt_saved[3];      /* their counts as last stored (sent, failed, dropped) */
+};
+
+/* In an agent process (agent.c): its share of the load, where the rows
+ * and events go. */
+struct ctx_agent {
+	int shard, shards;
+	int64_t origin_ns;
+	void (*row_sink)(void *arg, const struct gl_request_row *r);
+	void (*event_sink)(void *arg, enum gl_log_level lvl, const char *source, const char *msg);
+	void *sink_arg;
+};
+
+/* A run in this process: the parts it drives, then each concern's state. */
 struct gl_ctx {
 	struct event_base *base;
 	struct gl_sim *sim;       /* `gauntlet simulate` (sim.h); NULL in every real run */
 	struct gl_scenario *sc;
 	struct gl_store *st;
 	struct gl_metrics *m;
-	/* the metrics abort_if's rules read (controller.c, agg_wants): names
-	 * from the catalog, all of them when agg_all */
-#define GL_AGG_NAMES 24
-	const char *agg_names[GL_AGG_NAMES];
-	int n_agg_names, agg_all, agg_ready;
-	char dir[1024];
-	char run_id[40];
-	int resumes;              /* 0 on the first process of a run */
-	int64_t resume_down_ns;   /* a resume: the controller down from its last commit, 0 unknown */
-	double scale;
-	int64_t elapsed_base, mono_start;
-	int time_held;            /* resume's reconciliation: elapsed stays at the resume point */
-	int log_clock;            /* log lines carry this run's elapsed clock (log_elapsed) */
-	struct gl_tl_event *tl;
-	int n_tl, tl_next;
-	int64_t win_idx, win_start_ns;
-	int phase;
-	void **wl_state;
-	int wl_started;
 	struct fault_rt *faults;
-	struct event *ev_tl, *ev_commit, *ev_window;
-	struct event *ev_stop;    /* SIGINT/SIGTERM's pipe (stop.h) readable */
-	enum stop_reason stop;
-	char stop_msg[512];
-	int64_t *abort_since;
-	int lock_fd;
 	struct fx *fx;
 	struct gl_dm *dm;         /* the watchers' lease renewals (watcher.c) */
-	struct gl_live *live;     /* --metrics-listen, progress line, window log */
-	struct gl_notify *nt;     /* the scenario's webhooks (notify.h); NULL: none */
-	int64_t nt_saved[3];      /* their counts as last stored (sent, failed, dropped) */
-	char child_mark[80];      /* GAUNTLET_RUN_ID=<run id> */
-	/* load agents (agents.c): per workload, NULL where it runs here */
-	struct gl_agents **agents;
-	/* with agents, a window closes in two steps (controller.c): at its
-	 * boundary what this process recorded moves to closing; once every
-	 * agent sent its last figures for it, or after the settle time, it
-	 * is written */
-	struct gl_metrics *closing;
-	int64_t closing_idx, closing_start, closing_end;
-	int closing_pending;
-	struct event *ev_settle;
-	/* in an agent process (agent.c): its share of the load, where the
-	 * rows and events go */
-	int shard, shards;
-	int64_t origin_ns;
-	void (*row_sink)(void *arg, const struct gl_request_row *r);
-	void (*event_sink)(void *arg, enum gl_log_level lvl, const char *source, const char *msg);
-	void *sink_arg;
+	struct ctx_run run;
+	struct ctx_clock clk;
+	struct ctx_timeline timeline;
+	struct ctx_window win;
+	struct ctx_workloads wl;
+	struct ctx_halt halt;
+	struct ctx_observers obs;
+	struct ctx_agent agent;
 };
 
 /* A fault step, as the executor runs it (executor.c). */

@@ -25,33 +25,33 @@
 struct event_base *gl_ctx_base(struct gl_ctx *c) { return c->base; }
 struct gl_metrics *gl_ctx_metrics(struct gl_ctx *c) { return c->m; }
 const struct gl_scenario *gl_ctx_scenario(struct gl_ctx *c) { return c->sc; }
-double gl_ctx_time_scale(struct gl_ctx *c) { return c->scale; }
-const char *gl_ctx_run_dir(struct gl_ctx *c) { return c->dir; }
-const char *gl_ctx_run_id(struct gl_ctx *c) { return c->run_id; }
-int gl_ctx_resumes(struct gl_ctx *c) { return c->resumes; }
+double gl_ctx_time_scale(struct gl_ctx *c) { return c->clk.scale; }
+const char *gl_ctx_run_dir(struct gl_ctx *c) { return c->run.dir; }
+const char *gl_ctx_run_id(struct gl_ctx *c) { return c->run.id; }
+int gl_ctx_resumes(struct gl_ctx *c) { return c->run.resumes; }
 struct gl_store *gl_ctx_store(struct gl_ctx *c) { return c->st; }
-int64_t gl_ctx_window(struct gl_ctx *c) { return c->win_idx; }
+int64_t gl_ctx_window(struct gl_ctx *c) { return c->win.idx; }
 
 void gl_ctx_shard(struct gl_ctx *c, int *index, int *count, int64_t *origin_ns)
 {
-	*index = c->shards > 0 ? c->shard : 0;
-	*count = c->shards > 0 ? c->shards : 1;
-	*origin_ns = c->shards > 0 ? c->origin_ns : -1;
+	*index = c->agent.shards > 0 ? c->agent.shard : 0;
+	*count = c->agent.shards > 0 ? c->agent.shards : 1;
+	*origin_ns = c->agent.shards > 0 ? c->agent.origin_ns : -1;
 }
 
 void gl_ctx_request_row(struct gl_ctx *c, const struct gl_request_row *r)
 {
-	if (c->row_sink)
-		c->row_sink(c->sink_arg, r);
+	if (c->agent.row_sink)
+		c->agent.row_sink(c->agent.sink_arg, r);
 	else if (c->st)
 		gl_store_request_put(c->st, r);
 }
 
 int64_t gl_ctx_elapsed_ns(struct gl_ctx *c)
 {
-	if (c->time_held)
-		return c->elapsed_base;
-	return c->elapsed_base + (gl_now_ns() - c->mono_start);
+	if (c->clk.held)
+		return c->clk.elapsed_base;
+	return c->clk.elapsed_base + (gl_now_ns() - c->clk.mono_start);
 }
 
 /* The log's clock while this process drives the run: the run's elapsed
@@ -60,12 +60,12 @@ int64_t gl_ctx_elapsed_ns(struct gl_ctx *c)
 static int64_t log_elapsed(void *arg)
 {
 	struct gl_ctx *c = arg;
-	return c->mono_start ? gl_ctx_elapsed_ns(c) : c->elapsed_base;
+	return c->clk.mono_start ? gl_ctx_elapsed_ns(c) : c->clk.elapsed_base;
 }
 
 void ctl_log_clock_start(struct gl_ctx *c)
 {
-	c->log_clock = 1;
+	c->clk.log = 1;
 	gl_log_clock(log_elapsed, c);
 }
 
@@ -74,28 +74,28 @@ void gl_ctx_event(struct gl_ctx *c, enum gl_log_level lvl, const char *source, c
 	static const char *names[] = { "debug", "info", "warn", "error" };
 	char msg[1024];
 	va_list ap;
-	int64_t t = c->mono_start ? gl_ctx_elapsed_ns(c) : c->elapsed_base;
+	int64_t t = c->clk.mono_start ? gl_ctx_elapsed_ns(c) : c->clk.elapsed_base;
 
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	/* the line and the stored event carry one time */
-	if (c->log_clock)
+	if (c->clk.log)
 		gl_log_at(lvl, t, "%s: %s", source, msg);
 	else
 		gl_log(lvl, "%s: %s", source, msg);
 	if (c->st)
 		gl_store_event(c->st, t, names[lvl], source, msg);
-	if (c->event_sink)
-		c->event_sink(c->sink_arg, lvl, source, msg);
+	if (c->agent.event_sink)
+		c->agent.event_sink(c->agent.sink_arg, lvl, source, msg);
 }
 
 /* ---- processes the workloads start (child.h) ------------------------------ */
 
 const char *gl_ctx_child_mark(struct gl_ctx *c)
 {
-	snprintf(c->child_mark, sizeof(c->child_mark), "%s=%s", GL_CHILD_MARK, c->run_id);
-	return c->child_mark;
+	snprintf(c->run.child_mark, sizeof(c->run.child_mark), "%s=%s", GL_CHILD_MARK, c->run.id);
+	return c->run.child_mark;
 }
 
 int64_t gl_ctx_child_started(struct gl_ctx *c, const char *source, int pid, const char *what)
@@ -178,15 +178,15 @@ int ctl_stop_leftovers(struct gl_ctx *c, const char *who)
 		pids[n_rec] = rows[i].pid;
 		ticks[n_rec++] = rows[i].start_ticks;
 	}
-	n = gl_leftovers_find(c->run_id, pids, ticks, n_rec, l, LEFTOVERS_MAX, &scanned);
+	n = gl_leftovers_find(c->run.id, pids, ticks, n_rec, l, LEFTOVERS_MAX, &scanned);
 	if (elsewhere)
 		gl_ctx_event(c, GL_LOG_WARN, "controller", "%s: %d recorded child process(es) were started on another "
 			     "host or before a reboot: not looked for here", who, elsewhere);
-	if (!scanned && c->run_id[0])
+	if (!scanned && c->run.id[0])
 		gl_ctx_event(c, GL_LOG_WARN, "controller", "%s: this gauntlet carries %s itself: only the recorded "
 			     "launchers were looked for", who, gl_ctx_child_mark(c));
 	if (!n) {
-		if (!c->wl_started)
+		if (!c->wl.started)
 			gl_ctx_event(c, GL_LOG_INFO, "controller", "%s: no process of this run left running (%d recorded "
 				     "launch(es) checked%s)", who, n_rec, scanned ? ", processes carrying its "
 				     GL_CHILD_MARK " looked for" : "");
@@ -195,7 +195,7 @@ int ctl_stop_leftovers(struct gl_ctx *c, const char *who)
 	for (int i = 0; i < n; i++)
 		gl_ctx_event(c, GL_LOG_WARN, "controller", "%s: stopping pid %d%s, left running by %s: %s", who,
 			     (int)l[i].pid, l[i].group ? " and its process group" : "",
-			     c->resumes && !c->wl_started ? "the controller before this resume" : "a workload's launcher",
+			     c->run.resumes && !c->wl.started ? "the controller before this resume" : "a workload's launcher",
 			     l[i].cmd[0] ? l[i].cmd : "?");
 	left = gl_leftovers_stop(l, n, LEFTOVER_GRACE_MS, killed);
 	for (int i = 0; i < n; i++) {
@@ -254,7 +254,7 @@ int gl_ctx_preflight(struct gl_ctx *c, const char *subject, const char *check, i
 
 int64_t ctl_scn_now(struct gl_ctx *c, int64_t elapsed)
 {
-	long double t = (long double)elapsed * c->scale;
+	long double t = (long double)elapsed * c->clk.scale;
 	if (t > (long double)c->sc->duration_ns)
 		return c->sc->duration_ns;
 	return (int64_t)t;
@@ -280,11 +280,11 @@ void gl_ctx_fail(struct gl_ctx *c, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (c->stop != STOP_NONE)
+	if (c->halt.reason != STOP_NONE)
 		return;
-	c->stop = STOP_ERROR;
+	c->halt.reason = STOP_ERROR;
 	va_start(ap, fmt);
-	vsnprintf(c->stop_msg, sizeof(c->stop_msg), fmt, ap);
+	vsnprintf(c->halt.msg, sizeof(c->halt.msg), fmt, ap);
 	va_end(ap);
 	event_base_loopbreak(c->base);
 }

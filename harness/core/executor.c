@@ -39,12 +39,12 @@ int ctl_journal(struct gl_ctx *c, struct fault_rt *f)
 	ctl_commit_now(c);
 	rc = gl_store_fault_put(c->st, &f->row, &err);
 	/* the live view judges windows by the journal's times */
-	gl_live_fault(c->live, (int)(f->spec - c->sc->faults), f->row.injected_elapsed_ns, f->row.reverted_elapsed_ns);
+	gl_live_fault(c->obs.live, (int)(f->spec - c->sc->faults), f->row.injected_elapsed_ns, f->row.reverted_elapsed_ns);
 	if (rc) {
 		gl_error("fault journal: %s", err.msg);
-		if (c->stop == STOP_NONE) {
-			c->stop = STOP_ERROR;
-			snprintf(c->stop_msg, sizeof(c->stop_msg), "fault journal write failed: %s", err.msg);
+		if (c->halt.reason == STOP_NONE) {
+			c->halt.reason = STOP_ERROR;
+			snprintf(c->halt.msg, sizeof(c->halt.msg), "fault journal write failed: %s", err.msg);
 		}
 	}
 	ctl_notify_fault(c, f);
@@ -215,7 +215,7 @@ static void run_job(struct gl_ctx *c, struct fx_job *j)
 			ctl_dm_cleanup(c, f, f->plan);
 	}
 	current_job = NULL;
-	j->t_done = c->mono_start ? gl_ctx_elapsed_ns(c) : f->row.injected_elapsed_ns;
+	j->t_done = c->clk.mono_start ? gl_ctx_elapsed_ns(c) : f->row.injected_elapsed_ns;
 }
 
 /* Loop thread: journal what a step did. */
@@ -312,7 +312,7 @@ static void apply_job(struct gl_ctx *c, struct fx_job *j)
 		snprintf(f->row.error, sizeof(f->row.error), "revert: %s", j->err);
 		f->row.verified_revert = 0;
 		gl_ctx_event(c, GL_LOG_ERROR, "fault", "'%s' REVERT FAILED: %s (run `gauntlet revert %s`)",
-			     f->row.id, j->err, c->dir);
+			     f->row.id, j->err, c->run.dir);
 	}
 	ctl_journal(c, f);
 }

@@ -141,12 +141,12 @@ static int gate_one(struct gl_ctx *c, const struct gl_gate_spec *g, const struct
 	file_word(hw, sizeof(hw), h->name);
 	snprintf(row.file, sizeof(row.file), "gates/%s-%s-%s.%s", g->id, hw, when,
 		 g->kind == GL_GATE_DCGM_DIAG ? "json" : "log");
-	snprintf(path, sizeof(path), "%s/gates", c->dir);
+	snprintf(path, sizeof(path), "%s/gates", c->run.dir);
 	{
 		struct gl_err ferr = { 0 };
 		size_t n = res.out.len > GL_GATE_RAW_MAX ? GL_GATE_RAW_MAX : res.out.len;
 		if (gl_mkdir_p(path, 0755, &ferr) == 0) {
-			snprintf(path, sizeof(path), "%s/%s", c->dir, row.file);
+			snprintf(path, sizeof(path), "%s/%s", c->run.dir, row.file);
 			gl_write_file_atomic(path, res.out.data ? res.out.data : "", n, 0644, &ferr);
 		}
 		if (ferr.code) {

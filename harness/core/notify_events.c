@@ -20,8 +20,8 @@ int ctl_notify_open(struct gl_ctx *c)
 {
 	struct gl_err err = { 0 };
 
-	c->nt = gl_notify_new(c->sc, &err);
-	if (!c->nt && err.code) {
+	c->obs.nt = gl_notify_new(c->sc, &err);
+	if (!c->obs.nt && err.code) {
 		fprintf(stderr, "gauntlet: %s: no notification could be sent, nothing was started\n", err.msg);
 		return GL_EXIT_HARNESS_ERROR;
 	}
@@ -34,10 +34,10 @@ static cJSON *figures(struct gl_ctx *c)
 {
 	cJSON *j = cJSON_CreateObject(), *f = cJSON_AddObjectToObject(j, "figures");
 	int64_t windows = 0;
-	int no_data = 0, failing = gl_live_failing(c->live, &no_data, &windows);
+	int no_data = 0, failing = gl_live_failing(c->obs.live, &no_data, &windows);
 
-	cJSON_AddNumberToObject(f, "elapsed_s", c->mono_start ? (double)gl_ctx_elapsed_ns(c) / 1e9 : 0);
-	cJSON_AddNumberToObject(f, "duration_s", (double)gl_timeline_real_ns(c->sc->duration_ns, c->scale) / 1e9);
+	cJSON_AddNumberToObject(f, "elapsed_s", c->clk.mono_start ? (double)gl_ctx_elapsed_ns(c) / 1e9 : 0);
+	cJSON_AddNumberToObject(f, "duration_s", (double)gl_timeline_real_ns(c->sc->duration_ns, c->clk.scale) / 1e9);
 	cJSON_AddNumberToObject(f, "windows_closed", (double)windows);
 	cJSON_AddNumberToObject(f, "active_faults", c->faults ? ctl_active_faults(c) : 0);
 	cJSON_AddNumberToObject(f, "targets_failing", failing);
@@ -52,10 +52,10 @@ static void restore_counts(struct gl_ctx *c)
 	char *doc = NULL;
 	struct gl_err err = { 0 };
 
-	if (!c->resumes)
+	if (!c->run.resumes)
 		return;
 	if (gl_store_doc_get(c->st, "notify", &doc, &err) == 0 && doc)
-		gl_notify_restore(c->nt, doc);
+		gl_notify_restore(c->obs.nt, doc);
 	free(doc);
 }
 
@@ -64,9 +64,9 @@ void ctl_notify_start(struct gl_ctx *c)
 	char text[256];
 	cJSON *j;
 
-	if (!c->nt)
+	if (!c->obs.nt)
 		return;
-	if (gl_notify_start(c->nt, c->run_id, c->sc->name) != 0) {
+	if (gl_notify_start(c->obs.nt, c->run.id, c->sc->name) != 0) {
 		gl_ctx_event(c, GL_LOG_WARN, "notify", "cannot start the sender thread: the run goes on without "
 			     "notifications");
 		return;
@@ -75,26 +75,26 @@ void ctl_notify_start(struct gl_ctx *c)
 	for (int i = 0; i < c->sc->n_notify; i++)
 		gl_ctx_event(c, GL_LOG_INFO, "notify", "notify[%d] (%s): %s webhook", i, c->sc->notify[i].url_env,
 			     c->sc->notify[i].slack ? "slack" : "json");
-	if (c->resumes && c->resume_down_ns > 0)
+	if (c->run.resumes && c->run.down_ns > 0)
 		snprintf(text, sizeof(text), "run resumed (resume #%d) at %.1f s of %.1f s, after %.1f s with the "
-			 "controller down", c->resumes, (double)c->elapsed_base / 1e9,
-			 (double)gl_timeline_real_ns(c->sc->duration_ns, c->scale) / 1e9, (double)c->resume_down_ns / 1e9);
-	else if (c->resumes)
-		snprintf(text, sizeof(text), "run resumed (resume #%d) at %.1f s of %.1f s", c->resumes,
-			 (double)c->elapsed_base / 1e9, (double)gl_timeline_real_ns(c->sc->duration_ns, c->scale) / 1e9);
+			 "controller down", c->run.resumes, (double)c->clk.elapsed_base / 1e9,
+			 (double)gl_timeline_real_ns(c->sc->duration_ns, c->clk.scale) / 1e9, (double)c->run.down_ns / 1e9);
+	else if (c->run.resumes)
+		snprintf(text, sizeof(text), "run resumed (resume #%d) at %.1f s of %.1f s", c->run.resumes,
+			 (double)c->clk.elapsed_base / 1e9, (double)gl_timeline_real_ns(c->sc->duration_ns, c->clk.scale) / 1e9);
 	else
 		snprintf(text, sizeof(text), "run started: %.1f s planned (time scale %g), %d fault(s), %d target(s)",
-			 (double)gl_timeline_real_ns(c->sc->duration_ns, c->scale) / 1e9, c->scale, c->sc->n_faults,
+			 (double)gl_timeline_real_ns(c->sc->duration_ns, c->clk.scale) / 1e9, c->clk.scale, c->sc->n_faults,
 			 c->sc->n_targets);
 	j = figures(c);
-	cJSON_AddBoolToObject(j, "resumed", c->resumes > 0);
-	cJSON_AddNumberToObject(j, "resumes", c->resumes);
-	if (c->resumes)
+	cJSON_AddBoolToObject(j, "resumed", c->run.resumes > 0);
+	cJSON_AddNumberToObject(j, "resumes", c->run.resumes);
+	if (c->run.resumes)
 		/* from the last commit the store held to the resume; null when
 		 * the store held no commit time */
-		c->resume_down_ns > 0 ? (void)cJSON_AddNumberToObject(j, "down_s", (double)c->resume_down_ns / 1e9)
+		c->run.down_ns > 0 ? (void)cJSON_AddNumberToObject(j, "down_s", (double)c->run.down_ns / 1e9)
 				      : (void)cJSON_AddNullToObject(j, "down_s");
-	gl_notify_event(c->nt, GL_NEV_START, text, j);
+	gl_notify_event(c->obs.nt, GL_NEV_START, text, j);
 }
 
 void ctl_notify_fault(struct gl_ctx *c, struct fault_rt *f)
@@ -105,7 +105,7 @@ void ctl_notify_fault(struct gl_ctx *c, struct fault_rt *f)
 	cJSON *j, *o;
 
 	/* a step's outcome, each once */
-	if (!c->nt || st == f->notified ||
+	if (!c->obs.nt || st == f->notified ||
 	    (st != GL_FAULT_INJECTED && st != GL_FAULT_REVERTED && st != GL_FAULT_REVERT_FAILED && st != GL_FAULT_FAILED))
 		return;
 	f->notified = st;
@@ -126,7 +126,7 @@ void ctl_notify_fault(struct gl_ctx *c, struct fault_rt *f)
 	cJSON_AddStringToObject(o, "state", s);
 	if (f->row.error[0])
 		cJSON_AddStringToObject(o, "error", f->row.error);
-	gl_notify_event(c->nt, GL_NEV_FAULT, text, j);
+	gl_notify_event(c->obs.nt, GL_NEV_FAULT, text, j);
 }
 
 /* A target failing over its windows so far (missed), or passing again
@@ -155,7 +155,7 @@ static void on_missed(void *arg, const struct gl_target_spec *t, double v, int m
 	cJSON_AddNumberToObject(o, "threshold", t->expr.threshold);
 	cJSON_AddStringToObject(o, "expr", t->expr_text);
 	cJSON_AddNumberToObject(o, "measured", v);
-	gl_notify_event(c->nt, GL_NEV_TARGET_MISSED, text, j);
+	gl_notify_event(c->obs.nt, GL_NEV_TARGET_MISSED, text, j);
 }
 
 static void log_line(void *arg, const char *line)
@@ -168,13 +168,13 @@ static void log_line(void *arg, const char *line)
 static void save_counts(struct gl_ctx *c, int64_t s, int64_t f, int64_t d)
 {
 	struct gl_err err = { 0 };
-	char *doc = gl_notify_report(c->nt);
+	char *doc = gl_notify_report(c->obs.nt);
 
 	if (!doc || gl_store_doc_put(c->st, "notify", doc, &err) != 0)
 		gl_ctx_event(c, GL_LOG_WARN, "notify", "counts not stored: %s", doc ? err.msg : "out of memory");
-	c->nt_saved[0] = s;
-	c->nt_saved[1] = f;
-	c->nt_saved[2] = d;
+	c->obs.nt_saved[0] = s;
+	c->obs.nt_saved[1] = f;
+	c->obs.nt_saved[2] = d;
 	free(doc);
 }
 
@@ -182,13 +182,13 @@ void ctl_notify_window(struct gl_ctx *c)
 {
 	int64_t s, f, d;
 
-	if (!c->nt)
+	if (!c->obs.nt)
 		return;
-	gl_live_missed(c->live, on_missed, c);
-	gl_notify_poll(c->nt, log_line, c);
-	gl_notify_totals(c->nt, &s, &f, &d);
-	gl_live_notify(c->live, s, f, d);
-	if (s != c->nt_saved[0] || f != c->nt_saved[1] || d != c->nt_saved[2])
+	gl_live_missed(c->obs.live, on_missed, c);
+	gl_notify_poll(c->obs.nt, log_line, c);
+	gl_notify_totals(c->obs.nt, &s, &f, &d);
+	gl_live_notify(c->obs.live, s, f, d);
+	if (s != c->obs.nt_saved[0] || f != c->obs.nt_saved[1] || d != c->obs.nt_saved[2])
 		save_counts(c, s, f, d);
 }
 
@@ -199,10 +199,10 @@ static void finish(struct gl_ctx *c)
 	int64_t s, f, d;
 
 	/* a hanging receiver delays the exit by this much at most */
-	gl_notify_finish(c->nt, GL_NOTIFY_END_DEADLINE_NS);
-	gl_notify_poll(c->nt, log_line, c);
-	gl_notify_totals(c->nt, &s, &f, &d);
-	gl_live_notify(c->live, s, f, d);
+	gl_notify_finish(c->obs.nt, GL_NOTIFY_END_DEADLINE_NS);
+	gl_notify_poll(c->obs.nt, log_line, c);
+	gl_notify_totals(c->obs.nt, &s, &f, &d);
+	gl_live_notify(c->obs.live, s, f, d);
 	gl_ctx_event(c, GL_LOG_INFO, "notify", "webhook messages: %lld sent, %lld failed, %lld dropped", (long long)s,
 		     (long long)f, (long long)d);
 	save_counts(c, s, f, d);
@@ -212,14 +212,14 @@ void ctl_notify_stopping(struct gl_ctx *c)
 {
 	char text[700];
 	cJSON *j;
-	int abort = c->stop != STOP_ERROR;
+	int abort = c->halt.reason != STOP_ERROR;
 
-	if (!c->nt || (c->stop != STOP_SIGNAL && c->stop != STOP_ABORT_IF && c->stop != STOP_ERROR))
+	if (!c->obs.nt || (c->halt.reason != STOP_SIGNAL && c->halt.reason != STOP_ABORT_IF && c->halt.reason != STOP_ERROR))
 		return;
 	j = figures(c);
-	cJSON_AddStringToObject(j, "reason", c->stop_msg);
-	snprintf(text, sizeof(text), "%s: %s", abort ? "run aborted" : "harness error, the run stops", c->stop_msg);
-	gl_notify_event(c->nt, abort ? GL_NEV_ABORT : GL_NEV_ERROR, text, j);
+	cJSON_AddStringToObject(j, "reason", c->halt.msg);
+	snprintf(text, sizeof(text), "%s: %s", abort ? "run aborted" : "harness error, the run stops", c->halt.msg);
+	gl_notify_event(c->obs.nt, abort ? GL_NEV_ABORT : GL_NEV_ERROR, text, j);
 }
 
 void ctl_notify_failed_start(struct gl_ctx *c, const char *why)
@@ -227,28 +227,28 @@ void ctl_notify_failed_start(struct gl_ctx *c, const char *why)
 	char text[700];
 	cJSON *j;
 
-	if (!c->nt || gl_notify_start(c->nt, c->run_id, c->sc->name) != 0)
+	if (!c->obs.nt || gl_notify_start(c->obs.nt, c->run.id, c->sc->name) != 0)
 		return;
-	c->stop = STOP_ERROR;
-	snprintf(c->stop_msg, sizeof(c->stop_msg), "%s", why);
+	c->halt.reason = STOP_ERROR;
+	snprintf(c->halt.msg, sizeof(c->halt.msg), "%s", why);
 	ctl_notify_stopping(c);
 	j = figures(c);
 	cJSON_AddStringToObject(j, "state", "failed");
 	cJSON_AddStringToObject(j, "verdict", "error");
 	cJSON_AddNumberToObject(j, "exit_code", 4);
 	snprintf(text, sizeof(text), "run failed before it started (exit 4): %s", why);
-	gl_notify_event(c->nt, GL_NEV_END, text, j);
+	gl_notify_event(c->obs.nt, GL_NEV_END, text, j);
 	finish(c);
 }
 
 void ctl_notify_open_for_stop(struct gl_ctx *c)
 {
-	if (!c->nt)
+	if (!c->obs.nt)
 		return;
-	if (gl_notify_start(c->nt, c->run_id, c->sc->name) != 0) {
+	if (gl_notify_start(c->obs.nt, c->run.id, c->sc->name) != 0) {
 		gl_ctx_event(c, GL_LOG_WARN, "notify", "cannot start the sender thread: the abort is not sent");
-		gl_notify_free(c->nt);
-		c->nt = NULL;
+		gl_notify_free(c->obs.nt);
+		c->obs.nt = NULL;
 		return;
 	}
 	restore_counts(c);
@@ -260,7 +260,7 @@ void ctl_notify_stop(struct gl_ctx *c, const char *state, const char *verdict, i
 	char text[700];
 	cJSON *j;
 
-	if (!c->nt)
+	if (!c->obs.nt)
 		return;
 	j = figures(c);
 	cJSON_AddStringToObject(j, "state", state);
@@ -280,6 +280,6 @@ void ctl_notify_stop(struct gl_ctx *c, const char *state, const char *verdict, i
 					       cJSON_CreateString(!strcmp(verdict, "pass") ? "passing" : "failing"));
 	snprintf(text, sizeof(text), "run %s: %s (exit %d), %d of %d target(s) failing", state, verdict, code,
 		 targets_failing < 0 ? 0 : targets_failing, targets);
-	gl_notify_event(c->nt, GL_NEV_END, text, j);
+	gl_notify_event(c->obs.nt, GL_NEV_END, text, j);
 	finish(c);
 }

@@ -106,7 +106,7 @@ int ctl_sim_bind(struct gl_sim *s, struct gl_scenario *sc, char *why, size_t why
 void ctl_sim_arm(struct gl_ctx *c, struct event *ev, int64_t at_ns)
 {
 	struct gl_sim *s = c->sim;
-	int64_t at = c->mono_start ? c->mono_start + (at_ns - c->elapsed_base) : s->now;
+	int64_t at = c->clk.mono_start ? c->clk.mono_start + (at_ns - c->clk.elapsed_base) : s->now;
 	int k;
 
 	if (at < s->now)
@@ -132,7 +132,7 @@ int ctl_sim_killed(const struct gl_ctx *c) { return c->sim && c->sim->crashed; }
 
 int ctl_sim_defer_flush(struct gl_ctx *c)
 {
-	return c->sim && c->sim->running && (c->win_idx % 360) != 0;
+	return c->sim && c->sim->running && (c->win.idx % 360) != 0;
 }
 
 int ctl_sim_running(const struct gl_ctx *c) { return c->sim && c->sim->running; }
@@ -184,7 +184,7 @@ int ctl_sim_dispatch(struct gl_ctx *c)
 			event_active(ev, EV_TIMEOUT, 1);
 		}
 		event_base_loop(c->base, EVLOOP_NONBLOCK);
-		if (c->stop != STOP_NONE || event_base_got_break(c->base))
+		if (c->halt.reason != STOP_NONE || event_base_got_break(c->base))
 			break;
 	}
 	s->running = 0;

@@ -321,7 +321,7 @@ int ctl_dm_plan(struct gl_ctx *c, struct fault_rt *f)
 		cJSON_AddStringToObject(d, "none", why);
 		snprintf(f->row.deadman, sizeof(f->row.deadman), "%s: %s", rc == GL_DEADMAN_NOTHING ? "not needed" : "none",
 			 why);
-		if (rc < 0 && c->mono_start)
+		if (rc < 0 && c->clk.mono_start)
 			gl_ctx_event(c, GL_LOG_WARN, "fault", "'%s': no dead-man's switch: %s", f->row.id, why);
 		if (rc != GL_DEADMAN_NOTHING && c->sc->require_deadman)
 			ret = -1;
@@ -329,8 +329,8 @@ int ctl_dm_plan(struct gl_ctx *c, struct fault_rt *f)
 		char id[64], nonce[9] = "", run[40];
 		unsigned char r[4] = { 0 };
 		int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
-		int64_t t_rev = gl_timeline_real_ns(f->spec->at_ns + f->spec->dur_ns, c->scale);
-		int64_t left = t_rev - (c->mono_start ? gl_ctx_elapsed_ns(c) : 0);
+		int64_t t_rev = gl_timeline_real_ns(f->spec->at_ns + f->spec->dur_ns, c->clk.scale);
+		int64_t left = t_rev - (c->clk.mono_start ? gl_ctx_elapsed_ns(c) : 0);
 
 		if (fd >= 0) {
 			if (read(fd, r, sizeof(r)) != (ssize_t)sizeof(r))
@@ -339,7 +339,7 @@ int ctl_dm_plan(struct gl_ctx *c, struct fault_rt *f)
 		}
 		snprintf(nonce, sizeof(nonce), "%02x%02x%02x%02x", r[0], r[1], r[2], r[3]);
 		file_safe(f->row.id, id, sizeof(id));
-		file_safe(c->run_id[0] ? c->run_id : "dryrun", run, sizeof(run));
+		file_safe(c->run.id[0] ? c->run.id : "dryrun", run, sizeof(run));
 		{
 			char base[200];
 			snprintf(base, sizeof(base), "dm.%s.%s.%s", run, id, nonce);
@@ -388,7 +388,7 @@ static int build_watcher(struct gl_ctx *c, const struct fault_rt *f, const cJSON
 	if (rc == 0 && (!rv.data || rv.cut || strstr(rv.data, GL_WATCHER_EOF)))
 		rc = gl_errf(err, GL_EINVAL, "fault '%s': its revert does not fit a watcher script", f->row.id);
 	if (rc == 0) {
-		watcher_script(out, cfg, c ? c->run_id : "?", f, rv.data);
+		watcher_script(out, cfg, c ? c->run.id : "?", f, rv.data);
 		if (out->cut)
 			rc = gl_errf(err, GL_ELIMIT, "fault '%s': the watcher script is too long", f->row.id);
 	}
@@ -776,7 +776,7 @@ static int dm_watch(struct gl_ctx *c, struct fault_rt *f, int pid, int injecting
 	struct gl_host h;
 	struct gl_err err = { 0 };
 	int slot = -1;
-	int64_t end = gl_timeline_real_ns(f->spec->at_ns + f->spec->dur_ns, c->scale);
+	int64_t end = gl_timeline_real_ns(f->spec->at_ns + f->spec->dur_ns, c->clk.scale);
 
 	if (!w || !d || pid <= 0 || watcher_host(c, f, f->plan, &h, &err) != 0)
 		return -1;
