@@ -5,7 +5,7 @@
  * nothing here allocates beyond cJSON's own parse of a Redfish body, and
  * every copy is cut to its output buffer.
  */
-#define _GNU_SOURCE   /* memmem */
+#define _GNU_SOURCE /* memmem */
 #include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
@@ -41,8 +41,7 @@ int gl_k8s_node_unschedulable(const cJSON *node)
 	return cJSON_IsTrue(gl_param(gl_param(node, "spec"), "unschedulable"));
 }
 
-int gl_k8s_pod_items(const cJSON *list, int max_pods, const char *what, const cJSON **items,
-		     struct gl_err *err)
+int gl_k8s_pod_items(const cJSON *list, int max_pods, const char *what, const cJSON **items, struct gl_err *err)
 {
 	const cJSON *it = gl_param(list, "items");
 
@@ -64,7 +63,8 @@ int gl_k8s_pod_verdict(const cJSON *pod, const char **ns, const char **name, con
 	if (!cJSON_IsArray(owners))
 		owners = NULL;
 	/* the drain leaves alone what it could not move or what is gone anyway */
-	cJSON_ArrayForEach(o, owners) {
+	cJSON_ArrayForEach(o, owners)
+	{
 		const char *kind = gl_param_str(o, "kind");
 		if (kind && !strcmp(kind, "DaemonSet")) {
 			*skip = "DaemonSet";
@@ -110,7 +110,8 @@ int gl_slurmrest_node_state(const cJSON *reply, char *st, size_t n)
 	if (cJSON_IsString(state)) {
 		snprintf(st, n, "%s", state->valuestring);
 	} else if (cJSON_IsArray(state)) {
-		cJSON_ArrayForEach(it, state) {
+		cJSON_ArrayForEach(it, state)
+		{
 			if (!cJSON_IsString(it) || used + 1 >= n)
 				continue;
 			snprintf(st + used, n - used, "%s%s", used ? "+" : "", it->valuestring);
@@ -283,7 +284,8 @@ int gl_k8s_rollout_done(const cJSON *dep, char *why, size_t n)
 	double avail = num_or(st, "availableReplicas", 0);
 
 	snprintf(why, n, "waiting for the new pods");
-	cJSON_ArrayForEach(c, gl_param(st, "conditions")) {
+	cJSON_ArrayForEach(c, gl_param(st, "conditions"))
+	{
 		const char *type = gl_param_str(c, "type"), *reason = gl_param_str(c, "reason");
 		const char *msg = gl_param_str(c, "message");
 		if (type && !strcmp(type, "Progressing") && reason && !strcmp(reason, "ProgressDeadlineExceeded")) {
@@ -319,7 +321,8 @@ int gl_k8s_container_index(const cJSON *dep, const char *name)
 		return -1;
 	if (!name)
 		return cJSON_GetArraySize(cs) == 1 && cJSON_IsObject(cJSON_GetArrayItem(cs, 0)) ? 0 : -1;
-	cJSON_ArrayForEach(c, cs) {
+	cJSON_ArrayForEach(c, cs)
+	{
 		const char *cn = gl_param_str(c, "name");
 		if (cn && !strcmp(cn, name))
 			return i;
@@ -335,7 +338,8 @@ int gl_oai_models_has(const cJSON *list, const char *id, const char *root, int *
 	*root_ok = 0;
 	if (!id)
 		return 0;
-	cJSON_ArrayForEach(it, gl_param(list, "data")) {
+	cJSON_ArrayForEach(it, gl_param(list, "data"))
+	{
 		const char *i = gl_param_str(it, "id"), *r = gl_param_str(it, "root");
 		if (i && !strcmp(i, id)) {
 			*root_ok = !root || !r || !strcmp(r, root);

@@ -31,8 +31,7 @@ int gl_k8s_node_unschedulable(const cJSON *node);
 /* The "items" of a pod list (GET /api/v1/pods) in *items (borrowed).
  * Returns 0, or -GL_EIO (no "items" list) / -GL_ELIMIT (more than max_pods)
  * with err filled ("what" names the request in the message). */
-int gl_k8s_pod_items(const cJSON *list, int max_pods, const char *what, const cJSON **items,
-		     struct gl_err *err);
+int gl_k8s_pod_items(const cJSON *list, int max_pods, const char *what, const cJSON **items, struct gl_err *err);
 /* What a drain does with one pod of the list: 0: evict it, *ns and *name
  * set (borrowed, both pass gl_k8s_name_ok); 1: leave it alone, *skip says
  * why (DaemonSet-owned, mirror pod, finished; a static string);

@@ -102,18 +102,19 @@ void gl_cp_check_argv(const cJSON *o, struct gl_diag *d, const char *path, const
 	snprintf(p, sizeof(p), "%s.params.%s", path, key);
 	if (!v) {
 		if (required)
-			gl_diag_error(d, o, p, "missing: %s, an argv array like [\"systemctl\", \"start\", \"etcd\"]", why);
+			gl_diag_error(d, o, p, "missing: %s, an argv array like [\"systemctl\", \"start\", \"etcd\"]",
+				      why);
 		return;
 	}
 	if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) == 0 || cJSON_GetArraySize(v) > CP_MAX_ARGS - 16) {
 		gl_diag_error(d, v, p, "expected a non-empty argv array of at most %d strings", CP_MAX_ARGS - 16);
 		return;
 	}
-	cJSON_ArrayForEach(it, v)
-		if (!cJSON_IsString(it)) {
-			gl_diag_error(d, it, p, "every argv element must be a string");
-			return;
-		}
+	cJSON_ArrayForEach(it, v) if (!cJSON_IsString(it))
+	{
+		gl_diag_error(d, it, p, "every argv element must be a string");
+		return;
+	}
 }
 
 void gl_cp_check_dur(const cJSON *o, struct gl_diag *d, const char *path, const char *key)
@@ -138,7 +139,9 @@ void gl_cp_check_env_name(const cJSON *o, struct gl_diag *d, const char *path, c
 		return;
 	snprintf(p, sizeof(p), "%s.%s", path, key);
 	if (!cJSON_IsString(v) || !gl_env_name_ok(v->valuestring))
-		gl_diag_error(d, v, p, "expected the name of an environment variable (the secret itself never goes in a scenario)");
+		gl_diag_error(
+			d, v, p,
+			"expected the name of an environment variable (the secret itself never goes in a scenario)");
 }
 
 /* ---- validate -------------------------------------------------------------- */
@@ -146,16 +149,18 @@ void gl_cp_check_env_name(const cJSON *o, struct gl_diag *d, const char *path, c
 static void cp_validate(const struct gl_fault_spec *f, struct gl_diag *d, const char *path)
 {
 	static const char *const k_exec[] = { "stop", "start", "timeout", "probe", NULL };
-	static const char *const k_signal[] = { "pid", "pidfile", "pattern", "signal", "start", "max_matches",
-						"state_dir", "log", "probe", NULL };
-	static const char *const k_redfish[] = { "bmc", "system", "user_env", "pass_env", "ca_bundle", "off", "on",
-						 "timeout", "probe", NULL };
+	static const char *const k_signal[] = { "pid",         "pidfile",   "pattern", "signal", "start",
+						"max_matches", "state_dir", "log",     "probe",  NULL };
+	static const char *const k_redfish[] = { "bmc", "system", "user_env", "pass_env", "ca_bundle",
+						 "off", "on",     "timeout",  "probe",    NULL };
 	char p[256], what[96];
 	const char *m = f->method;
 
 	if (!f->params || !cJSON_IsObject(f->params)) {
 		gl_diag_error(d, f->json, path,
-			      "kind control_plane_loss needs params: for method exec {\"stop\": argv, \"start\": argv}, signal {\"pid\"|\"pidfile\"|\"pattern\", \"start\": argv}, redfish {\"bmc\", \"system\", \"user_env\", \"pass_env\"}");
+			      "kind control_plane_loss needs params: for method exec {\"stop\": argv, \"start\": "
+			      "argv}, signal {\"pid\"|\"pidfile\"|\"pattern\", \"start\": argv}, redfish {\"bmc\", "
+			      "\"system\", \"user_env\", \"pass_env\"}");
 		return;
 	}
 	snprintf(p, sizeof(p), "%s.params", path);
@@ -163,7 +168,8 @@ static void cp_validate(const struct gl_fault_spec *f, struct gl_diag *d, const 
 	if (!strcmp(m, "exec")) {
 		gl_params_check_keys(f->params, k_exec, what, d, p);
 		gl_cp_check_argv(f->params, d, path, "stop", 1, "the command that stops the member");
-		gl_cp_check_argv(f->params, d, path, "start", f->dur_ns > 0, "the command that starts the member again (the fault has \"for\")");
+		gl_cp_check_argv(f->params, d, path, "start", f->dur_ns > 0,
+				 "the command that starts the member again (the fault has \"for\")");
 		gl_cp_check_dur(f->params, d, p, "timeout");
 	} else if (!strcmp(m, "signal")) {
 		gl_params_check_keys(f->params, k_signal, what, d, p);
@@ -172,7 +178,7 @@ static void cp_validate(const struct gl_fault_spec *f, struct gl_diag *d, const 
 		gl_params_check_keys(f->params, k_redfish, what, d, p);
 		gl_cp_validate_redfish(f, d, path);
 	} else {
-		return;   /* the scenario layer names the bad method */
+		return; /* the scenario layer names the bad method */
 	}
 	if (gl_param(f->params, "probe")) {
 		snprintf(p, sizeof(p), "%s.params.probe", path);
@@ -220,7 +226,8 @@ static int run_argv(struct gl_ctx *c, const cJSON *plan, const char *key, const 
 
 	if (!cJSON_IsArray(argv))
 		return gl_errf(err, GL_EINVAL, "control_plane_loss: the plan has no %s command", step);
-	cJSON_ArrayForEach(it, argv) {
+	cJSON_ArrayForEach(it, argv)
+	{
 		if (n >= CP_MAX_ARGS || !cJSON_IsString(it))
 			return gl_errf(err, GL_EINVAL, "control_plane_loss: bad %s command in the plan", step);
 		args[n++] = it->valuestring;
@@ -236,7 +243,7 @@ static int run_argv(struct gl_ctx *c, const cJSON *plan, const char *key, const 
 			snprintf(out, sizeof(out), "%s", res.out.data);
 			out[strcspn(out, "\n")] = '\0';
 		}
-		if (!strcmp(key, step))   /* the user's own command */
+		if (!strcmp(key, step)) /* the user's own command */
 			rc = gl_errf(err, GL_EIO, "control_plane_loss %s on '%s': '%s' exited %d%s%s", step, host.name,
 				     args[0], res.exit_status, out[0] ? ": " : "", out);
 		else
@@ -280,7 +287,7 @@ static int cp_inject(struct gl_ctx *c, const cJSON *plan, struct gl_err *err)
 
 static int cp_verify(struct gl_ctx *c, const cJSON *plan, struct gl_err *err)
 {
-	int64_t t0 = gl_now_ns();   /* verify runs right after inject returns */
+	int64_t t0 = gl_now_ns(); /* verify runs right after inject returns */
 	int rc = 0;
 
 	if (is(plan, "signal"))
@@ -344,10 +351,13 @@ static int check_tool(struct gl_ctx *c, const cJSON *plan, const char *tool, con
 	rc = gl_plan_host(c, plan, "control_plane_loss", &h, &err);
 	if (rc == 0)
 		rc = gl_host_exec(&h, cmd, 15000, &res, &err);
-	snprintf(subject, sizeof(subject), "control_plane_loss '%s' on host %s", gl_param_str(plan, "id"), gl_param_str(plan, "host"));
+	snprintf(subject, sizeof(subject), "control_plane_loss '%s' on host %s", gl_param_str(plan, "id"),
+		 gl_param_str(plan, "host"));
 	snprintf(check, sizeof(check), "'%s' present (%s)", tool, why);
 	rc = gl_ctx_preflight(c, subject, check, rc == 0 && res.exit_status == 0,
-			      rc ? err.msg : res.exit_status ? "not found on the host's PATH" : "");
+			      rc                ? err.msg
+			      : res.exit_status ? "not found on the host's PATH"
+						: "");
 	gl_buf_free(&res.out);
 	return rc;
 }
@@ -362,16 +372,19 @@ static int cp_preflight(struct gl_ctx *c, const cJSON *plan)
 	snprintf(subject, sizeof(subject), "control_plane_loss '%s'", id ? id : "?");
 	if (is(plan, "exec")) {
 		if (cJSON_IsString(cJSON_GetArrayItem(gl_param(plan, "stop"), 0)))
-			bad |= check_tool(c, plan, cJSON_GetArrayItem(gl_param(plan, "stop"), 0)->valuestring, "stop") != 0;
+			bad |= check_tool(c, plan, cJSON_GetArrayItem(gl_param(plan, "stop"), 0)->valuestring,
+					  "stop") != 0;
 		if (cJSON_IsString(cJSON_GetArrayItem(gl_param(plan, "start"), 0)))
-			bad |= check_tool(c, plan, cJSON_GetArrayItem(gl_param(plan, "start"), 0)->valuestring, "start") != 0;
+			bad |= check_tool(c, plan, cJSON_GetArrayItem(gl_param(plan, "start"), 0)->valuestring,
+					  "start") != 0;
 	} else if (is(plan, "signal")) {
 		bad |= check_tool(c, plan, "kill", "signal") != 0;
 		if (gl_param_str(plan, "pattern"))
 			bad |= check_tool(c, plan, "pgrep", "pattern") != 0;
 		if (gl_param(plan, "start")) {
 			bad |= check_tool(c, plan, "setsid", "start detached") != 0;
-			bad |= check_tool(c, plan, cJSON_GetArrayItem(gl_param(plan, "start"), 0)->valuestring, "start") != 0;
+			bad |= check_tool(c, plan, cJSON_GetArrayItem(gl_param(plan, "start"), 0)->valuestring,
+					  "start") != 0;
 		}
 	} else if (is(plan, "redfish")) {
 		char state[64];
@@ -385,7 +398,8 @@ static int cp_preflight(struct gl_ctx *c, const cJSON *plan)
 		bad |= gl_ctx_preflight(c, subject, "probe: kubernetes /readyz answers 200", gl_cp_k8s_ready(probe),
 					gl_param_str(probe, "kubernetes")) != 0;
 	} else if (probe) {
-		cJSON_ArrayForEach(it, gl_param(probe, "etcd")) {
+		cJSON_ArrayForEach(it, gl_param(probe, "etcd"))
+		{
 			char check[500];
 			if (!cJSON_IsString(it))
 				continue;
@@ -401,11 +415,11 @@ static int cp_preflight(struct gl_ctx *c, const cJSON *plan)
 static void put_argv(struct gl_buf *out, const cJSON *argv)
 {
 	const cJSON *it;
-	cJSON_ArrayForEach(it, argv)
-		if (cJSON_IsString(it)) {
-			gl_buf_printf(out, " ");
-			gl_buf_append_word(out, it->valuestring);
-		}
+	cJSON_ArrayForEach(it, argv) if (cJSON_IsString(it))
+	{
+		gl_buf_printf(out, " ");
+		gl_buf_append_word(out, it->valuestring);
+	}
 }
 
 /* fmt's single %s is a value: quoted as one shell word. */
@@ -437,7 +451,8 @@ static void cp_describe(const cJSON *plan, struct gl_buf *out)
 		if (gl_param_str(plan, "pattern")) {
 			put_w(out, "  inject: the newest of pgrep -f -- ", gl_param_str(plan, "pattern"), "");
 			gl_buf_printf(out, " (refuse if more than %d match)",
-				      gl_param(plan, "max_matches") ? gl_param(plan, "max_matches")->valueint : CP_MAX_MATCHES_DEFAULT);
+				      gl_param(plan, "max_matches") ? gl_param(plan, "max_matches")->valueint
+								    : CP_MAX_MATCHES_DEFAULT);
 		} else if (gl_param_str(plan, "pidfile")) {
 			put_w(out, "  inject: pid from ", gl_param_str(plan, "pidfile"), "");
 		} else {
@@ -459,21 +474,29 @@ static void cp_describe(const cJSON *plan, struct gl_buf *out)
 			put_w(out, " rm -f ", file, "\n");
 		}
 	} else if (is(plan, "redfish")) {
-		gl_buf_printf(out, "  inject: POST %s%s/Actions/ComputerSystem.Reset {\"ResetType\": \"%s\"} (basic auth from $%s/$%s)\n",
+		gl_buf_printf(out,
+			      "  inject: POST %s%s/Actions/ComputerSystem.Reset {\"ResetType\": \"%s\"} (basic auth "
+			      "from $%s/$%s)\n",
 			      str_or(plan, "bmc"), str_or(plan, "system"), gl_cp_rf_type(plan, "off", "ForceOff"),
 			      str_or(plan, "user_env"), str_or(plan, "pass_env"));
-		gl_buf_printf(out, "  verify: GET %s%s until \"PowerState\": \"Off\"\n", str_or(plan, "bmc"), str_or(plan, "system"));
-		gl_buf_printf(out, "  revert: POST {\"ResetType\": \"%s\"} unless PowerState is already On\n", gl_cp_rf_type(plan, "on", "On"));
+		gl_buf_printf(out, "  verify: GET %s%s until \"PowerState\": \"Off\"\n", str_or(plan, "bmc"),
+			      str_or(plan, "system"));
+		gl_buf_printf(out, "  revert: POST {\"ResetType\": \"%s\"} unless PowerState is already On\n",
+			      gl_cp_rf_type(plan, "on", "On"));
 		gl_buf_printf(out, "  verify_revert: GET until \"PowerState\": \"On\"\n");
 	}
 	if (gl_param(probe, "etcd")) {
-		gl_buf_printf(out, "  probe: member %s stops answering; POST /v3/kv/put every 100 ms to", gl_param_str(probe, "member") ? gl_param_str(probe, "member") : "(none named)");
-		cJSON_ArrayForEach(it, gl_param(probe, "etcd"))
-			if (cJSON_IsString(it) && (!gl_param_str(probe, "member") || strcmp(it->valuestring, gl_param_str(probe, "member"))))
-				gl_buf_printf(out, " %s", it->valuestring);
+		gl_buf_printf(out, "  probe: member %s stops answering; POST /v3/kv/put every 100 ms to",
+			      gl_param_str(probe, "member") ? gl_param_str(probe, "member") : "(none named)");
+		cJSON_ArrayForEach(it, gl_param(probe,
+						"etcd")) if (cJSON_IsString(it) &&
+							     (!gl_param_str(probe, "member") ||
+							      strcmp(it->valuestring, gl_param_str(probe, "member"))))
+			gl_buf_printf(out, " %s", it->valuestring);
 		gl_buf_printf(out, " until a write is accepted (verify fails otherwise)\n");
 	} else if (gl_param_str(probe, "kubernetes")) {
-		gl_buf_printf(out, "  probe: GET %s/readyz every 100 ms until 200 (verify fails otherwise)\n", gl_param_str(probe, "kubernetes"));
+		gl_buf_printf(out, "  probe: GET %s/readyz every 100 ms until 200 (verify fails otherwise)\n",
+			      gl_param_str(probe, "kubernetes"));
 	}
 }
 
@@ -483,8 +506,7 @@ static void cp_describe(const cJSON *plan, struct gl_buf *out)
 #define CP_NONE_EXEC "control_plane_loss/exec has no start command to revert with"
 
 /* What cp_revert runs on the host: exec's "start", signal's revert_argv. */
-static int cp_deadman(struct gl_ctx *c, const cJSON *plan, struct gl_host *h, struct gl_buf *script,
-		      struct gl_err *err)
+static int cp_deadman(struct gl_ctx *c, const cJSON *plan, struct gl_host *h, struct gl_buf *script, struct gl_err *err)
 {
 	int rc;
 

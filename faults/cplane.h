@@ -27,7 +27,7 @@
 #define CP_STEP_TIMEOUT_MS 30000
 #define CP_PROBE_TIMEOUT_NS (30LL * 1000000000LL)
 #define CP_REDFISH_TIMEOUT_NS (60LL * 1000000000LL)
-#define CP_PROBE_TRY_MS 1000        /* one probe request */
+#define CP_PROBE_TRY_MS 1000 /* one probe request */
 #define CP_PROBE_PERIOD_NS 100000000LL
 #define CP_GONE_WAIT_NS (10LL * 1000000000LL)
 #define CP_MAX_ARGS 64

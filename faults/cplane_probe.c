@@ -16,48 +16,61 @@
 
 void gl_cp_validate_probe(const cJSON *probe, struct gl_diag *d, const char *path)
 {
-	static const char *const keys[] = { "etcd", "member", "kubernetes", "token_env", "ca_bundle", "client_cert",
-					    "client_key", "timeout", NULL };
-	const cJSON *etcd = gl_param(probe, "etcd"), *k8s = gl_param(probe, "kubernetes"), *member = gl_param(probe, "member"), *it;
+	static const char *const keys[] = { "etcd",        "member",     "kubernetes", "token_env", "ca_bundle",
+					    "client_cert", "client_key", "timeout",    NULL };
+	const cJSON *etcd = gl_param(probe, "etcd"), *k8s = gl_param(probe, "kubernetes"),
+		    *member = gl_param(probe, "member"), *it;
 	char p[256];
 
 	if (!cJSON_IsObject(probe)) {
 		gl_diag_error(d, probe, path,
-			      "expected an object like {\"etcd\": [\"http://10.0.0.1:2379\", ...], \"member\": \"http://10.0.0.1:2379\"} or {\"kubernetes\": \"https://api:6443\", \"token_env\": \"KUBE_TOKEN\"}");
+			      "expected an object like {\"etcd\": [\"http://10.0.0.1:2379\", ...], \"member\": "
+			      "\"http://10.0.0.1:2379\"} or {\"kubernetes\": \"https://api:6443\", \"token_env\": "
+			      "\"KUBE_TOKEN\"}");
 		return;
 	}
 	gl_params_check_keys(probe, keys, "the control-plane probe", d, path);
 	if (!etcd == !k8s) {
-		gl_diag_error(d, probe, path, "the probe needs exactly one of \"etcd\" (a list of client URLs) or \"kubernetes\" (the API server URL)");
+		gl_diag_error(d, probe, path,
+			      "the probe needs exactly one of \"etcd\" (a list of client URLs) or \"kubernetes\" (the "
+			      "API server URL)");
 		return;
 	}
 	if (etcd) {
 		int n = 0, others = 0;
 		snprintf(p, sizeof(p), "%s.etcd", path);
-		if (!cJSON_IsArray(etcd) || cJSON_GetArraySize(etcd) == 0 || cJSON_GetArraySize(etcd) > CP_MAX_ENDPOINTS) {
-			gl_diag_error(d, etcd, p, "expected a list of 1 to %d etcd client URLs like \"http://10.0.0.1:2379\"",
+		if (!cJSON_IsArray(etcd) || cJSON_GetArraySize(etcd) == 0 ||
+		    cJSON_GetArraySize(etcd) > CP_MAX_ENDPOINTS) {
+			gl_diag_error(d, etcd, p,
+				      "expected a list of 1 to %d etcd client URLs like \"http://10.0.0.1:2379\"",
 				      CP_MAX_ENDPOINTS);
 		} else {
-			cJSON_ArrayForEach(it, etcd) {
+			cJSON_ArrayForEach(it, etcd)
+			{
 				snprintf(p, sizeof(p), "%s.etcd[%d]", path, n++);
 				if (!cJSON_IsString(it) || !gl_cp_url_ok(it->valuestring, 0))
-					gl_diag_error(d, it, p, "expected an http:// or https:// URL of an etcd client endpoint");
+					gl_diag_error(d, it, p,
+						      "expected an http:// or https:// URL of an etcd client endpoint");
 				else if (!cJSON_IsString(member) || strcmp(it->valuestring, member->valuestring))
 					others++;
 			}
 			if (cJSON_IsString(member) && others == 0) {
 				snprintf(p, sizeof(p), "%s.etcd", path);
-				gl_diag_error(d, etcd, p, "list the other members too: writes are probed against the endpoints other than \"member\"");
+				gl_diag_error(d, etcd, p,
+					      "list the other members too: writes are probed against the endpoints "
+					      "other than \"member\"");
 			}
 		}
 		if (member) {
 			snprintf(p, sizeof(p), "%s.member", path);
 			if (!cJSON_IsString(member) || !gl_cp_url_ok(member->valuestring, 0))
-				gl_diag_error(d, member, p, "expected the client URL of the member this fault takes away");
+				gl_diag_error(d, member, p,
+					      "expected the client URL of the member this fault takes away");
 		}
 		if (gl_param(probe, "token_env")) {
 			snprintf(p, sizeof(p), "%s.token_env", path);
-			gl_diag_error(d, gl_param(probe, "token_env"), p, "\"token_env\" applies to the kubernetes probe only");
+			gl_diag_error(d, gl_param(probe, "token_env"), p,
+				      "\"token_env\" applies to the kubernetes probe only");
 		}
 	} else {
 		snprintf(p, sizeof(p), "%s.kubernetes", path);
@@ -192,20 +205,21 @@ int gl_cp_probe_run(const cJSON *plan, int after_inject, int64_t t0, struct gl_e
 			if (gl_cp_k8s_ready(probe))
 				break;
 			if (gl_now_ns() >= deadline)
-				return gl_errf(err, GL_ETIMEDOUT, "probe: %s/readyz did not answer 200 within %.1f s (%d tries)",
+				return gl_errf(err, GL_ETIMEDOUT,
+					       "probe: %s/readyz did not answer 200 within %.1f s (%d tries)",
 					       gl_param_str(probe, "kubernetes"), timeout / 1e9, tries);
 			gl_sleep_ns(CP_PROBE_PERIOD_NS);
 		}
 		t_write = gl_now_ns();
-		gl_fault_measure(NULL, after_inject ? "control_plane_recovery_s" : "control_plane_back_s", (t_write - t0) / 1e9);
+		gl_fault_measure(NULL, after_inject ? "control_plane_recovery_s" : "control_plane_back_s",
+				 (t_write - t0) / 1e9);
 		gl_info("control_plane_loss '%s': %s: kubernetes /readyz answered 200 %.3f s after %s (%d tries)", id,
 			after_inject ? "control-plane recovery" : "control plane back", (t_write - t0) / 1e9,
 			after_inject ? "inject" : "revert", tries);
 		return 0;
 	}
-	cJSON_ArrayForEach(it, etcd)
-		if (cJSON_IsString(it) && n_eps < CP_MAX_ENDPOINTS && (!member || strcmp(it->valuestring, member)))
-			eps[n_eps++] = it->valuestring;
+	cJSON_ArrayForEach(it, etcd) if (cJSON_IsString(it) && n_eps < CP_MAX_ENDPOINTS &&
+					 (!member || strcmp(it->valuestring, member))) eps[n_eps++] = it->valuestring;
 	if (n_eps == 0)
 		return gl_errf(err, GL_EINVAL, "probe: no etcd endpoint besides the member to write to");
 	if (member) {
@@ -215,8 +229,9 @@ int gl_cp_probe_run(const cJSON *plan, int after_inject, int64_t t0, struct gl_e
 			if (gl_cp_etcd_answers(probe, member, !after_inject) != after_inject)
 				break;
 			if (gl_now_ns() >= gone_deadline)
-				return gl_errf(err, GL_ETIMEDOUT, after_inject ? "probe: the member %s still answers %.0f s after inject"
-									   : "probe: the member %s is not healthy again within %.1f s",
+				return gl_errf(err, GL_ETIMEDOUT,
+					       after_inject ? "probe: the member %s still answers %.0f s after inject"
+							    : "probe: the member %s is not healthy again within %.1f s",
 					       member, (gone_deadline - t0) / 1e9);
 			gl_sleep_ns(CP_PROBE_PERIOD_NS);
 		}
@@ -230,18 +245,21 @@ int gl_cp_probe_run(const cJSON *plan, int after_inject, int64_t t0, struct gl_e
 			gl_fault_measure(NULL, after_inject ? "control_plane_recovery_s" : "control_plane_back_s",
 					 (t_write - t0) / 1e9);
 			if (after_inject)
-				gl_info("control_plane_loss '%s': control-plane recovery: etcd accepted a write %.3f s after inject (via %s, try %d)%s%s%s",
-					id, (t_write - t0) / 1e9, ep, tries, member ? "; member " : "", member ? member : "",
-					member ? " stopped answering" : "");
+				gl_info("control_plane_loss '%s': control-plane recovery: etcd accepted a write %.3f s "
+					"after inject (via %s, try %d)%s%s%s",
+					id, (t_write - t0) / 1e9, ep, tries, member ? "; member " : "",
+					member ? member : "", member ? " stopped answering" : "");
 			else
-				gl_info("control_plane_loss '%s': control plane back: member %s healthy, write accepted %.3f s after revert (via %s)",
+				gl_info("control_plane_loss '%s': control plane back: member %s healthy, write "
+					"accepted %.3f s after revert (via %s)",
 					id, member ? member : "-", (t_write - t0) / 1e9, ep);
 			(void)t_gone;
 			return 0;
 		}
 		if (gl_now_ns() >= deadline)
 			return gl_errf(err, GL_ETIMEDOUT,
-				       "probe: etcd accepted no write within %.1f s %s (%d tries against %d endpoint(s)); the control plane did not recover",
+				       "probe: etcd accepted no write within %.1f s %s (%d tries against %d "
+				       "endpoint(s)); the control plane did not recover",
 				       timeout / 1e9, after_inject ? "after inject" : "after revert", tries, n_eps);
 		gl_sleep_ns(CP_PROBE_PERIOD_NS);
 	}

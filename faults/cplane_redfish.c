@@ -24,13 +24,17 @@ void gl_cp_validate_redfish(const struct gl_fault_spec *f, struct gl_diag *d, co
 	if (!bmc)
 		gl_diag_error(d, f->params, p, "missing: the BMC's base URL, like \"https://bmc-node1\"");
 	else if (!cJSON_IsString(bmc) || !gl_cp_url_ok(bmc->valuestring, 1) || strchr(bmc->valuestring + 8, '/'))
-		gl_diag_error(d, bmc, p, "expected an https:// base URL without a path, like \"https://bmc-node1\" (credentials go in user_env/pass_env)");
+		gl_diag_error(d, bmc, p,
+			      "expected an https:// base URL without a path, like \"https://bmc-node1\" (credentials "
+			      "go in user_env/pass_env)");
 	snprintf(p, sizeof(p), "%s.params.system", path);
 	if (!sys)
 		gl_diag_error(d, f->params, p, "missing: the ComputerSystem path, like \"/redfish/v1/Systems/1\"");
-	else if (!cJSON_IsString(sys) || strncmp(sys->valuestring, "/redfish/v1/", 12) || strlen(sys->valuestring) > 200 ||
+	else if (!cJSON_IsString(sys) || strncmp(sys->valuestring, "/redfish/v1/", 12) ||
+		 strlen(sys->valuestring) > 200 ||
 		 strspn(sys->valuestring, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789/._-") !=
-			 strlen(sys->valuestring) || strstr(sys->valuestring, ".."))
+			 strlen(sys->valuestring) ||
+		 strstr(sys->valuestring, ".."))
 		gl_diag_error(d, sys, p, "expected a path under /redfish/v1/ like \"/redfish/v1/Systems/1\"");
 	for (int i = 0; i < 2; i++) {
 		const char *key = i ? "pass_env" : "user_env";
@@ -46,11 +50,13 @@ void gl_cp_validate_redfish(const struct gl_fault_spec *f, struct gl_diag *d, co
 	if ((v = gl_param(f->params, "ca_bundle"))) {
 		snprintf(p, sizeof(p), "%s.params.ca_bundle", path);
 		if (!cJSON_IsString(v) || v->valuestring[0] != '/')
-			gl_diag_error(d, v, p, "expected the absolute path of the CA file that signed the BMC's certificate");
+			gl_diag_error(d, v, p,
+				      "expected the absolute path of the CA file that signed the BMC's certificate");
 	}
 	for (int i = 0; i < 2; i++) {
-		static const char *const types[] = { "On", "ForceOff", "GracefulShutdown", "GracefulRestart", "ForceRestart",
-						     "Nmi", "ForceOn", "PushPowerButton", "PowerCycle", NULL };
+		static const char *const types[] = { "On",           "ForceOff", "GracefulShutdown", "GracefulRestart",
+						     "ForceRestart", "Nmi",      "ForceOn",          "PushPowerButton",
+						     "PowerCycle",   NULL };
 		const char *key = i ? "on" : "off";
 		int known = 0;
 		if (!(v = gl_param(f->params, key)))
@@ -143,7 +149,8 @@ int gl_cp_rf_reset(const cJSON *plan, const char *type, int *refused, struct gl_
 
 	rf_opts(plan, &o);
 	*refused = 0;
-	snprintf(url, sizeof(url), "%s%s/Actions/ComputerSystem.Reset", gl_param_str(plan, "bmc"), gl_param_str(plan, "system"));
+	snprintf(url, sizeof(url), "%s%s/Actions/ComputerSystem.Reset", gl_param_str(plan, "bmc"),
+		 gl_param_str(plan, "system"));
 	snprintf(body, sizeof(body), "{\"ResetType\": \"%s\"}", type);
 	rc = gl_http_do("POST", url, "application/json", body, &o, &r, err);
 	if (rc == 0 && r.status != 200 && r.status != 202 && r.status != 204) {

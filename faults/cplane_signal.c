@@ -17,11 +17,11 @@
  * it. Inputs: GL_SIG (KILL|STOP), GL_PID, GL_PIDFILE or GL_PAT, GL_MAX,
  * GL_DIR, GL_STATE, GL_WAIT (polls of 0.1 s), GL_LOG.
  */
-static const char cp_script[] =
-	GL_PROCSEL_SH_FUNCS
+static const char cp_script[] = GL_PROCSEL_SH_FUNCS
 	"inject() {\n"
 	"	select_checked\n"
-	"	{ printf '%s %s\\n' \"$BEST\" \"$BEST_ST\" > \"$GL_STATE.tmp\" && mv -f -- \"$GL_STATE.tmp\" \"$GL_STATE\"; } ||\n"
+	"	{ printf '%s %s\\n' \"$BEST\" \"$BEST_ST\" > \"$GL_STATE.tmp\" && mv -f -- \"$GL_STATE.tmp\" "
+	"\"$GL_STATE\"; } ||\n"
 	"		{ echo \"cannot write $GL_STATE\"; exit 5; }\n"
 	"	if ! kill -s \"$GL_SIG\" \"$BEST\" 2>/dev/null; then\n"
 	"		rm -f -- \"$GL_STATE\"\n"
@@ -50,7 +50,8 @@ static const char cp_script[] =
 	"		[ \"$i\" -lt \"$GL_WAIT\" ] || break\n"
 	"		sleep 0.1\n"
 	"	done\n"
-	"	if [ \"$GL_SIG\" = STOP ]; then echo \"not stopped:$bad\"; else echo \"still running after SIG$GL_SIG:$bad\"; fi\n"
+	"	if [ \"$GL_SIG\" = STOP ]; then echo \"not stopped:$bad\"; else echo \"still running after "
+	"SIG$GL_SIG:$bad\"; fi\n"
 	"	exit 1\n"
 	"}\n"
 	"revert() {\n"
@@ -74,18 +75,19 @@ static const char cp_script[] =
 	"		[ -n \"$bad\" ] || break\n"
 	"		i=$((i + 1))\n"
 	"		if [ \"$i\" -ge \"$GL_WAIT\" ]; then\n"
-	"			if [ \"$GL_SIG\" = STOP ]; then echo \"still stopped after SIGCONT:$bad\"; else echo \"the killed member still runs:$bad\"; fi\n"
+	"			if [ \"$GL_SIG\" = STOP ]; then echo \"still stopped after SIGCONT:$bad\"; else echo "
+	"\"the killed member still runs:$bad\"; fi\n"
 	"			exit 1\n"
 	"		fi\n"
 	"		sleep 0.1\n"
 	"	done\n"
 	"	if [ \"$GL_SIG\" != STOP ] && [ $# -gt 0 ]; then\n"
-	"		setsid -f \"$@\" < /dev/null >> \"$GL_LOG\" 2>&1 || { echo \"could not start '$1'\"; exit 7; }\n"
+	"		setsid -f \"$@\" < /dev/null >> \"$GL_LOG\" 2>&1 || { echo \"could not start '$1'\"; exit 7; "
+	"}\n"
 	"	fi\n"
 	"	rm -f -- \"$GL_STATE\" \"$GL_STATE.tmp\" || { echo \"cannot remove $GL_STATE\"; exit 5; }\n"
 	"	echo ok\n"
-	"}\n"
-	GL_PROCSEL_SH_DISPATCH;
+	"}\n" GL_PROCSEL_SH_DISPATCH;
 
 const char *gl_cp_signal_script(void)
 {
@@ -104,7 +106,8 @@ static const char *signal_name(const char *s)
 
 void gl_cp_validate_signal(const struct gl_fault_spec *f, struct gl_diag *d, const char *path)
 {
-	const cJSON *pat = gl_param(f->params, "pattern"), *pid = gl_param(f->params, "pid"), *pf = gl_param(f->params, "pidfile");
+	const cJSON *pat = gl_param(f->params, "pattern"), *pid = gl_param(f->params, "pid"),
+		    *pf = gl_param(f->params, "pidfile");
 	const cJSON *sig = gl_param(f->params, "signal"), *max = gl_param(f->params, "max_matches"), *v;
 	const char *sname = "KILL";
 	char p[256], buf[256];
@@ -113,7 +116,8 @@ void gl_cp_validate_signal(const struct gl_fault_spec *f, struct gl_diag *d, con
 	if ((pat != NULL) + (pid != NULL) + (pf != NULL) != 1) {
 		snprintf(p, sizeof(p), "%s.params", path);
 		gl_diag_error(d, f->params, p,
-			      "method signal needs exactly one of \"pid\", \"pidfile\" or \"pattern\" (pgrep -f) naming the member's process");
+			      "method signal needs exactly one of \"pid\", \"pidfile\" or \"pattern\" (pgrep -f) "
+			      "naming the member's process");
 	}
 	if (pat) {
 		const char *why;
@@ -131,7 +135,8 @@ void gl_cp_validate_signal(const struct gl_fault_spec *f, struct gl_diag *d, con
 	if (pf) {
 		snprintf(p, sizeof(p), "%s.params.pidfile", path);
 		if (!cJSON_IsString(pf) || !gl_safe_abs_path(pf->valuestring))
-			gl_diag_error(d, pf, p, "expected an absolute path of letters, digits and / . _ - (at most 200 bytes)");
+			gl_diag_error(d, pf, p,
+				      "expected an absolute path of letters, digits and / . _ - (at most 200 bytes)");
 	}
 	if (sig) {
 		snprintf(p, sizeof(p), "%s.params.signal", path);
@@ -143,7 +148,9 @@ void gl_cp_validate_signal(const struct gl_fault_spec *f, struct gl_diag *d, con
 	if (sname && !strcmp(sname, "STOP")) {
 		if (f->dur_ns <= 0) {
 			snprintf(p, sizeof(p), "%s.params.signal", path);
-			gl_diag_error(d, sig, p, "signal STOP needs \"for\" (%s.for): the member stays stopped until the revert sends SIGCONT",
+			gl_diag_error(d, sig, p,
+				      "signal STOP needs \"for\" (%s.for): the member stays stopped until the revert "
+				      "sends SIGCONT",
 				      path);
 		}
 		if ((v = gl_param(f->params, "start"))) {
@@ -166,7 +173,9 @@ void gl_cp_validate_signal(const struct gl_fault_spec *f, struct gl_diag *d, con
 		if ((v = gl_param(f->params, key))) {
 			snprintf(p, sizeof(p), "%s.params.%s", path, key);
 			if (!cJSON_IsString(v) || !gl_safe_abs_path(v->valuestring))
-				gl_diag_error(d, v, p, "expected an absolute path of letters, digits and / . _ - (at most 200 bytes)");
+				gl_diag_error(
+					d, v, p,
+					"expected an absolute path of letters, digits and / . _ - (at most 200 bytes)");
 		}
 	}
 }
@@ -182,8 +191,8 @@ static cJSON *signal_argv(const cJSON *p, const char *step, int wait_polls)
 	gl_argv_add_env(a, "GL_SIG", gl_param_str(p, "signal"));
 	/* every selector set, the unused ones empty (process_kill.c says why) */
 	gl_argv_add_env(a, "GL_PAT", gl_param_str(p, "pattern") ? gl_param_str(p, "pattern") : "");
-	gl_argv_add_env(a, "GL_PIDFILE", !gl_param_str(p, "pattern") && gl_param_str(p, "pidfile")
-					 ? gl_param_str(p, "pidfile") : "");
+	gl_argv_add_env(a, "GL_PIDFILE",
+			!gl_param_str(p, "pattern") && gl_param_str(p, "pidfile") ? gl_param_str(p, "pidfile") : "");
 	if (!gl_param_str(p, "pattern") && !gl_param_str(p, "pidfile")) {
 		snprintf(num, sizeof(num), "%lld", (long long)pid->valuedouble);
 		gl_argv_add_env(a, "GL_PID", num);
@@ -203,8 +212,7 @@ static cJSON *signal_argv(const cJSON *p, const char *step, int wait_polls)
 	cJSON_AddItemToArray(a, cJSON_CreateString("gauntlet-control_plane_loss"));
 	cJSON_AddItemToArray(a, cJSON_CreateString(step));
 	if (!strcmp(step, "revert") && cJSON_IsArray(start))
-		cJSON_ArrayForEach(it, start)
-			cJSON_AddItemToArray(a, cJSON_CreateString(it->valuestring));
+		cJSON_ArrayForEach(it, start) cJSON_AddItemToArray(a, cJSON_CreateString(it->valuestring));
 	return a;
 }
 
@@ -215,7 +223,8 @@ int gl_cp_plan_signal(const struct gl_fault_spec *f, cJSON *p, struct gl_err *er
 	char file[320];
 
 	if (!gl_param_str(p, "pattern") && !gl_param_str(p, "pidfile") && !cJSON_IsNumber(gl_param(p, "pid")))
-		return gl_errf(err, GL_EINVAL, "control_plane_loss '%s': params need \"pid\", \"pidfile\" or \"pattern\"", f->id);
+		return gl_errf(err, GL_EINVAL,
+			       "control_plane_loss '%s': params need \"pid\", \"pidfile\" or \"pattern\"", f->id);
 	if (!sig)
 		sig = "KILL";
 	if (!dir)
@@ -224,7 +233,10 @@ int gl_cp_plan_signal(const struct gl_fault_spec *f, cJSON *p, struct gl_err *er
 	cJSON_DeleteItemFromObject(p, "signal");
 	cJSON_AddStringToObject(p, "signal", sig);
 	cJSON_DeleteItemFromObject(p, "max_matches");
-	cJSON_AddNumberToObject(p, "max_matches", cJSON_IsNumber(max) ? max->valueint : gl_param_str(p, "pattern") ? CP_MAX_MATCHES_DEFAULT : 1);
+	cJSON_AddNumberToObject(p, "max_matches",
+				cJSON_IsNumber(max)          ? max->valueint
+				: gl_param_str(p, "pattern") ? CP_MAX_MATCHES_DEFAULT
+							     : 1);
 	cJSON_DeleteItemFromObject(p, "state_dir");
 	cJSON_AddStringToObject(p, "state_dir", dir);
 	cJSON_AddStringToObject(p, "state_file", file);

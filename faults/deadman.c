@@ -113,7 +113,8 @@ int gl_deadman_ended_script(char *out, size_t n, const struct gl_deadman *d)
 {
 	int k = alive_fn(out, n, d);
 	return k + snprintf(out + k, n - (size_t)k,
-			    "if [ -z \"$p\" ] && grep -q \"^end \" \"%s.rec\" 2>/dev/null; then echo \"%s ended by itself\"; "
+			    "if [ -z \"$p\" ] && grep -q \"^end \" \"%s.rec\" 2>/dev/null; then echo \"%s ended by "
+			    "itself\"; "
 			    "else exit 1; fi",
 			    d->pid_file, d->what);
 }
@@ -126,7 +127,8 @@ int gl_deadman_revert_script(char *out, size_t n, const struct gl_deadman *d)
 			    "i=0; while alive \"$p\" && [ $i -lt 100 ]; do sleep 0.05; i=$((i+1)); done; "
 			    "if alive \"$p\"; then kill -KILL -\"$p\" 2>/dev/null; fi; fi; "
 			    "rm -f \"%s\"; "
-			    "if [ -f \"%s.rec\" ]; then echo \"loop record: $(tr \"\\n\" \" \" <\"%s.rec\")\"; rm -f \"%s.rec\"; fi; %s",
+			    "if [ -f \"%s.rec\" ]; then echo \"loop record: $(tr \"\\n\" \" \" <\"%s.rec\")\"; rm -f "
+			    "\"%s.rec\"; fi; %s",
 			    d->pid_file, d->pid_file, d->pid_file, d->pid_file, d->up_cmd);
 }
 

@@ -47,10 +47,10 @@ void gl_deadman_sleep_arg(int64_t us, double scale, char *out, size_t n);
 
 struct gl_deadman {
 	const char *pid_file;
-	const char *down_cmd, *up_cmd;   /* no quotes of either kind */
-	const char *what;                /* "flap loop": for messages */
-	const char *down_s, *up_s;       /* sleep(1) arguments */
-	long count;                      /* down/up cycles (1: down once) */
+	const char *down_cmd, *up_cmd; /* no quotes of either kind */
+	const char *what; /* "flap loop": for messages */
+	const char *down_s, *up_s; /* sleep(1) arguments */
+	long count; /* down/up cycles (1: down once) */
 };
 
 /* inject: the down command now, then the loop: sleep down_s, up; after

@@ -61,186 +61,9 @@
 #include "plugin.h"
 #include "sim_effects.h"
 
-#define DW_CMD_TIMEOUT_MS 30000
-#define DW_EVICT_DEADLINE_NS (120LL * 1000000000LL)
-#define DW_POLL_NS (200LL * 1000000LL)
-#define DW_VERIFY_WAIT_NS (10LL * 1000000000LL)
-#define DW_MAX_ARGS 64
-#define DW_MAX_PODS 10000
-#define DW_REASON_MAX 200
-#define DW_SLURMRESTD_VERSION "v0.0.40"
+#include "drain_worker_int.h"
 
-enum dw_method { DW_SLURM, DW_K8S, DW_EXEC };
-
-static const char *const dw_methods[] = { "slurm", "kubernetes", "exec", NULL };
-static const char *const dw_keys[][10] = {
-	[DW_SLURM] = { "node", "reason", "via", "url", "token_env", "token_file", "ca_bundle", "api_version", NULL },
-	[DW_K8S] = { "api", "node", "token_env", "token_file", "ca_bundle", "client_cert", "client_key", "evict", NULL },
-	[DW_EXEC] = { "drain", "resume", "check_drained", "timeout", NULL },
-};
-
-static enum dw_method method_of(const char *m)
-{
-	return m && !strcmp(m, "kubernetes") ? DW_K8S : m && !strcmp(m, "exec") ? DW_EXEC : DW_SLURM;
-}
-
-/* ---- values that reach commands and URLs ----------------------------------- */
-
-/* Slurm node names: letters, digits and _ . -, not starting with '-'. */
-static int slurm_node_ok(const char *s)
-{
-	return gl_slurm_node_ok(s);
-}
-
-/* Kubernetes object names (DNS subdomain): [a-z0-9.-], so they go into a
- * URL path without escaping; the same check the pod list's names get. */
-static int k8s_name_ok(const char *s)
-{
-	return gl_k8s_name_ok(s);
-}
-
-static int reason_ok(const char *s)
-{
-	if (!s || !s[0] || strlen(s) > DW_REASON_MAX)
-		return 0;
-	for (; *s; s++)
-		if ((unsigned char)*s < 0x20 || *s == 0x7f)
-			return 0;
-	return 1;
-}
-
-/* http(s)://host[:port] without path, query or credentials */
-static int api_url_ok(const char *s)
-{
-	return gl_api_url_ok(s);
-}
-
-/* "v0.0.40" */
-static int api_version_ok(const char *s)
-{
-	size_t n = s ? strlen(s) : 0;
-	if (n < 2 || n > 16 || s[0] != 'v')
-		return 0;
-	for (size_t i = 1; i < n; i++)
-		if (!isdigit((unsigned char)s[i]) && s[i] != '.')
-			return 0;
-	return 1;
-}
-
-/* ---- validation ----------------------------------------------------------- */
-
-static void check_argv(const cJSON *params, struct gl_diag *d, const char *path, const char *key, int required)
-{
-	gl_params_check_argv(params, d, path, key, required, DW_MAX_ARGS, "method exec");
-}
-
-static void check_string(const cJSON *params, struct gl_diag *d, const char *path, const char *key,
-			 int (*ok)(const char *), const char *expected)
-{
-	const cJSON *v = gl_param(params, key);
-	char p[256];
-
-	if (!v)
-		return;
-	snprintf(p, sizeof(p), "%s.params.%s", path, key);
-	if (!cJSON_IsString(v) || (ok && !ok(v->valuestring)))
-		gl_diag_error(d, v, p, "expected %s", expected);
-}
-
-static int nonempty(const char *s)
-{
-	return s && s[0] && strlen(s) < 1024;
-}
-
-static void dw_validate(const struct gl_fault_spec *f, struct gl_diag *d, const char *path)
-{
-	enum dw_method m = method_of(f->method);
-	const cJSON *v;
-	char p[256], what[64];
-
-	if (f->dur_ns <= 0) {
-		snprintf(p, sizeof(p), "%s.for", path);
-		gl_diag_error(d, f->json, p,
-			      "kind drain_worker needs \"for\": how long the worker stays drained (without it the drain would be undone at once)");
-	}
-	if (!f->params) {
-		if (m == DW_EXEC)
-			gl_diag_error(d, f->json, path, "method exec needs params with \"drain\" and \"resume\" argv arrays");
-		else if (m == DW_K8S)
-			gl_diag_error(d, f->json, path,
-				      "method kubernetes needs params with \"api\" (like \"https://10.0.0.1:6443\") and credentials");
-		return;
-	}
-	snprintf(what, sizeof(what), "drain_worker method %s", dw_methods[m]);
-	snprintf(p, sizeof(p), "%s.params", path);
-	gl_params_check_keys(f->params, dw_keys[m], what, d, p);
-	switch (m) {
-	case DW_SLURM:
-		check_string(f->params, d, path, "node", slurm_node_ok,
-			     "a Slurm node name: letters, digits and _ . - (at most 63, not starting with '-')");
-		check_string(f->params, d, path, "reason", reason_ok,
-			     "a non-empty string of at most 200 characters without control characters");
-		v = gl_param(f->params, "via");
-		snprintf(p, sizeof(p), "%s.params.via", path);
-		if (v && (!cJSON_IsString(v) || (strcmp(v->valuestring, "scontrol") && strcmp(v->valuestring, "slurmrestd"))))
-			gl_diag_error(d, v, p, "expected \"scontrol\" or \"slurmrestd\"");
-		if (!(v && cJSON_IsString(v) && !strcmp(v->valuestring, "slurmrestd"))) {
-			static const char *const rest_only[] = { "url", "token_env", "token_file", "ca_bundle", "api_version" };
-			for (size_t i = 0; i < GL_ARRAY_LEN(rest_only); i++) {
-				if ((v = gl_param(f->params, rest_only[i]))) {
-					snprintf(p, sizeof(p), "%s.params.%s", path, rest_only[i]);
-					gl_diag_error(d, v, p, "\"%s\" applies to \"via\": \"slurmrestd\" only", rest_only[i]);
-				}
-			}
-			break;
-		}
-		snprintf(p, sizeof(p), "%s.params.url", path);
-		if (!gl_param(f->params, "url"))
-			gl_diag_error(d, f->params, p, "\"via\": \"slurmrestd\" needs params.url, like \"https://slurm-ctl:6820\"");
-		check_string(f->params, d, path, "url", api_url_ok,
-			     "the slurmrestd URL: https://HOST[:PORT] (http:// for a local test server), without a path");
-		check_string(f->params, d, path, "token_env", gl_env_name_ok, "the name of an environment variable holding the JWT");
-		check_string(f->params, d, path, "token_file", nonempty, "a path to a file holding the JWT");
-		check_string(f->params, d, path, "ca_bundle", nonempty, "a path to a CA bundle (PEM)");
-		check_string(f->params, d, path, "api_version", api_version_ok, "an API version like \"v0.0.40\"");
-		if (!gl_param(f->params, "token_env") == !gl_param(f->params, "token_file")) {
-			snprintf(p, sizeof(p), "%s.params.token_env", path);
-			gl_diag_error(d, f->params, p, "\"via\": \"slurmrestd\" needs exactly one of \"token_env\" or \"token_file\" (a Slurm JWT)");
-		}
-		break;
-	case DW_K8S:
-		snprintf(p, sizeof(p), "%s.params.api", path);
-		if (!gl_param(f->params, "api"))
-			gl_diag_error(d, f->params, p, "method kubernetes needs params.api, the API server URL like \"https://10.0.0.1:6443\"");
-		check_string(f->params, d, path, "api", api_url_ok,
-			     "the API server URL: https://HOST[:PORT] (http:// for a local test server), without a path");
-		check_string(f->params, d, path, "node", k8s_name_ok,
-			     "a Kubernetes node name: lowercase letters, digits, '-' and '.'");
-		check_string(f->params, d, path, "token_env", gl_env_name_ok, "the name of an environment variable holding the bearer token");
-		check_string(f->params, d, path, "token_file", nonempty, "a path to a file holding the bearer token");
-		check_string(f->params, d, path, "ca_bundle", nonempty, "a path to a CA bundle (PEM)");
-		check_string(f->params, d, path, "client_cert", nonempty, "a path to a client certificate (PEM)");
-		check_string(f->params, d, path, "client_key", nonempty, "a path to a client key (PEM)");
-		gl_params_check_k8s_creds(f->params, d, path);
-		v = gl_param(f->params, "evict");
-		snprintf(p, sizeof(p), "%s.params.evict", path);
-		if (v && !cJSON_IsBool(v))
-			gl_diag_error(d, v, p, "expected true (cordon and evict the node's pods) or false (cordon only)");
-		break;
-	case DW_EXEC:
-		check_argv(f->params, d, path, "drain", 1);
-		check_argv(f->params, d, path, "resume", 1);
-		check_argv(f->params, d, path, "check_drained", 0);
-		v = gl_param(f->params, "timeout");
-		if (v) {
-			int64_t ns;
-			snprintf(p, sizeof(p), "%s.params.timeout", path);
-			if (!cJSON_IsString(v) || gl_parse_duration_ns(v->valuestring, &ns, NULL) != 0 || ns <= 0)
-				gl_diag_error(d, v, p, "expected a duration like \"30s\"");
-		}
-		break;
-	}
-}
+const char *const dw_methods[] = { "slurm", "kubernetes", "exec", NULL };
 
 /* ---- plan ----------------------------------------------------------------- */
 
@@ -293,21 +116,95 @@ static void dw_check_files(const struct gl_scenario *s, const struct gl_fault_sp
 		const cJSON *v = gl_param(f->params, keys[i]);
 		char real[1100], p[300];
 		struct gl_err e = { 0 };
-		if (!cJSON_IsString(v) || gl_path_confine(s->path, s->root, v->valuestring, real, sizeof(real), &e) == 0)
+		if (!cJSON_IsString(v) ||
+		    gl_path_confine(s->path, s->root, v->valuestring, real, sizeof(real), &e) == 0)
 			continue;
 		snprintf(p, sizeof(p), "%s.params.%s", path, keys[i]);
 		gl_diag_file(d, v, p, &e);
 	}
 }
 
+/* The slurm method's plan: the node, the reason, and the scontrol argvs
+ * or the slurmrestd request's parts. */
+static int plan_slurm(const struct gl_scenario *s, const struct gl_fault_spec *f, const struct gl_host *h, cJSON *p,
+		      struct gl_err *err)
+{
+	const cJSON *params = f->params;
+	char reason[DW_REASON_MAX + 64], kv_node[128], kv_reason[DW_REASON_MAX + 80];
+	const char *node, *via = gl_param_str(params, "via");
+	int rest = via && !strcmp(via, "slurmrestd");
+
+	if (rest && !gl_api_url_ok(gl_param_str(params, "url")))
+		return gl_errf(err, GL_EINVAL, "drain_worker '%s': \"via\": \"slurmrestd\" needs a valid \"url\"",
+			       f->id);
+	node = gl_param_str(params, "node");
+	if (!node)
+		node = host_str(h, "slurm_node");
+	if (!node)
+		node = h->name;
+	if (!gl_slurm_node_ok(node))
+		return gl_errf(err, GL_EINVAL, "drain_worker '%s': '%s' is not a valid Slurm node name", f->id, node);
+	if (gl_param_str(params, "reason"))
+		snprintf(reason, sizeof(reason), "%s", gl_param_str(params, "reason"));
+	else
+		snprintf(reason, sizeof(reason), "gauntlet fault %s", f->id);
+	snprintf(kv_node, sizeof(kv_node), "NodeName=%s", node);
+	snprintf(kv_reason, sizeof(kv_reason), "Reason=%s", reason);
+	cJSON_AddStringToObject(p, "via", rest ? "slurmrestd" : "scontrol");
+	cJSON_AddStringToObject(p, "node", node);
+	cJSON_AddStringToObject(p, "reason", reason);
+	if (rest) {
+		static const char *const copy[] = { "url", "token_env", "token_file", "ca_bundle", NULL };
+		for (int i = 0; copy[i]; i++)
+			if (gl_param_str(params, copy[i]) &&
+			    add_param(s, f, p, copy[i], gl_param_str(params, copy[i]), err))
+				return -GL_EINVAL;
+		cJSON_AddStringToObject(p, "api_version",
+					gl_param_str(params, "api_version") ? gl_param_str(params, "api_version")
+									    : DW_SLURMRESTD_VERSION);
+	} else {
+		const char *inj[] = { "scontrol", "update", kv_node, "State=DRAIN", kv_reason, NULL };
+		const char *show[] = { "scontrol", "show", "node", node, NULL };
+		const char *rev[] = { "scontrol", "update", kv_node, "State=RESUME", NULL };
+		cJSON_AddItemToObject(p, "drain", argv_of(inj));
+		cJSON_AddItemToObject(p, "show", argv_of(show));
+		cJSON_AddItemToObject(p, "resume", argv_of(rev));
+	}
+	return 0;
+}
+
+/* The kubernetes method's plan: the API server, credentials' files, the
+ * node, whether to evict. */
+static int plan_k8s(const struct gl_scenario *s, const struct gl_fault_spec *f, const struct gl_host *h, cJSON *p,
+		    struct gl_err *err)
+{
+	static const char *const copy[] = { "api",         "token_env",  "token_file", "ca_bundle",
+					    "client_cert", "client_key", NULL };
+	const cJSON *params = f->params;
+	const char *node = gl_param_str(params, "node");
+
+	if (!node)
+		node = host_str(h, "k8s_node");
+	if (!node)
+		node = h->name;
+	if (!gl_k8s_name_ok(node) || !gl_api_url_ok(gl_param_str(params, "api")))
+		return gl_errf(err, GL_EINVAL, "drain_worker '%s': needs a valid \"api\" URL and node name (node '%s')",
+			       f->id, node);
+	for (int i = 0; copy[i]; i++)
+		if (gl_param_str(params, copy[i]) && add_param(s, f, p, copy[i], gl_param_str(params, copy[i]), err))
+			return -GL_EINVAL;
+	cJSON_AddStringToObject(p, "node", node);
+	cJSON_AddBoolToObject(p, "evict", !cJSON_IsFalse(gl_param(params, "evict")));
+	cJSON_AddNumberToObject(p, "for_ns", (double)f->dur_ns);
+	return 0;
+}
+
 static int dw_plan(const struct gl_scenario *s, const struct gl_fault_spec *f, cJSON **plan, struct gl_err *err)
 {
 	const struct gl_host *h = gl_scenario_host(s, f->target);
 	enum dw_method m = method_of(f->method);
-	const cJSON *params = f->params;
-	char reason[DW_REASON_MAX + 64], kv_node[128], kv_reason[DW_REASON_MAX + 80];
-	const char *node;
 	cJSON *p;
+	int rc = 0;
 
 	if (!h)
 		return gl_errf(err, GL_EINVAL, "drain_worker: unknown host '%s'", f->target);
@@ -319,85 +216,25 @@ static int dw_plan(const struct gl_scenario *s, const struct gl_fault_spec *f, c
 	gl_plan_put_host(p, h);
 
 	switch (m) {
-	case DW_SLURM: {
-		const char *via = gl_param_str(params, "via");
-		int rest = via && !strcmp(via, "slurmrestd");
-		if (rest && !api_url_ok(gl_param_str(params, "url"))) {
-			cJSON_Delete(p);
-			return gl_errf(err, GL_EINVAL, "drain_worker '%s': \"via\": \"slurmrestd\" needs a valid \"url\"", f->id);
-		}
-		node = gl_param_str(params, "node");
-		if (!node)
-			node = host_str(h, "slurm_node");
-		if (!node)
-			node = h->name;
-		if (!slurm_node_ok(node)) {
-			cJSON_Delete(p);
-			return gl_errf(err, GL_EINVAL, "drain_worker '%s': '%s' is not a valid Slurm node name", f->id, node);
-		}
-		if (gl_param_str(params, "reason"))
-			snprintf(reason, sizeof(reason), "%s", gl_param_str(params, "reason"));
-		else
-			snprintf(reason, sizeof(reason), "gauntlet fault %s", f->id);
-		snprintf(kv_node, sizeof(kv_node), "NodeName=%s", node);
-		snprintf(kv_reason, sizeof(kv_reason), "Reason=%s", reason);
-		cJSON_AddStringToObject(p, "via", rest ? "slurmrestd" : "scontrol");
-		cJSON_AddStringToObject(p, "node", node);
-		cJSON_AddStringToObject(p, "reason", reason);
-		if (rest) {
-			static const char *const copy[] = { "url", "token_env", "token_file", "ca_bundle", NULL };
-			for (int i = 0; copy[i]; i++)
-				if (gl_param_str(params, copy[i]) && add_param(s, f, p, copy[i], gl_param_str(params, copy[i]), err)) {
-					cJSON_Delete(p);
-					return -GL_EINVAL;
-				}
-			cJSON_AddStringToObject(p, "api_version",
-						gl_param_str(params, "api_version") ? gl_param_str(params, "api_version") : DW_SLURMRESTD_VERSION);
-		} else {
-			const char *inj[] = { "scontrol", "update", kv_node, "State=DRAIN", kv_reason, NULL };
-			const char *show[] = { "scontrol", "show", "node", node, NULL };
-			const char *rev[] = { "scontrol", "update", kv_node, "State=RESUME", NULL };
-			cJSON_AddItemToObject(p, "drain", argv_of(inj));
-			cJSON_AddItemToObject(p, "show", argv_of(show));
-			cJSON_AddItemToObject(p, "resume", argv_of(rev));
-		}
-		break;
-	}
-	case DW_K8S: {
-		static const char *const copy[] = { "api", "token_env", "token_file", "ca_bundle", "client_cert", "client_key", NULL };
-		node = gl_param_str(params, "node");
-		if (!node)
-			node = host_str(h, "k8s_node");
-		if (!node)
-			node = h->name;
-		if (!k8s_name_ok(node) || !api_url_ok(gl_param_str(params, "api"))) {
-			cJSON_Delete(p);
-			return gl_errf(err, GL_EINVAL, "drain_worker '%s': needs a valid \"api\" URL and node name (node '%s')", f->id, node);
-		}
-		for (int i = 0; copy[i]; i++)
-			if (gl_param_str(params, copy[i]) && add_param(s, f, p, copy[i], gl_param_str(params, copy[i]), err)) {
-				cJSON_Delete(p);
-				return -GL_EINVAL;
-			}
-		cJSON_AddStringToObject(p, "node", node);
-		cJSON_AddBoolToObject(p, "evict", !cJSON_IsFalse(gl_param(params, "evict")));
-		cJSON_AddNumberToObject(p, "for_ns", (double)f->dur_ns);
-		break;
-	}
+	case DW_SLURM: rc = plan_slurm(s, f, h, p, err); break;
+	case DW_K8S: rc = plan_k8s(s, f, h, p, err); break;
 	case DW_EXEC: {
 		static const char *const copy[] = { "drain", "resume", "check_drained", "timeout", NULL };
 		for (int i = 0; copy[i]; i++)
-			if (gl_param(params, copy[i]))
-				cJSON_AddItemToObject(p, copy[i], cJSON_Duplicate(gl_param(params, copy[i]), 1));
+			if (gl_param(f->params, copy[i]))
+				cJSON_AddItemToObject(p, copy[i], cJSON_Duplicate(gl_param(f->params, copy[i]), 1));
 		break;
 	}
+	}
+	if (rc) {
+		cJSON_Delete(p);
+		return rc;
 	}
 	*plan = p;
 	return 0;
 }
 
 /* ---- commands on the host ------------------------------------------------- */
-
 
 /* Run plan[key] on the plan's host. *status gets the exit status; out (if
  * given) the output, to free with gl_buf_free. Returns 0 when it ran. */
@@ -413,7 +250,8 @@ static int run_cmd(struct gl_ctx *c, const cJSON *plan, const char *key, int *st
 
 	if (!cJSON_IsArray(argv))
 		return gl_errf(err, GL_EINVAL, "drain_worker: the plan has no %s command", key);
-	cJSON_ArrayForEach(it, argv) {
+	cJSON_ArrayForEach(it, argv)
+	{
 		if (n >= DW_MAX_ARGS || !cJSON_IsString(it))
 			return gl_errf(err, GL_EINVAL, "drain_worker: bad %s command in the plan", key);
 		args[n++] = it->valuestring;
@@ -455,7 +293,8 @@ static int run_ok(struct gl_ctx *c, const cJSON *plan, const char *key, const ch
 	first_line(&out, line, sizeof(line));
 	if (status != 0 && !(ok_text && out.data && strstr(out.data, ok_text)))
 		rc = gl_errf(err, GL_EIO, "drain_worker %s on '%s': %s exited %d%s%s", key, gl_param_str(plan, "host"),
-			     cJSON_GetArrayItem(gl_param(plan, key), 0)->valuestring, status, line[0] ? ": " : "", line);
+			     cJSON_GetArrayItem(gl_param(plan, key), 0)->valuestring, status, line[0] ? ": " : "",
+			     line);
 	gl_buf_free(&out);
 	return rc;
 }
@@ -487,13 +326,14 @@ static int slurm_wait(struct gl_ctx *c, const cJSON *plan, int want, struct gl_e
 
 	for (;;) {
 		struct gl_err e = { 0 };
-		int rc = is_rest(plan) ? rest_state(plan, st, sizeof(st), &e) : slurm_state(c, plan, st, sizeof(st), &e);
+		int rc = is_rest(plan) ? rest_state(plan, st, sizeof(st), &e)
+				       : slurm_state(c, plan, st, sizeof(st), &e);
 		if (rc == 0 && gl_slurm_state_drained(st) == want)
 			return 0;
 		if (gl_now_ns() >= end)
 			return rc ? gl_errf(err, e.code, "%s", e.msg)
-				  : gl_errf(err, GL_EIO, "drain_worker: node %s is in state %s, %s DRAIN", gl_param_str(plan, "node"),
-					    st, want ? "without" : "still with");
+				  : gl_errf(err, GL_EIO, "drain_worker: node %s is in state %s, %s DRAIN",
+					    gl_param_str(plan, "node"), st, want ? "without" : "still with");
 		gl_sleep_ns(DW_POLL_NS);
 	}
 }
@@ -540,14 +380,15 @@ static int rest_update(const cJSON *plan, const char *state, const char *ok_text
 	cJSON_Delete(body);
 	if (!text)
 		return gl_errf(err, GL_ENOMEM, "out of memory");
-	snprintf(path, sizeof(path), "/slurm/%s/node/%s", gl_param_str(plan, "api_version"), gl_param_str(plan, "node"));
+	snprintf(path, sizeof(path), "/slurm/%s/node/%s", gl_param_str(plan, "api_version"),
+		 gl_param_str(plan, "node"));
 	rc = k8s_req(plan, "POST", path, "application/json", text, &st, &j, err);
 	free(text);
 	if (rc == 0) {
 		rest_error(j, why, sizeof(why));
 		if ((st / 100 != 2 || why[0]) && !(ok_text && strstr(why, ok_text)))
-			rc = gl_errf(err, GL_EIO, "drain_worker: %s node %s: POST %s answered %ld%s%s", state, gl_param_str(plan, "node"),
-				     path, st, why[0] ? " " : "", why);
+			rc = gl_errf(err, GL_EIO, "drain_worker: %s node %s: POST %s answered %ld%s%s", state,
+				     gl_param_str(plan, "node"), path, st, why[0] ? " " : "", why);
 	}
 	cJSON_Delete(j);
 	return rc;
@@ -561,13 +402,15 @@ static int rest_state(const cJSON *plan, char *st, size_t n, struct gl_err *err)
 	long code = 0;
 	int rc;
 
-	snprintf(path, sizeof(path), "/slurm/%s/node/%s", gl_param_str(plan, "api_version"), gl_param_str(plan, "node"));
+	snprintf(path, sizeof(path), "/slurm/%s/node/%s", gl_param_str(plan, "api_version"),
+		 gl_param_str(plan, "node"));
 	rc = k8s_req(plan, "GET", path, NULL, NULL, &code, &j, err);
 	if (rc == 0) {
 		rest_error(j, why, sizeof(why));
 		st[0] = '\0';
 		if (code != 200 || why[0])
-			rc = gl_errf(err, GL_EIO, "drain_worker: GET %s answered %ld%s%s", path, code, why[0] ? " " : "", why);
+			rc = gl_errf(err, GL_EIO, "drain_worker: GET %s answered %ld%s%s", path, code,
+				     why[0] ? " " : "", why);
 		else if (gl_slurmrest_node_state(j, st, n) != 0)
 			rc = gl_errf(err, GL_EIO, "drain_worker: GET %s: no nodes[0].state in the reply", path);
 	}
@@ -587,8 +430,8 @@ static int k8s_cordon(const cJSON *plan, int on, struct gl_err *err)
 		     on ? "{\"spec\":{\"unschedulable\":true}}" : "{\"spec\":{\"unschedulable\":false}}", &st, &j, err);
 	if (rc == 0 && st / 100 != 2) {
 		k8s_why(j, why, sizeof(why));
-		rc = gl_errf(err, GL_EIO, "drain_worker: %s node %s: PATCH %s answered %ld%s%s", on ? "cordon" : "uncordon",
-			     gl_param_str(plan, "node"), path, st, why[0] ? " " : "", why);
+		rc = gl_errf(err, GL_EIO, "drain_worker: %s node %s: PATCH %s answered %ld%s%s",
+			     on ? "cordon" : "uncordon", gl_param_str(plan, "node"), path, st, why[0] ? " " : "", why);
 	}
 	cJSON_Delete(j);
 	return rc;
@@ -626,15 +469,18 @@ static int k8s_evict(const cJSON *plan, const char *ns, const char *name, int64_
 		if (rc == 0 && st / 100 != 2 && st != 404) {
 			k8s_why(j, why, sizeof(why));
 			if (st == 429 && gl_now_ns() + backoff < end_ns) {
-				gl_warn("drain_worker '%s': eviction of %s/%s refused for now (429%s%s); retrying in %lld ms",
-					gl_param_str(plan, "id"), ns, name, why[0] ? " " : "", why, (long long)(backoff / 1000000));
+				gl_warn("drain_worker '%s': eviction of %s/%s refused for now (429%s%s); retrying in "
+					"%lld ms",
+					gl_param_str(plan, "id"), ns, name, why[0] ? " " : "", why,
+					(long long)(backoff / 1000000));
 				cJSON_Delete(j);
 				gl_sleep_ns(backoff);
 				backoff = backoff * 2 > 5000000000LL ? 5000000000LL : backoff * 2;
 				continue;
 			}
-			rc = gl_errf(err, GL_EIO, "drain_worker: evict %s/%s: POST %s answered %ld%s%s%s", ns, name, path, st,
-				     why[0] ? " " : "", why, st == 429 ? " (still refused at the deadline)" : "");
+			rc = gl_errf(err, GL_EIO, "drain_worker: evict %s/%s: POST %s answered %ld%s%s%s", ns, name,
+				     path, st, why[0] ? " " : "", why,
+				     st == 429 ? " (still refused at the deadline)" : "");
 		}
 		cJSON_Delete(j);
 		break;
@@ -656,7 +502,8 @@ static int k8s_drain(struct gl_ctx *c, const cJSON *plan, struct gl_err *err)
 	int rc, n = 0, skipped = 0;
 
 	/* evictions retried past the fault's own end would only delay its revert */
-	if (cJSON_IsNumber(for_ns) && for_ns->valuedouble > 0 && scale > 0 && for_ns->valuedouble / scale < (double)budget)
+	if (cJSON_IsNumber(for_ns) && for_ns->valuedouble > 0 && scale > 0 &&
+	    for_ns->valuedouble / scale < (double)budget)
 		budget = (int64_t)(for_ns->valuedouble / scale);
 	end = gl_now_ns() + budget;
 	rc = k8s_cordon(plan, 1, err);
@@ -671,7 +518,8 @@ static int k8s_drain(struct gl_ctx *c, const cJSON *plan, struct gl_err *err)
 	}
 	if (rc == 0)
 		rc = gl_k8s_pod_items(j, DW_MAX_PODS, path, &items, err);
-	cJSON_ArrayForEach(pod, items) {
+	cJSON_ArrayForEach(pod, items)
+	{
 		const char *name, *ns, *skip;
 		int v = gl_k8s_pod_verdict(pod, &ns, &name, &skip);
 		if (v == 1) {
@@ -688,7 +536,8 @@ static int k8s_drain(struct gl_ctx *c, const cJSON *plan, struct gl_err *err)
 		n++;
 	}
 	if (rc == 0)
-		gl_info("drain_worker '%s': node %s cordoned, %d pod(s) evicted, %d left (DaemonSet, mirror or finished)",
+		gl_info("drain_worker '%s': node %s cordoned, %d pod(s) evicted, %d left (DaemonSet, mirror or "
+			"finished)",
 			gl_param_str(plan, "id"), node, n, skipped);
 	cJSON_Delete(j);
 	return rc;
@@ -704,8 +553,8 @@ static int k8s_wait(const cJSON *plan, int want, struct gl_err *err)
 			return 0;
 		if (gl_now_ns() >= end)
 			return rc ? gl_errf(err, e.code, "%s", e.msg)
-				  : gl_errf(err, GL_EIO, "drain_worker: node %s: spec.unschedulable is %s", gl_param_str(plan, "node"),
-					    u ? "true" : "false");
+				  : gl_errf(err, GL_EIO, "drain_worker: node %s: spec.unschedulable is %s",
+					    gl_param_str(plan, "node"), u ? "true" : "false");
 		gl_sleep_ns(DW_POLL_NS);
 	}
 }
@@ -722,10 +571,8 @@ static int dw_inject(struct gl_ctx *c, const cJSON *plan, struct gl_err *err)
 	switch (plan_method(plan)) {
 	case DW_SLURM:
 		return is_rest(plan) ? rest_update(plan, "DRAIN", NULL, err) : run_ok(c, plan, "drain", NULL, err);
-	case DW_K8S:
-		return k8s_drain(c, plan, err);
-	case DW_EXEC:
-		return run_ok(c, plan, "drain", NULL, err);
+	case DW_K8S: return k8s_drain(c, plan, err);
+	case DW_EXEC: return run_ok(c, plan, "drain", NULL, err);
 	}
 	return -GL_EINVAL;
 }
@@ -733,12 +580,9 @@ static int dw_inject(struct gl_ctx *c, const cJSON *plan, struct gl_err *err)
 static int dw_verify(struct gl_ctx *c, const cJSON *plan, struct gl_err *err)
 {
 	switch (plan_method(plan)) {
-	case DW_SLURM:
-		return slurm_wait(c, plan, 1, err);
-	case DW_K8S:
-		return k8s_wait(plan, 1, err);
-	case DW_EXEC:
-		return gl_param(plan, "check_drained") ? run_ok(c, plan, "check_drained", NULL, err) : 0;
+	case DW_SLURM: return slurm_wait(c, plan, 1, err);
+	case DW_K8S: return k8s_wait(plan, 1, err);
+	case DW_EXEC: return gl_param(plan, "check_drained") ? run_ok(c, plan, "check_drained", NULL, err) : 0;
 	}
 	return -GL_EINVAL;
 }
@@ -750,10 +594,8 @@ static int dw_revert(struct gl_ctx *c, const cJSON *plan, struct gl_err *err)
 		/* what Slurm says when the node is not drained (any more) */
 		return is_rest(plan) ? rest_update(plan, "RESUME", "Invalid node state specified", err)
 				     : run_ok(c, plan, "resume", "Invalid node state specified", err);
-	case DW_K8S:
-		return k8s_cordon(plan, 0, err);
-	case DW_EXEC:
-		return run_ok(c, plan, "resume", NULL, err);
+	case DW_K8S: return k8s_cordon(plan, 0, err);
+	case DW_EXEC: return run_ok(c, plan, "resume", NULL, err);
 	}
 	return -GL_EINVAL;
 }
@@ -761,10 +603,8 @@ static int dw_revert(struct gl_ctx *c, const cJSON *plan, struct gl_err *err)
 static int dw_verify_revert(struct gl_ctx *c, const cJSON *plan, struct gl_err *err)
 {
 	switch (plan_method(plan)) {
-	case DW_SLURM:
-		return slurm_wait(c, plan, 0, err);
-	case DW_K8S:
-		return k8s_wait(plan, 0, err);
+	case DW_SLURM: return slurm_wait(c, plan, 0, err);
+	case DW_K8S: return k8s_wait(plan, 0, err);
 	case DW_EXEC: {
 		/* check_drained must now fail */
 		struct gl_buf out = { 0 };
@@ -819,7 +659,9 @@ static int dw_preflight(struct gl_ctx *c, const cJSON *plan)
 			rc = gl_host_exec(&h, cmd, 15000, &res, &e);
 			snprintf(check, sizeof(check), "%s program '%s' present", steps[i], prog->valuestring);
 			bad |= gl_ctx_preflight(c, subject, check, rc == 0 && res.exit_status == 0,
-						rc ? e.msg : res.exit_status ? "not found on the host's PATH" : "") != 0;
+						rc                ? e.msg
+						: res.exit_status ? "not found on the host's PATH"
+								  : "") != 0;
 			gl_buf_free(&res.out);
 		}
 		if (m == DW_SLURM && !bad) {
@@ -833,7 +675,8 @@ static int dw_preflight(struct gl_ctx *c, const cJSON *plan)
 		struct gl_err e = { 0 };
 		char check[300];
 		int u = 0, rc = k8s_unschedulable(plan, &u, &e);
-		snprintf(check, sizeof(check), "GET %s/api/v1/nodes/%s answers", gl_param_str(plan, "api"), gl_param_str(plan, "node"));
+		snprintf(check, sizeof(check), "GET %s/api/v1/nodes/%s answers", gl_param_str(plan, "api"),
+			 gl_param_str(plan, "node"));
 		bad |= gl_ctx_preflight(c, subject, check, rc == 0, rc ? e.msg : "") != 0;
 	}
 	return bad ? -1 : 0;
@@ -842,7 +685,8 @@ static int dw_preflight(struct gl_ctx *c, const cJSON *plan)
 static void put_argv(struct gl_buf *out, const cJSON *argv)
 {
 	const cJSON *it;
-	cJSON_ArrayForEach(it, argv) {
+	cJSON_ArrayForEach(it, argv)
+	{
 		const char *s = cJSON_IsString(it) ? it->valuestring : "?";
 		if (strpbrk(s, " \t'\"$\\") || !s[0]) {
 			gl_buf_printf(out, " '");
@@ -861,17 +705,26 @@ static void dw_describe(const cJSON *plan, struct gl_buf *out)
 	const char *node = gl_param_str(plan, "node"), *api = gl_param_str(plan, "api");
 
 	if (m == DW_SLURM && is_rest(plan)) {
-		const char *url = gl_param_str(plan, "url"), *ver = gl_param_str(plan, "api_version"), *r = gl_param_str(plan, "reason");
+		const char *url = gl_param_str(plan, "url"), *ver = gl_param_str(plan, "api_version"),
+			   *r = gl_param_str(plan, "reason");
 		if (!url || !ver || !node || !r)
 			return;
-		gl_buf_printf(out, "  inject: POST %s/slurm/%s/node/%s (application/json) {\"state\":[\"DRAIN\"],\"reason\":\"%s\"}\n",
+		gl_buf_printf(out,
+			      "  inject: POST %s/slurm/%s/node/%s (application/json) "
+			      "{\"state\":[\"DRAIN\"],\"reason\":\"%s\"}\n",
 			      url, ver, node, r);
 		gl_buf_printf(out, "  verify: GET %s/slurm/%s/node/%s: nodes[0].state holds DRAIN\n", url, ver, node);
-		gl_buf_printf(out, "  revert: POST %s/slurm/%s/node/%s {\"state\":[\"RESUME\"]} ('Invalid node state specified' counts as done)\n",
+		gl_buf_printf(out,
+			      "  revert: POST %s/slurm/%s/node/%s {\"state\":[\"RESUME\"]} ('Invalid node state "
+			      "specified' counts as done)\n",
 			      url, ver, node);
-		gl_buf_printf(out, "  verify_revert: GET %s/slurm/%s/node/%s: no DRAIN in nodes[0].state\n", url, ver, node);
-		gl_buf_printf(out, "  credentials: JWT as bearer token from %s%s\n", gl_param_str(plan, "token_env") ? "$" : "",
-			      gl_param_str(plan, "token_env") ? gl_param_str(plan, "token_env") : gl_param_str(plan, "token_file") ? gl_param_str(plan, "token_file") : "?");
+		gl_buf_printf(out, "  verify_revert: GET %s/slurm/%s/node/%s: no DRAIN in nodes[0].state\n", url, ver,
+			      node);
+		gl_buf_printf(out, "  credentials: JWT as bearer token from %s%s\n",
+			      gl_param_str(plan, "token_env") ? "$" : "",
+			      gl_param_str(plan, "token_env")    ? gl_param_str(plan, "token_env")
+			      : gl_param_str(plan, "token_file") ? gl_param_str(plan, "token_file")
+								 : "?");
 		return;
 	}
 	if (m == DW_SLURM || m == DW_EXEC) {
@@ -900,18 +753,25 @@ static void dw_describe(const cJSON *plan, struct gl_buf *out)
 	}
 	if (!node || !api)
 		return;
-	gl_buf_printf(out, "  inject: PATCH %s/api/v1/nodes/%s (application/merge-patch+json) {\"spec\":{\"unschedulable\":true}}\n",
+	gl_buf_printf(out,
+		      "  inject: PATCH %s/api/v1/nodes/%s (application/merge-patch+json) "
+		      "{\"spec\":{\"unschedulable\":true}}\n",
 		      api, node);
 	if (cJSON_IsTrue(gl_param(plan, "evict"))) {
 		gl_buf_printf(out, "  inject: GET %s/api/v1/pods?fieldSelector=spec.nodeName%%3D%s\n", api, node);
-		gl_buf_printf(out, "  inject: POST %s/api/v1/namespaces/NS/pods/NAME/eviction (policy/v1 Eviction) for each pod"
-			      " not owned by a DaemonSet, not mirror, not finished; 429 retried with backoff\n", api);
+		gl_buf_printf(
+			out,
+			"  inject: POST %s/api/v1/namespaces/NS/pods/NAME/eviction (policy/v1 Eviction) for each pod"
+			" not owned by a DaemonSet, not mirror, not finished; 429 retried with backoff\n",
+			api);
 	}
 	gl_buf_printf(out, "  verify: GET %s/api/v1/nodes/%s: spec.unschedulable is true\n", api, node);
 	gl_buf_printf(out, "  revert: PATCH %s/api/v1/nodes/%s {\"spec\":{\"unschedulable\":false}}\n", api, node);
 	gl_buf_printf(out, "  verify_revert: GET %s/api/v1/nodes/%s: spec.unschedulable is not true\n", api, node);
 	gl_buf_printf(out, "  credentials: %s%s%s%s\n", gl_param_str(plan, "token_env") ? "bearer token from $" : "",
-		      gl_param_str(plan, "token_env") ? gl_param_str(plan, "token_env") : gl_param_str(plan, "token_file") ? "bearer token from " : "",
+		      gl_param_str(plan, "token_env")    ? gl_param_str(plan, "token_env")
+		      : gl_param_str(plan, "token_file") ? "bearer token from "
+							 : "",
 		      gl_param_str(plan, "token_file") ? gl_param_str(plan, "token_file") : "",
 		      gl_param_str(plan, "client_cert") ? " client certificate" : "");
 }
@@ -923,8 +783,7 @@ static void dw_describe(const cJSON *plan, struct gl_buf *out)
 
 /* What dw_revert runs on the host: plan "resume" (scontrol's, or the
  * user's own); the API methods have no host to run on. */
-static int dw_deadman(struct gl_ctx *c, const cJSON *plan, struct gl_host *h, struct gl_buf *script,
-		      struct gl_err *err)
+static int dw_deadman(struct gl_ctx *c, const cJSON *plan, struct gl_host *h, struct gl_buf *script, struct gl_err *err)
 {
 	enum dw_method m = plan_method(plan);
 	int rc;
@@ -942,12 +801,9 @@ static const char *dw_deadman_none(const struct gl_fault_spec *f)
 	const char *via = gl_param_str(f->params, "via");
 
 	switch (method_of(f->method)) {
-	case DW_SLURM:
-		return via && !strcmp(via, "slurmrestd") ? DW_NONE_REST : NULL;
-	case DW_K8S:
-		return DW_NONE_K8S;
-	case DW_EXEC:
-		break;
+	case DW_SLURM: return via && !strcmp(via, "slurmrestd") ? DW_NONE_REST : NULL;
+	case DW_K8S: return DW_NONE_K8S;
+	case DW_EXEC: break;
 	}
 	return NULL;
 }

@@ -51,8 +51,7 @@ static void ex_validate(const struct gl_fault_spec *f, struct gl_diag *d, const 
 	}
 }
 
-static int ex_plan(const struct gl_scenario *s, const struct gl_fault_spec *f, cJSON **plan,
-		   struct gl_err *err)
+static int ex_plan(const struct gl_scenario *s, const struct gl_fault_spec *f, cJSON **plan, struct gl_err *err)
 {
 	const struct gl_host *h = gl_scenario_host(s, f->target);
 	cJSON *p;
@@ -82,7 +81,8 @@ static int run_step(struct gl_ctx *c, const cJSON *plan, const char *key, int re
 
 	if (!cJSON_IsArray(argv))
 		return required ? gl_errf(err, GL_EINVAL, "exec: plan has no %s command", key) : 0;
-	cJSON_ArrayForEach(it, argv) {
+	cJSON_ArrayForEach(it, argv)
+	{
 		if (n >= EXEC_MAX_ARGS || !cJSON_IsString(it))
 			return gl_errf(err, GL_EINVAL, "exec: bad %s argv in plan", key);
 		args[n++] = it->valuestring;
@@ -107,9 +107,18 @@ static int run_step(struct gl_ctx *c, const cJSON *plan, const char *key, int re
 	return rc;
 }
 
-static int ex_inject(struct gl_ctx *c, const cJSON *plan, struct gl_err *err) { return run_step(c, plan, "inject", 1, err); }
-static int ex_verify(struct gl_ctx *c, const cJSON *plan, struct gl_err *err) { return run_step(c, plan, "verify", 0, err); }
-static int ex_revert(struct gl_ctx *c, const cJSON *plan, struct gl_err *err) { return run_step(c, plan, "revert", 0, err); }
+static int ex_inject(struct gl_ctx *c, const cJSON *plan, struct gl_err *err)
+{
+	return run_step(c, plan, "inject", 1, err);
+}
+static int ex_verify(struct gl_ctx *c, const cJSON *plan, struct gl_err *err)
+{
+	return run_step(c, plan, "verify", 0, err);
+}
+static int ex_revert(struct gl_ctx *c, const cJSON *plan, struct gl_err *err)
+{
+	return run_step(c, plan, "revert", 0, err);
+}
 static int ex_verify_revert(struct gl_ctx *c, const cJSON *plan, struct gl_err *err)
 {
 	return run_step(c, plan, "verify_revert", 0, err);
@@ -139,7 +148,9 @@ static int ex_preflight(struct gl_ctx *c, const cJSON *plan)
 		snprintf(subject, sizeof(subject), "exec fault on host %s", h->name);
 		snprintf(check, sizeof(check), "%s program '%s' present", steps[i], prog->valuestring);
 		bad |= gl_ctx_preflight(c, subject, check, rc == 0 && res.exit_status == 0,
-					rc ? err.msg : res.exit_status ? "not found on the host's PATH" : "") != 0;
+					rc                ? err.msg
+					: res.exit_status ? "not found on the host's PATH"
+							  : "") != 0;
 		gl_buf_free(&res.out);
 	}
 	return bad ? -1 : 0;
@@ -162,9 +173,8 @@ static void ex_describe(const cJSON *plan, struct gl_buf *out)
 			words[n++] = "exec";
 			words[n++] = ns->valuestring;
 		}
-		cJSON_ArrayForEach(it, argv)
-			if (cJSON_IsString(it) && n < (int)GL_ARRAY_LEN(words) - 1)
-				words[n++] = it->valuestring;
+		cJSON_ArrayForEach(it, argv) if (cJSON_IsString(it) && n < (int)GL_ARRAY_LEN(words) - 1)
+			words[n++] = it->valuestring;
 		words[n] = NULL;
 		/* quoted as the shell takes it: what is shown is what runs */
 		gl_buf_printf(out, "  %s: ", steps[i]);
@@ -174,8 +184,7 @@ static void ex_describe(const cJSON *plan, struct gl_buf *out)
 }
 
 /* The watcher runs the user's revert argv as it is: exec's revert step. */
-static int ex_deadman(struct gl_ctx *c, const cJSON *plan, struct gl_host *h, struct gl_buf *script,
-		      struct gl_err *err)
+static int ex_deadman(struct gl_ctx *c, const cJSON *plan, struct gl_host *h, struct gl_buf *script, struct gl_err *err)
 {
 	int rc;
 

@@ -44,7 +44,7 @@
 
 #define FP_CMD_TIMEOUT_MS 30000
 #define FP_ACTIVE_WAIT_S 30
-#define FP_MAX_LID 49151   /* the unicast LID range */
+#define FP_MAX_LID 49151 /* the unicast LID range */
 #define FP_MAX_PORT 254
 #define FP_SCRIPT_MAX 4096
 
@@ -69,7 +69,7 @@ struct fp_params {
 	enum fp_method m;
 	long long lid, port, ca_port;
 	const char *ca, *ifname;
-	int64_t down_ns;   /* 0: the fault's "for" */
+	int64_t down_ns; /* 0: the fault's "for" */
 	int64_t active_wait_ns;
 };
 
@@ -86,19 +86,21 @@ static int parse_params(const struct gl_fault_spec *f, struct fp_params *p, stru
 	int n_err = 0;
 	struct gl_err e = { 0 };
 
-#define FP_ERR(node, key, ...)                                                       \
-	do {                                                                         \
-		n_err++;                                                             \
-		if (d) {                                                             \
+#define FP_ERR(node, key, ...)                                                                     \
+	do {                                                                                       \
+		n_err++;                                                                           \
+		if (d) {                                                                           \
 			snprintf(pp, sizeof(pp), "%s.params%s%s", path, (key)[0] ? "." : "", key); \
-			gl_diag_error(d, node, pp, __VA_ARGS__);                     \
-		}                                                                    \
+			gl_diag_error(d, node, pp, __VA_ARGS__);                                   \
+		}                                                                                  \
 	} while (0)
 
 	memset(p, 0, sizeof(*p));
 	p->m = method_of(f->method);
 	if (!params) {
-		FP_ERR(f->json, "", "kind fabric_port needs params, e.g. {\"lid\": 12, \"port\": 7, \"ca\": \"mlx5_0\"} (ib) or {\"interface\": \"ens1f0np0\"} (roce)");
+		FP_ERR(f->json, "",
+		       "kind fabric_port needs params, e.g. {\"lid\": 12, \"port\": 7, \"ca\": \"mlx5_0\"} (ib) or "
+		       "{\"interface\": \"ens1f0np0\"} (roce)");
 		return n_err;
 	}
 	snprintf(pp, sizeof(pp), "%s.params", path);
@@ -107,7 +109,8 @@ static int parse_params(const struct gl_fault_spec *f, struct fp_params *p, stru
 	if (p->m == FP_IB) {
 		v = gl_param(params, "lid");
 		if (!v)
-			FP_ERR(params, "lid", "method ib needs params.lid: the LID of the switch or HCA whose port goes down");
+			FP_ERR(params, "lid",
+			       "method ib needs params.lid: the LID of the switch or HCA whose port goes down");
 		else if (gl_json_int(v, 1, FP_MAX_LID, &p->lid) != 0)
 			FP_ERR(v, "lid", "expected a unicast LID, a whole number from 1 to %d", FP_MAX_LID);
 		v = gl_param(params, "port");
@@ -128,23 +131,29 @@ static int parse_params(const struct gl_fault_spec *f, struct fp_params *p, stru
 			FP_ERR(v, "ca_port", "expected a port number from 1 to %d", FP_MAX_PORT);
 		v = gl_param(params, "ca");
 		if (!v)
-			FP_ERR(params, "ca", "method ib needs params.ca: the CA whose port state ibstat reads, like \"mlx5_0\"");
+			FP_ERR(params, "ca",
+			       "method ib needs params.ca: the CA whose port state ibstat reads, like \"mlx5_0\"");
 		else if (!cJSON_IsString(v) || !ca_ok(v->valuestring))
-			FP_ERR(v, "ca", "expected a CA name like \"mlx5_0\": 1-63 characters from A-Z a-z 0-9 _ -, not starting with '-'");
+			FP_ERR(v, "ca",
+			       "expected a CA name like \"mlx5_0\": 1-63 characters from A-Z a-z 0-9 _ -, not starting "
+			       "with '-'");
 		else
 			p->ca = v->valuestring;
 	} else {
 		v = gl_param(params, "interface");
 		if (!v)
-			FP_ERR(params, "interface", "method roce needs params.interface: the RoCE NIC's netdev, like \"ens1f0np0\"");
+			FP_ERR(params, "interface",
+			       "method roce needs params.interface: the RoCE NIC's netdev, like \"ens1f0np0\"");
 		else if (!cJSON_IsString(v) || !gl_ifname_ok(v->valuestring))
 			FP_ERR(v, "interface",
-			       "expected an interface name: 1-15 characters from A-Z a-z 0-9 _ . : - , not starting with '-'");
+			       "expected an interface name: 1-15 characters from A-Z a-z 0-9 _ . : - , not starting "
+			       "with '-'");
 		else
 			p->ifname = v->valuestring;
 	}
 	v = gl_param(params, "down");
-	if (v && (!cJSON_IsString(v) || gl_parse_duration_ns(v->valuestring, &p->down_ns, &e) != 0 || p->down_ns <= 0)) {
+	if (v &&
+	    (!cJSON_IsString(v) || gl_parse_duration_ns(v->valuestring, &p->down_ns, &e) != 0 || p->down_ns <= 0)) {
 		FP_ERR(v, "down", "expected a duration above 0s, like \"30s\"");
 		p->down_ns = 0;
 	}
@@ -183,7 +192,8 @@ static int fp_plan(const struct gl_scenario *s, const struct gl_fault_spec *f, c
 	if (!h)
 		return gl_errf(err, GL_EINVAL, "fabric_port: unknown host '%s'", f->target);
 	if (parse_params(f, &p, NULL, "") != 0)
-		return gl_errf(err, GL_EINVAL, "fabric_port '%s': its params do not validate (see gauntlet validate)", f->id);
+		return gl_errf(err, GL_EINVAL, "fabric_port '%s': its params do not validate (see gauntlet validate)",
+			       f->id);
 	down_ns = p.down_ns ? p.down_ns : f->dur_ns;
 	if (down_ns <= 0)
 		return gl_errf(err, GL_EINVAL, "fabric_port '%s': no \"for\" and no params.down", f->id);
@@ -236,7 +246,8 @@ static int read_plan(struct gl_ctx *c, const cJSON *plan, struct fp_plan *p, str
 		if (gl_json_int(gl_param(plan, "lid"), 1, FP_MAX_LID, &p->lid) ||
 		    gl_json_int(gl_param(plan, "port"), 1, FP_MAX_PORT, &p->port) ||
 		    gl_json_int(gl_param(plan, "ca_port"), 1, FP_MAX_PORT, &p->ca_port) || !ca_ok(v))
-			return gl_errf(err, GL_EINVAL, "fabric_port: the plan's lid, port, ca or ca_port is missing or not valid");
+			return gl_errf(err, GL_EINVAL,
+				       "fabric_port: the plan's lid, port, ca or ca_port is missing or not valid");
 		snprintf(p->ca, sizeof(p->ca), "%s", v);
 		if (gl_json_int(gl_param(plan, "active_wait_s"), 1, 600, &p->active_wait_s) != 0)
 			p->active_wait_s = FP_ACTIVE_WAIT_S;
@@ -273,8 +284,13 @@ struct fp_cmd {
 /* step's command into c; scale shapes the loop's sleep. */
 static void build_cmd(const struct fp_plan *p, enum fp_step step, double scale, struct fp_cmd *c)
 {
-	struct gl_deadman dm = { .pid_file = p->pid_file, .down_cmd = p->down_cmd, .up_cmd = p->up_cmd,
-				 .what = "dead-man loop", .down_s = c->down_s, .up_s = "0", .count = 1 };
+	struct gl_deadman dm = { .pid_file = p->pid_file,
+				 .down_cmd = p->down_cmd,
+				 .up_cmd = p->up_cmd,
+				 .what = "dead-man loop",
+				 .down_s = c->down_s,
+				 .up_s = "0",
+				 .count = 1 };
 
 	memset(c->argv, 0, sizeof(c->argv));
 	gl_deadman_sleep_arg(p->down_us, scale, c->down_s, sizeof(c->down_s));
@@ -333,7 +349,8 @@ static int port_state(const struct fp_plan *p, int *up, char *state, size_t n, s
 		return fail_cmd(p, "check", &cmd, status, out, err);
 	if (p->m == FP_IB) {
 		if (gl_ibstat_state(out, strlen(out), state, n) != 0)
-			return gl_errf(err, GL_EIO, "fabric_port on host '%s': no \"State:\" line in ibstat %s %lld output",
+			return gl_errf(err, GL_EIO,
+				       "fabric_port on host '%s': no \"State:\" line in ibstat %s %lld output",
 				       p->host.name, p->ca, p->ca_port);
 		*up = !strcmp(state, "Active") ? 1 : !strcmp(state, "Down") ? 0 : -1;
 		return 0;
@@ -500,7 +517,7 @@ static int fp_preflight(struct gl_ctx *c, const cJSON *plan)
 		snprintf(check, sizeof(check), "tool '%s' present", tools[p.m][i]);
 		if (gl_run_preflight(c, &p.host, FP_CMD_TIMEOUT_MS, 0, "fabric_port", subject, check, argv,
 				     "not found on the host's PATH") != 0)
-			return -1;   /* the check below needs the tools */
+			return -1; /* the check below needs the tools */
 	}
 	build_cmd(&p, STEP_STATE, 1, &cmd);
 	if (p.m == FP_IB)
@@ -531,8 +548,10 @@ static void fp_describe(const cJSON *plan, struct gl_buf *out)
 	}
 	describe_step(out, &p, "inject", STEP_INJECT);
 	gl_format_duration(p.down_us * 1000, d, sizeof(d));
-	gl_buf_printf(out, "  (the sleep is divided by --time-scale; dead-man's switch: the loop brings %s up "
-			   "after %s even if the controller dies)\n", port_name(&p, name, sizeof(name)), d);
+	gl_buf_printf(out,
+		      "  (the sleep is divided by --time-scale; dead-man's switch: the loop brings %s up "
+		      "after %s even if the controller dies)\n",
+		      port_name(&p, name, sizeof(name)), d);
 	describe_step(out, &p, "verify", STEP_STATE);
 	gl_buf_printf(out, "    (%s)\n", p.m == FP_IB ? "State: Down" : "no UP flag");
 	describe_step(out, &p, "revert", STEP_REVERT);
@@ -544,8 +563,7 @@ static void fp_describe(const cJSON *plan, struct gl_buf *out)
 /* fp_revert's command: the dead-man loop's revert script (stop the loop,
  * enable the port or bring the link up). Its wait for ib's Active state
  * after that only reads, so the watcher leaves it to verify_revert. */
-static int fp_deadman(struct gl_ctx *c, const cJSON *plan, struct gl_host *h, struct gl_buf *script,
-		      struct gl_err *err)
+static int fp_deadman(struct gl_ctx *c, const cJSON *plan, struct gl_host *h, struct gl_buf *script, struct gl_err *err)
 {
 	struct fp_plan p;
 	struct fp_cmd cmd;

@@ -105,7 +105,8 @@ static const char gt_script[] =
 	"dir_ok() { [ -d \"$GL_DIR\" ] && [ ! -L \"$GL_DIR\" ] && [ -O \"$GL_DIR\" ]; }\n"
 	"load() {\n"
 	"	dir_ok && [ -f \"$1\" ] && [ ! -L \"$1\" ] && [ -O \"$1\" ] ||\n"
-	"		{ echo \"$1 is not a regular file of ours in a directory of ours: refusing to use it\"; exit 5; }\n"
+	"		{ echo \"$1 is not a regular file of ours in a directory of ours: refusing to use it\"; exit "
+	"5; }\n"
 	"	S=\n"
 	"	while read -r g pl extra; do\n"
 	"		case $g in ''|*[!0-9]*) echo \"$1: bad line (GPU '$g')\"; exit 5 ;; esac\n"
@@ -114,13 +115,16 @@ static const char gt_script[] =
 	"	done < \"$1\"\n"
 	"	[ -n \"$S\" ] || { echo \"$1 is empty\"; exit 5; }\n"
 	"}\n"
-	"smi() { o=$(nvidia-smi \"$@\" 2>&1) || { echo \"nvidia-smi $* failed: $(echo \"$o\" | head -n 1)\"; exit 6; }; }\n"
+	"smi() { o=$(nvidia-smi \"$@\" 2>&1) || { echo \"nvidia-smi $* failed: $(echo \"$o\" | head -n 1)\"; exit 6; "
+	"}; }\n"
 	"inject() {\n"
-	"	mkdir -p -- \"$GL_DIR\" 2>/dev/null; dir_ok || { echo \"state dir $GL_DIR: cannot create it, or not ours\"; exit 5; }\n"
+	"	mkdir -p -- \"$GL_DIR\" 2>/dev/null; dir_ok || { echo \"state dir $GL_DIR: cannot create it, or not "
+	"ours\"; exit 5; }\n"
 	"	if [ ! -e \"$GL_STATE\" ]; then\n"
 	"		readq; gpulist; OUT=\n"
 	"		for g in $L; do\n"
-	"			cur \"$g\"; num \"$PL\" || { echo \"GPU $g: power.limit is '$PL', not a number\"; exit 3; }\n"
+	"			cur \"$g\"; num \"$PL\" || { echo \"GPU $g: power.limit is '$PL', not a number\"; exit "
+	"3; }\n"
 	"			OUT=\"$OUT$g $PL\n\"\n"
 	"		done\n"
 	"		umask 077\n"
@@ -130,7 +134,8 @@ static const char gt_script[] =
 	"	load \"$GL_STATE\"; done_=\n"
 	"	while read -r g pl; do\n"
 	"		[ -n \"$g\" ] || continue\n"
-	"		if [ \"$GL_METHOD\" = power ]; then smi -i \"$g\" -pl \"$GL_WATTS\"; else smi -i \"$g\" -lgc \"$GL_MIN,$GL_MAX\"; fi\n"
+	"		if [ \"$GL_METHOD\" = power ]; then smi -i \"$g\" -pl \"$GL_WATTS\"; else smi -i \"$g\" -lgc "
+	"\"$GL_MIN,$GL_MAX\"; fi\n"
 	"		done_=\"$done_ $g\"\n"
 	"	done <<EOF\n"
 	"$S\n"
@@ -143,9 +148,11 @@ static const char gt_script[] =
 	"		[ -n \"$g\" ] || continue\n"
 	"		cur \"$g\" || { bad=\"$bad GPU $g gone\"; continue; }\n"
 	"		if [ \"$GL_METHOD\" = power ]; then\n"
-	"			[ \"${PL%%.*}\" = \"$GL_WATTS\" ] || bad=\"$bad GPU $g power.limit $PL W (want $GL_WATTS)\"\n"
+	"			[ \"${PL%%.*}\" = \"$GL_WATTS\" ] || bad=\"$bad GPU $g power.limit $PL W (want "
+	"$GL_WATTS)\"\n"
 	"		else\n"
-	"			num \"$SM\" && [ \"${SM%%.*}\" -le \"$GL_MAX\" ] || bad=\"$bad GPU $g clocks.sm $SM MHz (want at most $GL_MAX)\"\n"
+	"			num \"$SM\" && [ \"${SM%%.*}\" -le \"$GL_MAX\" ] || bad=\"$bad GPU $g clocks.sm $SM "
+	"MHz (want at most $GL_MAX)\"\n"
 	"		fi\n"
 	"	done <<EOF\n"
 	"$S\n"
@@ -164,7 +171,8 @@ static const char gt_script[] =
 	"	done <<EOF\n"
 	"$S\n"
 	"EOF\n"
-	"	[ \"$R\" != \"$GL_STATE\" ] || mv -f -- \"$GL_STATE\" \"$GL_STATE.reverted\" || { echo \"cannot rename $GL_STATE\"; exit 5; }\n"
+	"	[ \"$R\" != \"$GL_STATE\" ] || mv -f -- \"$GL_STATE\" \"$GL_STATE.reverted\" || { echo \"cannot rename "
+	"$GL_STATE\"; exit 5; }\n"
 	"	echo \"restored: $(echo $S)\"\n"
 	"}\n"
 	"verify_revert() {\n"
@@ -174,7 +182,8 @@ static const char gt_script[] =
 	"	while read -r g pl; do\n"
 	"		[ -n \"$g\" ] || continue\n"
 	"		cur \"$g\" || { bad=\"$bad GPU $g gone\"; continue; }\n"
-	"		[ \"$GL_METHOD\" != power ] || [ \"$PL\" = \"$pl\" ] || bad=\"$bad GPU $g power.limit $PL W (want $pl)\"\n"
+	"		[ \"$GL_METHOD\" != power ] || [ \"$PL\" = \"$pl\" ] || bad=\"$bad GPU $g power.limit $PL W "
+	"(want $pl)\"\n"
 	"	done <<EOF\n"
 	"$S\n"
 	"EOF\n"
@@ -187,9 +196,11 @@ static const char gt_script[] =
 	"	[ \"$GL_METHOD\" = power ] || { echo ok; exit 0; }\n"
 	"	for g in $L; do\n"
 	"		cur \"$g\"\n"
-	"		num \"$PMIN\" && num \"$PMAX\" || { echo \"GPU $g: power limits not readable ('$PMIN', '$PMAX')\"; exit 3; }\n"
+	"		num \"$PMIN\" && num \"$PMAX\" || { echo \"GPU $g: power limits not readable ('$PMIN', "
+	"'$PMAX')\"; exit 3; }\n"
 	"		[ \"$GL_WATTS\" -ge \"${PMIN%%.*}\" ] && [ \"$GL_WATTS\" -le \"${PMAX%%.*}\" ] ||\n"
-	"			{ echo \"GPU $g: $GL_WATTS W is outside its power.min_limit..power.max_limit, $PMIN..$PMAX W\"; exit 4; }\n"
+	"			{ echo \"GPU $g: $GL_WATTS W is outside its power.min_limit..power.max_limit, "
+	"$PMIN..$PMAX W\"; exit 4; }\n"
 	"	done\n"
 	"	echo ok\n"
 	"}\n"
@@ -217,7 +228,8 @@ static const char *gpus_problem(const cJSON *v, char *out, size_t n)
 	if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) < 1 || cJSON_GetArraySize(v) > GT_MAX_GPUS)
 		return "expected \"all\" or a non-empty array of GPU indices (nvidia-smi -i), like [0, 1]";
 	out[0] = '\0';
-	cJSON_ArrayForEach(it, v) {
+	cJSON_ArrayForEach(it, v)
+	{
 		char one[16], padded[24], have[600];
 		if (gl_json_int(it, 0, GT_MAX_GPU, &g) != 0)
 			return "expected GPU indices: whole numbers from 0 to 255";
@@ -259,7 +271,8 @@ static int parse_params(const struct gl_fault_spec *f, struct gt_params *p, stru
 	if (!params) {
 		n_err++;
 		if (d)
-			gl_diag_error(d, f->json, path, "kind gpu_throttle needs params, e.g. {\"gpus\": [0, 1], \"watts\": 300}");
+			gl_diag_error(d, f->json, path,
+				      "kind gpu_throttle needs params, e.g. {\"gpus\": [0, 1], \"watts\": 300}");
 		return n_err;
 	}
 	snprintf(pp, sizeof(pp), "%s.params", path);
@@ -271,7 +284,8 @@ static int parse_params(const struct gl_fault_spec *f, struct gt_params *p, stru
 	if (!v) {
 		n_err++;
 		if (d)
-			gl_diag_error(d, params, pp, "kind gpu_throttle needs params.gpus: \"all\" or GPU indices like [0, 1]");
+			gl_diag_error(d, params, pp,
+				      "kind gpu_throttle needs params.gpus: \"all\" or GPU indices like [0, 1]");
 	} else if ((why = gpus_problem(v, p->gpus, sizeof(p->gpus)))) {
 		n_err++;
 		if (d)
@@ -285,7 +299,8 @@ static int parse_params(const struct gl_fault_spec *f, struct gt_params *p, stru
 			if (d)
 				gl_diag_error(d, v ? v : params, pp, "%s",
 					      v ? "expected the power limit in watts, a whole number from 1 to 100000"
-						: "method power needs params.watts: the power limit in watts (nvidia-smi -pl)");
+						: "method power needs params.watts: the power limit in watts "
+						  "(nvidia-smi -pl)");
 		}
 	} else {
 		const cJSON *a, *b;
@@ -293,13 +308,15 @@ static int parse_params(const struct gl_fault_spec *f, struct gt_params *p, stru
 		snprintf(pp, sizeof(pp), "%s.params.sm_clock_mhz", path);
 		a = cJSON_IsArray(v) && cJSON_GetArraySize(v) == 2 ? cJSON_GetArrayItem(v, 0) : NULL;
 		b = a ? cJSON_GetArrayItem(v, 1) : NULL;
-		if (!a || gl_json_int(a, 1, GT_MAX_MHZ, &p->mhz_min) != 0 || gl_json_int(b, 1, GT_MAX_MHZ, &p->mhz_max) != 0 ||
-		    p->mhz_min > p->mhz_max) {
+		if (!a || gl_json_int(a, 1, GT_MAX_MHZ, &p->mhz_min) != 0 ||
+		    gl_json_int(b, 1, GT_MAX_MHZ, &p->mhz_max) != 0 || p->mhz_min > p->mhz_max) {
 			n_err++;
 			if (d)
-				gl_diag_error(d, v ? v : params, pp, "%s",
-					      v ? "expected [MIN, MAX] in MHz, whole numbers from 1 to 100000 with MIN <= MAX"
-						: "method clocks needs params.sm_clock_mhz: [MIN, MAX] in MHz (nvidia-smi -lgc)");
+				gl_diag_error(
+					d, v ? v : params, pp, "%s",
+					v ? "expected [MIN, MAX] in MHz, whole numbers from 1 to 100000 with MIN <= MAX"
+					  : "method clocks needs params.sm_clock_mhz: [MIN, MAX] in MHz (nvidia-smi "
+					    "-lgc)");
 		}
 	}
 	v = gl_param(params, "state_dir");
@@ -309,7 +326,8 @@ static int parse_params(const struct gl_fault_spec *f, struct gt_params *p, stru
 			n_err++;
 			if (d)
 				gl_diag_error(d, v, pp,
-					      "expected an absolute directory path of letters, digits and / . _ - (at most 200 bytes), like \"/run/gauntlet\"");
+					      "expected an absolute directory path of letters, digits and / . _ - (at "
+					      "most 200 bytes), like \"/run/gauntlet\"");
 		} else {
 			p->state_dir = v->valuestring;
 		}
@@ -324,7 +342,8 @@ static void gt_validate(const struct gl_fault_spec *f, struct gl_diag *d, const 
 	parse_params(f, &p, d, path);
 	if (f->dur_ns <= 0)
 		gl_diag_error(d, f->json, path,
-			      "kind gpu_throttle needs \"for\": how long the GPUs stay throttled (without it the fault would be reverted at once)");
+			      "kind gpu_throttle needs \"for\": how long the GPUs stay throttled (without it the fault "
+			      "would be reverted at once)");
 }
 
 /* ---- plan ----------------------------------------------------------------- */
@@ -339,7 +358,8 @@ static int gt_plan(const struct gl_scenario *s, const struct gl_fault_spec *f, c
 	if (!h)
 		return gl_errf(err, GL_EINVAL, "gpu_throttle: unknown host '%s'", f->target);
 	if (parse_params(f, &p, NULL, "") != 0)
-		return gl_errf(err, GL_EINVAL, "gpu_throttle '%s': its params do not validate (see gauntlet validate)", f->id);
+		return gl_errf(err, GL_EINVAL, "gpu_throttle '%s': its params do not validate (see gauntlet validate)",
+			       f->id);
 	o = cJSON_CreateObject();
 	if (!o)
 		return gl_errf(err, GL_ENOMEM, "out of memory");
@@ -421,7 +441,8 @@ static int read_plan(struct gl_ctx *c, const cJSON *plan, const char *step, stru
 	if (!gl_safe_abs_path(dir) || !file || strlen(file) >= sizeof(p->state_file) ||
 	    strncmp(file, dir, strlen(dir)) || strncmp(file + strlen(dir), "/gpu_throttle-", 14) ||
 	    !gl_safe_abs_path(file) || strchr(file + strlen(dir) + 1, '/'))
-		return gl_errf(err, GL_EINVAL, "gpu_throttle: the plan's state_dir or state_file is missing or not valid");
+		return gl_errf(err, GL_EINVAL,
+			       "gpu_throttle: the plan's state_dir or state_file is missing or not valid");
 	snprintf(p->state_dir, sizeof(p->state_dir), "%s", dir);
 	snprintf(p->state_file, sizeof(p->state_file), "%s", file);
 
@@ -462,9 +483,18 @@ static int run_step(struct gl_ctx *c, const cJSON *plan, const char *step, struc
 	return 0;
 }
 
-static int gt_inject(struct gl_ctx *c, const cJSON *plan, struct gl_err *err) { return run_step(c, plan, "inject", err); }
-static int gt_verify(struct gl_ctx *c, const cJSON *plan, struct gl_err *err) { return run_step(c, plan, "verify", err); }
-static int gt_revert(struct gl_ctx *c, const cJSON *plan, struct gl_err *err) { return run_step(c, plan, "revert", err); }
+static int gt_inject(struct gl_ctx *c, const cJSON *plan, struct gl_err *err)
+{
+	return run_step(c, plan, "inject", err);
+}
+static int gt_verify(struct gl_ctx *c, const cJSON *plan, struct gl_err *err)
+{
+	return run_step(c, plan, "verify", err);
+}
+static int gt_revert(struct gl_ctx *c, const cJSON *plan, struct gl_err *err)
+{
+	return run_step(c, plan, "revert", err);
+}
 static int gt_verify_revert(struct gl_ctx *c, const cJSON *plan, struct gl_err *err)
 {
 	return run_step(c, plan, "verify_revert", err);
@@ -500,8 +530,10 @@ static void gt_describe(const cJSON *plan, struct gl_buf *out)
 	power = p.m == GT_POWER;
 	if (p.host.netns[0])
 		gl_buf_printf(out, "  (every step runs under ip netns exec %s)\n", p.host.netns);
-	gl_buf_printf(out, "  inject: nvidia-smi --query-gpu=index,power.limit,power.min_limit,power.max_limit,clocks.sm "
-			   "--format=csv,noheader,nounits; GPU(s) %s: 'GPU WATTS' lines > ", p.gpus);
+	gl_buf_printf(out,
+		      "  inject: nvidia-smi --query-gpu=index,power.limit,power.min_limit,power.max_limit,clocks.sm "
+		      "--format=csv,noheader,nounits; GPU(s) %s: 'GPU WATTS' lines > ",
+		      p.gpus);
 	gl_buf_append_word(out, p.state_file);
 	if (power)
 		gl_buf_printf(out, "; nvidia-smi -i N -pl %s\n", p.watts);
@@ -514,8 +546,9 @@ static void gt_describe(const cJSON *plan, struct gl_buf *out)
 	if (power)
 		gl_buf_printf(out, "  revert: nvidia-smi -i N -pl <the recorded WATTS>; mv the record to .reverted\n");
 	else
-		gl_buf_printf(out, "  revert: nvidia-smi -i N -rgc (a clock lock from before the fault is not restored); "
-				   "mv the record to .reverted\n");
+		gl_buf_printf(out,
+			      "  revert: nvidia-smi -i N -rgc (a clock lock from before the fault is not restored); "
+			      "mv the record to .reverted\n");
 	gl_buf_printf(out, "  verify_revert: the record is gone%s\n",
 		      power ? "; power.limit of each GPU equals its recorded value" : "");
 }
@@ -524,8 +557,7 @@ static void gt_describe(const cJSON *plan, struct gl_buf *out)
 
 /* The revert step's argv as read_plan builds it (the plan holds no argv:
  * every value is checked again on the way in). */
-static int gt_deadman(struct gl_ctx *c, const cJSON *plan, struct gl_host *h, struct gl_buf *script,
-		      struct gl_err *err)
+static int gt_deadman(struct gl_ctx *c, const cJSON *plan, struct gl_host *h, struct gl_buf *script, struct gl_err *err)
 {
 	struct gt_plan p;
 

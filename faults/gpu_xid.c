@@ -77,7 +77,7 @@
 #include "sim_effects.h"
 
 #define GX_CMD_TIMEOUT_MS 30000
-#define GX_FIELD_XID 230   /* DCGM_FI_DEV_XID_ERRORS */
+#define GX_FIELD_XID 230 /* DCGM_FI_DEV_XID_ERRORS */
 #define GX_DEFAULT_XID 79
 #define GX_DEFAULT_STATE_DIR "/run/gauntlet"
 #define GX_MAX_GPUS 16
@@ -102,7 +102,8 @@ static void check_detect(const cJSON *det, struct gl_diag *d, const char *path)
 
 	snprintf(p, sizeof(p), "%s.params.detect", path);
 	if (!cJSON_IsObject(det)) {
-		gl_diag_error(d, det, p, "expected {\"kubernetes\": {\"api\": URL, ...}} or {\"slurm\": {\"node\": N}}");
+		gl_diag_error(d, det, p,
+			      "expected {\"kubernetes\": {\"api\": URL, ...}} or {\"slurm\": {\"node\": N}}");
 		return;
 	}
 	gl_params_check_keys(det, which, "gpu_xid detect", d, p);
@@ -113,14 +114,17 @@ static void check_detect(const cJSON *det, struct gl_diag *d, const char *path)
 	if (slurm) {
 		snprintf(p, sizeof(p), "%s.params.detect.slurm", path);
 		if (!cJSON_IsObject(slurm)) {
-			gl_diag_error(d, slurm, p, "expected {\"node\": N} (node defaults to the host's slurm_node, else its name)");
+			gl_diag_error(d, slurm, p,
+				      "expected {\"node\": N} (node defaults to the host's slurm_node, else its name)");
 			return;
 		}
 		gl_params_check_keys(slurm, gx_slurm_keys, "gpu_xid detect.slurm", d, p);
 		v = gl_param(slurm, "node");
 		snprintf(p, sizeof(p), "%s.params.detect.slurm.node", path);
 		if (v && !(cJSON_IsString(v) && gl_slurm_node_ok(v->valuestring)))
-			gl_diag_error(d, v, p, "expected a Slurm node name: letters, digits and _ . - (at most 63, not starting with '-')");
+			gl_diag_error(d, v, p,
+				      "expected a Slurm node name: letters, digits and _ . - (at most 63, not starting "
+				      "with '-')");
 		return;
 	}
 	snprintf(p, sizeof(p), "%s.params.detect.kubernetes", path);
@@ -132,9 +136,12 @@ static void check_detect(const cJSON *det, struct gl_diag *d, const char *path)
 	v = gl_param(k8s, "api");
 	snprintf(p, sizeof(p), "%s.params.detect.kubernetes.api", path);
 	if (!v)
-		gl_diag_error(d, k8s, p, "detect.kubernetes needs \"api\", the API server URL like \"https://10.0.0.1:6443\"");
+		gl_diag_error(d, k8s, p,
+			      "detect.kubernetes needs \"api\", the API server URL like \"https://10.0.0.1:6443\"");
 	else if (!cJSON_IsString(v) || !gl_api_url_ok(v->valuestring))
-		gl_diag_error(d, v, p, "expected the API server URL: https://HOST[:PORT] (http:// for a local test server), without a path");
+		gl_diag_error(d, v, p,
+			      "expected the API server URL: https://HOST[:PORT] (http:// for a local test server), "
+			      "without a path");
 	v = gl_param(k8s, "node");
 	snprintf(p, sizeof(p), "%s.params.detect.kubernetes.node", path);
 	if (v && !(cJSON_IsString(v) && gl_k8s_name_ok(v->valuestring)))
@@ -162,8 +169,9 @@ static void gx_validate(const struct gl_fault_spec *f, struct gl_diag *d, const 
 
 	if (f->dur_ns <= 0) {
 		snprintf(p, sizeof(p), "%s.for", path);
-		gl_diag_error(d, f->json, p,
-			      "kind gpu_xid needs \"for\": how long the XID is held (re-injected) before it is cleared");
+		gl_diag_error(
+			d, f->json, p,
+			"kind gpu_xid needs \"for\": how long the XID is held (re-injected) before it is cleared");
 	}
 	if (!params)
 		return;
@@ -178,7 +186,8 @@ static void gx_validate(const struct gl_fault_spec *f, struct gl_diag *d, const 
 	if (v) {
 		const cJSON *list = cJSON_IsArray(v) ? v : NULL;
 		int count = list ? cJSON_GetArraySize(list) : 0, bad = count < 1 || count > GX_MAX_GPUS;
-		cJSON_ArrayForEach(it, list) {
+		cJSON_ArrayForEach(it, list)
+		{
 			const cJSON *o;
 			if (gl_json_int(it, 0, GX_MAX_GPU_ID, &n) != 0)
 				bad = 1;
@@ -187,8 +196,10 @@ static void gx_validate(const struct gl_fault_spec *f, struct gl_diag *d, const 
 					bad = 1;
 		}
 		if (bad)
-			gl_diag_error(d, v, p, "expected a list of 1 to %d different DCGM GPU ids (whole numbers 0-%d), like [0, 1]",
-				      GX_MAX_GPUS, GX_MAX_GPU_ID);
+			gl_diag_error(
+				d, v, p,
+				"expected a list of 1 to %d different DCGM GPU ids (whole numbers 0-%d), like [0, 1]",
+				GX_MAX_GPUS, GX_MAX_GPU_ID);
 	}
 	v = gl_param(params, "xid");
 	snprintf(p, sizeof(p), "%s.params.xid", path);
@@ -197,7 +208,8 @@ static void gx_validate(const struct gl_fault_spec *f, struct gl_diag *d, const 
 	v = gl_param(params, "field");
 	snprintf(p, sizeof(p), "%s.params.field", path);
 	if (v && gl_json_int(v, 1, 65535, &n) != 0)
-		gl_diag_error(d, v, p, "expected a DCGM field id: a whole number from 1 to 65535 (230: DCGM_FI_DEV_XID_ERRORS)");
+		gl_diag_error(d, v, p,
+			      "expected a DCGM field id: a whole number from 1 to 65535 (230: DCGM_FI_DEV_XID_ERRORS)");
 	v = gl_param(params, "every");
 	snprintf(p, sizeof(p), "%s.params.every", path);
 	if (v) {
@@ -224,7 +236,8 @@ static void gx_check_files(const struct gl_scenario *s, const struct gl_fault_sp
 		const cJSON *v = gl_param(k8s, key);
 		char real[1100], p[300];
 		struct gl_err e = { 0 };
-		if (!cJSON_IsString(v) || gl_path_confine(s->path, s->root, v->valuestring, real, sizeof(real), &e) == 0)
+		if (!cJSON_IsString(v) ||
+		    gl_path_confine(s->path, s->root, v->valuestring, real, sizeof(real), &e) == 0)
 			continue;
 		snprintf(p, sizeof(p), "%s.params.detect.kubernetes.%s", path, key);
 		gl_diag_file(d, v, p, &e);
@@ -240,8 +253,8 @@ static long long int_or(const cJSON *o, const char *key, long long lo, long long
 }
 
 /* The detect section of the plan: node names resolved, files confined. */
-static int plan_detect(const struct gl_scenario *s, const struct gl_fault_spec *f, const struct gl_host *h,
-		       cJSON *o, struct gl_err *err)
+static int plan_detect(const struct gl_scenario *s, const struct gl_fault_spec *f, const struct gl_host *h, cJSON *o,
+		       struct gl_err *err)
 {
 	const cJSON *det = gl_param(f->params, "detect"), *k8s = gl_param(det, "kubernetes");
 	const cJSON *slurm = gl_param(det, "slurm");
@@ -258,7 +271,8 @@ static int plan_detect(const struct gl_scenario *s, const struct gl_fault_spec *
 		if (!node)
 			node = h->name;
 		if (!gl_slurm_node_ok(node))
-			return gl_errf(err, GL_EINVAL, "gpu_xid '%s': '%s' is not a valid Slurm node name", f->id, node);
+			return gl_errf(err, GL_EINVAL, "gpu_xid '%s': '%s' is not a valid Slurm node name", f->id,
+				       node);
 		sub = cJSON_AddObjectToObject(pd, "slurm");
 		cJSON_AddStringToObject(sub, "node", node);
 		return 0;
@@ -269,7 +283,8 @@ static int plan_detect(const struct gl_scenario *s, const struct gl_fault_spec *
 	if (!node)
 		node = h->name;
 	if (!gl_k8s_name_ok(node) || !gl_api_url_ok(gl_param_str(k8s, "api")))
-		return gl_errf(err, GL_EINVAL, "gpu_xid '%s': detect.kubernetes needs a valid \"api\" URL and node name (node '%s')",
+		return gl_errf(err, GL_EINVAL,
+			       "gpu_xid '%s': detect.kubernetes needs a valid \"api\" URL and node name (node '%s')",
 			       f->id, node);
 	sub = cJSON_AddObjectToObject(pd, "kubernetes");
 	cJSON_AddStringToObject(sub, "api", gl_param_str(k8s, "api"));
@@ -307,8 +322,7 @@ static int gx_plan(const struct gl_scenario *s, const struct gl_fault_spec *f, c
 	gl_plan_put_host(o, h);
 	arr = cJSON_AddArrayToObject(o, "gpus");
 	if (cJSON_IsArray(gpus))
-		cJSON_ArrayForEach(it, gpus)
-			cJSON_AddItemToArray(arr, cJSON_CreateNumber(it->valuedouble));
+		cJSON_ArrayForEach(it, gpus) cJSON_AddItemToArray(arr, cJSON_CreateNumber(it->valuedouble));
 	else
 		cJSON_AddItemToArray(arr, cJSON_CreateNumber(0));
 	cJSON_AddNumberToObject(o, "field", (double)int_or(params, "field", 1, 65535, GX_FIELD_XID));
@@ -332,7 +346,7 @@ struct gx_plan {
 	long field, xid, every_ms;
 	int64_t for_ns;
 	char state[256], dir[256];
-	const cJSON *detect;   /* borrowed from the plan */
+	const cJSON *detect; /* borrowed from the plan */
 };
 
 /* Read a plan back (maybe from a store another process wrote) and check
@@ -349,7 +363,8 @@ static int read_plan(struct gl_ctx *c, const cJSON *plan, struct gx_plan *p, str
 	p->id = gl_param_str(plan, "id") ? gl_param_str(plan, "id") : "?";
 	if (gl_plan_host(c, plan, "gpu_xid", &p->host, err) != 0)
 		return -GL_EINVAL;
-	cJSON_ArrayForEach(it, gpus) {
+	cJSON_ArrayForEach(it, gpus)
+	{
 		if (p->n_gpus >= GX_MAX_GPUS || gl_json_int(it, 0, GX_MAX_GPU_ID, &n) != 0)
 			return gl_errf(err, GL_EINVAL, "gpu_xid: the plan's gpus are not valid");
 		p->gpus[p->n_gpus++] = (int)n;
@@ -389,18 +404,19 @@ enum gx_step { GX_LOOP, GX_ALIVE, GX_STOP };
  * matching), empty when no loop runs. */
 static int alive_fn(char *out, size_t n, const struct gx_plan *p)
 {
-	return snprintf(out, n,
-			"alive() { pid=$1 want=$2; L=; { read -r L < \"/proc/$pid/stat\"; } 2>/dev/null || return 1; "
-			"L=${L##*) }; set -- $L; [ \"$1\" != Z ] && [ \"${20}\" = \"$want\" ] && "
-			"tr \"\\0\" \" \" < \"/proc/$pid/cmdline\" 2>/dev/null | grep -qF \"%s\"; }; "
-			"p= w=; [ -f \"%s\" ] && read -r p w < \"%s\"; case \"$p$w\" in \"\"|*[!0-9]*) p=;; esac; "
-			"if [ -n \"$p\" ] && ! alive \"$p\" \"$w\"; then p=; fi; "
-			/* no record (lost, or removed by a revert that did not stop
+	return snprintf(
+		out, n,
+		"alive() { pid=$1 want=$2; L=; { read -r L < \"/proc/$pid/stat\"; } 2>/dev/null || return 1; "
+		"L=${L##*) }; set -- $L; [ \"$1\" != Z ] && [ \"${20}\" = \"$want\" ] && "
+		"tr \"\\0\" \" \" < \"/proc/$pid/cmdline\" 2>/dev/null | grep -qF \"%s\"; }; "
+		"p= w=; [ -f \"%s\" ] && read -r p w < \"%s\"; case \"$p$w\" in \"\"|*[!0-9]*) p=;; esac; "
+		"if [ -n \"$p\" ] && ! alive \"$p\" \"$w\"; then p=; fi; "
+		/* no record (lost, or removed by a revert that did not stop
 			 * the loop): the loop's own command line names it */
-			"if [ -z \"$p\" ]; then q=$(pgrep -f \"[S]=.%s\" 2>/dev/null | head -n 1); "
-			"if [ -n \"$q\" ] && { read -r L < \"/proc/$q/stat\"; } 2>/dev/null; then L=${L##*) }; set -- $L; "
-			"alive \"$q\" \"${20}\" && p=$q w=${20}; fi; fi; ",
-			p->state, p->state, p->state, p->state);
+		"if [ -z \"$p\" ]; then q=$(pgrep -f \"[S]=.%s\" 2>/dev/null | head -n 1); "
+		"if [ -n \"$q\" ] && { read -r L < \"/proc/$q/stat\"; } 2>/dev/null; then L=${L##*) }; set -- $L; "
+		"alive \"$q\" \"${20}\" && p=$q w=${20}; fi; fi; ",
+		p->state, p->state, p->state, p->state);
 }
 
 /* The step's sh script into out. scale: the run's --time-scale (the loop's
@@ -423,18 +439,20 @@ static void build_script(const struct gx_plan *p, enum gx_step step, double scal
 		snprintf(out, n,
 			 "set -e; mkdir -p %s; rm -f %s; "
 			 "setsid sh -c 'S=\"%s\"; end=$(( $(date +%%s) + %ld )); "
-			 "inj() { for g in %s; do dcgmi test --inject --gpuid $g -f %ld -v $1 >/dev/null 2>&1 || true; done; }; "
+			 "inj() { for g in %s; do dcgmi test --inject --gpuid $g -f %ld -v $1 >/dev/null 2>&1 || true; "
+			 "done; }; "
 			 "fin() { trap \"\" TERM INT HUP; inj 0; rm -f \"$S\" \"$S.tmp\"; exit 0; }; "
 			 "trap fin TERM INT HUP; "
-			 "read -r L < /proc/$$/stat; L=${L##*) }; set -- $L; echo \"$$ ${20}\" > \"$S.tmp\"; mv -f \"$S.tmp\" \"$S\"; "
+			 "read -r L < /proc/$$/stat; L=${L##*) }; set -- $L; echo \"$$ ${20}\" > \"$S.tmp\"; mv -f "
+			 "\"$S.tmp\" \"$S\"; "
 			 "ip=; while [ $(date +%%s) -lt $end ]; do "
 			 "if [ -z \"$ip\" ] || ! kill -0 \"$ip\" 2>/dev/null; then inj %ld & ip=$!; fi; "
 			 "sleep %ld.%03ld & wait $!; done; fin' "
 			 "gpu_xid-loop </dev/null >/dev/null 2>&1 & "
 			 "i=0; while [ ! -s %s ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i+1)); done; "
 			 "[ -s %s ] || { echo \"the injection loop did not start (no record in %s)\" >&2; exit 1; }",
-			 p->dir, p->state, p->state, end_s, gpus, p->field, p->xid, p->every_ms / 1000, p->every_ms % 1000,
-			 p->state, p->state, p->state);
+			 p->dir, p->state, p->state, end_s, gpus, p->field, p->xid, p->every_ms / 1000,
+			 p->every_ms % 1000, p->state, p->state, p->state);
 		return;
 	}
 	k = alive_fn(out, n, p);
@@ -445,7 +463,8 @@ static void build_script(const struct gx_plan *p, enum gx_step step, double scal
 	snprintf(out + k, n - (size_t)k,
 		 "if [ -n \"$p\" ]; then kill -TERM -\"$p\" 2>/dev/null || kill -TERM \"$p\" 2>/dev/null; "
 		 "i=0; while alive \"$p\" \"$w\" && [ $i -lt 100 ]; do sleep 0.05; i=$((i+1)); done; "
-		 "if alive \"$p\" \"$w\"; then kill -KILL -\"$p\" 2>/dev/null; fi; echo \"stopped the injection loop $p\"; fi; "
+		 "if alive \"$p\" \"$w\"; then kill -KILL -\"$p\" 2>/dev/null; fi; echo \"stopped the injection loop "
+		 "$p\"; fi; "
 		 "rm -f \"%s\" \"%s.tmp\"",
 		 p->state, p->state);
 }
@@ -500,9 +519,9 @@ static int inject_one(const struct gx_plan *p, int gpu, long value, struct gl_er
 	if (gl_run_trim(&p->host, cmd.argv, GX_CMD_TIMEOUT_MS, 0, "gpu_xid", &status, out, sizeof(out), err) != 0)
 		return -GL_EIO;
 	if (status != 0 || !gl_dcgmi_inject_ok(out, strlen(out)))
-		return gl_errf(err, GL_EIO, "gpu_xid on host '%s': dcgmi test --inject --gpuid %d -f %ld -v %ld %s%s%s", p->host.name,
-			       gpu, p->field, value, status ? "failed" : "did not say it injected", out[0] ? ": " : "",
-			       gl_first_line(out));
+		return gl_errf(err, GL_EIO, "gpu_xid on host '%s': dcgmi test --inject --gpuid %d -f %ld -v %ld %s%s%s",
+			       p->host.name, gpu, p->field, value, status ? "failed" : "did not say it injected",
+			       out[0] ? ": " : "", gl_first_line(out));
 	return 0;
 }
 
@@ -520,8 +539,9 @@ static int read_field(const struct gx_plan *p, int gpu, double *value, struct gl
 		return -GL_EIO;
 	rc = status == 0 ? gl_dcgmi_dmon_value(out, strlen(out), gpu, value) : -GL_EINVAL;
 	if (rc < 0)
-		return gl_errf(err, GL_EIO, "gpu_xid on host '%s': dcgmi dmon -e %ld -c 1 -i %d %s%s%s", p->host.name, p->field, gpu,
-			       status ? "failed" : "printed no reading for the GPU", out[0] ? ": " : "", gl_first_line(out));
+		return gl_errf(err, GL_EIO, "gpu_xid on host '%s': dcgmi dmon -e %ld -c 1 -i %d %s%s%s", p->host.name,
+			       p->field, gpu, status ? "failed" : "printed no reading for the GPU", out[0] ? ": " : "",
+			       gl_first_line(out));
 	return rc;
 }
 
@@ -547,8 +567,8 @@ static int plan_with_loop(struct gl_ctx *c, const cJSON *plan, struct gx_plan *p
 	if (alive < 0)
 		return alive;
 	if (alive != want)
-		return gl_errf(err, GL_EIO, "gpu_xid on host '%s': the injection loop (record %s) %s", p->host.name, p->state,
-			       want ? "does not run" : "still runs");
+		return gl_errf(err, GL_EIO, "gpu_xid on host '%s': the injection loop (record %s) %s", p->host.name,
+			       p->state, want ? "does not run" : "still runs");
 	return 0;
 }
 
@@ -556,13 +576,13 @@ static int plan_with_loop(struct gl_ctx *c, const cJSON *plan, struct gx_plan *p
 
 struct gx_poller {
 	int used, joined;
-	char state[256];          /* the plan it belongs to */
+	char state[256]; /* the plan it belongs to */
 	pthread_t th;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	int stop;
 	struct gl_host host;
-	cJSON *detect;            /* a copy: the thread's own */
+	cJSON *detect; /* a copy: the thread's own */
 	int64_t t_inject, t_end, t_detect;
 	int polls, errors;
 	char last_err[256];
@@ -580,7 +600,8 @@ static int node_reacted(const struct gl_host *h, const cJSON *detect, struct gl_
 
 	if (k8s)
 		return gl_k8s_get_unschedulable(k8s, "gpu_xid", &u, err) == 0 ? u : -GL_EIO;
-	if (gl_scontrol_node_state(h, gl_param_str(gl_param(detect, "slurm"), "node"), "gpu_xid", st, sizeof(st), err) != 0)
+	if (gl_scontrol_node_state(h, gl_param_str(gl_param(detect, "slurm"), "node"), "gpu_xid", st, sizeof(st),
+				   err) != 0)
 		return -GL_EIO;
 	/* DRAIN, DRAINING, DRAINED, or DOWN among the flags ("DOWN+DRAIN", "DOWN*") */
 	return gl_slurm_state_drained(st) || !strncmp(st, "DOWN", 4) || strstr(st, "+DOWN") != NULL;
@@ -646,7 +667,8 @@ static void poller_start(const struct gx_plan *p, int64_t t_inject, double scale
 		pthread_mutex_destroy(&pl->mu);
 		pthread_cond_destroy(&pl->cv);
 		memset(pl, 0, sizeof(*pl));
-		gl_warn("gpu_xid '%s': cannot start the detection poller: the cluster's reaction is not measured", p->id);
+		gl_warn("gpu_xid '%s': cannot start the detection poller: the cluster's reaction is not measured",
+			p->id);
 	}
 	pthread_mutex_unlock(&pollers_mu);
 }
@@ -673,7 +695,8 @@ static int poller_finish(const struct gx_plan *p, int64_t *t_inject, int64_t *t_
 		pthread_mutex_destroy(&pl->mu);
 		pthread_cond_destroy(&pl->cv);
 		if (pl->errors)
-			gl_warn("gpu_xid '%s': %d of %d node readings failed (last: %s)", p->id, pl->errors, pl->polls, pl->last_err);
+			gl_warn("gpu_xid '%s': %d of %d node readings failed (last: %s)", p->id, pl->errors, pl->polls,
+				pl->last_err);
 	}
 	if (pl) {
 		*t_inject = pl->t_inject;
@@ -708,8 +731,8 @@ static int gx_inject(struct gl_ctx *c, const cJSON *plan, struct gl_err *err)
 	if (run_script(&p, GX_LOOP, scale, &status, out, sizeof(out), err) != 0)
 		return -GL_EIO;
 	if (status != 0)
-		return gl_errf(err, GL_EIO, "gpu_xid on host '%s': the loop's start script exited %d%s%s", p.host.name, status,
-			       out[0] ? ": " : "", gl_first_line(out));
+		return gl_errf(err, GL_EIO, "gpu_xid on host '%s': the loop's start script exited %d%s%s", p.host.name,
+			       status, out[0] ? ": " : "", gl_first_line(out));
 	if (p.detect)
 		poller_start(&p, t0, scale);
 	return 0;
@@ -733,8 +756,10 @@ static int gx_verify(struct gl_ctx *c, const cJSON *plan, struct gl_err *err)
 			if (gl_now_ns() >= end) {
 				if (r < 0)
 					return gl_errf(err, e.code, "%s", e.msg);
-				return gl_errf(err, GL_EIO, "gpu_xid on host '%s': GPU %d field %ld reads %s%.0f, not %ld", p.host.name,
-					       p.gpus[i], p.field, r == 1 ? "N/A " : "", r == 1 ? 0.0 : v, p.xid);
+				return gl_errf(err, GL_EIO,
+					       "gpu_xid on host '%s': GPU %d field %ld reads %s%.0f, not %ld",
+					       p.host.name, p.gpus[i], p.field, r == 1 ? "N/A " : "", r == 1 ? 0.0 : v,
+					       p.xid);
 			}
 			gl_sleep_ns(250000000LL);
 		}
@@ -783,8 +808,8 @@ static int gx_revert(struct gl_ctx *c, const cJSON *plan, struct gl_err *err)
 	if (run_script(&p, GX_STOP, 1, &status, out, sizeof(out), err) != 0)
 		return -GL_EIO;
 	if (status != 0)
-		return gl_errf(err, GL_EIO, "gpu_xid on host '%s': stopping the injection loop exited %d%s%s", p.host.name, status,
-			       out[0] ? ": " : "", gl_first_line(out));
+		return gl_errf(err, GL_EIO, "gpu_xid on host '%s': stopping the injection loop exited %d%s%s",
+			       p.host.name, status, out[0] ? ": " : "", gl_first_line(out));
 	/* a new reading of 0: health checks and exporters see no XID */
 	for (int i = 0; i < p.n_gpus; i++)
 		if (inject_one(&p, p.gpus[i], 0, err) != 0)
@@ -805,8 +830,8 @@ static int gx_verify_revert(struct gl_ctx *c, const cJSON *plan, struct gl_err *
 		if (r < 0)
 			return r;
 		if (r == 0 && v == (double)p.xid)
-			return gl_errf(err, GL_EIO, "gpu_xid on host '%s': GPU %d field %ld still reads %ld", p.host.name, p.gpus[i],
-				       p.field, p.xid);
+			return gl_errf(err, GL_EIO, "gpu_xid on host '%s': GPU %d field %ld still reads %ld",
+				       p.host.name, p.gpus[i], p.field, p.xid);
 	}
 	return 0;
 }
@@ -830,7 +855,8 @@ static int gx_preflight(struct gl_ctx *c, const cJSON *plan)
 		int rc;
 		memset(&e, 0, sizeof(e));
 		rc = read_field(&p, p.gpus[i], &v, &e);
-		snprintf(check, sizeof(check), "dcgmi dmon -e %ld -c 1 -i %d reads GPU %d", p.field, p.gpus[i], p.gpus[i]);
+		snprintf(check, sizeof(check), "dcgmi dmon -e %ld -c 1 -i %d reads GPU %d", p.field, p.gpus[i],
+			 p.gpus[i]);
 		bad |= gl_ctx_preflight(c, subject, check, rc >= 0, rc < 0 ? e.msg : "") != 0;
 	}
 	if (p.detect) {
@@ -839,12 +865,15 @@ static int gx_preflight(struct gl_ctx *c, const cJSON *plan)
 		memset(&e, 0, sizeof(e));
 		r = node_reacted(&p.host, p.detect, &e);
 		if (k8s)
-			snprintf(check, sizeof(check), "GET %s/api/v1/nodes/%s answers", gl_param_str(k8s, "api"), gl_param_str(k8s, "node"));
+			snprintf(check, sizeof(check), "GET %s/api/v1/nodes/%s answers", gl_param_str(k8s, "api"),
+				 gl_param_str(k8s, "node"));
 		else
-			snprintf(check, sizeof(check), "scontrol show node %s", gl_param_str(gl_param(p.detect, "slurm"), "node"));
+			snprintf(check, sizeof(check), "scontrol show node %s",
+				 gl_param_str(gl_param(p.detect, "slurm"), "node"));
 		bad |= gl_ctx_preflight(c, subject, check, r >= 0, r < 0 ? e.msg : "") != 0;
 		if (r > 0)
-			gl_warn("gpu_xid '%s': the node is already out of service before the fault: detection will say it reacted at once",
+			gl_warn("gpu_xid '%s': the node is already out of service before the fault: detection will say "
+				"it reacted at once",
 				p.id);
 	}
 	return bad ? -1 : 0;
@@ -874,9 +903,13 @@ static void gx_describe(const cJSON *plan, struct gl_buf *out)
 	build_script(&p, GX_LOOP, 1, script, sizeof(script));
 	gl_buf_printf(out, "  inject: ");
 	gl_buf_append_argv(out, sh);
-	gl_buf_printf(out, "\n  (the loop re-injects every %ld ms: an injected value is one sample, replaced by the next real one; "
-			   "dead-man's switch: it injects 0 and ends once \"for\" has passed, divided by --time-scale, even if the "
-			   "controller dies)\n", p.every_ms);
+	gl_buf_printf(out,
+		      "\n  (the loop re-injects every %ld ms: an injected value is one sample, replaced by the next "
+		      "real one; "
+		      "dead-man's switch: it injects 0 and ends once \"for\" has passed, divided by --time-scale, even "
+		      "if the "
+		      "controller dies)\n",
+		      p.every_ms);
 	for (int i = 0; i < p.n_gpus; i++) {
 		snprintf(g, sizeof(g), "%d", p.gpus[i]);
 		gl_buf_printf(out, "  verify: ");
@@ -895,14 +928,19 @@ static void gx_describe(const cJSON *plan, struct gl_buf *out)
 		gl_buf_printf(out, "\n");
 	}
 	gl_buf_printf(out, "  verify_revert: no loop runs, and dcgmi dmon no longer reads %ld\n", p.xid);
-	gl_buf_printf(out, "  (revert cannot undo what reacted to the reading: a cordon, a drain, an eviction, an alert)\n");
+	gl_buf_printf(out,
+		      "  (revert cannot undo what reacted to the reading: a cordon, a drain, an eviction, an alert)\n");
 	if (p.detect) {
 		const cJSON *k8s = gl_param(p.detect, "kubernetes");
 		if (k8s)
-			gl_buf_printf(out, "  detect: GET %s/api/v1/nodes/%s every second while held: spec.unschedulable true is the reaction\n",
+			gl_buf_printf(out,
+				      "  detect: GET %s/api/v1/nodes/%s every second while held: spec.unschedulable "
+				      "true is the reaction\n",
 				      gl_param_str(k8s, "api"), gl_param_str(k8s, "node"));
 		else
-			gl_buf_printf(out, "  detect: scontrol show node %s every second while held: DRAIN or DOWN in State= is the reaction\n",
+			gl_buf_printf(out,
+				      "  detect: scontrol show node %s every second while held: DRAIN or DOWN in "
+				      "State= is the reaction\n",
 				      gl_param_str(gl_param(p.detect, "slurm"), "node"));
 		gl_buf_printf(out, "  (measured: cluster_reacted 1/0, detected_s from the first injection)\n");
 	}
@@ -912,8 +950,7 @@ static void gx_describe(const cJSON *plan, struct gl_buf *out)
  * into the field of each GPU. The loop's own way out (its end, or a TERM)
  * injects 0 as well; the watcher does it again, as revert does, for a
  * loop that was KILLed. measure_detection only reads: not the watcher's. */
-static int gx_deadman(struct gl_ctx *c, const cJSON *plan, struct gl_host *h, struct gl_buf *script,
-		      struct gl_err *err)
+static int gx_deadman(struct gl_ctx *c, const cJSON *plan, struct gl_host *h, struct gl_buf *script, struct gl_err *err)
 {
 	struct gx_plan p;
 	struct gx_cmd cmd;

@@ -40,7 +40,10 @@ int gl_run_preflight(struct gl_ctx *c, const struct gl_host *h, int64_t timeout_
 	char out[512] = "", detail[700];
 	int status = -1, rc = gl_run_trim(h, argv, timeout_ms, flags, kind, &status, out, sizeof(out), &err);
 
-	snprintf(detail, sizeof(detail), "%s%s%s", rc ? err.msg : status ? fail_detail : "",
+	snprintf(detail, sizeof(detail), "%s%s%s",
+		 rc       ? err.msg
+		 : status ? fail_detail
+			  : "",
 		 !rc && status && out[0] ? ": " : "", !rc && status ? gl_first_line(out) : "");
 	return gl_ctx_preflight(c, subject, check, rc == 0 && status == 0, detail);
 }

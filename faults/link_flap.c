@@ -67,7 +67,7 @@
 
 #define LF_CMD_TIMEOUT_MS 30000
 #define LF_MAX_COUNT 1000000
-#define LF_MAX_FLAP_NS (366LL * 24 * 3600 * 1000000000LL)   /* a year of flapping */
+#define LF_MAX_FLAP_NS (366LL * 24 * 3600 * 1000000000LL) /* a year of flapping */
 #define LF_SCRIPT_MAX 4096
 
 enum lf_method { LF_IP, LF_LOSS, LF_RATE };
@@ -80,11 +80,13 @@ static const char *const lf_keys[][5] = {
 };
 
 /* tc's units (case-insensitive), from iproute2's get_rate/get_size/get_time. */
-static const char *const tc_rate_units[] = { "bit", "kbit", "mbit", "gbit", "tbit", "bps", "kbps", "mbps",
-					     "gbps", "tbps", "kibit", "mibit", "gibit", "tibit", "kibps",
-					     "mibps", "gibps", "tibps", NULL };
+static const char *const tc_rate_units[] = { "bit",   "kbit",  "mbit",  "gbit",  "tbit",  "bps",   "kbps",
+					     "mbps",  "gbps",  "tbps",  "kibit", "mibit", "gibit", "tibit",
+					     "kibps", "mibps", "gibps", "tibps", NULL };
 static const char *const tc_size_units[] = { "", "b", "k", "kb", "m", "mb", "g", "gb", "kbit", "mbit", "gbit", NULL };
-static const char *const tc_time_units[] = { "", "s", "sec", "secs", "ms", "msec", "msecs", "us", "usec", "usecs", NULL };
+static const char *const tc_time_units[] = {
+	"", "s", "sec", "secs", "ms", "msec", "msecs", "us", "usec", "usecs", NULL
+};
 
 static enum lf_method method_of(const char *m)
 {
@@ -115,7 +117,6 @@ static int tc_value_ok(const char *s, const char *const *units)
 	return 0;
 }
 
-
 /* ---- params --------------------------------------------------------------- */
 
 struct lf_params {
@@ -128,10 +129,10 @@ struct lf_params {
 };
 
 /* Report an error when d is set; always count it. */
-static void perr(struct gl_diag *d, int *n_err, const cJSON *node, const char *path, const char *key,
-		 const char *fmt, ...) __attribute__((format(printf, 6, 7)));
-static void perr(struct gl_diag *d, int *n_err, const cJSON *node, const char *path, const char *key,
-		 const char *fmt, ...)
+static void perr(struct gl_diag *d, int *n_err, const cJSON *node, const char *path, const char *key, const char *fmt,
+		 ...) __attribute__((format(printf, 6, 7)));
+static void perr(struct gl_diag *d, int *n_err, const cJSON *node, const char *path, const char *key, const char *fmt,
+		 ...)
 {
 	char p[256], msg[512];
 	va_list ap;
@@ -228,14 +229,16 @@ static int parse_params(const struct gl_fault_spec *f, struct lf_params *p, stru
 			else
 				p->count = (long)v->valuedouble;
 		}
-		if ((long double)p->count * ((long double)p->down_ns + (long double)p->up_ns) > (long double)LF_MAX_FLAP_NS)
+		if ((long double)p->count * ((long double)p->down_ns + (long double)p->up_ns) >
+		    (long double)LF_MAX_FLAP_NS)
 			perr(d, &n_err, params, path, NULL, "count x (down + up) is longer than a year");
 		break;
 	case LF_LOSS:
 		v = gl_param(params, "percent");
 		if (!v)
 			perr(d, &n_err, params, path, NULL,
-			     "link_flap method loss needs params.percent: the share of packets dropped, above 0 and at most 100");
+			     "link_flap method loss needs params.percent: the share of packets dropped, above 0 and at "
+			     "most 100");
 		else if (!cJSON_IsNumber(v) || !(v->valuedouble > 0) || v->valuedouble > 100 ||
 			 llround(v->valuedouble * 100) < 1)
 			perr(d, &n_err, v, path, "percent",
@@ -244,10 +247,10 @@ static int parse_params(const struct gl_fault_spec *f, struct lf_params *p, stru
 			p->percent = v->valuedouble;
 		break;
 	case LF_RATE:
-		p->rate = get_tc(params, "rate", NULL, tc_rate_units, "a tc rate like \"10mbit\", \"1gbit\" or \"500kbps\"",
-				 d, &n_err, path);
-		p->burst = get_tc(params, "burst", p->burst, tc_size_units, "a tc size like \"32kbit\", \"64kb\" or \"1mb\"",
-				  d, &n_err, path);
+		p->rate = get_tc(params, "rate", NULL, tc_rate_units,
+				 "a tc rate like \"10mbit\", \"1gbit\" or \"500kbps\"", d, &n_err, path);
+		p->burst = get_tc(params, "burst", p->burst, tc_size_units,
+				  "a tc size like \"32kbit\", \"64kb\" or \"1mb\"", d, &n_err, path);
 		p->latency = get_tc(params, "latency", p->latency, tc_time_units,
 				    "a tc time like \"400ms\", \"1s\" or \"500us\"", d, &n_err, path);
 		break;
@@ -263,14 +266,16 @@ static void lf_validate(const struct gl_fault_spec *f, struct gl_diag *d, const 
 	/* validate runs before "for" is implied: dur_ns is what was written */
 	if (p.m != LF_IP && f->dur_ns <= 0)
 		gl_diag_error(d, f->json, path,
-			      "link_flap method %s needs \"for\": how long the %s lasts (without it the fault would be reverted at once)",
+			      "link_flap method %s needs \"for\": how long the %s lasts (without it the fault would be "
+			      "reverted at once)",
 			      lf_methods[p.m], p.m == LF_LOSS ? "loss" : "rate limit");
 	if (!n_err && p.m == LF_IP && f->dur_ns > 0 && f->dur_ns < p.count * (p.down_ns + p.up_ns)) {
 		char a[64], b[64];
 		gl_format_duration(f->dur_ns, a, sizeof(a));
 		gl_format_duration(p.count * (p.down_ns + p.up_ns), b, sizeof(b));
 		gl_diag_warn(d, gl_param(f->json, "for"), path,
-			     "\"for\" (%s) ends the fault before its %ld flap(s) (%s) are done; revert stops the flapping there",
+			     "\"for\" (%s) ends the fault before its %ld flap(s) (%s) are done; revert stops the "
+			     "flapping there",
 			     a, p.count, b);
 	}
 }
@@ -290,11 +295,11 @@ struct lf_plan {
 	enum lf_method m;
 	struct gl_host host;
 	char ifname[16];
-	char table[96];           /* loss */
-	char pid_file[192];       /* ip */
-	int64_t down_us, up_us;   /* ip, scenario time */
+	char table[96]; /* loss */
+	char pid_file[192]; /* ip */
+	int64_t down_us, up_us; /* ip, scenario time */
 	long count;
-	long loss_per10k;         /* loss: percent x 100 */
+	long loss_per10k; /* loss: percent x 100 */
 	char rate[32], burst[32], latency[32];
 };
 
@@ -303,8 +308,6 @@ static const char *jstr(const cJSON *o, const char *key)
 	const cJSON *v = gl_param(o, key);
 	return cJSON_IsString(v) ? v->valuestring : NULL;
 }
-
-
 
 static int lf_plan(const struct gl_scenario *s, const struct gl_fault_spec *f, cJSON **plan, struct gl_err *err)
 {
@@ -316,7 +319,8 @@ static int lf_plan(const struct gl_scenario *s, const struct gl_fault_spec *f, c
 	if (!h)
 		return gl_errf(err, GL_EINVAL, "link_flap: unknown host '%s'", f->target);
 	if (parse_params(f, &p, NULL, "") != 0)
-		return gl_errf(err, GL_EINVAL, "link_flap '%s': its params do not validate (see gauntlet validate)", f->id);
+		return gl_errf(err, GL_EINVAL, "link_flap '%s': its params do not validate (see gauntlet validate)",
+			       f->id);
 	o = cJSON_CreateObject();
 	if (!o)
 		return gl_errf(err, GL_ENOMEM, "out of memory");
@@ -383,12 +387,15 @@ static int read_plan(struct gl_ctx *c, const cJSON *plan, struct lf_plan *p, str
 		n = gl_param(plan, "up_us");
 		p->up_us = cJSON_IsNumber(n) && n->valuedouble >= 0 ? (int64_t)n->valuedouble : 25000000;
 		n = gl_param(plan, "count");
-		p->count = cJSON_IsNumber(n) && n->valuedouble >= 1 && n->valuedouble <= LF_MAX_COUNT ? (long)n->valuedouble : 1;
+		p->count = cJSON_IsNumber(n) && n->valuedouble >= 1 && n->valuedouble <= LF_MAX_COUNT
+				   ? (long)n->valuedouble
+				   : 1;
 		break;
 	case LF_LOSS:
 		v = jstr(plan, "table");
 		if (copy_checked(p->table, sizeof(p->table), v,
-				 v && !strncmp(v, "gauntlet_", 9) && gl_word_ok(v, "_.-", sizeof(p->table) - 1), "table", err))
+				 v && !strncmp(v, "gauntlet_", 9) && gl_word_ok(v, "_.-", sizeof(p->table) - 1),
+				 "table", err))
 			return -GL_EINVAL;
 		n = gl_param(plan, "percent");
 		if (!cJSON_IsNumber(n) || !(n->valuedouble > 0) || n->valuedouble > 100)
@@ -448,15 +455,20 @@ static int build_cmd(const struct lf_plan *p, enum lf_step step, double scale, s
 		snprintf(c->up_cmd, sizeof(c->up_cmd), "ip link set dev %s up", p->ifname);
 		gl_deadman_sleep_arg(p->down_us, scale, down, sizeof(down));
 		gl_deadman_sleep_arg(p->up_us, scale, up, sizeof(up));
-		dm = (struct gl_deadman){ .pid_file = p->pid_file, .down_cmd = c->down_cmd, .up_cmd = c->up_cmd,
-					  .what = "flap loop", .down_s = down, .up_s = up, .count = p->count };
+		dm = (struct gl_deadman){ .pid_file = p->pid_file,
+					  .down_cmd = c->down_cmd,
+					  .up_cmd = c->up_cmd,
+					  .what = "flap loop",
+					  .down_s = down,
+					  .up_s = up,
+					  .count = p->count };
 		if (step == STEP_INJECT)
 			gl_deadman_inject_script(c->script, sizeof(c->script), &dm);
 		else if (step == STEP_ALIVE)
 			gl_deadman_alive_script(c->script, sizeof(c->script), &dm);
 		else if (step == STEP_ENDED)
 			gl_deadman_ended_script(c->script, sizeof(c->script), &dm);
-		else   /* STEP_REVERT */
+		else /* STEP_REVERT */
 			gl_deadman_revert_script(c->script, sizeof(c->script), &dm);
 		return 0;
 	case LF_LOSS:
@@ -468,16 +480,18 @@ static int build_cmd(const struct lf_plan *p, enum lf_step step, double scale, s
 				snprintf(rule, sizeof(rule), " numgen random mod 10000 < %ld", p->loss_per10k);
 			/* one transaction: the table is there whole or not at all;
 			 * add+delete+add starts from an empty table */
-			snprintf(c->script, sizeof(c->script),
-				 "add table inet %1$s; delete table inet %1$s; add table inet %1$s; "
-				 "add chain inet %1$s input { type filter hook input priority -300; policy accept; }; "
-				 "add chain inet %1$s output { type filter hook output priority -300; policy accept; }; "
-				 "add chain inet %1$s forward { type filter hook forward priority -300; policy accept; }; "
-				 "add rule inet %1$s input iifname \"%2$s\"%3$s drop; "
-				 "add rule inet %1$s output oifname \"%2$s\"%3$s drop; "
-				 "add rule inet %1$s forward iifname \"%2$s\"%3$s drop; "
-				 "add rule inet %1$s forward oifname \"%2$s\"%3$s drop",
-				 p->table, p->ifname, rule);
+			snprintf(
+				c->script, sizeof(c->script),
+				"add table inet %1$s; delete table inet %1$s; add table inet %1$s; "
+				"add chain inet %1$s input { type filter hook input priority -300; policy accept; }; "
+				"add chain inet %1$s output { type filter hook output priority -300; policy accept; }; "
+				"add chain inet %1$s forward { type filter hook forward priority -300; policy accept; "
+				"}; "
+				"add rule inet %1$s input iifname \"%2$s\"%3$s drop; "
+				"add rule inet %1$s output oifname \"%2$s\"%3$s drop; "
+				"add rule inet %1$s forward iifname \"%2$s\"%3$s drop; "
+				"add rule inet %1$s forward oifname \"%2$s\"%3$s drop",
+				p->table, p->ifname, rule);
 			c->argv[n++] = c->script;
 		} else {
 			c->argv[n++] = step == STEP_REVERT ? "delete" : "list";
@@ -507,7 +521,6 @@ static int build_cmd(const struct lf_plan *p, enum lf_step step, double scale, s
 	}
 	return -1;
 }
-
 
 /* Run c on the plan's host (gl_run_trim: a timeout is an error). */
 static int run_cmd(const struct lf_plan *p, const struct lf_cmd *c, int *status, char *out, size_t n_out,
@@ -561,7 +574,8 @@ static int ip_link_state(const struct lf_plan *p, int *up, struct gl_err *err)
 		return fail_cmd(p, "check", &cmd, status, out, err);
 	*up = gl_link_is_up(out);
 	if (*up < 0)
-		return gl_errf(err, GL_EIO, "link_flap on host '%s': no link flags in '%s'", p->host.name, gl_first_line(out));
+		return gl_errf(err, GL_EIO, "link_flap on host '%s': no link flags in '%s'", p->host.name,
+			       gl_first_line(out));
 	return 0;
 }
 
@@ -619,8 +633,9 @@ static int lf_verify(struct gl_ctx *c, const cJSON *plan, struct gl_err *err)
 		if (alive < 0)
 			return alive;
 		if (!alive)
-			return gl_errf(err, GL_EIO, "link_flap: %s on host '%s' is UP and no flap loop runs (pid file %s)",
-				       p.ifname, p.host.name, p.pid_file);
+			return gl_errf(err, GL_EIO,
+				       "link_flap: %s on host '%s' is UP and no flap loop runs (pid file %s)", p.ifname,
+				       p.host.name, p.pid_file);
 		return 0;
 	case LF_LOSS:
 		build_cmd(&p, STEP_VERIFY, 1, &cmd);
@@ -703,7 +718,7 @@ static int lf_verify_revert(struct gl_ctx *c, const cJSON *plan, struct gl_err *
 				       p.pid_file, p.host.name);
 		if (ip_link_state(&p, &up, err) != 0)
 			return -GL_EIO;
-		if (!up)   /* -1, a vanished interface, was reported by revert */
+		if (!up) /* -1, a vanished interface, was reported by revert */
 			return gl_errf(err, GL_EIO, "link_flap: %s on host '%s' is still down", p.ifname, p.host.name);
 		return 0;
 	case LF_LOSS:
@@ -711,7 +726,8 @@ static int lf_verify_revert(struct gl_ctx *c, const cJSON *plan, struct gl_err *
 		if (run_cmd(&p, &cmd, &status, out, sizeof(out), err) != 0)
 			return -GL_EIO;
 		if (status == 0)
-			return gl_errf(err, GL_EIO, "link_flap: table inet %s is still on host '%s'", p.table, p.host.name);
+			return gl_errf(err, GL_EIO, "link_flap: table inet %s is still on host '%s'", p.table,
+				       p.host.name);
 		if (!strstr(out, "No such file or directory"))
 			return fail_cmd(&p, "verify_revert", &cmd, status, out, err);
 		return 0;
@@ -768,7 +784,7 @@ static int lf_preflight(struct gl_ctx *c, const cJSON *plan)
 		const char *argv[] = { "sh", "-c", "command -v \"$1\" >/dev/null", "sh", tools[p.m][i], NULL };
 		snprintf(check, sizeof(check), "tool '%s' present", tools[p.m][i]);
 		if (pf_check(c, &p, subject, check, argv, "not found on the host's PATH") != 0)
-			return -1;   /* the checks below need the tools */
+			return -1; /* the checks below need the tools */
 	}
 	{
 		const char *argv[] = { "ip", "-o", "link", "show", "dev", p.ifname, NULL };
@@ -808,8 +824,10 @@ static void lf_describe(const cJSON *plan, struct gl_buf *out)
 	if (p.m == LF_IP) {
 		char d[64];
 		gl_format_duration((p.count * p.down_us + (p.count - 1) * p.up_us) * 1000, d, sizeof(d));
-		gl_buf_printf(out, "  (sleeps are divided by --time-scale; dead-man's switch: the loop leaves %s up "
-				   "after %s even if the controller dies)\n", p.ifname, d);
+		gl_buf_printf(out,
+			      "  (sleeps are divided by --time-scale; dead-man's switch: the loop leaves %s up "
+			      "after %s even if the controller dies)\n",
+			      p.ifname, d);
 		describe_step(out, &p, "verify", STEP_VERIFY);
 		gl_buf_printf(out, "    (the link has no UP flag, or this finds the loop:)\n");
 		describe_step(out, &p, "verify", STEP_ALIVE);
@@ -825,8 +843,7 @@ static void lf_describe(const cJSON *plan, struct gl_buf *out)
 /* The revert step's command as lf_revert builds and runs it: ip's script
  * (stop the flap loop, link up), loss's nft delete table, rate's tc qdisc
  * del. */
-static int lf_deadman(struct gl_ctx *c, const cJSON *plan, struct gl_host *h, struct gl_buf *script,
-		      struct gl_err *err)
+static int lf_deadman(struct gl_ctx *c, const cJSON *plan, struct gl_host *h, struct gl_buf *script, struct gl_err *err)
 {
 	struct lf_plan p;
 	struct lf_cmd cmd;

@@ -128,7 +128,8 @@ static void ms_check_files(const struct gl_scenario *s, const struct gl_fault_sp
 		const cJSON *v = gl_param(f->params, keys[i]);
 		char real[1100];
 		struct gl_err e = { 0 };
-		if (!cJSON_IsString(v) || gl_path_confine(s->path, s->root, v->valuestring, real, sizeof(real), &e) == 0)
+		if (!cJSON_IsString(v) ||
+		    gl_path_confine(s->path, s->root, v->valuestring, real, sizeof(real), &e) == 0)
 			continue;
 		snprintf(p, sizeof(p), "%s.params.%s", path, keys[i]);
 		gl_diag_file(d, v, p, &e);
@@ -137,8 +138,9 @@ static void ms_check_files(const struct gl_scenario *s, const struct gl_fault_sp
 		const cJSON *inf = inference_cfg(s);
 		snprintf(p, sizeof(p), "%s.params.endpoints", path);
 		if (!inf || !cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(inf, "endpoints")))
-			gl_diag_error(d, f->json, p, "method lora without \"endpoints\" takes the inference workload's, and "
-						     "this scenario has no inference workload with endpoints");
+			gl_diag_error(d, f->json, p,
+				      "method lora without \"endpoints\" takes the inference workload's, and "
+				      "this scenario has no inference workload with endpoints");
 	}
 }
 
@@ -166,7 +168,9 @@ static int ms_plan(const struct gl_scenario *s, const struct gl_fault_spec *f, c
 			key_env = gl_param_str(inf, "api_key_env");
 		if (!cJSON_IsArray(eps) || cJSON_GetArraySize(eps) == 0) {
 			cJSON_Delete(p);
-			return gl_errf(err, GL_EINVAL, "model_swap '%s': no endpoints (params.endpoints, or the inference workload's)", f->id);
+			return gl_errf(err, GL_EINVAL,
+				       "model_swap '%s': no endpoints (params.endpoints, or the inference workload's)",
+				       f->id);
 		}
 		for (int i = 0; copy[i]; i++)
 			if (copy_param(s, f, p, copy[i], err)) {
@@ -177,23 +181,27 @@ static int ms_plan(const struct gl_scenario *s, const struct gl_fault_spec *f, c
 		cJSON_AddItemToObject(p, "endpoints", cJSON_Duplicate(eps, 1));
 		if (key_env)
 			cJSON_AddStringToObject(p, "api_key_env", key_env);
-		cJSON_AddNumberToObject(p, "timeout_ms", (double)(gl_param_dur_ns(f->params, "timeout", MS_DEF_TIMEOUT_NS) / 1000000));
+		cJSON_AddNumberToObject(p, "timeout_ms",
+					(double)(gl_param_dur_ns(f->params, "timeout", MS_DEF_TIMEOUT_NS) / 1000000));
 		break;
 	}
 	case MS_K8S: {
-		static const char *const copy[] = { "api", "namespace", "deployment", "container", "image", "args", "token_env",
-						    "token_file", "ca_bundle", "client_cert", "client_key", "probe", NULL };
+		static const char *const copy[] = { "api",        "namespace", "deployment", "container", "image",
+						    "args",       "token_env", "token_file", "ca_bundle", "client_cert",
+						    "client_key", "probe",     NULL };
 		for (int i = 0; copy[i]; i++)
 			if (copy_param(s, f, p, copy[i], err)) {
 				cJSON_Delete(p);
 				return -GL_EINVAL;
 			}
-		cJSON_AddNumberToObject(p, "rollout_ms",
-					(double)(gl_param_dur_ns(f->params, "rollout_timeout", MS_DEF_ROLLOUT_NS) / 1000000));
+		cJSON_AddNumberToObject(
+			p, "rollout_ms",
+			(double)(gl_param_dur_ns(f->params, "rollout_timeout", MS_DEF_ROLLOUT_NS) / 1000000));
 		break;
 	}
 	case MS_EXEC: {
-		static const char *const copy[] = { "swap", "restore", "probe", "expect", "expect_after", "timeout", NULL };
+		static const char *const copy[] = { "swap",         "restore", "probe", "expect",
+						    "expect_after", "timeout", NULL };
 		for (int i = 0; copy[i]; i++)
 			copy_param(s, f, p, copy[i], err);
 		break;
@@ -224,7 +232,8 @@ static int run_argv(struct gl_ctx *c, const cJSON *plan, const char *key, int *s
 	struct gl_host host;
 	int n = 0, rc;
 
-	cJSON_ArrayForEach(it, argv) {
+	cJSON_ArrayForEach(it, argv)
+	{
 		if (n >= MS_MAX_ARGS || !cJSON_IsString(it))
 			return gl_errf(err, GL_EINVAL, "model_swap: bad %s command in the plan", key);
 		args[n++] = it->valuestring;
@@ -255,7 +264,8 @@ static int exec_step(struct gl_ctx *c, const cJSON *plan, const char *key, struc
 	if (rc == 0 && status != 0) {
 		ms_snippet(&out, line, sizeof(line));
 		rc = gl_errf(err, GL_EIO, "model_swap %s: '%s' exited %d%s%s", key,
-			     cJSON_GetArrayItem(gl_param(plan, key), 0)->valuestring, status, line[0] ? ": " : "", line);
+			     cJSON_GetArrayItem(gl_param(plan, key), 0)->valuestring, status, line[0] ? ": " : "",
+			     line);
 	}
 	gl_buf_free(&out);
 	return rc;
@@ -297,12 +307,9 @@ static enum ms_method plan_method(const cJSON *plan)
 static int ms_inject(struct gl_ctx *c, const cJSON *plan, struct gl_err *err)
 {
 	switch (plan_method(plan)) {
-	case MS_LORA:
-		return ms_lora_step(plan, 1, err);
-	case MS_K8S:
-		return ms_k8s_inject(plan, err);
-	case MS_EXEC:
-		return exec_step(c, plan, "swap", err);
+	case MS_LORA: return ms_lora_step(plan, 1, err);
+	case MS_K8S: return ms_k8s_inject(plan, err);
+	case MS_EXEC: return exec_step(c, plan, "swap", err);
 	}
 	return -GL_EINVAL;
 }
@@ -310,12 +317,9 @@ static int ms_inject(struct gl_ctx *c, const cJSON *plan, struct gl_err *err)
 static int ms_verify(struct gl_ctx *c, const cJSON *plan, struct gl_err *err)
 {
 	switch (plan_method(plan)) {
-	case MS_LORA:
-		return ms_lora_check(plan, 1, err);
-	case MS_K8S:
-		return ms_k8s_follow(plan, 1, err);
-	case MS_EXEC:
-		return exec_probe(c, plan, "expect", err);
+	case MS_LORA: return ms_lora_check(plan, 1, err);
+	case MS_K8S: return ms_k8s_follow(plan, 1, err);
+	case MS_EXEC: return exec_probe(c, plan, "expect", err);
 	}
 	return -GL_EINVAL;
 }
@@ -323,12 +327,9 @@ static int ms_verify(struct gl_ctx *c, const cJSON *plan, struct gl_err *err)
 static int ms_revert(struct gl_ctx *c, const cJSON *plan, struct gl_err *err)
 {
 	switch (plan_method(plan)) {
-	case MS_LORA:
-		return ms_lora_step(plan, 0, err);
-	case MS_K8S:
-		return ms_k8s_revert(plan, err);
-	case MS_EXEC:
-		return exec_step(c, plan, "restore", err);
+	case MS_LORA: return ms_lora_step(plan, 0, err);
+	case MS_K8S: return ms_k8s_revert(plan, err);
+	case MS_EXEC: return exec_step(c, plan, "restore", err);
 	}
 	return -GL_EINVAL;
 }
@@ -336,12 +337,9 @@ static int ms_revert(struct gl_ctx *c, const cJSON *plan, struct gl_err *err)
 static int ms_verify_revert(struct gl_ctx *c, const cJSON *plan, struct gl_err *err)
 {
 	switch (plan_method(plan)) {
-	case MS_LORA:
-		return ms_lora_check(plan, 0, err);
-	case MS_K8S:
-		return ms_k8s_follow(plan, 0, err);
-	case MS_EXEC:
-		return exec_probe(c, plan, "expect_after", err);
+	case MS_LORA: return ms_lora_check(plan, 0, err);
+	case MS_K8S: return ms_k8s_follow(plan, 0, err);
+	case MS_EXEC: return exec_probe(c, plan, "expect_after", err);
 	}
 	return -GL_EINVAL;
 }
@@ -355,16 +353,13 @@ static int ms_preflight(struct gl_ctx *c, const cJSON *plan)
 
 	snprintf(subject, sizeof(subject), "fault %s", gl_param_str(plan, "id"));
 	switch (plan_method(plan)) {
-	case MS_LORA:
-		bad = ms_lora_preflight(c, plan, subject);
-		break;
-	case MS_K8S:
-		bad = ms_k8s_preflight(c, plan, subject);
-		break;
+	case MS_LORA: bad = ms_lora_preflight(c, plan, subject); break;
+	case MS_K8S: bad = ms_k8s_preflight(c, plan, subject); break;
 	case MS_EXEC: {
 		struct gl_err e = { 0 };
 		int rc = exec_probe(c, plan, "expect_after", &e);
-		snprintf(check, sizeof(check), "the probe prints '%s' before the swap", gl_param_str(plan, "expect_after"));
+		snprintf(check, sizeof(check), "the probe prints '%s' before the swap",
+			 gl_param_str(plan, "expect_after"));
 		bad |= gl_ctx_preflight(c, subject, check, rc == 0, rc ? e.msg : "") != 0;
 		break;
 	}
@@ -375,21 +370,19 @@ static int ms_preflight(struct gl_ctx *c, const cJSON *plan)
 static void ms_describe(const cJSON *plan, struct gl_buf *out)
 {
 	switch (plan_method(plan)) {
-	case MS_LORA:
-		ms_lora_describe(plan, out);
-		break;
-	case MS_K8S:
-		ms_k8s_describe(plan, out);
-		break;
+	case MS_LORA: ms_lora_describe(plan, out); break;
+	case MS_K8S: ms_k8s_describe(plan, out); break;
 	case MS_EXEC:
 		gl_buf_printf(out, "  inject:");
 		{
 			const cJSON *it;
-			const char *keys[] = { "swap", "probe", "restore" }, *names[] = { "inject", "verify (probe)", "revert" };
+			const char *keys[] = { "swap", "probe", "restore" },
+				   *names[] = { "inject", "verify (probe)", "revert" };
 			for (int k = 0; k < 3; k++) {
 				if (k)
 					gl_buf_printf(out, "  %s:", names[k]);
-				cJSON_ArrayForEach(it, gl_param(plan, keys[k])) {
+				cJSON_ArrayForEach(it, gl_param(plan, keys[k]))
+				{
 					gl_buf_printf(out, " ");
 					gl_buf_append_word(out, cJSON_IsString(it) ? it->valuestring : "?");
 				}
@@ -406,8 +399,7 @@ static void ms_describe(const cJSON *plan, struct gl_buf *out)
 #define MS_NONE_K8S "model_swap/kubernetes acts through the Kubernetes API, not on a host"
 
 /* What ms_revert runs on the host: exec's "restore". */
-static int ms_deadman(struct gl_ctx *c, const cJSON *plan, struct gl_host *h, struct gl_buf *script,
-		      struct gl_err *err)
+static int ms_deadman(struct gl_ctx *c, const cJSON *plan, struct gl_host *h, struct gl_buf *script, struct gl_err *err)
 {
 	enum ms_method m = plan_method(plan);
 	int rc;

@@ -32,13 +32,13 @@
 enum ms_method { MS_LORA, MS_K8S, MS_EXEC };
 
 /* model_swap.c */
-extern const char *const ms_methods[];          /* by enum ms_method */
-enum ms_method ms_method_of(const char *m);      /* lora when m is NULL */
+extern const char *const ms_methods[]; /* by enum ms_method */
+enum ms_method ms_method_of(const char *m); /* lora when m is NULL */
 void ms_snippet(const struct gl_buf *b, char *out, size_t n);
 
 /* model_swap_validate.c */
 void ms_validate(const struct gl_fault_spec *f, struct gl_diag *d, const char *path);
-const char *ms_action_of(const cJSON *params);  /* "unload" when not given */
+const char *ms_action_of(const cJSON *params); /* "unload" when not given */
 
 /* model_swap_lora.c: inject 1 for inject, 0 for revert; after_inject 1
  * for verify, 0 for verify_revert; preflight returns 1 when a check failed */

@@ -30,8 +30,8 @@ static void deploy_path(const cJSON *plan, char *out, size_t n)
 }
 
 /* One request to the API server; *json the parsed reply (caller deletes). */
-static int k8s_req(const cJSON *plan, const char *method, const char *ctype, const char *body, long *status, cJSON **json,
-		   struct gl_err *err)
+static int k8s_req(const cJSON *plan, const char *method, const char *ctype, const char *body, long *status,
+		   cJSON **json, struct gl_err *err)
 {
 	struct gl_http_opts o;
 	struct gl_http_resp r = { 0 };
@@ -83,7 +83,8 @@ static int k8s_patch(const cJSON *plan, cJSON *ops, const char *what, struct gl_
 	if (rc == 0 && st / 100 != 2) {
 		gl_k8s_status_why(j, why, sizeof(why));
 		deploy_path(plan, path, sizeof(path));
-		rc = gl_errf(err, GL_EIO, "model_swap: %s: PATCH %s answered %ld%s%s", what, path, st, why[0] ? " " : "", why);
+		rc = gl_errf(err, GL_EIO, "model_swap: %s: PATCH %s answered %ld%s%s", what, path, st,
+			     why[0] ? " " : "", why);
 	}
 	cJSON_Delete(j);
 	return rc;
@@ -130,16 +131,19 @@ int ms_k8s_inject(const cJSON *plan, struct gl_err *err)
 	ann = dig(dep, "metadata", "annotations", NULL);
 	owner = gl_param(ann, MS_ANN_FAULT);
 	if (idx < 0 || !cJSON_IsObject(tmpl) || !cJSON_IsString(rv)) {
-		rc = gl_errf(err, GL_EIO, "model_swap '%s': deployment %s/%s has %s", id, gl_param_str(plan, "namespace"),
-			     gl_param_str(plan, "deployment"),
-			     idx < 0 ? (gl_param_str(plan, "container") ? "no container of that name" : "more than one container: name one in params.container")
+		rc = gl_errf(err, GL_EIO, "model_swap '%s': deployment %s/%s has %s", id,
+			     gl_param_str(plan, "namespace"), gl_param_str(plan, "deployment"),
+			     idx < 0 ? (gl_param_str(plan, "container")
+						? "no container of that name"
+						: "more than one container: name one in params.container")
 				     : "no spec.template or resourceVersion");
 		cJSON_Delete(dep);
 		return rc;
 	}
 	if (gl_param(ann, MS_ANN_TEMPLATE) && !(cJSON_IsString(owner) && !strcmp(owner->valuestring, id))) {
-		rc = gl_errf(err, GL_EIO, "model_swap '%s': deployment %s/%s already carries %s of fault '%s': "
-					  "another swap is on (or was never reverted); not touching it",
+		rc = gl_errf(err, GL_EIO,
+			     "model_swap '%s': deployment %s/%s already carries %s of fault '%s': "
+			     "another swap is on (or was never reverted); not touching it",
 			     id, gl_param_str(plan, "namespace"), gl_param_str(plan, "deployment"), MS_ANN_TEMPLATE,
 			     cJSON_IsString(owner) ? owner->valuestring : "?");
 		cJSON_Delete(dep);
@@ -194,7 +198,8 @@ int ms_k8s_revert(const cJSON *plan, struct gl_err *err)
 	if (!cJSON_IsObject(tmpl)) {
 		cJSON_Delete(tmpl);
 		cJSON_Delete(dep);
-		return gl_errf(err, GL_EIO, "model_swap '%s': the annotation %s is not a pod template: restore it by hand",
+		return gl_errf(err, GL_EIO,
+			       "model_swap '%s': the annotation %s is not a pod template: restore it by hand",
 			       gl_param_str(plan, "id"), MS_ANN_TEMPLATE);
 	}
 	ops = cJSON_CreateArray();
@@ -256,8 +261,9 @@ int ms_k8s_follow(const cJSON *plan, int want_annotation, struct gl_err *err)
 			int has = gl_param(dig(dep, "metadata", "annotations", NULL), MS_ANN_TEMPLATE) != NULL;
 			if (has != want_annotation) {
 				cJSON_Delete(dep);
-				return gl_errf(err, GL_EIO, "model_swap '%s': the deployment %s %s", gl_param_str(plan, "id"),
-					       want_annotation ? "lost" : "still has", MS_ANN_TEMPLATE);
+				return gl_errf(err, GL_EIO, "model_swap '%s': the deployment %s %s",
+					       gl_param_str(plan, "id"), want_annotation ? "lost" : "still has",
+					       MS_ANN_TEMPLATE);
 			}
 			done = rollout_done(dep, why, sizeof(why));
 			cJSON_Delete(dep);
@@ -272,8 +278,8 @@ int ms_k8s_follow(const cJSON *plan, int want_annotation, struct gl_err *err)
 		}
 		if (gl_now_ns() >= end)
 			return gl_errf(err, GL_ETIMEDOUT, "model_swap '%s': rollout of %s/%s not done in %.0f s: %s",
-				       gl_param_str(plan, "id"), gl_param_str(plan, "namespace"), gl_param_str(plan, "deployment"),
-				       (double)(end - t0) / 1e9, why);
+				       gl_param_str(plan, "id"), gl_param_str(plan, "namespace"),
+				       gl_param_str(plan, "deployment"), (double)(end - t0) / 1e9, why);
 		gl_sleep_ns(MS_POLL_NS * 2);
 	}
 }
@@ -288,9 +294,12 @@ int ms_k8s_preflight(struct gl_ctx *c, const cJSON *plan, const char *subject)
 	char path[600], check[400];
 
 	deploy_path(plan, path, sizeof(path));
-	snprintf(check, sizeof(check), "GET %s%s answers, with the container to change", gl_param_str(plan, "api"), path);
+	snprintf(check, sizeof(check), "GET %s%s answers, with the container to change", gl_param_str(plan, "api"),
+		 path);
 	bad |= gl_ctx_preflight(c, subject, check, rc == 0 && idx >= 0,
-				rc ? e.msg : idx < 0 ? "no such container, or several and params.container not given" : "") != 0;
+				rc        ? e.msg
+				: idx < 0 ? "no such container, or several and params.container not given"
+					  : "") != 0;
 	if (rc == 0) {
 		const cJSON *a = gl_param(dig(dep, "metadata", "annotations", NULL), MS_ANN_TEMPLATE);
 		snprintf(check, sizeof(check), "the deployment carries no %s of an earlier swap", MS_ANN_TEMPLATE);
@@ -307,10 +316,13 @@ void ms_k8s_describe(const cJSON *plan, struct gl_buf *out)
 	if (!gl_param_str(plan, "api"))
 		return;
 	deploy_path(plan, path, sizeof(path));
-	gl_buf_printf(out, "  inject: GET %s%s, then PATCH (application/json-patch+json): test resourceVersion, "
-			   "add annotation %s (the pod template now), replace%s%s%s%s\n",
-		      gl_param_str(plan, "api"), path, MS_ANN_TEMPLATE, gl_param_str(plan, "image") ? " image with " : "",
-		      gl_param_str(plan, "image") ? gl_param_str(plan, "image") : "", gl_param(plan, "args") ? " args" : "",
+	gl_buf_printf(out,
+		      "  inject: GET %s%s, then PATCH (application/json-patch+json): test resourceVersion, "
+		      "add annotation %s (the pod template now), replace%s%s%s%s\n",
+		      gl_param_str(plan, "api"), path, MS_ANN_TEMPLATE,
+		      gl_param_str(plan, "image") ? " image with " : "",
+		      gl_param_str(plan, "image") ? gl_param_str(plan, "image") : "",
+		      gl_param(plan, "args") ? " args" : "",
 		      gl_param_str(plan, "container") ? "" : " (the only container)");
 	gl_buf_printf(out, "  verify: rollout complete (GET %s every 400 ms)%s\n", path,
 		      gl_param_str(gl_param(plan, "probe"), "url") ? ", then the probe" : "");

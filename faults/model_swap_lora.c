@@ -59,8 +59,8 @@ static int lora_post(const cJSON *plan, const char *ep, int load, const char *lo
 			gl_info("model_swap '%s': %s: adapter '%s' was loaded already", gl_param_str(plan, "id"), ep,
 				gl_param_str(plan, "adapter"));
 		else
-			rc = gl_errf(err, GL_EIO, "model_swap '%s': POST %s answered %ld: %s", gl_param_str(plan, "id"), url,
-				     r.status, why);
+			rc = gl_errf(err, GL_EIO, "model_swap '%s': POST %s answered %ld: %s", gl_param_str(plan, "id"),
+				     url, r.status, why);
 	}
 	gl_buf_free(&r.body);
 	return rc;
@@ -72,7 +72,8 @@ static int lora_all(const cJSON *plan, int load, const char *lora_path, double *
 	const cJSON *ep;
 	double slowest = 0;
 
-	cJSON_ArrayForEach(ep, gl_param(plan, "endpoints")) {
+	cJSON_ArrayForEach(ep, gl_param(plan, "endpoints"))
+	{
 		int64_t t0 = gl_now_ns();
 		int rc;
 		if (!cJSON_IsString(ep))
@@ -126,7 +127,8 @@ static int lora_wait(const cJSON *plan, int want, const char *lora_path, struct 
 		struct gl_err e = { 0 };
 		const char *bad = NULL;
 		int listed = 0, root_ok = 0, rc = 0;
-		cJSON_ArrayForEach(ep, gl_param(plan, "endpoints")) {
+		cJSON_ArrayForEach(ep, gl_param(plan, "endpoints"))
+		{
 			rc = lora_listed(plan, ep->valuestring, lora_path, &listed, &root_ok, &e);
 			if (rc || listed != want || (want && !root_ok)) {
 				bad = ep->valuestring;
@@ -137,8 +139,9 @@ static int lora_wait(const cJSON *plan, int want, const char *lora_path, struct 
 			return 0;
 		if (gl_now_ns() >= end)
 			return rc ? gl_errf(err, e.code, "%s", e.msg)
-				  : gl_errf(err, GL_EIO, "model_swap '%s': %s/models %s adapter '%s'%s", gl_param_str(plan, "id"), bad,
-					    listed ? "still lists" : "does not list", gl_param_str(plan, "adapter"),
+				  : gl_errf(err, GL_EIO, "model_swap '%s': %s/models %s adapter '%s'%s",
+					    gl_param_str(plan, "id"), bad, listed ? "still lists" : "does not list",
+					    gl_param_str(plan, "adapter"),
 					    listed && want && !root_ok ? " from the expected path" : "");
 		gl_sleep_ns(MS_POLL_NS);
 	}
@@ -155,7 +158,7 @@ int ms_lora_step(const cJSON *plan, int inject, struct gl_err *err)
 	if (!action || !path)
 		return gl_errf(err, GL_EINVAL, "model_swap: the plan has no action or path");
 	if (!strcmp(action, "unload") || !strcmp(action, "load")) {
-		int load = (strcmp(action, "load") == 0) == inject;   /* unload: inject unloads, revert loads */
+		int load = (strcmp(action, "load") == 0) == inject; /* unload: inject unloads, revert loads */
 		rc = lora_all(plan, load, path, &s, err);
 		if (rc == 0 && load)
 			gl_fault_measure(NULL, "adapter_load_s", s);
@@ -177,9 +180,10 @@ int ms_lora_check(const cJSON *plan, int after_inject, struct gl_err *err)
 {
 	const char *action = gl_param_str(plan, "action");
 	int want = action && !strcmp(action, "unload") ? !after_inject
-		 : action && !strcmp(action, "load") ? after_inject : 1;
+		   : action && !strcmp(action, "load") ? after_inject
+						       : 1;
 	const char *from = action && !strcmp(action, "swap") && after_inject ? gl_param_str(plan, "to_path")
-										: gl_param_str(plan, "path");
+									     : gl_param_str(plan, "path");
 	return lora_wait(plan, want, from, err);
 }
 
@@ -192,14 +196,18 @@ int ms_lora_preflight(struct gl_ctx *c, const cJSON *plan, const char *subject)
 	char check[400];
 	const cJSON *ep;
 
-	cJSON_ArrayForEach(ep, gl_param(plan, "endpoints")) {
+	cJSON_ArrayForEach(ep, gl_param(plan, "endpoints"))
+	{
 		struct gl_err e = { 0 };
 		int listed = 0, root_ok = 0;
 		int rc = lora_listed(plan, ep->valuestring, gl_param_str(plan, "path"), &listed, &root_ok, &e);
-		snprintf(check, sizeof(check), "%s/models %s adapter '%s'", ep->valuestring, want ? "lists" : "does not list",
-			 gl_param_str(plan, "adapter"));
+		snprintf(check, sizeof(check), "%s/models %s adapter '%s'", ep->valuestring,
+			 want ? "lists" : "does not list", gl_param_str(plan, "adapter"));
 		bad |= gl_ctx_preflight(c, subject, check, rc == 0 && listed == want,
-					rc ? e.msg : listed == want ? "" : listed ? "it is loaded already" : "it is not loaded") != 0;
+					rc               ? e.msg
+					: listed == want ? ""
+					: listed         ? "it is loaded already"
+							 : "it is not loaded") != 0;
 	}
 	return bad;
 }
@@ -213,17 +221,26 @@ void ms_lora_describe(const cJSON *plan, struct gl_buf *out)
 
 	if (!action || !a || !path)
 		return;
-	cJSON_ArrayForEach(ep, gl_param(plan, "endpoints")) {
+	cJSON_ArrayForEach(ep, gl_param(plan, "endpoints"))
+	{
 		const char *u = cJSON_IsString(ep) ? ep->valuestring : "?";
 		if (!strcmp(action, "load")) {
-			gl_buf_printf(out, "  inject: POST %s/load_lora_adapter {\"lora_name\":\"%s\",\"lora_path\":\"%s\"}\n", u, a, path);
+			gl_buf_printf(
+				out,
+				"  inject: POST %s/load_lora_adapter {\"lora_name\":\"%s\",\"lora_path\":\"%s\"}\n", u,
+				a, path);
 			gl_buf_printf(out, "  revert: POST %s/unload_lora_adapter {\"lora_name\":\"%s\"}\n", u, a);
 		} else if (!strcmp(action, "unload")) {
 			gl_buf_printf(out, "  inject: POST %s/unload_lora_adapter {\"lora_name\":\"%s\"}\n", u, a);
-			gl_buf_printf(out, "  revert: POST %s/load_lora_adapter {\"lora_name\":\"%s\",\"lora_path\":\"%s\"}\n", u, a, path);
+			gl_buf_printf(
+				out,
+				"  revert: POST %s/load_lora_adapter {\"lora_name\":\"%s\",\"lora_path\":\"%s\"}\n", u,
+				a, path);
 		} else {
-			gl_buf_printf(out, "  inject: POST %s/unload_lora_adapter, then /load_lora_adapter from %s\n", u, to ? to : "?");
-			gl_buf_printf(out, "  revert: POST %s/unload_lora_adapter, then /load_lora_adapter from %s\n", u, path);
+			gl_buf_printf(out, "  inject: POST %s/unload_lora_adapter, then /load_lora_adapter from %s\n",
+				      u, to ? to : "?");
+			gl_buf_printf(out, "  revert: POST %s/unload_lora_adapter, then /load_lora_adapter from %s\n",
+				      u, path);
 		}
 	}
 	gl_buf_printf(out, "  verify, verify_revert: GET ENDPOINT/models lists adapter '%s' or not\n", a);

@@ -44,9 +44,10 @@ int gl_k8s_req(const cJSON *o, const char *kind, const char *method, const char 
 	char url[1024];
 	int rc;
 
-	gl_k8s_http_opts(o, &opts, NS_HTTP_TIMEOUT_MS, 32u << 20);   /* a pod list of a busy node */
+	gl_k8s_http_opts(o, &opts, NS_HTTP_TIMEOUT_MS, 32u << 20); /* a pod list of a busy node */
 	/* kubernetes plans name the API server "api", slurmrestd ones "url" */
-	snprintf(url, sizeof(url), "%s%s", gl_param_str(o, "api") ? gl_param_str(o, "api") : gl_param_str(o, "url"), path);
+	snprintf(url, sizeof(url), "%s%s", gl_param_str(o, "api") ? gl_param_str(o, "api") : gl_param_str(o, "url"),
+		 path);
 	rc = gl_http_do(method, url, ctype, body, &opts, &r, err);
 	*status = r.status;
 	if (rc == 0 && json) {

@@ -37,7 +37,8 @@ static void nf_validate(const struct gl_fault_spec *f, struct gl_diag *d, const 
 	char pp[256];
 
 	snprintf(pp, sizeof(pp), "%s.params", path);
-	cJSON_ArrayForEach(it, f->params) {
+	cJSON_ArrayForEach(it, f->params)
+	{
 		char p[256];
 		snprintf(p, sizeof(p), "%s.params.%s", path, it->string);
 		if (!gl_params_check_key(it, keys, "kind null", d, pp) && !cJSON_IsString(it))
@@ -45,8 +46,7 @@ static void nf_validate(const struct gl_fault_spec *f, struct gl_diag *d, const 
 	}
 }
 
-static int nf_plan(const struct gl_scenario *s, const struct gl_fault_spec *f, cJSON **plan,
-		   struct gl_err *err)
+static int nf_plan(const struct gl_scenario *s, const struct gl_fault_spec *f, cJSON **plan, struct gl_err *err)
 {
 	cJSON *p = cJSON_CreateObject();
 	const char *marker = gl_param_str(f->params, "marker"), *fail = gl_param_str(f->params, "fail");
@@ -127,9 +127,10 @@ static int marker_state(const cJSON *plan, const char *marker, char *why, size_t
 	r = (size_t)st.st_size == len ? read(fd, got, sizeof(got)) : -1;
 	close(fd);
 	if (r != (ssize_t)len || memcmp(got, want, len)) {
-		snprintf(why, n, "a file that is not the marker this fault's inject wrote (dev %llu, inode %llu, "
-			 "%lld bytes)", (unsigned long long)st.st_dev, (unsigned long long)st.st_ino,
-			 (long long)st.st_size);
+		snprintf(why, n,
+			 "a file that is not the marker this fault's inject wrote (dev %llu, inode %llu, "
+			 "%lld bytes)",
+			 (unsigned long long)st.st_dev, (unsigned long long)st.st_ino, (long long)st.st_size);
 		return -1;
 	}
 	return 1;
@@ -151,14 +152,15 @@ static int nf_inject(struct gl_ctx *c, const cJSON *plan, struct gl_err *err)
 	fd = open(marker, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return gl_errf(err, GL_EIO, "null fault: marker %s: %s%s", marker, strerror(errno),
-			       errno == EEXIST ? " (the marker must be a new file: an existing file is never taken over)"
-					       : "");
+			       errno == EEXIST
+				       ? " (the marker must be a new file: an existing file is never taken over)"
+				       : "");
 	marker_text(plan, text, sizeof(text));
 	len = strlen(text);
 	if (write(fd, text, len) != (ssize_t)len) {
 		int e = errno;
 		close(fd);
-		unlink(marker);   /* ours: just created with O_EXCL */
+		unlink(marker); /* ours: just created with O_EXCL */
 		return gl_errf(err, GL_EIO, "null fault: %s: %s", marker, strerror(e));
 	}
 	close(fd);
@@ -197,8 +199,8 @@ static int nf_revert(struct gl_ctx *c, const cJSON *plan, struct gl_err *err)
 	if (st < 0) {
 		/* not ours: left alone, said once (an inject refused for an
 		 * existing file ends here too) */
-		gl_warn("null fault '%s': %s is %s: left alone", gl_param_str(plan, "id") ? gl_param_str(plan, "id") : "", marker,
-			why);
+		gl_warn("null fault '%s': %s is %s: left alone",
+			gl_param_str(plan, "id") ? gl_param_str(plan, "id") : "", marker, why);
 		return 0;
 	}
 	if (st > 0 && unlink(marker) != 0 && errno != ENOENT)
@@ -226,8 +228,7 @@ static void nf_describe(const cJSON *plan, struct gl_buf *out)
 		gl_buf_printf(out, "\nrevert: remove ");
 		gl_buf_append_word(out, marker);
 		gl_buf_printf(out, "\n");
-	}
-	else
+	} else
 		gl_buf_printf(out, "inject: nothing (null fault)\nrevert: nothing\n");
 }
 

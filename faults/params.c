@@ -45,8 +45,7 @@ int gl_key_known(const char *const *keys, const char *key)
 	return 0;
 }
 
-int gl_params_check_key(const cJSON *it, const char *const *keys, const char *what, struct gl_diag *d,
-			const char *path)
+int gl_params_check_key(const cJSON *it, const char *const *keys, const char *what, struct gl_diag *d, const char *path)
 {
 	char p[256], list[512] = "";
 	size_t off = 0;
@@ -62,14 +61,12 @@ int gl_params_check_key(const cJSON *it, const char *const *keys, const char *wh
 	return 1;
 }
 
-int gl_params_check_keys(const cJSON *o, const char *const *keys, const char *what, struct gl_diag *d,
-			 const char *path)
+int gl_params_check_keys(const cJSON *o, const char *const *keys, const char *what, struct gl_diag *d, const char *path)
 {
 	const cJSON *it;
 	int n = 0;
 
-	cJSON_ArrayForEach(it, o)
-		n += gl_params_check_key(it, keys, what, d, path);
+	cJSON_ArrayForEach(it, o) n += gl_params_check_key(it, keys, what, d, path);
 	return n;
 }
 
@@ -91,18 +88,19 @@ void gl_params_check_argv(const cJSON *params, struct gl_diag *d, const char *pa
 	snprintf(p, sizeof(p), "%s.params.%s", path, key);
 	if (!v) {
 		if (required)
-			gl_diag_error(d, params, p, "%s needs params.%s: an argv array like [\"my-tool\", \"arg\"]", what, key);
+			gl_diag_error(d, params, p, "%s needs params.%s: an argv array like [\"my-tool\", \"arg\"]",
+				      what, key);
 		return;
 	}
 	if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) == 0 || cJSON_GetArraySize(v) > max) {
 		gl_diag_error(d, v, p, "expected a non-empty argv array of at most %d strings", max);
 		return;
 	}
-	cJSON_ArrayForEach(it, v)
-		if (!cJSON_IsString(it)) {
-			gl_diag_error(d, it, p, "every argv element must be a string");
-			return;
-		}
+	cJSON_ArrayForEach(it, v) if (!cJSON_IsString(it))
+	{
+		gl_diag_error(d, it, p, "every argv element must be a string");
+		return;
+	}
 }
 
 void gl_params_check_k8s_creds(const cJSON *params, struct gl_diag *d, const char *path)
@@ -111,10 +109,12 @@ void gl_params_check_k8s_creds(const cJSON *params, struct gl_diag *d, const cha
 
 	if (gl_param(params, "token_env") && gl_param(params, "token_file")) {
 		snprintf(p, sizeof(p), "%s.params.token_file", path);
-		gl_diag_error(d, gl_param(params, "token_file"), p, "give one of \"token_env\" or \"token_file\", not both");
+		gl_diag_error(d, gl_param(params, "token_file"), p,
+			      "give one of \"token_env\" or \"token_file\", not both");
 	}
 	if (!gl_param(params, "client_cert") != !gl_param(params, "client_key")) {
-		snprintf(p, sizeof(p), "%s.params.%s", path, gl_param(params, "client_cert") ? "client_key" : "client_cert");
+		snprintf(p, sizeof(p), "%s.params.%s", path,
+			 gl_param(params, "client_cert") ? "client_key" : "client_cert");
 		gl_diag_error(d, params, p, "\"client_cert\" and \"client_key\" go together");
 	}
 }

@@ -48,7 +48,7 @@ static const char *const pt_methods[] = { "nftables", NULL };
 static const char *const pt_keys[] = { "a", "b", "probe_across", "probe_within", "probe_timeout", NULL };
 
 struct pt_net {
-	int family;               /* AF_INET or AF_INET6 */
+	int family; /* AF_INET or AF_INET6 */
 	unsigned char addr[16];
 	int prefix;
 };
@@ -144,8 +144,7 @@ static void path_key(char *p, size_t n, const char *path, const char *key)
 }
 
 /* Parse group key into g. Reports through d when set; returns errors. */
-static int parse_group(const cJSON *params, const char *key, struct pt_group *g, struct gl_diag *d,
-		       const char *path)
+static int parse_group(const cJSON *params, const char *key, struct pt_group *g, struct gl_diag *d, const char *path)
 {
 	const cJSON *v = gl_param(params, key), *it;
 	char p[256];
@@ -155,21 +154,26 @@ static int parse_group(const cJSON *params, const char *key, struct pt_group *g,
 	path_key(p, sizeof(p), path, key);
 	if (!v) {
 		if (d)
-			gl_diag_error(d, params, p, "kind partition needs params.%s: a list of addresses or CIDRs like "
-				      "[\"10.0.1.0/24\", \"fd00::5\"]", key);
+			gl_diag_error(d, params, p,
+				      "kind partition needs params.%s: a list of addresses or CIDRs like "
+				      "[\"10.0.1.0/24\", \"fd00::5\"]",
+				      key);
 		return 1;
 	}
 	if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) == 0 || cJSON_GetArraySize(v) > PT_MAX_ADDRS) {
 		if (d)
-			gl_diag_error(d, v, p, "expected a non-empty list of at most %d addresses or CIDRs", PT_MAX_ADDRS);
+			gl_diag_error(d, v, p, "expected a non-empty list of at most %d addresses or CIDRs",
+				      PT_MAX_ADDRS);
 		return 1;
 	}
-	cJSON_ArrayForEach(it, v) {
+	cJSON_ArrayForEach(it, v)
+	{
 		char ip[300];
 		snprintf(ip, sizeof(ip), "%s[%d]", p, i++);
 		if (!cJSON_IsString(it) || net_parse(it->valuestring, &g->nets[g->n]) != 0) {
 			if (d)
-				gl_diag_error(d, it, ip, "expected an IPv4 or IPv6 address or CIDR, like \"10.0.1.7\", "
+				gl_diag_error(d, it, ip,
+					      "expected an IPv4 or IPv6 address or CIDR, like \"10.0.1.7\", "
 					      "\"10.0.1.0/24\" or \"fd00::/64\"");
 			n_err++;
 			continue;
@@ -191,16 +195,18 @@ static int check_argv(const cJSON *params, const char *key, struct gl_diag *d, c
 	path_key(p, sizeof(p), path, key);
 	if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) == 0 || cJSON_GetArraySize(v) > PT_MAX_ARGS) {
 		if (d)
-			gl_diag_error(d, v, p, "expected a non-empty argv array of at most %d strings, like "
-				      "[\"ping\", \"-c1\", \"-W1\", \"10.0.2.7\"]", PT_MAX_ARGS);
+			gl_diag_error(d, v, p,
+				      "expected a non-empty argv array of at most %d strings, like "
+				      "[\"ping\", \"-c1\", \"-W1\", \"10.0.2.7\"]",
+				      PT_MAX_ARGS);
 		return 1;
 	}
-	cJSON_ArrayForEach(it, v)
-		if (!cJSON_IsString(it)) {
-			if (d)
-				gl_diag_error(d, it, p, "every argv element must be a string");
-			return 1;
-		}
+	cJSON_ArrayForEach(it, v) if (!cJSON_IsString(it))
+	{
+		if (d)
+			gl_diag_error(d, it, p, "every argv element must be a string");
+		return 1;
+	}
 	return 0;
 }
 
@@ -215,7 +221,8 @@ static int check_params(const struct gl_fault_spec *f, struct pt_group *a, struc
 	*probe_timeout_ns = PT_PROBE_TIMEOUT_NS;
 	if (!params) {
 		if (d)
-			gl_diag_error(d, f->json, path, "kind partition needs params with \"a\" and \"b\": the two groups "
+			gl_diag_error(d, f->json, path,
+				      "kind partition needs params with \"a\" and \"b\": the two groups "
 				      "of addresses to cut apart");
 		return 1;
 	}
@@ -257,9 +264,11 @@ static int check_params(const struct gl_fault_spec *f, struct pt_group *a, struc
 				net_format(&a->nets[i], x, sizeof(x));
 				net_format(&b->nets[j], y, sizeof(y));
 				snprintf(p, sizeof(p), "%s.params.b[%d]", path, j);
-				gl_diag_error(d, b->nodes[j], p,
-					      "%s overlaps a[%d] (%s): the groups must be disjoint, or traffic inside the "
-					      "overlap is cut too", y, i, x);
+				gl_diag_error(
+					d, b->nodes[j], p,
+					"%s overlaps a[%d] (%s): the groups must be disjoint, or traffic inside the "
+					"overlap is cut too",
+					y, i, x);
 			}
 	return n_err;
 }
@@ -276,7 +285,8 @@ static void pt_validate(const struct gl_fault_spec *f, struct gl_diag *d, const 
 		char p[256];
 		/* validate runs before "for" is implied: dur_ns is what was written */
 		if (f->dur_ns <= 0)
-			gl_diag_error(d, f->json, path, "kind partition needs \"for\": how long the partition lasts "
+			gl_diag_error(d, f->json, path,
+				      "kind partition needs \"for\": how long the partition lasts "
 				      "(without it the fault would be reverted at once)");
 		for (int g = 0; g < 2; g++) {
 			const struct pt_group *x = &a[g], *y = &a[1 - g];
@@ -297,7 +307,7 @@ struct pt_plan {
 	struct gl_host host;
 	char table[96];
 	struct pt_group a, b;
-	const cJSON *probe_across, *probe_within;   /* borrowed from the plan */
+	const cJSON *probe_across, *probe_within; /* borrowed from the plan */
 	int64_t probe_timeout_ms;
 };
 
@@ -306,9 +316,6 @@ static const char *jstr(const cJSON *o, const char *key)
 	const cJSON *v = gl_param(o, key);
 	return cJSON_IsString(v) ? v->valuestring : NULL;
 }
-
-
-
 
 static cJSON *group_json(const struct pt_group *g)
 {
@@ -342,7 +349,8 @@ static int pt_plan(const struct gl_scenario *s, const struct gl_fault_spec *f, c
 		goto out;
 	}
 	if (check_params(f, &g[0], &g[1], &probe_ns, NULL, "") != 0) {
-		rc = gl_errf(err, GL_EINVAL, "partition '%s': its params do not validate (see gauntlet validate)", f->id);
+		rc = gl_errf(err, GL_EINVAL, "partition '%s': its params do not validate (see gauntlet validate)",
+			     f->id);
 		goto out;
 	}
 	cJSON_AddStringToObject(o, "id", f->id);
@@ -377,7 +385,8 @@ static int read_group(const cJSON *plan, const char *key, struct pt_group *g, st
 	memset(g, 0, sizeof(*g));
 	if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) > PT_MAX_ADDRS)
 		return gl_errf(err, GL_EINVAL, "partition: the plan's group %s is missing or not valid", key);
-	cJSON_ArrayForEach(it, v) {
+	cJSON_ArrayForEach(it, v)
+	{
 		if (!cJSON_IsString(it) || net_parse(it->valuestring, &g->nets[g->n]) != 0)
 			return gl_errf(err, GL_EINVAL, "partition: the plan's group %s holds a bad address", key);
 		g->has4 |= g->nets[g->n].family == AF_INET;
@@ -394,9 +403,7 @@ static int probe_ok(const cJSON *v)
 		return 1;
 	if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) == 0 || cJSON_GetArraySize(v) > PT_MAX_ARGS)
 		return 0;
-	cJSON_ArrayForEach(it, v)
-		if (!cJSON_IsString(it))
-			return 0;
+	cJSON_ArrayForEach(it, v) if (!cJSON_IsString(it)) return 0;
 	return 1;
 }
 
@@ -424,7 +431,8 @@ static int read_plan(struct gl_ctx *c, const cJSON *plan, struct pt_plan *p, str
 		return gl_errf(err, GL_EINVAL, "partition: the plan's probes are not argv arrays");
 	n = gl_param(plan, "probe_timeout_ms");
 	p->probe_timeout_ms = cJSON_IsNumber(n) && n->valuedouble > 0 && n->valuedouble <= 300000
-				      ? (int64_t)n->valuedouble : PT_PROBE_TIMEOUT_NS / 1000000;
+				      ? (int64_t)n->valuedouble
+				      : PT_PROBE_TIMEOUT_NS / 1000000;
 	return 0;
 }
 
@@ -468,18 +476,19 @@ static int inject_script(const struct pt_plan *p, struct gl_buf *b)
 		gl_buf_printf(b, "add chain inet %1$s %2$s { type filter hook %2$s priority -300; policy accept; }; ",
 			      p->table, chains[c]);
 		if (v4)
-			gl_buf_printf(b, "add rule inet %1$s %2$s ip saddr @a4 ip daddr @b4 drop; "
-					 "add rule inet %1$s %2$s ip saddr @b4 ip daddr @a4 drop; ",
+			gl_buf_printf(b,
+				      "add rule inet %1$s %2$s ip saddr @a4 ip daddr @b4 drop; "
+				      "add rule inet %1$s %2$s ip saddr @b4 ip daddr @a4 drop; ",
 				      p->table, chains[c]);
 		if (v6)
-			gl_buf_printf(b, "add rule inet %1$s %2$s ip6 saddr @a6 ip6 daddr @b6 drop; "
-					 "add rule inet %1$s %2$s ip6 saddr @b6 ip6 daddr @a6 drop; ",
+			gl_buf_printf(b,
+				      "add rule inet %1$s %2$s ip6 saddr @a6 ip6 daddr @b6 drop; "
+				      "add rule inet %1$s %2$s ip6 saddr @b6 ip6 daddr @a6 drop; ",
 				      p->table, chains[c]);
 	}
 	/* a buffer that hit its cap refused appends: check the end is there */
 	return b->data && b->len > 6 && !strcmp(b->data + b->len - 6, "drop; ") ? 0 : -1;
 }
-
 
 /* Run argv on the plan's host (gl_run_trim: a timeout is no error, *status -1). */
 static int run_argv(const struct pt_plan *p, const char *const *argv, int64_t timeout_ms, int *status, char *out,
@@ -531,7 +540,7 @@ static int pt_inject(struct gl_ctx *c, const cJSON *plan, struct gl_err *err)
 	char out[1024];
 	int status, rc = -GL_EINVAL;
 
-	gl_buf_init(&script, 120 * 1024);   /* one argv string: the kernel takes 128 KiB */
+	gl_buf_init(&script, 120 * 1024); /* one argv string: the kernel takes 128 KiB */
 	if (!p)
 		goto out;
 	if (inject_script(p, &script) != 0) {
@@ -562,14 +571,14 @@ static int probe(const struct pt_plan *p, const cJSON *argv_json, const char *na
 
 	if (!argv_json)
 		return 0;
-	cJSON_ArrayForEach(it, argv_json)
-		argv[n++] = it->valuestring;
+	cJSON_ArrayForEach(it, argv_json) argv[n++] = it->valuestring;
 	argv[n] = NULL;
 	if (run_argv(p, argv, p->probe_timeout_ms, &status, out, sizeof(out), err) != 0)
 		return -GL_EIO;
 	if (want_success && status != 0)
-		return gl_errf(err, GL_EIO, "partition: %s '%s' %s%s%s: the hosts inside a group cannot reach each other",
-			       name, argv[0], status < 0 ? "timed out" : "failed", out[0] ? ": " : "", gl_first_line(out));
+		return gl_errf(err, GL_EIO,
+			       "partition: %s '%s' %s%s%s: the hosts inside a group cannot reach each other", name,
+			       argv[0], status < 0 ? "timed out" : "failed", out[0] ? ": " : "", gl_first_line(out));
 	if (!want_success && status == 0)
 		return gl_errf(err, GL_EIO, "partition: %s '%s' succeeded: traffic still crosses the partition", name,
 			       argv[0]);
@@ -668,12 +677,15 @@ static int pt_preflight(struct gl_ctx *c, const cJSON *plan)
 		const char *argv[] = { "sh", "-c", "command -v \"$1\" >/dev/null", "sh", prog, NULL };
 		if (!prog)
 			continue;
-		snprintf(check, sizeof(check), "%s '%s' present", i < 0 ? "tool" : i ? "probe_within" : "probe_across",
+		snprintf(check, sizeof(check), "%s '%s' present",
+			 i < 0 ? "tool"
+			 : i   ? "probe_within"
+			       : "probe_across",
 			 prog);
 		if (pf_check(c, p, subject, check, argv, "not found on the host's PATH") != 0) {
 			bad = 1;
 			if (i < 0)
-				goto out;   /* nft --check below needs it */
+				goto out; /* nft --check below needs it */
 		}
 	}
 	if (inject_script(p, &script) != 0) {
@@ -707,8 +719,7 @@ static void describe_probe(struct gl_buf *out, const struct pt_plan *p, const cJ
 
 	if (!v)
 		return;
-	cJSON_ArrayForEach(it, v)
-		argv[n++] = it->valuestring;
+	cJSON_ArrayForEach(it, v) argv[n++] = it->valuestring;
 	argv[n] = NULL;
 	describe_argv(out, p, "verify", argv, note);
 }
@@ -743,8 +754,7 @@ out:
 }
 
 /* pt_revert's one command: nft delete table inet TABLE. */
-static int pt_deadman(struct gl_ctx *c, const cJSON *plan, struct gl_host *h, struct gl_buf *script,
-		      struct gl_err *err)
+static int pt_deadman(struct gl_ctx *c, const cJSON *plan, struct gl_host *h, struct gl_buf *script, struct gl_err *err)
 {
 	struct pt_plan *p = plan_new(c, plan, err);
 	const char *argv[6];

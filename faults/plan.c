@@ -15,8 +15,7 @@ void gl_plan_put_host(cJSON *plan, const struct gl_host *h)
 	cJSON_AddStringToObject(plan, "netns", h->netns);
 }
 
-int gl_plan_host(struct gl_ctx *c, const cJSON *plan, const char *kind, struct gl_host *out,
-		 struct gl_err *err)
+int gl_plan_host(struct gl_ctx *c, const cJSON *plan, const char *kind, struct gl_host *out, struct gl_err *err)
 {
 	const cJSON *jn = cJSON_GetObjectItemCaseSensitive(plan, "host");
 	const cJSON *jns = cJSON_GetObjectItemCaseSensitive(plan, "netns");
@@ -37,7 +36,7 @@ int gl_plan_host(struct gl_ctx *c, const cJSON *plan, const char *kind, struct g
 	snprintf(out->name, sizeof(out->name), "%s", name);
 	if (!local) {
 		if (!c)
-			return 0;   /* describe: the name is all it prints */
+			return 0; /* describe: the name is all it prints */
 		return gl_errf(err, GL_EINVAL, "%s: the plan's host '%s' is not in the scenario", kind, name);
 	}
 	out->local = 1;
@@ -110,7 +109,7 @@ int gl_buf_append_sh(struct gl_buf *b, const char *const *argv)
 		for (const char *q = argv[i]; *q; q++)
 			if ((unsigned char)*q < 0x20 || *q == 0x7f)
 				return -1;
-	gl_buf_append_argv(b, argv);   /* without control characters: plain or '...' */
+	gl_buf_append_argv(b, argv); /* without control characters: plain or '...' */
 	return 0;
 }
 
@@ -122,7 +121,8 @@ int gl_plan_argv_sh(const cJSON *plan, const char *key, struct gl_buf *b)
 
 	if (!cJSON_IsArray(a))
 		return -1;
-	cJSON_ArrayForEach(it, a) {
+	cJSON_ArrayForEach(it, a)
+	{
 		if (n >= 63 || !cJSON_IsString(it))
 			return -1;
 		argv[n++] = it->valuestring;
@@ -181,8 +181,8 @@ int gl_deadman_argv_sh(struct gl_buf *b, const char *const *argv, const char *sh
 	return 0;
 }
 
-int gl_deadman_from_argv(struct gl_ctx *c, const cJSON *plan, const char *kind, const char *key,
-			 const char *sh_script, struct gl_host *h, struct gl_buf *script, struct gl_err *err)
+int gl_deadman_from_argv(struct gl_ctx *c, const cJSON *plan, const char *kind, const char *key, const char *sh_script,
+			 struct gl_host *h, struct gl_buf *script, struct gl_err *err)
 {
 	const cJSON *a = cJSON_GetObjectItemCaseSensitive(plan, key), *it;
 	const char *argv[64];
@@ -192,14 +192,17 @@ int gl_deadman_from_argv(struct gl_ctx *c, const cJSON *plan, const char *kind, 
 		return rc;
 	if (!cJSON_IsArray(a))
 		return gl_errf(err, GL_EINVAL, "%s: the plan has no %s command", kind, key);
-	cJSON_ArrayForEach(it, a) {
+	cJSON_ArrayForEach(it, a)
+	{
 		if (n >= 63 || !cJSON_IsString(it))
 			return gl_errf(err, GL_EINVAL, "%s: bad %s command in the plan", kind, key);
 		argv[n++] = it->valuestring;
 	}
 	argv[n] = NULL;
 	if (gl_deadman_argv_sh(script, argv, sh_script) != 0)
-		return gl_errf(err, GL_EINVAL, "%s: the plan's %s command cannot go into a watcher script "
-			       "(empty, a control character in a word, or a line '%s')", kind, key, GL_WATCHER_EOF);
+		return gl_errf(err, GL_EINVAL,
+			       "%s: the plan's %s command cannot go into a watcher script "
+			       "(empty, a control character in a word, or a line '%s')",
+			       kind, key, GL_WATCHER_EOF);
 	return 0;
 }

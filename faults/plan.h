@@ -19,8 +19,7 @@ void gl_plan_put_host(cJSON *plan, const struct gl_host *h);
 /* kind names the fault kind in error messages. Returns 0 or a negative
  * code with err set. c may be NULL (describe): then a remote host comes
  * back with its name only. */
-int gl_plan_host(struct gl_ctx *c, const cJSON *plan, const char *kind, struct gl_host *out,
-		 struct gl_err *err);
+int gl_plan_host(struct gl_ctx *c, const cJSON *plan, const char *kind, struct gl_host *out, struct gl_err *err);
 
 /* Append argv to b as one copy-pasteable shell line (plain words as they
  * are, anything else single-quoted), for --dry-run descriptions. */
@@ -48,8 +47,8 @@ int gl_deadman_argv_sh(struct gl_buf *b, const char *const *argv, const char *sh
  * (gl_deadman_argv_sh). kind names the kind in errors. Returns 0, or a
  * negative code with err set (no host, plan[key] missing or not a list of
  * 1-63 strings, a word the watcher cannot take). */
-int gl_deadman_from_argv(struct gl_ctx *c, const cJSON *plan, const char *kind, const char *key,
-			 const char *sh_script, struct gl_host *h, struct gl_buf *script, struct gl_err *err);
+int gl_deadman_from_argv(struct gl_ctx *c, const cJSON *plan, const char *kind, const char *key, const char *sh_script,
+			 struct gl_host *h, struct gl_buf *script, struct gl_err *err);
 /* One word, quoted the same way (for values inside a description). */
 void gl_buf_append_word(struct gl_buf *b, const char *word);
 /* A --dry-run step line: "  LABEL: [ip netns exec NS ]ARGV\n", NS the

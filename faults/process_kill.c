@@ -49,8 +49,7 @@ static const char *const pk_signals[] = { "KILL", "TERM", "STOP", "INT", NULL };
  * The one script (procsel.h), step in $1. Inputs: GL_SIG, GL_PAT or GL_PID,
  * GL_ALL, GL_MAX, GL_DIR, GL_STATE, GL_WAIT (polls of 0.1 s).
  */
-static const char pk_script[] =
-	GL_PROCSEL_SH_FUNCS
+static const char pk_script[] = GL_PROCSEL_SH_FUNCS
 	"inject() {\n"
 	"	select_checked\n"
 	"	if [ \"$GL_ALL\" = 1 ]; then OUT=$LIST; else OUT=\"$BEST $BEST_ST\n\"; fi\n"
@@ -86,7 +85,8 @@ static const char pk_script[] =
 	"		[ \"$i\" -lt \"$GL_WAIT\" ] || break\n"
 	"		sleep 0.1\n"
 	"	done\n"
-	"	if [ \"$GL_SIG\" = STOP ]; then echo \"not stopped:$bad\"; else echo \"still running after SIG$GL_SIG:$bad\"; fi\n"
+	"	if [ \"$GL_SIG\" = STOP ]; then echo \"not stopped:$bad\"; else echo \"still running after "
+	"SIG$GL_SIG:$bad\"; fi\n"
 	"	exit 1\n"
 	"}\n"
 	"revert() {\n"
@@ -108,8 +108,7 @@ static const char pk_script[] =
 	"	fi\n"
 	"	rm -f -- \"$GL_STATE\" \"$GL_STATE.tmp\" || { echo \"cannot remove $GL_STATE\"; exit 5; }\n"
 	"	echo ok\n"
-	"}\n"
-	GL_PROCSEL_SH_DISPATCH;
+	"}\n" GL_PROCSEL_SH_DISPATCH;
 
 /* ---- validation ----------------------------------------------------------- */
 
@@ -126,9 +125,6 @@ static const char *signal_name(const char *s)
 	return NULL;
 }
 
-
-
-
 static void pk_validate(const struct gl_fault_spec *f, struct gl_diag *d, const char *path)
 {
 	static const char *const keys[] = { "pattern", "pid", "signal", "all", "max_matches", "state_dir", NULL };
@@ -139,7 +135,8 @@ static void pk_validate(const struct gl_fault_spec *f, struct gl_diag *d, const 
 
 	if (!f->params) {
 		gl_diag_error(d, f->json, path,
-			      "kind process_kill needs params with \"pattern\" (pgrep -f) or \"pid\", e.g. {\"pattern\": \"vllm serve\", \"signal\": \"KILL\"}");
+			      "kind process_kill needs params with \"pattern\" (pgrep -f) or \"pid\", e.g. "
+			      "{\"pattern\": \"vllm serve\", \"signal\": \"KILL\"}");
 		return;
 	}
 	snprintf(p, sizeof(p), "%s.params", path);
@@ -170,14 +167,16 @@ static void pk_validate(const struct gl_fault_spec *f, struct gl_diag *d, const 
 		sname = signal_name(cJSON_IsString(sig) ? sig->valuestring : NULL);
 		if (!sname)
 			gl_diag_error(d, sig, p, "unknown signal %s%s%s, expected one of: KILL, TERM, STOP, INT",
-				      cJSON_IsString(sig) ? "'" : "", cJSON_IsString(sig) ? sig->valuestring : "(not a string)",
+				      cJSON_IsString(sig) ? "'" : "",
+				      cJSON_IsString(sig) ? sig->valuestring : "(not a string)",
 				      cJSON_IsString(sig) ? "'" : "");
 	}
 	if (sname && !strcmp(sname, "STOP") && f->dur_ns <= 0) {
 		snprintf(p, sizeof(p), "%s.params.signal", path);
-		gl_diag_error(d, sig ? sig : f->params, p,
-			      "signal STOP needs \"for\" (%s.for): the process stays stopped until the revert sends SIGCONT",
-			      path);
+		gl_diag_error(
+			d, sig ? sig : f->params, p,
+			"signal STOP needs \"for\" (%s.for): the process stays stopped until the revert sends SIGCONT",
+			path);
 	}
 	all = gl_param(f->params, "all");
 	if (all) {
@@ -200,7 +199,8 @@ static void pk_validate(const struct gl_fault_spec *f, struct gl_diag *d, const 
 		snprintf(p, sizeof(p), "%s.params.state_dir", path);
 		if (!cJSON_IsString(dir) || !gl_safe_abs_path(dir->valuestring))
 			gl_diag_error(d, dir, p,
-				      "expected an absolute directory path of letters, digits and / . _ - (at most 200 bytes), like \"/run/gauntlet\"");
+				      "expected an absolute directory path of letters, digits and / . _ - (at most 200 "
+				      "bytes), like \"/run/gauntlet\"");
 	}
 }
 
@@ -243,8 +243,7 @@ static cJSON *step_argv(const cJSON *p, const char *step, int wait_polls)
 	return a;
 }
 
-static int pk_plan(const struct gl_scenario *s, const struct gl_fault_spec *f, cJSON **plan,
-		   struct gl_err *err)
+static int pk_plan(const struct gl_scenario *s, const struct gl_fault_spec *f, cJSON **plan, struct gl_err *err)
 {
 	const struct gl_host *h = gl_scenario_host(s, f->target);
 	const char *pat = gl_param_str(f->params, "pattern"), *sig = signal_name(gl_param_str(f->params, "signal"));
@@ -275,7 +274,10 @@ static int pk_plan(const struct gl_scenario *s, const struct gl_fault_spec *f, c
 	else
 		cJSON_AddNumberToObject(p, "pid", pid->valuedouble);
 	cJSON_AddBoolToObject(p, "all", pat && cJSON_IsTrue(gl_param(f->params, "all")));
-	cJSON_AddNumberToObject(p, "max_matches", cJSON_IsNumber(max) ? max->valueint : pat ? PK_MAX_MATCHES_DEFAULT : 1);
+	cJSON_AddNumberToObject(p, "max_matches",
+				cJSON_IsNumber(max) ? max->valueint
+				: pat               ? PK_MAX_MATCHES_DEFAULT
+						    : 1);
 	cJSON_AddStringToObject(p, "state_dir", dir);
 	cJSON_AddStringToObject(p, "state_file", file);
 	/* how long verify waits for the signal to take effect (0.1 s polls) */
@@ -294,7 +296,6 @@ static int pk_plan(const struct gl_scenario *s, const struct gl_fault_spec *f, c
 
 /* ---- steps ---------------------------------------------------------------- */
 
-
 static int run_step(struct gl_ctx *c, const cJSON *plan, const char *step, struct gl_err *err)
 {
 	const cJSON *argv = gl_param(plan, step), *it;
@@ -305,7 +306,8 @@ static int run_step(struct gl_ctx *c, const cJSON *plan, const char *step, struc
 
 	if (!cJSON_IsArray(argv))
 		return gl_errf(err, GL_EINVAL, "process_kill: the plan has no %s command", step);
-	cJSON_ArrayForEach(it, argv) {
+	cJSON_ArrayForEach(it, argv)
+	{
 		if (n >= (int)GL_ARRAY_LEN(args) - 1 || !cJSON_IsString(it))
 			return gl_errf(err, GL_EINVAL, "process_kill: bad %s command in the plan", step);
 		args[n++] = it->valuestring;
@@ -347,16 +349,24 @@ static int run_step(struct gl_ctx *c, const cJSON *plan, const char *step, struc
 	return rc;
 }
 
-static int pk_inject(struct gl_ctx *c, const cJSON *plan, struct gl_err *err) { return run_step(c, plan, "inject", err); }
-static int pk_verify(struct gl_ctx *c, const cJSON *plan, struct gl_err *err) { return run_step(c, plan, "verify", err); }
-static int pk_revert(struct gl_ctx *c, const cJSON *plan, struct gl_err *err) { return run_step(c, plan, "revert", err); }
+static int pk_inject(struct gl_ctx *c, const cJSON *plan, struct gl_err *err)
+{
+	return run_step(c, plan, "inject", err);
+}
+static int pk_verify(struct gl_ctx *c, const cJSON *plan, struct gl_err *err)
+{
+	return run_step(c, plan, "verify", err);
+}
+static int pk_revert(struct gl_ctx *c, const cJSON *plan, struct gl_err *err)
+{
+	return run_step(c, plan, "revert", err);
+}
 static int pk_verify_revert(struct gl_ctx *c, const cJSON *plan, struct gl_err *err)
 {
 	return run_step(c, plan, "verify_revert", err);
 }
 
 /* ---- dry run -------------------------------------------------------------- */
-
 
 static void pk_describe(const cJSON *plan, struct gl_buf *out)
 {
@@ -375,7 +385,8 @@ static void pk_describe(const cJSON *plan, struct gl_buf *out)
 			const char *one[] = { pat, NULL };
 			gl_buf_append_argv(out, one);
 		}
-		gl_buf_printf(out, " (%s; refuse if more than %d match; never pid 1 or the controller and its ancestors)",
+		gl_buf_printf(out,
+			      " (%s; refuse if more than %d match; never pid 1 or the controller and its ancestors)",
 			      cJSON_IsTrue(gl_param(plan, "all")) ? "every match" : "the newest match",
 			      cJSON_IsNumber(max) ? max->valueint : PK_MAX_MATCHES_DEFAULT);
 	} else {
@@ -389,16 +400,13 @@ static void pk_describe(const cJSON *plan, struct gl_buf *out)
 	else
 		gl_buf_printf(out, "  verify: every pid in %s is gone within %d s\n", file,
 			      !strcmp(sig, "KILL") ? 5 : 10);
-	if (stop)
-	{
+	if (stop) {
 		gl_buf_printf(out, "  revert: kill -CONT $(cat ");
 		gl_buf_append_word(out, file);
 		gl_buf_printf(out, "); rm -f ");
 		gl_buf_append_word(out, file);
 		gl_buf_printf(out, "\n");
-	}
-	else
-	{
+	} else {
 		gl_buf_printf(out, "  revert: rm -f ");
 		gl_buf_append_word(out, file);
 		gl_buf_printf(out, " (nothing to undo after SIG%s)\n", sig);
@@ -422,8 +430,7 @@ static const char *pk_none_why(const char *sig)
 
 /* STOP: the revert step's argv (SIGCONT to the recorded pids), pk_script
  * and all. */
-static int pk_deadman(struct gl_ctx *c, const cJSON *plan, struct gl_host *h, struct gl_buf *script,
-		      struct gl_err *err)
+static int pk_deadman(struct gl_ctx *c, const cJSON *plan, struct gl_host *h, struct gl_buf *script, struct gl_err *err)
 {
 	const char *sig = signal_name(gl_param_str(plan, "signal"));
 	int rc;
@@ -455,9 +462,10 @@ static int pk_ends(const struct gl_fault_spec *f, const struct gl_proc_view *p, 
 	if (!named && !on)
 		return GL_ENDS_NO;
 	if (!strcmp(sig, "STOP") && (p->watchdog_ns <= 0 || f->dur_ns < p->watchdog_ns))
-		return GL_ENDS_NO;   /* stopped, then continued before anything ends them */
+		return GL_ENDS_NO; /* stopped, then continued before anything ends them */
 	if (why)
-		snprintf(why, n, "SIG%s of %s", sig, named ? "a process its pattern names" : "a process on one of its hosts");
+		snprintf(why, n, "SIG%s of %s", sig,
+			 named ? "a process its pattern names" : "a process on one of its hosts");
 	return named ? GL_ENDS_SURE : GL_ENDS_MAYBE;
 }
 

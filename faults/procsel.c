@@ -47,7 +47,9 @@ const char *gl_pattern_problem(const char *pat, char *buf, size_t n)
 	for (size_t i = 0; i < GL_ARRAY_LEN(probes) && all; i++)
 		all = regexec(&re, probes[i], 0, NULL, 0) == 0;
 	regfree(&re);
-	return all ? "the pattern matches any command line; name the process (e.g. \"vllm serve\" or \"etcd --name m1\")" : NULL;
+	return all ? "the pattern matches any command line; name the process (e.g. \"vllm serve\" or \"etcd --name "
+		     "m1\")"
+		   : NULL;
 }
 
 int gl_safe_abs_path(const char *s)
@@ -70,8 +72,8 @@ void gl_procsel_state_file(char *out, size_t n, const char *dir, const char *pre
 
 	snprintf(safe, sizeof(safe), "%s", id);
 	for (char *c = safe; *c; c++)
-		if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
-		      *c == '-' || *c == '_' || *c == '.'))
+		if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '-' ||
+		      *c == '_' || *c == '.'))
 			*c = '_';
 	if (getrandom(&token, sizeof(token), GRND_NONBLOCK) != (ssize_t)sizeof(token))
 		token = (unsigned int)(gl_wall_ns() ^ ((int64_t)getpid() << 16));
@@ -80,7 +82,7 @@ void gl_procsel_state_file(char *out, size_t n, const char *dir, const char *pre
 
 void gl_argv_add_env(cJSON *argv, const char *key, const char *val)
 {
-	char kv[1024];   /* GL_STATE=<dir, <= 200>/<prefix>-<id, <= 63>-<8 hex>.pids fits */
+	char kv[1024]; /* GL_STATE=<dir, <= 200>/<prefix>-<id, <= 63>-<8 hex>.pids fits */
 	snprintf(kv, sizeof(kv), "%s=%s", key, val);
 	cJSON_AddItemToArray(argv, cJSON_CreateString(kv));
 }

@@ -53,76 +53,78 @@ void gl_argv_add_env(cJSON *argv, const char *key, const char *val);
  *   verify_revert the state file is gone and, after a STOP, no selected
  *                 process is still stopped.
  */
-#define GL_PROCSEL_SH_FUNCS \
-	"set -f\n" \
-	"pinfo() {\n" \
-	"	L=\n" \
-	"	{ read -r L < \"/proc/$1/stat\"; } 2>/dev/null || return 1\n" \
-	"	[ -n \"$L\" ] || return 1\n" \
-	"	R=${L##*) }\n" \
-	"	set -- $R\n" \
-	"	S=$1 PP=$2 ST=${20}\n" \
-	"}\n" \
-	"ancestors() {\n" \
-	"	A=\" $$ \" a=$PPID\n" \
-	"	while [ \"${a:-0}\" -gt 1 ]; do\n" \
-	"		case $A in *\" $a \"*) break ;; esac\n" \
-	"		A=\"$A$a \"\n" \
-	"		pinfo \"$a\" || break\n" \
-	"		a=$PP\n" \
-	"	done\n" \
-	"}\n" \
-	"what() {\n" \
-	"	if [ -n \"${GL_PIDFILE:-}\" ]; then echo \"pid file $GL_PIDFILE\";\n" \
+#define GL_PROCSEL_SH_FUNCS                                                                              \
+	"set -f\n"                                                                                       \
+	"pinfo() {\n"                                                                                    \
+	"	L=\n"                                                                                          \
+	"	{ read -r L < \"/proc/$1/stat\"; } 2>/dev/null || return 1\n"                                  \
+	"	[ -n \"$L\" ] || return 1\n"                                                                   \
+	"	R=${L##*) }\n"                                                                                 \
+	"	set -- $R\n"                                                                                   \
+	"	S=$1 PP=$2 ST=${20}\n"                                                                         \
+	"}\n"                                                                                            \
+	"ancestors() {\n"                                                                                \
+	"	A=\" $$ \" a=$PPID\n"                                                                          \
+	"	while [ \"${a:-0}\" -gt 1 ]; do\n"                                                             \
+	"		case $A in *\" $a \"*) break ;; esac\n"                                                       \
+	"		A=\"$A$a \"\n"                                                                                \
+	"		pinfo \"$a\" || break\n"                                                                      \
+	"		a=$PP\n"                                                                                      \
+	"	done\n"                                                                                        \
+	"}\n"                                                                                            \
+	"what() {\n"                                                                                     \
+	"	if [ -n \"${GL_PIDFILE:-}\" ]; then echo \"pid file $GL_PIDFILE\";\n"                          \
 	"	elif [ -n \"${GL_PID:-}\" ]; then echo \"pid $GL_PID\"; else echo \"pattern '$GL_PAT'\"; fi\n" \
-	"}\n" \
-	"select_procs() {\n" \
-	"	if [ -n \"${GL_PIDFILE:-}\" ]; then\n" \
-	"		cands=\n" \
-	"		{ read -r cands < \"$GL_PIDFILE\"; } 2>/dev/null || { echo \"cannot read $(what)\"; exit 3; }\n" \
-	"	elif [ -n \"${GL_PID:-}\" ]; then\n" \
-	"		cands=$GL_PID\n" \
-	"	else\n" \
-	"		cands=$(pgrep -f -- \"$GL_PAT\"); rc=$?\n" \
-	"		[ \"$rc\" -le 1 ] || { echo \"pgrep failed (exit $rc)\"; exit 5; }\n" \
-	"	fi\n" \
-	"	ancestors\n" \
-	"	N=0 LIST= BEST= BEST_ST= STOPPED=\n" \
-	"	for p in $cands; do\n" \
-	"		case $p in ''|*[!0-9]*) continue ;; esac\n" \
-	"		[ \"$p\" -gt 1 ] || continue\n" \
-	"		case $A in *\" $p \"*) continue ;; esac\n" \
-	"		pinfo \"$p\" || continue\n" \
-	"		case $S in Z|X|x) continue ;; esac\n" \
-	"		[ \"$S\" = T ] && STOPPED=\"$STOPPED $p\"\n" \
-	"		N=$((N + 1))\n" \
-	"		LIST=\"$LIST$p $ST\n\"\n" \
-	"		if [ -z \"$BEST\" ] || [ \"$ST\" -gt \"$BEST_ST\" ] || { [ \"$ST\" -eq \"$BEST_ST\" ] && [ \"$p\" -gt \"$BEST\" ]; }; then\n" \
-	"			BEST=$p BEST_ST=$ST\n" \
-	"		fi\n" \
-	"	done\n" \
-	"}\n" \
-	"select_checked() {\n" \
-	"	mkdir -p -- \"$GL_DIR\" || { echo \"cannot create $GL_DIR\"; exit 5; }\n" \
-	"	select_procs\n" \
-	"	[ \"$N\" -gt 0 ] || { echo \"no process matches $(what)\"; exit 3; }\n" \
-	"	if [ \"$N\" -gt \"$GL_MAX\" ]; then\n" \
-	"		echo \"$(what) matches $N processes, more than max_matches $GL_MAX: refusing\"; exit 4\n" \
-	"	fi\n" \
-	"}\n" \
-	"verify_revert() {\n" \
-	"	[ ! -e \"$GL_STATE\" ] || { echo \"$GL_STATE is still there\"; exit 1; }\n" \
-	"	[ \"$GL_SIG\" = STOP ] || { echo ok; exit 0; }\n" \
-	"	select_procs\n" \
-	"	[ -z \"$STOPPED\" ] || { echo \"still stopped ($(what)):$STOPPED\"; exit 1; }\n" \
-	"	echo ok\n" \
+	"}\n"                                                                                            \
+	"select_procs() {\n"                                                                             \
+	"	if [ -n \"${GL_PIDFILE:-}\" ]; then\n"                                                         \
+	"		cands=\n"                                                                                     \
+	"		{ read -r cands < \"$GL_PIDFILE\"; } 2>/dev/null || { echo \"cannot read $(what)\"; exit 3; " \
+	"}\n"                                                                                            \
+	"	elif [ -n \"${GL_PID:-}\" ]; then\n"                                                           \
+	"		cands=$GL_PID\n"                                                                              \
+	"	else\n"                                                                                        \
+	"		cands=$(pgrep -f -- \"$GL_PAT\"); rc=$?\n"                                                    \
+	"		[ \"$rc\" -le 1 ] || { echo \"pgrep failed (exit $rc)\"; exit 5; }\n"                         \
+	"	fi\n"                                                                                          \
+	"	ancestors\n"                                                                                   \
+	"	N=0 LIST= BEST= BEST_ST= STOPPED=\n"                                                           \
+	"	for p in $cands; do\n"                                                                         \
+	"		case $p in ''|*[!0-9]*) continue ;; esac\n"                                                   \
+	"		[ \"$p\" -gt 1 ] || continue\n"                                                               \
+	"		case $A in *\" $p \"*) continue ;; esac\n"                                                    \
+	"		pinfo \"$p\" || continue\n"                                                                   \
+	"		case $S in Z|X|x) continue ;; esac\n"                                                         \
+	"		[ \"$S\" = T ] && STOPPED=\"$STOPPED $p\"\n"                                                  \
+	"		N=$((N + 1))\n"                                                                               \
+	"		LIST=\"$LIST$p $ST\n\"\n"                                                                     \
+	"		if [ -z \"$BEST\" ] || [ \"$ST\" -gt \"$BEST_ST\" ] || { [ \"$ST\" -eq \"$BEST_ST\" ] && [ "  \
+	"\"$p\" -gt \"$BEST\" ]; }; then\n"                                                              \
+	"			BEST=$p BEST_ST=$ST\n"                                                                       \
+	"		fi\n"                                                                                         \
+	"	done\n"                                                                                        \
+	"}\n"                                                                                            \
+	"select_checked() {\n"                                                                           \
+	"	mkdir -p -- \"$GL_DIR\" || { echo \"cannot create $GL_DIR\"; exit 5; }\n"                      \
+	"	select_procs\n"                                                                                \
+	"	[ \"$N\" -gt 0 ] || { echo \"no process matches $(what)\"; exit 3; }\n"                        \
+	"	if [ \"$N\" -gt \"$GL_MAX\" ]; then\n"                                                         \
+	"		echo \"$(what) matches $N processes, more than max_matches $GL_MAX: refusing\"; exit 4\n"     \
+	"	fi\n"                                                                                          \
+	"}\n"                                                                                            \
+	"verify_revert() {\n"                                                                            \
+	"	[ ! -e \"$GL_STATE\" ] || { echo \"$GL_STATE is still there\"; exit 1; }\n"                    \
+	"	[ \"$GL_SIG\" = STOP ] || { echo ok; exit 0; }\n"                                              \
+	"	select_procs\n"                                                                                \
+	"	[ -z \"$STOPPED\" ] || { echo \"still stopped ($(what)):$STOPPED\"; exit 1; }\n"               \
+	"	echo ok\n"                                                                                     \
 	"}\n"
 
-#define GL_PROCSEL_SH_DISPATCH \
-	"step=$1; shift\n" \
-	"case $step in\n" \
+#define GL_PROCSEL_SH_DISPATCH                                      \
+	"step=$1; shift\n"                                          \
+	"case $step in\n"                                           \
 	"inject|verify|revert|verify_revert) \"$step\" \"$@\" ;;\n" \
-	"*) echo \"unknown step '$step'\"; exit 2 ;;\n" \
+	"*) echo \"unknown step '$step'\"; exit 2 ;;\n"             \
 	"esac\n"
 
 #endif

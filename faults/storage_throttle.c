@@ -89,12 +89,14 @@ static const char st_cgroup_script[] =
 	"	elif [ -d \"$root/blkio\" ]; then\n"
 	"		IF=v1 DIR=$v1dir\n"
 	"	else\n"
-	"		echo \"neither the cgroup v2 io controller ($root/cgroup.controllers) nor cgroup v1 blkio ($root/blkio) is available\"\n"
+	"		echo \"neither the cgroup v2 io controller ($root/cgroup.controllers) nor cgroup v1 blkio "
+	"($root/blkio) is available\"\n"
 	"		return 1\n"
 	"	fi\n"
 	"}\n"
 	"put() { # FILE LINE\n"
-	"	e=$( { printf '%s\\n' \"$2\" > \"$1\"; } 2>&1 ) || { echo \"cannot write '$2' to $1: $e\"; return 1; }\n"
+	"	e=$( { printf '%s\\n' \"$2\" > \"$1\"; } 2>&1 ) || { echo \"cannot write '$2' to $1: $e\"; return 1; "
+	"}\n"
 	"}\n"
 	"v1get() { # KIND -> V, the limit for D (0: none)\n"
 	"	V=0\n"
@@ -108,14 +110,17 @@ static const char st_cgroup_script[] =
 	"	[ -z \"$wi\" ] || $1 write_iops \"$wi\" || return 1\n"
 	"}\n"
 	"v1set() { put \"$DIR/blkio.throttle.$1_device\" \"$D $2\"; }\n"
-	"v1check() { v1get \"$1\"; [ \"$V\" = \"$2\" ] || { echo \"$DIR/blkio.throttle.$1_device has $V for $D, expected $2\"; return 1; }; }\n"
+	"v1check() { v1get \"$1\"; [ \"$V\" = \"$2\" ] || { echo \"$DIR/blkio.throttle.$1_device has $V for $D, "
+	"expected $2\"; return 1; }; }\n"
 	"v1zero() { put \"$DIR/blkio.throttle.$1_device\" \"$D 0\"; }\n"
-	"v1clear() { v1get \"$1\"; [ \"$V\" = 0 ] || { echo \"$DIR/blkio.throttle.$1_device still has $V for $D\"; return 1; }; }\n"
+	"v1clear() { v1get \"$1\"; [ \"$V\" = 0 ] || { echo \"$DIR/blkio.throttle.$1_device still has $V for $D\"; "
+	"return 1; }; }\n"
 	"inject() {\n"
 	"	detect && resolve || exit 3\n"
 	"	[ -d \"$DIR\" ] || { echo \"cgroup $DIR does not exist\"; exit 3; }\n"
 	"	if [ $IF = v2 ]; then\n"
-	"		[ -e \"$DIR/io.max\" ] || { echo \"$DIR/io.max is missing: enable the io controller (+io in the parent's cgroup.subtree_control)\"; exit 3; }\n"
+	"		[ -e \"$DIR/io.max\" ] || { echo \"$DIR/io.max is missing: enable the io controller (+io in "
+	"the parent's cgroup.subtree_control)\"; exit 3; }\n"
 	"		line=$D\n"
 	"		[ -z \"$rb\" ] || line=\"$line rbps=$rb\"\n"
 	"		[ -z \"$wb\" ] || line=\"$line wbps=$wb\"\n"
@@ -134,7 +139,8 @@ static const char st_cgroup_script[] =
 	"		[ -n \"$L\" ] || { echo \"$DIR/io.max has no limit for $D\"; exit 1; }\n"
 	"		for kv in rbps=$rb wbps=$wb riops=$ri wiops=$wi; do\n"
 	"			case $kv in *=) continue ;; esac\n"
-	"			case \" $L \" in *\" $kv \"*) ;; *) echo \"$DIR/io.max has '$L', expected $kv\"; exit 1 ;; esac\n"
+	"			case \" $L \" in *\" $kv \"*) ;; *) echo \"$DIR/io.max has '$L', expected $kv\"; exit "
+	"1 ;; esac\n"
 	"		done\n"
 	"	else\n"
 	"		v1each v1check || exit 1\n"
@@ -186,11 +192,27 @@ static const char st_tc_revert_script[] =
  * bytes per second, SI or IEC prefixes. A unit is required. */
 static int parse_rate_bits(const char *s, double *bits)
 {
-	static const struct { const char *u; double mult; } units[] = {
-		{ "bit", 1 }, { "kbit", 1e3 }, { "mbit", 1e6 }, { "gbit", 1e9 }, { "tbit", 1e12 },
-		{ "kibit", 1024.0 }, { "mibit", 1048576.0 }, { "gibit", 1073741824.0 }, { "tibit", 1099511627776.0 },
-		{ "bps", 8 }, { "kbps", 8e3 }, { "mbps", 8e6 }, { "gbps", 8e9 }, { "tbps", 8e12 },
-		{ "kibps", 8 * 1024.0 }, { "mibps", 8 * 1048576.0 }, { "gibps", 8 * 1073741824.0 },
+	static const struct {
+		const char *u;
+		double mult;
+	} units[] = {
+		{ "bit", 1 },
+		{ "kbit", 1e3 },
+		{ "mbit", 1e6 },
+		{ "gbit", 1e9 },
+		{ "tbit", 1e12 },
+		{ "kibit", 1024.0 },
+		{ "mibit", 1048576.0 },
+		{ "gibit", 1073741824.0 },
+		{ "tibit", 1099511627776.0 },
+		{ "bps", 8 },
+		{ "kbps", 8e3 },
+		{ "mbps", 8e6 },
+		{ "gbps", 8e9 },
+		{ "tbps", 8e12 },
+		{ "kibps", 8 * 1024.0 },
+		{ "mibps", 8 * 1048576.0 },
+		{ "gibps", 8 * 1073741824.0 },
 		{ "tibps", 8 * 1099511627776.0 },
 	};
 	char *end;
@@ -305,7 +327,8 @@ static int valid_ifname(const char *s)
 
 static void st_validate(const struct gl_fault_spec *f, struct gl_diag *d, const char *path)
 {
-	static const char *const cg_keys[] = { "cgroup", "device", "read_bps", "write_bps", "read_iops", "write_iops", NULL };
+	static const char *const cg_keys[] = { "cgroup",    "device",     "read_bps", "write_bps",
+					       "read_iops", "write_iops", NULL };
 	static const char *const tc_keys[] = { "interface", "rate", NULL };
 	int tc = !strcmp(f->method, "tc");
 	const char *const *keys = tc ? tc_keys : cg_keys;
@@ -315,12 +338,16 @@ static void st_validate(const struct gl_fault_spec *f, struct gl_diag *d, const 
 	if (f->dur_ns <= 0)
 		gl_diag_error(d, f->json, path, "kind storage_throttle needs \"for\": how long the throttle holds");
 	if (!f->params) {
-		gl_diag_error(d, f->json, path, tc ? "method tc needs params {\"interface\": \"eth1\", \"rate\": \"100mbit\"}"
-						   : "kind storage_throttle needs params with \"cgroup\", \"device\" and a limit, e.g. {\"cgroup\": \"gauntlet/storage\", \"device\": \"/dev/vda\", \"write_bps\": \"10MB\"}");
+		gl_diag_error(
+			d, f->json, path,
+			tc ? "method tc needs params {\"interface\": \"eth1\", \"rate\": \"100mbit\"}"
+			   : "kind storage_throttle needs params with \"cgroup\", \"device\" and a limit, e.g. "
+			     "{\"cgroup\": \"gauntlet/storage\", \"device\": \"/dev/vda\", \"write_bps\": \"10MB\"}");
 		return;
 	}
 	snprintf(p, sizeof(p), "%s.params", path);
-	gl_params_check_keys(f->params, keys, tc ? "storage_throttle method tc" : "storage_throttle method cgroup", d, p);
+	gl_params_check_keys(f->params, keys, tc ? "storage_throttle method tc" : "storage_throttle method cgroup", d,
+			     p);
 	if (tc) {
 		double bits;
 		v = gl_param(f->params, "interface");
@@ -328,7 +355,8 @@ static void st_validate(const struct gl_fault_spec *f, struct gl_diag *d, const 
 		if (!v)
 			gl_diag_error(d, f->params, p, "missing: the storage network interface, like \"eth1\"");
 		else if (!cJSON_IsString(v) || !valid_ifname(v->valuestring))
-			gl_diag_error(d, v, p, "expected an interface name (1 to %d letters, digits and . _ - @ + :, "
+			gl_diag_error(d, v, p,
+				      "expected an interface name (1 to %d letters, digits and . _ - @ + :, "
 				      "not starting with '-', no '..')",
 				      ST_IFNAME_MAX);
 		v = gl_param(f->params, "rate");
@@ -337,23 +365,29 @@ static void st_validate(const struct gl_fault_spec *f, struct gl_diag *d, const 
 			gl_diag_error(d, f->params, p, "missing: the rate limit, like \"100mbit\"");
 		else if (!cJSON_IsString(v) || parse_rate_bits(v->valuestring, &bits) != 0)
 			gl_diag_error(d, v, p,
-				      "expected a tc rate with its unit, like \"100mbit\", \"1gbit\" or \"50mbps\" (bit, kbit, mbit, gbit, bps, kbps, mbps, gbps, or kibit, mibps...)");
+				      "expected a tc rate with its unit, like \"100mbit\", \"1gbit\" or \"50mbps\" "
+				      "(bit, kbit, mbit, gbit, bps, kbps, mbps, gbps, or kibit, mibps...)");
 		return;
 	}
 	v = gl_param(f->params, "cgroup");
 	snprintf(p, sizeof(p), "%s.params.cgroup", path);
 	if (!v)
-		gl_diag_error(d, f->params, p, "missing: the cgroup the storage workload runs in, relative to %s, like \"gauntlet/storage\"",
-			      ST_CGROUP_ROOT);
+		gl_diag_error(
+			d, f->params, p,
+			"missing: the cgroup the storage workload runs in, relative to %s, like \"gauntlet/storage\"",
+			ST_CGROUP_ROOT);
 	else if (!cJSON_IsString(v) || !valid_cgroup(v->valuestring))
 		gl_diag_error(d, v, p,
-			      "expected a cgroup path relative to the cgroup root, like \"gauntlet/storage\" (no leading /, no . or .. parts; letters, digits and . _ - @ +)");
+			      "expected a cgroup path relative to the cgroup root, like \"gauntlet/storage\" (no "
+			      "leading /, no . or .. parts; letters, digits and . _ - @ +)");
 	v = gl_param(f->params, "device");
 	snprintf(p, sizeof(p), "%s.params.device", path);
 	if (!v)
 		gl_diag_error(d, f->params, p, "missing: the block device to throttle, like \"/dev/vda\" or \"254:0\"");
 	else if (!cJSON_IsString(v) || !valid_device(v->valuestring))
-		gl_diag_error(d, v, p, "expected a block device path under /dev/ or MAJ:MIN in decimal, like \"/dev/vda\" or \"254:0\"");
+		gl_diag_error(d, v, p,
+			      "expected a block device path under /dev/ or MAJ:MIN in decimal, like \"/dev/vda\" or "
+			      "\"254:0\"");
 	{
 		int n_limits = 0;
 		for (size_t i = 0; i < GL_ARRAY_LEN(st_limits); i++) {
@@ -364,13 +398,16 @@ static void st_validate(const struct gl_fault_spec *f, struct gl_diag *d, const 
 			n_limits++;
 			snprintf(p, sizeof(p), "%s.params.%s", path, st_limits[i].key);
 			if (limit_value(v, st_limits[i].is_size, &x) != 0)
-				gl_diag_error(d, v, p, st_limits[i].is_size
-					      ? "expected a size per second above 0, like \"10MB\" or \"512KiB\""
-					      : "expected an integer of I/Os per second from 1 to 4294967295");
+				gl_diag_error(
+					d, v, p,
+					st_limits[i].is_size
+						? "expected a size per second above 0, like \"10MB\" or \"512KiB\""
+						: "expected an integer of I/Os per second from 1 to 4294967295");
 		}
 		if (!n_limits)
 			gl_diag_error(d, f->params, path,
-				      "storage_throttle method cgroup needs at least one limit: read_bps, write_bps, read_iops or write_iops");
+				      "storage_throttle method cgroup needs at least one limit: read_bps, write_bps, "
+				      "read_iops or write_iops");
 	}
 }
 
@@ -400,7 +437,8 @@ static int plan_cgroup(const struct gl_fault_spec *f, cJSON *p)
 	cJSON_AddStringToObject(p, "device", dev);
 	cJSON_AddStringToObject(p, "cgroup_root", ST_CGROUP_ROOT);
 	cJSON_AddStringToObject(p, "interface_rule",
-				"v2 if " ST_CGROUP_ROOT "/cgroup.controllers lists io, else v1 if " ST_CGROUP_ROOT "/blkio exists");
+				"v2 if " ST_CGROUP_ROOT "/cgroup.controllers lists io, else v1 if " ST_CGROUP_ROOT
+				"/blkio exists");
 	limits = cJSON_AddObjectToObject(p, "limits");
 	snprintf(file, sizeof(file), "%s/io.max", v2dir);
 	cJSON_AddStringToObject(p, "v2_file", file);
@@ -443,8 +481,8 @@ static int plan_tc(const struct gl_fault_spec *f, cJSON *p)
 	cJSON_AddStringToObject(p, "interface", ifname);
 	cJSON_AddStringToObject(p, "rate", rate);
 	{
-		const char *a[] = { "tc", "qdisc", "replace", "dev", ifname, "root", "tbf", "rate", rate,
-				    "burst", "32kbit", "latency", "400ms", NULL };
+		const char *a[] = { "tc",   "qdisc", "replace", "dev",    ifname,    "root",  "tbf",
+				    "rate", rate,    "burst",   "32kbit", "latency", "400ms", NULL };
 		cJSON_AddItemToObject(p, "inject", argv_of(a));
 	}
 	{
@@ -459,8 +497,7 @@ static int plan_tc(const struct gl_fault_spec *f, cJSON *p)
 	return 0;
 }
 
-static int st_plan(const struct gl_scenario *s, const struct gl_fault_spec *f, cJSON **plan,
-		   struct gl_err *err)
+static int st_plan(const struct gl_scenario *s, const struct gl_fault_spec *f, cJSON **plan, struct gl_err *err)
 {
 	const struct gl_host *h = gl_scenario_host(s, f->target);
 	int tc = !strcmp(f->method, "tc");
@@ -488,7 +525,6 @@ static int st_plan(const struct gl_scenario *s, const struct gl_fault_spec *f, c
 
 /* ---- steps ---------------------------------------------------------------- */
 
-
 /* Run plan[step] on the plan's host; its output stays in res for the
  * caller (freed with gl_buf_free also on error). A non-zero exit is an
  * error naming the command's first line of output. */
@@ -503,7 +539,8 @@ static int run_step(struct gl_ctx *c, const cJSON *plan, const char *step, struc
 	memset(res, 0, sizeof(*res));
 	if (!cJSON_IsArray(argv))
 		return gl_errf(err, GL_EINVAL, "storage_throttle: the plan has no %s command", step);
-	cJSON_ArrayForEach(it, argv) {
+	cJSON_ArrayForEach(it, argv)
+	{
 		if (n >= (int)GL_ARRAY_LEN(args) - 1 || !cJSON_IsString(it))
 			return gl_errf(err, GL_EINVAL, "storage_throttle: bad %s command in the plan", step);
 		args[n++] = it->valuestring;
@@ -519,8 +556,8 @@ static int run_step(struct gl_ctx *c, const cJSON *plan, const char *step, struc
 			snprintf(out, sizeof(out), "%s", res->out.data);
 			out[strcspn(out, "\n")] = '\0';
 		}
-		rc = gl_errf(err, GL_EIO, "storage_throttle %s on '%s': %s%s%s (exit %d)", step, host.name,
-			     args[0], out[0] ? ": " : "", out, res->exit_status);
+		rc = gl_errf(err, GL_EIO, "storage_throttle %s on '%s': %s%s%s (exit %d)", step, host.name, args[0],
+			     out[0] ? ": " : "", out, res->exit_status);
 	}
 	return rc;
 }
@@ -622,16 +659,18 @@ static void st_describe(const cJSON *plan, struct gl_buf *out)
 	if (!dev || !v2 || !cJSON_IsObject(limits))
 		return;
 	if (dev[0] == '/')
-		gl_buf_printf(out, "  device: D = MAJ:MIN of %s (stat -L -c '%%t:%%T'; its disk if a partition)\n", dev);
+		gl_buf_printf(out, "  device: D = MAJ:MIN of %s (stat -L -c '%%t:%%T'; its disk if a partition)\n",
+			      dev);
 	else
 		gl_buf_printf(out, "  device: D = %s (its disk if a partition)\n", dev);
-	gl_buf_printf(out, "  interface: v2 if " ST_CGROUP_ROOT "/cgroup.controllers lists io, else v1 if "
-			   ST_CGROUP_ROOT "/blkio exists\n");
+	gl_buf_printf(out, "  interface: v2 if " ST_CGROUP_ROOT
+			   "/cgroup.controllers lists io, else v1 if " ST_CGROUP_ROOT "/blkio exists\n");
 	d = line + 1;
 	for (size_t i = 0; i < GL_ARRAY_LEN(st_limits); i++) {
 		const cJSON *v = gl_param(limits, st_limits[i].key);
 		if (cJSON_IsNumber(v))
-			d += snprintf(d, sizeof(line) - (size_t)(d - line), " %s=%.0f", st_limits[i].v2, v->valuedouble);
+			d += snprintf(d, sizeof(line) - (size_t)(d - line), " %s=%.0f", st_limits[i].v2,
+				      v->valuedouble);
 	}
 	gl_buf_printf(out, "  inject (v2): echo '%s' > %s\n", line, v2);
 	for (size_t i = 0; i < GL_ARRAY_LEN(st_limits); i++) {
@@ -654,8 +693,7 @@ static void st_describe(const cJSON *plan, struct gl_buf *out)
 
 /* Both methods' revert is simple_step(plan "revert"): the watcher runs
  * that argv, whichever of the two scripts it holds. */
-static int st_deadman(struct gl_ctx *c, const cJSON *plan, struct gl_host *h, struct gl_buf *script,
-		      struct gl_err *err)
+static int st_deadman(struct gl_ctx *c, const cJSON *plan, struct gl_host *h, struct gl_buf *script, struct gl_err *err)
 {
 	return gl_deadman_from_argv(c, plan, "storage_throttle", "revert",
 				    is_tc(plan) ? st_tc_revert_script : st_cgroup_script, h, script, err);

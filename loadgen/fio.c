@@ -23,11 +23,11 @@
 
 #include <cjson/cJSON.h>
 
-#define U64_LIMIT 18446744073709551616.0   /* 2^64 */
-#define I64_LIMIT 9223372036854775808.0    /* 2^63 */
+#define U64_LIMIT 18446744073709551616.0 /* 2^64 */
+#define I64_LIMIT 9223372036854775808.0 /* 2^63 */
 #define STREAM_DEFAULT_MAX (16u * 1024u * 1024u)
 #define STREAM_FIRST_CAP (64u * 1024u)
-#define PCT_KEY_DIGITS 15                  /* so the mantissa stays exact in a double */
+#define PCT_KEY_DIGITS 15 /* so the mantissa stays exact in a double */
 
 /* ---- splitter ----------------------------------------------------------- */
 
@@ -37,9 +37,9 @@ enum split_event { EV_NONE, EV_START, EV_END, EV_DEEP };
 struct split {
 	enum split_state state;
 	int in_str, esc;
-	int64_t depth;        /* open { and [ of the current report */
-	int skipped;          /* non-blank lines outside reports */
-	uint64_t line;        /* 1-based line of the byte being looked at */
+	int64_t depth; /* open { and [ of the current report */
+	int skipped; /* non-blank lines outside reports */
+	uint64_t line; /* 1-based line of the byte being looked at */
 };
 
 static void split_init(struct split *sp)
@@ -78,8 +78,7 @@ static enum split_event split_step(struct split *sp, char c)
 		if (c == '\n')
 			sp->state = SP_LINE;
 		return EV_NONE;
-	case SP_OBJ:
-		break;
+	case SP_OBJ: break;
 	}
 	if (sp->in_str) {
 		if (sp->esc)
@@ -91,9 +90,7 @@ static enum split_event split_step(struct split *sp, char c)
 		return EV_NONE;
 	}
 	switch (c) {
-	case '"':
-		sp->in_str = 1;
-		break;
+	case '"': sp->in_str = 1; break;
 	case '{':
 	case '[':
 		if (++sp->depth == GL_FIO_MAX_DEPTH + 1)
@@ -130,8 +127,7 @@ static const cJSON *item(const cJSON *o, const char *key)
 
 /* A number that must be finite and non-negative. Absent: 1 (out untouched)
  * when optional, an error when required; present and right: 0. */
-static int get_num(const cJSON *o, const char *where, const char *key, int required, double *out,
-		   struct gl_err *err)
+static int get_num(const cJSON *o, const char *where, const char *key, int required, double *out, struct gl_err *err)
 {
 	const cJSON *v = item(o, key);
 
@@ -147,8 +143,7 @@ static int get_num(const cJSON *o, const char *where, const char *key, int requi
 	return 0;
 }
 
-static int get_u64(const cJSON *o, const char *where, const char *key, int required, uint64_t *out,
-		   struct gl_err *err)
+static int get_u64(const cJSON *o, const char *where, const char *key, int required, uint64_t *out, struct gl_err *err)
 {
 	double d = 0;
 	int rc = get_num(o, where, key, required, &d, err);
@@ -164,8 +159,8 @@ static int get_u64(const cJSON *o, const char *where, const char *key, int requi
 }
 
 /* A signed integer in [lo, hi]. */
-static int get_int(const cJSON *o, const char *where, const char *key, int required, double lo,
-		   double hi, double *out, struct gl_err *err)
+static int get_int(const cJSON *o, const char *where, const char *key, int required, double lo, double hi, double *out,
+		   struct gl_err *err)
 {
 	const cJSON *v = item(o, key);
 
@@ -182,8 +177,8 @@ static int get_int(const cJSON *o, const char *where, const char *key, int requi
 }
 
 /* Copy a string field into dst (cut at a character boundary to fit). */
-static int get_str(const cJSON *o, const char *where, const char *key, int required, char *dst,
-		   size_t n, struct gl_err *err)
+static int get_str(const cJSON *o, const char *where, const char *key, int required, char *dst, size_t n,
+		   struct gl_err *err)
 {
 	const cJSON *v = item(o, key);
 	size_t len;
@@ -239,29 +234,29 @@ static int parse_pcts(const cJSON *p, const char *where, struct gl_fio_dir *d, s
 
 	if (!cJSON_IsObject(p))
 		return bad(err, GL_EINVAL, where, "percentile", "expected an object");
-	cJSON_ArrayForEach(e, p) {
+	cJSON_ArrayForEach(e, p)
+	{
 		double pct, ns;
 		int i;
 
 		if (d->n_pct == GL_FIO_MAX_PCT)
 			return bad(err, GL_ELIMIT, where, "percentile", "more than 32 percentiles");
 		if (!e->string || pct_key(e->string, &pct) < 0) {
-			gl_errf(err, GL_EINVAL, "%s.percentile: key \"%.40s\" is not a percentage",
-				where, e->string ? e->string : "");
+			gl_errf(err, GL_EINVAL, "%s.percentile: key \"%.40s\" is not a percentage", where,
+				e->string ? e->string : "");
 			return -GL_EINVAL;
 		}
 		if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble) || e->valuedouble < 0 ||
 		    e->valuedouble >= U64_LIMIT || e->valuedouble != floor(e->valuedouble)) {
-			gl_errf(err, GL_EINVAL, "%s.percentile.%.40s: expected a non-negative integer",
-				where, e->string);
+			gl_errf(err, GL_EINVAL, "%s.percentile.%.40s: expected a non-negative integer", where,
+				e->string);
 			return -GL_EINVAL;
 		}
 		ns = e->valuedouble;
 		/* Insert in order; fio sorts percentile_list, but do not rely on it. */
 		for (i = d->n_pct; i > 0 && d->pct[i - 1] >= pct; i--) {
 			if (d->pct[i - 1] == pct) {
-				gl_errf(err, GL_EINVAL, "%s.percentile: %.40s appears twice", where,
-					e->string);
+				gl_errf(err, GL_EINVAL, "%s.percentile: %.40s appears twice", where, e->string);
 				return -GL_EINVAL;
 			}
 			d->pct[i] = d->pct[i - 1];
@@ -385,13 +380,14 @@ static int parse_root(const cJSON *root, struct gl_fio_report *r, struct gl_err 
 
 	if (!cJSON_IsObject(root))
 		return bad(err, GL_EINVAL, "report", "", "expected an object");
-	if ((rc = get_str(root, "", "fio version", 0, r->fio_version, sizeof(r->fio_version),
-			  err)) < 0)
+	if ((rc = get_str(root, "", "fio version", 0, r->fio_version, sizeof(r->fio_version), err)) < 0)
 		return rc;
-	if (!strncmp(r->fio_version, "fio-", 4) && r->fio_version[4] >= '0' &&
-	    r->fio_version[4] <= '2' && r->fio_version[5] == '.') {
-		gl_errf(err, GL_EINVAL, "fio version: %s output is not supported (fio >= 3.0 is needed: "
-			"older versions report io_bytes in KiB and clat in usec)", r->fio_version);
+	if (!strncmp(r->fio_version, "fio-", 4) && r->fio_version[4] >= '0' && r->fio_version[4] <= '2' &&
+	    r->fio_version[5] == '.') {
+		gl_errf(err, GL_EINVAL,
+			"fio version: %s output is not supported (fio >= 3.0 is needed: "
+			"older versions report io_bytes in KiB and clat in usec)",
+			r->fio_version);
 		return -GL_EINVAL;
 	}
 	rc = get_int(root, "", "timestamp_ms", 0, -I64_LIMIT, I64_LIMIT - 1024, &ts, err);
@@ -407,14 +403,14 @@ static int parse_root(const cJSON *root, struct gl_fio_report *r, struct gl_err 
 	}
 	jobs = item(root, "jobs");
 	if (!jobs && item(root, "client_stats"))
-		return bad(err, GL_EINVAL, "client_stats", "",
-			   "fio client/server output is not supported");
+		return bad(err, GL_EINVAL, "client_stats", "", "fio client/server output is not supported");
 	if (!jobs)
 		return bad(err, GL_EINVAL, "jobs", "", "missing");
 	if (!cJSON_IsArray(jobs))
 		return bad(err, GL_EINVAL, "jobs", "", "expected an array");
 	n = 0;
-	cJSON_ArrayForEach(it, jobs) {
+	cJSON_ArrayForEach(it, jobs)
+	{
 		if (++n > GL_FIO_MAX_JOBS)
 			return bad(err, GL_ELIMIT, "jobs", "", "more than 4096 jobs");
 	}
@@ -426,7 +422,8 @@ static int parse_root(const cJSON *root, struct gl_fio_report *r, struct gl_err 
 		}
 	}
 	r->n_jobs = n;
-	cJSON_ArrayForEach(it, jobs) {
+	cJSON_ArrayForEach(it, jobs)
+	{
 		if ((rc = parse_job(it, i, &r->jobs[i], err)) < 0)
 			return rc;
 		i++;
@@ -455,15 +452,13 @@ static int syntax_error(const char *text, size_t n, size_t pos, uint64_t line0, 
 		near[k++] = c == '"' ? '\'' : c < 0x20 || c >= 0x7F ? ' ' : (char)c;
 	}
 	near[k] = '\0';
-	gl_errf(err, GL_EINVAL, "line %llu col %zu: invalid JSON near \"%s\"",
-		(unsigned long long)line, col, near);
+	gl_errf(err, GL_EINVAL, "line %llu col %zu: invalid JSON near \"%s\"", (unsigned long long)line, col, near);
 	return -GL_EINVAL;
 }
 
 /* Parse the report in text[0, n) (exactly one JSON object, as the splitter
  * cut it); line0 is the line it starts on, for syntax error positions. */
-static int parse_report(const char *text, size_t n, uint64_t line0, struct gl_fio_report *r,
-			struct gl_err *err)
+static int parse_report(const char *text, size_t n, uint64_t line0, struct gl_fio_report *r, struct gl_err *err)
 {
 	const char *endp = NULL;
 	cJSON *root;
@@ -492,8 +487,7 @@ int gl_fio_parse(const char *buf, size_t len, struct gl_fio_report *r, struct gl
 
 	memset(r, 0, sizeof(*r));
 	if (len > GL_FIO_MAX_INPUT) {
-		gl_errf(err, GL_ELIMIT, "fio output of %zu bytes is over the %u-byte cap", len,
-			GL_FIO_MAX_INPUT);
+		gl_errf(err, GL_ELIMIT, "fio output of %zu bytes is over the %u-byte cap", len, GL_FIO_MAX_INPUT);
 		return -GL_ELIMIT;
 	}
 	if (!buf)
@@ -503,7 +497,8 @@ int gl_fio_parse(const char *buf, size_t len, struct gl_fio_report *r, struct gl
 		switch (split_step(&sp, buf[i])) {
 		case EV_START:
 			if (found) {
-				gl_errf(err, GL_EINVAL, "line %llu: a second report starts here "
+				gl_errf(err, GL_EINVAL,
+					"line %llu: a second report starts here "
 					"(--status-interval output needs gl_fio_stream)",
 					(unsigned long long)sp.line);
 				return -GL_EINVAL;
@@ -512,26 +507,24 @@ int gl_fio_parse(const char *buf, size_t len, struct gl_fio_report *r, struct gl
 			start_line = sp.line;
 			break;
 		case EV_DEEP:
-			gl_errf(err, GL_EINVAL, "line %llu: nesting deeper than %d levels",
-				(unsigned long long)sp.line, GL_FIO_MAX_DEPTH);
+			gl_errf(err, GL_EINVAL, "line %llu: nesting deeper than %d levels", (unsigned long long)sp.line,
+				GL_FIO_MAX_DEPTH);
 			return -GL_EINVAL;
 		case EV_END:
 			found = 1;
 			end = i + 1;
 			break;
-		case EV_NONE:
-			break;
+		case EV_NONE: break;
 		}
 	}
 	if (sp.state == SP_OBJ) {
-		gl_errf(err, GL_EINVAL, "line %llu: the report is cut short (%s)",
-			(unsigned long long)start_line,
+		gl_errf(err, GL_EINVAL, "line %llu: the report is cut short (%s)", (unsigned long long)start_line,
 			sp.in_str ? "inside a string" : "a '{' or '[' is never closed");
 		return -GL_EINVAL;
 	}
 	if (!found) {
-		gl_errf(err, GL_EINVAL, "no JSON report in %zu bytes of fio output (%d non-JSON lines)",
-			len, sp.skipped);
+		gl_errf(err, GL_EINVAL, "no JSON report in %zu bytes of fio output (%d non-JSON lines)", len,
+			sp.skipped);
 		return -GL_EINVAL;
 	}
 	rc = parse_report(buf + start, end - start, start_line, r, err);
@@ -563,12 +556,12 @@ double gl_fio_clat_ms(const struct gl_fio_dir *d, double p)
 
 struct gl_fio_stream {
 	struct split sp;
-	size_t max;            /* cap on one report's bytes */
-	char *buf;             /* the report being collected */
+	size_t max; /* cap on one report's bytes */
+	char *buf; /* the report being collected */
 	size_t len, cap;
-	size_t obj_bytes;      /* bytes of the current report, stored or not */
-	uint64_t obj_line;     /* line it started on */
-	int dropping;          /* the current report is bad: scan to its end only */
+	size_t obj_bytes; /* bytes of the current report, stored or not */
+	uint64_t obj_line; /* line it started on */
+	int dropping; /* the current report is bad: scan to its end only */
 	int reports, bad;
 };
 
@@ -649,8 +642,7 @@ static int put(struct gl_fio_stream *s, char c)
 }
 
 static void finish_report(struct gl_fio_stream *s, int *first,
-			  void (*on_report)(void *arg, const struct gl_fio_report *r), void *arg,
-			  struct gl_err *err)
+			  void (*on_report)(void *arg, const struct gl_fio_report *r), void *arg, struct gl_err *err)
 {
 	struct gl_fio_report r;
 	struct gl_err e = { 0 };
@@ -667,8 +659,7 @@ static void finish_report(struct gl_fio_stream *s, int *first,
 }
 
 int gl_fio_stream_feed(struct gl_fio_stream *s, const char *data, size_t len,
-		       void (*on_report)(void *arg, const struct gl_fio_report *r), void *arg,
-		       struct gl_err *err)
+		       void (*on_report)(void *arg, const struct gl_fio_report *r), void *arg, struct gl_err *err)
 {
 	int first = 0;
 

@@ -57,7 +57,7 @@
 
 #include "util.h"
 
-#define GL_FIO_MAX_INPUT (64u * 1024u * 1024u)   /* bytes of one report */
+#define GL_FIO_MAX_INPUT (64u * 1024u * 1024u) /* bytes of one report */
 #define GL_FIO_MAX_JOBS 4096
 #define GL_FIO_MAX_DEPTH 64
 #define GL_FIO_MAX_PCT 32
@@ -65,43 +65,43 @@
 /* One direction of one job: read, write, trim or mixed. All zero (and
  * have_clat 0) when the section is absent. */
 struct gl_fio_dir {
-	uint64_t io_bytes;            /* "io_bytes" */
-	uint64_t bw_bytes;            /* "bw_bytes" (bytes/s) */
-	double iops;                  /* "iops" */
-	uint64_t total_ios;           /* "total_ios" (issued, failed ones included) */
-	double runtime_ms;            /* "runtime" */
-	int have_clat;                /* clat_ns present with N > 0 */
+	uint64_t io_bytes; /* "io_bytes" */
+	uint64_t bw_bytes; /* "bw_bytes" (bytes/s) */
+	double iops; /* "iops" */
+	uint64_t total_ios; /* "total_ios" (issued, failed ones included) */
+	double runtime_ms; /* "runtime" */
+	int have_clat; /* clat_ns present with N > 0 */
 	double clat_mean_ns;
-	uint64_t clat_n;              /* "N": completions measured */
+	uint64_t clat_n; /* "N": completions measured */
 	/* clat_ns percentiles fio reports, as (percent, ns) pairs, ascending */
 	int n_pct;
 	double pct[GL_FIO_MAX_PCT], pct_ns[GL_FIO_MAX_PCT];
 };
 
 struct gl_fio_job {
-	char name[64];                /* "jobname", cut to fit */
+	char name[64]; /* "jobname", cut to fit */
 	int groupid;
-	int error;                    /* "error" (errno of the first error, 0 none) */
-	uint64_t total_err;           /* "total_err" (0 without continue_on_error) */
-	int first_error;              /* "first_error" (0 without continue_on_error) */
+	int error; /* "error" (errno of the first error, 0 none) */
+	uint64_t total_err; /* "total_err" (0 without continue_on_error) */
+	int first_error; /* "first_error" (0 without continue_on_error) */
 	struct gl_fio_dir read, write, trim;
-	int have_mixed;               /* unified_rw_reporting: "mixed" present */
+	int have_mixed; /* unified_rw_reporting: "mixed" present */
 	struct gl_fio_dir mixed;
-	double runtime_ms_read, runtime_ms_write;   /* per-direction "runtime" */
-	uint64_t job_runtime_ms;      /* "job_runtime" */
+	double runtime_ms_read, runtime_ms_write; /* per-direction "runtime" */
+	uint64_t job_runtime_ms; /* "job_runtime" */
 };
 
 struct gl_fio_report {
-	char fio_version[32];         /* "fio version", e.g. "fio-3.33" */
-	int64_t timestamp_ms;         /* "timestamp_ms", or "timestamp" * 1000 */
-	struct gl_fio_job *jobs;      /* malloc'd, n_jobs entries */
+	char fio_version[32]; /* "fio version", e.g. "fio-3.33" */
+	int64_t timestamp_ms; /* "timestamp_ms", or "timestamp" * 1000 */
+	struct gl_fio_job *jobs; /* malloc'd, n_jobs entries */
 	int n_jobs;
-	int skipped_lines;            /* non-JSON lines around the report (gl_fio_parse) */
+	int skipped_lines; /* non-JSON lines around the report (gl_fio_parse) */
 	/* sums over jobs ("mixed" is summed apart, never into read or write) */
 	uint64_t read_bytes, write_bytes, trim_bytes, mixed_bytes, total_err;
 	double read_bw_bytes, write_bw_bytes, trim_bw_bytes, mixed_bw_bytes;
 	double read_iops, write_iops, trim_iops, mixed_iops;
-	int any_error;                /* some job has error != 0 or total_err > 0 */
+	int any_error; /* some job has error != 0 or total_err > 0 */
 };
 
 /* Parse one report out of buf (len bytes, need not be NUL-terminated): the
@@ -131,8 +131,7 @@ struct gl_fio_stream *gl_fio_stream_new(size_t max_object_bytes);
  * (-GL_EINVAL, -GL_ELIMIT, -GL_ENOMEM) with err filled; reports before and
  * after it in the same call are still delivered. on_report may be NULL. */
 int gl_fio_stream_feed(struct gl_fio_stream *s, const char *data, size_t len,
-		       void (*on_report)(void *arg, const struct gl_fio_report *r), void *arg,
-		       struct gl_err *err);
+		       void (*on_report)(void *arg, const struct gl_fio_report *r), void *arg, struct gl_err *err);
 /* Non-JSON lines skipped so far (blank lines are not counted). */
 int gl_fio_stream_skipped(const struct gl_fio_stream *s);
 /* Reports delivered, and reports dropped as bad, so far. */

@@ -60,7 +60,8 @@ static void check_source(const struct gl_scenario *s, const cJSON *src, struct g
 		struct gl_err e = { 0 };
 		gl_join(p, sizeof(p), path, "ca_bundle");
 		if (gl_path_confine(s->path, s->root, buf, real, sizeof(real), &e) != 0)
-			gl_diag_file(d, cJSON_GetObjectItemCaseSensitive(src, "ca_bundle"), p, &e);   /* a warning for validate away from the cluster */
+			gl_diag_file(d, cJSON_GetObjectItemCaseSensitive(src, "ca_bundle"), p,
+				     &e); /* a warning for validate away from the cluster */
 	}
 }
 

@@ -36,13 +36,27 @@
 #include "http.h"
 
 static const char *const ec_names[EC_N] = {
-	"", "connect", "tls", "http_4xx", "http_429", "http_5xx", "timeout_ttft", "timeout_idle",
-	"timeout_total", "stream_error", "truncated", "malformed", "model_not_found",
+	"",
+	"connect",
+	"tls",
+	"http_4xx",
+	"http_429",
+	"http_5xx",
+	"timeout_ttft",
+	"timeout_idle",
+	"timeout_total",
+	"stream_error",
+	"truncated",
+	"malformed",
+	"model_not_found",
 };
 
 /* ---- requests -------------------------------------------------------------- */
 
-int64_t inf_now_ns(struct inf *w) { return gl_ctx_elapsed_ns(w->ctx); }
+int64_t inf_now_ns(struct inf *w)
+{
+	return gl_ctx_elapsed_ns(w->ctx);
+}
 
 void inf_record_done(struct inf *w, struct req *r, enum err_class ec)
 {
@@ -93,7 +107,8 @@ void inf_record_done(struct inf *w, struct req *r, enum err_class ec)
 			gl_metrics_record(w->m, w->id_itl, r->itl_ms[i]);
 		if (w->o.stream && out_tokens > 1 && r->t_last_token > r->t_first_token)
 			gl_metrics_record(w->m, w->id_tpot,
-					  (double)(r->t_last_token - r->t_first_token) / 1e6 / (double)(out_tokens - 1));
+					  (double)(r->t_last_token - r->t_first_token) / 1e6 /
+						  (double)(out_tokens - 1));
 		gl_metrics_record(w->m, w->id_otok, (double)out_tokens);
 		gl_metrics_add(w->m, w->id_otok_total, out_tokens);
 	}
@@ -158,7 +173,7 @@ static size_t on_write(char *data, size_t size, size_t nmemb, void *arg)
 		return n;
 	}
 	if (r->status / 100 != 2)
-		return n;   /* an error status is the class; its body is not kept */
+		return n; /* an error status is the class; its body is not kept */
 	if (r->sse) {
 		/* over a cap the parser goes sticky-malformed; keep reading so
 		 * the connection ends normally, the class comes from finish() */
@@ -170,7 +185,7 @@ static size_t on_write(char *data, size_t size, size_t nmemb, void *arg)
 		r->t_last_event = r->t_last_token = now;
 		if (gl_buf_append(&r->resp, data, n) != 0) {
 			r->forced = EC_MALFORMED;
-			return 0;   /* aborts the transfer: CURLE_WRITE_ERROR */
+			return 0; /* aborts the transfer: CURLE_WRITE_ERROR */
 		}
 	}
 	return n;
@@ -200,7 +215,7 @@ static int pick_endpoint(struct inf *w)
 			best = i;
 	}
 	if (best < 0)
-		best = w->rr % w->n_eps;   /* every endpoint dropped: keep measuring */
+		best = w->rr % w->n_eps; /* every endpoint dropped: keep measuring */
 	w->rr = (best + 1) % w->n_eps;
 	return best;
 }
@@ -271,7 +286,7 @@ static void req_free(struct req *r)
 }
 
 void inf_send_req(struct inf *w, int64_t t_intended, uint64_t seq, int64_t in_tok, int64_t out_tok,
-		     const struct gl_trace_row *tr, int user)
+		  const struct gl_trace_row *tr, int user)
 {
 	struct req *r = calloc(1, sizeof(*r));
 	char url[1100];
@@ -396,15 +411,17 @@ void inf_finish_req(struct inf *w, struct req *r, CURLcode res)
 	} else if (r->status >= 400) {
 		ec = EC_4XX;
 	} else if (r->status == 0) {
-		ec = EC_CONNECT;     /* no response at all */
+		ec = EC_CONNECT; /* no response at all */
 	} else if (w->o.stream) {
 		enum gl_sse_class c = gl_sse_finish(r->sse, NULL);
-		ec = c == GL_SSE_CLEAN ? EC_OK : c == GL_SSE_STREAM_ERROR ? EC_STREAM
-		   : c == GL_SSE_MALFORMED ? EC_MALFORMED : EC_TRUNCATED;
+		ec = c == GL_SSE_CLEAN          ? EC_OK
+		     : c == GL_SSE_STREAM_ERROR ? EC_STREAM
+		     : c == GL_SSE_MALFORMED    ? EC_MALFORMED
+						: EC_TRUNCATED;
 		if (ec == EC_OK && res != CURLE_OK)
-			ec = EC_TRUNCATED;       /* cut after a clean end is still a cut */
+			ec = EC_TRUNCATED; /* cut after a clean end is still a cut */
 		if (ec == EC_OK && r->t_first_token < 0)
-			ec = EC_TRUNCATED;       /* clean end, but not a single token */
+			ec = EC_TRUNCATED; /* clean end, but not a single token */
 	} else {
 		struct gl_oai_chunk *c = &r->body_parse;
 		if (res != CURLE_OK) {
@@ -412,8 +429,10 @@ void inf_finish_req(struct inf *w, struct req *r, CURLcode res)
 		} else {
 			gl_oai_parse_response(r->resp.data ? r->resp.data : "", r->resp.len, c);
 			r->parsed = 1;
-			ec = c->is_error ? EC_STREAM : c->is_malformed || c->kind == GL_OAI_EMPTY ? EC_MALFORMED
-			   : !c->has_finish ? EC_TRUNCATED : EC_OK;
+			ec = c->is_error                                  ? EC_STREAM
+			     : c->is_malformed || c->kind == GL_OAI_EMPTY ? EC_MALFORMED
+			     : !c->has_finish                             ? EC_TRUNCATED
+									  : EC_OK;
 		}
 	}
 	if (ec != EC_OK)
@@ -434,7 +453,7 @@ void inf_finish_req(struct inf *w, struct req *r, CURLcode res)
 		next_user = r->user;
 	{
 		int now_ok = r->forced == EC_OK;
-		req_free(r);   /* first: the next request takes its easy handle */
+		req_free(r); /* first: the next request takes its easy handle */
 		if (next_user >= 0)
 			user_next(w, next_user, now_ok);
 	}
@@ -530,12 +549,6 @@ static int timer_cb(CURLM *multi, long timeout_ms, void *userp)
 
 /* ---- ops ---------------------------------------------------------------------- */
 
-
-
-
-
-static size_t discard_body(char *d, size_t s, size_t n, void *u) { return s * n; }
-
 /* A file the scenario names: relative to its directory, confined to the
  * allowed roots (paths.h). */
 static int rel_path(struct gl_ctx *c, const char *what, const char *p, char *out, size_t n, struct gl_err *err)
@@ -548,7 +561,7 @@ static int rel_path(struct gl_ctx *c, const char *what, const char *p, char *out
 	return 0;
 }
 
-static int read_key(struct gl_ctx *c, const cJSON *cfg, char *key, size_t n, struct gl_err *err)
+int inf_read_key(struct gl_ctx *c, const cJSON *cfg, char *key, size_t n, struct gl_err *err)
 {
 	const char *env = gl_cfg_str(cfg, "api_key_env", NULL), *file = gl_cfg_str(cfg, "api_key_file", NULL);
 	char path[1100];
@@ -568,7 +581,8 @@ static void read_endpoints(struct inf *w, const cJSON *cfg)
 
 	w->n_eps = cJSON_GetArraySize(eps);
 	w->eps = calloc((size_t)w->n_eps + 1, sizeof(*w->eps));
-	cJSON_ArrayForEach(e, eps) {
+	cJSON_ArrayForEach(e, eps)
+	{
 		size_t l;
 		snprintf(w->eps[i].url, sizeof(w->eps[i].url), "%s", e->valuestring);
 		l = strlen(w->eps[i].url);
@@ -584,7 +598,8 @@ static void read_adapters(struct inf *w, const cJSON *cfg)
 	const cJSON *a;
 	double cum = 0;
 
-	cJSON_ArrayForEach(a, cJSON_GetObjectItemCaseSensitive(cfg, "adapters")) {
+	cJSON_ArrayForEach(a, cJSON_GetObjectItemCaseSensitive(cfg, "adapters"))
+	{
 		if (w->n_adapters == MAX_ADAPTERS)
 			break;
 		cum += gl_cfg_num(a, "share", 0);
@@ -599,7 +614,7 @@ static void derive_opts(struct inf *w, const cJSON *cfg)
 {
 	static const enum arrival modes[] = {
 		[GL_INF_POISSON] = AR_POISSON, [GL_INF_CONSTANT] = AR_CONSTANT, [GL_INF_GAMMA] = AR_GAMMA,
-		[GL_INF_TRACE] = AR_TRACE, [GL_INF_CLOSED] = AR_CLOSED,
+		[GL_INF_TRACE] = AR_TRACE,     [GL_INF_CLOSED] = AR_CLOSED,
 	};
 	const cJSON *r = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(cfg, "arrival"), "rate");
 
@@ -646,10 +661,11 @@ static int set_headers(struct gl_ctx *c, struct inf *w, const cJSON *cfg, struct
 	char key[4096], hdr[4200];
 	int rc;
 
-	if ((rc = read_key(c, cfg, key, sizeof(key), err)) != 0)
+	if ((rc = inf_read_key(c, cfg, key, sizeof(key), err)) != 0)
 		return rc;
 	w->headers = curl_slist_append(NULL, "Content-Type: application/json");
-	w->headers = curl_slist_append(w->headers, w->o.stream ? "Accept: text/event-stream" : "Accept: application/json");
+	w->headers =
+		curl_slist_append(w->headers, w->o.stream ? "Accept: text/event-stream" : "Accept: application/json");
 	if (key[0]) {
 		snprintf(hdr, sizeof(hdr), "Authorization: Bearer %s", key);
 		w->headers = curl_slist_append(w->headers, hdr);
@@ -762,7 +778,8 @@ static int inf_start(void *state, struct gl_err *err)
 		w->active_users = w->o.users;
 		for (int u = 0; u < w->o.users; u++)
 			if (u % w->shards == w->shard)
-				inf_send_req(w, inf_now_ns(w), w->seq++, w->o.input_tokens, w->o.output_tokens, NULL, u);
+				inf_send_req(w, inf_now_ns(w), w->seq++, w->o.input_tokens, w->o.output_tokens, NULL,
+					     u);
 		return 0;
 	}
 	if (w->mode != AR_TRACE)
@@ -775,10 +792,12 @@ static int inf_start(void *state, struct gl_err *err)
 		inf_trace_skip_past(w);
 	}
 	if (w->skipped)
-		gl_ctx_event(w->ctx, GL_LOG_WARN, "inference", "started %.1f s after the schedule's origin: the %"
-			     PRId64 " %s of this share due before now are not sent late (an earlier launch sent "
-			     "them until it was lost; the rest were missed)", (double)(inf_now_ns(w) - w->origin_ns) / 1e9,
-			     w->skipped, w->mode == AR_TRACE ? "trace row(s)" : "arrival(s)");
+		gl_ctx_event(w->ctx, GL_LOG_WARN, "inference",
+			     "started %.1f s after the schedule's origin: the %" PRId64
+			     " %s of this share due before now are not sent late (an earlier launch sent "
+			     "them until it was lost; the rest were missed)",
+			     (double)(inf_now_ns(w) - w->origin_ns) / 1e9, w->skipped,
+			     w->mode == AR_TRACE ? "trace row(s)" : "arrival(s)");
 	inf_arm_arrival(w);
 	return 0;
 }
@@ -792,7 +811,8 @@ static void inf_set_load(void *state, double mult)
 		/* more users start now; fewer: users above the count stop after their request */
 		for (int u = w->active_users; u < want; u++)
 			if (u % w->shards == w->shard)
-				inf_send_req(w, inf_now_ns(w), w->seq++, w->o.input_tokens, w->o.output_tokens, NULL, u);
+				inf_send_req(w, inf_now_ns(w), w->seq++, w->o.input_tokens, w->o.output_tokens, NULL,
+					     u);
 		w->active_users = want;
 	}
 }
@@ -847,134 +867,6 @@ static void inf_free(void *state)
 	free(w->q);
 	free(w->eps);
 	free(w);
-}
-
-/* Every endpoint answers GET {base}/models with 200 within 10 s. A scenario
- * that means to start against a down endpoint says "preflight": false. */
-static int inf_preflight(struct gl_ctx *c, const cJSON *cfg)
-{
-	const cJSON *eps = cJSON_GetObjectItemCaseSensitive(cfg, "endpoints"), *e;
-	struct curl_slist *auth = NULL;
-	struct gl_err err = { 0 };
-	char key[4096], hdr[4200];
-	struct gl_inference_opts o;
-	int bad = 0;
-
-	gl_inference_opts_read(cfg, &o);
-	if (!o.preflight) {
-		gl_ctx_preflight(c, "inference", "endpoints answer", 1, "not checked: \"preflight\": false in the scenario");
-		return 0;
-	}
-	/* the API key the run will send: an endpoint that wants one answers
-	 * /models only with it (vLLM --api-key) */
-	if (read_key(c, cfg, key, sizeof(key), &err) != 0)
-		return gl_ctx_preflight(c, "inference", "API key readable", 0, err.msg);
-	if (key[0]) {
-		snprintf(hdr, sizeof(hdr), "Authorization: Bearer %s", key);
-		auth = curl_slist_append(NULL, hdr);
-		memset(hdr, 0, sizeof(hdr));
-		memset(key, 0, sizeof(key));
-	}
-	cJSON_ArrayForEach(e, eps) {
-		CURL *h = curl_easy_init();
-		char url[1100], detail[300] = "";
-		const char *ca = gl_cfg_str(cfg, "ca_bundle", NULL);
-		long status = 0;
-		CURLcode res;
-		size_t l;
-
-		if (!h || !cJSON_IsString(e))
-			continue;
-		snprintf(url, sizeof(url), "%s", e->valuestring);
-		l = strlen(url);
-		while (l > 0 && url[l - 1] == '/')
-			url[--l] = '\0';
-		snprintf(url + l, sizeof(url) - l, "/models");
-		curl_easy_setopt(h, CURLOPT_URL, url);
-		curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-		curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, 10000L);
-		curl_easy_setopt(h, CURLOPT_NOBODY, 0L);
-		curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, discard_body);
-		if (auth)
-			curl_easy_setopt(h, CURLOPT_HTTPHEADER, auth);
-		if (ca)
-			curl_easy_setopt(h, CURLOPT_CAINFO, ca);
-		gl_http_stoppable(h);   /* a stop request ends the wait (stop.h) */
-		res = curl_easy_perform(h);
-		curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
-		if (res != CURLE_OK)
-			snprintf(detail, sizeof(detail), "%s", curl_easy_strerror(res));
-		else if (status != 200)
-			snprintf(detail, sizeof(detail), "HTTP %ld", status);
-		bad |= gl_ctx_preflight(c, e->valuestring, "answers GET /models", res == CURLE_OK && status == 200,
-					detail) != 0;
-		curl_easy_cleanup(h);
-	}
-	curl_slist_free_all(auth);   /* libcurl's copy of the key: freed, not wiped (docs/security.md) */
-	return bad ? -1 : 0;
-}
-
-/* A trace replay needs at least one row it can send: a time at or after
- * arrival.start (and before end), not failed in the original. Without one
- * the replay has nothing to do, or, looping, nothing but rewinds. */
-static void inf_check_files(const struct gl_scenario *s, const cJSON *cfg, struct gl_diag *d, const char *path)
-{
-	const cJSON *arr = cJSON_GetObjectItemCaseSensitive(cfg, "arrival");
-	const cJSON *node = cJSON_GetObjectItemCaseSensitive(cfg, "trace");
-	struct gl_inference_opts o;
-	double start, end;
-	struct gl_err err = { 0 };
-	struct gl_trace_row row;
-	struct gl_trace *t;
-	char resolved[1100], p[300], a[32], b[32];
-	uint64_t rows = 0, usable = 0, failed = 0;
-	double last = 0;
-	int rc;
-
-	gl_inference_opts_read(cfg, &o);
-	start = (double)o.start_ns / 1e9;
-	end = (double)o.end_ns / 1e9;
-	if (o.mode != GL_INF_TRACE || !cJSON_IsString(node) || o.trace_format < 0)
-		return;
-	snprintf(p, sizeof(p), "%s.trace", path);
-	if (gl_path_confine(s->path, s->root, o.trace, resolved, sizeof(resolved), &err) != 0) {
-		gl_diag_file(d, node, p, &err);
-		return;
-	}
-	if (!(t = gl_trace_open(resolved, (enum gl_trace_format)o.trace_format, &err))) {
-		gl_diag_error(d, node, p, "%s", err.msg);
-		return;
-	}
-	while ((rc = gl_trace_next(t, &row)) > 0) {
-		rows++;
-		last = row.t_offset_s;
-		if (row.failed_in_trace) {
-			failed++;
-			continue;
-		}
-		if (row.t_offset_s >= start && (end <= 0 || row.t_offset_s < end))
-			usable++;
-	}
-	if (rc < 0) {
-		gl_diag_error(d, node, p, "%s", gl_trace_error(t));
-	} else if (!usable) {
-		const cJSON *sn = cJSON_GetObjectItemCaseSensitive(arr, "start");
-		char e[64] = "";
-		snprintf(p, sizeof(p), "%s.arrival%s", path, sn ? ".start" : "");
-		gl_format_duration((int64_t)(start * 1e9), a, sizeof(a));
-		gl_format_duration((int64_t)(last * 1e9), b, sizeof(b));
-		if (end > 0) {
-			char x[32];
-			gl_format_duration((int64_t)(end * 1e9), x, sizeof(x));
-			snprintf(e, sizeof(e), " and before end %s", x);
-		}
-		gl_diag_error(d, sn ? sn : arr, p,
-			      "the trace %s has no row to replay at or after start %s%s: %llu good row(s) spanning "
-			      "%s, %llu failed in the original, %llu malformed",
-			      o.trace, a, e, (unsigned long long)(rows - failed), b, (unsigned long long)failed,
-			      (unsigned long long)gl_trace_malformed_count(t));
-	}
-	gl_trace_close(t);
 }
 
 static const struct gl_workload_ops gl_workload_inference = {

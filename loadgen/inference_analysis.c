@@ -13,8 +13,11 @@ static void targets_text(const int64_t *n, char *out, size_t cap)
 }
 
 const struct gl_incident_rule gl_inference_incidents[] = {
-	{ .name = "inference.targets", .order = 2, .steady_targets = 1,
-	  .counts = { "inference.requests", "inference.errors" }, .text = targets_text },
+	{ .name = "inference.targets",
+	  .order = 2,
+	  .steady_targets = 1,
+	  .counts = { "inference.requests", "inference.errors" },
+	  .text = targets_text },
 	{ 0 },
 };
 

@@ -55,24 +55,20 @@ static int64_t next_gap_ns(struct inf *w)
 	double rate = w->rate * (w->load > 0 ? w->load : 1), gap;
 
 	switch (w->mode) {
-	case AR_CONSTANT:
-		gap = 1 / rate;
-		break;
+	case AR_CONSTANT: gap = 1 / rate; break;
 	case AR_GAMMA: {
 		double k = 1 / (w->o.cv * w->o.cv);
 		gap = gamma_sample(w, k) / (rate * k);
 		break;
 	}
-	default:
-		gap = exp_gap(w, rate);
+	default: gap = exp_gap(w, rate);
 	}
 	return (int64_t)(gap * 1e9);
 }
 
 /* ---- arrivals ----------------------------------------------------------------- */
 
-static void arrive(struct inf *w, int64_t t_intended, int64_t in_tok, int64_t out_tok,
-		   const struct gl_trace_row *tr)
+static void arrive(struct inf *w, int64_t t_intended, int64_t in_tok, int64_t out_tok, const struct gl_trace_row *tr)
 {
 	uint64_t seq = w->seq++;
 
@@ -252,7 +248,8 @@ void inf_on_sweep(evutil_socket_t fd, short what, void *arg)
 			;
 		else if (w->o.ttft_timeout_ns > 0 && r->t_first_token < 0 && now - r->t_send > w->o.ttft_timeout_ns)
 			r->forced = EC_TTFT;
-		else if (w->o.idle_timeout_ns > 0 && r->t_first_token >= 0 && now - r->t_last_event > w->o.idle_timeout_ns)
+		else if (w->o.idle_timeout_ns > 0 && r->t_first_token >= 0 &&
+			 now - r->t_last_event > w->o.idle_timeout_ns)
 			r->forced = EC_IDLE;
 		else
 			continue;

@@ -150,7 +150,8 @@ char *inf_build_body(struct inf *w, const char *model, uint64_t seq, int64_t inp
 			o = put(o, ",\"ignore_eos\":true");
 		}
 	}
-	o = put(o, w->o.stream ? ",\"stream\":true,\"stream_options\":{\"include_usage\":true}}" : ",\"stream\":false}");
+	o = put(o,
+		w->o.stream ? ",\"stream\":true,\"stream_options\":{\"include_usage\":true}}" : ",\"stream\":false}");
 	*o = '\0';
 #ifdef GL_INF_BODY_CHECK
 	{

@@ -8,7 +8,8 @@
 /* send_lag_ms is the load generator's own health, not the system's:
  * gauntlet compare leaves it out. goodput is judged there on its mean. */
 static const struct gl_metric_def metrics[] = {
-	GL_METRIC_HIST("inference.ttft_ms", "inference", 1, "ms", "first token - intended send (open loop); - actual send (closed loop)"),
+	GL_METRIC_HIST("inference.ttft_ms", "inference", 1, "ms",
+		       "first token - intended send (open loop); - actual send (closed loop)"),
 	GL_METRIC_HIST("inference.ttft_from_send_ms", "inference", 1, "ms", "first token - actual send"),
 	GL_METRIC_HIST("inference.itl_ms", "inference", 1, "ms", "gap between consecutive content events"),
 	GL_METRIC_HIST("inference.tpot_ms", "inference", 1, "ms", "(last token - first token) / (output tokens - 1)"),
@@ -16,17 +17,26 @@ static const struct gl_metric_def metrics[] = {
 	GL_METRIC_HIST("inference.send_lag_ms", "inference", 1, "ms", "actual send - intended send", .not_compared = 1),
 	GL_METRIC_HIST("inference.output_tokens", "inference", 0, "tokens", "output tokens per successful request"),
 	GL_METRIC_COUNTER("inference.requests", "inference", 0, "requests", "requests finished (ok or errored)"),
-	GL_METRIC_COUNTER("inference.errors", "inference", 1, "requests", "requests finished with an error of any class"),
-	GL_METRIC_RATIO("inference.error_rate", "inference", "inference.errors", "inference.requests", 1, "ratio", "errored / finished"),
-	GL_METRIC_RATE("inference.throughput_rps", "inference", "inference.requests", 1, 0, "req/s", "finished requests per second"),
-	GL_METRIC_RATE("inference.output_tokens_per_s", "inference", "inference.output_tokens_total", 1, 0, "tokens/s", "output tokens per second"),
-	GL_METRIC_COUNTER("inference.output_tokens_total", "inference", 0, "tokens", "output tokens of successful requests"),
-	GL_METRIC_COUNTER("inference.good", "inference", 0, "requests", "requests that succeeded within the workload's \"slo\""),
-	GL_METRIC_RATIO("inference.goodput", "inference", "inference.good", "inference.requests", 0, "ratio", "requests within the SLO / finished (errors are misses)",
-			.mean_tolerance = "goodput"),
-	GL_METRIC_COUNTER("inference.adapter_requests", "inference", 0, "requests", "requests naming one of the workload's adapters (LoRA)"),
-	GL_METRIC_COUNTER("inference.adapter_errors", "inference", 1, "requests", "adapter requests finished with an error of any class"),
-	GL_METRIC_RATIO("inference.adapter_error_rate", "inference", "inference.adapter_errors", "inference.adapter_requests", 1, "ratio", "adapter requests errored / finished"),
+	GL_METRIC_COUNTER("inference.errors", "inference", 1, "requests",
+			  "requests finished with an error of any class"),
+	GL_METRIC_RATIO("inference.error_rate", "inference", "inference.errors", "inference.requests", 1, "ratio",
+			"errored / finished"),
+	GL_METRIC_RATE("inference.throughput_rps", "inference", "inference.requests", 1, 0, "req/s",
+		       "finished requests per second"),
+	GL_METRIC_RATE("inference.output_tokens_per_s", "inference", "inference.output_tokens_total", 1, 0, "tokens/s",
+		       "output tokens per second"),
+	GL_METRIC_COUNTER("inference.output_tokens_total", "inference", 0, "tokens",
+			  "output tokens of successful requests"),
+	GL_METRIC_COUNTER("inference.good", "inference", 0, "requests",
+			  "requests that succeeded within the workload's \"slo\""),
+	GL_METRIC_RATIO("inference.goodput", "inference", "inference.good", "inference.requests", 0, "ratio",
+			"requests within the SLO / finished (errors are misses)", .mean_tolerance = "goodput"),
+	GL_METRIC_COUNTER("inference.adapter_requests", "inference", 0, "requests",
+			  "requests naming one of the workload's adapters (LoRA)"),
+	GL_METRIC_COUNTER("inference.adapter_errors", "inference", 1, "requests",
+			  "adapter requests finished with an error of any class"),
+	GL_METRIC_RATIO("inference.adapter_error_rate", "inference", "inference.adapter_errors",
+			"inference.adapter_requests", 1, "ratio", "adapter requests errored / finished"),
 	{ 0 },
 };
 
@@ -79,21 +89,14 @@ static const struct gl_report_row json[] = {
 };
 
 static const struct gl_series_row series[] = {
-	{ "inference.ttft_ms.p50", NULL },
-	{ "inference.ttft_ms.p99", NULL },
-	{ "inference.error_rate", NULL },
-	{ "inference.goodput", "slo" },
-	{ "inference.throughput_rps", NULL },
-	{ 0 },
+	{ "inference.ttft_ms.p50", NULL }, { "inference.ttft_ms.p99", NULL },    { "inference.error_rate", NULL },
+	{ "inference.goodput", "slo" },    { "inference.throughput_rps", NULL }, { 0 },
 };
 
 static const struct gl_status_row status[] = {
-	{ "inference.throughput_rps", "", " req/s" },
-	{ "inference.ttft_ms.p50", "TTFT p50 ", " ms" },
-	{ "inference.ttft_ms.p99", "p99 ", " ms" },
-	{ "inference.error_rate", "error rate ", "" },
-	{ "inference.goodput", "goodput ", "" },
-	{ 0 },
+	{ "inference.throughput_rps", "", " req/s" }, { "inference.ttft_ms.p50", "TTFT p50 ", " ms" },
+	{ "inference.ttft_ms.p99", "p99 ", " ms" },   { "inference.error_rate", "error rate ", "" },
+	{ "inference.goodput", "goodput ", "" },      { 0 },
 };
 
 const struct gl_workload_figures gl_inference_figures = {

@@ -37,17 +37,29 @@
 #include "units.h"
 
 #define ITL_HOLD 64
-#define BODY_MAX (4u << 20)      /* non-streaming body cap */
+#define BODY_MAX (4u << 20) /* non-streaming body cap */
 #define SSE_MAX_LINE (256u << 10)
 #define SSE_MAX_DATA (1u << 20)
 
 enum err_class {
-	EC_OK, EC_CONNECT, EC_TLS, EC_4XX, EC_429, EC_5XX, EC_TTFT, EC_IDLE, EC_TOTAL,
-	EC_STREAM, EC_TRUNCATED, EC_MALFORMED, EC_MODEL, EC_N
+	EC_OK,
+	EC_CONNECT,
+	EC_TLS,
+	EC_4XX,
+	EC_429,
+	EC_5XX,
+	EC_TTFT,
+	EC_IDLE,
+	EC_TOTAL,
+	EC_STREAM,
+	EC_TRUNCATED,
+	EC_MALFORMED,
+	EC_MODEL,
+	EC_N
 };
 
 #define MAX_ADAPTERS 16
-#define ERR_BODY_MAX 4096        /* of a 404's body: enough to tell model_not_found */
+#define ERR_BODY_MAX 4096 /* of a 404's body: enough to tell model_not_found */
 
 enum arrival { AR_CONSTANT, AR_POISSON, AR_GAMMA, AR_TRACE, AR_CLOSED };
 
@@ -55,14 +67,14 @@ struct inf;
 
 struct req {
 	struct inf *w;
-	struct req *next, *prev;       /* in-flight list */
-	const char *model;             /* the model it names: w->model or an adapter's */
+	struct req *next, *prev; /* in-flight list */
+	const char *model; /* the model it names: w->model or an adapter's */
 	CURL *easy;
 	char *body;
 	struct gl_sse *sse;
-	struct gl_buf resp;            /* non-streaming body */
+	struct gl_buf resp; /* non-streaming body */
 	int ep;
-	int user;                      /* closed loop: which user */
+	int user; /* closed loop: which user */
 	int64_t t_intended, t_send, t_headers, t_first_event, t_first_token, t_last_token, t_end;
 	int64_t t_last_event;
 	int64_t max_stall;
@@ -70,9 +82,9 @@ struct req {
 	int64_t token_events;
 	float itl_ms[ITL_HOLD];
 	int n_itl;
-	enum err_class forced;         /* set when we abort it ourselves */
-	int add_failed;                /* curl would not take it: finished by the sweep */
-	int parsed;                    /* non-streaming: body_parse holds the body's reading */
+	enum err_class forced; /* set when we abort it ourselves */
+	int add_failed; /* curl would not take it: finished by the sweep */
+	int parsed; /* non-streaming: body_parse holds the body's reading */
 	struct gl_oai_chunk body_parse;
 	long status;
 };
@@ -95,9 +107,9 @@ struct inf {
 	struct gl_metrics *m;
 	CURLM *multi;
 	struct event *ev_curl_timer, *ev_arrival, *ev_sweep;
-	struct curl_slist *headers;     /* holds the API key: never print */
+	struct curl_slist *headers; /* holds the API key: never print */
 
-	struct gl_inference_opts o;     /* the section's scalar keys */
+	struct gl_inference_opts o; /* the section's scalar keys */
 	struct endpoint *eps;
 	int n_eps, rr, least;
 	int chat;
@@ -114,15 +126,15 @@ struct inf {
 	enum arrival mode;
 	double rate, load;
 	uint64_t rng;
-	int64_t next_arrival;           /* elapsed ns of the next open-loop arrival */
+	int64_t next_arrival; /* elapsed ns of the next open-loop arrival */
 	struct gl_trace *trace;
-	int64_t trace_base_ns;          /* elapsed at the trace's time 0 of this pass */
+	int64_t trace_base_ns; /* elapsed at the trace's time 0 of this pass */
 	double trace_span_s, trace_start_s, trace_end_s;
 	struct gl_trace_row trow;
 	int have_trow;
 	int trace_done;
 
-	struct pending *q;              /* ring of arrivals held by max_in_flight */
+	struct pending *q; /* ring of arrivals held by max_in_flight */
 	size_t q_cap, q_head, q_len;
 
 	struct req *live;
@@ -138,13 +150,13 @@ struct inf {
 	double slo_ttft_ms, slo_tpot_ms;
 	int id_good;
 	struct gl_buf scratch;
-	CURL **pool;                    /* idle easy handles, reused */
+	CURL **pool; /* idle easy handles, reused */
 	int n_pool, pool_cap;
 	/* load agents (gl_ctx_shard): arrival n (and closed-loop user n) is
 	 * this process's when n % shards == shard */
 	int shard, shards;
 	int64_t origin_ns;
-	int64_t skipped;                /* own arrivals before a late start */
+	int64_t skipped; /* own arrivals before a late start */
 };
 
 /* inference_figures.c: its metrics and report rows (figures.h) */
@@ -177,5 +189,11 @@ void inf_arm_arrival(struct inf *w);
 void inf_first_arrival(struct inf *w);
 void inf_trace_skip_past(struct inf *w);
 void inf_on_sweep(evutil_socket_t fd, short what, void *arg);
+
+/* inference.c: the API key, from api_key_env or api_key_file (confined) */
+int inf_read_key(struct gl_ctx *c, const cJSON *cfg, char *key, size_t n, struct gl_err *err);
+/* inference_preflight.c: the ops table's preflight and check_files */
+int inf_preflight(struct gl_ctx *c, const cJSON *cfg);
+void inf_check_files(const struct gl_scenario *s, const cJSON *cfg, struct gl_diag *d, const char *path);
 
 #endif

@@ -109,7 +109,8 @@ static void check_adapters(struct gl_diag *d, const cJSON *w, const char *path)
 		gl_diag_error(d, arr, p, "expected 1 to 16 objects like {\"model\": \"sql-lora\", \"share\": 0.2}");
 		return;
 	}
-	cJSON_ArrayForEach(a, arr) {
+	cJSON_ArrayForEach(a, arr)
+	{
 		snprintf(ap, sizeof(ap), "%s[%d]", p, i++);
 		if (!gl_want_object(d, a, ap))
 			continue;
@@ -120,7 +121,8 @@ static void check_adapters(struct gl_diag *d, const cJSON *w, const char *path)
 				      "the adapter's name is the workload's own \"model\" ('%s')", buf);
 		x = 0;
 		if (!cJSON_GetObjectItemCaseSensitive(a, "share"))
-			gl_diag_error(d, a, ap, "missing required key 'share' (the part of the requests that name it, like 0.2)");
+			gl_diag_error(d, a, ap,
+				      "missing required key 'share' (the part of the requests that name it, like 0.2)");
 		else if (gl_get_number(d, a, "share", ap, 1, 0.0001, 1, &x) == 0)
 			sum += x;
 	}
@@ -146,11 +148,13 @@ static void check_slo(struct gl_diag *d, const cJSON *w, const char *path)
 	gl_get_number(d, slo, "ttft_ms", p, 0, 0.001, 1e9, &x);
 	gl_get_number(d, slo, "tpot_ms", p, 0, 0.001, 1e9, &x);
 	if (!cJSON_GetObjectItemCaseSensitive(slo, "ttft_ms") && !cJSON_GetObjectItemCaseSensitive(slo, "tpot_ms"))
-		gl_diag_error(d, slo, p, "expected \"ttft_ms\", \"tpot_ms\" or both: the objective a request must meet");
+		gl_diag_error(d, slo, p,
+			      "expected \"ttft_ms\", \"tpot_ms\" or both: the objective a request must meet");
 	st = cJSON_GetObjectItemCaseSensitive(w, "stream");
 	if (cJSON_GetObjectItemCaseSensitive(slo, "tpot_ms") && cJSON_IsFalse(st))
-		gl_diag_error(d, cJSON_GetObjectItemCaseSensitive(slo, "tpot_ms"), p,
-			      "\"tpot_ms\" needs \"stream\": true (without a stream there is no time per output token)");
+		gl_diag_error(
+			d, cJSON_GetObjectItemCaseSensitive(slo, "tpot_ms"), p,
+			"\"tpot_ms\" needs \"stream\": true (without a stream there is no time per output token)");
 }
 
 static void check_endpoints(const cJSON *w, struct gl_diag *d, const char *path)
@@ -165,11 +169,12 @@ static void check_endpoints(const cJSON *w, struct gl_diag *d, const char *path)
 		gl_diag_error(d, eps, p, "expected a non-empty array of URLs like \"http://host:8000/v1\"");
 	} else {
 		int i = 0;
-		cJSON_ArrayForEach(e, eps) {
+		cJSON_ArrayForEach(e, eps)
+		{
 			char ep[600];
 			snprintf(ep, sizeof(ep), "%s[%d]", p, i++);
-			if (!cJSON_IsString(e) || (strncmp(e->valuestring, "http://", 7) &&
-						   strncmp(e->valuestring, "https://", 8)))
+			if (!cJSON_IsString(e) ||
+			    (strncmp(e->valuestring, "http://", 7) && strncmp(e->valuestring, "https://", 8)))
 				gl_diag_error(d, e, ep, "expected a URL starting with http:// or https://");
 		}
 	}
@@ -184,7 +189,8 @@ static void check_arrival(const cJSON *w, struct gl_diag *d, const char *path)
 
 	gl_join(p, sizeof(p), path, "arrival");
 	if (!arr) {
-		gl_diag_error(d, w, path, "missing required key 'arrival' (e.g. {\"mode\": \"poisson\", \"rate\": 20})");
+		gl_diag_error(d, w, path,
+			      "missing required key 'arrival' (e.g. {\"mode\": \"poisson\", \"rate\": 20})");
 		return;
 	}
 	if (!gl_want_object(d, arr, p))

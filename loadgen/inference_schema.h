@@ -21,19 +21,19 @@ enum gl_inference_mode { GL_INF_POISSON, GL_INF_CONSTANT, GL_INF_GAMMA, GL_INF_T
 /* The section's scalar keys, defaults filled in (gl_inference_opts_read);
  * endpoints, adapters, slo, agents and arrival.rate are read by hand. */
 struct gl_inference_opts {
-	int api;                      /* 0 chat, 1 completions */
+	int api; /* 0 chat, 1 completions */
 	char model[256];
 	char trace[1024];
-	int trace_format;             /* enum gl_trace_format; -1 unknown */
+	int trace_format; /* enum gl_trace_format; -1 unknown */
 	int max_in_flight;
 	int64_t timeout_ns, ttft_timeout_ns, idle_timeout_ns;
 	int stream, http2, ignore_eos, drop_failed, preflight;
 	int64_t input_tokens, output_tokens;
 	uint64_t seed;
-	int balance;                  /* 0 round_robin, 1 least_in_flight */
+	int balance; /* 0 round_robin, 1 least_in_flight */
 	char ca_bundle[1024];
 	/* "arrival" */
-	int mode;                     /* enum gl_inference_mode; -1 unknown */
+	int mode; /* enum gl_inference_mode; -1 unknown */
 	double cv, speed;
 	int users;
 	int64_t think_ns, start_ns, end_ns;

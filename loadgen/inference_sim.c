@@ -28,8 +28,7 @@ static int setup_inference(struct sim_world *w, const struct gl_scenario *sc, co
 	w->out_tokens = (int)sim_num(cfg, "output_tokens", 128);
 	if (w->out_tokens < 1)
 		w->out_tokens = 1;
-	cJSON_ArrayForEach(a, ads)
-		w->adapter_share += sim_num(a, "share", 0);
+	cJSON_ArrayForEach(a, ads) w->adapter_share += sim_num(a, "share", 0);
 	for (int i = 0; i < sc->n_hosts && w->n_nodes < SIM_NODES; i++)
 		if (cJSON_GetObjectItemCaseSensitive(sc->hosts[i].json, "k8s_node"))
 			snprintf(w->nodes[w->n_nodes++], GL_NAME_MAX, "%s", sc->hosts[i].name);
@@ -134,10 +133,10 @@ static void emit_inference(struct sim_wl *s, struct sim_world *w, int64_t t1)
  * with adapters */
 static int metrics(const struct sim_world *w, const char *const **names)
 {
-	static const char *const inf[] = { "h:inference.ttft_ms", "h:inference.tpot_ms", "h:inference.latency_ms",
-					   "c:inference.requests", "c:inference.errors",
-					   "c:inference.output_tokens_total", "c:inference.adapter_requests",
-					   "c:inference.adapter_errors" };
+	static const char *const inf[] = { "h:inference.ttft_ms",          "h:inference.tpot_ms",
+					   "h:inference.latency_ms",       "c:inference.requests",
+					   "c:inference.errors",           "c:inference.output_tokens_total",
+					   "c:inference.adapter_requests", "c:inference.adapter_errors" };
 
 	*names = inf;
 	return w && w->adapter_share > 0 ? 8 : 6;

@@ -42,8 +42,7 @@ int nt_is_digit(char c)
  * nccl-tests' failure lines (getHostName cuts the name at the first dot). */
 int nt_is_host_char(char c)
 {
-	return nt_is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '-' ||
-	       c == '_';
+	return nt_is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '-' || c == '_';
 }
 
 /* The next whitespace-separated word of [*p, e): its bounds, or 0 at the end. */
@@ -145,8 +144,7 @@ int nt_parse_num(const char *s, double *out)
 	if (*p == '+' || *p == '-')
 		p++;
 	w = p;
-	if (strcasecmp(w, "inf") == 0 || strcasecmp(w, "infinity") == 0 ||
-	    strcasecmp(w, "nan") == 0) {
+	if (strcasecmp(w, "inf") == 0 || strcasecmp(w, "infinity") == 0 || strcasecmp(w, "nan") == 0) {
 		*out = NAN;
 		return 0;
 	}
@@ -232,12 +230,11 @@ void nt_row_init(struct gl_nccl_row *row)
 }
 
 /* Append a row; where ("line 12", "run 1: results[3]") prefixes errors. */
-int nt_push_row(struct gl_nccl_result *r, int *cap, const struct gl_nccl_row *row,
-		    const char *where, struct gl_err *err)
+int nt_push_row(struct gl_nccl_result *r, int *cap, const struct gl_nccl_row *row, const char *where,
+		struct gl_err *err)
 {
 	if (r->nrows >= GL_NCCL_MAX_ROWS)
-		return gl_errf(err, GL_ELIMIT, "%s: more than %d table rows", where,
-			       GL_NCCL_MAX_ROWS);
+		return gl_errf(err, GL_ELIMIT, "%s: more than %d table rows", where, GL_NCCL_MAX_ROWS);
 	if (r->nrows == *cap) {
 		int ncap = *cap ? *cap * 2 : 64;
 		struct gl_nccl_row *nr;
@@ -301,8 +298,7 @@ int gl_nccl_pitfall(const struct gl_nccl_result *r, int world, char *why, size_t
 			 "the output holds %d nccl-tests %s, each listing its own ranks (%d listed, "
 			 "highest %d): %d independent runs, as when nccl-tests built without MPI=1 "
 			 "is started by mpirun",
-			 r->headers, r->from_json ? "runs" : "header blocks", r->ranks_listed,
-			 r->max_rank, r->headers);
+			 r->headers, r->from_json ? "runs" : "header blocks", r->ranks_listed, r->max_rank, r->headers);
 		goto yes;
 	}
 	if (world <= 1 || r->ranks_listed == 0)

@@ -76,49 +76,49 @@
 
 #include "util.h"
 
-#define GL_NCCL_MAX_INPUT (16u * 1024u * 1024u)   /* bytes of one output or report */
-#define GL_NCCL_MAX_LINE (64u * 1024u)            /* bytes of a text line, without its end */
-#define GL_NCCL_MAX_ROWS 65536                    /* table rows over all blocks or runs */
-#define GL_NCCL_MAX_COLS 64                       /* columns in a table header */
+#define GL_NCCL_MAX_INPUT (16u * 1024u * 1024u) /* bytes of one output or report */
+#define GL_NCCL_MAX_LINE (64u * 1024u) /* bytes of a text line, without its end */
+#define GL_NCCL_MAX_ROWS 65536 /* table rows over all blocks or runs */
+#define GL_NCCL_MAX_COLS 64 /* columns in a table header */
 
 /* One size line of the table. [0] is out-of-place, [1] in-place. */
 struct gl_nccl_row {
-	uint64_t size;              /* bytes */
-	uint64_t count;             /* elements */
-	char type[16], redop[16];   /* "" when the table has no such column */
-	int root;                   /* -1 when none */
-	double time_us[2], algbw[2], busbw[2];   /* -1 when absent (or inf/nan) */
-	long wrong[2];              /* -1 when "N/A" or absent */
-	double err_delta[2];        /* old "error" column (largest difference), else -1 */
-	int block;                  /* header block (text) or run (JSON), from 0 */
-	int line;                   /* text: line the row began on; JSON: 0 */
+	uint64_t size; /* bytes */
+	uint64_t count; /* elements */
+	char type[16], redop[16]; /* "" when the table has no such column */
+	int root; /* -1 when none */
+	double time_us[2], algbw[2], busbw[2]; /* -1 when absent (or inf/nan) */
+	long wrong[2]; /* -1 when "N/A" or absent */
+	double err_delta[2]; /* old "error" column (largest difference), else -1 */
+	int block; /* header block (text) or run (JSON), from 0 */
+	int line; /* text: line the row began on; JSON: 0 */
 };
 
 struct gl_nccl_result {
-	char collective[64];        /* "all_reduce_perf" when the output says so, else "" */
-	char tests_version[32];     /* "2.17.1" from "# nccl-tests version", else "" */
-	int nccl_version;           /* NCCL_VERSION_CODE of the library (22703), 0 unknown */
-	int from_json;              /* 1 when parsed from the JSON report */
-	int headers;                /* "# nThread ..." lines (text) or runs (JSON) */
-	int ranks_listed;           /* "#  Rank N ..." lines (text) or devices[] (JSON) */
-	int max_rank;               /* highest rank index listed, -1 if none */
-	int nthread, ngpus;         /* from the first header, 0 unknown */
-	int validation;             /* -c value from the first header, -1 unknown */
-	struct gl_nccl_row *rows;   /* malloc'd, nrows of them */
+	char collective[64]; /* "all_reduce_perf" when the output says so, else "" */
+	char tests_version[32]; /* "2.17.1" from "# nccl-tests version", else "" */
+	int nccl_version; /* NCCL_VERSION_CODE of the library (22703), 0 unknown */
+	int from_json; /* 1 when parsed from the JSON report */
+	int headers; /* "# nThread ..." lines (text) or runs (JSON) */
+	int ranks_listed; /* "#  Rank N ..." lines (text) or devices[] (JSON) */
+	int max_rank; /* highest rank index listed, -1 if none */
+	int nthread, ngpus; /* from the first header, 0 unknown */
+	int validation; /* -c value from the first header, -1 unknown */
+	struct gl_nccl_row *rows; /* malloc'd, nrows of them */
 	int nrows;
-	long wrong_total;           /* numeric #wrong over rows and both halves (saturates) */
-	double max_err_delta;       /* largest old-style "error" value, -1 when none */
-	int have_avg;               /* "# Avg bus bandwidth : X" (first block's), */
-	double avg_busbw;           /*   for reports only, never for judging */
-	long oob_values;            /* "# Out of bounds values : N OK|FAILED", summed */
+	long wrong_total; /* numeric #wrong over rows and both halves (saturates) */
+	double max_err_delta; /* largest old-style "error" value, -1 when none */
+	int have_avg; /* "# Avg bus bandwidth : X" (first block's), */
+	double avg_busbw; /*   for reports only, never for judging */
+	long oob_values; /* "# Out of bounds values : N OK|FAILED", summed */
 	int have_oob;
-	int failures;               /* Test NCCL/CUDA failure, Test failure, Test timeout
+	int failures; /* Test NCCL/CUDA failure, Test failure, Test timeout
 				     * lines; JSON: non-empty strings in errors[] */
-	char failure[256];          /* the first of them, printable ASCII */
-	int rows_incomplete;        /* rows begun but never finished (the run died mid-row) */
-	int nccl_lines;             /* NCCL log lines (also in lines_skipped) and log text
+	char failure[256]; /* the first of them, printable ASCII */
+	int rows_incomplete; /* rows begun but never finished (the run died mid-row) */
+	int nccl_lines; /* NCCL log lines (also in lines_skipped) and log text
 				     * found glued inside table rows */
-	int lines_skipped;          /* lines that were neither header, row, known trailer
+	int lines_skipped; /* lines that were neither header, row, known trailer
 				     * nor failure line */
 };
 

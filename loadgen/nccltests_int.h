@@ -16,9 +16,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define CELL_MAX 40                          /* bytes of one table cell, NUL included */
-#define ROW_CELLS_MAX (2 * GL_NCCL_MAX_COLS)  /* a timestamp column takes two words */
-#define U64_LIMIT 18446744073709551616.0     /* 2^64 */
+#define CELL_MAX 40 /* bytes of one table cell, NUL included */
+#define ROW_CELLS_MAX (2 * GL_NCCL_MAX_COLS) /* a timestamp column takes two words */
+#define U64_LIMIT 18446744073709551616.0 /* 2^64 */
 
 /* nccltests.c */
 int nt_is_space(char c);
@@ -36,8 +36,8 @@ void nt_sat_add(long *acc, long v);
 int nt_count_from_double(double d, long *out);
 void nt_result_init(struct gl_nccl_result *r, int from_json);
 void nt_row_init(struct gl_nccl_row *row);
-int nt_push_row(struct gl_nccl_result *r, int *cap, const struct gl_nccl_row *row,
-		const char *where, struct gl_err *err);
+int nt_push_row(struct gl_nccl_result *r, int *cap, const struct gl_nccl_row *row, const char *where,
+		struct gl_err *err);
 void nt_note_failure(struct gl_nccl_result *r, const char *s, size_t len);
 
 #endif

@@ -19,7 +19,7 @@ struct jp {
 	struct gl_nccl_result *r;
 	struct gl_err *err;
 	int rows_cap;
-	int run;   /* 1-based, for messages */
+	int run; /* 1-based, for messages */
 };
 
 /*
@@ -28,14 +28,13 @@ struct jp {
  * nan word becomes null. *out is malloc'd. *open_at_end says whether a string,
  * object or array was still open at the end: the writer never finished.
  */
-static int json_fix_nonfinite(const char *in, size_t len, char **out, size_t *out_len,
-			      int *open_at_end)
+static int json_fix_nonfinite(const char *in, size_t len, char **out, size_t *out_len, int *open_at_end)
 {
 	char *o = malloc(len + len / 3 + 16);
 	size_t k = 0;
 	long depth = 0;
 	int in_str = 0, esc = 0;
-	char prev = 0;   /* last significant byte outside strings */
+	char prev = 0; /* last significant byte outside strings */
 
 	if (!o)
 		return -1;
@@ -90,8 +89,7 @@ next:
 }
 
 /* A measured value of a JSON half: number, null, or "nan"/"inf" strings. */
-static int j_metric(const struct jp *j, const cJSON *o, const char *key, const char *where,
-		    double *out)
+static int j_metric(const struct jp *j, const cJSON *o, const char *key, const char *where, double *out)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
 
@@ -106,21 +104,18 @@ static int j_metric(const struct jp *j, const cJSON *o, const char *key, const c
 		*out = nt_metric(v->valuedouble);
 		return 0;
 	}
-	return gl_errf(j->err, GL_EINVAL, "run %d: %s.%s: expected a non-negative number", j->run,
-		       where, key);
+	return gl_errf(j->err, GL_EINVAL, "run %d: %s.%s: expected a non-negative number", j->run, where, key);
 }
 
-static int j_half(const struct jp *j, const cJSON *h, const char *where, struct gl_nccl_row *row,
-		  int side)
+static int j_half(const struct jp *j, const cJSON *h, const char *where, struct gl_nccl_row *row, int side)
 {
 	const cJSON *v;
 	int rc;
 
 	if (!cJSON_IsObject(h))
-		return gl_errf(j->err, GL_EINVAL, "run %d: %s: expected an object or null", j->run,
-			       where);
-	rc = j_metric(j, h, cJSON_GetObjectItemCaseSensitive(h, "cpu_time") ? "cpu_time" : "time",
-		      where, &row->time_us[side]);
+		return gl_errf(j->err, GL_EINVAL, "run %d: %s: expected an object or null", j->run, where);
+	rc = j_metric(j, h, cJSON_GetObjectItemCaseSensitive(h, "cpu_time") ? "cpu_time" : "time", where,
+		      &row->time_us[side]);
 	if (!rc)
 		rc = j_metric(j, h, "alg_bw", where, &row->algbw[side]);
 	if (!rc)
@@ -128,12 +123,10 @@ static int j_half(const struct jp *j, const cJSON *h, const char *where, struct 
 	if (rc)
 		return rc;
 	v = cJSON_GetObjectItemCaseSensitive(h, "nwrong");
-	if (!v || cJSON_IsNull(v) || (cJSON_IsString(v) && v->valuestring &&
-				      strcasecmp(v->valuestring, "nan") == 0))
+	if (!v || cJSON_IsNull(v) || (cJSON_IsString(v) && v->valuestring && strcasecmp(v->valuestring, "nan") == 0))
 		return 0;
 	if (!cJSON_IsNumber(v) || nt_count_from_double(v->valuedouble, &row->wrong[side]) < 0)
-		return gl_errf(j->err, GL_EINVAL, "run %d: %s.nwrong: expected a whole number or null",
-			       j->run, where);
+		return gl_errf(j->err, GL_EINVAL, "run %d: %s.nwrong: expected a whole number or null", j->run, where);
 	return 0;
 }
 
@@ -177,16 +170,14 @@ static int j_int(const cJSON *v, int *out)
 	return 0;
 }
 
-static int j_string(const struct jp *j, const cJSON *o, const char *key, const char *where,
-		    char *out, size_t n)
+static int j_string(const struct jp *j, const cJSON *o, const char *key, const char *where, char *out, size_t n)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
 
 	if (!v || cJSON_IsNull(v))
 		return 0;
 	if (!cJSON_IsString(v) || !v->valuestring)
-		return gl_errf(j->err, GL_EINVAL, "run %d: %s.%s: expected a string", j->run, where,
-			       key);
+		return gl_errf(j->err, GL_EINVAL, "run %d: %s.%s: expected a string", j->run, where, key);
 	nt_copy_printable(out, n, v->valuestring, strlen(v->valuestring));
 	return 0;
 }
@@ -204,12 +195,10 @@ static int j_result(struct jp *j, const cJSON *res, int idx)
 	nt_row_init(&row);
 	row.block = j->run - 1;
 	if (j_u64(cJSON_GetObjectItemCaseSensitive(res, "size"), &row.size) < 0)
-		return gl_errf(j->err, GL_EINVAL, "run %d: %s.size: expected a byte count", j->run,
-			       where);
+		return gl_errf(j->err, GL_EINVAL, "run %d: %s.size: expected a byte count", j->run, where);
 	v = cJSON_GetObjectItemCaseSensitive(res, "count");
 	if (v && !cJSON_IsNull(v) && j_u64(v, &row.count) < 0)
-		return gl_errf(j->err, GL_EINVAL, "run %d: %s.count: expected an element count",
-			       j->run, where);
+		return gl_errf(j->err, GL_EINVAL, "run %d: %s.count: expected an element count", j->run, where);
 	rc = j_string(j, res, "type", where, row.type, sizeof(row.type));
 	if (!rc)
 		rc = j_string(j, res, "redop", where, row.redop, sizeof(row.redop));
@@ -221,8 +210,7 @@ static int j_result(struct jp *j, const cJSON *res, int idx)
 	oop = cJSON_GetObjectItemCaseSensitive(res, "out_of_place");
 	ip = cJSON_GetObjectItemCaseSensitive(res, "in_place");
 	if ((!oop || cJSON_IsNull(oop)) && (!ip || cJSON_IsNull(ip)))
-		return gl_errf(j->err, GL_EINVAL, "run %d: %s: neither out_of_place nor in_place",
-			       j->run, where);
+		return gl_errf(j->err, GL_EINVAL, "run %d: %s: neither out_of_place nor in_place", j->run, where);
 	if (oop && !cJSON_IsNull(oop)) {
 		char w2[64];
 		snprintf(w2, sizeof(w2), "%s.out_of_place", where);
@@ -255,17 +243,14 @@ static int j_run(struct jp *j, const cJSON *run)
 	res = cJSON_GetObjectItemCaseSensitive(run, "results");
 	if (!cfg && !res && !cJSON_GetObjectItemCaseSensitive(run, "nccl_version"))
 		return gl_errf(j->err, GL_EINVAL,
-			       "run %d: no config, results or nccl_version: not an nccl-tests JSON report",
-			       j->run);
+			       "run %d: no config, results or nccl_version: not an nccl-tests JSON report", j->run);
 	r->headers++;
 
 	v = cJSON_GetObjectItemCaseSensitive(run, "nccl_version");
-	if (cJSON_IsNumber(v) && !r->nccl_version && v->valuedouble > 0 &&
-	    v->valuedouble < INT_MAX)
+	if (cJSON_IsNumber(v) && !r->nccl_version && v->valuedouble > 0 && v->valuedouble < INT_MAX)
 		r->nccl_version = (int)v->valuedouble;
 	v = cJSON_GetObjectItemCaseSensitive(run, "args");
-	if (cJSON_IsArray(v) && cJSON_IsString(v->child) && v->child->valuestring &&
-	    !r->collective[0]) {
+	if (cJSON_IsArray(v) && cJSON_IsString(v->child) && v->child->valuestring && !r->collective[0]) {
 		const char *a0 = v->child->valuestring, *slash = strrchr(a0, '/');
 		const char *base = slash ? slash + 1 : a0;
 		nt_copy_printable(r->collective, sizeof(r->collective), base, strlen(base));
@@ -288,16 +273,15 @@ static int j_run(struct jp *j, const cJSON *run)
 				r->validation = val;
 		}
 		if (dev && !cJSON_IsArray(dev))
-			return gl_errf(j->err, GL_EINVAL, "run %d: config.devices: expected an array",
-				       j->run);
+			return gl_errf(j->err, GL_EINVAL, "run %d: config.devices: expected an array", j->run);
 		i = 0;
-		cJSON_ArrayForEach(it, dev) {
+		cJSON_ArrayForEach(it, dev)
+		{
 			int rank;
 			const cJSON *rk = cJSON_GetObjectItemCaseSensitive(it, "rank");
 			if (!cJSON_IsObject(it) || j_int(rk, &rank) < 0 || rank < 0)
 				return gl_errf(j->err, GL_EINVAL,
-					       "run %d: config.devices[%d]: expected an object with a rank",
-					       j->run, i);
+					       "run %d: config.devices[%d]: expected an object with a rank", j->run, i);
 			r->ranks_listed++;
 			if (rank > r->max_rank)
 				r->max_rank = rank;
@@ -308,7 +292,8 @@ static int j_run(struct jp *j, const cJSON *run)
 	if (res && !cJSON_IsNull(res) && !cJSON_IsArray(res))
 		return gl_errf(j->err, GL_EINVAL, "run %d: results: expected an array", j->run);
 	i = 0;
-	cJSON_ArrayForEach(it, res) {
+	cJSON_ArrayForEach(it, res)
+	{
 		if ((rc = j_result(j, it, i++)))
 			return rc;
 	}
@@ -333,7 +318,8 @@ static int j_run(struct jp *j, const cJSON *run)
 	v = cJSON_GetObjectItemCaseSensitive(run, "errors");
 	if (!cJSON_IsArray(v))
 		v = NULL;
-	cJSON_ArrayForEach(it, v) {
+	cJSON_ArrayForEach(it, v)
+	{
 		if (cJSON_IsString(it) && it->valuestring && it->valuestring[0])
 			nt_note_failure(r, it->valuestring, strlen(it->valuestring));
 	}
@@ -362,8 +348,8 @@ int gl_nccl_parse_json(const char *buf, size_t len, struct gl_nccl_result *r, st
 	if (!buf && len)
 		return gl_errf(err, GL_EINVAL, "nccl-tests JSON: NULL buffer");
 	if (len > GL_NCCL_MAX_INPUT)
-		return gl_errf(err, GL_ELIMIT, "nccl-tests JSON: %zu bytes, more than the %u-byte limit",
-			       len, GL_NCCL_MAX_INPUT);
+		return gl_errf(err, GL_ELIMIT, "nccl-tests JSON: %zu bytes, more than the %u-byte limit", len,
+			       GL_NCCL_MAX_INPUT);
 	if (json_fix_nonfinite(buf ? buf : "", len, &fixed, &flen, &open_at_end) < 0)
 		return gl_errf(err, GL_ENOMEM, "nccl-tests JSON: out of memory");
 	for (;;) {
@@ -375,20 +361,19 @@ int gl_nccl_parse_json(const char *buf, size_t len, struct gl_nccl_result *r, st
 			break;
 		doc = cJSON_ParseWithLengthOpts(fixed + pos, flen - pos, &end, 0);
 		if (!doc) {
-			size_t at = end && end >= fixed + pos && end <= fixed + flen ?
-					    (size_t)(end - fixed) : pos;
+			size_t at = end && end >= fixed + pos && end <= fixed + flen ? (size_t)(end - fixed) : pos;
 			char near[24];
 			nt_copy_printable(near, sizeof(near), fixed + at,
-				       flen - at < sizeof(near) - 1 ? flen - at : sizeof(near) - 1);
-			rc = gl_errf(err, GL_EINVAL, "line %d: JSON syntax error near '%s'%s",
-				     line_of(fixed, at), near,
+					  flen - at < sizeof(near) - 1 ? flen - at : sizeof(near) - 1);
+			rc = gl_errf(err, GL_EINVAL, "line %d: JSON syntax error near '%s'%s", line_of(fixed, at), near,
 				     open_at_end ? " (the report ends early: was the run cut short?)" : "");
 			goto out;
 		}
 		docs++;
 		if (cJSON_IsArray(doc)) {
 			const cJSON *it;
-			cJSON_ArrayForEach(it, doc) {
+			cJSON_ArrayForEach(it, doc)
+			{
 				if ((rc = j_run(&j, it)))
 					goto out;
 			}
@@ -402,8 +387,8 @@ int gl_nccl_parse_json(const char *buf, size_t len, struct gl_nccl_result *r, st
 		pos = (size_t)(end - fixed);
 	}
 	if (r->headers == 0)
-		rc = gl_errf(err, GL_EINVAL, docs ? "nccl-tests JSON: no run in the report" :
-						    "nccl-tests JSON: empty input");
+		rc = gl_errf(err, GL_EINVAL,
+			     docs ? "nccl-tests JSON: no run in the report" : "nccl-tests JSON: empty input");
 out:
 	cJSON_Delete(doc);
 	free(fixed);

@@ -16,33 +16,42 @@
 /* ---- text: table layout ------------------------------------------------- */
 
 enum col_kind {
-	C_SIZE, C_COUNT, C_TYPE, C_REDOP, C_ROOT,   /* leading columns */
-	C_TIME, C_ALGBW, C_BUSBW, C_WRONG, C_DELTA, C_ITER,   /* per half */
-	C_STAMP,                                    /* "YYYY-MM-DD HH:MM:SS", two words */
-	C_EXTRA,                                    /* unknown label, one word, ignored */
+	C_SIZE,
+	C_COUNT,
+	C_TYPE,
+	C_REDOP,
+	C_ROOT, /* leading columns */
+	C_TIME,
+	C_ALGBW,
+	C_BUSBW,
+	C_WRONG,
+	C_DELTA,
+	C_ITER, /* per half */
+	C_STAMP, /* "YYYY-MM-DD HH:MM:SS", two words */
+	C_EXTRA, /* unknown label, one word, ignored */
 };
 
 struct col {
 	unsigned char kind;
-	signed char side;   /* 0 out-of-place, 1 in-place, -1 leading or trailing */
-	int end;            /* offset just past the label in the header line */
+	signed char side; /* 0 out-of-place, 1 in-place, -1 leading or trailing */
+	int end; /* offset just past the label in the header line */
 };
 
 struct layout {
 	struct col c[GL_NCCL_MAX_COLS];
 	int n;
 	int nsides;
-	int words_full;     /* words in a complete row */
-	int words_half;     /* words in an in-place-only row; 0 with one half */
-	int lead_words;     /* words before the first out-of-place column */
-	int end0, end1;     /* label ends of the first column of each half */
+	int words_full; /* words in a complete row */
+	int words_half; /* words in an in-place-only row; 0 with one half */
+	int lead_words; /* words before the first out-of-place column */
+	int end0, end1; /* label ends of the first column of each half */
 };
 
 struct pending {
 	int active;
 	int line;
-	int n;              /* words so far */
-	int noisy;          /* log or failure text came with or after it */
+	int n; /* words so far */
+	int noisy; /* log or failure text came with or after it */
 	char cell[ROW_CELLS_MAX][CELL_MAX];
 };
 
@@ -60,10 +69,10 @@ static const struct {
 	const char *label;
 	enum col_kind kind;
 } col_labels[] = {
-	{ "size", C_SIZE }, { "count", C_COUNT }, { "type", C_TYPE }, { "redop", C_REDOP },
-	{ "root", C_ROOT }, { "time", C_TIME }, { "cputime", C_TIME }, { "algbw", C_ALGBW },
-	{ "busbw", C_BUSBW }, { "#wrong", C_WRONG }, { "error", C_DELTA }, { "i_min", C_ITER },
-	{ "i_max", C_ITER }, { "i_p99", C_ITER }, { "i_cv%", C_ITER }, { "timestamp", C_STAMP },
+	{ "size", C_SIZE },   { "count", C_COUNT },  { "type", C_TYPE },    { "redop", C_REDOP },
+	{ "root", C_ROOT },   { "time", C_TIME },    { "cputime", C_TIME }, { "algbw", C_ALGBW },
+	{ "busbw", C_BUSBW }, { "#wrong", C_WRONG }, { "error", C_DELTA },  { "i_min", C_ITER },
+	{ "i_max", C_ITER },  { "i_p99", C_ITER },   { "i_cv%", C_ITER },   { "timestamp", C_STAMP },
 };
 
 static int is_half_kind(int k)
@@ -93,8 +102,8 @@ static int layout_from_header(struct tp *t, const char *w, size_t n)
 		c->end = (int)(we - w);
 		c->side = -1;
 		if (c->kind == C_TIME && ++side > 1)
-			return gl_errf(t->err, GL_EINVAL,
-				       "line %d: more than two time columns in the table header", t->line_no);
+			return gl_errf(t->err, GL_EINVAL, "line %d: more than two time columns in the table header",
+				       t->line_no);
 		if (is_half_kind(c->kind)) {
 			if (side < 0)
 				return gl_errf(t->err, GL_EINVAL,
@@ -115,8 +124,8 @@ static int layout_from_header(struct tp *t, const char *w, size_t n)
 			L.words_half--;
 	}
 	if (L.n < 2 || L.c[0].kind != C_SIZE || L.c[1].kind != C_COUNT || !has_busbw)
-		return gl_errf(t->err, GL_EINVAL,
-			       "line %d: table header without size, count and busbw columns", t->line_no);
+		return gl_errf(t->err, GL_EINVAL, "line %d: table header without size, count and busbw columns",
+			       t->line_no);
 	L.nsides = side + 1;
 	L.words_half = L.nsides == 2 ? L.words_full + L.words_half : 0;
 	t->lay = L;
@@ -137,8 +146,8 @@ static const char *cell_name(int kind)
 
 /* Read the cells of one row against the layout. half: an in-place-only row.
  * Returns 0, or -1 with what was wrong in why. */
-static int row_from_cells(const struct layout *L, char cells[][CELL_MAX], int n, int half,
-			  struct gl_nccl_row *row, char *why, size_t whyn)
+static int row_from_cells(const struct layout *L, char cells[][CELL_MAX], int n, int half, struct gl_nccl_row *row,
+			  char *why, size_t whyn)
 {
 	int k = 0;
 
@@ -163,12 +172,8 @@ static int row_from_cells(const struct layout *L, char cells[][CELL_MAX], int n,
 			if (nt_parse_u64(s, c->kind == C_SIZE ? &row->size : &row->count) < 0)
 				goto bad;
 			break;
-		case C_TYPE:
-			nt_copy_printable(row->type, sizeof(row->type), s, strlen(s));
-			break;
-		case C_REDOP:
-			nt_copy_printable(row->redop, sizeof(row->redop), s, strlen(s));
-			break;
+		case C_TYPE: nt_copy_printable(row->type, sizeof(row->type), s, strlen(s)); break;
+		case C_REDOP: nt_copy_printable(row->redop, sizeof(row->redop), s, strlen(s)); break;
 		case C_ROOT:
 			if (nt_parse_int(s, &row->root) < 0)
 				goto bad;
@@ -197,19 +202,18 @@ static int row_from_cells(const struct layout *L, char cells[][CELL_MAX], int n,
 				break;
 			if (nt_parse_num(s, &d) < 0 || d < 0)
 				goto bad;
-			row->err_delta[side] = isfinite(d) ? d : 1e300;   /* nan: surely wrong */
+			row->err_delta[side] = isfinite(d) ? d : 1e300; /* nan: surely wrong */
 			break;
 		case C_ITER:
 			if (strcmp(s, "N/A") != 0 && nt_parse_num(s, &d) < 0)
 				goto bad;
 			break;
-		default:
-			break;
+		default: break;
 		}
 		continue;
 bad:
-		snprintf(why, whyn, "column %d: '%s' is not a valid %s",
-			 k - (c->kind == C_STAMP ? 1 : 0), s, cell_name(c->kind));
+		snprintf(why, whyn, "column %d: '%s' is not a valid %s", k - (c->kind == C_STAMP ? 1 : 0), s,
+			 cell_name(c->kind));
 		return -1;
 	}
 	return 0;
@@ -241,7 +245,7 @@ static int nccl_prefix_at(const char *w, size_t m, size_t *colon)
 	if (!nd || j < 2 || w[j - 1] != '[' || w[j - 2] != ' ')
 		return 0;
 	j -= 2;
-	for (int part = 0; part < 2; part++) {   /* tid, then pid */
+	for (int part = 0; part < 2; part++) { /* tid, then pid */
 		for (nd = 0; j > 0 && nt_is_digit(w[j - 1]); j--, nd++)
 			;
 		if (!nd || j == 0 || w[j - 1] != ':')
@@ -271,7 +275,7 @@ static size_t split_glued(const struct tp *t, const char *w, size_t h, size_t co
 	while (tok > 0 && !nt_is_space(w[tok - 1]))
 		tok--;
 	if (tok == 0 && h == 0)
-		return 0;   /* the line begins with the log: no value glued */
+		return 0; /* the line begins with the log: no value glued */
 	if (row_start && t->have_layout) {
 		while (nt_next_word(&p, w + tok, &ws, &we))
 			k++;
@@ -292,21 +296,23 @@ static size_t split_glued(const struct tp *t, const char *w, size_t h, size_t co
 			s++;
 	}
 	if (s >= colon || (s > h && !nt_is_digit(w[s - 1])))
-		s = h;   /* all digits (a numeric hostname), or a lone sign: no value */
+		s = h; /* all digits (a numeric hostname), or a lone sign: no value */
 	if (s == h && h >= tok + 2 && w[h - 2] == 'N' && w[h - 1] == '/' && w[h] == 'A')
-		s = h + 1;   /* "N/A" glued */
+		s = h + 1; /* "N/A" glued */
 	return s;
 }
 
 static const char *const fail_marks[] = {
-	": Test NCCL failure", ": Test CUDA failure", ": Test failure", ": Test timeout",
+	": Test NCCL failure",
+	": Test CUDA failure",
+	": Test failure",
+	": Test timeout",
 };
 
 /* Find NCCL log text or a failure message in w (NUL-terminated, n bytes).
  * Returns its kind and sets *at to where it starts (after any value glued in
  * front of it); *msg is where the message proper starts. */
-static enum noise find_noise(const struct tp *t, const char *w, int row_start, size_t *at,
-			     size_t *msg)
+static enum noise find_noise(const struct tp *t, const char *w, int row_start, size_t *at, size_t *msg)
 {
 	const char *m;
 
@@ -356,8 +362,7 @@ static enum noise find_noise(const struct tp *t, const char *w, int row_start, s
 
 /* Split [s, e) into cells; returns the word count (cells past the array and
  * past CELL_MAX bytes are counted, flagged in *too_long, not stored). */
-static int cells_from(const char *s, const char *e, char cells[][CELL_MAX], int have,
-		      int *too_long)
+static int cells_from(const char *s, const char *e, char cells[][CELL_MAX], int have, int *too_long)
 {
 	const char *ws, *we;
 	int n = have;
@@ -380,15 +385,13 @@ static int emit_row(struct tp *t, char cells[][CELL_MAX], int n, int half, int l
 	struct gl_nccl_row row;
 	char why[160], where[32];
 
-	if (n > ROW_CELLS_MAX ||
-	    row_from_cells(&t->lay, cells, n, half, &row, why, sizeof(why)) < 0) {
+	if (n > ROW_CELLS_MAX || row_from_cells(&t->lay, cells, n, half, &row, why, sizeof(why)) < 0) {
 		if (!strict) {
 			t->r->rows_incomplete++;
 			return 0;
 		}
 		if (n > ROW_CELLS_MAX)
-			snprintf(why, sizeof(why), "expected %d columns in a table row, got %d",
-				 t->lay.words_full, n);
+			snprintf(why, sizeof(why), "expected %d columns in a table row, got %d", t->lay.words_full, n);
 		return gl_errf(t->err, GL_EINVAL, "line %d: %s", line, why);
 	}
 	row.block = t->r->headers > 0 ? t->r->headers - 1 : 0;
@@ -417,8 +420,8 @@ static int pend_flush(struct tp *t, int at_end)
 		t->r->rows_incomplete++;
 		return 0;
 	}
-	return gl_errf(t->err, GL_EINVAL, "line %d: expected %d columns in a table row, got %d",
-		       pd->line, t->lay.words_full, pd->n);
+	return gl_errf(t->err, GL_EINVAL, "line %d: expected %d columns in a table row, got %d", pd->line,
+		       t->lay.words_full, pd->n);
 }
 
 /* A row with one half's words: in-place only (the out-of-place half left
@@ -486,9 +489,10 @@ static const char *after_colon(const char *p)
 }
 
 static const char *const known_hash_lines[] = {
-	"Using devices", "Blocking Enabled", "Parallel Init Enabled", "Per-Iteration Report",
-	"Reducing maxBytes", "Writing JSON output", "skipping json output", "GPU memory usage",
-	"Collective test concluded", "Out of bounds values", "Avg bus bandwidth",
+	"Using devices",        "Blocking Enabled",  "Parallel Init Enabled",
+	"Per-Iteration Report", "Reducing maxBytes", "Writing JSON output",
+	"skipping json output", "GPU memory usage",  "Collective test concluded",
+	"Out of bounds values", "Avg bus bandwidth",
 };
 
 static int hash_line(struct tp *t, const char *w, size_t n)
@@ -499,7 +503,7 @@ static int hash_line(struct tp *t, const char *w, size_t n)
 	while (nt_is_space(*p))
 		p++;
 	if (!*p)
-		return 0;   /* "#" */
+		return 0; /* "#" */
 	if (starts(p, "nThread ")) {
 		if (++r->headers == 1) {
 			int v = int_after(p, e, "nThread");
@@ -554,8 +558,7 @@ static int hash_line(struct tp *t, const char *w, size_t n)
 		const char *s = p + 19;
 		int v;
 		if (nt_next_word(&s, e, &ws, &we) && !r->tests_version[0])
-			nt_copy_printable(r->tests_version, sizeof(r->tests_version), ws,
-				       (size_t)(we - ws));
+			nt_copy_printable(r->tests_version, sizeof(r->tests_version), ws, (size_t)(we - ws));
 		v = -1;
 		for (s = p; (s = strstr(s, "library=")); s += 8) {
 			char num[16];
@@ -690,12 +693,10 @@ static int text_line(struct tp *t, char *w, size_t n)
 		int half = 0;
 
 		if (!t->have_layout)
-			return gl_errf(t->err, GL_EINVAL, "line %d: table row before the table header",
-				       t->line_no);
+			return gl_errf(t->err, GL_EINVAL, "line %d: table row before the table header", t->line_no);
 		nc = cells_from(w, w + at, cells, 0, &too_long);
 		if (too_long)
-			return gl_errf(t->err, GL_EINVAL,
-				       "line %d: a cell of the table row is longer than %d bytes",
+			return gl_errf(t->err, GL_EINVAL, "line %d: a cell of the table row is longer than %d bytes",
 				       t->line_no, CELL_MAX - 1);
 		if (t->lay.words_half && nc == t->lay.words_half && nk == N_NONE)
 			half = looks_inplace_only(t, w, at);
@@ -722,8 +723,8 @@ int gl_nccl_parse_text(const char *buf, size_t len, struct gl_nccl_result *r, st
 	if (!buf && len)
 		return gl_errf(err, GL_EINVAL, "nccl-tests output: NULL buffer");
 	if (len > GL_NCCL_MAX_INPUT)
-		return gl_errf(err, GL_ELIMIT, "nccl-tests output: %zu bytes, more than the %u-byte limit",
-			       len, GL_NCCL_MAX_INPUT);
+		return gl_errf(err, GL_ELIMIT, "nccl-tests output: %zu bytes, more than the %u-byte limit", len,
+			       GL_NCCL_MAX_INPUT);
 	t = calloc(1, sizeof(*t));
 	w = malloc(GL_NCCL_MAX_LINE + 1);
 	if (!t || !w) {
@@ -733,18 +734,17 @@ int gl_nccl_parse_text(const char *buf, size_t len, struct gl_nccl_result *r, st
 	t->r = r;
 	t->err = err;
 	if (len >= 3 && memcmp(buf, "\xef\xbb\xbf", 3) == 0)
-		pos = 3;   /* a UTF-8 byte order mark (a log saved by an editor) */
+		pos = 3; /* a UTF-8 byte order mark (a log saved by an editor) */
 	while (pos < len) {
 		const char *nl = memchr(buf + pos, '\n', len - pos);
 		size_t n = nl ? (size_t)(nl - (buf + pos)) : len - pos;
 
 		t->line_no++;
 		if (n > GL_NCCL_MAX_LINE) {
-			rc = gl_errf(err, GL_ELIMIT, "line %d: longer than %u bytes", t->line_no,
-				     GL_NCCL_MAX_LINE);
+			rc = gl_errf(err, GL_ELIMIT, "line %d: longer than %u bytes", t->line_no, GL_NCCL_MAX_LINE);
 			goto out;
 		}
-		for (size_t i = 0; i < n; i++)   /* a NUL (a crashed node's file hole) is a blank */
+		for (size_t i = 0; i < n; i++) /* a NUL (a crashed node's file hole) is a blank */
 			w[i] = buf[pos + i] ? buf[pos + i] : ' ';
 		w[n] = '\0';
 		rc = text_line(t, w, n);
@@ -757,13 +757,11 @@ int gl_nccl_parse_text(const char *buf, size_t len, struct gl_nccl_result *r, st
 		goto out;
 	if (r->headers == 0 && !t->have_layout && r->nrows == 0) {
 		if (r->failures)
-			rc = gl_errf(err, GL_EINVAL,
-				     "no nccl-tests header or table in %d lines; first failure: %s",
+			rc = gl_errf(err, GL_EINVAL, "no nccl-tests header or table in %d lines; first failure: %s",
 				     t->line_no, r->failure);
 		else
 			rc = gl_errf(err, GL_EINVAL,
-				     "no nccl-tests header or table in %d lines (not nccl-tests output?)",
-				     t->line_no);
+				     "no nccl-tests header or table in %d lines (not nccl-tests output?)", t->line_no);
 	}
 out:
 	free(w);

@@ -23,7 +23,7 @@ struct null_wl {
 	struct event *ev;
 	struct gl_null_opts o;
 	double load;
-	int64_t next_ns;         /* absolute schedule, in run elapsed time */
+	int64_t next_ns; /* absolute schedule, in run elapsed time */
 	int id_lag, id_ticks;
 	int64_t ticks;
 	int running;

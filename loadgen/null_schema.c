@@ -12,8 +12,7 @@
 static const struct gl_opt section[] = {
 	{ "rate", GL_OPT_NUMBER, .lo = 0.001, .hi = 100000, .def_n = 100,
 	  .help = "ticks per second (real time), times the phase load", AT(rate) },
-	{ "spin_us", GL_OPT_NUMBER, .lo = 0, .hi = 100000, .help = "busy work per tick, in microseconds",
-	  AT(spin_us) },
+	{ "spin_us", GL_OPT_NUMBER, .lo = 0, .hi = 100000, .help = "busy work per tick, in microseconds", AT(spin_us) },
 	{ "debug_every", GL_OPT_INT, .lo = 1, .hi = 1e9, .help = "a debug event (source null) every N ticks",
 	  AT(debug_every) },
 };

@@ -22,7 +22,7 @@ void gl_null_targets(const cJSON *w, struct gl_target_need *n);
 /* the section's keys, defaults filled in */
 struct gl_null_opts {
 	double rate, spin_us;
-	int64_t debug_every;          /* 0: never */
+	int64_t debug_every; /* 0: never */
 };
 void gl_null_opts_read(const cJSON *w, struct gl_null_opts *o);
 

@@ -31,18 +31,18 @@ struct gl_sse {
 	gl_sse_event_fn cb;
 	void *ctx;
 
-	struct gl_buf line;    /* a line split across fragments */
-	struct gl_buf data;    /* data of the event being assembled */
-	struct gl_buf event;   /* event type of the event being assembled */
-	struct gl_buf id;      /* last event id (kept across events) */
-	bool have_data;        /* a data field was seen since the last dispatch */
-	bool skip_lf;          /* the last byte was CR: an LF right after belongs to it */
-	unsigned bom_pos;      /* BOM bytes matched at the start of the stream */
+	struct gl_buf line; /* a line split across fragments */
+	struct gl_buf data; /* data of the event being assembled */
+	struct gl_buf event; /* event type of the event being assembled */
+	struct gl_buf id; /* last event id (kept across events) */
+	bool have_data; /* a data field was seen since the last dispatch */
+	bool skip_lf; /* the last byte was CR: an LF right after belongs to it */
+	unsigned bom_pos; /* BOM bytes matched at the start of the stream */
 	bool bom_done;
 	enum gl_sse_error error;
-	int error_rc;          /* what gl_sse_feed returns once stopped */
+	int error_rc; /* what gl_sse_feed returns once stopped */
 
-	struct gl_sse_summary sum;   /* tally; cls filled by gl_sse_finish */
+	struct gl_sse_summary sum; /* tally; cls filled by gl_sse_finish */
 };
 
 static const unsigned char sse_bom[3] = { 0xEF, 0xBB, 0xBF };
@@ -158,9 +158,9 @@ static int oai_message(const cJSON *m, struct gl_oai_chunk *c, const char **why)
 			*why = "content is not a string";
 			return -1;
 		}
-		cJSON_ArrayForEach(part, parts) {
-			if (!cJSON_IsObject(part) ||
-			    add_str_len(part, "text", &c->content_bytes) < 0) {
+		cJSON_ArrayForEach(part, parts)
+		{
+			if (!cJSON_IsObject(part) || add_str_len(part, "text", &c->content_bytes) < 0) {
 				*why = "bad content part";
 				return -1;
 			}
@@ -178,7 +178,8 @@ static int oai_message(const cJSON *m, struct gl_oai_chunk *c, const char **why)
 			*why = "tool_calls is not an array";
 			return -1;
 		}
-		cJSON_ArrayForEach(call, tc) {
+		cJSON_ArrayForEach(call, tc)
+		{
 			const cJSON *fn;
 			if (!cJSON_IsObject(call)) {
 				*why = "tool call is not an object";
@@ -187,8 +188,7 @@ static int oai_message(const cJSON *m, struct gl_oai_chunk *c, const char **why)
 			fn = cJSON_GetObjectItemCaseSensitive(call, "function");
 			if (!fn || cJSON_IsNull(fn))
 				continue;
-			if (!cJSON_IsObject(fn) ||
-			    add_str_len(fn, "name", &c->tool_call_bytes) < 0 ||
+			if (!cJSON_IsObject(fn) || add_str_len(fn, "name", &c->tool_call_bytes) < 0 ||
 			    add_str_len(fn, "arguments", &c->tool_call_bytes) < 0) {
 				*why = "bad tool call function";
 				return -1;
@@ -330,7 +330,7 @@ static bool fast_items(struct fast_in *in, cJSON *item, bool object)
 		fast_ws(in);
 	}
 	in->s++;
-	item->child->prev = last;   /* as cJSON links them */
+	item->child->prev = last; /* as cJSON links them */
 	in->depth--;
 	return true;
 }
@@ -342,15 +342,9 @@ static bool fast_value(struct fast_in *in, cJSON *item)
 	if (!left)
 		return false;
 	switch (*in->s) {
-	case '{':
-		item->type = cJSON_Object;
-		return fast_items(in, item, true);
-	case '[':
-		item->type = cJSON_Array;
-		return fast_items(in, item, false);
-	case '"':
-		item->type = cJSON_String;
-		return (item->valuestring = fast_string(in)) != NULL;
+	case '{': item->type = cJSON_Object; return fast_items(in, item, true);
+	case '[': item->type = cJSON_Array; return fast_items(in, item, false);
+	case '"': item->type = cJSON_String; return (item->valuestring = fast_string(in)) != NULL;
 	case 'n':
 		if (left < 4 || memcmp(in->s, "null", 4) != 0)
 			return false;
@@ -418,8 +412,7 @@ static cJSON *fast_parse(const char *data, size_t len, struct fast_arena *a)
 
 static void oai_interpret_tree(cJSON *root, bool streaming, struct gl_oai_chunk *c);
 
-static void oai_interpret(const char *data, size_t len, bool streaming,
-			  struct gl_oai_chunk *c)
+static void oai_interpret(const char *data, size_t len, bool streaming, struct gl_oai_chunk *c)
 {
 	const char *end = NULL;
 	cJSON *root = NULL;
@@ -427,7 +420,7 @@ static void oai_interpret(const char *data, size_t len, bool streaming,
 	struct fast_arena arena = { arena_mem, arena_mem + sizeof(arena_mem) };
 
 	if ((root = fast_parse(data, len, &arena))) {
-		oai_interpret_tree(root, streaming, c);   /* the arena's: nothing to free */
+		oai_interpret_tree(root, streaming, c); /* the arena's: nothing to free */
 #ifdef GL_OAI_FAST_CHECK
 		{
 			/* the cJSON path must read the same */
@@ -519,10 +512,8 @@ static void oai_interpret_tree(cJSON *root, bool streaming, struct gl_oai_chunk 
 	}
 	usage = cJSON_GetObjectItemCaseSensitive(root, "usage");
 	if (usage && !cJSON_IsNull(usage)) {
-		if (!cJSON_IsObject(usage) ||
-		    opt_count(usage, "prompt_tokens", &c->prompt_tokens) < 0 ||
-		    opt_count(usage, "completion_tokens", &c->completion_tokens) < 0 ||
-		    c->completion_tokens < 0) {
+		if (!cJSON_IsObject(usage) || opt_count(usage, "prompt_tokens", &c->prompt_tokens) < 0 ||
+		    opt_count(usage, "completion_tokens", &c->completion_tokens) < 0 || c->completion_tokens < 0) {
 			why = "bad usage object";
 			goto malformed;
 		}
@@ -533,7 +524,8 @@ static void oai_interpret_tree(cJSON *root, bool streaming, struct gl_oai_chunk 
 		goto malformed;
 	}
 
-	cJSON_ArrayForEach(ch, choices) {
+	cJSON_ArrayForEach(ch, choices)
+	{
 		const cJSON *m;
 		const char *fr;
 		if (!cJSON_IsObject(ch)) {
@@ -586,8 +578,7 @@ out:
 	return;
 }
 
-void gl_oai_parse_chunk(const char *event, const char *data, size_t len,
-			struct gl_oai_chunk *out)
+void gl_oai_parse_chunk(const char *event, const char *data, size_t len, struct gl_oai_chunk *out)
 {
 	size_t a = 0, b = len;
 
@@ -648,8 +639,7 @@ void gl_oai_parse_response(const char *body, size_t len, struct gl_oai_chunk *ou
 
 /* ---- SSE framing -------------------------------------------------------- */
 
-struct gl_sse *gl_sse_new(size_t max_line, size_t max_data, unsigned flags,
-			  gl_sse_event_fn cb, void *ctx)
+struct gl_sse *gl_sse_new(size_t max_line, size_t max_data, unsigned flags, gl_sse_event_fn cb, void *ctx)
 {
 	struct gl_sse *p = calloc(1, sizeof(*p));
 
@@ -903,8 +893,7 @@ int gl_sse_feed(struct gl_sse *p, const char *data, size_t len)
 		} else {
 			int rc;
 			p->bom_done = true;
-			if (p->bom_pos && (rc = sse_consume(p, (const char *)sse_bom,
-							    p->bom_pos)) != 0)
+			if (p->bom_pos && (rc = sse_consume(p, (const char *)sse_bom, p->bom_pos)) != 0)
 				return rc;
 		}
 	}
@@ -916,13 +905,11 @@ int gl_sse_feed(struct gl_sse *p, const char *data, size_t len)
 enum gl_sse_class gl_sse_finish(struct gl_sse *p, struct gl_sse_summary *out)
 {
 	struct gl_sse_summary *s = &p->sum;
-	bool framing_bad = p->error == GL_SSE_ERR_LINE_TOO_LONG ||
-			   p->error == GL_SSE_ERR_EVENT_TOO_BIG ||
+	bool framing_bad = p->error == GL_SSE_ERR_LINE_TOO_LONG || p->error == GL_SSE_ERR_EVENT_TOO_BIG ||
 			   p->error == GL_SSE_ERR_NOMEM;
 
 	/* Half a BOM at the end is half a line. */
-	s->partial_at_end = p->line.len > 0 || p->have_data ||
-			    (!p->bom_done && p->bom_pos > 0);
+	s->partial_at_end = p->line.len > 0 || p->have_data || (!p->bom_done && p->bom_pos > 0);
 	s->parse_error = p->error;
 	if (framing_bad && !s->detail[0])
 		snprintf(s->detail, sizeof(s->detail), "sse: %s", gl_sse_error_name(p->error));

@@ -28,24 +28,24 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define GL_SSE_DEFAULT_MAX_LINE (64u * 1024u)      /* bytes, excluding the line end */
-#define GL_SSE_DEFAULT_MAX_DATA (1024u * 1024u)    /* bytes of one event's data */
+#define GL_SSE_DEFAULT_MAX_LINE (64u * 1024u) /* bytes, excluding the line end */
+#define GL_SSE_DEFAULT_MAX_DATA (1024u * 1024u) /* bytes of one event's data */
 
 /* How a response ended, as the error classes of docs/metrics.md. */
 enum gl_sse_class {
-	GL_SSE_CLEAN = 0,     /* [DONE] or a finish_reason seen, nothing wrong */
-	GL_SSE_STREAM_ERROR,  /* the server sent an error event/object in the stream */
-	GL_SSE_TRUNCATED,     /* ended without [DONE] and without a finish_reason */
-	GL_SSE_MALFORMED,     /* bad JSON, bad UTF-8, unknown shape, or a cap exceeded */
+	GL_SSE_CLEAN = 0, /* [DONE] or a finish_reason seen, nothing wrong */
+	GL_SSE_STREAM_ERROR, /* the server sent an error event/object in the stream */
+	GL_SSE_TRUNCATED, /* ended without [DONE] and without a finish_reason */
+	GL_SSE_MALFORMED, /* bad JSON, bad UTF-8, unknown shape, or a cap exceeded */
 };
 
 /* Why the framing layer stopped (sticky until gl_sse_reset). */
 enum gl_sse_error {
 	GL_SSE_ERR_NONE = 0,
-	GL_SSE_ERR_LINE_TOO_LONG,   /* a line exceeded max_line */
-	GL_SSE_ERR_EVENT_TOO_BIG,   /* one event's data exceeded max_data */
+	GL_SSE_ERR_LINE_TOO_LONG, /* a line exceeded max_line */
+	GL_SSE_ERR_EVENT_TOO_BIG, /* one event's data exceeded max_data */
 	GL_SSE_ERR_NOMEM,
-	GL_SSE_ERR_CALLBACK,        /* the event callback returned non-zero */
+	GL_SSE_ERR_CALLBACK, /* the event callback returned non-zero */
 };
 
 /* "ok", "stream_error", "truncated", "malformed": the names the store and
@@ -57,13 +57,13 @@ const char *gl_sse_error_name(enum gl_sse_error e);
 /* ---- OpenAI-compatible chunk / response interpretation ------------------ */
 
 enum gl_oai_kind {
-	GL_OAI_EMPTY = 0,    /* data empty or only whitespace: nothing to interpret */
-	GL_OAI_DONE,         /* the "[DONE]" sentinel */
-	GL_OAI_CHAT,         /* chat.completion(.chunk): choices[].delta / message */
-	GL_OAI_COMPLETION,   /* text_completion: choices[].text */
-	GL_OAI_OTHER,        /* valid, but neither (e.g. a usage-only chunk without "object") */
-	GL_OAI_ERROR,        /* {"error": ...}, {"object": "error", ...} or event "error" */
-	GL_OAI_MALFORMED,    /* not JSON, not UTF-8, not an object, or wrong field types */
+	GL_OAI_EMPTY = 0, /* data empty or only whitespace: nothing to interpret */
+	GL_OAI_DONE, /* the "[DONE]" sentinel */
+	GL_OAI_CHAT, /* chat.completion(.chunk): choices[].delta / message */
+	GL_OAI_COMPLETION, /* text_completion: choices[].text */
+	GL_OAI_OTHER, /* valid, but neither (e.g. a usage-only chunk without "object") */
+	GL_OAI_ERROR, /* {"error": ...}, {"object": "error", ...} or event "error" */
+	GL_OAI_MALFORMED, /* not JSON, not UTF-8, not an object, or wrong field types */
 };
 
 #define GL_OAI_FINISH_MAX 32
@@ -74,28 +74,27 @@ enum gl_oai_kind {
  * in practice that is choices[0]). */
 struct gl_oai_chunk {
 	enum gl_oai_kind kind;
-	bool is_done;            /* "[DONE]" */
-	bool has_token;          /* non-empty content, reasoning or tool-call delta;
+	bool is_done; /* "[DONE]" */
+	bool has_token; /* non-empty content, reasoning or tool-call delta;
 				  * a role-only delta is not a token */
-	bool has_finish;         /* a choice carried a non-empty finish_reason */
-	bool has_usage;          /* a usage object with completion_tokens */
+	bool has_finish; /* a choice carried a non-empty finish_reason */
+	bool has_usage; /* a usage object with completion_tokens */
 	bool is_error;
 	bool is_malformed;
-	size_t content_bytes;    /* delta.content, message.content or text */
-	size_t reasoning_bytes;  /* reasoning_content or reasoning */
-	size_t tool_call_bytes;  /* tool_calls[].function.name + .arguments */
-	int64_t prompt_tokens;   /* usage.prompt_tokens, -1 when absent */
+	size_t content_bytes; /* delta.content, message.content or text */
+	size_t reasoning_bytes; /* reasoning_content or reasoning */
+	size_t tool_call_bytes; /* tool_calls[].function.name + .arguments */
+	int64_t prompt_tokens; /* usage.prompt_tokens, -1 when absent */
 	int64_t completion_tokens; /* usage.completion_tokens, -1 when absent */
-	char finish_reason[GL_OAI_FINISH_MAX];  /* "" unless has_finish (truncated copy) */
-	char detail[GL_OAI_DETAIL_MAX];  /* is_error: the server's message;
+	char finish_reason[GL_OAI_FINISH_MAX]; /* "" unless has_finish (truncated copy) */
+	char detail[GL_OAI_DETAIL_MAX]; /* is_error: the server's message;
 					  * is_malformed: what was wrong; else "" */
 };
 
 /* Interpret one SSE event. event may be NULL or "" (the default "message"
  * type); data need not be NUL-terminated. An event named "error" is an error
  * whatever its data. Fills *out completely; never fails. */
-void gl_oai_parse_chunk(const char *event, const char *data, size_t len,
-			struct gl_oai_chunk *out);
+void gl_oai_parse_chunk(const char *event, const char *data, size_t len, struct gl_oai_chunk *out);
 
 /* Interpret a whole non-streaming chat.completions or completions response
  * body (choices[].message / choices[].text, finish_reason, usage, or an error
@@ -112,18 +111,18 @@ int gl_oai_model_not_found(const char *body, size_t len, const char *model);
 /* One complete event, valid only during the callback. Strings are
  * NUL-terminated and borrowed from the parser. */
 struct gl_sse_event {
-	const char *event;       /* event type; "" when the event had no "event:" field */
-	const char *data;        /* data lines joined with '\n' (may contain NUL bytes) */
+	const char *event; /* event type; "" when the event had no "event:" field */
+	const char *data; /* data lines joined with '\n' (may contain NUL bytes) */
 	size_t data_len;
-	const char *id;          /* last event id seen on this stream, "" if none */
-	const struct gl_oai_chunk *oai;  /* GL_SSE_OPENAI: the interpretation; else NULL */
+	const char *id; /* last event id seen on this stream, "" if none */
+	const struct gl_oai_chunk *oai; /* GL_SSE_OPENAI: the interpretation; else NULL */
 };
 
 /* Called once per dispatched event. Return 0 to go on; any other value stops
  * the parser (error GL_SSE_ERR_CALLBACK) and is returned by gl_sse_feed. */
 typedef int (*gl_sse_event_fn)(void *ctx, const struct gl_sse_event *ev);
 
-#define GL_SSE_OPENAI 0x1u   /* interpret events as OpenAI stream chunks */
+#define GL_SSE_OPENAI 0x1u /* interpret events as OpenAI stream chunks */
 
 struct gl_sse;
 
@@ -131,8 +130,7 @@ struct gl_sse;
  * be NULL (events are then only counted / tallied). Returns NULL when out of
  * memory. Free with gl_sse_free. Memory held never exceeds about
  * 3 * max_line + max_data bytes. */
-struct gl_sse *gl_sse_new(size_t max_line, size_t max_data, unsigned flags,
-			  gl_sse_event_fn cb, void *ctx);
+struct gl_sse *gl_sse_new(size_t max_line, size_t max_data, unsigned flags, gl_sse_event_fn cb, void *ctx);
 /* gl_sse_free(NULL) is fine. */
 void gl_sse_free(struct gl_sse *p);
 
@@ -156,17 +154,17 @@ size_t gl_sse_mem_bytes(const struct gl_sse *p);
 struct gl_sse_summary {
 	enum gl_sse_class cls;
 	enum gl_sse_error parse_error;
-	uint64_t n_events;         /* dispatched events */
-	uint64_t n_comments;       /* ':' lines (keep-alive pings) */
-	uint64_t n_token_events;   /* GL_SSE_OPENAI: events with has_token */
-	uint64_t n_malformed;      /* GL_SSE_OPENAI: events that were malformed */
-	uint64_t content_bytes;    /* GL_SSE_OPENAI: sum over events */
+	uint64_t n_events; /* dispatched events */
+	uint64_t n_comments; /* ':' lines (keep-alive pings) */
+	uint64_t n_token_events; /* GL_SSE_OPENAI: events with has_token */
+	uint64_t n_malformed; /* GL_SSE_OPENAI: events that were malformed */
+	uint64_t content_bytes; /* GL_SSE_OPENAI: sum over events */
 	bool saw_done, saw_finish, saw_usage, saw_error;
-	bool partial_at_end;       /* the body ended inside a line or an event */
-	int64_t prompt_tokens;     /* last usage seen, -1 when none */
+	bool partial_at_end; /* the body ended inside a line or an event */
+	int64_t prompt_tokens; /* last usage seen, -1 when none */
 	int64_t completion_tokens; /* last usage seen, -1 when none */
 	char finish_reason[GL_OAI_FINISH_MAX];
-	char detail[GL_OAI_DETAIL_MAX];   /* first error / malformed detail */
+	char detail[GL_OAI_DETAIL_MAX]; /* first error / malformed detail */
 };
 
 /* Call when the body has ended (the transfer completed or was cut). Returns

@@ -35,13 +35,13 @@
 #include "storage_int.h"
 #include "storage_schema.h"
 
-static const char *const ec_names[EC_N] = { "enospc", "edquot", "eio", "vanished", "rofs", "perm",
-					    "reserve", "verify", "other" };
+static const char *const ec_names[EC_N] = { "enospc", "edquot",  "eio",    "vanished", "rofs",
+					    "perm",   "reserve", "verify", "other" };
 
 /* ---- safety ---------------------------------------------------------------------------- */
 
-static const char *const default_roots[] = { "/mnt", "/data", "/scratch", "/srv", "/tmp", "/var/tmp",
-					     "/lustre", "/gpfs", "/home", NULL };
+static const char *const default_roots[] = { "/mnt",     "/data",   "/scratch", "/srv",  "/tmp",
+					     "/var/tmp", "/lustre", "/gpfs",    "/home", NULL };
 
 /* The configured path resolved, checked against the allowed roots. */
 static int check_path(const cJSON *cfg, char *resolved, char *why, size_t n)
@@ -56,14 +56,18 @@ static int check_path(const cJSON *cfg, char *resolved, char *why, size_t n)
 		return -1;
 	}
 	if (stat(resolved, &st) != 0 || !S_ISDIR(st.st_mode)) {
-		snprintf(why, n, "storage path %s is not a directory (the engine never writes to devices or "
-			 "existing files)", resolved);
+		snprintf(why, n,
+			 "storage path %s is not a directory (the engine never writes to devices or "
+			 "existing files)",
+			 resolved);
 		return -1;
 	}
 	if (roots) {
-		cJSON_ArrayForEach(r, roots) {
+		cJSON_ArrayForEach(r, roots)
+		{
 			char rr[PATH_MAX];
-			if (cJSON_IsString(r) && realpath(r->valuestring, rr) && strcmp(rr, "/") && gl_path_under(resolved, rr))
+			if (cJSON_IsString(r) && realpath(r->valuestring, rr) && strcmp(rr, "/") &&
+			    gl_path_under(resolved, rr))
 				ok = 1;
 		}
 	} else {
@@ -74,9 +78,12 @@ static int check_path(const cJSON *cfg, char *resolved, char *why, size_t n)
 		}
 	}
 	if (!ok) {
-		snprintf(why, n, "storage path %s (resolved) is outside the allowed roots (%s); name the root in "
-			 "\"allowed_roots\" if it is meant", resolved,
-			 roots ? "the scenario's allowed_roots" : "/mnt /data /scratch /srv /tmp /var/tmp /lustre /gpfs /home");
+		snprintf(why, n,
+			 "storage path %s (resolved) is outside the allowed roots (%s); name the root in "
+			 "\"allowed_roots\" if it is meant",
+			 resolved,
+			 roots ? "the scenario's allowed_roots"
+			       : "/mnt /data /scratch /srv /tmp /var/tmp /lustre /gpfs /home");
 		return -1;
 	}
 	return 0;
@@ -98,8 +105,10 @@ static int space_ok(const struct sto *w, const char *root, char *why, size_t n)
 	}
 	free_b = (uint64_t)vs.f_bavail * vs.f_frsize;
 	if (need + w->reserve > free_b) {
-		snprintf(why, n, "%s has %.3f GB free; the workload needs %.3f GB (files x file_size) plus a reserve "
-			 "of %.3f GB that it never uses", root, free_b / 1e9, need / 1e9, w->reserve / 1e9);
+		snprintf(why, n,
+			 "%s has %.3f GB free; the workload needs %.3f GB (files x file_size) plus a reserve "
+			 "of %.3f GB that it never uses",
+			 root, free_b / 1e9, need / 1e9, w->reserve / 1e9);
 		return -1;
 	}
 	snprintf(why, n, "%.3f GB free; needs %.3f GB plus a %.3f GB reserve", free_b / 1e9, need / 1e9,
@@ -127,13 +136,17 @@ static void cgroup_setup(struct sto *w, const char *cg)
 		 * threaded controller): the fio engine's process joins the
 		 * cgroup, the built-in engine's threads cannot. */
 		if (w->engine != E_FIO)
-			gl_ctx_event(w->ctx, GL_LOG_WARN, "storage", "cgroup v2: I/O throttling applies to whole "
+			gl_ctx_event(w->ctx, GL_LOG_WARN, "storage",
+				     "cgroup v2: I/O throttling applies to whole "
 				     "processes and the built-in engine runs as threads of the controller; use "
-				     "\"engine\": \"fio\" to run storage I/O inside %s", w->cg_dir);
+				     "\"engine\": \"fio\" to run storage I/O inside %s",
+				     w->cg_dir);
 		return;
 	} else {
-		gl_ctx_event(w->ctx, GL_LOG_WARN, "storage", "no blkio (v1) or unified (v2) cgroup hierarchy: "
-			     "\"cgroup\": \"%s\" is ignored", cg);
+		gl_ctx_event(w->ctx, GL_LOG_WARN, "storage",
+			     "no blkio (v1) or unified (v2) cgroup hierarchy: "
+			     "\"cgroup\": \"%s\" is ignored",
+			     cg);
 		return;
 	}
 	if (mkdir(w->cg_dir, 0755) == 0)
@@ -182,7 +195,8 @@ static void read_spikes(struct sto *w, const cJSON *cfg)
 	w->max_bs = w->bs;
 	w->n_spikes = cJSON_GetArraySize(sp);
 	w->spikes = calloc((size_t)w->n_spikes + 1, sizeof(*w->spikes));
-	cJSON_ArrayForEach(e, sp) {
+	cJSON_ArrayForEach(e, sp)
+	{
 		struct spike *s = &w->spikes[i++];
 		s->every = gl_cfg_dur(e, "every", 0);
 		s->dur = gl_cfg_dur(e, "for", 0);
@@ -201,7 +215,8 @@ static int check_sizes(const struct sto *w, struct gl_err *err)
 	if (w->bs < sizeof(struct blk_hdr) + 8 || w->bs > (256u << 20))
 		return gl_errf(err, GL_EINVAL, "storage: bs must be between 64 B and 256 MiB");
 	if (w->direct && (w->max_bs % ALIGN || w->file_size % ALIGN || w->bs % ALIGN))
-		return gl_errf(err, GL_EINVAL, "storage: direct I/O needs bs and file_size in multiples of 4096 "
+		return gl_errf(err, GL_EINVAL,
+			       "storage: direct I/O needs bs and file_size in multiples of 4096 "
 			       "(or \"direct\": false)");
 	if (w->file_size < w->max_bs)
 		return gl_errf(err, GL_EINVAL, "storage: file_size is smaller than bs");
@@ -216,7 +231,8 @@ static int fio_setup(struct sto *w, const cJSON *cfg, const struct gl_storage_op
 	int n = 0;
 
 	if (!cJSON_IsArray(args) || !cJSON_GetArraySize(args))
-		return gl_errf(err, GL_EINVAL, "storage: engine fio needs \"fio_args\" "
+		return gl_errf(err, GL_EINVAL,
+			       "storage: engine fio needs \"fio_args\" "
 			       "([\"--name=w\", \"--rw=write\", \"--bs=1M\", \"--size=1G\", ...])");
 	if (st_fio_args_ok(args, why, sizeof(why)) != 0)
 		return gl_errf(err, GL_EINVAL, "storage: %s", why);
@@ -224,12 +240,11 @@ static int fio_setup(struct sto *w, const cJSON *cfg, const struct gl_storage_op
 	w->fio_argv[n++] = strdup(o->fio_path);
 	w->fio_argv[n++] = strdup("--output-format=json");
 	w->fio_argv[n++] = strdup("--status-interval=1");
-	w->fio_argv[n++] = NULL;       /* --directory, once the directory exists */
+	w->fio_argv[n++] = NULL; /* --directory, once the directory exists */
 	/* jobs as threads of the one fio process, which dies with the
 	 * controller (child.h); job processes would live on */
 	w->fio_argv[n++] = strdup("--thread");
-	cJSON_ArrayForEach(e, args)
-		w->fio_argv[n++] = strdup(e->valuestring);
+	cJSON_ArrayForEach(e, args) w->fio_argv[n++] = strdup(e->valuestring);
 	w->fio_argc = n;
 	w->fio_stream = gl_fio_stream_new(64u << 20);
 	gl_buf_init(&w->fio_stderr, 1 << 16);
@@ -332,11 +347,13 @@ static int make_dir(struct sto *w, struct gl_err *err)
 		return gl_errf(err, GL_EIO, "storage: mkdir %s: %s", w->dir, strerror(errno));
 	if (gl_read_file(marker, 256, &text, &len, NULL) != 0 || strcmp(text, id)) {
 		free(text);
-		return gl_errf(err, GL_EINVAL, "storage: %s exists and is not this run's (no matching marker): "
-			       "refusing to write there", w->dir);
+		return gl_errf(err, GL_EINVAL,
+			       "storage: %s exists and is not this run's (no matching marker): "
+			       "refusing to write there",
+			       w->dir);
 	}
 	free(text);
-	w->made_dir = 1;     /* ours, from before a resume */
+	w->made_dir = 1; /* ours, from before a resume */
 	return 0;
 }
 
@@ -371,8 +388,10 @@ static int sto_start(void *state, struct gl_err *err)
 			close(fd);
 		unlink(p);
 		if (w->direct && !w->direct_ok)
-			gl_ctx_event(w->ctx, GL_LOG_WARN, "storage", "%s does not take direct I/O: buffered I/O with "
-				     "fsync per file instead", w->root);
+			gl_ctx_event(w->ctx, GL_LOG_WARN, "storage",
+				     "%s does not take direct I/O: buffered I/O with "
+				     "fsync per file instead",
+				     w->root);
 		if (w->engine == E_AIO && !(w->direct && w->direct_ok)) {
 			gl_ctx_event(w->ctx, GL_LOG_WARN, "storage", "engine aio needs direct I/O: using sync");
 			w->engine = E_SYNC;
@@ -402,8 +421,10 @@ static int sto_start(void *state, struct gl_err *err)
 	}
 	gl_ctx_event(w->ctx, GL_LOG_INFO, "storage", "%d I/O thread(s) (%d active at load 1), engine %s%s, %s in %s",
 		     w->max_threads, w->threads, w->engine == E_AIO ? "aio" : "sync",
-		     w->direct && w->direct_ok ? " direct" : " buffered", gl_cfg_str(gl_scenario_workload(
-		     gl_ctx_scenario(w->ctx), "storage")->cfg, "pattern", "checkpoint_write"), w->dir);
+		     w->direct && w->direct_ok ? " direct" : " buffered",
+		     gl_cfg_str(gl_scenario_workload(gl_ctx_scenario(w->ctx), "storage")->cfg, "pattern",
+				"checkpoint_write"),
+		     w->dir);
 	return 0;
 }
 

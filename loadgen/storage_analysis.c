@@ -16,7 +16,9 @@ static void errors_text(const int64_t *n, char *out, size_t cap)
 static const char *const errors_opens[] = { "storage.errors", NULL };
 
 const struct gl_incident_rule gl_storage_incidents[] = {
-	{ .name = "storage.errors", .order = 3, .opens = errors_opens,
+	{ .name = "storage.errors",
+	  .order = 3,
+	  .opens = errors_opens,
 	  .counts = { "storage.errors", "storage.errors.eio", "storage.errors.enospc", "storage.errors.verify" },
 	  .text = errors_text },
 	{ 0 },

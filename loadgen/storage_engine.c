@@ -9,11 +9,6 @@
 
 /* ---- helpers ---------------------------------------------------------------- */
 
-
-
-
-
-
 static uint64_t rnd(uint64_t *s)
 {
 	uint64_t x = *s;
@@ -29,9 +24,15 @@ static enum err_class classify(int e)
 	case ENOSPC: return EC_ENOSPC;
 	case EDQUOT: return EC_EDQUOT;
 	case EIO: return EC_EIO;
-	case ENOENT: case ENODEV: case ENXIO: case ESTALE: case ENOTCONN: case ESHUTDOWN: return EC_VANISHED;
+	case ENOENT:
+	case ENODEV:
+	case ENXIO:
+	case ESTALE:
+	case ENOTCONN:
+	case ESHUTDOWN: return EC_VANISHED;
 	case EROFS: return EC_ROFS;
-	case EACCES: case EPERM: return EC_PERM;
+	case EACCES:
+	case EPERM: return EC_PERM;
 	default: return EC_OTHER;
 	}
 }
@@ -85,8 +86,8 @@ static void fill_block(unsigned char *b, uint64_t bs, int file, uint32_t gen, ui
  * wrote in blocks of lbs: each block is its header, then the filler of
  * (file, generation) from the same position. The filler is made once per
  * (file, generation, block size) into the worker's scratch. */
-static int check_range(struct worker *k, const unsigned char *b, uint64_t off, uint64_t len, int file,
-		       uint32_t gen, uint64_t lbs)
+static int check_range(struct worker *k, const unsigned char *b, uint64_t off, uint64_t len, int file, uint32_t gen,
+		       uint64_t lbs)
 {
 	uint64_t x = off, end = off + len;
 
@@ -125,7 +126,7 @@ static void take_tokens(struct sto *w, uint64_t bytes)
 		w->tokens += (double)(now - w->tokens_ns) / 1e9 * (double)w->rate_cap;
 		w->tokens_ns = now;
 		if (w->tokens > (double)w->rate_cap)
-			w->tokens = (double)w->rate_cap;          /* at most one second of burst */
+			w->tokens = (double)w->rate_cap; /* at most one second of burst */
 		if (w->tokens >= (double)bytes) {
 			w->tokens -= (double)bytes;
 			pthread_mutex_unlock(&w->mu);
@@ -168,9 +169,9 @@ static int reserve_ok(struct sto *w, uint64_t more)
 	struct statvfs vs;
 
 	if (!w->reserve)
-		return 1;              /* "reserve": "0" turns the check off */
+		return 1; /* "reserve": "0" turns the check off */
 	if (statvfs(w->dir, &vs) != 0)
-		return 1;              /* a vanished mount shows on the I/O itself */
+		return 1; /* a vanished mount shows on the I/O itself */
 	return (uint64_t)vs.f_bavail * vs.f_frsize >= more + w->reserve;
 }
 
@@ -197,7 +198,7 @@ static int one_io(struct sto *w, struct worker *k, int writing, int f, int fd, u
 	uint64_t done = 0;
 
 	if (k->measure && !k->unbudgeted && w->budget >= 0 && take_budget(w, len) != 0)
-		return -2;       /* the limit is reached: no more I/O */
+		return -2; /* the limit is reached: no more I/O */
 	take_tokens(w, len);
 	t0 = gl_now_ns();
 	while (done < len) {
@@ -327,9 +328,18 @@ static int random_op(struct sto *w, struct worker *k, int writing, uint64_t bs, 
 
 /* ---- aio engine (direct I/O, iodepth in flight) ------------------------------------------ */
 
-long st_sys_io_setup(unsigned n, aio_context_t *c) { return syscall(SYS_io_setup, n, c); }
-long st_sys_io_destroy(aio_context_t c) { return syscall(SYS_io_destroy, c); }
-static long sys_io_submit(aio_context_t c, long n, struct iocb **v) { return syscall(SYS_io_submit, c, n, v); }
+long st_sys_io_setup(unsigned n, aio_context_t *c)
+{
+	return syscall(SYS_io_setup, n, c);
+}
+long st_sys_io_destroy(aio_context_t c)
+{
+	return syscall(SYS_io_destroy, c);
+}
+static long sys_io_submit(aio_context_t c, long n, struct iocb **v)
+{
+	return syscall(SYS_io_submit, c, n, v);
+}
 static long sys_io_getevents(aio_context_t c, long mn, long mx, struct io_event *ev, struct timespec *t)
 {
 	return syscall(SYS_io_getevents, c, mn, mx, ev, t);
@@ -341,8 +351,8 @@ static long sys_io_getevents(aio_context_t c, long mn, long mx, struct io_event 
 static void aio_done(struct sto *w, struct worker *k, const struct iocb *cb, int f, int64_t lat_ns, int64_t res)
 {
 	if (res < 0 || (uint64_t)res != cb->aio_nbytes) {
-		op_error(w, "read", f, (uint64_t)cb->aio_offset, cb->aio_nbytes, res < 0 ? classify((int)-res) : EC_OTHER,
-			 res < 0 ? strerror((int)-res) : "short read");
+		op_error(w, "read", f, (uint64_t)cb->aio_offset, cb->aio_nbytes,
+			 res < 0 ? classify((int)-res) : EC_OTHER, res < 0 ? strerror((int)-res) : "short read");
 		return;
 	}
 	gl_metrics_record(w->m, w->id_lat, (double)lat_ns / 1e6);
@@ -419,7 +429,7 @@ static void aio_loop(struct sto *w, struct worker *k, int *fds)
 		if (!inflight) {
 			if (!w->running)
 				break;
-			gl_sleep_ns(10000000);     /* parked (index above the active count) */
+			gl_sleep_ns(10000000); /* parked (index above the active count) */
 			continue;
 		}
 		{
@@ -451,8 +461,10 @@ static void join_cgroup(struct sto *w)
 	if (fd < 0 || write(fd, tid, strlen(tid)) < 0) {
 		pthread_mutex_lock(&w->mu);
 		if (!w->notice[0] && !w->notice_said)
-			snprintf(w->notice, sizeof(w->notice), "cannot put I/O threads in %s: %s (the storage_throttle "
-				 "fault will not reach this workload)", w->cg_tasks, strerror(errno));
+			snprintf(w->notice, sizeof(w->notice),
+				 "cannot put I/O threads in %s: %s (the storage_throttle "
+				 "fault will not reach this workload)",
+				 w->cg_tasks, strerror(errno));
 		pthread_mutex_unlock(&w->mu);
 	}
 	if (fd >= 0)
@@ -470,8 +482,7 @@ static void prepare(struct sto *w, struct worker *k)
 		if (tries < 3) {
 			w->file_bs[f] = w->max_bs;
 			w->file_gen[f] = 1;
-		}
-		else
+		} else
 			__atomic_store_n(&w->prepare_failed, 1, __ATOMIC_RELAXED);
 	}
 }
@@ -570,15 +581,11 @@ void *st_worker_main(void *arg)
 			rc = read_file(w, k, next_file % w->files, bs);
 			next_file += w->max_threads;
 			break;
-		case P_DATASET_READ:
-			rc = random_op(w, k, 0, bs, fds);
-			break;
-		case P_MIXED:
-			rc = random_op(w, k, (int)(rnd(&k->rng) % 100) >= w->read_pct, bs, fds);
-			break;
+		case P_DATASET_READ: rc = random_op(w, k, 0, bs, fds); break;
+		case P_MIXED: rc = random_op(w, k, (int)(rnd(&k->rng) % 100) >= w->read_pct, bs, fds); break;
 		}
 		if (rc == -2)
-			gl_sleep_ns(20000000);     /* "limit" reached: idle until the end */
+			gl_sleep_ns(20000000); /* "limit" reached: idle until the end */
 		else if (rc != 0 && w->running)
 			back_off(k);
 		else

@@ -13,7 +13,8 @@
 #include "storage_schema.h"
 
 static const struct gl_metric_def metrics[] = {
-	GL_METRIC_RATE("storage.write_gbps", "storage", "storage.write_bytes", 1e-9, 0, "GB/s", "bytes written / 1e9 / s"),
+	GL_METRIC_RATE("storage.write_gbps", "storage", "storage.write_bytes", 1e-9, 0, "GB/s",
+		       "bytes written / 1e9 / s"),
 	GL_METRIC_RATE("storage.read_gbps", "storage", "storage.read_bytes", 1e-9, 0, "GB/s", "bytes read / 1e9 / s"),
 	GL_METRIC_COUNTER("storage.write_bytes", "storage", 0, "bytes", "bytes written"),
 	GL_METRIC_COUNTER("storage.read_bytes", "storage", 0, "bytes", "bytes read"),
@@ -93,11 +94,13 @@ static void summary_note(const struct gl_analysis *an, char *note, size_t n)
 	has = gl_agg_eval(an->scope[GL_SCOPE_STEADY], "storage.read_gbps", &m) == 0;
 	num(mm, sizeof(mm), has, m);
 	num(fl, sizeof(fl), an->has_read_floor, an->read_floor_gbps);
-	snprintf(note, n, "Cold start: %d reader(s) x %.3g GB within %.3g s needs %.3f GB/s of "
+	snprintf(note, n,
+		 "Cold start: %d reader(s) x %.3g GB within %.3g s needs %.3f GB/s of "
 		 "reads; measured %s GB/s over the steady windows, %s GB/s in the slowest one (%s).",
 		 cold.readers, cold.bytes_each / 1e9, cold.within_ns / 1e9, cold.required_gbps, mm, fl,
-		 !an->has_read_floor ? "no data: FAIL" : an->read_floor_gbps >= cold.required_gbps
-		 ? "meets it" : "FAILS it");
+		 !an->has_read_floor                         ? "no data: FAIL"
+		 : an->read_floor_gbps >= cold.required_gbps ? "meets it"
+							     : "FAILS it");
 }
 
 static void summary_extra(const struct gl_analysis *an, void (*row)(void *arg, const char *label, const char *value),

@@ -28,8 +28,10 @@ void st_on_fio_report(void *arg, const struct gl_fio_report *r)
 		const struct gl_fio_job *j = &r->jobs[i];
 		double rp = gl_fio_clat_ms(&j->read, 99.0), wp = gl_fio_clat_ms(&j->write, 99.0);
 		if (rp >= 0 || wp >= 0)
-			gl_ctx_event(w->ctx, GL_LOG_DEBUG, "storage", "fio job %s: clat p99 read %.3f ms, write %.3f ms "
-				     "(since fio started)", j->name, rp, wp);
+			gl_ctx_event(w->ctx, GL_LOG_DEBUG, "storage",
+				     "fio job %s: clat p99 read %.3f ms, write %.3f ms "
+				     "(since fio started)",
+				     j->name, rp, wp);
 	}
 }
 
@@ -142,22 +144,29 @@ int st_fio_start(struct sto *w, struct gl_err *err)
 /* Options only, and none that points fio outside our directory. */
 int st_fio_args_ok(const cJSON *args, char *why, size_t n)
 {
-	static const char *const banned[] = { "--filename", "--directory", "--opendir", "--filename_format",
-					      "--output", "--output-format", "--status-interval", "--ioengine=sg",
-					      "--ioengine=rbd", "--ioengine=rdma", "--exec_prerun", "--exec_postrun",
-					      "--trigger", "--client", "--server", NULL };
+	static const char *const banned[] = {
+		"--filename",     "--directory",     "--opendir",         "--filename_format",
+		"--output",       "--output-format", "--status-interval", "--ioengine=sg",
+		"--ioengine=rbd", "--ioengine=rdma", "--exec_prerun",     "--exec_postrun",
+		"--trigger",      "--client",        "--server",          NULL
+	};
 	const cJSON *a;
 
-	cJSON_ArrayForEach(a, args) {
+	cJSON_ArrayForEach(a, args)
+	{
 		if (!cJSON_IsString(a) || strncmp(a->valuestring, "--", 2)) {
-			snprintf(why, n, "fio_args holds only --options (no job files, whose filename= could point "
-				 "anywhere): '%s'", cJSON_IsString(a) ? a->valuestring : "?");
+			snprintf(why, n,
+				 "fio_args holds only --options (no job files, whose filename= could point "
+				 "anywhere): '%s'",
+				 cJSON_IsString(a) ? a->valuestring : "?");
 			return -1;
 		}
 		for (int i = 0; banned[i]; i++)
 			if (!strncmp(a->valuestring, banned[i], strlen(banned[i]))) {
-				snprintf(why, n, "fio_args: %s is not allowed: gauntlet sets where fio writes (its own "
-					 "directory) and how it reports", banned[i]);
+				snprintf(why, n,
+					 "fio_args: %s is not allowed: gauntlet sets where fio writes (its own "
+					 "directory) and how it reports",
+					 banned[i]);
 				return -1;
 			}
 	}

@@ -47,14 +47,13 @@
 #include "units.h"
 
 #define ALIGN 4096
-#define HDR_MAGIC 0x474c5354u          /* "GLST" */
+#define HDR_MAGIC 0x474c5354u /* "GLST" */
 #define MAX_DEPTH 256
-#define ERR_KEEP 64                    /* error details kept per window */
+#define ERR_KEEP 64 /* error details kept per window */
 
 enum pattern { P_CKPT_WRITE, P_MODEL_LOAD, P_DATASET_READ, P_MIXED };
 enum engine { E_SYNC, E_AIO, E_FIO };
-enum err_class { EC_ENOSPC, EC_EDQUOT, EC_EIO, EC_VANISHED, EC_ROFS, EC_PERM, EC_RESERVE, EC_VERIFY,
-		 EC_OTHER, EC_N };
+enum err_class { EC_ENOSPC, EC_EDQUOT, EC_EIO, EC_VANISHED, EC_ROFS, EC_PERM, EC_RESERVE, EC_VERIFY, EC_OTHER, EC_N };
 struct blk_hdr {
 	uint32_t magic, file;
 	uint32_t gen, bs;
@@ -75,17 +74,17 @@ struct sto;
 struct worker {
 	struct sto *w;
 	int idx;
-	int measure;                 /* 0 while laying out files */
-	int unbudgeted;              /* read-back of a checkpoint: not taken from "limit" */
-	unsigned char *scratch;      /* max_bs bytes: the expected filler */
-	int fk_file;                 /* what scratch holds */
+	int measure; /* 0 while laying out files */
+	int unbudgeted; /* read-back of a checkpoint: not taken from "limit" */
+	unsigned char *scratch; /* max_bs bytes: the expected filler */
+	int fk_file; /* what scratch holds */
 	uint32_t fk_gen;
 	uint64_t fk_bs;
 	pthread_t th;
 	int started;
 	uint64_t rng;
-	unsigned char *buf;          /* iodepth blocks of max_bs, aligned */
-	int cur_file;                /* sequential patterns: the file in hand */
+	unsigned char *buf; /* iodepth blocks of max_bs, aligned */
+	int cur_file; /* sequential patterns: the file in hand */
 	int fd;
 	uint64_t off;
 	uint32_t gen;
@@ -98,15 +97,19 @@ struct sto {
 	struct gl_metrics *m;
 	enum pattern pattern;
 	enum engine engine;
-	char root[PATH_MAX];         /* the configured path, resolved */
-	char dir[PATH_MAX];          /* our directory inside it */
+	char root[PATH_MAX]; /* the configured path, resolved */
+	char dir[PATH_MAX]; /* our directory inside it */
 	int made_dir;
 	int threads, max_threads, iodepth, files, direct, verify, read_pct;
 	uint64_t bs, max_bs, file_size, rate_cap, reserve;
-	int direct_ok;               /* direct I/O works on this filesystem */
+	int direct_ok; /* direct I/O works on this filesystem */
 
 	/* spikes, in scenario time */
-	struct spike { int64_t every, dur, start; int threads; uint64_t bs; } *spikes;
+	struct spike {
+		int64_t every, dur, start;
+		int threads;
+		uint64_t bs;
+	} * spikes;
 	int n_spikes;
 	double load;
 
@@ -114,20 +117,20 @@ struct sto {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	volatile int running;
-	volatile int active;         /* workers allowed to run */
+	volatile int active; /* workers allowed to run */
 	volatile uint64_t cur_bs;
-	uint32_t *file_gen;          /* generation each file holds; 0 = not written */
-	uint64_t *file_bs;           /* block size of that generation's writes */
-	int *file_busy;              /* a writer holds it */
-	int64_t budget;              /* "limit": bytes of I/O left, -1 none */
-	double tokens;               /* rate cap bucket, bytes */
+	uint32_t *file_gen; /* generation each file holds; 0 = not written */
+	uint64_t *file_bs; /* block size of that generation's writes */
+	int *file_busy; /* a writer holds it */
+	int64_t budget; /* "limit": bytes of I/O left, -1 none */
+	double tokens; /* rate cap bucket, bytes */
 	int64_t tokens_ns;
 	struct err_rec errs[ERR_KEEP];
 	int n_errs, errs_dropped;
 	int64_t err_count[EC_N];
-	int64_t window;              /* copy for workers */
+	int64_t window; /* copy for workers */
 	int prepared, prepare_failed;
-	char notice[256];            /* one-time notice from a worker for the loop */
+	char notice[256]; /* one-time notice from a worker for the loop */
 	int notice_said;
 
 	struct worker *wk;
@@ -142,7 +145,7 @@ struct sto {
 	char **fio_argv;
 	int fio_argc;
 	pid_t fio_pid;
-	int64_t fio_child_id;        /* its row in the store's children table */
+	int64_t fio_child_id; /* its row in the store's children table */
 	int fio_out, fio_err;
 	struct event *ev_fio_out, *ev_fio_err;
 	struct gl_fio_stream *fio_stream;

@@ -28,8 +28,7 @@ int gl_cold_start_parse(const cJSON *o, struct gl_cold_start *out)
 	return 0;
 }
 
-static const char *const storage_patterns[] = { "checkpoint_write", "model_load", "dataset_read",
-						 "mixed", NULL };
+static const char *const storage_patterns[] = { "checkpoint_write", "model_load", "dataset_read", "mixed", NULL };
 static const char *const engines[] = { "sync", "aio", "fio", NULL };
 
 #define AT(f) GL_OPT_AT(struct gl_storage_opts, f)
@@ -60,8 +59,7 @@ static const struct gl_opt section[] = {
 	{ "read_pct", GL_OPT_INT, .lo = 0, .hi = 100, .def_n = 70, .help = "mixed: share of reads", AT(read_pct) },
 	{ "allowed_roots", GL_OPT_CUSTOM, .help = "directories the path may lie under" },
 	{ "fio_args", GL_OPT_CUSTOM, .help = "engine fio: fio's job arguments" },
-	{ "fio_path", GL_OPT_STRING, .len = 1024, .def_s = "fio", .help = "engine fio: the fio binary",
-	  AT(fio_path) },
+	{ "fio_path", GL_OPT_STRING, .len = 1024, .def_s = "fio", .help = "engine fio: the fio binary", AT(fio_path) },
 	{ "limit", GL_OPT_SIZE, .help = "bytes of I/O in all; then the workload idles", AT(limit) },
 	{ "cold_start", GL_OPT_CUSTOM, .help = "model_load: N readers each load a size within a time" },
 	{ "agents", GL_OPT_CUSTOM, .help = "load agents (docs/agents.md)" },
@@ -97,7 +95,8 @@ int gl_storage_spikes(const cJSON *w, struct gl_load_spike *out, int max)
 	const cJSON *spikes = cJSON_GetObjectItemCaseSensitive(w, "spikes"), *sp;
 	int n = 0;
 
-	cJSON_ArrayForEach(sp, spikes) {
+	cJSON_ArrayForEach(sp, spikes)
+	{
 		if (!cJSON_IsObject(sp))
 			continue;
 		if (n < max) {
@@ -105,7 +104,8 @@ int gl_storage_spikes(const cJSON *w, struct gl_load_spike *out, int max)
 			o->start_ns = gl_cfg_dur(sp, "start", 0);
 			o->every_ns = gl_cfg_dur(sp, "every", 0);
 			o->dur_ns = gl_cfg_dur(sp, "for", 0);
-			snprintf(o->what, sizeof(o->what), "%ld thread(s), bs %s", spike_threads(w, sp), spike_bs(w, sp));
+			snprintf(o->what, sizeof(o->what), "%ld thread(s), bs %s", spike_threads(w, sp),
+				 spike_bs(w, sp));
 		}
 		n++;
 	}
@@ -163,7 +163,8 @@ void gl_storage_validate(const struct gl_scenario *s, const cJSON *w, struct gl_
 			gl_get_size(d, cs, "size", p, 1, &sz);
 			gl_get_duration(d, cs, "within", p, 1, &ns);
 			if (strcmp(gl_cfg_str(w, "pattern", "checkpoint_write"), "model_load"))
-				gl_diag_error(d, cs, p, "cold_start describes model loads: it needs \"pattern\": \"model_load\"");
+				gl_diag_error(d, cs, p,
+					      "cold_start describes model loads: it needs \"pattern\": \"model_load\"");
 		}
 	}
 	gl_check_string_array(d, w, "allowed_roots", path, 0);
@@ -174,7 +175,8 @@ void gl_storage_validate(const struct gl_scenario *s, const cJSON *w, struct gl_
 		if (!cJSON_IsArray(spikes))
 			gl_diag_error(d, spikes, p, "expected an array of {\"every\", \"for\", ...}");
 		else
-			cJSON_ArrayForEach(sp, spikes) {
+			cJSON_ArrayForEach(sp, spikes)
+			{
 				char spp[600];
 				int64_t every = 0, dur = 0, start = 0;
 				snprintf(spp, sizeof(spp), "%s[%d]", p, i++);

@@ -28,8 +28,8 @@ int gl_storage_spikes(const cJSON *w, struct gl_load_spike *out, int max);
  * are storage.c's, for keys the section leaves out. */
 struct gl_storage_opts {
 	char path[1024];
-	int pattern;                  /* checkpoint_write, model_load, dataset_read, mixed */
-	int engine;                   /* sync, aio, fio; -1 unknown */
+	int pattern; /* checkpoint_write, model_load, dataset_read, mixed */
+	int engine; /* sync, aio, fio; -1 unknown */
 	char cgroup[1024], fio_path[1024];
 	uint64_t reserve, limit, bs, file_size, rate_cap;
 	int verify, read_pct, threads, readers, iodepth, files, direct;

@@ -47,9 +47,9 @@ static const char *const src_key[N_SRC] = { "dcgm", "node" };
 struct series_def {
 	const char *name;
 	int src;
-	const char *prom;      /* exposition metric name */
+	const char *prom; /* exposition metric name */
 	const char *metric;
-	int counter;           /* 1: increases per window; 0: every reading */
+	int counter; /* 1: increases per window; 0: every reading */
 };
 
 static const struct series_def defs[] = {
@@ -71,16 +71,15 @@ static const struct series_def defs[] = {
 
 /* DCGM exporter adds pod/namespace/container labels while a job holds the
  * GPU; they come and go, so a DCGM series is identified by these alone. */
-static const char *const dcgm_identity[] = { "gpu", "UUID", "device", "GPU_I_ID", "Hostname",
-					     "pci_bus_id", NULL };
+static const char *const dcgm_identity[] = { "gpu", "UUID", "device", "GPU_I_ID", "Hostname", "pci_bus_id", NULL };
 
 #define DEF_EVERY_NS 5000000000LL
 #define DEF_TIMEOUT_NS 2000000000LL
 #define DEF_MAX_BODY (8u << 20)
 #define MAX_PROBES 64
-#define MAX_STATES 8192        /* counter series remembered (slots: 2x) */
-#define MAX_READINGS 65536     /* kept readings per scrape of one probe */
-#define MAX_PENDING 16         /* log lines waiting for the loop thread */
+#define MAX_STATES 8192 /* counter series remembered (slots: 2x) */
+#define MAX_READINGS 65536 /* kept readings per scrape of one probe */
+#define MAX_PENDING 16 /* log lines waiting for the loop thread */
 
 /* Kinds of scrape failure, each logged once per probe. */
 enum { FK_CONNECT, FK_TIMEOUT, FK_HTTP, FK_BODY_SIZE, FK_PARSE, FK_OTHER, N_FK };
@@ -98,15 +97,15 @@ struct probe {
 	CURL *h;
 	struct gl_buf body;
 	int over_cap;
-	unsigned logged;           /* FK_ bits already logged */
-	struct reading *rd;        /* readings of the scrape being parsed */
+	unsigned logged; /* FK_ bits already logged */
+	struct reading *rd; /* readings of the scrape being parsed */
 	int n_rd, cap_rd;
 	int idx;
-	const int *keep;           /* per def: kept? (owned by the workload) */
+	const int *keep; /* per def: kept? (owned by the workload) */
 };
 
 struct state_slot {
-	uint64_t key;              /* 0: empty */
+	uint64_t key; /* 0: empty */
 	double prev;
 };
 
@@ -121,10 +120,10 @@ struct telemetry {
 	int64_t period_ns, timeout_ns;
 	size_t max_body;
 	CURLM *multi;
-	struct state_slot *st;     /* open addressing, 2 * MAX_STATES slots */
+	struct state_slot *st; /* open addressing, 2 * MAX_STATES slots */
 	int n_st, st_full_logged;
-	pthread_mutex_t st_mu;     /* st between the scrape thread and the loop's saves */
-	int st_dirty;              /* a counter moved since the last save */
+	pthread_mutex_t st_mu; /* st between the scrape thread and the loop's saves */
+	int st_dirty; /* a counter moved since the last save */
 	pthread_t thr;
 	int thr_started;
 	pthread_mutex_t mu;
@@ -153,12 +152,14 @@ static int is_http_url(const char *u)
 
 static void tl_check_keys(const cJSON *cfg, struct gl_diag *d, const char *path)
 {
-	static const char *const keys[] = { "dcgm", "node", "every", "timeout", "series", "max_body",
-					    "preflight", NULL };
+	static const char *const keys[] = {
+		"dcgm", "node", "every", "timeout", "series", "max_body", "preflight", NULL
+	};
 	const cJSON *it;
 	char p[512];
 
-	cJSON_ArrayForEach(it, cfg) {
+	cJSON_ArrayForEach(it, cfg)
+	{
 		int ok = 0;
 		snprintf(p, sizeof(p), "%s.%s", path, it->string);
 		for (int i = 0; keys[i]; i++)
@@ -176,8 +177,10 @@ static void tl_check_keys(const cJSON *cfg, struct gl_diag *d, const char *path)
 			if (best)
 				gl_diag_error(d, it, p, "unknown key '%s' (did you mean '%s'?)", it->string, best);
 			else
-				gl_diag_error(d, it, p, "unknown key '%s', expected one of: dcgm, node, every, "
-					      "timeout, series, max_body, preflight", it->string);
+				gl_diag_error(d, it, p,
+					      "unknown key '%s', expected one of: dcgm, node, every, "
+					      "timeout, series, max_body, preflight",
+					      it->string);
 		}
 	}
 }
@@ -200,7 +203,8 @@ static int tl_check_probes(const cJSON *cfg, struct gl_diag *d, const char *path
 				      s == SRC_DCGM ? "9400" : "9100");
 			continue;
 		}
-		cJSON_ArrayForEach(it, arr) {
+		cJSON_ArrayForEach(it, arr)
+		{
 			char ip[600];
 			snprintf(ip, sizeof(ip), "%s[%d]", p, i++);
 			if (!cJSON_IsString(it) || !is_http_url(it->valuestring))
@@ -246,8 +250,7 @@ static void tl_check_times(const cJSON *cfg, struct gl_diag *d, const char *path
 }
 
 /* "series": names the catalog knows, each from a source that has a probe */
-static void tl_check_series(const cJSON *ser, struct gl_diag *d, const char *path, const int n_urls[N_SRC],
-			    int total)
+static void tl_check_series(const cJSON *ser, struct gl_diag *d, const char *path, const int n_urls[N_SRC], int total)
 {
 	const cJSON *it;
 	char p[512];
@@ -258,7 +261,8 @@ static void tl_check_series(const cJSON *ser, struct gl_diag *d, const char *pat
 		gl_diag_error(d, ser, p, "expected a non-empty array of series names like \"gpu_temp\"");
 		return;
 	}
-	cJSON_ArrayForEach(it, ser) {
+	cJSON_ArrayForEach(it, ser)
+	{
 		char ip[600];
 		int k;
 		snprintf(ip, sizeof(ip), "%s[%d]", p, i++);
@@ -277,15 +281,15 @@ static void tl_check_series(const cJSON *ser, struct gl_diag *d, const char *pat
 					best_d = dd;
 					best = defs[j].name;
 				}
-				off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%s",
-							j ? ", " : "", defs[j].name);
+				off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%s", j ? ", " : "",
+							defs[j].name);
 			}
 			if (best)
-				gl_diag_error(d, it, ip, "unknown series '%s' (did you mean '%s'?)",
-					      it->valuestring, best);
+				gl_diag_error(d, it, ip, "unknown series '%s' (did you mean '%s'?)", it->valuestring,
+					      best);
 			else
-				gl_diag_error(d, it, ip, "unknown series '%s', expected one of: %s",
-					      it->valuestring, list);
+				gl_diag_error(d, it, ip, "unknown series '%s', expected one of: %s", it->valuestring,
+					      list);
 		} else if (n_urls[defs[k].src] == 0 && total > 0) {
 			gl_diag_error(d, it, ip, "series '%s' comes from %s exporter, but no \"%s\" probe is given",
 				      it->valuestring, defs[k].src == SRC_DCGM ? "the DCGM" : "node",
@@ -332,7 +336,7 @@ static size_t on_body(char *data, size_t sz, size_t nm, void *arg)
 
 	if (gl_buf_append(&p->body, data, sz * nm) != 0) {
 		p->over_cap = 1;
-		return 0;               /* libcurl ends the transfer: CURLE_WRITE_ERROR */
+		return 0; /* libcurl ends the transfer: CURLE_WRITE_ERROR */
 	}
 	return sz * nm;
 }
@@ -371,12 +375,12 @@ static uint64_t series_key(const struct probe *p, int def, const struct gl_prom_
 				h ^= *c;
 				h *= 0x100000001B3ULL;
 			}
-			h ^= 0xFF;               /* separator: ("ab","c") != ("a","bc") */
+			h ^= 0xFF; /* separator: ("ab","c") != ("a","bc") */
 			h *= 0x100000001B3ULL;
 		}
 		sum += h;
 	}
-	return sum ? sum : 1;               /* 0 marks an empty slot */
+	return sum ? sum : 1; /* 0 marks an empty slot */
 }
 
 static int on_sample(void *arg, const struct gl_prom_sample *s)
@@ -466,8 +470,8 @@ static void scrape_failed(struct telemetry *w, struct probe *p, int kind, const 
 	if (p->logged & (1u << kind))
 		return;
 	p->logged |= 1u << kind;
-	note(w, "%s: scrape failed (%s): %s; further %s failures of this probe are only counted",
-	     p->url, fk_name[kind], why, fk_name[kind]);
+	note(w, "%s: scrape failed (%s): %s; further %s failures of this probe are only counted", p->url, fk_name[kind],
+	     why, fk_name[kind]);
 }
 
 /* Record one parsed scrape. Gauges: every reading. Counters: the increase
@@ -531,7 +535,7 @@ static void scrape_all(struct telemetry *w)
 
 	for (int i = 0; i < w->n_pr; i++) {
 		struct probe *p = &w->pr[i];
-		p->body.len = 0;             /* keep the allocation for the next scrape */
+		p->body.len = 0; /* keep the allocation for the next scrape */
 		p->over_cap = 0;
 		curl_multi_add_handle(w->multi, p->h);
 	}
@@ -556,10 +560,10 @@ static void scrape_all(struct telemetry *w)
 		curl_easy_getinfo(p->h, CURLINFO_RESPONSE_CODE, &status);
 		if (msg->data.result != CURLE_OK) {
 			CURLcode rc = msg->data.result;
-			int kind = p->over_cap ? FK_BODY_SIZE
-				 : rc == CURLE_OPERATION_TIMEDOUT ? FK_TIMEOUT
-				 : (rc == CURLE_COULDNT_CONNECT || rc == CURLE_COULDNT_RESOLVE_HOST) ? FK_CONNECT
-				 : FK_OTHER;
+			int kind = p->over_cap                                                         ? FK_BODY_SIZE
+				   : rc == CURLE_OPERATION_TIMEDOUT                                    ? FK_TIMEOUT
+				   : (rc == CURLE_COULDNT_CONNECT || rc == CURLE_COULDNT_RESOLVE_HOST) ? FK_CONNECT
+												       : FK_OTHER;
 			if (p->over_cap)
 				snprintf(why, sizeof(why), "body over %zu bytes", w->max_body);
 			else
@@ -665,7 +669,8 @@ static int tl_init(struct gl_ctx *c, const cJSON *cfg, void **state, struct gl_e
 		goto out;
 	}
 	for (int s = 0; s < N_SRC; s++)
-		cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(cfg, src_key[s])) {
+		cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(cfg, src_key[s]))
+		{
 			struct probe *p = &w->pr[w->n_pr];
 			if (!cJSON_IsString(it))
 				continue;
@@ -687,9 +692,8 @@ static int tl_init(struct gl_ctx *c, const cJSON *cfg, void **state, struct gl_e
 			has_src |= w->pr[i].src == defs[k].src;
 		w->keep[k] = ser ? 0 : has_src;
 	}
-	cJSON_ArrayForEach(it, ser)
-		if (cJSON_IsString(it) && find_def(it->valuestring) >= 0)
-			w->keep[find_def(it->valuestring)] = 1;
+	cJSON_ArrayForEach(it, ser) if (cJSON_IsString(it) && find_def(it->valuestring) >= 0)
+		w->keep[find_def(it->valuestring)] = 1;
 	for (int k = 0; k < N_DEFS; k++) {
 		w->id_def[k] = -1;
 		if (!w->keep[k])
@@ -721,7 +725,7 @@ static int tl_start(void *state, struct gl_err *err)
 	int rc;
 
 	if (gl_ctx_resumes(w->ctx) > 0)
-		load_baselines(w);   /* before the first scrape */
+		load_baselines(w); /* before the first scrape */
 	if ((rc = pthread_create(&w->thr, NULL, scrape_main, w)) != 0)
 		return gl_errf(err, GL_EIO, "telemetry: cannot start the scrape thread: %s", strerror(rc));
 	w->thr_started = 1;
@@ -781,7 +785,8 @@ static void load_baselines(struct telemetry *w)
 	if (gl_store_doc_get(gl_ctx_store(w->ctx), "telemetry.baselines", &text, &err) != 0 || !text)
 		return;
 	o = cJSON_Parse(text);
-	cJSON_ArrayForEach(it, o) {
+	cJSON_ArrayForEach(it, o)
+	{
 		unsigned long long k = strtoull(it->string, NULL, 16);
 		struct state_slot *sl;
 		if (!k || !cJSON_IsNumber(it) || !(sl = state_find(w, (uint64_t)k, &is_new)))
@@ -810,7 +815,7 @@ static void tl_stop(void *state)
 	w->stopping = 1;
 	pthread_cond_signal(&w->cv);
 	pthread_mutex_unlock(&w->mu);
-	curl_multi_wakeup(w->multi);        /* a scrape in flight ends within its poll */
+	curl_multi_wakeup(w->multi); /* a scrape in flight ends within its poll */
 	pthread_join(w->thr, NULL);
 	w->thr_started = 0;
 	flush_notes(w);
@@ -851,7 +856,8 @@ static int tl_preflight(struct gl_ctx *c, const cJSON *cfg)
 	int bad = 0;
 
 	if (!gl_cfg_bool(cfg, "preflight", 1)) {
-		gl_ctx_preflight(c, "telemetry", "exporters answer", 1, "not checked: \"preflight\": false in the scenario");
+		gl_ctx_preflight(c, "telemetry", "exporters answer", 1,
+				 "not checked: \"preflight\": false in the scenario");
 		return 0;
 	}
 	if (!curl_ready) {
@@ -859,7 +865,8 @@ static int tl_preflight(struct gl_ctx *c, const cJSON *cfg)
 		curl_ready = 1;
 	}
 	for (int s = 0; s < N_SRC; s++)
-		cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(cfg, src_key[s])) {
+		cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(cfg, src_key[s]))
+		{
 			struct probe p;
 			int keep[N_DEFS] = { 0 };
 			char detail[GL_ERR_MSG_MAX] = "";
@@ -876,7 +883,7 @@ static int tl_preflight(struct gl_ctx *c, const cJSON *cfg)
 			gl_buf_init(&p.body, max_body);
 			if ((p.h = curl_easy_init())) {
 				setup_handle(p.h, &p, timeout_ns);
-				gl_http_stoppable(p.h);   /* a stop request ends the wait (stop.h) */
+				gl_http_stoppable(p.h); /* a stop request ends the wait (stop.h) */
 				res = curl_easy_perform(p.h);
 				curl_easy_getinfo(p.h, CURLINFO_RESPONSE_CODE, &status);
 				if (p.over_cap)
@@ -891,8 +898,9 @@ static int tl_preflight(struct gl_ctx *c, const cJSON *cfg)
 			} else {
 				snprintf(detail, sizeof(detail), "cannot create a curl handle");
 			}
-			bad |= gl_ctx_preflight(c, p.url, s == SRC_DCGM ? "DCGM exporter answers and parses"
-									 : "node exporter answers and parses",
+			bad |= gl_ctx_preflight(c, p.url,
+						s == SRC_DCGM ? "DCGM exporter answers and parses"
+							      : "node exporter answers and parses",
 						ok, detail) != 0;
 			gl_buf_free(&p.body);
 			free(p.rd);

@@ -22,9 +22,15 @@ static const char *const xid_opens[] = { "dcgm.xid_errors.delta", NULL };
 static const char *const ecc_opens[] = { "dcgm.ecc_dbe.delta", "dcgm.ecc_sbe.delta", "node.edac_ue.delta", NULL };
 
 const struct gl_incident_rule gl_telemetry_incidents[] = {
-	{ .name = "telemetry.xid", .order = 4, .opens = xid_opens, .counts = { "dcgm.xid_errors.delta" },
+	{ .name = "telemetry.xid",
+	  .order = 4,
+	  .opens = xid_opens,
+	  .counts = { "dcgm.xid_errors.delta" },
 	  .text = xid_text },
-	{ .name = "telemetry.ecc", .order = 5, .opens = ecc_opens,
-	  .counts = { "dcgm.ecc_dbe.delta", "dcgm.ecc_sbe.delta", "node.edac_ue.delta" }, .text = ecc_text },
+	{ .name = "telemetry.ecc",
+	  .order = 5,
+	  .opens = ecc_opens,
+	  .counts = { "dcgm.ecc_dbe.delta", "dcgm.ecc_sbe.delta", "node.edac_ue.delta" },
+	  .text = ecc_text },
 	{ 0 },
 };

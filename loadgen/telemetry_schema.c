@@ -15,8 +15,7 @@ void gl_telemetry_targets(const cJSON *cfg, struct gl_target_need *n)
 	const cJSON *ser = cJSON_GetObjectItemCaseSensitive(cfg, "series"), *it;
 	int xid = !ser;
 
-	cJSON_ArrayForEach(it, ser)
-		xid |= cJSON_IsString(it) && !strcmp(it->valuestring, "xid_errors");
+	cJSON_ArrayForEach(it, ser) xid |= cJSON_IsString(it) && !strcmp(it->valuestring, "xid_errors");
 	if (cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(cfg, "dcgm")) > 0)
 		gl_need_require(n, GL_SCOPE_STEADY, xid ? "dcgm.xid_errors.delta" : "dcgm.", xid,
 				xid ? "dcgm.xid_errors.delta" : "dcgm.ecc_dbe.delta", NULL);

@@ -16,7 +16,6 @@
  */
 #include "trace_int.h"
 
-
 const char *gl_trace_format_name(enum gl_trace_format f)
 {
 	switch (f) {
@@ -31,8 +30,8 @@ const char *gl_trace_format_name(enum gl_trace_format f)
 
 int gl_trace_format_parse(const char *name)
 {
-	static const enum gl_trace_format all[] = { GL_TRACE_AUTO, GL_TRACE_AZURE,
-		GL_TRACE_BURSTGPT, GL_TRACE_MOONCAKE, GL_TRACE_PROMPTS };
+	static const enum gl_trace_format all[] = { GL_TRACE_AUTO, GL_TRACE_AZURE, GL_TRACE_BURSTGPT, GL_TRACE_MOONCAKE,
+						    GL_TRACE_PROMPTS };
 
 	for (size_t i = 0; name && i < GL_ARRAY_LEN(all); i++)
 		if (strcmp(name, gl_trace_format_name(all[i])) == 0)
@@ -104,8 +103,7 @@ static int read_line(struct gl_trace *t)
 			if (t->line.len + take > GL_TRACE_MAX_LINE + 1) {
 				t->overlong = true;
 			} else if (gl_buf_append(&t->line, s, take) < 0) {
-				return gl_errf(&t->err, GL_ENOMEM, "trace %s: out of memory",
-					       t->name);
+				return gl_errf(&t->err, GL_ENOMEM, "trace %s: out of memory", t->name);
 			}
 		}
 		t->rpos += take + (nl ? 1 : 0);
@@ -152,8 +150,7 @@ static bool first_time(const struct gl_trace *t)
 	return t->line_no > t->counted_upto;
 }
 
-static void bad_row(struct gl_trace *t, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+static void bad_row(struct gl_trace *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 static void bad_row(struct gl_trace *t, const char *fmt, ...)
 {
@@ -206,8 +203,7 @@ static const char *parse_row(struct gl_trace *t, struct gl_trace_row *row)
 	}
 	switch (t->fmt) {
 	case GL_TRACE_AZURE:
-	case GL_TRACE_BURSTGPT:
-		return tr_csv_row(t, row);
+	case GL_TRACE_BURSTGPT: return tr_csv_row(t, row);
 	case GL_TRACE_MOONCAKE:
 	case GL_TRACE_PROMPTS:
 		if (!(t->doc = tr_json_line(t, &why)))
@@ -215,8 +211,7 @@ static const char *parse_row(struct gl_trace *t, struct gl_trace_row *row)
 		if (t->fmt == GL_TRACE_MOONCAKE)
 			return tr_mooncake_row(t, t->doc, row);
 		return tr_prompts_row(t, t->doc, row);
-	case GL_TRACE_AUTO:
-		break;
+	case GL_TRACE_AUTO: break;
 	}
 	return "no format";
 }
@@ -300,7 +295,7 @@ static int start_pass(struct gl_trace *t, enum gl_trace_format fmt, struct gl_er
 	if (rc == 0) {
 		if (fmt == GL_TRACE_MOONCAKE || fmt == GL_TRACE_PROMPTS) {
 			t->fmt = fmt;
-			return 0;   /* an empty JSONL trace has no rows, which is fine */
+			return 0; /* an empty JSONL trace has no rows, which is fine */
 		}
 		return gl_errf(err, GL_EINVAL, "trace %s: empty file", t->name);
 	}
@@ -311,8 +306,8 @@ static int start_pass(struct gl_trace *t, enum gl_trace_format fmt, struct gl_er
 		return 0;
 	}
 	if (t->overlong)
-		return gl_errf(err, GL_EINVAL, "trace %s:%llu: first line longer than %u bytes",
-			       t->name, (unsigned long long)t->line_no, GL_TRACE_MAX_LINE);
+		return gl_errf(err, GL_EINVAL, "trace %s:%llu: first line longer than %u bytes", t->name,
+			       (unsigned long long)t->line_no, GL_TRACE_MAX_LINE);
 	while (i < t->line.len && tr_is_sp(t->line.data[i]))
 		i++;
 	if (fmt == GL_TRACE_AUTO && i < t->line.len && t->line.data[i] == '{') {
@@ -320,7 +315,8 @@ static int start_pass(struct gl_trace *t, enum gl_trace_format fmt, struct gl_er
 		if (fmt == GL_TRACE_AUTO)
 			return gl_errf(err, GL_EINVAL,
 				       "trace %s: unknown JSONL format: the first object has neither "
-				       "hash_ids/input_length (Mooncake) nor prompt/messages", t->name);
+				       "hash_ids/input_length (Mooncake) nor prompt/messages",
+				       t->name);
 	}
 	if (fmt == GL_TRACE_MOONCAKE || fmt == GL_TRACE_PROMPTS) {
 		t->fmt = fmt;
@@ -348,11 +344,10 @@ static struct gl_trace *trace_new(const char *name, struct gl_err *err)
 	return t;
 }
 
-static struct gl_trace *trace_start(struct gl_trace *t, enum gl_trace_format fmt,
-				    struct gl_err *err)
+static struct gl_trace *trace_start(struct gl_trace *t, enum gl_trace_format fmt, struct gl_err *err)
 {
-	if (fmt != GL_TRACE_AUTO && fmt != GL_TRACE_AZURE && fmt != GL_TRACE_BURSTGPT &&
-	    fmt != GL_TRACE_MOONCAKE && fmt != GL_TRACE_PROMPTS) {
+	if (fmt != GL_TRACE_AUTO && fmt != GL_TRACE_AZURE && fmt != GL_TRACE_BURSTGPT && fmt != GL_TRACE_MOONCAKE &&
+	    fmt != GL_TRACE_PROMPTS) {
 		gl_errf(err, GL_EINVAL, "trace %s: unknown format %d", t->name, (int)fmt);
 		goto fail;
 	}
@@ -389,14 +384,14 @@ struct gl_trace *gl_trace_open(const char *path, enum gl_trace_format fmt, struc
 	return trace_start(t, fmt, err);
 }
 
-struct gl_trace *gl_trace_open_mem(const void *data, size_t len, const char *name,
-				   enum gl_trace_format fmt, struct gl_err *err)
+struct gl_trace *gl_trace_open_mem(const void *data, size_t len, const char *name, enum gl_trace_format fmt,
+				   struct gl_err *err)
 {
 	struct gl_trace *t = trace_new(name, err);
 
 	if (!t)
 		return NULL;
-	t->rbuf = (char *)data;   /* never written through: fd < 0 */
+	t->rbuf = (char *)data; /* never written through: fd < 0 */
 	t->rlen = data ? len : 0;
 	t->eof = true;
 	return trace_start(t, fmt, err);
@@ -410,8 +405,7 @@ int gl_trace_rewind(struct gl_trace *t)
 	release_row(t);
 	if (t->fd >= 0) {
 		if (lseek(t->fd, 0, SEEK_SET) < 0)
-			return gl_errf(&t->err, GL_EIO, "trace %s: cannot rewind: %s", t->name,
-				       strerror(errno));
+			return gl_errf(&t->err, GL_EIO, "trace %s: cannot rewind: %s", t->name, strerror(errno));
 		t->rlen = t->rpos = 0;
 		t->eof = false;
 	} else {

@@ -44,9 +44,9 @@
 
 #include "util.h"
 
-#define GL_TRACE_MAX_LINE (1024u * 1024u)   /* bytes, without the line end */
+#define GL_TRACE_MAX_LINE (1024u * 1024u) /* bytes, without the line end */
 #define GL_TRACE_MAX_HASH_IDS 4096
-#define GL_TRACE_MAX_TOKENS 1000000000LL    /* larger token counts are malformed */
+#define GL_TRACE_MAX_TOKENS 1000000000LL /* larger token counts are malformed */
 #define GL_TRACE_LOG_MALFORMED 10
 
 enum gl_trace_format {
@@ -65,31 +65,31 @@ int gl_trace_format_parse(const char *name);
 /* One request of the trace. Pointers are borrowed from the reader and valid
  * until the next gl_trace_next / gl_trace_rewind / gl_trace_close. */
 struct gl_trace_row {
-	uint64_t row_number;     /* 1-based line number in the file */
-	bool has_time;           /* false: a prompts row without timestamp */
-	bool time_clamped;       /* went back (within tolerance); offset clamped */
-	double t_offset_s;       /* seconds since the first good row (0 when !has_time);
+	uint64_t row_number; /* 1-based line number in the file */
+	bool has_time; /* false: a prompts row without timestamp */
+	bool time_clamped; /* went back (within tolerance); offset clamped */
+	double t_offset_s; /* seconds since the first good row (0 when !has_time);
 				  * never less than the previous row's */
-	int64_t input_tokens;    /* -1 when unknown */
-	bool input_estimated;    /* prompts: input_tokens counts whitespace-separated words */
-	int64_t output_tokens;   /* -1 when unknown (prompts without max_tokens) */
-	bool failed_in_trace;    /* BurstGPT: 0 response tokens in the original */
-	const char *prompt;      /* prompts: the prompt, or the messages' text parts
+	int64_t input_tokens; /* -1 when unknown */
+	bool input_estimated; /* prompts: input_tokens counts whitespace-separated words */
+	int64_t output_tokens; /* -1 when unknown (prompts without max_tokens) */
+	bool failed_in_trace; /* BurstGPT: 0 response tokens in the original */
+	const char *prompt; /* prompts: the prompt, or the messages' text parts
 				  * joined with '\n'; NULL in other formats */
 	size_t prompt_len;
-	const char *messages_json;   /* prompts with messages: the array as compact
+	const char *messages_json; /* prompts with messages: the array as compact
 				      * JSON, ready to send; else NULL */
 	const int64_t *hash_ids; /* mooncake: prefix block ids; else NULL */
 	size_t n_hash_ids;
 };
 
 struct gl_trace_stats {
-	uint64_t rows;            /* good rows returned by gl_trace_next, all passes */
-	uint64_t malformed;       /* distinct bad rows skipped (counted once across rewinds) */
-	uint64_t clamped;         /* distinct rows whose offset was clamped */
+	uint64_t rows; /* good rows returned by gl_trace_next, all passes */
+	uint64_t malformed; /* distinct bad rows skipped (counted once across rewinds) */
+	uint64_t clamped; /* distinct rows whose offset was clamped */
 	uint64_t failed_in_trace; /* good rows with failed_in_trace, all passes */
-	uint64_t passes;          /* completed passes (EOF reached) */
-	double span_s;            /* offset of the last good row of a full pass, -1 before */
+	uint64_t passes; /* completed passes (EOF reached) */
+	double span_s; /* offset of the last good row of a full pass, -1 before */
 };
 
 struct gl_trace;
@@ -98,13 +98,12 @@ struct gl_trace;
  * format a CSV file must still have its header line. Returns NULL and fills
  * err when the file cannot be opened, the format cannot be detected, or a
  * needed CSV column is missing from the header. Free with gl_trace_close. */
-struct gl_trace *gl_trace_open(const char *path, enum gl_trace_format fmt,
-			       struct gl_err *err);
+struct gl_trace *gl_trace_open(const char *path, enum gl_trace_format fmt, struct gl_err *err);
 
 /* The same over a memory buffer, borrowed until gl_trace_close. name is used
  * in messages (copied). */
-struct gl_trace *gl_trace_open_mem(const void *data, size_t len, const char *name,
-				   enum gl_trace_format fmt, struct gl_err *err);
+struct gl_trace *gl_trace_open_mem(const void *data, size_t len, const char *name, enum gl_trace_format fmt,
+				   struct gl_err *err);
 
 /* The next good row. Returns 1 with *row filled, 0 at end of file, or a
  * negative code (a read error, out of memory; gl_trace_error says which).
@@ -152,8 +151,7 @@ void gl_trace_close(struct gl_trace *t);
  * depend on (seed, request_index) again, and a prompt shorter than the
  * blocks simply stops early. Returns 0, -GL_EINVAL (hash ids with
  * block_tokens 0), or -GL_ELIMIT / -GL_ENOMEM with out unchanged. */
-int gl_prompt_synth(uint64_t seed, uint64_t request_index, unsigned n_tokens,
-		    const int64_t *hash_ids, size_t n_hash, size_t block_tokens,
-		    struct gl_buf *out);
+int gl_prompt_synth(uint64_t seed, uint64_t request_index, unsigned n_tokens, const int64_t *hash_ids, size_t n_hash,
+		    size_t block_tokens, struct gl_buf *out);
 
 #endif

@@ -36,22 +36,22 @@ struct gl_trace {
 	char *name;
 	enum gl_trace_format fmt;
 
-	int fd;                   /* -1 for a memory source */
-	char *rbuf;               /* fd: read buffer; memory: the caller's data */
+	int fd; /* -1 for a memory source */
+	char *rbuf; /* fd: read buffer; memory: the caller's data */
 	size_t rlen, rpos;
 	bool eof;
 
-	struct gl_buf line;       /* the current line, without its line end */
-	bool overlong;            /* the current line was longer than the cap */
+	struct gl_buf line; /* the current line, without its line end */
+	bool overlong; /* the current line was longer than the cap */
 	uint64_t line_no;
-	bool hold;                /* hand the current line out again (after detection) */
+	bool hold; /* hand the current line out again (after detection) */
 
-	int col_ts, col_in, col_out, n_cols;   /* CSV column indices */
+	int col_ts, col_in, col_out, n_cols; /* CSV column indices */
 
 	double backstep_tol_s;
 	bool have_first, have_prev;
-	int64_t first_ns;         /* timestamp of the first good row */
-	int64_t prev_off_ns;      /* offset of the previous good row of this pass */
+	int64_t first_ns; /* timestamp of the first good row */
+	int64_t prev_off_ns; /* offset of the previous good row of this pass */
 
 	/* Storage behind a row's borrowed pointers. */
 	cJSON *doc;
@@ -59,9 +59,9 @@ struct gl_trace {
 	struct gl_buf prompt;
 	int64_t *hash;
 
-	char msg[160];            /* what was wrong with the current row, when formatted */
-	bool pass_done;           /* EOF of this pass already counted */
-	uint64_t counted_upto;    /* highest line number already counted */
+	char msg[160]; /* what was wrong with the current row, when formatted */
+	bool pass_done; /* EOF of this pass already counted */
+	uint64_t counted_upto; /* highest line number already counted */
 	uint64_t n_logged;
 	struct gl_trace_stats st;
 	struct gl_err err;

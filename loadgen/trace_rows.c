@@ -158,10 +158,9 @@ static const char *parse_datetime(const char *s, size_t n, int64_t *out)
 	size_t i = 19;
 	int tz_sign = 0;
 
-	if (!digits_at(s, n, 0, 4, &y) || n < 19 || s[4] != '-' ||
-	    !digits_at(s, n, 5, 2, &mo) || s[7] != '-' || !digits_at(s, n, 8, 2, &d) ||
-	    (s[10] != ' ' && s[10] != 'T') || !digits_at(s, n, 11, 2, &h) || s[13] != ':' ||
-	    !digits_at(s, n, 14, 2, &mi) || s[16] != ':' || !digits_at(s, n, 17, 2, &sec))
+	if (!digits_at(s, n, 0, 4, &y) || n < 19 || s[4] != '-' || !digits_at(s, n, 5, 2, &mo) || s[7] != '-' ||
+	    !digits_at(s, n, 8, 2, &d) || (s[10] != ' ' && s[10] != 'T') || !digits_at(s, n, 11, 2, &h) ||
+	    s[13] != ':' || !digits_at(s, n, 14, 2, &mi) || s[16] != ':' || !digits_at(s, n, 17, 2, &sec))
 		return "bad timestamp (want YYYY-MM-DD HH:MM:SS[.fraction][+HH:MM])";
 	if (y < 1970 || y > 2095)
 		return "timestamp year out of range";
@@ -219,8 +218,7 @@ static const char *apply_time(struct gl_trace *t, int64_t ts_ns, struct gl_trace
 	if (t->have_prev && off < t->prev_off_ns) {
 		double back_s = (double)(t->prev_off_ns - off) / 1e9;
 		if (back_s > t->backstep_tol_s) {
-			snprintf(t->msg, sizeof(t->msg),
-				 "timestamp goes back %.6f s (more than the %.3f s tolerance)",
+			snprintf(t->msg, sizeof(t->msg), "timestamp goes back %.6f s (more than the %.3f s tolerance)",
 				 back_s, t->backstep_tol_s);
 			return t->msg;
 		}
@@ -304,7 +302,7 @@ static long csv_split(char *line, size_t len, struct field *f, size_t max_f)
 		nf++;
 		if (i >= len)
 			break;
-		i++;   /* the comma */
+		i++; /* the comma */
 	}
 	return (long)nf;
 }
@@ -329,8 +327,8 @@ int tr_csv_header(struct gl_trace *t, enum gl_trace_format fmt, struct gl_err *e
 	int c[3];
 
 	if (nf < 0)
-		return gl_errf(err, GL_EINVAL, "trace %s:%llu: bad quoting in the CSV header",
-			       t->name, (unsigned long long)t->line_no);
+		return gl_errf(err, GL_EINVAL, "trace %s:%llu: bad quoting in the CSV header", t->name,
+			       (unsigned long long)t->line_no);
 	if (fmt == GL_TRACE_AUTO) {
 		if (find_col(f, nf, azure_cols[0]) >= 0)
 			fmt = GL_TRACE_AZURE;
@@ -340,16 +338,15 @@ int tr_csv_header(struct gl_trace *t, enum gl_trace_format fmt, struct gl_err *e
 			return gl_errf(err, GL_EINVAL,
 				       "trace %s: unknown format: the first line is neither a JSON "
 				       "object nor a CSV header with TIMESTAMP (Azure) or Timestamp "
-				       "(BurstGPT)", t->name);
+				       "(BurstGPT)",
+				       t->name);
 	}
 	cols = fmt == GL_TRACE_AZURE ? azure_cols : burst_cols;
 	for (int k = 0; k < 3; k++) {
 		c[k] = find_col(f, nf, cols[k]);
 		if (c[k] < 0)
-			return gl_errf(err, GL_EINVAL,
-				       "trace %s:%llu: the %s header has no \"%s\" column",
-				       t->name, (unsigned long long)t->line_no,
-				       gl_trace_format_name(fmt), cols[k]);
+			return gl_errf(err, GL_EINVAL, "trace %s:%llu: the %s header has no \"%s\" column", t->name,
+				       (unsigned long long)t->line_no, gl_trace_format_name(fmt), cols[k]);
 	}
 	t->fmt = fmt;
 	t->col_ts = c[0];
@@ -371,8 +368,8 @@ const char *tr_csv_row(struct gl_trace *t, struct gl_trace_row *row)
 		return "bad CSV quoting";
 	if (nf < t->n_cols) {
 		int missing = t->col_ts >= nf ? 0 : t->col_in >= nf ? 1 : 2;
-		snprintf(t->msg, sizeof(t->msg), "missing column \"%s\" (%ld of %d fields)",
-			 cols[missing], nf, t->n_cols);
+		snprintf(t->msg, sizeof(t->msg), "missing column \"%s\" (%ld of %d fields)", cols[missing], nf,
+			 t->n_cols);
 		return t->msg;
 	}
 	if ((why = parse_count(f[t->col_in].s, f[t->col_in].n, &row->input_tokens)) ||
@@ -450,13 +447,13 @@ const char *tr_mooncake_row(struct gl_trace *t, const cJSON *doc, struct gl_trac
 		if (!cJSON_IsArray(h))
 			return "hash_ids is not an array";
 		if (cJSON_GetArraySize(h) > GL_TRACE_MAX_HASH_IDS) {
-			snprintf(t->msg, sizeof(t->msg), "more than %d hash_ids",
-				 GL_TRACE_MAX_HASH_IDS);
+			snprintf(t->msg, sizeof(t->msg), "more than %d hash_ids", GL_TRACE_MAX_HASH_IDS);
 			return t->msg;
 		}
 		if (!t->hash && !(t->hash = malloc(GL_TRACE_MAX_HASH_IDS * sizeof(*t->hash))))
 			return "out of memory for hash_ids";
-		cJSON_ArrayForEach(e, h) {
+		cJSON_ArrayForEach(e, h)
+		{
 			double d;
 			if (!cJSON_IsNumber(e))
 				return "hash id is not a number";
@@ -477,8 +474,7 @@ static uint64_t count_words(const char *s, size_t n)
 	bool in = false;
 
 	for (size_t i = 0; i < n; i++) {
-		bool sp = s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r' ||
-			  s[i] == '\v' || s[i] == '\f';
+		bool sp = s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r' || s[i] == '\v' || s[i] == '\f';
 		if (!sp && !in)
 			w++;
 		in = !sp;
@@ -502,7 +498,8 @@ static const char *messages_text(struct gl_trace *t, const cJSON *msgs)
 
 	if (!cJSON_IsArray(msgs) || cJSON_GetArraySize(msgs) == 0)
 		return "messages is not a non-empty array";
-	cJSON_ArrayForEach(m, msgs) {
+	cJSON_ArrayForEach(m, msgs)
+	{
 		const cJSON *role, *content;
 		if (!cJSON_IsObject(m))
 			return "a message is not an object";
@@ -511,13 +508,14 @@ static const char *messages_text(struct gl_trace *t, const cJSON *msgs)
 			return "a message has no role";
 		content = member(m, "content");
 		if (!content)
-			continue;   /* e.g. an assistant turn with tool calls only */
+			continue; /* e.g. an assistant turn with tool calls only */
 		if (cJSON_IsString(content)) {
 			if ((why = append_text(t, content->valuestring)))
 				return why;
 		} else if (cJSON_IsArray(content)) {
 			const cJSON *part;
-			cJSON_ArrayForEach(part, content) {
+			cJSON_ArrayForEach(part, content)
+			{
 				const cJSON *type, *text;
 				if (!cJSON_IsObject(part))
 					return "a content part is not an object";

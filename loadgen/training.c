@@ -29,16 +29,14 @@
 #include "training_int.h"
 #include "training_schema.h"
 
-static const char *const transport_names[] = { "NET/IB", "NET/Socket", "P2P", "SHM", "GDRDMA", "NVLS",
-					       "CollNet", NULL };
+static const char *const transport_names[] = { "NET/IB", "NET/Socket", "P2P", "SHM", "GDRDMA", "NVLS", "CollNet", NULL };
 
 /* ---- small helpers -------------------------------------------------------- */
 
-
-
-
-
-static int64_t now(struct trn *w) { return gl_ctx_elapsed_ns(w->ctx); }
+static int64_t now(struct trn *w)
+{
+	return gl_ctx_elapsed_ns(w->ctx);
+}
 
 /* Value of key in a "GLT1 kind k=v k=v" line into out; msg and reason take
  * the rest of the line. Returns 0 when found. */
@@ -96,7 +94,7 @@ static void job_clear(struct job *j)
 static void remember_tail(struct job *j, const char *line)
 {
 	if (!line[strspn(line, "- \t")])
-		return;          /* separators of mpirun's boxes */
+		return; /* separators of mpirun's boxes */
 	if (j->n_tail == 4) {
 		memmove(j->tail[0], j->tail[1], sizeof(j->tail[0]) * 3);
 		j->n_tail = 3;
@@ -174,8 +172,8 @@ static void on_step_line(struct trn *w, struct job *j, const char *line)
 	gl_metrics_add(w->m, w->id_steps, 1);
 	if (errors) {
 		gl_metrics_add(w->m, w->id_err, errors);
-		gl_ctx_event(w->ctx, GL_LOG_ERROR, "training", "step %" PRId64 ": %" PRId64
-			     " reduced value(s) did not match exactly", step, errors);
+		gl_ctx_event(w->ctx, GL_LOG_ERROR, "training",
+			     "step %" PRId64 ": %" PRId64 " reduced value(s) did not match exactly", step, errors);
 	}
 	if (gl_ctx_store(w->ctx))
 		gl_train_step_put(gl_ctx_store(w->ctx), gl_ctx_window(w->ctx), &row);
@@ -213,14 +211,17 @@ static void on_step_line(struct trn *w, struct job *j, const char *line)
 			gl_metrics_add(w->m, w->id_restores, 1);
 			gl_metrics_record(w->m, w->id_restore_s, restore_s);
 			gl_metrics_add(w->m, w->id_lost, lost);
-			gl_ctx_event(w->ctx, GL_LOG_INFO, "training", "launch %d restored from step %" PRId64
-				     ": restore_s %.3f (relaunch to first step), lost_steps %" PRId64, w->launches,
-				     from, restore_s, lost);
+			gl_ctx_event(w->ctx, GL_LOG_INFO, "training",
+				     "launch %d restored from step %" PRId64
+				     ": restore_s %.3f (relaunch to first step), lost_steps %" PRId64,
+				     w->launches, from, restore_s, lost);
 			if (from > w->max_step_seen)
-				gl_ctx_event(w->ctx, GL_LOG_WARN, "training", "launch %d restored from step %" PRId64
+				gl_ctx_event(w->ctx, GL_LOG_WARN, "training",
+					     "launch %d restored from step %" PRId64
 					     ", beyond the last step the run recorded (%" PRId64 "): steps and that "
 					     "checkpoint were made unseen (a job that outlived its controller, or lost "
-					     "report lines)", w->launches, from, w->max_step_seen);
+					     "report lines)",
+					     w->launches, from, w->max_step_seen);
 		}
 		check_transport(w);
 	}
@@ -269,10 +270,12 @@ static void on_ours(struct trn *w, struct job *j, const char *line)
 			j->fatal = 1;
 			snprintf(j->fatal_msg, sizeof(j->fatal_msg),
 				 "multi-node check failed: asked for one job of %d rank(s) on %d host(s), got %s "
-				 "world %d on %d host(s)%s", w->np, w->n_hosts_distinct,
+				 "world %d on %d host(s)%s",
+				 w->np, w->n_hosts_distinct,
 				 j->start_lines > 1 ? "more than one rank 0, each with" : "", world, hosts,
 				 j->start_lines > 1 || world == 1 ? " (separate single-rank jobs: a launcher "
-				 "that does not start one MPI job)" : "");
+								    "that does not start one MPI job)"
+								  : "");
 		}
 	} else if (!strcmp(kind, "ready")) {
 		j->restored_step = kv_i(line, "step", 0);
@@ -282,9 +285,10 @@ static void on_ours(struct trn *w, struct job *j, const char *line)
 		gl_metrics_record(w->m, w->id_save_s, kv_d(line, "save_s", 0));
 		gl_metrics_record(w->m, w->id_save_gbps, kv_d(line, "save_gbps", 0));
 		j->last_progress_ns = now(w);
-		gl_ctx_event(w->ctx, GL_LOG_INFO, "training", "checkpoint at step %" PRId64 ": save_s %.3f "
-			     "(max over ranks), save_gbps %.3f (min over ranks)", kv_i(line, "step", 0),
-			     kv_d(line, "save_s", 0), kv_d(line, "save_gbps", 0));
+		gl_ctx_event(w->ctx, GL_LOG_INFO, "training",
+			     "checkpoint at step %" PRId64 ": save_s %.3f "
+			     "(max over ranks), save_gbps %.3f (min over ranks)",
+			     kv_i(line, "step", 0), kv_d(line, "save_s", 0), kv_d(line, "save_gbps", 0));
 		/* Committed now, with the steps before it, not at the next commit:
 		 * a controller killed in between would leave a checkpoint on disk
 		 * that the store never heard of, and the resumed job would restore
@@ -305,8 +309,12 @@ static void on_ours(struct trn *w, struct job *j, const char *line)
 		j->end_seen = 1;
 	} else {
 		/* restore, ckpt_skip, ckpt_corrupt, ckpt_rejected, ckpt_failed, ... */
-		gl_ctx_event(w->ctx, !strcmp(kind, "ckpt_corrupt") || !strcmp(kind, "ckpt_rejected") ||
-			     !strcmp(kind, "ckpt_failed") ? GL_LOG_WARN : GL_LOG_INFO, "training", "%s", line + 5);
+		gl_ctx_event(w->ctx,
+			     !strcmp(kind, "ckpt_corrupt") || !strcmp(kind, "ckpt_rejected") ||
+					     !strcmp(kind, "ckpt_failed")
+				     ? GL_LOG_WARN
+				     : GL_LOG_INFO,
+			     "training", "%s", line + 5);
 	}
 }
 
@@ -466,8 +474,7 @@ static int spawn(struct trn *w, int restore)
 	j->ev_read = event_new(gl_ctx_base(w->ctx), p[0], EV_READ | EV_PERSIST, on_read, w);
 	event_add(j->ev_read, NULL);
 	w->have_job = 1;
-	gl_ctx_event(w->ctx, GL_LOG_INFO, "training", "launch %d%s: %s", j->launch,
-		     restore ? " (restore)" : "", text);
+	gl_ctx_event(w->ctx, GL_LOG_INFO, "training", "launch %d%s: %s", j->launch, restore ? " (restore)" : "", text);
 	return 0;
 }
 
@@ -496,10 +503,11 @@ static void name_stale_ranks(struct trn *w, char *out, size_t n)
 				off += (size_t)snprintf(out + off, n - off, "%srank %d (no heartbeat seen)",
 							off ? "; " : "", r);
 			else
-				off += (size_t)snprintf(out + off, n - off, "%srank %d on %s pid %d (last heartbeat "
-							"%.1f s ago, at step %" PRId64 ")", off ? "; " : "", r,
-							j->hb[r].host, j->hb[r].pid, (double)(t - j->hb[r].last_ns) / 1e9,
-							j->hb[r].step);
+				off += (size_t)snprintf(out + off, n - off,
+							"%srank %d on %s pid %d (last heartbeat "
+							"%.1f s ago, at step %" PRId64 ")",
+							off ? "; " : "", r, j->hb[r].host, j->hb[r].pid,
+							(double)(t - j->hb[r].last_ns) / 1e9, j->hb[r].step);
 		}
 	}
 	if (!j->hb)
@@ -522,8 +530,10 @@ static void on_job_exit(struct trn *w)
 	else
 		snprintf(how, sizeof(how), "signal %d", WTERMSIG(j->status));
 	if (j->garbled)
-		gl_ctx_event(w->ctx, GL_LOG_WARN, "training", "launch %d: %d report line(s) arrived cut or mixed "
-			     "by the launcher's forwarding and were dropped", j->launch, j->garbled);
+		gl_ctx_event(w->ctx, GL_LOG_WARN, "training",
+			     "launch %d: %d report line(s) arrived cut or mixed "
+			     "by the launcher's forwarding and were dropped",
+			     j->launch, j->garbled);
 	if (j->other_suppressed)
 		gl_ctx_event(w->ctx, GL_LOG_INFO, "training", "launch %d: %d more launcher line(s) not logged",
 			     j->launch, j->other_suppressed);
@@ -533,8 +543,8 @@ static void on_job_exit(struct trn *w)
 		return;
 	if (j->fatal || (w->backend != BK_NCCL_TESTS && (code == 2 || code == 3 || code == 5) && !j->hung)) {
 		w->done = 1;
-		gl_ctx_fail(w->ctx, "training: %s", j->fatal_msg[0] ? j->fatal_msg
-			    : "gauntlet-train refused to start (see the event log)");
+		gl_ctx_fail(w->ctx, "training: %s",
+			    j->fatal_msg[0] ? j->fatal_msg : "gauntlet-train refused to start (see the event log)");
 		return;
 	}
 	if (w->backend == BK_NCCL_TESTS) {
@@ -551,9 +561,9 @@ static void on_job_exit(struct trn *w)
 	/* counted here, when the end is seen (the relaunch comes after a
 	 * backoff): the window it lands in is the one an incident is in */
 	gl_metrics_add(w->m, w->id_failures, 1);
-	gl_ctx_event(w->ctx, GL_LOG_WARN, "training", "launch %d ended (%s) at step %" PRId64 "%s%s%s",
-		     j->launch, how, w->max_step_seen, j->hung ? " after a hang" : "",
-		     j->n_tail ? "; last launcher line: " : "", j->n_tail ? j->tail[j->n_tail - 1] : "");
+	gl_ctx_event(w->ctx, GL_LOG_WARN, "training", "launch %d ended (%s) at step %" PRId64 "%s%s%s", j->launch, how,
+		     w->max_step_seen, j->hung ? " after a hang" : "", j->n_tail ? "; last launcher line: " : "",
+		     j->n_tail ? j->tail[j->n_tail - 1] : "");
 	if (!j->first_step_seen)
 		w->failures_in_row++;
 	schedule_relaunch(w, how);
@@ -579,7 +589,8 @@ static void schedule_relaunch(struct trn *w, const char *why)
 
 	if (why) {
 		if (w->failures_in_row > w->o.max_restarts) {
-			gl_ctx_event(w->ctx, GL_LOG_ERROR, "training", "giving up: %d launches in a row made no "
+			gl_ctx_event(w->ctx, GL_LOG_ERROR, "training",
+				     "giving up: %d launches in a row made no "
 				     "progress (max_restarts %d); training stays down for the rest of the run",
 				     w->failures_in_row, w->o.max_restarts);
 			w->done = 1;
@@ -609,7 +620,7 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
 		/* Drain what the pipe still holds before judging the exit. */
 		while (j->fd >= 0 && read_once(w) > 0)
 			;
-		if (j->fd >= 0) {       /* a straggler still holds the pipe */
+		if (j->fd >= 0) { /* a straggler still holds the pipe */
 			event_del(j->ev_read);
 			close(j->fd);
 			j->fd = -1;
@@ -627,9 +638,11 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
 		name_stale_ranks(w, ranks, sizeof(ranks));
 		j->hung = 1;
 		gl_metrics_add(w->m, w->id_hangs, 1);
-		gl_ctx_event(w->ctx, GL_LOG_ERROR, "training", "hang: no progress for %.1f s (watchdog %.1f s) "
-			     "at step %" PRId64 "; ranks whose heartbeats stopped: %s", (double)(t - j->last_progress_ns) / 1e9,
-			     (double)w->o.watchdog_ns / 1e9, w->max_step_seen, ranks);
+		gl_ctx_event(w->ctx, GL_LOG_ERROR, "training",
+			     "hang: no progress for %.1f s (watchdog %.1f s) "
+			     "at step %" PRId64 "; ranks whose heartbeats stopped: %s",
+			     (double)(t - j->last_progress_ns) / 1e9, (double)w->o.watchdog_ns / 1e9, w->max_step_seen,
+			     ranks);
 		kill_job(w, SIGTERM);
 		j->kill_stage = 1;
 		j->kill_at_ns = t + KILL_GRACE_NS;
@@ -657,8 +670,10 @@ static void nccltests_done(struct trn *w, struct job *j, int code)
 		rc = gl_nccl_parse_text(j->out.data ? j->out.data : "", j->out.len, &r, &err);
 	}
 	if (rc != 0) {
-		gl_ctx_event(w->ctx, GL_LOG_ERROR, "training", "nccl-tests output (launch %d, exit %d) not "
-			     "understood: %s", j->launch, code, err.msg);
+		gl_ctx_event(w->ctx, GL_LOG_ERROR, "training",
+			     "nccl-tests output (launch %d, exit %d) not "
+			     "understood: %s",
+			     j->launch, code, err.msg);
 		w->failures_in_row++;
 		gl_metrics_add(w->m, w->id_failures, 1);
 		goto out;
@@ -688,8 +703,9 @@ static void nccltests_done(struct trn *w, struct job *j, int code)
 	for (int i = 0; i < w->n_plateau; i++) {
 		double bw = gl_nccl_busbw_at(&r, w->plateau[i]);
 		if (bw < 0) {
-			gl_ctx_event(w->ctx, GL_LOG_ERROR, "training", "nccl-tests: plateau size %" PRIu64
-				     " B is not in the output's table", w->plateau[i]);
+			gl_ctx_event(w->ctx, GL_LOG_ERROR, "training",
+				     "nccl-tests: plateau size %" PRIu64 " B is not in the output's table",
+				     w->plateau[i]);
 			continue;
 		}
 		gl_metrics_record(w->m, w->id_busbw, bw);
@@ -725,11 +741,12 @@ static int trn_init(struct gl_ctx *c, const cJSON *cfg, void **state, struct gl_
 		const cJSON *pl = cJSON_GetObjectItemCaseSensitive(cfg, "plateau"), *e;
 		int n = cJSON_GetArraySize(pl);
 		w->plateau = calloc((size_t)n + 1, sizeof(uint64_t));
-		cJSON_ArrayForEach(e, pl)
-			if (cJSON_IsString(e) && gl_parse_size_bytes(e->valuestring, &w->plateau[w->n_plateau], NULL) == 0)
-				w->n_plateau++;
+		cJSON_ArrayForEach(e, pl) if (cJSON_IsString(e) &&
+					      gl_parse_size_bytes(e->valuestring, &w->plateau[w->n_plateau], NULL) == 0)
+			w->n_plateau++;
 		if (!w->n_plateau)
-			return gl_errf(err, GL_EINVAL, "training: backend nccl-tests needs \"plateau\": the message "
+			return gl_errf(err, GL_EINVAL,
+				       "training: backend nccl-tests needs \"plateau\": the message "
 				       "sizes whose busbw is judged (the Avg bus bandwidth line never is)");
 	}
 	w->id_step = gl_metrics_hist(w->m, "training.step_time_s");
@@ -847,8 +864,8 @@ static void trn_free(void *state)
 /* The launcher exists here; for hosts run locally, so does the binary. */
 static int trn_preflight(struct gl_ctx *c, const cJSON *cfg)
 {
-	const char *launcher = gl_cfg_str(cfg, "launcher_path", !strcmp(gl_cfg_str(cfg, "launcher", "mpirun"), "srun")
-				    ? "srun" : "mpirun");
+	const char *launcher = gl_cfg_str(cfg, "launcher_path",
+					  !strcmp(gl_cfg_str(cfg, "launcher", "mpirun"), "srun") ? "srun" : "mpirun");
 	char cmd[1200], bin[1024];
 	int bad = 0, ok;
 

@@ -7,7 +7,11 @@
 
 #include "training_int.h"
 
-#define ADD(...) do { if ((size_t)k < cap) k += snprintf(out + k, cap - (size_t)k, __VA_ARGS__); } while (0)
+#define ADD(...)                                                              \
+	do {                                                                  \
+		if ((size_t)k < cap)                                          \
+			k += snprintf(out + k, cap - (size_t)k, __VA_ARGS__); \
+	} while (0)
 
 static void failure_text(const int64_t *n, char *out, size_t cap)
 {
@@ -16,8 +20,8 @@ static void failure_text(const int64_t *n, char *out, size_t cap)
 	ADD("%lld job end(s) no fault explains", (long long)n[0]);
 	if (n[1])
 		ADD(", %lld by the watchdog (hang)", (long long)n[1]);
-	ADD("; %lld relaunch(es), %lld lost step(s), %lld step(s) done in the span", (long long)n[2],
-	    (long long)n[3], (long long)n[4]);
+	ADD("; %lld relaunch(es), %lld lost step(s), %lld step(s) done in the span", (long long)n[2], (long long)n[3],
+	    (long long)n[4]);
 }
 
 static void correctness_text(const int64_t *n, char *out, size_t cap)
@@ -33,12 +37,19 @@ static const char *const correctness_opens[] = { "training.correctness_errors", 
 /* a job that ended early (exit, signal, watchdog) and correctness errors
  * count against the default limit: either means the run lost work */
 const struct gl_incident_rule gl_training_incidents[] = {
-	{ .name = "training.failure", .order = 0, .gated = 1, .opens = failure_opens,
+	{ .name = "training.failure",
+	  .order = 0,
+	  .gated = 1,
+	  .opens = failure_opens,
 	  .counts = { "training.job_failures", "training.hangs", "training.relaunches", "training.lost_steps",
 		      "training.steps" },
 	  .text = failure_text },
-	{ .name = "training.correctness", .order = 1, .gated = 1, .opens = correctness_opens,
-	  .counts = { "training.correctness_errors", "training.steps" }, .text = correctness_text },
+	{ .name = "training.correctness",
+	  .order = 1,
+	  .gated = 1,
+	  .opens = correctness_opens,
+	  .counts = { "training.correctness_errors", "training.steps" },
+	  .text = correctness_text },
 	{ 0 },
 };
 

@@ -47,41 +47,41 @@
 enum backend { BK_MPI, BK_NCCL, BK_NCCL_TESTS };
 
 struct rank_hb {
-	int64_t last_ns;          /* run elapsed of the last heartbeat, -1 never */
+	int64_t last_ns; /* run elapsed of the last heartbeat, -1 never */
 	int64_t step;
 	int pid;
 	char host[64];
 };
 
 struct job {
-	pid_t pid;                /* the launcher; leader of its process group */
-	int64_t child_id;         /* its row in the store's children table */
+	pid_t pid; /* the launcher; leader of its process group */
+	int64_t child_id; /* its row in the store's children table */
 	int fd;
 	struct event *ev_read;
 	char line[LINE_MAX_BYTES];
 	size_t line_len;
 	int line_overflow;
-	int launch;               /* 1.. within this process */
+	int launch; /* 1.. within this process */
 	int restore;
 	int64_t spawn_ns;
 	int64_t last_progress_ns;
-	int64_t restored_step;    /* -1 until the ready line */
+	int64_t restored_step; /* -1 until the ready line */
 	int first_step_seen;
 	int start_lines;
 	int world, hosts;
-	struct rank_hb *hb;       /* [world] once known */
+	struct rank_hb *hb; /* [world] once known */
 	int end_seen;
 	int exited, status;
 	int hung;
-	int kill_stage;           /* 0 none, 1 TERM sent, 2 KILL sent */
+	int kill_stage; /* 0 none, 1 TERM sent, 2 KILL sent */
 	int64_t kill_at_ns;
-	int fatal;                /* world/backend/usage: relaunching cannot help */
+	int fatal; /* world/backend/usage: relaunching cannot help */
 	char fatal_msg[600];
 	int other_lines, other_suppressed;
-	int garbled;              /* report lines that arrived cut or mixed */
-	char tail[4][300];        /* last lines that were not ours, for messages */
+	int garbled; /* report lines that arrived cut or mixed */
+	char tail[4][300]; /* last lines that were not ours, for messages */
 	int n_tail;
-	struct gl_buf out;        /* nccl-tests: the whole output for the parser */
+	struct gl_buf out; /* nccl-tests: the whole output for the parser */
 };
 
 #define STEP_RING 8192
@@ -92,33 +92,33 @@ struct trn {
 	enum backend backend;
 	const char *backend_name;
 	int is_srun, np, n_hosts_distinct;
-	char *argv_launch[MAX_ARGS];   /* launcher part, owned strings */
+	char *argv_launch[MAX_ARGS]; /* launcher part, owned strings */
 	int n_launch;
-	char *argv_prog[MAX_ARGS];     /* program part, before per-launch flags */
+	char *argv_prog[MAX_ARGS]; /* program part, before per-launch flags */
 	int n_prog;
-	char *env[64];                 /* "K=V", set in the launcher's environment */
+	char *env[64]; /* "K=V", set in the launcher's environment */
 	int n_env;
-	struct gl_training_opts o;     /* the section's scalar keys */
-	int ckpt;                      /* checkpoints configured */
-	char ckpt_dir[1024];           /* this run's directory under checkpoint.dir */
-	uint64_t *plateau;             /* nccl-tests: sizes judged */
+	struct gl_training_opts o; /* the section's scalar keys */
+	int ckpt; /* checkpoints configured */
+	char ckpt_dir[1024]; /* this run's directory under checkpoint.dir */
+	uint64_t *plateau; /* nccl-tests: sizes judged */
 	int n_plateau;
-	char json_out[1024];           /* nccl-tests -J file, "" when none */
+	char json_out[1024]; /* nccl-tests -J file, "" when none */
 
 	struct job job;
 	int have_job;
 	int running;
-	int done;                      /* no more launches */
+	int done; /* no more launches */
 	int launches;
 	int failures_in_row;
 	int64_t max_step_seen;
-	unsigned transports;           /* bit per name in transport_names */
+	unsigned transports; /* bit per name in transport_names */
 	int nccl_nranks, nccl_nnodes;
 	int transport_checked;
 	struct event *ev_tick, *ev_relaunch;
 
-	int id_step, id_comm, id_data, id_busbw, id_steps, id_err, id_lost, id_saves, id_restores,
-	    id_save_s, id_save_gbps, id_restore_s, id_hangs, id_relaunches, id_failures, id_productive;
+	int id_step, id_comm, id_data, id_busbw, id_steps, id_err, id_lost, id_saves, id_restores, id_save_s,
+		id_save_gbps, id_restore_s, id_hangs, id_relaunches, id_failures, id_productive;
 	/* ETTR: the time of the last STEP_RING steps by step number, so the
 	 * steps a restore redoes can be taken back out of the productive time
 	 * at their own cost (a bounded 128 KiB, whatever the run's length) */

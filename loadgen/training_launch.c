@@ -75,7 +75,8 @@ static int read_hosts(const struct trn *w, const cJSON *hosts, struct launch_hos
 	const cJSON *h;
 	size_t off = 0;
 
-	cJSON_ArrayForEach(h, hosts) {
+	cJSON_ArrayForEach(h, hosts)
+	{
 		char name[GL_NAME_MAX + 16], *colon;
 		const struct gl_host *gh;
 		long slots = 1;
@@ -116,12 +117,14 @@ static int launch_mpirun(struct trn *w, const cJSON *cfg, const struct launch_ho
 	}
 	if (geteuid() == 0)
 		rc |= add_arg(w->argv_launch, &w->n_launch, "--allow-run-as-root");
-	cJSON_ArrayForEach(e, mca) {
+	cJSON_ArrayForEach(e, mca)
+	{
 		rc |= add_arg(w->argv_launch, &w->n_launch, "--mca");
 		rc |= add_arg(w->argv_launch, &w->n_launch, "%s", e->string);
 		rc |= add_arg(w->argv_launch, &w->n_launch, "%s", cJSON_IsString(e) ? e->valuestring : "");
 	}
-	cJSON_ArrayForEach(e, env) {
+	cJSON_ArrayForEach(e, env)
+	{
 		rc |= add_arg(w->argv_launch, &w->n_launch, "-x");
 		rc |= add_arg(w->argv_launch, &w->n_launch, "%s", e->string);
 	}
@@ -158,9 +161,8 @@ static int set_env(struct trn *w, const cJSON *env)
 	const cJSON *e;
 	int rc = 0;
 
-	cJSON_ArrayForEach(e, env)
-		if (w->n_env < 62)
-			rc |= add_arg(w->env, &w->n_env, "%s=%s", e->string, cJSON_IsString(e) ? e->valuestring : "");
+	cJSON_ArrayForEach(e, env) if (w->n_env < 62)
+		rc |= add_arg(w->env, &w->n_env, "%s=%s", e->string, cJSON_IsString(e) ? e->valuestring : "");
 	if (w->backend == BK_NCCL && !cJSON_GetObjectItemCaseSensitive(env, "NCCL_DEBUG") && w->n_env < 62)
 		rc |= add_arg(w->env, &w->n_env, "NCCL_DEBUG=INFO");
 	return rc;
@@ -173,7 +175,8 @@ static int prog_nccl_tests(struct trn *w, const cJSON *cfg, int *rc)
 	const cJSON *e;
 	int i = 0;
 
-	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(cfg, "command")) {
+	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(cfg, "command"))
+	{
 		if (!cJSON_IsString(e))
 			continue;
 		*rc |= add_arg(w->argv_prog, &w->n_prog, "%s", e->valuestring);
@@ -253,9 +256,8 @@ static int prog_train(struct trn *w, const cJSON *cfg)
 	if (ck)
 		rc |= prog_ckpt(w, ck);
 	/* test hooks passed through (tests/scripts/test_training.sh) */
-	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(cfg, "train_args"))
-		if (cJSON_IsString(e))
-			rc |= add_arg(w->argv_prog, &w->n_prog, "%s", e->valuestring);
+	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(cfg, "train_args")) if (cJSON_IsString(e))
+		rc |= add_arg(w->argv_prog, &w->n_prog, "%s", e->valuestring);
 	return rc;
 }
 
@@ -272,13 +274,13 @@ int trn_build_command(struct trn *w, const cJSON *cfg, struct gl_err *err)
 	rc |= add_arg(w->argv_launch, &w->n_launch, "%s",
 		      gl_cfg_str(cfg, "launcher_path", w->is_srun ? "srun" : "mpirun"));
 	rc |= w->is_srun ? launch_srun(w, &lh) : launch_mpirun(w, cfg, &lh);
-	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(cfg, "launcher_args"))
-		if (cJSON_IsString(e))
-			rc |= add_arg(w->argv_launch, &w->n_launch, "%s", e->valuestring);
+	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(cfg, "launcher_args")) if (cJSON_IsString(e))
+		rc |= add_arg(w->argv_launch, &w->n_launch, "%s", e->valuestring);
 	rc |= set_env(w, cJSON_GetObjectItemCaseSensitive(cfg, "env"));
 	if (w->backend == BK_NCCL_TESTS) {
 		if (prog_nccl_tests(w, cfg, &rc))
-			return gl_errf(err, GL_EINVAL, "training: backend nccl-tests needs \"command\" "
+			return gl_errf(err, GL_EINVAL,
+				       "training: backend nccl-tests needs \"command\" "
 				       "([\"all_reduce_perf\", \"-b\", \"8\", ...])");
 	} else {
 		rc |= prog_train(w, cfg);

@@ -84,7 +84,8 @@ static void check_backend(const cJSON *w, struct gl_diag *d, const char *path)
 	if (pl && (!cJSON_IsArray(pl) || !cJSON_GetArraySize(pl)))
 		gl_diag_error(d, pl, p, "expected a non-empty array of message sizes like [\"128MiB\"]");
 	else if (pl)
-		cJSON_ArrayForEach(e, pl) {
+		cJSON_ArrayForEach(e, pl)
+		{
 			struct gl_err ge = { 0 };
 			snprintf(pp, sizeof(pp), "%s[%d]", p, i++);
 			if (!cJSON_IsString(e) || gl_parse_size_bytes(e->valuestring, &sz, &ge) != 0)
@@ -92,23 +93,26 @@ static void check_backend(const cJSON *w, struct gl_diag *d, const char *path)
 		}
 	if (!strcmp(gl_cfg_str(w, "backend", "mpi"), "nccl-tests")) {
 		if (!cJSON_GetObjectItemCaseSensitive(w, "command"))
-			gl_diag_error(d, w, path, "backend nccl-tests needs \"command\" "
+			gl_diag_error(d, w, path,
+				      "backend nccl-tests needs \"command\" "
 				      "([\"all_reduce_perf\", \"-b\", \"8\", \"-e\", \"256M\", ...])");
 		if (!pl)
-			gl_diag_error(d, w, path, "backend nccl-tests needs \"plateau\": the message sizes "
+			gl_diag_error(d, w, path,
+				      "backend nccl-tests needs \"plateau\": the message sizes "
 				      "whose busbw is judged (the \"Avg bus bandwidth\" line never is)");
 	}
 	{
 		const char *rt = gl_cfg_str(w, "require_transport", NULL);
-		static const char *const tr[] = { "NET/IB", "NET/Socket", "P2P", "SHM", "GDRDMA", "NVLS",
-						  "CollNet", NULL };
+		static const char *const tr[] = { "NET/IB", "NET/Socket", "P2P",     "SHM",
+						  "GDRDMA", "NVLS",       "CollNet", NULL };
 		int known = 0;
 		for (int k = 0; rt && tr[k]; k++)
 			known |= !strcmp(rt, tr[k]);
 		gl_join(p, sizeof(p), path, "require_transport");
 		if (rt && !known)
 			gl_diag_error(d, cJSON_GetObjectItemCaseSensitive(w, "require_transport"), p,
-				      "unknown transport '%s' (NET/IB, NET/Socket, P2P, SHM, GDRDMA, NVLS, CollNet)", rt);
+				      "unknown transport '%s' (NET/IB, NET/Socket, P2P, SHM, GDRDMA, NVLS, CollNet)",
+				      rt);
 		if (rt && !strcmp(gl_cfg_str(w, "backend", "mpi"), "mpi"))
 			gl_diag_error(d, cJSON_GetObjectItemCaseSensitive(w, "require_transport"), p,
 				      "require_transport needs backend nccl or nccl-tests (NCCL reports it)");
@@ -185,7 +189,8 @@ void gl_training_fault_targets(const cJSON *w, struct gl_target_need *n)
 
 	if (!cJSON_GetObjectItemCaseSensitive(w, "checkpoint"))
 		return;
-	cJSON_ArrayForEach(h, hs) {
+	cJSON_ArrayForEach(h, hs)
+	{
 		if (!cJSON_IsString(h) || p.n_hosts == 64)
 			continue;
 		snprintf(buf[p.n_hosts], sizeof(buf[0]), "%s", h->valuestring);
@@ -204,12 +209,14 @@ void gl_training_fault_targets(const cJSON *w, struct gl_target_need *n)
 	switch (gl_need_faults_end(n, &p, sure, sizeof(sure), maybe, sizeof(maybe))) {
 	case GL_ENDS_SURE:
 		snprintf(why, sizeof(why), "training checkpoints are present and a fault ends the job: %s", sure);
-		gl_need_require(n, GL_SCOPE_RECOVERY, "training.checkpoint.restore_s", 1, "training.checkpoint.restore_s",
-				why);
+		gl_need_require(n, GL_SCOPE_RECOVERY, "training.checkpoint.restore_s", 1,
+				"training.checkpoint.restore_s", why);
 		break;
 	case GL_ENDS_MAYBE:
-		snprintf(why, sizeof(why), "no scheduled fault is sure to end the training job; %s may (then the "
-			 "restore is measured, and judged when this target is written)", maybe);
+		snprintf(why, sizeof(why),
+			 "no scheduled fault is sure to end the training job; %s may (then the "
+			 "restore is measured, and judged when this target is written)",
+			 maybe);
 		gl_need_optional(n, GL_SCOPE_RECOVERY, "training.checkpoint.restore_s", why, 0);
 		break;
 	default:

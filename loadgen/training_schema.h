@@ -24,11 +24,11 @@ void gl_training_fault_targets(const cJSON *w, struct gl_target_need *n);
  * np (the slots added up), dataset, launcher_path and binary have
  * defaults that depend on other keys, or none, and are read by hand. */
 struct gl_training_opts {
-	int launcher;                 /* 0 mpirun, 1 srun */
-	int backend;                  /* mpi, nccl, nccl-tests; -1 unknown */
+	int launcher; /* 0 mpirun, 1 srun */
+	int backend; /* mpi, nccl, nccl-tests; -1 unknown */
 	uint64_t message, data_per_step;
 	int64_t compute_ns, watchdog_ns, backoff_ns, heartbeat_ns;
-	int64_t steps;                /* 0: run until stopped */
+	int64_t steps; /* 0: run until stopped */
 	int max_restarts, correctness_every;
 	char require_transport[64];
 };

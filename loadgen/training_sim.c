@@ -12,8 +12,20 @@
 #include "sim_model.h"
 
 /* its metric ids, in the order of the names below */
-enum { T_STEP, T_BUSBW, T_STEPS, T_CORR, T_LOST, T_SAVES, T_RESTORES, T_SAVE_S, T_RESTORE_S, T_PROD,
-       T_RELAUNCH, T_FAIL };
+enum {
+	T_STEP,
+	T_BUSBW,
+	T_STEPS,
+	T_CORR,
+	T_LOST,
+	T_SAVES,
+	T_RESTORES,
+	T_SAVE_S,
+	T_RESTORE_S,
+	T_PROD,
+	T_RELAUNCH,
+	T_FAIL
+};
 
 static int setup_training(struct sim_world *w, const struct gl_scenario *sc, const cJSON *cfg)
 {
@@ -23,13 +35,15 @@ static int setup_training(struct sim_world *w, const struct gl_scenario *sc, con
 
 	(void)sc;
 	w->tr = 1;
-	cJSON_ArrayForEach(h, hosts) {
+	cJSON_ArrayForEach(h, hosts)
+	{
 		const char *s = cJSON_GetStringValue(h);
 		const char *colon;
 		if (!s || w->n_tr_hosts >= SIM_NODES)
 			continue;
 		colon = strchr(s, ':');
-		snprintf(w->tr_hosts[w->n_tr_hosts++], GL_NAME_MAX, "%.*s", colon ? (int)(colon - s) : (int)strlen(s), s);
+		snprintf(w->tr_hosts[w->n_tr_hosts++], GL_NAME_MAX, "%.*s", colon ? (int)(colon - s) : (int)strlen(s),
+			 s);
 		w->ranks += colon ? atoi(colon + 1) : 1;
 	}
 	if (w->ranks < 1)
@@ -137,11 +151,12 @@ static void emit_training(struct sim_wl *s, struct sim_world *w, int64_t t1)
 
 static int metrics(const struct sim_world *w, const char *const **names)
 {
-	static const char *const tr[] = { "h:training.step_time_s", "h:training.busbw_gbps",
-					  "c:training.steps", "c:training.correctness_errors", "c:training.lost_steps",
-					  "c:training.checkpoint.saves", "c:training.checkpoint.restores",
-					  "h:training.checkpoint.save_s", "h:training.checkpoint.restore_s",
-					  "c:training.productive_us", "c:training.relaunches", "c:training.job_failures" };
+	static const char *const tr[] = {
+		"h:training.step_time_s",         "h:training.busbw_gbps",        "c:training.steps",
+		"c:training.correctness_errors",  "c:training.lost_steps",        "c:training.checkpoint.saves",
+		"c:training.checkpoint.restores", "h:training.checkpoint.save_s", "h:training.checkpoint.restore_s",
+		"c:training.productive_us",       "c:training.relaunches",        "c:training.job_failures"
+	};
 
 	(void)w;
 	*names = tr;
@@ -152,12 +167,12 @@ static void start(struct sim_world *w)
 {
 	w->tr_last = w->now;
 	if (!w->job_up && !w->step_idx && !w->ckpt_step && !w->pend_fail) {
-		w->job_up = 1;     /* the first launch */
+		w->job_up = 1; /* the first launch */
 		w->job_t = w->now;
 		if (w->ckpt_every_ns)
 			w->next_ckpt = w->now + w->ckpt_every_ns;
 	} else if (!w->job_up && w->job_t < w->now) {
-		w->job_t = w->now;   /* relaunched by this controller */
+		w->job_t = w->now; /* relaunched by this controller */
 	}
 }
 

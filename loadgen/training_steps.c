@@ -29,8 +29,13 @@ const struct gl_record_type gl_train_steps = {
 int gl_train_step_put(struct gl_store *st, int64_t window, const struct gl_train_step *r)
 {
 	const union gl_record_value v[] = {
-		{ .i = r->step }, { .i = r->launch }, { .r = r->step_time_s }, { .r = r->comm_time_s },
-		{ .r = r->data_time_s }, { .r = r->busbw_gbps }, { .i = r->correctness_errors },
+		{ .i = r->step },
+		{ .i = r->launch },
+		{ .r = r->step_time_s },
+		{ .r = r->comm_time_s },
+		{ .r = r->data_time_s },
+		{ .r = r->busbw_gbps },
+		{ .i = r->correctness_errors },
 	};
 
 	return gl_store_record_put(st, &gl_train_steps, window, v);

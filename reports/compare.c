@@ -51,25 +51,24 @@ static int warnf(struct cmp *c, const char *fmt, ...)
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"usage: gauntlet compare BASE_DIR CAND_DIR [--all] [--out DIR] [--alpha A] [--tolerance T]\n"
-		"                        [--ettr-tolerance D] [--goodput-tolerance D] [--recovery-tolerance T]\n"
-		"                        [--min-windows N] [--stats LIST] [--quiet]\n"
-		"  --all                  after the summary, the table of every comparison\n"
-		"  --out DIR              where compare.json/.md/.html go (default CAND_DIR/compare)\n"
-		"  --alpha A              significance level of the tests (default 0.01)\n"
-		"  --tolerance T          relative change of the medians that counts (default 0.05)\n"
-		"  --ettr-tolerance D     drop of training.ettr's mean that counts, absolute\n"
-		"                         (default 0.02: 2 points)\n"
-		"  --goodput-tolerance D  the same for inference.goodput (default 0.02)\n"
-		"  --recovery-tolerance T relative change of a fault's recovery_s or restore_s\n"
-		"                         that counts (default 0.25)\n"
-		"  --min-windows N        windows with data needed on each side (default 5)\n"
-		"  --stats LIST           per-window histogram statistics (default p50,p95,p99;\n"
-		"                         mirrored to p50,p5,p1 where higher is better)\n"
-		"  --quiet                no summary on stdout (the files only)\n"
-		"changes within a unit's noise floor never count (docs/compare.md)\n"
-		"exit: 0 no regression, 1 regression, 2 bad input, 4 harness error\n");
+	fprintf(f, "usage: gauntlet compare BASE_DIR CAND_DIR [--all] [--out DIR] [--alpha A] [--tolerance T]\n"
+		   "                        [--ettr-tolerance D] [--goodput-tolerance D] [--recovery-tolerance T]\n"
+		   "                        [--min-windows N] [--stats LIST] [--quiet]\n"
+		   "  --all                  after the summary, the table of every comparison\n"
+		   "  --out DIR              where compare.json/.md/.html go (default CAND_DIR/compare)\n"
+		   "  --alpha A              significance level of the tests (default 0.01)\n"
+		   "  --tolerance T          relative change of the medians that counts (default 0.05)\n"
+		   "  --ettr-tolerance D     drop of training.ettr's mean that counts, absolute\n"
+		   "                         (default 0.02: 2 points)\n"
+		   "  --goodput-tolerance D  the same for inference.goodput (default 0.02)\n"
+		   "  --recovery-tolerance T relative change of a fault's recovery_s or restore_s\n"
+		   "                         that counts (default 0.25)\n"
+		   "  --min-windows N        windows with data needed on each side (default 5)\n"
+		   "  --stats LIST           per-window histogram statistics (default p50,p95,p99;\n"
+		   "                         mirrored to p50,p5,p1 where higher is better)\n"
+		   "  --quiet                no summary on stdout (the files only)\n"
+		   "changes within a unit's noise floor never count (docs/compare.md)\n"
+		   "exit: 0 no regression, 1 regression, 2 bad input, 4 harness error\n");
 }
 
 static int parse_double(const char *flag, const char *s, double lo, double hi, double *out)
@@ -80,8 +79,8 @@ static int parse_double(const char *flag, const char *s, double lo, double hi, d
 	errno = 0;
 	x = strtod(s, &end);
 	if (end == s || *end || errno || !(x > lo) || !(x < hi)) {
-		fprintf(stderr, "gauntlet compare: %s: expected a number above %g and below %g, got '%s'\n", flag,
-			lo, hi, s);
+		fprintf(stderr, "gauntlet compare: %s: expected a number above %g and below %g, got '%s'\n", flag, lo,
+			hi, s);
 		return -1;
 	}
 	*out = x;
@@ -136,8 +135,10 @@ static int parse_stats(struct opts *o, const char *list)
 	if (o->n_stats > 0)
 		return 0;
 bad:
-	fprintf(stderr, "gauntlet compare: --stats: expected up to %d of p<N>, min, max, mean separated by "
-		"commas (e.g. p50,p95,p99), got '%s'\n", MAX_STATS, list);
+	fprintf(stderr,
+		"gauntlet compare: --stats: expected up to %d of p<N>, min, max, mean separated by "
+		"commas (e.g. p50,p95,p99), got '%s'\n",
+		MAX_STATS, list);
 	return -1;
 }
 
@@ -171,14 +172,17 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			char *end;
 			o->tolerance = strtod(val, &end);
 			if (end == val || *end || !(o->tolerance >= 0) || !(o->tolerance < 100)) {
-				fprintf(stderr, "gauntlet compare: --tolerance: expected a fraction >= 0 (0.05 is 5%%), "
-					"got '%s'\n", val);
+				fprintf(stderr,
+					"gauntlet compare: --tolerance: expected a fraction >= 0 (0.05 is 5%%), "
+					"got '%s'\n",
+					val);
 				return -1;
 			}
 			i++;
 		} else if ((!strcmp(a, "--ettr-tolerance") || !strcmp(a, "--goodput-tolerance")) && val) {
-			if (parse_tolerance(a, val, 1, !strcmp(a, "--ettr-tolerance") ? &o->ettr_tolerance
-										: &o->goodput_tolerance))
+			if (parse_tolerance(a, val, 1,
+					    !strcmp(a, "--ettr-tolerance") ? &o->ettr_tolerance
+									   : &o->goodput_tolerance))
 				return -1;
 			i++;
 		} else if (!strcmp(a, "--recovery-tolerance") && val) {
@@ -190,7 +194,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			if (parse_double(a, val, 0, 1e9, &n))
 				return -1;
 			if (n != floor(n) || n < 2) {
-				fprintf(stderr, "gauntlet compare: --min-windows: expected a whole number >= 2, got '%s'\n",
+				fprintf(stderr,
+					"gauntlet compare: --min-windows: expected a whole number >= 2, got '%s'\n",
 					val);
 				return -1;
 			}
@@ -247,8 +252,8 @@ static void check_runs(struct cmp *c)
 		warnf(c, "different scenarios: '%s' (base) and '%s' (candidate); phases are paired by name",
 		      a->run.name, b->run.name);
 	else if (strcmp(a->run.scenario_sha256, b->run.scenario_sha256))
-		warnf(c, "the scenario text differs (sha256 %.12s in base, %.12s in candidate)",
-		      a->run.scenario_sha256, b->run.scenario_sha256);
+		warnf(c, "the scenario text differs (sha256 %.12s in base, %.12s in candidate)", a->run.scenario_sha256,
+		      b->run.scenario_sha256);
 	if (a->run.sets_json && b->run.sets_json && strcmp(a->run.sets_json, b->run.sets_json))
 		warnf(c, "the --set overrides differ: %s (base) and %s (candidate)", a->run.sets_json,
 		      b->run.sets_json);
@@ -258,8 +263,10 @@ static void check_runs(struct cmp *c)
 		warnf(c, "both directories hold the same run (id %s)", a->run.id);
 	for (int k = 0; k < 2; k++)
 		if (c->s[k].an->generator_saturated)
-			warnf(c, "the %s run's load generator was saturated (send lag p99 above 5 ms): its latencies "
-			      "include client delay", c->s[k].role);
+			warnf(c,
+			      "the %s run's load generator was saturated (send lag p99 above 5 ms): its latencies "
+			      "include client delay",
+			      c->s[k].role);
 	for (int k = 0; k < 2; k++)
 		if (strcmp(c->s[k].an->run.state, "finished"))
 			warnf(c, "the %s run is %s, not finished: only its stored windows are compared", c->s[k].role,
@@ -322,7 +329,8 @@ int gl_compare_main(int argc, char **argv)
 		}
 	}
 	if (c.s[0].an->run.window_ns != c.s[1].an->run.window_ns) {
-		fprintf(stderr, "gauntlet compare: window lengths differ (%g s in base, %g s in candidate): per-window "
+		fprintf(stderr,
+			"gauntlet compare: window lengths differ (%g s in base, %g s in candidate): per-window "
 			"figures of different windows are not comparable; rerun one with the other's \"window\"\n",
 			(double)c.s[0].an->run.window_ns / 1e9, (double)c.s[1].an->run.window_ns / 1e9);
 		code = GL_EXIT_BAD_INPUT;

@@ -89,11 +89,11 @@ int gl_compare_main(int argc, char **argv);
 
 /* Two-sided Mann-Whitney U test of sample a against sample b. */
 struct gl_mwu {
-	double u_a;      /* pairs (x in a, y in b) with x > y, ties counting 1/2 */
-	double u_b;      /* the same for b over a: u_a + u_b = na * nb */
-	double z;        /* normal approximation's z (0 when exact) */
-	double p;        /* two-sided p-value in [0, 1] */
-	int exact;       /* 1: exact distribution; 0: normal approximation */
+	double u_a; /* pairs (x in a, y in b) with x > y, ties counting 1/2 */
+	double u_b; /* the same for b over a: u_a + u_b = na * nb */
+	double z; /* normal approximation's z (0 when exact) */
+	double p; /* two-sided p-value in [0, 1] */
+	int exact; /* 1: exact distribution; 0: normal approximation */
 };
 /* Returns 0, or -1 when a sample is empty or memory runs out. NaNs are not
  * allowed in the samples. */

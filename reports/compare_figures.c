@@ -28,9 +28,8 @@ static const struct {
 	const char *unit;
 	double floor;
 } unit_floors[] = {
-	{ "s", 1e-5 },     { "ms", 0.01 }, { "ratio", 0.001 }, { "GB/s", 0.01 }, { "req/s", 0.01 },
-	{ "tokens/s", 1 }, { "tokens", 1 }, { "C", 1 },         { "W", 5 },       { "%", 1 },
-	{ "load", 0.1 },
+	{ "s", 1e-5 },   { "ms", 0.01 }, { "ratio", 0.001 }, { "GB/s", 0.01 }, { "req/s", 0.01 }, { "tokens/s", 1 },
+	{ "tokens", 1 }, { "C", 1 },     { "W", 5 },         { "%", 1 },       { "load", 0.1 },
 };
 
 /* A metric's own floor (its noise_floor, catalog.h), else its unit's. */
@@ -68,14 +67,14 @@ static int add_figure(struct cmp *c, const char *name, int *cap)
 	struct figure *f;
 
 	if (gl_catalog_parse_target(name, &tn, why, sizeof(why)) != 0)
-		return 0;   /* a mirrored statistic that does not parse: skip it */
+		return 0; /* a mirrored statistic that does not parse: skip it */
 	for (int i = 0; i < c->n_figs; i++)
 		if (!strcmp(c->figs[i].name, name))
 			return 0;
 	num = tn.def->num ? gl_catalog_find(tn.def->num) : NULL;
 	den = tn.def->den ? gl_catalog_find(tn.def->den) : NULL;
 	if ((tn.def->kind == GL_MK_RATIO && (!num || !den)) || (tn.def->kind == GL_MK_RATE && !num))
-		return 0;   /* its counters are not in the catalog: nothing to read */
+		return 0; /* its counters are not in the catalog: nothing to read */
 	if (c->n_figs == *cap) {
 		struct figure *nf;
 		*cap = *cap ? *cap * 2 : 64;
@@ -209,16 +208,15 @@ int gl_cmp_assign_groups(struct cmp *c, struct side *s)
 /* One window's series, by catalog index: what the store holds for the
  * metrics the figures read. */
 struct slot {
-	struct gl_hist *h;                /* NULL: no histogram row */
+	struct gl_hist *h; /* NULL: no histogram row */
 	int64_t counter;
-	int found;                        /* a counter row was seen */
+	int found; /* a counter row was seen */
 };
 
 /* gl_agg_eval's rules (nearest-rank percentiles of the window's histogram,
  * ratios of its counters, rates over its real seconds) on the slots: the
  * same numbers without copying each histogram into an aggregate. */
-static double fig_eval(const struct figure *f, const struct slot *sl, const struct gl_metric_def *cat,
-		       double seconds)
+static double fig_eval(const struct figure *f, const struct slot *sl, const struct gl_metric_def *cat, double seconds)
 {
 	const struct gl_metric_def *d = f->def;
 	const struct slot *a = &sl[d - cat], *num, *den;
@@ -250,8 +248,7 @@ static double fig_eval(const struct figure *f, const struct slot *sl, const stru
 			return NAN;
 		v = (double)num->counter * d->scale / seconds;
 		break;
-	default:
-		return NAN;
+	default: return NAN;
 	}
 	return isfinite(v) ? v : NAN;
 }
@@ -284,7 +281,7 @@ int gl_cmp_side_values(struct cmp *c, struct side *s, struct gl_err *err)
 	const struct gl_analysis *an = s->an;
 	struct gl_store_figs *cur = NULL;
 	struct gl_store_fig fig;
-	struct gl_err ce = { 0 };   /* the cursor's, reported with the run's directory */
+	struct gl_err ce = { 0 }; /* the cursor's, reported with the run's directory */
 	size_t n = (size_t)an->n_windows * (size_t)c->n_figs, n_cat;
 	const struct gl_metric_def *cat = gl_catalog(&n_cat);
 	struct memo *memo = calloc(MEMO_N, sizeof(*memo));
@@ -315,13 +312,13 @@ int gl_cmp_side_values(struct cmp *c, struct side *s, struct gl_err *err)
 		while (have == 1 && fig.idx < w->idx)
 			have = gl_store_figs_next(cur, &fig, &ce);
 		if (s->group[wi] < 0)
-			continue;    /* its rows are skipped by the loop above */
+			continue; /* its rows are skipped by the loop above */
 		for (; have == 1 && fig.idx == w->idx && rc == 0; have = gl_store_figs_next(cur, &fig, &ce), pos++) {
 			const struct gl_metric_def *d = fig.name ? row_def(fig.name, pos, memo) : NULL;
 			struct slot *x;
 
 			if (!d)
-				continue;    /* a series the catalog does not know (errors by class) */
+				continue; /* a series the catalog does not know (errors by class) */
 			x = &sl[d - cat];
 			if (!fig.hist) {
 				x->counter += fig.counter;
@@ -330,8 +327,9 @@ int gl_cmp_side_values(struct cmp *c, struct side *s, struct gl_err *err)
 				gl_hist_free(x->h);
 				x->h = gl_hist_deserialize(fig.hist, fig.hist_len);
 				if (!x->h)
-					rc = gl_errf(err, GL_EINVAL, "%s: store: window %lld: histogram '%s' is corrupt",
-						     s->dir, (long long)w->idx, fig.name);
+					rc = gl_errf(err, GL_EINVAL,
+						     "%s: store: window %lld: histogram '%s' is corrupt", s->dir,
+						     (long long)w->idx, fig.name);
 			}
 		}
 		for (int f = 0; f < c->n_figs && rc == 0; f++) {

@@ -42,14 +42,14 @@
 enum judging { J_MEDIAN, J_MEAN_ABS, J_FAULT };
 
 struct figure {
-	char name[128];                   /* "inference.ttft_ms.p99" */
+	char name[128]; /* "inference.ttft_ms.p99" */
 	const struct gl_metric_def *def;
-	char stat[16];                    /* histograms: "p99", "max", ... */
-	double pct;                       /* histograms: percentile, or -1 */
-	const struct gl_metric_def *num, *den;   /* ratios and rates: their counters */
+	char stat[16]; /* histograms: "p99", "max", ... */
+	double pct; /* histograms: percentile, or -1 */
+	const struct gl_metric_def *num, *den; /* ratios and rates: their counters */
 	enum judging judging;
-	int first_class;                  /* named in the summary's first lines */
-	double floor;                     /* absolute change below which it is noise (unit) */
+	int first_class; /* named in the summary's first lines */
+	double floor; /* absolute change below which it is noise (unit) */
 };
 
 /* occ: 1 for the first phase of that name, 2 for the second...; 0: the
@@ -57,7 +57,7 @@ struct figure {
  * included), for the first-class ratios only. */
 #define GROUP_WHOLE_RUN (-1)
 struct group {
-	char name[GL_NAME_MAX];           /* phase name; "" for the faults and whole-run groups */
+	char name[GL_NAME_MAX]; /* phase name; "" for the faults and whole-run groups */
 	int occ;
 	char label[GL_NAME_MAX + 16];
 };
@@ -66,32 +66,32 @@ enum verdict { V_INSUFFICIENT, V_NONE, V_IMPROVEMENT, V_REGRESSION };
 enum method { M_NONE, M_MWU, M_WELCH, M_SINGLE };
 
 struct row {
-	int fig, grp;                     /* grp -1: a fault's row (fault_id) */
+	int fig, grp; /* grp -1: a fault's row (fault_id) */
 	char fault_id[64];
 	int n_base, n_cand;
 	double med_base, med_cand, mean_base, mean_cand;
-	double change;                    /* relative; +-inf from 0; NAN: none */
-	double change_abs;                /* cand - base of what was compared; NAN: none */
+	double change; /* relative; +-inf from 0; NAN: none */
+	double change_abs; /* cand - base of what was compared; NAN: none */
 	int change_from_means;
-	double tolerance;                 /* the one applied: relative, or absolute (J_MEAN_ABS) */
-	double floor;                     /* the one applied (the figure's, or J_FAULT's) */
-	int below_floor;                  /* significant, beyond the tolerance, under the floor */
-	enum method method;               /* M_NONE: not tested */
+	double tolerance; /* the one applied: relative, or absolute (J_MEAN_ABS) */
+	double floor; /* the one applied (the figure's, or J_FAULT's) */
+	int below_floor; /* significant, beyond the tolerance, under the floor */
+	enum method method; /* M_NONE: not tested */
 	int tested;
 	struct gl_mwu t;
 	struct gl_welch w;
-	double p;                         /* the test's p-value (tested) */
+	double p; /* the test's p-value (tested) */
 	enum verdict v;
 	char note[160];
 };
 
 struct side {
-	const char *dir, *role;           /* "base", "candidate" */
+	const char *dir, *role; /* "base", "candidate" */
 	struct gl_store *st;
 	struct gl_analysis *an;
-	int *group;                       /* per window: group index, -1 not compared */
-	double *val;                      /* n_windows x n_fig, NAN: no value */
-	unsigned char *has;               /* per figure: some window has a value */
+	int *group; /* per window: group index, -1 not compared */
+	double *val; /* n_windows x n_fig, NAN: no value */
+	unsigned char *has; /* per figure: some window has a value */
 };
 
 struct opts {

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define EXACT_MAX_N 50          /* exact U distribution up to n1 + n2 (C(50,25) < 2^53) */
+#define EXACT_MAX_N 50 /* exact U distribution up to n1 + n2 (C(50,25) < 2^53) */
 
 /* ---- Mann-Whitney U -------------------------------------------------------- */
 
@@ -110,7 +110,7 @@ int gl_mann_whitney(const double *a, int na, const double *b, int nb, struct gl_
 		mu = (double)na * nb / 2.0;
 		var = (double)na * nb / 12.0 * ((n + 1) - tie_term / ((double)n * (n - 1)));
 		if (var <= 0) {
-			out->p = 1;      /* every value equal */
+			out->p = 1; /* every value equal */
 		} else {
 			out->z = (u_max - mu - 0.5) / sqrt(var);
 			out->p = erfc(out->z / sqrt(2.0));
@@ -317,8 +317,10 @@ static void judge_median(const struct cmp *c, struct row *r, const double *a, co
 	if ((worse || better) && r->t.p < c->o.alpha && !(fabs(r->change_abs) > f->floor)) {
 		r->below_floor = 1;
 		worse = better = 0;
-		snprintf(r->note, sizeof(r->note), "significant, but the change (%.3g %s) is within the noise floor "
-			 "(%g %s)", fabs(r->change_abs), f->def->unit, f->floor, f->def->unit);
+		snprintf(r->note, sizeof(r->note),
+			 "significant, but the change (%.3g %s) is within the noise floor "
+			 "(%g %s)",
+			 fabs(r->change_abs), f->def->unit, f->floor, f->def->unit);
 	}
 	if (r->t.p < c->o.alpha && worse)
 		r->v = V_REGRESSION;
@@ -417,8 +419,10 @@ static void judge_fault(const struct cmp *c, struct row *r, double vb, double vc
 	if ((worse || better) && !(fabs(r->change_abs) > floor)) {
 		r->below_floor = 1;
 		worse = better = 0;
-		snprintf(r->note, sizeof(r->note), "the change (%.3g s) is within %g s (hold windows: one unhealthy "
-			 "window moves the figure that much)", fabs(r->change_abs), floor);
+		snprintf(r->note, sizeof(r->note),
+			 "the change (%.3g s) is within %g s (hold windows: one unhealthy "
+			 "window moves the figure that much)",
+			 fabs(r->change_abs), floor);
 	}
 	r->v = worse ? V_REGRESSION : better ? V_IMPROVEMENT : V_NONE;
 }
@@ -471,7 +475,8 @@ static void fault_rows(struct cmp *c)
 				snprintf(r->note, sizeof(r->note), "never injected in the %s",
 					 fa->row.injected_elapsed_ns < 0 ? "base" : "candidate");
 			} else {
-				judge_fault(c, r, rec ? fa->recovery_s : fa->restore_s, rec ? fb->recovery_s : fb->restore_s);
+				judge_fault(c, r, rec ? fa->recovery_s : fa->restore_s,
+					    rec ? fb->recovery_s : fb->restore_s);
 			}
 			c->count[r->v]++;
 		}
@@ -492,7 +497,8 @@ int gl_cmp_compare_rows(struct cmp *c)
 	a = malloc(sizeof(double) * (size_t)(max_n + 1));
 	b = malloc(sizeof(double) * (size_t)(max_n + 1));
 	/* every group and figure, and per fault of the base each recovery figure */
-	c->rows = calloc(((size_t)c->n_groups + (size_t)c->s[0].an->n_faults) * (size_t)c->n_figs + 1, sizeof(*c->rows));
+	c->rows =
+		calloc(((size_t)c->n_groups + (size_t)c->s[0].an->n_faults) * (size_t)c->n_figs + 1, sizeof(*c->rows));
 	c->not_compared = cJSON_CreateArray();
 	if (!a || !b || !c->rows || !c->not_compared) {
 		free(a);
@@ -514,7 +520,7 @@ int gl_cmp_compare_rows(struct cmp *c)
 			if (!c->s[0].has[f] || !c->s[1].has[f])
 				continue;
 			if (c->groups[g].occ == GROUP_WHOLE_RUN && c->figs[f].judging != J_MEAN_ABS)
-				continue;   /* the whole run: the first-class ratios only */
+				continue; /* the whole run: the first-class ratios only */
 			r = &c->rows[c->n_rows];
 			memset(r, 0, sizeof(*r));
 			r->fig = f;

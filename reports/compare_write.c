@@ -137,7 +137,8 @@ void gl_cmp_print_summary(const struct cmp *c, FILE *f)
 		if (n) {
 			if (!header++)
 				fprintf(f, "first-class figures:\n");
-			fprintf(f, "  %s: %d fault(s) in both runs: %d regression(s), %d improvement(s), %d unchanged%s\n",
+			fprintf(f,
+				"  %s: %d fault(s) in both runs: %d regression(s), %d improvement(s), %d unchanged%s\n",
 				fg->name, n, k[V_REGRESSION], k[V_IMPROVEMENT], k[V_NONE],
 				k[V_INSUFFICIENT] ? ", some never injected" : "");
 		}
@@ -159,21 +160,23 @@ void gl_cmp_print_summary(const struct cmp *c, FILE *f)
 	}
 	for (int i = 0; i < c->n_rows; i++)
 		floor_n += c->rows[i].below_floor;
-	fprintf(f, "not gating: %d improvement(s), %d unchanged (%d of them significant but within the noise floor), "
-		"%d with insufficient data\n", c->count[V_IMPROVEMENT], c->count[V_NONE], floor_n,
-		c->count[V_INSUFFICIENT]);
+	fprintf(f,
+		"not gating: %d improvement(s), %d unchanged (%d of them significant but within the noise floor), "
+		"%d with insufficient data\n",
+		c->count[V_IMPROVEMENT], c->count[V_NONE], floor_n, c->count[V_INSUFFICIENT]);
 	if (!c->o.all)
 		fprintf(f, "%d comparisons in all: --all lists every one\n", c->n_rows);
 }
 
 void gl_cmp_print_table(const struct cmp *c, FILE *f)
 {
-	fprintf(f, "\nevery comparison: Mann-Whitney U over per-window values (Welch's t for the first-class ratios), "
+	fprintf(f,
+		"\nevery comparison: Mann-Whitney U over per-window values (Welch's t for the first-class ratios), "
 		"alpha %g, tolerance %g%% (ETTR %g points, goodput %g points, recovery %g%%), at least %d windows\n",
 		c->o.alpha, c->o.tolerance * 100, c->o.ettr_tolerance * 100, c->o.goodput_tolerance * 100,
 		c->o.recovery_tolerance * 100, c->o.min_windows);
-	fprintf(f, "%-36s %-16s %-9s %10s %10s %9s %8s  %s\n", "metric", "phase", "windows", "base", "cand",
-		"change", "p", "verdict");
+	fprintf(f, "%-36s %-16s %-9s %10s %10s %9s %8s  %s\n", "metric", "phase", "windows", "base", "cand", "change",
+		"p", "verdict");
 	for (int i = 0; i < c->n_rows; i++) {
 		const struct row *r = &c->rows[i];
 		char nb[24], vb[32], vc[32], ch[32], p[32], where[96];
@@ -227,7 +230,8 @@ static cJSON *compare_json(const struct cmp *c, int exit_code)
 	cJSON_AddItemToObject(j, "base", run_json(&c->s[0]));
 	cJSON_AddItemToObject(j, "candidate", run_json(&c->s[1]));
 	o = cJSON_AddObjectToObject(j, "settings");
-	cJSON_AddStringToObject(o, "test", "Mann-Whitney U, two-sided, over per-window values; Welch's t, "
+	cJSON_AddStringToObject(o, "test",
+				"Mann-Whitney U, two-sided, over per-window values; Welch's t, "
 				"two-sided, for the first-class ratios");
 	cJSON_AddNumberToObject(o, "alpha", c->o.alpha);
 	cJSON_AddNumberToObject(o, "tolerance", c->o.tolerance);
@@ -278,8 +282,10 @@ static cJSON *compare_json(const struct cmp *c, int exit_code)
 		jnum(x, "change_pct", r->change * 100);
 		if (isinf(r->change))
 			cJSON_AddStringToObject(x, "change_note", r->change > 0 ? "from 0 up" : "from 0 down");
-		cJSON_AddStringToObject(x, "change_of", f->judging == J_FAULT ? "values" :
-					r->change_from_means ? "means" : "medians");
+		cJSON_AddStringToObject(x, "change_of",
+					f->judging == J_FAULT  ? "values"
+					: r->change_from_means ? "means"
+							       : "medians");
 		jnum(x, "change_abs", r->change_abs);
 		cJSON_AddStringToObject(x, "tolerance_kind", f->judging == J_MEAN_ABS ? "absolute" : "relative");
 		jnum(x, "tolerance", r->tolerance);
@@ -317,8 +323,8 @@ typedef int (*esc_fn)(struct gl_buf *b, const char *s);
 /* The run facts, one row per fact, as "| label | base | cand |" or the HTML equivalent. */
 static void facts(const struct cmp *c, struct gl_buf *b, esc_fn esc, int html)
 {
-	static const char *const labels[] = { "directory", "run id", "scenario", "scenario sha256", "started",
-					      "state / verdict", "windows", "window", "time scale" };
+	static const char *const labels[] = { "directory",       "run id",  "scenario", "scenario sha256", "started",
+					      "state / verdict", "windows", "window",   "time scale" };
 	for (size_t i = 0; i < GL_ARRAY_LEN(labels); i++) {
 		gl_buf_printf(b, html ? "<tr><th>%s</th>" : "| %s |", labels[i]);
 		for (int k = 0; k < 2; k++) {
@@ -350,8 +356,7 @@ static int row_shown(const struct cmp *c, const struct row *r, int which)
 	if (which == 1)
 		return r->v == V_REGRESSION || r->v == V_IMPROVEMENT;
 	if (which == 2)
-		return c->figs[r->fig].first_class &&
-		       (r->grp < 0 || c->groups[r->grp].occ == GROUP_WHOLE_RUN);
+		return c->figs[r->fig].first_class && (r->grp < 0 || c->groups[r->grp].occ == GROUP_WHOLE_RUN);
 	return 1;
 }
 
@@ -367,7 +372,8 @@ static void method_text(const struct cmp *c, char *buf, size_t n)
 		 "window, faults included), on the change of their means in points against %g and %g points "
 		 "(--ettr-tolerance, --goodput-tolerance), tested with Welch's t test. Each fault's recovery_s and "
 		 "restore_s count when longer by more than %g%% (--recovery-tolerance) and by more than the "
-		 "scenario's hold windows (one unhealthy window moves them that much). At least %d windows with data are needed on each side. Windows under a fault are "
+		 "scenario's hold windows (one unhealthy window moves them that much). At least %d windows with data "
+		 "are needed on each side. Windows under a fault are "
 		 "grouped as faults.",
 		 c->o.alpha, c->o.tolerance * 100, c->o.ettr_tolerance * 100, c->o.goodput_tolerance * 100,
 		 c->o.recovery_tolerance * 100, c->o.min_windows);
@@ -383,7 +389,7 @@ static const char *change_of(const struct cmp *c, const struct row *r)
 static void md_rows(const struct cmp *c, struct gl_buf *b, int which)
 {
 	gl_buf_printf(b, "| metric | phase | better | windows (base/cand) | base | candidate | change | p-value | "
-		      "note | verdict |\n|---|---|---|---|---|---|---|---|---|---|\n");
+			 "note | verdict |\n|---|---|---|---|---|---|---|---|---|---|\n");
 	for (int i = 0; i < c->n_rows; i++) {
 		const struct row *r = &c->rows[i];
 		char vb[32], vc[32], ch[32], p[32], where[96];
@@ -414,11 +420,11 @@ static int has_shown(const struct cmp *c, int which)
 
 /* "Not compared": each entry's metric, its fault if any, and the run it
  * was seen in, through esc. */
-static void not_compared_list(const struct cmp *c, struct gl_buf *b, esc_fn esc, const char *pre,
-			      const char *post)
+static void not_compared_list(const struct cmp *c, struct gl_buf *b, esc_fn esc, const char *pre, const char *post)
 {
 	const cJSON *it;
-	cJSON_ArrayForEach(it, c->not_compared) {
+	cJSON_ArrayForEach(it, c->not_compared)
+	{
 		const cJSON *fault = cJSON_GetObjectItem(it, "fault");
 		char text[256];
 		snprintf(text, sizeof(text), "%s%s%s (%s)", cJSON_GetObjectItem(it, "metric")->valuestring,
@@ -434,7 +440,8 @@ static int render_md(const struct cmp *c, struct gl_buf *b)
 {
 	gl_buf_printf(b, "# gauntlet compare: ");
 	gl_md_text(b, c->s[1].an->run.name);
-	gl_buf_printf(b, " against its baseline\n\n**Verdict: %s** (%d regression(s), %d improvement(s), "
+	gl_buf_printf(b,
+		      " against its baseline\n\n**Verdict: %s** (%d regression(s), %d improvement(s), "
 		      "%d unchanged, %d with insufficient data)\n\n",
 		      c->count[V_REGRESSION] ? "REGRESSION" : "NO REGRESSION", c->count[V_REGRESSION],
 		      c->count[V_IMPROVEMENT], c->count[V_NONE], c->count[V_INSUFFICIENT]);
@@ -475,8 +482,8 @@ static int render_md(const struct cmp *c, struct gl_buf *b)
 static void html_rows(const struct cmp *c, struct gl_buf *b, int which)
 {
 	gl_buf_printf(b, "<table class=\"rows\"><thead><tr><th>metric</th><th>phase</th><th>better</th>"
-		      "<th>windows (base/cand)</th><th>base</th><th>candidate</th><th>change</th>"
-		      "<th>p-value</th><th>note</th><th>verdict</th></tr></thead><tbody>\n");
+			 "<th>windows (base/cand)</th><th>base</th><th>candidate</th><th>change</th>"
+			 "<th>p-value</th><th>note</th><th>verdict</th></tr></thead><tbody>\n");
 	for (int i = 0; i < c->n_rows; i++) {
 		const struct row *r = &c->rows[i];
 		char vb[32], vc[32], ch[32], p[32], where[96];
@@ -491,7 +498,8 @@ static void html_rows(const struct cmp *c, struct gl_buf *b, int which)
 		gl_html_text(b, c->figs[r->fig].name);
 		gl_buf_printf(b, "</code></td><td>");
 		gl_html_text(b, gl_cmp_row_where(c, r, where, sizeof(where)));
-		gl_buf_printf(b, "</td><td>%s</td><td>%d/%d</td><td>%s</td><td>%s</td><td>%s%s</td><td>%s</td>"
+		gl_buf_printf(b,
+			      "</td><td>%s</td><td>%d/%d</td><td>%s</td><td>%s</td><td>%s%s</td><td>%s</td>"
 			      "<td class=\"note\">",
 			      c->figs[r->fig].def->lower_is_better ? "lower" : "higher", r->n_base, r->n_cand, vb, vc,
 			      ch, change_of(c, r), p);
@@ -503,26 +511,27 @@ static void html_rows(const struct cmp *c, struct gl_buf *b, int which)
 
 static int render_html(const struct cmp *c, struct gl_buf *b)
 {
-	gl_buf_printf(b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>gauntlet compare: ");
+	gl_buf_printf(b,
+		      "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>gauntlet compare: ");
 	gl_html_text(b, c->s[1].an->run.name);
 	gl_buf_printf(b, "</title>\n<style>\n"
-		      "body{font-family:system-ui,sans-serif;margin:2em;color:#222}\n"
-		      "table{border-collapse:collapse;margin:1em 0}th,td{border:1px solid #ccc;padding:3px 8px;"
-		      "text-align:left}\n"
-		      "td:nth-child(n+4){text-align:right}td.verdict,table.facts td{text-align:left}\n"
-		      "table.facts td{word-break:break-all}\n"
-		      ".verdict-box{font-size:1.3em;font-weight:bold;padding:.4em .8em;display:inline-block}\n"
-		      ".bad{background:#f8d0d0}.good{background:#d4f0d4}\n"
-		      "tr.regression{background:#f8d0d0}tr.improvement{background:#d4f0d4}"
-		      "tr.insufficient{color:#888}\n"
-		      ".warn{background:#fff3cd;padding:.4em .8em;margin:.3em 0}\n"
-		      "</style></head><body>\n<h1>gauntlet compare: ");
+			 "body{font-family:system-ui,sans-serif;margin:2em;color:#222}\n"
+			 "table{border-collapse:collapse;margin:1em 0}th,td{border:1px solid #ccc;padding:3px 8px;"
+			 "text-align:left}\n"
+			 "td:nth-child(n+4){text-align:right}td.verdict,table.facts td{text-align:left}\n"
+			 "table.facts td{word-break:break-all}\n"
+			 ".verdict-box{font-size:1.3em;font-weight:bold;padding:.4em .8em;display:inline-block}\n"
+			 ".bad{background:#f8d0d0}.good{background:#d4f0d4}\n"
+			 "tr.regression{background:#f8d0d0}tr.improvement{background:#d4f0d4}"
+			 "tr.insufficient{color:#888}\n"
+			 ".warn{background:#fff3cd;padding:.4em .8em;margin:.3em 0}\n"
+			 "</style></head><body>\n<h1>gauntlet compare: ");
 	gl_html_text(b, c->s[1].an->run.name);
-	gl_buf_printf(b, " against its baseline</h1>\n<p class=\"verdict-box %s\" id=\"verdict\">%s</p>\n"
+	gl_buf_printf(b,
+		      " against its baseline</h1>\n<p class=\"verdict-box %s\" id=\"verdict\">%s</p>\n"
 		      "<p>%d regression(s), %d improvement(s), %d unchanged, %d with insufficient data</p>\n",
-		      c->count[V_REGRESSION] ? "bad" : "good",
-		      c->count[V_REGRESSION] ? "REGRESSION" : "NO REGRESSION", c->count[V_REGRESSION],
-		      c->count[V_IMPROVEMENT], c->count[V_NONE], c->count[V_INSUFFICIENT]);
+		      c->count[V_REGRESSION] ? "bad" : "good", c->count[V_REGRESSION] ? "REGRESSION" : "NO REGRESSION",
+		      c->count[V_REGRESSION], c->count[V_IMPROVEMENT], c->count[V_NONE], c->count[V_INSUFFICIENT]);
 	gl_buf_printf(b, "<table class=\"facts\"><tr><th></th><th>base</th><th>candidate</th></tr>\n");
 	facts(c, b, gl_html_text, 1);
 	{

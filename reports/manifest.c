@@ -44,15 +44,17 @@ static cJSON *hosts(const cJSON *stored)
 	cJSON *out = cJSON_CreateObject();
 	const cJSON *h, *f;
 
-	cJSON_ArrayForEach(h, stored) {
+	cJSON_ArrayForEach(h, stored)
+	{
 		cJSON *o;
 		if (!h->string || !cJSON_IsObject(h))
 			continue;
 		o = cJSON_AddObjectToObject(out, h->string);
-		cJSON_ArrayForEach(f, h) {
+		cJSON_ArrayForEach(f, h)
+		{
 			if (!f->string)
 				continue;
-			if (cJSON_IsString(f))   /* transport, address, netns */
+			if (cJSON_IsString(f)) /* transport, address, netns */
 				cJSON_AddStringToObject(o, f->string, f->valuestring);
 			else
 				cJSON_AddItemToObject(o, f->string, item(f));
@@ -77,7 +79,8 @@ static cJSON *runbooks(const cJSON *stored)
 	cJSON *out = cJSON_CreateObject();
 	const cJSON *r;
 
-	cJSON_ArrayForEach(r, stored) {
+	cJSON_ArrayForEach(r, stored)
+	{
 		const cJSON *rb = cJSON_GetObjectItemCaseSensitive(r, "runbook");
 		if (!r->string)
 			continue;
@@ -128,8 +131,7 @@ static cJSON *images(const cJSON *stored)
 	cJSON *out = cJSON_CreateArray();
 	const cJSON *e, *arr = cJSON_IsArray(stored) ? stored : NULL;
 
-	cJSON_ArrayForEach(e, arr)
-		cJSON_AddItemToArray(out, image_entry(e));
+	cJSON_ArrayForEach(e, arr) cJSON_AddItemToArray(out, image_entry(e));
 	return out;
 }
 
@@ -164,7 +166,7 @@ void gl_manifest_image_warnings(const cJSON *manifest, void (*line)(void *arg, c
 
 		if (!unpinned(e))
 			continue;
-		for (int j = 0; j < i && !seen; j++)   /* once per workload and image */
+		for (int j = 0; j < i && !seen; j++) /* once per workload and image */
 			seen = unpinned(cJSON_GetArrayItem(arr, j)) && same_image(cJSON_GetArrayItem(arr, j), e);
 		if (seen)
 			continue;
@@ -237,7 +239,8 @@ cJSON *gl_manifest_from_store(const struct gl_analysis *an, struct gl_store *st)
 	if (gl_store_doc_get(st, "inventory", &text, &err) != 0)
 		snprintf(why, sizeof(why), "the stored inventory cannot be read: %s", err.msg);
 	else if (!text)
-		snprintf(why, sizeof(why), "not in the store: the inventory is taken at run start and this run has none");
+		snprintf(why, sizeof(why),
+			 "not in the store: the inventory is taken at run start and this run has none");
 	else if (!(inv = cJSON_Parse(text)))
 		snprintf(why, sizeof(why), "the stored inventory is not valid JSON");
 	m = build(an, inv, why);

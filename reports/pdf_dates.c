@@ -38,9 +38,9 @@
 #include "sha256.h"
 
 #define PDF_MAX_BYTES (1LL << 30)
-#define PDF_TAIL 1024          /* startxref is within the file's last bytes */
-#define XREF_ENTRY 20          /* "oooooooooo ggggg n" and a two-byte end of line */
-#define MAX_SPANS 4            /* two dates, two identifier strings */
+#define PDF_TAIL 1024 /* startxref is within the file's last bytes */
+#define XREF_ENTRY 20 /* "oooooooooo ggggg n" and a two-byte end of line */
+#define MAX_SPANS 4 /* two dates, two identifier strings */
 
 struct span {
 	size_t at, len;
@@ -113,7 +113,7 @@ static int dict_key(const char *b, size_t from, size_t to, const char *key, size
 		return -1;
 	while (i < to) {
 		char c = b[i];
-		if (c == '(') {   /* a literal string: escapes, balanced parentheses */
+		if (c == '(') { /* a literal string: escapes, balanced parentheses */
 			int level = 1;
 			for (i++; i < to && level; i++) {
 				if (b[i] == '\\')
@@ -126,7 +126,7 @@ static int dict_key(const char *b, size_t from, size_t to, const char *key, size
 		} else if (c == '<' && i + 1 < to && b[i + 1] == '<') {
 			depth++;
 			i += 2;
-		} else if (c == '<') {   /* a hexadecimal string */
+		} else if (c == '<') { /* a hexadecimal string */
 			while (i < to && b[i] != '>')
 				i++;
 			i++;
@@ -231,9 +231,9 @@ struct pdf {
 	const char *path;
 	char *b;
 	size_t size;
-	size_t xref, sx, tr;              /* "xref", "startxref", "trailer" */
-	size_t trailer, trailer_end;      /* the trailer dictionary */
-	size_t info_at;                   /* the trailer's /Info value; 0: none */
+	size_t xref, sx, tr; /* "xref", "startxref", "trailer" */
+	size_t trailer, trailer_end; /* the trailer dictionary */
+	size_t info_at; /* the trailer's /Info value; 0: none */
 	struct span spans[MAX_SPANS];
 	size_t nspans;
 	char *why;
@@ -286,8 +286,11 @@ static int find_trailer(struct pdf *p)
 	if (sx < 0 || read_uint(b, &i, p->size, &xref) != 0 || xref >= (unsigned long long)sx)
 		return fail(p, "%s: no startxref", p->path);
 	if (memcmp(b + xref, "xref", 4) != 0)
-		return fail(p, "%s: no cross-reference table at startxref (a cross-reference stream?): its dates cannot be "
-			    "rewritten in place", p->path);
+		return fail(
+			p,
+			"%s: no cross-reference table at startxref (a cross-reference stream?): its dates cannot be "
+			"rewritten in place",
+			p->path);
 	if ((tr = find_first(b, (size_t)xref, (size_t)sx, "trailer")) < 0 ||
 	    dict_key(b, skip_ws(b, (size_t)tr + 7, (size_t)sx), (size_t)sx, "/Info", &p->info_at, &p->trailer_end) != 0)
 		return fail(p, "%s: no trailer dictionary after the cross-reference table", p->path);

@@ -92,7 +92,7 @@ static int write_all(const char *dir, struct gl_store *st, struct gl_analysis *a
 		gl_errf(err, GL_ELIMIT, "report.md: too large");
 		goto out;
 	}
-	man = gl_manifest_from_store(an, st);   /* the inventory taken at run start */
+	man = gl_manifest_from_store(an, st); /* the inventory taken at run start */
 	if (!man) {
 		rc = gl_errf(err, GL_ENOMEM, "manifest.json: out of memory");
 		goto out;
@@ -143,7 +143,8 @@ static int write_all(const char *dir, struct gl_store *st, struct gl_analysis *a
 		snprintf(path, sizeof(path), "%s/report.pdf", dir);
 		if (pdf != GL_PDF_WRITTEN && unlink(path) == 0) {
 			size_t k = strlen(msg);
-			snprintf(msg + k, sizeof(msg) - k, "; the earlier report.pdf was removed (it no longer "
+			snprintf(msg + k, sizeof(msg) - k,
+				 "; the earlier report.pdf was removed (it no longer "
 				 "matches the store)");
 		}
 		if (pdf < 0)
@@ -154,7 +155,7 @@ static int write_all(const char *dir, struct gl_store *st, struct gl_analysis *a
 out:
 	cJSON_Delete(man);
 	cJSON_Delete(doc);
-	gl_series_free(ss);      /* borrows the analysis: free it first */
+	gl_series_free(ss); /* borrows the analysis: free it first */
 	gl_buf_free(&md);
 	gl_buf_free(&html);
 	gl_buf_free(&csv);

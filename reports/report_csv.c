@@ -30,7 +30,7 @@ static int csv_num(struct gl_buf *b, double v)
 	int n;
 
 	if (!isfinite(v))
-		return 0;   /* empty cell */
+		return 0; /* empty cell */
 	n = snprintf(num, sizeof(num), "%.10g", v);
 	return gl_buf_append(b, num, (size_t)n);
 }
@@ -48,7 +48,8 @@ int gl_report_csv(const struct gl_analysis *an, const struct gl_series_set *ss, 
 		rc = gl_buf_append(out, "\n", 1);
 	for (int w = 0; w < ss->n_windows && rc == 0; w++) {
 		const struct gl_window_info *wi = &ss->win[w];
-		const char *phase = wi->phase >= 0 && wi->phase < an->sc->n_phases ? an->sc->phases[wi->phase].name : "";
+		const char *phase = wi->phase >= 0 && wi->phase < an->sc->n_phases ? an->sc->phases[wi->phase].name
+										   : "";
 
 		rc = gl_buf_printf(out, "%lld,%.6f,%.6f,%.6f,%.6f,", (long long)wi->idx, (double)wi->start_ns / 1e9,
 				   (double)wi->end_ns / 1e9, (double)wi->scn_start_ns / 1e9,

@@ -23,11 +23,11 @@
 
 /* a dcgm gate's rows as test x entity */
 struct matrix {
-	int ids[MX_COLS];         /* -1: "all" */
+	int ids[MX_COLS]; /* -1: "all" */
 	int n_ids;
 	const char *tests[MX_TESTS];
 	int n_tests;
-	signed char cell[MX_TESTS][MX_COLS];   /* status, -1 none */
+	signed char cell[MX_TESTS][MX_COLS]; /* status, -1 none */
 	int cut;
 };
 
@@ -57,7 +57,8 @@ static void matrix_build(struct matrix *m, const cJSON *rows)
 	const cJSON *r;
 	memset(m, 0, sizeof(*m));
 	memset(m->cell, -1, sizeof(m->cell));
-	cJSON_ArrayForEach(r, rows) {
+	cJSON_ArrayForEach(r, rows)
+	{
 		const cJSON *t = cJSON_GetObjectItemCaseSensitive(r, "test");
 		const cJSON *id = cJSON_GetObjectItemCaseSensitive(r, "id");
 		int s = gl_gate_status_parse(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r, "status")));
@@ -104,7 +105,8 @@ static void problems(struct gl_buf *b, const cJSON *rows, const char *open, cons
 {
 	const cJSON *r;
 
-	cJSON_ArrayForEach(r, rows) {
+	cJSON_ArrayForEach(r, rows)
+	{
 		const char *s = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r, "status"));
 		const cJSON *id = cJSON_GetObjectItemCaseSensitive(r, "id");
 		const char *d = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r, "detail"));
@@ -213,7 +215,8 @@ void gl_report_gates_md(const struct gl_analysis *an, struct gl_buf *b)
 {
 	if (an->n_gates == 0)
 		return;
-	gl_buf_printf(b, "## Gates%s\n\n| result | gate | kind | host | when | duration | reason | raw output |\n"
+	gl_buf_printf(b,
+		      "## Gates%s\n\n| result | gate | kind | host | when | duration | reason | raw output |\n"
 		      "|---|---|---|---|---|---|---|---|\n",
 		      an->gates_failed ? ": FAILED" : "");
 	for (int i = 0; i < an->n_gates; i++) {
@@ -292,9 +295,11 @@ int gl_report_gates_html(const struct gl_analysis *an, struct gl_buf *b)
 {
 	if (an->n_gates == 0)
 		return 0;
-	gl_buf_printf(b, "<h2 id=\"gates\">Gates (%d failed)</h2>\n<table><thead><tr><th>gate</th><th>kind</th>"
+	gl_buf_printf(b,
+		      "<h2 id=\"gates\">Gates (%d failed)</h2>\n<table><thead><tr><th>gate</th><th>kind</th>"
 		      "<th>host</th><th>when</th><th>result</th><th>duration</th><th>reason</th><th>raw output</th>"
-		      "</tr></thead><tbody>\n", an->gates_failed);
+		      "</tr></thead><tbody>\n",
+		      an->gates_failed);
 	for (int i = 0; i < an->n_gates; i++) {
 		const struct gl_gate_result *g = &an->gates[i];
 		gl_buf_printf(b, "<tr%s><td>", !strcmp(g->status, "fail") ? " class=\"bad\"" : "");
@@ -337,7 +342,8 @@ int gl_report_gates_junit(const struct gl_analysis *an, struct gl_buf *b)
 			gl_buf_printf(b, "</system-out>\n    </testcase>\n");
 			continue;
 		}
-		gl_buf_printf(b, ">\n      <%s message=\"", !strcmp(g->status, "skip") ? "skipped" : "failure type=\"gate\"");
+		gl_buf_printf(b, ">\n      <%s message=\"",
+			      !strcmp(g->status, "skip") ? "skipped" : "failure type=\"gate\"");
 		gl_html_text(b, g->reason);
 		if (!strcmp(g->status, "skip")) {
 			gl_buf_printf(b, "\"/>\n    </testcase>\n");

@@ -104,7 +104,8 @@ static const char css[] =
 	".nodat{font-size:14px;fill:#57606a}"
 	".legend i.lg-ph{background:#f4f6f8;border:1px solid #d0d7de}.legend i.lg-flt{background:#fb8f44;opacity:.5}"
 	".legend i.lg-rec{background:#1a7f37;width:3px}.legend i.lg-rst{background:#0969da;width:3px}"
-	".legend i.lg-ths{border-top:2px dashed #1a7f37;height:0}.legend i.lg-thd{border-top:2px dashed #9a6700;height:0}"
+	".legend i.lg-ths{border-top:2px dashed #1a7f37;height:0}.legend i.lg-thd{border-top:2px dashed "
+	"#9a6700;height:0}"
 	".legend i.lg-val{background:#0550ae;height:2px}.legend i.lg-env{background:#0969da;opacity:.3}"
 	".legend i.lg-viol{background:#cf222e}.legend i.lg-out{border-top:2px dashed #57606a;height:0}"
 	".legend i.lg-spk{background:#8250df;opacity:.35}"
@@ -146,10 +147,12 @@ static void csp_meta(struct out *o, const char *css_text)
 	gl_sha256_update(&h, css_text, strlen(css_text));
 	gl_sha256_final(&h, d);
 	base64(d, sizeof(d), b64);
-	putf(o, "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; script-src 'none'; "
-		"style-src 'sha256-%s'; img-src 'none'; font-src 'none'; connect-src 'none'; media-src 'none'; "
-		"object-src 'none'; frame-src 'none'; child-src 'none'; worker-src 'none'; manifest-src 'none'; "
-		"form-action 'none'; base-uri 'none'\">\n", b64);
+	putf(o,
+	     "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; script-src 'none'; "
+	     "style-src 'sha256-%s'; img-src 'none'; font-src 'none'; connect-src 'none'; media-src 'none'; "
+	     "object-src 'none'; frame-src 'none'; child-src 'none'; worker-src 'none'; manifest-src 'none'; "
+	     "form-action 'none'; base-uri 'none'\">\n",
+	     b64);
 }
 
 static void head(struct out *o, const struct gl_analysis *an)
@@ -178,7 +181,8 @@ static void banner(struct out *o, const struct gl_analysis *an)
 	put(o, "<h1>gauntlet report: ");
 	esc(o, an->run.name);
 	put(o, "</h1>\n<nav><a href=\"#targets\">Targets</a><a href=\"#charts\">Charts</a>"
-	       "<a href=\"#timeline\">Timeline</a><a href=\"#faults\">Faults</a><a href=\"#incidents\">Incidents</a><a href=\"#workloads\">Workloads</a>"
+	       "<a href=\"#timeline\">Timeline</a><a href=\"#faults\">Faults</a><a href=\"#incidents\">Incidents</a><a "
+	       "href=\"#workloads\">Workloads</a>"
 	       "<a href=\"#phases\">Phases</a><a href=\"#run\">Run</a>"
 	       "<a href=\"#manifest\">Manifest</a><a href=\"#definitions\">Metric definitions</a>"
 	       "<a href=\"#signoff\">Sign-off</a></nav>\n");
@@ -254,7 +258,6 @@ static void targets_table(struct out *o, const struct gl_analysis *an, const str
 	}
 	put(o, "</tbody></table>\n");
 }
-
 
 /* Unpinned images (gl_manifest_image_warnings), under the verdict. */
 static void html_image_warning(void *arg, const char *text)

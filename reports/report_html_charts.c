@@ -19,19 +19,19 @@
 #include "units.h"
 
 /* Chart geometry, in SVG user units (the SVG scales to the page width). */
-#define CH_ML 64            /* left margin: y labels */
+#define CH_ML 64 /* left margin: y labels */
 #define CH_MR 16
 #define CH_MT 8
-#define CH_MB 26            /* bottom margin: x labels */
-#define CH_PW 1100          /* plot width: one downsampling bucket per unit */
+#define CH_MB 26 /* bottom margin: x labels */
+#define CH_PW 1100 /* plot width: one downsampling bucket per unit */
 #define CH_PH 220
 #define CH_W (CH_ML + CH_PW + CH_MR)
 #define CH_H (CH_MT + CH_PH + CH_MB)
 #define GL_CHART_MAX_POINTS 1500
 
 struct chart {
-	double t0, t1;        /* scenario ns at the plot's left and right edges */
-	double y0, y1;        /* value range */
+	double t0, t1; /* scenario ns at the plot's left and right edges */
+	double y0, y1; /* value range */
 };
 
 static double cx(const struct chart *c, double t_ns)
@@ -55,8 +55,10 @@ static double nice_step(double x)
 
 static void axes(struct out *o, const struct chart *c, const char *unit)
 {
-	static const double steps_s[] = { 1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200,
-					  10800, 21600, 43200, 86400, 172800, 604800, 1209600, 2592000 };
+	static const double steps_s[] = {
+		1,    2,    5,    10,    15,    30,    60,    120,    300,    600,     900,
+		1800, 3600, 7200, 10800, 21600, 43200, 86400, 172800, 604800, 1209600, 2592000
+	};
 	double span_s = (c->t1 - c->t0) / 1e9, step = steps_s[GL_ARRAY_LEN(steps_s) - 1], ys;
 
 	for (size_t i = 0; i < GL_ARRAY_LEN(steps_s); i++)
@@ -71,15 +73,20 @@ static void axes(struct out *o, const struct chart *c, const char *unit)
 		double x = cx(c, c->t0 + t * 1e9);
 		char lab[48];
 		gl_format_duration((int64_t)llround(t) * 1000000000LL, lab, sizeof(lab));
-		putf(o, "<line class=\"grid\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>", x, CH_MT, x, CH_MT + CH_PH + 4);
+		putf(o, "<line class=\"grid\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>", x, CH_MT, x,
+		     CH_MT + CH_PH + 4);
 		putf(o, "<text class=\"tick\" x=\"%.1f\" y=\"%d\" text-anchor=\"%s\">%s</text>", x, CH_MT + CH_PH + 17,
-		     t == 0 ? "start" : x > CH_ML + CH_PW - 20 ? "end" : "middle", lab);
+		     t == 0                   ? "start"
+		     : x > CH_ML + CH_PW - 20 ? "end"
+					      : "middle",
+		     lab);
 	}
 	put(o, "</g><g class=\"yaxis\">");
 	ys = nice_step((c->y1 - c->y0) / 5);
 	for (double k = ceil(c->y0 / ys); k * ys <= c->y1 + ys * 1e-9 && o->rc == 0; k++) {
 		double v = k * ys, y = cy(c, v);
-		putf(o, "<line class=\"grid\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/>", CH_ML - 4, y, CH_ML + CH_PW, y);
+		putf(o, "<line class=\"grid\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/>", CH_ML - 4, y,
+		     CH_ML + CH_PW, y);
 		/* %.7g of a multiple of the step: 15000, 0.015, 2.5e-05 */
 		putf(o, "<text class=\"tick\" x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%.7g</text>", CH_ML - 6, y + 4,
 		     k == 0 ? 0.0 : v);
@@ -104,7 +111,10 @@ static void phase_bands(struct out *o, const struct gl_analysis *an, const struc
 		fmt_scn(a, sizeof(a), (double)p->start_ns);
 		fmt_scn(b, sizeof(b), (double)(p->start_ns + p->dur_ns));
 		putf(o, "<rect class=\"%s\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\"><title>phase ",
-		     p->scope == GL_SCOPE_NONE ? "phn" : i % 2 ? "ph1" : "ph0", x0, CH_MT, x1 - x0, CH_PH);
+		     p->scope == GL_SCOPE_NONE ? "phn"
+		     : i % 2                   ? "ph1"
+					       : "ph0",
+		     x0, CH_MT, x1 - x0, CH_PH);
 		esc(o, p->name);
 		putf(o, " (%s, load %.3g): %s to %s</title></rect>", gl_scope_name(p->scope), p->load, a, b);
 		/* the name when the band has room for it (about 6.5 units a character) */
@@ -166,8 +176,7 @@ static double fault_end_scn(const struct gl_analysis *an, const struct gl_fault_
 	return an->n_windows ? (double)an->windows[an->n_windows - 1].scn_end_ns : (double)f->row.injected_scn_ns;
 }
 
-static void marker(struct out *o, double x, const char *cls, const char *what,
-		   const char *fault_id, double secs)
+static void marker(struct out *o, double x, const char *cls, const char *what, const char *fault_id, double secs)
 {
 	putf(o, "<g><line class=\"%s\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>", cls, x, CH_MT, x, CH_MT + CH_PH);
 	putf(o, "<path class=\"%sm\" d=\"M%.1f %dl-5 -7h10z\"/><title>", cls, x, CH_MT + 8);
@@ -207,14 +216,17 @@ static void fault_bands(struct out *o, const struct gl_analysis *an, const struc
 		esc(o, f->row.id);
 		put(o, "</text>");
 		if (f->recovery_s >= 0 && f->row.injected_elapsed_ns >= 0)
-			marker(o, cx(c, gl_series_elapsed_to_scn(an, f->row.injected_elapsed_ns +
-								      (int64_t)llround(f->recovery_s * 1e9))),
+			marker(o,
+			       cx(c, gl_series_elapsed_to_scn(an, f->row.injected_elapsed_ns +
+									  (int64_t)llround(f->recovery_s * 1e9))),
 			       "rec", "recovered (degraded targets met) recovery_s =", f->row.id, f->recovery_s);
 		if (f->restore_s >= 0) {
 			int64_t tr = f->row.reverted_elapsed_ns >= 0 ? f->row.reverted_elapsed_ns
-				     : f->row.dur_ns == 0 ? f->row.injected_elapsed_ns : -1;
+				     : f->row.dur_ns == 0            ? f->row.injected_elapsed_ns
+								     : -1;
 			if (tr >= 0)
-				marker(o, cx(c, gl_series_elapsed_to_scn(an, tr + (int64_t)llround(f->restore_s * 1e9))),
+				marker(o,
+				       cx(c, gl_series_elapsed_to_scn(an, tr + (int64_t)llround(f->restore_s * 1e9))),
 				       "rst", "restored (steady targets met) restore_s =", f->row.id, f->restore_s);
 		}
 	}
@@ -237,11 +249,13 @@ static void thresholds(struct out *o, const struct chart *c, const struct gl_ser
 			double y = cy(c, t->expr.threshold);
 			putf(o, "<line class=\"thr %s\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/>", name, CH_ML, y,
 			     CH_ML + CH_PW, y);
-			putf(o, "<text class=\"thrl %s\" x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s %s %.6g</text>", name,
-			     CH_ML + CH_PW - 4, y < CH_MT + 14 ? y + 12 : y - 3, name, opx, t->expr.threshold);
+			putf(o, "<text class=\"thrl %s\" x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s %s %.6g</text>",
+			     name, CH_ML + CH_PW - 4, y < CH_MT + 14 ? y + 12 : y - 3, name, opx, t->expr.threshold);
 		} else {
 			/* below the row of phase names */
-			putf(o, "<text class=\"thrl %s\" x=\"%d\" y=\"%d\" text-anchor=\"end\">%s %s %.6g (off the scale)</text>",
+			putf(o,
+			     "<text class=\"thrl %s\" x=\"%d\" y=\"%d\" text-anchor=\"end\">%s %s %.6g (off the "
+			     "scale)</text>",
 			     name, CH_ML + CH_PW - 4, CH_MT + 27 + 13 * off++, name, opx, t->expr.threshold);
 		}
 	}
@@ -257,13 +271,15 @@ static void viol_mark(struct out *o, const struct chart *c, double x0, double x1
 		x0 -= (3 - w) / 2;
 		w = 3;
 	}
-	if (!has_v) {   /* no data where a target was in force: at the axis */
-		putf(o, "<rect class=\"nodata\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"6\"/>", x0, CH_MT + CH_PH - 6, w);
+	if (!has_v) { /* no data where a target was in force: at the axis */
+		putf(o, "<rect class=\"nodata\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"6\"/>", x0,
+		     CH_MT + CH_PH - 6, w);
 		return;
 	}
 	ytop = cy(c, hi) - 2.5;
 	ybot = cy(c, lo) + 2.5;
-	putf(o, "<rect class=\"viol\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/>", x0, ytop, w, ybot - ytop);
+	putf(o, "<rect class=\"viol\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/>", x0, ytop, w,
+	     ybot - ytop);
 }
 
 static double win_mid(const struct gl_window_info *w)
@@ -331,14 +347,13 @@ static void draw_points(struct out *o, const struct gl_analysis *an, const struc
 struct bucket {
 	double lo, hi, sum;
 	int n;
-	double vlo, vhi;      /* violating windows with data */
+	double vlo, vhi; /* violating windows with data */
 	int nv, nv_nodata;
 };
 
 /* One bucket per plot unit: the min/max envelope as polygons, the means
  * as a line, the violations per bucket on top. */
-static int draw_buckets(struct out *o, const struct chart *c, const struct gl_series_set *ss,
-			const struct gl_series *s)
+static int draw_buckets(struct out *o, const struct chart *c, const struct gl_series_set *ss, const struct gl_series *s)
 {
 	struct bucket *bk = calloc(CH_PW, sizeof(*bk));
 	int b = 0;
@@ -448,8 +463,9 @@ static void chart(struct out *o, const struct gl_analysis *an, const struct gl_s
 		c.y1 = c.y0 + ceil((c.y1 - c.y0) / ys) * ys;
 	}
 
-	putf(o, "<figure id=\"fig-%s\"><svg id=\"%s\" class=\"chart\" viewBox=\"0 0 %d %d\" role=\"img\" "
-		"aria-labelledby=\"cap-%s\" preserveAspectRatio=\"xMidYMid meet\">",
+	putf(o,
+	     "<figure id=\"fig-%s\"><svg id=\"%s\" class=\"chart\" viewBox=\"0 0 %d %d\" role=\"img\" "
+	     "aria-labelledby=\"cap-%s\" preserveAspectRatio=\"xMidYMid meet\">",
 	     s->chart_id, s->chart_id, CH_W, CH_H, s->chart_id);
 	put(o, "<title>");
 	esc(o, s->name);
@@ -490,8 +506,10 @@ static void chart(struct out *o, const struct gl_analysis *an, const struct gl_s
 	if (s->n_data)
 		putf(o, ", from %.4g to %.4g", s->min, s->max);
 	if (sampled)
-		putf(o, ". Downsampled for drawing: %d windows in %d columns, band = min..max, line = mean; every "
-			"window missing its target stays marked in red", ss->n_windows, CH_PW);
+		putf(o,
+		     ". Downsampled for drawing: %d windows in %d columns, band = min..max, line = mean; every "
+		     "window missing its target stays marked in red",
+		     ss->n_windows, CH_PW);
 	put(o, ".</figcaption></figure>\n");
 }
 

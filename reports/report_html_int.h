@@ -29,7 +29,7 @@
 struct out {
 	struct gl_buf *b;
 	int rc;
-	int in_table;         /* a summary table is open */
+	int in_table; /* a summary table is open */
 };
 
 /* fmt with ap appended (putf's work). */

@@ -27,8 +27,10 @@ static void agent_row(void *arg, const char *workload, int index, int count, con
 	esc(o, cmd);
 	put(o, "</code></td></tr>\n");
 	if (index == GL_AGENTS_SHOWN - 1 && count > GL_AGENTS_SHOWN)
-		putf(o, "<tr><td colspan=\"4\">... and %d more (agents %d to %d), each the same with its own host</td>"
-			"</tr>\n", count - GL_AGENTS_SHOWN, GL_AGENTS_SHOWN, count - 1);
+		putf(o,
+		     "<tr><td colspan=\"4\">... and %d more (agents %d to %d), each the same with its own host</td>"
+		     "</tr>\n",
+		     count - GL_AGENTS_SHOWN, GL_AGENTS_SHOWN, count - 1);
 }
 
 /* The schedule as the scenario planned it (timeline.h): phases, spikes,
@@ -50,15 +52,19 @@ void gl_rhtml_timeline_table(struct out *o, const struct gl_analysis *an)
 		gl_format_duration(rows[i].t_ns, t, sizeof(t));
 		fmt_scn(rt, sizeof(rt), (double)gl_timeline_real_ns(rows[i].t_ns, an->run.time_scale));
 		putf(o, "<tr class=\"tl-%s\"><td class=\"n\">%s</td><td class=\"n\">%s</td><td>",
-		     rows[i].kind == GL_TLR_AGENTS ? "agents" : rows[i].kind == GL_TLR_SPIKE ? "spike"
-		     : rows[i].kind == GL_TLR_SPIKES_MORE ? "spikes" : "event", t, rt);
+		     rows[i].kind == GL_TLR_AGENTS        ? "agents"
+		     : rows[i].kind == GL_TLR_SPIKE       ? "spike"
+		     : rows[i].kind == GL_TLR_SPIKES_MORE ? "spikes"
+							  : "event",
+		     t, rt);
 		esc(o, rows[i].text);
 		put(o, "</td></tr>\n");
 		agents += rows[i].kind == GL_TLR_AGENTS;
 	}
 	free(rows);
-	putf(o, "</tbody></table>\n<p>As the scenario planned it, at time scale %g; a spike that repeats shows its "
-		"first %d times, then one row for the rest. What each fault did is under Faults.</p>\n",
+	putf(o,
+	     "</tbody></table>\n<p>As the scenario planned it, at time scale %g; a spike that repeats shows its "
+	     "first %d times, then one row for the rest. What each fault did is under Faults.</p>\n",
 	     an->run.time_scale, GL_TL_SPIKES_SHOWN);
 	if (agents) {
 		put(o, "<table><thead><tr><th>agents of</th><th>agent</th><th>host</th><th>launch command</th></tr>"
@@ -106,7 +112,8 @@ void gl_rhtml_faults_table(struct out *o, const struct gl_analysis *an)
 	}
 	put(o, "<table><thead><tr><th>id</th><th>kind</th><th>method</th><th>target</th><th>state</th>"
 	       "<th>injected at</th><th>verified</th><th>reverted at</th><th>revert verified</th>"
-	       "<th>held s (planned)</th><th>recovery_s</th><th>restore_s</th><th>per workload (recovery_s / restore_s)</th>"
+	       "<th>held s (planned)</th><th>recovery_s</th><th>restore_s</th><th>per workload (recovery_s / "
+	       "restore_s)</th>"
 	       "<th>runbook</th><th>note</th></tr>"
 	       "</thead><tbody>\n");
 	for (int i = 0; i < an->n_faults && o->rc == 0; i++) {
@@ -195,8 +202,10 @@ void gl_rhtml_phases_table(struct out *o, const struct gl_analysis *an, const st
 		fmt_scn(b, sizeof(b), (double)(ph->start_ns + ph->dur_ns));
 		putf(o, "<tr><td class=\"n\">%d</td><td>", p);
 		esc(o, ph->name);
-		putf(o, "</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%.3g</td><td>%s</td>"
-			"<td class=\"n\">%.1f</td>", a, b, ph->load, gl_scope_name(ph->scope), gl_agg_seconds(an->phase[p]));
+		putf(o,
+		     "</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%.3g</td><td>%s</td>"
+		     "<td class=\"n\">%.1f</td>",
+		     a, b, ph->load, gl_scope_name(ph->scope), gl_agg_seconds(an->phase[p]));
 		for (int i = 0; i < ss->n; i++) {
 			double v = 0;
 			/* evaluated before the call: in one argument list the
@@ -215,9 +224,11 @@ void gl_rhtml_phases_table(struct out *o, const struct gl_analysis *an, const st
 
 void gl_rhtml_incidents_table(struct out *o, const struct gl_analysis *an)
 {
-	putf(o, "<h2 id=\"incidents\">Incidents</h2>\n<p%s>%d incident(s): degradations no scheduled fault explains; "
-		"%d counted against a limit of %d (%s): <strong>%s</strong>.</p>\n",
-	     an->incidents_failed ? " class=\"bad\"" : "", an->incidents_total, an->incidents_gated, an->incidents_limit,
+	putf(o,
+	     "<h2 id=\"incidents\">Incidents</h2>\n<p%s>%d incident(s): degradations no scheduled fault explains; "
+	     "%d counted against a limit of %d (%s): <strong>%s</strong>.</p>\n",
+	     an->incidents_failed ? " class=\"bad\"" : "", an->incidents_total, an->incidents_gated,
+	     an->incidents_limit,
 	     an->sc->incidents_max >= 0 ? "incidents.max, every kind"
 					: "no incidents.max: training failures, correctness errors and failed restores",
 	     an->incidents_failed ? "FAIL" : "pass");
@@ -246,13 +257,14 @@ void gl_rhtml_outages_table(struct out *o, const struct gl_analysis *an)
 {
 	if (!an->n_outages)
 		return;
-	putf(o, "<h2 id=\"outages\">Controller outages</h2>\n<p>%d outage(s), %.1f s down in all. The run's clock "
-		"stood still while the controller was down (charts show the resume point as a break in the lines). A "
-		"fault in force then stayed in force unless it ended itself (a flap loop's end, a dead-man's switch's "
-		"revert): its own record on the host says when, and its held time runs to that end, not to the "
-		"controller's return.</p>\n<table><thead><tr><th>resume</th><th>at</th><th>down s</th>"
-		"<th>last commit</th><th>resumed</th><th>faults in force</th></tr></thead><tbody>\n", an->n_outages,
-		an->outage_s);
+	putf(o,
+	     "<h2 id=\"outages\">Controller outages</h2>\n<p>%d outage(s), %.1f s down in all. The run's clock "
+	     "stood still while the controller was down (charts show the resume point as a break in the lines). A "
+	     "fault in force then stayed in force unless it ended itself (a flap loop's end, a dead-man's switch's "
+	     "revert): its own record on the host says when, and its held time runs to that end, not to the "
+	     "controller's return.</p>\n<table><thead><tr><th>resume</th><th>at</th><th>down s</th>"
+	     "<th>last commit</th><th>resumed</th><th>faults in force</th></tr></thead><tbody>\n",
+	     an->n_outages, an->outage_s);
 	for (int i = 0; i < an->n_outages && o->rc == 0; i++) {
 		const struct gl_outage *x = &an->outages[i];
 		char w0[40] = "unknown", w1[40], fl[1024];
@@ -312,8 +324,10 @@ void gl_rhtml_preflight_table(struct out *o, const struct gl_analysis *an)
 {
 	if (an->n_preflight == 0)
 		return;
-	putf(o, "<h2 id=\"preflight\">Preflight (%d failed)</h2>\n<table><thead><tr><th>subject</th><th>check</th>"
-		"<th>result</th><th>detail</th></tr></thead><tbody>\n", an->preflight_failed);
+	putf(o,
+	     "<h2 id=\"preflight\">Preflight (%d failed)</h2>\n<table><thead><tr><th>subject</th><th>check</th>"
+	     "<th>result</th><th>detail</th></tr></thead><tbody>\n",
+	     an->preflight_failed);
 	for (int i = 0; i < an->n_preflight && o->rc == 0; i++) {
 		const struct gl_preflight_result *p = &an->preflight[i];
 		putf(o, "<tr%s><td>", p->ok ? "" : " class=\"bad\"");
@@ -384,7 +398,8 @@ static void manifest_rows(struct out *o, const cJSON *j, char *path, size_t cap,
 			esc(o, path);
 			put(o, cJSON_IsArray(j) ? "</th><td>[]</td></tr>\n" : "</th><td>{}</td></tr>\n");
 		}
-		cJSON_ArrayForEach(it, j) {
+		cJSON_ArrayForEach(it, j)
+		{
 			size_t n;
 			if (cJSON_IsArray(j))
 				n = (size_t)snprintf(path + len, cap - len, "[%d]", i);
@@ -449,7 +464,8 @@ void gl_rhtml_definitions(struct out *o)
 	       "intended send time (open loop), so a request delayed by the client counts its wait. A window is "
 	       "healthy when it meets every target of the scope in force; a target without data in a window counts "
 	       "as missed. Windows from a fault's inject until its revert plus its settle are judged as degraded, "
-	       "the rest by their phase; warm-up windows are not judged. A histogram target written without a statistic means its worst "
+	       "the rest by their phase; warm-up windows are not judged. A histogram target written without a "
+	       "statistic means its worst "
 	       "value (max when lower is better, else min).</p>\n"
 	       "<table><thead><tr><th>metric</th><th>workload</th><th>kind</th><th>unit</th><th>better</th>"
 	       "<th>definition</th></tr></thead><tbody>\n");

@@ -31,7 +31,10 @@ static void add_eval(cJSON *o, const char *key, const struct gl_agg *a, const ch
 
 static cJSON *dist(const struct gl_agg *a, const char *metric)
 {
-	static const struct { const char *key; double p; } ps[] = {
+	static const struct {
+		const char *key;
+		double p;
+	} ps[] = {
 		{ "p50", 50 }, { "p90", 90 }, { "p95", 95 }, { "p99", 99 }, { "p99.9", 99.9 },
 	};
 	const struct gl_hist *h = gl_agg_hist(a, metric);
@@ -71,10 +74,12 @@ static void agents_json(cJSON *m, const struct gl_agg *a)
 	int found = 0;
 	gl_agg_counter(a, "agents.expected", &found);
 	if (found) {
-		static const char *const keys[][2] = {
-			{ "agent_windows", "agents.expected" }, { "missing_agent_windows", "agents.missing" },
-			{ "lost", "agents.lost" }, { "relaunched", "agents.relaunched" },
-			{ "refused_connections", "agents.refused" }, { "late_reports", "agents.late_reports" } };
+		static const char *const keys[][2] = { { "agent_windows", "agents.expected" },
+						       { "missing_agent_windows", "agents.missing" },
+						       { "lost", "agents.lost" },
+						       { "relaunched", "agents.relaunched" },
+						       { "refused_connections", "agents.refused" },
+						       { "late_reports", "agents.late_reports" } };
 		cJSON *o = cJSON_AddObjectToObject(m, "agents");
 		struct cls_arg ca = { NULL, strlen("agents.refused.") };
 		/* a counter never touched is 0 here: these are counts of events */
@@ -211,14 +216,17 @@ const char *gl_report_deadman_note(const struct gl_fault_row *f, char *buf, size
 
 const char *gl_report_held_note(const struct gl_analysis *an, const struct gl_fault_result *f, char *buf, size_t n)
 {
-	const char *how = !strcmp(f->row.reverted_by, "watcher") ? "reverted by its dead-man's switch" : "ended by itself";
+	const char *how = !strcmp(f->row.reverted_by, "watcher") ? "reverted by its dead-man's switch"
+								 : "ended by itself";
 	const char *longer = f->held_s > f->planned_held_s + 1 ? "LONGER: controller down; " : "";
 
 	if (f->held_s < 0)
 		return "";
 	if (f->self_ended && f->ended_outage >= 0)
-		snprintf(buf, n, "%s%s %.3f s into the controller outage before resume %d (its own record, not the "
-			 "controller's return)", longer, how, f->ended_into_s, an->outages[f->ended_outage].resume);
+		snprintf(buf, n,
+			 "%s%s %.3f s into the controller outage before resume %d (its own record, not the "
+			 "controller's return)",
+			 longer, how, f->ended_into_s, an->outages[f->ended_outage].resume);
 	else if (f->self_ended)
 		snprintf(buf, n, "%s%s %.3f s after the inject, outside the controller outage (its own record)", longer,
 			 how, f->self_s);
@@ -244,8 +252,9 @@ static int outage_fault(const struct gl_analysis *an, const struct gl_fault_resu
 		b = an->run.elapsed_ns;
 	if (o->at_elapsed_ns < a || o->at_elapsed_ns > b)
 		return 0;
-	*what = f->self_ended && f->ended_outage == k ? "during"
-		: f->self_ended && f->self_end_elapsed_ns <= o->at_elapsed_ns ? "before" : NULL;
+	*what = f->self_ended && f->ended_outage == k                         ? "during"
+		: f->self_ended && f->self_end_elapsed_ns <= o->at_elapsed_ns ? "before"
+									      : NULL;
 	return 1;
 }
 
@@ -263,10 +272,11 @@ const char *gl_report_outage_faults(const struct gl_analysis *an, int k, char *b
 		if (what && !strcmp(what, "during"))
 			w = snprintf(buf + used, n - used, "%s%s: %s %.3f s into it", used ? "; " : "", f->row.id,
 				     !strcmp(f->row.reverted_by, "watcher") ? "reverted by its dead-man's switch"
-									   : "ended by itself",
+									    : "ended by itself",
 				     f->ended_into_s);
 		else if (what)
-			w = snprintf(buf + used, n - used, "%s%s: had ended by itself before it", used ? "; " : "", f->row.id);
+			w = snprintf(buf + used, n - used, "%s%s: had ended by itself before it", used ? "; " : "",
+				     f->row.id);
 		else
 			w = snprintf(buf + used, n - used, "%s%s: in force throughout", used ? "; " : "", f->row.id);
 		used += w > 0 ? (size_t)w : 0;
@@ -289,7 +299,11 @@ static void default_counted(char *out, size_t cap)
 	}
 	out[0] = '\0';
 	for (int i = 0; i < n && off < cap; i++)
-		off += (size_t)snprintf(out + off, cap - off, "%s%s", i == 0 ? "" : i == n - 1 ? " and " : ", ", names[i]);
+		off += (size_t)snprintf(out + off, cap - off, "%s%s",
+					i == 0       ? ""
+					: i == n - 1 ? " and "
+						     : ", ",
+					names[i]);
 }
 
 cJSON *gl_report_incidents_json(const struct gl_analysis *an)
@@ -302,8 +316,8 @@ cJSON *gl_report_incidents_json(const struct gl_analysis *an)
 	cJSON_AddNumberToObject(o, "max", an->incidents_limit);
 	default_counted(counted, sizeof(counted));
 	snprintf(counting, sizeof(counting), "%s (no incidents.max in the scenario)", counted);
-	cJSON_AddStringToObject(o, "counting", an->sc->incidents_max >= 0 ? "every kind (the scenario's incidents.max)"
-				: counting);
+	cJSON_AddStringToObject(o, "counting",
+				an->sc->incidents_max >= 0 ? "every kind (the scenario's incidents.max)" : counting);
 	cJSON_AddBoolToObject(o, "pass", !an->incidents_failed);
 	cJSON_AddNumberToObject(o, "listed", an->n_incidents);
 	arr = cJSON_AddArrayToObject(o, "list");

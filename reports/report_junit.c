@@ -96,21 +96,45 @@ static void xml_esc(struct jw *b, const char *s)
 	while (n) {
 		size_t k;
 		switch (*p) {
-		case '&': put(b, "&amp;", 5); k = 1; break;
-		case '<': put(b, "&lt;", 4); k = 1; break;
-		case '>': put(b, "&gt;", 4); k = 1; break;
-		case '"': put(b, "&quot;", 6); k = 1; break;
-		case '\'': put(b, "&apos;", 6); k = 1; break;
+		case '&':
+			put(b, "&amp;", 5);
+			k = 1;
+			break;
+		case '<':
+			put(b, "&lt;", 4);
+			k = 1;
+			break;
+		case '>':
+			put(b, "&gt;", 4);
+			k = 1;
+			break;
+		case '"':
+			put(b, "&quot;", 6);
+			k = 1;
+			break;
+		case '\'':
+			put(b, "&apos;", 6);
+			k = 1;
+			break;
 		/* kept as character references so attribute values keep them */
-		case '\t': put(b, "&#9;", 4); k = 1; break;
-		case '\n': put(b, "&#10;", 5); k = 1; break;
-		case '\r': put(b, "&#13;", 5); k = 1; break;
+		case '\t':
+			put(b, "&#9;", 4);
+			k = 1;
+			break;
+		case '\n':
+			put(b, "&#10;", 5);
+			k = 1;
+			break;
+		case '\r':
+			put(b, "&#13;", 5);
+			k = 1;
+			break;
 		default:
 			k = *p < 0x20 ? 0 : utf8_seq(p, n);
 			if (k) {
 				put(b, p, k);
 			} else {
-				put(b, "\xef\xbf\xbd", 3);  /* U+FFFD */
+				put(b, "\xef\xbf\xbd", 3); /* U+FFFD */
 				k = 1;
 			}
 		}
@@ -145,7 +169,8 @@ static void failure_text(const struct gl_target_result *t, char *out, size_t n, 
 	out[0] = '\0';
 	if (t->spec->missing) {
 		*type = "missing_threshold";
-		snprintf(out, n, "%s", t->note[0] ? t->note : "missing threshold: a missing threshold is a failed gate");
+		snprintf(out, n, "%s",
+			 t->note[0] ? t->note : "missing threshold: a missing threshold is a failed gate");
 	} else if (!t->has) {
 		*type = "no_data";
 		snprintf(out, n, "%s", t->note[0] ? t->note : "no data");
@@ -197,10 +222,13 @@ static void run_props(struct jw *b, const struct gl_analysis *an, const char *wa
 		fmt_num(rc, sizeof(rc), f->recovery_s >= 0 ? f->recovery_s : NAN);
 		fmt_num(rs, sizeof(rs), f->restore_s >= 0 ? f->restore_s : NAN);
 		snprintf(name, sizeof(name), "fault.%s", f->row.id);
-		snprintf(val, sizeof(val), "%s%s%s on %s: %s, verified %s, recovery_s %s, restore_s %s%s%s", f->row.kind,
-			 f->row.method[0] ? "/" : "", f->row.method, f->row.target, gl_fault_state_name(f->row.state),
-			 f->row.verified == 1 ? "yes" : f->row.verified == 0 ? "no" : "n/a", rc, rs,
-			 f->row.error[0] ? "; error: " : "", f->row.error);
+		snprintf(val, sizeof(val), "%s%s%s on %s: %s, verified %s, recovery_s %s, restore_s %s%s%s",
+			 f->row.kind, f->row.method[0] ? "/" : "", f->row.method, f->row.target,
+			 gl_fault_state_name(f->row.state),
+			 f->row.verified == 1   ? "yes"
+			 : f->row.verified == 0 ? "no"
+						: "n/a",
+			 rc, rs, f->row.error[0] ? "; error: " : "", f->row.error);
 		prop(b, name, val);
 		snprintf(name, sizeof(name), "fault.%s.runbook", f->row.id);
 		prop(b, name, gl_scenario_runbook(an->sc, f->row.id) ? gl_scenario_runbook(an->sc, f->row.id) : "none");
@@ -250,7 +278,8 @@ static void incidents_case(struct jw *b, const struct gl_analysis *an)
 		for (int i = 0; i < an->n_incidents && !first; i++)
 			if (an->incidents[i].gated)
 				first = &an->incidents[i];
-		snprintf(fail, sizeof(fail), "%d incident(s) counted (%d in all), more than the %d allowed; first counted: %s %s",
+		snprintf(fail, sizeof(fail),
+			 "%d incident(s) counted (%d in all), more than the %d allowed; first counted: %s %s",
 			 an->incidents_gated, an->incidents_total, an->incidents_limit,
 			 first ? gl_incident_kind_name(first->kind) : "", first ? first->what : "");
 		putf(b, ">\n      <failure type=\"incidents\" message=\"");
@@ -269,18 +298,18 @@ int gl_report_junit(const struct gl_analysis *an, struct gl_buf *out)
 
 	for (int i = 0; i < an->n_targets; i++)
 		failures += !an->targets[i].pass;
-	failures += an->incidents_failed;   /* the incidents gate is one more test case */
-	failures += an->gates_failed;       /* and a test case per gate, host and when */
+	failures += an->incidents_failed; /* the incidents gate is one more test case */
+	failures += an->gates_failed; /* and a test case per gate, host and when */
 	for (int i = 0; i < an->n_gates; i++)
 		skipped += !strcmp(an->gates[i].status, "skip");
 	gl_format_wall(an->run.started_wall_ns, wall, sizeof(wall));
 	putf(b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
 	putf(b, "<testsuites name=\"gauntlet\" tests=\"%d\" failures=\"%d\" errors=\"0\" time=\"%.3f\">\n",
-		      an->n_targets + 1 + an->n_gates, failures, an->duration_s);
+	     an->n_targets + 1 + an->n_gates, failures, an->duration_s);
 	putf(b, "  <testsuite name=\"gauntlet.");
 	xml_esc(b, an->run.name);
 	putf(b, "\" tests=\"%d\" failures=\"%d\" errors=\"0\" skipped=\"%d\" time=\"%.3f\" timestamp=\"",
-		      an->n_targets + 1 + an->n_gates, failures, skipped, an->duration_s);
+	     an->n_targets + 1 + an->n_gates, failures, skipped, an->duration_s);
 	xml_esc(b, wall);
 	putf(b, "\" hostname=\"");
 	xml_esc(b, an->run.hostname);
@@ -293,7 +322,8 @@ int gl_report_junit(const struct gl_analysis *an, struct gl_buf *out)
 	putf(b, "    <system-out>verdict ");
 	xml_esc(b, gl_verdict_name(an->verdict));
 	putf(b, ": %d of %d target(s) failed or missing; %d fault(s) left injected; %d incident(s); run ",
-	     failures - an->incidents_failed - an->gates_failed, an->n_targets, an->faults_left_injected, an->incidents_total);
+	     failures - an->incidents_failed - an->gates_failed, an->n_targets, an->faults_left_injected,
+	     an->incidents_total);
 	xml_esc(b, an->run.state);
 	putf(b, "</system-out>\n  </testsuite>\n</testsuites>\n");
 	return w.rc;

@@ -64,38 +64,45 @@ static void sum_row(void *arg, const char *label, const char *value)
 
 static void md_incidents(const struct gl_analysis *an, struct gl_buf *b)
 {
-	gl_buf_printf(b, "\n## Incidents\n\n%d incident(s): degradations no scheduled fault explains; %d counted "
-		      "against a limit of %d (%s): %s.\n\n", an->incidents_total, an->incidents_gated,
-		      an->incidents_limit, an->sc->incidents_max >= 0 ? "incidents.max, every kind"
-		      : "no incidents.max: training failures, correctness errors and failed restores", an->incidents_failed ? "FAIL" : "pass");
+	gl_buf_printf(b,
+		      "\n## Incidents\n\n%d incident(s): degradations no scheduled fault explains; %d counted "
+		      "against a limit of %d (%s): %s.\n\n",
+		      an->incidents_total, an->incidents_gated, an->incidents_limit,
+		      an->sc->incidents_max >= 0
+			      ? "incidents.max, every kind"
+			      : "no incidents.max: training failures, correctness errors and failed restores",
+		      an->incidents_failed ? "FAIL" : "pass");
 	if (!an->n_incidents)
 		return;
-	gl_buf_printf(b, "| kind | from | to | windows | counted | what | first event |\n|---|---|---|---|---|---|---|\n");
+	gl_buf_printf(b,
+		      "| kind | from | to | windows | counted | what | first event |\n|---|---|---|---|---|---|---|\n");
 	for (int i = 0; i < an->n_incidents; i++) {
 		const struct gl_incident *x = &an->incidents[i];
 		char s0[64], s1[64];
 		gl_format_duration(an->windows[x->w0].scn_start_ns, s0, sizeof(s0));
 		gl_format_duration(an->windows[x->w1].scn_end_ns, s1, sizeof(s1));
-		gl_buf_printf(b, "| %s | %s | %s | %d | %s | ", gl_incident_kind_name(x->kind), s0, s1, x->w1 - x->w0 + 1,
-			      x->gated ? "yes" : "no");
+		gl_buf_printf(b, "| %s | %s | %s | %d | %s | ", gl_incident_kind_name(x->kind), s0, s1,
+			      x->w1 - x->w0 + 1, x->gated ? "yes" : "no");
 		gl_md_text(b, x->what);
 		gl_buf_printf(b, " | ");
 		gl_md_text(b, x->event[0] ? x->event : "-");
 		gl_buf_printf(b, " |\n");
 	}
 	if (an->incidents_total > an->n_incidents)
-		gl_buf_printf(b, "\nThe first %d are listed; all %d are counted.\n", an->n_incidents, an->incidents_total);
+		gl_buf_printf(b, "\nThe first %d are listed; all %d are counted.\n", an->n_incidents,
+			      an->incidents_total);
 }
 
 static void md_outages(const struct gl_analysis *an, struct gl_buf *b)
 {
 	if (!an->n_outages)
 		return;
-	gl_buf_printf(b, "\n## Controller outages\n\nThe run's clock stood still while the controller was down. A fault "
-		      "in force then stayed in force unless it ended itself (a flap loop's end, a dead-man's switch's "
-		      "revert): its own record on the host says when, and its held time runs to that end, not to the "
-		      "controller's return.\n\n| resume | at (scenario) | run clock s | down s | last commit | resumed | "
-		      "faults in force |\n|---|---|---|---|---|---|---|\n");
+	gl_buf_printf(
+		b, "\n## Controller outages\n\nThe run's clock stood still while the controller was down. A fault "
+		   "in force then stayed in force unless it ended itself (a flap loop's end, a dead-man's switch's "
+		   "revert): its own record on the host says when, and its held time runs to that end, not to the "
+		   "controller's return.\n\n| resume | at (scenario) | run clock s | down s | last commit | resumed | "
+		   "faults in force |\n|---|---|---|---|---|---|---|\n");
 	for (int i = 0; i < an->n_outages; i++) {
 		const struct gl_outage *o = &an->outages[i];
 		char at[64], d[64], w0[40] = "unknown", w1[40], fl[1024];
@@ -120,15 +127,17 @@ static void md_agents(const struct gl_analysis *an, struct gl_buf *b)
 
 	if (!found)
 		return;
-	gl_buf_printf(b, "\n## Load agents\n\n| agent windows | without the agent's figures | lost | relaunched | "
+	gl_buf_printf(b,
+		      "\n## Load agents\n\n| agent windows | without the agent's figures | lost | relaunched | "
 		      "refused connections | late reports |\n|---|---|---|---|---|---|\n| %lld | %lld | %lld | %lld | "
-		      "%lld | %lld |\n", (long long)aw, (long long)gl_agg_counter(an->all, "agents.missing", &found),
+		      "%lld | %lld |\n",
+		      (long long)aw, (long long)gl_agg_counter(an->all, "agents.missing", &found),
 		      (long long)gl_agg_counter(an->all, "agents.lost", &found),
 		      (long long)gl_agg_counter(an->all, "agents.relaunched", &found),
 		      (long long)gl_agg_counter(an->all, "agents.refused", &found),
 		      (long long)gl_agg_counter(an->all, "agents.late_reports", &found));
 	gl_buf_printf(b, "\nA window without an agent's figures is partial: it counts the other agents' load only "
-		      "(the event log names the agent).\n");
+			 "(the event log names the agent).\n");
 }
 
 /* Per phase: the same series as report.html's Phases table, each over the
@@ -167,8 +176,9 @@ static void md_phases(const struct gl_analysis *an, struct gl_buf *b)
 		gl_buf_printf(b, "\n");
 	}
 	if (n)
-		gl_buf_printf(b, "\nEach figure merges the phase's windows (histograms merged, rates over the phase's real "
-			      "seconds); n/a: nothing measured.\n");
+		gl_buf_printf(
+			b, "\nEach figure merges the phase's windows (histograms merged, rates over the phase's real "
+			   "seconds); n/a: nothing measured.\n");
 	gl_series_free(ss);
 }
 
@@ -215,13 +225,15 @@ static void md_timeline(const struct gl_analysis *an, struct gl_buf *b)
 		agents += rows[i].kind == GL_TLR_AGENTS;
 	}
 	free(rows);
-	gl_buf_printf(b, "\nAs the scenario planned it, at time scale %g; a spike that repeats shows its first %d "
-		      "times, then one row for the rest. What each fault did is under Faults.\n", an->run.time_scale,
-		      GL_TL_SPIKES_SHOWN);
+	gl_buf_printf(b,
+		      "\nAs the scenario planned it, at time scale %g; a spike that repeats shows its first %d "
+		      "times, then one row for the rest. What each fault did is under Faults.\n",
+		      an->run.time_scale, GL_TL_SPIKES_SHOWN);
 	if (agents) {
 		gl_buf_printf(b, "\n| agents of | agent | host | launch command |\n|---|---|---|---|\n");
 		gl_agents_each_command(an->sc, GL_AGENTS_SHOWN, md_agent, b);
-		gl_buf_printf(b, "\nEach agent is launched by its own command, before the clock starts, as this gauntlet "
+		gl_buf_printf(b,
+			      "\nEach agent is launched by its own command, before the clock starts, as this gauntlet "
 			      "launches them.\n");
 	}
 }
@@ -235,11 +247,15 @@ static void md_head(const struct gl_analysis *an, struct gl_buf *b, int failed)
 	gl_buf_printf(b, "# gauntlet report: ");
 	gl_md_text(b, an->run.name);
 	gl_buf_printf(b, "\n\n");
-	gl_buf_printf(b, "**Verdict: %s**", an->verdict == GL_VERDICT_PASS ? "PASS"
-					     : an->verdict == GL_VERDICT_ABORTED ? "ABORTED" : "FAIL");
-	gl_buf_printf(b, " (%d of %d targets failed or missing; %d fault(s) left injected; %d incident(s), %d counted "
-		      "against a limit of %d; run ", failed, an->n_targets, an->faults_left_injected,
-		      an->incidents_total, an->incidents_gated, an->incidents_limit);
+	gl_buf_printf(b, "**Verdict: %s**",
+		      an->verdict == GL_VERDICT_PASS      ? "PASS"
+		      : an->verdict == GL_VERDICT_ABORTED ? "ABORTED"
+							  : "FAIL");
+	gl_buf_printf(b,
+		      " (%d of %d targets failed or missing; %d fault(s) left injected; %d incident(s), %d counted "
+		      "against a limit of %d; run ",
+		      failed, an->n_targets, an->faults_left_injected, an->incidents_total, an->incidents_gated,
+		      an->incidents_limit);
 	gl_md_text(b, an->run.state);
 	gl_buf_printf(b, ")\n\n");
 	if (an->n_outages)
@@ -255,29 +271,36 @@ static void md_head(const struct gl_analysis *an, struct gl_buf *b, int failed)
 	gl_buf_printf(b, ") |\n| scenario sha256 | ");
 	gl_md_code(b, an->run.scenario_sha256);
 	gl_buf_printf(b, " |\n");
-	gl_buf_printf(b, "| started | %s |\n| measured | %.1f s in %d windows of %.3g s |\n", wall,
-		      an->duration_s, an->n_windows, (double)an->run.window_ns / 1e9);
+	gl_buf_printf(b, "| started | %s |\n| measured | %.1f s in %d windows of %.3g s |\n", wall, an->duration_s,
+		      an->n_windows, (double)an->run.window_ns / 1e9);
 	gl_format_duration(an->run.duration_ns, d, sizeof(d));
-	gl_buf_printf(b, "| planned | %s at time scale %g |\n| resumes | %d (controller down %.1f s) |\n"
-		      "| gauntlet | ", d, an->run.time_scale, an->run.resumes, an->outage_s);
+	gl_buf_printf(b,
+		      "| planned | %s at time scale %g |\n| resumes | %d (controller down %.1f s) |\n"
+		      "| gauntlet | ",
+		      d, an->run.time_scale, an->run.resumes, an->outage_s);
 	gl_md_text(b, an->run.version);
 	gl_buf_printf(b, " (");
 	gl_md_text(b, an->run.git_rev);
 	gl_buf_printf(b, ") |\n\n");
 	if (an->generator_saturated)
-		gl_buf_printf(b, "> **Warning:** the load generator was saturated (send lag p99 above 5 ms); latency figures include client delay.\n\n");
+		gl_buf_printf(b, "> **Warning:** the load generator was saturated (send lag p99 above 5 ms); latency "
+				 "figures include client delay.\n\n");
 }
 
 static void md_targets(const struct gl_analysis *an, struct gl_buf *b)
 {
-	gl_buf_printf(b, "## Targets\n\n| result | scope | metric | target | measured | windows | note |\n|---|---|---|---|---|---|---|\n");
+	gl_buf_printf(b, "## Targets\n\n| result | scope | metric | target | measured | windows | note "
+			 "|\n|---|---|---|---|---|---|---|\n");
 	for (int i = 0; i < an->n_targets; i++) {
 		const struct gl_target_result *t = &an->targets[i];
 		char m[64], th[64] = "missing";
 		fmt_num(m, sizeof(m), t->has, t->measured);
 		if (!t->spec->missing)
 			snprintf(th, sizeof(th), "%s %g", gl_cmp_str(t->spec->expr.op), t->spec->expr.threshold);
-		gl_buf_printf(b, "| %s | %s | ", t->spec->missing ? "MISSING" : t->pass ? "pass" : "FAIL",
+		gl_buf_printf(b, "| %s | %s | ",
+			      t->spec->missing ? "MISSING"
+			      : t->pass        ? "pass"
+					       : "FAIL",
 			      gl_scope_name(t->spec->scope));
 		gl_md_code(b, t->spec->metric);
 		gl_buf_printf(b, " | %s | %s | %d | ", th, m, t->windows_judged);
@@ -299,8 +322,7 @@ static void md_fault_row(const struct gl_analysis *an, struct gl_buf *b, const s
 	if (f->held_s >= 0) {
 		char hb[256];
 		const char *hn = gl_report_held_note(an, f, hb, sizeof(hb));
-		snprintf(held, sizeof(held), "%.3f (%.3f)%s%s", f->held_s, f->planned_held_s, hn[0] ? " " : "",
-			 hn);
+		snprintf(held, sizeof(held), "%.3f (%.3f)%s%s", f->held_s, f->planned_held_s, hn[0] ? " " : "", hn);
 	}
 	gl_buf_printf(b, "| ");
 	gl_md_text(b, f->row.id);
@@ -315,7 +337,10 @@ static void md_fault_row(const struct gl_analysis *an, struct gl_buf *b, const s
 	gl_buf_printf(b, " | ");
 	gl_md_text(b, gl_fault_state_name(f->row.state));
 	gl_buf_printf(b, " | %s | %s | %s | %s | %s | %s | ", ia, ra, held,
-		      f->row.verified == 1 ? "yes" : f->row.verified == 0 ? "NO" : "n/a", rc, rs);
+		      f->row.verified == 1   ? "yes"
+		      : f->row.verified == 0 ? "NO"
+					     : "n/a",
+		      rc, rs);
 	if (gl_scenario_runbook(an->sc, f->row.id))
 		gl_md_text(b, gl_scenario_runbook(an->sc, f->row.id));
 	else
@@ -337,7 +362,10 @@ static void md_faults(const struct gl_analysis *an, struct gl_buf *b)
 {
 	if (!an->n_faults)
 		return;
-	gl_buf_printf(b, "\n## Faults\n\n| id | kind | target | state | injected at | reverted at | held s (planned) | verified | recovery_s | restore_s | runbook | note |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+	gl_buf_printf(
+		b,
+		"\n## Faults\n\n| id | kind | target | state | injected at | reverted at | held s (planned) | verified "
+		"| recovery_s | restore_s | runbook | note |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n");
 	for (int i = 0; i < an->n_faults; i++)
 		md_fault_row(an, b, &an->faults[i]);
 }
@@ -353,8 +381,8 @@ int gl_report_md(const struct gl_analysis *an, struct gl_buf *b)
 		gl_buf_printf(b, "## Preflight%s\n\n| result | subject | check | detail |\n|---|---|---|---|\n",
 			      an->preflight_failed ? ": FAILED, nothing was started or injected" : "");
 		for (int i = 0; i < an->n_preflight; i++)
-			md_row(b, an->preflight[i].ok ? "ok" : "FAILED", an->preflight[i].subject, an->preflight[i].check,
-			       an->preflight[i].detail, NULL);
+			md_row(b, an->preflight[i].ok ? "ok" : "FAILED", an->preflight[i].subject,
+			       an->preflight[i].check, an->preflight[i].detail, NULL);
 		gl_buf_printf(b, "\n");
 	}
 	gl_report_gates_md(an, b);
@@ -369,6 +397,7 @@ int gl_report_md(const struct gl_analysis *an, struct gl_buf *b)
 	}
 	md_phases(an, b);
 	md_timeline(an, b);
-	gl_buf_printf(b, "\nTimes in the tables are scenario time; durations measured on the system (recovery_s, restore_s, measured) are real seconds. Definitions: docs/metrics.md.\n");
+	gl_buf_printf(b, "\nTimes in the tables are scenario time; durations measured on the system (recovery_s, "
+			 "restore_s, measured) are real seconds. Definitions: docs/metrics.md.\n");
 	return b->len >= b->max ? -GL_ELIMIT : 0;
 }

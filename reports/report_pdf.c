@@ -64,9 +64,10 @@
 #define CDP_MSG_MAX (16u << 20)
 #define CDP_CHUNK (1 << 20)
 
-static const char *const browsers[] = { "/usr/bin/chromium", "/usr/bin/chromium-browser",
-					"/usr/bin/google-chrome-stable", "/usr/bin/google-chrome",
-					"/opt/google/chrome/chrome", NULL };
+static const char *const browsers[] = {
+	"/usr/bin/chromium",      "/usr/bin/chromium-browser", "/usr/bin/google-chrome-stable",
+	"/usr/bin/google-chrome", "/opt/google/chrome/chrome", NULL
+};
 
 /* Owned by root or by us, and writable by nobody else. */
 static int owner_ok(const struct stat *st)
@@ -90,13 +91,15 @@ static int trusted_exe(const char *path, char *why, size_t n)
 	if (!owner_ok(&st))
 		return snprintf(why, n, "%s: %s: not trusted", real,
 				st.st_uid != 0 && st.st_uid != geteuid() ? "owned by another user"
-									: "writable by group or others"), -1;
+									 : "writable by group or others"),
+		       -1;
 	snprintf(dir, sizeof(dir), "%s", real);
 	for (char *s = strrchr(dir, '/'); s; s = strrchr(dir, '/')) {
 		*s = '\0';
 		if (stat(dir[0] ? dir : "/", &st) != 0 || !owner_ok(&st))
 			return snprintf(why, n, "%s: directory %s is not root's or is writable by others: not trusted",
-					real, dir[0] ? dir : "/"), -1;
+					real, dir[0] ? dir : "/"),
+			       -1;
 		if (!dir[0])
 			break;
 	}
@@ -121,10 +124,11 @@ static const char *find_browser(char *why, size_t n)
 			continue;
 		if (trusted_exe(browsers[i], w, sizeof(w)) == 0)
 			return browsers[i];
-		snprintf(why, n, "%s", w);   /* one that is there but not trusted: say so */
+		snprintf(why, n, "%s", w); /* one that is there but not trusted: say so */
 		return NULL;
 	}
-	snprintf(why, n, "no Chromium found (tried /usr/bin/chromium and the usual places; install Debian's "
+	snprintf(why, n,
+		 "no Chromium found (tried /usr/bin/chromium and the usual places; install Debian's "
 		 "chromium or set GAUNTLET_CHROMIUM)");
 	return NULL;
 }
@@ -139,14 +143,14 @@ static int rm_cb(const char *p, const struct stat *st, int flag, struct FTW *f)
 /* ---- the browser, driven over the DevTools pipe ----------------------------- */
 
 struct cdp {
-	int fd;                  /* our end of the socket on the browser's fds 3 and 4 */
-	pid_t pid;               /* the browser, leader of its process group */
-	struct timespec t0;      /* PDF_DEADLINE_S counts from here */
-	char *in;                /* bytes read, not yet a whole message */
+	int fd; /* our end of the socket on the browser's fds 3 and 4 */
+	pid_t pid; /* the browser, leader of its process group */
+	struct timespec t0; /* PDF_DEADLINE_S counts from here */
+	char *in; /* bytes read, not yet a whole message */
 	size_t in_len, in_cap;
 	int next_id;
-	char session[128];       /* the page's session (Target.attachToTarget) */
-	int loaded;              /* Page.loadEventFired seen since it was last cleared */
+	char session[128]; /* the page's session (Target.attachToTarget) */
+	int loaded; /* Page.loadEventFired seen since it was last cleared */
 	char why[600];
 };
 
@@ -178,7 +182,8 @@ static int cdp_wait(struct cdp *c, short events)
 			return 0;
 		}
 		if (left <= 0) {
-			snprintf(c->why, sizeof(c->why), "the browser did not finish within %d s: stopped", PDF_DEADLINE_S);
+			snprintf(c->why, sizeof(c->why), "the browser did not finish within %d s: stopped",
+				 PDF_DEADLINE_S);
 			return 0;
 		}
 		/* a stop request wakes poll (EINTR) or is seen within 0.2 s */
@@ -232,14 +237,16 @@ static cJSON *cdp_recv(struct cdp *c)
 			memmove(c->in, c->in + k, c->in_len - k);
 			c->in_len -= k;
 			if (!m)
-				snprintf(c->why, sizeof(c->why), "the browser sent a DevTools message that is not JSON");
+				snprintf(c->why, sizeof(c->why),
+					 "the browser sent a DevTools message that is not JSON");
 			return m;
 		}
 		if (c->in_len + CDP_CHUNK > c->in_cap) {
 			size_t ncap = c->in_cap ? c->in_cap * 2 : 2 * CDP_CHUNK;
 			char *nb;
 			if (c->in_len > CDP_MSG_MAX) {
-				snprintf(c->why, sizeof(c->why), "a DevTools message over %u bytes: refused", CDP_MSG_MAX);
+				snprintf(c->why, sizeof(c->why), "a DevTools message over %u bytes: refused",
+					 CDP_MSG_MAX);
 				return NULL;
 			}
 			if (!(nb = realloc(c->in, ncap))) {
@@ -414,7 +421,8 @@ static int cdp_open_page(struct cdp *c, char *frame, size_t frame_n)
 	if (!(r = cdp_call(c, 1, "Page.getFrameTree", NULL)))
 		return -1;
 	{
-		const cJSON *f = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(r, "frameTree"), "frame");
+		const cJSON *f =
+			cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(r, "frameTree"), "frame");
 		snprintf(frame, frame_n, "%s", res_str(f, "id") ? res_str(f, "id") : "");
 	}
 	cJSON_Delete(r);
@@ -463,8 +471,9 @@ static int cdp_read_stream(struct cdp *c, const char *stream, int out_fd)
 		if (!(r = cdp_call(c, 1, "IO.read", p)))
 			return -1;
 		d = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r, "data"));
-		len = !d ? -1 : cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "base64Encoded")) ? unbase64(d)
-												: (long)strlen(d);
+		len = !d                                                                   ? -1
+		      : cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "base64Encoded")) ? unbase64(d)
+											   : (long)strlen(d);
 		if (len < 0) {
 			snprintf(c->why, sizeof(c->why), "DevTools IO.read: no data");
 			cJSON_Delete(r);
@@ -475,7 +484,8 @@ static int cdp_read_stream(struct cdp *c, const char *stream, int out_fd)
 			if (w < 0 && errno == EINTR)
 				continue;
 			if (w <= 0) {
-				snprintf(c->why, sizeof(c->why), "writing the PDF: %s", w < 0 ? strerror(errno) : "short write");
+				snprintf(c->why, sizeof(c->why), "writing the PDF: %s",
+					 w < 0 ? strerror(errno) : "short write");
 				cJSON_Delete(r);
 				return -1;
 			}
@@ -591,7 +601,7 @@ static int cdp_stop(struct cdp *c, int ask)
 		}
 		usleep(20000);
 	}
-	kill(-c->pid, SIGKILL);   /* helpers it left in its group */
+	kill(-c->pid, SIGKILL); /* helpers it left in its group */
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
@@ -701,12 +711,25 @@ static int pdf_render(struct cdp *c, const char *browser, const struct pdf_files
 {
 	char logp[PATH_MAX + 64], a_prof[PATH_MAX + 48], e_home[PATH_MAX + 16], e_tmp[PATH_MAX + 16],
 		e_xdg[PATH_MAX + 32], e_cache[PATH_MAX + 32];
-	char *argv[] = { (char *)browser, "--headless", "--disable-gpu", "--no-first-run",
-			 "--no-default-browser-check", "--disable-background-networking", "--disable-sync",
-			 "--disable-extensions", "--disable-default-apps", "--disable-component-update",
-			 "--disable-dev-shm-usage", "--mute-audio", "--hide-scrollbars",
-			 "--host-resolver-rules=MAP * ~NOTFOUND", "--remote-debugging-pipe",
-			 geteuid() == 0 ? "--no-sandbox" : "--disable-breakpad", a_prof, "about:blank", NULL };
+	char *argv[] = { (char *)browser,
+			 "--headless",
+			 "--disable-gpu",
+			 "--no-first-run",
+			 "--no-default-browser-check",
+			 "--disable-background-networking",
+			 "--disable-sync",
+			 "--disable-extensions",
+			 "--disable-default-apps",
+			 "--disable-component-update",
+			 "--disable-dev-shm-usage",
+			 "--mute-audio",
+			 "--hide-scrollbars",
+			 "--host-resolver-rules=MAP * ~NOTFOUND",
+			 "--remote-debugging-pipe",
+			 geteuid() == 0 ? "--no-sandbox" : "--disable-breakpad",
+			 a_prof,
+			 "about:blank",
+			 NULL };
 	char *envp[] = { e_home, e_tmp, e_xdg, e_cache, "PATH=/usr/bin:/bin", "LANG=C.UTF-8", NULL };
 	int rc, status;
 

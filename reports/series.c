@@ -22,9 +22,9 @@
 
 struct slot {
 	const char *name;
-	struct gl_hist *h;          /* this window's histogram, or NULL */
+	struct gl_hist *h; /* this window's histogram, or NULL */
 	int64_t counter;
-	int found;                  /* a counter row was seen */
+	int found; /* a counter row was seen */
 };
 
 struct need {
@@ -68,7 +68,7 @@ static void need_reset(struct need *nd)
 /* How a series is computed from the slots: the target name parsed once. */
 struct how {
 	struct gl_target_name tn;
-	int a, b;                   /* slot of the metric (or numerator), of the denominator */
+	int a, b; /* slot of the metric (or numerator), of the denominator */
 };
 
 void gl_series_free(struct gl_series_set *ss)
@@ -171,14 +171,12 @@ static int eval_slots(const struct how *hw, const struct need *nd, double second
 			return -1;
 		*out = (double)a->counter * d->scale / seconds;
 		return 0;
-	default:
-		return -1;
+	default: return -1;
 	}
 }
 
 /* Evaluate every series for window wi. */
-static void eval_window(struct gl_series_set *ss, const struct how *hw, const struct need *nd, int wi,
-			double seconds)
+static void eval_window(struct gl_series_set *ss, const struct how *hw, const struct need *nd, int wi, double seconds)
 {
 	for (int i = 0; i < ss->n; i++) {
 		struct gl_series *s = &ss->s[i];
@@ -258,7 +256,7 @@ struct gl_series_set *gl_series_load(struct gl_store *st, const struct gl_analys
 			    !strcmp(ts->metric, s->name) && !s->target[ts->scope])
 				s->target[ts->scope] = ts;
 		}
-		gl_catalog_parse_target(s->name, &hw[i].tn, why, sizeof(why));   /* parsed by add_series */
+		gl_catalog_parse_target(s->name, &hw[i].tn, why, sizeof(why)); /* parsed by add_series */
 		hw[i].a = need_add(nd, d->kind == GL_MK_RATIO || d->kind == GL_MK_RATE ? d->num : d->name);
 		hw[i].b = d->kind == GL_MK_RATIO ? need_add(nd, d->den) : -1;
 		s->v = malloc(sizeof(double) * (size_t)(an->n_windows > 0 ? an->n_windows : 1));
@@ -352,9 +350,10 @@ double gl_series_elapsed_to_scn(const struct gl_analysis *an, int64_t elapsed_ns
 	if (elapsed_ns >= w[lo].end_ns || w[lo].end_ns <= w[lo].start_ns) {
 		/* in a gap (a resume): at the time scale, but not past the next window */
 		double t = (double)w[lo].scn_end_ns + (double)(elapsed_ns - w[lo].end_ns) * scale;
-		return lo + 1 < an->n_windows && t > (double)w[lo + 1].scn_start_ns ? (double)w[lo + 1].scn_start_ns : t;
+		return lo + 1 < an->n_windows && t > (double)w[lo + 1].scn_start_ns ? (double)w[lo + 1].scn_start_ns
+										    : t;
 	}
 	w += lo;
 	return (double)w->scn_start_ns + (double)(w->scn_end_ns - w->scn_start_ns) *
-		(double)(elapsed_ns - w->start_ns) / (double)(w->end_ns - w->start_ns);
+						 (double)(elapsed_ns - w->start_ns) / (double)(w->end_ns - w->start_ns);
 }

@@ -31,21 +31,21 @@
 #define GL_SERIES_NAME_MAX 128
 
 struct gl_series {
-	char name[GL_SERIES_NAME_MAX];    /* "inference.ttft_ms.p99" */
+	char name[GL_SERIES_NAME_MAX]; /* "inference.ttft_ms.p99" */
 	char chart_id[GL_SERIES_NAME_MAX + 8]; /* "chart-inference-ttft_ms-p99" */
-	const struct gl_metric_def *def;  /* catalog entry of the metric */
-	int from_target;                  /* added because a target names it */
+	const struct gl_metric_def *def; /* catalog entry of the metric */
+	int from_target; /* added because a target names it */
 	/* the target judging it in each scope (index enum gl_scope), NULL
 	 * when none (missing thresholds are none: nothing to draw) */
 	const struct gl_target_spec *target[3];
-	double *v;                        /* [n_windows]; NaN: no data */
-	int n_data;                       /* windows with a value */
-	double min, max;                  /* over the values (0 when n_data == 0) */
+	double *v; /* [n_windows]; NaN: no data */
+	int n_data; /* windows with a value */
+	double min, max; /* over the values (0 when n_data == 0) */
 };
 
 struct gl_series_set {
 	const struct gl_window_info *win; /* = an->windows (borrowed) */
-	int n_windows;                    /* = an->n_windows */
+	int n_windows; /* = an->n_windows */
 	struct gl_series *s;
 	int n;
 };
@@ -57,7 +57,7 @@ struct gl_series_set {
  * gl_series_free; it borrows an->windows, so free it before an), or NULL
  * with err filled. Loop thread / any single thread. */
 struct gl_series_set *gl_series_load(struct gl_store *st, const struct gl_analysis *an, struct gl_err *err);
-void gl_series_free(struct gl_series_set *ss);   /* NULL is fine */
+void gl_series_free(struct gl_series_set *ss); /* NULL is fine */
 /* The same list of series, names and definitions only (no values, no
  * windows): for tables over aggregates, such as report.md's phases. */
 struct gl_series_set *gl_series_names(const struct gl_analysis *an);

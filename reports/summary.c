@@ -116,7 +116,7 @@ static void table(struct sum *s, const struct gl_workload_ops *w)
 			if (f->summary_extra)
 				f->summary_extra(s->an, s->ops->row, s->arg);
 			break;
-		default: break;   /* report.json's kinds */
+		default: break; /* report.json's kinds */
 		}
 	}
 }

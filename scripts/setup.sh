@@ -12,7 +12,8 @@ PKGS=(gcc make cmake pkg-config python3 curl
       slurm-wlm munge etcd-server etcd-client fio)
 # Packages only the tests need (GL_TEST_PKGS=1, set by scripts/test.sh):
 # Chromium renders report.html headless and prints report.pdf, which
-# poppler-utils (pdfinfo, pdftotext, pdftoppm) check; clang and its runtime libraries
+# poppler-utils (pdfinfo, pdftotext, pdftoppm) check; clang-format checks the
+# house style (test_format); clang and its runtime libraries
 # build the libFuzzer targets (scripts/fuzz.sh): on Debian 12 clang-14's
 # libclang_rt.fuzzer-x86_64.a and the sanitizer runtimes are in
 # libclang-rt-14-dev, which clang-14 pulls in only as a recommendation.
@@ -23,7 +24,7 @@ PKGS=(gcc make cmake pkg-config python3 curl
 # OpenMetrics parser; only promtool is used, never the server.
 # python3-jsonschema validates every report.json and manifest.json the tests
 # write against docs/*.schema.json (lib.sh's finish, test_schema).
-[ "${GL_TEST_PKGS:-0}" = 1 ] && PKGS+=(chromium poppler-utils clang libclang-rt-14-dev dpkg-dev file man-db groff-base
+[ "${GL_TEST_PKGS:-0}" = 1 ] && PKGS+=(chromium poppler-utils clang clang-format libclang-rt-14-dev dpkg-dev file man-db groff-base
 	prometheus python3-prometheus-client python3-jsonschema)
 missing=()
 for p in "${PKGS[@]}"; do

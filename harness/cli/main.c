@@ -33,37 +33,37 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"usage: gauntlet COMMAND [ARGS]\n"
-		"  validate SCENARIO [--time-scale X] [--set path=value]... [--start TIME] [--allow-root DIR]...\n"
-		"  run SCENARIO [--out DIR] [--time-scale X] [--set path=value]... [--dry-run]\n"
-		"      [--allow-root DIR]... [--metrics-listen [HOST:]PORT] [--metrics-linger DURATION]\n"
-		"      (--allow-root, or GL_ALLOWED_ROOTS=DIR:DIR: more places the scenario's files may be)\n"
-		"  resume DIR [--dry-run] [--allow-root DIR]... [--metrics-listen [HOST:]PORT] [--metrics-linger DURATION]\n"
-		"                          continue an interrupted run\n"
-		"  simulate SCENARIO [--seed N | --seeds N] [--crash-rate R] [--out DIR] [--set path=value]...\n"
-		"      [--jobs N]\n"
-		"                          the whole plan on a virtual clock against models, in seconds\n"
-		"                          (docs/simulation.md)\n"
-		"  revert DIR [--dry-run]  revert every fault the store still holds as injected\n"
-		"      (DIR and its store must be yours and not writable by others; --dry-run\n"
-		"       shows the stored plans without executing them)\n"
-		"  report DIR              re-render the reports from the store\n"
-		"  status DIR              where a run stands\n"
-		"  seal DIR --repo PATH [--sign-key KEY]\n"
-		"                          commit the run's evidence to a git repository\n"
-		"  verify DIR [--allowed-signers FILE]\n"
-		"                          check the run's files against its sealed commit\n"
-		"  compare BASE_DIR CAND_DIR [--all] [--out DIR] [--alpha A] [--tolerance T]\n"
-		"                          regression verdict between two runs: a summary;\n"
-		"                          --all lists every comparison (compare --help)\n"
-		"  lab up|down|status [--dir DIR] [--workers N]\n"
-		"                          the local lab cluster (docs/lab.md)\n"
-		"  target --listen ADDR    OpenAI-compatible token-streaming target server\n"
-		"  agent                   a load agent: started by the controller through mpirun or srun,\n"
-		"                          never by hand (docs/agents.md)\n"
-		"  version\n"
-		"exit: 0 pass/ok, 1 fail, 2 bad input, 3 aborted, 4 harness error\n");
+	fprintf(f, "usage: gauntlet COMMAND [ARGS]\n"
+		   "  validate SCENARIO [--time-scale X] [--set path=value]... [--start TIME] [--allow-root DIR]...\n"
+		   "  run SCENARIO [--out DIR] [--time-scale X] [--set path=value]... [--dry-run]\n"
+		   "      [--allow-root DIR]... [--metrics-listen [HOST:]PORT] [--metrics-linger DURATION]\n"
+		   "      (--allow-root, or GL_ALLOWED_ROOTS=DIR:DIR: more places the scenario's files may be)\n"
+		   "  resume DIR [--dry-run] [--allow-root DIR]... [--metrics-listen [HOST:]PORT] [--metrics-linger "
+		   "DURATION]\n"
+		   "                          continue an interrupted run\n"
+		   "  simulate SCENARIO [--seed N | --seeds N] [--crash-rate R] [--out DIR] [--set path=value]...\n"
+		   "      [--jobs N]\n"
+		   "                          the whole plan on a virtual clock against models, in seconds\n"
+		   "                          (docs/simulation.md)\n"
+		   "  revert DIR [--dry-run]  revert every fault the store still holds as injected\n"
+		   "      (DIR and its store must be yours and not writable by others; --dry-run\n"
+		   "       shows the stored plans without executing them)\n"
+		   "  report DIR              re-render the reports from the store\n"
+		   "  status DIR              where a run stands\n"
+		   "  seal DIR --repo PATH [--sign-key KEY]\n"
+		   "                          commit the run's evidence to a git repository\n"
+		   "  verify DIR [--allowed-signers FILE]\n"
+		   "                          check the run's files against its sealed commit\n"
+		   "  compare BASE_DIR CAND_DIR [--all] [--out DIR] [--alpha A] [--tolerance T]\n"
+		   "                          regression verdict between two runs: a summary;\n"
+		   "                          --all lists every comparison (compare --help)\n"
+		   "  lab up|down|status [--dir DIR] [--workers N]\n"
+		   "                          the local lab cluster (docs/lab.md)\n"
+		   "  target --listen ADDR    OpenAI-compatible token-streaming target server\n"
+		   "  agent                   a load agent: started by the controller through mpirun or srun,\n"
+		   "                          never by hand (docs/agents.md)\n"
+		   "  version\n"
+		   "exit: 0 pass/ok, 1 fail, 2 bad input, 3 aborted, 4 harness error\n");
 }
 
 /* One command's usage, for `gauntlet COMMAND --help` (exit 0). */
@@ -165,8 +165,8 @@ static int live_opt(int argc, char **argv, int *i, struct gl_live_opts *lo)
 	}
 	if (!strcmp(a, "--metrics-linger") && val) {
 		if (gl_parse_duration_ns(val, &lo->linger_ns, &err) != 0 || lo->linger_ns > 3600000000000LL) {
-			fprintf(stderr, "gauntlet: --metrics-linger: expected a duration up to 1h (e.g. 30s), got '%s'\n",
-				val);
+			fprintf(stderr,
+				"gauntlet: --metrics-linger: expected a duration up to 1h (e.g. 30s), got '%s'\n", val);
 			return -1;
 		}
 		(*i)++;
@@ -260,13 +260,15 @@ static int cmd_validate(int argc, char **argv)
 		struct gl_diag tmp;
 		char buf[256];
 		int n = snprintf(buf, sizeof(buf),
-				 "{\"name\":\"x\",\"duration\":\"1s\",\"workloads\":{},\"safety\":{\"maintenance_window\":[\"%s\",\"%s\"]}}",
+				 "{\"name\":\"x\",\"duration\":\"1s\",\"workloads\":{},\"safety\":{\"maintenance_"
+				 "window\":[\"%s\",\"%s\"]}}",
 				 c.start, c.start);
 		struct gl_scenario *t;
 		gl_diag_init(&tmp, NULL);
 		t = gl_scenario_load_text("--start", buf, (size_t)n, NULL, &tmp);
 		if (!t || !t->mw_start_wall_ns) {
-			fprintf(stderr, "gauntlet: --start: expected an RFC 3339 time like 2026-12-01T00:00Z, got '%s'\n",
+			fprintf(stderr,
+				"gauntlet: --start: expected an RFC 3339 time like 2026-12-01T00:00Z, got '%s'\n",
 				c.start);
 			gl_scenario_free(t);
 			gl_diag_free(&tmp);
@@ -277,7 +279,7 @@ static int cmd_validate(int argc, char **argv)
 		gl_diag_free(&tmp);
 	}
 	gl_diag_init(&d, NULL);
-	d.missing_files_warn = 1;   /* validate may run away from the cluster */
+	d.missing_files_warn = 1; /* validate may run away from the cluster */
 	s = gl_scenario_load_file(c.scenario, &o, &d);
 	if (d.text.data)
 		fputs(d.text.data, stderr);
@@ -359,8 +361,10 @@ static int cmd_simulate(int argc, char **argv)
 		} else if (!strcmp(a, "--crash-rate") && val) {
 			o.crash_rate = strtod(val, &end);
 			if (!*val || *end || !(o.crash_rate >= 0 && o.crash_rate <= 100000)) {
-				fprintf(stderr, "gauntlet: simulate: --crash-rate: expected crashes per simulated day, 0 "
-					"to 100000, got '%s'\n", val);
+				fprintf(stderr,
+					"gauntlet: simulate: --crash-rate: expected crashes per simulated day, 0 "
+					"to 100000, got '%s'\n",
+					val);
 				return GL_EXIT_BAD_INPUT;
 			}
 			i++;
@@ -485,8 +489,8 @@ static int cmd_report(const char *dir)
 	}
 	{
 		/* every file gl_report_write rewrote (reports/report.c) */
-		static const char *const files[] = { "report.json", "report.md", "junit.xml", "manifest.json",
-						     "timeseries.csv", "report.html" };
+		static const char *const files[] = { "report.json",   "report.md",      "junit.xml",
+						     "manifest.json", "timeseries.csv", "report.html" };
 		char pdf[1100];
 		for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
 			printf("%s/%s\n", dir, files[i]);
@@ -561,13 +565,14 @@ static void status_window(struct gl_store *st, const struct gl_analysis *an, int
 			break;
 		}
 	if (gl_windows_each(st, wi, 1, keep_last_window, &w, &err) != 0 || !w) {
-		printf("last window %lld: cannot read it: %s\n", (long long)wi->idx, err.msg[0] ? err.msg : "out of memory");
+		printf("last window %lld: cannot read it: %s\n", (long long)wi->idx,
+		       err.msg[0] ? err.msg : "out of memory");
 		gl_agg_free(w);
 		return;
 	}
 	printf("last window %lld (%s, %.3g s of real time%s):\n", (long long)wi->idx,
-	       wi->phase >= 0 && wi->phase < an->sc->n_phases ? an->sc->phases[wi->phase].name : "-",
-	       gl_agg_seconds(w), wi->complete ? "" : ", partial");
+	       wi->phase >= 0 && wi->phase < an->sc->n_phases ? an->sc->phases[wi->phase].name : "-", gl_agg_seconds(w),
+	       wi->complete ? "" : ", partial");
 	/* each workload's status figures (figures.h), in the registry's order */
 	for (size_t i = 0; (ops = gl_workload_at(i)); i++) {
 		for (const struct gl_status_row *f = ops->figures ? ops->figures->status : NULL; f && f->metric; f++) {
@@ -667,7 +672,7 @@ static int cmd_status(const char *dir)
 	pos = (int64_t)((double)an->run.elapsed_ns * an->run.time_scale);
 	if (pos > an->run.duration_ns)
 		pos = an->run.duration_ns;
-	pos = pos / 1000000000 * 1000000000;   /* to the second: what status shows */
+	pos = pos / 1000000000 * 1000000000; /* to the second: what status shows */
 	gl_format_duration_human(an->run.duration_ns, d, sizeof(d));
 	gl_format_duration_human(pos, e, sizeof(e));
 	gl_format_duration_human(an->run.duration_ns - pos, r, sizeof(r));
@@ -714,8 +719,8 @@ static int cmd_status(const char *dir)
 		printf("run %s (%s): %s\n", an->run.id, an->run.name, an->run.state);
 	if (running && alive == 1)
 		printf("controller: running (pid %d holds %s/run.lock)\n", pid, dir);
-	printf("timeline: %s of %s (scenario time), %s remaining, %d window(s), %d resume(s)\n", e, d, r,
-	       an->n_windows, an->run.resumes);
+	printf("timeline: %s of %s (scenario time), %s remaining, %d window(s), %d resume(s)\n", e, d, r, an->n_windows,
+	       an->run.resumes);
 	status_phase(an, pos, running);
 	status_faults(an);
 	status_window(st, an, running);
@@ -799,7 +804,7 @@ int main(int argc, char **argv)
 {
 	int code = dispatch(argc, argv);
 
-	gl_ssh_shutdown();   /* close cached ssh sessions */
+	gl_ssh_shutdown(); /* close cached ssh sessions */
 	return code;
 }
 
@@ -843,8 +848,7 @@ static int dispatch(int argc, char **argv)
 		return cmd_simulate(argc, argv);
 	if (!strcmp(cmd, "revert") && argc == 4 && !strcmp(argv[3], "--dry-run"))
 		return gl_controller_revert(argv[2], 1);
-	if (!strcmp(cmd, "revert") || !strcmp(cmd, "report") ||
-	    !strcmp(cmd, "status")) {
+	if (!strcmp(cmd, "revert") || !strcmp(cmd, "report") || !strcmp(cmd, "status")) {
 		if (argc != 3) {
 			fprintf(stderr, "gauntlet: usage: gauntlet %s DIR\n", cmd);
 			return GL_EXIT_BAD_INPUT;

@@ -36,8 +36,8 @@
 #include "states.h"
 
 #define FLUSH_NS 500000000LL
-#define ROWS_ERR_MAX 64       /* errored rows sent per window */
-#define ROWS_OK_MAX 16        /* a uniform sample of the rest per window */
+#define ROWS_ERR_MAX 64 /* errored rows sent per window */
+#define ROWS_OK_MAX 16 /* a uniform sample of the rest per window */
 
 struct agent {
 	struct gl_ctx c;
@@ -46,7 +46,7 @@ struct agent {
 	int wl;
 	struct bufferevent *bev;
 	struct event *ev_flush, *ev_window, *ev_sig;
-	int64_t win;              /* the window being filled */
+	int64_t win; /* the window being filled */
 	int stopping, code, running;
 	/* until the plan came: where to dial, this launch's token, and how
 	 * long to keep dialing when the controller drops the connection before
@@ -243,12 +243,8 @@ static int on_frame(void *arg, int type, const unsigned char *p, size_t n)
 		cJSON_Delete(j);
 		return 0;
 	}
-	case GL_AW_STOP:
-		finish(g, 0);
-		return 1;
-	default:
-		gl_error("agent: unexpected frame type %d from the controller", type);
-		return -1;
+	case GL_AW_STOP: finish(g, 0); return 1;
+	default: gl_error("agent: unexpected frame type %d from the controller", type); return -1;
 	}
 }
 
@@ -274,8 +270,8 @@ static void on_conn_event(struct bufferevent *bev, short what, void *arg)
 			/* no plan yet: the hello may not have been read */
 			gl_warn("agent: the controller's connection %s before the plan: dialing again in %.2f s",
 				what & BEV_EVENT_EOF ? "closed" : "failed", (double)g->backoff_ns / 1e9);
-			event_add(g->ev_redial, &(struct timeval){ g->backoff_ns / 1000000000,
-								   (g->backoff_ns % 1000000000) / 1000 });
+			event_add(g->ev_redial,
+				  &(struct timeval){ g->backoff_ns / 1000000000, (g->backoff_ns % 1000000000) / 1000 });
 			if (g->backoff_ns < 1000000000LL)
 				g->backoff_ns *= 2;
 			return;
@@ -321,9 +317,7 @@ static int start_plan(struct agent *g, const unsigned char *p, size_t n)
 	}
 	sets_j = cJSON_GetObjectItemCaseSensitive(j, "sets");
 	sets = calloc((size_t)cJSON_GetArraySize(sets_j) + 1, sizeof(*sets));
-	cJSON_ArrayForEach(e, sets_j)
-		if (cJSON_IsString(e) && sets)
-			sets[k++] = e->valuestring;
+	cJSON_ArrayForEach(e, sets_j) if (cJSON_IsString(e) && sets) sets[k++] = e->valuestring;
 	o.time_scale = pnum(j, "time_scale", 1e-6, 1e6, 1);
 	o.sets = sets;
 	o.inventory_text = inv;
@@ -331,7 +325,8 @@ static int start_plan(struct agent *g, const unsigned char *p, size_t n)
 	g->c.sc = gl_scenario_load_text(path, text, strlen(text), &o, &d);
 	if (!g->c.sc || d.n_errors > g->c.sc->n_missing) {
 		gl_error("agent: the run's scenario does not validate here (%d error(s)); is this the same gauntlet "
-			 "as the controller's?", d.n_errors);
+			 "as the controller's?",
+			 d.n_errors);
 		gl_diag_free(&d);
 		goto out;
 	}
@@ -520,7 +515,8 @@ int gl_agent_main(int argc, char **argv)
 	 * and /proc no longer shows it */
 	tok = getenv("GAUNTLET_AGENT_TOKEN") ? take_env("GAUNTLET_AGENT_TOKEN", g->token, sizeof(g->token)) : -1;
 	if (!addr || tok != 0 || !idx || strlen(addr) >= sizeof(g->addr)) {
-		fprintf(stderr, "gauntlet agent: GAUNTLET_AGENT_CONTROLLER, GAUNTLET_AGENT_TOKEN and "
+		fprintf(stderr,
+			"gauntlet agent: GAUNTLET_AGENT_CONTROLLER, GAUNTLET_AGENT_TOKEN and "
 			"GAUNTLET_AGENT_INDEX must be set (the controller starts agents; see docs/agents.md)\n");
 		return GL_EXIT_BAD_INPUT;
 	}
@@ -561,7 +557,7 @@ int gl_agent_main(int argc, char **argv)
 	g->backoff_ns = 50000000LL;
 	if (connect_hello(g, &err) != 0) {
 		fprintf(stderr, "gauntlet agent: %s\n", err.msg);
-		return GL_EXIT_ABORTED;   /* no controller to take the load from */
+		return GL_EXIT_ABORTED; /* no controller to take the load from */
 	}
 	the_agent = g;
 	event_base_dispatch(g->c.base);

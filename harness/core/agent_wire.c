@@ -184,8 +184,8 @@ int gl_aw_data_decode(const unsigned char *p, size_t n, int64_t *window, int *fi
 			bl = get_be(p + off, 4);
 			off += 4;
 			if (n - off < bl)
-				return gl_errf(err, GL_EINVAL, "data: histogram %s: %llu bytes announced, %zu left", name,
-					       (unsigned long long)bl, n - off);
+				return gl_errf(err, GL_EINVAL, "data: histogram %s: %llu bytes announced, %zu left",
+					       name, (unsigned long long)bl, n - off);
 			h = gl_hist_deserialize(p + off, (size_t)bl);
 			if (!h)
 				return gl_errf(err, GL_EINVAL, "data: histogram %s does not parse", name);

@@ -31,14 +31,14 @@
 #define GL_AW_PROTO 1
 
 enum gl_aw_type {
-	GL_AW_HELLO = 'H',   /* agent: {"proto","token","index","pid","host"} */
-	GL_AW_PLAN = 'P',    /* controller: what to run (agents.c) */
-	GL_AW_LOAD = 'L',    /* controller: {"load": m} */
-	GL_AW_STOP = 'S',    /* controller: stop, send the last DATA, exit */
-	GL_AW_DATA = 'D',    /* agent: a window's figures since the last DATA */
-	GL_AW_ROWS = 'R',    /* agent: kept request rows, JSON array */
-	GL_AW_EVENT = 'E',   /* agent: {"level","msg"} for the run's event log */
-	GL_AW_BYE = 'B',     /* agent: the last DATA was sent */
+	GL_AW_HELLO = 'H', /* agent: {"proto","token","index","pid","host"} */
+	GL_AW_PLAN = 'P', /* controller: what to run (agents.c) */
+	GL_AW_LOAD = 'L', /* controller: {"load": m} */
+	GL_AW_STOP = 'S', /* controller: stop, send the last DATA, exit */
+	GL_AW_DATA = 'D', /* agent: a window's figures since the last DATA */
+	GL_AW_ROWS = 'R', /* agent: kept request rows, JSON array */
+	GL_AW_EVENT = 'E', /* agent: {"level","msg"} for the run's event log */
+	GL_AW_BYE = 'B', /* agent: the last DATA was sent */
 };
 
 /* Append one frame to out. Returns 0, or -1 when it would pass the cap. */

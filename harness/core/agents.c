@@ -86,7 +86,10 @@ static void tick(struct gl_agents *a)
 	}
 }
 
-static void on_tick(evutil_socket_t fd, short what, void *arg) { tick(arg); }
+static void on_tick(evutil_socket_t fd, short what, void *arg)
+{
+	tick(arg);
+}
 
 /* ---- the API -------------------------------------------------------------------------------- */
 
@@ -120,7 +123,7 @@ static int setup(struct gl_ctx *c, int wl, struct gl_agents **out, struct gl_err
 	else
 		ag_self_binary(a->binary, sizeof(a->binary));
 	a->connect_timeout_ns = gl_cfg_dur(ac, "connect_timeout", 60LL * 1000000000);
-	if (a->connect_timeout_ns > GL_AGENTS_CONNECT_TIMEOUT_MAX_NS)   /* validate refuses more */
+	if (a->connect_timeout_ns > GL_AGENTS_CONNECT_TIMEOUT_MAX_NS) /* validate refuses more */
 		a->connect_timeout_ns = GL_AGENTS_CONNECT_TIMEOUT_MAX_NS;
 	a->settle_ns = gl_cfg_dur(ac, "settle", 1000000000LL);
 	a->backoff_ns = gl_cfg_dur(ac, "backoff", 1000000000LL);
@@ -185,16 +188,19 @@ int ctl_agents_launch(struct gl_ctx *c, struct gl_err *err)
 				break;
 			for (int k = 0; k < a->count; k++)
 				if (a->s[k].state == S_DOWN)
-					return gl_errf(err, GL_EIO, "agents: %s agent %d did not come up (see %s/agents/%s-%d.log)",
+					return gl_errf(err, GL_EIO,
+						       "agents: %s agent %d did not come up (see %s/agents/%s-%d.log)",
 						       a->name, k, c->run.dir, a->name, k);
 			event_base_loop(c->base, EVLOOP_ONCE);
 		}
 		if (up != a->count) {
 			for (int k = 0; k < a->count; k++)
 				if (a->s[k].state != S_UP)
-					return gl_errf(err, GL_ETIMEDOUT, "agents: %s agent %d did not connect within %.0f s "
-						       "(see %s/agents/%s-%d.log)", a->name, k,
-						       (double)a->connect_timeout_ns / 1e9, c->run.dir, a->name, k);
+					return gl_errf(err, GL_ETIMEDOUT,
+						       "agents: %s agent %d did not connect within %.0f s "
+						       "(see %s/agents/%s-%d.log)",
+						       a->name, k, (double)a->connect_timeout_ns / 1e9, c->run.dir,
+						       a->name, k);
 		}
 	}
 	return 0;
@@ -245,8 +251,10 @@ void gl_agents_window_done(struct gl_agents *a, int64_t idx, struct gl_metrics *
 		int joined_late = s->joined_ns > w0 && s->joined_ns < w0 + a->c->sc->window_ns;
 		if (s->delivered >= idx && !joined_late) {
 			if (s->misses)
-				gl_ctx_event(a->c, GL_LOG_INFO, "agents", "%s agent %d: figures again from window %" PRId64
-					     " after %d partial window(s)", a->name, i, idx, s->misses);
+				gl_ctx_event(a->c, GL_LOG_INFO, "agents",
+					     "%s agent %d: figures again from window %" PRId64
+					     " after %d partial window(s)",
+					     a->name, i, idx, s->misses);
 			s->misses = 0;
 			continue;
 		}
@@ -260,14 +268,17 @@ void gl_agents_window_done(struct gl_agents *a, int64_t idx, struct gl_metrics *
 	gl_metrics_merge(m, "agents.missing", NULL, missing);
 	gl_metrics_merge(m, "agents.delivered", NULL, a->count - missing);
 	if (missing)
-		gl_ctx_event(a->c, GL_LOG_WARN, "agents", "window %" PRId64 " is partial: %s agent(s) %s missing for "
-			     "all or part of it", idx, a->name, names);
+		gl_ctx_event(a->c, GL_LOG_WARN, "agents",
+			     "window %" PRId64 " is partial: %s agent(s) %s missing for "
+			     "all or part of it",
+			     idx, a->name, names);
 	ag_refusals_summary(a, idx);
 	for (int i = 0; i < a->count; i++)
 		if (a->s[i].ev_dropped) {
-			gl_ctx_event(a->c, GL_LOG_WARN, "agents", "%s agent %d: %" PRId64 " event(s) not logged up to "
-				     "window %" PRId64 " (more than %d a window; agents.events_dropped)", a->name, i,
-				     a->s[i].ev_dropped, idx, EVENTS_PER_WINDOW);
+			gl_ctx_event(a->c, GL_LOG_WARN, "agents",
+				     "%s agent %d: %" PRId64 " event(s) not logged up to "
+				     "window %" PRId64 " (more than %d a window; agents.events_dropped)",
+				     a->name, i, a->s[i].ev_dropped, idx, EVENTS_PER_WINDOW);
 			a->s[i].ev_dropped = 0;
 		}
 }
@@ -301,7 +312,8 @@ void gl_agents_stop(struct gl_agents *a)
 	for (int i = 0; i < a->count; i++) {
 		struct slot *s = &a->s[i];
 		if (s->state == S_UP && !s->bye)
-			gl_ctx_event(a->c, GL_LOG_WARN, "agents", "%s agent %d: no goodbye within 5 s of stop", a->name, i);
+			gl_ctx_event(a->c, GL_LOG_WARN, "agents", "%s agent %d: no goodbye within 5 s of stop", a->name,
+				     i);
 		if (s->bev) {
 			bufferevent_free(s->bev);
 			s->bev = NULL;

@@ -33,13 +33,18 @@
 #include "netaddr.h"
 #include "secrets.h"
 
-static const char *const refusal_name[R_N] = { "bad_length", "not_hello", "bad_token", "bad_proto", "taken",
-					       "no_hello", "closed", "crowded_out" };
+static const char *const refusal_name[R_N] = { "bad_length", "not_hello", "bad_token", "bad_proto",
+					       "taken",      "no_hello",  "closed",    "crowded_out" };
 static const char *const refusal_text[R_N] = {
 	"a frame length of 0 or over 4 KiB before the hello (an HTTP request looks like this)",
-	"first frame is not a hello", "wrong token", "another protocol version",
-	"agent index out of range or already connected", "no hello within 2 s", "closed before its hello",
-	"every waiting place taken: dropped for a newer connection" };
+	"first frame is not a hello",
+	"wrong token",
+	"another protocol version",
+	"agent index out of range or already connected",
+	"no hello within 2 s",
+	"closed before its hello",
+	"every waiting place taken: dropped for a newer connection"
+};
 
 /* ---- accepting ------------------------------------------------------------------------------ */
 
@@ -64,8 +69,10 @@ void ag_refused(struct gl_agents *a, enum refusal why)
 	snprintf(name, sizeof(name), "agents.refused.%s", refusal_name[why]);
 	gl_metrics_add(a->c->m, gl_metrics_counter(a->c->m, name), 1);
 	if (a->refused == 1) {
-		gl_ctx_event(a->c, GL_LOG_WARN, "agents", "%s: connection refused (%s); further refusals are summed "
-			     "up once a window", a->name, refusal_text[why]);
+		gl_ctx_event(a->c, GL_LOG_WARN, "agents",
+			     "%s: connection refused (%s); further refusals are summed "
+			     "up once a window",
+			     a->name, refusal_text[why]);
 		a->unreported[why] = 0;
 	}
 }
@@ -86,8 +93,10 @@ void ag_refusals_summary(struct gl_agents *a, int64_t idx)
 		a->unreported[i] = 0;
 	}
 	if (total)
-		gl_ctx_event(a->c, GL_LOG_WARN, "agents", "%s: %" PRId64 " connection(s) refused up to window %" PRId64
-			     " (%s); %" PRId64 " in the run", a->name, total, idx, b, a->refused);
+		gl_ctx_event(a->c, GL_LOG_WARN, "agents",
+			     "%s: %" PRId64 " connection(s) refused up to window %" PRId64 " (%s); %" PRId64
+			     " in the run",
+			     a->name, total, idx, b, a->refused);
 }
 
 static int pend_frame(void *arg, int type, const unsigned char *p, size_t n)
@@ -147,7 +156,7 @@ static int pend_frame(void *arg, int type, const unsigned char *p, size_t n)
 		ag_lose(s, "plan not sent");
 		return 1;
 	}
-	return 1;     /* stop pumping this pending entry: the slot owns the rest */
+	return 1; /* stop pumping this pending entry: the slot owns the rest */
 }
 
 static void pend_read(struct bufferevent *bev, void *arg)
@@ -186,10 +195,11 @@ static int same_host(const struct sockaddr_storage *x, const struct sockaddr_sto
 	if (x->ss_family != y->ss_family)
 		return 0;
 	if (x->ss_family == AF_INET)
-		return ((const struct sockaddr_in *)x)->sin_addr.s_addr == ((const struct sockaddr_in *)y)->sin_addr.s_addr;
+		return ((const struct sockaddr_in *)x)->sin_addr.s_addr ==
+		       ((const struct sockaddr_in *)y)->sin_addr.s_addr;
 	if (x->ss_family == AF_INET6)
-		return !memcmp(&((const struct sockaddr_in6 *)x)->sin6_addr, &((const struct sockaddr_in6 *)y)->sin6_addr,
-			       sizeof(struct in6_addr));
+		return !memcmp(&((const struct sockaddr_in6 *)x)->sin6_addr,
+			       &((const struct sockaddr_in6 *)y)->sin6_addr, sizeof(struct in6_addr));
 	return 1;
 }
 
@@ -246,4 +256,3 @@ void ag_on_accept(evutil_socket_t fd, short what, void *arg)
 		bufferevent_enable(pd->bev, EV_READ | EV_WRITE);
 	}
 }
-

@@ -64,9 +64,10 @@ void ag_lose(struct slot *s, const char *why)
 	s->state = S_DOWN;
 	if (s->fails_in_row > a->max_restarts) {
 		s->given_up = 1;
-		gl_ctx_event(a->c, GL_LOG_ERROR, "agents", "%s agent %d: %s; %d launches in a row never connected "
-			     "(max_restarts %d): its share stays down for the rest of the run", a->name, s->index, why,
-			     s->fails_in_row, a->max_restarts);
+		gl_ctx_event(a->c, GL_LOG_ERROR, "agents",
+			     "%s agent %d: %s; %d launches in a row never connected "
+			     "(max_restarts %d): its share stays down for the rest of the run",
+			     a->name, s->index, why, s->fails_in_row, a->max_restarts);
 		return;
 	}
 	s->relaunch_ns = mono() + delay;
@@ -133,9 +134,19 @@ static int window_ok(struct gl_agents *a, int64_t win)
  * 0 with them stored, -1 with why (the agent's connection is closed). */
 static int on_rows(struct slot *s, const unsigned char *p, size_t n, char *why, size_t wn)
 {
-	static const char *const classes[] = { "connect", "tls", "http_4xx", "http_429", "http_5xx", "timeout_ttft",
-					       "timeout_idle", "timeout_total", "stream_error", "truncated",
-					       "malformed", "model_not_found", NULL };
+	static const char *const classes[] = { "connect",
+					       "tls",
+					       "http_4xx",
+					       "http_429",
+					       "http_5xx",
+					       "timeout_ttft",
+					       "timeout_idle",
+					       "timeout_total",
+					       "stream_error",
+					       "truncated",
+					       "malformed",
+					       "model_not_found",
+					       NULL };
 	const cJSON *eps = cJSON_GetObjectItemCaseSensitive(s->a->c->sc->workloads[s->a->wl].cfg, "endpoints");
 	int n_ep = cJSON_IsArray(eps) && cJSON_GetArraySize(eps) > 0 ? cJSON_GetArraySize(eps) : 1, k = 0;
 	cJSON *arr = cJSON_ParseWithLength((const char *)p, n), *r;
@@ -152,7 +163,8 @@ static int on_rows(struct slot *s, const unsigned char *p, size_t n, char *why, 
 		snprintf(why, wn, "rows: out of memory");
 		return -1;
 	}
-	cJSON_ArrayForEach(r, arr) {
+	cJSON_ArrayForEach(r, arr)
+	{
 		struct gl_request_row *row = &rows[k];
 		const char *ec = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r, "error_class"));
 #define F(key) ag_num(r, key, -1, INT64_C(1) << 62, -2)
@@ -179,16 +191,17 @@ static int on_rows(struct slot *s, const unsigned char *p, size_t n, char *why, 
 				row->error_class = classes[i];
 		/* a row is for the window its request was sent in: any that
 		 * has begun (a request may last longer than a window) */
-		if (row->window < 0 || row->window > s->a->c->win.idx + 1 || row->endpoint < 0 || row->t_intended < -1 || row->t_send < -1 ||
-		    row->t_headers < -1 || row->t_first_event < -1 || row->t_first_token < -1 ||
-		    row->t_last_token < -1 || row->t_end < -1 || row->input_tokens < -1 || row->output_tokens < -1 ||
-		    row->tokens_estimated < 0 || row->http_status < -1 || row->max_stall_ns < -1 ||
-		    (ec && !row->error_class)) {
+		if (row->window < 0 || row->window > s->a->c->win.idx + 1 || row->endpoint < 0 ||
+		    row->t_intended < -1 || row->t_send < -1 || row->t_headers < -1 || row->t_first_event < -1 ||
+		    row->t_first_token < -1 || row->t_last_token < -1 || row->t_end < -1 || row->input_tokens < -1 ||
+		    row->output_tokens < -1 || row->tokens_estimated < 0 || row->http_status < -1 ||
+		    row->max_stall_ns < -1 || (ec && !row->error_class)) {
 			const cJSON *ep = cJSON_GetObjectItemCaseSensitive(r, "endpoint");
 			const cJSON *st = cJSON_GetObjectItemCaseSensitive(r, "http_status");
-			snprintf(why, wn, "rows: row %d has a field out of range (window %" PRId64 " while %" PRId64
-				 " is open, endpoint %.0f of 0..%d, http_status %.0f, error_class %.32s)", k, row->window,
-				 s->a->c->win.idx, cJSON_IsNumber(ep) ? ep->valuedouble : -1, n_ep - 1,
+			snprintf(why, wn,
+				 "rows: row %d has a field out of range (window %" PRId64 " while %" PRId64
+				 " is open, endpoint %.0f of 0..%d, http_status %.0f, error_class %.32s)",
+				 k, row->window, s->a->c->win.idx, cJSON_IsNumber(ep) ? ep->valuedouble : -1, n_ep - 1,
 				 cJSON_IsNumber(st) ? st->valuedouble : -1, ec ? ec : "none");
 			free(rows);
 			cJSON_Delete(arr);
@@ -208,8 +221,7 @@ static int on_rows(struct slot *s, const unsigned char *p, size_t n, char *why, 
  * merged. */
 static int bad_frame(struct slot *s, const char *why)
 {
-	gl_ctx_event(s->a->c, GL_LOG_ERROR, "agents", "%s agent %d: %s: connection closed", s->a->name, s->index,
-		     why);
+	gl_ctx_event(s->a->c, GL_LOG_ERROR, "agents", "%s agent %d: %s: connection closed", s->a->name, s->index, why);
 	gl_metrics_add(s->a->c->m, gl_metrics_counter(s->a->c->m, "agents.bad_frames"), 1);
 	return -1;
 }
@@ -228,8 +240,8 @@ static int on_frame(struct slot *s, int type, const unsigned char *p, size_t n)
 		struct check_arg ca = { a, "" };
 		struct merge_arg ma = { 0 };
 		if (!window_ok(a, win)) {
-			snprintf(why, sizeof(why), "figures for window %" PRId64 " while window %" PRId64 " is open", win,
-				 a->c->win.idx);
+			snprintf(why, sizeof(why), "figures for window %" PRId64 " while window %" PRId64 " is open",
+				 win, a->c->win.idx);
 			return bad_frame(s, why);
 		}
 		/* checked whole first: a frame is merged entirely or not at all */
@@ -240,12 +252,15 @@ static int on_frame(struct slot *s, int type, const unsigned char *p, size_t n)
 		if (gl_aw_data_decode(p, n, &win, &final, merge_series, &ma, &err) != 0)
 			return bad_frame(s, err.msg);
 		if (ma.bad)
-			gl_ctx_event(a->c, GL_LOG_WARN, "agents", "%s agent %d: %d series not merged (table full, name "
-				     "of the other kind, or a sum past 2^63)", a->name, s->index, ma.bad);
+			gl_ctx_event(a->c, GL_LOG_WARN, "agents",
+				     "%s agent %d: %d series not merged (table full, name "
+				     "of the other kind, or a sum past 2^63)",
+				     a->name, s->index, ma.bad);
 		if (late && !a->late_warned++)
-			gl_ctx_event(a->c, GL_LOG_WARN, "agents", "%s agent %d: figures for window %" PRId64 " came after "
-				     "it was written: counted in the open window (agents.late_reports)", a->name,
-				     s->index, win);
+			gl_ctx_event(a->c, GL_LOG_WARN, "agents",
+				     "%s agent %d: figures for window %" PRId64 " came after "
+				     "it was written: counted in the open window (agents.late_reports)",
+				     a->name, s->index, win);
 		if (late)
 			gl_metrics_add(a->c->m, gl_metrics_counter(a->c->m, "agents.late_reports"), 1);
 		if (final && win > s->delivered) {
@@ -277,23 +292,24 @@ static int on_frame(struct slot *s, int type, const unsigned char *p, size_t n)
 		j = cJSON_ParseWithLength((const char *)p, n);
 		lvl = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(j, "level"));
 		msg = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(j, "msg"));
-		l = lvl && !strcmp(lvl, "error") ? GL_LOG_ERROR : lvl && !strcmp(lvl, "warn") ? GL_LOG_WARN : GL_LOG_INFO;
+		l = lvl && !strcmp(lvl, "error")  ? GL_LOG_ERROR
+		    : lvl && !strcmp(lvl, "warn") ? GL_LOG_WARN
+						  : GL_LOG_INFO;
 		snprintf(src, sizeof(src), "agent %s/%d", a->name, s->index);
 		if (msg)
 			gl_ctx_event(a->c, l, src, "%.900s", msg);
 		cJSON_Delete(j);
 		return 0;
 	}
-	case GL_AW_BYE:
-		s->bye = 1;
-		return 0;
-	default:
-		snprintf(why, sizeof(why), "unexpected frame type %d", type);
-		return bad_frame(s, why);
+	case GL_AW_BYE: s->bye = 1; return 0;
+	default: snprintf(why, sizeof(why), "unexpected frame type %d", type); return bad_frame(s, why);
 	}
 }
 
-static int slot_frame(void *arg, int type, const unsigned char *p, size_t n) { return on_frame(arg, type, p, n); }
+static int slot_frame(void *arg, int type, const unsigned char *p, size_t n)
+{
+	return on_frame(arg, type, p, n);
+}
 
 void ag_slot_read(struct bufferevent *bev, void *arg)
 {
@@ -308,7 +324,6 @@ void ag_slot_event(struct bufferevent *bev, short what, void *arg)
 	if (what & (BEV_EVENT_EOF | BEV_EVENT_ERROR))
 		ag_lose(s, s->bye ? "ended" : "connection lost");
 }
-
 
 int ag_send_plan(struct gl_agents *a, struct slot *s)
 {
@@ -347,4 +362,3 @@ int ag_send_plan(struct gl_agents *a, struct slot *s)
 	s->joined_ns = s->launches > 1 ? now_ns(a) : -1;
 	return rc;
 }
-

@@ -48,23 +48,23 @@ struct slot {
 	struct gl_agents *a;
 	int index;
 	enum slot_state state;
-	char token[65];            /* this launch's own: a new one each launch */
-	char host[128];            /* scenario host it runs on, "" = wherever the launcher puts it */
+	char token[65]; /* this launch's own: a new one each launch */
+	char host[128]; /* scenario host it runs on, "" = wherever the launcher puts it */
 	pid_t launcher;
 	int64_t child_id;
-	pid_t dying;               /* a launcher sent SIGTERM, reaped by the tick */
+	pid_t dying; /* a launcher sent SIGTERM, reaped by the tick */
 	int64_t dying_id, kill_at_ns;
 	int64_t launched_ns, last_frame_ns, relaunch_ns;
 	struct bufferevent *bev;
 	char peer_host[128];
 	int peer_pid;
-	int64_t delivered;         /* last window it sent final figures for */
-	int64_t joined_ns;         /* run time it was relaunched at, -1 if never */
+	int64_t delivered; /* last window it sent final figures for */
+	int64_t joined_ns; /* run time it was relaunched at, -1 if never */
 	int launches, fails_in_row, misses, bye;
 	int given_up;
-	int64_t ev_window;         /* the window its events are counted in */
-	int ev_count;              /* events logged in it */
-	int64_t ev_dropped;        /* events not logged since the last summary */
+	int64_t ev_window; /* the window its events are counted in */
+	int ev_count; /* events logged in it */
+	int64_t ev_dropped; /* events not logged since the last summary */
 };
 
 struct pending {
@@ -79,12 +79,12 @@ struct gl_agents {
 	struct gl_ctx *c;
 	int wl;
 	const char *name;
-	const cJSON *cfg;             /* the "agents" object */
+	const cJSON *cfg; /* the "agents" object */
 	int count, srun, max_restarts;
 	int64_t connect_timeout_ns, settle_ns, backoff_ns;
 	char launcher_path[256], binary[1024];
-	char addr[128];               /* host:port the agents dial */
-	char key_env[128];            /* the workload's api_key_env, passed on to the agents */
+	char addr[128]; /* host:port the agents dial */
+	char key_env[128]; /* the workload's api_key_env, passed on to the agents */
 	int lfd;
 	struct event *ev_accept, *ev_tick;
 	struct slot *s;
@@ -96,8 +96,14 @@ struct gl_agents {
 	int late_warned;
 };
 
-static inline int64_t now_ns(struct gl_agents *a) { return gl_ctx_elapsed_ns(a->c); }
-static inline int64_t mono(void) { return gl_now_ns(); }
+static inline int64_t now_ns(struct gl_agents *a)
+{
+	return gl_ctx_elapsed_ns(a->c);
+}
+static inline int64_t mono(void)
+{
+	return gl_now_ns();
+}
 
 /* agents_launch.c: where agent index runs, its launcher started (0) or
  * not; ended and waited for, or let go (the tick reaps it); this binary */

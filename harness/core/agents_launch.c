@@ -54,7 +54,7 @@ static void free_argv(char **v, int n)
  * --dry-run (gl_agents_print) as for the run (a struct gl_agents). */
 struct launch {
 	const struct gl_scenario *sc;
-	const cJSON *cfg;             /* the "agents" object */
+	const cJSON *cfg; /* the "agents" object */
 	int srun;
 	const char *launcher_path, *binary, *key_env;
 };
@@ -104,9 +104,7 @@ static int launch_argv(const struct launch *l, const char *host, int index, char
 		rc |= add(v, n, "--export=ALL");
 		rc |= add(v, n, "--kill-on-bad-exit=1");
 	}
-	cJSON_ArrayForEach(e, extra)
-		if (cJSON_IsString(e))
-			rc |= add(v, n, e->valuestring);
+	cJSON_ArrayForEach(e, extra) if (cJSON_IsString(e)) rc |= add(v, n, e->valuestring);
 	rc |= add(v, n, l->binary);
 	rc |= add(v, n, "agent");
 	return rc;
@@ -146,7 +144,8 @@ void ag_agent_host(const cJSON *ac, int count, int index, char *out, size_t size
 			want = index < k ? index : index % k;
 			k = 0;
 		}
-		cJSON_ArrayForEach(h, cJSON_GetObjectItemCaseSensitive(ac, "hosts")) {
+		cJSON_ArrayForEach(h, cJSON_GetObjectItemCaseSensitive(ac, "hosts"))
+		{
 			char name[128], *colon;
 			long slots = 1;
 			if (!cJSON_IsString(h))
@@ -393,4 +392,3 @@ void gl_agents_print(const struct gl_scenario *sc, FILE *f)
 {
 	gl_agents_each_command(sc, GL_AGENTS_SHOWN, print_one, f);
 }
-

@@ -25,7 +25,7 @@ struct agg_entry {
 struct gl_agg {
 	struct agg_entry *e;
 	int n, cap;
-	int hint;                     /* index after the entry found last */
+	int hint; /* index after the entry found last */
 	double seconds;
 };
 
@@ -110,8 +110,14 @@ int gl_agg_add_counter(struct gl_agg *a, const char *name, int64_t v)
 	return 0;
 }
 
-void gl_agg_add_seconds(struct gl_agg *a, double s) { a->seconds += s; }
-double gl_agg_seconds(const struct gl_agg *a) { return a->seconds; }
+void gl_agg_add_seconds(struct gl_agg *a, double s)
+{
+	a->seconds += s;
+}
+double gl_agg_seconds(const struct gl_agg *a)
+{
+	return a->seconds;
+}
 
 int gl_agg_merge(struct gl_agg *dst, const struct gl_agg *src)
 {
@@ -140,8 +146,8 @@ int64_t gl_agg_counter(const struct gl_agg *a, const char *name, int *found)
 	return e ? e->counter : 0;
 }
 
-void gl_agg_each_counter(const struct gl_agg *a, const char *prefix,
-			 void (*fn)(void *arg, const char *name, int64_t v), void *arg)
+void gl_agg_each_counter(const struct gl_agg *a, const char *prefix, void (*fn)(void *arg, const char *name, int64_t v),
+			 void *arg)
 {
 	size_t pl = strlen(prefix);
 	for (int i = 0; i < a->n; i++)
@@ -172,9 +178,7 @@ static int agg_eval_tn(const struct gl_agg *a, const struct gl_target_name *tn, 
 			*out = (double)gl_hist_count(h);
 		return 0;
 	}
-	case GL_MK_COUNTER:
-		*out = (double)gl_agg_counter(a, d->name, &found);
-		return found ? 0 : -1;
+	case GL_MK_COUNTER: *out = (double)gl_agg_counter(a, d->name, &found); return found ? 0 : -1;
 	case GL_MK_RATIO: {
 		int64_t den = gl_agg_counter(a, d->den, &found), num;
 		if (!found || den <= 0)
@@ -190,8 +194,7 @@ static int agg_eval_tn(const struct gl_agg *a, const struct gl_target_name *tn, 
 		*out = (double)num * d->scale / a->seconds;
 		return 0;
 	}
-	default:
-		return -1;
+	default: return -1;
 	}
 }
 
@@ -322,7 +325,7 @@ struct pass1_arg {
 	struct gl_analysis *an;
 	const struct window_target *wt;
 	int n;
-	const char **series;          /* the series they read, NULL-terminated */
+	const char **series; /* the series they read, NULL-terminated */
 };
 
 static const char **target_series(const struct window_target *wt, int n)
@@ -370,7 +373,7 @@ static int pass1(int i, struct gl_agg *w, void *arg)
 }
 
 struct pass2_arg {
-	int floors;                   /* read and write: a workload's floors (floor_targets) */
+	int floors; /* read and write: a workload's floors (floor_targets) */
 	struct gl_target_name read, write;
 	/* consecutive windows of one phase judged in one scope, merged here
 	 * first: one merge per window instead of one per aggregate */
@@ -378,7 +381,7 @@ struct pass2_arg {
 	int phase;
 	enum gl_scope scope;
 	struct gl_analysis *an;
-	int inc_lo;                   /* first incident not yet behind */
+	int inc_lo; /* first incident not yet behind */
 };
 
 /* The stretch into its phase's and its scope's aggregates; the run's
@@ -452,7 +455,7 @@ static int healthy_run(const struct gl_analysis *an, int k0, int degraded, unsig
 		if (w->end_ns > limit_ns)
 			return -1;
 		if (w->resume_span && !ok)
-			continue;     /* the harness disturbed it: not held against the run */
+			continue; /* the harness disturbed it: not held against the run */
 		run = ok ? run + 1 : 0;
 		if (run == hold)
 			return k - hold + 1;
@@ -558,7 +561,8 @@ static void note_recovery(const struct gl_analysis *an, struct gl_fault_result *
 	else if (f->restore_s >= 0 && f->recovery_s < 0)
 		snprintf(f->recovery_note, sizeof(f->recovery_note),
 			 "no %d windows in a row meeting the degraded targets, starting by the revert plus its "
-			 "settle of %.3f s", an->sc->hold, f->settle_s);
+			 "settle of %.3f s",
+			 an->sc->hold, f->settle_s);
 	else if ((f->recovery_s < 0 || f->restore_s < 0) && !f->recovery_note[0])
 		snprintf(f->recovery_note, sizeof(f->recovery_note), "no %d healthy windows in a row before %s",
 			 an->sc->hold, bound);
@@ -590,7 +594,7 @@ static void recovery(struct gl_analysis *an)
 		}
 		k0 = window_at(an, ti);
 		if (f->row.dur_ns == 0 && tr < 0)
-			tr = ti;      /* instantaneous: restore counts from the inject */
+			tr = ti; /* instantaneous: restore counts from the inject */
 		if (tr < 0)
 			snprintf(f->recovery_note, sizeof(f->recovery_note), "not reverted (%s)",
 				 gl_fault_state_name(f->row.state));
@@ -664,8 +668,8 @@ static void judge_targets(struct gl_analysis *an)
 			snprintf(r->note, sizeof(r->note), "missing threshold: a missing threshold is a failed gate");
 			continue;
 		}
-		if (t->scope == GL_SCOPE_RECOVERY && (!strcmp(t->metric, "recovery_s") ||
-						      !strcmp(t->metric, "restore_s"))) {
+		if (t->scope == GL_SCOPE_RECOVERY &&
+		    (!strcmp(t->metric, "recovery_s") || !strcmp(t->metric, "restore_s"))) {
 			int is_rec = !strcmp(t->metric, "recovery_s"), n = 0;
 			double worst = 0;
 			r->has = 1;
@@ -732,7 +736,8 @@ static int load_outages(struct gl_store *st, struct gl_analysis *an, struct gl_e
 		o->down_wall_ns = rows[i].down_wall_ns;
 		o->resumed_wall_ns = rows[i].resumed_wall_ns;
 		o->down_s = o->down_wall_ns > 0 && o->resumed_wall_ns >= o->down_wall_ns
-			    ? (double)(o->resumed_wall_ns - o->down_wall_ns) / 1e9 : -1;
+				    ? (double)(o->resumed_wall_ns - o->down_wall_ns) / 1e9
+				    : -1;
 		if (o->down_s > 0)
 			an->outage_s += o->down_s;
 	}
@@ -778,14 +783,14 @@ static int load_outages(struct gl_store *st, struct gl_analysis *an, struct gl_e
 				continue;
 			pre = (double)(o->at_elapsed_ns - e) / 1e9;
 			if (left <= pre)
-				break;        /* it ended before this outage */
+				break; /* it ended before this outage */
 			left -= pre;
 			e = o->at_elapsed_ns;
 			if (left <= o->down_s) {
 				part += left;
 				f->ended_outage = k;
 				f->ended_into_s = left;
-				left = 0;     /* the clock stood at the outage's start */
+				left = 0; /* the clock stood at the outage's start */
 				break;
 			}
 			part += o->down_s;
@@ -927,7 +932,7 @@ int gl_analyze(struct gl_store *st, struct gl_analysis **out, struct gl_err *err
 	}
 	gl_diag_free(&d);
 	{
-		struct gl_err nerr = { 0 };   /* a store without it (older runs) has none */
+		struct gl_err nerr = { 0 }; /* a store without it (older runs) has none */
 		gl_store_doc_get(st, "notify", &an->notify, &nerr);
 	}
 	if ((rc = gl_windows_load(st, &an->windows, &an->n_windows, err)) ||

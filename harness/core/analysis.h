@@ -68,8 +68,8 @@ const struct gl_hist *gl_agg_hist(const struct gl_agg *a, const char *name);
 /* Counter total; *found says whether any window recorded it. */
 int64_t gl_agg_counter(const struct gl_agg *a, const char *name, int *found);
 /* Iterate counters whose name starts with prefix. */
-void gl_agg_each_counter(const struct gl_agg *a, const char *prefix,
-			 void (*fn)(void *arg, const char *name, int64_t v), void *arg);
+void gl_agg_each_counter(const struct gl_agg *a, const char *prefix, void (*fn)(void *arg, const char *name, int64_t v),
+			 void *arg);
 /* Value of a target name ("inference.ttft_ms.p99") over the aggregate.
  * Returns 0 and *out, or -1 when there is no data. Not for recovery names. */
 int gl_agg_eval(const struct gl_agg *a, const char *target_name, double *out);
@@ -77,12 +77,12 @@ int gl_agg_eval(const struct gl_agg *a, const char *target_name, double *out);
 struct gl_window_info {
 	int64_t idx, start_ns, end_ns, scn_start_ns, scn_end_ns;
 	int phase, complete;
-	enum gl_scope scope;          /* scope it was judged in */
+	enum gl_scope scope; /* scope it was judged in */
 	/* bit w set: workload w (index in the scenario) had targets of that
 	 * scope in this window and did not meet every one of them */
 	unsigned char bad_steady, bad_degraded;
-	unsigned char inc_bits;       /* 1 << incident kind a counter opens in the window */
-	unsigned char fault_span;     /* a scheduled fault explains this window */
+	unsigned char inc_bits; /* 1 << incident kind a counter opens in the window */
+	unsigned char fault_span; /* a scheduled fault explains this window */
 	/* a resume of the controller disturbed it (the workloads it had
 	 * started were started again): when unhealthy, passed over by the
 	 * recovery search (docs/metrics.md, "Scopes") */
@@ -104,9 +104,9 @@ struct gl_fault_result {
 	double recovery_s, restore_s; /* every workload healthy together; -1: null */
 	double wl_recovery_s[GL_MAX_WORKLOADS], wl_restore_s[GL_MAX_WORKLOADS]; /* per workload */
 	char recovery_note[160];
-	double settle_s;              /* its settle (real seconds) */
-	int degraded_windows;         /* windows of its degraded span */
-	int unrestored;               /* reverted, but not restored within its settle */
+	double settle_s; /* its settle (real seconds) */
+	int degraded_windows; /* windows of its degraded span */
+	int unrestored; /* reverted, but not restored within its settle */
 	int unrestored_w0, unrestored_w1; /* then: its incident's windows */
 	/* real seconds injected: elapsed between inject and revert plus the
 	 * controller outages in between; -1 never injected. planned_held_s:
@@ -121,7 +121,7 @@ struct gl_fault_result {
 	double self_s;
 	int self_ended, ended_outage;
 	double ended_into_s;
-	int64_t self_end_elapsed_ns;  /* the run's clock at that end (self_ended) */
+	int64_t self_end_elapsed_ns; /* the run's clock at that end (self_ended) */
 };
 
 /* Incident kinds: the registered workloads' rules (plugin.h, struct
@@ -129,8 +129,8 @@ struct gl_fault_result {
  * within its settle ("fault.restore"), the last; GL_INC_MAX at most. */
 #define GL_INC_MAX 8
 struct gl_incident_kind {
-	const struct gl_incident_rule *rule;    /* NULL: fault.restore */
-	const struct gl_workload_ops *wl;       /* the workload that declares it */
+	const struct gl_incident_rule *rule; /* NULL: fault.restore */
+	const struct gl_workload_ops *wl; /* the workload that declares it */
 };
 /* Kind k, NULL past the last; how many kinds; fault.restore's. */
 const struct gl_incident_kind *gl_incident_kind(int k);
@@ -161,30 +161,30 @@ int gl_fault_explains(int64_t ti, int64_t tr, int64_t settle_ns, int64_t start, 
  * the scenario does not have). */
 int64_t gl_fault_settle_ns(const struct gl_scenario *s, const char *id);
 
-#define GL_MAX_INCIDENTS 1000   /* kept with their figures; all are counted */
+#define GL_MAX_INCIDENTS 1000 /* kept with their figures; all are counted */
 
 struct gl_incident {
-	int kind;                     /* gl_incident_kind */
-	int w0, w1;                   /* first and last window (indices into windows[]) */
-	int gated;                    /* counts against the limit */
+	int kind; /* gl_incident_kind */
+	int w0, w1; /* first and last window (indices into windows[]) */
+	int gated; /* counts against the limit */
 	int64_t n[GL_INCIDENT_COUNTS]; /* the kind's counts over the span (its rule's) */
-	int fault;                    /* fault.restore: index into faults[]; else -1 */
-	double worst[4];              /* inference: each steady target's worst window value */
+	int fault; /* fault.restore: index into faults[]; else -1 */
+	double worst[4]; /* inference: each steady target's worst window value */
 	unsigned char missed[4], nodata[4];
-	char what[384];               /* the figures around it */
-	char event[256];              /* the workload's first warning or error in the span, or "" */
+	char what[384]; /* the figures around it */
+	char event[256]; /* the workload's first warning or error in the span, or "" */
 };
 
 struct gl_outage {
 	int resume;
-	int64_t at_elapsed_ns;        /* the run's clock while it was down */
+	int64_t at_elapsed_ns; /* the run's clock while it was down */
 	int64_t down_wall_ns, resumed_wall_ns;
-	double down_s;                /* -1: the store did not record the last commit's time */
+	double down_s; /* -1: the store did not record the last commit's time */
 };
 
 struct gl_target_result {
 	const struct gl_target_spec *spec;
-	int has;                      /* a measured value exists */
+	int has; /* a measured value exists */
 	double measured;
 	int pass;
 	int windows_judged;
@@ -201,7 +201,7 @@ struct gl_gate_result {
 	char id[64], kind[16], host[64], when[8], status[8], reason[512], file[256];
 	int exit_status;
 	double dur_s;
-	char *results;                /* dcgm_diag: its rows as a JSON array, or NULL */
+	char *results; /* dcgm_diag: its rows as a JSON array, or NULL */
 };
 
 struct gl_analysis {
@@ -209,9 +209,9 @@ struct gl_analysis {
 	struct gl_scenario *sc;
 	struct gl_window_info *windows;
 	int n_windows;
-	struct gl_agg *all;           /* every complete or partial window */
-	struct gl_agg **phase;        /* per phase */
-	struct gl_agg *scope[3];      /* none, steady, degraded */
+	struct gl_agg *all; /* every complete or partial window */
+	struct gl_agg **phase; /* per phase */
+	struct gl_agg *scope[3]; /* none, steady, degraded */
 	struct gl_fault_result *faults;
 	int n_faults;
 	struct gl_target_result *targets;
@@ -219,24 +219,24 @@ struct gl_analysis {
 	struct gl_preflight_result *preflight;
 	int n_preflight, preflight_failed;
 	struct gl_gate_result *gates; /* in the order they ran */
-	int n_gates, gates_failed;    /* any failed gate fails the verdict */
+	int n_gates, gates_failed; /* any failed gate fails the verdict */
 	int generator_saturated;
-	int faults_left_injected;     /* faults not reverted */
-	enum gl_verdict verdict;      /* pass | fail | aborted (a run not finished is fail) */
-	double duration_s;            /* real seconds covered by windows */
+	int faults_left_injected; /* faults not reverted */
+	enum gl_verdict verdict; /* pass | fail | aborted (a run not finished is fail) */
+	double duration_s; /* real seconds covered by windows */
 	/* storage: the slowest complete steady window (GB/s), for the
 	 * cold-start floor shown next to its requirement */
 	int has_read_floor, has_write_floor;
 	double read_floor_gbps, write_floor_gbps;
-	struct gl_incident *incidents;  /* in time order, the first GL_MAX_INCIDENTS */
+	struct gl_incident *incidents; /* in time order, the first GL_MAX_INCIDENTS */
 	int n_incidents;
 	int incidents_total, incidents_gated;
-	int incidents_limit;          /* the scenario's max, or 0 for the default kinds */
-	int incidents_failed;         /* gated > limit: the verdict fails */
+	int incidents_limit; /* the scenario's max, or 0 for the default kinds */
+	int incidents_failed; /* gated > limit: the verdict fails */
 	struct gl_outage *outages;
 	int n_outages;
-	double outage_s;              /* known down time, summed */
-	char *notify;                 /* the webhooks' counts (notify.h), JSON; NULL: none */
+	double outage_s; /* known down time, summed */
+	char *notify; /* the webhooks' counts (notify.h), JSON; NULL: none */
 };
 
 /* The preflight checks and the gates, into an's arrays (analysis_load.c). */

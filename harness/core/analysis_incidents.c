@@ -276,7 +276,11 @@ static void incident_text(const struct gl_analysis *an, struct gl_incident *x)
 	size_t cap = sizeof(x->what);
 	int n = 0;
 
-#define ADD(...) do { if ((size_t)n < cap) n += snprintf(p + n, cap - (size_t)n, __VA_ARGS__); } while (0)
+#define ADD(...)                                                            \
+	do {                                                                \
+		if ((size_t)n < cap)                                        \
+			n += snprintf(p + n, cap - (size_t)n, __VA_ARGS__); \
+	} while (0)
 	if (k && !k->rule) {
 		const struct gl_fault_result *f = &an->faults[x->fault];
 		int64_t tr = f->row.reverted_elapsed_ns >= 0 ? f->row.reverted_elapsed_ns : f->row.injected_elapsed_ns;
@@ -295,7 +299,8 @@ static void incident_text(const struct gl_analysis *an, struct gl_incident *x)
 			if (!x->missed[i])
 				continue;
 			if (x->nodata[i])
-				ADD("; %s %s %g: no data", t[i]->metric, gl_cmp_str(t[i]->expr.op), t[i]->expr.threshold);
+				ADD("; %s %s %g: no data", t[i]->metric, gl_cmp_str(t[i]->expr.op),
+				    t[i]->expr.threshold);
 			else
 				ADD("; %s %s %g: worst window %.6g", t[i]->metric, gl_cmp_str(t[i]->expr.op),
 				    t[i]->expr.threshold, x->worst[i]);
@@ -321,7 +326,7 @@ static int incident_event(void *arg, int64_t t, const char *src, const char *msg
 	while (e->lo < an->n_incidents && an->windows[an->incidents[e->lo].w1].end_ns <= t)
 		e->lo++;
 	if (e->lo >= an->n_incidents)
-		return 1;    /* every incident is past: stop reading */
+		return 1; /* every incident is past: stop reading */
 	for (int j = e->lo; j < an->n_incidents; j++) {
 		struct gl_incident *x = &an->incidents[j];
 		if (an->windows[x->w0].start_ns > t)

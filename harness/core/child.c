@@ -28,7 +28,7 @@ int gl_child_gate_wait(struct gl_child_gate *g)
 	char c;
 	ssize_t r;
 
-	close(g->fd[1]);      /* our copy would keep the gate from ever closing */
+	close(g->fd[1]); /* our copy would keep the gate from ever closing */
 	/* Asked before the parent is checked: a parent that died before the
 	 * request is seen by getppid() after it. */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != g->parent) {
@@ -216,8 +216,8 @@ static int add(struct gl_leftover *out, int n, int max, pid_t pid, int group, ui
 	return n + 1;
 }
 
-int gl_leftovers_find(const char *run_id, const pid_t *pids, const uint64_t *ticks, int n_rec,
-		      struct gl_leftover *out, int max, int *scanned)
+int gl_leftovers_find(const char *run_id, const pid_t *pids, const uint64_t *ticks, int n_rec, struct gl_leftover *out,
+		      int max, int *scanned)
 {
 	char mark[128];
 	const char *mine = getenv(GL_CHILD_MARK);
@@ -289,7 +289,7 @@ int gl_leftovers_stop(struct gl_leftover *l, int n, int grace_ms, int *killed)
 		if (!same_alive(l[i].pid, l[i].start_ticks))
 			continue;
 		signal_one(&l[i], SIGTERM);
-		signal_one(&l[i], SIGCONT);    /* a stopped process acts on SIGTERM only once continued */
+		signal_one(&l[i], SIGCONT); /* a stopped process acts on SIGTERM only once continued */
 	}
 	if (!wait_gone(l, n, grace_ms))
 		return 0;

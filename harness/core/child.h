@@ -61,9 +61,9 @@ void gl_child_gate_close(struct gl_child_gate *g);
 
 /* What /proc says about a process. */
 struct gl_proc_info {
-	char state;                 /* 'R', 'S', 'T', 'Z', ... */
+	char state; /* 'R', 'S', 'T', 'Z', ... */
 	pid_t ppid, pgid;
-	uint64_t start_ticks;       /* field 22: clock ticks after boot */
+	uint64_t start_ticks; /* field 22: clock ticks after boot */
 };
 /* 0, or -1 when there is no such process. */
 int gl_proc_info(pid_t pid, struct gl_proc_info *out);
@@ -77,7 +77,7 @@ void gl_proc_cmdline(pid_t pid, char *out, size_t n);
 /* One process found to stop. */
 struct gl_leftover {
 	pid_t pid;
-	int group;                  /* a recorded launcher: its whole group */
+	int group; /* a recorded launcher: its whole group */
 	uint64_t start_ticks;
 	char cmd[160];
 };
@@ -88,8 +88,8 @@ struct gl_leftover {
  * carries GAUNTLET_RUN_ID=run_id, except this process and its ancestors.
  * *scanned is 0 when the mark could not be used (this process carries it
  * itself). Returns the count (at most max). */
-int gl_leftovers_find(const char *run_id, const pid_t *pids, const uint64_t *ticks, int n_rec,
-		      struct gl_leftover *out, int max, int *scanned);
+int gl_leftovers_find(const char *run_id, const pid_t *pids, const uint64_t *ticks, int n_rec, struct gl_leftover *out,
+		      int max, int *scanned);
 /* Stop them: SIGTERM and SIGCONT (to the group of a recorded launcher),
  * up to grace_ms for all to be gone, SIGKILL to those left, up to 2 s more.
  * Sets killed[i] to 1 for each that needed SIGKILL. Returns how many are

@@ -103,7 +103,8 @@ static void ctx_free(struct gl_ctx *c)
 			gl_agents_free(c->wl.agents[i]);
 	free(c->wl.agents);
 	gl_metrics_free(c->win.closing);
-	if (c->win.ev_settle) event_free(c->win.ev_settle);
+	if (c->win.ev_settle)
+		event_free(c->win.ev_settle);
 	if (c->faults)
 		for (int i = 0; i < c->sc->n_faults; i++) {
 			cJSON_Delete(c->faults[i].plan);
@@ -112,16 +113,21 @@ static void ctx_free(struct gl_ctx *c)
 	free(c->faults);
 	free(c->timeline.ev);
 	free(c->halt.abort_since);
-	if (c->timeline.timer) event_free(c->timeline.timer);
-	if (c->win.ev_commit) event_free(c->win.ev_commit);
-	if (c->win.ev_close) event_free(c->win.ev_close);
-	if (c->halt.ev) event_free(c->halt.ev);
+	if (c->timeline.timer)
+		event_free(c->timeline.timer);
+	if (c->win.ev_commit)
+		event_free(c->win.ev_commit);
+	if (c->win.ev_close)
+		event_free(c->win.ev_close);
+	if (c->halt.ev)
+		event_free(c->halt.ev);
 	gl_notify_free(c->obs.nt);
 	gl_live_free(c->obs.live);
-	if (c->base) event_base_free(c->base);
+	if (c->base)
+		event_base_free(c->base);
 	gl_metrics_free(c->m);
 	if (ctl_sim_killed(c))
-		gl_store_abandon(c->st);   /* a simulated kill: what was not committed is lost */
+		gl_store_abandon(c->st); /* a simulated kill: what was not committed is lost */
 	else
 		gl_store_close(c->st);
 	gl_scenario_free(c->sc);
@@ -145,7 +151,8 @@ static int preflight_plugins(const struct gl_scenario *s)
 	for (int i = 0; i < s->n_workloads; i++) {
 		const struct gl_workload_ops *o = s->workloads[i].ops;
 		if (!o->init || !o->start || !o->stop) {
-			fprintf(stderr, "gauntlet: workload '%s' cannot run in this build yet (its engine is not built)\n",
+			fprintf(stderr,
+				"gauntlet: workload '%s' cannot run in this build yet (its engine is not built)\n",
 				o->name);
 			bad = 1;
 		}
@@ -191,22 +198,28 @@ static int preflight(struct gl_ctx *c)
 				snprintf(detail, sizeof(detail), "'true' exited %d", res.exit_status);
 			gl_buf_free(&res.out);
 			snprintf(subject, sizeof(subject), "host %s", h->name);
-			bad |= gl_ctx_preflight(c, subject, h->local ? "reachable (local transport)"
-							  : "reachable (ssh, host key verified)", ok, detail) != 0;
+			bad |= gl_ctx_preflight(c, subject,
+						h->local ? "reachable (local transport)"
+							 : "reachable (ssh, host key verified)",
+						ok, detail) != 0;
 			host_ok[hi] = ok ? 1 : 2;
 		}
 		if (host_ok && host_ok[hi] == 2)
-			continue;   /* its tools cannot be checked on an unreachable host */
+			continue; /* its tools cannot be checked on an unreachable host */
 		snprintf(subject, sizeof(subject), "fault %s on host %s", f->id, h->name);
 		for (int t = 0; f->ops->tools && f->ops->tools[t]; t++) {
-			const char *argv[] = { "sh", "-c", "command -v \"$1\" >/dev/null", "sh", f->ops->tools[t], NULL };
+			const char *argv[] = {
+				"sh", "-c", "command -v \"$1\" >/dev/null", "sh", f->ops->tools[t], NULL
+			};
 			struct gl_exec_result res;
 			struct gl_err err = { 0 };
 			char check[128];
 			int rc = gl_host_exec(h, argv, 15000, &res, &err);
 			snprintf(check, sizeof(check), "tool '%s' present", f->ops->tools[t]);
 			bad |= gl_ctx_preflight(c, subject, check, rc == 0 && res.exit_status == 0,
-						rc ? err.msg : res.exit_status ? "not found on the host's PATH" : "") != 0;
+						rc                ? err.msg
+						: res.exit_status ? "not found on the host's PATH"
+								  : "") != 0;
 			gl_buf_free(&res.out);
 		}
 		if (f->ops->preflight && c->faults[i].plan)
@@ -263,14 +276,18 @@ static int run_before_gates(struct gl_ctx *c, int *code)
 	}
 	if (failed == 0)
 		return 0;
-	gl_ctx_event(c, GL_LOG_ERROR, "controller", "%d gate run(s) failed before the soak: nothing was started or "
-		     "injected", failed);
+	gl_ctx_event(c, GL_LOG_ERROR, "controller",
+		     "%d gate run(s) failed before the soak: nothing was started or "
+		     "injected",
+		     failed);
 	gl_store_run_finish(c->st, "failed", gl_verdict_name(GL_VERDICT_FAIL), GL_EXIT_HARNESS_ERROR, gl_wall_ns());
 	ctl_notify_failed_start(c, why);
 	if (ctl_write_reports(c->run.dir, c->st, &rerr) != 0)
 		fprintf(stderr, "gauntlet: report: %s\n", rerr.msg);
-	fprintf(stderr, "gauntlet: %s\ngauntlet: a gate failed before the soak: nothing was started (exit 4); report: "
-		"%s/report.json\n", why, c->run.dir);
+	fprintf(stderr,
+		"gauntlet: %s\ngauntlet: a gate failed before the soak: nothing was started (exit 4); report: "
+		"%s/report.json\n",
+		why, c->run.dir);
 	*code = GL_EXIT_HARNESS_ERROR;
 	return 1;
 }
@@ -408,7 +425,8 @@ static void print_dry_run(struct gl_ctx *c)
 		put_text(stdout, b.data ? b.data : "  (no commands)\n");
 		if (b.cut)
 			printf("  (THE DESCRIPTION ABOVE IS INCOMPLETE: it did not fit in %d MiB; the run would "
-			       "execute more than is shown)\n", DESCRIBE_MAX >> 20);
+			       "execute more than is shown)\n",
+			       DESCRIBE_MAX >> 20);
 		if (c->sc->faults[i].runbook[0])
 			printf("  runbook: %s\n", c->sc->faults[i].runbook);
 		gl_buf_free(&b);
@@ -551,7 +569,8 @@ static int before_soak(struct gl_ctx *c, int *code)
 	}
 	if (rc != 0) {
 		gl_ctx_event(c, GL_LOG_ERROR, "controller", "preflight failed: nothing was started or injected");
-		gl_store_run_finish(c->st, "failed", gl_verdict_name(GL_VERDICT_FAIL), GL_EXIT_HARNESS_ERROR, gl_wall_ns());
+		gl_store_run_finish(c->st, "failed", gl_verdict_name(GL_VERDICT_FAIL), GL_EXIT_HARNESS_ERROR,
+				    gl_wall_ns());
 		ctl_notify_failed_start(c, "preflight failed: nothing was started or injected");
 		if (ctl_write_reports(c->run.dir, c->st, &rerr) != 0)
 			fprintf(stderr, "gauntlet: report: %s\n", rerr.msg);
@@ -573,7 +592,7 @@ int gl_controller_run(const struct gl_run_opts *o)
 		gl_scenario_free(c.sc);
 		return code;
 	}
-	gl_secrets_take(c.sc->root);    /* before any thread or child (secrets.h) */
+	gl_secrets_take(c.sc->root); /* before any thread or child (secrets.h) */
 	c.clk.scale = o->time_scale > 0 ? o->time_scale : 1;
 	if (preflight_plugins(c.sc) != 0) {
 		gl_scenario_free(c.sc);
@@ -605,7 +624,8 @@ int gl_controller_run(const struct gl_run_opts *o)
 	code = GL_EXIT_HARNESS_ERROR;
 	if (start_loop(&c) != 0)
 		goto out;
-	gl_ctx_event(&c, GL_LOG_INFO, "controller", "run %s started in %s (time scale %g)", row.id, c.run.dir, c.clk.scale);
+	gl_ctx_event(&c, GL_LOG_INFO, "controller", "run %s started in %s (time scale %g)", row.id, c.run.dir,
+		     c.clk.scale);
 	ctl_notify_start(&c);
 	c.clk.elapsed_base = 0;
 	code = ctl_drive(&c);
@@ -658,7 +678,7 @@ static int open_existing(struct gl_ctx *c, const char *dir, struct gl_run_row *r
 		}
 	}
 	ctl_store_policy(c);
-	gl_secrets_take(c->sc->root);   /* before any thread or child (secrets.h) */
+	gl_secrets_take(c->sc->root); /* before any thread or child (secrets.h) */
 	c->clk.scale = row->time_scale;
 	if (build_faults(c, 0) != 0)
 		return GL_EXIT_HARNESS_ERROR;
@@ -710,8 +730,10 @@ static int print_live_plans(struct gl_ctx *c, FILE *out)
 			f->row.kind, f->row.target, gl_fault_state_name(f->row.state));
 		put_text(out, b.data ? b.data : "  (no commands)\n");
 		if (b.cut)
-			fprintf(out, "  (THE PLAN ABOVE IS INCOMPLETE: it did not fit in %d MiB; more would be "
-				"executed than is shown)\n", DESCRIBE_MAX >> 20);
+			fprintf(out,
+				"  (THE PLAN ABOVE IS INCOMPLETE: it did not fit in %d MiB; more would be "
+				"executed than is shown)\n",
+				DESCRIBE_MAX >> 20);
 		gl_buf_free(&b);
 	}
 	if (!n)
@@ -731,8 +753,8 @@ static int show_plans_if_needed(struct gl_ctx *c, const struct gl_run_row *row, 
 	int other_host = strcmp(row->hostname, host) != 0;
 
 	if (dry_run) {
-		printf("dry run of %s %s: run %s, written by gauntlet %s (%s) on host '%s'\n", what, c->run.dir, row->id,
-		       row->version, row->git_rev, row->hostname);
+		printf("dry run of %s %s: run %s, written by gauntlet %s (%s) on host '%s'\n", what, c->run.dir,
+		       row->id, row->version, row->git_rev, row->hostname);
 		print_live_plans(c, stdout);
 		printf("dry run: nothing was executed\n");
 		return 1;
@@ -757,12 +779,14 @@ static void record_outage(struct gl_ctx *c, const struct gl_run_row *row, int64_
 	if (o.down_wall_ns > 0)
 		c->run.down_ns = o.resumed_wall_ns - o.down_wall_ns;
 	if (o.down_wall_ns > 0)
-		gl_ctx_event(c, GL_LOG_WARN, "controller", "run %s resumed at elapsed %.3f s (resume #%d): "
-			     "the controller was down %.3f s since its last commit", row->id, (double)base / 1e9,
-			     row->resumes + 1, (double)(o.resumed_wall_ns - o.down_wall_ns) / 1e9);
+		gl_ctx_event(c, GL_LOG_WARN, "controller",
+			     "run %s resumed at elapsed %.3f s (resume #%d): "
+			     "the controller was down %.3f s since its last commit",
+			     row->id, (double)base / 1e9, row->resumes + 1,
+			     (double)(o.resumed_wall_ns - o.down_wall_ns) / 1e9);
 	else
-		gl_ctx_event(c, GL_LOG_INFO, "controller", "run %s resumed at elapsed %.3f s (resume #%d)",
-			     row->id, (double)base / 1e9, row->resumes + 1);
+		gl_ctx_event(c, GL_LOG_INFO, "controller", "run %s resumed at elapsed %.3f s (resume #%d)", row->id,
+			     (double)base / 1e9, row->resumes + 1);
 }
 
 /* Put back the figures of the partial window the store holds. */
@@ -782,8 +806,10 @@ static void restore_window(struct gl_ctx *c, int64_t base)
 			gl_metrics_restore_counter(c->m, f.name, f.counter);
 	}
 	if (have < 0)
-		gl_ctx_event(c, GL_LOG_WARN, "controller", "resume: the figures of the window the stop "
-			     "cut were not read back (%s): that window holds only what comes after", ferr.msg);
+		gl_ctx_event(c, GL_LOG_WARN, "controller",
+			     "resume: the figures of the window the stop "
+			     "cut were not read back (%s): that window holds only what comes after",
+			     ferr.msg);
 	gl_store_figs_close(cur);
 }
 
@@ -820,12 +846,13 @@ static void reconcile_faults(struct gl_ctx *c, int64_t base)
 			if (ended > 0)
 				ctl_fault_revert(c, f, "it ended by itself while the controller was down");
 			else if (ended < 0)
-				gl_ctx_event(c, GL_LOG_WARN, "fault", "'%s': cannot tell whether it ended by itself "
-					     "while the controller was down (%s): reverted at its planned time", f->row.id,
-					     e.msg);
+				gl_ctx_event(c, GL_LOG_WARN, "fault",
+					     "'%s': cannot tell whether it ended by itself "
+					     "while the controller was down (%s): reverted at its planned time",
+					     f->row.id, e.msg);
 		}
 		if (f->row.state == GL_FAULT_PLANNED && t_inj <= base)
-			ctl_fault_inject(c, f);   /* due before the stop but never started */
+			ctl_fault_inject(c, f); /* due before the stop but never started */
 	}
 }
 
@@ -889,8 +916,10 @@ int gl_controller_resume(const char *dir, int dry_run)
 	/* Nothing the dead controller started may run beside what this one
 	 * starts: two training jobs would share a checkpoint directory. */
 	if (ctl_stop_leftovers(&c, "resume") != 0) {
-		fprintf(stderr, "gauntlet: %s: processes of the run are still running and could not be stopped "
-			"(see above); nothing was started\n", dir);
+		fprintf(stderr,
+			"gauntlet: %s: processes of the run are still running and could not be stopped "
+			"(see above); nothing was started\n",
+			dir);
 		gl_store_flush(c.st, NULL);
 		goto out;
 	}
@@ -934,7 +963,8 @@ int gl_controller_revert(const char *dir, int dry_run)
 	}
 	gl_store_flush(c.st, NULL);
 	if (by_watcher)
-		printf("%d fault(s) reverted, %d found reverted by their watcher (nothing left to do), %d still injected\n",
+		printf("%d fault(s) reverted, %d found reverted by their watcher (nothing left to do), %d still "
+		       "injected\n",
 		       done, by_watcher, left);
 	else
 		printf("%d fault(s) reverted, %d still injected\n", done, left);

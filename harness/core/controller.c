@@ -50,11 +50,17 @@ static struct gl_live_opts live_opts;
 
 static gl_report_writer reporter;
 
-void gl_controller_reporter(gl_report_writer w) { reporter = w; }
+void gl_controller_reporter(gl_report_writer w)
+{
+	reporter = w;
+}
 
 static gl_report_writer_an reporter_an;
 
-void gl_controller_reporter_an(gl_report_writer_an w) { reporter_an = w; }
+void gl_controller_reporter_an(gl_report_writer_an w)
+{
+	reporter_an = w;
+}
 
 int ctl_write_reports(const char *dir, struct gl_store *st, struct gl_err *err)
 {
@@ -86,11 +92,10 @@ void ctl_store_policy(struct gl_ctx *c)
 {
 	const struct gl_scenario *sc = c->sc;
 
-	if (gl_store_request_policy(c->st, sc->store_requests,
-				    sc->store_sample_per_window >= 0 ? sc->store_sample_per_window
-								     : GL_STORE_SAMPLE_PER_WINDOW,
-				    sc->store_errors_per_window >= 0 ? sc->store_errors_per_window
-								     : GL_STORE_ERRORS_PER_WINDOW) != 0 ||
+	if (gl_store_request_policy(
+		    c->st, sc->store_requests,
+		    sc->store_sample_per_window >= 0 ? sc->store_sample_per_window : GL_STORE_SAMPLE_PER_WINDOW,
+		    sc->store_errors_per_window >= 0 ? sc->store_errors_per_window : GL_STORE_ERRORS_PER_WINDOW) != 0 ||
 	    gl_store_event_policy(c->st, sc->store_events,
 				  sc->store_debug_per_minute >= 0 ? sc->store_debug_per_minute
 								  : GL_STORE_DEBUG_PER_MINUTE) != 0)
@@ -101,7 +106,7 @@ void ctl_store_policy(struct gl_ctx *c)
 struct snap {
 	struct gl_ctx *c;
 	int64_t idx;
-	struct gl_agg *agg;    /* for abort_if, may be NULL */
+	struct gl_agg *agg; /* for abort_if, may be NULL */
 	int rc;
 };
 
@@ -120,8 +125,9 @@ static int agg_wants(struct gl_ctx *c, const char *name)
 			struct gl_target_name t;
 			char why[200];
 			const char *n3[3];
-			if (gl_catalog_parse_target(c->sc->abort_rules[i].metric, &t, why, sizeof(why)) != 0 || !t.def) {
-				c->win.agg_all = 1;   /* not understood here: keep everything */
+			if (gl_catalog_parse_target(c->sc->abort_rules[i].metric, &t, why, sizeof(why)) != 0 ||
+			    !t.def) {
+				c->win.agg_all = 1; /* not understood here: keep everything */
 				break;
 			}
 			n3[0] = t.def->name;
@@ -184,7 +190,7 @@ static int write_window_of(struct gl_ctx *c, struct gl_metrics *m, int64_t idx, 
 	rc = gl_store_window_put(c->st, idx, start, end_elapsed, ctl_scn_now(c, start), ctl_scn_now(c, end_elapsed),
 				 window_phase(c, start), complete);
 	if (complete)
-		gl_metrics_visit_reset(m, snap_one, &s);   /* the window closes */
+		gl_metrics_visit_reset(m, snap_one, &s); /* the window closes */
 	else
 		gl_metrics_visit(m, snap_one, &s);
 	return rc ? rc : s.rc;
@@ -210,7 +216,7 @@ static void commit(struct gl_ctx *c)
 	struct gl_err err = { 0 };
 
 	if (c->sim)
-		ctl_sim_emit(c);   /* the models' figures up to now (sim.h) */
+		ctl_sim_emit(c); /* the models' figures up to now (sim.h) */
 	if (write_window(c, now, 0, NULL) != 0 || gl_store_run_progress(c->st, now) != 0 ||
 	    gl_store_flush(c->st, &err) != 0)
 		fail_store(c, err.code ? err.msg : "commit");
@@ -355,7 +361,7 @@ static void close_window(struct gl_ctx *c, int64_t end_elapsed)
 {
 	struct gl_err err = { 0 };
 
-	settle(c);     /* with agents, one still waiting: written as it stands */
+	settle(c); /* with agents, one still waiting: written as it stands */
 	if (c->sim)
 		ctl_sim_emit(c);
 	for (int i = 0; i < c->sc->n_workloads; i++)
@@ -425,24 +431,19 @@ static void on_timeline(evutil_socket_t fd, short what, void *arg)
 		switch (e->kind) {
 		case GL_TL_PHASE:
 			set_phase(c, e->index);
-			gl_ctx_event(c, GL_LOG_INFO, "timeline", "phase '%s' (load x%g)",
-				     c->sc->phases[e->index].name, c->sc->phases[e->index].load);
+			gl_ctx_event(c, GL_LOG_INFO, "timeline", "phase '%s' (load x%g)", c->sc->phases[e->index].name,
+				     c->sc->phases[e->index].load);
 			break;
-		case GL_TL_INJECT:
-			ctl_fault_inject(c, &c->faults[e->index]);
-			break;
-		case GL_TL_REVERT:
-			ctl_fault_revert(c, &c->faults[e->index], "scheduled");
-			break;
-		case GL_TL_END:
-			c->halt.reason = STOP_END;
-			break;
+		case GL_TL_INJECT: ctl_fault_inject(c, &c->faults[e->index]); break;
+		case GL_TL_REVERT: ctl_fault_revert(c, &c->faults[e->index], "scheduled"); break;
+		case GL_TL_END: c->halt.reason = STOP_END; break;
 		}
 	}
 	if (c->halt.reason != STOP_NONE)
 		event_base_loopbreak(c->base);
 	else if (c->timeline.next < c->timeline.n)
-		gl_ctx_arm_at(c, c->timeline.timer, gl_timeline_real_ns(c->timeline.ev[c->timeline.next].t_ns, c->clk.scale));
+		gl_ctx_arm_at(c, c->timeline.timer,
+			      gl_timeline_real_ns(c->timeline.ev[c->timeline.next].t_ns, c->clk.scale));
 }
 
 int ctl_stopping(struct gl_ctx *c)
@@ -503,7 +504,8 @@ int ctl_start_loop(struct gl_ctx *c)
 	/* SIGINT and SIGTERM: their handler is the one the command set up
 	 * before the first phase (gl_stop_install); the loop wakes on its pipe */
 	c->halt.ev = gl_stop_fd() >= 0 ? event_new(c->base, gl_stop_fd(), EV_READ | EV_PERSIST, on_stop, c) : NULL;
-	if (!c->m || !c->wl.state || !c->timeline.timer || !c->win.ev_commit || !c->win.ev_close || !c->halt.ev || !c->halt.abort_since)
+	if (!c->m || !c->wl.state || !c->timeline.timer || !c->win.ev_commit || !c->win.ev_close || !c->halt.ev ||
+	    !c->halt.abort_since)
 		return -1;
 	event_add(c->halt.ev, NULL);
 	signal(SIGPIPE, SIG_IGN);
@@ -517,7 +519,7 @@ int ctl_start_loop(struct gl_ctx *c)
 		/* a workload run by agents has no state here (agents.c) */
 		if (!c->sim && cJSON_GetObjectItemCaseSensitive(w->cfg, "agents")) {
 			if (!c->win.closing && (!(c->win.closing = gl_metrics_new()) ||
-					    !(c->win.ev_settle = evtimer_new(c->base, on_settle, c))))
+						!(c->win.ev_settle = evtimer_new(c->base, on_settle, c))))
 				return -1;
 			continue;
 		}
@@ -553,7 +555,8 @@ static int live_start(struct gl_ctx *c)
 			inj[i] = c->faults[i].row.injected_elapsed_ns;
 			rev[i] = c->faults[i].row.reverted_elapsed_ns;
 		}
-		if (!inj || !rev || gl_live_replay(c->obs.live, c->st, c->win.idx, inj, rev, c->sc->n_faults, &err) != 0)
+		if (!inj || !rev ||
+		    gl_live_replay(c->obs.live, c->st, c->win.idx, inj, rev, c->sc->n_faults, &err) != 0)
 			gl_ctx_event(c, GL_LOG_WARN, "controller", "live view: figures before the resume left out: %s",
 				     err.code ? err.msg : "out of memory");
 	}
@@ -574,8 +577,8 @@ static void live_linger(struct gl_ctx *c)
 	event_del(c->win.ev_commit);
 	event_del(c->win.ev_close);
 	event_del(c->timeline.timer);
-	gl_info("metrics: serving the final figures at http://%s/metrics for %.1f s more",
-		gl_live_bound(c->obs.live), (double)live_opts.linger_ns / 1e9);
+	gl_info("metrics: serving the final figures at http://%s/metrics for %.1f s more", gl_live_bound(c->obs.live),
+		(double)live_opts.linger_ns / 1e9);
 	event_base_loopexit(c->base, &(struct timeval){ live_opts.linger_ns / 1000000000,
 							(live_opts.linger_ns % 1000000000) / 1000 });
 	event_base_dispatch(c->base);
@@ -597,7 +600,7 @@ static void after_gates(struct gl_ctx *c)
 		gl_stop_interruptible(1);
 		ctl_gates_run(c, 1, why, sizeof(why));
 		gl_stop_interruptible(0);
-		ctl_stopping(c);   /* a request while they ran */
+		ctl_stopping(c); /* a request while they ran */
 	} else {
 		ctl_gates_skip(c, 1, c->halt.reason == STOP_NONE ? "the loop ended unexpectedly" : c->halt.msg);
 	}
@@ -614,9 +617,10 @@ static void start_work(struct gl_ctx *c)
 
 	for (int i = 0; i < c->sc->n_workloads && c->halt.reason == STOP_NONE; i++) {
 		if (c->wl.agents[i] ? gl_agents_start(c->wl.agents[i], &err) != 0
-				 : c->sc->workloads[i].ops->start(c->wl.state[i], &err) != 0) {
+				    : c->sc->workloads[i].ops->start(c->wl.state[i], &err) != 0) {
 			c->halt.reason = STOP_ERROR;
-			snprintf(c->halt.msg, sizeof(c->halt.msg), "workload %s: %s", c->sc->workloads[i].name, err.msg);
+			snprintf(c->halt.msg, sizeof(c->halt.msg), "workload %s: %s", c->sc->workloads[i].name,
+				 err.msg);
 		}
 	}
 	c->wl.started = 1;
@@ -686,14 +690,16 @@ int ctl_drive(struct gl_ctx *c)
 	 * wait: the run stops as from the loop. */
 	if (c->win.closing && ctl_agents_launch(c, &err) != 0) {
 		if (ctl_stopping(c)) {
-			gl_ctx_event(c, GL_LOG_WARN, "controller", "%s while waiting for the agents to connect: nothing "
-				     "was started", c->halt.msg);
+			gl_ctx_event(c, GL_LOG_WARN, "controller",
+				     "%s while waiting for the agents to connect: nothing "
+				     "was started",
+				     c->halt.msg);
 		} else {
 			c->halt.reason = STOP_ERROR;
 			snprintf(c->halt.msg, sizeof(c->halt.msg), "%s", err.msg);
 		}
 	}
-	ctl_stopping(c);   /* one that came since the before gates */
+	ctl_stopping(c); /* one that came since the before gates */
 	c->clk.mono_start = gl_now_ns();
 	c->win.idx = base / c->sc->window_ns;
 	c->win.start_ns = c->win.idx * c->sc->window_ns;
@@ -704,8 +710,10 @@ int ctl_drive(struct gl_ctx *c)
 	if (!c->sim)
 		live_start(c);
 	c->timeline.next = 0;
-	while (c->timeline.next < c->timeline.n && gl_timeline_real_ns(c->timeline.ev[c->timeline.next].t_ns, c->clk.scale) <= base &&
-	       (base > 0 || c->timeline.ev[c->timeline.next].kind == GL_TL_PHASE) && c->timeline.ev[c->timeline.next].kind != GL_TL_END)
+	while (c->timeline.next < c->timeline.n &&
+	       gl_timeline_real_ns(c->timeline.ev[c->timeline.next].t_ns, c->clk.scale) <= base &&
+	       (base > 0 || c->timeline.ev[c->timeline.next].kind == GL_TL_PHASE) &&
+	       c->timeline.ev[c->timeline.next].kind != GL_TL_END)
 		c->timeline.next++;
 	start_work(c);
 	if (c->halt.reason == STOP_NONE && c->sim) {
@@ -746,8 +754,8 @@ int ctl_drive(struct gl_ctx *c)
 
 /* The verdict from the store, like any later `gauntlet report`: written
  * to the run row with state and exit code. -1 when the analysis failed. */
-static int judge(struct gl_ctx *c, const char *state, int *code, enum gl_verdict *verdict, int *failing,
-		 int *targets, struct gl_analysis **keep)
+static int judge(struct gl_ctx *c, const char *state, int *code, enum gl_verdict *verdict, int *failing, int *targets,
+		 struct gl_analysis **keep)
 {
 	struct gl_analysis *an = NULL;
 	struct gl_err err = { 0 };
@@ -778,9 +786,10 @@ int ctl_finish(struct gl_ctx *c)
 	int code, failing, targets, rc;
 	struct gl_analysis *an = NULL;
 
-	ctl_stopping(c);   /* a request since the after gates */
+	ctl_stopping(c); /* a request since the after gates */
 	if (c->halt.reason != STOP_END)
-		gl_ctx_event(c, c->halt.reason == STOP_ERROR ? GL_LOG_ERROR : GL_LOG_WARN, "controller", "%s", c->halt.msg);
+		gl_ctx_event(c, c->halt.reason == STOP_ERROR ? GL_LOG_ERROR : GL_LOG_WARN, "controller", "%s",
+			     c->halt.msg);
 	state = c->halt.reason == STOP_END ? "finished" : c->halt.reason == STOP_ERROR ? "failed" : "aborted";
 	gl_store_flush(c->st, &err);
 	gl_store_run_finish(c->st, state, "", 0, gl_wall_ns());
@@ -788,9 +797,9 @@ int ctl_finish(struct gl_ctx *c)
 		return GL_EXIT_HARNESS_ERROR;
 	/* the webhooks' end before the reports, which show what they sent */
 	if (c->obs.nt) {
-		ctl_notify_window(c);   /* the last window's missed targets first */
-		ctl_notify_stop(c, state, code == GL_EXIT_HARNESS_ERROR ? "error" : gl_verdict_name(verdict), code, failing,
-				targets);
+		ctl_notify_window(c); /* the last window's missed targets first */
+		ctl_notify_stop(c, state, code == GL_EXIT_HARNESS_ERROR ? "error" : gl_verdict_name(verdict), code,
+				failing, targets);
 	}
 	/* The reports. A stop request meanwhile ends report.pdf's browser; a
 	 * run that had finished is then recorded aborted (the operator stopped
@@ -800,8 +809,10 @@ int ctl_finish(struct gl_ctx *c)
 	rc = write_reports_from(c, an, &err);
 	gl_analysis_free(an);
 	if (rc == 0 && !strcmp(state, "finished") && ctl_stopping(c)) {
-		gl_ctx_event(c, GL_LOG_WARN, "controller", "%s while the reports were rendered: the run is recorded "
-			     "aborted%s", c->halt.msg, c->obs.nt ? " (the webhooks' end said it finished)" : "");
+		gl_ctx_event(c, GL_LOG_WARN, "controller",
+			     "%s while the reports were rendered: the run is recorded "
+			     "aborted%s",
+			     c->halt.msg, c->obs.nt ? " (the webhooks' end said it finished)" : "");
 		state = "aborted";
 		gl_store_run_finish(c->st, state, "", 0, gl_wall_ns());
 		if (judge(c, state, &code, &verdict, &failing, &targets, NULL) != 0) {
@@ -821,7 +832,7 @@ int ctl_finish(struct gl_ctx *c)
 	}
 	if (!c->sim)
 		fprintf(stderr, "gauntlet: run %s: %s (exit %d); report: %s/report.json\n", state,
-		code == GL_EXIT_HARNESS_ERROR ? "harness error" : gl_verdict_name(verdict), code, c->run.dir);
+			code == GL_EXIT_HARNESS_ERROR ? "harness error" : gl_verdict_name(verdict), code, c->run.dir);
 	/* a stop request ends the linger early; the verdict stands */
 	live_linger(c);
 	return code;

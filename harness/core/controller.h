@@ -19,9 +19,9 @@
 
 struct gl_run_opts {
 	const char *scenario_path;
-	const char *out_dir;          /* NULL: runs/<name>-<time> */
-	double time_scale;            /* 1 unless --time-scale */
-	const char *const *sets;      /* --set overrides, NULL-terminated */
+	const char *out_dir; /* NULL: runs/<name>-<time> */
+	double time_scale; /* 1 unless --time-scale */
+	const char *const *sets; /* --set overrides, NULL-terminated */
 	int dry_run;
 };
 
@@ -64,7 +64,7 @@ struct gl_sim_opts {
 	uint64_t seed;
 	int n_seeds;
 	double crash_rate;
-	int jobs;                     /* seeds side by side (0: one per CPU) */
+	int jobs; /* seeds side by side (0: one per CPU) */
 };
 int gl_controller_simulate(const struct gl_sim_opts *o);
 /* Revert every fault the store still holds as injected; 0 when all are. */

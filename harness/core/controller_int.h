@@ -36,10 +36,10 @@ struct fault_rt {
 	struct gl_fault_row row;
 	cJSON *plan;
 	const struct gl_fault_spec *spec;
-	int busy;                 /* a step is with the executor */
+	int busy; /* a step is with the executor */
 	char revert_pending[200]; /* revert asked for while busy: why */
-	int replan;               /* resume: once reverted, planned again (one journal commit) */
-	int dm_fired_inject;      /* its watcher fired while the inject still ran */
+	int replan; /* resume: once reverted, planned again (one journal commit) */
+	int dm_fired_inject; /* its watcher fired while the inject still ran */
 	enum gl_fault_state notified; /* the last state the webhooks were told of (planned: none) */
 };
 
@@ -53,18 +53,18 @@ struct gl_sim;
 struct ctx_run {
 	char dir[1024];
 	char id[40];
-	int resumes;              /* 0 on the first process of a run */
-	int64_t down_ns;          /* a resume: the controller down from its last commit, 0 unknown */
+	int resumes; /* 0 on the first process of a run */
+	int64_t down_ns; /* a resume: the controller down from its last commit, 0 unknown */
 	int lock_fd;
-	char child_mark[80];      /* GAUNTLET_RUN_ID=<run id> */
+	char child_mark[80]; /* GAUNTLET_RUN_ID=<run id> */
 };
 
 /* The run's clock (ctx.c). */
 struct ctx_clock {
 	double scale;
 	int64_t elapsed_base, mono_start;
-	int held;                 /* resume's reconciliation: elapsed stays at the resume point */
-	int log;                  /* log lines carry this run's elapsed clock (log_elapsed) */
+	int held; /* resume's reconciliation: elapsed stays at the resume point */
+	int log; /* log lines carry this run's elapsed clock (log_elapsed) */
 };
 
 /* The timeline: its events, the next one due, its timer, the phase in force. */
@@ -105,15 +105,15 @@ struct ctx_workloads {
 struct ctx_halt {
 	enum stop_reason reason;
 	char msg[512];
-	struct event *ev;         /* SIGINT/SIGTERM's pipe (stop.h) readable */
+	struct event *ev; /* SIGINT/SIGTERM's pipe (stop.h) readable */
 	int64_t *abort_since;
 };
 
 /* Who watches: the live view and the webhooks. */
 struct ctx_observers {
-	struct gl_live *live;     /* --metrics-listen, progress line, window log */
-	struct gl_notify *nt;     /* the scenario's webhooks (notify.h); NULL: none */
-	int64_t nt_saved[3];      /* their counts as last stored (sent, failed, dropped) */
+	struct gl_live *live; /* --metrics-listen, progress line, window log */
+	struct gl_notify *nt; /* the scenario's webhooks (notify.h); NULL: none */
+	int64_t nt_saved[3]; /* their counts as last stored (sent, failed, dropped) */
 };
 
 /* In an agent process (agent.c): its share of the load, where the rows
@@ -129,13 +129,13 @@ struct ctx_agent {
 /* A run in this process: the parts it drives, then each concern's state. */
 struct gl_ctx {
 	struct event_base *base;
-	struct gl_sim *sim;       /* `gauntlet simulate` (sim.h); NULL in every real run */
+	struct gl_sim *sim; /* `gauntlet simulate` (sim.h); NULL in every real run */
 	struct gl_scenario *sc;
 	struct gl_store *st;
 	struct gl_metrics *m;
 	struct fault_rt *faults;
 	struct fx *fx;
-	struct gl_dm *dm;         /* the watchers' lease renewals (watcher.c) */
+	struct gl_dm *dm; /* the watchers' lease renewals (watcher.c) */
 	struct ctx_run run;
 	struct ctx_clock clk;
 	struct ctx_timeline timeline;
@@ -186,7 +186,7 @@ struct ctl_dm_rec {
 	/* unix seconds on the host: the watcher's start (before the inject;
 	 * 0 in records of older watchers), its revert's start and end */
 	int64_t armed, started, reverted_at;
-	int status;                     /* the revert's exit status */
+	int status; /* the revert's exit status */
 };
 /* ctl_dm_plan returns -1 when the fault has no switch and
  * safety.require_deadman forbids injecting it (row.deadman says why). */

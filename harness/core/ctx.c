@@ -22,15 +22,42 @@
 
 /* ---- what plug-ins see --------------------------------------------------- */
 
-struct event_base *gl_ctx_base(struct gl_ctx *c) { return c->base; }
-struct gl_metrics *gl_ctx_metrics(struct gl_ctx *c) { return c->m; }
-const struct gl_scenario *gl_ctx_scenario(struct gl_ctx *c) { return c->sc; }
-double gl_ctx_time_scale(struct gl_ctx *c) { return c->clk.scale; }
-const char *gl_ctx_run_dir(struct gl_ctx *c) { return c->run.dir; }
-const char *gl_ctx_run_id(struct gl_ctx *c) { return c->run.id; }
-int gl_ctx_resumes(struct gl_ctx *c) { return c->run.resumes; }
-struct gl_store *gl_ctx_store(struct gl_ctx *c) { return c->st; }
-int64_t gl_ctx_window(struct gl_ctx *c) { return c->win.idx; }
+struct event_base *gl_ctx_base(struct gl_ctx *c)
+{
+	return c->base;
+}
+struct gl_metrics *gl_ctx_metrics(struct gl_ctx *c)
+{
+	return c->m;
+}
+const struct gl_scenario *gl_ctx_scenario(struct gl_ctx *c)
+{
+	return c->sc;
+}
+double gl_ctx_time_scale(struct gl_ctx *c)
+{
+	return c->clk.scale;
+}
+const char *gl_ctx_run_dir(struct gl_ctx *c)
+{
+	return c->run.dir;
+}
+const char *gl_ctx_run_id(struct gl_ctx *c)
+{
+	return c->run.id;
+}
+int gl_ctx_resumes(struct gl_ctx *c)
+{
+	return c->run.resumes;
+}
+struct gl_store *gl_ctx_store(struct gl_ctx *c)
+{
+	return c->st;
+}
+int64_t gl_ctx_window(struct gl_ctx *c)
+{
+	return c->win.idx;
+}
 
 void gl_ctx_shard(struct gl_ctx *c, int *index, int *count, int64_t *origin_ns)
 {
@@ -121,7 +148,7 @@ int64_t gl_ctx_child_started(struct gl_ctx *c, const char *source, int pid, cons
 		snprintf(r.hostname, sizeof(r.hostname), "%s", un.nodename);
 	r.started_wall_ns = gl_wall_ns();
 	if (!c->st)
-		return 1;     /* no store to record it in: nothing to wait for */
+		return 1; /* no store to record it in: nothing to wait for */
 	id = gl_store_child_put(c->st, &r, &err);
 	if (id <= 0) {
 		gl_ctx_event(c, GL_LOG_ERROR, source, "child pid %d not recorded, so not started: %s", pid, err.msg);
@@ -180,38 +207,49 @@ int ctl_stop_leftovers(struct gl_ctx *c, const char *who)
 	}
 	n = gl_leftovers_find(c->run.id, pids, ticks, n_rec, l, LEFTOVERS_MAX, &scanned);
 	if (elsewhere)
-		gl_ctx_event(c, GL_LOG_WARN, "controller", "%s: %d recorded child process(es) were started on another "
-			     "host or before a reboot: not looked for here", who, elsewhere);
+		gl_ctx_event(c, GL_LOG_WARN, "controller",
+			     "%s: %d recorded child process(es) were started on another "
+			     "host or before a reboot: not looked for here",
+			     who, elsewhere);
 	if (!scanned && c->run.id[0])
-		gl_ctx_event(c, GL_LOG_WARN, "controller", "%s: this gauntlet carries %s itself: only the recorded "
-			     "launchers were looked for", who, gl_ctx_child_mark(c));
+		gl_ctx_event(c, GL_LOG_WARN, "controller",
+			     "%s: this gauntlet carries %s itself: only the recorded "
+			     "launchers were looked for",
+			     who, gl_ctx_child_mark(c));
 	if (!n) {
 		if (!c->wl.started)
-			gl_ctx_event(c, GL_LOG_INFO, "controller", "%s: no process of this run left running (%d recorded "
-				     "launch(es) checked%s)", who, n_rec, scanned ? ", processes carrying its "
-				     GL_CHILD_MARK " looked for" : "");
+			gl_ctx_event(c, GL_LOG_INFO, "controller",
+				     "%s: no process of this run left running (%d recorded "
+				     "launch(es) checked%s)",
+				     who, n_rec,
+				     scanned ? ", processes carrying its " GL_CHILD_MARK " looked for" : "");
 		goto ended;
 	}
 	for (int i = 0; i < n; i++)
 		gl_ctx_event(c, GL_LOG_WARN, "controller", "%s: stopping pid %d%s, left running by %s: %s", who,
 			     (int)l[i].pid, l[i].group ? " and its process group" : "",
-			     c->run.resumes && !c->wl.started ? "the controller before this resume" : "a workload's launcher",
+			     c->run.resumes && !c->wl.started ? "the controller before this resume"
+							      : "a workload's launcher",
 			     l[i].cmd[0] ? l[i].cmd : "?");
 	left = gl_leftovers_stop(l, n, LEFTOVER_GRACE_MS, killed);
 	for (int i = 0; i < n; i++) {
 		struct gl_proc_info pi;
-		int alive = gl_proc_info(l[i].pid, &pi) == 0 && pi.start_ticks == l[i].start_ticks &&
-			    pi.state != 'Z' && pi.state != 'X';
+		int alive = gl_proc_info(l[i].pid, &pi) == 0 && pi.start_ticks == l[i].start_ticks && pi.state != 'Z' &&
+			    pi.state != 'X';
 		if (alive)
-			gl_ctx_event(c, GL_LOG_ERROR, "controller", "%s: pid %d is still running after SIGKILL "
-				     "(state %c): %s", who, (int)l[i].pid, pi.state, l[i].cmd);
+			gl_ctx_event(c, GL_LOG_ERROR, "controller",
+				     "%s: pid %d is still running after SIGKILL "
+				     "(state %c): %s",
+				     who, (int)l[i].pid, pi.state, l[i].cmd);
 		else
 			gl_ctx_event(c, GL_LOG_WARN, "controller", "%s: stopped pid %d (%s)", who, (int)l[i].pid,
 				     killed[i] ? "SIGKILL: SIGTERM was not enough" : "SIGTERM");
 	}
 	if (left) {
-		gl_ctx_event(c, GL_LOG_ERROR, "controller", "%s: %d process(es) of this run could not be stopped: "
-			     "nothing is started beside them", who, left);
+		gl_ctx_event(c, GL_LOG_ERROR, "controller",
+			     "%s: %d process(es) of this run could not be stopped: "
+			     "nothing is started beside them",
+			     who, left);
 		rc = -1;
 		goto out;
 	}
@@ -231,14 +269,12 @@ out:
 	return rc;
 }
 
-int gl_ctx_preflight(struct gl_ctx *c, const char *subject, const char *check, int ok,
-		     const char *detail)
+int gl_ctx_preflight(struct gl_ctx *c, const char *subject, const char *check, int ok, const char *detail)
 {
 	if (!ok && gl_stop_interrupts()) {
 		/* cut short by a stop request (stop.h), not failed: the run
 		 * ends aborted, and no row says this check failed */
-		gl_warn("preflight: %s: %s: not finished: %s came", subject, check,
-			gl_stop_name(gl_stop_interrupts()));
+		gl_warn("preflight: %s: %s: not finished: %s came", subject, check, gl_stop_name(gl_stop_interrupts()));
 		return -1;
 	}
 	if (ok)

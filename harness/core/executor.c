@@ -39,7 +39,8 @@ int ctl_journal(struct gl_ctx *c, struct fault_rt *f)
 	ctl_commit_now(c);
 	rc = gl_store_fault_put(c->st, &f->row, &err);
 	/* the live view judges windows by the journal's times */
-	gl_live_fault(c->obs.live, (int)(f->spec - c->sc->faults), f->row.injected_elapsed_ns, f->row.reverted_elapsed_ns);
+	gl_live_fault(c->obs.live, (int)(f->spec - c->sc->faults), f->row.injected_elapsed_ns,
+		      f->row.reverted_elapsed_ns);
 	if (rc) {
 		gl_error("fault journal: %s", err.msg);
 		if (c->halt.reason == STOP_NONE) {
@@ -67,19 +68,19 @@ struct fx_job {
 	int idx;
 	enum fx_op op;
 	char why[200];
-	int rc;               /* 0: the step succeeded */
-	int verified;         /* inject: -1 no verify hook, else 0/1 */
-	int cleanup_ok;       /* inject failed: the clean-up revert worked */
-	int64_t t_done;       /* elapsed when the step finished */
+	int rc; /* 0: the step succeeded */
+	int verified; /* inject: -1 no verify hook, else 0/1 */
+	int cleanup_ok; /* inject failed: the clean-up revert worked */
+	int64_t t_done; /* elapsed when the step finished */
 	char err[700], err2[700];
 	int n_meas;
 	char meas_name[8][48];
 	double meas_val[8];
-	int dm_pid;           /* inject: the watcher started (0: none) */
-	int by_watcher;       /* revert: the watcher had reverted it (verified) */
-	int watcher_fired;    /* revert: the watcher had run its revert */
-	int watcher_stopped;  /* revert: the claim stopped the watcher */
-	int dm_cleanup;       /* revert: the watcher's files are still there */
+	int dm_pid; /* inject: the watcher started (0: none) */
+	int by_watcher; /* revert: the watcher had reverted it (verified) */
+	int watcher_fired; /* revert: the watcher had run its revert */
+	int watcher_stopped; /* revert: the claim stopped the watcher */
+	int dm_cleanup; /* revert: the watcher's files are still there */
 	struct ctl_dm_rec rec;
 };
 
@@ -129,7 +130,7 @@ static void keep_measures(struct fault_rt *f, const struct fx_job *j)
 struct fx {
 	pthread_t th;
 	pthread_mutex_t mu;
-	pthread_cond_t cv;          /* work arrived / the executor went idle */
+	pthread_cond_t cv; /* work arrived / the executor went idle */
 	struct fx_job *todo, *todo_tail, *done, *done_tail;
 	int running_job, quit, on;
 	int pipe[2];
@@ -218,6 +219,31 @@ static void run_job(struct gl_ctx *c, struct fx_job *j)
 	j->t_done = c->clk.mono_start ? gl_ctx_elapsed_ns(c) : f->row.injected_elapsed_ns;
 }
 
+/* An inject that armed the host's watcher: its pid and start in the plan's
+ * "deadman" (revert stops it); a watcher that fired while the inject still
+ * ran is journaled, and the fault reverted at once. */
+static void note_watcher(struct gl_ctx *c, struct fault_rt *f, const struct fx_job *j)
+{
+	cJSON *d = cJSON_GetObjectItemCaseSensitive(f->plan, "deadman");
+
+	if (f->dm_fired_inject) {
+		/* journaled, so that no revert (resume's included)
+		 * takes its record for the fault's revert */
+		cJSON_DeleteItemFromObjectCaseSensitive(d, "fired_during_inject");
+		cJSON_AddTrueToObject(d, "fired_during_inject");
+		gl_ctx_event(c, GL_LOG_ERROR, "fault",
+			     "'%s': its watcher fired while the inject still ran (its lease renewals did "
+			     "not arrive): the controller reverts it now",
+			     f->row.id);
+		snprintf(f->revert_pending, sizeof(f->revert_pending), "its watcher fired during the inject");
+		f->dm_fired_inject = 0;
+	}
+	cJSON_DeleteItemFromObjectCaseSensitive(d, "pid");
+	cJSON_DeleteItemFromObjectCaseSensitive(d, "started_wall_ns");
+	cJSON_AddNumberToObject(d, "pid", j->dm_pid);
+	cJSON_AddNumberToObject(d, "started_wall_ns", (double)gl_wall_ns());
+}
+
 /* Loop thread: journal what a step did. */
 static void apply_job(struct gl_ctx *c, struct fx_job *j)
 {
@@ -238,25 +264,8 @@ static void apply_job(struct gl_ctx *c, struct fx_job *j)
 			return;
 		}
 		f->row.state = GL_FAULT_INJECTED;
-		if (j->dm_pid > 0) {
-			cJSON *d = cJSON_GetObjectItemCaseSensitive(f->plan, "deadman");
-			if (f->dm_fired_inject) {
-				/* journaled, so that no revert (resume's included)
-				 * takes its record for the fault's revert */
-				cJSON_DeleteItemFromObjectCaseSensitive(d, "fired_during_inject");
-				cJSON_AddTrueToObject(d, "fired_during_inject");
-				gl_ctx_event(c, GL_LOG_ERROR, "fault",
-					     "'%s': its watcher fired while the inject still ran (its lease renewals did "
-					     "not arrive): the controller reverts it now",
-					     f->row.id);
-				snprintf(f->revert_pending, sizeof(f->revert_pending), "its watcher fired during the inject");
-				f->dm_fired_inject = 0;
-			}
-			cJSON_DeleteItemFromObjectCaseSensitive(d, "pid");
-			cJSON_DeleteItemFromObjectCaseSensitive(d, "started_wall_ns");
-			cJSON_AddNumberToObject(d, "pid", j->dm_pid);
-			cJSON_AddNumberToObject(d, "started_wall_ns", (double)gl_wall_ns());
-		}
+		if (j->dm_pid > 0)
+			note_watcher(c, f, j);
 		f->row.injected_elapsed_ns = j->t_done;
 		f->row.injected_scn_ns = ctl_scn_now(c, j->t_done);
 		f->row.verified = j->verified;
@@ -289,21 +298,24 @@ static void apply_job(struct gl_ctx *c, struct fx_job *j)
 		f->row.verified_revert = ops->verify_revert ? 1 : -1;
 		f->row.reverted_elapsed_ns = j->t_done;
 		f->row.reverted_scn_ns = c->sc ? ctl_scn_now(c, j->t_done) : 0;
-		snprintf(f->row.reverted_by, sizeof(f->row.reverted_by), "%s", j->by_watcher ? "watcher" : "controller");
+		snprintf(f->row.reverted_by, sizeof(f->row.reverted_by), "%s",
+			 j->by_watcher ? "watcher" : "controller");
 		if (j->watcher_fired && !j->by_watcher)
-			snprintf(f->row.deadman, sizeof(f->row.deadman), "fired");   /* its revert did not hold */
+			snprintf(f->row.deadman, sizeof(f->row.deadman), "fired"); /* its revert did not hold */
 		else if (j->watcher_stopped && !strcmp(f->row.deadman, "armed"))
-			snprintf(f->row.deadman, sizeof(f->row.deadman), "stopped");  /* by this revert (a lost one stays lost) */
+			snprintf(f->row.deadman, sizeof(f->row.deadman),
+				 "stopped"); /* by this revert (a lost one stays lost) */
 		if (j->by_watcher) {
 			char when[64];
 			snprintf(f->row.deadman, sizeof(f->row.deadman), "fired");
 			gl_format_wall(j->rec.reverted_at * 1000000000LL, when, sizeof(when));
-			gl_ctx_event(c, GL_LOG_WARN, "fault",
-				     "'%s' had been reverted by its watcher at %s (%s; its revert took %lld s, exit %d)%s: "
-				     "nothing left to revert",
-				     f->row.id, when, j->rec.why[0] ? j->rec.why : "no reason recorded",
-				     (long long)(j->rec.reverted_at - j->rec.started), j->rec.status,
-				     ops->verify_revert ? ", verified" : "");
+			gl_ctx_event(
+				c, GL_LOG_WARN, "fault",
+				"'%s' had been reverted by its watcher at %s (%s; its revert took %lld s, exit %d)%s: "
+				"nothing left to revert",
+				f->row.id, when, j->rec.why[0] ? j->rec.why : "no reason recorded",
+				(long long)(j->rec.reverted_at - j->rec.started), j->rec.status,
+				ops->verify_revert ? ", verified" : "");
 		} else {
 			gl_ctx_event(c, GL_LOG_INFO, "fault", "'%s' reverted (%s)", f->row.id, j->why);
 		}
@@ -311,8 +323,8 @@ static void apply_job(struct gl_ctx *c, struct fx_job *j)
 		f->row.state = GL_FAULT_REVERT_FAILED;
 		snprintf(f->row.error, sizeof(f->row.error), "revert: %s", j->err);
 		f->row.verified_revert = 0;
-		gl_ctx_event(c, GL_LOG_ERROR, "fault", "'%s' REVERT FAILED: %s (run `gauntlet revert %s`)",
-			     f->row.id, j->err, c->run.dir);
+		gl_ctx_event(c, GL_LOG_ERROR, "fault", "'%s' REVERT FAILED: %s (run `gauntlet revert %s`)", f->row.id,
+			     j->err, c->run.dir);
 	}
 	ctl_journal(c, f);
 }
@@ -516,7 +528,7 @@ void ctl_fault_inject(struct gl_ctx *c, struct fault_rt *f)
 	int64_t wall = gl_wall_ns();
 
 	if (f->row.state != GL_FAULT_PLANNED)
-		return;   /* already handled (resume replays) */
+		return; /* already handled (resume replays) */
 	if (ctl_active_faults(c) >= c->sc->max_concurrent_faults) {
 		char why[160];
 		snprintf(why, sizeof(why), "%d fault(s) active, safety.max_concurrent_faults is %d",

@@ -41,10 +41,13 @@ int gl_gate_status_parse(const char *s)
 /* DCGM's words: Pass, Fail, Warn, Skip, Not Run (any case); -1 otherwise */
 static int dcgm_status(const cJSON *v)
 {
-	static const struct { const char *w; int s; } words[] = {
-		{ "pass", GL_GATE_PASS }, { "passed", GL_GATE_PASS }, { "fail", GL_GATE_FAIL },
-		{ "failed", GL_GATE_FAIL }, { "warn", GL_GATE_WARN }, { "warning", GL_GATE_WARN },
-		{ "skip", GL_GATE_SKIP }, { "skipped", GL_GATE_SKIP }, { "not run", GL_GATE_SKIP },
+	static const struct {
+		const char *w;
+		int s;
+	} words[] = {
+		{ "pass", GL_GATE_PASS },   { "passed", GL_GATE_PASS },  { "fail", GL_GATE_FAIL },
+		{ "failed", GL_GATE_FAIL }, { "warn", GL_GATE_WARN },    { "warning", GL_GATE_WARN },
+		{ "skip", GL_GATE_SKIP },   { "skipped", GL_GATE_SKIP }, { "not run", GL_GATE_SKIP },
 	};
 	if (!cJSON_IsString(v))
 		return -1;
@@ -86,7 +89,8 @@ static void details(const cJSON *r, char *out, size_t n)
 
 	out[0] = '\0';
 	if (cJSON_IsArray(w))
-		cJSON_ArrayForEach(e, w) {
+		cJSON_ArrayForEach(e, w)
+		{
 			const cJSON *m = cJSON_IsString(e) ? e : cJSON_GetObjectItemCaseSensitive(e, "warning");
 			if (!cJSON_IsString(m))
 				m = cJSON_GetObjectItemCaseSensitive(e, "warnings");
@@ -101,7 +105,8 @@ static void details(const cJSON *r, char *out, size_t n)
 	if (cJSON_IsString(info))
 		append(out, n, info->valuestring);
 	else if (cJSON_IsArray(info))
-		cJSON_ArrayForEach(e, info) {
+		cJSON_ArrayForEach(e, info)
+		{
 			if (cJSON_IsString(e))
 				append(out, n, e->valuestring);
 			if (++k >= 16)
@@ -141,7 +146,7 @@ static int add_row(struct acc *a, const char *cat, const char *test, const char 
 		a->cap = nc;
 	}
 	row = &r->rows[r->n_rows++];
-	memset(row, 0, sizeof(*row));   /* whole rows compare and copy alike */
+	memset(row, 0, sizeof(*row)); /* whole rows compare and copy alike */
 	put(row->category, sizeof(row->category), cat);
 	put(row->test, sizeof(row->test), test);
 	put(row->entity, sizeof(row->entity), entity);
@@ -207,8 +212,8 @@ static int one_result(struct acc *a, const char *cat, const char *test, const cJ
 			char *end;
 			long l = strtol(p, &end, 10);
 			if (end == p || l < 0 || l > 1000000 || (*end && *end != ','))
-				return gl_errf(err, GL_EINVAL, "test '%s': gpu_ids '%.40s' is not a list of indices", test,
-					       ids->valuestring);
+				return gl_errf(err, GL_EINVAL, "test '%s': gpu_ids '%.40s' is not a list of indices",
+					       test, ids->valuestring);
 			if (add_row(a, cat, test, "GPU", (int)l, s, detail))
 				return gl_errf(err, GL_ENOMEM, "out of memory");
 			p = *end ? end + 1 : end;
@@ -220,10 +225,12 @@ static int one_result(struct acc *a, const char *cat, const char *test, const cJ
 	} else if (cJSON_IsArray(ids)) {
 		const cJSON *e;
 		int k = 0;
-		cJSON_ArrayForEach(e, ids) {
+		cJSON_ArrayForEach(e, ids)
+		{
 			int v = entity_id(e);
 			if (v < 0)
-				return gl_errf(err, GL_EINVAL, "test '%s': gpu_ids holds a value that is not an index", test);
+				return gl_errf(err, GL_EINVAL, "test '%s': gpu_ids holds a value that is not an index",
+					       test);
 			if (add_row(a, cat, test, "GPU", v, s, detail))
 				return gl_errf(err, GL_ENOMEM, "out of memory");
 			if (++k > 1024)
@@ -243,7 +250,8 @@ static int one_doc(struct acc *a, const cJSON *doc, struct gl_err *err)
 	if (!top)
 		top = cJSON_GetObjectItemCaseSensitive(doc, "DCGM GPU Diagnostic");
 	if (!cJSON_IsObject(top))
-		return gl_errf(err, GL_EINVAL, "not DCGM diag output: no \"DCGM Diagnostic\" (DCGM 4) or \"DCGM GPU "
+		return gl_errf(err, GL_EINVAL,
+			       "not DCGM diag output: no \"DCGM Diagnostic\" (DCGM 4) or \"DCGM GPU "
 			       "Diagnostic\" (DCGM 3) object at the top");
 	if ((meta = cJSON_GetObjectItemCaseSensitive(doc, "metadata")) &&
 	    cJSON_IsString(v = cJSON_GetObjectItemCaseSensitive(meta, "version")))
@@ -259,13 +267,16 @@ static int one_doc(struct acc *a, const cJSON *doc, struct gl_err *err)
 	cats = cJSON_GetObjectItemCaseSensitive(top, "test_categories");
 	if (!cJSON_IsArray(cats))
 		return gl_errf(err, GL_EINVAL, "DCGM diag output without a \"test_categories\" array");
-	cJSON_ArrayForEach(c, cats) {
+	cJSON_ArrayForEach(c, cats)
+	{
 		const cJSON *cat = cJSON_GetObjectItemCaseSensitive(c, "category");
 		const cJSON *tests = cJSON_GetObjectItemCaseSensitive(c, "tests"), *t;
 		const char *cn = cJSON_IsString(cat) ? cat->valuestring : "";
 		if (!cJSON_IsObject(c) || !cJSON_IsArray(tests))
-			return gl_errf(err, GL_EINVAL, "test category '%.60s': expected an object with a \"tests\" array", cn);
-		cJSON_ArrayForEach(t, tests) {
+			return gl_errf(err, GL_EINVAL,
+				       "test category '%.60s': expected an object with a \"tests\" array", cn);
+		cJSON_ArrayForEach(t, tests)
+		{
 			const cJSON *name = cJSON_GetObjectItemCaseSensitive(t, "name");
 			const cJSON *res = cJSON_GetObjectItemCaseSensitive(t, "results"), *r;
 			const cJSON *sum = cJSON_GetObjectItemCaseSensitive(t, "test_summary");
@@ -274,11 +285,12 @@ static int one_doc(struct acc *a, const cJSON *doc, struct gl_err *err)
 			if (!cJSON_IsObject(t))
 				return gl_errf(err, GL_EINVAL, "category '%.60s': a test is not an object", cn);
 			if (!cJSON_IsString(name) && !sum && !res)
-				continue;   /* DCGM 4 leaves {} for a test it did not run */
+				continue; /* DCGM 4 leaves {} for a test it did not run */
 			tn = cJSON_IsString(name) ? name->valuestring : "(unnamed)";
 			if (res && !cJSON_IsArray(res))
 				return gl_errf(err, GL_EINVAL, "test '%.60s': \"results\" is not an array", tn);
-			cJSON_ArrayForEach(r, res) {
+			cJSON_ArrayForEach(r, res)
+			{
 				int rs = dcgm_status(cJSON_GetObjectItemCaseSensitive(r, "status"));
 				int rc = one_result(a, cn, tn, r, err);
 				if (rc)
@@ -329,7 +341,8 @@ int gl_dcgm_parse(const char *text, size_t len, struct gl_dcgm_result *out, stru
 	if (cJSON_IsArray(its)) {
 		const cJSON *it;
 		int k = 0;
-		cJSON_ArrayForEach(it, its) {
+		cJSON_ArrayForEach(it, its)
+		{
 			if (++k > DCGM_ITERATIONS_MAX) {
 				rc = gl_errf(err, GL_ELIMIT, "more than %d iterations", DCGM_ITERATIONS_MAX);
 				break;

@@ -32,25 +32,25 @@ const char *gl_gate_status_name(int s);
 /* the inverse; -1 for anything else */
 int gl_gate_status_parse(const char *s);
 
-#define GL_DCGM_ROWS_MAX 4096   /* 8 GPUs x ~30 tests x a few iterations */
+#define GL_DCGM_ROWS_MAX 4096 /* 8 GPUs x ~30 tests x a few iterations */
 
 struct gl_dcgm_row {
 	char category[64];
 	char test[96];
-	char entity[16];          /* "GPU", "CPU", ...; "" for the whole host */
-	int id;                   /* entity id; -1: the whole host */
-	int status;               /* enum gl_gate_status */
-	char detail[512];         /* warnings, then info, "; "-joined */
+	char entity[16]; /* "GPU", "CPU", ...; "" for the whole host */
+	int id; /* entity id; -1: the whole host */
+	int status; /* enum gl_gate_status */
+	char detail[512]; /* warnings, then info, "; "-joined */
 };
 
 struct gl_dcgm_result {
 	struct gl_dcgm_row *rows;
 	int n_rows;
 	int n_pass, n_skip, n_warn, n_fail;
-	int rows_dropped;         /* past GL_DCGM_ROWS_MAX: counted, not kept */
-	char version[64];         /* DCGM's, when printed */
-	char runtime_error[512];  /* the diag could not run: the gate fails */
-	int status;               /* the worst row (fail, warn, pass; skip alone is pass) */
+	int rows_dropped; /* past GL_DCGM_ROWS_MAX: counted, not kept */
+	char version[64]; /* DCGM's, when printed */
+	char runtime_error[512]; /* the diag could not run: the gate fails */
+	int status; /* the worst row (fail, warn, pass; skip alone is pass) */
 };
 
 /* Parse text (len bytes; anything before the first '{' or after the last

@@ -31,8 +31,9 @@ static void file_word(char *out, size_t n, const char *s)
 	size_t i = 0;
 	for (; s[i] && i + 1 < n; i++)
 		out[i] = (s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= '0' && s[i] <= '9') ||
-				 s[i] == '_' || s[i] == '-' || (s[i] == '.' && i > 0)
-			 ? s[i] : '_';
+					 s[i] == '_' || s[i] == '-' || (s[i] == '.' && i > 0)
+				 ? s[i]
+				 : '_';
 	out[i] = '\0';
 }
 
@@ -78,6 +79,32 @@ static char *dcgm_rows_json(const struct gl_dcgm_result *r)
 	return text;
 }
 
+/* The gate's raw output beside the reports, for people
+ * (gates/ID-HOST-WHEN.log or .json, cut at GL_GATE_RAW_MAX); row->file
+ * names it, or is empty when it could not be written (the store keeps it). */
+static void write_raw(struct gl_ctx *c, const struct gl_gate_spec *g, const struct gl_host *h, const char *when,
+		      const struct gl_buf *out, struct gl_gate_row *row)
+{
+	struct gl_err ferr = { 0 };
+	size_t n = out->len > GL_GATE_RAW_MAX ? GL_GATE_RAW_MAX : out->len;
+	char hw[GL_NAME_MAX], path[1400];
+
+	file_word(hw, sizeof(hw), h->name);
+	snprintf(row->file, sizeof(row->file), "gates/%s-%s-%s.%s", g->id, hw, when,
+		 g->kind == GL_GATE_DCGM_DIAG ? "json" : "log");
+	snprintf(path, sizeof(path), "%s/gates", c->run.dir);
+	if (gl_mkdir_p(path, 0755, &ferr) == 0) {
+		snprintf(path, sizeof(path), "%s/%s", c->run.dir, row->file);
+		gl_write_file_atomic(path, out->data ? out->data : "", n, 0644, &ferr);
+	}
+	if (ferr.code) {
+		gl_ctx_event(c, GL_LOG_WARN, "gates",
+			     "gate %s %s on %s: raw output not written: %s (kept in the store)", g->id, when, h->name,
+			     ferr.msg);
+		row->file[0] = '\0';
+	}
+}
+
 /* One gate on one host: run, judge, keep. Returns its status. */
 static int gate_one(struct gl_ctx *c, const struct gl_gate_spec *g, const struct gl_host *h, const char *when,
 		    char *why, size_t why_n)
@@ -86,7 +113,7 @@ static int gate_one(struct gl_ctx *c, const struct gl_gate_spec *g, const struct
 	struct gl_exec_result res = { 0 };
 	struct gl_err err = { 0 };
 	struct gl_dcgm_result dr = { 0 };
-	char *results = NULL, hw[GL_NAME_MAX], path[1400], tmo[64];
+	char *results = NULL, tmo[64];
 	int64_t t0 = gl_now_ns();
 	int rc, status = GL_GATE_FAIL;
 
@@ -105,7 +132,8 @@ static int gate_one(struct gl_ctx *c, const struct gl_gate_spec *g, const struct
 	if (rc == -GL_ESTOPPED) {
 		/* not judged: the run is stopping */
 		status = GL_GATE_SKIP;
-		snprintf(row.reason, sizeof(row.reason), "stopped by %s: not judged", gl_stop_name(gl_stop_requested()));
+		snprintf(row.reason, sizeof(row.reason), "stopped by %s: not judged",
+			 gl_stop_name(gl_stop_requested()));
 	} else if (rc != 0) {
 		snprintf(row.reason, sizeof(row.reason), "could not run: %s", err.msg);
 	} else if (res.timed_out) {
@@ -119,15 +147,17 @@ static int gate_one(struct gl_ctx *c, const struct gl_gate_spec *g, const struct
 		last_line(&res.out, tail, sizeof(tail));
 		status = res.exit_status == 0 ? GL_GATE_PASS : GL_GATE_FAIL;
 		if (status != GL_GATE_PASS)
-			snprintf(row.reason, sizeof(row.reason), "exited %d%s%s", res.exit_status, tail[0] ? ": " : "", tail);
+			snprintf(row.reason, sizeof(row.reason), "exited %d%s%s", res.exit_status, tail[0] ? ": " : "",
+				 tail);
 	} else {
 		struct gl_err perr = { 0 };
 		row.exit_status = res.exit_status;
 		if (gl_dcgm_parse(res.out.data, res.out.len, &dr, &perr) != 0) {
 			char tail[160];
 			last_line(&res.out, tail, sizeof(tail));
-			snprintf(row.reason, sizeof(row.reason), "dcgmi exited %d and its output is not usable: %s%s%s%s",
-				 res.exit_status, perr.msg, res.out.cut ? " (output cut at the transport's cap)" : "",
+			snprintf(row.reason, sizeof(row.reason),
+				 "dcgmi exited %d and its output is not usable: %s%s%s%s", res.exit_status, perr.msg,
+				 res.out.cut ? " (output cut at the transport's cap)" : "",
 				 tail[0] ? "; it ended with: " : "", tail);
 		} else {
 			status = dr.status;
@@ -137,28 +167,12 @@ static int gate_one(struct gl_ctx *c, const struct gl_gate_spec *g, const struct
 		}
 	}
 	snprintf(row.status, sizeof(row.status), "%s", gl_gate_status_name(status));
-	/* the raw output beside the reports, for people */
-	file_word(hw, sizeof(hw), h->name);
-	snprintf(row.file, sizeof(row.file), "gates/%s-%s-%s.%s", g->id, hw, when,
-		 g->kind == GL_GATE_DCGM_DIAG ? "json" : "log");
-	snprintf(path, sizeof(path), "%s/gates", c->run.dir);
-	{
-		struct gl_err ferr = { 0 };
-		size_t n = res.out.len > GL_GATE_RAW_MAX ? GL_GATE_RAW_MAX : res.out.len;
-		if (gl_mkdir_p(path, 0755, &ferr) == 0) {
-			snprintf(path, sizeof(path), "%s/%s", c->run.dir, row.file);
-			gl_write_file_atomic(path, res.out.data ? res.out.data : "", n, 0644, &ferr);
-		}
-		if (ferr.code) {
-			gl_ctx_event(c, GL_LOG_WARN, "gates", "gate %s %s on %s: raw output not written: %s (kept in the store)",
-				     g->id, when, h->name, ferr.msg);
-			row.file[0] = '\0';
-		}
-	}
+	write_raw(c, g, h, when, &res.out, &row);
 	row.raw = res.out.data;
 	row.raw_len = res.out.len;
 	if (gl_store_gate_put(c->st, &row, &err) != 0)
-		gl_ctx_event(c, GL_LOG_ERROR, "gates", "gate %s %s on %s: not stored: %s", g->id, when, h->name, err.msg);
+		gl_ctx_event(c, GL_LOG_ERROR, "gates", "gate %s %s on %s: not stored: %s", g->id, when, h->name,
+			     err.msg);
 	if (status == GL_GATE_FAIL) {
 		snprintf(why, why_n, "gate %s %s on %s: %s", g->id, when, h->name, row.reason);
 		gl_ctx_event(c, GL_LOG_ERROR, "gates", "%s", why);
@@ -168,8 +182,9 @@ static int gate_one(struct gl_ctx *c, const struct gl_gate_spec *g, const struct
 			     row.reason[0] ? ": " : "", row.reason);
 	}
 	if (g->kind == GL_GATE_DCGM_DIAG && rc == 0 && results)
-		gl_ctx_event(c, GL_LOG_INFO, "gates", "gate %s %s on %s: %d passed, %d warned, %d failed, %d skipped (%s)",
-			     g->id, when, h->name, dr.n_pass, dr.n_warn, dr.n_fail, dr.n_skip, row.file);
+		gl_ctx_event(c, GL_LOG_INFO, "gates",
+			     "gate %s %s on %s: %d passed, %d warned, %d failed, %d skipped (%s)", g->id, when, h->name,
+			     dr.n_pass, dr.n_warn, dr.n_fail, dr.n_skip, row.file);
 	cJSON_free(results);
 	gl_dcgm_free(&dr);
 	gl_buf_free(&res.out);
@@ -245,6 +260,7 @@ void ctl_gates_skip(struct gl_ctx *c, int after, const char *reason)
 			if (skip_one(c, g, s->hosts[g->hosts[k]].name, after, reason, &err) != 0)
 				break;
 		}
-		gl_ctx_event(c, GL_LOG_WARN, "gates", "gate %s %s: not run: %s", g->id, after ? "after" : "before", reason);
+		gl_ctx_event(c, GL_LOG_WARN, "gates", "gate %s %s: not run: %s", g->id, after ? "after" : "before",
+			     reason);
 	}
 }

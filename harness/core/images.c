@@ -201,8 +201,10 @@ static int on_pod(void *arg, const struct gl_pod_image *pi)
 	if (pi->digest[0])
 		finish(o, image[0] ? image : NULL, pi->digest, NULL);
 	else
-		finish(o, image[0] ? image : NULL, NULL, "the container's imageID '%s' holds no sha256 digest "
-		       "(not started yet?)", id);
+		finish(o, image[0] ? image : NULL, NULL,
+		       "the container's imageID '%s' holds no sha256 digest "
+		       "(not started yet?)",
+		       id);
 	return 0;
 }
 
@@ -236,8 +238,9 @@ static void from_kubernetes(struct coll *c, const char *workload, const cJSON *s
 	int rc;
 
 	gl_buf_init(&url, 8192);
-	if (!api || !ns || !sel) {   /* validate requires them */
-		finish(entry(c, workload, "kubernetes"), NULL, NULL, "image_source needs kubernetes, namespace and "
+	if (!api || !ns || !sel) { /* validate requires them */
+		finish(entry(c, workload, "kubernetes"), NULL, NULL,
+		       "image_source needs kubernetes, namespace and "
 		       "pod_selector");
 		goto out;
 	}
@@ -259,11 +262,13 @@ static void from_kubernetes(struct coll *c, const char *workload, const cJSON *s
 	gl_buf_printf(&url, "/pods?labelSelector=");
 	url_escape(&url, sel);
 	if (ho.deadline_ms < 100) {
-		finish(entry(c, workload, "kubernetes"), NULL, NULL, "not collected: the inventory's time budget was spent");
+		finish(entry(c, workload, "kubernetes"), NULL, NULL,
+		       "not collected: the inventory's time budget was spent");
 		goto out;
 	}
 	if (url.cut || gl_http_do("GET", url.data, NULL, NULL, &ho, &r, &err) != 0) {
-		finish(entry(c, workload, "kubernetes"), NULL, NULL, "%s", url.cut ? "the request URL is too long" : err.msg);
+		finish(entry(c, workload, "kubernetes"), NULL, NULL, "%s",
+		       url.cut ? "the request URL is too long" : err.msg);
 		goto out;
 	}
 	if (r.status != 200) {
@@ -279,8 +284,10 @@ static void from_kubernetes(struct coll *c, const char *workload, const cJSON *s
 	if (rc < 0)
 		finish(entry(c, workload, "kubernetes"), NULL, NULL, "GET %s: %s", url.data, err.msg);
 	else if (rc == 0)
-		finish(entry(c, workload, "kubernetes"), NULL, NULL, "no started container in the pods matching "
-		       "'%s' in namespace %s", sel, ns);
+		finish(entry(c, workload, "kubernetes"), NULL, NULL,
+		       "no started container in the pods matching "
+		       "'%s' in namespace %s",
+		       sel, ns);
 out:
 	gl_buf_free(&r.body);
 	gl_buf_free(&url);
@@ -301,7 +308,7 @@ cJSON *gl_images_collect(const struct gl_scenario *sc, const cJSON *hosts, int64
 		if (!ops || !ops->imaged)
 			continue;
 		if (image) {
-			if (gl_image_ref_check(image, d, NULL) != 0) {   /* validate refuses it: never here */
+			if (gl_image_ref_check(image, d, NULL) != 0) { /* validate refuses it: never here */
 				finish(entry(&c, w->name, "scenario"), NULL, NULL, "not an image reference");
 				continue;
 			}

@@ -26,7 +26,7 @@
 #include "sha256.h"
 
 struct inv {
-	int64_t end_ns;      /* the whole collection's deadline */
+	int64_t end_ns; /* the whole collection's deadline */
 	int64_t budget_ms;
 };
 
@@ -88,7 +88,7 @@ static int run(struct inv *iv, const struct gl_host *h, const char *const *argv,
 	struct gl_err err = { 0 };
 	char line[200];
 
-	gl_buf_init(&res->out, 1);   /* freeable whatever happens below */
+	gl_buf_init(&res->out, 1); /* freeable whatever happens below */
 	if (dl < 100) {
 		*why = unavailable("not collected: the inventory's time budget of %lld s was spent",
 				   (long long)iv->budget_ms / 1000);
@@ -185,7 +185,7 @@ static cJSON *item_gpus(struct inv *iv, const struct gl_host *h)
 			p = c;
 		}
 		if (nf != 4)
-			continue;   /* a warning line, not a GPU */
+			continue; /* a warning line, not a GPU */
 		{
 			cJSON *g = cJSON_CreateObject();
 			cJSON_AddNumberToObject(g, "index", cJSON_GetArraySize(arr));
@@ -242,12 +242,11 @@ done:
 
 static cJSON *item_cuda_toolkit(struct inv *iv, const struct gl_host *h)
 {
-	static const char *const argv[] = {
-		"sh", "-c",
-		"for n in nvcc /usr/local/cuda/bin/nvcc; do"
-		" if command -v \"$n\" >/dev/null 2>&1; then \"$n\" --version; rc=$?;"
-		" echo \"path=$(command -v \"$n\")\"; exit $rc; fi; done; exit 127",
-		NULL };
+	static const char *const argv[] = { "sh", "-c",
+					    "for n in nvcc /usr/local/cuda/bin/nvcc; do"
+					    " if command -v \"$n\" >/dev/null 2>&1; then \"$n\" --version; rc=$?;"
+					    " echo \"path=$(command -v \"$n\")\"; exit $rc; fi; done; exit 127",
+					    NULL };
 	struct gl_exec_result r;
 	cJSON *out = NULL;
 	char line[512], path[256] = "", how[320], v[48] = "";
@@ -292,7 +291,8 @@ static cJSON *item_infiniband(struct inv *iv, const struct gl_host *h)
 		" for d in \"$@\"; do echo \"CA '${d##*/}'\";"
 		" echo \"\tCA type: $(cat \"$d/hca_type\" 2>/dev/null)\";"
 		" echo \"\tFirmware version: $(cat \"$d/fw_ver\" 2>/dev/null)\"; done",
-		NULL };
+		NULL
+	};
 	struct gl_exec_result r;
 	cJSON *out = NULL, *arr, *cur = NULL;
 	char line[512], first[200] = "", how[64] = "ibstat";
@@ -338,9 +338,11 @@ static cJSON *item_nccl(struct inv *iv, const struct gl_host *h)
 {
 	static const char *const argv[] = {
 		"sh", "-c",
-		"lib=$(ldconfig -p 2>/dev/null | sed -n 's/^[[:space:]]*libnccl\\.so\\.[0-9][0-9.]* .*=> //p' | head -n 1);"
+		"lib=$(ldconfig -p 2>/dev/null | sed -n 's/^[[:space:]]*libnccl\\.so\\.[0-9][0-9.]* .*=> //p' | head "
+		"-n 1);"
 		" if [ -z \"$lib\" ]; then for f in /usr/local/cuda/lib64/libnccl.so.* /usr/local/cuda/lib/libnccl.so.*"
-		" /usr/lib/x86_64-linux-gnu/libnccl.so.* /usr/lib/aarch64-linux-gnu/libnccl.so.* /usr/lib64/libnccl.so.*;"
+		" /usr/lib/x86_64-linux-gnu/libnccl.so.* /usr/lib/aarch64-linux-gnu/libnccl.so.* "
+		"/usr/lib64/libnccl.so.*;"
 		" do [ -e \"$f\" ] && { lib=$f; break; }; done; fi;"
 		" if [ -n \"$lib\" ]; then real=$(readlink -f \"$lib\"); echo \"lib=$real\";"
 		" v=$(grep -a -o -m 1 'NCCL version [0-9][0-9.]*[+a-z0-9.]*' \"$real\" 2>/dev/null | head -n 1);"
@@ -348,7 +350,8 @@ static cJSON *item_nccl(struct inv *iv, const struct gl_host *h)
 		" hdr=; for f in /usr/include/nccl.h /usr/local/cuda/include/nccl.h; do if [ -r \"$f\" ]; then"
 		" hdr=$f; echo \"header=$f\"; grep -E '^#define NCCL_(MAJOR|MINOR|PATCH) ' \"$f\"; break; fi; done;"
 		" [ -n \"$lib$hdr\" ] || exit 127; exit 0",
-		NULL };
+		NULL
+	};
 	struct gl_exec_result r;
 	cJSON *out = NULL;
 	char line[600], lib[400] = "", emb[64] = "", hdr[400] = "", how[900];
@@ -419,7 +422,7 @@ static cJSON *item_mpi(struct inv *iv, const struct gl_host *h)
 			snprintf(v, sizeof(v), "MPICH (Hydra) %s", trim(p + 8));
 			out = measured(cJSON_CreateString(v), "mpirun --version");
 		} else if (strstr(p, "Version ") && strstr(p, "MPI")) {
-			out = measured(cJSON_CreateString(p), "mpirun --version");   /* Intel MPI */
+			out = measured(cJSON_CreateString(p), "mpirun --version"); /* Intel MPI */
 		}
 	}
 	if (!out)
@@ -584,8 +587,10 @@ cJSON *gl_inventory_scenario_git(const char *path, const char *sha256)
 		const git_error *e = git_error_last();
 		cJSON_AddNullToObject(o, "commit");
 		cJSON_AddNullToObject(o, "branch");
-		cJSON_AddStringToObject(o, "commit_why", rc == GIT_EUNBORNBRANCH ? "the repository has no commits yet"
-							  : e && e->message ? e->message : "HEAD cannot be read");
+		cJSON_AddStringToObject(o, "commit_why",
+					rc == GIT_EUNBORNBRANCH ? "the repository has no commits yet"
+					: e && e->message       ? e->message
+								: "HEAD cannot be read");
 		cJSON_AddBoolToObject(o, "committed_file_matches_run", 0);
 	}
 	if (git_status_file(&flags, repo, rel) == 0) {
@@ -655,7 +660,8 @@ static cJSON *runbook_file(const char *real)
 	cJSON_AddBoolToObject(o, "in_repository", 1);
 	cJSON_AddStringToObject(o, "repository", wd);
 	cJSON_AddStringToObject(o, "repository_path", rel);
-	if (git_repository_head(&head, repo) == 0 && git_reference_peel((git_object **)&commit, head, GIT_OBJECT_COMMIT) == 0 &&
+	if (git_repository_head(&head, repo) == 0 &&
+	    git_reference_peel((git_object **)&commit, head, GIT_OBJECT_COMMIT) == 0 &&
 	    git_commit_tree(&tree, commit) == 0 && git_tree_entry_bypath(&e, tree, rel) == 0) {
 		char ch[GIT_OID_HEXSZ + 1];
 		git_oid_tostr(ch, sizeof(ch), git_tree_entry_id(e));

@@ -218,8 +218,7 @@ static void count_incidents(struct gl_live *l, const struct gl_agg *w, enum gl_s
 	l->inc_prev = bits;
 }
 
-static void take_window(struct gl_live *l, int64_t idx, int64_t start, int64_t end, const struct gl_agg *w,
-			int phase)
+static void take_window(struct gl_live *l, int64_t idx, int64_t start, int64_t end, const struct gl_agg *w, int phase)
 {
 	int explained;
 	enum gl_scope s = window_scope(l, phase, start, end, &explained);
@@ -268,7 +267,7 @@ static void conn_free(struct live_conn *k)
 	if (k->deadline)
 		event_free(k->deadline);
 	if (k->bev)
-		bufferevent_free(k->bev);   /* closes the socket */
+		bufferevent_free(k->bev); /* closes the socket */
 	if ((*k->pprev = k->next))
 		k->next->pprev = k->pprev;
 	free(k);
@@ -293,7 +292,7 @@ static void on_deadline(evutil_socket_t fd, short what, void *arg)
 static void on_written(struct bufferevent *bev, void *arg)
 {
 	(void)bev;
-	conn_free(arg);   /* the whole reply is out: close (Connection: close) */
+	conn_free(arg); /* the whole reply is out: close (Connection: close) */
 }
 
 static void on_conn_event(struct bufferevent *bev, short what, void *arg)
@@ -305,8 +304,8 @@ static void on_conn_event(struct bufferevent *bev, short what, void *arg)
 		conn_free(k);
 }
 
-static void reply(struct live_conn *k, int code, const char *reason, const char *ctype, const char *body,
-		  size_t len, int head_only)
+static void reply(struct live_conn *k, int code, const char *reason, const char *ctype, const char *body, size_t len,
+		  int head_only)
 {
 	struct evbuffer *out = bufferevent_get_output(k->bev);
 
@@ -475,7 +474,7 @@ static void on_accept(struct evconnlistener *lis, evutil_socket_t fd, struct soc
 	l->conns = k;
 	l->n_conn++;
 	if (l->n_conn >= l->conn_max)
-		evconnlistener_disable(lis);   /* full: the rest wait in the backlog */
+		evconnlistener_disable(lis); /* full: the rest wait in the backlog */
 	k->bev = bufferevent_socket_new(l->base, fd, BEV_OPT_CLOSE_ON_FREE);
 	k->deadline = evtimer_new(l->base, on_deadline, k);
 	if (!k->bev || !k->deadline) {
@@ -584,8 +583,8 @@ struct gl_live *gl_live_new(struct event_base *base, const struct gl_scenario *s
 		l->conn_max = conn_cap();
 		l->resume_ev = evtimer_new(base, on_resume_accepts, l);
 		/* backlog 0: the socket already listens */
-		l->lis = l->resume_ev ? evconnlistener_new(base, on_accept, l, LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC,
-							   0, fd)
+		l->lis = l->resume_ev ? evconnlistener_new(base, on_accept, l,
+							   LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC, 0, fd)
 				      : NULL;
 		if (!l->lis) {
 			close(fd);
@@ -605,7 +604,7 @@ void gl_live_free(struct gl_live *l)
 	if (!l)
 		return;
 	if (l->tty && l->last_draw_ns) {
-		fputs("\n", stderr);   /* leave the last progress line in place */
+		fputs("\n", stderr); /* leave the last progress line in place */
 		gl_log_progress_shown(0);
 	}
 	if (l->lis)
@@ -690,8 +689,8 @@ static int replay_one(int i, struct gl_agg *w, void *arg)
 	return 0;
 }
 
-int gl_live_replay(struct gl_live *l, struct gl_store *st, int64_t upto, const int64_t *inj,
-		   const int64_t *rev, int n_faults, struct gl_err *err)
+int gl_live_replay(struct gl_live *l, struct gl_store *st, int64_t upto, const int64_t *inj, const int64_t *rev,
+		   int n_faults, struct gl_err *err)
 {
 	struct gl_window_info *wins = NULL;
 	struct replay r = { l, NULL };

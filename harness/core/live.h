@@ -37,8 +37,8 @@ const char *gl_live_bound(const struct gl_live *l);
  * not; the controller restores a partial last window itself and closes it
  * later through gl_live_window), with the faults' journal times as they
  * stand (inj[i], rev[i]: elapsed ns, -1 not yet; i the scenario's index). */
-int gl_live_replay(struct gl_live *l, struct gl_store *st, int64_t upto, const int64_t *inj,
-		   const int64_t *rev, int n_faults, struct gl_err *err);
+int gl_live_replay(struct gl_live *l, struct gl_store *st, int64_t upto, const int64_t *inj, const int64_t *rev,
+		   int n_faults, struct gl_err *err);
 
 /* Fault i (the scenario's index) as the journal has it now: injected and
  * reverted at these elapsed ns (-1: not yet). Each window's scope, what
@@ -53,13 +53,13 @@ void gl_live_window(struct gl_live *l, int64_t idx, int64_t start, int64_t end, 
 /* Where the run stands now (called every commit, ~2/s); draws the
  * progress line on a terminal at most once a second. */
 struct gl_live_status {
-	int64_t elapsed_ns, total_ns;   /* real time, since the run started / planned */
+	int64_t elapsed_ns, total_ns; /* real time, since the run started / planned */
 	double scale;
 	int phase;
 	int n_active;
-	const char *active;             /* ids of the faults injected now, comma separated */
-	int agents_planned;            /* load agents of every workload (0: none) */
-	int agents_connected;           /* of those, connected now */
+	const char *active; /* ids of the faults injected now, comma separated */
+	int agents_planned; /* load agents of every workload (0: none) */
+	int agents_connected; /* of those, connected now */
 };
 void gl_live_status(struct gl_live *l, const struct gl_live_status *s);
 

@@ -13,8 +13,8 @@ struct live_conn;
 
 struct live_fault {
 	int64_t inj, rev;
-	int run, decided;             /* steady-healthy windows in a row; restore judged */
-	int64_t run_start;            /* the first of them */
+	int run, decided; /* steady-healthy windows in a row; restore judged */
+	int64_t run_start; /* the first of them */
 };
 
 /* A steady or degraded target, judged over its scope's windows so far. */
@@ -22,7 +22,7 @@ struct live_target {
 	const struct gl_target_spec *t;
 	struct gl_target_name tn;
 	int parsed;
-	int missed;                   /* named failing by gl_live_missed, not passing since */
+	int missed; /* named failing by gl_live_missed, not passing since */
 };
 
 struct live_conn;
@@ -30,18 +30,18 @@ struct live_conn;
 struct gl_live {
 	struct event_base *base;
 	struct evconnlistener *lis;
-	struct event *resume_ev;       /* re-enables accepts after a backoff */
-	struct live_conn *conns;       /* open connections, freed with the view */
+	struct event *resume_ev; /* re-enables accepts after a backoff */
+	struct live_conn *conns; /* open connections, freed with the view */
 	int n_conn, conn_max, paused, backoff_s;
 	int64_t conn_deadline_drops, conn_bad, accept_errors;
-	unsigned logged;               /* kinds already logged (LOGGED_*) */
+	unsigned logged; /* kinds already logged (LOGGED_*) */
 	const struct gl_scenario *sc;
 	char run_id[64], bound[96];
-	struct gl_agg *run;            /* every window closed so far */
-	struct gl_agg *scope[3];       /* by the scope each window was judged in */
-	struct gl_agg *last;           /* the last closed window */
+	struct gl_agg *run; /* every window closed so far */
+	struct gl_agg *scope[3]; /* by the scope each window was judged in */
+	struct gl_agg *last; /* the last closed window */
 	int64_t last_idx, windows;
-	int64_t judged[3];             /* windows closed, by the scope judged in */
+	int64_t judged[3]; /* windows closed, by the scope judged in */
 	int last_phase;
 	/* incidents so far, per kind (analysis.h), counted as windows close:
 	 * what a fault explains and its restore judged as the analysis does
@@ -59,8 +59,8 @@ struct gl_live {
 	char state[16], verdict[16];
 	int tty;
 	int64_t last_draw_ns, scrapes;
-	double last_close_unix;        /* Unix time the last window closed, or the start */
-	int64_t notify[3];             /* webhook messages sent, failed, dropped (notify.h) */
+	double last_close_unix; /* Unix time the last window closed, or the start */
+	int64_t notify[3]; /* webhook messages sent, failed, dropped (notify.h) */
 };
 /* The scope windows are judged in now (gauntlet_phase_info). */
 enum gl_scope gl_live_scope_now(const struct gl_live *l);

@@ -59,8 +59,13 @@ static void put_head(struct gl_buf *b, int om, const char *name, const char *typ
  * seconds_total", *scale 1e-6). */
 static void counter_family(const char *name, char *out, size_t n, double *scale)
 {
-	static const struct { const char *suffix, *repl; double scale; } ends[] = {
-		{ "_total", "", 1 }, { "_delta", "", 1 }, { "_us", "_seconds", 1e-6 },
+	static const struct {
+		const char *suffix, *repl;
+		double scale;
+	} ends[] = {
+		{ "_total", "", 1 },
+		{ "_delta", "", 1 },
+		{ "_us", "_seconds", 1e-6 },
 	};
 	size_t k = 0, len;
 
@@ -164,7 +169,9 @@ static void render_run(const struct gl_live *l, struct gl_buf *b, int om, int fa
 	gl_buf_printf(b, "\",scenario=\"");
 	put_label(b, l->sc->name);
 	gl_buf_printf(b, "\",state=\"%s\",verdict=\"%s\"} 1\n", l->state,
-		      l->verdict[0] ? l->verdict : failing ? "failing" : "passing");
+		      l->verdict[0] ? l->verdict
+		      : failing     ? "failing"
+				    : "passing");
 	put_head(b, om, "gauntlet_elapsed_seconds", "gauge", "Real time since the run started.");
 	gl_buf_printf(b, "gauntlet_elapsed_seconds %.3f\n", (double)l->st.elapsed_ns / 1e9);
 	put_head(b, om, "gauntlet_duration_seconds", "gauge", "Real time the run is planned to take.");
@@ -237,7 +244,8 @@ static void render_judgement(const struct gl_live *l, struct gl_buf *b, int om, 
 	for (int k = 0; k < gl_incident_kinds(); k++)
 		gl_buf_printf(b, "gauntlet_incidents_total{kind=\"%s\"} %lld\n", gl_incident_kind_name(k),
 			      (long long)l->incidents[k]);
-	put_head(b, om, "gauntlet_target", "gauge", "Each target so far: 1 failing, 0 passing (no sample: no data yet).");
+	put_head(b, om, "gauntlet_target", "gauge",
+		 "Each target so far: 1 failing, 0 passing (no sample: no data yet).");
 	for (int i = 0; i < l->sc->n_targets; i++) {
 		const struct gl_target_spec *t = &l->sc->targets[i];
 		double v = 0;

@@ -12,7 +12,7 @@
 
 struct series {
 	char name[96];
-	struct gl_hist *h;     /* NULL for a counter */
+	struct gl_hist *h; /* NULL for a counter */
 	int64_t counter;
 };
 
@@ -74,8 +74,14 @@ static int get_or_add(struct gl_metrics *m, const char *name, int hist)
 	return id;
 }
 
-int gl_metrics_hist(struct gl_metrics *m, const char *name) { return get_or_add(m, name, 1); }
-int gl_metrics_counter(struct gl_metrics *m, const char *name) { return get_or_add(m, name, 0); }
+int gl_metrics_hist(struct gl_metrics *m, const char *name)
+{
+	return get_or_add(m, name, 1);
+}
+int gl_metrics_counter(struct gl_metrics *m, const char *name)
+{
+	return get_or_add(m, name, 0);
+}
 
 void gl_metrics_record(struct gl_metrics *m, int id, double v)
 {
@@ -187,8 +193,7 @@ struct gl_hist *gl_metrics_hist_copy(struct gl_metrics *m, const char *name)
 	return c;
 }
 
-int gl_metrics_restore_hist(struct gl_metrics *m, const char *name, const unsigned char *blob,
-			    size_t len)
+int gl_metrics_restore_hist(struct gl_metrics *m, const char *name, const unsigned char *blob, size_t len)
 {
 	struct gl_hist *h = gl_hist_deserialize(blob, len);
 	int id = gl_metrics_hist(m, name), rc = -1;

@@ -38,8 +38,7 @@ void gl_metrics_add(struct gl_metrics *m, int id, int64_t n);
 
 /* Controller side (loop thread). visit() sees every series of the current
  * window, under the lock: h is NULL for counters. */
-typedef void (*gl_metrics_visit_fn)(void *arg, const char *name, const struct gl_hist *h,
-				    int64_t counter);
+typedef void (*gl_metrics_visit_fn)(void *arg, const char *name, const struct gl_hist *h, int64_t counter);
 void gl_metrics_visit(struct gl_metrics *m, gl_metrics_visit_fn fn, void *arg);
 void gl_metrics_reset(struct gl_metrics *m);
 /* visit, then reset, under one hold of the lock: a record or add from a
@@ -59,8 +58,7 @@ struct gl_hist *gl_metrics_hist_copy(struct gl_metrics *m, const char *name);
 int gl_metrics_merge(struct gl_metrics *m, const char *name, const struct gl_hist *h, int64_t counter);
 
 /* Resume: put back a partial window read from the store. */
-int gl_metrics_restore_hist(struct gl_metrics *m, const char *name, const unsigned char *blob,
-			    size_t len);
+int gl_metrics_restore_hist(struct gl_metrics *m, const char *name, const unsigned char *blob, size_t len);
 int gl_metrics_restore_counter(struct gl_metrics *m, const char *name, int64_t value);
 
 /* Bytes held by all histograms (memory tests). */

@@ -34,25 +34,25 @@ struct gl_notify;
 struct hook {
 	struct gl_notify *n;
 	char env[128];
-	char url[4096];               /* the secret: nowhere else */
+	char url[4096]; /* the secret: nowhere else */
 	int slack;
 	unsigned on;
 	pthread_t th;
-	int running;                  /* th was started and not joined yet */
+	int running; /* th was started and not joined yet */
 	pthread_cond_t cv;
 	struct msg q[GL_NOTIFY_QUEUE];
 	int head, len;
 	int64_t sent, failed, dropped;
-	int last_fail;                /* -1 none */
-	unsigned logged, to_log;      /* failure kinds (bits) logged / still to log */
-	char detail[FK_N][96];        /* what the first failure of each kind said */
+	int last_fail; /* -1 none */
+	unsigned logged, to_log; /* failure kinds (bits) logged / still to log */
+	char detail[FK_N][96]; /* what the first failure of each kind said */
 };
 
 struct gl_notify {
 	int started;
 	pthread_mutex_t mu;
 	int quit;
-	int64_t deadline;             /* gl_now_ns() after which nothing is tried; 0: none (all webhooks) */
+	int64_t deadline; /* gl_now_ns() after which nothing is tried; 0: none (all webhooks) */
 	struct hook *hooks;
 	int n;
 	char run_id[64], scenario[128];
@@ -157,8 +157,8 @@ static int try_once(CURL *e, struct hook *h, const char *body, char *detail, siz
 	}
 	/* libcurl's sentence for the code, never its error buffer (that
 	 * names the host) */
-	snprintf(detail, dn, "%s", rc == CURLE_ABORTED_BY_CALLBACK ? "cut at the end-of-run deadline"
-							       : curl_easy_strerror(rc));
+	snprintf(detail, dn, "%s",
+		 rc == CURLE_ABORTED_BY_CALLBACK ? "cut at the end-of-run deadline" : curl_easy_strerror(rc));
 	if (rc == CURLE_COULDNT_CONNECT || rc == CURLE_COULDNT_RESOLVE_HOST || rc == CURLE_COULDNT_RESOLVE_PROXY)
 		return FK_CONNECT;
 	if (rc == CURLE_OPERATION_TIMEDOUT || rc == CURLE_ABORTED_BY_CALLBACK)
@@ -241,7 +241,7 @@ static void *sender(void *arg)
 		h->head = (h->head + 1) % GL_NOTIFY_QUEUE;
 		h->len--;
 		if (!e || (n->deadline && gl_now_ns() >= n->deadline)) {
-			h->dropped++;   /* past the deadline: not tried */
+			h->dropped++; /* past the deadline: not tried */
 			free(m.body);
 			continue;
 		}
@@ -299,7 +299,7 @@ struct gl_notify *gl_notify_new(const struct gl_scenario *sc, struct gl_err *err
 		pthread_cond_init(&n->hooks[i].cv, &ca);
 	}
 	pthread_condattr_destroy(&ca);
-	n->started = -1;   /* mutex and conds made */
+	n->started = -1; /* mutex and conds made */
 	/* before any thread of the run (curl_global_init is not thread-safe) */
 	curl_global_init(CURL_GLOBAL_DEFAULT);
 	return n;
@@ -352,8 +352,11 @@ static char *slack_text(const char *t)
 	if (!o)
 		return NULL;
 	for (; *t; t++)
-		k += (size_t)sprintf(o + k, "%s", *t == '&' ? "&amp;" : *t == '<' ? "&lt;" : *t == '>' ? "&gt;"
-										: (char[]){ *t, 0 });
+		k += (size_t)sprintf(o + k, "%s",
+				     *t == '&'   ? "&amp;"
+				     : *t == '<' ? "&lt;"
+				     : *t == '>' ? "&gt;"
+						 : (char[]){ *t, 0 });
 	o[k] = '\0';
 	return o;
 }
@@ -423,7 +426,8 @@ void gl_notify_poll(struct gl_notify *n, void (*log)(void *arg, const char *line
 		for (int f = 0; f < FK_N && k < (int)(sizeof(lines) / sizeof(lines[0])); f++)
 			if (h->to_log & (1u << f))
 				snprintf(lines[k++], sizeof(lines[0]),
-					 "notify[%d] (%s): a message was not delivered: %s (%s); further failures of this "
+					 "notify[%d] (%s): a message was not delivered: %s (%s); further failures of "
+					 "this "
 					 "kind are counted, not logged (report.json \"notify\")",
 					 i, h->env, fail_names[f], h->detail[f]);
 		h->to_log = 0;
@@ -493,7 +497,8 @@ void gl_notify_restore(struct gl_notify *n, const char *doc)
 		cJSON_Delete(r);
 		return;
 	}
-	cJSON_ArrayForEach(w, cJSON_GetObjectItemCaseSensitive(r, "webhooks")) {
+	cJSON_ArrayForEach(w, cJSON_GetObjectItemCaseSensitive(r, "webhooks"))
+	{
 		const cJSON *env = cJSON_GetObjectItemCaseSensitive(w, "url_env");
 		const char *le = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(w, "last_error"));
 		struct hook *h = i < n->n ? &n->hooks[i] : NULL;

@@ -67,7 +67,8 @@ void ctl_notify_start(struct gl_ctx *c)
 	if (!c->obs.nt)
 		return;
 	if (gl_notify_start(c->obs.nt, c->run.id, c->sc->name) != 0) {
-		gl_ctx_event(c, GL_LOG_WARN, "notify", "cannot start the sender thread: the run goes on without "
+		gl_ctx_event(c, GL_LOG_WARN, "notify",
+			     "cannot start the sender thread: the run goes on without "
 			     "notifications");
 		return;
 	}
@@ -76,16 +77,20 @@ void ctl_notify_start(struct gl_ctx *c)
 		gl_ctx_event(c, GL_LOG_INFO, "notify", "notify[%d] (%s): %s webhook", i, c->sc->notify[i].url_env,
 			     c->sc->notify[i].slack ? "slack" : "json");
 	if (c->run.resumes && c->run.down_ns > 0)
-		snprintf(text, sizeof(text), "run resumed (resume #%d) at %.1f s of %.1f s, after %.1f s with the "
-			 "controller down", c->run.resumes, (double)c->clk.elapsed_base / 1e9,
-			 (double)gl_timeline_real_ns(c->sc->duration_ns, c->clk.scale) / 1e9, (double)c->run.down_ns / 1e9);
+		snprintf(text, sizeof(text),
+			 "run resumed (resume #%d) at %.1f s of %.1f s, after %.1f s with the "
+			 "controller down",
+			 c->run.resumes, (double)c->clk.elapsed_base / 1e9,
+			 (double)gl_timeline_real_ns(c->sc->duration_ns, c->clk.scale) / 1e9,
+			 (double)c->run.down_ns / 1e9);
 	else if (c->run.resumes)
 		snprintf(text, sizeof(text), "run resumed (resume #%d) at %.1f s of %.1f s", c->run.resumes,
-			 (double)c->clk.elapsed_base / 1e9, (double)gl_timeline_real_ns(c->sc->duration_ns, c->clk.scale) / 1e9);
+			 (double)c->clk.elapsed_base / 1e9,
+			 (double)gl_timeline_real_ns(c->sc->duration_ns, c->clk.scale) / 1e9);
 	else
 		snprintf(text, sizeof(text), "run started: %.1f s planned (time scale %g), %d fault(s), %d target(s)",
-			 (double)gl_timeline_real_ns(c->sc->duration_ns, c->clk.scale) / 1e9, c->clk.scale, c->sc->n_faults,
-			 c->sc->n_targets);
+			 (double)gl_timeline_real_ns(c->sc->duration_ns, c->clk.scale) / 1e9, c->clk.scale,
+			 c->sc->n_faults, c->sc->n_targets);
 	j = figures(c);
 	cJSON_AddBoolToObject(j, "resumed", c->run.resumes > 0);
 	cJSON_AddNumberToObject(j, "resumes", c->run.resumes);
@@ -93,7 +98,7 @@ void ctl_notify_start(struct gl_ctx *c)
 		/* from the last commit the store held to the resume; null when
 		 * the store held no commit time */
 		c->run.down_ns > 0 ? (void)cJSON_AddNumberToObject(j, "down_s", (double)c->run.down_ns / 1e9)
-				      : (void)cJSON_AddNullToObject(j, "down_s");
+				   : (void)cJSON_AddNullToObject(j, "down_s");
 	gl_notify_event(c->obs.nt, GL_NEV_START, text, j);
 }
 
@@ -106,14 +111,17 @@ void ctl_notify_fault(struct gl_ctx *c, struct fault_rt *f)
 
 	/* a step's outcome, each once */
 	if (!c->obs.nt || st == f->notified ||
-	    (st != GL_FAULT_INJECTED && st != GL_FAULT_REVERTED && st != GL_FAULT_REVERT_FAILED && st != GL_FAULT_FAILED))
+	    (st != GL_FAULT_INJECTED && st != GL_FAULT_REVERTED && st != GL_FAULT_REVERT_FAILED &&
+	     st != GL_FAULT_FAILED))
 		return;
 	f->notified = st;
 	/* what it acts on (the drained node, the flapped link), not only the
 	 * host its commands ran on */
 	gl_plan_subject(f->plan, f->row.target, subject, sizeof(subject));
 	snprintf(text, sizeof(text), "fault '%s' %s (%s%s%s: %s)%s%s", f->row.id,
-		 st == GL_FAULT_REVERT_FAILED ? "REVERT FAILED" : st == GL_FAULT_FAILED ? "inject failed" : s,
+		 st == GL_FAULT_REVERT_FAILED ? "REVERT FAILED"
+		 : st == GL_FAULT_FAILED      ? "inject failed"
+					      : s,
 		 f->row.kind, f->row.method[0] ? "/" : "", f->row.method, subject, f->row.error[0] ? ": " : "",
 		 f->row.error);
 	j = figures(c);
@@ -139,13 +147,15 @@ static void on_missed(void *arg, const struct gl_target_spec *t, double v, int m
 	cJSON *j = figures(c), *o;
 
 	if (missed)
-		snprintf(text, sizeof(text), "target missed so far: %s %s %s (measured %g over the %s windows so far; "
-			 "provisional, the end's verdict is final)", gl_scope_name(t->scope), t->metric, t->expr_text, v,
-			 gl_scope_name(t->scope));
+		snprintf(text, sizeof(text),
+			 "target missed so far: %s %s %s (measured %g over the %s windows so far; "
+			 "provisional, the end's verdict is final)",
+			 gl_scope_name(t->scope), t->metric, t->expr_text, v, gl_scope_name(t->scope));
 	else
-		snprintf(text, sizeof(text), "target passing again: %s %s %s (measured %g over the %s windows so far; "
-			 "provisional, the end's verdict is final)", gl_scope_name(t->scope), t->metric, t->expr_text, v,
-			 gl_scope_name(t->scope));
+		snprintf(text, sizeof(text),
+			 "target passing again: %s %s %s (measured %g over the %s windows so far; "
+			 "provisional, the end's verdict is final)",
+			 gl_scope_name(t->scope), t->metric, t->expr_text, v, gl_scope_name(t->scope));
 	cJSON_AddStringToObject(j, "event", missed ? "target_missed" : "target_recovered");
 	cJSON_AddBoolToObject(j, "provisional", 1);
 	o = cJSON_AddObjectToObject(j, "target");
@@ -214,7 +224,8 @@ void ctl_notify_stopping(struct gl_ctx *c)
 	cJSON *j;
 	int abort = c->halt.reason != STOP_ERROR;
 
-	if (!c->obs.nt || (c->halt.reason != STOP_SIGNAL && c->halt.reason != STOP_ABORT_IF && c->halt.reason != STOP_ERROR))
+	if (!c->obs.nt ||
+	    (c->halt.reason != STOP_SIGNAL && c->halt.reason != STOP_ABORT_IF && c->halt.reason != STOP_ERROR))
 		return;
 	j = figures(c);
 	cJSON_AddStringToObject(j, "reason", c->halt.msg);

@@ -43,13 +43,13 @@
 
 #define NS 1000000000LL
 #define SIM_TIMERS 32
-#define SIM_WALL0 1767225600000000000LL   /* 2026-01-01T00:00:00Z: wall time at SIM_MONO0 */
-#define SIM_MONO0 (1000 * NS)             /* virtual monotonic time at the start (0 means "not started") */
-#define FAR_S (86400 * 365)               /* the libevent twin of a virtual timer */
+#define SIM_WALL0 1767225600000000000LL /* 2026-01-01T00:00:00Z: wall time at SIM_MONO0 */
+#define SIM_MONO0 (1000 * NS) /* virtual monotonic time at the start (0 means "not started") */
+#define FAR_S (86400 * 365) /* the libevent twin of a virtual timer */
 
 struct sim_timer {
 	struct event *ev;
-	int64_t at;                 /* virtual monotonic ns */
+	int64_t at; /* virtual monotonic ns */
 };
 
 struct gl_sim {
@@ -58,18 +58,27 @@ struct gl_sim {
 	struct gl_clock clk;
 	struct sim_timer t[SIM_TIMERS];
 	int n_t;
-	double crash_rate;          /* per simulated day */
-	int64_t next_crash;         /* -1: none */
+	double crash_rate; /* per simulated day */
+	int64_t next_crash; /* -1: none */
 	int crashes, running, crashed;
 	struct sim_world *world;
 };
 
 static struct gl_sim *active;
 
-struct gl_sim *ctl_sim_active(void) { return active; }
+struct gl_sim *ctl_sim_active(void)
+{
+	return active;
+}
 
-static int64_t v_mono(void *arg) { return ((struct gl_sim *)arg)->now; }
-static int64_t v_wall(void *arg) { return SIM_WALL0 + ((struct gl_sim *)arg)->now - SIM_MONO0; }
+static int64_t v_mono(void *arg)
+{
+	return ((struct gl_sim *)arg)->now;
+}
+static int64_t v_wall(void *arg)
+{
+	return SIM_WALL0 + ((struct gl_sim *)arg)->now - SIM_MONO0;
+}
 
 static void plan_crash(struct gl_sim *s)
 {
@@ -128,14 +137,20 @@ void ctl_sim_arm(struct gl_ctx *c, struct event *ev, int64_t at_ns)
 	}
 }
 
-int ctl_sim_killed(const struct gl_ctx *c) { return c->sim && c->sim->crashed; }
+int ctl_sim_killed(const struct gl_ctx *c)
+{
+	return c->sim && c->sim->crashed;
+}
 
 int ctl_sim_defer_flush(struct gl_ctx *c)
 {
 	return c->sim && c->sim->running && (c->win.idx % 360) != 0;
 }
 
-int ctl_sim_running(const struct gl_ctx *c) { return c->sim && c->sim->running; }
+int ctl_sim_running(const struct gl_ctx *c)
+{
+	return c->sim && c->sim->running;
+}
 
 int ctl_sim_dispatch(struct gl_ctx *c)
 {
@@ -146,7 +161,7 @@ int ctl_sim_dispatch(struct gl_ctx *c)
 		int best = -1;
 		for (int k = 0; k < s->n_t; k++) {
 			if (!event_pending(s->t[k].ev, EV_TIMEOUT, NULL)) {
-				s->t[k--] = s->t[--s->n_t];   /* deleted meanwhile */
+				s->t[k--] = s->t[--s->n_t]; /* deleted meanwhile */
 				continue;
 			}
 			if (best < 0 || s->t[k].at < s->t[best].at)
@@ -160,19 +175,20 @@ int ctl_sim_dispatch(struct gl_ctx *c)
 			/* a real controller commits every 0.5 s: its last
 			 * commit before the kill, at most that long before it
 			 * (the open window's figures so far are in it) */
-			int64_t last = s->next_crash - (int64_t)(sim_unit(&s->crash_rng) * (double)GL_COMMIT_INTERVAL_NS);
+			int64_t last =
+				s->next_crash - (int64_t)(sim_unit(&s->crash_rng) * (double)GL_COMMIT_INTERVAL_NS);
 			if (last > s->now) {
 				s->now = last;
 				sim_world_time(s->world, s->now);
 			}
-			ctl_commit_now(c);   /* also what window closes left open */
+			ctl_commit_now(c); /* also what window closes left open */
 			s->now = s->next_crash;
 			sim_world_time(s->world, s->now);
 			s->crashed = 1;
 			s->crashes++;
 			plan_crash(s);
 			s->running = 0;
-			s->n_t = 0;        /* the dead controller's events go with it */
+			s->n_t = 0; /* the dead controller's events go with it */
 			return 1;
 		}
 		s->now = s->t[best].at;
@@ -243,7 +259,11 @@ struct seed_result {
 	char violated[600];
 };
 
-#define VIOLATE(r, ...) do { if (!(r)->violated[0]) snprintf((r)->violated, sizeof((r)->violated), __VA_ARGS__); } while (0)
+#define VIOLATE(r, ...)                                                              \
+	do {                                                                         \
+		if (!(r)->violated[0])                                               \
+			snprintf((r)->violated, sizeof((r)->violated), __VA_ARGS__); \
+	} while (0)
 
 static void check_counter(struct gl_store *st, const char *name, const int64_t *truth, int64_t n_truth, int64_t total,
 			  struct seed_result *r)
@@ -259,14 +279,14 @@ static void check_counter(struct gl_store *st, const char *name, const int64_t *
 		VIOLATE(r, "window-figures: window %lld: %s stored %lld, the model produced %lld", (long long)w.bad_idx,
 			name, (long long)w.stored, (long long)w.want);
 	else if (w.sum != total)
-		VIOLATE(r, "window-figures: %s over the run: stored %lld, the model produced %lld", name, (long long)w.sum,
-			(long long)total);
+		VIOLATE(r, "window-figures: %s over the run: stored %lld, the model produced %lld", name,
+			(long long)w.sum, (long long)total);
 }
 
 /* The run's quantiles of a distribution, as report.json gives them over
  * every window, against the model's exact ones. */
-static void check_quantile(const cJSON *report, const char *wl, const char *fig, const struct sim_world *wd,
-			   int which, struct seed_result *r)
+static void check_quantile(const cJSON *report, const char *wl, const char *fig, const struct sim_world *wd, int which,
+			   struct seed_result *r)
 {
 	static const struct {
 		double q;
@@ -283,11 +303,11 @@ static void check_quantile(const cJSON *report, const char *wl, const char *fig,
 		/* the histogram keeps 3 significant digits, the truth buckets
 		 * are 0.1 % wide: 1 % is well outside both */
 		if (!cJSON_IsNumber(v))
-			VIOLATE(r, "figures-equal-truth: report.json has no %s.%s %s; the model's is %g", wl, fig, qs[i].key,
-				truth);
+			VIOLATE(r, "figures-equal-truth: report.json has no %s.%s %s; the model's is %g", wl, fig,
+				qs[i].key, truth);
 		else if (fabs(v->valuedouble - truth) > 0.01 * truth)
-			VIOLATE(r, "figures-equal-truth: %s.%s %s: report.json says %g, the model's truth is %g", wl, fig,
-				qs[i].key, v->valuedouble, truth);
+			VIOLATE(r, "figures-equal-truth: %s.%s %s: report.json says %g, the model's truth is %g", wl,
+				fig, qs[i].key, v->valuedouble, truth);
 	}
 }
 
@@ -367,13 +387,17 @@ static void check_run(const char *dir, struct gl_sim *s, struct seed_result *r)
 			continue;
 		}
 		if (act)
-			VIOLATE(r, "fault-reverted: fault '%s' (%s) is still in on the simulated cluster (injected %d, "
-				"reverted %d); the journal says %s", rows[i].id, rows[i].kind, inj, rev, gl_fault_state_name(rows[i].state));
+			VIOLATE(r,
+				"fault-reverted: fault '%s' (%s) is still in on the simulated cluster (injected %d, "
+				"reverted %d); the journal says %s",
+				rows[i].id, rows[i].kind, inj, rev, gl_fault_state_name(rows[i].state));
 		else if (inj != rev)
-			VIOLATE(r, "fault-reverted: fault '%s' (%s) injected %d time(s), reverted %d time(s)", rows[i].id,
-				rows[i].kind, inj, rev);
+			VIOLATE(r, "fault-reverted: fault '%s' (%s) injected %d time(s), reverted %d time(s)",
+				rows[i].id, rows[i].kind, inj, rev);
 		else if (inj && rows[i].state != GL_FAULT_REVERTED)
-			VIOLATE(r, "fault-reverted: fault '%s' (%s) is reverted on the simulated cluster, the journal says %s",
+			VIOLATE(r,
+				"fault-reverted: fault '%s' (%s) is reverted on the simulated cluster, the journal "
+				"says %s",
 				rows[i].id, rows[i].kind, gl_fault_state_name(rows[i].state));
 		else if (!inj)
 			VIOLATE(r, "fault-reverted: fault '%s' (%s) was never injected (journal: %s)", rows[i].id,
@@ -465,8 +489,10 @@ static int run_seed(const struct gl_sim_opts *o, uint64_t seed, double crash_rat
 	gl_clock_use(NULL);
 	r->crashes = s.crashes;
 	if (r->code == 2 || r->code == 4)
-		snprintf(r->violated, sizeof(r->violated), "run-finished: the simulated run ended with exit %d (see "
-			 "above)", r->code);
+		snprintf(r->violated, sizeof(r->violated),
+			 "run-finished: the simulated run ended with exit %d (see "
+			 "above)",
+			 r->code);
 	else
 		check_run(dir, &s, r);
 	active = NULL;
@@ -523,7 +549,7 @@ static int seeds_parallel(const struct gl_sim_opts *o, const char *base, int job
 	int n = o->n_seeds, next = 0, printed = 0, running = 0, bad = 0;
 	pid_t *pid = calloc((size_t)n, sizeof(pid_t));
 	int *fd = calloc((size_t)n, sizeof(int));
-	char (*lines)[LINE_MAX_SIM] = calloc((size_t)n, LINE_MAX_SIM);
+	char(*lines)[LINE_MAX_SIM] = calloc((size_t)n, LINE_MAX_SIM);
 	char *done = calloc((size_t)n, 1);
 
 	if (!pid || !fd || !lines || !done) {
@@ -575,8 +601,10 @@ static int seeds_parallel(const struct gl_sim_opts *o, const char *base, int job
 				got = read(fd[k], lines[k], LINE_MAX_SIM - 1);
 				close(fd[k]);
 				if (got <= 0)
-					snprintf(lines[k], LINE_MAX_SIM, "seed %llu: VIOLATED harness: the seed's process "
-						 "ended with status %d and no line", (unsigned long long)(o->seed + (uint64_t)k), st);
+					snprintf(lines[k], LINE_MAX_SIM,
+						 "seed %llu: VIOLATED harness: the seed's process "
+						 "ended with status %d and no line",
+						 (unsigned long long)(o->seed + (uint64_t)k), st);
 				bad += !(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 				done[k] = 1;
 				running--;

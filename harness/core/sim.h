@@ -81,7 +81,7 @@ void sim_world_set(struct sim_world *w);
 #define SIM_TRUTH_MAX 8
 #define SIM_TRUTH_Q 4
 struct sim_truth {
-	int64_t n_windows;          /* slots in each per[] */
+	int64_t n_windows; /* slots in each per[] */
 	int n, n_q;
 	const char *metric[SIM_TRUTH_MAX];
 	int64_t *per[SIM_TRUTH_MAX], tot[SIM_TRUTH_MAX];

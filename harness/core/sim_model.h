@@ -16,37 +16,36 @@
 #define SIM_NS 1000000000LL
 #define SIM_NODES 64
 #define SIM_FAULTS 256
-#define SIM_SUBSTEP_NS SIM_NS        /* availability is evaluated once a second */
-#define SIM_BATCH 256                /* samples handed to the metrics at once */
+#define SIM_SUBSTEP_NS SIM_NS /* availability is evaluated once a second */
+#define SIM_BATCH 256 /* samples handed to the metrics at once */
 
 /* What a fault does to the world (its kind's sim hook says). */
-enum sim_effect { FX_NONE, FX_NODE_DOWN, FX_JOB_KILL, FX_FLAP, FX_PARTITION, FX_THROTTLE_IO, FX_GPU_SLOW,
-		  FX_ADAPTER };
+enum sim_effect { FX_NONE, FX_NODE_DOWN, FX_JOB_KILL, FX_FLAP, FX_PARTITION, FX_THROTTLE_IO, FX_GPU_SLOW, FX_ADAPTER };
 
 struct sim_fault {
 	char id[GL_NAME_MAX], kind[GL_NAME_MAX], target[GL_NAME_MAX];
 	int injects, reverts, active;
-	int64_t inj_t, rev_t;       /* world time; rev_t -1 while in */
+	int64_t inj_t, rev_t; /* world time; rev_t -1 while in */
 	enum sim_effect fx;
-	int drain;                  /* FX_NODE_DOWN by eviction: graceful, back 60 s after the revert */
-	int node;                   /* serving node index, or -1 */
-	int training;               /* it acts on the training job's hosts */
-	int64_t down_ns, up_ns;     /* flap */
+	int drain; /* FX_NODE_DOWN by eviction: graceful, back 60 s after the revert */
+	int node; /* serving node index, or -1 */
+	int training; /* it acts on the training job's hosts */
+	int64_t down_ns, up_ns; /* flap */
 	int count;
-	double cap_bps;             /* storage throttle */
+	double cap_bps; /* storage throttle */
 };
 
 /* The truth of a distribution: log buckets of its own. */
 struct sim_truth_q {
 	uint64_t *b;
 	uint64_t n;
-	double lo;                  /* value of bucket 0 */
+	double lo; /* value of bucket 0 */
 };
 
 struct sim_world {
 	uint64_t rng;
 	int64_t now;
-	int up;                     /* the controller process runs */
+	int up; /* the controller process runs */
 	struct sim_fault faults[SIM_FAULTS];
 	int n_faults;
 	/* inference */
@@ -55,10 +54,10 @@ struct sim_world {
 	int out_tokens;
 	int n_nodes;
 	char nodes[SIM_NODES][GL_NAME_MAX];
-	int64_t node_back[SIM_NODES];    /* down until (a kill, a drain's reload) */
+	int64_t node_back[SIM_NODES]; /* down until (a kill, a drain's reload) */
 	int64_t node_failing[SIM_NODES]; /* sent requests until (a kill, until its endpoint goes) */
-	int64_t inf_last;                /* last emission, -1 none yet (this process) */
-	int64_t pend_inf_err;            /* a killed node's in-flight requests, failed */
+	int64_t inf_last; /* last emission, -1 none yet (this process) */
+	int64_t pend_inf_err; /* a killed node's in-flight requests, failed */
 	int t_requests, t_errors, q_ttft; /* its truth slots */
 	/* training */
 	int tr;
@@ -67,11 +66,11 @@ struct sim_world {
 	double compute_s, comm_s, busbw, save_s, restore_load_s;
 	int64_t ckpt_every_ns, backoff_ns, watchdog_ns;
 	int job_up;
-	int64_t job_t;                   /* running: end of the last step; down: relaunch time */
+	int64_t job_t; /* running: end of the last step; down: relaunch time */
 	int64_t next_ckpt;
 	int64_t step_idx, ckpt_step;
 	int64_t tr_last;
-	int64_t pend_fail, pend_lost;    /* counted at the next emission */
+	int64_t pend_fail, pend_lost; /* counted at the next emission */
 	int t_steps, q_step;
 	/* storage */
 	int sto;
@@ -134,7 +133,6 @@ int64_t sim_stall_until(const struct sim_world *w, int64_t t0, int64_t t1);
 void sim_job_end(struct sim_world *w, int64_t t);
 /* Ticks at rate per second since *last (fractions carried in *acc): a
  * counter of them (id[0]) and per tick per_tick values v (id[1]). */
-void sim_emit_ticks(struct sim_wl *s, int64_t *last, double *acc, int64_t t1, double rate, double v,
-		    uint64_t per_tick);
+void sim_emit_ticks(struct sim_wl *s, int64_t *last, double *acc, int64_t t1, double rate, double v, uint64_t per_tick);
 
 #endif

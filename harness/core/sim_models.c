@@ -29,7 +29,7 @@
 #include "sim_model.h"
 #include "units.h"
 
-#define TTFT_BUCKETS 20000           /* truth buckets: 0.1 % wide, 1 us .. 1e5 s */
+#define TTFT_BUCKETS 20000 /* truth buckets: 0.1 % wide, 1 us .. 1e5 s */
 
 /* ---- seeded randomness ----------------------------------------------------- */
 
@@ -41,7 +41,10 @@ uint64_t sim_rand(uint64_t *s)
 	return z ^ (z >> 31);
 }
 
-double sim_unit(uint64_t *s) { return ((double)(sim_rand(s) >> 11) + 0.5) * (1.0 / 9007199254740992.0); }
+double sim_unit(uint64_t *s)
+{
+	return ((double)(sim_rand(s) >> 11) + 0.5) * (1.0 / 9007199254740992.0);
+}
 
 /* A standard normal draw: the quantile at a uniform 1/4096 step, from a
  * table built once (Acklam's rational approximation of the inverse normal
@@ -51,12 +54,12 @@ double sim_unit(uint64_t *s) { return ((double)(sim_rand(s) >> 11) + 0.5) * (1.0
 
 static double inv_normal(double p)
 {
-	static const double a[] = { -3.969683028665376e+01, 2.209460984245205e+02, -2.759285104469687e+02,
-				    1.383577518672690e+02, -3.066479806614716e+01, 2.506628277459239e+00 };
+	static const double a[] = { -3.969683028665376e+01, 2.209460984245205e+02,  -2.759285104469687e+02,
+				    1.383577518672690e+02,  -3.066479806614716e+01, 2.506628277459239e+00 };
 	static const double b[] = { -5.447609879822406e+01, 1.615858368580409e+02, -1.556989798598866e+02,
 				    6.680131188771972e+01, -1.328068155288572e+01 };
 	static const double c[] = { -7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e+00,
-				    -2.549732539343734e+00, 4.374664141464968e+00, 2.938163982698783e+00 };
+				    -2.549732539343734e+00, 4.374664141464968e+00,  2.938163982698783e+00 };
 	static const double d[] = { 7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e+00,
 				    3.754408661907416e+00 };
 	double q, r;
@@ -127,9 +130,18 @@ static double tq_quantile(const struct sim_truth_q *t, double q)
 
 static struct sim_world *world;
 
-void sim_world_set(struct sim_world *w) { world = w; }
-void sim_world_time(struct sim_world *w, int64_t now) { w->now = now; }
-const struct sim_truth *sim_world_truth(const struct sim_world *w) { return &w->truth; }
+void sim_world_set(struct sim_world *w)
+{
+	world = w;
+}
+void sim_world_time(struct sim_world *w, int64_t now)
+{
+	w->now = now;
+}
+const struct sim_truth *sim_world_truth(const struct sim_world *w)
+{
+	return &w->truth;
+}
 
 double sim_world_quantile(const struct sim_world *w, int which, double q)
 {
@@ -318,9 +330,9 @@ enum sim_node_state sim_node_state(const struct sim_world *w, int i, int64_t t)
 		if (!f->active || f->node != i || f->inj_t > t)
 			continue;
 		if (f->fx == FX_NODE_DOWN && f->drain && st == NODE_UP)
-			st = NODE_OUT;     /* a drain: evicted gracefully */
+			st = NODE_OUT; /* a drain: evicted gracefully */
 		if (f->fx == FX_PARTITION && t >= f->inj_t + 40 * SIM_NS && st == NODE_UP)
-			st = NODE_OUT;     /* NotReady: its endpoint is removed */
+			st = NODE_OUT; /* NotReady: its endpoint is removed */
 		if (f->fx == FX_FLAP) {
 			int64_t per = f->down_ns + f->up_ns, k2 = per > 0 ? (t - f->inj_t) / per : 0;
 			if (k2 < f->count && (t - f->inj_t) % (per ? per : 1) < f->down_ns)
@@ -350,7 +362,7 @@ int64_t sim_stall_until(const struct sim_world *w, int64_t t0, int64_t t1)
 		if (!f->active || !f->training)
 			continue;
 		if (f->fx == FX_PARTITION && f->inj_t < t1)
-			until = INT64_MAX;  /* until its revert */
+			until = INT64_MAX; /* until its revert */
 		if (f->fx == FX_FLAP) {
 			int64_t per = f->down_ns + f->up_ns;
 			for (int j = 0; j < f->count && per > 0; j++) {
@@ -391,7 +403,10 @@ static void job_end_seen(struct sim_world *w, int64_t t, int seen)
 	w->job_t = t + w->backoff_ns;
 }
 
-void sim_job_end(struct sim_world *w, int64_t t) { job_end_seen(w, t, 1); }
+void sim_job_end(struct sim_world *w, int64_t t)
+{
+	job_end_seen(w, t, 1);
+}
 
 static int sim_plan(const struct gl_scenario *s, const struct gl_fault_spec *f, cJSON **plan, struct gl_err *err)
 {
@@ -443,7 +458,7 @@ static int sim_revert(struct gl_ctx *c, const cJSON *plan, struct gl_err *err)
 	ctl_sim_emit(c);
 	f->reverts++;
 	if (f->active && f->fx == FX_NODE_DOWN && f->drain && f->node >= 0)
-		w->node_back[f->node] = w->now + 60 * SIM_NS;   /* rescheduled, model loaded */
+		w->node_back[f->node] = w->now + 60 * SIM_NS; /* rescheduled, model loaded */
 	if (f->active && f->fx == FX_PARTITION && f->training && w->job_up && w->now - f->inj_t > w->watchdog_ns) {
 		/* the all-reduce stalled past the watchdog: the job was ended
 		 * then; it is relaunched now that the network is back */
@@ -477,8 +492,7 @@ int64_t sim_window(struct sim_wl *s)
 	return truth_slot(world, idx) == 0 ? idx : -1;
 }
 
-void sim_emit_ticks(struct sim_wl *s, int64_t *last, double *acc, int64_t t1, double rate, double v,
-		    uint64_t per_tick)
+void sim_emit_ticks(struct sim_wl *s, int64_t *last, double *acc, int64_t t1, double rate, double v, uint64_t per_tick)
 {
 	struct gl_metrics *m = gl_ctx_metrics(s->c);
 	int64_t n;
@@ -596,9 +610,12 @@ const struct gl_workload_ops *sim_workload_ops(const char *name)
 	for (size_t i = 0; (o = gl_workload_at(i)) && i < GL_ARRAY_LEN(wl_ops); i++) {
 		if (strcmp(o->name, name) != 0 || !o->sim)
 			continue;
-		wl_ops[i] = (struct gl_workload_ops){ .name = o->name, .init = wl_init, .start = wl_start,
+		wl_ops[i] = (struct gl_workload_ops){ .name = o->name,
+						      .init = wl_init,
+						      .start = wl_start,
 						      .set_load = o->sim->set_load ? wl_set_load : NULL,
-						      .stop = wl_stop, .free = wl_free };
+						      .stop = wl_stop,
+						      .free = wl_free };
 		return &wl_ops[i];
 	}
 	return NULL;

@@ -8,12 +8,9 @@
 #include <string.h>
 
 static const char *const fault_state_names[GL_FAULT_STATE_N] = {
-	[GL_FAULT_PLANNED] = "planned",
-	[GL_FAULT_INJECTING] = "injecting",
-	[GL_FAULT_INJECTED] = "injected",
-	[GL_FAULT_REVERTING] = "reverting",
-	[GL_FAULT_REVERTED] = "reverted",
-	[GL_FAULT_REVERT_FAILED] = "revert_failed",
+	[GL_FAULT_PLANNED] = "planned",   [GL_FAULT_INJECTING] = "injecting",
+	[GL_FAULT_INJECTED] = "injected", [GL_FAULT_REVERTING] = "reverting",
+	[GL_FAULT_REVERTED] = "reverted", [GL_FAULT_REVERT_FAILED] = "revert_failed",
 	[GL_FAULT_FAILED] = "failed",
 };
 

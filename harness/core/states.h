@@ -13,13 +13,13 @@
 /* A fault in the journal (executor.c moves it on; resume and revert take
  * it from where the store says). */
 enum gl_fault_state {
-	GL_FAULT_PLANNED,       /* "planned": not started (or planned again by resume) */
-	GL_FAULT_INJECTING,     /* "injecting": its inject runs */
-	GL_FAULT_INJECTED,      /* "injected": in */
-	GL_FAULT_REVERTING,     /* "reverting": its revert runs */
-	GL_FAULT_REVERTED,      /* "reverted": out again */
+	GL_FAULT_PLANNED, /* "planned": not started (or planned again by resume) */
+	GL_FAULT_INJECTING, /* "injecting": its inject runs */
+	GL_FAULT_INJECTED, /* "injected": in */
+	GL_FAULT_REVERTING, /* "reverting": its revert runs */
+	GL_FAULT_REVERTED, /* "reverted": out again */
 	GL_FAULT_REVERT_FAILED, /* "revert_failed": a revert (or the clean-up of a failed inject) failed */
-	GL_FAULT_FAILED,        /* "failed": refused, or its inject failed and was cleaned up */
+	GL_FAULT_FAILED, /* "failed": refused, or its inject failed and was cleaned up */
 	GL_FAULT_STATE_N
 };
 
@@ -35,22 +35,17 @@ int gl_fault_state_live(enum gl_fault_state s);
 int gl_fault_state_finished(enum gl_fault_state s);
 
 /* A run's verdict (analysis.c decides it; a run not finished is fail). */
-enum gl_verdict {
-	GL_VERDICT_PASS,
-	GL_VERDICT_FAIL,
-	GL_VERDICT_ABORTED,
-	GL_VERDICT_N
-};
+enum gl_verdict { GL_VERDICT_PASS, GL_VERDICT_FAIL, GL_VERDICT_ABORTED, GL_VERDICT_N };
 
 /* "pass", "fail", "aborted": the text report.json and the store carry. */
 const char *gl_verdict_name(enum gl_verdict v);
 
 /* Process exit codes (docs/architecture.md, "Exit codes"; README.md). */
 enum gl_exit {
-	GL_EXIT_OK = 0,            /* pass; the command did what was asked */
-	GL_EXIT_FAIL = 1,          /* fail: the verdict, or what the command checks (a fault left in, ...) */
-	GL_EXIT_BAD_INPUT = 2,     /* bad arguments, an invalid scenario, no run.db, a run not to resume */
-	GL_EXIT_ABORTED = 3,       /* aborted: SIGINT, SIGTERM, abort_if */
+	GL_EXIT_OK = 0, /* pass; the command did what was asked */
+	GL_EXIT_FAIL = 1, /* fail: the verdict, or what the command checks (a fault left in, ...) */
+	GL_EXIT_BAD_INPUT = 2, /* bad arguments, an invalid scenario, no run.db, a run not to resume */
+	GL_EXIT_ABORTED = 3, /* aborted: SIGINT, SIGTERM, abort_if */
 	GL_EXIT_HARNESS_ERROR = 4, /* gauntlet itself failed: store, analysis, reports, a lock, a plug-in */
 };
 

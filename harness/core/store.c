@@ -21,7 +21,6 @@
 #include <time.h>
 #include <unistd.h>
 
-
 #define CHECKPOINT_EVERY_S 5
 
 static void *ckpt_main(void *arg)
@@ -251,8 +250,8 @@ static int store_create_file(const char *path, struct gl_err *err)
 
 	if (fd < 0) {
 		if (errno == EEXIST)
-			return gl_errf(err, GL_ESTATE, "%s: a run store already exists here (use resume, or another --out)",
-				       path);
+			return gl_errf(err, GL_ESTATE,
+				       "%s: a run store already exists here (use resume, or another --out)", path);
 		return gl_errf(err, GL_EIO, "%s: cannot create: %s", path, strerror(errno));
 	}
 	close(fd);
@@ -268,9 +267,11 @@ static int store_schema(sqlite3 *db, struct gl_err *err)
 {
 	for (int64_t until = gl_now_ns() + 5000000000LL;;) {
 		struct gl_err e = { 0 };
-		if (exec_sql(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;"
-				 " PRAGMA wal_autocheckpoint=0; PRAGMA cache_size=" GL_STORE_CACHE_KIB_STR "; PRAGMA journal_size_limit=" GL_STORE_WAL_LIMIT_STR ";",
-				 &e) == 0 &&
+		if (exec_sql(db,
+			     "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;"
+			     " PRAGMA wal_autocheckpoint=0; PRAGMA cache_size=" GL_STORE_CACHE_KIB_STR
+			     "; PRAGMA journal_size_limit=" GL_STORE_WAL_LIMIT_STR ";",
+			     &e) == 0 &&
 		    migrate(db, &e) == 0 && gl_store_records_create(db, &e) == 0)
 			return 0;
 		if ((sqlite3_errcode(db) & 0xff) != SQLITE_BUSY || gl_now_ns() > until)
@@ -286,20 +287,26 @@ static int store_prepare(struct gl_store *st)
 				  "INSERT INTO window_metrics(idx,name,hist,counter) VALUES(?,?,?,?) "
 				  "ON CONFLICT(idx,name) DO UPDATE SET hist=excluded.hist, counter=excluded.counter",
 				  -1, &st->st_wm, NULL) != SQLITE_OK ||
-	       sqlite3_prepare_v2(st->db,
-				  "INSERT INTO windows(idx,start_ns,end_ns,scn_start_ns,scn_end_ns,phase,complete) "
-				  "VALUES(?,?,?,?,?,?,?) ON CONFLICT(idx) DO UPDATE SET end_ns=excluded.end_ns, "
-				  "scn_end_ns=excluded.scn_end_ns, complete=excluded.complete",
-				  -1, &st->st_win, NULL) != SQLITE_OK ||
-	       sqlite3_prepare_v2(st->db,
-				  "INSERT INTO events(elapsed_ns,wall_ns,level,source,message) VALUES(?,?,?,?,?)",
-				  -1, &st->st_ev, NULL) != SQLITE_OK ||
-	       sqlite3_prepare_v2(st->db,
-				  "INSERT INTO requests(window,endpoint,t_intended_ns,t_send_ns,t_headers_ns,"
-				  "t_first_event_ns,t_first_token_ns,t_last_token_ns,t_end_ns,input_tokens,"
-				  "output_tokens,tokens_estimated,http_status,error_class,max_stall_ns) "
-				  "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", -1, &st->st_req, NULL) != SQLITE_OK
-		       ? -GL_EIO : 0;
+			       sqlite3_prepare_v2(
+				       st->db,
+				       "INSERT INTO "
+				       "windows(idx,start_ns,end_ns,scn_start_ns,scn_end_ns,phase,complete) "
+				       "VALUES(?,?,?,?,?,?,?) ON CONFLICT(idx) DO UPDATE SET end_ns=excluded.end_ns, "
+				       "scn_end_ns=excluded.scn_end_ns, complete=excluded.complete",
+				       -1, &st->st_win, NULL) != SQLITE_OK ||
+			       sqlite3_prepare_v2(
+				       st->db,
+				       "INSERT INTO events(elapsed_ns,wall_ns,level,source,message) VALUES(?,?,?,?,?)",
+				       -1, &st->st_ev, NULL) != SQLITE_OK ||
+			       sqlite3_prepare_v2(
+				       st->db,
+				       "INSERT INTO requests(window,endpoint,t_intended_ns,t_send_ns,t_headers_ns,"
+				       "t_first_event_ns,t_first_token_ns,t_last_token_ns,t_end_ns,input_tokens,"
+				       "output_tokens,tokens_estimated,http_status,error_class,max_stall_ns) "
+				       "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+				       -1, &st->st_req, NULL) != SQLITE_OK
+		       ? -GL_EIO
+		       : 0;
 }
 
 /* A writer's checkpoint thread (none: SQLite's own checkpoints). */
@@ -357,7 +364,7 @@ static struct gl_store *store_open(const char *path, int create, int reader, str
 	st->path = strdup(path);
 	st->reader = reader;
 	if (!reader)
-		ckpt_start(st);   /* a reader: no checkpoint thread, no autocheckpoint */
+		ckpt_start(st); /* a reader: no checkpoint thread, no autocheckpoint */
 	return st;
 fail:
 	gl_store_close(st);
@@ -434,10 +441,9 @@ void gl_store_abandon(struct gl_store *st)
 		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
 	st->in_txn = 0;
 	ckpt_stop(st);
-	st->reader = 1;            /* gl_store_close: no flush, no checkpoint */
+	st->reader = 1; /* gl_store_close: no flush, no checkpoint */
 	gl_store_close(st);
 }
-
 
 int gl_store_txn(struct gl_store *st)
 {
@@ -461,8 +467,7 @@ int gl_store_flush(struct gl_store *st, struct gl_err *err)
 	return exec_sql(st->db, "COMMIT", rc ? NULL : err) ? -GL_EIO : rc;
 }
 
-int gl_store_request_policy(struct gl_store *st, const char *mode, int64_t sample_per_window,
-			    int64_t errors_per_window)
+int gl_store_request_policy(struct gl_store *st, const char *mode, int64_t sample_per_window, int64_t errors_per_window)
 {
 	if (!strcmp(mode, "all"))
 		gl_keep_request_limits(st->keep, -1, -1);
@@ -514,7 +519,6 @@ int gl_store_step_commit(struct gl_store *st, sqlite3_stmt *q, struct gl_err *er
 	return gl_store_flush(st, err);
 }
 
-
 int gl_store_step_done(struct gl_store *st, sqlite3_stmt *q)
 {
 	int rc = sqlite3_step(q);
@@ -540,8 +544,8 @@ char *gl_store_col_dup(sqlite3_stmt *q, int i)
 }
 
 /* sql must be a string literal: the statement is kept, by its address */
-int gl_store_exec_bound(struct gl_store *st, const char *sql, int n_ints, const int64_t *ints,
-			const char *text1, const char *text2)
+int gl_store_exec_bound(struct gl_store *st, const char *sql, int n_ints, const int64_t *ints, const char *text1,
+			const char *text2)
 {
 	sqlite3_stmt *q = NULL;
 	int rc, i, slot = -1;

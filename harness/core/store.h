@@ -48,7 +48,7 @@ struct gl_store *gl_store_open(const char *path, int create, struct gl_err *err)
  * holds the writer's lock while it waits for readers, and a controller
  * kept from writing that long stops the run ("store write failed"). */
 struct gl_store *gl_store_open_reader(const char *path, struct gl_err *err);
-void gl_store_close(struct gl_store *st);     /* flushes; NULL is fine */
+void gl_store_close(struct gl_store *st); /* flushes; NULL is fine */
 
 int gl_store_flush(struct gl_store *st, struct gl_err *err);
 
@@ -78,19 +78,19 @@ struct gl_run_row {
 	char id[40];
 	char name[128];
 	char scenario_path[1024];
-	char *scenario_text;          /* owned by the caller that filled it */
+	char *scenario_text; /* owned by the caller that filled it */
 	char scenario_sha256[65];
-	char *sets_json;              /* JSON array of --set strings; owned */
+	char *sets_json; /* JSON array of --set strings; owned */
 	double time_scale;
 	int64_t window_ns, duration_ns;
 	int64_t started_wall_ns, ended_wall_ns;
-	char state[16];               /* running | finished | aborted | failed */
-	char verdict[16];             /* "" until known */
+	char state[16]; /* running | finished | aborted | failed */
+	char verdict[16]; /* "" until known */
 	int exit_code;
-	int64_t elapsed_ns;           /* progress: real time of the last commit */
+	int64_t elapsed_ns; /* progress: real time of the last commit */
 	int resumes;
 	char version[32], git_rev[32], hostname[128];
-	int64_t progress_wall_ns;     /* wall time of that commit; 0 if unknown */
+	int64_t progress_wall_ns; /* wall time of that commit; 0 if unknown */
 };
 
 int gl_store_run_create(struct gl_store *st, const struct gl_run_row *r, struct gl_err *err);
@@ -115,13 +115,13 @@ int gl_store_outage_put(struct gl_store *st, const struct gl_outage_row *o);
 int gl_store_outage_list(struct gl_store *st, struct gl_outage_row **out, int *n, struct gl_err *err);
 int gl_store_run_set(struct gl_store *st, const char *column, int64_t value);
 
-int gl_store_phase_put(struct gl_store *st, int idx, const char *name, int64_t start_ns,
-		       int64_t end_ns, double load, const char *scope);
+int gl_store_phase_put(struct gl_store *st, int idx, const char *name, int64_t start_ns, int64_t end_ns, double load,
+		       const char *scope);
 
 /* Windows: meta row plus one row per series. complete = 0 while the window
  * is still filling (rewritten each flush), 1 once closed. */
-int gl_store_window_put(struct gl_store *st, int64_t idx, int64_t start_ns, int64_t end_ns,
-			int64_t scn_start_ns, int64_t scn_end_ns, int phase, int complete);
+int gl_store_window_put(struct gl_store *st, int64_t idx, int64_t start_ns, int64_t end_ns, int64_t scn_start_ns,
+			int64_t scn_end_ns, int phase, int complete);
 /* Remove a window and its series (an empty last window). */
 int gl_store_window_drop(struct gl_store *st, int64_t idx);
 /* Every window row in index order (fn: its index, whether complete), and
@@ -138,7 +138,7 @@ int gl_store_metric_scan(struct gl_store *st, const char *name, gl_store_metric_
 struct gl_store_fig {
 	int64_t idx;
 	const char *name;
-	const void *hist;            /* serialized histogram, NULL for a counter */
+	const void *hist; /* serialized histogram, NULL for a counter */
 	size_t hist_len;
 	int64_t counter;
 };
@@ -158,27 +158,27 @@ void gl_store_abandon(struct gl_store *st);
 /* No fsync at all (synchronous=OFF): a simulation's store, which a power
  * loss may lose whole; a crash of the process loses nothing committed. */
 void gl_store_no_sync(struct gl_store *st);
-int gl_store_window_metric_put(struct gl_store *st, int64_t idx, const char *name,
-			       const unsigned char *hist, size_t hist_len, int64_t counter);
+int gl_store_window_metric_put(struct gl_store *st, int64_t idx, const char *name, const unsigned char *hist,
+			       size_t hist_len, int64_t counter);
 
 /* The fault journal. */
 struct gl_fault_row {
 	char id[64], kind[64], method[64], target[64];
 	int64_t at_ns, dur_ns;
-	char *plan;                   /* JSON: exactly what revert runs */
-	enum gl_fault_state state;    /* stored as its name (states.h) */
-	int verified;                 /* -1 unknown, 0 no, 1 yes */
+	char *plan; /* JSON: exactly what revert runs */
+	enum gl_fault_state state; /* stored as its name (states.h) */
+	int verified; /* -1 unknown, 0 no, 1 yes */
 	int verified_revert;
-	int64_t injected_elapsed_ns, reverted_elapsed_ns;   /* -1 when not yet */
+	int64_t injected_elapsed_ns, reverted_elapsed_ns; /* -1 when not yet */
 	int64_t injected_scn_ns, reverted_scn_ns;
 	char error[512];
-	char measured[512];           /* JSON object of figures the steps measured, "" if none */
+	char measured[512]; /* JSON object of figures the steps measured, "" if none */
 	/* the dead-man's switch: "" never armed, "armed", "lost" (its watcher
 	 * was found gone while the fault was in), "fired" (the watcher
 	 * reverted it), "stopped" (a normal revert stopped it), "none: why"
 	 * (this fault has none), "not needed: why" (nothing to undo) */
 	char deadman[200];
-	char reverted_by[16];         /* "controller", "watcher", "" not reverted */
+	char reverted_by[16]; /* "controller", "watcher", "" not reverted */
 };
 /* Insert or update by id, and commit now (with the batch). */
 int gl_store_fault_put(struct gl_store *st, const struct gl_fault_row *f, struct gl_err *err);
@@ -249,8 +249,7 @@ struct gl_storage_op_row {
 };
 int gl_store_storage_op_put(struct gl_store *st, const struct gl_storage_op_row *r);
 
-int gl_store_preflight_put(struct gl_store *st, const char *subject, const char *check, int ok,
-			   const char *detail);
+int gl_store_preflight_put(struct gl_store *st, const char *subject, const char *check, int ok, const char *detail);
 
 /* One gate on one host, before or after the soak (docs/gates.md). raw is
  * kept up to GL_GATE_RAW_MAX bytes (raw_len says how much there was);
@@ -258,12 +257,12 @@ int gl_store_preflight_put(struct gl_store *st, const char *subject, const char 
 #define GL_GATE_RAW_MAX (1u << 20)
 struct gl_gate_row {
 	char id[64], kind[16], host[64], when[8];
-	char status[8];               /* pass | warn | fail | skip */
-	char reason[512];             /* why it failed or warned, or skipped */
-	int exit_status;              /* -1: did not run or timed out */
+	char status[8]; /* pass | warn | fail | skip */
+	char reason[512]; /* why it failed or warned, or skipped */
+	int exit_status; /* -1: did not run or timed out */
 	int64_t started_wall_ns;
 	double dur_s;
-	char file[256];               /* the raw output, relative to the run directory; "" if none */
+	char file[256]; /* the raw output, relative to the run directory; "" if none */
 	const char *results;
 	const char *raw;
 	size_t raw_len;
@@ -272,8 +271,7 @@ int gl_store_gate_put(struct gl_store *st, const struct gl_gate_row *g, struct g
 /* 1 when that gate passed (or warned) on that host and when already */
 int gl_store_gate_passed(struct gl_store *st, const char *id, const char *host, const char *when);
 
-int gl_store_event(struct gl_store *st, int64_t elapsed_ns, const char *level, const char *source,
-		   const char *message);
+int gl_store_event(struct gl_store *st, int64_t elapsed_ns, const char *level, const char *source, const char *message);
 
 /* Readers, in the order written. Each calls fn once per row (its strings
  * valid during the call only; a NULL column is ""); fn returns 0 to go on,
@@ -309,10 +307,10 @@ int gl_store_doc_get(struct gl_store *st, const char *key, char **out, struct gl
  * gives the rows not marked ended, in order (*out malloc'd, free it). */
 struct gl_child_row {
 	int64_t seq;
-	char source[32];              /* the workload: "training", "storage" */
-	char what[256];               /* its command, cut */
+	char source[32]; /* the workload: "training", "storage" */
+	char what[256]; /* its command, cut */
 	int pid, pgid;
-	uint64_t start_ticks;         /* /proc/PID/stat field 22 */
+	uint64_t start_ticks; /* /proc/PID/stat field 22 */
 	char boot_id[40], hostname[128];
 	int64_t started_wall_ns;
 };

@@ -17,23 +17,26 @@
 struct gl_store {
 	sqlite3 *db;
 	int in_txn;
-	sqlite3_stmt *st_wm;       /* window metric upsert */
-	sqlite3_stmt *st_win;      /* window upsert */
-	sqlite3_stmt *st_ev;       /* event insert */
-	sqlite3_stmt *st_req;      /* request insert */
+	sqlite3_stmt *st_wm; /* window metric upsert */
+	sqlite3_stmt *st_win; /* window upsert */
+	sqlite3_stmt *st_ev; /* event insert */
+	sqlite3_stmt *st_req; /* request insert */
 	/* WAL checkpoints (which fsync the database) run on this thread with a
 	 * connection of its own, so they never stall the event loop. */
 	pthread_t ckpt_th;
 	pthread_mutex_t ckpt_mu;
 	pthread_cond_t ckpt_cv;
 	int ckpt_on, ckpt_quit;
-	int reader;                /* gl_store_open_reader: never checkpoints */
-	int no_sync;               /* gl_store_no_sync: a simulation's store */
+	int reader; /* gl_store_open_reader: never checkpoints */
+	int no_sync; /* gl_store_no_sync: a simulation's store */
 	/* exec_bound's statements, prepared once (their SQL is a literal) */
-	struct { const char *sql; sqlite3_stmt *q; } cached[8];
-	int wal_frames, wal_limit_frames;   /* in the WAL after the last commit; the trim's mark */
+	struct {
+		const char *sql;
+		sqlite3_stmt *q;
+	} cached[8];
+	int wal_frames, wal_limit_frames; /* in the WAL after the last commit; the trim's mark */
 	char *path;
-	struct gl_keep *keep;      /* what is kept of requests and debug events */
+	struct gl_keep *keep; /* what is kept of requests and debug events */
 	/* the record types written so far: insert prepared once, and the
 	 * rows of the current window (the bound) */
 	struct {
@@ -51,8 +54,8 @@ int gl_store_step_done(struct gl_store *st, sqlite3_stmt *q);
 int gl_store_step_commit(struct gl_store *st, sqlite3_stmt *q, struct gl_err *err);
 /* A write of n_ints integers then up to two texts, in the batch; sql must
  * be a string literal: the statement is kept, by its address. */
-int gl_store_exec_bound(struct gl_store *st, const char *sql, int n_ints, const int64_t *ints,
-			const char *text1, const char *text2);
+int gl_store_exec_bound(struct gl_store *st, const char *sql, int n_ints, const int64_t *ints, const char *text1,
+			const char *text2);
 /* Column i as text into out (a NULL column is ""), or a malloc'd copy
  * (NULL for a NULL column). */
 void gl_store_col_text(sqlite3_stmt *q, int i, char *out, size_t n);

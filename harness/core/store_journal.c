@@ -61,7 +61,8 @@ int gl_store_fault_put(struct gl_store *st, const struct gl_fault_row *f, struct
 	sqlite3_finalize(q);
 	if (rc != SQLITE_DONE) {
 		gl_store_flush(st, NULL);
-		sqlite3_exec(st->db, st->no_sync ? "PRAGMA synchronous=OFF" : "PRAGMA synchronous=NORMAL", NULL, NULL, NULL);
+		sqlite3_exec(st->db, st->no_sync ? "PRAGMA synchronous=OFF" : "PRAGMA synchronous=NORMAL", NULL, NULL,
+			     NULL);
 		return gl_errf(err, GL_EIO, "store: fault journal: %s", sqlite3_errmsg(st->db));
 	}
 	/* The journal must be durable before the caller acts on it. */
@@ -81,7 +82,8 @@ int gl_store_fault_list(struct gl_store *st, struct gl_fault_row **out, int *n, 
 	if (sqlite3_prepare_v2(st->db,
 			       "SELECT id,kind,method,target,at_ns,dur_ns,plan,state,verified,verified_revert,"
 			       "injected_elapsed_ns,reverted_elapsed_ns,injected_scn_ns,reverted_scn_ns,error,measured,"
-			       "deadman,reverted_by FROM faults ORDER BY seq", -1, &q, NULL) != SQLITE_OK)
+			       "deadman,reverted_by FROM faults ORDER BY seq",
+			       -1, &q, NULL) != SQLITE_OK)
 		return gl_errf(err, GL_EIO, "store: %s", sqlite3_errmsg(st->db));
 	while (sqlite3_step(q) == SQLITE_ROW) {
 		struct gl_fault_row *f;
@@ -141,14 +143,15 @@ void gl_fault_rows_free(struct gl_fault_row *rows, int n)
 	free(rows);
 }
 
-int gl_store_preflight_put(struct gl_store *st, const char *subject, const char *check, int ok,
-			   const char *detail)
+int gl_store_preflight_put(struct gl_store *st, const char *subject, const char *check, int ok, const char *detail)
 {
 	sqlite3_stmt *q;
 	int rc;
 
-	if (sqlite3_prepare_v2(st->db, "INSERT INTO preflight(wall_ns,subject,check_name,ok,detail) "
-			       "VALUES(?,?,?,?,?)", -1, &q, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(st->db,
+			       "INSERT INTO preflight(wall_ns,subject,check_name,ok,detail) "
+			       "VALUES(?,?,?,?,?)",
+			       -1, &q, NULL) != SQLITE_OK)
 		return -GL_EIO;
 	sqlite3_bind_int64(q, 1, gl_wall_ns());
 	sqlite3_bind_text(q, 2, subject, -1, SQLITE_TRANSIENT);
@@ -167,7 +170,8 @@ int gl_store_gate_put(struct gl_store *st, const struct gl_gate_row *g, struct g
 	size_t raw_n = g->raw_len > GL_GATE_RAW_MAX ? GL_GATE_RAW_MAX : g->raw_len;
 	int rc;
 
-	if (sqlite3_prepare_v2(st->db, "INSERT INTO gates(id,kind,host,phase,status,reason,exit_status,"
+	if (sqlite3_prepare_v2(st->db,
+			       "INSERT INTO gates(id,kind,host,phase,status,reason,exit_status,"
 			       "started_wall_ns,dur_s,file,results,raw,raw_bytes) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)",
 			       -1, &q, NULL) != SQLITE_OK)
 		return gl_errf(err, GL_EIO, "store: %s", sqlite3_errmsg(st->db));
@@ -200,8 +204,10 @@ int gl_store_gate_passed(struct gl_store *st, const char *id, const char *host, 
 	sqlite3_stmt *q;
 	int n = 0;
 
-	if (sqlite3_prepare_v2(st->db, "SELECT count(*) FROM gates WHERE id=? AND host=? AND phase=? AND "
-			       "status IN ('pass','warn')", -1, &q, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(st->db,
+			       "SELECT count(*) FROM gates WHERE id=? AND host=? AND phase=? AND "
+			       "status IN ('pass','warn')",
+			       -1, &q, NULL) != SQLITE_OK)
 		return 0;
 	sqlite3_bind_text(q, 1, id, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(q, 2, host, -1, SQLITE_TRANSIENT);
@@ -216,8 +222,10 @@ int gl_store_doc_put(struct gl_store *st, const char *key, const char *json, str
 {
 	sqlite3_stmt *q;
 
-	if (sqlite3_prepare_v2(st->db, "INSERT INTO docs(key,wall_ns,body) VALUES(?,?,?) ON CONFLICT(key) "
-			       "DO UPDATE SET wall_ns=excluded.wall_ns, body=excluded.body", -1, &q, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(st->db,
+			       "INSERT INTO docs(key,wall_ns,body) VALUES(?,?,?) ON CONFLICT(key) "
+			       "DO UPDATE SET wall_ns=excluded.wall_ns, body=excluded.body",
+			       -1, &q, NULL) != SQLITE_OK)
 		return gl_errf(err, GL_EIO, "store: %s", sqlite3_errmsg(st->db));
 	sqlite3_bind_text(q, 1, key, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int64(q, 2, gl_wall_ns());
@@ -250,8 +258,10 @@ int64_t gl_store_child_put(struct gl_store *st, const struct gl_child_row *c, st
 	sqlite3_stmt *q;
 	int rc;
 
-	if (sqlite3_prepare_v2(st->db, "INSERT INTO children(source,what,pid,pgid,start_ticks,boot_id,hostname,"
-			       "started_wall_ns) VALUES(?,?,?,?,?,?,?,?)", -1, &q, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(st->db,
+			       "INSERT INTO children(source,what,pid,pgid,start_ticks,boot_id,hostname,"
+			       "started_wall_ns) VALUES(?,?,?,?,?,?,?,?)",
+			       -1, &q, NULL) != SQLITE_OK)
 		return gl_errf(err, GL_EIO, "store: %s", sqlite3_errmsg(st->db));
 	sqlite3_bind_text(q, 1, c->source, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(q, 2, c->what, -1, SQLITE_TRANSIENT);
@@ -275,8 +285,8 @@ int64_t gl_store_child_put(struct gl_store *st, const struct gl_child_row *c, st
 int gl_store_child_ended(struct gl_store *st, int64_t seq)
 {
 	int64_t v[2] = { gl_wall_ns(), seq };
-	return gl_store_exec_bound(st, "UPDATE children SET ended_wall_ns=? WHERE seq=? AND ended_wall_ns IS NULL", 2, v,
-			  NULL, NULL);
+	return gl_store_exec_bound(st, "UPDATE children SET ended_wall_ns=? WHERE seq=? AND ended_wall_ns IS NULL", 2,
+				   v, NULL, NULL);
 }
 
 int gl_store_child_list(struct gl_store *st, struct gl_child_row **out, int *n, struct gl_err *err)
@@ -287,8 +297,10 @@ int gl_store_child_list(struct gl_store *st, struct gl_child_row **out, int *n, 
 
 	*out = NULL;
 	*n = 0;
-	if (sqlite3_prepare_v2(st->db, "SELECT seq,source,what,pid,pgid,start_ticks,boot_id,hostname,started_wall_ns "
-			       "FROM children WHERE ended_wall_ns IS NULL ORDER BY seq", -1, &q, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(st->db,
+			       "SELECT seq,source,what,pid,pgid,start_ticks,boot_id,hostname,started_wall_ns "
+			       "FROM children WHERE ended_wall_ns IS NULL ORDER BY seq",
+			       -1, &q, NULL) != SQLITE_OK)
 		return gl_errf(err, GL_EIO, "store: %s", sqlite3_errmsg(st->db));
 	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
 		struct gl_child_row *r;

@@ -10,20 +10,20 @@
 
 #include "util.h"
 
-#define KEEP_SLOTS 32          /* classes per window, sources per minute */
+#define KEEP_SLOTS 32 /* classes per window, sources per minute */
 #define MINUTE_NS 60000000000LL
 
 struct slot {
-	char cls[32];          /* error class ("ok" for a success) or event source */
+	char cls[32]; /* error class ("ok" for a success) or event source */
 	int64_t seen, kept, stride;
-	int64_t *seqs;         /* kept rows in order (requests with a limit) */
+	int64_t *seqs; /* kept rows in order (requests with a limit) */
 	int64_t n_seqs, cap_seqs;
 	int loaded, dirty;
 };
 
 struct bucket {
-	const char *what;      /* "requests" | "events" */
-	int64_t idx;           /* window, or minute; -1 before the first */
+	const char *what; /* "requests" | "events" */
+	int64_t idx; /* window, or minute; -1 before the first */
 	struct slot slots[KEEP_SLOTS];
 	int n;
 };
@@ -31,8 +31,8 @@ struct bucket {
 struct gl_keep {
 	int64_t ok_limit, error_limit, debug_limit;
 	struct bucket req, ev;
-	struct slot *pending;  /* the request slot a row is being inserted for */
-	int pending_seq;       /* and whether its rows are tracked (a limit) */
+	struct slot *pending; /* the request slot a row is being inserted for */
+	int pending_seq; /* and whether its rows are tracked (a limit) */
 };
 
 struct gl_keep *gl_keep_new(void)
@@ -41,7 +41,7 @@ struct gl_keep *gl_keep_new(void)
 
 	if (!k)
 		return NULL;
-	k->ok_limit = k->error_limit = k->debug_limit = -1;   /* until a policy is set: keep all */
+	k->ok_limit = k->error_limit = k->debug_limit = -1; /* until a policy is set: keep all */
 	k->req.what = "requests";
 	k->req.idx = -1;
 	k->ev.what = "events";
@@ -72,7 +72,10 @@ void gl_keep_request_limits(struct gl_keep *k, int64_t ok_limit, int64_t error_l
 	k->error_limit = error_limit;
 }
 
-void gl_keep_event_limit(struct gl_keep *k, int64_t debug_limit) { k->debug_limit = debug_limit; }
+void gl_keep_event_limit(struct gl_keep *k, int64_t debug_limit)
+{
+	k->debug_limit = debug_limit;
+}
 
 static int flush_bucket(struct bucket *b, sqlite3 *db)
 {
@@ -82,10 +85,12 @@ static int flush_bucket(struct bucket *b, sqlite3 *db)
 	for (int i = 0; i < b->n && !dirty; i++)
 		dirty = b->slots[i].dirty;
 	if (!dirty)
-		return 0;     /* nothing changed since the last flush */
-	if (sqlite3_prepare_v2(db, "INSERT INTO retention(what,bucket,class,kept,dropped,stride) VALUES(?,?,?,?,?,?) "
+		return 0; /* nothing changed since the last flush */
+	if (sqlite3_prepare_v2(db,
+			       "INSERT INTO retention(what,bucket,class,kept,dropped,stride) VALUES(?,?,?,?,?,?) "
 			       "ON CONFLICT(what,bucket,class) DO UPDATE SET kept=excluded.kept, "
-			       "dropped=excluded.dropped, stride=excluded.stride", -1, &q, NULL) != SQLITE_OK)
+			       "dropped=excluded.dropped, stride=excluded.stride",
+			       -1, &q, NULL) != SQLITE_OK)
 		return -GL_EIO;
 	for (int i = 0; i < b->n && rc == 0; i++) {
 		struct slot *s = &b->slots[i];
@@ -169,9 +174,10 @@ static int slot_load(struct bucket *b, struct slot *s, sqlite3 *db, int want_seq
 		return rc == SQLITE_DONE ? 0 : -GL_EIO;
 	if (!want_seqs)
 		return 0;
-	if (sqlite3_prepare_v2(db, strcmp(s->cls, "ok") ?
-			       "SELECT seq FROM requests WHERE window=? AND error_class=? ORDER BY seq" :
-			       "SELECT seq FROM requests WHERE window=? AND error_class IS NULL ORDER BY seq",
+	if (sqlite3_prepare_v2(db,
+			       strcmp(s->cls, "ok")
+				       ? "SELECT seq FROM requests WHERE window=? AND error_class=? ORDER BY seq"
+				       : "SELECT seq FROM requests WHERE window=? AND error_class IS NULL ORDER BY seq",
 			       -1, &q, NULL) != SQLITE_OK)
 		return -GL_EIO;
 	sqlite3_bind_int64(q, 1, b->idx);
@@ -206,8 +212,8 @@ static struct slot *slot_of(struct bucket *b, sqlite3 *db, const char *cls, int 
 		snprintf(s->cls, sizeof(s->cls), "%s", cls);
 	}
 	if (!s->loaded && slot_load(b, s, db, want_seqs) != 0)
-		gl_warn("store: retention counts of %s %s %lld not read back: %s", b->what, s->cls,
-			(long long)b->idx, sqlite3_errmsg(db));
+		gl_warn("store: retention counts of %s %s %lld not read back: %s", b->what, s->cls, (long long)b->idx,
+			sqlite3_errmsg(db));
 	return s;
 }
 

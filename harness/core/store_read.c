@@ -161,7 +161,8 @@ static int gate_row(sqlite3_stmt *q, const void *fn, void *arg)
 
 int gl_store_gate_scan(struct gl_store *st, gl_store_gate_fn fn, void *arg, struct gl_err *err)
 {
-	return scan(st, "SELECT id,kind,host,phase,status,reason,exit_status,dur_s,file,results FROM gates ORDER BY seq",
+	return scan(st,
+		    "SELECT id,kind,host,phase,status,reason,exit_status,dur_s,file,results FROM gates ORDER BY seq",
 		    gate_row, &fn, arg, err);
 }
 
@@ -231,7 +232,8 @@ int gl_store_read_sealed(const char *db_path, char **run_id, char **scenario, st
 	snprintf(uri + k, sizeof(uri) - k, "?immutable=1");
 	if (sqlite3_open_v2(uri, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(db, "SELECT id, scenario_text FROM run", -1, &q, NULL) != SQLITE_OK) {
-		rc = gl_errf(err, GL_EIO, "%s: cannot read the store: %s", db_path, db ? sqlite3_errmsg(db) : "out of memory");
+		rc = gl_errf(err, GL_EIO, "%s: cannot read the store: %s", db_path,
+			     db ? sqlite3_errmsg(db) : "out of memory");
 		goto out;
 	}
 	if (sqlite3_step(q) != SQLITE_ROW) {
@@ -244,7 +246,8 @@ int gl_store_read_sealed(const char *db_path, char **run_id, char **scenario, st
 		rc = gl_errf(err, GL_ENOMEM, "out of memory");
 		goto out;
 	}
-	memcpy(*scenario, sqlite3_column_blob(q, 1) ? sqlite3_column_blob(q, 1) : "", (size_t)sqlite3_column_bytes(q, 1));
+	memcpy(*scenario, sqlite3_column_blob(q, 1) ? sqlite3_column_blob(q, 1) : "",
+	       (size_t)sqlite3_column_bytes(q, 1));
 	(*scenario)[sqlite3_column_bytes(q, 1)] = '\0';
 out:
 	sqlite3_finalize(q);

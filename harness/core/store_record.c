@@ -49,8 +49,10 @@ static int type_sql(const struct gl_record_type *t, int create, char *buf, size_
 	size_t len;
 
 	if (create)
-		len = (size_t)snprintf(buf, n, "CREATE TABLE IF NOT EXISTS %s (seq INTEGER PRIMARY KEY AUTOINCREMENT, "
-				       "window INTEGER NOT NULL", t->table);
+		len = (size_t)snprintf(buf, n,
+				       "CREATE TABLE IF NOT EXISTS %s (seq INTEGER PRIMARY KEY AUTOINCREMENT, "
+				       "window INTEGER NOT NULL",
+				       t->table);
 	else
 		len = (size_t)snprintf(buf, n, "INSERT INTO %s(window", t->table);
 	for (int i = 0; i < t->n_fields && len < n; i++) {
@@ -120,8 +122,8 @@ static void slot_window_end(struct gl_store *st, int k)
 {
 	if (st->rec[k].dropped)
 		gl_warn("store: %s: %" PRId64 " row(s) of window %" PRId64 " past its bound of %" PRId64
-			" per window left out", st->rec[k].type->table, st->rec[k].dropped, st->rec[k].window,
-			st->rec[k].type->per_window);
+			" per window left out",
+			st->rec[k].type->table, st->rec[k].dropped, st->rec[k].window, st->rec[k].type->per_window);
 }
 
 void gl_store_records_close(struct gl_store *st)

@@ -6,8 +6,7 @@
 #include "store_int.h"
 #include "store_keep.h"
 
-int gl_store_event(struct gl_store *st, int64_t elapsed_ns, const char *level, const char *source,
-		   const char *message)
+int gl_store_event(struct gl_store *st, int64_t elapsed_ns, const char *level, const char *source, const char *message)
 {
 	int keep;
 
@@ -25,9 +24,9 @@ int gl_store_event(struct gl_store *st, int64_t elapsed_ns, const char *level, c
 
 int gl_store_request_put(struct gl_store *st, const struct gl_request_row *r)
 {
-	const int64_t v[] = { r->window, r->endpoint, r->t_intended, r->t_send, r->t_headers,
-			      r->t_first_event, r->t_first_token, r->t_last_token, r->t_end,
-			      r->input_tokens, r->output_tokens, r->tokens_estimated, r->http_status };
+	const int64_t v[] = { r->window,        r->endpoint,         r->t_intended,   r->t_send, r->t_headers,
+			      r->t_first_event, r->t_first_token,    r->t_last_token, r->t_end,  r->input_tokens,
+			      r->output_tokens, r->tokens_estimated, r->http_status };
 	sqlite3_stmt *q = st->st_req;
 	int rc;
 
@@ -56,8 +55,10 @@ int gl_store_storage_op_put(struct gl_store *st, const struct gl_storage_op_row 
 	sqlite3_stmt *q;
 	int rc;
 
-	if (sqlite3_prepare_v2(st->db, "INSERT INTO storage_ops(window,op,bytes,latency_ns,error_class) "
-			       "VALUES(?,?,?,?,?)", -1, &q, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(st->db,
+			       "INSERT INTO storage_ops(window,op,bytes,latency_ns,error_class) "
+			       "VALUES(?,?,?,?,?)",
+			       -1, &q, NULL) != SQLITE_OK)
 		return -GL_EIO;
 	sqlite3_bind_int64(q, 1, r->window);
 	sqlite3_bind_text(q, 2, r->op, -1, SQLITE_TRANSIENT);

@@ -69,7 +69,7 @@ int gl_store_run_load(struct gl_store *st, struct gl_run_row *r, struct gl_err *
 	gl_store_col_text(q, 16, r->version, sizeof(r->version));
 	gl_store_col_text(q, 17, r->git_rev, sizeof(r->git_rev));
 	gl_store_col_text(q, 18, r->hostname, sizeof(r->hostname));
-	r->progress_wall_ns = sqlite3_column_int64(q, 19);   /* NULL (never committed): 0 */
+	r->progress_wall_ns = sqlite3_column_int64(q, 19); /* NULL (never committed): 0 */
 	sqlite3_finalize(q);
 	if (!r->scenario_text)
 		return gl_errf(err, GL_ESTATE, "store: run has no scenario text");
@@ -92,8 +92,11 @@ int gl_store_run_progress(struct gl_store *st, int64_t elapsed_ns)
 int gl_store_outage_put(struct gl_store *st, const struct gl_outage_row *o)
 {
 	int64_t v[4] = { o->resume, o->at_elapsed_ns, o->down_wall_ns, o->resumed_wall_ns };
-	int rc = gl_store_exec_bound(st, "INSERT OR REPLACE INTO outages(resume,at_elapsed_ns,down_wall_ns,resumed_wall_ns) "
-			    "VALUES(?,?,?,?)", 4, v, NULL, NULL);
+	int rc =
+		gl_store_exec_bound(st,
+				    "INSERT OR REPLACE INTO outages(resume,at_elapsed_ns,down_wall_ns,resumed_wall_ns) "
+				    "VALUES(?,?,?,?)",
+				    4, v, NULL, NULL);
 	return rc ? rc : gl_store_flush(st, NULL);
 }
 
@@ -104,8 +107,10 @@ int gl_store_outage_list(struct gl_store *st, struct gl_outage_row **out, int *n
 
 	*out = NULL;
 	*n = 0;
-	if (sqlite3_prepare_v2(st->db, "SELECT resume,at_elapsed_ns,down_wall_ns,resumed_wall_ns FROM outages "
-			       "ORDER BY resume", -1, &q, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(st->db,
+			       "SELECT resume,at_elapsed_ns,down_wall_ns,resumed_wall_ns FROM outages "
+			       "ORDER BY resume",
+			       -1, &q, NULL) != SQLITE_OK)
 		return gl_errf(err, GL_EIO, "store: %s", sqlite3_errmsg(st->db));
 	while (sqlite3_step(q) == SQLITE_ROW) {
 		if (*n == cap) {
@@ -135,16 +140,18 @@ int gl_store_run_finish(struct gl_store *st, const char *state, const char *verd
 			int64_t ended_wall_ns)
 {
 	int64_t v[2] = { exit_code, ended_wall_ns };
-	int rc = gl_store_exec_bound(st, "UPDATE run SET exit_code=?, ended_wall_ns=?, state=?, verdict=?", 2, v,
-			    state, verdict);
+	int rc = gl_store_exec_bound(st, "UPDATE run SET exit_code=?, ended_wall_ns=?, state=?, verdict=?", 2, v, state,
+				     verdict);
 	return rc ? rc : gl_store_flush(st, NULL);
 }
 
 int gl_store_run_resumed(struct gl_store *st, int resumes)
 {
 	int64_t v = resumes;
-	int rc = gl_store_exec_bound(st, "UPDATE run SET resumes=?, state='running', verdict=NULL, exit_code=NULL, "
-			    "ended_wall_ns=NULL", 1, &v, NULL, NULL);
+	int rc = gl_store_exec_bound(st,
+				     "UPDATE run SET resumes=?, state='running', verdict=NULL, exit_code=NULL, "
+				     "ended_wall_ns=NULL",
+				     1, &v, NULL, NULL);
 	return rc ? rc : gl_store_flush(st, NULL);
 }
 
@@ -157,14 +164,16 @@ int gl_store_run_set(struct gl_store *st, const char *column, int64_t value)
 	return gl_store_exec_bound(st, "UPDATE run SET generator_saturated=?", 1, &value, NULL, NULL);
 }
 
-int gl_store_phase_put(struct gl_store *st, int idx, const char *name, int64_t start_ns,
-		       int64_t end_ns, double load, const char *scope)
+int gl_store_phase_put(struct gl_store *st, int idx, const char *name, int64_t start_ns, int64_t end_ns, double load,
+		       const char *scope)
 {
 	sqlite3_stmt *q;
 	int rc;
 
-	if (sqlite3_prepare_v2(st->db, "INSERT OR REPLACE INTO phases(idx,name,start_ns,end_ns,load,scope) "
-			       "VALUES(?,?,?,?,?,?)", -1, &q, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(st->db,
+			       "INSERT OR REPLACE INTO phases(idx,name,start_ns,end_ns,load,scope) "
+			       "VALUES(?,?,?,?,?,?)",
+			       -1, &q, NULL) != SQLITE_OK)
 		return -GL_EIO;
 	sqlite3_bind_int(q, 1, idx);
 	sqlite3_bind_text(q, 2, name, -1, SQLITE_TRANSIENT);
@@ -178,8 +187,8 @@ int gl_store_phase_put(struct gl_store *st, int idx, const char *name, int64_t s
 	return rc == SQLITE_DONE ? 0 : -GL_EIO;
 }
 
-int gl_store_window_put(struct gl_store *st, int64_t idx, int64_t start_ns, int64_t end_ns,
-			int64_t scn_start_ns, int64_t scn_end_ns, int phase, int complete)
+int gl_store_window_put(struct gl_store *st, int64_t idx, int64_t start_ns, int64_t end_ns, int64_t scn_start_ns,
+			int64_t scn_end_ns, int phase, int complete)
 {
 	sqlite3_bind_int64(st->st_win, 1, idx);
 	sqlite3_bind_int64(st->st_win, 2, start_ns);
@@ -198,8 +207,8 @@ int gl_store_window_drop(struct gl_store *st, int64_t idx)
 	return rc ? rc : gl_store_exec_bound(st, "DELETE FROM window_metrics WHERE idx=?", 1, &idx, NULL, NULL);
 }
 
-int gl_store_window_metric_put(struct gl_store *st, int64_t idx, const char *name,
-			       const unsigned char *hist, size_t hist_len, int64_t counter)
+int gl_store_window_metric_put(struct gl_store *st, int64_t idx, const char *name, const unsigned char *hist,
+			       size_t hist_len, int64_t counter)
 {
 	sqlite3_bind_int64(st->st_wm, 1, idx);
 	sqlite3_bind_text(st->st_wm, 2, name, -1, SQLITE_STATIC);

@@ -54,8 +54,8 @@
 #define DM_SCRIPT_MAX (256 * 1024)
 #define DM_RENEW_DEFAULT_NS 5000000000LL
 #define DM_ARM_TIMEOUT_MS 30000
-#define DM_CLAIM_TIMEOUT_MS 90000    /* the claim waits up to 60 s for a watcher mid-revert */
-#define DM_MAX 64                    /* watchers renewed at once */
+#define DM_CLAIM_TIMEOUT_MS 90000 /* the claim waits up to 60 s for a watcher mid-revert */
+#define DM_MAX 64 /* watchers renewed at once */
 
 /* ---- scripts --------------------------------------------------------------- */
 
@@ -65,15 +65,16 @@
  * otherwise choose what runs as root). */
 static void put_dir_check(struct gl_buf *b)
 {
-	gl_buf_printf(b,
-		      "umask 077\n"
-		      "if [ \"$(id -u)\" = 0 ]; then D=" GL_WATCH_DIR "; else D=/tmp/gauntlet-$(id -u); fi\n"
-		      "[ -d \"$D\" ] || mkdir -m 700 \"$D\" 2>/dev/null || [ -d \"$D\" ] || "
-		      "{ echo \"gauntlet: cannot make $D\"; exit 3; }\n"
-		      "if [ -L \"$D\" ] || [ ! -d \"$D\" ]; then echo \"gauntlet: $D is not a directory\"; exit 3; fi\n"
-		      "set -- $(ls -ldn \"$D\")\n"
-		      "[ \"$3\" = \"$(id -u)\" ] || { echo \"gauntlet: $D belongs to uid $3, not $(id -u)\"; exit 3; }\n"
-		      "case $1 in ?????w????*|????????w?*) echo \"gauntlet: $D is writable by others ($1)\"; exit 3;; esac\n");
+	gl_buf_printf(
+		b, "umask 077\n"
+		   "if [ \"$(id -u)\" = 0 ]; then D=" GL_WATCH_DIR "; else D=/tmp/gauntlet-$(id -u); fi\n"
+		   "[ -d \"$D\" ] || mkdir -m 700 \"$D\" 2>/dev/null || [ -d \"$D\" ] || "
+		   "{ echo \"gauntlet: cannot make $D\"; exit 3; }\n"
+		   "if [ -L \"$D\" ] || [ ! -d \"$D\" ]; then echo \"gauntlet: $D is not a directory\"; exit 3; fi\n"
+		   "set -- $(ls -ldn \"$D\")\n"
+		   "[ \"$3\" = \"$(id -u)\" ] || { echo \"gauntlet: $D belongs to uid $3, not $(id -u)\"; exit 3; }\n"
+		   "case $1 in ?????w????*|????????w?*) echo \"gauntlet: $D is writable by others ($1)\"; exit 3;; "
+		   "esac\n");
 }
 
 /* "pid P runs B.sh": its command line names the script (a pid reused by
@@ -100,37 +101,38 @@ static void watcher_script(struct gl_buf *b, const struct dm_cfg *d, const char 
 		      "# runs the revert below and writes $B.rec.\n",
 		      run_id, f->row.id, f->row.kind, f->row.method[0] ? "/" : "", f->row.method, d->host,
 		      (long long)d->renew_s, (long long)d->grace_s, (long long)d->end_s);
-	gl_buf_printf(b,
-		      "B=${0%%.sh}   # %s in the watchers' directory\n"
-		      "GRACE=%lld END=%lld\n"
-		      "echo $$ > \"$B.pid\"\n"
-		      "trap '' HUP INT\n"
-		      "trap 'rm -f \"$B.pid\"; exit 0' TERM\n"
-		      "start=$(date +%%s); last=$start; endat=$((start + END)); seen=$(cat \"$B.lease\" 2>/dev/null)\n"
-		      "while :; do\n"
-		      "\tsleep 1\n"
-		      "\t# its files removed: the fault was reverted and this watcher let go\n"
-		      "\t[ -e \"$B.sh\" ] || { rm -f \"$B.pid\"; exit 0; }\n"
-		      "\tnow=$(date +%%s); cur=$(cat \"$B.lease\" 2>/dev/null)\n"
-		      "\tif [ \"$cur\" != \"$seen\" ]; then\n"
-		      "\t\tseen=$cur; last=$now\n"
-		      "\t\t# \"SEQ LEFT\": the planned end plus the grace is LEFT s away (resume moves it)\n"
-		      "\t\tset -- $cur\n"
-		      "\t\tcase ${2:-x} in *[!0-9]*) ;; *) endat=$((now + $2));; esac\n"
-		      "\tfi\n"
-		      "\tif [ $((now - last)) -ge $GRACE ]; then why=\"lease not renewed for $((now - last)) s\"; break; fi\n"
-		      "\tif [ $now -ge $endat ]; then why=\"planned end plus grace passed\"; break; fi\n"
-		      "done\n"
-		      "mkdir \"$B.claim\" 2>/dev/null || { rm -f \"$B.pid\"; exit 0; }\n"
-		      "trap '' TERM\n"
-		      "echo watcher > \"$B.claim/by\"\n"
-		      "t0=$(date +%%s)\n"
-		      "(\n%s) > \"$B.out\" 2>&1 < /dev/null\n"
-		      "st=$?\n"
-		      "printf 'by=watcher\\nwhy=%%s\\narmed=%%s\\nstarted=%%s\\nreverted_at=%%s\\nstatus=%%s\\n' \"$why\" "
-		      "\"$start\" \"$t0\" \"$(date +%%s)\" \"$st\" > \"$B.rec.tmp\" && mv -f \"$B.rec.tmp\" \"$B.rec\"\n"
-		      "rm -f \"$B.pid\"\n",
-		      d->base, (long long)d->grace_s, (long long)d->end_s, revert);
+	gl_buf_printf(
+		b,
+		"B=${0%%.sh}   # %s in the watchers' directory\n"
+		"GRACE=%lld END=%lld\n"
+		"echo $$ > \"$B.pid\"\n"
+		"trap '' HUP INT\n"
+		"trap 'rm -f \"$B.pid\"; exit 0' TERM\n"
+		"start=$(date +%%s); last=$start; endat=$((start + END)); seen=$(cat \"$B.lease\" 2>/dev/null)\n"
+		"while :; do\n"
+		"\tsleep 1\n"
+		"\t# its files removed: the fault was reverted and this watcher let go\n"
+		"\t[ -e \"$B.sh\" ] || { rm -f \"$B.pid\"; exit 0; }\n"
+		"\tnow=$(date +%%s); cur=$(cat \"$B.lease\" 2>/dev/null)\n"
+		"\tif [ \"$cur\" != \"$seen\" ]; then\n"
+		"\t\tseen=$cur; last=$now\n"
+		"\t\t# \"SEQ LEFT\": the planned end plus the grace is LEFT s away (resume moves it)\n"
+		"\t\tset -- $cur\n"
+		"\t\tcase ${2:-x} in *[!0-9]*) ;; *) endat=$((now + $2));; esac\n"
+		"\tfi\n"
+		"\tif [ $((now - last)) -ge $GRACE ]; then why=\"lease not renewed for $((now - last)) s\"; break; fi\n"
+		"\tif [ $now -ge $endat ]; then why=\"planned end plus grace passed\"; break; fi\n"
+		"done\n"
+		"mkdir \"$B.claim\" 2>/dev/null || { rm -f \"$B.pid\"; exit 0; }\n"
+		"trap '' TERM\n"
+		"echo watcher > \"$B.claim/by\"\n"
+		"t0=$(date +%%s)\n"
+		"(\n%s) > \"$B.out\" 2>&1 < /dev/null\n"
+		"st=$?\n"
+		"printf 'by=watcher\\nwhy=%%s\\narmed=%%s\\nstarted=%%s\\nreverted_at=%%s\\nstatus=%%s\\n' \"$why\" "
+		"\"$start\" \"$t0\" \"$(date +%%s)\" \"$st\" > \"$B.rec.tmp\" && mv -f \"$B.rec.tmp\" \"$B.rec\"\n"
+		"rm -f \"$B.pid\"\n",
+		d->base, (long long)d->grace_s, (long long)d->end_s, revert);
 }
 
 /* Arm: write B.sh, a fresh lease, start it detached, wait for its pid. */
@@ -159,7 +161,7 @@ static void renew_script(struct gl_buf *b, const char *base, int pid, uint64_t s
 		      "if [ -f \"$B.rec\" ]; then echo fired; cat \"$B.rec\"\n"
 		      "elif [ -d \"$B.claim\" ]; then echo claimed\n"
 		      "elif " DM_IS_WATCHER("$P") "; then echo alive\n"
-		      "else echo lost; fi\n",
+						  "else echo lost; fi\n",
 		      base, pid, (unsigned long long)seq, (long long)(left_s > 0 ? left_s : 0));
 }
 
@@ -171,42 +173,71 @@ static void renew_script(struct gl_buf *b, const char *base, int pid, uint64_t s
 static void claim_script(struct gl_buf *b, const char *base)
 {
 	put_dir_check(b);
-	gl_buf_printf(b,
-		      "B=$D/%s\n"
-		      "if [ ! -e \"$B.sh\" ] && [ ! -e \"$B.rec\" ] && [ ! -e \"$B.claim\" ]; then echo none; exit 0; fi\n"
-		      "if mkdir \"$B.claim\" 2>/dev/null; then\n"
-		      "\techo controller > \"$B.claim/by\"\n"
-		      "\tp=$(cat \"$B.pid\" 2>/dev/null)\n"
-		      "\tif " DM_IS_WATCHER("$p") "; then\n"
-		      "\t\t# its group (it leads one: setsid), so that its sleep ends too\n"
-		      "\t\tkill -TERM \"-$p\" 2>/dev/null || kill -TERM \"$p\"; i=0\n"
-		      "\t\t# (its command line, not kill -0: a zombie nobody reaps still answers that)\n"
-		      "\t\twhile " DM_IS_WATCHER("$p") " && [ $i -lt 250 ]; do sleep 0.02; i=$((i + 1)); done\n"
-		      "\t\tif " DM_IS_WATCHER("$p") "; then echo claimed-held; exit 0; fi\n"
-		      "\tfi\n"
-		      "\t# the watcher is gone: its files go now (one step less for every revert);\n"
-		      "\t# a controller killed before its revert finds none and reverts anyway\n"
-		      "\trm -rf \"$B.claim\"; rm -f \"$B.sh\" \"$B.lease\" \"$B.pid\" \"$B.rec\" \"$B.rec.tmp\" \"$B.out\"\n"
-		      "\techo claimed; exit 0\n"
-		      "fi\n"
-		      "# taken: by the watcher (reverting or done) or by an earlier controller\n"
-		      "i=0\n"
-		      "while [ ! -f \"$B.rec\" ] && [ \"$(cat \"$B.claim/by\" 2>/dev/null)\" != controller ] && "
-		      "[ $i -lt 600 ] && { [ -e \"$B.pid\" ] || [ $i -lt 20 ]; }; do sleep 0.1; i=$((i + 1)); done\n"
-		      "if [ -f \"$B.rec\" ]; then echo fired; cat \"$B.rec\"; exit 0; fi\n"
-		      "# an earlier controller's claim (killed before it was done): revert again;\n"
-		      "# its watcher may still run (that controller died before stopping it):\n"
-		      "# stop it as above, or its files, removed after this revert, would leave\n"
-		      "# it running unclaimed, to take the claim and revert again later\n"
-		      "p=$(cat \"$B.pid\" 2>/dev/null)\n"
-		      "if " DM_IS_WATCHER("$p") "; then\n"
-		      "\tkill -TERM \"-$p\" 2>/dev/null || kill -TERM \"$p\"; i=0\n"
-		      "\twhile " DM_IS_WATCHER("$p") " && [ $i -lt 250 ]; do sleep 0.02; i=$((i + 1)); done\n"
-		      "\tif " DM_IS_WATCHER("$p") "; then echo claimed-held; exit 0; fi\n"
-		      "fi\n"
-		      "rm -rf \"$B.claim\"; rm -f \"$B.sh\" \"$B.lease\" \"$B.pid\" \"$B.rec\" \"$B.rec.tmp\" \"$B.out\"\n"
-		      "echo claimed\n",
-		      base);
+	gl_buf_printf(
+		b,
+		"B=$D/%s\n"
+		"if [ ! -e \"$B.sh\" ] && [ ! -e \"$B.rec\" ] && [ ! -e \"$B.claim\" ]; then echo none; exit 0; fi\n"
+		"if mkdir \"$B.claim\" 2>/dev/null; then\n"
+		"\techo controller > \"$B.claim/by\"\n"
+		"\tp=$(cat \"$B.pid\" 2>/dev/null)\n"
+		"\tif " DM_IS_WATCHER(
+			"$p") "; then\n"
+			      "\t\t# its group (it leads one: setsid), so that its sleep ends too\n"
+			      "\t\tkill -TERM \"-$p\" 2>/dev/null || kill -TERM \"$p\"; i=0\n"
+			      "\t\t# (its command line, not kill -0: a zombie nobody reaps still answers that)\n"
+			      "\t\twhile " DM_IS_WATCHER(
+				      "$p") " && [ $i -lt 250 ]; do sleep 0.02; i=$((i + 1)); done\n"
+					    "\t\tif " DM_IS_WATCHER(
+						    "$p") "; then echo claimed-held; exit 0; fi\n"
+							  "\tfi\n"
+							  "\t# the watcher is gone: its files go now (one step less "
+							  "for every revert);\n"
+							  "\t# a controller killed before its revert finds none and "
+							  "reverts anyway\n"
+							  "\trm -rf \"$B.claim\"; rm -f \"$B.sh\" \"$B.lease\" "
+							  "\"$B.pid\" \"$B.rec\" \"$B.rec.tmp\" \"$B.out\"\n"
+							  "\techo claimed; exit 0\n"
+							  "fi\n"
+							  "# taken: by the watcher (reverting or done) or by an "
+							  "earlier controller\n"
+							  "i=0\n"
+							  "while [ ! -f \"$B.rec\" ] && [ \"$(cat \"$B.claim/by\" "
+							  "2>/dev/null)\" != controller ] && "
+							  "[ $i -lt 600 ] && { [ -e \"$B.pid\" ] || [ $i -lt 20 ]; }; "
+							  "do sleep 0.1; i=$((i + 1)); done\n"
+							  "if [ -f \"$B.rec\" ]; then echo fired; cat \"$B.rec\"; exit "
+							  "0; fi\n"
+							  "# an earlier controller's claim (killed before it was "
+							  "done): revert again;\n"
+							  "# its watcher may still run (that controller died before "
+							  "stopping it):\n"
+							  "# stop it as above, or its files, removed after this "
+							  "revert, would leave\n"
+							  "# it running unclaimed, to take the claim and revert again "
+							  "later\n"
+							  "p=$(cat \"$B.pid\" 2>/dev/null)\n"
+							  "if " DM_IS_WATCHER(
+								  "$p") "; then\n"
+									"\tkill -TERM \"-$p\" 2>/dev/null || kill "
+									"-TERM \"$p\"; i=0\n"
+									"\twhile " DM_IS_WATCHER(
+										"$p") " && [ $i -lt 250 ]; do sleep "
+										      "0.02; i=$((i + 1)); done\n"
+										      "\tif " DM_IS_WATCHER(
+											      "$p") "; then echo "
+												    "claimed-held; "
+												    "exit 0; fi\n"
+												    "fi\n"
+												    "rm -rf "
+												    "\"$B.claim\"; rm "
+												    "-f \"$B.sh\" "
+												    "\"$B.lease\" "
+												    "\"$B.pid\" "
+												    "\"$B.rec\" "
+												    "\"$B.rec.tmp\" "
+												    "\"$B.out\"\n"
+												    "echo claimed\n",
+		base);
 }
 
 /* Cleanup once the fault is reverted: a watcher still running (a claim
@@ -219,7 +250,8 @@ static void cleanup_script(struct gl_buf *b, const char *base)
 		      "B=$D/%s\n"
 		      "p=$(cat \"$B.pid\" 2>/dev/null)\n"
 		      "if " DM_IS_WATCHER("$p") "; then kill -TERM \"-$p\" 2>/dev/null || kill -TERM \"$p\"; fi\n"
-		      "rm -rf \"$B.claim\"; rm -f \"$B.sh\" \"$B.lease\" \"$B.pid\" \"$B.rec\" \"$B.rec.tmp\" \"$B.out\"\n",
+						"rm -rf \"$B.claim\"; rm -f \"$B.sh\" \"$B.lease\" \"$B.pid\" "
+						"\"$B.rec\" \"$B.rec.tmp\" \"$B.out\"\n",
 		      base);
 }
 
@@ -301,7 +333,7 @@ int ctl_dm_plan(struct gl_ctx *c, struct fault_rt *f)
 	int rc;
 	int ret = 0;
 	int64_t renew = c->sc->deadman_renew_ns ? c->sc->deadman_renew_ns : DM_RENEW_DEFAULT_NS;
-	int64_t grace = f->spec->deadman_grace_ns   ? f->spec->deadman_grace_ns
+	int64_t grace = f->spec->deadman_grace_ns ? f->spec->deadman_grace_ns
 			: c->sc->deadman_grace_ns ? c->sc->deadman_grace_ns
 						  : 2 * renew + 30000000000LL;
 
@@ -314,13 +346,13 @@ int ctl_dm_plan(struct gl_ctx *c, struct fault_rt *f)
 	if (!d)
 		goto out;
 	if (rc != 0) {
-		const char *why = rc < 0		? err.msg
+		const char *why = rc < 0               ? err.msg
 				  : f->row.dur_ns <= 0 ? "an instantaneous fault is reverted at once"
-				  : b.data	       ? b.data
+				  : b.data             ? b.data
 						       : "none";
 		cJSON_AddStringToObject(d, "none", why);
-		snprintf(f->row.deadman, sizeof(f->row.deadman), "%s: %s", rc == GL_DEADMAN_NOTHING ? "not needed" : "none",
-			 why);
+		snprintf(f->row.deadman, sizeof(f->row.deadman), "%s: %s",
+			 rc == GL_DEADMAN_NOTHING ? "not needed" : "none", why);
 		if (rc < 0 && c->clk.mono_start)
 			gl_ctx_event(c, GL_LOG_WARN, "fault", "'%s': no dead-man's switch: %s", f->row.id, why);
 		if (rc != GL_DEADMAN_NOTHING && c->sc->require_deadman)
@@ -348,9 +380,9 @@ int ctl_dm_plan(struct gl_ctx *c, struct fault_rt *f)
 		cJSON_AddStringToObject(d, "host", h.name);
 		cJSON_AddNumberToObject(d, "renew_s", (double)((renew + 999999999) / 1000000000));
 		cJSON_AddNumberToObject(d, "grace_s", (double)((grace + 999999999) / 1000000000));
-		cJSON_AddNumberToObject(d, "end_s",
-					(double)((left > 0 ? (left + 999999999) / 1000000000 : 0) +
-						 (grace + 999999999) / 1000000000));
+		cJSON_AddNumberToObject(
+			d, "end_s",
+			(double)((left > 0 ? (left + 999999999) / 1000000000 : 0) + (grace + 999999999) / 1000000000));
 		snprintf(f->row.deadman, sizeof(f->row.deadman), "armed");
 	}
 out:
@@ -411,14 +443,15 @@ void ctl_dm_describe(const struct fault_rt *f, const cJSON *plan, struct gl_buf 
 	}
 	gl_buf_init(&w, DM_SCRIPT_MAX);
 	if (build_watcher(NULL, f, plan, &h, &cfg, &w, &err) == 0) {
-		gl_buf_printf(out,
-			      "  dead-man's switch: on host '%s', grace %lld s, started before inject as setsid sh D/%s.sh "
-			      "(D: " GL_WATCH_DIR " as root, else /tmp/gauntlet-UID):\n",
-			      cfg.host, (long long)cfg.grace_s, cfg.base);
+		gl_buf_printf(
+			out,
+			"  dead-man's switch: on host '%s', grace %lld s, started before inject as setsid sh D/%s.sh "
+			"(D: " GL_WATCH_DIR " as root, else /tmp/gauntlet-UID):\n",
+			cfg.host, (long long)cfg.grace_s, cfg.base);
 		for (const char *p = w.data; p && *p;) {
 			size_t n = strcspn(p, "\n");
 			gl_buf_printf(out, "    | ");
-			for (size_t k = 0; k < n; k++)   /* tabs as spaces: the terminal shows them */
+			for (size_t k = 0; k < n; k++) /* tabs as spaces: the terminal shows them */
 				gl_buf_printf(out, p[k] == '\t' ? "    " : "%c", p[k]);
 			gl_buf_printf(out, "\n");
 			p += n + (p[n] == '\n');
@@ -547,7 +580,8 @@ void ctl_dm_cleanup(struct gl_ctx *c, const struct fault_rt *f, const cJSON *pla
 	gl_buf_init(&b, 16384);
 	cleanup_script(&b, cJSON_GetObjectItemCaseSensitive(d, "base")->valuestring);
 	if (run_sh(&h, b.data, 30000, NULL, 0, NULL, &err) != 0)
-		gl_warn("fault '%s': the watcher's files on host '%s' were not removed: %s", f->row.id, h.name, err.msg);
+		gl_warn("fault '%s': the watcher's files on host '%s' were not removed: %s", f->row.id, h.name,
+			err.msg);
 	gl_buf_free(&b);
 }
 
@@ -560,10 +594,10 @@ struct dm_entry {
 	struct gl_host h;
 	char base[200];
 	int pid;
-	int64_t end_ns;           /* run elapsed: the planned end plus the grace */
+	int64_t end_ns; /* run elapsed: the planned end plus the grace */
 	int64_t grace_s;
-	int injecting;            /* armed, its inject still running: no end yet */
-	int result, reported;     /* R_*: last seen, last acted on */
+	int injecting; /* armed, its inject still running: no end yet */
+	int result, reported; /* R_*: last seen, last acted on */
 	char detail[600];
 };
 
@@ -623,19 +657,22 @@ static void *dm_main(void *arg)
 			rc = run_sh(&e.h, b.data, w->renew_ns / 1000000 > 2000 ? w->renew_ns / 1000000 : 2000, out,
 				    sizeof(out), &status, &err);
 			gl_buf_free(&b);
-			r = rc ? R_ERROR
-			    : status != 0 ? R_ERROR
-			    : !strncmp(out, "alive", 5) ? R_ALIVE
-			    : !strncmp(out, "fired", 5) ? R_FIRED
+			r = rc                            ? R_ERROR
+			    : status != 0                 ? R_ERROR
+			    : !strncmp(out, "alive", 5)   ? R_ALIVE
+			    : !strncmp(out, "fired", 5)   ? R_FIRED
 			    : !strncmp(out, "claimed", 7) ? R_CLAIMED
-			    : !strncmp(out, "lost", 4) ? R_LOST : R_ERROR;
+			    : !strncmp(out, "lost", 4)    ? R_LOST
+							  : R_ERROR;
 			pthread_mutex_lock(&w->mu);
 			if (!w->e[i].used || strcmp(w->e[i].base, e.base) != 0)
-				continue;   /* unwatched meanwhile */
+				continue; /* unwatched meanwhile */
 			w->e[i].result = r;
 			if (r == R_ERROR)
 				snprintf(w->e[i].detail, sizeof(w->e[i].detail), "%s",
-					 rc ? err.msg : out[0] ? out : "the renewal script failed");
+					 rc       ? err.msg
+					 : out[0] ? out
+						  : "the renewal script failed");
 			else
 				snprintf(w->e[i].detail, sizeof(w->e[i].detail), "%s", out);
 			if (r != w->e[i].reported) {
@@ -674,10 +711,11 @@ static void on_dm(evutil_socket_t fd, short what, void *arg)
 		f = &c->faults[e.idx];
 		switch (e.result) {
 		case R_LOST:
-			gl_ctx_event(c, GL_LOG_ERROR, "fault",
-				     "'%s': its dead-man's switch on host '%s' is LOST (watcher pid %d is not running and "
-				     "left no record): the fault is no longer guarded against the loss of this controller",
-				     f->row.id, e.h.name, e.pid);
+			gl_ctx_event(
+				c, GL_LOG_ERROR, "fault",
+				"'%s': its dead-man's switch on host '%s' is LOST (watcher pid %d is not running and "
+				"left no record): the fault is no longer guarded against the loss of this controller",
+				f->row.id, e.h.name, e.pid);
 			snprintf(f->row.deadman, sizeof(f->row.deadman), "lost");
 			if (!f->busy)
 				ctl_journal(c, f);
@@ -685,29 +723,31 @@ static void on_dm(evutil_socket_t fd, short what, void *arg)
 		case R_FIRED: {
 			struct ctl_dm_rec rec;
 			if (f->busy && f->row.state == GL_FAULT_INJECTING) {
-				f->dm_fired_inject = 1;   /* apply_job journals it and reverts */
+				f->dm_fired_inject = 1; /* apply_job journals it and reverts */
 				break;
 			}
 			parse_rec(strchr(e.detail, '\n') ? strchr(e.detail, '\n') + 1 : "", &rec);
-			gl_ctx_event(c, GL_LOG_ERROR, "fault",
-				     "'%s' was reverted by its watcher on host '%s' (%s) while this controller ran: its "
-				     "lease renewals did not arrive",
-				     f->row.id, e.h.name, rec.why[0] ? rec.why : "no reason recorded");
+			gl_ctx_event(
+				c, GL_LOG_ERROR, "fault",
+				"'%s' was reverted by its watcher on host '%s' (%s) while this controller ran: its "
+				"lease renewals did not arrive",
+				f->row.id, e.h.name, rec.why[0] ? rec.why : "no reason recorded");
 			snprintf(f->row.deadman, sizeof(f->row.deadman), "fired");
 			ctl_fault_revert(c, f, "its watcher reverted it");
 			break;
 		}
 		case R_ERROR:
-			gl_ctx_event(c, GL_LOG_WARN, "fault", "'%s': cannot renew the lease of its watcher on host '%s': %s",
-				     f->row.id, e.h.name, e.detail);
+			gl_ctx_event(c, GL_LOG_WARN, "fault",
+				     "'%s': cannot renew the lease of its watcher on host '%s': %s", f->row.id,
+				     e.h.name, e.detail);
 			break;
 		case R_ALIVE:
 			if (e.reported == R_ERROR)
-				gl_ctx_event(c, GL_LOG_INFO, "fault", "'%s': its watcher's lease on host '%s' renewed again",
-					     f->row.id, e.h.name);
+				gl_ctx_event(c, GL_LOG_INFO, "fault",
+					     "'%s': its watcher's lease on host '%s' renewed again", f->row.id,
+					     e.h.name);
 			break;
-		default:
-			break;
+		default: break;
 		}
 	}
 }
@@ -807,7 +847,7 @@ static int dm_watch(struct gl_ctx *c, struct fault_rt *f, int pid, int injecting
 
 void ctl_dm_watch_arming(struct gl_ctx *c, struct fault_rt *f, int pid)
 {
-	dm_watch(c, f, pid, 1);   /* a full set is said by ctl_dm_watch once injected */
+	dm_watch(c, f, pid, 1); /* a full set is said by ctl_dm_watch once injected */
 }
 
 void ctl_dm_watch(struct gl_ctx *c, struct fault_rt *f)
@@ -817,8 +857,10 @@ void ctl_dm_watch(struct gl_ctx *c, struct fault_rt *f)
 	if (!c->dm || !cJSON_IsNumber(pid))
 		return;
 	if (dm_watch(c, f, (int)pid->valuedouble, 0) == -2)
-		gl_ctx_event(c, GL_LOG_WARN, "fault", "'%s': more than %d watchers at once: its lease is not renewed, so "
-			     "its watcher reverts it after its grace", f->row.id, DM_MAX);
+		gl_ctx_event(c, GL_LOG_WARN, "fault",
+			     "'%s': more than %d watchers at once: its lease is not renewed, so "
+			     "its watcher reverts it after its grace",
+			     f->row.id, DM_MAX);
 }
 
 void ctl_dm_unwatch(struct gl_ctx *c, struct fault_rt *f)

@@ -129,7 +129,8 @@ static int blob_from_file(git_repository *repo, const char *path, git_oid *id, s
 		total += n;
 	}
 	if (ferror(f) || total != (size_t)sb.st_size) {
-		rc = gl_errf(err, GL_EIO, "%s: %s", path, ferror(f) ? "read error" : "the file shrank while it was sealed");
+		rc = gl_errf(err, GL_EIO, "%s: %s", path,
+			     ferror(f) ? "read error" : "the file shrank while it was sealed");
 		goto out;
 	}
 	if (git_odb_stream_finalize_write(id, s) != 0)
@@ -188,8 +189,8 @@ static int open_or_init(const char *path, git_repository **repo, int *created, s
 		if (d)
 			closedir(d);
 		if (!empty)
-			return gl_errf(err, GL_EINVAL, "%s: not a git repository, and not an empty directory to make one in",
-				       path);
+			return gl_errf(err, GL_EINVAL,
+				       "%s: not a git repository, and not an empty directory to make one in", path);
 	}
 	io.flags = GIT_REPOSITORY_INIT_BARE | GIT_REPOSITORY_INIT_MKPATH;
 	if (git_repository_init_ext(repo, path, &io) != 0)
@@ -215,7 +216,8 @@ int gl_ev_gate_file_ok(const char *n)
 	if (len == 0 || len > 200 || n[0] == '.')
 		return 0;
 	for (; *n; n++)
-		if (!((*n >= 'a' && *n <= 'z') || (*n >= 'A' && *n <= 'Z') || (*n >= '0' && *n <= '9') || strchr("._-", *n)))
+		if (!((*n >= 'a' && *n <= 'z') || (*n >= 'A' && *n <= 'Z') || (*n >= '0' && *n <= '9') ||
+		      strchr("._-", *n)))
 			return 0;
 	return 1;
 }
@@ -293,7 +295,8 @@ static int read_run(const char *dir, struct run_facts *rf, struct gl_err *err)
 
 	snprintf(path, sizeof(path), "%s/report.json", dir);
 	if (access(path, F_OK) != 0) {
-		rc = gl_errf(err, GL_EINVAL, "%s: no report.json to seal (render it with `gauntlet report %s`)", dir, dir);
+		rc = gl_errf(err, GL_EINVAL, "%s: no report.json to seal (render it with `gauntlet report %s`)", dir,
+			     dir);
 		goto out;
 	}
 	snprintf(path, sizeof(path), "%s/run.db", dir);
@@ -317,21 +320,22 @@ static int read_run(const char *dir, struct run_facts *rf, struct gl_err *err)
 	}
 	gl_analysis_free(an);
 	an = NULL;
-	gl_store_close(st);   /* checkpoints: run.db is whole from here */
+	gl_store_close(st); /* checkpoints: run.db is whole from here */
 	st = NULL;
 	snprintf(path, sizeof(path), "%s/report.json", dir);
 	if ((rc = gl_read_file(path, REPORT_JSON_MAX, &text, &len, err)))
 		goto out;
 	rep = cJSON_ParseWithLength(text, len);
 	{
-		const char *id = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
-			cJSON_GetObjectItemCaseSensitive(rep, "run"), "id"));
+		const char *id = cJSON_GetStringValue(
+			cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(rep, "run"), "id"));
 		const char *v = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(rep, "verdict"));
 		if (!id || !v || strcmp(id, rf->row.id) || strcmp(v, rf->verdict)) {
-			rc = gl_errf(err, GL_EINVAL,
-				     "%s/report.json does not match the store (report: run %s, verdict %s; store: run %s, "
-				     "verdict %s): re-render it with `gauntlet report %s` and seal again",
-				     dir, id ? id : "?", v ? v : "?", rf->row.id, rf->verdict, dir);
+			rc = gl_errf(
+				err, GL_EINVAL,
+				"%s/report.json does not match the store (report: run %s, verdict %s; store: run %s, "
+				"verdict %s): re-render it with `gauntlet report %s` and seal again",
+				dir, id ? id : "?", v ? v : "?", rf->row.id, rf->verdict, dir);
 			goto out;
 		}
 	}
@@ -386,7 +390,7 @@ static int build_run_tree(git_repository *repo, const char *dir, const struct ru
 		goto out;
 	}
 	cJSON_AddStringToObject(files, SCENARIO_NAME, git_oid_tostr(hex, sizeof(hex), &id));
-	snprintf(line, sizeof(line), "%s  run.db\n", rf->store_sha256);   /* sha256sum -c reads it */
+	snprintf(line, sizeof(line), "%s  run.db\n", rf->store_sha256); /* sha256sum -c reads it */
 	if (git_blob_create_from_buffer(&id, repo, line, strlen(line)) != 0 ||
 	    git_treebuilder_insert(NULL, tb, STORE_HASH_NAME, &id, GIT_FILEMODE_BLOB) != 0) {
 		rc = gl_ev_git_fail(err, STORE_HASH_NAME);
@@ -480,8 +484,7 @@ static int move_branch(git_repository *repo, const char *refname, const git_comm
  * with a space, and git writes no empty continuation line). Nothing is
  * written when signing fails. */
 static int commit_signed(git_repository *repo, const char *refname, const git_signature *sig, const char *msg,
-			 const git_tree *top, const git_commit *tip, const char *key, git_oid *id,
-			 struct gl_err *err)
+			 const git_tree *top, const git_commit *tip, const char *key, git_oid *id, struct gl_err *err)
 {
 	git_buf buf = { 0 };
 	const git_commit *parents[1] = { tip };
@@ -544,7 +547,7 @@ struct seal {
 	struct run_facts rf;
 	git_repository *repo;
 	git_signature *sig;
-	cJSON *files;                     /* name -> blob id, for seal.json */
+	cJSON *files; /* name -> blob id, for seal.json */
 	git_oid run_tree, commit_id;
 	char branch[GL_NAME_MAX * 2 + 16], refname[GL_NAME_MAX * 2 + 32], tagname[64], tagref[80];
 };
@@ -722,8 +725,8 @@ static int seal_tag(struct seal *s, struct gl_err *err)
 		gl_ev_git_fail(err, "signature");
 		return GL_EVIDENCE_ERROR;
 	}
-	snprintf(msg, sizeof(msg), "run %s: %s\n\nscenario: %s\nscenario_sha256: %s\nstore_sha256: %s\n",
-		 s->rf.row.id, s->rf.verdict, s->rf.row.name, s->rf.row.scenario_sha256, s->rf.store_sha256);
+	snprintf(msg, sizeof(msg), "run %s: %s\n\nscenario: %s\nscenario_sha256: %s\nstore_sha256: %s\n", s->rf.row.id,
+		 s->rf.verdict, s->rf.row.name, s->rf.row.scenario_sha256, s->rf.store_sha256);
 	if (s->sign_key) {
 		if ((rc = tag_signed(s->repo, s->tagname, &s->commit_id, s->sig, msg, s->sign_key, &tag_id, err)))
 			code = gl_ev_code_of(rc);

@@ -40,7 +40,7 @@
 /* Exit codes of both commands (docs/architecture.md, "Exit codes"). */
 enum {
 	GL_EVIDENCE_OK = GL_EXIT_OK,
-	GL_EVIDENCE_MISMATCH = GL_EXIT_FAIL,       /* verify: a file differs; seal: sealed before with other content */
+	GL_EVIDENCE_MISMATCH = GL_EXIT_FAIL, /* verify: a file differs; seal: sealed before with other content */
 	GL_EVIDENCE_BAD_INPUT = GL_EXIT_BAD_INPUT, /* no run, no seal record, not a repository, run still going */
 	GL_EVIDENCE_ERROR = GL_EXIT_HARNESS_ERROR, /* store, file system or libgit2 failure */
 };

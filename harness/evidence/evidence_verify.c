@@ -34,8 +34,7 @@ struct verdicts {
 	struct gl_buf names;
 };
 
-static void mismatch(struct verdicts *v, const char *name, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+static void mismatch(struct verdicts *v, const char *name, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void mismatch(struct verdicts *v, const char *name, const char *fmt, ...)
 {
 	va_list ap;
@@ -124,8 +123,8 @@ static int check_signatures(struct verdicts *v, git_repository *repo, const git_
 		if (!at)
 			mismatch(v, name, "no signature (sealed without --sign-key?)");
 		else
-			rc = check_signature(v, name, allowed, text, (size_t)(at - text), at,
-					     len - (size_t)(at - text), err);
+			rc = check_signature(v, name, allowed, text, (size_t)(at - text), at, len - (size_t)(at - text),
+					     err);
 	}
 out:
 	git_odb_object_free(obj);
@@ -162,7 +161,8 @@ static void verify_gates(git_repository *repo, const char *dir, const git_oid *t
 		else if (git_odb_hashfile(&fid, path, GIT_OBJECT_BLOB) != 0)
 			mismatch(v, name, "cannot be read: %s", strerror(errno));
 		else if (git_oid_cmp(&fid, git_tree_entry_id(e)))
-			mismatch(v, name, "differs from the sealed blob %s", git_oid_tostr(hex, sizeof(hex), git_tree_entry_id(e)));
+			mismatch(v, name, "differs from the sealed blob %s",
+				 git_oid_tostr(hex, sizeof(hex), git_tree_entry_id(e)));
 		else
 			v->n_ok++;
 	}
@@ -289,8 +289,8 @@ static void verify_entry(struct verdicts *v, git_repository *repo, const git_tre
 static int verify_summary(const struct verdicts *v, const struct seal_record *r, int signatures)
 {
 	if (v->n_bad) {
-		fprintf(v->out, "verify: %d mismatch(es) against commit %s in %s: %s\n", v->n_bad, r->commit_hex, r->repo,
-			v->names.data ? v->names.data : "");
+		fprintf(v->out, "verify: %d mismatch(es) against commit %s in %s: %s\n", v->n_bad, r->commit_hex,
+			r->repo, v->names.data ? v->names.data : "");
 		return GL_EVIDENCE_MISMATCH;
 	}
 	fprintf(v->out, "verify: ok: %d sealed file(s) and run.db match commit %s (tag %s) in %s", v->n_ok,
@@ -341,7 +341,8 @@ int gl_verify(const char *dir, const char *allowed_signers, FILE *out, struct gl
 		goto done;
 	}
 	snprintf(path, sizeof(path), "%s/run.db", dir);
-	if ((rc = gl_store_read_sealed(path, &run_id, &scenario, err)) || (rc = gl_ev_file_sha256(path, store_hex, err))) {
+	if ((rc = gl_store_read_sealed(path, &run_id, &scenario, err)) ||
+	    (rc = gl_ev_file_sha256(path, store_hex, err))) {
 		code = gl_ev_code_of(rc);
 		goto out;
 	}
@@ -350,9 +351,9 @@ int gl_verify(const char *dir, const char *allowed_signers, FILE *out, struct gl
 	for (size_t i = 0; i < git_tree_entrycount(folder); i++)
 		verify_entry(&v, repo, git_tree_entry_byindex(folder, i), dir, store_hex, scenario);
 	/* seal.json's own list must not claim more than the commit holds */
-	cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(r.json, "files"))
-		if (f->string && !tree_has_path(folder, f->string))
-			mismatch(&v, f->string, "listed in seal.json but not in the sealed commit");
+	cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(r.json, "files")) if (f->string &&
+										     !tree_has_path(folder, f->string))
+		mismatch(&v, f->string, "listed in seal.json but not in the sealed commit");
 done:
 	code = verify_summary(&v, &r, allowed_signers != NULL);
 out:

@@ -30,7 +30,7 @@
 
 struct keygen_run {
 	struct gl_buf out, errs;
-	int status;     /* exit status, 128 + signal, or -1 */
+	int status; /* exit status, 128 + signal, or -1 */
 };
 
 static int64_t mono_ms(void)
@@ -87,7 +87,7 @@ static int run_keygen(const char *const *argv, const char *in_path, struct keyge
 		char buf[4096];
 
 		if (left <= 0) {
-			kill(-pid, SIGKILL);   /* its session: whatever it started too */
+			kill(-pid, SIGKILL); /* its session: whatever it started too */
 			kill(pid, SIGKILL);
 			rc = gl_errf(err, GL_ETIMEDOUT, KEYGEN " -Y %s did not finish within %d ms", argv[2],
 				     KEYGEN_DEADLINE_MS);
@@ -96,7 +96,7 @@ static int run_keygen(const char *const *argv, const char *in_path, struct keyge
 		if (poll(pfd, 2, (int)left) < 0) {
 			if (errno == EINTR)
 				continue;
-			kill(-pid, SIGKILL);   /* its session: whatever it started too */
+			kill(-pid, SIGKILL); /* its session: whatever it started too */
 			kill(pid, SIGKILL);
 			rc = gl_errf(err, GL_EIO, KEYGEN ": poll: %s", strerror(errno));
 			break;
@@ -116,7 +116,7 @@ static int run_keygen(const char *const *argv, const char *in_path, struct keyge
 				open_fds--;
 				continue;
 			}
-			gl_buf_append(i ? &r->errs : &r->out, buf, (size_t)n);   /* past the cap: dropped */
+			gl_buf_append(i ? &r->errs : &r->out, buf, (size_t)n); /* past the cap: dropped */
 		}
 	}
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
@@ -284,8 +284,8 @@ int gl_sshsig_verify(const char *allowed_signers, const void *data, size_t len, 
 	/* as git does: each principal the key is listed under, until one
 	 * verifies */
 	for (char *p = strtok_r(principals, "\r\n", &save); p; p = strtok_r(NULL, "\r\n", &save)) {
-		const char *argv[] = { KEYGEN, "-Y", "verify", "-n", "git", "-f", allowed_signers, "-I", p, "-s",
-				       sig_path, NULL };
+		const char *argv[] = { KEYGEN,          "-Y", "verify", "-n", "git",    "-f",
+				       allowed_signers, "-I", p,        "-s", sig_path, NULL };
 		const char *with, *key;
 
 		keygen_free(&r);

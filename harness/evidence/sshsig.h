@@ -25,10 +25,10 @@
 int gl_sshsig_sign(const char *key_path, const void *data, size_t len, char **sig, struct gl_err *err);
 
 struct gl_sshsig_check {
-	int good;               /* 1: signed by principal with key */
+	int good; /* 1: signed by principal with key */
 	char principal[256];
-	char key[160];          /* "ED25519 SHA256:..." as ssh-keygen prints it */
-	char why[512];          /* good == 0: why not */
+	char key[160]; /* "ED25519 SHA256:..." as ssh-keygen prints it */
+	char why[512]; /* good == 0: why not */
 };
 
 /* Check the armored signature sig over data against the allowed signers

@@ -55,16 +55,20 @@ static int lab_dir_ok(const char *dir, char *why, size_t n)
 {
 	for (const char *c = dir; *c; c++) {
 		unsigned char u = (unsigned char)*c;
-		if (!((u >= 'a' && u <= 'z') || (u >= 'A' && u <= 'Z') || (u >= '0' && u <= '9') || strchr("/._+-", u))) {
+		if (!((u >= 'a' && u <= 'z') || (u >= 'A' && u <= 'Z') || (u >= '0' && u <= '9') ||
+		      strchr("/._+-", u))) {
 			if (u < 0x20 || u >= 0x7f)
 				snprintf(why, n, "byte 0x%02x at %zu is not allowed", u, (size_t)(c - dir));
 			else
-				snprintf(why, n, "character %c (0x%02x) at %zu is not allowed", u, u, (size_t)(c - dir));
+				snprintf(why, n, "character %c (0x%02x) at %zu is not allowed", u, u,
+					 (size_t)(c - dir));
 			return 0;
 		}
 		if (c[0] == '/' && (c[1] == '-' || (c[1] == '.' && (c[2] == '/' || !c[2] ||
-							      (c[2] == '.' && (c[3] == '/' || !c[3])))))) {
-			snprintf(why, n, c[1] == '-' ? "a component at %zu starts with '-'" : "a component at %zu is '.' or '..'",
+								    (c[2] == '.' && (c[3] == '/' || !c[3])))))) {
+			snprintf(why, n,
+				 c[1] == '-' ? "a component at %zu starts with '-'"
+					     : "a component at %zu is '.' or '..'",
 				 (size_t)(c - dir + 1));
 			return 0;
 		}
@@ -118,12 +122,11 @@ static int open_journal(struct lab *L, int create)
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"usage: gauntlet lab up [--dir DIR] [--workers N]\n"
-		"       gauntlet lab down [--dir DIR]\n"
-		"       gauntlet lab status [--dir DIR]\n"
-		"DIR defaults to $GL_LAB_DIR or " LAB_DIR_DEFAULT "; N (worker namespaces) to 2.\n"
-		"up writes DIR/inventory.json, which scenarios name with \"inventory\".\n");
+	fprintf(f, "usage: gauntlet lab up [--dir DIR] [--workers N]\n"
+		   "       gauntlet lab down [--dir DIR]\n"
+		   "       gauntlet lab status [--dir DIR]\n"
+		   "DIR defaults to $GL_LAB_DIR or " LAB_DIR_DEFAULT "; N (worker namespaces) to 2.\n"
+		   "up writes DIR/inventory.json, which scenarios name with \"inventory\".\n");
 }
 
 static int lab_up(struct lab *L)
@@ -147,7 +150,8 @@ static int lab_up(struct lab *L)
 	}
 	/* a journal without an inventory: an earlier up died halfway */
 	if (access(L->journal, F_OK) == 0) {
-		lab_say("%s holds an unfinished lab (an earlier `lab up` stopped halfway): taking it down first", L->dir);
+		lab_say("%s holds an unfinished lab (an earlier `lab up` stopped halfway): taking it down first",
+			L->dir);
 		if (open_journal(L, 0) != 0)
 			return GL_EXIT_HARNESS_ERROR;
 		if (lab_down(L, 0) != 0)
@@ -226,8 +230,8 @@ static int parse_args(struct lab *L, int argc, char **argv, const char **dir)
 			char *end;
 			long w = strtol(argv[++i], &end, 10);
 			if (*end || w < 1 || w > LAB_MAX_WORKERS) {
-				fprintf(stderr, "gauntlet lab: --workers: expected 1 to %d, got '%s'\n", LAB_MAX_WORKERS,
-					argv[i]);
+				fprintf(stderr, "gauntlet lab: --workers: expected 1 to %d, got '%s'\n",
+					LAB_MAX_WORKERS, argv[i]);
 				return GL_EXIT_BAD_INPUT;
 			}
 			L->workers = (int)w;
@@ -258,8 +262,9 @@ static int set_dir(struct lab *L, const char *dir)
 		struct gl_buf q;
 		gl_buf_init(&q, 256);
 		gl_buf_append_argv(&q, (const char *const[]){ dir, NULL });
-		fprintf(stderr, "gauntlet lab: --dir %s: %s; a lab directory is an absolute path of letters, "
-				"digits and / . _ + - (no component starting with '-', no '.' or '..')\n",
+		fprintf(stderr,
+			"gauntlet lab: --dir %s: %s; a lab directory is an absolute path of letters, "
+			"digits and / . _ + - (no component starting with '-', no '.' or '..')\n",
 			q.data ? q.data : "", why);
 		gl_buf_free(&q);
 		return GL_EXIT_BAD_INPUT;

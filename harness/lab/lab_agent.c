@@ -144,7 +144,8 @@ int lab_agent(int argc, char **argv)
 		}
 		if (!drained && child < 0 && gl_now_ns() >= next_start) {
 			child = start_replica(self, listen, netns);
-			printf("agent %s: replica started, pid %d%s\n", listen, (int)child, restarts++ ? " (restart)" : "");
+			printf("agent %s: replica started, pid %d%s\n", listen, (int)child,
+			       restarts++ ? " (restart)" : "");
 			fflush(stdout);
 		}
 		lab_sleep_ms(node ? 300 : 200);

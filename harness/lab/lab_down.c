@@ -98,7 +98,7 @@ static void stop_processes(struct lab *L, char *text, struct down_tally *t)
 		if (!np)
 			break;
 		for (int i = 0; i < np; i++) {
-			kill(pids[i], SIGCONT);      /* a SIGSTOPped member cannot act on TERM */
+			kill(pids[i], SIGCONT); /* a SIGSTOPped member cannot act on TERM */
 			kill(pids[i], round ? SIGKILL : SIGTERM);
 		}
 		for (int w = 0; w < 50; w++) {

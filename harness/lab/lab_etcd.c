@@ -36,25 +36,27 @@ static int write_member_script(struct lab *L, const char *script, const int *cpo
 		      L->dir, qd, LAB_MARK, qid);
 	for (int i = 0; i < 3; i++)
 		gl_buf_printf(&b, "%d) C=%d; P=%d ;;\n", i + 1, cport[i], pport[i]);
-	gl_buf_printf(&b,
-		      "*) echo \"usage: $0 1|2|3\" >&2; exit 2 ;;\n"
-		      "esac\n"
-		      "N=$1\n"
-		      "if [ -f \"$D/m$N.pid\" ] && kill -0 \"$(cat \"$D/m$N.pid\")\" 2>/dev/null; then\n"
-		      "\techo \"member m$N already runs (pid $(cat \"$D/m$N.pid\"))\" >&2; exit 0\n"
-		      "fi\n"
-		      "STATE=new\n"
-		      "[ -d \"$D/m$N/member\" ] && STATE=existing\n"
-		      "setsid -f sh -c 'echo $$ > \"$0\"; exec \"$@\"' \"$D/m$N.pid\" \\\n"
-		      "\tetcd --name \"m$N\" --data-dir \"$D/m$N\" \\\n"
-		      "\t--listen-client-urls \"http://127.0.0.1:$C\" --advertise-client-urls \"http://127.0.0.1:$C\" \\\n"
-		      "\t--listen-peer-urls \"http://127.0.0.1:$P\" --initial-advertise-peer-urls \"http://127.0.0.1:$P\" \\\n"
-		      "\t--initial-cluster %s --initial-cluster-state \"$STATE\" \\\n"
-		      "\t--initial-cluster-token %s --heartbeat-interval 100 --election-timeout 1000 \\\n"
-		      "\t</dev/null >>\"$D/m$N.log\" 2>&1\n"
-		      "i=0\n"
-		      "while [ ! -s \"$D/m$N.pid\" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done\n",
-		      qcl, qid);
+	gl_buf_printf(
+		&b,
+		"*) echo \"usage: $0 1|2|3\" >&2; exit 2 ;;\n"
+		"esac\n"
+		"N=$1\n"
+		"if [ -f \"$D/m$N.pid\" ] && kill -0 \"$(cat \"$D/m$N.pid\")\" 2>/dev/null; then\n"
+		"\techo \"member m$N already runs (pid $(cat \"$D/m$N.pid\"))\" >&2; exit 0\n"
+		"fi\n"
+		"STATE=new\n"
+		"[ -d \"$D/m$N/member\" ] && STATE=existing\n"
+		"setsid -f sh -c 'echo $$ > \"$0\"; exec \"$@\"' \"$D/m$N.pid\" \\\n"
+		"\tetcd --name \"m$N\" --data-dir \"$D/m$N\" \\\n"
+		"\t--listen-client-urls \"http://127.0.0.1:$C\" --advertise-client-urls \"http://127.0.0.1:$C\" \\\n"
+		"\t--listen-peer-urls \"http://127.0.0.1:$P\" --initial-advertise-peer-urls \"http://127.0.0.1:$P\" "
+		"\\\n"
+		"\t--initial-cluster %s --initial-cluster-state \"$STATE\" \\\n"
+		"\t--initial-cluster-token %s --heartbeat-interval 100 --election-timeout 1000 \\\n"
+		"\t</dev/null >>\"$D/m$N.log\" 2>&1\n"
+		"i=0\n"
+		"while [ ! -s \"$D/m$N.pid\" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done\n",
+		qcl, qid);
 	rc = lab_write_text(script, b.data, 0700);
 	gl_buf_free(&b);
 	return rc;
@@ -105,7 +107,8 @@ void lab_up_etcd(struct lab *L)
 	int cport[3], pport[3];
 
 	if (!lab_have("etcd") || !lab_have("etcdctl")) {
-		lab_part(L, "etcd", 0, "etcd or etcdctl is not installed (Debian: apt-get install etcd-server etcd-client)");
+		lab_part(L, "etcd", 0,
+			 "etcd or etcdctl is not installed (Debian: apt-get install etcd-server etcd-client)");
 		return;
 	}
 	for (int i = 0; i < 3; i++) {
@@ -117,8 +120,7 @@ void lab_up_etcd(struct lab *L)
 		}
 		snprintf(cluster + strlen(cluster), sizeof(cluster) - strlen(cluster), "%sm%d=http://127.0.0.1:%d",
 			 i ? "," : "", i + 1, pport[i]);
-		snprintf(eps + strlen(eps), sizeof(eps) - strlen(eps), "%shttp://127.0.0.1:%d", i ? "," : "",
-			 cport[i]);
+		snprintf(eps + strlen(eps), sizeof(eps) - strlen(eps), "%shttp://127.0.0.1:%d", i ? "," : "", cport[i]);
 	}
 	snprintf(script, sizeof(script), "%s/bin/etcd-member", L->dir);
 	if (write_member_script(L, script, cport, pport, cluster) != 0) {

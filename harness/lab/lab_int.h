@@ -41,14 +41,14 @@ struct lab {
 	char dir[512];
 	char journal[600];
 	char id[40];
-	char self[PATH_MAX];          /* this gauntlet binary */
+	char self[PATH_MAX]; /* this gauntlet binary */
 	int root;
 	int workers;
-	int jfd;                      /* journal, also the lock */
-	int failed;                   /* parts that could not be built */
-	int net;                      /* the net part is up */
-	cJSON *inv;                   /* the inventory being built */
-	cJSON *parts;                 /* inv.parts: name -> {state, reason} */
+	int jfd; /* journal, also the lock */
+	int failed; /* parts that could not be built */
+	int net; /* the net part is up */
+	cJSON *inv; /* the inventory being built */
+	cJSON *parts; /* inv.parts: name -> {state, reason} */
 };
 
 /* lab_util.c */
@@ -68,14 +68,13 @@ int lab_journal_add(struct lab *L, const char *fmt, ...) __attribute__((format(p
 pid_t lab_spawn(struct lab *L, const char *name, const char *log, const char *const *argv);
 int lab_alive(pid_t pid);
 void lab_reap(void);
-void lab_part(struct lab *L, const char *name, int up, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+void lab_part(struct lab *L, const char *name, int up, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 cJSON *lab_str_array(const char *const *v);
 cJSON *lab_inv_obj(struct lab *L, const char *name);
 int lab_write_text(const char *path, const char *text, int mode);
 
 /* the parts */
-void lab_worker_ip(int w, int host_side, char *out, size_t n);   /* lab_net.c */
+void lab_worker_ip(int w, int host_side, char *out, size_t n); /* lab_net.c */
 void lab_up_net(struct lab *L);
 void lab_up_slurm(struct lab *L);
 void lab_up_workers(struct lab *L);

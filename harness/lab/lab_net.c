@@ -19,7 +19,8 @@ void lab_up_net(struct lab *L)
 	char out[2048], ns[32], h[32], c[32], a[64], ip[32];
 
 	if (!L->root) {
-		lab_part(L, "net", 0, "needs root (network namespaces, veth links); workers serve on 127.0.0.1 instead");
+		lab_part(L, "net", 0,
+			 "needs root (network namespaces, veth links); workers serve on 127.0.0.1 instead");
 		return;
 	}
 	if (!lab_have("ip")) {
@@ -42,7 +43,8 @@ void lab_up_net(struct lab *L)
 	}
 	lab_journal_add(L, "link\tgl-lab0");
 	/* a veth pair rather than a dummy: kernels without the dummy module have it */
-	if (LAB_RUN(out, sizeof(out), 5000, "ip", "link", "add", "gl-lab0", "type", "veth", "peer", "name", "gl-lab0p") != 0 ||
+	if (LAB_RUN(out, sizeof(out), 5000, "ip", "link", "add", "gl-lab0", "type", "veth", "peer", "name",
+		    "gl-lab0p") != 0 ||
 	    LAB_RUN(out, sizeof(out), 5000, "ip", "addr", "add", "10.77.0.1/32", "dev", "gl-lab0") != 0 ||
 	    LAB_RUN(out, sizeof(out), 5000, "ip", "link", "set", "gl-lab0p", "up") != 0 ||
 	    LAB_RUN(out, sizeof(out), 5000, "ip", "link", "set", "gl-lab0", "up") != 0) {
@@ -80,6 +82,8 @@ void lab_up_net(struct lab *L)
 		}
 	}
 	L->net = 1;
-	lab_part(L, "net", 1, "%d worker namespaces gl-lab-w1..w%d on 10.77.N.2/24, host side 10.77.N.1 (gl-lab-wNh), "
-	     "controller 10.77.0.1 (gl-lab0, a veth pair)", L->workers, L->workers);
+	lab_part(L, "net", 1,
+		 "%d worker namespaces gl-lab-w1..w%d on 10.77.N.2/24, host side 10.77.N.1 (gl-lab-wNh), "
+		 "controller 10.77.0.1 (gl-lab0, a veth pair)",
+		 L->workers, L->workers);
 }

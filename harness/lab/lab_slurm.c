@@ -95,7 +95,8 @@ static int write_conf(struct lab *L, const char *conf, const char *host, int ctl
 		      "SlurmdTimeout=30\n",
 		      host, ctld_port, LAB_SLURMD_PORT, sock, L->dir, L->dir, L->dir, L->dir, L->dir, L->dir);
 	for (int w = 1; w <= L->workers; w++)
-		gl_buf_printf(&b, "NodeName=lab-w%d NodeAddr=10.77.%d.2 CPUs=%ld State=UNKNOWN\n", w, w, sysconf(_SC_NPROCESSORS_ONLN) > 0 ? sysconf(_SC_NPROCESSORS_ONLN) : 1L);
+		gl_buf_printf(&b, "NodeName=lab-w%d NodeAddr=10.77.%d.2 CPUs=%ld State=UNKNOWN\n", w, w,
+			      sysconf(_SC_NPROCESSORS_ONLN) > 0 ? sysconf(_SC_NPROCESSORS_ONLN) : 1L);
 	gl_buf_printf(&b, "PartitionName=lab Nodes=ALL Default=YES MaxTime=INFINITE State=UP\n");
 	rc = lab_write_text(conf, b.data, 0644);
 	gl_buf_free(&b);
@@ -119,7 +120,8 @@ static int start_slurmds(struct lab *L, const char *conf, cJSON *nodes)
 		 * needs /sys/fs/cgroup */
 		snprintf(sp, sizeof(sp), "--net=/run/netns/%s", ns);
 		if (lab_spawn(L, node, log,
-			  (const char *const[]){ "nsenter", sp, "slurmd", "-D", "-N", node, "-f", conf, NULL }) < 0) {
+			      (const char *const[]){ "nsenter", sp, "slurmd", "-D", "-N", node, "-f", conf, NULL }) <
+		    0) {
 			lab_part(L, "slurm", 0, "cannot start slurmd for %s", node);
 			return -1;
 		}
@@ -164,7 +166,8 @@ static int can_build(struct lab *L)
 	}
 	for (int i = 0; need[i]; i++)
 		if (!lab_have(need[i])) {
-			lab_part(L, "slurm", 0, "%s is not installed (Debian: apt-get install slurm-wlm munge)", need[i]);
+			lab_part(L, "slurm", 0, "%s is not installed (Debian: apt-get install slurm-wlm munge)",
+				 need[i]);
 			return 0;
 		}
 	if (!L->net) {
@@ -210,7 +213,7 @@ void lab_up_slurm(struct lab *L)
 	}
 	if (!lab_wait_tcp("10.77.0.1", ctld_port, 15)) {
 		lab_part(L, "slurm", 0, "slurmctld does not listen on 10.77.0.1:%d (see %s and %s/logs/slurmctld.log)",
-		     ctld_port, log, L->dir);
+			 ctld_port, log, L->dir);
 		return;
 	}
 	nodes = cJSON_CreateArray();
@@ -220,7 +223,7 @@ void lab_up_slurm(struct lab *L)
 	}
 	if (!wait_nodes_idle(L, out, sizeof(out))) {
 		lab_part(L, "slurm", 0, "the nodes did not come up idle within 30 s: %.300s (logs in %s/logs)", out,
-		     L->dir);
+			 L->dir);
 		cJSON_Delete(nodes);
 		return;
 	}
@@ -229,6 +232,7 @@ void lab_up_slurm(struct lab *L)
 	cJSON_AddStringToObject(s, "controller", "10.77.0.1");
 	cJSON_AddNumberToObject(s, "port", ctld_port);
 	cJSON_AddItemToObject(s, "nodes", nodes);
-	lab_part(L, "slurm", 1, "munged, slurmctld on 10.77.0.1:%d, slurmd for %d nodes in their namespaces; SLURM_CONF=%s",
-	     ctld_port, L->workers, conf);
+	lab_part(L, "slurm", 1,
+		 "munged, slurmctld on 10.77.0.1:%d, slurmd for %d nodes in their namespaces; SLURM_CONF=%s", ctld_port,
+		 L->workers, conf);
 }

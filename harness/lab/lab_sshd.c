@@ -85,7 +85,8 @@ void lab_up_sshd(struct lab *L)
 	struct gl_err e = { 0 };
 
 	if (access("/usr/sbin/sshd", X_OK) != 0 || !lab_have("ssh-keygen")) {
-		lab_part(L, "sshd", 0, "/usr/sbin/sshd or ssh-keygen is not installed (Debian: apt-get install openssh-server)");
+		lab_part(L, "sshd", 0,
+			 "/usr/sbin/sshd or ssh-keygen is not installed (Debian: apt-get install openssh-server)");
 		return;
 	}
 	if (!L->root) {
@@ -102,10 +103,10 @@ void lab_up_sshd(struct lab *L)
 	snprintf(ak, sizeof(ak), "%s/authorized_keys", d);
 	snprintf(kh, sizeof(kh), "%s/known_hosts", d);
 	snprintf(cfg, sizeof(cfg), "%s/sshd_config", d);
-	if (LAB_RUN(out, sizeof(out), 20000, "ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "gauntlet-lab-host", "-f",
-		hk) != 0 ||
+	if (LAB_RUN(out, sizeof(out), 20000, "ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "gauntlet-lab-host",
+		    "-f", hk) != 0 ||
 	    LAB_RUN(out, sizeof(out), 20000, "ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "gauntlet-lab-client",
-		"-f", ck) != 0) {
+		    "-f", ck) != 0) {
 		lab_part(L, "sshd", 0, "ssh-keygen: %.300s", out);
 		return;
 	}
@@ -120,7 +121,7 @@ void lab_up_sshd(struct lab *L)
 	if (write_config(L, cfg, port, hk, ak, d, user) != 0)
 		return;
 	if (L->root)
-		mkdir("/run/sshd", 0755);      /* privilege separation directory */
+		mkdir("/run/sshd", 0755); /* privilege separation directory */
 	snprintf(log, sizeof(log), "%s/logs/sshd.log", L->dir);
 	if (lab_spawn(L, "sshd", log, (const char *const[]){ "/usr/sbin/sshd", "-D", "-e", "-f", cfg, NULL }) < 0 ||
 	    !lab_wait_tcp("127.0.0.1", port, 10)) {

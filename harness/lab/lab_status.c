@@ -19,17 +19,18 @@ int lab_check(struct lab *L, const cJSON *inv, int print)
 	int bad = 0;
 	const cJSON *x, *parts = cJSON_GetObjectItemCaseSensitive(inv, "parts"), *p;
 
-#define STATUS(name, ok, ...)                                                          \
-	do {                                                                           \
-		char _m[1024];                                                         \
-		snprintf(_m, sizeof(_m), __VA_ARGS__);                                \
-		if (!(ok))                                                             \
-			bad++;                                                         \
-		if (print)                                                             \
+#define STATUS(name, ok, ...)                                                                   \
+	do {                                                                                    \
+		char _m[1024];                                                                  \
+		snprintf(_m, sizeof(_m), __VA_ARGS__);                                          \
+		if (!(ok))                                                                      \
+			bad++;                                                                  \
+		if (print)                                                                      \
 			printf("lab: %-8s %s: %s\n", name, (ok) ? "healthy" : "UNHEALTHY", _m); \
 	} while (0)
 
-	cJSON_ArrayForEach(p, parts) {
+	cJSON_ArrayForEach(p, parts)
+	{
 		const char *st = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(p, "state"));
 		const char *nm = p->string;
 		if (!st || strcmp(st, "up") != 0) {
@@ -58,40 +59,44 @@ int lab_check(struct lab *L, const cJSON *inv, int print)
 			}
 			STATUS(nm, ok, "%s", why);
 		} else if (!strcmp(nm, "workers")) {
-			cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(inv, "workers")) {
+			cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(inv, "workers"))
+			{
 				const char *a = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(x, "address"));
 				const char *ep = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(x, "endpoint"));
 				const char *c = ep ? strrchr(ep, ':') : NULL;
 				int ok = a && c && lab_tcp_ok(a, atoi(c + 1), 1000);
-				STATUS(nm, ok, "%s %s", cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(x, "name")),
+				STATUS(nm, ok, "%s %s",
+				       cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(x, "name")),
 				       ok ? "serving" : "not accepting connections");
 			}
 		} else if (!strcmp(nm, "etcd")) {
 			const cJSON *e = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(inv, "etcd"),
-									 "endpoints");
+									  "endpoints");
 			char flag[600] = "--endpoints=";
 			int i = 0, ok;
-			cJSON_ArrayForEach(x, e)
-				snprintf(flag + strlen(flag), sizeof(flag) - strlen(flag), "%s%s", i++ ? "," : "",
-					 x->valuestring);
-			ok = LAB_RUN(out, sizeof(out), 8000, "env", "ETCDCTL_API=3", "etcdctl", flag, "--dial-timeout=1s",
-				 "--command-timeout=2s", "endpoint", "health") == 0;
+			cJSON_ArrayForEach(x, e) snprintf(flag + strlen(flag), sizeof(flag) - strlen(flag), "%s%s",
+							  i++ ? "," : "", x->valuestring);
+			ok = LAB_RUN(out, sizeof(out), 8000, "env", "ETCDCTL_API=3", "etcdctl", flag,
+				     "--dial-timeout=1s", "--command-timeout=2s", "endpoint", "health") == 0;
 			STATUS(nm, ok, "%s", ok ? "3 members healthy" : out);
 		} else if (!strcmp(nm, "slurm")) {
 			const cJSON *s = cJSON_GetObjectItemCaseSensitive(inv, "slurm");
 			const char *conf = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(s, "conf"));
 			char env[1200];
 			snprintf(env, sizeof(env), "SLURM_CONF=%s", conf ? conf : "");
-			cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(s, "nodes")) {
+			cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(s, "nodes"))
+			{
 				int ok = LAB_RUN(out, sizeof(out), 5000, "env", env, "scontrol", "-o", "show", "node",
-					     x->valuestring) == 0 &&
+						 x->valuestring) == 0 &&
 					 !strstr(out, "DOWN") && !strstr(out, "NOT_RESPONDING");
 				char *sf = strstr(out, "State=");
-				STATUS(nm, ok, "%s %.*s", x->valuestring, sf ? (int)strcspn(sf, " ") : 60, sf ? sf : out);
+				STATUS(nm, ok, "%s %.*s", x->valuestring, sf ? (int)strcspn(sf, " ") : 60,
+				       sf ? sf : out);
 			}
 		} else if (!strcmp(nm, "sshd")) {
 			const char *ssh = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
-				cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(inv, "hosts"), "lab-ssh"),
+				cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(inv, "hosts"),
+								 "lab-ssh"),
 				"ssh"));
 			const char *c = ssh ? strrchr(ssh, ':') : NULL;
 			int ok = c && lab_tcp_ok("127.0.0.1", atoi(c + 1), 1000);

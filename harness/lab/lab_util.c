@@ -311,7 +311,7 @@ pid_t lab_spawn(struct lab *L, const char *name, const char *log, const char *co
 		_exit(127);
 	}
 	close(ready[1]);
-	(void)!read(ready[0], &c, 1);          /* EOF at exec */
+	(void)!read(ready[0], &c, 1); /* EOF at exec */
 	close(ready[0]);
 	lab_journal_add(L, "proc\t%s\t%d\t%llu", name, (int)pid, lab_proc_start(pid));
 	return pid;

@@ -45,7 +45,8 @@ void lab_up_workers(struct lab *L)
 		}
 		argv[n] = NULL;
 		if (lab_spawn(L, name, log, argv) < 0 || !lab_wait_tcp(ip, port, 15)) {
-			lab_part(L, "workers", 0, "the replica of worker %d does not listen on %s (see %s)", w, listen, log);
+			lab_part(L, "workers", 0, "the replica of worker %d does not listen on %s (see %s)", w, listen,
+				 log);
 			cJSON_Delete(eps);
 			cJSON_Delete(ws);
 			return;
@@ -69,5 +70,5 @@ void lab_up_workers(struct lab *L)
 	cJSON_AddItemToObject(lab_inv_obj(L, "inference"), "endpoints", eps);
 	cJSON_AddItemToObject(L->inv, "workers", ws);
 	lab_part(L, "workers", 1, "%d replicas of gauntlet target, each kept serving by `gauntlet lab agent`%s",
-	     L->workers, slurm ? " (stopped while Slurm has its node drained)" : "");
+		 L->workers, slurm ? " (stopped while Slurm has its node drained)" : "");
 }

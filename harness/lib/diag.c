@@ -8,7 +8,10 @@
 
 static int files_warn_default;
 
-void gl_diag_files_warn_default(int on) { files_warn_default = on; }
+void gl_diag_files_warn_default(int on)
+{
+	files_warn_default = on;
+}
 
 void gl_diag_init(struct gl_diag *d, const struct gl_jsonc_doc *doc)
 {
@@ -23,8 +26,8 @@ void gl_diag_free(struct gl_diag *d)
 	gl_buf_free(&d->text);
 }
 
-static void diag_add(struct gl_diag *d, const char *kind, const cJSON *node, const char *path,
-		     const char *fmt, va_list ap)
+static void diag_add(struct gl_diag *d, const char *kind, const cJSON *node, const char *path, const char *fmt,
+		     va_list ap)
 {
 	char msg[1024];
 	int line = 0, col = 0;
@@ -36,8 +39,8 @@ static void diag_add(struct gl_diag *d, const char *kind, const cJSON *node, con
 	}
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	if (node && d->doc && gl_jsonc_where(d->doc, node, &line, &col) == 0)
-		gl_buf_printf(&d->text, "%s:%d:%d: %s%s%s%s\n", name, line, col, kind,
-			      path && *path ? path : "", path && *path ? ": " : "", msg);
+		gl_buf_printf(&d->text, "%s:%d:%d: %s%s%s%s\n", name, line, col, kind, path && *path ? path : "",
+			      path && *path ? ": " : "", msg);
 	else
 		gl_buf_printf(&d->text, "%s: %s%s%s%s\n", name, kind, path && *path ? path : "",
 			      path && *path ? ": " : "", msg);

@@ -14,12 +14,12 @@
 #define GL_DIAG_MAX 200
 
 struct gl_diag {
-	const struct gl_jsonc_doc *doc;  /* for positions; may be NULL */
+	const struct gl_jsonc_doc *doc; /* for positions; may be NULL */
 	int n_errors, n_warnings, n_dropped;
 	/* validate sets it: a file a scenario names that is not on this
 	 * machine is a warning (run checks it again and refuses) */
 	int missing_files_warn;
-	struct gl_buf text;              /* one line per diagnostic */
+	struct gl_buf text; /* one line per diagnostic */
 };
 
 void gl_diag_init(struct gl_diag *d, const struct gl_jsonc_doc *doc);

@@ -29,15 +29,34 @@ int gl_html_text(struct gl_buf *b, const char *s)
 		if (!*p)
 			break;
 		switch (*p) {
-		case '&': add(b, "&amp;", 5, &rc); p++; continue;
-		case '<': add(b, "&lt;", 4, &rc); p++; continue;
-		case '>': add(b, "&gt;", 4, &rc); p++; continue;
-		case '"': add(b, "&quot;", 6, &rc); p++; continue;
-		case '\'': add(b, "&#39;", 5, &rc); p++; continue;
-		case '\t': case '\n': add(b, " ", 1, &rc); p++; continue;
+		case '&':
+			add(b, "&amp;", 5, &rc);
+			p++;
+			continue;
+		case '<':
+			add(b, "&lt;", 4, &rc);
+			p++;
+			continue;
+		case '>':
+			add(b, "&gt;", 4, &rc);
+			p++;
+			continue;
+		case '"':
+			add(b, "&quot;", 6, &rc);
+			p++;
+			continue;
+		case '\'':
+			add(b, "&#39;", 5, &rc);
+			p++;
+			continue;
+		case '\t':
+		case '\n':
+			add(b, " ", 1, &rc);
+			p++;
+			continue;
 		default: break;
 		}
-		if (*p < 0x80) {            /* other control characters, DEL */
+		if (*p < 0x80) { /* other control characters, DEL */
 			add(b, "\xEF\xBF\xBD", 3, &rc);
 			p++;
 			continue;
@@ -64,7 +83,11 @@ int gl_md_text(struct gl_buf *b, const char *s)
 		case '<': add(b, "&lt;", 4, &rc); break;
 		case '>': add(b, "&gt;", 4, &rc); break;
 		case '&': add(b, "&amp;", 5, &rc); break;
-		case '\\': case '`': case '|': case '[': case ']':
+		case '\\':
+		case '`':
+		case '|':
+		case '[':
+		case ']':
 			add(b, "\\", 1, &rc);
 			add(b, s, 1, &rc);
 			break;

@@ -27,12 +27,12 @@
 #include <string.h>
 
 #define HIST_SUB_BITS 10
-#define HIST_SUBS (1 << HIST_SUB_BITS)          /* sub-buckets per octave */
-#define HIST_EXP_MIN (-63)                      /* frexp exponent of 2^-64 */
-#define HIST_EXP_MAX 64                         /* frexp exponent below 2^64 */
+#define HIST_SUBS (1 << HIST_SUB_BITS) /* sub-buckets per octave */
+#define HIST_EXP_MIN (-63) /* frexp exponent of 2^-64 */
+#define HIST_EXP_MAX 64 /* frexp exponent below 2^64 */
 #define HIST_OCTAVES (HIST_EXP_MAX - HIST_EXP_MIN + 1)
 #define HIST_BUCKETS (HIST_OCTAVES * HIST_SUBS)
-#define HIST_ZERO_MAX 0x1p-64                   /* below this: zero bucket */
+#define HIST_ZERO_MAX 0x1p-64 /* below this: zero bucket */
 /* After an octave's counts, a bitmap of its buckets that are not zero:
  * serializing, merging, clearing and percentiles visit those only (a
  * window's few hundred samples, not 1,024 buckets per octave), and a
@@ -46,14 +46,14 @@
 #define HIST_VARINT_MAX 10
 
 struct gl_hist {
-	uint64_t count;          /* accepted samples, zero bucket included */
+	uint64_t count; /* accepted samples, zero bucket included */
 	uint64_t zero_count;
 	uint64_t rejected;
-	double min, max;         /* exact; 0 while empty */
-	double sum, sum_comp;    /* Neumaier-compensated running sum */
-	unsigned n_octaves;      /* octaves allocated */
+	double min, max; /* exact; 0 while empty */
+	double sum, sum_comp; /* Neumaier-compensated running sum */
+	unsigned n_octaves; /* octaves allocated */
 	uint64_t octave_count[HIST_OCTAVES];
-	uint64_t *octave[HIST_OCTAVES];   /* HIST_SUBS counts, then HIST_BITWORDS of bitmap; or NULL */
+	uint64_t *octave[HIST_OCTAVES]; /* HIST_SUBS counts, then HIST_BITWORDS of bitmap; or NULL */
 };
 
 /* Bucket index of a value already known to be finite and >= 0; -1 is the
@@ -108,7 +108,7 @@ static void sum_add(struct gl_hist *h, double x)
 		h->sum_comp = 0.0;
 		return;
 	}
-	if (h->sum >= x)        /* both are >= 0 */
+	if (h->sum >= x) /* both are >= 0 */
 		h->sum_comp += (h->sum - t) + x;
 	else
 		h->sum_comp += (x - t) + h->sum;
@@ -152,7 +152,7 @@ int gl_hist_record_n(struct gl_hist *h, double v, uint64_t n)
 {
 	int idx;
 
-	if (!(v >= 0.0) || v > DBL_MAX) {       /* NaN, negative, +inf */
+	if (!(v >= 0.0) || v > DBL_MAX) { /* NaN, negative, +inf */
 		h->rejected = add_sat(h->rejected, n);
 		return 0;
 	}
@@ -164,7 +164,7 @@ int gl_hist_record_n(struct gl_hist *h, double v, uint64_t n)
 	}
 	idx = bucket_of(v);
 	if (idx < 0) {
-		v = v == 0.0 ? 0.0 : v;        /* -0.0 becomes +0.0 */
+		v = v == 0.0 ? 0.0 : v; /* -0.0 becomes +0.0 */
 		h->zero_count += n;
 	} else {
 		int o = idx >> HIST_SUB_BITS;
@@ -259,7 +259,7 @@ double gl_hist_percentile(const struct gl_hist *h, double p)
 		return h->max;
 	rank = rank_of(p, h->count);
 	if (rank <= h->zero_count)
-		return h->min;          /* every zero-bucket value is >= min */
+		return h->min; /* every zero-bucket value is >= min */
 	seen = h->zero_count;
 	for (int o = 0; o < HIST_OCTAVES; o++) {
 		const uint64_t *oct = h->octave[o];
@@ -288,7 +288,7 @@ double gl_hist_percentile(const struct gl_hist *h, double p)
 			}
 		}
 	}
-	return h->max;          /* unreachable while the counts add up */
+	return h->max; /* unreachable while the counts add up */
 }
 
 int gl_hist_merge(struct gl_hist *dst, const struct gl_hist *src)
@@ -475,9 +475,8 @@ struct gl_hist *gl_hist_deserialize(const unsigned char *buf, size_t len)
 		return NULL;
 	r.p = buf + 4;
 	r.end = buf + len;
-	if (get_u64(&r, &h->count) || get_u64(&r, &h->zero_count) ||
-	    get_u64(&r, &h->rejected) || get_f64(&r, &h->min, 0) ||
-	    get_f64(&r, &h->max, 0) || get_f64(&r, &sum, 1))
+	if (get_u64(&r, &h->count) || get_u64(&r, &h->zero_count) || get_u64(&r, &h->rejected) ||
+	    get_f64(&r, &h->min, 0) || get_f64(&r, &h->max, 0) || get_f64(&r, &sum, 1))
 		goto bad;
 	total = h->zero_count;
 	if (total > h->count)
@@ -488,8 +487,7 @@ struct gl_hist *gl_hist_deserialize(const unsigned char *buf, size_t len)
 
 		if (get_varint(&r, &gap) || get_varint(&r, &n))
 			goto bad;
-		if (gap >= (uint64_t)(HIST_BUCKETS - 1 - prev) || n == 0 ||
-		    n > h->count - total)
+		if (gap >= (uint64_t)(HIST_BUCKETS - 1 - prev) || n == 0 || n > h->count - total)
 			goto bad;
 		prev += (int)gap + 1;
 		o = prev >> HIST_SUB_BITS;
@@ -514,8 +512,7 @@ struct gl_hist *gl_hist_deserialize(const unsigned char *buf, size_t len)
 		 * buckets, or percentiles would be clamped to nonsense. */
 		if (h->zero_count)
 			lo = -1;
-		if (h->min > h->max || bucket_of(h->min) != lo ||
-		    bucket_of(h->max) != hi)
+		if (h->min > h->max || bucket_of(h->min) != lo || bucket_of(h->max) != hi)
 			goto bad;
 	}
 	h->sum = sum;

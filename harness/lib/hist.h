@@ -19,8 +19,8 @@
 struct gl_hist;
 
 struct gl_hist *gl_hist_new(void);
-void gl_hist_free(struct gl_hist *h);           /* NULL is fine */
-void gl_hist_reset(struct gl_hist *h);          /* keeps allocations */
+void gl_hist_free(struct gl_hist *h); /* NULL is fine */
+void gl_hist_reset(struct gl_hist *h); /* keeps allocations */
 
 /* Record one value. Values must be finite and >= 0; values below 2^-64
  * (including 0) go to an exact zero bucket; NaN/inf/negatives are counted
@@ -30,9 +30,9 @@ int gl_hist_record_n(struct gl_hist *h, double v, uint64_t count);
 
 uint64_t gl_hist_count(const struct gl_hist *h);
 uint64_t gl_hist_rejected(const struct gl_hist *h);
-double gl_hist_min(const struct gl_hist *h);    /* exact; 0 when empty */
-double gl_hist_max(const struct gl_hist *h);    /* exact; 0 when empty */
-double gl_hist_mean(const struct gl_hist *h);   /* exact sum / count */
+double gl_hist_min(const struct gl_hist *h); /* exact; 0 when empty */
+double gl_hist_max(const struct gl_hist *h); /* exact; 0 when empty */
+double gl_hist_mean(const struct gl_hist *h); /* exact sum / count */
 double gl_hist_sum(const struct gl_hist *h);
 
 /* Nearest-rank percentile, p in [0,100]: the value v such that at least

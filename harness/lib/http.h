@@ -17,18 +17,18 @@
 #include "util.h"
 
 struct gl_http_opts {
-	const char *token_env;     /* bearer token from this variable, or */
-	const char *token_file;    /* from this file (trailing newline dropped) */
-	const char *basic_user_env, *basic_pass_env;  /* HTTP basic (Redfish), from env */
-	const char *ca_bundle;     /* CA file; NULL: the system's */
-	const char *client_cert, *client_key;  /* mTLS (Kubernetes) */
-	int64_t deadline_ms;       /* whole request; 0: 30 s */
-	size_t max_body;           /* response cap; 0: 4 MiB */
+	const char *token_env; /* bearer token from this variable, or */
+	const char *token_file; /* from this file (trailing newline dropped) */
+	const char *basic_user_env, *basic_pass_env; /* HTTP basic (Redfish), from env */
+	const char *ca_bundle; /* CA file; NULL: the system's */
+	const char *client_cert, *client_key; /* mTLS (Kubernetes) */
+	int64_t deadline_ms; /* whole request; 0: 30 s */
+	size_t max_body; /* response cap; 0: 4 MiB */
 };
 
 struct gl_http_resp {
-	long status;               /* 0 when no response */
-	struct gl_buf body;        /* free with gl_buf_free */
+	long status; /* 0 when no response */
+	struct gl_buf body; /* free with gl_buf_free */
 };
 
 /* method "GET", "POST", "PATCH", "DELETE", "PUT"; body may be NULL.

@@ -117,7 +117,8 @@ int gl_image_ref_check(const char *ref, char digest[GL_IMAGE_DIGEST_LEN + 1], st
 		if (strchr(at + 1, '@'))
 			return gl_errf(err, GL_EINVAL, "more than one '@'");
 		if (strncmp(at + 1, "sha256:", 7) || !hex64(at + 8))
-			return gl_errf(err, GL_EINVAL, "the digest after '@' must be sha256: and 64 lowercase hex digits");
+			return gl_errf(err, GL_EINVAL,
+				       "the digest after '@' must be sha256: and 64 lowercase hex digits");
 		if (digest)
 			gl_image_digest_of(ref, digest);
 	}
@@ -131,12 +132,14 @@ int gl_image_ref_check(const char *ref, char digest[GL_IMAGE_DIGEST_LEN + 1], st
 		const char *t = colon + 1;
 		size_t tl = strlen(t);
 		if (!tl || tl > 128 || !(is_alnum(t[0]) || t[0] == '_'))
-			return gl_errf(err, GL_EINVAL, "the tag '%s' must start with a letter, digit or '_' and have at "
-				       "most 128 characters", t);
+			return gl_errf(err, GL_EINVAL,
+				       "the tag '%s' must start with a letter, digit or '_' and have at "
+				       "most 128 characters",
+				       t);
 		for (size_t i = 0; i < tl; i++)
 			if (!is_alnum(t[i]) && t[i] != '_' && t[i] != '.' && t[i] != '-')
-				return gl_errf(err, GL_EINVAL, "the tag '%s' may hold only letters, digits, '_', '.' and '-'",
-					       t);
+				return gl_errf(err, GL_EINVAL,
+					       "the tag '%s' may hold only letters, digits, '_', '.' and '-'", t);
 		name[colon - name] = '\0';
 	}
 	if (!name[0])
@@ -147,12 +150,14 @@ int gl_image_ref_check(const char *ref, char digest[GL_IMAGE_DIGEST_LEN + 1], st
 		const char *e = strchr(p, '/');
 		size_t k = e ? (size_t)(e - p) : strlen(p);
 		/* the first of several components is a registry when it looks like one */
-		int domain = first && e && (memchr(p, '.', k) || memchr(p, ':', k) || (k == 9 && !strncmp(p, "localhost", 9)));
+		int domain = first && e &&
+			     (memchr(p, '.', k) || memchr(p, ':', k) || (k == 9 && !strncmp(p, "localhost", 9)));
 
 		if (domain ? !domain_ok(p, k) : !component_ok(p, k))
 			return gl_errf(err, GL_EINVAL, "'%.*s' is not a valid %s", (int)k, p,
 				       domain ? "registry host[:port]"
-					      : "name component (lowercase letters and digits, joined by '.', '_', '__' or '-')");
+					      : "name component (lowercase letters and digits, joined by '.', '_', "
+						"'__' or '-')");
 		if (!e)
 			break;
 		p = e + 1;
@@ -185,7 +190,8 @@ static int pick_digest(const cJSON *arr, const char *image, struct gl_image_foun
 	if (!cJSON_IsArray(arr))
 		return gl_errf(err, GL_EINVAL, "%s: no RepoDigests array in the output", tool);
 	repository(image ? image : "", want, sizeof(want));
-	cJSON_ArrayForEach(e, arr) {
+	cJSON_ArrayForEach(e, arr)
+	{
 		if (!cJSON_IsString(e) || strlen(e->valuestring) >= sizeof(f->repo_digest) ||
 		    gl_image_digest_of(e->valuestring, d) != 0)
 			continue;
@@ -200,8 +206,10 @@ static int pick_digest(const cJSON *arr, const char *image, struct gl_image_foun
 			break;
 	}
 	if (!found)
-		return gl_errf(err, GL_ENOTFOUND, "%s lists no repo digest for the image (built locally, or never "
-			       "pulled by digest)", tool);
+		return gl_errf(err, GL_ENOTFOUND,
+			       "%s lists no repo digest for the image (built locally, or never "
+			       "pulled by digest)",
+			       tool);
 	return 0;
 }
 
@@ -220,8 +228,7 @@ static const char *json_start(const char *text, size_t len, char c, size_t *rest
 	return "";
 }
 
-int gl_image_parse_crictl(const char *text, size_t len, const char *image, struct gl_image_found *f,
-			  struct gl_err *err)
+int gl_image_parse_crictl(const char *text, size_t len, const char *image, struct gl_image_found *f, struct gl_err *err)
 {
 	size_t n;
 	const char *j = json_start(text, len, '{', &n);
@@ -238,8 +245,7 @@ int gl_image_parse_crictl(const char *text, size_t len, const char *image, struc
 	return rc;
 }
 
-int gl_image_parse_docker(const char *text, size_t len, const char *image, struct gl_image_found *f,
-			  struct gl_err *err)
+int gl_image_parse_docker(const char *text, size_t len, const char *image, struct gl_image_found *f, struct gl_err *err)
 {
 	size_t n;
 	const char *j = json_start(text, len, '[', &n);
@@ -263,8 +269,8 @@ static const char *str_or_empty(const cJSON *o, const char *key)
 	return s ? s : "";
 }
 
-int gl_image_parse_pods(const char *text, size_t len, int (*cb)(void *arg, const struct gl_pod_image *pi),
-			void *arg, struct gl_err *err)
+int gl_image_parse_pods(const char *text, size_t len, int (*cb)(void *arg, const struct gl_pod_image *pi), void *arg,
+			struct gl_err *err)
 {
 	cJSON *doc = len <= GL_IMAGE_OUT_MAX ? cJSON_ParseWithLength(text, len) : NULL;
 	const cJSON *items = cJSON_GetObjectItemCaseSensitive(doc, "items"), *pod, *cs;
@@ -274,14 +280,16 @@ int gl_image_parse_pods(const char *text, size_t len, int (*cb)(void *arg, const
 		rc = gl_errf(err, GL_EINVAL, "not a PodList (no \"items\" array)");
 		goto out;
 	}
-	cJSON_ArrayForEach(pod, items) {
+	cJSON_ArrayForEach(pod, items)
+	{
 		const cJSON *md = cJSON_GetObjectItemCaseSensitive(pod, "metadata");
 		const cJSON *st = cJSON_GetObjectItemCaseSensitive(pod, "status");
 		const cJSON *list = cJSON_GetObjectItemCaseSensitive(st, "containerStatuses");
 
 		if (!cJSON_IsArray(list))
-			continue;   /* a pending pod: no container has started */
-		cJSON_ArrayForEach(cs, list) {
+			continue; /* a pending pod: no container has started */
+		cJSON_ArrayForEach(cs, list)
+		{
 			struct gl_pod_image pi;
 
 			if (!cJSON_IsObject(cs))

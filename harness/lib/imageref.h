@@ -16,9 +16,9 @@
 #include "util.h"
 
 #define GL_IMAGE_REF_MAX 512
-#define GL_IMAGE_DIGEST_LEN 71          /* "sha256:" + 64 hex */
-#define GL_IMAGE_OUT_MAX (4u << 20)     /* what a tool's output may be */
-#define GL_IMAGE_PODS_MAX 256           /* container statuses taken from one pod list */
+#define GL_IMAGE_DIGEST_LEN 71 /* "sha256:" + 64 hex */
+#define GL_IMAGE_OUT_MAX (4u << 20) /* what a tool's output may be */
+#define GL_IMAGE_PODS_MAX 256 /* container statuses taken from one pod list */
 
 /* Check the shape of an image reference: [DOMAIN[:PORT]/]PATH[:TAG][@sha256:HEX64]
  * (PATH lowercase components joined by '/', each [a-z0-9] runs joined by
@@ -34,7 +34,7 @@ int gl_image_digest_of(const char *s, char out[GL_IMAGE_DIGEST_LEN + 1]);
 
 /* What an inspect command said of an image. */
 struct gl_image_found {
-	char repo_digest[GL_IMAGE_REF_MAX];   /* "repo@sha256:..." chosen */
+	char repo_digest[GL_IMAGE_REF_MAX]; /* "repo@sha256:..." chosen */
 	char digest[GL_IMAGE_DIGEST_LEN + 1];
 };
 
@@ -52,8 +52,8 @@ int gl_image_parse_docker(const char *text, size_t len, const char *image, struc
 /* One container of a pod list (status.containerStatuses[]). Strings are
  * borrowed from the parsed document for the call only. */
 struct gl_pod_image {
-	const char *pod, *container, *image, *image_id;   /* never NULL ("" when absent) */
-	char digest[GL_IMAGE_DIGEST_LEN + 1];             /* of image_id; "" when it has none */
+	const char *pod, *container, *image, *image_id; /* never NULL ("" when absent) */
+	char digest[GL_IMAGE_DIGEST_LEN + 1]; /* of image_id; "" when it has none */
 };
 
 /* A Kubernetes PodList (GET /api/v1/namespaces/NS/pods): cb for each
@@ -61,7 +61,7 @@ struct gl_pod_image {
  * -GL_ELIMIT after those). Returns the number of container statuses seen,
  * or -GL_EINVAL when the text is not a PodList (err says why), or cb's
  * nonzero return. */
-int gl_image_parse_pods(const char *text, size_t len, int (*cb)(void *arg, const struct gl_pod_image *pi),
-			void *arg, struct gl_err *err);
+int gl_image_parse_pods(const char *text, size_t len, int (*cb)(void *arg, const struct gl_pod_image *pi), void *arg,
+			struct gl_err *err);
 
 #endif

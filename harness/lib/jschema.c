@@ -29,19 +29,19 @@ struct path {
 };
 
 struct pattern {
-	const cJSON *node;   /* the "pattern" member of the schema */
+	const cJSON *node; /* the "pattern" member of the schema */
 	regex_t re;
 };
 
 struct ctx {
 	const cJSON *root;
-	struct path doc;     /* where in the document */
-	struct path sch;     /* where in the schema (the first pass) */
+	struct path doc; /* where in the document */
+	struct path sch; /* where in the schema (the first pass) */
 	char *err;
 	size_t err_n;
 	int n_errors;
-	int silent;          /* > 0: evaluating if, anyOf, oneOf or not */
-	int fatal;           /* a schema error (-2) was recorded */
+	int silent; /* > 0: evaluating if, anyOf, oneOf or not */
+	int fatal; /* a schema error (-2) was recorded */
 	const char *name_of; /* checking this property name (propertyNames) */
 	struct pattern *pat;
 	size_t n_pat, cap_pat;
@@ -49,8 +49,7 @@ struct ctx {
 
 /* Keywords that only annotate, anywhere in a schema. */
 static const char *const annotations[] = {
-	"$comment", "title", "description", "default", "examples",
-	"deprecated", "readOnly", "writeOnly",
+	"$comment", "title", "description", "default", "examples", "deprecated", "readOnly", "writeOnly",
 };
 
 static const char *const type_names[] = {
@@ -64,7 +63,7 @@ static const char *const type_names[] = {
 
 static size_t path_push(struct path *p, const char *seg)
 {
-	size_t old = p->len, cap = sizeof p->s - 4;   /* room for "..." */
+	size_t old = p->len, cap = sizeof p->s - 4; /* room for "..." */
 	size_t end;
 
 	if (p->len >= cap)
@@ -110,8 +109,7 @@ static void path_pop(struct path *p, size_t old)
 
 /* A document error at the current path. Counted unless silent; the first
  * one is written to err. */
-__attribute__((format(printf, 2, 3)))
-static void fail(struct ctx *c, const char *fmt, ...)
+__attribute__((format(printf, 2, 3))) static void fail(struct ctx *c, const char *fmt, ...)
 {
 	char msg[768];
 	va_list ap;
@@ -124,15 +122,14 @@ static void fail(struct ctx *c, const char *fmt, ...)
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
 	if (c->name_of)
-		snprintf(c->err, c->err_n, "%s: property name \"%.60s\": %s",
-			 c->doc.len ? c->doc.s : "/", c->name_of, msg);
+		snprintf(c->err, c->err_n, "%s: property name \"%.60s\": %s", c->doc.len ? c->doc.s : "/", c->name_of,
+			 msg);
 	else
 		snprintf(c->err, c->err_n, "%s: %s", c->doc.len ? c->doc.s : "/", msg);
 }
 
 /* A schema error at the current schema path: the whole validation is -2. */
-__attribute__((format(printf, 2, 3)))
-static int refuse(struct ctx *c, const char *fmt, ...)
+__attribute__((format(printf, 2, 3))) static int refuse(struct ctx *c, const char *fmt, ...)
 {
 	char msg[768];
 	va_list ap;
@@ -169,7 +166,7 @@ static void render(const cJSON *v, char *buf, size_t n)
 			buf[o++] = *s < 0x20 || *s == 0x7f || *s == '"' ? '?' : (char)*s;
 		if (*s) {
 			while (o > 1 && ((unsigned char)buf[o - 1] & 0xc0) == 0x80)
-				o--;   /* a cut code point */
+				o--; /* a cut code point */
 			if (o > 1 && ((unsigned char)buf[o - 1] & 0xc0) == 0xc0)
 				o--;
 			memcpy(buf + o, "...", 3);
@@ -195,8 +192,7 @@ static void render(const cJSON *v, char *buf, size_t n)
 
 static int is_integer(const cJSON *v)
 {
-	return cJSON_IsNumber(v) && isfinite(v->valuedouble) &&
-	       floor(v->valuedouble) == v->valuedouble;
+	return cJSON_IsNumber(v) && isfinite(v->valuedouble) && floor(v->valuedouble) == v->valuedouble;
 }
 
 static const char *kind_of(const cJSON *v)
@@ -255,7 +251,7 @@ static int equal(const cJSON *a, const cJSON *b, int depth)
 		}
 		return 1;
 	}
-	return 1;   /* true, false, null: same type */
+	return 1; /* true, false, null: same type */
 }
 
 /* "#", "#/$defs/NAME", "#/definitions/NAME" (NAME with ~0 and ~1) in the
@@ -382,10 +378,9 @@ static int check_pattern(struct ctx *c, const cJSON *v)
 	for (const char *q = v->valuestring; *q; q++) {
 		if (*q != '\\')
 			continue;
-		if ((q[1] >= 'a' && q[1] <= 'z') || (q[1] >= 'A' && q[1] <= 'Z') ||
-		    (q[1] >= '0' && q[1] <= '9'))
-			return refuse(c, "\\%c in \"%.200s\" is not POSIX extended regular expression syntax",
-				      q[1], v->valuestring);
+		if ((q[1] >= 'a' && q[1] <= 'z') || (q[1] >= 'A' && q[1] <= 'Z') || (q[1] >= '0' && q[1] <= '9'))
+			return refuse(c, "\\%c in \"%.200s\" is not POSIX extended regular expression syntax", q[1],
+				      v->valuestring);
 		if (q[1])
 			q++;
 	}
@@ -404,8 +399,7 @@ static int check_pattern(struct ctx *c, const cJSON *v)
 		char why[128];
 
 		regerror(rc, &p->re, why, sizeof why);
-		return refuse(c, "\"%.200s\" is not a POSIX extended regular expression: %s",
-			      v->valuestring, why);
+		return refuse(c, "\"%.200s\" is not a POSIX extended regular expression: %s", v->valuestring, why);
 	}
 	p->node = v;
 	c->n_pat++;
@@ -458,27 +452,27 @@ static int check_keyword(struct ctx *c, const cJSON *k, int depth)
 	}
 	if (!strcmp(n, "items") && cJSON_IsArray(k))
 		return refuse(c, "an array of schemas is the tuple form of drafts before 2020-12 "
-			      "(prefixItems), not supported");
-	if (!strcmp(n, "additionalProperties") || !strcmp(n, "propertyNames") ||
-	    !strcmp(n, "items") || !strcmp(n, "if") || !strcmp(n, "then") ||
-	    !strcmp(n, "else") || !strcmp(n, "not"))
+				 "(prefixItems), not supported");
+	if (!strcmp(n, "additionalProperties") || !strcmp(n, "propertyNames") || !strcmp(n, "items") ||
+	    !strcmp(n, "if") || !strcmp(n, "then") || !strcmp(n, "else") || !strcmp(n, "not"))
 		return check_schema(c, k, depth + 1);
 	if (!strcmp(n, "allOf") || !strcmp(n, "anyOf") || !strcmp(n, "oneOf"))
 		return check_schema_list(c, k, depth);
-	if (!strcmp(n, "minimum") || !strcmp(n, "maximum") ||
-	    !strcmp(n, "exclusiveMinimum") || !strcmp(n, "exclusiveMaximum"))
+	if (!strcmp(n, "minimum") || !strcmp(n, "maximum") || !strcmp(n, "exclusiveMinimum") ||
+	    !strcmp(n, "exclusiveMaximum"))
 		return cJSON_IsNumber(k) && isfinite(k->valuedouble) ? 0 : refuse(c, "must be a number");
 	if (!strcmp(n, "minLength") || !strcmp(n, "maxLength"))
-		return is_integer(k) && k->valuedouble >= 0 ? 0
-							     : refuse(c, "must be a non-negative integer");
+		return is_integer(k) && k->valuedouble >= 0 ? 0 : refuse(c, "must be a non-negative integer");
 	if (!strcmp(n, "pattern"))
 		return check_pattern(c, k);
 	if (!strcmp(n, "$ref")) {
 		if (!cJSON_IsString(k))
 			return refuse(c, "must be a string");
 		if (!resolve(c->root, k->valuestring))
-			return refuse(c, "\"%.200s\" is not \"#\" or a schema under the top's "
-				      "$defs or definitions", k->valuestring);
+			return refuse(c,
+				      "\"%.200s\" is not \"#\" or a schema under the top's "
+				      "$defs or definitions",
+				      k->valuestring);
 		return 0;
 	}
 	return refuse(c, "unsupported keyword \"%.100s\"", n);
@@ -525,8 +519,7 @@ static int quietly(struct ctx *c, const cJSON *s, const cJSON *d, int depth, int
 	return !bad;
 }
 
-static int validate_child(struct ctx *c, const cJSON *s, const cJSON *d, const char *key,
-			  int index, int depth)
+static int validate_child(struct ctx *c, const cJSON *s, const cJSON *d, const char *key, int index, int depth)
 {
 	size_t old = key ? path_push(&c->doc, key) : path_index(&c->doc, index);
 	int bad = validate(c, s, d, depth + 1, 0);
@@ -550,7 +543,9 @@ static int check_type(struct ctx *c, const cJSON *t, const cJSON *d)
 				return 0;
 		for (const cJSON *m = t->child; m && o < sizeof want; m = m->next)
 			o += (size_t)snprintf(want + o, sizeof want - o, "%s%s",
-					      m == t->child ? "" : m->next ? ", " : " or ",
+					      m == t->child ? ""
+					      : m->next     ? ", "
+							    : " or ",
 					      m->valuestring);
 	}
 	render(d, got, sizeof got);
@@ -710,8 +705,7 @@ static int check_object(struct ctx *c, const cJSON *s, const cJSON *d, int depth
 		for (const cJSON *r = k->child; r; r = r->next) {
 			if (cJSON_GetObjectItemCaseSensitive(d, r->valuestring))
 				continue;
-			fail(c, "property \"%.100s\" requires property \"%.100s\"", k->string,
-			     r->valuestring);
+			fail(c, "property \"%.100s\" requires property \"%.100s\"", k->string, r->valuestring);
 			if (stop(c))
 				return 1;
 			bad = 1;
@@ -747,8 +741,10 @@ static int check_applicators(struct ctx *c, const cJSON *s, const cJSON *d, int 
 	if ((k = cJSON_GetObjectItemCaseSensitive(s, "$ref"))) {
 		if (hops >= MAX_REF_HOPS) {
 			path_pop(&c->sch, 0);
-			refuse(c, "$ref \"%.200s\" loops without descending into the document "
-			       "(at %s in it)", k->valuestring, c->doc.len ? c->doc.s : "/");
+			refuse(c,
+			       "$ref \"%.200s\" loops without descending into the document "
+			       "(at %s in it)",
+			       k->valuestring, c->doc.len ? c->doc.s : "/");
 			return 1;
 		}
 		if (validate(c, resolve(c->root, k->valuestring), d, depth + 1, hops + 1)) {
@@ -872,8 +868,7 @@ static int validate(struct ctx *c, const cJSON *s, const cJSON *d, int depth, in
 	return bad;
 }
 
-int gl_jschema_validate(const cJSON *schema, const cJSON *doc, char *err, size_t err_n,
-			int *n_errors)
+int gl_jschema_validate(const cJSON *schema, const cJSON *doc, char *err, size_t err_n, int *n_errors)
 {
 	struct ctx c;
 

@@ -56,7 +56,6 @@
  * validator cannot handle: -2, err naming the place in the schema and the
  * keyword ("#/$defs/x: unsupported keyword \"format\""), *n_errors 0.
  * err may be NULL when err_n is 0. */
-int gl_jschema_validate(const cJSON *schema, const cJSON *doc, char *err, size_t err_n,
-			int *n_errors);
+int gl_jschema_validate(const cJSON *schema, const cJSON *doc, char *err, size_t err_n, int *n_errors);
 
 #endif

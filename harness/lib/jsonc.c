@@ -28,15 +28,15 @@ struct node_pos {
 struct gl_jsonc_doc {
 	cJSON *root;
 	char *name;
-	struct node_pos *pos;   /* sorted by node address */
+	struct node_pos *pos; /* sorted by node address */
 	size_t n_pos;
 };
 
 /* One key already seen in one object: the open-addressing set that finds
  * duplicate keys without comparing every pair. */
 struct key_slot {
-	const cJSON *obj;     /* NULL: empty slot */
-	const char *key;      /* the member's ->string, owned by the tree */
+	const cJSON *obj; /* NULL: empty slot */
+	const char *key; /* the member's ->string, owned by the tree */
 	uint64_t hash;
 	int line, col;
 };
@@ -48,11 +48,11 @@ struct parser {
 	const char *name;
 	struct gl_err *err;
 	int failed;
-	char *scratch;          /* decoded string, len + 1 bytes */
+	char *scratch; /* decoded string, len + 1 bytes */
 	struct node_pos *pos;
 	size_t n_pos, cap_pos;
 	struct key_slot *keys;
-	size_t n_keys, cap_keys;   /* cap is a power of two */
+	size_t n_keys, cap_keys; /* cap is a power of two */
 };
 
 struct lc {
@@ -67,8 +67,7 @@ static struct lc here(const struct parser *ps)
 
 /* Only the first error is kept (gl_errf does that too); failed stops
  * callers that would otherwise carry on after a NULL. */
-static void fail(struct parser *ps, struct lc at, int code, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+static void fail(struct parser *ps, struct lc at, int code, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
 static void fail(struct parser *ps, struct lc at, int code, const char *fmt, ...)
 {
@@ -96,18 +95,19 @@ static int utf8_len(const unsigned char *p, const unsigned char *end, const char
 	} else if (c >= 0xE0 && c <= 0xEF) {
 		n = 3;
 		if (c == 0xE0)
-			lo = 0xA0;   /* below: overlong */
+			lo = 0xA0; /* below: overlong */
 		if (c == 0xED)
-			hi = 0x9F;   /* above: a UTF-16 surrogate */
+			hi = 0x9F; /* above: a UTF-16 surrogate */
 	} else if (c >= 0xF0 && c <= 0xF4) {
 		n = 4;
 		if (c == 0xF0)
-			lo = 0x90;   /* below: overlong */
+			lo = 0x90; /* below: overlong */
 		if (c == 0xF4)
-			hi = 0x8F;   /* above: past U+10FFFF */
+			hi = 0x8F; /* above: past U+10FFFF */
 	} else {
-		*why = c == 0xC0 || c == 0xC1 ? "overlong UTF-8 sequence" :
-		       c < 0xC0 ? "stray UTF-8 continuation byte" : "invalid UTF-8 byte";
+		*why = c == 0xC0 || c == 0xC1 ? "overlong UTF-8 sequence"
+		       : c < 0xC0             ? "stray UTF-8 continuation byte"
+					      : "invalid UTF-8 byte";
 		return 0;
 	}
 	if (end - p < n) {
@@ -115,9 +115,10 @@ static int utf8_len(const unsigned char *p, const unsigned char *end, const char
 		return 0;
 	}
 	if (p[1] < lo || p[1] > hi) {
-		*why = p[1] < 0x80 || p[1] > 0xBF ? "truncated UTF-8 sequence" :
-		       c == 0xED ? "UTF-8 encoded surrogate" :
-		       c == 0xF4 ? "UTF-8 sequence past U+10FFFF" : "overlong UTF-8 sequence";
+		*why = p[1] < 0x80 || p[1] > 0xBF ? "truncated UTF-8 sequence"
+		       : c == 0xED                ? "UTF-8 encoded surrogate"
+		       : c == 0xF4                ? "UTF-8 sequence past U+10FFFF"
+						  : "overlong UTF-8 sequence";
 		return 0;
 	}
 	for (int i = 2; i < n; i++) {
@@ -164,8 +165,7 @@ static void unexpected(struct parser *ps, const char *expected)
 {
 	char buf[64];
 
-	fail(ps, here(ps), GL_EINVAL, "unexpected %s, expected %s",
-	     describe(ps, ps->p, buf, sizeof(buf)), expected);
+	fail(ps, here(ps), GL_EINVAL, "unexpected %s, expected %s", describe(ps, ps->p, buf, sizeof(buf)), expected);
 }
 
 static int record(struct parser *ps, const cJSON *node, struct lc at)
@@ -212,14 +212,13 @@ static int skip_ws(struct parser *ps)
 				if (ps->p >= ps->end) {
 					if (!block)
 						return 0;
-					fail(ps, start, GL_EINVAL,
-					     "unterminated comment, expected '*/'");
+					fail(ps, start, GL_EINVAL, "unterminated comment, expected '*/'");
 					return -1;
 				}
 				c = *ps->p;
 				if (c == '\n') {
 					if (!block)
-						break;   /* the outer loop counts it */
+						break; /* the outer loop counts it */
 					ps->p++;
 					ps->line++;
 					ps->line_start = ps->p;
@@ -227,8 +226,7 @@ static int skip_ws(struct parser *ps)
 					ps->p += 2;
 					break;
 				} else if (c == '\0') {
-					fail(ps, here(ps), GL_EINVAL,
-					     "NUL byte in comment, expected text");
+					fail(ps, here(ps), GL_EINVAL, "NUL byte in comment, expected text");
 					return -1;
 				} else if (c < 0x80) {
 					ps->p++;
@@ -236,8 +234,7 @@ static int skip_ws(struct parser *ps)
 					ps->p += n;
 				} else {
 					fail(ps, here(ps), GL_EINVAL,
-					     "%s (byte 0x%02x) in comment, expected valid UTF-8",
-					     why, c);
+					     "%s (byte 0x%02x) in comment, expected valid UTF-8", why, c);
 					return -1;
 				}
 			}
@@ -323,25 +320,21 @@ static int parse_escape(struct parser *ps, char **o)
 		return -1;
 	}
 	if (hex4(ps->p + 2, ps->end, &cp) < 0) {
-		fail(ps, esc, GL_EINVAL,
-		     "invalid \\u escape, expected four hex digits");
+		fail(ps, esc, GL_EINVAL, "invalid \\u escape, expected four hex digits");
 		return -1;
 	}
 	ps->p += 6;
 	if (cp == 0) {
-		fail(ps, esc, GL_EINVAL,
-		     "\\u0000 in string, expected a character other than NUL");
+		fail(ps, esc, GL_EINVAL, "\\u0000 in string, expected a character other than NUL");
 		return -1;
 	}
 	if (cp >= 0xDC00 && cp <= 0xDFFF) {
-		fail(ps, esc, GL_EINVAL,
-		     "lone low surrogate \\u%04X, expected a high surrogate first",
-		     cp);
+		fail(ps, esc, GL_EINVAL, "lone low surrogate \\u%04X, expected a high surrogate first", cp);
 		return -1;
 	}
 	if (cp >= 0xD800 && cp <= 0xDBFF) {
-		if (ps->end - ps->p < 6 || ps->p[0] != '\\' || ps->p[1] != 'u' ||
-		    hex4(ps->p + 2, ps->end, &lo) < 0 || lo < 0xDC00 || lo > 0xDFFF) {
+		if (ps->end - ps->p < 6 || ps->p[0] != '\\' || ps->p[1] != 'u' || hex4(ps->p + 2, ps->end, &lo) < 0 ||
+		    lo < 0xDC00 || lo > 0xDFFF) {
 			fail(ps, esc, GL_EINVAL,
 			     "lone high surrogate \\u%04X, expected a \\uDC00-\\uDFFF "
 			     "low surrogate after it",
@@ -382,14 +375,13 @@ static int parse_string(struct parser *ps)
 		}
 		if (c < 0x20) {
 			fail(ps, here(ps), GL_EINVAL,
-			     "control character 0x%02x in string, expected an escape such as \\t",
-			     c);
+			     "control character 0x%02x in string, expected an escape such as \\t", c);
 			return -1;
 		}
 		if (c >= 0x80) {
 			if ((n = utf8_len(ps->p, ps->end, &why)) == 0) {
-				fail(ps, here(ps), GL_EINVAL,
-				     "%s (byte 0x%02x) in string, expected valid UTF-8", why, c);
+				fail(ps, here(ps), GL_EINVAL, "%s (byte 0x%02x) in string, expected valid UTF-8", why,
+				     c);
 				return -1;
 			}
 			memcpy(o, ps->p, (size_t)n);
@@ -469,11 +461,13 @@ static cJSON *parse_number(struct parser *ps)
 	tmp[len] = '\0';
 	v = strtod(tmp, &endp);
 	if (*endp != '\0') {
-		fail(ps, start, GL_EINVAL, "number '%.32s' the C library cannot read, expected "
-		     "the C locale", tmp);
+		fail(ps, start, GL_EINVAL,
+		     "number '%.32s' the C library cannot read, expected "
+		     "the C locale",
+		     tmp);
 	} else if (!isfinite(v)) {
-		fail(ps, start, GL_EINVAL, "number '%.32s%s' out of range, expected a finite number",
-		     tmp, len > 32 ? "..." : "");
+		fail(ps, start, GL_EINVAL, "number '%.32s%s' out of range, expected a finite number", tmp,
+		     len > 32 ? "..." : "");
 	} else if (!(node = cJSON_CreateNumber(v))) {
 		fail(ps, start, GL_ENOMEM, "out of memory, expected room for a number");
 	}
@@ -486,15 +480,14 @@ static cJSON *parse_literal(struct parser *ps)
 {
 	static const struct {
 		const char *word;
-		int type;   /* 0 null, 1 false, 2 true */
+		int type; /* 0 null, 1 false, 2 true */
 	} lits[] = { { "null", 0 }, { "false", 1 }, { "true", 2 } };
 	const unsigned char *s = ps->p;
 	size_t n = 0;
 	cJSON *node = NULL;
 
 	while (s + n < ps->end && n < 32 &&
-	       ((s[n] >= 'a' && s[n] <= 'z') || (s[n] >= 'A' && s[n] <= 'Z') || is_digit(s[n]) ||
-		s[n] == '_'))
+	       ((s[n] >= 'a' && s[n] <= 'z') || (s[n] >= 'A' && s[n] <= 'Z') || is_digit(s[n]) || s[n] == '_'))
 		n++;
 	for (size_t i = 0; i < GL_ARRAY_LEN(lits); i++) {
 		if (strlen(lits[i].word) != n || memcmp(lits[i].word, s, n) != 0)
@@ -507,8 +500,10 @@ static cJSON *parse_literal(struct parser *ps)
 		ps->p += n;
 		return node;
 	}
-	fail(ps, here(ps), GL_EINVAL, "unexpected '%.*s%s', expected a value (true, false, null, "
-	     "a number, a \"string\", [ or {)", (int)n, (const char *)s, n == 32 ? "..." : "");
+	fail(ps, here(ps), GL_EINVAL,
+	     "unexpected '%.*s%s', expected a value (true, false, null, "
+	     "a number, a \"string\", [ or {)",
+	     (int)n, (const char *)s, n == 32 ? "..." : "");
 	return NULL;
 }
 
@@ -670,8 +665,8 @@ static cJSON *parse_object(struct parser *ps, int depth)
 			goto fail_out;
 		at = here(ps);
 		if (ps->p >= ps->end || *ps->p != '"') {
-			unexpected(ps, ps->p < ps->end && *ps->p == '}' ?
-				   "a \"key\" (no trailing commas)" : "a \"key\"");
+			unexpected(ps,
+				   ps->p < ps->end && *ps->p == '}' ? "a \"key\" (no trailing commas)" : "a \"key\"");
 			goto fail_out;
 		}
 		if (parse_string(ps) < 0)
@@ -709,8 +704,7 @@ static cJSON *parse_object(struct parser *ps, int depth)
 		}
 		free(key);
 		key = NULL;
-		if (record(ps, item, at) < 0 || key_add(ps, obj, item->string, at) < 0 ||
-		    skip_ws(ps) < 0)
+		if (record(ps, item, at) < 0 || key_add(ps, obj, item->string, at) < 0 || skip_ws(ps) < 0)
 			goto fail_out;
 		if (ps->p < ps->end && *ps->p == ',') {
 			ps->p++;
@@ -742,8 +736,7 @@ static cJSON *parse_value(struct parser *ps, int depth)
 	c = *ps->p;
 	if (c == '{' || c == '[') {
 		if (depth >= GL_JSONC_MAX_DEPTH) {
-			fail(ps, here(ps), GL_EINVAL,
-			     "'%c' nested %d deep, expected at most %d levels of nesting", c,
+			fail(ps, here(ps), GL_EINVAL, "'%c' nested %d deep, expected at most %d levels of nesting", c,
 			     depth + 1, GL_JSONC_MAX_DEPTH);
 			return NULL;
 		}
@@ -774,8 +767,7 @@ static int cmp_pos(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-struct gl_jsonc_doc *gl_jsonc_parse(const char *text, size_t len, const char *name,
-				    struct gl_err *err)
+struct gl_jsonc_doc *gl_jsonc_parse(const char *text, size_t len, const char *name, struct gl_err *err)
 {
 	struct parser ps;
 	struct gl_jsonc_doc *doc = NULL;
@@ -797,8 +789,7 @@ struct gl_jsonc_doc *gl_jsonc_parse(const char *text, size_t len, const char *na
 	ps.p = ps.line_start = (const unsigned char *)(text ? text : "");
 	ps.end = ps.p + len;
 
-	if (!(ps.scratch = malloc(len + 1)) || !(doc = calloc(1, sizeof(*doc))) ||
-	    !(doc->name = strdup(ps.name))) {
+	if (!(ps.scratch = malloc(len + 1)) || !(doc = calloc(1, sizeof(*doc))) || !(doc->name = strdup(ps.name))) {
 		gl_errf(err, GL_ENOMEM, "%s: out of memory", ps.name);
 		goto fail_out;
 	}

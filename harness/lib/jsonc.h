@@ -19,13 +19,12 @@
 
 #define GL_JSONC_MAX_DEPTH 64
 
-struct gl_jsonc_doc;   /* opaque: the tree plus a node -> position map */
+struct gl_jsonc_doc; /* opaque: the tree plus a node -> position map */
 
 /* Parse text (len bytes, need not be NUL-terminated). name is used in error
  * messages (usually the file path). Returns NULL and fills err on failure.
  * Free with gl_jsonc_free. */
-struct gl_jsonc_doc *gl_jsonc_parse(const char *text, size_t len, const char *name,
-				    struct gl_err *err);
+struct gl_jsonc_doc *gl_jsonc_parse(const char *text, size_t len, const char *name, struct gl_err *err);
 void gl_jsonc_free(struct gl_jsonc_doc *doc);
 
 /* The root value; borrowed, valid until gl_jsonc_free. */

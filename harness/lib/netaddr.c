@@ -14,8 +14,8 @@
 
 #include <arpa/inet.h>
 
-int gl_listen_parse(const char *s, const char *default_host, struct sockaddr_storage *ss,
-		    socklen_t *len, struct gl_err *err)
+int gl_listen_parse(const char *s, const char *default_host, struct sockaddr_storage *ss, socklen_t *len,
+		    struct gl_err *err)
 {
 	const char *colon, *host_start = s, *host_end, *port_s;
 	char host[256], *end;
@@ -32,7 +32,7 @@ int gl_listen_parse(const char *s, const char *default_host, struct sockaddr_sto
 		colon = host_end + 1;
 		v6 = 1;
 	} else if (default_host && !strchr(s, ':')) {
-		colon = NULL;   /* a bare port */
+		colon = NULL; /* a bare port */
 		host_end = s;
 	} else {
 		colon = strrchr(s, ':');
@@ -60,8 +60,7 @@ int gl_listen_parse(const char *s, const char *default_host, struct sockaddr_sto
 	hints.ai_flags = AI_NUMERICSERV | (v6 ? AI_NUMERICHOST : 0);
 	rc = getaddrinfo(host, port_s, &hints, &ai);
 	if (rc != 0 || !ai)
-		return gl_errf(err, GL_EINVAL, "'%s': cannot resolve: %s", s,
-			       rc ? gai_strerror(rc) : "no address");
+		return gl_errf(err, GL_EINVAL, "'%s': cannot resolve: %s", s, rc ? gai_strerror(rc) : "no address");
 	memset(ss, 0, sizeof(*ss));
 	memcpy(ss, ai->ai_addr, ai->ai_addrlen);
 	*len = ai->ai_addrlen;
@@ -84,8 +83,8 @@ void gl_addr_format(const struct sockaddr_storage *ss, char *buf, size_t n)
 	}
 }
 
-int gl_listen_open(const struct sockaddr_storage *ss_in, socklen_t len, const char *what,
-		   char *bound, size_t bound_len, struct gl_err *err)
+int gl_listen_open(const struct sockaddr_storage *ss_in, socklen_t len, const char *what, char *bound, size_t bound_len,
+		   struct gl_err *err)
 {
 	struct sockaddr_storage ss = *ss_in;
 	int fd, one = 1;

@@ -15,9 +15,19 @@
 
 /* Where traces, key files and inventories usually live on a cluster's
  * admin node (and the lab's directory). */
-static const char *const default_read_roots[] = { "/var/lib/gauntlet-lab", "/etc/gauntlet", "/data", "/mnt",
-						  "/srv", "/scratch", "/home", "/tmp", "/var/tmp", "/lustre",
-						  "/gpfs", "/opt/gauntlet", NULL };
+static const char *const default_read_roots[] = { "/var/lib/gauntlet-lab",
+						  "/etc/gauntlet",
+						  "/data",
+						  "/mnt",
+						  "/srv",
+						  "/scratch",
+						  "/home",
+						  "/tmp",
+						  "/var/tmp",
+						  "/lustre",
+						  "/gpfs",
+						  "/opt/gauntlet",
+						  NULL };
 
 int gl_path_under(const char *path, const char *root)
 {
@@ -140,9 +150,8 @@ int gl_path_confine(const char *scenario_path, const void *root_json, const char
 		if (!roots)
 			ok = 1;
 		else
-			cJSON_ArrayForEach(r, roots)
-				if (cJSON_IsString(r) && resolve_root(r->valuestring, rr) == 0 && gl_path_under(real, rr))
-					ok = 1;
+			cJSON_ArrayForEach(r, roots) if (cJSON_IsString(r) && resolve_root(r->valuestring, rr) == 0 &&
+							 gl_path_under(real, rr)) ok = 1;
 	}
 	if (!ok) {
 		list_roots(list, sizeof(list));

@@ -22,21 +22,21 @@
 
 const char *gl_prom_class_name(enum gl_prom_class c)
 {
-	static const char *const names[] = { "ok", "syntax", "name", "label", "value", "meta", "binary",
-					     "body_size", "line_size", "labels", "samples", "callback" };
+	static const char *const names[] = { "ok",     "syntax",    "name",      "label",  "value",   "meta",
+					     "binary", "body_size", "line_size", "labels", "samples", "callback" };
 	return (unsigned)c < GL_ARRAY_LEN(names) ? names[c] : "unknown";
 }
 
 struct parser {
 	size_t max_line, max_samples;
 	int max_labels;
-	char *scratch;                 /* decoded name and label values of one line */
+	char *scratch; /* decoded name and label values of one line */
 	size_t used;
 	struct gl_prom_label *labels;
-	char *type_name;               /* family of the last # TYPE line */
+	char *type_name; /* family of the last # TYPE line */
 	enum gl_prom_type type;
 	int line;
-	enum gl_prom_class cls;        /* first error */
+	enum gl_prom_class cls; /* first error */
 	int err_col;
 	const char *err_what;
 };
@@ -49,12 +49,18 @@ static int fail(struct parser *p, enum gl_prom_class cls, int col, const char *w
 	return -1;
 }
 
-static int is_ws(char c) { return c == ' ' || c == '\t'; }
+static int is_ws(char c)
+{
+	return c == ' ' || c == '\t';
+}
 static int is_name_start(char c)
 {
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == ':';
 }
-static int is_name_char(char c) { return is_name_start(c) || (c >= '0' && c <= '9'); }
+static int is_name_char(char c)
+{
+	return is_name_start(c) || (c >= '0' && c <= '9');
+}
 
 static size_t skip_ws(const char *s, size_t i, size_t n)
 {
@@ -157,7 +163,7 @@ static int parse_comment(struct parser *p, const char *s, size_t i, size_t n)
 	size_t kw, ne, te;
 	int is_type;
 
-	i++;                                   /* '#' */
+	i++; /* '#' */
 	if (i >= n || !is_ws(s[i]))
 		return 0;
 	kw = skip_ws(s, i, n);
@@ -169,14 +175,14 @@ static int parse_comment(struct parser *p, const char *s, size_t i, size_t n)
 		return 0;
 	i = kw + 4;
 	if (i < n && !is_ws(s[i]))
-		return 0;                      /* "# HELPER": a comment */
+		return 0; /* "# HELPER": a comment */
 	i = skip_ws(s, i, n);
 	ne = scan_name(s, i, n, 1);
 	if (ne == i || (ne < n && !is_ws(s[ne])))
-		return fail(p, GL_PROM_E_META, (int)i + 1, is_type ? "bad metric name in # TYPE"
-								   : "bad metric name in # HELP");
+		return fail(p, GL_PROM_E_META, (int)i + 1,
+			    is_type ? "bad metric name in # TYPE" : "bad metric name in # HELP");
 	if (!is_type)
-		return 0;                      /* the help text itself is free-form */
+		return 0; /* the help text itself is free-form */
 	te = skip_ws(s, ne, n);
 	for (size_t k = 0; k < GL_ARRAY_LEN(types); k++) {
 		size_t l = strlen(types[k]);
@@ -232,7 +238,8 @@ static char *parse_label_value(struct parser *p, const char *s, size_t *i, size_
 				c = '\n';
 			else if (c != '\\' && c != '"')
 				return fail(p, GL_PROM_E_LABEL, (int)j - 1,
-					    "unknown escape in a label value (only \\\\, \\\" and \\n)"), NULL;
+					    "unknown escape in a label value (only \\\\, \\\" and \\n)"),
+				       NULL;
 		}
 		*o++ = c;
 	}
@@ -244,8 +251,8 @@ static char *parse_label_value(struct parser *p, const char *s, size_t *i, size_
 	return out;
 }
 
-static int parse_sample(struct parser *p, const char *s, size_t i, size_t n,
-			gl_prom_sample_fn fn, void *arg, size_t *n_samples)
+static int parse_sample(struct parser *p, const char *s, size_t i, size_t n, gl_prom_sample_fn fn, void *arg,
+			size_t *n_samples)
 {
 	struct gl_prom_sample smp;
 	size_t ne, ve;
@@ -332,8 +339,8 @@ static int parse_sample(struct parser *p, const char *s, size_t i, size_t n,
 	return 0;
 }
 
-int gl_prom_parse(const char *text, size_t len, const struct gl_prom_limits *lim,
-		  gl_prom_sample_fn fn, void *arg, struct gl_prom_result *res, struct gl_err *err)
+int gl_prom_parse(const char *text, size_t len, const struct gl_prom_limits *lim, gl_prom_sample_fn fn, void *arg,
+		  struct gl_prom_result *res, struct gl_err *err)
 {
 	struct parser p;
 	size_t max_body, at = 0, n_samples = 0;
@@ -379,13 +386,13 @@ int gl_prom_parse(const char *text, size_t len, const struct gl_prom_limits *lim
 		i = skip_ws(s, 0, n);
 		if (i == n)
 			continue;
-		if (s[i] == '#' ? parse_comment(&p, s, i, n) != 0
-				: parse_sample(&p, s, i, n, fn, arg, &n_samples) != 0)
+		if (s[i] == '#' ? parse_comment(&p, s, i, n) != 0 : parse_sample(&p, s, i, n, fn, arg, &n_samples) != 0)
 			break;
 	}
 	if (p.cls != GL_PROM_OK) {
-		int code = p.cls == GL_PROM_E_CALLBACK ? GL_ESTATE
-			 : p.cls >= GL_PROM_E_BODY_SIZE ? GL_ELIMIT : GL_EINVAL;
+		int code = p.cls == GL_PROM_E_CALLBACK    ? GL_ESTATE
+			   : p.cls >= GL_PROM_E_BODY_SIZE ? GL_ELIMIT
+							  : GL_EINVAL;
 		rc = gl_errf(err, code, "line %d, column %d: %s (%s)", p.line, p.err_col, p.err_what,
 			     gl_prom_class_name(p.cls));
 	}

@@ -49,7 +49,8 @@ static void walk(const cJSON *j)
 {
 	const cJSON *c;
 
-	cJSON_ArrayForEach(c, j) {
+	cJSON_ArrayForEach(c, j)
+	{
 		if (cJSON_IsString(c) && ends_with_env(c->string) && c->valuestring[0])
 			take(c->valuestring);
 		else if (cJSON_IsObject(c) || cJSON_IsArray(c))

@@ -34,21 +34,42 @@ static void blocks_portable(uint32_t h[8], const unsigned char *p, size_t nblock
 		uint32_t w[64], a, b, c, d, e, f, g, hh;
 
 		for (int i = 0; i < 16; i++)
-			w[i] = (uint32_t)p[4 * i] << 24 | (uint32_t)p[4 * i + 1] << 16 |
-			       (uint32_t)p[4 * i + 2] << 8 | p[4 * i + 3];
+			w[i] = (uint32_t)p[4 * i] << 24 | (uint32_t)p[4 * i + 1] << 16 | (uint32_t)p[4 * i + 2] << 8 |
+			       p[4 * i + 3];
 		for (int i = 16; i < 64; i++) {
 			uint32_t s0 = ROR(w[i - 15], 7) ^ ROR(w[i - 15], 18) ^ (w[i - 15] >> 3);
 			uint32_t s1 = ROR(w[i - 2], 17) ^ ROR(w[i - 2], 19) ^ (w[i - 2] >> 10);
 			w[i] = w[i - 16] + s0 + w[i - 7] + s1;
 		}
-		a = h[0]; b = h[1]; c = h[2]; d = h[3]; e = h[4]; f = h[5]; g = h[6]; hh = h[7];
+		a = h[0];
+		b = h[1];
+		c = h[2];
+		d = h[3];
+		e = h[4];
+		f = h[5];
+		g = h[6];
+		hh = h[7];
 		for (int i = 0; i < 64; i++) {
-			uint32_t t1 = hh + (ROR(e, 6) ^ ROR(e, 11) ^ ROR(e, 25)) + ((e & f) ^ (~e & g)) +
-				      sha_k[i] + w[i];
+			uint32_t t1 =
+				hh + (ROR(e, 6) ^ ROR(e, 11) ^ ROR(e, 25)) + ((e & f) ^ (~e & g)) + sha_k[i] + w[i];
 			uint32_t t2 = (ROR(a, 2) ^ ROR(a, 13) ^ ROR(a, 22)) + ((a & b) ^ (a & c) ^ (b & c));
-			hh = g; g = f; f = e; e = d + t1; d = c; c = b; b = a; a = t1 + t2;
+			hh = g;
+			g = f;
+			f = e;
+			e = d + t1;
+			d = c;
+			c = b;
+			b = a;
+			a = t1 + t2;
 		}
-		h[0] += a; h[1] += b; h[2] += c; h[3] += d; h[4] += e; h[5] += f; h[6] += g; h[7] += hh;
+		h[0] += a;
+		h[1] += b;
+		h[2] += c;
+		h[3] += d;
+		h[4] += e;
+		h[5] += f;
+		h[6] += g;
+		h[7] += hh;
 	}
 }
 
@@ -59,18 +80,17 @@ static void blocks_portable(uint32_t h[8], const unsigned char *p, size_t nblock
  * message words takes two. The schedule for group g+4 is made from groups
  * g..g+3 while group g is being consumed.
  */
-__attribute__((target("sha,sse4.1,ssse3")))
-static void blocks_ni(uint32_t h[8], const unsigned char *p, size_t nblocks)
+__attribute__((target("sha,sse4.1,ssse3"))) static void blocks_ni(uint32_t h[8], const unsigned char *p, size_t nblocks)
 {
 	const __m128i bswap = _mm_set_epi64x(0x0c0d0e0f08090a0bULL, 0x0405060700010203ULL);
 	__m128i tmp, st0, st1;
 
 	tmp = _mm_loadu_si128((const __m128i *)&h[0]);
 	st1 = _mm_loadu_si128((const __m128i *)&h[4]);
-	tmp = _mm_shuffle_epi32(tmp, 0xB1);            /* CDAB */
-	st1 = _mm_shuffle_epi32(st1, 0x1B);            /* EFGH */
-	st0 = _mm_alignr_epi8(tmp, st1, 8);            /* ABEF */
-	st1 = _mm_blend_epi16(st1, tmp, 0xF0);         /* CDGH */
+	tmp = _mm_shuffle_epi32(tmp, 0xB1); /* CDAB */
+	st1 = _mm_shuffle_epi32(st1, 0x1B); /* EFGH */
+	st0 = _mm_alignr_epi8(tmp, st1, 8); /* ABEF */
+	st1 = _mm_blend_epi16(st1, tmp, 0xF0); /* CDGH */
 
 	for (; nblocks; nblocks--, p += 64) {
 		__m128i w[4], msg, save0 = st0, save1 = st1;
@@ -91,10 +111,10 @@ static void blocks_ni(uint32_t h[8], const unsigned char *p, size_t nblocks)
 		st0 = _mm_add_epi32(st0, save0);
 		st1 = _mm_add_epi32(st1, save1);
 	}
-	tmp = _mm_shuffle_epi32(st0, 0x1B);            /* FEBA */
-	st1 = _mm_shuffle_epi32(st1, 0xB1);            /* DCHG */
-	st0 = _mm_blend_epi16(tmp, st1, 0xF0);         /* DCBA */
-	st1 = _mm_alignr_epi8(st1, tmp, 8);            /* HGFE */
+	tmp = _mm_shuffle_epi32(st0, 0x1B); /* FEBA */
+	st1 = _mm_shuffle_epi32(st1, 0xB1); /* DCHG */
+	st0 = _mm_blend_epi16(tmp, st1, 0xF0); /* DCBA */
+	st1 = _mm_alignr_epi8(st1, tmp, 8); /* HGFE */
 	_mm_storeu_si128((__m128i *)&h[0], st0);
 	_mm_storeu_si128((__m128i *)&h[4], st1);
 }
@@ -105,11 +125,11 @@ static int cpu_has_sha(void)
 
 	if (!__get_cpuid_count(7, 0, &a, &b, &c, &d))
 		return 0;
-	if (!(b & (1u << 29)))             /* SHA */
+	if (!(b & (1u << 29))) /* SHA */
 		return 0;
 	if (!__get_cpuid(1, &a, &b, &c, &d))
 		return 0;
-	return (c & (1u << 19)) && (c & (1u << 9));   /* SSE4.1, SSSE3 */
+	return (c & (1u << 19)) && (c & (1u << 9)); /* SSE4.1, SSSE3 */
 }
 #endif
 

@@ -51,9 +51,15 @@ int gl_stop_install(void)
 	return rc;
 }
 
-int gl_stop_requested(void) { return requested; }
+int gl_stop_requested(void)
+{
+	return requested;
+}
 
-int gl_stop_fd(void) { return wake[0]; }
+int gl_stop_fd(void)
+{
+	return wake[0];
+}
 
 void gl_stop_drain(void)
 {
@@ -68,8 +74,17 @@ const char *gl_stop_name(int sig)
 	return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal";
 }
 
-void gl_stop_interruptible(int on) { interruptible = on; }
+void gl_stop_interruptible(int on)
+{
+	interruptible = on;
+}
 
-int gl_stop_is_interruptible(void) { return interruptible; }
+int gl_stop_is_interruptible(void)
+{
+	return interruptible;
+}
 
-int gl_stop_interrupts(void) { return interruptible ? requested : 0; }
+int gl_stop_interrupts(void)
+{
+	return interruptible ? requested : 0;
+}

@@ -37,8 +37,8 @@ struct decimal {
 	uint64_t int_part;
 	uint64_t frac;
 	int frac_digits;
-	int int_overflow;    /* the integer part did not fit in 19 digits */
-	int frac_too_long;   /* more than FRAC_MAX_DIGITS significant digits */
+	int int_overflow; /* the integer part did not fit in 19 digits */
+	int frac_too_long; /* more than FRAC_MAX_DIGITS significant digits */
 	int has_point;
 };
 
@@ -151,8 +151,7 @@ static int check_input(const char *s, const char *what, const char *hint, struct
 	if (!s || !s[0])
 		return gl_errf(err, GL_EINVAL, "empty %s, %s", what, hint);
 	if (strnlen(s, UNITS_MAX_LEN + 1) > UNITS_MAX_LEN)
-		return gl_errf(err, GL_EINVAL, "%s longer than %d characters, %s", what,
-			       UNITS_MAX_LEN, hint);
+		return gl_errf(err, GL_EINVAL, "%s longer than %d characters, %s", what, UNITS_MAX_LEN, hint);
 	return 0;
 }
 
@@ -177,7 +176,7 @@ int gl_parse_duration_ns(const char *s, int64_t *out_ns, struct gl_err *err)
 	char q[200];
 	int64_t total = 0;
 	size_t i = 0;
-	int prev = -1;   /* index of the previous group's unit */
+	int prev = -1; /* index of the previous group's unit */
 	int rc;
 
 	if ((rc = check_input(s, "duration", DURATION_HINT, err)) < 0)
@@ -187,8 +186,7 @@ int gl_parse_duration_ns(const char *s, int64_t *out_ns, struct gl_err *err)
 		return 0;
 	}
 	if (s[0] == '-')
-		return gl_errf(err, GL_EINVAL, "negative duration '%s', %s", quote(s, q, sizeof(q)),
-			       DURATION_HINT);
+		return gl_errf(err, GL_EINVAL, "negative duration '%s', %s", quote(s, q, sizeof(q)), DURATION_HINT);
 	while (s[i]) {
 		struct decimal d;
 		size_t n = scan_decimal(s + i, &d), ulen = 0;
@@ -196,8 +194,7 @@ int gl_parse_duration_ns(const char *s, int64_t *out_ns, struct gl_err *err)
 		uint64_t v;
 
 		if (n == 0)
-			return gl_errf(err, GL_EINVAL, "%s, got '%s'", DURATION_HINT,
-				       quote(s, q, sizeof(q)));
+			return gl_errf(err, GL_EINVAL, "%s, got '%s'", DURATION_HINT, quote(s, q, sizeof(q)));
 		i += n;
 		while (is_alpha(s[i + ulen]) && ulen < 3)
 			ulen++;
@@ -208,32 +205,27 @@ int gl_parse_duration_ns(const char *s, int64_t *out_ns, struct gl_err *err)
 		}
 		if (u < 0) {
 			if (ulen == 0 && !s[i])
-				return gl_errf(err, GL_EINVAL,
-					       "duration '%s' has no unit (ns us ms s m h d), %s",
+				return gl_errf(err, GL_EINVAL, "duration '%s' has no unit (ns us ms s m h d), %s",
 					       quote(s, q, sizeof(q)), DURATION_HINT);
-			return gl_errf(err, GL_EINVAL, "%s, got '%s'", DURATION_HINT,
-				       quote(s, q, sizeof(q)));
+			return gl_errf(err, GL_EINVAL, "%s, got '%s'", DURATION_HINT, quote(s, q, sizeof(q)));
 		}
 		if (u <= prev)
-			return gl_errf(err, GL_EINVAL,
-				       "duration '%s': unit '%s' %s; each unit at most once, largest first (1h30m, 1m30.5s)",
-				       quote(s, q, sizeof(q)), duration_units[u].name,
-				       u == prev ? "repeated" : "out of order");
+			return gl_errf(
+				err, GL_EINVAL,
+				"duration '%s': unit '%s' %s; each unit at most once, largest first (1h30m, 1m30.5s)",
+				quote(s, q, sizeof(q)), duration_units[u].name,
+				u == prev ? "repeated" : "out of order");
 		prev = u;
 		i += ulen;
 		if (d.frac_too_long)
-			return gl_errf(err, GL_EINVAL,
-				       "duration '%s' has more than %d digits after the point, %s",
+			return gl_errf(err, GL_EINVAL, "duration '%s' has more than %d digits after the point, %s",
 				       quote(s, q, sizeof(q)), FRAC_MAX_DIGITS, DURATION_HINT);
-		rc = decimal_times(&d, (uint64_t)duration_units[u].ns,
-				   (uint64_t)(DURATION_MAX_NS - total), &v);
+		rc = decimal_times(&d, (uint64_t)duration_units[u].ns, (uint64_t)(DURATION_MAX_NS - total), &v);
 		if (rc == 1)
-			return gl_errf(err, GL_EINVAL,
-				       "duration '%s' is not a whole number of nanoseconds",
+			return gl_errf(err, GL_EINVAL, "duration '%s' is not a whole number of nanoseconds",
 				       quote(s, q, sizeof(q)));
 		if (rc == 2)
-			return gl_errf(err, GL_EINVAL, "duration '%s' is longer than 10 years",
-				       quote(s, q, sizeof(q)));
+			return gl_errf(err, GL_EINVAL, "duration '%s' is longer than 10 years", quote(s, q, sizeof(q)));
 		total += (int64_t)v;
 	}
 	*out_ns = total;
@@ -263,8 +255,7 @@ void gl_format_duration(int64_t ns, char *buf, size_t n)
 	for (size_t i = 0; i < 4; i++) {
 		uint64_t unit = (uint64_t)duration_units[i].ns, q = v / unit;
 		if (q) {
-			k += (size_t)snprintf(tmp + k, sizeof(tmp) - k, "%" PRIu64 "%s", q,
-					      duration_units[i].name);
+			k += (size_t)snprintf(tmp + k, sizeof(tmp) - k, "%" PRIu64 "%s", q, duration_units[i].name);
 			v %= unit;
 		}
 	}
@@ -340,15 +331,13 @@ int gl_parse_size_bytes(const char *s, uint64_t *out, struct gl_err *err)
 	if ((rc = check_input(s, "size", SIZE_HINT, err)) < 0)
 		return rc;
 	if (s[0] == '-')
-		return gl_errf(err, GL_EINVAL, "negative size '%s', %s", quote(s, q, sizeof(q)),
-			       SIZE_HINT);
+		return gl_errf(err, GL_EINVAL, "negative size '%s', %s", quote(s, q, sizeof(q)), SIZE_HINT);
 	n = scan_decimal(s, &d);
 	if (n == 0)
 		return gl_errf(err, GL_EINVAL, "%s, got '%s'", SIZE_HINT, quote(s, q, sizeof(q)));
 	if (s[n] == '\0') {
 		if (d.has_point)
-			return gl_errf(err, GL_EINVAL,
-				       "size '%s' needs a unit when it has a fraction, %s",
+			return gl_errf(err, GL_EINVAL, "size '%s' needs a unit when it has a fraction, %s",
 				       quote(s, q, sizeof(q)), SIZE_HINT);
 		mult = 1;
 	} else {
@@ -363,11 +352,9 @@ int gl_parse_size_bytes(const char *s, uint64_t *out, struct gl_err *err)
 			       quote(s, q, sizeof(q)), FRAC_MAX_DIGITS);
 	rc = decimal_times(&d, mult, SIZE_MAX_BYTES, &v);
 	if (rc == 1)
-		return gl_errf(err, GL_EINVAL, "size '%s' is not a whole number of bytes",
-			       quote(s, q, sizeof(q)));
+		return gl_errf(err, GL_EINVAL, "size '%s' is not a whole number of bytes", quote(s, q, sizeof(q)));
 	if (rc == 2)
-		return gl_errf(err, GL_EINVAL, "size '%s' is larger than 2^62 bytes",
-			       quote(s, q, sizeof(q)));
+		return gl_errf(err, GL_EINVAL, "size '%s' is larger than 2^62 bytes", quote(s, q, sizeof(q)));
 	*out = v;
 	return 0;
 }
@@ -410,7 +397,7 @@ static size_t scan_double(const char *s, int allow_neg, double *out, int *inf)
 	tmp[i] = '\0';
 	*out = strtod(tmp, &end);
 	if (*end != '\0')
-		return 0;   /* a locale with another decimal point */
+		return 0; /* a locale with another decimal point */
 	if (!isfinite(*out))
 		*inf = 1;
 	return i;
@@ -426,8 +413,7 @@ int gl_parse_rate(const char *s, double *per_s, struct gl_err *err)
 	if ((rc = check_input(s, "rate", RATE_HINT, err)) < 0)
 		return rc;
 	if (s[0] == '-')
-		return gl_errf(err, GL_EINVAL, "negative rate '%s', %s", quote(s, q, sizeof(q)),
-			       RATE_HINT);
+		return gl_errf(err, GL_EINVAL, "negative rate '%s', %s", quote(s, q, sizeof(q)), RATE_HINT);
 	n = scan_double(s, 0, &v, &inf);
 	if (n == 0)
 		return gl_errf(err, GL_EINVAL, "%s, got '%s'", RATE_HINT, quote(s, q, sizeof(q)));
@@ -490,8 +476,7 @@ int gl_parse_target_expr(const char *s, struct gl_target_expr *out, struct gl_er
 	if (s[i] != '\0')
 		return gl_errf(err, GL_EINVAL, "%s, got '%s'", TARGET_HINT, quote(s, q, sizeof(q)));
 	if (inf)
-		return gl_errf(err, GL_EINVAL, "target '%s': the number is out of range",
-			       quote(s, q, sizeof(q)));
+		return gl_errf(err, GL_EINVAL, "target '%s': the number is out of range", quote(s, q, sizeof(q)));
 	out->op = ops[op].op;
 	out->threshold = v;
 	return 0;

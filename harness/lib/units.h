@@ -46,7 +46,7 @@ struct gl_target_expr {
 /* Target expressions: "<= 800", ">= 3.33", "< 5", "> 0.5", "== 0", "!= 0";
  * spaces optional; the number is finite. */
 int gl_parse_target_expr(const char *s, struct gl_target_expr *out, struct gl_err *err);
-const char *gl_cmp_str(enum gl_cmp op);   /* "<=", ">=", ... */
+const char *gl_cmp_str(enum gl_cmp op); /* "<=", ">=", ... */
 int gl_cmp_eval(enum gl_cmp op, double measured, double threshold); /* 1 holds */
 
 #endif

@@ -83,8 +83,8 @@ static void log_v(enum gl_log_level lvl, int64_t t_ns, const char *fmt, va_list 
 
 	/* over a progress line on a terminal: erase it first (it is drawn
 	 * again within a second) */
-	n = snprintf(line, sizeof(line), "%s[%9.3f] %-5s ", log_over_progress ? "\r\033[K" : "",
-		     (double)t_ns / 1e9, names[lvl]);
+	n = snprintf(line, sizeof(line), "%s[%9.3f] %-5s ", log_over_progress ? "\r\033[K" : "", (double)t_ns / 1e9,
+		     names[lvl]);
 	m = vsnprintf(msg, sizeof(msg), fmt, ap);
 	/* One line per call, whatever the message holds: control characters
 	 * (a newline, CR, an escape sequence from a name or a peer's reply)
@@ -137,7 +137,10 @@ static int64_t clock_ns(clockid_t id)
 /* The clocks in force: the system's, or a simulation's (gl_clock_use). */
 static const struct gl_clock *clock_in_force;
 
-void gl_clock_use(const struct gl_clock *clk) { clock_in_force = clk; }
+void gl_clock_use(const struct gl_clock *clk)
+{
+	clock_in_force = clk;
+}
 
 int64_t gl_now_ns(void)
 {
@@ -209,8 +212,7 @@ int gl_open_regular(const char *path, struct gl_err *err)
 	return fd;
 }
 
-int gl_read_file(const char *path, size_t max_bytes, char **out, size_t *out_len,
-		 struct gl_err *err)
+int gl_read_file(const char *path, size_t max_bytes, char **out, size_t *out_len, struct gl_err *err)
 {
 	int fd = -1, rc = 0;
 	char *data = NULL;
@@ -232,8 +234,7 @@ int gl_read_file(const char *path, size_t max_bytes, char **out, size_t *out_len
 			if (ncap > max_bytes + 1)
 				ncap = max_bytes + 1;
 			if (ncap <= len + 1) {
-				rc = gl_errf(err, GL_ELIMIT, "%s: larger than the %zu-byte limit",
-					     path, max_bytes);
+				rc = gl_errf(err, GL_ELIMIT, "%s: larger than the %zu-byte limit", path, max_bytes);
 				goto out;
 			}
 			nd = realloc(data, ncap);
@@ -271,8 +272,7 @@ out:
 	return rc;
 }
 
-int gl_write_file_atomic(const char *path, const void *data, size_t len, int mode,
-			 struct gl_err *err)
+int gl_write_file_atomic(const char *path, const void *data, size_t len, int mode, struct gl_err *err)
 {
 	char dir[4096], tmp[300];
 	const char *base = strrchr(path, '/'), *p = data;
@@ -297,7 +297,8 @@ int gl_write_file_atomic(const char *path, const void *data, size_t len, int mod
 	/* A fresh name each try: a leftover or planted file is never reused. */
 	for (int tries = 0; fd < 0 && tries < 16; tries++) {
 		snprintf(tmp, sizeof(tmp), ".%s.%08lx.tmp", base,
-			 (unsigned long)((uint64_t)gl_now_ns() * 2654435761u ^ (uint64_t)getpid() << 16 ^ (uint64_t)tries) &
+			 (unsigned long)((uint64_t)gl_now_ns() * 2654435761u ^ (uint64_t)getpid() << 16 ^
+					 (uint64_t)tries) &
 				 0xffffffffUL);
 		fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
 		if (fd < 0 && errno != EEXIST) {
@@ -364,8 +365,7 @@ static int stat_trusted(const char *path, const struct stat *st, int want_dir, s
 		return gl_errf(err, GL_EINVAL,
 			       "%s: owned by %s, mode %04o, not by %s who runs gauntlet: refusing %s "
 			       "another user could have written",
-			       path, who, (unsigned)(st->st_mode & 07777), me,
-			       want_dir ? "a directory" : "a file");
+			       path, who, (unsigned)(st->st_mode & 07777), me, want_dir ? "a directory" : "a file");
 	}
 	if (st->st_mode & (S_IWGRP | S_IWOTH)) {
 		owner_name(st->st_uid, who, sizeof(who));
@@ -404,13 +404,13 @@ int gl_rundir_create(const char *path, struct gl_err *err)
 			return -GL_EIO;
 	}
 	if (mkdir(path, 0700) == 0)
-		return 0;   /* made here: nobody else has had it */
+		return 0; /* made here: nobody else has had it */
 	if (errno != EEXIST)
 		return gl_errf(err, GL_EIO, "%s: mkdir failed: %s", path, strerror(errno));
 	if (lstat(path, &st) != 0)
 		return gl_errf(err, GL_EIO, "%s: %s", path, strerror(errno));
 	if (stat_trusted(path, &st, 1, err))
-		return -GL_EINVAL;   /* a link, not ours, or writable by others */
+		return -GL_EINVAL; /* a link, not ours, or writable by others */
 	if (!(d = opendir(path)))
 		return gl_errf(err, GL_EIO, "%s: %s", path, strerror(errno));
 	while ((e = readdir(d)))
@@ -534,11 +534,17 @@ int gl_utf8_valid(const void *data, size_t n)
 			continue;
 		}
 		if (c >= 0xC2 && c <= 0xDF) {
-			k = 1; cp = c & 0x1F; min = 0x80;
+			k = 1;
+			cp = c & 0x1F;
+			min = 0x80;
 		} else if (c >= 0xE0 && c <= 0xEF) {
-			k = 2; cp = c & 0x0F; min = 0x800;
+			k = 2;
+			cp = c & 0x0F;
+			min = 0x800;
 		} else if (c >= 0xF0 && c <= 0xF4) {
-			k = 3; cp = c & 0x07; min = 0x10000;
+			k = 3;
+			cp = c & 0x07;
+			min = 0x10000;
 		} else {
 			return 0;
 		}

@@ -19,25 +19,24 @@
 
 /* Error codes, negated when returned. */
 enum {
-	GL_EINVAL = 1,   /* bad input: scenario, flag, file content */
-	GL_EIO = 2,      /* system call or library failed */
+	GL_EINVAL = 1, /* bad input: scenario, flag, file content */
+	GL_EIO = 2, /* system call or library failed */
 	GL_ENOMEM = 3,
-	GL_ESTATE = 4,   /* the operation does not fit the current state */
+	GL_ESTATE = 4, /* the operation does not fit the current state */
 	GL_ETIMEDOUT = 5,
-	GL_ELIMIT = 6,   /* a hard cap was reached */
+	GL_ELIMIT = 6, /* a hard cap was reached */
 	GL_ENOTFOUND = 7, /* a file named is not there */
 	GL_ESTOPPED = 8, /* a stop request (SIGINT, SIGTERM) ended it (stop.h) */
 };
 
 struct gl_err {
-	int code;                  /* 0 while no error was recorded */
+	int code; /* 0 while no error was recorded */
 	char msg[GL_ERR_MSG_MAX];
 };
 
 /* Record an error unless one is already recorded. Returns -code, so that
  * `return gl_errf(err, GL_EINVAL, "...")` reads naturally. err may be NULL. */
-int gl_errf(struct gl_err *err, int code, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+int gl_errf(struct gl_err *err, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void gl_err_clear(struct gl_err *err);
 
 /* Logging to stderr with a level and a time in seconds: the run's elapsed
@@ -47,11 +46,9 @@ void gl_err_clear(struct gl_err *err);
  * variable), never values. */
 enum gl_log_level { GL_LOG_DEBUG, GL_LOG_INFO, GL_LOG_WARN, GL_LOG_ERROR };
 void gl_log_init(enum gl_log_level min_level);
-void gl_log(enum gl_log_level lvl, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+void gl_log(enum gl_log_level lvl, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The same, stamped t_ns (a time the caller also records elsewhere). */
-void gl_log_at(enum gl_log_level lvl, int64_t t_ns, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+void gl_log_at(enum gl_log_level lvl, int64_t t_ns, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* From now on log lines carry fn(arg), in ns (NULL: back to the time since
  * gl_log_init). fn is called from any thread that logs, until it is unset. */
 void gl_log_clock(int64_t (*fn)(void *arg), void *arg);
@@ -97,15 +94,13 @@ const char *gl_file_type_name(unsigned mode);
 /* Read a whole file of at most max_bytes (a regular file, gl_open_regular).
  * *out is NUL-terminated and must be freed by the caller. Errors name the
  * path. */
-int gl_read_file(const char *path, size_t max_bytes, char **out, size_t *out_len,
-		 struct gl_err *err);
+int gl_read_file(const char *path, size_t max_bytes, char **out, size_t *out_len, struct gl_err *err);
 
 /* Write a file atomically: a new temporary file beside PATH (created with
  * O_EXCL | O_NOFOLLOW through a descriptor of PATH's directory, so no link
  * planted there is ever followed), fsync, renameat over PATH. mode e.g.
  * 0644. */
-int gl_write_file_atomic(const char *path, const void *data, size_t len, int mode,
-			 struct gl_err *err);
+int gl_write_file_atomic(const char *path, const void *data, size_t len, int mode, struct gl_err *err);
 
 /* SHA-256 of a buffer as 64 lowercase hex characters plus NUL (sha256.c;
  * the incremental form is in sha256.h). */
@@ -146,12 +141,11 @@ int gl_rundir_create(const char *path, struct gl_err *err);
 struct gl_buf {
 	char *data;
 	size_t len, cap, max;
-	int cut;       /* an append was refused: what the buffer shows is not whole */
+	int cut; /* an append was refused: what the buffer shows is not whole */
 };
 void gl_buf_init(struct gl_buf *b, size_t max);
 int gl_buf_append(struct gl_buf *b, const void *p, size_t n);
-int gl_buf_printf(struct gl_buf *b, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+int gl_buf_printf(struct gl_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void gl_buf_free(struct gl_buf *b);
 
 #define GL_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))

@@ -19,7 +19,8 @@ static const struct gl_metric_def agents[] = {
 	/* load agents (docs/agents.md): counted by the controller, never taken
 	 * from an agent; judged over the windows of each scope like the rest */
 	GL_METRIC_COUNTER("agents.expected", "agents", 0, "agent-windows", "agents x windows written"),
-	GL_METRIC_COUNTER("agents.delivered", "agents", 0, "agent-windows", "agent-windows whose figures arrived whole"),
+	GL_METRIC_COUNTER("agents.delivered", "agents", 0, "agent-windows",
+			  "agent-windows whose figures arrived whole"),
 	GL_METRIC_RATIO("agents.delivered_ratio", "agents", "agents.delivered", "agents.expected", 0, "ratio",
 			"agent-windows delivered / expected"),
 	{ 0 },
@@ -27,9 +28,17 @@ static const struct gl_metric_def agents[] = {
 
 /* recovery (per fault: docs/metrics.md, "Window health and recovery") */
 static const struct gl_metric_def recovery[] = {
-	{ .name = "recovery_s", .workload = "", .kind = GL_MK_RECOVERY, .lower_is_better = 1, .unit = "s",
+	{ .name = "recovery_s",
+	  .workload = "",
+	  .kind = GL_MK_RECOVERY,
+	  .lower_is_better = 1,
+	  .unit = "s",
 	  .help = "inject until hold windows meet the degraded targets" },
-	{ .name = "restore_s", .workload = "", .kind = GL_MK_RECOVERY, .lower_is_better = 1, .unit = "s",
+	{ .name = "restore_s",
+	  .workload = "",
+	  .kind = GL_MK_RECOVERY,
+	  .lower_is_better = 1,
+	  .unit = "s",
 	  .help = "revert until hold windows meet the steady targets" },
 	{ 0 },
 };
@@ -156,8 +165,7 @@ static int parse_stat(const char *s, struct gl_target_name *out)
 	return 0;
 }
 
-int gl_catalog_parse_target(const char *name, struct gl_target_name *out, char *why,
-			    size_t why_len)
+int gl_catalog_parse_target(const char *name, struct gl_target_name *out, char *why, size_t why_len)
 {
 	const struct gl_metric_def *d = gl_catalog_find(name);
 	const char *best = NULL;
@@ -174,7 +182,7 @@ int gl_catalog_parse_target(const char *name, struct gl_target_name *out, char *
 		return 0;
 	}
 	/* metric.stat: split at the last dot, but p99.9 contains a dot itself. */
-	for (const char *dot = strrchr(name, '.'); dot; ) {
+	for (const char *dot = strrchr(name, '.'); dot;) {
 		char metric[128];
 		size_t ml = (size_t)(dot - name);
 		if (ml < sizeof(metric)) {

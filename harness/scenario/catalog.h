@@ -14,20 +14,20 @@
 #include <stddef.h>
 
 enum gl_metric_kind {
-	GL_MK_HIST,        /* per-window histogram; target suffix .p50/.p99/.max/... */
-	GL_MK_COUNTER,     /* per-window counter, summed; target on the total */
-	GL_MK_RATIO,       /* counter num / counter den over the windows judged */
-	GL_MK_RATE,        /* counter num (scaled) / real seconds of the windows judged */
-	GL_MK_RECOVERY,    /* per fault, from the windows (recovery_s, restore_s) */
+	GL_MK_HIST, /* per-window histogram; target suffix .p50/.p99/.max/... */
+	GL_MK_COUNTER, /* per-window counter, summed; target on the total */
+	GL_MK_RATIO, /* counter num / counter den over the windows judged */
+	GL_MK_RATE, /* counter num (scaled) / real seconds of the windows judged */
+	GL_MK_RECOVERY, /* per fault, from the windows (recovery_s, restore_s) */
 };
 
 struct gl_metric_def {
-	const char *name;        /* "inference.ttft_ms" */
-	const char *workload;    /* the workload that records it, "agents", "" for recovery */
+	const char *name; /* "inference.ttft_ms" */
+	const char *workload; /* the workload that records it, "agents", "" for recovery */
 	enum gl_metric_kind kind;
-	const char *num;         /* RATIO/RATE: numerator counter */
-	const char *den;         /* RATIO: denominator counter */
-	double scale;            /* RATE: multiply num by this (bytes -> GB: 1e-9) */
+	const char *num; /* RATIO/RATE: numerator counter */
+	const char *den; /* RATIO: denominator counter */
+	double scale; /* RATE: multiply num by this (bytes -> GB: 1e-9) */
 	int lower_is_better;
 	const char *unit;
 	const char *help;
@@ -47,16 +47,26 @@ struct gl_metric_def {
  * order, the harness's own among them (agents), recovery last. */
 /* Entries of a metric table: after help, more fields as designators
  * (".noise_floor = 10"). */
-#define GL_METRIC_HIST(n, w, lower, u, h, ...) \
-	{ .name = n, .workload = w, .kind = GL_MK_HIST, .lower_is_better = lower, .unit = u, .help = h, __VA_ARGS__ }
-#define GL_METRIC_COUNTER(n, w, lower, u, h, ...) \
-	{ .name = n, .workload = w, .kind = GL_MK_COUNTER, .lower_is_better = lower, .unit = u, .help = h, __VA_ARGS__ }
-#define GL_METRIC_RATIO(n, w, nu, de, lower, u, h, ...) \
-	{ .name = n, .workload = w, .kind = GL_MK_RATIO, .num = nu, .den = de, .lower_is_better = lower, .unit = u, \
-	  .help = h, __VA_ARGS__ }
-#define GL_METRIC_RATE(n, w, nu, sc, lower, u, h, ...) \
-	{ .name = n, .workload = w, .kind = GL_MK_RATE, .num = nu, .scale = sc, .lower_is_better = lower, .unit = u, \
-	  .help = h, __VA_ARGS__ }
+#define GL_METRIC_HIST(n, w, lower, u, h, ...)                                                                \
+	{                                                                                                     \
+		.name = n, .workload = w, .kind = GL_MK_HIST, .lower_is_better = lower, .unit = u, .help = h, \
+		__VA_ARGS__                                                                                   \
+	}
+#define GL_METRIC_COUNTER(n, w, lower, u, h, ...)                                                                \
+	{                                                                                                        \
+		.name = n, .workload = w, .kind = GL_MK_COUNTER, .lower_is_better = lower, .unit = u, .help = h, \
+		__VA_ARGS__                                                                                      \
+	}
+#define GL_METRIC_RATIO(n, w, nu, de, lower, u, h, ...)                                                        \
+	{                                                                                                      \
+		.name = n, .workload = w, .kind = GL_MK_RATIO, .num = nu, .den = de, .lower_is_better = lower, \
+		.unit = u, .help = h, __VA_ARGS__                                                              \
+	}
+#define GL_METRIC_RATE(n, w, nu, sc, lower, u, h, ...)                                                          \
+	{                                                                                                       \
+		.name = n, .workload = w, .kind = GL_MK_RATE, .num = nu, .scale = sc, .lower_is_better = lower, \
+		.unit = u, .help = h, __VA_ARGS__                                                               \
+	}
 
 const struct gl_metric_def *gl_catalog(size_t *n);
 const struct gl_metric_def *gl_catalog_find(const char *name);
@@ -71,11 +81,10 @@ const char *gl_catalog_recovery_names(char *buf, size_t n);
  * Returns 0, or -1 with a message in why (naming the closest known name). */
 struct gl_target_name {
 	const struct gl_metric_def *def;
-	char stat[16];     /* "" for non-histogram kinds */
-	double pct;        /* for "pNN": NN; -1 otherwise */
+	char stat[16]; /* "" for non-histogram kinds */
+	double pct; /* for "pNN": NN; -1 otherwise */
 };
-int gl_catalog_parse_target(const char *name, struct gl_target_name *out, char *why,
-			    size_t why_len);
+int gl_catalog_parse_target(const char *name, struct gl_target_name *out, char *why, size_t why_len);
 
 /* Levenshtein distance capped at max+1 (for did-you-mean suggestions). */
 int gl_edit_distance(const char *a, const char *b, int max);

@@ -24,50 +24,80 @@ struct gl_analysis;
  * with a zero row ({ 0 }). The GL_ROW_* macros below write them. */
 enum gl_row_kind {
 	GL_RK_NONE,
-	GL_RK_COUNT,     /* a counter's total ("n/a", null: never touched) */
-	GL_RK_EVAL,      /* a target-style name by gl_agg_eval ("x.p99", a ratio, a rate) */
-	GL_RK_DIST,      /* report.json: a histogram's p50 ... p99.9, min, max, mean, count */
-	GL_RK_CLASSES,   /* every counter under the prefix metric ("x.errors."): the summary
+	GL_RK_COUNT, /* a counter's total ("n/a", null: never touched) */
+	GL_RK_EVAL, /* a target-style name by gl_agg_eval ("x.p99", a ratio, a rate) */
+	GL_RK_DIST, /* report.json: a histogram's p50 ... p99.9, min, max, mean, count */
+	GL_RK_CLASSES, /* every counter under the prefix metric ("x.errors."): the summary
 			   * a row "<label>: <class>" for each one above 0, report.json an
 			   * object (key label) of them all by class */
-	GL_RK_CATALOG,   /* every histogram and counter the catalogue has of the workload:
+	GL_RK_CATALOG, /* every histogram and counter the catalogue has of the workload:
 			   * the summary p50 and max, or the count; report.json DIST or COUNT,
 			   * keyed by the metric's name */
-	GL_RK_OBJECT,    /* report.json: the rows up to the matching END in an object (key label) */
-	GL_RK_IF,        /* report.json: the rows up to the matching END only when the counter
+	GL_RK_OBJECT, /* report.json: the rows up to the matching END in an object (key label) */
+	GL_RK_IF, /* report.json: the rows up to the matching END only when the counter
 			   * metric was touched */
 	GL_RK_END,
-	GL_RK_EXTRA,     /* what no kind covers: the figures' summary_extra or json_extra hook */
+	GL_RK_EXTRA, /* what no kind covers: the figures' summary_extra or json_extra hook */
 };
 
 struct gl_report_row {
 	enum gl_row_kind kind;
-	const char *label;   /* summary: the row's label; report.json: the key */
+	const char *label; /* summary: the row's label; report.json: the key */
 	const char *metric;
-	double divisor;      /* report.json COUNT: the total divided by it (0: as it is) */
+	double divisor; /* report.json COUNT: the total divided by it (0: as it is) */
 };
 
-#define GL_ROW_COUNT(l, m) { .kind = GL_RK_COUNT, .label = l, .metric = m }
-#define GL_ROW_COUNT_DIV(l, m, d) { .kind = GL_RK_COUNT, .label = l, .metric = m, .divisor = d }
-#define GL_ROW_EVAL(l, m) { .kind = GL_RK_EVAL, .label = l, .metric = m }
-#define GL_ROW_DIST(l, m) { .kind = GL_RK_DIST, .label = l, .metric = m }
-#define GL_ROW_CLASSES(l, m) { .kind = GL_RK_CLASSES, .label = l, .metric = m }
-#define GL_ROW_CATALOG { .kind = GL_RK_CATALOG }
-#define GL_ROW_OBJECT(l) { .kind = GL_RK_OBJECT, .label = l }
-#define GL_ROW_IF(m) { .kind = GL_RK_IF, .metric = m }
-#define GL_ROW_END { .kind = GL_RK_END }
-#define GL_ROW_EXTRA { .kind = GL_RK_EXTRA }
+#define GL_ROW_COUNT(l, m)                                   \
+	{                                                    \
+		.kind = GL_RK_COUNT, .label = l, .metric = m \
+	}
+#define GL_ROW_COUNT_DIV(l, m, d)                                          \
+	{                                                                  \
+		.kind = GL_RK_COUNT, .label = l, .metric = m, .divisor = d \
+	}
+#define GL_ROW_EVAL(l, m)                                   \
+	{                                                   \
+		.kind = GL_RK_EVAL, .label = l, .metric = m \
+	}
+#define GL_ROW_DIST(l, m)                                   \
+	{                                                   \
+		.kind = GL_RK_DIST, .label = l, .metric = m \
+	}
+#define GL_ROW_CLASSES(l, m)                                   \
+	{                                                      \
+		.kind = GL_RK_CLASSES, .label = l, .metric = m \
+	}
+#define GL_ROW_CATALOG                \
+	{                             \
+		.kind = GL_RK_CATALOG \
+	}
+#define GL_ROW_OBJECT(l)                         \
+	{                                        \
+		.kind = GL_RK_OBJECT, .label = l \
+	}
+#define GL_ROW_IF(m)                          \
+	{                                     \
+		.kind = GL_RK_IF, .metric = m \
+	}
+#define GL_ROW_END                \
+	{                         \
+		.kind = GL_RK_END \
+	}
+#define GL_ROW_EXTRA                \
+	{                           \
+		.kind = GL_RK_EXTRA \
+	}
 
 /* A series of report.html's charts and timeseries.csv's columns, shown
  * when the workload is present and, with key, when its section has key. */
 struct gl_series_row {
-	const char *metric;  /* NULL ends the list */
+	const char *metric; /* NULL ends the list */
 	const char *key;
 };
 
 /* A figure of `gauntlet status`'s last window: pre, the value, post. */
 struct gl_status_row {
-	const char *metric;  /* NULL ends the list */
+	const char *metric; /* NULL ends the list */
 	const char *pre, *post;
 };
 

@@ -39,32 +39,15 @@ static void validate_one(struct gl_diag *d, const cJSON *obj, const char *path, 
 	size_t len = o->len && o->len <= sizeof(buf) ? o->len : sizeof(buf);
 
 	switch (o->type) {
-	case GL_OPT_CUSTOM:
-		break;
-	case GL_OPT_STRING:
-		gl_get_string(d, obj, o->key, path, o->required, buf, len);
-		break;
-	case GL_OPT_NAME:
-		gl_get_name(d, obj, o->key, path, o->required, buf, len);
-		break;
-	case GL_OPT_ENUM:
-		gl_get_enum(d, obj, o->key, path, o->required, o->words, buf, len);
-		break;
-	case GL_OPT_INT:
-		gl_get_int(d, obj, o->key, path, o->required, (long)o->lo, (long)o->hi, &l);
-		break;
-	case GL_OPT_NUMBER:
-		gl_get_number(d, obj, o->key, path, o->required, o->lo, o->hi, &x);
-		break;
-	case GL_OPT_BOOL:
-		gl_get_bool(d, obj, o->key, path, &b);
-		break;
-	case GL_OPT_DURATION:
-		gl_get_duration(d, obj, o->key, path, o->required, &ns);
-		break;
-	case GL_OPT_SIZE:
-		gl_get_size(d, obj, o->key, path, o->required, &u);
-		break;
+	case GL_OPT_CUSTOM: break;
+	case GL_OPT_STRING: gl_get_string(d, obj, o->key, path, o->required, buf, len); break;
+	case GL_OPT_NAME: gl_get_name(d, obj, o->key, path, o->required, buf, len); break;
+	case GL_OPT_ENUM: gl_get_enum(d, obj, o->key, path, o->required, o->words, buf, len); break;
+	case GL_OPT_INT: gl_get_int(d, obj, o->key, path, o->required, (long)o->lo, (long)o->hi, &l); break;
+	case GL_OPT_NUMBER: gl_get_number(d, obj, o->key, path, o->required, o->lo, o->hi, &x); break;
+	case GL_OPT_BOOL: gl_get_bool(d, obj, o->key, path, &b); break;
+	case GL_OPT_DURATION: gl_get_duration(d, obj, o->key, path, o->required, &ns); break;
+	case GL_OPT_SIZE: gl_get_size(d, obj, o->key, path, o->required, &u); break;
 	}
 }
 
@@ -102,19 +85,14 @@ static void fill_one(const cJSON *obj, const struct gl_opt *o, char *dst)
 	int i;
 
 	switch (o->type) {
-	case GL_OPT_CUSTOM:
-		break;
+	case GL_OPT_CUSTOM: break;
 	case GL_OPT_STRING:
-	case GL_OPT_NAME:
-		snprintf(dst, o->size, "%s", gl_cfg_str(obj, o->key, o->def_s ? o->def_s : ""));
-		break;
+	case GL_OPT_NAME: snprintf(dst, o->size, "%s", gl_cfg_str(obj, o->key, o->def_s ? o->def_s : "")); break;
 	case GL_OPT_ENUM:
 		i = word_index(o->words, gl_cfg_str(obj, o->key, o->def_s));
 		memcpy(dst, &i, sizeof(i));
 		break;
-	case GL_OPT_INT:
-		put_int(dst, o->size, (double)gl_cfg_int(obj, o->key, (long)o->def_n));
-		break;
+	case GL_OPT_INT: put_int(dst, o->size, (double)gl_cfg_int(obj, o->key, (long)o->def_n)); break;
 	case GL_OPT_NUMBER:
 		x = gl_cfg_num(obj, o->key, o->def_n);
 		memcpy(dst, &x, sizeof(x));

@@ -17,29 +17,29 @@
 #include "diag.h"
 
 enum gl_opt_type {
-	GL_OPT_CUSTOM,   /* checked and read by hand */
-	GL_OPT_STRING,   /* char[size]; len bounds the value (schema.h) */
-	GL_OPT_NAME,     /* a string without control characters */
-	GL_OPT_ENUM,     /* one of words; stored as its index (int), -1
+	GL_OPT_CUSTOM, /* checked and read by hand */
+	GL_OPT_STRING, /* char[size]; len bounds the value (schema.h) */
+	GL_OPT_NAME, /* a string without control characters */
+	GL_OPT_ENUM, /* one of words; stored as its index (int), -1
 			  * for a word not in the list */
-	GL_OPT_INT,      /* a whole number in [lo, hi]; int or int64_t */
-	GL_OPT_NUMBER,   /* a finite number in [lo, hi]; double */
-	GL_OPT_BOOL,     /* int 0/1 */
+	GL_OPT_INT, /* a whole number in [lo, hi]; int or int64_t */
+	GL_OPT_NUMBER, /* a finite number in [lo, hi]; double */
+	GL_OPT_BOOL, /* int 0/1 */
 	GL_OPT_DURATION, /* units.h grammar; int64_t ns */
-	GL_OPT_SIZE,     /* units.h grammar or bytes; uint64_t */
+	GL_OPT_SIZE, /* units.h grammar or bytes; uint64_t */
 };
 
 struct gl_opt {
 	const char *key;
 	enum gl_opt_type type;
 	int required;
-	double lo, hi;              /* GL_OPT_INT, GL_OPT_NUMBER */
-	const char *const *words;   /* GL_OPT_ENUM, NULL-terminated */
-	size_t len;                 /* GL_OPT_STRING/NAME/ENUM: bytes + 1 */
-	const char *def_s;          /* default of a string, enum, duration or size */
-	double def_n;               /* default of an int, number or bool */
+	double lo, hi; /* GL_OPT_INT, GL_OPT_NUMBER */
+	const char *const *words; /* GL_OPT_ENUM, NULL-terminated */
+	size_t len; /* GL_OPT_STRING/NAME/ENUM: bytes + 1 */
+	const char *def_s; /* default of a string, enum, duration or size */
+	double def_n; /* default of an int, number or bool */
 	const char *help;
-	size_t off, size;           /* the field; size 0: not stored */
+	size_t off, size; /* the field; size 0: not stored */
 };
 
 /* .off and .size of field f of type */

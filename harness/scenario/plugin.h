@@ -65,8 +65,7 @@ void gl_ctx_request_row(struct gl_ctx *c, const struct gl_request_row *r);
  * host, endpoint or fault, check what was checked. Returns ok ? 0 : -1.
  * A check that failed while a stop request (SIGINT, SIGTERM) cuts the
  * preflight short is only logged, not stored: it was not finished. */
-int gl_ctx_preflight(struct gl_ctx *c, const char *subject, const char *check, int ok,
-		     const char *detail);
+int gl_ctx_preflight(struct gl_ctx *c, const char *subject, const char *check, int ok, const char *detail);
 /* The run cannot mean what it claims (a launcher that did not make one
  * job, a required transport absent): stop it as a harness/infra failure
  * (state failed, exit 4) with this message. Faults are reverted as on any
@@ -120,14 +119,13 @@ struct gl_load_spike {
  * (GL_ENDS_SURE, GL_ENDS_MAYBE or GL_ENDS_NO); sure and maybe each name
  * the faults that gave that answer, "id (kind): why; ...". */
 struct gl_proc_view;
-int gl_need_faults_end(const struct gl_target_need *n, const struct gl_proc_view *p, char *sure, size_t ns,
-		       char *maybe, size_t nm);
+int gl_need_faults_end(const struct gl_target_need *n, const struct gl_proc_view *p, char *sure, size_t ns, char *maybe,
+		       size_t nm);
 /* A figure validate does not require because no scheduled fault is sure
  * to produce it: listed as optional, with why. never: no fault can
  * produce it at all, and a target written for it gets a warning (it
  * would never get data, and no data is a failed gate). */
-void gl_need_optional(struct gl_target_need *n, enum gl_scope scope, const char *metric, const char *why,
-		      int never);
+void gl_need_optional(struct gl_target_need *n, enum gl_scope scope, const char *metric, const char *why, int never);
 
 /* An incident kind of a workload (docs/metrics.md, "Incidents"): a run of
  * windows no fault explains in each of which one of the counters opens
@@ -139,9 +137,9 @@ void gl_need_optional(struct gl_target_need *n, enum gl_scope scope, const char 
  * window, the lower is listed first (it ranks the kinds). */
 #define GL_INCIDENT_COUNTS 6
 struct gl_incident_rule {
-	const char *name;             /* as reports show it: "<workload>.<what>" */
+	const char *name; /* as reports show it: "<workload>.<what>" */
 	int order, gated, steady_targets;
-	const char *const *opens;     /* NULL-terminated */
+	const char *const *opens; /* NULL-terminated */
 	const char *counts[GL_INCIDENT_COUNTS];
 	void (*text)(const int64_t *n, char *out, size_t cap);
 };
@@ -266,7 +264,7 @@ int gl_proc_named(const struct gl_proc_view *p, const char *text);
 
 struct gl_fault_ops {
 	const char *kind;
-	const char *const *methods;     /* NULL-terminated; NULL: no "method" key */
+	const char *const *methods; /* NULL-terminated; NULL: no "method" key */
 	/* (optional) check params; report through d. */
 	void (*validate)(const struct gl_fault_spec *f, struct gl_diag *d, const char *path);
 	/* (optional) the files its params name are readable and confined
@@ -276,12 +274,11 @@ struct gl_fault_ops {
 	/* (optional) duration implied by params when "for" is absent. */
 	int64_t (*implied_duration_ns)(const struct gl_fault_spec *f);
 	/* (required to run) the plan; caller frees it with cJSON_Delete. */
-	int (*plan)(const struct gl_scenario *s, const struct gl_fault_spec *f, cJSON **plan,
-		    struct gl_err *err);
-	int (*inject)(struct gl_ctx *c, const cJSON *plan, struct gl_err *err);         /* (required) */
-	int (*verify)(struct gl_ctx *c, const cJSON *plan, struct gl_err *err);         /* (optional) */
-	int (*revert)(struct gl_ctx *c, const cJSON *plan, struct gl_err *err);         /* (required) */
-	int (*verify_revert)(struct gl_ctx *c, const cJSON *plan, struct gl_err *err);  /* (optional) */
+	int (*plan)(const struct gl_scenario *s, const struct gl_fault_spec *f, cJSON **plan, struct gl_err *err);
+	int (*inject)(struct gl_ctx *c, const cJSON *plan, struct gl_err *err); /* (required) */
+	int (*verify)(struct gl_ctx *c, const cJSON *plan, struct gl_err *err); /* (optional) */
+	int (*revert)(struct gl_ctx *c, const cJSON *plan, struct gl_err *err); /* (required) */
+	int (*verify_revert)(struct gl_ctx *c, const cJSON *plan, struct gl_err *err); /* (optional) */
 	/* (optional) human-readable commands for --dry-run, one per line into out. */
 	void (*describe)(const cJSON *plan, struct gl_buf *out);
 	/* (optional) commands that must exist on the target host; the
@@ -334,16 +331,16 @@ struct gl_fault_ops {
 
 /* Transports run commands on hosts, each call with a deadline. */
 struct gl_exec_result {
-	int exit_status;      /* exit code, or 128+signal */
+	int exit_status; /* exit code, or 128+signal */
 	int timed_out;
-	struct gl_buf out;    /* stdout+stderr, capped */
+	struct gl_buf out; /* stdout+stderr, capped */
 };
 
 struct gl_transport_ops {
 	const char *name;
 	/* (required) run argv on host; kills it on deadline. */
-	int (*exec)(const struct gl_host *h, const char *const *argv, int64_t deadline_ms,
-		    struct gl_exec_result *res, struct gl_err *err);
+	int (*exec)(const struct gl_host *h, const char *const *argv, int64_t deadline_ms, struct gl_exec_result *res,
+		    struct gl_err *err);
 };
 
 /* Run argv on host h through its transport ("local" for local hosts, "ssh"
@@ -353,8 +350,8 @@ struct gl_transport_ops {
  * -GL_ESTOPPED when a stop request ended it, or kept it from starting, on
  * a thread such a request interrupts (stop.h: the controller's thread
  * during the inventory, preflight and gates). */
-int gl_host_exec(const struct gl_host *h, const char *const *argv, int64_t deadline_ms,
-		 struct gl_exec_result *res, struct gl_err *err);
+int gl_host_exec(const struct gl_host *h, const char *const *argv, int64_t deadline_ms, struct gl_exec_result *res,
+		 struct gl_err *err);
 
 /*
  * registry.c: the plug-ins. Each workload and fault kind registers its ops
@@ -372,10 +369,16 @@ int gl_host_exec(const struct gl_host *h, const char *const *argv, int64_t deadl
  */
 void gl_register_workload(const struct gl_workload_ops *ops, int rank);
 void gl_register_fault(const struct gl_fault_ops *ops, int rank);
-#define GL_REGISTER_WORKLOAD(ops, rank) \
-	__attribute__((constructor)) static void gl_register_##ops(void) { gl_register_workload(&ops, rank); }
-#define GL_REGISTER_FAULT(ops, rank) \
-	__attribute__((constructor)) static void gl_register_##ops(void) { gl_register_fault(&ops, rank); }
+#define GL_REGISTER_WORKLOAD(ops, rank)                                  \
+	__attribute__((constructor)) static void gl_register_##ops(void) \
+	{                                                                \
+		gl_register_workload(&ops, rank);                        \
+	}
+#define GL_REGISTER_FAULT(ops, rank)                                     \
+	__attribute__((constructor)) static void gl_register_##ops(void) \
+	{                                                                \
+		gl_register_fault(&ops, rank);                           \
+	}
 const struct gl_workload_ops *gl_workload_find(const char *name);
 const struct gl_fault_ops *gl_fault_find(const char *kind);
 /* The registered plug-ins in the registry's order (the order reports list

@@ -31,7 +31,9 @@ static const struct gl_workload_ops *workloads[REGISTRY_MAX];
 static const struct gl_fault_ops *faults[REGISTRY_MAX];
 
 static const struct gl_transport_ops *const transports[] = {
-	&gl_transport_local, &gl_transport_ssh, &gl_transport_null,
+	&gl_transport_local,
+	&gl_transport_ssh,
+	&gl_transport_null,
 };
 
 /* Insert (ops, name, rank) into r[0..*n) kept sorted by rank; a duplicate
@@ -116,10 +118,12 @@ void gl_registry_names(int family, char *buf, size_t n)
 
 	buf[0] = '\0';
 	cnt = family == GL_FAMILY_WORKLOAD ? n_workloads
-	    : family == GL_FAMILY_FAULT ? n_faults : GL_ARRAY_LEN(transports);
+	      : family == GL_FAMILY_FAULT  ? n_faults
+					   : GL_ARRAY_LEN(transports);
 	for (size_t i = 0; i < cnt && off < n; i++) {
 		const char *name = family == GL_FAMILY_WORKLOAD ? workloads[i]->name
-				 : family == GL_FAMILY_FAULT ? faults[i]->kind : transports[i]->name;
+				   : family == GL_FAMILY_FAULT  ? faults[i]->kind
+								: transports[i]->name;
 		off += (size_t)snprintf(buf + off, n - off, "%s%s", i ? ", " : "", name);
 	}
 }

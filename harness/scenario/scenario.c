@@ -48,15 +48,16 @@ const char *gl_scope_name(enum gl_scope s)
 
 static void parse_hosts(struct vctx *v, const cJSON *hosts)
 {
-	static const char *const keys[] = { "ssh", "key", "known_hosts", "passphrase_env", "local",
-					    "netns", "address", "slurm_node", "k8s_node", NULL };
+	static const char *const keys[] = { "ssh",   "key",     "known_hosts", "passphrase_env", "local",
+					    "netns", "address", "slurm_node",  "k8s_node",       NULL };
 	const cJSON *h;
 	int n = cJSON_GetArraySize(hosts), i = 0;
 
 	if (!gl_want_object(v->d, hosts, "hosts"))
 		return;
 	v->s->hosts = calloc((size_t)n + 1, sizeof(*v->s->hosts));
-	cJSON_ArrayForEach(h, hosts) {
+	cJSON_ArrayForEach(h, hosts)
+	{
 		struct gl_host *o = &v->s->hosts[i];
 		char path[256], ssh[512] = "";
 		int has_ssh;
@@ -67,7 +68,8 @@ static void parse_hosts(struct vctx *v, const cJSON *hosts)
 			continue;
 		}
 		if (gl_control_char(h->string)) {
-			gl_diag_error(v->d, h, "hosts", "a host name holds a control character: refused, it would "
+			gl_diag_error(v->d, h, "hosts",
+				      "a host name holds a control character: refused, it would "
 				      "forge log and report lines");
 			continue;
 		}
@@ -86,7 +88,8 @@ static void parse_hosts(struct vctx *v, const cJSON *hosts)
 			snprintf(np, sizeof(np), "%s.netns", path);
 			gl_diag_error(v->d, cJSON_GetObjectItemCaseSensitive(h, "netns"), np,
 				      "expected a network namespace name (letters, digits and _ . -, not starting "
-				      "with '-', no '..'), got '%s'", o->netns);
+				      "with '-', no '..'), got '%s'",
+				      o->netns);
 		}
 		gl_get_string(v->d, h, "key", path, 0, o->key, sizeof(o->key));
 		gl_get_string(v->d, h, "known_hosts", path, 0, o->known_hosts, sizeof(o->known_hosts));
@@ -98,8 +101,9 @@ static void parse_hosts(struct vctx *v, const cJSON *hosts)
 			gl_get_string(v->d, h, "k8s_node", path, 0, tmp, sizeof(tmp));
 		}
 		if (has_ssh == o->local) {
-			gl_diag_error(v->d, h, path,
-				      "a host needs exactly one transport: \"ssh\": \"user@host:port\" or \"local\": true");
+			gl_diag_error(
+				v->d, h, path,
+				"a host needs exactly one transport: \"ssh\": \"user@host:port\" or \"local\": true");
 		}
 		if (has_ssh) {
 			/* user@host[:port] */
@@ -127,8 +131,9 @@ static void parse_hosts(struct vctx *v, const cJSON *hosts)
 				if (!o->key[0])
 					gl_diag_error(v->d, h, path, "an ssh host needs \"key\" (private key file)");
 				if (!o->known_hosts[0])
-					gl_diag_error(v->d, h, path,
-						      "an ssh host needs \"known_hosts\": host keys are always checked");
+					gl_diag_error(
+						v->d, h, path,
+						"an ssh host needs \"known_hosts\": host keys are always checked");
 			}
 		}
 		i++;
@@ -145,7 +150,8 @@ static void parse_workloads(struct vctx *v, const cJSON *ws)
 		return;
 	n = cJSON_GetArraySize(ws);
 	v->s->workloads = calloc((size_t)n + 1, sizeof(*v->s->workloads));
-	cJSON_ArrayForEach(w, ws) {
+	cJSON_ArrayForEach(w, ws)
+	{
 		char path[256];
 		const struct gl_workload_ops *ops = gl_workload_find(w->string);
 
@@ -193,7 +199,8 @@ static void parse_phases(struct vctx *v, const cJSON *ph)
 	}
 	n = cJSON_GetArraySize(ph);
 	v->s->phases = calloc((size_t)n, sizeof(*v->s->phases));
-	cJSON_ArrayForEach(p, ph) {
+	cJSON_ArrayForEach(p, ph)
+	{
 		struct gl_phase *o = &v->s->phases[i];
 		char path[64], scope[32] = "";
 		double load = 1;
@@ -210,8 +217,9 @@ static void parse_phases(struct vctx *v, const cJSON *ph)
 		o->load = load;
 		o->scope = strcmp(o->name, "warmup") == 0 ? GL_SCOPE_NONE : GL_SCOPE_STEADY;
 		if (gl_get_enum(v->d, p, "scope", path, 0, scopes, scope, sizeof(scope)) > 0)
-			o->scope = !strcmp(scope, "steady") ? GL_SCOPE_STEADY
-				 : !strcmp(scope, "degraded") ? GL_SCOPE_DEGRADED : GL_SCOPE_NONE;
+			o->scope = !strcmp(scope, "steady")     ? GL_SCOPE_STEADY
+				   : !strcmp(scope, "degraded") ? GL_SCOPE_DEGRADED
+								: GL_SCOPE_NONE;
 		o->json = p;
 		o->start_ns = t;
 		if (o->dur_ns > 0 && t <= INT64_MAX - o->dur_ns)
@@ -271,8 +279,9 @@ static void check_fault_ids(struct vctx *v)
 		if (first[i] < 0)
 			continue;
 		snprintf(mp, sizeof(mp), "faults[%d].id", i);
-		gl_diag_error(v->d, s->faults[i].json ? cJSON_GetObjectItemCaseSensitive(s->faults[i].json, "id") : NULL,
-			      mp, "duplicate fault id '%s' (first used by faults[%d])", s->faults[i].id, first[i]);
+		gl_diag_error(v->d,
+			      s->faults[i].json ? cJSON_GetObjectItemCaseSensitive(s->faults[i].json, "id") : NULL, mp,
+			      "duplicate fault id '%s' (first used by faults[%d])", s->faults[i].id, first[i]);
 	}
 	free(ix);
 	free(first);
@@ -337,8 +346,8 @@ static void check_fault_in_run(struct vctx *v, const cJSON *f, const struct gl_f
 
 static void parse_faults(struct vctx *v, const cJSON *fs)
 {
-	static const char *const keys[] = { "id",	  "at",	     "for",	 "kind",	  "method",
-					    "target", "params", "runbook", "deadman_grace", "settle", NULL };
+	static const char *const keys[] = { "id",     "at",      "for",           "kind",   "method", "target",
+					    "params", "runbook", "deadman_grace", "settle", NULL };
 	const cJSON *f;
 	int n, i = 0;
 
@@ -348,7 +357,8 @@ static void parse_faults(struct vctx *v, const cJSON *fs)
 	}
 	n = cJSON_GetArraySize(fs);
 	v->s->faults = calloc((size_t)n + 1, sizeof(*v->s->faults));
-	cJSON_ArrayForEach(f, fs) {
+	cJSON_ArrayForEach(f, fs)
+	{
 		struct gl_fault_spec *o = &v->s->faults[i];
 		char path[64], mp[96];
 		const cJSON *params;
@@ -419,8 +429,8 @@ static int scaled_ok(struct vctx *v, const cJSON *node, double sc, int64_t ns, c
 	gl_format_duration(ns, a, sizeof(a));
 	if (real > (long double)SCALED_MAX_NS) {
 		gl_diag_error(v->d, node, "--time-scale",
-			      "at time scale %g %s (%s) would last %.3Lg s of real time, above the 10-year limit",
-			      sc, what, a, real / 1e9L);
+			      "at time scale %g %s (%s) would last %.3Lg s of real time, above the 10-year limit", sc,
+			      what, a, real / 1e9L);
 	} else {
 		snprintf(b, sizeof(b), "%.3Lg ns", real);
 		gl_diag_error(v->d, node, "--time-scale",
@@ -437,7 +447,7 @@ static void check_time_scale(struct vctx *v, const struct gl_scenario_opts *o)
 	int bad = 0;
 
 	if (sc == 0)
-		return;   /* not given: 1 */
+		return; /* not given: 1 */
 	if (!(sc > 0) || !isfinite(sc)) {
 		gl_diag_error(v->d, NULL, "--time-scale", "expected a finite number above 0, got %g", sc);
 		return;
@@ -540,9 +550,10 @@ static void check_concurrency(struct vctx *v)
 			continue;
 		snprintf(p, sizeof(p), "faults[%d]", i);
 		gl_format_duration(f->at_ns, a, sizeof(a));
-		gl_diag_error(v->d, f->json, p,
-			      "fault '%s' at %s makes %d faults active at once, above safety.max_concurrent_faults = %d",
-			      f->id, a, active[i], s->max_concurrent_faults);
+		gl_diag_error(
+			v->d, f->json, p,
+			"fault '%s' at %s makes %d faults active at once, above safety.max_concurrent_faults = %d",
+			f->id, a, active[i], s->max_concurrent_faults);
 	}
 out:
 	free(ix);
@@ -553,8 +564,8 @@ out:
 /* ---- entry points -------------------------------------------------------- */
 
 /* One of choices, or an error naming the path and the choices. */
-static void store_choice(struct gl_diag *d, const cJSON *obj, const char *key, const char *const *choices,
-			 char *out, size_t n)
+static void store_choice(struct gl_diag *d, const cJSON *obj, const char *key, const char *const *choices, char *out,
+			 size_t n)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
 	char p[64];
@@ -574,8 +585,8 @@ static void store_choice(struct gl_diag *d, const cJSON *obj, const char *key, c
 /* "store": what the run store keeps of requests and debug events. */
 static void parse_store(struct gl_diag *d, struct gl_scenario *s)
 {
-	static const char *const keys[] = { "requests", "sample_per_window", "errors_per_window", "events",
-					    "debug_per_minute", NULL };
+	static const char *const keys[] = { "requests", "sample_per_window", "errors_per_window",
+					    "events",   "debug_per_minute",  NULL };
 	static const char *const req[] = { "sample", "all", "none", NULL };
 	static const char *const ev[] = { "info", "debug", NULL };
 	const cJSON *c = cJSON_GetObjectItemCaseSensitive(s->root, "store");
@@ -593,8 +604,8 @@ static void parse_store(struct gl_diag *d, struct gl_scenario *s)
 	for (int i = 0; i < 2; i++) {
 		if (gl_get_int(d, c, limits[i], "store", 0, 0, 1000000, lv[i]) > 0 &&
 		    strcmp(s->store_requests, "sample"))
-			gl_diag_error(d, cJSON_GetObjectItemCaseSensitive(c, limits[i]), limits[i] == limits[0] ?
-				      "store.sample_per_window" : "store.errors_per_window",
+			gl_diag_error(d, cJSON_GetObjectItemCaseSensitive(c, limits[i]),
+				      limits[i] == limits[0] ? "store.sample_per_window" : "store.errors_per_window",
 				      "only with \"requests\": \"sample\" (\"%s\" keeps %s)", s->store_requests,
 				      strcmp(s->store_requests, "all") ? "no row" : "every row");
 	}
@@ -633,10 +644,9 @@ static int read_document(struct gl_scenario *s, const char *name, const char *te
  * and "incidents". */
 static void parse_top(struct gl_scenario *s, struct gl_diag *d)
 {
-	static const char *const keys[] = { "name", "description", "duration", "window", "hold",
-					    "contract", "hosts", "workloads", "phases", "faults",
-					    "targets", "safety", "inventory", "incidents", "store", "gates",
-					    "notify", NULL };
+	static const char *const keys[] = { "name",      "description", "duration", "window", "hold",    "contract",
+					    "hosts",     "workloads",   "phases",   "faults", "targets", "safety",
+					    "inventory", "incidents",   "store",    "gates",  "notify",  NULL };
 	const cJSON *c;
 	char tmp[4096];
 	long l;
@@ -672,8 +682,8 @@ static void parse_top(struct gl_scenario *s, struct gl_diag *d)
 /* "contract": what the run was agreed for, checked and shown, not used. */
 static void parse_contract(struct gl_diag *d, const cJSON *c)
 {
-	static const char *const ckeys[] = { "model", "precision", "engine", "gpus_per_job",
-					     "input_tokens", "output_tokens", "notes", NULL };
+	static const char *const ckeys[] = { "model",        "precision",     "engine", "gpus_per_job",
+					     "input_tokens", "output_tokens", "notes",  NULL };
 	char tmp[1024];
 	long l;
 
@@ -812,8 +822,7 @@ const struct gl_fault_spec *gl_scenario_fault(const struct gl_scenario *s, const
 	return NULL;
 }
 
-struct gl_scenario *gl_scenario_load_file(const char *path, const struct gl_scenario_opts *o,
-					  struct gl_diag *d)
+struct gl_scenario *gl_scenario_load_file(const char *path, const struct gl_scenario_opts *o, struct gl_diag *d)
 {
 	struct gl_err err = { 0 };
 	struct gl_scenario *s;

@@ -26,8 +26,8 @@ const char *gl_scope_name(enum gl_scope s);
 
 struct gl_host {
 	char name[GL_NAME_MAX];
-	int local;                    /* local transport */
-	char netns[GL_NAME_MAX];      /* local: run commands inside this netns */
+	int local; /* local transport */
+	char netns[GL_NAME_MAX]; /* local: run commands inside this netns */
 	char ssh_user[GL_NAME_MAX], ssh_host[256];
 	int ssh_port;
 	char key[512], known_hosts[512];
@@ -36,19 +36,19 @@ struct gl_host {
 
 struct gl_phase {
 	char name[GL_NAME_MAX];
-	int64_t start_ns, dur_ns;     /* scenario time */
-	double load;                  /* load multiplier, default 1 */
-	enum gl_scope scope;          /* NONE for warm-up, else STEADY unless set */
+	int64_t start_ns, dur_ns; /* scenario time */
+	double load; /* load multiplier, default 1 */
+	enum gl_scope scope; /* NONE for warm-up, else STEADY unless set */
 	const cJSON *json;
 };
 
 struct gl_fault_spec {
 	char id[GL_NAME_MAX];
 	char kind[GL_NAME_MAX];
-	char method[GL_NAME_MAX];     /* "" when the kind has no methods */
-	char target[GL_NAME_MAX];     /* a host name */
-	int64_t at_ns, dur_ns;        /* dur_ns 0: instantaneous (no revert step) */
-	const cJSON *params;          /* may be NULL */
+	char method[GL_NAME_MAX]; /* "" when the kind has no methods */
+	char target[GL_NAME_MAX]; /* a host name */
+	int64_t at_ns, dur_ns; /* dur_ns 0: instantaneous (no revert step) */
+	const cJSON *params; /* may be NULL */
 	const cJSON *json;
 	const struct gl_fault_ops *ops;
 	/* "runbook": the procedure for this failure, a URL or a path (relative
@@ -70,16 +70,16 @@ struct gl_fault_spec {
 #define GL_SETTLE_MAX_NS 3600000000000LL
 
 struct gl_target_spec {
-	char metric[128];             /* as written: "inference.ttft_ms.p99" */
+	char metric[128]; /* as written: "inference.ttft_ms.p99" */
 	enum gl_scope scope;
 	struct gl_target_expr expr;
 	char expr_text[64];
-	int missing;                  /* required but absent from the scenario */
+	int missing; /* required but absent from the scenario */
 	const cJSON *json;
 };
 
 struct gl_workload_spec {
-	char name[GL_NAME_MAX];       /* "inference", "training", "storage", "null" */
+	char name[GL_NAME_MAX]; /* "inference", "training", "storage", "null" */
 	const cJSON *cfg;
 	const struct gl_workload_ops *ops;
 };
@@ -99,13 +99,13 @@ enum gl_gate_kind { GL_GATE_DCGM_DIAG, GL_GATE_COMMAND };
 struct gl_gate_spec {
 	char id[GL_NAME_MAX];
 	enum gl_gate_kind kind;
-	int level;                    /* dcgm_diag: -r LEVEL, 1 to 4 */
+	int level; /* dcgm_diag: -r LEVEL, 1 to 4 */
 	const char *argv[GL_GATE_ARGV_MAX + 1]; /* what runs, NULL-terminated (strings of the tree) */
-	char level_text[4];           /* argv's "LEVEL" for dcgm_diag */
+	char level_text[4]; /* argv's "LEVEL" for dcgm_diag */
 	int hosts[GL_GATE_HOSTS_MAX]; /* indices into hosts */
 	int n_hosts;
-	int before, after;            /* "when" */
-	int64_t timeout_ns;           /* real time, per host */
+	int before, after; /* "when" */
+	int64_t timeout_ns; /* real time, per host */
 	const cJSON *json;
 };
 const char *gl_gate_kind_name(enum gl_gate_kind k);
@@ -113,13 +113,20 @@ const char *gl_gate_kind_name(enum gl_gate_kind k);
 /* "notify": webhooks told of the run's events (scenario_notify.c,
  * docs/scenario.md). The URL is a secret: only the name of the variable
  * that holds it is in the scenario. */
-enum gl_notify_event { GL_NEV_START, GL_NEV_FAULT, GL_NEV_TARGET_MISSED, GL_NEV_ABORT, GL_NEV_ERROR, GL_NEV_END,
-		       GL_NEV_N };
+enum gl_notify_event {
+	GL_NEV_START,
+	GL_NEV_FAULT,
+	GL_NEV_TARGET_MISSED,
+	GL_NEV_ABORT,
+	GL_NEV_ERROR,
+	GL_NEV_END,
+	GL_NEV_N
+};
 #define GL_NOTIFY_MAX 16
 struct gl_notify_spec {
-	char url_env[128];            /* the variable holding the webhook's URL */
-	int slack;                    /* "format": 0 "json", 1 "slack" */
-	unsigned on;                  /* bit (1u << gl_notify_event) per event sent */
+	char url_env[128]; /* the variable holding the webhook's URL */
+	int slack; /* "format": 0 "json", 1 "slack" */
+	unsigned on; /* bit (1u << gl_notify_event) per event sent */
 	const cJSON *json;
 };
 const char *gl_notify_event_name(enum gl_notify_event e);
@@ -127,28 +134,28 @@ const char *gl_notify_event_name(enum gl_notify_event e);
 struct gl_abort_rule {
 	char metric[128];
 	struct gl_target_expr expr;
-	int64_t for_ns;               /* condition must hold this long (real time) */
+	int64_t for_ns; /* condition must hold this long (real time) */
 };
 
 struct gl_scenario {
 	char path[1024];
-	char *text;                   /* the bytes the scenario was parsed from */
+	char *text; /* the bytes the scenario was parsed from */
 	size_t text_len;
-	char sha256[65];              /* of text */
-	char inventory_path[1024];    /* "inventory": the file ${...} values came from, or "" */
-	char *inventory_text;         /* its bytes, kept in the store with the run */
+	char sha256[65]; /* of text */
+	char inventory_path[1024]; /* "inventory": the file ${...} values came from, or "" */
+	char *inventory_text; /* its bytes, kept in the store with the run */
 	struct gl_jsonc_doc *doc;
-	cJSON *root;                  /* effective tree (after --set overrides) */
+	cJSON *root; /* effective tree (after --set overrides) */
 
 	char name[128];
 	int64_t duration_ns, window_ns;
-	int hold;                     /* recovery: consecutive healthy windows (3) */
-	int incidents_max;            /* "incidents": {"max": N}; -1 when not set */
+	int hold; /* recovery: consecutive healthy windows (3) */
+	int incidents_max; /* "incidents": {"max": N}; -1 when not set */
 	/* "store": what the run store keeps (docs/store.md). Limits -1 when
 	 * not given: the store's defaults (store.h). */
-	char store_requests[8];       /* "sample" (default), "all", "none" */
+	char store_requests[8]; /* "sample" (default), "all", "none" */
 	long store_sample_per_window, store_errors_per_window;
-	char store_events[8];         /* "info" (default), "debug" */
+	char store_events[8]; /* "info" (default), "debug" */
 	long store_debug_per_minute;
 
 	struct gl_host *hosts;
@@ -160,7 +167,7 @@ struct gl_scenario {
 	struct gl_fault_spec *faults;
 	int n_faults;
 	struct gl_target_spec *targets;
-	int n_targets;                /* includes entries with missing = 1 */
+	int n_targets; /* includes entries with missing = 1 */
 	int n_missing;
 	/* figures validate does not require (no scheduled fault is sure to
 	 * produce them), with why: listed by validate beside the targets */
@@ -168,7 +175,7 @@ struct gl_scenario {
 		enum gl_scope scope;
 		char metric[128];
 		char why[512];
-	} *optional;
+	} * optional;
 	int n_optional;
 
 	struct gl_gate_spec *gates;
@@ -177,8 +184,8 @@ struct gl_scenario {
 	struct gl_notify_spec *notify;
 	int n_notify;
 
-	int max_concurrent_faults;    /* 0: no limit given (defaults to 1) */
-	int require_runbooks;         /* safety.require_runbooks */
+	int max_concurrent_faults; /* 0: no limit given (defaults to 1) */
+	int require_runbooks; /* safety.require_runbooks */
 	/* the dead-man's switch (docs/faults.md): safety.require_deadman,
 	 * how often the controller renews a watcher's lease (real time) and
 	 * the grace after which a watcher reverts on its own */
@@ -191,10 +198,10 @@ struct gl_scenario {
 
 /* Options that shape validation and the printed timeline. */
 struct gl_scenario_opts {
-	double time_scale;            /* 1 when not given */
-	const char *const *sets;      /* "--set path=value" overrides, NULL-terminated */
-	int64_t start_wall_ns;        /* planned start (maintenance window checks); 0 = now */
-	const char *inventory_text;   /* the stored inventory of a run (resume, report): used
+	double time_scale; /* 1 when not given */
+	const char *const *sets; /* "--set path=value" overrides, NULL-terminated */
+	int64_t start_wall_ns; /* planned start (maintenance window checks); 0 = now */
+	const char *inventory_text; /* the stored inventory of a run (resume, report): used
 				       * instead of reading the "inventory" file again */
 };
 
@@ -202,8 +209,7 @@ struct gl_scenario_opts {
  * (so callers can print what is wrong with it); diagnostics go to d. Returns
  * NULL only on syntax errors or I/O errors (also reported in d). The caller
  * checks d->n_errors and frees with gl_scenario_free. */
-struct gl_scenario *gl_scenario_load_file(const char *path, const struct gl_scenario_opts *o,
-					  struct gl_diag *d);
+struct gl_scenario *gl_scenario_load_file(const char *path, const struct gl_scenario_opts *o, struct gl_diag *d);
 struct gl_scenario *gl_scenario_load_text(const char *name, const char *text, size_t len,
 					  const struct gl_scenario_opts *o, struct gl_diag *d);
 void gl_scenario_free(struct gl_scenario *s);

@@ -167,14 +167,14 @@ static int inv_name_ok(const char *p, size_t n)
 
 /* The inventory value that ${name} (n bytes of name) refers to, or NULL
  * with the reason reported in d against node v. */
-static const cJSON *inv_ref(struct gl_diag *d, const cJSON *v, const char *path, const cJSON *inv,
-			    const char *invname, const char *name, size_t n)
+static const cJSON *inv_ref(struct gl_diag *d, const cJSON *v, const char *path, const cJSON *inv, const char *invname,
+			    const char *name, size_t n)
 {
 	const cJSON *val;
 
 	if (!inv_name_ok(name, n)) {
-		gl_diag_error(d, v, path, "'${%.*s}': expected ${name} with letters, digits, '_', '-' and '.'",
-			      (int)n, name);
+		gl_diag_error(d, v, path, "'${%.*s}': expected ${name} with letters, digits, '_', '-' and '.'", (int)n,
+			      name);
 		return NULL;
 	}
 	if (!(val = inv_lookup(inv, name, n)))
@@ -184,8 +184,7 @@ static const cJSON *inv_ref(struct gl_diag *d, const cJSON *v, const char *path,
 
 /* The replacement for string node v, or NULL when it stays as it is (and on
  * error, reported in d). A lone ${...} takes the value with its type. */
-static cJSON *inv_expand_one(struct gl_diag *d, const cJSON *v, const char *path, const cJSON *inv,
-			     const char *invname)
+static cJSON *inv_expand_one(struct gl_diag *d, const cJSON *v, const char *path, const cJSON *inv, const char *invname)
 {
 	const char *s = v->valuestring, *p;
 	size_t len = strlen(s);
@@ -209,7 +208,7 @@ static cJSON *inv_expand_one(struct gl_diag *d, const cJSON *v, const char *path
 			break;
 		}
 		gl_buf_append(&b, p, (size_t)(q - p));
-		if (q[1] == '$' && q[2] == '{') {         /* $${ is a literal ${ */
+		if (q[1] == '$' && q[2] == '{') { /* $${ is a literal ${ */
 			gl_buf_append(&b, "${", 2);
 			p = q + 3;
 			continue;
@@ -322,9 +321,9 @@ void gl_scenario_apply_inventory(struct gl_scenario *s, const struct gl_scenario
 		cJSON *mine = cJSON_GetObjectItemCaseSensitive(s->root, "hosts");
 		if (!mine)
 			mine = cJSON_AddObjectToObject(s->root, "hosts");
-		cJSON_ArrayForEach(h, hosts)
-			if (cJSON_IsObject(mine) && !cJSON_GetObjectItemCaseSensitive(mine, h->string))
-				cJSON_AddItemToObject(mine, h->string, cJSON_Duplicate(h, 1));
+		cJSON_ArrayForEach(h, hosts) if (cJSON_IsObject(mine) &&
+						 !cJSON_GetObjectItemCaseSensitive(mine, h->string))
+			cJSON_AddItemToObject(mine, h->string, cJSON_Duplicate(h, 1));
 	}
 	cJSON_Delete(inv);
 }

@@ -34,8 +34,8 @@
  * after, the next one is injected, or at the run's end; a steady phase
  * that faults cover): a warning, not refused. */
 struct fit_fault {
-	int i;                        /* index in s->faults */
-	int64_t ti, tr;               /* real inject and revert */
+	int i; /* index in s->faults */
+	int64_t ti, tr; /* real inject and revert */
 };
 
 static int cmp_fit_fault(const void *a, const void *b)
@@ -63,7 +63,7 @@ static int64_t fit_count(const struct fit *f, int64_t k0, int64_t limit)
 {
 	int64_t last = f->nwin - 1;
 	if (limit < f->E)
-		last = limit / f->W - 1;      /* (k+1)W <= limit; the last window ends at E > limit */
+		last = limit / f->W - 1; /* (k+1)W <= limit; the last window ends at E > limit */
 	return last >= k0 ? last - k0 + 1 : 0;
 }
 
@@ -195,7 +195,9 @@ static int covered(const struct gl_scenario *s, const int *by_at, int64_t t, int
 	return t >= end;
 }
 
-struct span { int64_t lo, hi; };
+struct span {
+	int64_t lo, hi;
+};
 
 static int cmp_span(const void *a, const void *b)
 {
@@ -274,11 +276,13 @@ static void explain_no_window(const struct gl_scenario *s, const struct fit *w, 
 			continue;
 		/* the scenario's choice when faults cover the whole phase in
 		 * scenario time (no scale would help) */
-		covered_scn = scope == GL_SCOPE_STEADY && by_at && covered(s, by_at, ph->start_ns, ph->start_ns + ph->dur_ns);
+		covered_scn = scope == GL_SCOPE_STEADY && by_at &&
+			      covered(s, by_at, ph->start_ns, ph->start_ns + ph->dur_ns);
 		phase_windows(s, w, p, &lo, &hi);
 		snprintf(path, sizeof(path), "phases[%d]", p);
 		fit_secs(gl_timeline_real_ns(ph->start_ns + ph->dur_ns, w->sc) -
-			 gl_timeline_real_ns(ph->start_ns, w->sc), a, sizeof(a));
+				 gl_timeline_real_ns(ph->start_ns, w->sc),
+			 a, sizeof(a));
 		gl_format_duration(ph->dur_ns, dur, sizeof(dur));
 		if (covered_scn)
 			gl_diag_warn(d, ph->json, s->phases[p].json ? path : "phases",
@@ -286,18 +290,20 @@ static void explain_no_window(const struct gl_scenario *s, const struct fit *w, 
 				     "and the %s targets ('%s'...) can have no data there",
 				     ph->name, sn, sn, tn);
 		else if (lo > hi)
-			gl_diag_error(d, ph->json, s->phases[p].json ? path : "phases",
-				      "phase '%s' (%s, judged %s) lasts %s of real time at time scale %g, and no window "
-				      "of %s takes it (windows start every %s from the run's start and take the phase "
-				      "in force at their start); no window of the "
-				      "run is judged %s, so the %s targets ('%s'...) can never have data: use a lower "
-				      "--time-scale, a longer phase or a smaller window",
-				      ph->name, dur, sn, a, w->sc, ws, ws, sn, sn, tn);
+			gl_diag_error(
+				d, ph->json, s->phases[p].json ? path : "phases",
+				"phase '%s' (%s, judged %s) lasts %s of real time at time scale %g, and no window "
+				"of %s takes it (windows start every %s from the run's start and take the phase "
+				"in force at their start); no window of the "
+				"run is judged %s, so the %s targets ('%s'...) can never have data: use a lower "
+				"--time-scale, a longer phase or a smaller window",
+				ph->name, dur, sn, a, w->sc, ws, ws, sn, sn, tn);
 		else
 			gl_diag_error(d, ph->json, s->phases[p].json ? path : "phases",
 				      "phase '%s' (%s, judged %s) lasts %s of real time at time scale %g: the %lld "
 				      "window(s) of %s that take it all lie between a fault's inject and its "
-				      "revert plus its settle, judged degraded; no window of the run is judged %s, so the %s targets "
+				      "revert plus its settle, judged degraded; no window of the run is judged %s, so "
+				      "the %s targets "
 				      "('%s'...) can never have data: use a lower --time-scale, a longer phase or "
 				      "gaps between faults, or a smaller window",
 				      ph->name, dur, sn, a, w->sc, (long long)(hi - lo + 1), ws, sn, sn, tn);
@@ -320,7 +326,7 @@ static void check_scope_fit(struct gl_scenario *s, const struct fit *w, enum gl_
 	if (!any_target || !any_phase)
 		return;
 	if (scope == GL_SCOPE_DEGRADED && s->n_faults > 0)
-		return;   /* a fault's inject window is judged degraded */
+		return; /* a fault's inject window is judged degraded */
 	if (scope == GL_SCOPE_STEADY && s->n_faults > 0 && !(fs = fault_spans(s, w, &n_fs)))
 		return;
 	found = scope_has_window(s, w, scope, fs, n_fs);

@@ -36,7 +36,8 @@ static void parse_argv(struct gl_diag *d, struct gl_gate_spec *g, const cJSON *a
 			      gl_json_type_name(a));
 		return;
 	}
-	cJSON_ArrayForEach(e, a) {
+	cJSON_ArrayForEach(e, a)
+	{
 		snprintf(p, sizeof(p), "%s.argv[%d]", path, n);
 		if (n >= GL_GATE_ARGV_MAX) {
 			gl_diag_error(d, e, p, "at most %d arguments", GL_GATE_ARGV_MAX);
@@ -73,7 +74,8 @@ static void parse_hosts_of(struct gl_scenario *s, struct gl_diag *d, struct gl_g
 			      gl_json_type_name(h));
 		return;
 	}
-	cJSON_ArrayForEach(e, h) {
+	cJSON_ArrayForEach(e, h)
+	{
 		const struct gl_host *host;
 		snprintf(p, sizeof(p), "%s.hosts[%d]", path, n);
 		if (n >= GL_GATE_HOSTS_MAX) {
@@ -111,7 +113,8 @@ static void parse_when(struct gl_diag *d, struct gl_gate_spec *g, const cJSON *w
 			      gl_json_type_name(w));
 		return;
 	}
-	cJSON_ArrayForEach(e, w) {
+	cJSON_ArrayForEach(e, w)
+	{
 		int *slot = NULL;
 		snprintf(p, sizeof(p), "%s.when[%d]", path, n++);
 		if (cJSON_IsString(e) && !strcmp(e->valuestring, "before"))
@@ -119,7 +122,8 @@ static void parse_when(struct gl_diag *d, struct gl_gate_spec *g, const cJSON *w
 		else if (cJSON_IsString(e) && !strcmp(e->valuestring, "after"))
 			slot = &g->after;
 		if (!slot) {
-			gl_diag_error(d, e, p, "expected \"before\" (before the soak starts any load) or \"after\" "
+			gl_diag_error(d, e, p,
+				      "expected \"before\" (before the soak starts any load) or \"after\" "
 				      "(once it ended)");
 			continue;
 		}
@@ -146,7 +150,8 @@ void gl_scenario_parse_gates(struct gl_scenario *s, const cJSON *gates, struct g
 		gl_diag_error(d, gates, "gates", "out of memory");
 		return;
 	}
-	cJSON_ArrayForEach(g, gates) {
+	cJSON_ArrayForEach(g, gates)
+	{
 		struct gl_gate_spec *o = &s->gates[i];
 		const cJSON *argv = cJSON_GetObjectItemCaseSensitive(g, "argv");
 		const cJSON *level = cJSON_GetObjectItemCaseSensitive(g, "level");
@@ -165,7 +170,8 @@ void gl_scenario_parse_gates(struct gl_scenario *s, const cJSON *gates, struct g
 		    !gl_word_ok(o->id, "_.-", sizeof(o->id) - 1))
 			/* it names the gate's files in the run directory */
 			gl_diag_error(d, cJSON_GetObjectItemCaseSensitive(g, "id"), mp,
-				      "expected letters, digits and _ . - (not starting with '-', no '..'), got '%s'", o->id);
+				      "expected letters, digits and _ . - (not starting with '-', no '..'), got '%s'",
+				      o->id);
 		for (int k = 0; k < i && o->id[0]; k++)
 			if (!strcmp(s->gates[k].id, o->id))
 				gl_diag_error(d, cJSON_GetObjectItemCaseSensitive(g, "id"), mp,
@@ -175,7 +181,8 @@ void gl_scenario_parse_gates(struct gl_scenario *s, const cJSON *gates, struct g
 		if (kind[0] && o->kind == GL_GATE_DCGM_DIAG) {
 			snprintf(mp, sizeof(mp), "%s.argv", path);
 			if (argv)
-				gl_diag_error(d, argv, mp, "a dcgm_diag gate runs `dcgmi diag -r LEVEL -j`: no \"argv\" "
+				gl_diag_error(d, argv, mp,
+					      "a dcgm_diag gate runs `dcgmi diag -r LEVEL -j`: no \"argv\" "
 					      "(use kind \"command\" for another command)");
 			gl_get_int(d, g, "level", path, 0, 1, 4, &l);
 			o->level = (int)l;
@@ -192,7 +199,8 @@ void gl_scenario_parse_gates(struct gl_scenario *s, const cJSON *gates, struct g
 				gl_diag_error(d, level, mp, "only a dcgm_diag gate has a \"level\"");
 			snprintf(mp, sizeof(mp), "%s.argv", path);
 			if (!argv)
-				gl_diag_error(d, g, mp, "missing required key 'argv' (the command to run, as an array)");
+				gl_diag_error(d, g, mp,
+					      "missing required key 'argv' (the command to run, as an array)");
 			else
 				parse_argv(d, o, argv, path);
 		}
@@ -210,7 +218,8 @@ void gl_scenario_parse_gates(struct gl_scenario *s, const cJSON *gates, struct g
 		snprintf(mp, sizeof(mp), "%s.timeout", path);
 		if (gl_get_duration(d, g, "timeout", path, 0, &o->timeout_ns) > 0 &&
 		    (o->timeout_ns < 1000000000LL || o->timeout_ns > GATE_TIMEOUT_MAX_NS))
-			gl_diag_error(d, cJSON_GetObjectItemCaseSensitive(g, "timeout"), mp, "a gate's timeout is 1s to 24h");
+			gl_diag_error(d, cJSON_GetObjectItemCaseSensitive(g, "timeout"), mp,
+				      "a gate's timeout is 1s to 24h");
 		i++;
 	}
 	s->n_gates = i;
@@ -219,7 +228,8 @@ void gl_scenario_parse_gates(struct gl_scenario *s, const cJSON *gates, struct g
 /* an argument as a shell would need it to read it back */
 static void put_arg(FILE *f, const char *a)
 {
-	if (a[0] && strspn(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,+@%") == strlen(a)) {
+	if (a[0] &&
+	    strspn(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,+@%") == strlen(a)) {
 		fputs(a, f);
 		return;
 	}
@@ -238,9 +248,9 @@ void gl_gates_print(const struct gl_scenario *s, FILE *f)
 		const struct gl_gate_spec *g = &s->gates[i];
 		char t[64];
 		gl_format_duration(g->timeout_ns, t, sizeof(t));
-		fprintf(f, "gate '%s' (%s) %s%s%s, timeout %s (real time) per host, on", g->id, gl_gate_kind_name(g->kind),
-			g->before ? "before the soak" : "", g->before && g->after ? " and " : "",
-			g->after ? "after it" : "", t);
+		fprintf(f, "gate '%s' (%s) %s%s%s, timeout %s (real time) per host, on", g->id,
+			gl_gate_kind_name(g->kind), g->before ? "before the soak" : "",
+			g->before && g->after ? " and " : "", g->after ? "after it" : "", t);
 		for (int h = 0; h < g->n_hosts; h++)
 			fprintf(f, "%s %s", h ? "," : "", s->hosts[g->hosts[h]].name);
 		fputs(":\n  ", f);

@@ -34,11 +34,14 @@ static void parse_on(struct gl_diag *d, struct gl_notify_spec *o, const cJSON *o
 
 	snprintf(p, sizeof(p), "%s.on", path);
 	if (!cJSON_IsArray(on) || cJSON_GetArraySize(on) == 0) {
-		gl_diag_error(d, on, p, "expected a non-empty array of events (start, fault, target_missed, abort, "
-			      "error, end), got %s", gl_json_type_name(on));
+		gl_diag_error(d, on, p,
+			      "expected a non-empty array of events (start, fault, target_missed, abort, "
+			      "error, end), got %s",
+			      gl_json_type_name(on));
 		return;
 	}
-	cJSON_ArrayForEach(e, on) {
+	cJSON_ArrayForEach(e, on)
+	{
 		int k;
 		snprintf(p, sizeof(p), "%s.on[%d]", path, n++);
 		if (!cJSON_IsString(e)) {
@@ -49,11 +52,14 @@ static void parse_on(struct gl_diag *d, struct gl_notify_spec *o, const cJSON *o
 			;
 		if (k == GL_NEV_N) {
 			if (gl_control_char(e->valuestring) || strlen(e->valuestring) > 32)
-				gl_diag_error(d, e, p, "unknown event: expected one of start, fault, target_missed, abort, "
+				gl_diag_error(d, e, p,
+					      "unknown event: expected one of start, fault, target_missed, abort, "
 					      "error, end");
 			else
-				gl_diag_error(d, e, p, "unknown event \"%s\": expected one of start, fault, target_missed, "
-					      "abort, error, end", e->valuestring);
+				gl_diag_error(d, e, p,
+					      "unknown event \"%s\": expected one of start, fault, target_missed, "
+					      "abort, error, end",
+					      e->valuestring);
 			continue;
 		}
 		if (o->on & (1u << k))
@@ -83,7 +89,8 @@ void gl_scenario_parse_notify(struct gl_scenario *s, const cJSON *notify, struct
 		gl_diag_error(d, notify, "notify", "out of memory");
 		return;
 	}
-	cJSON_ArrayForEach(w, notify) {
+	cJSON_ArrayForEach(w, notify)
+	{
 		struct gl_notify_spec *o = &s->notify[i];
 		const cJSON *env = cJSON_GetObjectItemCaseSensitive(w, "url_env");
 		char path[32], mp[64], fmt[8] = "";
@@ -95,12 +102,14 @@ void gl_scenario_parse_notify(struct gl_scenario *s, const cJSON *notify, struct
 		gl_check_keys(d, w, path, keys);
 		snprintf(mp, sizeof(mp), "%s.url_env", path);
 		if (!env)
-			gl_diag_error(d, w, mp, "missing required key 'url_env' (the variable holding the webhook's URL)");
+			gl_diag_error(d, w, mp,
+				      "missing required key 'url_env' (the variable holding the webhook's URL)");
 		else if (!cJSON_IsString(env))
 			gl_diag_error(d, env, mp, "expected a variable name, got %s", gl_json_type_name(env));
 		else if (!gl_env_name_ok(env->valuestring) || strlen(env->valuestring) >= sizeof(o->url_env))
 			/* never echoed: a URL put here by mistake is the secret itself */
-			gl_diag_error(d, env, mp, "expected the name of an environment variable (letters, digits, _; "
+			gl_diag_error(d, env, mp,
+				      "expected the name of an environment variable (letters, digits, _; "
 				      "at most %zu bytes), not a URL: the URL is a secret and stays in the environment",
 				      sizeof(o->url_env) - 1);
 		else
@@ -109,7 +118,8 @@ void gl_scenario_parse_notify(struct gl_scenario *s, const cJSON *notify, struct
 			o->slack = !strcmp(fmt, "slack");
 		snprintf(mp, sizeof(mp), "%s.on", path);
 		if (!cJSON_GetObjectItemCaseSensitive(w, "on"))
-			gl_diag_error(d, w, mp, "missing required key 'on' (the events to send, e.g. [\"start\", \"end\"])");
+			gl_diag_error(d, w, mp,
+				      "missing required key 'on' (the events to send, e.g. [\"start\", \"end\"])");
 		else
 			parse_on(d, o, cJSON_GetObjectItemCaseSensitive(w, "on"), path);
 	}

@@ -80,9 +80,10 @@ void gl_scenario_check_grace(struct gl_diag *d, const cJSON *obj, const char *pa
 	if (ns >= 2000000000LL && ns <= 7 * 86400000000000LL)
 		return;
 	snprintf(p, sizeof(p), "%s.deadman_grace", path);
-	gl_diag_error(d, cJSON_GetObjectItemCaseSensitive(obj, "deadman_grace"), p,
-		      "expected a duration from 2s to 168h (how long a fault's watcher waits for the controller's lease "
-		      "before reverting the fault itself)");
+	gl_diag_error(
+		d, cJSON_GetObjectItemCaseSensitive(obj, "deadman_grace"), p,
+		"expected a duration from 2s to 168h (how long a fault's watcher waits for the controller's lease "
+		"before reverting the fault itself)");
 }
 
 /* The dead-man's switch: renewal and grace, and which faults have none
@@ -93,8 +94,9 @@ static void parse_deadman(struct vctx *v, const cJSON *sf)
 
 	if (sf && gl_get_duration(v->d, sf, "deadman_renew", "safety", 0, &v->s->deadman_renew_ns) > 0 &&
 	    (v->s->deadman_renew_ns < 500000000LL || v->s->deadman_renew_ns > 3600000000000LL))
-		gl_diag_error(v->d, cJSON_GetObjectItemCaseSensitive(sf, "deadman_renew"), "safety.deadman_renew",
-			      "expected a duration from 500ms to 1h (how often the controller renews each watcher's lease)");
+		gl_diag_error(
+			v->d, cJSON_GetObjectItemCaseSensitive(sf, "deadman_renew"), "safety.deadman_renew",
+			"expected a duration from 500ms to 1h (how often the controller renews each watcher's lease)");
 	if (sf && gl_get_duration(v->d, sf, "deadman_grace", "safety", 0, &v->s->deadman_grace_ns) > 0)
 		gl_scenario_check_grace(v->d, sf, "safety", v->s->deadman_grace_ns);
 	if (sf && gl_get_bool(v->d, sf, "require_deadman", "safety", &req) > 0 && req)
@@ -106,16 +108,18 @@ static void parse_deadman(struct vctx *v, const cJSON *sf)
 
 		if (!f->ops || !f->json || !strcmp(f->kind, "null"))
 			continue;
-		why = !f->ops->deadman ? "its kind has no watcher"
-				       : f->ops->deadman_none ? f->ops->deadman_none(f) : NULL;
+		why = !f->ops->deadman       ? "its kind has no watcher"
+		      : f->ops->deadman_none ? f->ops->deadman_none(f)
+					     : NULL;
 		if (!why)
 			continue;
 		snprintf(fp, sizeof(fp), "faults[%d]", i);
 		if (v->s->require_deadman)
-			gl_diag_error(v->d, f->json, fp,
-				      "fault '%s' (%s%s%s) has no dead-man's switch (%s), and safety.require_deadman is "
-				      "true: if the controller were lost for good, nothing would revert it",
-				      f->id, f->kind, f->method[0] ? "/" : "", f->method, why);
+			gl_diag_error(
+				v->d, f->json, fp,
+				"fault '%s' (%s%s%s) has no dead-man's switch (%s), and safety.require_deadman is "
+				"true: if the controller were lost for good, nothing would revert it",
+				f->id, f->kind, f->method[0] ? "/" : "", f->method, why);
 		else
 			gl_diag_warn(v->d, f->json, fp,
 				     "fault '%s' (%s%s%s) has no dead-man's switch (%s): if the controller is lost for "
@@ -134,10 +138,11 @@ static void require_runbooks(struct vctx *v)
 		if (v->s->faults[i].runbook[0] || !v->s->faults[i].json)
 			continue;
 		snprintf(fp, sizeof(fp), "faults[%d]", i);
-		gl_diag_error(v->d, v->s->faults[i].json, fp,
-			      "fault '%s' (%s) has no \"runbook\", and safety.require_runbooks is true: name the "
-			      "procedure an operator follows for this failure (a path relative to the scenario, or a URL)",
-			      v->s->faults[i].id, v->s->faults[i].kind);
+		gl_diag_error(
+			v->d, v->s->faults[i].json, fp,
+			"fault '%s' (%s) has no \"runbook\", and safety.require_runbooks is true: name the "
+			"procedure an operator follows for this failure (a path relative to the scenario, or a URL)",
+			v->s->faults[i].id, v->s->faults[i].kind);
 	}
 }
 
@@ -146,10 +151,10 @@ static void require_runbooks(struct vctx *v)
 static void parse_maintenance_window(struct vctx *v, const cJSON *mw, const struct gl_scenario_opts *o)
 {
 	const cJSON *a = cJSON_GetArrayItem(mw, 0), *b = cJSON_GetArrayItem(mw, 1);
-	if (!cJSON_IsArray(mw) || cJSON_GetArraySize(mw) != 2 || !cJSON_IsString(a) ||
-	    !cJSON_IsString(b)) {
+	if (!cJSON_IsArray(mw) || cJSON_GetArraySize(mw) != 2 || !cJSON_IsString(a) || !cJSON_IsString(b)) {
 		gl_diag_error(v->d, mw, "safety.maintenance_window",
-			      "expected [\"START\", \"END\"] in RFC 3339 UTC, e.g. [\"2026-12-01T00:00Z\", \"2026-12-08T00:00Z\"]");
+			      "expected [\"START\", \"END\"] in RFC 3339 UTC, e.g. [\"2026-12-01T00:00Z\", "
+			      "\"2026-12-08T00:00Z\"]");
 	} else if (parse_rfc3339(a->valuestring, &v->s->mw_start_wall_ns) != 0) {
 		gl_diag_error(v->d, a, "safety.maintenance_window[0]",
 			      "'%s' is not an RFC 3339 time like 2026-12-01T00:00Z", a->valuestring);
@@ -172,8 +177,8 @@ static void parse_maintenance_window(struct vctx *v, const cJSON *mw, const stru
 			gl_format_wall(t0, w0, sizeof(w0));
 			gl_format_wall(t1, w1, sizeof(w1));
 			gl_diag_error(v->d, f->json, p,
-				      "fault '%s' would run %s to %s, outside safety.maintenance_window",
-				      f->id, w0, w1);
+				      "fault '%s' would run %s to %s, outside safety.maintenance_window", f->id, w0,
+				      w1);
 		}
 	}
 }
@@ -186,7 +191,8 @@ static void parse_abort_if(struct vctx *v, const cJSON *ab)
 	int n = 0;
 	gl_get_duration(v->d, ab, "for", "safety.abort_if", 0, &for_ns);
 	v->s->abort_rules = calloc((size_t)cJSON_GetArraySize(ab) + 1, sizeof(*v->s->abort_rules));
-	cJSON_ArrayForEach(it, ab) {
+	cJSON_ArrayForEach(it, ab)
+	{
 		char tp[256], why[256];
 		struct gl_target_name tn;
 		struct gl_err er = { 0 };
@@ -199,13 +205,13 @@ static void parse_abort_if(struct vctx *v, const cJSON *ab)
 			continue;
 		}
 		if (tn.def->kind == GL_MK_RECOVERY) {
-			gl_diag_error(v->d, it, tp, "'%s' is known only after a fault ends: abort_if takes window metrics",
+			gl_diag_error(v->d, it, tp,
+				      "'%s' is known only after a fault ends: abort_if takes window metrics",
 				      it->string);
 			continue;
 		}
 		if (!cJSON_IsString(it) || gl_parse_target_expr(it->valuestring, &r->expr, &er) != 0) {
-			gl_diag_error(v->d, it, tp, "%s",
-				      er.code ? er.msg : "expected a condition like \"> 0.5\"");
+			gl_diag_error(v->d, it, tp, "%s", er.code ? er.msg : "expected a condition like \"> 0.5\"");
 			continue;
 		}
 		snprintf(r->metric, sizeof(r->metric), "%s", it->string);
@@ -221,8 +227,8 @@ void gl_scenario_parse_safety(struct gl_scenario *s, struct gl_diag *d, const cJ
 {
 	struct vctx vc = { d, s }, *v = &vc;
 	static const char *const keys[] = { "max_concurrent_faults", "maintenance_window", "abort_if",
-					    "allowed_roots", "require_runbooks", "require_deadman",
-					    "deadman_renew", "deadman_grace", NULL };
+					    "allowed_roots",         "require_runbooks",   "require_deadman",
+					    "deadman_renew",         "deadman_grace",      NULL };
 	const cJSON *mw, *ab, *roots, *root;
 	long l;
 	int req = 0;
@@ -243,7 +249,8 @@ void gl_scenario_parse_safety(struct gl_scenario *s, struct gl_diag *d, const cJ
 	if (roots && !cJSON_IsArray(roots))
 		gl_diag_error(v->d, roots, "safety.allowed_roots", "expected an array of absolute directory paths");
 	else if (roots)
-		cJSON_ArrayForEach(root, roots) {
+		cJSON_ArrayForEach(root, roots)
+		{
 			if (!cJSON_IsString(root) || root->valuestring[0] != '/' || !strcmp(root->valuestring, "/"))
 				gl_diag_error(v->d, root, "safety.allowed_roots[]",
 					      "expected an absolute directory path other than \"/\"");

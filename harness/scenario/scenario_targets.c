@@ -43,10 +43,12 @@ void gl_scenario_parse_targets(struct vctx *v, const cJSON *ts)
 	if (!gl_want_object(v->d, ts, "targets"))
 		return;
 	gl_check_keys(v->d, ts, "targets", keys);
-	cJSON_ArrayForEach(sc, ts) {
-		enum gl_scope scope = !strcmp(sc->string, "steady") ? GL_SCOPE_STEADY
-				    : !strcmp(sc->string, "degraded") ? GL_SCOPE_DEGRADED
-				    : !strcmp(sc->string, "recovery") ? GL_SCOPE_RECOVERY : GL_SCOPE_NONE;
+	cJSON_ArrayForEach(sc, ts)
+	{
+		enum gl_scope scope = !strcmp(sc->string, "steady")     ? GL_SCOPE_STEADY
+				      : !strcmp(sc->string, "degraded") ? GL_SCOPE_DEGRADED
+				      : !strcmp(sc->string, "recovery") ? GL_SCOPE_RECOVERY
+									: GL_SCOPE_NONE;
 		const cJSON *t;
 		char path[64];
 
@@ -55,7 +57,8 @@ void gl_scenario_parse_targets(struct vctx *v, const cJSON *ts)
 		snprintf(path, sizeof(path), "targets.%s", sc->string);
 		if (!gl_want_object(v->d, sc, path))
 			continue;
-		cJSON_ArrayForEach(t, sc) {
+		cJSON_ArrayForEach(t, sc)
+		{
 			char tp[256], why[256];
 			struct gl_target_name tn;
 			struct gl_target_expr e;
@@ -66,7 +69,8 @@ void gl_scenario_parse_targets(struct vctx *v, const cJSON *ts)
 				gl_diag_error(v->d, t, tp, "%s", why);
 				continue;
 			}
-			if ((scope == GL_SCOPE_RECOVERY) != (tn.def->kind == GL_MK_RECOVERY) && !tn.def->recovery_target) {
+			if ((scope == GL_SCOPE_RECOVERY) != (tn.def->kind == GL_MK_RECOVERY) &&
+			    !tn.def->recovery_target) {
 				if (scope == GL_SCOPE_RECOVERY)
 					gl_diag_error(v->d, t, tp, "'%s' is not a recovery figure (%s)", t->string,
 						      gl_catalog_recovery_names(why, sizeof(why)));
@@ -100,8 +104,8 @@ static int has_target(const struct gl_scenario *s, enum gl_scope scope, const ch
 	return 0;
 }
 
-static void require_target(struct vctx *v, enum gl_scope scope, const char *prefix, int exact,
-			   const char *shown, const char *why)
+static void require_target(struct vctx *v, enum gl_scope scope, const char *prefix, int exact, const char *shown,
+			   const char *why)
 {
 	if (has_target(v->s, scope, prefix, exact))
 		return;
@@ -158,8 +162,8 @@ static void add_named(char *buf, size_t n, const struct gl_fault_spec *f, const 
 		snprintf(buf + k, n - k, "%s'%s' (%s%s%s)", k ? "; " : "", f->id, f->kind, why[0] ? ": " : "", why);
 }
 
-int gl_need_faults_end(const struct gl_target_need *n, const struct gl_proc_view *p, char *sure, size_t ns,
-		       char *maybe, size_t nm)
+int gl_need_faults_end(const struct gl_target_need *n, const struct gl_proc_view *p, char *sure, size_t ns, char *maybe,
+		       size_t nm)
 {
 	const struct gl_scenario *s = n->v->s;
 	int best = GL_ENDS_NO;
@@ -182,8 +186,7 @@ int gl_need_faults_end(const struct gl_target_need *n, const struct gl_proc_view
 	return best;
 }
 
-void gl_need_optional(struct gl_target_need *n, enum gl_scope scope, const char *metric, const char *why,
-		      int never)
+void gl_need_optional(struct gl_target_need *n, enum gl_scope scope, const char *metric, const char *why, int never)
 {
 	struct gl_scenario *s = n->v->s;
 	struct gl_optional_figure *o;
@@ -236,7 +239,7 @@ void gl_scenario_check_required_targets(struct vctx *v)
 			char shown[128];
 			const struct gl_workload_ops *w0 = s->n_workloads ? s->workloads[0].ops : NULL;
 			if (!w0 || !w0->degraded_default)
-				w0 = gl_workload_find("null");   /* the controller's own tick lag */
+				w0 = gl_workload_find("null"); /* the controller's own tick lag */
 			snprintf(shown, sizeof(shown), "%s", w0->degraded_default);
 			for (int i = 0; i < s->n_targets; i++)
 				if (s->targets[i].scope == GL_SCOPE_STEADY && !s->targets[i].missing) {
@@ -261,6 +264,7 @@ void gl_scenario_check_required_targets(struct vctx *v)
 			if (s->targets[i].scope == GL_SCOPE_RECOVERY && !s->targets[i].missing && s->targets[i].json)
 				gl_diag_warn(v->d, s->targets[i].json, "targets.recovery",
 					     "%s: no fault is scheduled, so this target never gets data (no data is a "
-					     "failed gate)", s->targets[i].metric);
+					     "failed gate)",
+					     s->targets[i].metric);
 	}
 }

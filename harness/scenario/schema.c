@@ -15,12 +15,18 @@
 
 const char *gl_json_type_name(const cJSON *v)
 {
-	if (cJSON_IsObject(v)) return "an object";
-	if (cJSON_IsArray(v)) return "an array";
-	if (cJSON_IsString(v)) return "a string";
-	if (cJSON_IsNumber(v)) return "a number";
-	if (cJSON_IsBool(v)) return "a boolean";
-	if (cJSON_IsNull(v)) return "null";
+	if (cJSON_IsObject(v))
+		return "an object";
+	if (cJSON_IsArray(v))
+		return "an array";
+	if (cJSON_IsString(v))
+		return "a string";
+	if (cJSON_IsNumber(v))
+		return "a number";
+	if (cJSON_IsBool(v))
+		return "a boolean";
+	if (cJSON_IsNull(v))
+		return "null";
 	return "an unknown value";
 }
 
@@ -33,12 +39,12 @@ void gl_join(char *out, size_t n, const char *path, const char *key)
 }
 
 /* Every key of obj must be in allowed (NULL-terminated). */
-void gl_check_keys(struct gl_diag *d, const cJSON *obj, const char *path,
-		   const char *const *allowed)
+void gl_check_keys(struct gl_diag *d, const cJSON *obj, const char *path, const char *const *allowed)
 {
 	const cJSON *it;
 
-	cJSON_ArrayForEach(it, obj) {
+	cJSON_ArrayForEach(it, obj)
+	{
 		const char *best = NULL;
 		int best_d = 3, found = 0;
 		char p[512];
@@ -64,15 +70,15 @@ void gl_check_keys(struct gl_diag *d, const cJSON *obj, const char *path,
 			char list[512] = "";
 			size_t off = 0;
 			for (int i = 0; allowed[i] && off < sizeof(list) - 64; i++)
-				off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%s",
-							i ? ", " : "", allowed[i]);
+				off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%s", i ? ", " : "",
+							allowed[i]);
 			gl_diag_error(d, it, p, "unknown key '%s', expected one of: %s", it->string, list);
 		}
 	}
 }
 
-static const cJSON *want(struct gl_diag *d, const cJSON *obj, const char *key, const char *path,
-			 int required, const char *what)
+static const cJSON *want(struct gl_diag *d, const cJSON *obj, const char *key, const char *path, int required,
+			 const char *what)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
 	char p[512];
@@ -86,8 +92,8 @@ static const cJSON *want(struct gl_diag *d, const cJSON *obj, const char *key, c
 	return v;
 }
 
-int gl_get_string(struct gl_diag *d, const cJSON *obj, const char *key, const char *path,
-		  int required, char *out, size_t n)
+int gl_get_string(struct gl_diag *d, const cJSON *obj, const char *key, const char *path, int required, char *out,
+		  size_t n)
 {
 	const cJSON *v = want(d, obj, key, path, required, "a string");
 	char p[512];
@@ -123,8 +129,8 @@ const char *gl_control_char(const char *s)
 /* A name that reaches logs, the timeline, status and reports (scenario
  * name, phase names, fault ids): a string without control characters, so
  * a newline or an escape sequence cannot forge a line or a terminal. */
-int gl_get_name(struct gl_diag *d, const cJSON *obj, const char *key, const char *path, int required,
-		char *out, size_t n)
+int gl_get_name(struct gl_diag *d, const cJSON *obj, const char *key, const char *path, int required, char *out,
+		size_t n)
 {
 	int rc = gl_get_string(d, obj, key, path, required, out, n);
 	const char *c;
@@ -141,8 +147,7 @@ int gl_get_name(struct gl_diag *d, const cJSON *obj, const char *key, const char
 	return rc;
 }
 
-int gl_get_duration(struct gl_diag *d, const cJSON *obj, const char *key, const char *path,
-		    int required, int64_t *out)
+int gl_get_duration(struct gl_diag *d, const cJSON *obj, const char *key, const char *path, int required, int64_t *out)
 {
 	const cJSON *v = want(d, obj, key, path, required, "a duration like 90s, 10m or 1h30m");
 	char p[512];
@@ -163,8 +168,7 @@ int gl_get_duration(struct gl_diag *d, const cJSON *obj, const char *key, const 
 	return 1;
 }
 
-int gl_get_size(struct gl_diag *d, const cJSON *obj, const char *key, const char *path,
-		int required, uint64_t *out)
+int gl_get_size(struct gl_diag *d, const cJSON *obj, const char *key, const char *path, int required, uint64_t *out)
 {
 	const cJSON *v = want(d, obj, key, path, required, "a size like 4KiB or 8GiB");
 	char p[512];
@@ -192,8 +196,8 @@ int gl_get_size(struct gl_diag *d, const cJSON *obj, const char *key, const char
 	return 1;
 }
 
-int gl_get_number(struct gl_diag *d, const cJSON *obj, const char *key, const char *path,
-		  int required, double lo, double hi, double *out)
+int gl_get_number(struct gl_diag *d, const cJSON *obj, const char *key, const char *path, int required, double lo,
+		  double hi, double *out)
 {
 	const cJSON *v = want(d, obj, key, path, required, "a number");
 	char p[512];
@@ -213,8 +217,8 @@ int gl_get_number(struct gl_diag *d, const cJSON *obj, const char *key, const ch
 	return 1;
 }
 
-int gl_get_int(struct gl_diag *d, const cJSON *obj, const char *key, const char *path,
-	       int required, long lo, long hi, long *out)
+int gl_get_int(struct gl_diag *d, const cJSON *obj, const char *key, const char *path, int required, long lo, long hi,
+	       long *out)
 {
 	double x;
 	int rc = gl_get_number(d, obj, key, path, required, (double)lo, (double)hi, &x);
@@ -224,16 +228,14 @@ int gl_get_int(struct gl_diag *d, const cJSON *obj, const char *key, const char 
 		return rc;
 	if (x != floor(x)) {
 		gl_join(p, sizeof(p), path, key);
-		gl_diag_error(d, cJSON_GetObjectItemCaseSensitive(obj, key), p,
-			      "expected a whole number, got %g", x);
+		gl_diag_error(d, cJSON_GetObjectItemCaseSensitive(obj, key), p, "expected a whole number, got %g", x);
 		return -1;
 	}
 	*out = (long)x;
 	return 1;
 }
 
-int gl_get_bool(struct gl_diag *d, const cJSON *obj, const char *key, const char *path,
-		int *out)
+int gl_get_bool(struct gl_diag *d, const cJSON *obj, const char *key, const char *path, int *out)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
 	char p[512];
@@ -249,8 +251,8 @@ int gl_get_bool(struct gl_diag *d, const cJSON *obj, const char *key, const char
 	return 1;
 }
 
-int gl_get_enum(struct gl_diag *d, const cJSON *obj, const char *key, const char *path,
-		int required, const char *const *choices, char *out, size_t n)
+int gl_get_enum(struct gl_diag *d, const cJSON *obj, const char *key, const char *path, int required,
+		const char *const *choices, char *out, size_t n)
 {
 	int rc = gl_get_string(d, obj, key, path, required, out, n);
 	char p[512], list[256] = "";
@@ -264,8 +266,7 @@ int gl_get_enum(struct gl_diag *d, const cJSON *obj, const char *key, const char
 	for (int i = 0; choices[i] && off < sizeof(list) - 32; i++)
 		off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%s", i ? ", " : "", choices[i]);
 	gl_join(p, sizeof(p), path, key);
-	gl_diag_error(d, cJSON_GetObjectItemCaseSensitive(obj, key), p,
-		      "'%s' is not one of: %s", out, list);
+	gl_diag_error(d, cJSON_GetObjectItemCaseSensitive(obj, key), p, "'%s' is not one of: %s", out, list);
 	return -1;
 }
 
@@ -278,8 +279,7 @@ int gl_want_object(struct gl_diag *d, const cJSON *v, const char *path)
 	return 1;
 }
 
-void gl_check_string_array(struct gl_diag *d, const cJSON *obj, const char *key, const char *path,
-			   int required)
+void gl_check_string_array(struct gl_diag *d, const cJSON *obj, const char *key, const char *path, int required)
 {
 	const cJSON *a = cJSON_GetObjectItemCaseSensitive(obj, key), *e;
 	char p[512], ep[600];
@@ -295,7 +295,8 @@ void gl_check_string_array(struct gl_diag *d, const cJSON *obj, const char *key,
 		gl_diag_error(d, a, p, "expected an array of strings, got %s", gl_json_type_name(a));
 		return;
 	}
-	cJSON_ArrayForEach(e, a) {
+	cJSON_ArrayForEach(e, a)
+	{
 		snprintf(ep, sizeof(ep), "%s[%d]", p, i++);
 		if (!cJSON_IsString(e))
 			gl_diag_error(d, e, ep, "expected a string, got %s", gl_json_type_name(e));
@@ -314,7 +315,8 @@ int gl_check_host_slots(const struct gl_scenario *s, struct gl_diag *d, const cJ
 		gl_diag_error(d, hosts, hp, "expected a non-empty array like %s", example);
 		return 0;
 	}
-	cJSON_ArrayForEach(h, hosts) {
+	cJSON_ArrayForEach(h, hosts)
+	{
 		char ep[700], name[GL_NAME_MAX + 16], *colon;
 		const struct gl_host *gh;
 		snprintf(ep, sizeof(ep), "%s[%d]", hp, i++);
@@ -341,8 +343,9 @@ int gl_check_host_slots(const struct gl_scenario *s, struct gl_diag *d, const cJ
 
 void gl_check_agents(const struct gl_scenario *s, struct gl_diag *d, const cJSON *w, const char *path)
 {
-	static const char *const keys[] = { "launcher", "count", "hosts", "launcher_args", "launcher_path", "binary",
-					    "listen", "connect_timeout", "settle", "backoff", "max_restarts", NULL };
+	static const char *const keys[] = { "launcher",      "count",   "hosts",        "launcher_args",
+					    "launcher_path", "binary",  "listen",       "connect_timeout",
+					    "settle",        "backoff", "max_restarts", NULL };
 	static const char *const launchers[] = { "mpirun", "srun", NULL };
 	const cJSON *a = cJSON_GetObjectItemCaseSensitive(w, "agents"), *hosts;
 	char p[512], buf[1024];
@@ -379,6 +382,7 @@ void gl_check_agents(const struct gl_scenario *s, struct gl_diag *d, const cJSON
 	/* agents on other hosts must dial an address they can reach */
 	if ((remote || !strcmp(gl_cfg_str(a, "launcher", ""), "srun")) &&
 	    !cJSON_GetObjectItemCaseSensitive(a, "listen"))
-		gl_diag_error(d, a, p, "agents on other hosts need \"listen\": the controller's address they "
+		gl_diag_error(d, a, p,
+			      "agents on other hosts need \"listen\": the controller's address they "
 			      "connect back to, like \"10.0.0.5:0\" (port 0: any free port)");
 }

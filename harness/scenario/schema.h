@@ -26,26 +26,24 @@ void gl_join(char *out, size_t n, const char *path, const char *key);
  * an error with a did-you-mean, or the list of the allowed keys. */
 void gl_check_keys(struct gl_diag *d, const cJSON *obj, const char *path, const char *const *allowed);
 /* A string shorter than n bytes; required ones must not be empty. */
-int gl_get_string(struct gl_diag *d, const cJSON *obj, const char *key, const char *path, int required,
-		  char *out, size_t n);
+int gl_get_string(struct gl_diag *d, const cJSON *obj, const char *key, const char *path, int required, char *out,
+		  size_t n);
 /* The first control character (byte < 0x20 or DEL) in s, or NULL. */
 const char *gl_control_char(const char *s);
 /* A name that reaches logs, the timeline, status and reports (scenario
  * name, phase names, fault ids): a string without control characters. */
-int gl_get_name(struct gl_diag *d, const cJSON *obj, const char *key, const char *path, int required,
-		char *out, size_t n);
+int gl_get_name(struct gl_diag *d, const cJSON *obj, const char *key, const char *path, int required, char *out,
+		size_t n);
 /* "90s", "10m", "1h30m" (units.h grammar). */
-int gl_get_duration(struct gl_diag *d, const cJSON *obj, const char *key, const char *path, int required,
-		    int64_t *out);
+int gl_get_duration(struct gl_diag *d, const cJSON *obj, const char *key, const char *path, int required, int64_t *out);
 /* "4KiB", "8GiB" or a whole number of bytes. */
-int gl_get_size(struct gl_diag *d, const cJSON *obj, const char *key, const char *path, int required,
-		uint64_t *out);
+int gl_get_size(struct gl_diag *d, const cJSON *obj, const char *key, const char *path, int required, uint64_t *out);
 /* A finite number in [lo, hi]. */
-int gl_get_number(struct gl_diag *d, const cJSON *obj, const char *key, const char *path, int required,
-		  double lo, double hi, double *out);
+int gl_get_number(struct gl_diag *d, const cJSON *obj, const char *key, const char *path, int required, double lo,
+		  double hi, double *out);
 /* A whole number in [lo, hi]. */
-int gl_get_int(struct gl_diag *d, const cJSON *obj, const char *key, const char *path, int required,
-	       long lo, long hi, long *out);
+int gl_get_int(struct gl_diag *d, const cJSON *obj, const char *key, const char *path, int required, long lo, long hi,
+	       long *out);
 /* true or false (never required). */
 int gl_get_bool(struct gl_diag *d, const cJSON *obj, const char *key, const char *path, int *out);
 /* A string that is one of choices (NULL-terminated). */
@@ -55,8 +53,7 @@ int gl_get_enum(struct gl_diag *d, const cJSON *obj, const char *key, const char
 int gl_want_object(struct gl_diag *d, const cJSON *v, const char *path);
 /* An array of strings (argv pieces) under key; absent is an error only
  * when required. */
-void gl_check_string_array(struct gl_diag *d, const cJSON *obj, const char *key, const char *path,
-			   int required);
+void gl_check_string_array(struct gl_diag *d, const cJSON *obj, const char *key, const char *path, int required);
 
 /* path.hosts: a non-empty array of "host:slots" (":slots" may be left
  * out), each naming a host of the scenario, slots 1 to max_slots; range

@@ -26,10 +26,12 @@ static void ptext(const cJSON *v, char *out, size_t n)
 	} else if (cJSON_IsNumber(v)) {
 		snprintf(out, n, "%.0f", v->valuedouble);
 	} else if (cJSON_IsArray(v) || cJSON_IsObject(v)) {
-		cJSON_ArrayForEach(e, v) {
+		cJSON_ArrayForEach(e, v)
+		{
 			char one[128];
 			if (cJSON_IsObject(e) || cJSON_IsArray(e))
-				ptext(cJSON_IsObject(e) ? cJSON_GetObjectItemCaseSensitive(e, "name") : e, one, sizeof(one));
+				ptext(cJSON_IsObject(e) ? cJSON_GetObjectItemCaseSensitive(e, "name") : e, one,
+				      sizeof(one));
 			else
 				ptext(e, one, sizeof(one));
 			if (one[0] && off < n)
@@ -62,7 +64,8 @@ void gl_plan_subject(const cJSON *plan, const char *target, char *out, size_t n)
 	} else if (cJSON_GetObjectItemCaseSensitive(plan, "a") && cJSON_GetObjectItemCaseSensitive(plan, "b")) {
 		ptext(cJSON_GetObjectItemCaseSensitive(plan, "a"), a, sizeof(a));
 		ptext(cJSON_GetObjectItemCaseSensitive(plan, "b"), b, sizeof(b));
-		snprintf(out, n, "the network between %s and %s (on %s)", a[0] ? a : "group a", b[0] ? b : "group b", host);
+		snprintf(out, n, "the network between %s and %s (on %s)", a[0] ? a : "group a", b[0] ? b : "group b",
+			 host);
 	} else if (cJSON_GetObjectItemCaseSensitive(plan, "endpoints")) {
 		ptext(cJSON_GetObjectItemCaseSensitive(plan, "endpoints"), a, sizeof(a));
 		snprintf(out, n, "endpoint %s", a);

@@ -31,8 +31,7 @@ int gl_timeline_build(const struct gl_scenario *s, struct gl_tl_event **out, int
 	for (int i = 0; i < s->n_faults; i++) {
 		ev[k++] = (struct gl_tl_event){ s->faults[i].at_ns, GL_TL_INJECT, i };
 		if (s->faults[i].dur_ns > 0)
-			ev[k++] = (struct gl_tl_event){ s->faults[i].at_ns + s->faults[i].dur_ns,
-							GL_TL_REVERT, i };
+			ev[k++] = (struct gl_tl_event){ s->faults[i].at_ns + s->faults[i].dur_ns, GL_TL_REVERT, i };
 	}
 	ev[k++] = (struct gl_tl_event){ s->duration_ns, GL_TL_END, 0 };
 	qsort(ev, (size_t)k, sizeof(*ev), cmp_ev);
@@ -149,14 +148,15 @@ static void event_text(const struct gl_scenario *s, const struct gl_tl_event *e,
 		const struct gl_fault_spec *fs = &s->faults[e->index];
 		gl_format_duration(fs->dur_ns, d, sizeof(d));
 		if (fs->dur_ns) {
-			snprintf(buf, n, "inject '%s': %s%s%s on %s, for %s", fs->id, fs->kind, fs->method[0] ? "/" : "",
-				 fs->method, fs->target, d);
+			snprintf(buf, n, "inject '%s': %s%s%s on %s, for %s", fs->id, fs->kind,
+				 fs->method[0] ? "/" : "", fs->method, fs->target, d);
 		} else {
 			char st[64];
 			gl_format_duration(fs->settle_ns, st, sizeof(st));
-			snprintf(buf, n, "inject '%s': %s%s%s on %s (instantaneous; judged degraded until %s of real "
-				 "time after it: its settle)", fs->id, fs->kind, fs->method[0] ? "/" : "", fs->method,
-				 fs->target, st);
+			snprintf(buf, n,
+				 "inject '%s': %s%s%s on %s (instantaneous; judged degraded until %s of real "
+				 "time after it: its settle)",
+				 fs->id, fs->kind, fs->method[0] ? "/" : "", fs->method, fs->target, st);
 		}
 		break;
 	}
@@ -165,9 +165,7 @@ static void event_text(const struct gl_scenario *s, const struct gl_tl_event *e,
 		snprintf(buf, n, "revert '%s' (judged degraded until %s of real time after it: its settle)",
 			 s->faults[e->index].id, d);
 		break;
-	case GL_TL_END:
-		snprintf(buf, n, "end");
-		break;
+	case GL_TL_END: snprintf(buf, n, "end"); break;
 	}
 }
 
@@ -270,8 +268,8 @@ int gl_timeline_rows(const struct gl_scenario *s, struct gl_tl_row **out, int *n
 			v[k].r.t_ns = t->sp.start_ns + shown * t->sp.every_ns;
 			v[k].r.kind = GL_TLR_SPIKES_MORE;
 			snprintf(v[k].r.text, sizeof(v[k].r.text),
-				 "spike %s goes on every %s from %s for %s: %lld more, the last at %s (%lld in all)", name,
-				 e, st, d, (long long)(t->count - shown), last, (long long)t->count);
+				 "spike %s goes on every %s from %s for %s: %lld more, the last at %s (%lld in all)",
+				 name, e, st, d, (long long)(t->count - shown), last, (long long)t->count);
 			v[k].rank = 3;
 			v[k].seq = k;
 			k++;
@@ -324,8 +322,8 @@ void gl_timeline_print(const struct gl_scenario *s, double time_scale, FILE *f)
 		if (t->missing)
 			fprintf(f, "  %-9s %-34s MISSING (failed gate)\n", gl_scope_name(t->scope), t->metric);
 		else
-			fprintf(f, "  %-9s %-34s %s %g\n", gl_scope_name(t->scope), t->metric,
-				gl_cmp_str(t->expr.op), t->expr.threshold);
+			fprintf(f, "  %-9s %-34s %s %g\n", gl_scope_name(t->scope), t->metric, gl_cmp_str(t->expr.op),
+				t->expr.threshold);
 	}
 	/* figures no scheduled fault is sure to produce: not required */
 	for (int i = 0; i < s->n_optional; i++) {

@@ -23,9 +23,9 @@
 enum gl_tl_kind { GL_TL_REVERT, GL_TL_PHASE, GL_TL_INJECT, GL_TL_END };
 
 struct gl_tl_event {
-	int64_t t_ns;          /* scenario time */
+	int64_t t_ns; /* scenario time */
 	enum gl_tl_kind kind;
-	int index;             /* phase or fault index */
+	int index; /* phase or fault index */
 };
 
 /* The controller commits the open window every 500 ms of real time; a
@@ -42,10 +42,10 @@ void gl_timeline_print(const struct gl_scenario *s, double time_scale, FILE *f);
 /* Every spike of every workload, in the workloads' and their sections'
  * order; *out malloc'd (NULL when none), free it. */
 struct gl_tl_spike {
-	int workload;                 /* index in s->workloads */
-	int index;                    /* in the workload's section ("spikes[index]") */
+	int workload; /* index in s->workloads */
+	int index; /* in the workload's section ("spikes[index]") */
 	struct gl_load_spike sp;
-	int64_t count;                /* occurrences that start before the end */
+	int64_t count; /* occurrences that start before the end */
 };
 int gl_timeline_spikes(const struct gl_scenario *s, struct gl_tl_spike **out, int *n);
 /* Is a spike on at some time in [a_ns, b_ns)? (before the run's end) */
@@ -60,9 +60,9 @@ void gl_timeline_spike_name(const struct gl_scenario *s, const struct gl_tl_spik
 #define GL_TL_SPIKES_SHOWN 3
 enum gl_tl_row_kind { GL_TLR_AGENTS, GL_TLR_EVENT, GL_TLR_SPIKE, GL_TLR_SPIKES_MORE };
 struct gl_tl_row {
-	int64_t t_ns;                 /* scenario time */
+	int64_t t_ns; /* scenario time */
 	enum gl_tl_row_kind kind;
-	char text[512];               /* what happens, one line */
+	char text[512]; /* what happens, one line */
 };
 /* *out malloc'd, sorted by time (at equal times: agents, revert, phase,
  * spike, inject, end); free it. */

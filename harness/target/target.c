@@ -38,43 +38,41 @@
 #include <unistd.h>
 
 const char *const tgt_mb_names[] = {
-	"none", "http_429", "http_500", "http_503", "close_mid_stream", "garbage_sse",
-	"oversized_line", "no_done", "stream_error", "hang", "slow_drip", "stall_ms=N",
+	"none",           "http_429", "http_500",     "http_503", "close_mid_stream", "garbage_sse",
+	"oversized_line", "no_done",  "stream_error", "hang",     "slow_drip",        "stall_ms=N",
 };
-
 
 /* ---- flags ------------------------------------------------------------- */
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"usage: gauntlet target --listen HOST:PORT [flags]\n"
-		"  An OpenAI-compatible token-streaming server with a deterministic timing model.\n"
-		"  --listen ADDR              host:port or [ipv6]:port; port 0 picks a free port\n"
-		"  --model NAME               model name served (default gauntlet-target)\n"
-		"  --seed N                   seed of every random choice (default 1)\n"
-		"  --max-seqs N               concurrent sequences; more wait FIFO (default 64)\n"
-		"  --ttft-ms MS               time to first token after taking a slot (default 50)\n"
-		"  --prefill-us-per-token US  added to TTFT per prompt token (default 20)\n"
-		"  --itl-ms MS                inter-token gap (default 10)\n"
-		"  --itl-jitter J             gap = itl * (1 + J*u), u in [-1,1) (0..1, default 0)\n"
-		"  --output-tokens N          output length without max_tokens (default 64)\n"
-		"  --max-output-tokens N      cap on any output length (default 8192)\n"
-		"  --max-body-bytes N         larger request bodies get 413 (default 8388608)\n"
-		"  --misbehave MODE           http_429 http_500 http_503 close_mid_stream garbage_sse\n"
-		"                             oversized_line no_done stream_error hang slow_drip\n"
-		"                             stall_ms=N (with --stall-at-s)\n"
-		"  --misbehave-rate P         share of requests that misbehave, 0..1 (default 1)\n"
-		"  --stall-at-s S             when the stall_ms=N window opens, s after start\n"
-		"  --ready-file PATH          write \"host:port\\n\" there once listening\n"
-		"  --api-key-env VAR          require \"Authorization: Bearer $VAR\" on /v1 (else 401)\n"
-		"  --idle-timeout-s S         close a connection that sends no byte of a request\n"
-		"                             for S s, or does not read what it is sent (default\n"
-		"                             30; 0 never)\n"
-		"  --lora NAME=PATH           a LoRA adapter loaded at start (repeatable, at most 16)\n"
-		"  --lora-load-ms MS          how long POST /v1/load_lora_adapter takes (default 500)\n"
-		"  --max-loras N              adapters loaded at once (default 8)\n"
-		"  --verbose                  log every request\n");
+	fprintf(f, "usage: gauntlet target --listen HOST:PORT [flags]\n"
+		   "  An OpenAI-compatible token-streaming server with a deterministic timing model.\n"
+		   "  --listen ADDR              host:port or [ipv6]:port; port 0 picks a free port\n"
+		   "  --model NAME               model name served (default gauntlet-target)\n"
+		   "  --seed N                   seed of every random choice (default 1)\n"
+		   "  --max-seqs N               concurrent sequences; more wait FIFO (default 64)\n"
+		   "  --ttft-ms MS               time to first token after taking a slot (default 50)\n"
+		   "  --prefill-us-per-token US  added to TTFT per prompt token (default 20)\n"
+		   "  --itl-ms MS                inter-token gap (default 10)\n"
+		   "  --itl-jitter J             gap = itl * (1 + J*u), u in [-1,1) (0..1, default 0)\n"
+		   "  --output-tokens N          output length without max_tokens (default 64)\n"
+		   "  --max-output-tokens N      cap on any output length (default 8192)\n"
+		   "  --max-body-bytes N         larger request bodies get 413 (default 8388608)\n"
+		   "  --misbehave MODE           http_429 http_500 http_503 close_mid_stream garbage_sse\n"
+		   "                             oversized_line no_done stream_error hang slow_drip\n"
+		   "                             stall_ms=N (with --stall-at-s)\n"
+		   "  --misbehave-rate P         share of requests that misbehave, 0..1 (default 1)\n"
+		   "  --stall-at-s S             when the stall_ms=N window opens, s after start\n"
+		   "  --ready-file PATH          write \"host:port\\n\" there once listening\n"
+		   "  --api-key-env VAR          require \"Authorization: Bearer $VAR\" on /v1 (else 401)\n"
+		   "  --idle-timeout-s S         close a connection that sends no byte of a request\n"
+		   "                             for S s, or does not read what it is sent (default\n"
+		   "                             30; 0 never)\n"
+		   "  --lora NAME=PATH           a LoRA adapter loaded at start (repeatable, at most 16)\n"
+		   "  --lora-load-ms MS          how long POST /v1/load_lora_adapter takes (default 500)\n"
+		   "  --max-loras N              adapters loaded at once (default 8)\n"
+		   "  --verbose                  log every request\n");
 }
 
 static int flag_double(const char *name, const char *v, double lo, double hi, double *out)
@@ -85,8 +83,7 @@ static int flag_double(const char *name, const char *v, double lo, double hi, do
 	errno = 0;
 	d = strtod(v, &end);
 	if (errno || end == v || *end || !isfinite(d) || d < lo || d > hi) {
-		fprintf(stderr, "gauntlet target: --%s: expected a number in [%g, %g], got '%s'\n",
-			name, lo, hi, v);
+		fprintf(stderr, "gauntlet target: --%s: expected a number in [%g, %g], got '%s'\n", name, lo, hi, v);
 		return -1;
 	}
 	*out = d;
@@ -101,8 +98,8 @@ static int flag_u64(const char *name, const char *v, uint64_t lo, uint64_t hi, u
 	errno = 0;
 	u = strtoull(v, &end, 10);
 	if (errno || end == v || *end || v[0] == '-' || u < lo || u > hi) {
-		fprintf(stderr, "gauntlet target: --%s: expected an integer in [%" PRIu64 ", %" PRIu64
-				"], got '%s'\n", name, lo, hi, v);
+		fprintf(stderr, "gauntlet target: --%s: expected an integer in [%" PRIu64 ", %" PRIu64 "], got '%s'\n",
+			name, lo, hi, v);
 		return -1;
 	}
 	*out = u;
@@ -126,9 +123,11 @@ static int parse_misbehave(const char *v, struct target_opts *o)
 		o->stall_ns = (int64_t)ms * 1000000;
 		return 0;
 	}
-	fprintf(stderr, "gauntlet target: --misbehave: unknown mode '%s'; expected one of "
-			"http_429, http_500, http_503, close_mid_stream, garbage_sse, "
-			"oversized_line, no_done, stream_error, hang, slow_drip, stall_ms=N\n", v);
+	fprintf(stderr,
+		"gauntlet target: --misbehave: unknown mode '%s'; expected one of "
+		"http_429, http_500, http_503, close_mid_stream, garbage_sse, "
+		"oversized_line, no_done, stream_error, hang, slow_drip, stall_ms=N\n",
+		v);
 	return -1;
 }
 
@@ -141,7 +140,10 @@ struct num_flag {
 	double lo, hi;
 	size_t off;
 };
-#define NF(n, t, lo, hi, field) { n, t, lo, hi, offsetof(struct target_opts, field) }
+#define NF(n, t, lo, hi, field)                                   \
+	{                                                         \
+		n, t, lo, hi, offsetof(struct target_opts, field) \
+	}
 static const struct num_flag num_flags[] = {
 	NF("seed", NT_U64, 0, (double)UINT64_MAX, m.seed),
 	NF("max-seqs", NT_U32, 1, 1000000, max_seqs),
@@ -253,7 +255,7 @@ static int parse_flags(int argc, char **argv, struct target_opts *o)
 			}
 			free(o->api_key);
 			o->api_key = strdup(k);
-			memset((char *)k, 0, strlen(k));   /* also from /proc/PID/environ */
+			memset((char *)k, 0, strlen(k)); /* also from /proc/PID/environ */
 			unsetenv(v);
 		} else if (strcmp(name, "misbehave") == 0) {
 			if (parse_misbehave(v, o))
@@ -310,16 +312,15 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
 	struct target *t = arg;
 
 	(void)what;
-	gl_info("target: %s received, shutting down (%u requests in flight)",
-		sig == SIGINT ? "SIGINT" : "SIGTERM", t->n_streams);
+	gl_info("target: %s received, shutting down (%u requests in flight)", sig == SIGINT ? "SIGINT" : "SIGTERM",
+		t->n_streams);
 	event_base_loopbreak(t->base);
 }
 
 static void on_stall_log(evutil_socket_t fd, short what, void *arg)
 {
 	struct target *t = arg;
-	struct timeval tv = { (time_t)(t->o.stall_ns / 1000000000),
-			      (suseconds_t)(t->o.stall_ns % 1000000000 / 1000) };
+	struct timeval tv = { (time_t)(t->o.stall_ns / 1000000000), (suseconds_t)(t->o.stall_ns % 1000000000 / 1000) };
 
 	(void)fd;
 	(void)what;
@@ -424,21 +425,19 @@ static int target_start(struct target *t, struct gl_err *err)
 		}
 	}
 	snprintf(line, sizeof(line), "%s\n", t->bound);
-	if (t->o.ready_file &&
-	    gl_write_file_atomic(t->o.ready_file, line, strlen(line), 0644, err))
+	if (t->o.ready_file && gl_write_file_atomic(t->o.ready_file, line, strlen(line), 0644, err))
 		return -GL_EIO;
 	if (t->o.mb == MB_STALL)
 		snprintf(line, sizeof(line), ", misbehave stall_ms=%lld at %.3f s",
 			 (long long)(t->o.stall_ns / 1000000), t->o.stall_at_s);
 	else if (t->o.mb != MB_NONE)
-		snprintf(line, sizeof(line), ", misbehave %s at rate %g", tgt_mb_names[t->o.mb],
-			 t->o.mb_rate);
+		snprintf(line, sizeof(line), ", misbehave %s at rate %g", tgt_mb_names[t->o.mb], t->o.mb_rate);
 	else
 		line[0] = '\0';
 	gl_info("target: listening on %s, model '%s', max_seqs %u, ttft %.3f ms + %.3f us/prompt "
 		"token, itl %.3f ms (jitter %.3f), seed %" PRIu64 "%s",
-		t->bound, t->o.model, t->o.max_seqs, t->o.m.ttft_ms, t->o.m.prefill_us_per_token,
-		t->o.m.itl_ms, t->o.m.itl_jitter, t->o.m.seed, line);
+		t->bound, t->o.model, t->o.max_seqs, t->o.m.ttft_ms, t->o.m.prefill_us_per_token, t->o.m.itl_ms,
+		t->o.m.itl_jitter, t->o.m.seed, line);
 	printf("%s\n", t->bound);
 	fflush(stdout);
 	return 0;
@@ -452,7 +451,7 @@ static void target_stop(struct target *t)
 	 * the connections (which also frees the requests still attached). */
 	while ((s = TAILQ_FIRST(&t->all)) != NULL) {
 		if (s->state == SS_ACTIVE)
-			s->state = SS_HANG;   /* no slot hand-over while tearing down */
+			s->state = SS_HANG; /* no slot hand-over while tearing down */
 		tgt_stream_free(s);
 	}
 	tgt_lora_free_all(t);
@@ -500,8 +499,8 @@ int gl_target_main(int argc, char **argv)
 		rc = 1;
 	} else {
 		event_base_dispatch(t->base);
-		gl_info("target: stopped; %" PRIu64 " requests, %" PRIu64 " tokens, %" PRIu64
-			" client aborts, %" PRIu64 " injected closes",
+		gl_info("target: stopped; %" PRIu64 " requests, %" PRIu64 " tokens, %" PRIu64 " client aborts, %" PRIu64
+			" injected closes",
 			t->next_seq, t->tokens_total, t->aborts_client, t->aborts_injected);
 		rc = 0;
 	}

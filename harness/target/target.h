@@ -68,13 +68,13 @@ int gl_target_main(int argc, char **argv);
 /* The knobs of the timing and token model (the command line's defaults in
  * gl_target_model_default). */
 struct gl_target_model {
-	uint64_t seed;               /* --seed, default 1 */
-	double ttft_ms;              /* --ttft-ms, default 50 */
+	uint64_t seed; /* --seed, default 1 */
+	double ttft_ms; /* --ttft-ms, default 50 */
 	double prefill_us_per_token; /* --prefill-us-per-token, default 20 */
-	double itl_ms;               /* --itl-ms, default 10 */
-	double itl_jitter;           /* --itl-jitter in [0, 1], default 0 */
-	uint32_t output_tokens;      /* --output-tokens, default 64 */
-	uint32_t max_output_tokens;  /* --max-output-tokens, default 8192 */
+	double itl_ms; /* --itl-ms, default 10 */
+	double itl_jitter; /* --itl-jitter in [0, 1], default 0 */
+	uint32_t output_tokens; /* --output-tokens, default 64 */
+	uint32_t max_output_tokens; /* --max-output-tokens, default 8192 */
 };
 
 void gl_target_model_default(struct gl_target_model *m);
@@ -91,13 +91,12 @@ int64_t gl_target_ttft_ns(const struct gl_target_model *m, uint64_t prompt_token
 
 /* Gap between token token_index-1 and token token_index (token_index >= 1),
  * in ns, never negative. */
-int64_t gl_target_itl_ns(const struct gl_target_model *m, uint64_t req_seq,
-			 uint64_t token_index);
+int64_t gl_target_itl_ns(const struct gl_target_model *m, uint64_t req_seq, uint64_t token_index);
 
 /* Offset of token token_index from t_slot without any stall:
  * ttft + sum of the gaps 1..token_index. O(token_index). */
-int64_t gl_target_token_offset_ns(const struct gl_target_model *m, uint64_t req_seq,
-				  uint64_t prompt_tokens, uint64_t token_index);
+int64_t gl_target_token_offset_ns(const struct gl_target_model *m, uint64_t req_seq, uint64_t prompt_tokens,
+				  uint64_t token_index);
 
 /* Move t into the end of the stall window [stall_start, stall_end) when it
  * falls inside; otherwise return t. stall_end <= stall_start means none. */
@@ -106,8 +105,7 @@ int64_t gl_target_stall_adjust(int64_t t_ns, int64_t stall_start_ns, int64_t sta
 /* Output length: n = max_tokens when given (>= 1), else m->output_tokens;
  * then n = max(n, min_tokens); then n = min(n, m->max_output_tokens).
  * Pass -1 for "not given". */
-uint32_t gl_target_output_tokens(const struct gl_target_model *m, int64_t max_tokens,
-				 int64_t min_tokens);
+uint32_t gl_target_output_tokens(const struct gl_target_model *m, int64_t max_tokens, int64_t min_tokens);
 
 /* Whitespace-separated words in s[0..len) (space, \t, \n, \v, \f, \r). */
 uint64_t gl_target_count_words(const char *s, size_t len);

@@ -48,11 +48,15 @@ static void add_token_chunk(const struct stream *s, struct evbuffer *out, uint32
 
 	add_chunk_head(s, out);
 	if (s->api == API_CHAT)
-		evbuffer_add_printf(out, "{\"index\":0,\"delta\":{\"content\":\"tok%u \"},"
-					 "\"logprobs\":null,\"finish_reason\":%s}]}\n\n", i, fin);
+		evbuffer_add_printf(out,
+				    "{\"index\":0,\"delta\":{\"content\":\"tok%u \"},"
+				    "\"logprobs\":null,\"finish_reason\":%s}]}\n\n",
+				    i, fin);
 	else
-		evbuffer_add_printf(out, "{\"index\":0,\"text\":\"tok%u \",\"logprobs\":null,"
-					 "\"finish_reason\":%s}]}\n\n", i, fin);
+		evbuffer_add_printf(out,
+				    "{\"index\":0,\"text\":\"tok%u \",\"logprobs\":null,"
+				    "\"finish_reason\":%s}]}\n\n",
+				    i, fin);
 }
 
 static void add_x(struct evbuffer *out, size_t n)
@@ -67,34 +71,29 @@ static void add_x(struct evbuffer *out, size_t n)
 	}
 }
 
-static const char stream_error_event[] =
-	"data: {\"error\":{\"object\":\"error\",\"message\":\"injected stream error "
-	"(gauntlet target --misbehave stream_error)\",\"type\":\"server_error\","
-	"\"param\":null,\"code\":500}}\n\n";
+static const char stream_error_event[] = "data: {\"error\":{\"object\":\"error\",\"message\":\"injected stream error "
+					 "(gauntlet target --misbehave stream_error)\",\"type\":\"server_error\","
+					 "\"param\":null,\"code\":500}}\n\n";
 
 /* The misbehaviour written right after token gl_target_inject_after(n).
  * Returns 1 when the stream ends there. */
 static int add_injection(const struct stream *s, struct evbuffer *out)
 {
 	switch (s->mb) {
-	case MB_GARBAGE_SSE:
-		evbuffer_add_printf(out, "data: {\"id\": this is not json ]]\n\n");
-		return 0;
+	case MB_GARBAGE_SSE: evbuffer_add_printf(out, "data: {\"id\": this is not json ]]\n\n"); return 0;
 	case MB_OVERSIZED_LINE:
 		add_chunk_head(s, out);
 		evbuffer_add_printf(out, s->api == API_CHAT ? "{\"index\":0,\"delta\":{\"content\":\""
 							    : "{\"index\":0,\"text\":\"");
 		add_x(out, OVERSIZED_LINE_BYTES);
-		evbuffer_add_printf(out, s->api == API_CHAT
-						 ? "\"},\"logprobs\":null,\"finish_reason\":null}]}\n\n"
-						 : "\",\"logprobs\":null,\"finish_reason\":null}]}\n\n");
+		evbuffer_add_printf(out, s->api == API_CHAT ? "\"},\"logprobs\":null,\"finish_reason\":null}]}\n\n"
+							    : "\",\"logprobs\":null,\"finish_reason\":null}]}\n\n");
 		return 0;
 	case MB_STREAM_ERROR:
 		evbuffer_add(out, stream_error_event, sizeof(stream_error_event) - 1);
 		evbuffer_add_printf(out, "data: [DONE]\n\n");
 		return 1;
-	default:
-		return 0;
+	default: return 0;
 	}
 }
 
@@ -105,8 +104,9 @@ static void add_stream_tail(const struct stream *s, struct evbuffer *out)
 		return;
 	if (s->include_usage) {
 		add_chunk_head(s, out);
-		evbuffer_add_printf(out, "],\"usage\":{\"prompt_tokens\":%u,\"completion_tokens\":%u,"
-					 "\"total_tokens\":%u}}\n\n",
+		evbuffer_add_printf(out,
+				    "],\"usage\":{\"prompt_tokens\":%u,\"completion_tokens\":%u,"
+				    "\"total_tokens\":%u}}\n\n",
 				    s->prompt_tokens, s->n_tokens, s->prompt_tokens + s->n_tokens);
 	}
 	evbuffer_add_printf(out, "data: [DONE]\n\n");
@@ -142,20 +142,19 @@ void tgt_add_json_body(struct stream *s, struct evbuffer *out)
 	evbuffer_add_printf(out,
 			    "{\"id\":\"%s%" PRIu64 "\",\"object\":\"%s\",\"created\":%lld,"
 			    "\"model\":\"%s\",\"choices\":[{\"index\":0,%s",
-			    chat ? "chatcmpl-gl" : "cmpl-gl", s->seq,
-			    chat ? "chat.completion" : "text_completion", s->created_s,
-			    s->model_json ? s->model_json : s->t->model_json,
+			    chat ? "chatcmpl-gl" : "cmpl-gl", s->seq, chat ? "chat.completion" : "text_completion",
+			    s->created_s, s->model_json ? s->model_json : s->t->model_json,
 			    chat ? "\"message\":{\"role\":\"assistant\",\"content\":\"" : "\"text\":\"");
 	if (s->mb == MB_OVERSIZED_LINE)
 		add_x(out, OVERSIZED_LINE_BYTES);
 	for (uint32_t i = 0; i < s->n_tokens; i++)
 		evbuffer_add_printf(out, "tok%u ", i);
 	s->t->tokens_total += s->n_tokens;
-	evbuffer_add_printf(out, "\"%s,\"logprobs\":null,\"finish_reason\":%s}]", chat ? "}" : "",
-			    finish_json(s));
+	evbuffer_add_printf(out, "\"%s,\"logprobs\":null,\"finish_reason\":%s}]", chat ? "}" : "", finish_json(s));
 	if (s->mb != MB_NO_DONE)
-		evbuffer_add_printf(out, ",\"usage\":{\"prompt_tokens\":%u,\"completion_tokens\":%u,"
-					 "\"total_tokens\":%u}",
+		evbuffer_add_printf(out,
+				    ",\"usage\":{\"prompt_tokens\":%u,\"completion_tokens\":%u,"
+				    "\"total_tokens\":%u}",
 				    s->prompt_tokens, s->n_tokens, s->prompt_tokens + s->n_tokens);
 	evbuffer_add_printf(out, "}");
 }

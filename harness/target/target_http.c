@@ -25,10 +25,9 @@
 #include <time.h>
 
 static const char *const ep_names[EP_COUNT] = {
-	"/v1/chat/completions", "/v1/completions", "/v1/models", "/health", "/metrics",
+	"/v1/chat/completions",  "/v1/completions",         "/v1/models", "/health", "/metrics",
 	"/v1/load_lora_adapter", "/v1/unload_lora_adapter", "other",
 };
-
 
 void tgt_count_status(struct target *t, enum endpoint ep, int status)
 {
@@ -41,7 +40,7 @@ void tgt_count_status(struct target *t, enum endpoint ep, int status)
 			return;
 		}
 	}
-	sc[STATUS_SLOTS - 1].n++;   /* more distinct codes than slots: lump into the last */
+	sc[STATUS_SLOTS - 1].n++; /* more distinct codes than slots: lump into the last */
 }
 
 /* ---- replies ----------------------------------------------------------- */
@@ -50,17 +49,14 @@ void tgt_count_status(struct target *t, enum endpoint ep, int status)
 static const char *reason_phrase(int status)
 {
 	switch (status) {
-	case 413:
-		return "Payload Too Large";
-	case 429:
-		return "Too Many Requests";
-	default:
-		return NULL;   /* evhttp's own */
+	case 413: return "Payload Too Large";
+	case 429: return "Too Many Requests";
+	default: return NULL; /* evhttp's own */
 	}
 }
 
-static void send_body(struct target *t, struct evhttp_request *req, enum endpoint ep,
-		      int status, const char *content_type, const char *body, size_t len)
+static void send_body(struct target *t, struct evhttp_request *req, enum endpoint ep, int status,
+		      const char *content_type, const char *body, size_t len)
 {
 	struct evbuffer *buf = evbuffer_new();
 
@@ -74,8 +70,7 @@ static void send_body(struct target *t, struct evhttp_request *req, enum endpoin
 }
 
 /* An OpenAI-style error body: {"error":{"message","type","param","code"}}. */
-static char *error_json(int status, const char *type, const char *param, const char *code,
-			const char *msg)
+static char *error_json(int status, const char *type, const char *param, const char *code, const char *msg)
 {
 	cJSON *root = cJSON_CreateObject(), *e = cJSON_CreateObject();
 	char *s = NULL;
@@ -101,9 +96,8 @@ static char *error_json(int status, const char *type, const char *param, const c
 	return s;
 }
 
-void tgt_reply_error(struct target *t, struct evhttp_request *req, enum endpoint ep,
-			int status, const char *type, const char *param, const char *code,
-			const char *msg)
+void tgt_reply_error(struct target *t, struct evhttp_request *req, enum endpoint ep, int status, const char *type,
+		     const char *param, const char *code, const char *msg)
 {
 	char *body = error_json(status, type, param, code, msg);
 	static const char fallback[] = "{\"error\":{\"message\":\"out of memory\"}}";
@@ -118,7 +112,7 @@ void tgt_reply_error(struct target *t, struct evhttp_request *req, enum endpoint
 /* ---- request parsing --------------------------------------------------- */
 
 struct gen_req {
-	const struct lora *adapter;   /* the loaded adapter the request named, or NULL */
+	const struct lora *adapter; /* the loaded adapter the request named, or NULL */
 	int stream, include_usage, length_finish;
 	uint64_t prompt_tokens;
 	uint32_t n_tokens;
@@ -131,11 +125,10 @@ struct req_error {
 	char msg[512];
 };
 
-static int req_fail(struct req_error *e, int status, const char *param, const char *code,
-		    const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+static int req_fail(struct req_error *e, int status, const char *param, const char *code, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
 
-static int req_fail(struct req_error *e, int status, const char *param, const char *code,
-		    const char *fmt, ...)
+static int req_fail(struct req_error *e, int status, const char *param, const char *code, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -149,25 +142,23 @@ static int req_fail(struct req_error *e, int status, const char *param, const ch
 }
 
 /* An optional integer field in [lo, hi]; *out = -1 when absent or null. */
-static int get_int(const cJSON *root, const char *name, int64_t lo, int64_t hi, int64_t *out,
-		   struct req_error *e)
+static int get_int(const cJSON *root, const char *name, int64_t lo, int64_t hi, int64_t *out, struct req_error *e)
 {
 	const cJSON *it = cJSON_GetObjectItemCaseSensitive(root, name);
 
 	*out = -1;
 	if (!it || cJSON_IsNull(it))
 		return 0;
-	if (!cJSON_IsNumber(it) || it->valuedouble != floor(it->valuedouble) ||
-	    it->valuedouble < (double)lo || it->valuedouble > (double)hi)
-		return req_fail(e, 400, name, NULL, "'%s' must be an integer between %" PRId64
-				" and %" PRId64, name, lo, hi);
+	if (!cJSON_IsNumber(it) || it->valuedouble != floor(it->valuedouble) || it->valuedouble < (double)lo ||
+	    it->valuedouble > (double)hi)
+		return req_fail(e, 400, name, NULL, "'%s' must be an integer between %" PRId64 " and %" PRId64, name,
+				lo, hi);
 	*out = (int64_t)it->valuedouble;
 	return 0;
 }
 
 /* An optional boolean field; *out = dflt when absent or null. */
-static int get_bool(const cJSON *root, const char *name, int dflt, int *out,
-		    struct req_error *e)
+static int get_bool(const cJSON *root, const char *name, int dflt, int *out, struct req_error *e)
 {
 	const cJSON *it = cJSON_GetObjectItemCaseSensitive(root, name);
 
@@ -192,24 +183,24 @@ static int count_messages(const cJSON *msgs, uint64_t *n, struct req_error *e)
 
 	if (!cJSON_IsArray(msgs) || cJSON_GetArraySize(msgs) == 0)
 		return req_fail(e, 400, "messages", NULL, "'messages' must be a non-empty array");
-	cJSON_ArrayForEach(m, msgs) {
+	cJSON_ArrayForEach(m, msgs)
+	{
 		const cJSON *content = cJSON_GetObjectItemCaseSensitive(m, "content");
 		const cJSON *part;
 
 		if (!cJSON_IsObject(m))
-			return req_fail(e, 400, "messages", NULL,
-					"'messages[%d]' must be an object", idx);
+			return req_fail(e, 400, "messages", NULL, "'messages[%d]' must be an object", idx);
 		if (cJSON_IsString(content)) {
 			*n += words_of(content->valuestring);
 		} else if (cJSON_IsArray(content)) {
-			cJSON_ArrayForEach(part, content) {
+			cJSON_ArrayForEach(part, content)
+			{
 				const cJSON *text = cJSON_GetObjectItemCaseSensitive(part, "text");
 				if (cJSON_IsString(text))
 					*n += words_of(text->valuestring);
 			}
 		} else if (content && !cJSON_IsNull(content)) {
-			return req_fail(e, 400, "messages", NULL,
-					"'messages[%d].content' must be a string or an array",
+			return req_fail(e, 400, "messages", NULL, "'messages[%d].content' must be a string or an array",
 					idx);
 		}
 		idx++;
@@ -228,11 +219,12 @@ static int count_prompt(const cJSON *prompt, uint64_t *n, struct req_error *e)
 	if (!cJSON_IsArray(prompt))
 		return req_fail(e, 400, "prompt", NULL,
 				"'prompt' must be a string, an array of strings or of token ids");
-	cJSON_ArrayForEach(p, prompt) {
+	cJSON_ArrayForEach(p, prompt)
+	{
 		if (cJSON_IsString(p))
 			*n += words_of(p->valuestring);
 		else if (cJSON_IsNumber(p))
-			*n += 1;   /* a token id */
+			*n += 1; /* a token id */
 		else if (cJSON_IsArray(p))
 			*n += (uint64_t)cJSON_GetArraySize(p);
 		else
@@ -242,8 +234,8 @@ static int count_prompt(const cJSON *prompt, uint64_t *n, struct req_error *e)
 	return 0;
 }
 
-static int parse_gen(const struct target *t, enum api api, const char *body, size_t len,
-		     struct gen_req *g, struct req_error *e)
+static int parse_gen(const struct target *t, enum api api, const char *body, size_t len, struct gen_req *g,
+		     struct req_error *e)
 {
 	cJSON *root = NULL;
 	const cJSON *it, *so;
@@ -257,7 +249,8 @@ static int parse_gen(const struct target *t, enum api api, const char *body, siz
 		long off = at && body && at >= body && at <= body + len ? (long)(at - body) : -1;
 		req_fail(e, 400, NULL, NULL,
 			 "We could not parse the JSON body of your request (error near byte %ld). "
-			 "The body must be a JSON object.", off);
+			 "The body must be a JSON object.",
+			 off);
 		goto out;
 	}
 	if (!cJSON_IsObject(root)) {
@@ -270,33 +263,29 @@ static int parse_gen(const struct target *t, enum api api, const char *body, siz
 			req_fail(e, 400, "model", NULL, "'model' must be a string");
 			goto out;
 		}
-		if (strcmp(it->valuestring, t->o.model) != 0 &&
-		    !(g->adapter = tgt_lora_find(t, it->valuestring))) {
-			req_fail(e, 404, "model", "model_not_found",
-				 "The model `%.200s` does not exist.", it->valuestring);
+		if (strcmp(it->valuestring, t->o.model) != 0 && !(g->adapter = tgt_lora_find(t, it->valuestring))) {
+			req_fail(e, 404, "model", "model_not_found", "The model `%.200s` does not exist.",
+				 it->valuestring);
 			goto out;
 		}
 	}
 	if (api == API_CHAT) {
-		if (count_messages(cJSON_GetObjectItemCaseSensitive(root, "messages"),
-				   &g->prompt_tokens, e))
+		if (count_messages(cJSON_GetObjectItemCaseSensitive(root, "messages"), &g->prompt_tokens, e))
 			goto out;
-	} else if (count_prompt(cJSON_GetObjectItemCaseSensitive(root, "prompt"),
-				&g->prompt_tokens, e)) {
+	} else if (count_prompt(cJSON_GetObjectItemCaseSensitive(root, "prompt"), &g->prompt_tokens, e)) {
 		goto out;
 	}
 	if (get_int(root, "max_tokens", 1, INT32_MAX, &max_tokens, e) ||
 	    get_int(root, "max_completion_tokens", 1, INT32_MAX, &max_completion, e) ||
 	    get_int(root, "min_tokens", 0, INT32_MAX, &min_tokens, e) ||
-	    get_bool(root, "ignore_eos", 0, &ignore_eos, e) ||
-	    get_bool(root, "stream", 0, &g->stream, e))
+	    get_bool(root, "ignore_eos", 0, &ignore_eos, e) || get_bool(root, "stream", 0, &g->stream, e))
 		goto out;
 	if (max_tokens < 0)
 		max_tokens = max_completion;
 	if (min_tokens >= 0 && max_tokens >= 0 && min_tokens > max_tokens) {
 		req_fail(e, 400, "min_tokens", NULL,
-			 "'min_tokens' (%" PRId64 ") must not exceed 'max_tokens' (%" PRId64 ")",
-			 min_tokens, max_tokens);
+			 "'min_tokens' (%" PRId64 ") must not exceed 'max_tokens' (%" PRId64 ")", min_tokens,
+			 max_tokens);
 		goto out;
 	}
 	so = cJSON_GetObjectItemCaseSensitive(root, "stream_options");
@@ -317,8 +306,7 @@ static int parse_gen(const struct target *t, enum api api, const char *body, siz
 	/* "length" when the output stopped at a limit (max_tokens or the server's
 	 * cap), "stop" when it ended at the default length. */
 	g->length_finish = max_tokens >= 1 ||
-			   (min_tokens > (int64_t)t->o.m.output_tokens ? min_tokens
-								       : (int64_t)t->o.m.output_tokens) >
+			   (min_tokens > (int64_t)t->o.m.output_tokens ? min_tokens : (int64_t)t->o.m.output_tokens) >
 				   (int64_t)t->o.m.max_output_tokens;
 	rc = 0;
 out:
@@ -342,7 +330,7 @@ static void handle_generate(struct target *t, struct evhttp_request *req, enum a
 
 	if (len > t->o.max_body_bytes) {
 		tgt_reply_error(t, req, ep, 413, "invalid_request_error", NULL, "request_too_large",
-			    "The request body is larger than this server accepts.");
+				"The request body is larger than this server accepts.");
 		return;
 	}
 	if (parse_gen(t, api, body, len, &g, &e)) {
@@ -351,28 +339,25 @@ static void handle_generate(struct target *t, struct evhttp_request *req, enum a
 	}
 	seq = t->next_seq++;
 	t->prompt_tokens_total += g.prompt_tokens;
-	if (t->o.mb != MB_NONE && t->o.mb != MB_STALL &&
-	    gl_target_misbehaves(t->o.m.seed, seq, t->o.mb_rate))
+	if (t->o.mb != MB_NONE && t->o.mb != MB_STALL && gl_target_misbehaves(t->o.m.seed, seq, t->o.mb_rate))
 		mb = t->o.mb;
-	gl_debug("target: request %" PRIu64 " %s: %" PRIu64 " prompt tokens, %u output tokens%s%s",
-		 seq, ep_names[ep], g.prompt_tokens, g.n_tokens, mb ? ", misbehaving: " : "",
-		 mb ? tgt_mb_names[mb] : "");
+	gl_debug("target: request %" PRIu64 " %s: %" PRIu64 " prompt tokens, %u output tokens%s%s", seq, ep_names[ep],
+		 g.prompt_tokens, g.n_tokens, mb ? ", misbehaving: " : "", mb ? tgt_mb_names[mb] : "");
 	switch (mb) {
 	case MB_HTTP_429:
 		evhttp_add_header(evhttp_request_get_output_headers(req), "Retry-After", "1");
 		tgt_reply_error(t, req, ep, 429, "rate_limit_error", NULL, "rate_limit_exceeded",
-			    "Rate limit reached (injected by gauntlet target --misbehave http_429).");
+				"Rate limit reached (injected by gauntlet target --misbehave http_429).");
 		return;
 	case MB_HTTP_500:
 		tgt_reply_error(t, req, ep, 500, "server_error", NULL, NULL,
-			    "Internal server error (injected by gauntlet target --misbehave http_500).");
+				"Internal server error (injected by gauntlet target --misbehave http_500).");
 		return;
 	case MB_HTTP_503:
 		tgt_reply_error(t, req, ep, 503, "server_error", NULL, "service_unavailable",
-			    "Service unavailable (injected by gauntlet target --misbehave http_503).");
+				"Service unavailable (injected by gauntlet target --misbehave http_503).");
 		return;
-	default:
-		break;
+	default: break;
 	}
 	s = tgt_stream_new(t, req);
 	if (!s) {
@@ -415,9 +400,10 @@ static void handle_models(struct target *t, struct evhttp_request *req)
 	struct gl_buf b;
 
 	gl_buf_init(&b, 64 * 1024);
-	gl_buf_printf(&b, "{\"object\":\"list\",\"data\":[{\"id\":\"%s\",\"object\":\"model\","
-			  "\"created\":%lld,\"owned_by\":\"gauntlet\",\"root\":\"%s\","
-			  "\"max_model_len\":null}",
+	gl_buf_printf(&b,
+		      "{\"object\":\"list\",\"data\":[{\"id\":\"%s\",\"object\":\"model\","
+		      "\"created\":%lld,\"owned_by\":\"gauntlet\",\"root\":\"%s\","
+		      "\"max_model_len\":null}",
 		      t->model_json, t->started_s, t->model_json);
 	tgt_lora_models(t, &b);
 	if (gl_buf_printf(&b, "]}") == 0)
@@ -441,17 +427,16 @@ static void handle_metrics(struct target *t, struct evhttp_request *req)
 		    "HTTP responses started, by endpoint and status code.");
 	for (int ep = 0; ep < EP_COUNT; ep++)
 		for (int i = 0; i < STATUS_SLOTS && t->by_status[ep][i].status; i++)
-			gl_buf_printf(&b, "gauntlet_target_requests_total{endpoint=\"%s\","
-					  "status=\"%d\"} %" PRIu64 "\n",
-				      ep_names[ep], t->by_status[ep][i].status,
-				      t->by_status[ep][i].n);
+			gl_buf_printf(&b,
+				      "gauntlet_target_requests_total{endpoint=\"%s\","
+				      "status=\"%d\"} %" PRIu64 "\n",
+				      ep_names[ep], t->by_status[ep][i].status, t->by_status[ep][i].n);
 	metric_head(&b, "gauntlet_target_in_flight", "gauge",
 		    "Generation requests accepted and not finished (queued, generating or hung).");
 	gl_buf_printf(&b, "gauntlet_target_in_flight %u\n", t->n_streams);
 	metric_head(&b, "gauntlet_target_queued", "gauge", "Requests waiting for a sequence slot.");
 	gl_buf_printf(&b, "gauntlet_target_queued %u\n", t->n_queued);
-	metric_head(&b, "gauntlet_target_active_sequences", "gauge",
-		    "Requests holding a sequence slot.");
+	metric_head(&b, "gauntlet_target_active_sequences", "gauge", "Requests holding a sequence slot.");
 	gl_buf_printf(&b, "gauntlet_target_active_sequences %u\n", t->n_active);
 	metric_head(&b, "gauntlet_target_max_sequences", "gauge", "Configured --max-seqs.");
 	gl_buf_printf(&b, "gauntlet_target_max_sequences %u\n", t->o.max_seqs);
@@ -460,12 +445,12 @@ static void handle_metrics(struct target *t, struct evhttp_request *req)
 	gl_buf_printf(&b, "gauntlet_target_tokens_generated_total %" PRIu64 "\n", t->tokens_total);
 	metric_head(&b, "gauntlet_target_prompt_tokens_total", "counter",
 		    "Prompt tokens of accepted generation requests.");
-	gl_buf_printf(&b, "gauntlet_target_prompt_tokens_total %" PRIu64 "\n",
-		      t->prompt_tokens_total);
+	gl_buf_printf(&b, "gauntlet_target_prompt_tokens_total %" PRIu64 "\n", t->prompt_tokens_total);
 	metric_head(&b, "gauntlet_target_stream_aborts_total", "counter",
 		    "Responses cut off before their end, by reason.");
-	gl_buf_printf(&b, "gauntlet_target_stream_aborts_total{reason=\"client_disconnect\"} %" PRIu64
-			  "\ngauntlet_target_stream_aborts_total{reason=\"injected_close\"} %" PRIu64 "\n",
+	gl_buf_printf(&b,
+		      "gauntlet_target_stream_aborts_total{reason=\"client_disconnect\"} %" PRIu64
+		      "\ngauntlet_target_stream_aborts_total{reason=\"injected_close\"} %" PRIu64 "\n",
 		      t->aborts_client, t->aborts_injected);
 	metric_head(&b, "gauntlet_target_lora_adapters", "gauge", "LoRA adapters loaded or loading.");
 	gl_buf_printf(&b, "gauntlet_target_lora_adapters %u\n", t->n_loras);
@@ -536,38 +521,24 @@ void tgt_on_request(struct evhttp_request *req, void *arg)
 		return;
 	}
 	if (want_post ? cmd != EVHTTP_REQ_POST : (cmd != EVHTTP_REQ_GET && cmd != EVHTTP_REQ_HEAD)) {
-		evhttp_add_header(evhttp_request_get_output_headers(req), "Allow",
-				  want_post ? "POST" : "GET, HEAD");
-		snprintf(msg, sizeof(msg), "Method not allowed on %s; use %s.", path,
-			 want_post ? "POST" : "GET");
+		evhttp_add_header(evhttp_request_get_output_headers(req), "Allow", want_post ? "POST" : "GET, HEAD");
+		snprintf(msg, sizeof(msg), "Method not allowed on %s; use %s.", path, want_post ? "POST" : "GET");
 		tgt_reply_error(t, req, ep, 405, "invalid_request_error", NULL, "method_not_allowed", msg);
 		return;
 	}
 	if (t->o.api_key && ep != EP_HEALTH && ep != EP_METRICS && !authorized(t, req)) {
 		evhttp_add_header(evhttp_request_get_output_headers(req), "WWW-Authenticate", "Bearer");
 		tgt_reply_error(t, req, ep, 401, "invalid_request_error", NULL, "invalid_api_key",
-			    "Missing or wrong API key (Authorization: Bearer ...).");
+				"Missing or wrong API key (Authorization: Bearer ...).");
 		return;
 	}
 	switch (ep) {
-	case EP_CHAT:
-		handle_generate(t, req, API_CHAT);
-		break;
-	case EP_COMPLETIONS:
-		handle_generate(t, req, API_COMPLETIONS);
-		break;
-	case EP_MODELS:
-		handle_models(t, req);
-		break;
+	case EP_CHAT: handle_generate(t, req, API_CHAT); break;
+	case EP_COMPLETIONS: handle_generate(t, req, API_COMPLETIONS); break;
+	case EP_MODELS: handle_models(t, req); break;
 	case EP_LORA_LOAD:
-	case EP_LORA_UNLOAD:
-		tgt_lora_handle(t, req, ep);
-		break;
-	case EP_HEALTH:
-		send_body(t, req, EP_HEALTH, 200, "application/json", "{\"status\":\"ok\"}", 15);
-		break;
-	default:
-		handle_metrics(t, req);
-		break;
+	case EP_LORA_UNLOAD: tgt_lora_handle(t, req, ep); break;
+	case EP_HEALTH: send_body(t, req, EP_HEALTH, 200, "application/json", "{\"status\":\"ok\"}", 15); break;
+	default: handle_metrics(t, req); break;
 	}
 }

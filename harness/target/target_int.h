@@ -28,7 +28,7 @@
 
 #define OVERSIZED_LINE_BYTES (2u * 1024u * 1024u)
 #define STATUS_SLOTS 16
-#define TIMER_SLACK_NS 20000   /* a token due within 20 us is written now */
+#define TIMER_SLACK_NS 20000 /* a token due within 20 us is written now */
 #define DRIP_PERIOD_NS 1000000000LL
 
 /* ---- server state ------------------------------------------------------ */
@@ -50,8 +50,17 @@ enum misbehave {
 
 enum api { API_CHAT, API_COMPLETIONS };
 
-enum endpoint { EP_CHAT, EP_COMPLETIONS, EP_MODELS, EP_HEALTH, EP_METRICS, EP_LORA_LOAD, EP_LORA_UNLOAD, EP_OTHER,
-		EP_COUNT };
+enum endpoint {
+	EP_CHAT,
+	EP_COMPLETIONS,
+	EP_MODELS,
+	EP_HEALTH,
+	EP_METRICS,
+	EP_LORA_LOAD,
+	EP_LORA_UNLOAD,
+	EP_OTHER,
+	EP_COUNT
+};
 
 #define MAX_STATIC_LORAS 16
 
@@ -71,20 +80,20 @@ struct stream {
 	struct target *t;
 	struct evhttp_request *req;
 	struct evhttp_connection *evcon;
-	struct event *timer;         /* next token, final reply, or drip byte */
-	struct event *probe;         /* EOF on the socket while we hold the request */
-	struct evbuffer *drip;       /* slow_drip: the bytes still to send */
+	struct event *timer; /* next token, final reply, or drip byte */
+	struct event *probe; /* EOF on the socket while we hold the request */
+	struct evbuffer *drip; /* slow_drip: the bytes still to send */
 	TAILQ_ENTRY(stream) all_link;
 	TAILQ_ENTRY(stream) queue_link;
 	enum stream_state state;
 	enum api api;
-	enum misbehave mb;           /* what this request does wrong (MB_NONE: nothing) */
+	enum misbehave mb; /* what this request does wrong (MB_NONE: nothing) */
 	int streaming, include_usage, length_finish;
 	uint64_t seq;
 	long long created_s;
 	uint32_t prompt_tokens, n_tokens, next_token;
-	int64_t t_next_ns;           /* when token next_token is due */
-	char *model_json;            /* an adapter's name (JSON-escaped) when the
+	int64_t t_next_ns; /* when token next_token is due */
+	char *model_json; /* an adapter's name (JSON-escaped) when the
 				      * request named one, else NULL: the base model */
 };
 
@@ -94,7 +103,7 @@ struct target_opts {
 	const char *listen;
 	const char *model;
 	const char *ready_file;
-	char *api_key;            /* --api-key-env: required bearer token, or NULL */
+	char *api_key; /* --api-key-env: required bearer token, or NULL */
 	struct gl_target_model m;
 	uint32_t max_seqs;
 	uint64_t max_body_bytes;
@@ -102,10 +111,10 @@ struct target_opts {
 	double mb_rate;
 	int64_t stall_ns;
 	double stall_at_s;
-	uint64_t idle_timeout_s;  /* --idle-timeout-s: 0 never */
-	uint64_t lora_load_ms;    /* --lora-load-ms: how long a load takes */
-	uint32_t max_loras;       /* --max-loras: adapters loaded (or loading) at once */
-	const char *static_loras[MAX_STATIC_LORAS];   /* --lora NAME=PATH */
+	uint64_t idle_timeout_s; /* --idle-timeout-s: 0 never */
+	uint64_t lora_load_ms; /* --lora-load-ms: how long a load takes */
+	uint32_t max_loras; /* --max-loras: adapters loaded (or loading) at once */
+	const char *static_loras[MAX_STATIC_LORAS]; /* --lora NAME=PATH */
 	int n_static_loras;
 	int verbose;
 };
@@ -115,10 +124,10 @@ struct target {
 	struct event_base *base;
 	struct evhttp *http;
 	struct event *sig_int, *sig_term, *stall_log;
-	char *model_json;            /* the model name, JSON-escaped, no quotes */
-	struct sockaddr_storage listen_addr;   /* --listen, parsed */
+	char *model_json; /* the model name, JSON-escaped, no quotes */
+	struct sockaddr_storage listen_addr; /* --listen, parsed */
 	socklen_t listen_len;
-	char bound[128];             /* "host:port" actually bound */
+	char bound[128]; /* "host:port" actually bound */
 	struct stream_list all, queue;
 	uint32_t n_active, n_queued, n_streams;
 	uint64_t next_seq;
@@ -127,7 +136,7 @@ struct target {
 	int stall_logged;
 	struct status_count by_status[EP_COUNT][STATUS_SLOTS];
 	uint64_t tokens_total, prompt_tokens_total, aborts_client, aborts_injected;
-	struct lora *loras;          /* adapters, loaded or loading */
+	struct lora *loras; /* adapters, loaded or loading */
 	uint32_t n_loras;
 	uint64_t lora_loads, lora_unloads;
 };
@@ -138,20 +147,18 @@ struct lora {
 	struct target *t;
 	char *name, *name_json, *path_json;
 	int loading;
-	struct evhttp_request *req;  /* the pending load's request (NULL once the client left) */
-	struct event *timer;         /* the load's end */
+	struct evhttp_request *req; /* the pending load's request (NULL once the client left) */
+	struct event *timer; /* the load's end */
 	long long created_s;
 };
-
 
 /* names of enum misbehave, as --misbehave spells them (target.c) */
 extern const char *const tgt_mb_names[];
 
 /* target_http.c */
 void tgt_count_status(struct target *t, enum endpoint ep, int status);
-void tgt_reply_error(struct target *t, struct evhttp_request *req, enum endpoint ep,
-		     int status, const char *type, const char *param, const char *code,
-		     const char *msg);
+void tgt_reply_error(struct target *t, struct evhttp_request *req, enum endpoint ep, int status, const char *type,
+		     const char *param, const char *code, const char *msg);
 void tgt_on_request(struct evhttp_request *req, void *arg);
 
 /* target_stream.c */

@@ -134,7 +134,8 @@ int tgt_lora_static(struct target *t, const char *spec)
 	memcpy(name, spec, n);
 	name[n] = '\0';
 	if (!name_ok(name) || !strcmp(name, t->o.model) || find_any(t, name)) {
-		gl_error("target: --lora %s: the name is empty, has control characters, is the base model's or is given twice",
+		gl_error("target: --lora %s: the name is empty, has control characters, is the base model's or is "
+			 "given twice",
 			 spec);
 		return -1;
 	}
@@ -150,8 +151,9 @@ void tgt_lora_models(const struct target *t, struct gl_buf *b)
 {
 	for (const struct lora *l = t->loras; l; l = l->next)
 		if (!l->loading)
-			gl_buf_printf(b, ",{\"id\":\"%s\",\"object\":\"model\",\"created\":%lld,\"owned_by\":\"gauntlet\","
-					 "\"root\":\"%s\",\"parent\":\"%s\",\"max_model_len\":null}",
+			gl_buf_printf(b,
+				      ",{\"id\":\"%s\",\"object\":\"model\",\"created\":%lld,\"owned_by\":\"gauntlet\","
+				      "\"root\":\"%s\",\"parent\":\"%s\",\"max_model_len\":null}",
 				      l->name_json, l->created_s, l->path_json, t->model_json);
 }
 
@@ -216,8 +218,9 @@ static void handle_load(struct target *t, struct evhttp_request *req, const cJSO
 		return;
 	}
 	if (!name_ok(name->valuestring) || strlen(path->valuestring) > LORA_PATH_MAX) {
-		bad(t, req, EP_LORA_LOAD, 400, "'lora_name' must be 1 to 256 characters without control characters, "
-					       "'lora_path' at most 4096.");
+		bad(t, req, EP_LORA_LOAD, 400,
+		    "'lora_name' must be 1 to 256 characters without control characters, "
+		    "'lora_path' at most 4096.");
 		return;
 	}
 	if (find_any(t, name->valuestring)) {
@@ -231,7 +234,8 @@ static void handle_load(struct target *t, struct evhttp_request *req, const cJSO
 		return;
 	}
 	if (t->n_loras >= t->o.max_loras) {
-		snprintf(msg, sizeof(msg), "%u adapters are loaded, the most this server holds (--max-loras).", t->n_loras);
+		snprintf(msg, sizeof(msg), "%u adapters are loaded, the most this server holds (--max-loras).",
+			 t->n_loras);
 		bad(t, req, EP_LORA_LOAD, 400, msg);
 		return;
 	}

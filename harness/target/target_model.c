@@ -46,8 +46,7 @@ int64_t gl_target_ttft_ns(const struct gl_target_model *m, uint64_t prompt_token
 	return llround(m->ttft_ms * 1e6 + (double)prompt_tokens * m->prefill_us_per_token * 1e3);
 }
 
-int64_t gl_target_itl_ns(const struct gl_target_model *m, uint64_t req_seq,
-			 uint64_t token_index)
+int64_t gl_target_itl_ns(const struct gl_target_model *m, uint64_t req_seq, uint64_t token_index)
 {
 	double f = 1.0;
 	int64_t ns;
@@ -58,8 +57,8 @@ int64_t gl_target_itl_ns(const struct gl_target_model *m, uint64_t req_seq,
 	return ns < 0 ? 0 : ns;
 }
 
-int64_t gl_target_token_offset_ns(const struct gl_target_model *m, uint64_t req_seq,
-				  uint64_t prompt_tokens, uint64_t token_index)
+int64_t gl_target_token_offset_ns(const struct gl_target_model *m, uint64_t req_seq, uint64_t prompt_tokens,
+				  uint64_t token_index)
 {
 	int64_t t = gl_target_ttft_ns(m, prompt_tokens);
 
@@ -75,8 +74,7 @@ int64_t gl_target_stall_adjust(int64_t t_ns, int64_t stall_start_ns, int64_t sta
 	return t_ns;
 }
 
-uint32_t gl_target_output_tokens(const struct gl_target_model *m, int64_t max_tokens,
-				 int64_t min_tokens)
+uint32_t gl_target_output_tokens(const struct gl_target_model *m, int64_t max_tokens, int64_t min_tokens)
 {
 	int64_t n = max_tokens >= 1 ? max_tokens : (int64_t)m->output_tokens;
 

@@ -99,8 +99,8 @@ static void on_conn_close(struct evhttp_connection *evcon, void *arg)
 	(void)evcon;
 
 	s->t->aborts_client++;
-	gl_debug("target: request %" PRIu64 ": client disconnected after %u of %u tokens",
-		 s->seq, s->next_token, s->n_tokens);
+	gl_debug("target: request %" PRIu64 ": client disconnected after %u of %u tokens", s->seq, s->next_token,
+		 s->n_tokens);
 	s->evcon = NULL;
 	tgt_stream_free(s);
 	if (detached)
@@ -143,7 +143,7 @@ static void on_probe(evutil_socket_t fd, short what, void *arg)
 
 	(void)what;
 	if (r > 0)
-		return;   /* the client sent more (pipelining): stop watching */
+		return; /* the client sent more (pipelining): stop watching */
 	if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) {
 		event_add(s->probe, NULL);
 		return;
@@ -160,7 +160,7 @@ static void arm_at(struct stream *s, int64_t t_ns)
 
 	if (d < 0)
 		d = 0;
-	d = (d + 999) / 1000;   /* round up to us: never fire before t_ns */
+	d = (d + 999) / 1000; /* round up to us: never fire before t_ns */
 	tv.tv_sec = (time_t)(d / 1000000);
 	tv.tv_usec = (suseconds_t)(d % 1000000);
 	evtimer_add(s->timer, &tv);
@@ -204,8 +204,8 @@ static void start_stream(struct stream *s, int64_t t_slot)
 						break;
 			} else {
 				tgt_add_json_body(s, s->drip);
-				evhttp_add_header(evhttp_request_get_output_headers(s->req),
-						  "Content-Type", "application/json");
+				evhttp_add_header(evhttp_request_get_output_headers(s->req), "Content-Type",
+						  "application/json");
 				tgt_count_status(t, s->api == API_CHAT ? EP_CHAT : EP_COMPLETIONS, 200);
 				evhttp_send_reply_start(s->req, 200, NULL);
 			}
@@ -274,15 +274,14 @@ static void tick_nonstream(struct stream *s)
 	if (s->mb == MB_STREAM_ERROR) {
 		tgt_stream_free(s);
 		tgt_reply_error(t, req, ep, 500, "server_error", NULL, NULL,
-			    "injected error (gauntlet target --misbehave stream_error)");
+				"injected error (gauntlet target --misbehave stream_error)");
 		return;
 	}
 	body = evbuffer_new();
 	if (body)
 		tgt_add_json_body(s, body);
 	tgt_stream_free(s);
-	evhttp_add_header(evhttp_request_get_output_headers(req), "Content-Type",
-			  "application/json");
+	evhttp_add_header(evhttp_request_get_output_headers(req), "Content-Type", "application/json");
 	tgt_count_status(t, ep, 200);
 	evhttp_send_reply(req, 200, NULL, body);
 	if (body)
@@ -296,7 +295,7 @@ static void tick_stream(struct stream *s)
 	int done = 0, drop = 0;
 
 	if (!out) {
-		arm_at(s, now + 1000000);   /* try again in a millisecond */
+		arm_at(s, now + 1000000); /* try again in a millisecond */
 		return;
 	}
 	/* Write every token that is due; several only when the loop ran late. */

@@ -27,8 +27,8 @@
 
 #define EXEC_OUT_MAX (256 * 1024)
 
-static int local_exec(const struct gl_host *h, const char *const *argv, int64_t deadline_ms,
-		      struct gl_exec_result *res, struct gl_err *err)
+static int local_exec(const struct gl_host *h, const char *const *argv, int64_t deadline_ms, struct gl_exec_result *res,
+		      struct gl_err *err)
 {
 	const char *full[72];
 	int pipefd[2], n = 0, status = 0, rc = 0, stopped = 0;
@@ -101,7 +101,7 @@ static int local_exec(const struct gl_host *h, const char *const *argv, int64_t 
 			continue;
 		if (r <= 0)
 			break;
-		gl_buf_append(&res->out, buf, (size_t)r);  /* output past the cap is dropped */
+		gl_buf_append(&res->out, buf, (size_t)r); /* output past the cap is dropped */
 	}
 	close(pipefd[0]);
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
@@ -116,8 +116,8 @@ static int local_exec(const struct gl_host *h, const char *const *argv, int64_t 
 	return rc;
 }
 
-static int null_exec(const struct gl_host *h, const char *const *argv, int64_t deadline_ms,
-		     struct gl_exec_result *res, struct gl_err *err)
+static int null_exec(const struct gl_host *h, const char *const *argv, int64_t deadline_ms, struct gl_exec_result *res,
+		     struct gl_err *err)
 {
 	gl_buf_init(&res->out, EXEC_OUT_MAX);
 	res->exit_status = 0;
@@ -128,8 +128,8 @@ static int null_exec(const struct gl_host *h, const char *const *argv, int64_t d
 const struct gl_transport_ops gl_transport_local = { .name = "local", .exec = local_exec };
 const struct gl_transport_ops gl_transport_null = { .name = "null", .exec = null_exec };
 
-int gl_host_exec(const struct gl_host *h, const char *const *argv, int64_t deadline_ms,
-		 struct gl_exec_result *res, struct gl_err *err)
+int gl_host_exec(const struct gl_host *h, const char *const *argv, int64_t deadline_ms, struct gl_exec_result *res,
+		 struct gl_err *err)
 {
 	const char *name = !h || h->local ? "local" : "ssh";
 	const struct gl_transport_ops *t = gl_transport_find(name);

@@ -40,18 +40,18 @@
 #include "secrets.h"
 #include "stop.h"
 
-#define CMD_MAX (128 * 1024)           /* quoted command line */
+#define CMD_MAX (128 * 1024) /* quoted command line */
 #define KNOWN_HOSTS_MAX (4u << 20)
-#define CACHE_MAX 32                   /* sessions kept open */
+#define CACHE_MAX 32 /* sessions kept open */
 #define KEEPALIVE_S 15
-#define CLOSE_GRACE_MS 500             /* polite disconnect on shutdown */
-#define REUSE_OPEN_MAX_MS 5000         /* a cached session must answer by then */
+#define CLOSE_GRACE_MS 500 /* polite disconnect on shutdown */
+#define REUSE_OPEN_MAX_MS 5000 /* a cached session must answer by then */
 
 struct ssh_conn {
 	struct ssh_conn *next;
 	char user[GL_NAME_MAX], host[256];
 	int port;
-	char key_path[1024], kh_path[1024];  /* as expanded */
+	char key_path[1024], kh_path[1024]; /* as expanded */
 	int fd;
 	LIBSSH2_SESSION *sess;
 	int64_t last_used_ns;
@@ -60,11 +60,11 @@ struct ssh_conn {
 /* What one exec call needs on its way down. */
 struct ssh_call {
 	const struct gl_host *h;
-	char host[256];               /* ssh_host without IPv6 brackets */
+	char host[256]; /* ssh_host without IPv6 brackets */
 	int port;
 	char key_path[1024], kh_path[1024];
 	int64_t end_ns, deadline_ms;
-	const char *phase;            /* for errors: connect, handshake, ... */
+	const char *phase; /* for errors: connect, handshake, ... */
 	int timed_out;
 };
 
@@ -77,11 +77,10 @@ static pthread_mutex_t lib_mu = PTHREAD_MUTEX_INITIALIZER;
 static int lib_ready;
 static int n_opened;
 
-static int host_errf(struct gl_err *err, int code, const struct ssh_call *k, const char *phase,
-		     const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+static int host_errf(struct gl_err *err, int code, const struct ssh_call *k, const char *phase, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
 
-static int host_errf(struct gl_err *err, int code, const struct ssh_call *k, const char *phase,
-		     const char *fmt, ...)
+static int host_errf(struct gl_err *err, int code, const struct ssh_call *k, const char *phase, const char *fmt, ...)
 {
 	char msg[GL_ERR_MSG_MAX];
 	va_list ap;
@@ -90,8 +89,7 @@ static int host_errf(struct gl_err *err, int code, const struct ssh_call *k, con
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	if (phase)
-		return gl_errf(err, code, "host '%s' (%s:%d): %s: %s", k->h->name, k->h->ssh_host,
-			       k->port, phase, msg);
+		return gl_errf(err, code, "host '%s' (%s:%d): %s: %s", k->h->name, k->h->ssh_host, k->port, phase, msg);
 	return gl_errf(err, code, "host '%s' (%s:%d): %s", k->h->name, k->h->ssh_host, k->port, msg);
 }
 
@@ -261,8 +259,7 @@ static int tcp_connect(struct ssh_call *k, int *fd_out, struct gl_err *err)
 	/* name resolution is the one step the deadline cannot interrupt */
 	rc = getaddrinfo(k->host, port_s, &hints, &ai);
 	if (rc != 0)
-		return host_errf(err, GL_EIO, k, "connect", "cannot resolve '%s': %s", k->host,
-				 gai_strerror(rc));
+		return host_errf(err, GL_EIO, k, "connect", "cannot resolve '%s': %s", k->host, gai_strerror(rc));
 	rc = -GL_EIO;
 	for (struct addrinfo *p = ai; p; p = p->ai_next) {
 		int soerr = 0;
@@ -292,7 +289,7 @@ static int tcp_connect(struct ssh_call *k, int *fd_out, struct gl_err *err)
 				if (r > 0 && pfd[0].revents)
 					break;
 				if (r > 0)
-					continue;   /* the stop pipe: said at the top */
+					continue; /* the stop pipe: said at the top */
 				if (r < 0 && errno != EINTR) {
 					snprintf(why, sizeof(why), "poll: %s", strerror(errno));
 					goto next;
@@ -360,27 +357,13 @@ done:
 static const char *host_key_type_name(int type, int *kh_bits)
 {
 	switch (type) {
-	case LIBSSH2_HOSTKEY_TYPE_RSA:
-		*kh_bits = LIBSSH2_KNOWNHOST_KEY_SSHRSA;
-		return "ssh-rsa";
-	case LIBSSH2_HOSTKEY_TYPE_DSS:
-		*kh_bits = LIBSSH2_KNOWNHOST_KEY_SSHDSS;
-		return "ssh-dss";
-	case LIBSSH2_HOSTKEY_TYPE_ECDSA_256:
-		*kh_bits = LIBSSH2_KNOWNHOST_KEY_ECDSA_256;
-		return "ecdsa-sha2-nistp256";
-	case LIBSSH2_HOSTKEY_TYPE_ECDSA_384:
-		*kh_bits = LIBSSH2_KNOWNHOST_KEY_ECDSA_384;
-		return "ecdsa-sha2-nistp384";
-	case LIBSSH2_HOSTKEY_TYPE_ECDSA_521:
-		*kh_bits = LIBSSH2_KNOWNHOST_KEY_ECDSA_521;
-		return "ecdsa-sha2-nistp521";
-	case LIBSSH2_HOSTKEY_TYPE_ED25519:
-		*kh_bits = LIBSSH2_KNOWNHOST_KEY_ED25519;
-		return "ssh-ed25519";
-	default:
-		*kh_bits = 0;
-		return NULL;
+	case LIBSSH2_HOSTKEY_TYPE_RSA: *kh_bits = LIBSSH2_KNOWNHOST_KEY_SSHRSA; return "ssh-rsa";
+	case LIBSSH2_HOSTKEY_TYPE_DSS: *kh_bits = LIBSSH2_KNOWNHOST_KEY_SSHDSS; return "ssh-dss";
+	case LIBSSH2_HOSTKEY_TYPE_ECDSA_256: *kh_bits = LIBSSH2_KNOWNHOST_KEY_ECDSA_256; return "ecdsa-sha2-nistp256";
+	case LIBSSH2_HOSTKEY_TYPE_ECDSA_384: *kh_bits = LIBSSH2_KNOWNHOST_KEY_ECDSA_384; return "ecdsa-sha2-nistp384";
+	case LIBSSH2_HOSTKEY_TYPE_ECDSA_521: *kh_bits = LIBSSH2_KNOWNHOST_KEY_ECDSA_521; return "ecdsa-sha2-nistp521";
+	case LIBSSH2_HOSTKEY_TYPE_ED25519: *kh_bits = LIBSSH2_KNOWNHOST_KEY_ED25519; return "ssh-ed25519";
+	default: *kh_bits = 0; return NULL;
 	}
 }
 
@@ -414,8 +397,8 @@ static int line_field(const char *line, size_t len, int i, char *out, size_t n)
  * so such lines are skipped here instead. A skipped line can only make the
  * check stricter, except @revoked, which is honoured by comparing keys.
  */
-static int load_known_hosts(struct ssh_call *k, LIBSSH2_KNOWNHOSTS *kh, const char *key_b64,
-			    int *revoked, struct gl_err *err)
+static int load_known_hosts(struct ssh_call *k, LIBSSH2_KNOWNHOSTS *kh, const char *key_b64, int *revoked,
+			    struct gl_err *err)
 {
 	char *text = NULL;
 	size_t len = 0, p = 0;
@@ -458,8 +441,7 @@ static int load_known_hosts(struct ssh_call *k, LIBSSH2_KNOWNHOSTS *kh, const ch
 			n_skipped++;
 	}
 	if (n_skipped)
-		gl_debug("ssh: %s: %d known_hosts line(s) not usable by libssh2 were skipped", k->kh_path,
-			 n_skipped);
+		gl_debug("ssh: %s: %d known_hosts line(s) not usable by libssh2 were skipped", k->kh_path, n_skipped);
 	free(text);
 	return 0;
 }
@@ -494,16 +476,13 @@ static int check_host_key(struct ssh_call *k, LIBSSH2_SESSION *s, struct gl_err 
 		goto out;
 	if (revoked) {
 		rc = host_errf(err, GL_EINVAL, k, NULL,
-			       "host key %s %s is marked @revoked in known_hosts %s; refusing to connect",
-			       type_name, fp, k->kh_path);
+			       "host key %s %s is marked @revoked in known_hosts %s; refusing to connect", type_name,
+			       fp, k->kh_path);
 		goto out;
 	}
 	switch (libssh2_knownhost_checkp(kh, k->host, k->port, key, key_len,
-					 LIBSSH2_KNOWNHOST_TYPE_PLAIN | LIBSSH2_KNOWNHOST_KEYENC_RAW | kh_bits,
-					 NULL)) {
-	case LIBSSH2_KNOWNHOST_CHECK_MATCH:
-		rc = 0;
-		break;
+					 LIBSSH2_KNOWNHOST_TYPE_PLAIN | LIBSSH2_KNOWNHOST_KEYENC_RAW | kh_bits, NULL)) {
+	case LIBSSH2_KNOWNHOST_CHECK_MATCH: rc = 0; break;
 	case LIBSSH2_KNOWNHOST_CHECK_MISMATCH:
 		rc = host_errf(err, GL_EINVAL, k, NULL,
 			       "HOST KEY MISMATCH: the server's %s key %s differs from the one known_hosts %s "
@@ -558,8 +537,7 @@ static int auth_agent(struct ssh_call *k, LIBSSH2_SESSION *s, int fd, struct gl_
 	}
 	if (rc != 0)
 		rc = host_errf(err, GL_EINVAL, k, "auth",
-			       "none of the %d ssh-agent identities was accepted for user '%s'", tried,
-			       k->h->ssh_user);
+			       "none of the %d ssh-agent identities was accepted for user '%s'", tried, k->h->ssh_user);
 out:
 	libssh2_agent_disconnect(agent);
 	libssh2_agent_free(agent);
@@ -567,7 +545,7 @@ out:
 }
 
 #if LIBSSH2_VERSION_NUM < 0x010b00
-#define RSA_HINT \
+#define RSA_HINT                                                                                      \
 	"; note: this libssh2 signs RSA keys only with ssh-rsa (SHA-1), which OpenSSH 8.8 and later " \
 	"refuse unless the host allows it (PubkeyAcceptedAlgorithms +ssh-rsa); an ed25519 or ECDSA key avoids that"
 #else
@@ -602,13 +580,14 @@ static int auth(struct ssh_call *k, LIBSSH2_SESSION *s, int fd, struct gl_err *e
 {
 	const cJSON *pe = k->h->json ? cJSON_GetObjectItemCaseSensitive(k->h->json, "passphrase_env") : NULL;
 	const char *pass_env = cJSON_IsString(pe) && pe->valuestring[0] ? pe->valuestring : NULL;
-	const char *pass = NULL;   /* only ever handed to libssh2 */
+	const char *pass = NULL; /* only ever handed to libssh2 */
 	int rc;
 
 	if (!k->key_path[0]) {
 		if (getenv("SSH_AUTH_SOCK"))
 			return auth_agent(k, s, fd, err);
-		return host_errf(err, GL_EINVAL, k, "auth", "no \"key\" file given and no ssh-agent (SSH_AUTH_SOCK unset)");
+		return host_errf(err, GL_EINVAL, k, "auth",
+				 "no \"key\" file given and no ssh-agent (SSH_AUTH_SOCK unset)");
 	}
 	if (access(k->key_path, R_OK) != 0)
 		return host_errf(err, GL_EINVAL, k, "auth", "cannot read key file %s: %s", k->key_path,
@@ -626,10 +605,9 @@ static int auth(struct ssh_call *k, LIBSSH2_SESSION *s, int fd, struct gl_err *e
 		snprintf(pub, sizeof(pub), "%s.pub", k->key_path);
 		if (with_pub && access(pub, R_OK) != 0)
 			break;
-		while ((rc = libssh2_userauth_publickey_fromfile_ex(s, k->h->ssh_user,
-								    (unsigned)strlen(k->h->ssh_user),
-								    with_pub ? pub : NULL, k->key_path,
-								    pass)) == LIBSSH2_ERROR_EAGAIN)
+		while ((rc = libssh2_userauth_publickey_fromfile_ex(s, k->h->ssh_user, (unsigned)strlen(k->h->ssh_user),
+								    with_pub ? pub : NULL, k->key_path, pass)) ==
+		       LIBSSH2_ERROR_EAGAIN)
 			if (ssh_wait(k, s, fd) < 0)
 				return timeout_errf(err, k);
 		/* only when the backend cannot derive it: a wrong passphrase
@@ -638,8 +616,7 @@ static int auth(struct ssh_call *k, LIBSSH2_SESSION *s, int fd, struct gl_err *e
 			break;
 	}
 	switch (rc) {
-	case 0:
-		return 0;
+	case 0: return 0;
 	case LIBSSH2_ERROR_FILE:
 		if (pass_env)
 			return host_errf(err, GL_EINVAL, k, "auth",
@@ -651,11 +628,10 @@ static int auth(struct ssh_call *k, LIBSSH2_SESSION *s, int fd, struct gl_err *e
 	case LIBSSH2_ERROR_AUTHENTICATION_FAILED:
 	case LIBSSH2_ERROR_PUBLICKEY_UNVERIFIED:
 		return host_errf(err, GL_EINVAL, k, "auth", "the server refused key %s for user '%s' (%s)%s",
-				 k->key_path, k->h->ssh_user, ssh_errmsg(s),
-				 key_is_rsa(k->key_path) ? RSA_HINT : "");
+				 k->key_path, k->h->ssh_user, ssh_errmsg(s), key_is_rsa(k->key_path) ? RSA_HINT : "");
 	default:
-		return host_errf(err, GL_EIO, k, "auth", "key %s for user '%s': %s", k->key_path,
-				 k->h->ssh_user, ssh_errmsg(s));
+		return host_errf(err, GL_EIO, k, "auth", "key %s for user '%s': %s", k->key_path, k->h->ssh_user,
+				 ssh_errmsg(s));
 	}
 }
 
@@ -841,8 +817,7 @@ open_timeout:
 		rc = stopped_errf(err, k);
 	} else if (probe.end_ns < k->end_ns) {
 		*stale = 1;
-		rc = host_errf(err, GL_EIO, k, "exec", "the session did not answer within %lld ms",
-			       (long long)open_ms);
+		rc = host_errf(err, GL_EIO, k, "exec", "the session did not answer within %lld ms", (long long)open_ms);
 	} else {
 		rc = timeout_errf(err, k);
 	}
@@ -853,8 +828,8 @@ out:
 	return rc;
 }
 
-static int ssh_exec(const struct gl_host *h, const char *const *argv, int64_t deadline_ms,
-		    struct gl_exec_result *res, struct gl_err *err)
+static int ssh_exec(const struct gl_host *h, const char *const *argv, int64_t deadline_ms, struct gl_exec_result *res,
+		    struct gl_err *err)
 {
 	struct ssh_call k;
 	struct ssh_conn *c;

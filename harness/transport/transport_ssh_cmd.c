@@ -40,12 +40,14 @@ int gl_ssh_command_line(const char *const *argv, int64_t left_ms, struct gl_buf 
 
 int gl_ssh_signal_number(const char *name)
 {
-	static const struct { const char *name; int sig; } tab[] = {
-		{ "ABRT", SIGABRT }, { "ALRM", SIGALRM }, { "BUS", SIGBUS },   { "FPE", SIGFPE },
-		{ "HUP", SIGHUP },   { "ILL", SIGILL },   { "INT", SIGINT },   { "KILL", SIGKILL },
-		{ "PIPE", SIGPIPE }, { "QUIT", SIGQUIT }, { "SEGV", SIGSEGV }, { "TERM", SIGTERM },
-		{ "TRAP", SIGTRAP }, { "USR1", SIGUSR1 }, { "USR2", SIGUSR2 }, { "XCPU", SIGXCPU },
-		{ "XFSZ", SIGXFSZ }, { "SYS", SIGSYS },
+	static const struct {
+		const char *name;
+		int sig;
+	} tab[] = {
+		{ "ABRT", SIGABRT }, { "ALRM", SIGALRM }, { "BUS", SIGBUS },   { "FPE", SIGFPE },   { "HUP", SIGHUP },
+		{ "ILL", SIGILL },   { "INT", SIGINT },   { "KILL", SIGKILL }, { "PIPE", SIGPIPE }, { "QUIT", SIGQUIT },
+		{ "SEGV", SIGSEGV }, { "TERM", SIGTERM }, { "TRAP", SIGTRAP }, { "USR1", SIGUSR1 }, { "USR2", SIGUSR2 },
+		{ "XCPU", SIGXCPU }, { "XFSZ", SIGXFSZ }, { "SYS", SIGSYS },
 	};
 
 	for (size_t i = 0; i < GL_ARRAY_LEN(tab); i++)

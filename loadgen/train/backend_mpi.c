@@ -16,7 +16,7 @@ static int mpi_init(struct train *t, char *err, size_t n)
 
 static int mpi_load(struct train *t, char *err, size_t n)
 {
-	return 0;     /* the send buffer is t->send itself */
+	return 0; /* the send buffer is t->send itself */
 }
 
 static int mpi_compute(struct train *t, int64_t ns, char *err, size_t n)

@@ -121,8 +121,8 @@ static int nccl_init(struct train *t, char *err, size_t n)
 static int nccl_load(struct train *t, char *err, size_t n)
 {
 	struct nccl_state *s = t->be_state;
-	cudaError_t e = cudaMemcpyAsync(s->d_send, t->send, t->count * sizeof(float),
-					cudaMemcpyHostToDevice, s->stream);
+	cudaError_t e =
+		cudaMemcpyAsync(s->d_send, t->send, t->count * sizeof(float), cudaMemcpyHostToDevice, s->stream);
 
 	if (e != cudaSuccess)
 		return cuda_fail(e, "cudaMemcpy to device", err, n);
@@ -136,8 +136,8 @@ static int nccl_compute(struct train *t, int64_t ns, char *err, size_t n)
 	int64_t end = train_now_ns() + ns;
 
 	do {
-		if (cublasSgemm(s->blas, CUBLAS_OP_N, CUBLAS_OP_N, GEMM_N, GEMM_N, GEMM_N, &one, s->d_a,
-				GEMM_N, s->d_b, GEMM_N, &zero, s->d_c, GEMM_N) != CUBLAS_STATUS_SUCCESS) {
+		if (cublasSgemm(s->blas, CUBLAS_OP_N, CUBLAS_OP_N, GEMM_N, GEMM_N, GEMM_N, &one, s->d_a, GEMM_N, s->d_b,
+				GEMM_N, &zero, s->d_c, GEMM_N) != CUBLAS_STATUS_SUCCESS) {
 			snprintf(err, n, "cublasSgemm failed");
 			return -1;
 		}
@@ -150,8 +150,7 @@ static int nccl_compute(struct train *t, int64_t ns, char *err, size_t n)
 static int nccl_allreduce(struct train *t, char *err, size_t n)
 {
 	struct nccl_state *s = t->be_state;
-	ncclResult_t nr = ncclAllReduce(s->d_send, s->d_recv, t->count, ncclFloat, ncclSum, s->comm,
-					s->stream);
+	ncclResult_t nr = ncclAllReduce(s->d_send, s->d_recv, t->count, ncclFloat, ncclSum, s->comm, s->stream);
 
 	if (nr != ncclSuccess) {
 		snprintf(err, n, "ncclAllReduce: %s", ncclGetErrorString(nr));
@@ -163,8 +162,8 @@ static int nccl_allreduce(struct train *t, char *err, size_t n)
 static int nccl_fetch(struct train *t, char *err, size_t n)
 {
 	struct nccl_state *s = t->be_state;
-	cudaError_t e = cudaMemcpyAsync(t->recv, s->d_recv, t->count * sizeof(float),
-					cudaMemcpyDeviceToHost, s->stream);
+	cudaError_t e =
+		cudaMemcpyAsync(t->recv, s->d_recv, t->count * sizeof(float), cudaMemcpyDeviceToHost, s->stream);
 
 	if (e != cudaSuccess)
 		return cuda_fail(e, "cudaMemcpy to host", err, n);

@@ -311,8 +311,7 @@ static void prune(const struct train *t)
 	free(v);
 }
 
-static int write_manifest(const struct train *t, int64_t step, const struct shard_report *all,
-			  char *err, size_t n)
+static int write_manifest(const struct train *t, int64_t step, const struct shard_report *all, char *err, size_t n)
 {
 	cJSON *m = cJSON_CreateObject(), *sh = cJSON_AddArrayToObject(m, "shards");
 	char tmp[4096], fin[4096], dir[4096], *text;
@@ -432,9 +431,11 @@ int train_ckpt_save(struct train *t, int64_t step, char *err, size_t n)
 				   all[bad].msg[0] ? all[bad].msg : "no shard written");
 			remove_ckpt_dir(t, step);
 		} else {
-			train_emit("ckpt", "step=%" PRId64 " save_s=%.6f save_gbps=%.6f bytes=%" PRIu64
-				   " shard_bytes=%" PRIu64 " hash=%s", step, save_s, min_gbps,
-				   shard_bytes(t) * (uint64_t)t->world, shard_bytes(t), ckpt_hash_name(t->ckpt_hash));
+			train_emit("ckpt",
+				   "step=%" PRId64 " save_s=%.6f save_gbps=%.6f bytes=%" PRIu64 " shard_bytes=%" PRIu64
+				   " hash=%s",
+				   step, save_s, min_gbps, shard_bytes(t) * (uint64_t)t->world, shard_bytes(t),
+				   ckpt_hash_name(t->ckpt_hash));
 			prune(t);
 		}
 		free(all);
@@ -466,8 +467,8 @@ static int read_manifest(const struct train *t, int64_t step, int *hash, char (*
 	return rc;
 }
 
-static int verify_shard(const struct train *t, int64_t step, int hash, const char *digest, uint64_t bytes,
-			char *why, size_t n)
+static int verify_shard(const struct train *t, int64_t step, int hash, const char *digest, uint64_t bytes, char *why,
+			size_t n)
 {
 	char path[4096], leaf[32], hex[72];
 	unsigned char *buf = malloc(CHUNK);
@@ -522,7 +523,7 @@ out:
 int train_ckpt_restore(struct train *t, int64_t *step, char *err, size_t n)
 {
 	struct ckpt_entry *v = NULL;
-	char (*digests)[72] = NULL;
+	char(*digests)[72] = NULL;
 	uint64_t *bytes = NULL;
 	int count = 0, tried = 0;
 
@@ -534,7 +535,10 @@ int train_ckpt_restore(struct train *t, int64_t *step, char *err, size_t n)
 	}
 	MPI_Bcast(&count, 1, MPI_INT, 0, t->comm);
 	for (int i = 0; i < count; i++) {
-		struct { int64_t step; int usable, hash; } cand = { 0, 0, 0 };
+		struct {
+			int64_t step;
+			int usable, hash;
+		} cand = { 0, 0, 0 };
 		char my_digest[72] = "", why[512] = "";
 		uint64_t my_bytes = 0;
 		int ok, all_ok, *oks = NULL;
@@ -543,8 +547,10 @@ int train_ckpt_restore(struct train *t, int64_t *step, char *err, size_t n)
 		if (t->rank == 0) {
 			cand.step = v[i].step;
 			if (!v[i].complete)
-				train_emit("ckpt_skip", "step=%" PRId64 " reason=incomplete (no manifest: a save that "
-					   "did not finish)", v[i].step);
+				train_emit("ckpt_skip",
+					   "step=%" PRId64 " reason=incomplete (no manifest: a save that "
+					   "did not finish)",
+					   v[i].step);
 			else if (read_manifest(t, v[i].step, &cand.hash, digests, bytes, why, sizeof(why)) < 0)
 				train_emit("ckpt_skip", "step=%" PRId64 " reason=%s", v[i].step, why);
 			else
@@ -568,7 +574,8 @@ int train_ckpt_restore(struct train *t, int64_t *step, char *err, size_t n)
 		if (t->rank == 0) {
 			if (all_ok) {
 				double secs = (train_now_ns() - t0) / 1e9;
-				train_emit("restore", "step=%" PRId64 " verify_s=%.6f bytes=%" PRIu64 " tried=%d hash=%s",
+				train_emit("restore",
+					   "step=%" PRId64 " verify_s=%.6f bytes=%" PRIu64 " tried=%d hash=%s",
 					   cand.step, secs, bytes[0] * (uint64_t)t->world, tried,
 					   ckpt_hash_name(cand.hash));
 			} else {
@@ -581,7 +588,8 @@ int train_ckpt_restore(struct train *t, int64_t *step, char *err, size_t n)
 				ckpt_path(t, cand.step, MANIFEST, from, sizeof(from));
 				ckpt_path(t, cand.step, MANIFEST ".corrupt", to, sizeof(to));
 				rename(from, to);
-				train_emit("ckpt_rejected", "step=%" PRId64 " ranks=%s reason=shard hash mismatch; "
+				train_emit("ckpt_rejected",
+					   "step=%" PRId64 " ranks=%s reason=shard hash mismatch; "
 					   "quarantined as " MANIFEST ".corrupt, trying the previous checkpoint",
 					   cand.step, list);
 			}

@@ -47,8 +47,8 @@ static int is_hex(const char *s, size_t len)
 	return 1;
 }
 
-int ckpt_manifest_parse(const char *text, int world, int *hash, char (*digests)[72], uint64_t *bytes,
-			char *why, size_t n)
+int ckpt_manifest_parse(const char *text, int world, int *hash, char (*digests)[72], uint64_t *bytes, char *why,
+			size_t n)
 {
 	cJSON *m = cJSON_Parse(text), *sh, *o;
 	const char *key;
@@ -75,12 +75,13 @@ int ckpt_manifest_parse(const char *text, int world, int *hash, char (*digests)[
 			 cJSON_IsNumber(o) && fabs(o->valuedouble) < 1e9 ? (int)o->valuedouble : -1, world);
 		goto out;
 	}
-	cJSON_ArrayForEach(o, sh) {
+	cJSON_ArrayForEach(o, sh)
+	{
 		const cJSON *s = cJSON_GetObjectItemCaseSensitive(o, key);
 		const cJSON *b = cJSON_GetObjectItemCaseSensitive(o, "bytes");
 		if (!cJSON_IsString(s) || !is_hex(s->valuestring, hexlen)) {
-			snprintf(why, n, "shard %d: no %s of %zu lowercase hex digits (\"hash\" is %s)", i, key,
-				 hexlen, ckpt_hash_name(*hash));
+			snprintf(why, n, "shard %d: no %s of %zu lowercase hex digits (\"hash\" is %s)", i, key, hexlen,
+				 ckpt_hash_name(*hash));
 			goto out;
 		}
 		if (!cJSON_IsNumber(b) || !(b->valuedouble >= 0 && b->valuedouble <= 9007199254740992.0) ||

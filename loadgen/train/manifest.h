@@ -23,7 +23,7 @@ const char *ckpt_hash_key(int hash);
 /* Parse MANIFEST.json text for a job of `world` ranks: sets *hash (a
  * manifest without "hash", the first format, is SHA-256), digests[world]
  * (lowercase hex, NUL-terminated) and bytes[world]. 0, or -1 with why. */
-int ckpt_manifest_parse(const char *text, int world, int *hash, char (*digests)[72], uint64_t *bytes,
-			char *why, size_t n);
+int ckpt_manifest_parse(const char *text, int world, int *hash, char (*digests)[72], uint64_t *bytes, char *why,
+			size_t n);
 
 #endif

@@ -111,27 +111,26 @@ static const struct train_backend *find_backend(const char *name)
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"usage: gauntlet-train [options]   (started by mpirun/srun, one process per rank)\n"
-		"  --backend mpi|nccl          all-reduce backend (default mpi)\n"
-		"  --message SIZE              all-reduce message size (default 64MiB)\n"
-		"  --compute DUR               compute time per step (default 0)\n"
-		"  --steps N                   stop after step N (default: until SIGTERM)\n"
-		"  --check-every N             check the reduced values every N steps (default 1, 0 off)\n"
-		"  --heartbeat DUR             per-rank heartbeat period (default 1s)\n"
-		"  --ckpt-dir DIR              checkpoint directory (shared by all ranks)\n"
-		"  --ckpt-size SIZE            checkpoint size, split over the ranks\n"
-		"  --ckpt-every-steps N | --ckpt-every DUR\n"
-		"  --ckpt-keep K               complete checkpoints kept (default 2)\n"
-		"  --ckpt-hash xxh3|sha256     shard hash (default xxh3); restore uses the manifest's\n"
-		"  --restore                   start from the newest verified checkpoint\n"
-		"  --dataset PATH              file or directory read during the data phase\n"
-		"  --data-per-step SIZE        bytes read per rank per step (default 1MiB)\n"
-		"  --expect-world N            fail unless the MPI world has N ranks\n"
-		"  --expect-hosts N            fail unless the ranks run on N distinct hosts\n"
-		"test hooks:\n"
-		"  --inject-corruption STEP:RANK   perturb one value of RANK's buffer at STEP\n"
-		"  --kill-in-save STEP:RANK        RANK SIGKILLs itself halfway through its shard at STEP\n");
+	fprintf(f, "usage: gauntlet-train [options]   (started by mpirun/srun, one process per rank)\n"
+		   "  --backend mpi|nccl          all-reduce backend (default mpi)\n"
+		   "  --message SIZE              all-reduce message size (default 64MiB)\n"
+		   "  --compute DUR               compute time per step (default 0)\n"
+		   "  --steps N                   stop after step N (default: until SIGTERM)\n"
+		   "  --check-every N             check the reduced values every N steps (default 1, 0 off)\n"
+		   "  --heartbeat DUR             per-rank heartbeat period (default 1s)\n"
+		   "  --ckpt-dir DIR              checkpoint directory (shared by all ranks)\n"
+		   "  --ckpt-size SIZE            checkpoint size, split over the ranks\n"
+		   "  --ckpt-every-steps N | --ckpt-every DUR\n"
+		   "  --ckpt-keep K               complete checkpoints kept (default 2)\n"
+		   "  --ckpt-hash xxh3|sha256     shard hash (default xxh3); restore uses the manifest's\n"
+		   "  --restore                   start from the newest verified checkpoint\n"
+		   "  --dataset PATH              file or directory read during the data phase\n"
+		   "  --data-per-step SIZE        bytes read per rank per step (default 1MiB)\n"
+		   "  --expect-world N            fail unless the MPI world has N ranks\n"
+		   "  --expect-hosts N            fail unless the ranks run on N distinct hosts\n"
+		   "test hooks:\n"
+		   "  --inject-corruption STEP:RANK   perturb one value of RANK's buffer at STEP\n"
+		   "  --kill-in-save STEP:RANK        RANK SIGKILLs itself halfway through its shard at STEP\n");
 }
 
 static int parse_pair(const char *s, int64_t *a, int *b)
@@ -150,21 +149,50 @@ static int parse_pair(const char *s, int64_t *a, int *b)
 	return 0;
 }
 
-enum { O_BACKEND = 256, O_MESSAGE, O_COMPUTE, O_STEPS, O_CHECK, O_HB, O_CDIR, O_CSIZE,
-       O_CSTEPS, O_CEVERY, O_CKEEP, O_CHASH, O_RESTORE, O_DATASET, O_DPS, O_EWORLD, O_EHOSTS,
-       O_CORRUPT, O_KILLSAVE, O_HELP };
+enum {
+	O_BACKEND = 256,
+	O_MESSAGE,
+	O_COMPUTE,
+	O_STEPS,
+	O_CHECK,
+	O_HB,
+	O_CDIR,
+	O_CSIZE,
+	O_CSTEPS,
+	O_CEVERY,
+	O_CKEEP,
+	O_CHASH,
+	O_RESTORE,
+	O_DATASET,
+	O_DPS,
+	O_EWORLD,
+	O_EHOSTS,
+	O_CORRUPT,
+	O_KILLSAVE,
+	O_HELP
+};
 static const struct option long_opts[] = {
-	{ "backend", 1, 0, O_BACKEND }, { "message", 1, 0, O_MESSAGE },
-	{ "compute", 1, 0, O_COMPUTE }, { "steps", 1, 0, O_STEPS },
-	{ "check-every", 1, 0, O_CHECK }, { "heartbeat", 1, 0, O_HB },
-	{ "ckpt-dir", 1, 0, O_CDIR }, { "ckpt-size", 1, 0, O_CSIZE },
-	{ "ckpt-every-steps", 1, 0, O_CSTEPS }, { "ckpt-every", 1, 0, O_CEVERY },
-	{ "ckpt-keep", 1, 0, O_CKEEP }, { "ckpt-hash", 1, 0, O_CHASH },
+	{ "backend", 1, 0, O_BACKEND },
+	{ "message", 1, 0, O_MESSAGE },
+	{ "compute", 1, 0, O_COMPUTE },
+	{ "steps", 1, 0, O_STEPS },
+	{ "check-every", 1, 0, O_CHECK },
+	{ "heartbeat", 1, 0, O_HB },
+	{ "ckpt-dir", 1, 0, O_CDIR },
+	{ "ckpt-size", 1, 0, O_CSIZE },
+	{ "ckpt-every-steps", 1, 0, O_CSTEPS },
+	{ "ckpt-every", 1, 0, O_CEVERY },
+	{ "ckpt-keep", 1, 0, O_CKEEP },
+	{ "ckpt-hash", 1, 0, O_CHASH },
 	{ "restore", 0, 0, O_RESTORE },
-	{ "dataset", 1, 0, O_DATASET }, { "data-per-step", 1, 0, O_DPS },
-	{ "expect-world", 1, 0, O_EWORLD }, { "expect-hosts", 1, 0, O_EHOSTS },
-	{ "inject-corruption", 1, 0, O_CORRUPT }, { "kill-in-save", 1, 0, O_KILLSAVE },
-	{ "help", 0, 0, O_HELP }, { 0, 0, 0, 0 },
+	{ "dataset", 1, 0, O_DATASET },
+	{ "data-per-step", 1, 0, O_DPS },
+	{ "expect-world", 1, 0, O_EWORLD },
+	{ "expect-hosts", 1, 0, O_EHOSTS },
+	{ "inject-corruption", 1, 0, O_CORRUPT },
+	{ "kill-in-save", 1, 0, O_KILLSAVE },
+	{ "help", 0, 0, O_HELP },
+	{ 0, 0, 0, 0 },
 };
 
 /* Option c (getopt_long's answer) with its argument arg into t: 0, or -1
@@ -347,8 +375,8 @@ static int dataset_open(struct train *t, struct dataset *ds, char *err, size_t n
 			char p[4096];
 			struct stat fs;
 			snprintf(p, sizeof(p), "%s/%s", t->dataset, list[i]->d_name);
-			if (ds->n < 64 && list[i]->d_name[0] != '.' && stat(p, &fs) == 0 &&
-			    S_ISREG(fs.st_mode) && fs.st_size > 0) {
+			if (ds->n < 64 && list[i]->d_name[0] != '.' && stat(p, &fs) == 0 && S_ISREG(fs.st_mode) &&
+			    fs.st_size > 0) {
 				int fd = open(p, O_RDONLY | O_CLOEXEC);
 				if (fd >= 0) {
 					ds->fds[ds->n] = fd;
@@ -426,8 +454,7 @@ static void *heartbeat_main(void *arg)
 
 	while (!hb_stop) {
 		int64_t next = train_now_ns() + t->heartbeat_ns;
-		train_emit("hb", "rank=%d step=%" PRId64 " host=%s pid=%d", t->rank, t->step, t->host,
-			   (int)getpid());
+		train_emit("hb", "rank=%d step=%" PRId64 " host=%s pid=%d", t->rank, t->step, t->host, (int)getpid());
 		while (!hb_stop && train_now_ns() < next)
 			nanosleep(&slice, NULL);
 	}
@@ -462,16 +489,18 @@ static int world_check(struct train *t)
 		}
 		if (off >= sizeof(list))
 			list[sizeof(list) - 1] = '\0';
-		train_emit("start", "world=%d hosts=%d backend=%s message=%" PRIu64 " pid=%d names=%s",
-			   t->world, hosts, t->be->name, t->message_bytes, (int)getpid(), list);
+		train_emit("start", "world=%d hosts=%d backend=%s message=%" PRIu64 " pid=%d names=%s", t->world, hosts,
+			   t->be->name, t->message_bytes, (int)getpid(), list);
 		if (t->expect_world && t->world != t->expect_world) {
-			train_emit("error", "what=world msg=MPI world has %d rank(s), expected %d: the launcher "
+			train_emit("error",
+				   "what=world msg=MPI world has %d rank(s), expected %d: the launcher "
 				   "did not start one MPI job (separate single-rank jobs? an mpirun of another "
-				   "MPI implementation?)", t->world, t->expect_world);
+				   "MPI implementation?)",
+				   t->world, t->expect_world);
 			ok = 0;
 		} else if (t->expect_hosts && hosts != t->expect_hosts) {
-			train_emit("error", "what=hosts msg=ranks run on %d distinct host(s) (%s), expected %d",
-				   hosts, list, t->expect_hosts);
+			train_emit("error", "what=hosts msg=ranks run on %d distinct host(s) (%s), expected %d", hosts,
+				   list, t->expect_hosts);
 			ok = 0;
 		}
 		free(names);
@@ -570,7 +599,7 @@ static enum step_end train_step(struct train *t, struct dataset *ds, int64_t *la
 
 	if (t->last_step && step > t->last_step)
 		return STEP_LAST;
-	if (checking || !*filled) {     /* unchecked steps reuse the last fill */
+	if (checking || !*filled) { /* unchecked steps reuse the last fill */
 		fill(t, step);
 		if (t->be->load(t, err, n) < 0)
 			return STEP_DEVICE;
@@ -606,10 +635,11 @@ static enum step_end train_step(struct train *t, struct dataset *ds, int64_t *la
 	algbw = comm_s > 0 ? (double)t->message_bytes / 1e9 / comm_s : 0;
 	busbw = t->world > 1 ? algbw * 2.0 * (t->world - 1) / t->world : 0;
 	if (t->rank == 0)
-		train_emit("step", "n=%" PRId64 " step_s=%.9f data_s=%.9f compute_s=%.9f comm_s=%.9f "
-			   "algbw=%.6f busbw=%.6f errors=%" PRId64 " checked=%d", step,
-			   (t_comm - t_begin) / 1e9, (t_data - t_begin) / 1e9, (t_comp - t_data) / 1e9,
-			   comm_s, algbw, busbw, all[0], checking);
+		train_emit("step",
+			   "n=%" PRId64 " step_s=%.9f data_s=%.9f compute_s=%.9f comm_s=%.9f "
+			   "algbw=%.6f busbw=%.6f errors=%" PRId64 " checked=%d",
+			   step, (t_comm - t_begin) / 1e9, (t_data - t_begin) / 1e9, (t_comp - t_data) / 1e9, comm_s,
+			   algbw, busbw, all[0], checking);
 	if ((t->ckpt_every_steps && step % t->ckpt_every_steps == 0) || all[1]) {
 		if (train_ckpt_save(t, step, err, n) < 0) {
 			train_emit("error", "what=checkpoint rank=%d step=%" PRId64 " msg=%s", t->rank, step, err);
@@ -639,8 +669,9 @@ int main(int argc, char **argv)
 	if (!(t.be = find_backend(t.backend_name))) {
 		if (t.rank == 0)
 			train_emit("error", "what=backend msg=backend '%s' is not built into this gauntlet-train%s",
-				   t.backend_name, strcmp(t.backend_name, "nccl") ? " (mpi or nccl)"
-				   : " (CUDA/NCCL were not found when it was built)");
+				   t.backend_name,
+				   strcmp(t.backend_name, "nccl") ? " (mpi or nccl)"
+								  : " (CUDA/NCCL were not found when it was built)");
 		MPI_Finalize();
 		return TRAIN_EXIT_NO_DEVICE;
 	}
@@ -679,8 +710,8 @@ int main(int argc, char **argv)
 		t.step = restored;
 	}
 	if (t.rank == 0)
-		train_emit("ready", "step=%" PRId64 " restored=%d load_s=%.6f since_start_s=%.6f", restored,
-			   t.restore, (train_now_ns() - restore_t0) / 1e9, (train_now_ns() - t.t0_ns) / 1e9);
+		train_emit("ready", "step=%" PRId64 " restored=%d load_s=%.6f since_start_s=%.6f", restored, t.restore,
+			   (train_now_ns() - restore_t0) / 1e9, (train_now_ns() - t.t0_ns) / 1e9);
 
 	last_ckpt_ns = train_now_ns();
 	while ((e = train_step(&t, &ds, &last_ckpt_ns, &filled, err, sizeof(err))) == STEP_NEXT)

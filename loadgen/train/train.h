@@ -22,10 +22,10 @@
 /* Exit codes of gauntlet-train (the controller maps them). */
 enum {
 	TRAIN_EXIT_OK = 0,
-	TRAIN_EXIT_USAGE = 2,       /* bad arguments */
-	TRAIN_EXIT_NO_DEVICE = 3,   /* backend cannot run here (no GPU, not built) */
-	TRAIN_EXIT_RUNTIME = 4,     /* I/O, collective or device error */
-	TRAIN_EXIT_WORLD = 5,       /* world size or host count not as expected */
+	TRAIN_EXIT_USAGE = 2, /* bad arguments */
+	TRAIN_EXIT_NO_DEVICE = 3, /* backend cannot run here (no GPU, not built) */
+	TRAIN_EXIT_RUNTIME = 4, /* I/O, collective or device error */
+	TRAIN_EXIT_WORLD = 5, /* world size or host count not as expected */
 };
 
 struct train;
@@ -55,18 +55,18 @@ struct train {
 	const char *backend_name;
 	uint64_t message_bytes;
 	int64_t compute_ns, heartbeat_ns;
-	int64_t last_step;                 /* stop after this step; 0: until SIGTERM */
-	int64_t check_every;               /* 0: never check */
+	int64_t last_step; /* stop after this step; 0: until SIGTERM */
+	int64_t check_every; /* 0: never check */
 	const char *ckpt_dir;
-	uint64_t ckpt_bytes;               /* whole checkpoint, split over ranks */
+	uint64_t ckpt_bytes; /* whole checkpoint, split over ranks */
 	int64_t ckpt_every_steps, ckpt_every_ns;
 	int ckpt_keep;
-	int ckpt_hash;                     /* CKPT_HASH_* (manifest.h), default XXH3 */
+	int ckpt_hash; /* CKPT_HASH_* (manifest.h), default XXH3 */
 	int restore;
 	const char *dataset;
 	uint64_t data_per_step;
 	int expect_world, expect_hosts;
-	int64_t corrupt_step;              /* test hooks, -1 when off */
+	int64_t corrupt_step; /* test hooks, -1 when off */
 	int corrupt_rank;
 	int64_t kill_save_step;
 	int kill_save_rank;
@@ -77,14 +77,14 @@ struct train {
 	char host[MPI_MAX_PROCESSOR_NAME + 1];
 
 	/* buffers */
-	size_t count;                      /* floats in the message */
-	float *send, *recv;                /* host side */
+	size_t count; /* floats in the message */
+	float *send, *recv; /* host side */
 	const struct train_backend *be;
 	void *be_state;
 
 	/* progress */
-	volatile int64_t step;             /* last completed step */
-	int64_t t0_ns;                     /* process start */
+	volatile int64_t step; /* last completed step */
+	int64_t t0_ns; /* process start */
 };
 
 int64_t train_now_ns(void);

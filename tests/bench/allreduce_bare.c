@@ -83,8 +83,8 @@ int main(int argc, char **argv)
 		}
 	}
 	if (rank == 0)
-		printf("BARE np=%d message=%lld iters=%d comm_s=%.9f algbw=%.6f busbw=%.6f\n", world, bytes,
-		       iters, median(secs, iters), median(alg, iters), median(bus, iters));
+		printf("BARE np=%d message=%lld iters=%d comm_s=%.9f algbw=%.6f busbw=%.6f\n", world, bytes, iters,
+		       median(secs, iters), median(alg, iters), median(bus, iters));
 	free(send);
 	free(recv);
 	free(secs);

@@ -61,37 +61,44 @@ static const char scenario[] =
 	"                   \"max_in_flight\": 2048, \"timeout\": \"120s\" },\n"
 	"    \"training\":  { \"launcher\": \"mpirun\", \"hosts\": [\"gpu-a:8\", \"gpu-b:8\"], \"backend\": \"nccl\",\n"
 	"                   \"message\": \"256MiB\", \"compute\": \"50ms\",\n"
-	"                   \"checkpoint\": { \"dir\": \"/mnt/ckpt/gauntlet\", \"every\": \"30m\", \"size\": \"8GiB\" } },\n"
+	"                   \"checkpoint\": { \"dir\": \"/mnt/ckpt/gauntlet\", \"every\": \"30m\", \"size\": \"8GiB\" "
+	"} },\n"
 	"    \"storage\":   { \"path\": \"/mnt/shared/gauntlet\", \"pattern\": \"checkpoint_write\", \"threads\": 4,\n"
 	"                   \"bs\": \"4MiB\", \"file_size\": \"8GiB\", \"direct\": true,\n"
-	"                   \"spikes\": [ { \"every\": \"6h\", \"for\": \"10m\", \"threads\": 16, \"bs\": \"4MiB\" } ] }\n"
+	"                   \"spikes\": [ { \"every\": \"6h\", \"for\": \"10m\", \"threads\": 16, \"bs\": \"4MiB\" } ] "
+	"}\n"
 	"  },\n"
 	"  \"phases\": [ { \"name\": \"warmup\", \"for\": \"30m\" },\n"
 	"              { \"name\": \"steady\", \"for\": \"71h\" },\n"
 	"              { \"name\": \"shock\", \"for\": \"1h\", \"load\": 3.0 },\n"
 	"              { \"name\": \"steady\", \"for\": \"95h30m\" } ],\n"
 	"  \"faults\": [\n"
-	"    { \"id\": \"drain-a\", \"at\": \"12h\", \"for\": \"1h\", \"kind\": \"drain_worker\", \"target\": \"gpu-a\", \"method\": \"slurm\" },\n"
-	"    { \"id\": \"drain-b\", \"at\": \"24h\", \"for\": \"2h\", \"kind\": \"drain_worker\", \"target\": \"gpu-b\", \"method\": \"slurm\" },\n"
+	"    { \"id\": \"drain-a\", \"at\": \"12h\", \"for\": \"1h\", \"kind\": \"drain_worker\", \"target\": "
+	"\"gpu-a\", \"method\": \"slurm\" },\n"
+	"    { \"id\": \"drain-b\", \"at\": \"24h\", \"for\": \"2h\", \"kind\": \"drain_worker\", \"target\": "
+	"\"gpu-b\", \"method\": \"slurm\" },\n"
 	"    { \"id\": \"flap-b\", \"at\": \"36h\", \"kind\": \"link_flap\", \"target\": \"gpu-b\",\n"
 	"      \"params\": { \"interface\": \"ibp1s0\", \"down\": \"5s\", \"up\": \"25s\", \"count\": 10 } },\n"
 	"    { \"id\": \"flap-a\", \"at\": \"48h\", \"kind\": \"link_flap\", \"target\": \"gpu-a\",\n"
 	"      \"params\": { \"interface\": \"ibp1s0\", \"down\": \"5s\", \"up\": \"25s\", \"count\": 10 } },\n"
 	"    { \"id\": \"kill-r1\", \"at\": \"60h\", \"kind\": \"process_kill\", \"target\": \"gpu-a\",\n"
 	"      \"params\": { \"pattern\": \"gauntlet-train\", \"signal\": \"KILL\" } },\n"
-	"    { \"id\": \"drain-a2\", \"at\": \"84h\", \"for\": \"1h\", \"kind\": \"drain_worker\", \"target\": \"gpu-a\", \"method\": \"slurm\" },\n"
+	"    { \"id\": \"drain-a2\", \"at\": \"84h\", \"for\": \"1h\", \"kind\": \"drain_worker\", \"target\": "
+	"\"gpu-a\", \"method\": \"slurm\" },\n"
 	"    { \"id\": \"kill-r3\", \"at\": \"96h\", \"kind\": \"process_kill\", \"target\": \"gpu-b\",\n"
 	"      \"params\": { \"pattern\": \"gauntlet-train\", \"signal\": \"KILL\" } },\n"
 	"    { \"id\": \"flap-a2\", \"at\": \"108h\", \"kind\": \"link_flap\", \"target\": \"gpu-a\",\n"
 	"      \"params\": { \"interface\": \"ibp1s0\", \"down\": \"5s\", \"up\": \"25s\", \"count\": 10 } },\n"
-	"    { \"id\": \"drain-b2\", \"at\": \"120h\", \"for\": \"2h\", \"kind\": \"drain_worker\", \"target\": \"gpu-b\", \"method\": \"slurm\" },\n"
+	"    { \"id\": \"drain-b2\", \"at\": \"120h\", \"for\": \"2h\", \"kind\": \"drain_worker\", \"target\": "
+	"\"gpu-b\", \"method\": \"slurm\" },\n"
 	"    { \"id\": \"kill-r5\", \"at\": \"144h\", \"kind\": \"process_kill\", \"target\": \"gpu-b\",\n"
 	"      \"params\": { \"pattern\": \"gauntlet-train\", \"signal\": \"KILL\" } } ],\n"
 	"  \"targets\": {\n"
 	"    \"steady\":   { \"inference.ttft_ms.p99\": \"<= 800\", \"inference.error_rate\": \"<= 0.001\",\n"
 	"                  \"training.step_time_s.p95\": \"<= 1.2\", \"storage.write_gbps\": \">= 3.33\" },\n"
 	"    \"degraded\": { \"inference.ttft_ms.p99\": \"<= 2000\", \"inference.error_rate\": \"<= 0.01\" },\n"
-	"    \"recovery\": { \"recovery_s\": \"<= 120\", \"restore_s\": \"<= 300\", \"training.checkpoint.restore_s\": \"<= 600\" }\n"
+	"    \"recovery\": { \"recovery_s\": \"<= 120\", \"restore_s\": \"<= 300\", \"training.checkpoint.restore_s\": "
+	"\"<= 600\" }\n"
 	"  },\n"
 	"  \"safety\": { \"max_concurrent_faults\": 1,\n"
 	"              \"abort_if\": { \"inference.error_rate\": \"> 0.5\", \"for\": \"5m\" } }\n"
@@ -99,7 +106,7 @@ static const char scenario[] =
 
 struct fault_def {
 	const char *id, *kind, *method, *target;
-	int64_t at_s, dur_s;       /* dur 0: instantaneous */
+	int64_t at_s, dur_s; /* dur 0: instantaneous */
 };
 
 static const struct fault_def faults[] = {
@@ -181,8 +188,13 @@ static int finish(struct gl_hist *h, struct blob *b)
 static int build_inference(void)
 {
 	/* per regime: requests per 10 s, ttft median/sigma, tpot median */
-	static const struct { double rate, ttft, ttft_sigma, tpot; } rg[R_N] = {
-		{ 20, 250, 0.35, 30 }, { 60, 420, 0.5, 42 }, { 10, 2600, 0.7, 60 }, { 16, 480, 0.4, 36 },
+	static const struct {
+		double rate, ttft, ttft_sigma, tpot;
+	} rg[R_N] = {
+		{ 20, 250, 0.35, 30 },
+		{ 60, 420, 0.5, 42 },
+		{ 10, 2600, 0.7, 60 },
+		{ 16, 480, 0.4, 36 },
 	};
 	for (int r = 0; r < R_N; r++) {
 		for (int k = 0; k < N_TEMPLATES; k++) {
@@ -232,7 +244,8 @@ static int build_training(void)
 	for (int r = 0; r < R_N; r++) {
 		for (int k = 0; k < N_TEMPLATES; k++) {
 			struct train_tpl *t = &train_t[r][k];
-			struct gl_hist *st = gl_hist_new(), *cm = gl_hist_new(), *dt = gl_hist_new(), *bw = gl_hist_new();
+			struct gl_hist *st = gl_hist_new(), *cm = gl_hist_new(), *dt = gl_hist_new(),
+				       *bw = gl_hist_new();
 			double used = 0;
 			if (!st || !cm || !dt || !bw)
 				return -1;
@@ -249,7 +262,8 @@ static int build_training(void)
 				used += s;
 				t->steps++;
 			}
-			if (finish(st, &t->step) || finish(cm, &t->comm) || finish(dt, &t->data) || finish(bw, &t->busbw))
+			if (finish(st, &t->step) || finish(cm, &t->comm) || finish(dt, &t->data) ||
+			    finish(bw, &t->busbw))
 				return -1;
 		}
 	}
@@ -277,7 +291,9 @@ static struct stor_tpl stor_t[2][N_TEMPLATES];
 
 static int build_storage(void)
 {
-	static const struct { double gbps, lat_ms, sigma; } rg[2] = { { 4.0, 4.1, 0.3 }, { 6.0, 10.5, 0.45 } };
+	static const struct {
+		double gbps, lat_ms, sigma;
+	} rg[2] = { { 4.0, 4.1, 0.3 }, { 6.0, 10.5, 0.45 } };
 	for (int r = 0; r < 2; r++) {
 		for (int k = 0; k < N_TEMPLATES; k++) {
 			struct stor_tpl *t = &stor_t[r][k];
@@ -340,10 +356,11 @@ static int phase_of(int64_t t_s)
 	return t_s < 1800 ? 0 : t_s < 71 * 3600 + 1800 ? 1 : t_s < 72 * 3600 + 1800 ? 2 : 3;
 }
 
-static const char *const inf_classes[] = { "connect", "tls", "http_4xx", "http_429", "http_5xx", "timeout_ttft",
-					   "timeout_idle", "timeout_total", "stream_error", "truncated", "malformed" };
-static const char *const stor_classes[] = { "enospc", "edquot", "eio", "vanished", "rofs", "perm",
-					    "reserve", "verify", "other" };
+static const char *const inf_classes[] = { "connect",      "tls",          "http_4xx",     "http_429",
+					   "http_5xx",     "timeout_ttft", "timeout_idle", "timeout_total",
+					   "stream_error", "truncated",    "malformed" };
+static const char *const stor_classes[] = { "enospc", "edquot",  "eio",    "vanished", "rofs",
+					    "perm",   "reserve", "verify", "other" };
 
 static int write_window(struct gl_store *st, int64_t w, int with_requests, int64_t *step_no)
 {
@@ -364,8 +381,8 @@ static int write_window(struct gl_store *st, int64_t w, int with_requests, int64
 	else if (urand() < 0.04)
 		errors = 1;
 	if (errors) {
-		cls[4] = errors - errors / 3;     /* http_5xx */
-		cls[5] = errors / 3;              /* timeout_ttft */
+		cls[4] = errors - errors / 3; /* http_5xx */
+		cls[5] = errors / 3; /* timeout_ttft */
 	}
 	rc |= gl_store_window_put(st, w, t0, t0 + WINDOW_NS, t0, t0 + WINDOW_NS, phase_of(t_s), 1);
 	rc |= put(st, w, "inference.ttft_ms", &it->ttft);
@@ -400,9 +417,13 @@ static int write_window(struct gl_store *st, int64_t w, int with_requests, int64
 	rc |= putc_(st, w, "training.relaunches", restore);
 	if (!gap) {
 		for (int s = 0; s < tt->steps; s++) {
-			struct gl_train_step row = { ++*step_no, 1, tt->step.sum / tt->step.count,
-						     tt->comm.sum / tt->comm.count, tt->data.sum / tt->data.count,
-						     tt->busbw.sum / tt->busbw.count, 0 };
+			struct gl_train_step row = { ++*step_no,
+						     1,
+						     tt->step.sum / tt->step.count,
+						     tt->comm.sum / tt->comm.count,
+						     tt->data.sum / tt->data.count,
+						     tt->busbw.sum / tt->busbw.count,
+						     0 };
 			rc |= gl_train_step_put(st, w, &row);
 		}
 	}
@@ -420,10 +441,23 @@ static int write_window(struct gl_store *st, int64_t w, int with_requests, int64
 	}
 	if (with_requests) {
 		for (int64_t i = 0; i < it->ok + errors; i++) {
-			int64_t ti = t0 + (int64_t)(urand() * WINDOW_NS), ft = ti + (int64_t)(lognormal(250, 0.35) * 1e6);
-			struct gl_request_row q = { w, (int)(i & 1), ti, ti + 50000, ft - 1000000, ft - 500000, ft,
-						    ft + 7600000000LL, ft + 7650000000LL, 1024, 256, 0, 200,
-						    i < errors ? "http_5xx" : NULL, 90000000 };
+			int64_t ti = t0 + (int64_t)(urand() * WINDOW_NS),
+				ft = ti + (int64_t)(lognormal(250, 0.35) * 1e6);
+			struct gl_request_row q = { w,
+						    (int)(i & 1),
+						    ti,
+						    ti + 50000,
+						    ft - 1000000,
+						    ft - 500000,
+						    ft,
+						    ft + 7600000000LL,
+						    ft + 7650000000LL,
+						    1024,
+						    256,
+						    0,
+						    200,
+						    i < errors ? "http_5xx" : NULL,
+						    90000000 };
 			rc |= gl_store_request_put(st, &q);
 		}
 	}
@@ -487,7 +521,7 @@ int main(int argc, char **argv)
 	run.time_scale = 1;
 	run.window_ns = WINDOW_NS;
 	run.duration_ns = 168LL * 3600 * 1000000000LL;
-	run.started_wall_ns = 1764547200LL * 1000000000LL;   /* 2025-12-01T00:00Z */
+	run.started_wall_ns = 1764547200LL * 1000000000LL; /* 2025-12-01T00:00Z */
 	snprintf(run.version, sizeof(run.version), "%s", GL_VERSION);
 	snprintf(run.git_rev, sizeof(run.git_rev), "%s", GL_GIT_REV);
 	snprintf(run.hostname, sizeof(run.hostname), "bench");

@@ -13,12 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define FUZZ_ASSERT(cond)                                                              \
-	do {                                                                           \
-		if (!(cond)) {                                                         \
+#define FUZZ_ASSERT(cond)                                                                           \
+	do {                                                                                        \
+		if (!(cond)) {                                                                      \
 			fprintf(stderr, "fuzz_agent_wire: %s:%d: %s\n", __FILE__, __LINE__, #cond); \
-			abort();                                                       \
-		}                                                                      \
+			abort();                                                                    \
+		}                                                                                   \
 	} while (0)
 
 static int again(void *arg, const char *name, const struct gl_hist *h, int64_t counter)

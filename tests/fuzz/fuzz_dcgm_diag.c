@@ -58,7 +58,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (w->status != GL_GATE_SKIP && w->status > worst)
 			worst = w->status;
 	}
-	if (counts[GL_GATE_PASS] + counts[GL_GATE_SKIP] + counts[GL_GATE_WARN] + counts[GL_GATE_FAIL] + r.rows_dropped !=
+	if (counts[GL_GATE_PASS] + counts[GL_GATE_SKIP] + counts[GL_GATE_WARN] + counts[GL_GATE_FAIL] +
+		    r.rows_dropped !=
 	    r.n_pass + r.n_skip + r.n_warn + r.n_fail)
 		abort();
 	if (r.runtime_error[0])

@@ -24,7 +24,7 @@
 #define FNV_BASIS 0xCBF29CE484222325ULL
 
 struct fz {
-	uint64_t hash;      /* FNV-1a over every report delivered */
+	uint64_t hash; /* FNV-1a over every report delivered */
 	int n;
 };
 
@@ -88,8 +88,7 @@ static uint64_t check_report(const struct gl_fio_report *r)
 			for (int p = 0; p < dirs[k]->n_pct; p++)
 				mix_dbl(&h, dirs[k]->pct_ns[p]);
 		}
-		if (j->runtime_ms_read != j->read.runtime_ms ||
-		    j->runtime_ms_write != j->write.runtime_ms)
+		if (j->runtime_ms_read != j->read.runtime_ms || j->runtime_ms_write != j->write.runtime_ms)
 			abort();
 		rb = add_sat(rb, j->read.io_bytes);
 		wb = add_sat(wb, j->write.io_bytes);
@@ -99,9 +98,8 @@ static uint64_t check_report(const struct gl_fio_report *r)
 		riops += j->read.iops;
 		any |= j->error != 0 || j->total_err > 0;
 	}
-	if (rb != r->read_bytes || wb != r->write_bytes || tb != r->trim_bytes ||
-	    mb != r->mixed_bytes || te != r->total_err || any != r->any_error ||
-	    riops != r->read_iops)
+	if (rb != r->read_bytes || wb != r->write_bytes || tb != r->trim_bytes || mb != r->mixed_bytes ||
+	    te != r->total_err || any != r->any_error || riops != r->read_iops)
 		abort();
 	return h;
 }
@@ -121,8 +119,7 @@ struct run {
 	size_t pending;
 };
 
-static void run(const uint8_t *data, size_t size, size_t cap, const uint8_t *cuts, size_t n_cuts,
-		struct run *out)
+static void run(const uint8_t *data, size_t size, size_t cap, const uint8_t *cuts, size_t n_cuts, struct run *out)
 {
 	struct gl_fio_stream *s = gl_fio_stream_new(cap);
 	size_t at = 0, k = 0;
@@ -136,7 +133,7 @@ static void run(const uint8_t *data, size_t size, size_t cap, const uint8_t *cut
 		size_t step = size - at;
 		int rc;
 		if (n_cuts) {
-			step = 1 + (size_t)(cuts[k++ % n_cuts] % 16);   /* 1..16 bytes */
+			step = 1 + (size_t)(cuts[k++ % n_cuts] % 16); /* 1..16 bytes */
 			if (step > size - at)
 				step = size - at;
 		}
@@ -159,8 +156,8 @@ static void run(const uint8_t *data, size_t size, size_t cap, const uint8_t *cut
 
 static int same(const struct run *a, const struct run *b)
 {
-	return a->z.hash == b->z.hash && a->z.n == b->z.n && a->skipped == b->skipped &&
-	       a->reports == b->reports && a->bad == b->bad && a->pending == b->pending;
+	return a->z.hash == b->z.hash && a->z.n == b->z.n && a->skipped == b->skipped && a->reports == b->reports &&
+	       a->bad == b->bad && a->pending == b->pending;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -175,8 +172,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size > 0 && (data[0] & 1))
 		cap = (data[0] & 2) ? 64 : 700;
 	rc = gl_fio_parse((const char *)data, size, &r, &err);
-	if (rc > 0 || (rc < 0) != (err.code != 0) || (rc < 0 && !err.msg[0]) ||
-	    !memchr(err.msg, '\0', sizeof(err.msg)))
+	if (rc > 0 || (rc < 0) != (err.code != 0) || (rc < 0 && !err.msg[0]) || !memchr(err.msg, '\0', sizeof(err.msg)))
 		abort();
 	if (rc < 0 && (r.jobs || r.n_jobs))
 		abort();
@@ -188,7 +184,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!same(&a, &b))
 		abort();
 	if (size <= 8192) {
-		static const uint8_t one = 0;   /* one byte at a time */
+		static const uint8_t one = 0; /* one byte at a time */
 		run(data, size, cap, &one, 1, &b);
 		if (!same(&a, &b))
 			abort();

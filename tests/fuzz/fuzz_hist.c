@@ -14,13 +14,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define FUZZ_ASSERT(cond)                                                        \
-	do {                                                                     \
-		if (!(cond)) {                                                   \
-			fprintf(stderr, "fuzz_hist: %s:%d: %s\n", __FILE__,      \
-				__LINE__, #cond);                                \
-			abort();                                                 \
-		}                                                                \
+#define FUZZ_ASSERT(cond)                                                                     \
+	do {                                                                                  \
+		if (!(cond)) {                                                                \
+			fprintf(stderr, "fuzz_hist: %s:%d: %s\n", __FILE__, __LINE__, #cond); \
+			abort();                                                              \
+		}                                                                             \
 	} while (0)
 
 static const double fuzz_ps[] = { 0, 0.1, 1, 25, 50, 90, 99, 99.9, 99.99, 100 };

@@ -13,7 +13,7 @@
 
 #include "bodies.h"
 
-#define MAX_PODS 64   /* small, so the "too many pods" answer is reachable */
+#define MAX_PODS 64 /* small, so the "too many pods" answer is reachable */
 
 /* out must be a string that ends inside its n bytes */
 static void check_str(const char *out, size_t n)
@@ -31,8 +31,9 @@ static void pods(const cJSON *j)
 	if (rc != 0 && (rc != -GL_EIO && rc != -GL_ELIMIT))
 		abort();
 	if ((rc == 0) != (items != NULL) || (rc != 0 && err.code == 0))
-		abort();   /* a refusal must say why */
-	cJSON_ArrayForEach(pod, items) {
+		abort(); /* a refusal must say why */
+	cJSON_ArrayForEach(pod, items)
+	{
 		const char *ns, *name, *skip;
 		int v = gl_k8s_pod_verdict(pod, &ns, &name, &skip);
 		if (v == 0 && !(gl_k8s_name_ok(ns) && gl_k8s_name_ok(name) && !skip))
@@ -74,14 +75,15 @@ static void with_sizes(const uint8_t *data, size_t size, const cJSON *j, size_t 
 	(void)gl_slurm_state_drained(out);
 	if (gl_ibstat_state((const char *)data, size, out, n) == 0) {
 		len = strlen(out);
-		if ((!len && n > 1) || len >= n || memchr(out, ' ', len) || memchr(out, '\n', len) || memchr(out, '\t', len))
+		if ((!len && n > 1) || len >= n || memchr(out, ' ', len) || memchr(out, '\n', len) ||
+		    memchr(out, '\t', len))
 			abort();
 	} else if (out[0]) {
-		abort();   /* no State: line: an empty answer */
+		abort(); /* no State: line: an empty answer */
 	}
 	check_str(out, n);
 	if (gl_redfish_power_state((const char *)data, size, out, n) != 0 && out[0])
-		abort();   /* no PowerState: an empty answer */
+		abort(); /* no PowerState: an empty answer */
 	check_str(out, n);
 	free(out);
 }
@@ -96,7 +98,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		/* a container index is one of the list's; a model found by id */
 		int i = gl_k8s_container_index(j, NULL), k = gl_k8s_container_index(j, "vllm"), root_ok = 7;
 		const cJSON *cs = cJSON_GetObjectItemCaseSensitive(
-			cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(j, "spec"), "template"), "spec"),
+			cJSON_GetObjectItemCaseSensitive(
+				cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(j, "spec"),
+								 "template"),
+				"spec"),
 			"containers");
 		if (i < -1 || k < -1 || i >= cJSON_GetArraySize(cs) || k >= cJSON_GetArraySize(cs))
 			abort();

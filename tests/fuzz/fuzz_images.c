@@ -35,7 +35,8 @@ static void found_ok(int rc, const struct gl_image_found *f)
 {
 	char d[GL_IMAGE_DIGEST_LEN + 1];
 
-	if (rc > 0 || (rc == 0 && (!f->digest[0] || gl_image_digest_of(f->repo_digest, d) != 0 || strcmp(d, f->digest))))
+	if (rc > 0 ||
+	    (rc == 0 && (!f->digest[0] || gl_image_digest_of(f->repo_digest, d) != 0 || strcmp(d, f->digest))))
 		abort();
 	if (rc == 0)
 		digest_ok(f->digest);

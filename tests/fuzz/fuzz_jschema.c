@@ -38,18 +38,13 @@ static int checked(const cJSON *schema, const cJSON *doc, int may_refuse)
 	must(n == n2 && !strcmp(err, again));
 	must(strlen(err) < sizeof err);
 	switch (rc) {
-	case 0:
-		must(n == 0 && err[0] == '\0');
-		break;
+	case 0: must(n == 0 && err[0] == '\0'); break;
 	case -1:
 		must(n >= 1 && n <= GL_JSCHEMA_MAX_ERRORS);
 		must(err[0] == '/' && strstr(err, ": "));
 		break;
-	case -2:
-		must(may_refuse && n == 0 && err[0] == '#');
-		break;
-	default:
-		must(0);
+	case -2: must(may_refuse && n == 0 && err[0] == '#'); break;
+	default: must(0);
 	}
 	return rc;
 }
@@ -58,7 +53,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static cJSON *report_schema;
 	static const char *const docs[] = {
-		"{}", "null", "3.5", "\"x\"", "[1, \"x\", null, {\"a\": {\"b\": [true]}}]",
+		"{}",
+		"null",
+		"3.5",
+		"\"x\"",
+		"[1, \"x\", null, {\"a\": {\"b\": [true]}}]",
 		"{\"schema_version\": 1, \"verdict\": \"pass\", \"faults\": [{}]}",
 	};
 	cJSON *in;

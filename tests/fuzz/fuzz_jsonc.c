@@ -47,7 +47,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(text, data, size);
 	doc = gl_jsonc_parse(text, size, "fuzz.json", &err);
-	free(text);   /* the document must not refer to the text */
+	free(text); /* the document must not refer to the text */
 	if (!doc) {
 		must(err.code != 0 && strncmp(err.msg, "fuzz.json", 9) == 0);
 		return 0;
@@ -58,8 +58,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		char *printed = cJSON_PrintUnformatted(gl_jsonc_root(doc));
 		if (printed) {
 			cJSON *again = cJSON_Parse(printed);
-			struct gl_jsonc_doc *doc2 =
-				gl_jsonc_parse(printed, strlen(printed), "printed", &err);
+			struct gl_jsonc_doc *doc2 = gl_jsonc_parse(printed, strlen(printed), "printed", &err);
 			/* equal trees print the same: cJSON_Compare would say so too,
 			 * but it recurses twice per level of objects (2^depth calls:
 			 * 26 nested objects ran for minutes) */

@@ -41,9 +41,8 @@ static void check_result(int rc, const struct gl_nccl_result *r, const struct gl
 	if (r->nrows < 0 || r->nrows > GL_NCCL_MAX_ROWS || (r->nrows > 0 && !r->rows))
 		abort();
 	if (r->headers < 0 || r->ranks_listed < 0 || r->max_rank < -1 ||
-	    (r->max_rank == -1) != (r->ranks_listed == 0) || r->nthread < 0 || r->ngpus < 0 ||
-	    r->validation < -1 || r->failures < 0 || r->rows_incomplete < 0 ||
-	    r->lines_skipped < 0 || r->nccl_lines < 0 || r->oob_values < 0)
+	    (r->max_rank == -1) != (r->ranks_listed == 0) || r->nthread < 0 || r->ngpus < 0 || r->validation < -1 ||
+	    r->failures < 0 || r->rows_incomplete < 0 || r->lines_skipped < 0 || r->nccl_lines < 0 || r->oob_values < 0)
 		abort();
 	check_str(r->collective, sizeof(r->collective));
 	check_str(r->tests_version, sizeof(r->tests_version));

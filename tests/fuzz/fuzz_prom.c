@@ -30,8 +30,8 @@ static int name_ok(const char *s)
 	if (!*s)
 		return 0;
 	for (; *s; s++)
-		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
-		      *s == '_' || *s == ':'))
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') || *s == '_' ||
+		      *s == ':'))
 			return 0;
 	return 1;
 }
@@ -71,8 +71,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		memcpy(buf, data, size);
 	xa = gl_prom_parse(buf, size, &small, on_sample, &a, &ra, NULL);
 	xb = gl_prom_parse(buf, size, &small, on_sample, &b, &rb, NULL);
-	if (xa != xb || a.hash != b.hash || a.n != b.n || ra.cls != rb.cls || ra.line != rb.line ||
-	    ra.samples != a.n || (xa == 0) != (ra.cls == GL_PROM_OK))
+	if (xa != xb || a.hash != b.hash || a.n != b.n || ra.cls != rb.cls || ra.line != rb.line || ra.samples != a.n ||
+	    (xa == 0) != (ra.cls == GL_PROM_OK))
 		abort();
 	gl_prom_parse(buf, size, NULL, on_sample, &c, &rc, NULL);
 	/* a body the small caps accept, the defaults accept the same way */

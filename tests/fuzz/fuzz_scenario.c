@@ -36,7 +36,7 @@ static void exercise(const struct gl_scenario *s)
 	if (gl_timeline_build(s, &ev, &n) == 0) {
 		for (int i = 1; i < n; i++)
 			if (ev[i].t_ns < ev[i - 1].t_ns)
-				abort();   /* the timeline is sorted */
+				abort(); /* the timeline is sorted */
 		free(ev);
 	}
 	gl_timeline_print(s, 1.0, null_out);
@@ -69,7 +69,7 @@ static void exercise(const struct gl_scenario *s)
 			f->ops->describe(plan, &b);
 			gl_buf_free(&b);
 		} else if (!plan && err.code == 0) {
-			abort();   /* a plan that fails says why */
+			abort(); /* a plan that fails says why */
 		}
 		cJSON_Delete(plan);
 	}
@@ -107,12 +107,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	o.time_scale = 1;
 	o.sets = sets;
-	o.start_wall_ns = 1767225600LL * 1000000000LL;   /* fixed: 2026-01-01, reproducible */
+	o.start_wall_ns = 1767225600LL * 1000000000LL; /* fixed: 2026-01-01, reproducible */
 	o.inventory_text = inv ? inv : "{}";
 	gl_diag_init(&d, NULL);
 	s = gl_scenario_load_text("fuzz.json", copy, scen_len, &o, &d);
 	if (!s && d.n_errors == 0)
-		abort();   /* NULL means a syntax error, which is reported */
+		abort(); /* NULL means a syntax error, which is reported */
 	if (s && d.n_errors == 0)
 		exercise(s);
 	gl_scenario_free(s);

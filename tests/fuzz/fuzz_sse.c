@@ -14,7 +14,7 @@
 #include "sse.h"
 
 struct fz {
-	uint64_t hash;     /* FNV-1a over every event's parts */
+	uint64_t hash; /* FNV-1a over every event's parts */
 	uint64_t n;
 };
 
@@ -34,12 +34,11 @@ static int on_event(void *ctx, const struct gl_sse_event *ev)
 	mix(z, ev->id, strlen(ev->id));
 	mix(z, ev->data, ev->data_len);
 	if (ev->data[ev->data_len] != '\0')
-		abort();   /* data is promised NUL-terminated */
+		abort(); /* data is promised NUL-terminated */
 	flags = (unsigned char)(ev->oai->kind | ev->oai->has_token << 4 | ev->oai->is_error << 5 |
 				ev->oai->is_malformed << 6 | ev->oai->has_usage << 7);
 	mix(z, &flags, 1);
-	if (ev->oai->has_token != (ev->oai->content_bytes + ev->oai->reasoning_bytes +
-				   ev->oai->tool_call_bytes > 0))
+	if (ev->oai->has_token != (ev->oai->content_bytes + ev->oai->reasoning_bytes + ev->oai->tool_call_bytes > 0))
 		abort();
 	gl_oai_parse_response(ev->data, ev->data_len, &whole);
 	if (whole.is_done)
@@ -47,8 +46,8 @@ static int on_event(void *ctx, const struct gl_sse_event *ev)
 	return 0;
 }
 
-static enum gl_sse_class run(const uint8_t *data, size_t size, size_t max_line, size_t max_data,
-			     const uint8_t *cuts, size_t n_cuts, struct fz *z)
+static enum gl_sse_class run(const uint8_t *data, size_t size, size_t max_line, size_t max_data, const uint8_t *cuts,
+			     size_t n_cuts, struct fz *z)
 {
 	struct gl_sse *p = gl_sse_new(max_line, max_data, GL_SSE_OPENAI, on_event, z);
 	enum gl_sse_class cls;
@@ -59,7 +58,7 @@ static enum gl_sse_class run(const uint8_t *data, size_t size, size_t max_line, 
 	while (at < size) {
 		size_t step = size - at;
 		if (n_cuts) {
-			step = 1 + (size_t)(cuts[k++ % n_cuts] % 16);   /* 1..16 bytes */
+			step = 1 + (size_t)(cuts[k++ % n_cuts] % 16); /* 1..16 bytes */
 			if (step > size - at)
 				step = size - at;
 		}
@@ -68,7 +67,7 @@ static enum gl_sse_class run(const uint8_t *data, size_t size, size_t max_line, 
 	}
 	cls = gl_sse_finish(p, NULL);
 	if (gl_sse_mem_bytes(p) > 3 * (max_line + 1) + max_data + 1 + 4096)
-		abort();   /* the caps must hold */
+		abort(); /* the caps must hold */
 	gl_sse_free(p);
 	return cls;
 }
@@ -86,15 +85,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	ca = run(data, size, max_line, max_data, NULL, 0, &a);
 	/* Fragment sizes from the input's own bytes. */
-	cb = run(data, size, max_line, max_data, size ? data : (const uint8_t *)"\1", size ? size : 1,
-		 &b);
+	cb = run(data, size, max_line, max_data, size ? data : (const uint8_t *)"\1", size ? size : 1, &b);
 	if (ca != cb || a.n != b.n || a.hash != b.hash)
 		abort();
 	{
-		static const uint8_t one = 0;   /* one byte at a time */
+		static const uint8_t one = 0; /* one byte at a time */
 		struct fz d = { 0xCBF29CE484222325ULL, 0 };
-		if (size <= 4096 &&
-		    (run(data, size, max_line, max_data, &one, 1, &d) != ca || d.hash != a.hash))
+		if (size <= 4096 && (run(data, size, max_line, max_data, &one, 1, &d) != ca || d.hash != a.hash))
 			abort();
 	}
 	gl_oai_parse_chunk(NULL, (const char *)data, size, &c);

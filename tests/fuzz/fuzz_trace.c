@@ -46,25 +46,25 @@ static void one_pass(struct gl_trace *t, uint64_t *rows, uint64_t *sum, struct g
 	while ((rc = gl_trace_next(t, &r)) == 1) {
 		if (r.has_time) {
 			if (r.t_offset_s < prev)
-				abort();   /* offsets never decrease */
+				abort(); /* offsets never decrease */
 			prev = r.t_offset_s;
 		}
 		*sum += touch_row(&r, synth);
 		(*rows)++;
 	}
 	if (rc < 0)
-		abort();   /* memory input: no fatal errors expected */
+		abort(); /* memory input: no fatal errors expected */
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const enum gl_trace_format fmts[] = { GL_TRACE_AUTO, GL_TRACE_AZURE,
-		GL_TRACE_BURSTGPT, GL_TRACE_MOONCAKE, GL_TRACE_PROMPTS };
+	static const enum gl_trace_format fmts[] = { GL_TRACE_AUTO, GL_TRACE_AZURE, GL_TRACE_BURSTGPT,
+						     GL_TRACE_MOONCAKE, GL_TRACE_PROMPTS };
 	static int quiet;
 	struct gl_buf synth;
 
 	if (!quiet) {
-		gl_log_init(GL_LOG_ERROR);   /* bad rows are the point here; keep it quiet */
+		gl_log_init(GL_LOG_ERROR); /* bad rows are the point here; keep it quiet */
 		quiet = 1;
 	}
 	gl_buf_init(&synth, 1 << 16);
@@ -75,7 +75,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		if (!t) {
 			if (err.code == 0)
-				abort();   /* a failed open must say why */
+				abort(); /* a failed open must say why */
 			continue;
 		}
 		one_pass(t, &rows1, &sum1, &synth);

@@ -23,8 +23,7 @@ static inline void check_record(int pass, int fail, int skipped)
 	char path[4096];
 	FILE *f;
 
-	if (!dir || !name || !*dir || !*name ||
-	    snprintf(path, sizeof path, "%s/%s", dir, name) >= (int)sizeof path)
+	if (!dir || !name || !*dir || !*name || snprintf(path, sizeof path, "%s/%s", dir, name) >= (int)sizeof path)
 		return;
 	if ((f = fopen(path, "w"))) {
 		fprintf(f, "%d %d %d\n", pass, fail, skipped);
@@ -38,40 +37,38 @@ static inline int check_strict(void)
 	return s && strcmp(s, "1") == 0;
 }
 
-#define CHECK(cond)                                                              \
-	do {                                                                     \
-		if (cond) {                                                      \
-			check_pass++;                                            \
-		} else {                                                         \
-			check_fail++;                                            \
-			fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__,   \
-				__LINE__, #cond);                                \
-		}                                                                \
+#define CHECK(cond)                                                                              \
+	do {                                                                                     \
+		if (cond) {                                                                      \
+			check_pass++;                                                            \
+		} else {                                                                         \
+			check_fail++;                                                            \
+			fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
+		}                                                                                \
 	} while (0)
 
-#define CHECKF(cond, ...)                                                        \
-	do {                                                                     \
-		if (cond) {                                                      \
-			check_pass++;                                            \
-		} else {                                                         \
-			check_fail++;                                            \
-			fprintf(stderr, "%s:%d: CHECK failed: %s: ", __FILE__,   \
-				__LINE__, #cond);                                \
-			fprintf(stderr, __VA_ARGS__);                            \
-			fputc('\n', stderr);                                     \
-		}                                                                \
+#define CHECKF(cond, ...)                                                                        \
+	do {                                                                                     \
+		if (cond) {                                                                      \
+			check_pass++;                                                            \
+		} else {                                                                         \
+			check_fail++;                                                            \
+			fprintf(stderr, "%s:%d: CHECK failed: %s: ", __FILE__, __LINE__, #cond); \
+			fprintf(stderr, __VA_ARGS__);                                            \
+			fputc('\n', stderr);                                                     \
+		}                                                                                \
 	} while (0)
 
-#define GL_SKIP(...)                                                             \
-	do {                                                                     \
-		int strict_ = check_strict();                                    \
-		fprintf(stderr, strict_ ? "FAIL (GL_STRICT=1: a skip is a "      \
-					  "failure): "                           \
-					: "SKIP: ");                             \
-		fprintf(stderr, __VA_ARGS__);                                    \
-		fputc('\n', stderr);                                             \
-		check_record(check_pass, check_fail + strict_, !strict_);        \
-		exit(strict_ ? 1 : 77);                                          \
+#define GL_SKIP(...)                                                        \
+	do {                                                                \
+		int strict_ = check_strict();                               \
+		fprintf(stderr, strict_ ? "FAIL (GL_STRICT=1: a skip is a " \
+					  "failure): "                      \
+					: "SKIP: ");                        \
+		fprintf(stderr, __VA_ARGS__);                               \
+		fputc('\n', stderr);                                        \
+		check_record(check_pass, check_fail + strict_, !strict_);   \
+		exit(strict_ ? 1 : 77);                                     \
 	} while (0)
 
 static inline int check_done(void)

@@ -32,7 +32,8 @@ static const char *scenario =
 	"{ \"name\": \"analysis\", \"duration\": \"20s\", \"window\": \"1s\",\n"
 	"  \"hosts\": { \"me\": { \"local\": true } },\n"
 	"  \"workloads\": { \"null\": {} },\n"
-	"  \"faults\": [ { \"id\": \"f1\", \"at\": \"5200ms\", \"for\": \"4300ms\", \"kind\": \"null\", \"target\": \"me\" } ],\n"
+	"  \"faults\": [ { \"id\": \"f1\", \"at\": \"5200ms\", \"for\": \"4300ms\", \"kind\": \"null\", \"target\": "
+	"\"me\" } ],\n"
 	"  \"targets\": { \"steady\": { \"null.tick_lag_ms.p99\": \"<= 10\" },\n"
 	"               \"degraded\": { \"null.tick_lag_ms.p99\": \"<= 20\" },\n"
 	"               \"recovery\": { \"recovery_s\": \"<= 3\", \"restore_s\": \"<= 2\" } } }\n";
@@ -45,8 +46,8 @@ static double value_of(int w)
 	return w < 5 ? 1 : w < 8 ? 50 : w < 12 ? 15 : 1;
 }
 
-static struct gl_store *make_store(const char *dir, int n_windows, int64_t t_inj, int64_t t_rev,
-				   int (*val)(int), enum gl_fault_state fault_state)
+static struct gl_store *make_store(const char *dir, int n_windows, int64_t t_inj, int64_t t_rev, int (*val)(int),
+				   enum gl_fault_state fault_state)
 {
 	char path[512];
 	struct gl_err err = { 0 };
@@ -78,8 +79,8 @@ static struct gl_store *make_store(const char *dir, int n_windows, int64_t t_inj
 		for (int i = 0; i < 100; i++)
 			gl_hist_record(h, val ? val(w) : value_of(w));
 		CHECK(gl_hist_serialize(h, &blob, &len) == 0);
-		CHECK(gl_store_window_put(st, w, w * 1000000000LL, (w + 1) * 1000000000LL,
-					  w * 1000000000LL, (w + 1) * 1000000000LL, 0, 1) == 0);
+		CHECK(gl_store_window_put(st, w, w * 1000000000LL, (w + 1) * 1000000000LL, w * 1000000000LL,
+					  (w + 1) * 1000000000LL, 0, 1) == 0);
 		CHECK(gl_store_window_metric_put(st, w, "null.tick_lag_ms", blob, len, 0) == 0);
 		CHECK(gl_store_window_metric_put(st, w, "null.ticks", NULL, 0, 100) == 0);
 		free(blob);
@@ -108,7 +109,8 @@ static const char *scenario2 =
 	"  \"hosts\": { \"me\": { \"local\": true } },\n"
 	"  \"workloads\": { \"null\": {}, \"inference\": { \"endpoints\": [\"http://127.0.0.1:9/v1\"],\n"
 	"       \"model\": \"m\", \"arrival\": { \"mode\": \"constant\", \"rate\": 1 } } },\n"
-	"  \"faults\": [ { \"id\": \"f1\", \"at\": \"5200ms\", \"for\": \"2300ms\", \"kind\": \"null\", \"target\": \"me\" } ],\n"
+	"  \"faults\": [ { \"id\": \"f1\", \"at\": \"5200ms\", \"for\": \"2300ms\", \"kind\": \"null\", \"target\": "
+	"\"me\" } ],\n"
 	"  \"targets\": { \"steady\": { \"null.tick_lag_ms.p99\": \"<= 10\", \"inference.error_rate\": \"<= 0.01\",\n"
 	"                              \"inference.ttft_ms.p99\": \"<= 1000\" },\n"
 	"               \"degraded\": { \"null.tick_lag_ms.p99\": \"<= 20\", \"inference.error_rate\": \"<= 0.1\" },\n"
@@ -152,8 +154,7 @@ static struct gl_store *make_store2(const char *dir)
 		CHECK(gl_store_window_metric_put(st, w, "null.tick_lag_ms", b1, l1, 0) == 0);
 		CHECK(gl_store_window_metric_put(st, w, "inference.ttft_ms", b2, l2, 0) == 0);
 		CHECK(gl_store_window_metric_put(st, w, "inference.requests", NULL, 0, 100) == 0);
-		CHECK(gl_store_window_metric_put(st, w, "inference.errors", NULL, 0,
-						 w >= 5 && w <= 9 ? 50 : 0) == 0);
+		CHECK(gl_store_window_metric_put(st, w, "inference.errors", NULL, 0, w >= 5 && w <= 9 ? 50 : 0) == 0);
 		free(b1);
 		free(b2);
 		gl_hist_free(lag);
@@ -187,14 +188,12 @@ static struct gl_analysis *analyze(struct gl_store *st, const char *what)
 	struct gl_analysis *an = NULL;
 	int rc = gl_analyze(st, &an, &err);
 
-	CHECKF(rc == 0 && an != NULL, "%s: gl_analyze rc %d, analysis %p: %s", what, rc, (void *)an,
-	       err.msg);
+	CHECKF(rc == 0 && an != NULL, "%s: gl_analyze rc %d, analysis %p: %s", what, rc, (void *)an, err.msg);
 	if (rc != 0 || !an) {
 		gl_analysis_free(an);
 		return NULL;
 	}
-	CHECKF(an->n_faults == 1 && an->faults != NULL, "%s: %d faults analysed, want 1", what,
-	       an->n_faults);
+	CHECKF(an->n_faults == 1 && an->faults != NULL, "%s: %d faults analysed, want 1", what, an->n_faults);
 	if (an->n_faults != 1 || !an->faults) {
 		gl_analysis_free(an);
 		return NULL;
@@ -222,7 +221,8 @@ static const char *scenario_settle0 =
 	"{ \"name\": \"analysis\", \"duration\": \"20s\", \"window\": \"1s\",\n"
 	"  \"hosts\": { \"me\": { \"local\": true } },\n"
 	"  \"workloads\": { \"null\": {} },\n"
-	"  \"faults\": [ { \"id\": \"f1\", \"at\": \"5200ms\", \"for\": \"4300ms\", \"kind\": \"null\", \"target\": \"me\",\n"
+	"  \"faults\": [ { \"id\": \"f1\", \"at\": \"5200ms\", \"for\": \"4300ms\", \"kind\": \"null\", \"target\": "
+	"\"me\",\n"
 	"                \"settle\": \"0s\" } ],\n"
 	"  \"targets\": { \"steady\": { \"null.tick_lag_ms.p99\": \"<= 10\" },\n"
 	"               \"degraded\": { \"null.tick_lag_ms.p99\": \"<= 20\" },\n"
@@ -231,7 +231,8 @@ static const char *scenario_settle6 =
 	"{ \"name\": \"analysis\", \"duration\": \"20s\", \"window\": \"1s\",\n"
 	"  \"hosts\": { \"me\": { \"local\": true } },\n"
 	"  \"workloads\": { \"null\": {} },\n"
-	"  \"faults\": [ { \"id\": \"f1\", \"at\": \"5200ms\", \"for\": \"4300ms\", \"kind\": \"null\", \"target\": \"me\",\n"
+	"  \"faults\": [ { \"id\": \"f1\", \"at\": \"5200ms\", \"for\": \"4300ms\", \"kind\": \"null\", \"target\": "
+	"\"me\",\n"
 	"                \"settle\": \"6s\" } ],\n"
 	"  \"targets\": { \"steady\": { \"null.tick_lag_ms.p99\": \"<= 10\" },\n"
 	"               \"degraded\": { \"null.tick_lag_ms.p99\": \"<= 20\" },\n"
@@ -269,7 +270,7 @@ int main(void)
 		t = target(an, "recovery_s", GL_SCOPE_RECOVERY);
 		CHECK(t && t->has && fabs(t->measured - 2.8) < 1e-9 && t->pass);
 		t = target(an, "restore_s", GL_SCOPE_RECOVERY);
-		CHECK(t && t->has && fabs(t->measured - 2.5) < 1e-9 && !t->pass);   /* 2.5 > 2 */
+		CHECK(t && t->has && fabs(t->measured - 2.5) < 1e-9 && !t->pass); /* 2.5 > 2 */
 		CHECK(an->verdict == GL_VERDICT_FAIL);
 		CHECK(an->faults_left_injected == 0);
 		CHECKF(an->incidents_total == 0, "%d incidents", an->incidents_total);
@@ -316,7 +317,8 @@ int main(void)
 		CHECK(t && !t->has && !t->pass && strstr(t->note, "f1"));
 		t = target(an, "recovery_s", GL_SCOPE_RECOVERY);
 		CHECK(t && !t->has && !t->pass);
-		CHECKF(an->faults[0].degraded_windows == 8, "never: %d degraded windows", an->faults[0].degraded_windows);
+		CHECKF(an->faults[0].degraded_windows == 8, "never: %d degraded windows",
+		       an->faults[0].degraded_windows);
 		for (int w = 0; w < 20 && w < an->n_windows; w++)
 			CHECKF(an->windows[w].scope == (w >= 5 && w <= 12 ? GL_SCOPE_DEGRADED : GL_SCOPE_STEADY),
 			       "never: window %d judged as %s", w, gl_scope_name(an->windows[w].scope));
@@ -324,11 +326,12 @@ int main(void)
 		CHECKF(t && t->windows_judged == 12 && t->has && fabs(t->measured - 50) < 0.05 && !t->pass,
 		       "never: steady judged on %d windows, measured %g", t ? t->windows_judged : -1,
 		       t ? t->measured : -1);
-		CHECKF(an->faults[0].unrestored && strstr(an->faults[0].recovery_note, "not restored within its settle of 3.000 s"),
+		CHECKF(an->faults[0].unrestored &&
+			       strstr(an->faults[0].recovery_note, "not restored within its settle of 3.000 s"),
 		       "never: unrestored %d, note '%s'", an->faults[0].unrestored, an->faults[0].recovery_note);
 		CHECKF(an->incidents_total == 1 && an->incidents_gated == 1 && an->n_incidents == 1 &&
-		       an->incidents[0].kind == gl_incident_restore() && an->incidents[0].w0 == 13 && an->incidents[0].w1 == 19 &&
-		       an->incidents_failed,
+			       an->incidents[0].kind == gl_incident_restore() && an->incidents[0].w0 == 13 &&
+			       an->incidents[0].w1 == 19 && an->incidents_failed,
 		       "never: %d incident(s), %d counted, first %s windows %d..%d", an->incidents_total,
 		       an->incidents_gated, an->n_incidents ? gl_incident_kind_name(an->incidents[0].kind) : "-",
 		       an->n_incidents ? an->incidents[0].w0 : -1, an->n_incidents ? an->incidents[0].w1 : -1);
@@ -346,13 +349,17 @@ int main(void)
 	st = make_store(dir, 20, 5200000000LL, 9500000000LL, late_restore, GL_FAULT_REVERTED);
 	if ((an = analyze(st, "late restore"))) {
 		CHECKF(an->faults[0].restore_s < 0 && an->faults[0].unrestored &&
-		       strstr(an->faults[0].recovery_note, "restored 4.500 s after the revert, past its settle of 3.000 s"),
+			       strstr(an->faults[0].recovery_note,
+				      "restored 4.500 s after the revert, past its settle of 3.000 s"),
 		       "late: restore_s %g, note '%s'", an->faults[0].restore_s, an->faults[0].recovery_note);
-		CHECKF(an->faults[0].wl_restore_s[0] < 0, "late: null's own restore_s %g", an->faults[0].wl_restore_s[0]);
-		CHECKF(an->n_incidents == 1 && an->incidents[0].kind == gl_incident_restore() && an->incidents[0].w0 == 13 &&
-		       an->incidents[0].w1 == 13, "late: incident windows %d..%d", an->n_incidents ? an->incidents[0].w0 : -1,
+		CHECKF(an->faults[0].wl_restore_s[0] < 0, "late: null's own restore_s %g",
+		       an->faults[0].wl_restore_s[0]);
+		CHECKF(an->n_incidents == 1 && an->incidents[0].kind == gl_incident_restore() &&
+			       an->incidents[0].w0 == 13 && an->incidents[0].w1 == 13,
+		       "late: incident windows %d..%d", an->n_incidents ? an->incidents[0].w0 : -1,
 		       an->n_incidents ? an->incidents[0].w1 : -1);
-		CHECKF(an->faults[0].degraded_windows == 8, "late: %d degraded windows", an->faults[0].degraded_windows);
+		CHECKF(an->faults[0].degraded_windows == 8, "late: %d degraded windows",
+		       an->faults[0].degraded_windows);
 		CHECK(an->verdict == GL_VERDICT_FAIL);
 		gl_analysis_free(an);
 	}
@@ -365,8 +372,8 @@ int main(void)
 	cur_scenario = scenario_settle0;
 	st = make_store(dir, 20, 5200000000LL, 9500000000LL, mild, GL_FAULT_REVERTED);
 	if ((an = analyze(st, "settle 0s"))) {
-		CHECKF(an->faults[0].degraded_windows == 5 && an->faults[0].settle_s == 0, "settle 0s: %d degraded windows",
-		       an->faults[0].degraded_windows);
+		CHECKF(an->faults[0].degraded_windows == 5 && an->faults[0].settle_s == 0,
+		       "settle 0s: %d degraded windows", an->faults[0].degraded_windows);
 		for (int w = 0; w < 20 && w < an->n_windows; w++)
 			CHECKF(an->windows[w].scope == (w >= 5 && w <= 9 ? GL_SCOPE_DEGRADED : GL_SCOPE_STEADY),
 			       "settle 0s: window %d judged as %s", w, gl_scope_name(an->windows[w].scope));
@@ -379,8 +386,8 @@ int main(void)
 	cur_scenario = scenario_settle6;
 	st = make_store(dir, 20, 5200000000LL, 9500000000LL, mild, GL_FAULT_REVERTED);
 	if ((an = analyze(st, "settle 6s"))) {
-		CHECKF(an->faults[0].degraded_windows == 11 && an->faults[0].settle_s == 6, "settle 6s: %d degraded windows",
-		       an->faults[0].degraded_windows);
+		CHECKF(an->faults[0].degraded_windows == 11 && an->faults[0].settle_s == 6,
+		       "settle 6s: %d degraded windows", an->faults[0].degraded_windows);
 		CHECKF(an->faults[0].restore_s == 0.5 && !an->faults[0].unrestored, "settle 6s: restore_s %g",
 		       an->faults[0].restore_s);
 		t = target(an, "null.tick_lag_ms.p99", GL_SCOPE_STEADY);
@@ -406,8 +413,8 @@ int main(void)
 	st = make_store2(dir);
 	if ((an = analyze(st, "per workload"))) {
 		/* workloads in scenario order: null = 0, inference = 1 */
-		CHECKF(an->faults[0].wl_recovery_s[0] == 0 && an->faults[0].wl_restore_s[0] == 0,
-		       "null: %g %g", an->faults[0].wl_recovery_s[0], an->faults[0].wl_restore_s[0]);
+		CHECKF(an->faults[0].wl_recovery_s[0] == 0 && an->faults[0].wl_restore_s[0] == 0, "null: %g %g",
+		       an->faults[0].wl_recovery_s[0], an->faults[0].wl_restore_s[0]);
 		CHECKF(fabs(an->faults[0].wl_recovery_s[1] - 4.8) < 1e-9, "inference recovery %g",
 		       an->faults[0].wl_recovery_s[1]);
 		CHECKF(fabs(an->faults[0].wl_restore_s[1] - 2.5) < 1e-9, "inference restore %g",
@@ -460,7 +467,8 @@ int main(void)
 	if ((an = analyze(st, "outage, own record"))) {
 		const struct gl_fault_result *f = &an->faults[0];
 		CHECKF(fabs(f->held_s - 3) < 1e-9 && fabs(f->outage_s - 2.2) < 1e-9 && f->self_ended &&
-		       f->ended_outage == 0 && fabs(f->ended_into_s - 2.2) < 1e-9 && f->self_end_elapsed_ns == 6000000000LL,
+			       f->ended_outage == 0 && fabs(f->ended_into_s - 2.2) < 1e-9 &&
+			       f->self_end_elapsed_ns == 6000000000LL,
 		       "own record: held %g, outage %g, self_ended %d, ended in outage %d, %g s into it", f->held_s,
 		       f->outage_s, f->self_ended, f->ended_outage, f->ended_into_s);
 		gl_analysis_free(an);
@@ -495,7 +503,7 @@ int main(void)
 		CHECK(gl_agg_eval(a, "inference.error_rate", &v) == 0 && fabs(v - 0.003) < 1e-12);
 		CHECK(gl_agg_eval(a, "storage.write_gbps", &v) == 0 && fabs(v - 5) < 1e-12);
 		CHECK(gl_agg_eval(a, "inference.throughput_rps", &v) == 0 && fabs(v - 250) < 1e-12);
-		CHECK(gl_agg_eval(a, "storage.read_gbps", &v) != 0);      /* no data is not 0 */
+		CHECK(gl_agg_eval(a, "storage.read_gbps", &v) != 0); /* no data is not 0 */
 		CHECK(gl_agg_eval(a, "inference.ttft_ms.p99", &v) != 0);
 		gl_agg_free(a);
 	}
@@ -503,7 +511,8 @@ int main(void)
 		/* the incident kinds the workloads declare, ranked by their
 		 * order (reports list same-window incidents in it), restore last */
 		static const char *const want[] = { "training.failure", "training.correctness", "inference.targets",
-						    "storage.errors", "telemetry.xid", "telemetry.ecc", "fault.restore" };
+						    "storage.errors",   "telemetry.xid",        "telemetry.ecc",
+						    "fault.restore" };
 		int n = gl_incident_kinds();
 		CHECKF(n == 7 && gl_incident_restore() == 6, "%d incident kinds, restore %d", n, gl_incident_restore());
 		for (int k = 0; k < n && k < 7; k++)

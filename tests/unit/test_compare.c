@@ -81,8 +81,8 @@ static void test_mwu(void)
 	CHECKF(t.exact && t.u_a == 12 && NEAR(t.p, 0.0721056721056721, 1e-12), "p %.17g", t.p);
 	/* ties: normal approximation with tie and continuity correction */
 	CHECK(gl_mann_whitney(a5, 7, b5, 8, &t) == 0);
-	CHECKF(!t.exact && t.u_a == 6 && NEAR(t.z, 2.5479943643773777, 1e-12) &&
-	       NEAR(t.p, 0.010834422131524886, 1e-12), "z %.17g p %.17g", t.z, t.p);
+	CHECKF(!t.exact && t.u_a == 6 && NEAR(t.z, 2.5479943643773777, 1e-12) && NEAR(t.p, 0.010834422131524886, 1e-12),
+	       "z %.17g p %.17g", t.z, t.p);
 	CHECK(gl_mann_whitney(same, 3, same + 3, 3, &t) == 0);
 	CHECK(t.p == 1);
 	/* past 50 values: the normal approximation */
@@ -145,8 +145,10 @@ static void test_welch(void)
 			CHECK(gl_student_t_p(-ts[i], dfs[k]) == got);
 		}
 	/* the tables' critical values at df 10: 0.05 and 0.01 two-sided */
-	CHECKF(fabs(gl_student_t_p(2.228138851986274, 10) - 0.05) < 1e-9, "%.12g", gl_student_t_p(2.228138851986274, 10));
-	CHECKF(fabs(gl_student_t_p(3.169272672616951, 10) - 0.01) < 1e-9, "%.12g", gl_student_t_p(3.169272672616951, 10));
+	CHECKF(fabs(gl_student_t_p(2.228138851986274, 10) - 0.05) < 1e-9, "%.12g",
+	       gl_student_t_p(2.228138851986274, 10));
+	CHECKF(fabs(gl_student_t_p(3.169272672616951, 10) - 0.01) < 1e-9, "%.12g",
+	       gl_student_t_p(3.169272672616951, 10));
 	/* very many degrees of freedom: the normal distribution */
 	CHECKF(fabs(gl_student_t_p(3, 1e7) - erfc(3 / sqrt(2))) < 1e-7, "%.12g", gl_student_t_p(3, 1e7));
 	CHECK(gl_student_t_p(INFINITY, 5) == 0 && gl_student_t_p(0, 5) == 1);
@@ -160,8 +162,7 @@ static void test_welch(void)
 	/* unequal variances 2.5 and 10: t = 3 / sqrt(2.5), df = 6.25 / 1.0625;
 	 * p between those of 5 and 6 degrees of freedom */
 	CHECK(gl_welch_t(a, 5, b2, 5, &w) == 0);
-	CHECKF(fabs(w.t - 3 / sqrt(2.5)) < 1e-12 && fabs(w.df - 6.25 / 1.0625) < 1e-12, "t %.15g df %.15g", w.t,
-	       w.df);
+	CHECKF(fabs(w.t - 3 / sqrt(2.5)) < 1e-12 && fabs(w.df - 6.25 / 1.0625) < 1e-12, "t %.15g df %.15g", w.t, w.df);
 	CHECKF(w.p > t_p_closed(w.t, 6) && w.p < t_p_closed(w.t, 5), "p %.15g", w.p);
 	/* no spread (but for rounding): equal means p 1, different means p 0 */
 	CHECK(gl_welch_t(c1, 3, c1, 3, &w) == 0 && w.p == 1 && w.t == 0);
@@ -173,18 +174,20 @@ static void test_welch(void)
 	CHECK(gl_welch_t(a, 1, b, 5, &w) == -1);
 }
 
-#define SCENARIO_FMT \
-	"{ \"name\": \"compare-unit\", \"duration\": \"30s\", \"window\": \"%s\",\n" \
-	"  \"hosts\": { \"me\": { \"local\": true } },\n" \
-	"  \"workloads\": { \"null\": {}, \"inference\": { \"endpoints\": [\"http://127.0.0.1:9/v1\"],\n" \
-	"       \"model\": \"m\", \"arrival\": { \"mode\": \"constant\", \"rate\": 50 } } },\n" \
-	"  \"phases\": [ { \"name\": \"warmup\", \"for\": \"5s\" }, { \"name\": \"steady\", \"for\": \"20s\" },\n" \
-	"                { \"name\": \"shock <b>&|'x\", \"for\": \"5s\", \"load\": 2 } ],\n" \
-	"  \"faults\": [ { \"id\": \"f1\", \"at\": \"10s\", \"for\": \"2s\", \"settle\": \"%s\", \"kind\": \"null\",\n" \
-	"                \"target\": \"me\" } ],\n" \
+#define SCENARIO_FMT                                                                                                   \
+	"{ \"name\": \"compare-unit\", \"duration\": \"30s\", \"window\": \"%s\",\n"                                   \
+	"  \"hosts\": { \"me\": { \"local\": true } },\n"                                                              \
+	"  \"workloads\": { \"null\": {}, \"inference\": { \"endpoints\": [\"http://127.0.0.1:9/v1\"],\n"              \
+	"       \"model\": \"m\", \"arrival\": { \"mode\": \"constant\", \"rate\": 50 } } },\n"                        \
+	"  \"phases\": [ { \"name\": \"warmup\", \"for\": \"5s\" }, { \"name\": \"steady\", \"for\": \"20s\" },\n"     \
+	"                { \"name\": \"shock <b>&|'x\", \"for\": \"5s\", \"load\": 2 } ],\n"                           \
+	"  \"faults\": [ { \"id\": \"f1\", \"at\": \"10s\", \"for\": \"2s\", \"settle\": \"%s\", \"kind\": "           \
+	"\"null\",\n"                                                                                                  \
+	"                \"target\": \"me\" } ],\n"                                                                    \
 	"  \"targets\": { \"steady\": { \"null.tick_lag_ms.p99\": \"<= 50\", \"inference.error_rate\": \"<= 0.05\",\n" \
-	"                              \"inference.ttft_ms.p99\": \"<= 1000\" },\n" \
-	"               \"degraded\": { \"null.tick_lag_ms.p99\": \"<= 100\", \"inference.error_rate\": \"<= 0.5\" },\n" \
+	"                              \"inference.ttft_ms.p99\": \"<= 1000\" },\n"                                    \
+	"               \"degraded\": { \"null.tick_lag_ms.p99\": \"<= 100\", \"inference.error_rate\": \"<= 0.5\" "   \
+	"},\n"                                                                                                         \
 	"               \"recovery\": { \"recovery_s\": \"<= 10\", \"restore_s\": \"<= 10\" } } }\n"
 
 struct variant {
@@ -192,12 +195,12 @@ struct variant {
 	double lag, ttft;
 	int errors, requests;
 	int window_s;
-	double data;          /* data_time_s factor; 0: 1 */
-	double ettr_drop;     /* subtracted from each window's ETTR */
-	int outage;           /* windows 8-15 without productive time */
-	int good_drop;        /* fewer good requests per window */
-	int sick_windows;     /* windows from 10 on with the tick lag at 200 ms */
-	const char *settle;   /* the fault's settle; NULL: 0s (its windows only are degraded) */
+	double data; /* data_time_s factor; 0: 1 */
+	double ettr_drop; /* subtracted from each window's ETTR */
+	int outage; /* windows 8-15 without productive time */
+	int good_drop; /* fewer good requests per window */
+	int sick_windows; /* windows from 10 on with the tick lag at 200 ms */
+	const char *settle; /* the fault's settle; NULL: 0s (its windows only are degraded) */
 };
 
 static void put_hist(struct gl_store *st, int64_t w, const char *name, struct gl_hist *h)
@@ -310,8 +313,7 @@ static int run_compare(const char *root, const char *cand, const char *extra1, c
 
 /* The same, without --quiet: the summary on stdout goes to
  * root/stdout-CAND-N.txt, and *text gets it (the caller frees). */
-static int run_compare_stdout(const char *root, const char *cand, const char *extra1, const char *extra2,
-			      char **text)
+static int run_compare_stdout(const char *root, const char *cand, const char *extra1, const char *extra2, char **text)
 {
 	static int seq;
 	char base_dir[512], cand_dir[512], out[600], path[700];
@@ -416,7 +418,8 @@ static double num_of(const cJSON *o, const char *key)
 static const cJSON *row(const cJSON *j, const char *metric, const char *phase)
 {
 	const cJSON *it;
-	cJSON_ArrayForEach(it, cJSON_GetObjectItem(j, "comparisons")) {
+	cJSON_ArrayForEach(it, cJSON_GetObjectItem(j, "comparisons"))
+	{
 		if (!strcmp(str_of(it, "metric"), metric) && !strcmp(str_of(it, "phase"), phase))
 			return it;
 	}
@@ -435,7 +438,8 @@ static int regressions(const cJSON *j, const char *prefix, int *others)
 	const cJSON *it;
 	int n = 0;
 	*others = 0;
-	cJSON_ArrayForEach(it, cJSON_GetObjectItem(j, "comparisons")) {
+	cJSON_ArrayForEach(it, cJSON_GetObjectItem(j, "comparisons"))
+	{
 		if (strcmp(str_of(it, "verdict"), "regression"))
 			continue;
 		if (!strncmp(str_of(it, "metric"), prefix, strlen(prefix)))
@@ -450,9 +454,15 @@ static void test_command(const char *root)
 {
 #define V(n, l, t, e, r, w) .name = n, .lag = l, .ttft = t, .errors = e, .requests = r, .window_s = w
 	static const struct variant vs[] = {
-		{ V("base", 1, 1, 0, 50, 1) },     { V("same", 1, 1, 0, 50, 1) },   { V("worse", 1, 1.2, 0, 50, 1) },
-		{ V("better", 0.8, 1, 0, 50, 1) }, { V("small", 1, 1.03, 0, 50, 1) }, { V("errors", 1, 1, 1, 50, 1) },
-		{ V("slow", 1, 1, 0, 40, 1) },     { V("win2", 1, 1, 0, 50, 2) },   { V("faster", 1, 0.8, 0, 50, 1) },
+		{ V("base", 1, 1, 0, 50, 1) },
+		{ V("same", 1, 1, 0, 50, 1) },
+		{ V("worse", 1, 1.2, 0, 50, 1) },
+		{ V("better", 0.8, 1, 0, 50, 1) },
+		{ V("small", 1, 1.03, 0, 50, 1) },
+		{ V("errors", 1, 1, 1, 50, 1) },
+		{ V("slow", 1, 1, 0, 40, 1) },
+		{ V("win2", 1, 1, 0, 50, 2) },
+		{ V("faster", 1, 0.8, 0, 50, 1) },
 		{ V("data", 1, 1, 0, 50, 1), .data = 175.0 / 160.0 },
 		{ V("ettr", 1, 1, 0, 50, 1), .ettr_drop = 0.042 },
 		{ V("ettr1", 1, 1, 0, 50, 1), .ettr_drop = 0.01 },
@@ -485,10 +495,10 @@ static void test_command(const char *root)
 		/* steady is windows 5..24 less the fault's 10 and 11 */
 		CHECK(num_of(row(j, "null.tick_lag_ms.p50", "steady"), "n_base") == 18);
 		CHECK(num_of(row(j, "null.tick_lag_ms.p50", "steady"), "n_cand") == 18);
-		CHECK(row(j, "inference.send_lag_ms.p99", "steady") == NULL);   /* generator health: not compared */
-		CHECK(row(j, "null.ticks", "steady") == NULL);                  /* counters: not compared */
+		CHECK(row(j, "inference.send_lag_ms.p99", "steady") == NULL); /* generator health: not compared */
+		CHECK(row(j, "null.ticks", "steady") == NULL); /* counters: not compared */
 		CHECK(row(j, "inference.throughput_rps", "steady") != NULL);
-		CHECK(row(j, "inference.output_tokens.p1", "steady") == NULL);  /* no data in either run */
+		CHECK(row(j, "inference.output_tokens.p1", "steady") == NULL); /* no data in either run */
 		CHECK(cJSON_GetArraySize(cJSON_GetObjectItem(j, "warnings")) == 0);
 	}
 	cJSON_Delete(j);
@@ -537,9 +547,9 @@ static void test_command(const char *root)
 		const cJSON *r = row(j, "null.tick_lag_ms.p50", "steady");
 		CHECK(!strcmp(str_of(j, "verdict"), "no regression"));
 		CHECK(!strcmp(verdict(j, "null.tick_lag_ms.p50", "steady"), "no change"));
-		CHECKF(NEAR(num_of(r, "change_pct"), -20, 0.2) && num_of(r, "p_value") < 0.01 && num_of(r, "floor") == 10 &&
-		       cJSON_IsTrue(cJSON_GetObjectItem(r, "within_floor")), "change %g p %g floor %g",
-		       num_of(r, "change_pct"), num_of(r, "p_value"), num_of(r, "floor"));
+		CHECKF(NEAR(num_of(r, "change_pct"), -20, 0.2) && num_of(r, "p_value") < 0.01 &&
+			       num_of(r, "floor") == 10 && cJSON_IsTrue(cJSON_GetObjectItem(r, "within_floor")),
+		       "change %g p %g floor %g", num_of(r, "change_pct"), num_of(r, "p_value"), num_of(r, "floor"));
 		CHECK(!strcmp(verdict(j, "inference.ttft_ms.p50", "steady"), "no change"));
 		CHECK(num_of(cJSON_GetObjectItem(j, "counts"), "regression") == 0);
 		CHECK(num_of(cJSON_GetObjectItem(j, "counts"), "improvement") == 0);
@@ -559,7 +569,7 @@ static void test_command(const char *root)
 	if ((j = load_json(root, "small"))) {
 		const cJSON *r = row(j, "inference.ttft_ms.p50", "steady");
 		CHECK(!strcmp(verdict(j, "inference.ttft_ms.p50", "steady"), "no change"));
-		CHECK(num_of(r, "p_value") < 0.01);   /* significant, but within 5% */
+		CHECK(num_of(r, "p_value") < 0.01); /* significant, but within 5% */
 	}
 	cJSON_Delete(j);
 	CHECK(run_compare(root, "small", "--tolerance", "0") == 1);
@@ -615,7 +625,8 @@ static void test_command(const char *root)
 		       "change_abs %g base_mean %g", num_of(r, "change_abs"), num_of(r, "base_mean"));
 		CHECK(!strcmp(str_of(r, "test"), "welch") && num_of(r, "p_value") < 1e-6);
 		CHECK(!strcmp(str_of(r, "tolerance_kind"), "absolute") && num_of(r, "tolerance") == 0.02);
-		CHECK(cJSON_IsTrue(cJSON_GetObjectItem(r, "first_class")) && cJSON_IsTrue(cJSON_GetObjectItem(r, "gates")));
+		CHECK(cJSON_IsTrue(cJSON_GetObjectItem(r, "first_class")) &&
+		      cJSON_IsTrue(cJSON_GetObjectItem(r, "gates")));
 		CHECK(regressions(j, "training.ettr", &others) >= 2 && others == 0);
 	}
 	cJSON_Delete(j);
@@ -657,8 +668,9 @@ static void test_command(const char *root)
 	if ((j = load_json(root, "late"))) {
 		const cJSON *r = row(j, "recovery_s", "fault f1"), *rs = row(j, "restore_s", "fault f1");
 		CHECKF(!strcmp(verdict(j, "recovery_s", "fault f1"), "regression") && num_of(r, "base_median") == 0 &&
-		       num_of(r, "cand_median") == 6, "verdict %s %g -> %g", verdict(j, "recovery_s", "fault f1"),
-		       num_of(r, "base_median"), num_of(r, "cand_median"));
+			       num_of(r, "cand_median") == 6,
+		       "verdict %s %g -> %g", verdict(j, "recovery_s", "fault f1"), num_of(r, "base_median"),
+		       num_of(r, "cand_median"));
 		CHECKF(!strcmp(verdict(j, "restore_s", "fault f1"), "regression") && num_of(rs, "cand_median") == 4,
 		       "verdict %s -> %g", verdict(j, "restore_s", "fault f1"), num_of(rs, "cand_median"));
 		CHECK(!strcmp(str_of(r, "fault"), "f1") && cJSON_IsNull(cJSON_GetObjectItem(r, "p_value")));
@@ -671,12 +683,13 @@ static void test_command(const char *root)
 	if ((j = load_json(root, "late10"))) {
 		const cJSON *r = row(j, "recovery_s", "fault f1");
 		CHECKF(!strcmp(verdict(j, "recovery_s", "fault f1"), "regression") && num_of(r, "base_median") == 6 &&
-		       num_of(r, "cand_median") == 10, "verdict %s %g -> %g", verdict(j, "recovery_s", "fault f1"),
-		       num_of(r, "base_median"), num_of(r, "cand_median"));
+			       num_of(r, "cand_median") == 10,
+		       "verdict %s %g -> %g", verdict(j, "recovery_s", "fault f1"), num_of(r, "base_median"),
+		       num_of(r, "cand_median"));
 	}
 	cJSON_Delete(j);
 	CHECK(run_compare_pair(root, "late", "late10", "--recovery-tolerance", "1.5") == 0);
-	CHECK(run_compare_pair(root, "late10", "late1", NULL, NULL) == 0);   /* 10 -> 1 s: an improvement */
+	CHECK(run_compare_pair(root, "late10", "late1", NULL, NULL) == 0); /* 10 -> 1 s: an improvement */
 	if ((j = load_json(root, "late1")))
 		CHECK(!strcmp(verdict(j, "recovery_s", "fault f1"), "improvement"));
 	cJSON_Delete(j);
@@ -686,7 +699,7 @@ static void test_command(const char *root)
 	if ((j = load_json(root, "late1"))) {
 		const cJSON *r = row(j, "recovery_s", "fault f1");
 		CHECKF(!strcmp(verdict(j, "recovery_s", "fault f1"), "no change") && num_of(r, "cand_median") == 1 &&
-		       cJSON_IsTrue(cJSON_GetObjectItem(r, "within_floor")) && num_of(r, "floor") == 3,
+			       cJSON_IsTrue(cJSON_GetObjectItem(r, "within_floor")) && num_of(r, "floor") == 3,
 		       "verdict %s -> %g", verdict(j, "recovery_s", "fault f1"), num_of(r, "cand_median"));
 	}
 	cJSON_Delete(j);
@@ -718,7 +731,8 @@ static void test_command(const char *root)
 
 		CHECK(run_compare_stdout(root, "ettr", NULL, NULL, &text) == 1);
 		CHECKF(in_first_lines(text, 2, "verdict: REGRESSION", NULL) &&
-		       in_first_lines(text, 5, "training.ettr, whole run", "REGRESSION"), "%s", text ? text : "");
+			       in_first_lines(text, 5, "training.ettr, whole run", "REGRESSION"),
+		       "%s", text ? text : "");
 		CHECK(count_lines(text) <= 30);
 		free(text);
 
@@ -734,7 +748,8 @@ static void test_command(const char *root)
 		/* many regressions: the summary lists 10 and counts the rest */
 		CHECK(run_compare_stdout(root, "worse", "--stats", "p10,p20,p30,p40,p50,p60,p70,p80", &text) == 1);
 		CHECKF(count_lines(text) <= 30 && text && strstr(text, "... and ") &&
-		       strstr(text, "more (--all lists them"), "%d lines:\n%s", count_lines(text), text ? text : "");
+			       strstr(text, "more (--all lists them"),
+		       "%d lines:\n%s", count_lines(text), text ? text : "");
 		free(text);
 
 		CHECK(run_compare_stdout(root, "late", NULL, NULL, &text) == 1);
@@ -756,7 +771,7 @@ static void test_command(const char *root)
 	if ((j = load_json(root, "worse")))
 		CHECK(row(j, "inference.ttft_ms.p99", "steady") == NULL && row(j, "inference.ttft_ms.p50", "steady"));
 	cJSON_Delete(j);
-	CHECK(run_compare(root, "worse", "--min-windows", "19") == 0);   /* steady has 18 */
+	CHECK(run_compare(root, "worse", "--min-windows", "19") == 0); /* steady has 18 */
 	if ((j = load_json(root, "worse")))
 		CHECK(!strcmp(verdict(j, "inference.ttft_ms.p50", "steady"), "insufficient data"));
 	cJSON_Delete(j);
@@ -769,7 +784,7 @@ int main(void)
 	test_mwu();
 	test_welch();
 	if (!mkdtemp(root)) {
-		CHECKF(0, "mkdtemp %s failed", root);   /* not a missing prerequisite */
+		CHECKF(0, "mkdtemp %s failed", root); /* not a missing prerequisite */
 		return check_done();
 	}
 	test_command(root);

@@ -143,12 +143,12 @@ static int run_case(const char *name, const char *fault, struct dm_case *dc)
 		return -1;
 	}
 	dc->rc = ops->deadman(NULL, dc->plan, &dc->h, &dc->script, &err);
-	CHECKF(dc->rc == 0 || dc->rc == GL_DEADMAN_NONE || dc->rc == GL_DEADMAN_NOTHING,
-	       "%s: deadman returned %d: %s", name, dc->rc, err.msg);
+	CHECKF(dc->rc == 0 || dc->rc == GL_DEADMAN_NONE || dc->rc == GL_DEADMAN_NOTHING, "%s: deadman returned %d: %s",
+	       name, dc->rc, err.msg);
 	want = gl_scenario_host(dc->s, dc->f->target);
 	CHECKF(want && !strcmp(dc->h.name, want->name) && !strcmp(dc->h.netns, want->netns) && dc->h.local,
 	       "%s: deadman's host is '%s' (netns '%s'), not the target", name, dc->h.name, dc->h.netns);
-	if (getenv("GL_DEADMAN_SHOW"))   /* to read what each kind gives */
+	if (getenv("GL_DEADMAN_SHOW")) /* to read what each kind gives */
 		printf("== %s: %s\n%s\n", name, dc->rc ? "none" : "script", dc->script.data ? dc->script.data : "");
 	none = ops->deadman_none ? ops->deadman_none(dc->f) : NULL;
 	if (dc->rc == GL_DEADMAN_NONE)
@@ -224,7 +224,7 @@ static void words_are(const char *name, const struct dm_case *dc, const char *li
 		if (want[i][0] == '=') {
 			const cJSON *v = cJSON_GetObjectItemCaseSensitive(dc->plan, want[i] + 1);
 			CHECKF(cJSON_IsString(v) && strstr(w[i], v->valuestring) &&
-			       strlen(w[i]) - strlen(v->valuestring) < 16,
+				       strlen(w[i]) - strlen(v->valuestring) < 16,
 			       "%s: word %d is '%s', expected the plan's %s", name, i, w[i], want[i] + 1);
 		} else if (want[i][0] == '@') {
 			CHECKF(strstr(w[i], want[i] + 1) != NULL, "%s: word %d does not hold '%s'", name, i,
@@ -236,7 +236,8 @@ static void words_are(const char *name, const struct dm_case *dc, const char *li
 	if (plan_key) {
 		const cJSON *a = cJSON_GetObjectItemCaseSensitive(dc->plan, plan_key), *it;
 		int i = 0, same = cJSON_GetArraySize(a) == n;
-		cJSON_ArrayForEach(it, a) {
+		cJSON_ArrayForEach(it, a)
+		{
 			if (i >= n || !cJSON_IsString(it) || strcmp(it->valuestring, w[i]))
 				same = 0;
 			i++;
@@ -252,7 +253,7 @@ static void words(const char *name, const char *fault, const char *const *want, 
 	struct dm_case dc;
 
 	if (run_case(name, fault, &dc) == 0 && dc.rc == 0 && dc.script.data) {
-		dc.script.data[dc.script.len - 1] = '\0';   /* the line's own newline */
+		dc.script.data[dc.script.len - 1] = '\0'; /* the line's own newline */
 		words_are(name, &dc, dc.script.data, want, plan_key);
 	} else {
 		CHECKF(0, "%s: no script", name);
@@ -264,11 +265,15 @@ static void words(const char *name, const char *fault, const char *const *want, 
 
 static void test_exec(void)
 {
-	exact("exec", F("exec", "\"for\": \"1m\", \"target\": \"localhost\", "
-			"\"params\": { \"inject\": [\"touch\", \"/tmp/gl x\"], \"revert\": [\"rm\", \"-f\", \"/tmp/gl x\", \"it's\"] }"),
+	exact("exec",
+	      F("exec", "\"for\": \"1m\", \"target\": \"localhost\", "
+			"\"params\": { \"inject\": [\"touch\", \"/tmp/gl x\"], \"revert\": [\"rm\", \"-f\", \"/tmp/gl "
+			"x\", \"it's\"] }"),
 	      "rm -f '/tmp/gl x' 'it'\\''s'\n");
-	exact("exec in a netns", F("exec", "\"for\": \"1m\", \"target\": \"nshost\", "
-				   "\"params\": { \"inject\": [\"ip\", \"link\"], \"revert\": [\"ip\", \"link\", \"set\", \"lo\", \"up\"] }"),
+	exact("exec in a netns",
+	      F("exec", "\"for\": \"1m\", \"target\": \"nshost\", "
+			"\"params\": { \"inject\": [\"ip\", \"link\"], \"revert\": [\"ip\", \"link\", \"set\", \"lo\", "
+			"\"up\"] }"),
 	      "ip link set lo up\n");
 	none("exec without revert", F("exec", "\"target\": \"localhost\", \"params\": { \"inject\": [\"true\"] }"),
 	     "exec fault has no revert command");
@@ -276,105 +281,191 @@ static void test_exec(void)
 
 static void test_process_kill(void)
 {
-	const char *const stop[] = { "env", "GL_SIG=STOP", "GL_PIDFILE=", "GL_PID=4242", "GL_PAT=", "GL_ALL=0",
-				     "GL_MAX=1", "GL_DIR=/run/gauntlet", "=state_file", "GL_WAIT=50", "sh", "-c",
-				     "@revert() {\n\tif [ \"$GL_SIG\" = STOP ]", "gauntlet-process_kill", "revert",
+	const char *const stop[] = { "env",
+				     "GL_SIG=STOP",
+				     "GL_PIDFILE=",
+				     "GL_PID=4242",
+				     "GL_PAT=",
+				     "GL_ALL=0",
+				     "GL_MAX=1",
+				     "GL_DIR=/run/gauntlet",
+				     "=state_file",
+				     "GL_WAIT=50",
+				     "sh",
+				     "-c",
+				     "@revert() {\n\tif [ \"$GL_SIG\" = STOP ]",
+				     "gauntlet-process_kill",
+				     "revert",
 				     NULL };
 
-	words("process_kill STOP", F("process_kill", "\"method\": \"signal\", \"for\": \"1m\", \"target\": \"localhost\", "
-				     "\"params\": { \"pid\": 4242, \"signal\": \"STOP\" }"),
+	words("process_kill STOP",
+	      F("process_kill", "\"method\": \"signal\", \"for\": \"1m\", \"target\": \"localhost\", "
+				"\"params\": { \"pid\": 4242, \"signal\": \"STOP\" }"),
 	      stop, "revert");
-	none_rc("process_kill KILL", F("process_kill", "\"method\": \"signal\", \"target\": \"localhost\", "
-				    "\"params\": { \"pattern\": \"sleep 4242\" }"),
-	     GL_DEADMAN_NOTHING, "SIGKILL has nothing to revert");
-	none_rc("process_kill TERM for", F("process_kill", "\"method\": \"signal\", \"for\": \"1m\", \"target\": \"localhost\", "
-					"\"params\": { \"pattern\": \"sleep 4242\", \"signal\": \"TERM\" }"),
-	     GL_DEADMAN_NOTHING, "SIGTERM has nothing to revert");
+	none_rc("process_kill KILL",
+		F("process_kill", "\"method\": \"signal\", \"target\": \"localhost\", "
+				  "\"params\": { \"pattern\": \"sleep 4242\" }"),
+		GL_DEADMAN_NOTHING, "SIGKILL has nothing to revert");
+	none_rc("process_kill TERM for",
+		F("process_kill", "\"method\": \"signal\", \"for\": \"1m\", \"target\": \"localhost\", "
+				  "\"params\": { \"pattern\": \"sleep 4242\", \"signal\": \"TERM\" }"),
+		GL_DEADMAN_NOTHING, "SIGTERM has nothing to revert");
 }
 
 static void test_storage_throttle(void)
 {
-	const char *const cg[] = { "sh", "-c", "@v1each v1zero || exit 4", "gauntlet-storage_throttle", "revert",
-				   "/sys/fs/cgroup", "/sys/fs/cgroup/gauntlet/storage",
-				   "/sys/fs/cgroup/blkio/gauntlet/storage", "254:0", "", "", "", "100", NULL };
-	const char *const tc[] = { "sh", "-c", "@*'qdisc tbf '*) tc qdisc del dev \"$1\" root ;;",
-				   "gauntlet-storage_throttle", "eth1", NULL };
+	const char *const cg[] = { "sh",
+				   "-c",
+				   "@v1each v1zero || exit 4",
+				   "gauntlet-storage_throttle",
+				   "revert",
+				   "/sys/fs/cgroup",
+				   "/sys/fs/cgroup/gauntlet/storage",
+				   "/sys/fs/cgroup/blkio/gauntlet/storage",
+				   "254:0",
+				   "",
+				   "",
+				   "",
+				   "100",
+				   NULL };
+	const char *const tc[] = {
+		"sh",   "-c", "@*'qdisc tbf '*) tc qdisc del dev \"$1\" root ;;", "gauntlet-storage_throttle",
+		"eth1", NULL
+	};
 
-	words("storage_throttle cgroup", F("storage_throttle", "\"method\": \"cgroup\", \"for\": \"1m\", \"target\": \"localhost\", "
-					   "\"params\": { \"cgroup\": \"gauntlet/storage\", \"device\": \"254:0\", \"write_iops\": 100 }"),
+	words("storage_throttle cgroup",
+	      F("storage_throttle",
+		"\"method\": \"cgroup\", \"for\": \"1m\", \"target\": \"localhost\", "
+		"\"params\": { \"cgroup\": \"gauntlet/storage\", \"device\": \"254:0\", \"write_iops\": 100 }"),
 	      cg, "revert");
-	words("storage_throttle tc", F("storage_throttle", "\"method\": \"tc\", \"for\": \"1m\", \"target\": \"nshost\", "
-				       "\"params\": { \"interface\": \"eth1\", \"rate\": \"100mbit\" }"),
+	words("storage_throttle tc",
+	      F("storage_throttle", "\"method\": \"tc\", \"for\": \"1m\", \"target\": \"nshost\", "
+				    "\"params\": { \"interface\": \"eth1\", \"rate\": \"100mbit\" }"),
 	      tc, "revert");
 }
 
 static void test_gpu_throttle(void)
 {
-	const char *const power[] = { "env", "GL_METHOD=power", "GL_GPUS=0,1", "GL_WATTS=300", "GL_MIN=", "GL_MAX=",
-				      "GL_DIR=/run/gauntlet", "=state_file", "sh", "-c", "@nvidia-smi",
-				      "gauntlet-gpu_throttle", "revert", NULL };
-	const char *const clocks[] = { "env", "GL_METHOD=clocks", "GL_GPUS=all", "GL_WATTS=", "GL_MIN=900",
-				       "GL_MAX=1200", "GL_DIR=/run/gauntlet", "=state_file", "sh", "-c", "@revert() {",
-				       "gauntlet-gpu_throttle", "revert", NULL };
+	const char *const power[] = { "env",
+				      "GL_METHOD=power",
+				      "GL_GPUS=0,1",
+				      "GL_WATTS=300",
+				      "GL_MIN=",
+				      "GL_MAX=",
+				      "GL_DIR=/run/gauntlet",
+				      "=state_file",
+				      "sh",
+				      "-c",
+				      "@nvidia-smi",
+				      "gauntlet-gpu_throttle",
+				      "revert",
+				      NULL };
+	const char *const clocks[] = { "env",         "GL_METHOD=clocks",      "GL_GPUS=all", "GL_WATTS=", "GL_MIN=900",
+				       "GL_MAX=1200", "GL_DIR=/run/gauntlet",  "=state_file", "sh",        "-c",
+				       "@revert() {", "gauntlet-gpu_throttle", "revert",      NULL };
 
-	words("gpu_throttle power", F("gpu_throttle", "\"method\": \"power\", \"for\": \"1m\", \"target\": \"localhost\", "
-				      "\"params\": { \"gpus\": [0, 1], \"watts\": 300 }"),
+	words("gpu_throttle power",
+	      F("gpu_throttle", "\"method\": \"power\", \"for\": \"1m\", \"target\": \"localhost\", "
+				"\"params\": { \"gpus\": [0, 1], \"watts\": 300 }"),
 	      power, NULL);
-	words("gpu_throttle clocks", F("gpu_throttle", "\"method\": \"clocks\", \"for\": \"1m\", \"target\": \"localhost\", "
-				       "\"params\": { \"gpus\": \"all\", \"sm_clock_mhz\": [900, 1200] }"),
+	words("gpu_throttle clocks",
+	      F("gpu_throttle", "\"method\": \"clocks\", \"for\": \"1m\", \"target\": \"localhost\", "
+				"\"params\": { \"gpus\": \"all\", \"sm_clock_mhz\": [900, 1200] }"),
 	      clocks, NULL);
 }
 
 static void test_control_plane_loss(void)
 {
-	const char *const stop[] = { "env", "GL_SIG=STOP", "GL_PAT=", "GL_PIDFILE=", "GL_PID=4242", "GL_MAX=1",
-				     "GL_DIR=/run/gauntlet", "=state_file", "GL_LOG=/dev/null", "GL_WAIT=100", "sh", "-c",
-				     "@setsid -f \"$@\"", "gauntlet-control_plane_loss", "revert", NULL };
-	const char *const kill_start[] = { "env", "GL_SIG=KILL", "GL_PAT=etcd --name m1", "GL_PIDFILE=", "GL_PID=",
-					   "GL_MAX=8", "GL_DIR=/run/gauntlet", "=state_file", "GL_LOG=/dev/null",
-					   "GL_WAIT=100", "sh", "-c", "@revert() {", "gauntlet-control_plane_loss",
-					   "revert", "systemctl", "start", "etcd member", NULL };
+	const char *const stop[] = { "env",
+				     "GL_SIG=STOP",
+				     "GL_PAT=",
+				     "GL_PIDFILE=",
+				     "GL_PID=4242",
+				     "GL_MAX=1",
+				     "GL_DIR=/run/gauntlet",
+				     "=state_file",
+				     "GL_LOG=/dev/null",
+				     "GL_WAIT=100",
+				     "sh",
+				     "-c",
+				     "@setsid -f \"$@\"",
+				     "gauntlet-control_plane_loss",
+				     "revert",
+				     NULL };
+	const char *const kill_start[] = { "env",
+					   "GL_SIG=KILL",
+					   "GL_PAT=etcd --name m1",
+					   "GL_PIDFILE=",
+					   "GL_PID=",
+					   "GL_MAX=8",
+					   "GL_DIR=/run/gauntlet",
+					   "=state_file",
+					   "GL_LOG=/dev/null",
+					   "GL_WAIT=100",
+					   "sh",
+					   "-c",
+					   "@revert() {",
+					   "gauntlet-control_plane_loss",
+					   "revert",
+					   "systemctl",
+					   "start",
+					   "etcd member",
+					   NULL };
 
-	words("control_plane_loss signal STOP", F("control_plane_loss", "\"method\": \"signal\", \"for\": \"1m\", \"target\": \"localhost\", "
-						  "\"params\": { \"pid\": 4242, \"signal\": \"STOP\" }"),
+	words("control_plane_loss signal STOP",
+	      F("control_plane_loss", "\"method\": \"signal\", \"for\": \"1m\", \"target\": \"localhost\", "
+				      "\"params\": { \"pid\": 4242, \"signal\": \"STOP\" }"),
 	      stop, "revert_argv");
-	words("control_plane_loss signal KILL", F("control_plane_loss", "\"method\": \"signal\", \"for\": \"1m\", \"target\": \"localhost\", "
-						  "\"params\": { \"pattern\": \"etcd --name m1\", \"start\": [\"systemctl\", \"start\", \"etcd member\"] }"),
+	words("control_plane_loss signal KILL",
+	      F("control_plane_loss", "\"method\": \"signal\", \"for\": \"1m\", \"target\": \"localhost\", "
+				      "\"params\": { \"pattern\": \"etcd --name m1\", \"start\": [\"systemctl\", "
+				      "\"start\", \"etcd member\"] }"),
 	      kill_start, "revert_argv");
-	exact("control_plane_loss exec", F("control_plane_loss", "\"method\": \"exec\", \"for\": \"1m\", \"target\": \"localhost\", "
-					   "\"params\": { \"stop\": [\"systemctl\", \"stop\", \"etcd\"], \"start\": [\"systemctl\", \"start\", \"etcd\"] }"),
+	exact("control_plane_loss exec",
+	      F("control_plane_loss", "\"method\": \"exec\", \"for\": \"1m\", \"target\": \"localhost\", "
+				      "\"params\": { \"stop\": [\"systemctl\", \"stop\", \"etcd\"], \"start\": "
+				      "[\"systemctl\", \"start\", \"etcd\"] }"),
 	      "systemctl start etcd\n");
-	none("control_plane_loss exec without start", F("control_plane_loss", "\"method\": \"exec\", \"target\": \"localhost\", "
-							"\"params\": { \"stop\": [\"systemctl\", \"stop\", \"etcd\"] }"),
+	none("control_plane_loss exec without start",
+	     F("control_plane_loss", "\"method\": \"exec\", \"target\": \"localhost\", "
+				     "\"params\": { \"stop\": [\"systemctl\", \"stop\", \"etcd\"] }"),
 	     "no start command");
-	none("control_plane_loss redfish", F("control_plane_loss", "\"method\": \"redfish\", \"for\": \"1m\", \"target\": \"localhost\", "
-					     "\"params\": { \"bmc\": \"https://bmc.example\", \"system\": \"/redfish/v1/Systems/1\", "
-					     "\"user_env\": \"BMC_USER\", \"pass_env\": \"BMC_PASS\" }"),
+	none("control_plane_loss redfish",
+	     F("control_plane_loss",
+	       "\"method\": \"redfish\", \"for\": \"1m\", \"target\": \"localhost\", "
+	       "\"params\": { \"bmc\": \"https://bmc.example\", \"system\": \"/redfish/v1/Systems/1\", "
+	       "\"user_env\": \"BMC_USER\", \"pass_env\": \"BMC_PASS\" }"),
 	     "Redfish API");
 }
 
 static void test_drain_worker(void)
 {
-	exact("drain_worker slurm", F("drain_worker", "\"method\": \"slurm\", \"for\": \"1m\", \"target\": \"localhost\", "
-				      "\"params\": { \"node\": \"node01\", \"reason\": \"soak test; drained\" }"),
+	exact("drain_worker slurm",
+	      F("drain_worker", "\"method\": \"slurm\", \"for\": \"1m\", \"target\": \"localhost\", "
+				"\"params\": { \"node\": \"node01\", \"reason\": \"soak test; drained\" }"),
 	      "scontrol update NodeName=node01 State=RESUME\n");
-	none("drain_worker slurmrestd", F("drain_worker", "\"method\": \"slurm\", \"for\": \"1m\", \"target\": \"localhost\", "
-					  "\"params\": { \"node\": \"node01\", \"via\": \"slurmrestd\", \"url\": \"https://slurm:6820\", "
-					  "\"token_env\": \"SLURM_JWT\" }"),
+	none("drain_worker slurmrestd",
+	     F("drain_worker",
+	       "\"method\": \"slurm\", \"for\": \"1m\", \"target\": \"localhost\", "
+	       "\"params\": { \"node\": \"node01\", \"via\": \"slurmrestd\", \"url\": \"https://slurm:6820\", "
+	       "\"token_env\": \"SLURM_JWT\" }"),
 	     "slurmrestd's API");
-	none("drain_worker kubernetes", F("drain_worker", "\"method\": \"kubernetes\", \"for\": \"1m\", \"target\": \"localhost\", "
-					  "\"params\": { \"api\": \"https://k8s:6443\", \"node\": \"n1\", \"token_env\": \"K8S_TOKEN\" }"),
+	none("drain_worker kubernetes",
+	     F("drain_worker",
+	       "\"method\": \"kubernetes\", \"for\": \"1m\", \"target\": \"localhost\", "
+	       "\"params\": { \"api\": \"https://k8s:6443\", \"node\": \"n1\", \"token_env\": \"K8S_TOKEN\" }"),
 	     "Kubernetes API");
-	exact("drain_worker exec", F("drain_worker", "\"method\": \"exec\", \"for\": \"1m\", \"target\": \"localhost\", "
-				     "\"params\": { \"drain\": [\"drain.sh\"], \"resume\": [\"/usr/local/bin/resume\", \"n 1\"] }"),
+	exact("drain_worker exec",
+	      F("drain_worker",
+		"\"method\": \"exec\", \"for\": \"1m\", \"target\": \"localhost\", "
+		"\"params\": { \"drain\": [\"drain.sh\"], \"resume\": [\"/usr/local/bin/resume\", \"n 1\"] }"),
 	      "/usr/local/bin/resume 'n 1'\n");
 }
 
 /* The ip method's and fabric_port's revert: deadman.c's script, whose
  * text (built here from the plan, as revert builds it) ends with the up
  * command after stopping the loop that the plan's pid file names. */
-static void loop_script(const char *name, const char *fault, const char *kind, const char *what,
-			const char *up_cmd)
+static void loop_script(const char *name, const char *fault, const char *kind, const char *what, const char *up_cmd)
 {
 	struct dm_case dc;
 	char text[4096];
@@ -391,8 +482,8 @@ static void loop_script(const char *name, const char *fault, const char *kind, c
 		gl_deadman_revert_script(text, sizeof(text), &dm);
 		CHECKF(!strncmp(pid_file, "/run/gauntlet/", 14) && strstr(pid_file, kind), "%s: pid file %s", name,
 		       pid_file);
-		CHECKF(strstr(text, pid_file) && strstr(text, "kill -TERM -\"$p\""), "%s: the script does not stop the loop",
-		       name);
+		CHECKF(strstr(text, pid_file) && strstr(text, "kill -TERM -\"$p\""),
+		       "%s: the script does not stop the loop", name);
 		CHECKF(strlen(text) > strlen(up_cmd) && !strcmp(text + strlen(text) - strlen(up_cmd), up_cmd),
 		       "%s: the script does not end with %s", name, up_cmd);
 	}
@@ -404,31 +495,38 @@ static void loop_script(const char *name, const char *fault, const char *kind, c
 
 static void test_link_flap(void)
 {
-	loop_script("link_flap ip", F("link_flap", "\"method\": \"ip\", \"target\": \"nshost\", "
-				      "\"params\": { \"interface\": \"eth0\", \"down\": \"5s\", \"up\": \"5s\", \"count\": 2 }"),
+	loop_script("link_flap ip",
+		    F("link_flap",
+		      "\"method\": \"ip\", \"target\": \"nshost\", "
+		      "\"params\": { \"interface\": \"eth0\", \"down\": \"5s\", \"up\": \"5s\", \"count\": 2 }"),
 		    "link_flap", "flap loop", "ip link set dev eth0 up");
-	exact("link_flap loss", F("link_flap", "\"method\": \"loss\", \"for\": \"1m\", \"target\": \"nshost\", "
-				  "\"params\": { \"interface\": \"eth0\", \"percent\": 10 }"),
+	exact("link_flap loss",
+	      F("link_flap", "\"method\": \"loss\", \"for\": \"1m\", \"target\": \"nshost\", "
+			     "\"params\": { \"interface\": \"eth0\", \"percent\": 10 }"),
 	      "nft delete table inet gauntlet_f1\n");
-	exact("link_flap rate", F("link_flap", "\"method\": \"rate\", \"for\": \"1m\", \"target\": \"nshost\", "
-				  "\"params\": { \"interface\": \"eth0\", \"rate\": \"10mbit\" }"),
+	exact("link_flap rate",
+	      F("link_flap", "\"method\": \"rate\", \"for\": \"1m\", \"target\": \"nshost\", "
+			     "\"params\": { \"interface\": \"eth0\", \"rate\": \"10mbit\" }"),
 	      "tc qdisc del dev eth0 root\n");
 }
 
 static void test_partition(void)
 {
-	exact("partition", F("partition", "\"method\": \"nftables\", \"for\": \"1m\", \"target\": \"nshost\", "
+	exact("partition",
+	      F("partition", "\"method\": \"nftables\", \"for\": \"1m\", \"target\": \"nshost\", "
 			     "\"params\": { \"a\": [\"10.0.0.1\"], \"b\": [\"10.0.1.0/24\"] }"),
 	      "nft delete table inet gauntlet_f1\n");
 }
 
 static void test_fabric_port(void)
 {
-	loop_script("fabric_port ib", F("fabric_port", "\"method\": \"ib\", \"for\": \"1m\", \"target\": \"localhost\", "
-					"\"params\": { \"lid\": 5, \"port\": 3, \"ca\": \"mlx5_0\" }"),
+	loop_script("fabric_port ib",
+		    F("fabric_port", "\"method\": \"ib\", \"for\": \"1m\", \"target\": \"localhost\", "
+				     "\"params\": { \"lid\": 5, \"port\": 3, \"ca\": \"mlx5_0\" }"),
 		    "fabric_port", "dead-man loop", "ibportstate 5 3 enable");
-	loop_script("fabric_port roce", F("fabric_port", "\"method\": \"roce\", \"for\": \"1m\", \"target\": \"localhost\", "
-					  "\"params\": { \"interface\": \"ens1f0\" }"),
+	loop_script("fabric_port roce",
+		    F("fabric_port", "\"method\": \"roce\", \"for\": \"1m\", \"target\": \"localhost\", "
+				     "\"params\": { \"interface\": \"ens1f0\" }"),
 		    "fabric_port", "dead-man loop", "ip link set dev ens1f0 up");
 }
 
@@ -439,16 +537,18 @@ static void test_gpu_xid(void)
 	const char *const stop[] = { "sh", "-c", "@rm -f \"", "gpu_xid", NULL };
 	char *line2, *line3;
 
-	if (run_case("gpu_xid", F("gpu_xid", "\"for\": \"1m\", \"target\": \"localhost\", \"params\": { \"gpus\": [0, 2] }"),
-		     &dc) != 0 || dc.rc != 0 || !dc.script.data) {
+	if (run_case("gpu_xid",
+		     F("gpu_xid", "\"for\": \"1m\", \"target\": \"localhost\", \"params\": { \"gpus\": [0, 2] }"),
+		     &dc) != 0 ||
+	    dc.rc != 0 || !dc.script.data) {
 		CHECKF(0, "gpu_xid: no script");
 		end_case(&dc);
 		return;
 	}
 	line2 = strchr(dc.script.data, '\n');
 	CHECKF(line2 && (line3 = strchr(line2 + 1, '\n')) &&
-	       !strcmp(line2 + 1, "dcgmi test --inject --gpuid 0 -f 230 -v 0\n"
-				  "dcgmi test --inject --gpuid 2 -f 230 -v 0\n"),
+		       !strcmp(line2 + 1, "dcgmi test --inject --gpuid 0 -f 230 -v 0\n"
+					  "dcgmi test --inject --gpuid 2 -f 230 -v 0\n"),
 	       "gpu_xid: script\n%s", dc.script.data);
 	if (line2) {
 		const char *state = cJSON_GetObjectItemCaseSensitive(dc.plan, "state")->valuestring;
@@ -462,17 +562,21 @@ static void test_gpu_xid(void)
 
 static void test_model_swap(void)
 {
-	none("model_swap lora", F("model_swap", "\"method\": \"lora\", \"for\": \"1m\", \"target\": \"localhost\", "
-				  "\"params\": { \"adapter\": \"a1\", \"path\": \"/models/a1\", \"action\": \"unload\", "
-				  "\"endpoints\": [\"http://h:8000/v1\"] }"),
+	none("model_swap lora",
+	     F("model_swap", "\"method\": \"lora\", \"for\": \"1m\", \"target\": \"localhost\", "
+			     "\"params\": { \"adapter\": \"a1\", \"path\": \"/models/a1\", \"action\": \"unload\", "
+			     "\"endpoints\": [\"http://h:8000/v1\"] }"),
 	     "vLLM's adapter API");
-	none("model_swap kubernetes", F("model_swap", "\"method\": \"kubernetes\", \"for\": \"1m\", \"target\": \"localhost\", "
-					"\"params\": { \"api\": \"https://k8s:6443\", \"namespace\": \"ns\", \"deployment\": \"vllm\", "
-					"\"image\": \"vllm:v2\", \"token_env\": \"K8S_TOKEN\" }"),
+	none("model_swap kubernetes",
+	     F("model_swap",
+	       "\"method\": \"kubernetes\", \"for\": \"1m\", \"target\": \"localhost\", "
+	       "\"params\": { \"api\": \"https://k8s:6443\", \"namespace\": \"ns\", \"deployment\": \"vllm\", "
+	       "\"image\": \"vllm:v2\", \"token_env\": \"K8S_TOKEN\" }"),
 	     "Kubernetes API");
-	exact("model_swap exec", F("model_swap", "\"method\": \"exec\", \"for\": \"1m\", \"target\": \"localhost\", "
-				   "\"params\": { \"swap\": [\"swap.sh\"], \"restore\": [\"restore.sh\", \"--to\", \"v1\"], "
-				   "\"probe\": [\"probe.sh\"], \"expect\": \"v2\", \"expect_after\": \"v1\" }"),
+	exact("model_swap exec",
+	      F("model_swap", "\"method\": \"exec\", \"for\": \"1m\", \"target\": \"localhost\", "
+			      "\"params\": { \"swap\": [\"swap.sh\"], \"restore\": [\"restore.sh\", \"--to\", \"v1\"], "
+			      "\"probe\": [\"probe.sh\"], \"expect\": \"v2\", \"expect_after\": \"v1\" }"),
 	      "restore.sh --to v1\n");
 }
 
@@ -540,7 +644,7 @@ static void test_process_kill_runs(void)
 		 F("process_kill", "\"method\": \"signal\", \"for\": \"1m\", \"target\": \"localhost\", "
 				   "\"params\": { \"pid\": %d, \"signal\": \"STOP\", \"state_dir\": \"%s\" }"),
 		 (int)pid, tmpdir);
-	usleep(100000);   /* the child is sleep by now, not this test */
+	usleep(100000); /* the child is sleep by now, not this test */
 	if (run_case("process_kill runs", fault, &dc) == 0 && dc.rc == 0) {
 		int rc = dc.f->ops->inject(NULL, dc.plan, &err);
 		CHECKF(rc == 0, "process_kill runs: inject: %s", err.msg);

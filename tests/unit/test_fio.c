@@ -78,8 +78,8 @@ static void expect_fail(const char *what, const char *s, size_t n, int code, con
 	struct gl_err err = { 0 };
 	int rc = parse_n(s, n, &r, &err);
 
-	CHECKF(rc == -code && has(err.msg, needle), "%s: rc %d, message \"%s\", wanted %d and \"%s\"",
-	       what, rc, err.msg, -code, needle);
+	CHECKF(rc == -code && has(err.msg, needle), "%s: rc %d, message \"%s\", wanted %d and \"%s\"", what, rc,
+	       err.msg, -code, needle);
 	CHECKF(r.jobs == NULL && r.n_jobs == 0, "%s: report not left empty", what);
 	gl_fio_report_free(&r);
 }
@@ -92,15 +92,14 @@ static void expect_fail_str(const char *what, const char *s, int code, const cha
 /* Percentiles ascending, their ns non-decreasing, clat_ms consistent. */
 static void check_pcts(const char *what, const struct gl_fio_dir *d, int min_n)
 {
-	CHECKF(d->have_clat && d->n_pct >= min_n, "%s: have_clat %d n_pct %d", what, d->have_clat,
-	       d->n_pct);
+	CHECKF(d->have_clat && d->n_pct >= min_n, "%s: have_clat %d n_pct %d", what, d->have_clat, d->n_pct);
 	for (int i = 0; i < d->n_pct; i++) {
-		CHECKF(d->pct[i] > 0 && d->pct[i] <= 100 && d->pct_ns[i] > 0, "%s: pct[%d] %g = %g ns",
-		       what, i, d->pct[i], d->pct_ns[i]);
+		CHECKF(d->pct[i] > 0 && d->pct[i] <= 100 && d->pct_ns[i] > 0, "%s: pct[%d] %g = %g ns", what, i,
+		       d->pct[i], d->pct_ns[i]);
 		if (i > 0)
 			CHECKF(d->pct[i] > d->pct[i - 1] && d->pct_ns[i] >= d->pct_ns[i - 1],
-			       "%s: pct[%d] %g (%g ns) after %g (%g ns)", what, i, d->pct[i],
-			       d->pct_ns[i], d->pct[i - 1], d->pct_ns[i - 1]);
+			       "%s: pct[%d] %g (%g ns) after %g (%g ns)", what, i, d->pct[i], d->pct_ns[i],
+			       d->pct[i - 1], d->pct_ns[i - 1]);
 		CHECK(gl_fio_clat_ms(d, d->pct[i]) == d->pct_ns[i] / 1e6);
 	}
 	CHECK(d->clat_mean_ns > 0);
@@ -138,16 +137,14 @@ static void on_report(void *arg, const struct gl_fio_report *r)
 }
 
 /* Feed buf in pieces of `step` bytes (0: whole); returns the first error. */
-static int feed(struct gl_fio_stream *st, const char *buf, size_t n, size_t step, struct seen *s,
-		struct gl_err *err)
+static int feed(struct gl_fio_stream *st, const char *buf, size_t n, size_t step, struct seen *s, struct gl_err *err)
 {
 	int first = 0;
 
 	if (step == 0)
 		return gl_fio_stream_feed(st, buf, n, on_report, s, err);
 	for (size_t at = 0; at < n; at += step) {
-		int rc = gl_fio_stream_feed(st, buf + at, n - at < step ? n - at : step, on_report, s,
-					    err);
+		int rc = gl_fio_stream_feed(st, buf + at, n - at < step ? n - at : step, on_report, s, err);
 		if (rc < 0 && !first)
 			first = rc;
 	}
@@ -160,8 +157,7 @@ static int same_seen(const struct seen *a, const struct seen *b)
 		return 0;
 	for (int i = 0; i < a->n; i++)
 		if (a->r[i].n_jobs != b->r[i].n_jobs || strcmp(a->r[i].name, b->r[i].name) ||
-		    a->r[i].read_bytes != b->r[i].read_bytes ||
-		    a->r[i].write_bytes != b->r[i].write_bytes ||
+		    a->r[i].read_bytes != b->r[i].read_bytes || a->r[i].write_bytes != b->r[i].write_bytes ||
 		    a->r[i].timestamp_ms != b->r[i].timestamp_ms)
 			return 0;
 	return 1;
@@ -198,7 +194,7 @@ static void test_seqwrite_fixture(void)
 	CHECK(gl_fio_clat_ms(NULL, 99.0) == -1);
 	CHECK(gl_fio_clat_ms(&j->write, 0) == -1 && gl_fio_clat_ms(&j->write, NAN) == -1);
 	gl_fio_report_free(&r);
-	gl_fio_report_free(&r);   /* twice is fine */
+	gl_fio_report_free(&r); /* twice is fine */
 	gl_fio_report_free(NULL);
 	free(buf);
 }
@@ -242,8 +238,8 @@ static void test_fixtures(void)
 	/* json+: "bins" beside the percentiles of percentile_list=50:99:99.99. */
 	buf = load("jsonplus.json", &len);
 	CHECKF(parse_n(buf, len, &r, &err) == 0, "%s", err.msg);
-	CHECK(r.jobs[0].read.n_pct == 3 && r.jobs[0].read.pct[0] == 50.0 &&
-	      r.jobs[0].read.pct[1] == 99.0 && r.jobs[0].read.pct[2] == 99.99);
+	CHECK(r.jobs[0].read.n_pct == 3 && r.jobs[0].read.pct[0] == 50.0 && r.jobs[0].read.pct[1] == 99.0 &&
+	      r.jobs[0].read.pct[2] == 99.99);
 	CHECK(gl_fio_clat_ms(&r.jobs[0].read, 99.99) > 0);
 	CHECK(r.read_bytes == 256 * 1024);
 	gl_fio_report_free(&r);
@@ -295,8 +291,7 @@ static void test_status_fixture(void)
 	struct seen ref = { 0 };
 
 	/* Several reports are not one report. */
-	CHECK(parse_n(buf, len, &r, &err) == -GL_EINVAL && has(err.msg, "second report") &&
-	      has(err.msg, "line 96"));
+	CHECK(parse_n(buf, len, &r, &err) == -GL_EINVAL && has(err.msg, "second report") && has(err.msg, "line 96"));
 	for (size_t k = 0; k < GL_ARRAY_LEN(steps); k++) {
 		struct gl_fio_stream *st = gl_fio_stream_new(0);
 		struct seen s = { 0 };
@@ -340,13 +335,14 @@ static void test_malformed(void)
 	expect_fail_str("mismatched", "{\"jobs\":[}]", GL_EINVAL, "invalid JSON");
 	expect_fail_str("nan", "{\n  \"x\" : 1,\n  \"iops\" : -nan,\n}", GL_EINVAL,
 			"line 3 col 12: invalid JSON near \"-nan,");
-	expect_fail_str("two", "{\"jobs\":[]}\n{\"jobs\":[]}\n", GL_EINVAL,
-			"line 2: a second report starts here");
+	expect_fail_str("two", "{\"jobs\":[]}\n{\"jobs\":[]}\n", GL_EINVAL, "line 2: a second report starts here");
 	expect_fail_str("back to back", "{\"jobs\":[]}{\"jobs\":[]}", GL_EINVAL, "second report");
 	expect_fail_str("no jobs", "{\"fio version\":\"fio-3.33\"}", GL_EINVAL, "jobs: missing");
 	expect_fail_str("jobs type", "{\"jobs\":{}}", GL_EINVAL, "jobs: expected an array");
-	expect_fail_str("job type", "{\"jobs\":[{\"jobname\":\"a\",\"error\":0,\"read\":{\"io_bytes\":0}},"
-			"7]}", GL_EINVAL, "jobs[1]: expected an object");
+	expect_fail_str("job type",
+			"{\"jobs\":[{\"jobname\":\"a\",\"error\":0,\"read\":{\"io_bytes\":0}},"
+			"7]}",
+			GL_EINVAL, "jobs[1]: expected an object");
 	expect_fail_str("jobname", "{\"jobs\":[{\"error\":0,\"read\":{\"io_bytes\":1}}]}", GL_EINVAL,
 			"jobs[0].jobname: missing");
 	expect_fail_str("jobname type", "{\"jobs\":[{\"jobname\":5,\"error\":0}]}", GL_EINVAL,
@@ -365,27 +361,36 @@ static void test_malformed(void)
 			"jobs[0].read.io_bytes: expected a non-negative number");
 	expect_fail_str("io_bytes fraction", JOB(read) "{\"io_bytes\":1.5}}]}", GL_EINVAL,
 			"jobs[0].read.io_bytes: expected an integer");
-	expect_fail_str("io_bytes huge", JOB(read) "{\"io_bytes\":99999999999999999999999}}]}",
-			GL_EINVAL, "jobs[0].read.io_bytes: number out of range");
+	expect_fail_str("io_bytes huge", JOB(read) "{\"io_bytes\":99999999999999999999999}}]}", GL_EINVAL,
+			"jobs[0].read.io_bytes: number out of range");
 	expect_fail_str("io_bytes inf", JOB(read) "{\"io_bytes\":1e400}}]}", GL_EINVAL,
 			"jobs[0].read.io_bytes: number out of range");
 	expect_fail_str("iops", JOB(read) "{\"io_bytes\":1,\"iops\":\"fast\"}}]}", GL_EINVAL,
 			"jobs[0].read.iops: expected a number");
 	expect_fail_str("clat", JOB(read) "{\"io_bytes\":1,\"clat_ns\":3}}]}", GL_EINVAL,
 			"jobs[0].read.clat_ns: expected an object");
-	expect_fail_str("pct type", JOB(read) "{\"io_bytes\":1,\"clat_ns\":{\"percentile\":[]}}}]}",
-			GL_EINVAL, "jobs[0].read.clat_ns.percentile: expected an object");
-	expect_fail_str("pct key", JOB(read) "{\"io_bytes\":1,\"clat_ns\":{\"percentile\":"
-			"{\"abc\":1}}}}]}", GL_EINVAL, "percentile: key \"abc\" is not a percentage");
-	expect_fail_str("pct zero", JOB(read) "{\"io_bytes\":1,\"clat_ns\":{\"percentile\":"
-			"{\"0.000000\":1}}}}]}", GL_EINVAL, "is not a percentage");
-	expect_fail_str("pct over", JOB(read) "{\"io_bytes\":1,\"clat_ns\":{\"percentile\":"
-			"{\"100.5\":1}}}}]}", GL_EINVAL, "is not a percentage");
-	expect_fail_str("pct twice", JOB(read) "{\"io_bytes\":1,\"clat_ns\":{\"percentile\":"
-			"{\"99.000000\":1,\"99\":2}}}}]}", GL_EINVAL, "99 appears twice");
-	expect_fail_str("pct value", JOB(read) "{\"io_bytes\":1,\"clat_ns\":{\"percentile\":"
-			"{\"99.000000\":-4}}}}]}", GL_EINVAL,
-			"jobs[0].read.clat_ns.percentile.99.000000: expected a non-negative integer");
+	expect_fail_str("pct type", JOB(read) "{\"io_bytes\":1,\"clat_ns\":{\"percentile\":[]}}}]}", GL_EINVAL,
+			"jobs[0].read.clat_ns.percentile: expected an object");
+	expect_fail_str("pct key",
+			JOB(read) "{\"io_bytes\":1,\"clat_ns\":{\"percentile\":"
+				  "{\"abc\":1}}}}]}",
+			GL_EINVAL, "percentile: key \"abc\" is not a percentage");
+	expect_fail_str("pct zero",
+			JOB(read) "{\"io_bytes\":1,\"clat_ns\":{\"percentile\":"
+				  "{\"0.000000\":1}}}}]}",
+			GL_EINVAL, "is not a percentage");
+	expect_fail_str("pct over",
+			JOB(read) "{\"io_bytes\":1,\"clat_ns\":{\"percentile\":"
+				  "{\"100.5\":1}}}}]}",
+			GL_EINVAL, "is not a percentage");
+	expect_fail_str("pct twice",
+			JOB(read) "{\"io_bytes\":1,\"clat_ns\":{\"percentile\":"
+				  "{\"99.000000\":1,\"99\":2}}}}]}",
+			GL_EINVAL, "99 appears twice");
+	expect_fail_str("pct value",
+			JOB(read) "{\"io_bytes\":1,\"clat_ns\":{\"percentile\":"
+				  "{\"99.000000\":-4}}}}]}",
+			GL_EINVAL, "jobs[0].read.clat_ns.percentile.99.000000: expected a non-negative integer");
 	expect_fail_str("fio 2", "{\"fio version\":\"fio-2.2.10\",\"jobs\":[]}", GL_EINVAL,
 			"fio-2.2.10 output is not supported");
 	expect_fail_str("client", "{\"client_stats\":[]}", GL_EINVAL, "client/server output");
@@ -394,9 +399,10 @@ static void test_malformed(void)
 
 	/* Out-of-order percentiles come back sorted; N absent falls back. */
 	CHECK(parse_str(JOB(read) "{\"io_bytes\":1,\"clat_ns\":{\"mean\":5.5,\"percentile\":"
-			"{\"99.900000\":30,\"1.0\":2,\"50\":9}}}}]}", &r, &err) == 0);
-	CHECK(r.jobs[0].read.n_pct == 3 && r.jobs[0].read.pct[0] == 1.0 &&
-	      r.jobs[0].read.pct[2] == 99.9 && r.jobs[0].read.pct_ns[2] == 30);
+				  "{\"99.900000\":30,\"1.0\":2,\"50\":9}}}}]}",
+			&r, &err) == 0);
+	CHECK(r.jobs[0].read.n_pct == 3 && r.jobs[0].read.pct[0] == 1.0 && r.jobs[0].read.pct[2] == 99.9 &&
+	      r.jobs[0].read.pct_ns[2] == 30);
 	CHECK(r.jobs[0].read.have_clat && gl_fio_clat_ms(&r.jobs[0].read, 99.9) == 30e-6);
 	CHECK(r.timestamp_ms == 0 && r.fio_version[0] == '\0');
 	gl_fio_report_free(&r);
@@ -452,16 +458,18 @@ static void test_malformed(void)
 	{
 		char doc[512], name[200];
 		memset(name, 'n', sizeof(name));
-		memcpy(name + 62, "\xc3\xa9", 2);   /* a 2-byte character across the cut */
+		memcpy(name + 62, "\xc3\xa9", 2); /* a 2-byte character across the cut */
 		name[sizeof(name) - 1] = '\0';
-		snprintf(doc, sizeof(doc), "{\"jobs\":[{\"jobname\":\"%s\",\"error\":0,\"read\":"
-			 "{\"io_bytes\":0}}]}", name);
+		snprintf(doc, sizeof(doc),
+			 "{\"jobs\":[{\"jobname\":\"%s\",\"error\":0,\"read\":"
+			 "{\"io_bytes\":0}}]}",
+			 name);
 		CHECK(parse_str(doc, &r, &err) == 0 && strlen(r.jobs[0].name) == 62);
 		gl_fio_report_free(&r);
 	}
 	/* Empty jobs, trailing text, an error buffer that is NULL. */
-	CHECK(parse_str("note: x\n{\"jobs\":[]}  tail\nmore\n", &r, NULL) == 0 && r.n_jobs == 0 &&
-	      r.jobs == NULL && r.skipped_lines == 3);
+	CHECK(parse_str("note: x\n{\"jobs\":[]}  tail\nmore\n", &r, NULL) == 0 && r.n_jobs == 0 && r.jobs == NULL &&
+	      r.skipped_lines == 3);
 	gl_fio_report_free(&r);
 
 	/* Every cut of a real report fails cleanly (past the last byte of the
@@ -470,7 +478,7 @@ static void test_malformed(void)
 	for (size_t n = 0; n < len; n++) {
 		int rc = parse_n(buf, n, &r, &err);
 		if (n > 0 && buf[n - 1] == '}' && n >= len - 2) {
-			CHECK(rc == 0);   /* the whole object, without its newline */
+			CHECK(rc == 0); /* the whole object, without its newline */
 			gl_fio_report_free(&r);
 			continue;
 		}
@@ -495,8 +503,7 @@ static void test_malformed(void)
 		memcpy(copy + at + 1, buf + at, 7);
 		copy[at + 8] = '"';
 		memcpy(copy + at + 9, buf + at + 7, len - at - 7);
-		expect_fail("quoted io_bytes", copy, len + 2, GL_EINVAL,
-			    "jobs[0].write.io_bytes: expected a number");
+		expect_fail("quoted io_bytes", copy, len + 2, GL_EINVAL, "jobs[0].write.io_bytes: expected a number");
 		free(copy);
 	}
 	/* The input cap: 64 MiB + 1 of spaces. */
@@ -614,8 +621,8 @@ static int lines_before_report(const char *s, size_t n)
 /* Run fio with args in tmp_dir: stdout into out, stderr into err_text (a
  * file in tmp_dir, read back). When st is set, stdout also goes through the
  * stream in pieces of odd sizes as it arrives. Returns fio's exit status. */
-static int run_fio(const char *args, struct gl_buf *out, char *err_text, size_t err_n,
-		   struct gl_fio_stream *st, struct seen *seen, int *stream_rc)
+static int run_fio(const char *args, struct gl_buf *out, char *err_text, size_t err_n, struct gl_fio_stream *st,
+		   struct seen *seen, int *stream_rc)
 {
 	static const size_t pieces[] = { 1, 7, 100, 333, 4096 };
 	char cmd[8192], path[4200], chunk[4096];
@@ -656,8 +663,7 @@ static int run_fio(const char *args, struct gl_buf *out, char *err_text, size_t 
 }
 
 /* Run fio and parse its stdout as one report; 0 or -1 (and a CHECK fails). */
-static int run_parse(const char *what, const char *args, struct gl_fio_report *r, char *err_text,
-		     size_t err_n)
+static int run_parse(const char *what, const char *args, struct gl_fio_report *r, char *err_text, size_t err_n)
 {
 	struct gl_buf out;
 	struct gl_err err = { 0 };
@@ -666,8 +672,8 @@ static int run_parse(const char *what, const char *args, struct gl_fio_report *r
 	gl_buf_init(&out, GL_FIO_MAX_INPUT);
 	st = run_fio(args, &out, err_text, err_n, NULL, NULL, NULL);
 	rc = parse_n(out.data, out.len, r, &err);
-	CHECKF(rc == 0, "%s: fio exit %d, %zu bytes on stdout, parse: %s; stderr: %.300s", what, st,
-	       out.len, err.msg, err_text);
+	CHECKF(rc == 0, "%s: fio exit %d, %zu bytes on stdout, parse: %s; stderr: %.300s", what, st, out.len, err.msg,
+	       err_text);
 	gl_buf_free(&out);
 	return rc == 0 ? 0 : -1;
 }
@@ -693,14 +699,15 @@ static void test_fio_seq_rand(void)
 	int64_t now_ms = gl_wall_ns() / 1000000;
 
 	/* 8 MiB written with bs=1M; the rate cap keeps the runtime measurable. */
-	if (run_parse("seqwrite", "--name=seqw --directory=. --rw=write --bs=1M --size=8M "
-		      "--ioengine=sync --rate_iops=100 --output-format=json", &r, e, sizeof(e)) == 0) {
+	if (run_parse("seqwrite",
+		      "--name=seqw --directory=. --rw=write --bs=1M --size=8M "
+		      "--ioengine=sync --rate_iops=100 --output-format=json",
+		      &r, e, sizeof(e)) == 0) {
 		j = &r.jobs[0];
 		CHECK(r.n_jobs == 1 && !strcmp(j->name, "seqw") && !strncmp(r.fio_version, "fio-", 4));
 		CHECKF(llabs(r.timestamp_ms - now_ms) < 3600 * 1000, "timestamp_ms %lld now %lld",
 		       (long long)r.timestamp_ms, (long long)now_ms);
-		CHECKF(j->write.io_bytes == 8 * MIB, "write io_bytes %llu",
-		       (unsigned long long)j->write.io_bytes);
+		CHECKF(j->write.io_bytes == 8 * MIB, "write io_bytes %llu", (unsigned long long)j->write.io_bytes);
 		CHECK(j->write.total_ios == 8 && r.write_bytes == 8 * MIB);
 		CHECK(j->write.bw_bytes > 0 && j->write.iops > 0 && j->runtime_ms_write > 0);
 		CHECK(j->read.io_bytes == 0 && r.read_bytes == 0 && !j->read.have_clat);
@@ -709,13 +716,13 @@ static void test_fio_seq_rand(void)
 		check_pcts("seqwrite", &j->write, 10);
 		CHECK(gl_fio_clat_ms(&j->write, 99.0) > 0 && gl_fio_clat_ms(&j->read, 99.0) == -1);
 		printf("seqwrite: %llu bytes, %.0f iops, %llu B/s, p99 clat %.3f ms, %d percentiles\n",
-		       (unsigned long long)j->write.io_bytes, j->write.iops,
-		       (unsigned long long)j->write.bw_bytes, gl_fio_clat_ms(&j->write, 99.0),
-		       j->write.n_pct);
+		       (unsigned long long)j->write.io_bytes, j->write.iops, (unsigned long long)j->write.bw_bytes,
+		       gl_fio_clat_ms(&j->write, 99.0), j->write.n_pct);
 		gl_fio_report_free(&r);
 	}
 	/* The same file read back at random, 4 KiB at a time. */
-	snprintf(args, sizeof(args), "--name=randr --filename=seqw.0.0 --rw=randread --bs=4k "
+	snprintf(args, sizeof(args),
+		 "--name=randr --filename=seqw.0.0 --rw=randread --bs=4k "
 		 "--size=8M --ioengine=sync --rate_iops=20000 --output-format=json");
 	if (run_parse("randread", args, &r, e, sizeof(e)) == 0) {
 		j = &r.jobs[0];
@@ -727,8 +734,8 @@ static void test_fio_seq_rand(void)
 		CHECK(j->error == 0 && j->total_err == 0 && !r.any_error);
 		check_pcts("randread", &j->read, 10);
 		printf("randread: %llu bytes, %.0f iops, p50 %.3f ms p99 %.3f ms\n",
-		       (unsigned long long)j->read.io_bytes, j->read.iops,
-		       gl_fio_clat_ms(&j->read, 50.0), gl_fio_clat_ms(&j->read, 99.0));
+		       (unsigned long long)j->read.io_bytes, j->read.iops, gl_fio_clat_ms(&j->read, 50.0),
+		       gl_fio_clat_ms(&j->read, 99.0));
 		gl_fio_report_free(&r);
 	}
 }
@@ -740,9 +747,11 @@ static void test_fio_multi(void)
 	double bw = 0, iops = 0;
 	uint64_t rb = 0;
 
-	if (run_parse("multi", "--directory=. --ioengine=sync --output-format=json --name=m1 "
+	if (run_parse("multi",
+		      "--directory=. --ioengine=sync --output-format=json --name=m1 "
 		      "--rw=write --bs=64k --size=2M --name=m2 --rw=read --bs=64k --size=3M "
-		      "--numjobs=2", &r, e, sizeof(e)) == 0) {
+		      "--numjobs=2",
+		      &r, e, sizeof(e)) == 0) {
 		CHECK(r.n_jobs == 3);
 		CHECK(r.n_jobs == 3 && !strcmp(r.jobs[0].name, "m1") && !strcmp(r.jobs[1].name, "m2") &&
 		      !strcmp(r.jobs[2].name, "m2"));
@@ -753,20 +762,23 @@ static void test_fio_multi(void)
 		}
 		CHECK(r.write_bytes == 2 * MIB && r.read_bytes == 6 * MIB && rb == r.read_bytes);
 		CHECK(r.read_bw_bytes == bw && r.read_iops == iops && !r.any_error);
-		printf("multi: %d jobs, read %llu write %llu bytes\n", r.n_jobs,
-		       (unsigned long long)r.read_bytes, (unsigned long long)r.write_bytes);
+		printf("multi: %d jobs, read %llu write %llu bytes\n", r.n_jobs, (unsigned long long)r.read_bytes,
+		       (unsigned long long)r.write_bytes);
 		gl_fio_report_free(&r);
 	}
-	if (run_parse("group_reporting", "--name=grp --directory=. --rw=write --bs=64k --size=1M "
-		      "--numjobs=3 --ioengine=sync --group_reporting --output-format=json", &r, e,
-		      sizeof(e)) == 0) {
+	if (run_parse("group_reporting",
+		      "--name=grp --directory=. --rw=write --bs=64k --size=1M "
+		      "--numjobs=3 --ioengine=sync --group_reporting --output-format=json",
+		      &r, e, sizeof(e)) == 0) {
 		CHECK(r.n_jobs == 1 && !strcmp(r.jobs[0].name, "grp"));
 		CHECK(r.jobs[0].write.io_bytes == 3 * MIB && r.write_bytes == 3 * MIB);
 		CHECK(r.jobs[0].write.total_ios == 48);
 		gl_fio_report_free(&r);
 	}
-	if (run_parse("randrw", "--name=rw --filename=seqw.0.0 --rw=randrw --bs=4k --size=2M "
-		      "--ioengine=sync --output-format=json", &r, e, sizeof(e)) == 0) {
+	if (run_parse("randrw",
+		      "--name=rw --filename=seqw.0.0 --rw=randrw --bs=4k --size=2M "
+		      "--ioengine=sync --output-format=json",
+		      &r, e, sizeof(e)) == 0) {
 		CHECK(r.read_bytes + r.write_bytes == 2 * MIB && r.read_bytes > 0 && r.write_bytes > 0);
 		CHECK(r.jobs[0].read.total_ios + r.jobs[0].write.total_ios == 512);
 		check_pcts("randrw read", &r.jobs[0].read, 10);
@@ -774,26 +786,29 @@ static void test_fio_multi(void)
 		gl_fio_report_free(&r);
 	}
 	make_file("trimme", MIB);
-	if (run_parse("trim", "--name=tr --filename=trimme --rw=randtrim --bs=64k --size=1M "
-		      "--ioengine=falloc --output-format=json", &r, e, sizeof(e)) == 0) {
+	if (run_parse("trim",
+		      "--name=tr --filename=trimme --rw=randtrim --bs=64k --size=1M "
+		      "--ioengine=falloc --output-format=json",
+		      &r, e, sizeof(e)) == 0) {
 		if (r.n_jobs == 1 && r.jobs[0].error == EOPNOTSUPP) {
 			part_skip("trim: the file system of /tmp cannot punch holes (fio's falloc trim got "
 				  "EOPNOTSUPP); trim not checked");
 		} else {
 			CHECKF(r.jobs[0].error == 0, "trim error %d", r.jobs[0].error);
-			CHECK(r.jobs[0].trim.io_bytes == MIB && r.trim_bytes == MIB &&
-			      r.jobs[0].trim.total_ios == 16 && r.trim_iops > 0);
+			CHECK(r.jobs[0].trim.io_bytes == MIB && r.trim_bytes == MIB && r.jobs[0].trim.total_ios == 16 &&
+			      r.trim_iops > 0);
 			CHECK(r.read_bytes == 0 && r.write_bytes == 0);
 		}
 		gl_fio_report_free(&r);
 	}
-	if (run_parse("json+", "--name=plus --filename=seqw.0.0 --rw=randread --bs=4k --size=1M "
-		      "--ioengine=sync --percentile_list=50:99:99.99 --output-format=json+", &r, e,
-		      sizeof(e)) == 0) {
+	if (run_parse("json+",
+		      "--name=plus --filename=seqw.0.0 --rw=randread --bs=4k --size=1M "
+		      "--ioengine=sync --percentile_list=50:99:99.99 --output-format=json+",
+		      &r, e, sizeof(e)) == 0) {
 		const struct gl_fio_dir *d = &r.jobs[0].read;
 		CHECK(d->n_pct == 3 && d->pct[0] == 50.0 && d->pct[1] == 99.0 && d->pct[2] == 99.99);
-		CHECK(gl_fio_clat_ms(d, 99.99) >= gl_fio_clat_ms(d, 50.0) &&
-		      gl_fio_clat_ms(d, 50.0) > 0 && gl_fio_clat_ms(d, 90.0) == -1);
+		CHECK(gl_fio_clat_ms(d, 99.99) >= gl_fio_clat_ms(d, 50.0) && gl_fio_clat_ms(d, 50.0) > 0 &&
+		      gl_fio_clat_ms(d, 90.0) == -1);
 		CHECK(d->io_bytes == MIB);
 		gl_fio_report_free(&r);
 	}
@@ -812,7 +827,8 @@ static void test_fio_stream(void)
 	gl_buf_init(&out, GL_FIO_MAX_INPUT);
 	status = run_fio("--name=stat --filename=seqw.0.0 --rw=randread --bs=4k --size=8M "
 			 "--ioengine=sync --time_based --runtime=3 --rate_iops=500 "
-			 "--status-interval=1 --output-format=json", &out, e, sizeof(e), st, &s, &rc);
+			 "--status-interval=1 --output-format=json",
+			 &out, e, sizeof(e), st, &s, &rc);
 	CHECKF(status == 0 && rc == 0, "fio exit %d, stream %d, stderr %.300s", status, rc, e);
 	CHECKF(s.n >= 2 && s.n == gl_fio_stream_reports(st), "%d reports", s.n);
 	CHECK(gl_fio_stream_bad(st) == 0 && gl_fio_stream_pending(st) == 0);
@@ -821,11 +837,10 @@ static void test_fio_stream(void)
 		CHECK(s.r[i].n_jobs == 1 && !strcmp(s.r[i].name, "stat") && !s.r[i].any_error);
 		if (i > 0)
 			CHECKF(s.r[i].read_bytes >= s.r[i - 1].read_bytes &&
-			       s.r[i].timestamp_ms >= s.r[i - 1].timestamp_ms,
+				       s.r[i].timestamp_ms >= s.r[i - 1].timestamp_ms,
 			       "report %d: %llu bytes at %lld after %llu at %lld", i,
 			       (unsigned long long)s.r[i].read_bytes, (long long)s.r[i].timestamp_ms,
-			       (unsigned long long)s.r[i - 1].read_bytes,
-			       (long long)s.r[i - 1].timestamp_ms);
+			       (unsigned long long)s.r[i - 1].read_bytes, (long long)s.r[i - 1].timestamp_ms);
 	}
 	CHECK(s.n > 0 && s.r[s.n - 1].read_bytes > s.r[0].read_bytes);
 	printf("status-interval: %d reports, read bytes", s.n);
@@ -852,15 +867,14 @@ static void test_fio_noise(void)
 	 * sync engine: a note on stdout before the report. */
 	gl_buf_init(&out, GL_FIO_MAX_INPUT);
 	status = run_fio("--name=warn --directory=. --rw=write --bs=64k --size=1M --ioengine=sync "
-			 "--time_based --iodepth=4 --output-format=json", &out, e, sizeof(e), st, &s,
-			 &rc);
+			 "--time_based --iodepth=4 --output-format=json",
+			 &out, e, sizeof(e), st, &s, &rc);
 	CHECKF(status == 0 && rc == 0, "fio exit %d, stream %d", status, rc);
 	CHECKF(has(e, "time_based"), "fio printed no warning on stderr: \"%s\"", e);
 	lines = lines_before_report(out.data, out.len);
 	CHECKF(parse_n(out.data, out.len, &r, &err) == 0, "%s", err.msg);
 	CHECKF(r.skipped_lines == lines && s.n == 1 && gl_fio_stream_skipped(st) == lines,
-	       "skipped %d / %d, %d lines before the report", r.skipped_lines,
-	       gl_fio_stream_skipped(st), lines);
+	       "skipped %d / %d, %d lines before the report", r.skipped_lines, gl_fio_stream_skipped(st), lines);
 	CHECK(r.write_bytes == MIB && r.n_jobs == 1 && !r.any_error);
 	printf("noise: stderr \"%.60s...\", %d line(s) of stdout before the report\n", e, lines);
 	gl_fio_report_free(&r);
@@ -871,7 +885,8 @@ static void test_fio_noise(void)
 	memset(&s, 0, sizeof(s));
 	rc = 0;
 	status = run_fio("--name=both --directory=. --rw=write --bs=64k --size=1M --ioengine=sync "
-			 "--output-format=json,normal", &out, e, sizeof(e), st, &s, &rc);
+			 "--output-format=json,normal",
+			 &out, e, sizeof(e), st, &s, &rc);
 	CHECK(status == 0 && rc == 0);
 	CHECKF(parse_n(out.data, out.len, &r, &err) == 0, "%s", err.msg);
 	CHECK(r.skipped_lines > 5 && r.skipped_lines == gl_fio_stream_skipped(st) && s.n == 1);
@@ -890,18 +905,18 @@ static void test_fio_errors(void)
 	/* Verify a file of zeros that fio never wrote: every block fails its
 	 * header check; continue_on_error=all counts them all. */
 	make_file("zeros", MIB);
-	if (run_parse("verify errors", "--name=verify --filename=zeros --rw=read --bs=4k --size=1M "
+	if (run_parse("verify errors",
+		      "--name=verify --filename=zeros --rw=read --bs=4k --size=1M "
 		      "--ioengine=sync --verify=md5 --verify_only=1 --continue_on_error=all "
-		      "--output-format=json", &r, e, sizeof(e)) == 0) {
+		      "--output-format=json",
+		      &r, e, sizeof(e)) == 0) {
 		const struct gl_fio_job *j = &r.jobs[0];
-		CHECKF(j->error == EILSEQ && j->first_error == EILSEQ, "error %d first %d", j->error,
-		       j->first_error);
-		CHECKF(j->total_err == 256 && r.total_err == 256, "total_err %llu",
-		       (unsigned long long)j->total_err);
+		CHECKF(j->error == EILSEQ && j->first_error == EILSEQ, "error %d first %d", j->error, j->first_error);
+		CHECKF(j->total_err == 256 && r.total_err == 256, "total_err %llu", (unsigned long long)j->total_err);
 		CHECK(r.any_error && j->read.io_bytes == MIB);
 		CHECK(has(e, "verify"));
-		printf("verify errors: error %d, first_error %d, total_err %llu\n", j->error,
-		       j->first_error, (unsigned long long)j->total_err);
+		printf("verify errors: error %d, first_error %d, total_err %llu\n", j->error, j->first_error,
+		       (unsigned long long)j->total_err);
 		gl_fio_report_free(&r);
 	}
 }
@@ -913,7 +928,7 @@ int main(void)
 
 #ifdef GL_FIO_TEST_SRC
 	if (!s || !*s)
-		s = GL_FIO_TEST_SRC;   /* run by hand, outside ctest */
+		s = GL_FIO_TEST_SRC; /* run by hand, outside ctest */
 #endif
 	snprintf(src_dir, sizeof(src_dir), "%s", s && *s ? s : ".");
 

@@ -47,10 +47,16 @@ int main(void)
 	CHECK(same(gl_html_text, "a&b<c>d\"e'f", "a&amp;b&lt;c&gt;d&quot;e&#39;f"));
 	CHECK(same(gl_html_text, "<script>", "&lt;script&gt;"));
 	CHECK(same(gl_html_text, "a\tb\nc", "a b c"));
-	CHECK(same(gl_html_text, "a\rb\x01" "c\x7f", "a\xEF\xBF\xBD" "b\xEF\xBF\xBD" "c\xEF\xBF\xBD"));
-	CHECK(same(gl_html_text, "caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80", "caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80"));
-	CHECK(same(gl_html_text, "x\xC3", "x\xEF\xBF\xBD"));                 /* cut sequence */
-	CHECK(same(gl_html_text, "\xC0\xAF", "\xEF\xBF\xBD\xEF\xBF\xBD"));   /* overlong */
+	CHECK(same(gl_html_text,
+		   "a\rb\x01"
+		   "c\x7f",
+		   "a\xEF\xBF\xBD"
+		   "b\xEF\xBF\xBD"
+		   "c\xEF\xBF\xBD"));
+	CHECK(same(gl_html_text, "caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80",
+		   "caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80"));
+	CHECK(same(gl_html_text, "x\xC3", "x\xEF\xBF\xBD")); /* cut sequence */
+	CHECK(same(gl_html_text, "\xC0\xAF", "\xEF\xBF\xBD\xEF\xBF\xBD")); /* overlong */
 	CHECK(same(gl_html_text, "\xED\xA0\x80", "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD")); /* surrogate */
 	CHECK(same(gl_html_text, "\xFF", "\xEF\xBF\xBD"));
 	CHECK(same(gl_html_text, "", ""));
@@ -86,8 +92,8 @@ int main(void)
 	{
 		char big[GL_ENV_NAME_MAX + 2];
 		static const char *const good[] = { "A", "_", "TOKEN", "api_key_2", "_X9", "a" };
-		static const char *const bad[] = { "", "9TOKEN", "0", "A-B", "A.B", "A B", "A=B", "$A", "é",
-						   "A\n", "https://x" };
+		static const char *const bad[] = { "",    "9TOKEN", "0", "A-B", "A.B",      "A B",
+						   "A=B", "$A",     "é", "A\n", "https://x" };
 		for (size_t i = 0; i < GL_ARRAY_LEN(good); i++)
 			CHECKF(gl_env_name_ok(good[i]) == 1, "'%s'", good[i]);
 		for (size_t i = 0; i < GL_ARRAY_LEN(bad); i++)

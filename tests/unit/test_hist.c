@@ -18,10 +18,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define REL_MAX 1e-3                            /* the contract: 0.1% */
+#define REL_MAX 1e-3 /* the contract: 0.1% */
 #define REL_BOUND (1.0 / 2048.0 * (1.0 + 1e-12)) /* what hist.c gives */
 #define HEADER_BYTES 52
-#define SUM_OFFSET 44                           /* f64 sum in the header */
+#define SUM_OFFSET 44 /* f64 sum in the header */
 
 static uint64_t rng_state;
 
@@ -126,8 +126,7 @@ static int same_but_sum(const struct gl_hist *a, const struct gl_hist *b)
 		free(y);
 		return 0;
 	}
-	same = nx == ny && nx >= HEADER_BYTES &&
-	       memcmp(x, y, SUM_OFFSET) == 0 &&
+	same = nx == ny && nx >= HEADER_BYTES && memcmp(x, y, SUM_OFFSET) == 0 &&
 	       memcmp(x + HEADER_BYTES, y + HEADER_BYTES, nx - HEADER_BYTES) == 0;
 	free(x);
 	free(y);
@@ -172,8 +171,7 @@ static int parsed_is_sane(const struct gl_hist *h, const unsigned char *buf, siz
 }
 
 /* Accuracy against the sorted samples, exact count/min/max, mean. */
-static void check_accuracy(const char *name, const double *vals, size_t n,
-			   const struct gl_hist *h)
+static void check_accuracy(const char *name, const double *vals, size_t n, const struct gl_hist *h)
 {
 	static const int pms[] = { 0, 50000, 90000, 95000, 99000, 99900, 100000 };
 	double *sorted = malloc(n * sizeof(double));
@@ -186,52 +184,45 @@ static void check_accuracy(const char *name, const double *vals, size_t n,
 	for (size_t i = 0; i < n; i++)
 		sum += vals[i];
 
-	CHECKF(gl_hist_count(h) == n, "%s: count %llu want %zu", name,
-	       (unsigned long long)gl_hist_count(h), n);
-	CHECKF(gl_hist_min(h) == sorted[0], "%s: min %.17g want %.17g", name,
-	       gl_hist_min(h), sorted[0]);
-	CHECKF(gl_hist_max(h) == sorted[n - 1], "%s: max %.17g want %.17g", name,
-	       gl_hist_max(h), sorted[n - 1]);
-	CHECKF(rel_err(gl_hist_mean(h), (double)(sum / n)) <= 1e-12,
-	       "%s: mean %.17g want %.17g", name, gl_hist_mean(h), (double)(sum / n));
+	CHECKF(gl_hist_count(h) == n, "%s: count %llu want %zu", name, (unsigned long long)gl_hist_count(h), n);
+	CHECKF(gl_hist_min(h) == sorted[0], "%s: min %.17g want %.17g", name, gl_hist_min(h), sorted[0]);
+	CHECKF(gl_hist_max(h) == sorted[n - 1], "%s: max %.17g want %.17g", name, gl_hist_max(h), sorted[n - 1]);
+	CHECKF(rel_err(gl_hist_mean(h), (double)(sum / n)) <= 1e-12, "%s: mean %.17g want %.17g", name, gl_hist_mean(h),
+	       (double)(sum / n));
 	for (size_t i = 0; i < sizeof(pms) / sizeof(pms[0]); i++) {
 		double got = gl_hist_percentile(h, pms[i] / 1000.0);
 		double want = ref_percentile(sorted, n, pms[i]);
 
-		CHECKF(rel_err(got, want) <= REL_MAX, "%s: p%g got %.17g want %.17g",
-		       name, pms[i] / 1000.0, got, want);
+		CHECKF(rel_err(got, want) <= REL_MAX, "%s: p%g got %.17g want %.17g", name, pms[i] / 1000.0, got, want);
 	}
 	CHECKF(gl_hist_percentile(h, 0) == sorted[0], "%s: p0 is not min", name);
 	CHECKF(gl_hist_percentile(h, 100) == sorted[n - 1], "%s: p100 is not max", name);
 	for (int pm = 0; pm <= 100000; pm += 10) {
-		double e = rel_err(gl_hist_percentile(h, pm / 1000.0),
-				   ref_percentile(sorted, n, pm));
+		double e = rel_err(gl_hist_percentile(h, pm / 1000.0), ref_percentile(sorted, n, pm));
 		if (e > worst) {
 			worst = e;
 			worst_pm = pm;
 		}
 	}
-	CHECKF(worst <= REL_BOUND, "%s: worst relative error %.3g at p%g", name,
-	       worst, worst_pm / 1000.0);
+	CHECKF(worst <= REL_BOUND, "%s: worst relative error %.3g at p%g", name, worst, worst_pm / 1000.0);
 	free(sorted);
 }
 
 /* Merge of a random split equals the histogram of the whole. */
-static void check_merge(const char *name, const double *vals, size_t n,
-			const struct gl_hist *whole)
+static void check_merge(const char *name, const double *vals, size_t n, const struct gl_hist *whole)
 {
 	struct gl_hist *a = gl_hist_new(), *b = gl_hist_new(), *m = gl_hist_new();
 
 	for (size_t i = 0; i < n; i++)
 		gl_hist_record(rng_next() & 1 ? a : b, vals[i]);
-	CHECK(gl_hist_merge(m, a) == 0);      /* into an empty one */
+	CHECK(gl_hist_merge(m, a) == 0); /* into an empty one */
 	CHECK(gl_hist_merge(m, b) == 0);
 	CHECKF(gl_hist_count(m) == gl_hist_count(whole), "%s: merged count", name);
 	CHECKF(gl_hist_min(m) == gl_hist_min(whole), "%s: merged min", name);
 	CHECKF(gl_hist_max(m) == gl_hist_max(whole), "%s: merged max", name);
 	CHECKF(rel_err(gl_hist_sum(m), gl_hist_sum(whole)) <= 1e-12, "%s: merged sum", name);
-	CHECKF(same_percentiles(m, whole) == 0, "%s: merged percentiles differ in %d places",
-	       name, same_percentiles(m, whole));
+	CHECKF(same_percentiles(m, whole) == 0, "%s: merged percentiles differ in %d places", name,
+	       same_percentiles(m, whole));
 	CHECKF(same_but_sum(m, whole), "%s: merged buckets differ", name);
 	gl_hist_free(a);
 	gl_hist_free(b);
@@ -294,7 +285,7 @@ static void test_distributions(void)
 	run_dataset("exponential", v, n);
 
 	for (size_t i = 0; i < n; i++)
-		v[i] = pow(rng_u01(), -1.0 / 1.1);     /* pareto, alpha 1.1 */
+		v[i] = pow(rng_u01(), -1.0 / 1.1); /* pareto, alpha 1.1 */
 	run_dataset("pareto", v, n);
 
 	for (size_t i = 0; i < 1000; i++)
@@ -322,8 +313,7 @@ static void test_distributions(void)
 	/* Bucket edges and the values just below them, over many octaves:
 	 * an off-by-one in the index shows up here first. */
 	for (size_t i = 0; i < n; i++) {
-		double edge = ldexp(1024.0 + (double)(rng_next() % 1024),
-				    (int)(rng_next() % 120) - 70);
+		double edge = ldexp(1024.0 + (double)(rng_next() % 1024), (int)(rng_next() % 120) - 70);
 		v[i] = i & 1 ? edge : nextafter(edge, 0.0);
 	}
 	run_dataset("bucket edges", v, n);
@@ -376,8 +366,7 @@ static void test_ranks(void)
 				bad++;
 			}
 		}
-		CHECKF(bad == 0, "n=%zu: %d wrong ranks, first at p%g", n, bad,
-		       first_bad / 1000.0);
+		CHECKF(bad == 0, "n=%zu: %d wrong ranks, first at p%g", n, bad, first_bad / 1000.0);
 		gl_hist_free(h);
 		free(v);
 	}
@@ -437,7 +426,7 @@ static void test_edges(void)
 	CHECK(gl_hist_record(h, DBL_MAX) == 0);
 	CHECK(gl_hist_count(h) == 5);
 	CHECK(gl_hist_percentile(h, 20) == 0);
-	CHECK(gl_hist_percentile(h, 40) == 0);      /* 1e-25 is "zero" */
+	CHECK(gl_hist_percentile(h, 40) == 0); /* 1e-25 is "zero" */
 	CHECK(rel_err(gl_hist_percentile(h, 60), 0x1p-64) <= REL_MAX);
 	CHECK(gl_hist_percentile(h, 100) == DBL_MAX);
 	CHECK(gl_hist_percentile(h, 99) == DBL_MAX);
@@ -500,8 +489,7 @@ static void test_sum_and_record_n(void)
 	for (int i = 0; i < 100000; i++)
 		gl_hist_record(a, 0.7);
 	ref = 1e17L + 100000.0L * 0.7;
-	CHECKF(rel_err(gl_hist_sum(a), (double)ref) <= 1e-15, "sum %.17g want %.17g",
-	       gl_hist_sum(a), (double)ref);
+	CHECKF(rel_err(gl_hist_sum(a), (double)ref) <= 1e-15, "sum %.17g want %.17g", gl_hist_sum(a), (double)ref);
 
 	/* record_n equals n records. */
 	gl_hist_reset(a);
@@ -602,8 +590,7 @@ static void put_f(unsigned char *p, double d)
 }
 
 /* Build a blob by hand: header plus raw pair bytes. */
-static size_t make_blob(unsigned char *buf, uint64_t count, uint64_t zeros,
-			double min, double max, double sum,
+static size_t make_blob(unsigned char *buf, uint64_t count, uint64_t zeros, double min, double max, double sum,
 			const unsigned char *pairs, size_t n_pairs)
 {
 	memcpy(buf, "GLH1", 4);
@@ -640,14 +627,13 @@ static void test_parser_crafted(void)
 	CHECK(h && rel_err(gl_hist_percentile(h, 50), 1.5) <= REL_MAX);
 	gl_hist_free(h);
 
-#define REJECT(what, ...)                                                        \
-	do {                                                                     \
-		const unsigned char pairs_[] = { __VA_ARGS__ };                  \
-		n = make_blob(b, what##_count, what##_zeros, what##_min,         \
-			      what##_max, 3.0, pairs_, sizeof(pairs_));          \
-		h = parse_copy(b, n);                                            \
-		CHECKF(h == NULL, "accepted: %s", #what);                        \
-		gl_hist_free(h);                                                 \
+#define REJECT(what, ...)                                                                                          \
+	do {                                                                                                       \
+		const unsigned char pairs_[] = { __VA_ARGS__ };                                                    \
+		n = make_blob(b, what##_count, what##_zeros, what##_min, what##_max, 3.0, pairs_, sizeof(pairs_)); \
+		h = parse_copy(b, n);                                                                              \
+		CHECKF(h == NULL, "accepted: %s", #what);                                                          \
+		gl_hist_free(h);                                                                                   \
 	} while (0)
 	/* count does not add up */
 	{
@@ -660,43 +646,41 @@ static void test_parser_crafted(void)
 		double less_min = 1.0, less_max = 1.0;
 		REJECT(less, 0x80, 0x80, 0x04, 0x03);
 	}
-	{       /* zeros beyond count */
+	{ /* zeros beyond count */
 		uint64_t z_count = 3, z_zeros = 4;
 		double z_min = 0.0, z_max = 1.0;
 		REJECT(z, 0x80, 0x80, 0x04, 0x03);
 	}
-	{       /* index 131072: past the last bucket */
+	{ /* index 131072: past the last bucket */
 		uint64_t idx_count = 3, idx_zeros = 0;
 		double idx_min = 1.0, idx_max = 1.0;
 		REJECT(idx, 0x80, 0x80, 0x08, 0x03);
 	}
-	{       /* second gap runs one past the last bucket */
+	{ /* second gap runs one past the last bucket */
 		uint64_t gap_count = 4, gap_zeros = 0;
 		double gap_min = 1.0, gap_max = 1e30;
 		REJECT(gap, 0x80, 0x80, 0x04, 0x03, 0xff, 0xff, 0x03, 0x01);
 	}
-	{       /* a bucket with count 0 between two real ones */
+	{ /* a bucket with count 0 between two real ones */
 		uint64_t zc_count = 3, zc_zeros = 0;
 		double zc_min = 1.0, zc_max = 1.001953125;
 		REJECT(zc, 0x80, 0x80, 0x04, 0x02, 0x00, 0x00, 0x00, 0x01);
 	}
-	{       /* overlong varints */
+	{ /* overlong varints */
 		uint64_t ol_count = 3, ol_zeros = 0;
 		double ol_min = 1.0, ol_max = 1.0;
 		REJECT(ol, 0x80, 0x80, 0x04, 0x83, 0x00);
 		REJECT(ol, 0x80, 0x80, 0x84, 0x00, 0x03);
 	}
-	{       /* 11-byte and 65-bit varints */
+	{ /* 11-byte and 65-bit varints */
 		uint64_t lv_count = 3, lv_zeros = 0;
 		double lv_min = 1.0, lv_max = 1.0;
-		REJECT(lv, 0x80, 0x80, 0x04, 0x83, 0x80, 0x80, 0x80, 0x80, 0x80,
-		       0x80, 0x80, 0x80, 0x80, 0x00);
-		REJECT(lv, 0x80, 0x80, 0x04, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
-		       0xff, 0xff, 0xff, 0x02);
-		REJECT(lv, 0x80, 0x80, 0x04);                  /* no count */
-		REJECT(lv, 0x80, 0x80);                        /* cut varint */
+		REJECT(lv, 0x80, 0x80, 0x04, 0x83, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00);
+		REJECT(lv, 0x80, 0x80, 0x04, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02);
+		REJECT(lv, 0x80, 0x80, 0x04); /* no count */
+		REJECT(lv, 0x80, 0x80); /* cut varint */
 	}
-	{       /* min/max not where the buckets are, or invalid */
+	{ /* min/max not where the buckets are, or invalid */
 		uint64_t mm_count = 3, mm_zeros = 0;
 		double mm_min = 1.01, mm_max = 1.0;
 		REJECT(mm, 0x80, 0x80, 0x04, 0x03);
@@ -716,19 +700,19 @@ static void test_parser_crafted(void)
 		double ng_min = -1.0, ng_max = 1.0;
 		REJECT(ng, 0x80, 0x80, 0x04, 0x03);
 	}
-	{       /* zeros but min is not a zero-bucket value */
+	{ /* zeros but min is not a zero-bucket value */
 		uint64_t zm_count = 4, zm_zeros = 1;
 		double zm_min = 1.0, zm_max = 1.0;
 		REJECT(zm, 0x80, 0x80, 0x04, 0x03);
 	}
-	{       /* empty must be all zero */
+	{ /* empty must be all zero */
 		uint64_t em_count = 0, em_zeros = 0;
 		double em_min = 1.0, em_max = 1.0;
 		REJECT(em);
 		REJECT(em, 0x80, 0x80, 0x04, 0x03);
 	}
 #undef REJECT
-	{       /* ... and one short of that is the top bucket: accepted */
+	{ /* ... and one short of that is the top bucket: accepted */
 		const unsigned char top[] = { 0x80, 0x80, 0x04, 0x03, 0xfe, 0xff, 0x03, 0x01 };
 
 		n = make_blob(b, 4, 0, 1.0, 1e30, 3.0, top, sizeof(top));
@@ -804,8 +788,7 @@ static void test_parser_damage(void)
 		}
 	}
 	CHECKF(flips_bad == 0, "%d bit-flipped blobs parsed to nonsense", flips_bad);
-	CHECKF(flips_unchecked == 0, "%d flips of counts or buckets accepted",
-	       flips_unchecked);
+	CHECKF(flips_unchecked == 0, "%d flips of counts or buckets accepted", flips_unchecked);
 	free(buf);
 
 	/* Garbage after a valid magic, and mutations of the valid blob. */

@@ -95,12 +95,10 @@ static void expect_at(int line, const char *doc_text, int want_rc, const char *w
 	rc = gl_jschema_validate(schema, doc, err, sizeof err, &n);
 	CHECKF(rc == want_rc, "line %d: %s: rc %d, want %d (%s)", line, text, rc, want_rc, err);
 	if (want) {
-		CHECKF(!strcmp(err, want), "line %d: %s:\n  got  %s\n  want %s", line, text, err,
-		       want);
+		CHECKF(!strcmp(err, want), "line %d: %s:\n  got  %s\n  want %s", line, text, err, want);
 		CHECKF(n == want_n, "line %d: %s: %d errors, want %d", line, text, n, want_n);
 	} else if (want_rc == 0) {
-		CHECKF(n == 0 && err[0] == '\0', "line %d: valid, yet %d errors, err '%s'", line, n,
-		       err);
+		CHECKF(n == 0 && err[0] == '\0', "line %d: valid, yet %d errors, err '%s'", line, n, err);
 	}
 	cJSON_Delete(doc);
 }
@@ -122,33 +120,27 @@ static void test_keywords(void)
 	/* type */
 	INVALID("{'name': 'ab', 'count': 1.5}", "/count: expected integer, found number 1.5");
 	INVALID("{'name': 'ab', 'count': '1'}", "/count: expected integer, found string \"1\"");
-	INVALID("{'name': 'ab', 'count': 1, 'ratio': 'x'}",
-		"/ratio: expected number or null, found string \"x\"");
-	INVALID("{'name': 'ab', 'count': 1, 'legacy': 0}",
-		"/legacy: expected boolean, found integer 0");
+	INVALID("{'name': 'ab', 'count': 1, 'ratio': 'x'}", "/ratio: expected number or null, found string \"x\"");
+	INVALID("{'name': 'ab', 'count': 1, 'legacy': 0}", "/legacy: expected boolean, found integer 0");
 	INVALID("[]", "/: expected object, found array an array");
 	/* required */
 	INVALID("{'name': 'ab'}", "/: missing required property \"count\"");
 	INVALID_N("{}", "/: missing required property \"name\"", 2);
 	/* additionalProperties false, and a schema */
-	INVALID("{'name': 'ab', 'count': 1, 'surprise': 1}",
-		"/: property \"surprise\" is not allowed");
+	INVALID("{'name': 'ab', 'count': 1, 'surprise': 1}", "/: property \"surprise\" is not allowed");
 	INVALID("{'name': 'ab', 'count': 1, 'map': {'a/b~c': 'x'}}",
 		"/map/a~1b~0c: expected integer, found string \"x\"");
 	/* enum, const */
 	INVALID("{'name': 'ab', 'count': 1, 'state': 'maybe'}",
 		"/state: \"maybe\" is not one of \"on\", \"off\", null");
-	INVALID("{'name': 'ab', 'count': 1, 'state': 1}",
-		"/state: 1 is not one of \"on\", \"off\", null");
+	INVALID("{'name': 'ab', 'count': 1, 'state': 1}", "/state: 1 is not one of \"on\", \"off\", null");
 	INVALID("{'name': 'ab', 'count': 1, 'version': 2}", "/version: expected 1, found 2");
 	INVALID("{'name': 'ab', 'count': 1, 'version': '1'}", "/version: expected 1, found \"1\"");
 	/* minimum, maximum, exclusive ones */
 	INVALID("{'name': 'ab', 'count': -1}", "/count: -1 is below the minimum 0");
 	INVALID("{'name': 'ab', 'count': 11}", "/count: 11 is above the maximum 10");
-	INVALID("{'name': 'ab', 'count': 1, 'ratio': 0}",
-		"/ratio: 0 is not above the exclusive minimum 0");
-	INVALID("{'name': 'ab', 'count': 1, 'ratio': 1}",
-		"/ratio: 1 is not below the exclusive maximum 1");
+	INVALID("{'name': 'ab', 'count': 1, 'ratio': 0}", "/ratio: 0 is not above the exclusive minimum 0");
+	INVALID("{'name': 'ab', 'count': 1, 'ratio': 1}", "/ratio: 1 is not below the exclusive maximum 1");
 	VALID("{'name': 'ab', 'count': 1, 'ratio': 1e-300}");
 	/* minLength, maxLength (code points), pattern */
 	INVALID("{'name': 'a', 'count': 1}", "/name: \"a\" is shorter than 2 characters");
@@ -162,38 +154,30 @@ static void test_keywords(void)
 	/* items, $ref */
 	INVALID("{'name': 'ab', 'count': 1, 'list': [{'id': 1}, {'id': 'x'}]}",
 		"/list/1/id: expected integer, found string \"x\"");
-	INVALID("{'name': 'ab', 'count': 1, 'list': [{}]}",
-		"/list/0: missing required property \"id\"");
-	INVALID("{'name': 'ab', 'count': 1, 'list': [{'id': 1, 'no': 2}]}",
-		"/list/0: property \"no\" is not allowed");
+	INVALID("{'name': 'ab', 'count': 1, 'list': [{}]}", "/list/0: missing required property \"id\"");
+	INVALID("{'name': 'ab', 'count': 1, 'list': [{'id': 1, 'no': 2}]}", "/list/0: property \"no\" is not allowed");
 	INVALID("{'name': 'ab', 'count': 1, 'odd': 5}", "/odd: expected string, found integer 5");
 	/* propertyNames */
 	INVALID("{'name': 'ab', 'count': 1, 'tags': {'Bad': 1}}",
 		"/tags: property name \"Bad\": \"Bad\" does not match the pattern ^[a-z_]+$");
-	INVALID("{'name': 'ab', 'count': 1, 'tags': {'ok': -2}}",
-		"/tags/ok: -2 is below the minimum 0");
+	INVALID("{'name': 'ab', 'count': 1, 'tags': {'ok': -2}}", "/tags/ok: -2 is below the minimum 0");
 	/* dependentRequired */
-	INVALID("{'name': 'ab', 'count': 1, 'good': 1}",
-		"/: property \"good\" requires property \"goodput\"");
+	INVALID("{'name': 'ab', 'count': 1, 'good': 1}", "/: property \"good\" requires property \"goodput\"");
 	/* if/then/else */
 	INVALID("{'name': 'ab', 'count': 1, 'kind': {'status': 'unavailable'}}",
 		"/kind: missing required property \"why\"");
 	INVALID("{'name': 'ab', 'count': 1, 'kind': {'status': 'gone', 'why': 'w'}}",
 		"/kind/status: expected \"unavailable\", found \"gone\"");
-	INVALID("{'name': 'ab', 'count': 1, 'kind': {}}",
-		"/kind: missing required property \"value\"");
+	INVALID("{'name': 'ab', 'count': 1, 'kind': {}}", "/kind: missing required property \"value\"");
 	/* anyOf, oneOf, allOf, not, false */
-	INVALID("{'name': 'ab', 'count': 1, 'any': true}",
-		"/any: valid against none of anyOf's 2 schemas");
+	INVALID("{'name': 'ab', 'count': 1, 'any': true}", "/any: valid against none of anyOf's 2 schemas");
 	INVALID("{'name': 'ab', 'count': 1, 'one': 7}",
 		"/one: valid against more than one of oneOf's 2 schemas, not exactly one");
 	INVALID("{'name': 'ab', 'count': 1, 'one': 3.5}",
 		"/one: valid against none of oneOf's 2 schemas, not exactly one");
 	INVALID("{'name': 'ab', 'count': 1, 'all': 4}", "/all: 4 is above the maximum 3");
-	INVALID("{'name': 'ab', 'count': 1, 'all': 'x'}",
-		"/all: expected number, found string \"x\"");
-	INVALID("{'name': 'ab', 'count': 1, 'nope': 's'}",
-		"/nope: valid against the schema under not");
+	INVALID("{'name': 'ab', 'count': 1, 'all': 'x'}", "/all: expected number, found string \"x\"");
+	INVALID("{'name': 'ab', 'count': 1, 'nope': 's'}", "/nope: valid against the schema under not");
 	INVALID("{'name': 'ab', 'count': 1, 'never': null}", "/never: no value is allowed here");
 	/* several errors: counted, the first in document order */
 	INVALID_N("{'name': 'AB', 'count': -1, 'x': 1, 'list': [{}, {'id': 1.5}]}",
@@ -338,8 +322,7 @@ static void test_bounds(void)
 		tree = cJSON_GetObjectItem(doc, "tree");
 		CHECK(tree != NULL);
 		CHECK(gl_jschema_validate(schema, doc, err, sizeof err, &n) == -1);
-		CHECKF(strstr(err, ": nested deeper than 64 levels") && !strncmp(err, "/tree/0/0/0/", 12),
-		       "%s", err);
+		CHECKF(strstr(err, ": nested deeper than 64 levels") && !strncmp(err, "/tree/0/0/0/", 12), "%s", err);
 		CHECK(n == 1);
 		cJSON_Delete(doc);
 		free(text);
@@ -370,8 +353,8 @@ static void test_bounds(void)
 		doc = cJSON_Parse("{\"name\": \"ab\", \"count\": 1, \"map\": {}}");
 		cJSON_AddStringToObject(cJSON_GetObjectItem(doc, "map"), key, "v");
 		CHECK(gl_jschema_validate(schema, doc, err, sizeof err, &n) == -1);
-		CHECKF(!strncmp(err, "/map/kkk", 8) && strstr(err, "...: expected integer, found string \"v\""),
-		       "%s", err);
+		CHECKF(!strncmp(err, "/map/kkk", 8) && strstr(err, "...: expected integer, found string \"v\""), "%s",
+		       err);
 		cJSON_Delete(doc);
 		free(key);
 	}
@@ -388,8 +371,7 @@ static char *slurp(const char *path, size_t *len)
 
 	if (!f)
 		return NULL;
-	if (fseek(f, 0, SEEK_END) || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) ||
-	    !(buf = malloc((size_t)n + 1))) {
+	if (fseek(f, 0, SEEK_END) || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) || !(buf = malloc((size_t)n + 1))) {
 		fclose(f);
 		return NULL;
 	}

@@ -25,7 +25,7 @@ static struct gl_jsonc_doc *parse_n(const char *text, size_t len, struct gl_err 
 		return NULL;
 	memcpy(copy, text, len);
 	doc = gl_jsonc_parse(copy, len, "s.json", err);
-	free(copy);   /* the document must not point into the text */
+	free(copy); /* the document must not point into the text */
 	return doc;
 }
 
@@ -40,38 +40,35 @@ static void bad_n(const char *text, size_t len, const char *want, int line)
 	struct gl_err err = { 0 };
 	struct gl_jsonc_doc *doc = parse_n(text, len, &err);
 
-	CHECKF(doc == NULL && err.code == GL_EINVAL, "line %d: parse should fail (code %d)",
-	       line, err.code);
+	CHECKF(doc == NULL && err.code == GL_EINVAL, "line %d: parse should fail (code %d)", line, err.code);
 	CHECKF(strcmp(err.msg, want) == 0, "line %d:\n  got  %s\n  want %s", line, err.msg, want);
 	gl_jsonc_free(doc);
 }
 #define BAD(text, want) bad_n(text, strlen(text), want, __LINE__)
 #define BAD_N(text, want) bad_n(text, sizeof(text) - 1, want, __LINE__)
 
-static void pos_is(const struct gl_jsonc_doc *doc, const cJSON *node, int line, int col,
-		   const char *what)
+static void pos_is(const struct gl_jsonc_doc *doc, const cJSON *node, int line, int col, const char *what)
 {
 	int l = -1, c = -1;
 
 	CHECKF(node != NULL, "%s: no node", what);
 	if (!node)
 		return;
-	CHECKF(gl_jsonc_where(doc, node, &l, &c) == 0 && l == line && c == col,
-	       "%s at %d:%d, want %d:%d", what, l, c, line, col);
+	CHECKF(gl_jsonc_where(doc, node, &l, &c) == 0 && l == line && c == col, "%s at %d:%d, want %d:%d", what, l, c,
+	       line, col);
 }
 
 static void test_positions(void)
 {
-	static const char text[] =
-		"// header comment\n"
-		"{\n"
-		"  \"name\": \"acceptance\", /* inline */ \"n\": 5,\n"
-		"  /* a block\n"
-		"     comment */ \"arr\": [1, \"two\\nlines\", {\"k\": null}],\n"
-		"  \"s\": \"tab\\there\", \"after\": true,\n"
-		"\t\"tabbed\": -1.5e3 // trailing\n"
-		"}\n"
-		"// done";
+	static const char text[] = "// header comment\n"
+				   "{\n"
+				   "  \"name\": \"acceptance\", /* inline */ \"n\": 5,\n"
+				   "  /* a block\n"
+				   "     comment */ \"arr\": [1, \"two\\nlines\", {\"k\": null}],\n"
+				   "  \"s\": \"tab\\there\", \"after\": true,\n"
+				   "\t\"tabbed\": -1.5e3 // trailing\n"
+				   "}\n"
+				   "// done";
 	struct gl_err err = { 0 };
 	struct gl_jsonc_doc *doc = parse(text, &err);
 	cJSON *root, *arr;
@@ -89,8 +86,7 @@ static void test_positions(void)
 	pos_is(doc, cJSON_GetArrayItem(arr, 0), 5, 25, "arr[0]");
 	pos_is(doc, cJSON_GetArrayItem(arr, 1), 5, 28, "arr[1]");
 	pos_is(doc, cJSON_GetArrayItem(arr, 2), 5, 42, "arr[2]");
-	pos_is(doc, cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(arr, 2), "k"), 5, 43,
-	       "arr[2].k");
+	pos_is(doc, cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(arr, 2), "k"), 5, 43, "arr[2].k");
 	pos_is(doc, cJSON_GetObjectItemCaseSensitive(root, "s"), 6, 3, "s");
 	pos_is(doc, cJSON_GetObjectItemCaseSensitive(root, "after"), 6, 21, "after");
 	pos_is(doc, cJSON_GetObjectItemCaseSensitive(root, "tabbed"), 7, 2, "tabbed");
@@ -119,8 +115,7 @@ static void test_positions(void)
 		root = gl_jsonc_root(doc);
 		pos_is(doc, cJSON_GetObjectItemCaseSensitive(root, "a"), 2, 3, "crlf a");
 		pos_is(doc, cJSON_GetObjectItemCaseSensitive(root, "b"), 5, 4, "crlf b");
-		pos_is(doc, cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(root, "b"), 0), 5,
-		       10, "crlf b[0]");
+		pos_is(doc, cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(root, "b"), 0), 5, 10, "crlf b[0]");
 		gl_jsonc_free(doc);
 	}
 
@@ -164,8 +159,7 @@ static void test_errors(void)
 	BAD("{\n  \"a\": \"abc\n\"}", "s.json:2:8: unterminated string, expected '\"'");
 	BAD("{\"a\":\n}", "s.json:2:1: unexpected '}', expected a value");
 	BAD("{\"name\": 1,\n \"name\": 2}", "s.json:2:2: duplicate key \"name\" (first at 1:2)");
-	BAD("{\"a\": {\"x\": 1, \"y\": 2,\n\t\"x\": 3}}",
-	    "s.json:2:2: duplicate key \"x\" (first at 1:8)");
+	BAD("{\"a\": {\"x\": 1, \"y\": 2,\n\t\"x\": 3}}", "s.json:2:2: duplicate key \"x\" (first at 1:8)");
 	BAD("{\"q\\\"\\u00e9\": 1, \"q\\\"\xc3\xa9\": 2}",
 	    "s.json:1:18: duplicate key \"q\\\"\xc3\xa9\" (first at 1:2)");
 	/* A duplicate is reported before a syntax error later in its value. */
@@ -175,14 +169,10 @@ static void test_errors(void)
 	BAD("", "s.json:1:1: empty file, expected a JSON value");
 	BAD("  \n\t", "s.json:2:2: empty file, expected a JSON value");
 	BAD("// nothing\n/* here */\n", "s.json:3:1: empty file, expected a JSON value");
-	BAD("{} x",
-	    "s.json:1:4: unexpected 'x', expected the end of the input after the top-level value");
-	BAD("{}{}",
-	    "s.json:1:3: unexpected '{', expected the end of the input after the top-level value");
-	BAD("1 2",
-	    "s.json:1:3: unexpected '2', expected the end of the input after the top-level value");
-	BAD("[1] /",
-	    "s.json:1:5: unexpected '/', expected the end of the input after the top-level value");
+	BAD("{} x", "s.json:1:4: unexpected 'x', expected the end of the input after the top-level value");
+	BAD("{}{}", "s.json:1:3: unexpected '{', expected the end of the input after the top-level value");
+	BAD("1 2", "s.json:1:3: unexpected '2', expected the end of the input after the top-level value");
+	BAD("[1] /", "s.json:1:5: unexpected '/', expected the end of the input after the top-level value");
 
 	/* NUL bytes anywhere. */
 	BAD_N("{\"a\":\0}", "s.json:1:6: unexpected NUL byte, expected a value");
@@ -237,9 +227,8 @@ static void test_errors(void)
 		memcpy(num, "[2, 1", 5);
 		memset(num + 5, '0', 300);
 		memcpy(num + 305, "]", 2);
-		doc = parse(num, &err);   /* 1e300 is finite */
-		CHECKF(doc && cJSON_GetArrayItem(gl_jsonc_root(doc), 1)->valuedouble == 1e300, "%s",
-		       err.msg);
+		doc = parse(num, &err); /* 1e300 is finite */
+		CHECKF(doc && cJSON_GetArrayItem(gl_jsonc_root(doc), 1)->valuedouble == 1e300, "%s", err.msg);
 		gl_jsonc_free(doc);
 		memset(num + 5, '0', 340);
 		memcpy(num + 345, "]", 2);
@@ -256,8 +245,7 @@ static void test_errors(void)
 	BAD("[1e+]", "s.json:1:5: unexpected ']', expected a digit in the exponent");
 	BAD(".5", "s.json:1:1: unexpected '.', expected a value");
 	BAD("+1", "s.json:1:1: unexpected '+', expected a value");
-	BAD("0x10",
-	    "s.json:1:2: unexpected 'x', expected the end of the input after the top-level value");
+	BAD("0x10", "s.json:1:2: unexpected 'x', expected the end of the input after the top-level value");
 	BAD("[- 1]", "s.json:1:3: unexpected ' ', expected a digit after '-'");
 
 	/* Strings: escapes and control characters. */
@@ -270,8 +258,7 @@ static void test_errors(void)
 	BAD("[\"\\u12G4\"]", "s.json:1:3: invalid \\u escape, expected four hex digits");
 	BAD("[\"\\u12", "s.json:1:3: invalid \\u escape, expected four hex digits");
 	BAD("[\"\\u0000\"]", "s.json:1:3: \\u0000 in string, expected a character other than NUL");
-	BAD("[\"ab\\uDE00\"]",
-	    "s.json:1:5: lone low surrogate \\uDE00, expected a high surrogate first");
+	BAD("[\"ab\\uDE00\"]", "s.json:1:5: lone low surrogate \\uDE00, expected a high surrogate first");
 	BAD("[\"\\uD83Dx\"]", "s.json:1:3: lone high surrogate \\uD83D, expected a \\uDC00-\\uDFFF "
 			      "low surrogate after it");
 	BAD("[\"\\uD83D\\u0041\"]", "s.json:1:3: lone high surrogate \\uD83D, expected a "
@@ -322,8 +309,10 @@ static void test_errors(void)
 
 		memset(deep, '[', 65);
 		memset(deep + 65, ']', 65);
-		bad_n(deep, 130, "s.json:1:65: '[' nested 65 deep, expected at most 64 levels of "
-				 "nesting", __LINE__);
+		bad_n(deep, 130,
+		      "s.json:1:65: '[' nested 65 deep, expected at most 64 levels of "
+		      "nesting",
+		      __LINE__);
 	}
 	{
 		char deep[64 * 6 + 64 + 8];
@@ -339,9 +328,11 @@ static void test_errors(void)
 		doc = parse_n(deep, k, &err);
 		CHECKF(doc != NULL, "64 objects: %s", err.msg);
 		gl_jsonc_free(doc);
-		deep[6 * 63 + 6] = '{';   /* the "1" becomes a 65th level */
-		bad_n(deep, k, "s.json:1:385: '{' nested 65 deep, expected at most 64 levels of "
-			       "nesting", __LINE__);
+		deep[6 * 63 + 6] = '{'; /* the "1" becomes a 65th level */
+		bad_n(deep, k,
+		      "s.json:1:385: '{' nested 65 deep, expected at most 64 levels of "
+		      "nesting",
+		      __LINE__);
 	}
 
 	/* A NULL err still fails cleanly; the name defaults. */
@@ -349,8 +340,7 @@ static void test_errors(void)
 	{
 		struct gl_err err = { 0 };
 		CHECK(gl_jsonc_parse("]", 1, NULL, &err) == NULL);
-		CHECKF(strcmp(err.msg, "<input>:1:1: unexpected ']', expected a value") == 0, "%s",
-		       err.msg);
+		CHECKF(strcmp(err.msg, "<input>:1:1: unexpected ']', expected a value") == 0, "%s", err.msg);
 	}
 	/* First error wins. */
 	{
@@ -374,10 +364,9 @@ static void same_as_cjson(const char *jsonc, const char *plain, int line)
 	if (doc && ref) {
 		char *a = cJSON_PrintUnformatted(gl_jsonc_root(doc));
 		char *b = cJSON_PrintUnformatted(ref);
-		CHECKF(cJSON_Compare(gl_jsonc_root(doc), ref, 1),
-		       "line %d: trees differ\n  jsonc %s\n  cjson %s", line, a, b);
-		CHECKF(a && b && strcmp(a, b) == 0, "line %d: prints differ\n  %s\n  %s", line, a,
-		       b);
+		CHECKF(cJSON_Compare(gl_jsonc_root(doc), ref, 1), "line %d: trees differ\n  jsonc %s\n  cjson %s", line,
+		       a, b);
+		CHECKF(a && b && strcmp(a, b) == 0, "line %d: prints differ\n  %s\n  %s", line, a, b);
 		free(a);
 		free(b);
 		n = count_nodes_with_pos(doc, gl_jsonc_root(doc), &missing);
@@ -392,22 +381,20 @@ static void test_round_trip(void)
 {
 	SAME("{\"a\": 1} // c", "{\"a\": 1}");
 	SAME("/* lead */ [1, /* mid */ 2, // line\n 3]", "[1, 2, 3]");
-	SAME("{\"url\": \"http://x/*y*/ // z\", \"b\": \"/\"}",
-	     "{\"url\": \"http://x/*y*/ // z\", \"b\": \"/\"}");
+	SAME("{\"url\": \"http://x/*y*/ // z\", \"b\": \"/\"}", "{\"url\": \"http://x/*y*/ // z\", \"b\": \"/\"}");
 	SAME("[\"\\u00e9\\u20AC\\uD83D\\uDE00\", \"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\"]",
 	     "[\"\\u00e9\\u20AC\\uD83D\\uDE00\", \"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\"]");
 	SAME("[\"\\\"\\\\\\/\\b\\f\\n\\r\\t\", \"\\u001f\\u007f\"]",
 	     "[\"\\\"\\\\\\/\\b\\f\\n\\r\\t\", \"\\u001f\\u007f\"]");
 	SAME("[0, -0, 1.5, -2.25e-3, 1E+2, 123456789012, 1e-400, 1.7976931348623157e308]",
 	     "[0, -0, 1.5, -2.25e-3, 1E+2, 123456789012, 1e-400, 1.7976931348623157e308]");
-	SAME("[true, false, null, {}, [], [[]], {\"\": {}}]",
-	     "[true, false, null, {}, [], [[]], {\"\": {}}]");
+	SAME("[true, false, null, {}, [], [[]], {\"\": {}}]", "[true, false, null, {}, [], [[]], {\"\": {}}]");
 	SAME("\"top\"", "\"top\"");
 	SAME("/**/null/**/", "null");
 	SAME("/***/ [ /* ** / */ 1 ] //", "[1]");
 	SAME("{\"a\": {\"x\": 1}, \"b\": {\"x\": 2}, \"x\": {\"x\": {\"x\": 3}}}",
 	     "{\"a\": {\"x\": 1}, \"b\": {\"x\": 2}, \"x\": {\"x\": {\"x\": 3}}}");
-	SAME("{\"A\": 1, \"a\": 2}", "{\"A\": 1, \"a\": 2}");   /* keys are case-sensitive */
+	SAME("{\"A\": 1, \"a\": 2}", "{\"A\": 1, \"a\": 2}"); /* keys are case-sensitive */
 
 	/* A whole scenario, abridged: hosts, phases and targets, with line and
 	 * block comments beside the values. */
@@ -448,8 +435,7 @@ static void test_lengths(void)
 	gl_jsonc_free(doc);
 	bad_n("\"abc\"", 4, "s.json:1:1: unterminated string, expected '\"'", __LINE__);
 	bad_n("/* x */", 6, "s.json:1:1: unterminated comment, expected '*/'", __LINE__);
-	bad_n("\"\\u12345\"", 6, "s.json:1:2: invalid \\u escape, expected four hex digits",
-	      __LINE__);
+	bad_n("\"\\u12345\"", 6, "s.json:1:2: invalid \\u escape, expected four hex digits", __LINE__);
 }
 
 /* Many keys: the duplicate check is a hash set, and still finds the last. */
@@ -474,12 +460,9 @@ static void test_many_keys(void)
 		int missing = 0;
 		int n = count_nodes_with_pos(doc, gl_jsonc_root(doc), &missing);
 		CHECKF(n == 1 + 2 * N + 1 && missing == 0, "%d nodes, %d missing", n, missing);
-		pos_is(doc, cJSON_GetObjectItemCaseSensitive(gl_jsonc_root(doc), "key12345"),
-		       12345 + 2, 1, "key12345");
-		pos_is(doc,
-		       cJSON_GetArrayItem(
-			       cJSON_GetObjectItemCaseSensitive(gl_jsonc_root(doc), "key7"), 0),
-		       9, 10, "key7[0]");
+		pos_is(doc, cJSON_GetObjectItemCaseSensitive(gl_jsonc_root(doc), "key12345"), 12345 + 2, 1, "key12345");
+		pos_is(doc, cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(gl_jsonc_root(doc), "key7"), 0), 9, 10,
+		       "key7[0]");
 	}
 	gl_jsonc_free(doc);
 
@@ -494,8 +477,7 @@ static void test_many_keys(void)
 		int n = snprintf(buf, sizeof(buf), "{\"%0100d\": 1, \"%0100d\": 2}", 0, 0);
 		struct gl_err e2 = { 0 };
 		CHECK(parse_n(buf, (size_t)n, &e2) == NULL);
-		CHECKF(strstr(e2.msg, "duplicate key \"000") && strstr(e2.msg, "...\" (first at 1:2)"),
-		       "%s", e2.msg);
+		CHECKF(strstr(e2.msg, "duplicate key \"000") && strstr(e2.msg, "...\" (first at 1:2)"), "%s", e2.msg);
 	}
 	free(text);
 }

@@ -10,15 +10,19 @@
 
 int main(void)
 {
-	static const struct { const char *accept; int om; } cases[] = {
+	static const struct {
+		const char *accept;
+		int om;
+	} cases[] = {
 		/* what Prometheus 2.x sends */
 		{ " application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,"
-		  "text/plain;version=0.0.4;q=0.5,*/*;q=0.1", 1 },
+		  "text/plain;version=0.0.4;q=0.5,*/*;q=0.1",
+		  1 },
 		{ "application/openmetrics-text", 1 },
 		{ "Application/OpenMetrics-Text; version=1.0.0", 1 },
 		{ "application/openmetrics-text;version=0.0.1", 1 },
 		{ "  application/openmetrics-text ; q=0.9 , text/plain ; q=0.8", 1 },
-		{ "text/plain;q=0.5, application/openmetrics-text;q=0.5", 1 },   /* a tie: OpenMetrics */
+		{ "text/plain;q=0.5, application/openmetrics-text;q=0.5", 1 }, /* a tie: OpenMetrics */
 		{ "", 0 },
 		{ " */*", 0 },
 		{ " text/plain", 0 },

@@ -56,9 +56,9 @@ static sqlite3_vfs counting_vfs;
 static int syncs_wal, syncs_db, syncs_other;
 
 struct cfile {
-	sqlite3_file base;      /* methods = &cmethods */
-	int kind;               /* 0 db, 1 wal, 2 other */
-	sqlite3_file *real;     /* follows this struct */
+	sqlite3_file base; /* methods = &cmethods */
+	int kind; /* 0 db, 1 wal, 2 other */
+	sqlite3_file *real; /* follows this struct */
 };
 static sqlite3_io_methods cmethods;
 static const sqlite3_io_methods *real_methods;
@@ -70,9 +70,18 @@ static int c_close(sqlite3_file *f)
 	int rc = REAL(f)->pMethods ? REAL(f)->pMethods->xClose(REAL(f)) : SQLITE_OK;
 	return rc;
 }
-static int c_read(sqlite3_file *f, void *b, int n, sqlite3_int64 o) { return REAL(f)->pMethods->xRead(REAL(f), b, n, o); }
-static int c_write(sqlite3_file *f, const void *b, int n, sqlite3_int64 o) { return REAL(f)->pMethods->xWrite(REAL(f), b, n, o); }
-static int c_truncate(sqlite3_file *f, sqlite3_int64 s) { return REAL(f)->pMethods->xTruncate(REAL(f), s); }
+static int c_read(sqlite3_file *f, void *b, int n, sqlite3_int64 o)
+{
+	return REAL(f)->pMethods->xRead(REAL(f), b, n, o);
+}
+static int c_write(sqlite3_file *f, const void *b, int n, sqlite3_int64 o)
+{
+	return REAL(f)->pMethods->xWrite(REAL(f), b, n, o);
+}
+static int c_truncate(sqlite3_file *f, sqlite3_int64 s)
+{
+	return REAL(f)->pMethods->xTruncate(REAL(f), s);
+}
 static int c_sync(sqlite3_file *f, int flags)
 {
 	int k = ((struct cfile *)f)->kind;
@@ -84,22 +93,58 @@ static int c_sync(sqlite3_file *f, int flags)
 		__atomic_add_fetch(&syncs_other, 1, __ATOMIC_SEQ_CST);
 	return REAL(f)->pMethods->xSync(REAL(f), flags);
 }
-static int c_size(sqlite3_file *f, sqlite3_int64 *s) { return REAL(f)->pMethods->xFileSize(REAL(f), s); }
-static int c_lock(sqlite3_file *f, int l) { return REAL(f)->pMethods->xLock(REAL(f), l); }
-static int c_unlock(sqlite3_file *f, int l) { return REAL(f)->pMethods->xUnlock(REAL(f), l); }
-static int c_reserved(sqlite3_file *f, int *r) { return REAL(f)->pMethods->xCheckReservedLock(REAL(f), r); }
-static int c_fctl(sqlite3_file *f, int op, void *a) { return REAL(f)->pMethods->xFileControl(REAL(f), op, a); }
-static int c_sector(sqlite3_file *f) { return REAL(f)->pMethods->xSectorSize(REAL(f)); }
-static int c_devchar(sqlite3_file *f) { return REAL(f)->pMethods->xDeviceCharacteristics(REAL(f)); }
+static int c_size(sqlite3_file *f, sqlite3_int64 *s)
+{
+	return REAL(f)->pMethods->xFileSize(REAL(f), s);
+}
+static int c_lock(sqlite3_file *f, int l)
+{
+	return REAL(f)->pMethods->xLock(REAL(f), l);
+}
+static int c_unlock(sqlite3_file *f, int l)
+{
+	return REAL(f)->pMethods->xUnlock(REAL(f), l);
+}
+static int c_reserved(sqlite3_file *f, int *r)
+{
+	return REAL(f)->pMethods->xCheckReservedLock(REAL(f), r);
+}
+static int c_fctl(sqlite3_file *f, int op, void *a)
+{
+	return REAL(f)->pMethods->xFileControl(REAL(f), op, a);
+}
+static int c_sector(sqlite3_file *f)
+{
+	return REAL(f)->pMethods->xSectorSize(REAL(f));
+}
+static int c_devchar(sqlite3_file *f)
+{
+	return REAL(f)->pMethods->xDeviceCharacteristics(REAL(f));
+}
 static int c_shmmap(sqlite3_file *f, int pg, int sz, int ext, void volatile **pp)
 {
 	return REAL(f)->pMethods->xShmMap(REAL(f), pg, sz, ext, pp);
 }
-static int c_shmlock(sqlite3_file *f, int off, int n, int flags) { return REAL(f)->pMethods->xShmLock(REAL(f), off, n, flags); }
-static void c_shmbarrier(sqlite3_file *f) { REAL(f)->pMethods->xShmBarrier(REAL(f)); }
-static int c_shmunmap(sqlite3_file *f, int del) { return REAL(f)->pMethods->xShmUnmap(REAL(f), del); }
-static int c_fetch(sqlite3_file *f, sqlite3_int64 o, int n, void **pp) { return REAL(f)->pMethods->xFetch(REAL(f), o, n, pp); }
-static int c_unfetch(sqlite3_file *f, sqlite3_int64 o, void *p) { return REAL(f)->pMethods->xUnfetch(REAL(f), o, p); }
+static int c_shmlock(sqlite3_file *f, int off, int n, int flags)
+{
+	return REAL(f)->pMethods->xShmLock(REAL(f), off, n, flags);
+}
+static void c_shmbarrier(sqlite3_file *f)
+{
+	REAL(f)->pMethods->xShmBarrier(REAL(f));
+}
+static int c_shmunmap(sqlite3_file *f, int del)
+{
+	return REAL(f)->pMethods->xShmUnmap(REAL(f), del);
+}
+static int c_fetch(sqlite3_file *f, sqlite3_int64 o, int n, void **pp)
+{
+	return REAL(f)->pMethods->xFetch(REAL(f), o, n, pp);
+}
+static int c_unfetch(sqlite3_file *f, sqlite3_int64 o, void *p)
+{
+	return REAL(f)->pMethods->xUnfetch(REAL(f), o, p);
+}
 
 static int c_open(sqlite3_vfs *v, const char *name, sqlite3_file *f, int flags, int *out)
 {
@@ -112,9 +157,25 @@ static int c_open(sqlite3_vfs *v, const char *name, sqlite3_file *f, int flags, 
 	if (rc == SQLITE_OK && cf->real->pMethods) {
 		real_methods = cf->real->pMethods;
 		cmethods = (sqlite3_io_methods){
-			real_methods->iVersion, c_close, c_read, c_write, c_truncate, c_sync, c_size, c_lock, c_unlock,
-			c_reserved, c_fctl, c_sector, c_devchar, c_shmmap, c_shmlock, c_shmbarrier, c_shmunmap,
-			c_fetch, c_unfetch,
+			real_methods->iVersion,
+			c_close,
+			c_read,
+			c_write,
+			c_truncate,
+			c_sync,
+			c_size,
+			c_lock,
+			c_unlock,
+			c_reserved,
+			c_fctl,
+			c_sector,
+			c_devchar,
+			c_shmmap,
+			c_shmlock,
+			c_shmbarrier,
+			c_shmunmap,
+			c_fetch,
+			c_unfetch,
 		};
 		f->pMethods = &cmethods;
 	} else {
@@ -130,7 +191,7 @@ static void install_vfs(void)
 	counting_vfs.zName = "gl-counting";
 	counting_vfs.szOsFile = (int)sizeof(struct cfile) + real_vfs->szOsFile;
 	counting_vfs.xOpen = c_open;
-	sqlite3_vfs_register(&counting_vfs, 1);   /* the default from now on */
+	sqlite3_vfs_register(&counting_vfs, 1); /* the default from now on */
 }
 
 /* ---- the designed store (as test_analysis) ------------------------------------------------ */
@@ -139,7 +200,8 @@ static const char *scenario =
 	"{ \"name\": \"mut\", \"duration\": \"20s\", \"window\": \"1s\",\n"
 	"  \"hosts\": { \"me\": { \"local\": true } },\n"
 	"  \"workloads\": { \"null\": {} },\n"
-	"  \"faults\": [ { \"id\": \"f1\", \"at\": \"5s\", \"for\": \"4s\", \"kind\": \"null\", \"target\": \"me\" } ],\n"
+	"  \"faults\": [ { \"id\": \"f1\", \"at\": \"5s\", \"for\": \"4s\", \"kind\": \"null\", \"target\": \"me\" } "
+	"],\n"
 	"  \"targets\": { \"steady\": { \"null.tick_lag_ms.p99\": \"<= 10\" },\n"
 	"               \"degraded\": { \"null.tick_lag_ms.p99\": \"<= 20\" },\n"
 	"               \"recovery\": { \"recovery_s\": \"<= 3\", \"restore_s\": \"<= 2\" } } }\n";
@@ -195,8 +257,8 @@ static struct gl_store *make_store(const char *path, int64_t t_inj, int64_t t_re
 		for (int i = 0; i < 100; i++)
 			gl_hist_record(h, values(w));
 		gl_hist_serialize(h, &blob, &len);
-		CHECK(gl_store_window_put(st, w, w * 1000000000LL, (w + 1) * 1000000000LL,
-					  w * 1000000000LL, (w + 1) * 1000000000LL, 0, 1) == 0);
+		CHECK(gl_store_window_put(st, w, w * 1000000000LL, (w + 1) * 1000000000LL, w * 1000000000LL,
+					  (w + 1) * 1000000000LL, 0, 1) == 0);
 		CHECK(gl_store_window_metric_put(st, w, "null.tick_lag_ms", blob, len, 0) == 0);
 		CHECK(gl_store_window_metric_put(st, w, "null.ticks", NULL, 0, 100) == 0);
 		free(blob);
@@ -205,7 +267,8 @@ static struct gl_store *make_store(const char *path, int64_t t_inj, int64_t t_re
 			/* an ordinary batch commit: synchronous=NORMAL, no sync of the WAL */
 			before = syncs_wal;
 			CHECK(gl_store_flush(st, &err) == 0);
-			CHECKF(syncs_wal == before, "a sample batch commit synced the WAL %d time(s)", syncs_wal - before);
+			CHECKF(syncs_wal == before, "a sample batch commit synced the WAL %d time(s)",
+			       syncs_wal - before);
 		}
 	}
 	strcpy(f.id, "f1");
@@ -220,8 +283,10 @@ static struct gl_store *make_store(const char *path, int64_t t_inj, int64_t t_re
 	before = syncs_wal;
 	CHECK(gl_store_fault_put(st, &f, &err) == 0);
 	if (count_syncs)
-		CHECKF(syncs_wal > before, "the journal row 'injecting' was committed without a sync of the WAL "
-		       "(%d syncs): not durable before the inject", syncs_wal - before);
+		CHECKF(syncs_wal > before,
+		       "the journal row 'injecting' was committed without a sync of the WAL "
+		       "(%d syncs): not durable before the inject",
+		       syncs_wal - before);
 	f.state = final_state;
 	f.verified = f.verified_revert = 1;
 	f.injected_elapsed_ns = f.injected_scn_ns = t_inj;
@@ -261,7 +326,8 @@ int main(void)
 			CHECKF(an->windows[w].scope == (w >= 5 && w <= 11 ? GL_SCOPE_DEGRADED : GL_SCOPE_STEADY),
 			       "window %d scope %d (fault injected at 5.000 s exactly: window 4 ends there)", w,
 			       an->windows[w].scope);
-		CHECKF(fabs(an->faults[0].recovery_s - 3.0) < 1e-9, "recovery_s = %g, want 3", an->faults[0].recovery_s);
+		CHECKF(fabs(an->faults[0].recovery_s - 3.0) < 1e-9, "recovery_s = %g, want 3",
+		       an->faults[0].recovery_s);
 		CHECKF(fabs(an->faults[0].restore_s - 3.0) < 1e-9, "restore_s = %g, want 3", an->faults[0].restore_s);
 		gl_analysis_free(an);
 		an = NULL;
@@ -277,8 +343,10 @@ int main(void)
 		const cJSON *faults = r ? cJSON_GetObjectItemCaseSensitive(r, "faults") : NULL;
 		const cJSON *f0 = cJSON_GetArrayItem(faults, 0);
 		CHECK(f0 != NULL);
-		CHECKF(fabs(num(f0, "recovery_s") - 2.8) < 1e-6, "report.json recovery_s = %g, want 2.8", num(f0, "recovery_s"));
-		CHECKF(fabs(num(f0, "restore_s") - 2.5) < 1e-6, "report.json restore_s = %g, want 2.5", num(f0, "restore_s"));
+		CHECKF(fabs(num(f0, "recovery_s") - 2.8) < 1e-6, "report.json recovery_s = %g, want 2.8",
+		       num(f0, "recovery_s"));
+		CHECKF(fabs(num(f0, "restore_s") - 2.5) < 1e-6, "report.json restore_s = %g, want 2.5",
+		       num(f0, "restore_s"));
 		CHECKF(fabs(num(f0, "injected_at_s") - 5.2) < 1e-6, "report.json injected_at_s = %g, want 5.2",
 		       num(f0, "injected_at_s"));
 		cJSON_Delete(r);
@@ -336,7 +404,7 @@ int main(void)
 				struct gl_err e = { 0 };
 				struct gl_store *s6;
 				close(gate[1]);
-				(void)!read(gate[0], &c, 1);  /* EOF when the parent lets go */
+				(void)!read(gate[0], &c, 1); /* EOF when the parent lets go */
 				s6 = gl_store_open(path, 0, &e);
 				if (!s6)
 					fprintf(stderr, "opener %d: %s\n", i, e.msg);
@@ -348,8 +416,7 @@ int main(void)
 		close(gate[1]);
 		for (int i = 0; i < N; i++) {
 			int ws = 0;
-			if (kids[i] > 0 && waitpid(kids[i], &ws, 0) == kids[i] && WIFEXITED(ws) &&
-			    WEXITSTATUS(ws) == 0)
+			if (kids[i] > 0 && waitpid(kids[i], &ws, 0) == kids[i] && WIFEXITED(ws) && WEXITSTATUS(ws) == 0)
 				continue;
 			failed++;
 		}
@@ -390,7 +457,8 @@ int main(void)
 			CHECKF(an->incidents_total == 3000 && an->incidents_gated == 2000 && an->incidents_failed,
 			       "incidents %d, counted %d, failed %d (want 3000, 2000, 1)\n", an->incidents_total,
 			       an->incidents_gated, an->incidents_failed);
-			CHECKF(an->n_incidents == GL_MAX_INCIDENTS, "%d kept, want %d\n", an->n_incidents, GL_MAX_INCIDENTS);
+			CHECKF(an->n_incidents == GL_MAX_INCIDENTS, "%d kept, want %d\n", an->n_incidents,
+			       GL_MAX_INCIDENTS);
 			for (int i = 0; i < an->n_incidents; i++) {
 				if (i && an->incidents[i].w0 < an->incidents[i - 1].w0)
 					ordered = 0;
@@ -403,7 +471,8 @@ int main(void)
 				    !strcmp(gl_incident_kind_name(k), "storage.errors"))
 					want |= 1 << k;
 			CHECKF(ordered && max_w0 < 1334 && kinds == want,
-			       "kept in order %d, last start window %d (want < 1334), kinds 0x%x\n", ordered, max_w0, kinds);
+			       "kept in order %d, last start window %d (want < 1334), kinds 0x%x\n", ordered, max_w0,
+			       kinds);
 			gl_analysis_free(an);
 		}
 		gl_store_close(st);

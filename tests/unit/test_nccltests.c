@@ -105,7 +105,7 @@ static void test_clean_2node(void)
 	CHECK(r.have_oob && r.oob_values == 0);
 	CHECK(r.have_avg && NEAR(r.avg_busbw, 13.8422));
 	CHECK(r.failures == 0 && r.failure[0] == '\0' && r.rows_incomplete == 0);
-	CHECKF(r.nccl_lines == 10, "%d", r.nccl_lines);      /* incl. "NCCL version ..." */
+	CHECKF(r.nccl_lines == 10, "%d", r.nccl_lines); /* incl. "NCCL version ..." */
 	CHECKF(r.lines_skipped == 11, "%d", r.lines_skipped); /* + the ssh warning */
 	CHECK(gl_nccl_pitfall(&r, 2, why, sizeof(why)) == 0 && why[0] == '\0');
 	CHECK(gl_nccl_pitfall(&r, 1, why, sizeof(why)) == 0);
@@ -115,7 +115,7 @@ static void test_clean_2node(void)
 	CHECKF(has(why, "lists 2 ranks but 4 processes"), "%s", why);
 	gl_nccl_result_free(&r);
 	CHECK(r.rows == NULL && r.nrows == 0);
-	gl_nccl_result_free(&r);   /* twice is fine */
+	gl_nccl_result_free(&r); /* twice is fine */
 	gl_nccl_result_free(NULL);
 
 	/* The same output with CRLF line ends and srun --label prefixes. */
@@ -159,7 +159,7 @@ static void test_wrong(void)
 	CHECK(w && w->wrong[0] == 0 && w->wrong[1] == 1024);
 	w = row_of(&r, 16777216);
 	CHECK(w && w->wrong[0] == 131072 && w->wrong[1] == 131072);
-	w = row_of(&r, 67108864);   /* "%5g" printed 1048576 as 1.04858e+06 */
+	w = row_of(&r, 67108864); /* "%5g" printed 1048576 as 1.04858e+06 */
 	CHECK(w && w->wrong[0] == 1048580 && w->wrong[1] == 0);
 	CHECK(w && NEAR(w->time_us[1], 3164.0) && NEAR(w->busbw[1], 37.12));
 	CHECKF(r.wrong_total == 1024 + 131072 + 131072 + 1048580, "%ld", r.wrong_total);
@@ -234,7 +234,7 @@ static void test_json(void)
 
 	CHECKF(gl_nccl_parse_json(buf, len, &r, &err) == 0, "%s", err.msg);
 	CHECK(r.from_json && r.headers == 1);
-	CHECK(strcmp(r.collective, "all_reduce_perf") == 0);   /* from args[0] */
+	CHECK(strcmp(r.collective, "all_reduce_perf") == 0); /* from args[0] */
 	CHECK(r.nccl_version == 22703);
 	CHECK(r.ranks_listed == 2 && r.max_rank == 1);
 	CHECK(r.nthread == 1 && r.ngpus == 1 && r.validation == 1);
@@ -272,8 +272,7 @@ static void test_json(void)
 		gl_nccl_result_free(&r);
 		/* cut short: the writer never closed the object */
 		CHECK(parse_json_n(buf, len - 40, &r, &err) == -GL_EINVAL);
-		CHECKF(has(err.msg, "line 1: JSON syntax error") && has(err.msg, "ends early"), "%s",
-		       err.msg);
+		CHECKF(has(err.msg, "line 1: JSON syntax error") && has(err.msg, "ends early"), "%s", err.msg);
 		gl_nccl_result_free(&r);
 		free(two);
 	}
@@ -295,7 +294,8 @@ static void test_json_shapes(void)
 			 "\"type\":\"float\",\"redop\":\"none\",\"root\":\"     3\",\"out_of_place\":null,"
 			 "\"in_place\":{\"cpu_time\":12.5,\"alg_bw\":inf,\"bus_bw\":\"nan\",\"nwrong\":null}}],"
 			 "\"errors\":[\"NET/IB : Got completion with error\"]}",
-			 &r, &err) == 0, "%s", err.msg);
+			 &r, &err) == 0,
+	       "%s", err.msg);
 	CHECK(strcmp(r.collective, "sendrecv_perf") == 0 && r.nccl_version == 22105);
 	CHECK(r.nrows == 1 && r.rows[0].root == 3 && r.rows[0].size == 1024);
 	CHECK(r.rows[0].time_us[0] == -1 && NEAR(r.rows[0].time_us[1], 12.5));
@@ -309,14 +309,14 @@ static void test_json_shapes(void)
 	CHECKF(parse_str("[{\"results\":[{\"size\":8,\"in_place\":{\"time\":1,\"alg_bw\":2,"
 			 "\"bus_bw\":3,\"nwrong\":5.000000}}]},{\"results\":[{\"size\":8,\"out_of_place\":"
 			 "{\"time\":1,\"alg_bw\":2,\"bus_bw\":1.5,\"nwrong\":7}}]}]",
-			 &r, &err) == 0, "%s", err.msg);
+			 &r, &err) == 0,
+	       "%s", err.msg);
 	CHECK(r.headers == 2 && r.nrows == 2 && r.wrong_total == 12);
 	CHECK(NEAR(gl_nccl_busbw_at(&r, 8), 1.5));
 	gl_nccl_result_free(&r);
 
 	/* errors name the field */
-	CHECK(parse_str("{\"results\":[{\"size\":8,\"in_place\":{}},{\"size\":\"big\"}]}", &r, &err) ==
-	      -GL_EINVAL);
+	CHECK(parse_str("{\"results\":[{\"size\":8,\"in_place\":{}},{\"size\":\"big\"}]}", &r, &err) == -GL_EINVAL);
 	CHECKF(has(err.msg, "run 1: results[1].size: expected a byte count"), "%s", err.msg);
 	gl_nccl_result_free(&r);
 	CHECK(parse_str("{\"results\":[{\"size\":8}]}", &r, &err) == -GL_EINVAL);
@@ -390,20 +390,23 @@ static void test_glued_failure(void)
 	/* the last row never finished: the network failed */
 	CHECK(row_of(&r, 134217728) == NULL && r.rows_incomplete == 1);
 	CHECKF(r.failures == 3, "%d", r.failures);
-	CHECKF(strncmp(r.failure, "gpu-a12: Test NCCL failure common.cu:401 'remote process", 56) == 0,
-	       "%s", r.failure);
+	CHECKF(strncmp(r.failure, "gpu-a12: Test NCCL failure common.cu:401 'remote process", 56) == 0, "%s",
+	       r.failure);
 	CHECKF(r.nccl_lines == 8, "%d", r.nccl_lines);
 	CHECK(!r.have_oob && !r.have_avg);
 	gl_nccl_result_free(&r);
 	free(buf);
 }
 
-#define HDR "# nThread 1 nGpus 1 minBytes 8 maxBytes 64 step: 2(factor) warmup iters: 5 iters: 20 " \
-	    "agg iters: 1 validation: 1 graph: 0\n#  Rank  0 Group  0 Pid 1 on n1 device  0 [0x18] GPU\n"
-#define COLS "#       size         count      type   redop    root     time   algbw   busbw  #wrong" \
-	     "     time   algbw   busbw  #wrong \n"
-#define ROW8 "           8             2     float     sum      -1    24.03    0.00    0.00       0" \
-	     "    23.88    0.00    0.00       0\n"
+#define HDR                                                                                     \
+	"# nThread 1 nGpus 1 minBytes 8 maxBytes 64 step: 2(factor) warmup iters: 5 iters: 20 " \
+	"agg iters: 1 validation: 1 graph: 0\n#  Rank  0 Group  0 Pid 1 on n1 device  0 [0x18] GPU\n"
+#define COLS                                                                                    \
+	"#       size         count      type   redop    root     time   algbw   busbw  #wrong" \
+	"     time   algbw   busbw  #wrong \n"
+#define ROW8                                                                                    \
+	"           8             2     float     sum      -1    24.03    0.00    0.00       0" \
+	"    23.88    0.00    0.00       0\n"
 
 static void test_layouts(void)
 {
@@ -412,37 +415,42 @@ static void test_layouts(void)
 
 	/* -S 1: a two-word timestamp after the in-place half */
 	CHECKF(parse_str(HDR "#       size         count      type   redop    root     time   algbw   busbw  #wrong"
-			 "     time   algbw   busbw  #wrong           timestamp\n"
-			 "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)          "
-			 "   (us)  (GB/s)  (GB/s)         %Y-%m-%d %H:%M:%S\n"
-			 "          64            16     float     sum      -1    24.03    0.00    0.01       2"
-			 "    23.88    0.00    0.02       0  2026-03-02 14:07:31\n",
-			 &r, &err) == 0, "%s", err.msg);
+			     "     time   algbw   busbw  #wrong           timestamp\n"
+			     "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)          "
+			     "   (us)  (GB/s)  (GB/s)         %Y-%m-%d %H:%M:%S\n"
+			     "          64            16     float     sum      -1    24.03    0.00    0.01       2"
+			     "    23.88    0.00    0.02       0  2026-03-02 14:07:31\n",
+			 &r, &err) == 0,
+	       "%s", err.msg);
 	CHECK(r.nrows == 1 && r.rows[0].wrong[0] == 2 && NEAR(r.rows[0].busbw[1], 0.02));
 	CHECK(r.wrong_total == 2 && NEAR(gl_nccl_busbw_at(&r, 64), 0.01));
 	gl_nccl_result_free(&r);
 
 	/* per-iteration report columns, "cputime" */
 	CHECKF(parse_str(HDR "# size count type redop root cputime algbw busbw #wrong i_min i_max i_p99"
-			 " i_cv% cputime algbw busbw #wrong i_min i_max i_p99 i_cv%\n"
-			 "  32  8  float  sum  -1  5.1  0.01  0.01  0  4.90  6.20  6.10  3.20"
-			 "  5.2  0.02  0.03  0  4.80  6.00  5.90  2.80\n", &r, &err) == 0, "%s", err.msg);
+			     " i_cv% cputime algbw busbw #wrong i_min i_max i_p99 i_cv%\n"
+			     "  32  8  float  sum  -1  5.1  0.01  0.01  0  4.90  6.20  6.10  3.20"
+			     "  5.2  0.02  0.03  0  4.80  6.00  5.90  2.80\n",
+			 &r, &err) == 0,
+	       "%s", err.msg);
 	CHECK(r.nrows == 1 && NEAR(r.rows[0].time_us[1], 5.2) && NEAR(r.rows[0].busbw[1], 0.03));
 	gl_nccl_result_free(&r);
 
 	/* rccl-tests: unknown trailing columns are skipped */
 	CHECKF(parse_str(HDR "#       size         count      type   redop    root     time   algbw   busbw #wrong"
-			 "     time   algbw   busbw #wrong     algo     proto   nchannels\n"
-			 "     1048576        262144     float     sum      -1    76.26   13.75   25.78      0"
-			 "    76.43   13.72   25.72      0  Direct    SIMPLE          32\n",
-			 &r, &err) == 0, "%s", err.msg);
+			     "     time   algbw   busbw #wrong     algo     proto   nchannels\n"
+			     "     1048576        262144     float     sum      -1    76.26   13.75   25.78      0"
+			     "    76.43   13.72   25.72      0  Direct    SIMPLE          32\n",
+			 &r, &err) == 0,
+	       "%s", err.msg);
 	CHECK(r.nrows == 1 && NEAR(gl_nccl_busbw_at(&r, 1048576), 25.72));
 	gl_nccl_result_free(&r);
 
 	/* trace replay: the out-of-place half left blank (32 spaces) */
-	CHECKF(parse_str(HDR COLS
-			 "        1024           256     float     sum      -1                                "
-			 "    23.88    0.04    0.04       3\n", &r, &err) == 0, "%s", err.msg);
+	CHECKF(parse_str(HDR COLS "        1024           256     float     sum      -1                                "
+				  "    23.88    0.04    0.04       3\n",
+			 &r, &err) == 0,
+	       "%s", err.msg);
 	CHECK(r.nrows == 1 && r.rows[0].time_us[0] == -1 && r.rows[0].busbw[0] == -1);
 	CHECK(NEAR(r.rows[0].time_us[1], 23.88) && r.rows[0].wrong[1] == 3 && r.wrong_total == 3);
 	gl_nccl_result_free(&r);
@@ -450,22 +458,26 @@ static void test_layouts(void)
 	/* Open MPI --tag-output, and a last row cut short by the end of the output */
 	CHECKF(parse_str("[1,0]<stdout>:" HDR "[1,0]<stdout>:" COLS "[1,0]<stdout>:" ROW8
 			 "[1,0]<stdout>:          16             4     float     sum      -1    24.03",
-			 &r, &err) == 0, "%s", err.msg);
+			 &r, &err) == 0,
+	       "%s", err.msg);
 	CHECK(r.nrows == 1 && r.rows_incomplete == 1 && r.headers == 1);
 	gl_nccl_result_free(&r);
 
 	/* a row glued to a log line whose hostname begins with digits: the
 	 * header's label ends say where "-1" stops */
 	CHECKF(parse_str(HDR COLS "          16             4     float     sum      -1"
-			 "10-0-3-7:77:78 [0] NCCL INFO Channel 01/1 : 0[0] -> 1[0] via P2P/IPC\n"
-			 "    24.03    0.00    0.00       0    23.88    0.00    0.00       0\n",
-			 &r, &err) == 0, "%s", err.msg);
+				  "10-0-3-7:77:78 [0] NCCL INFO Channel 01/1 : 0[0] -> 1[0] via P2P/IPC\n"
+				  "    24.03    0.00    0.00       0    23.88    0.00    0.00       0\n",
+			 &r, &err) == 0,
+	       "%s", err.msg);
 	CHECK(r.nrows == 1 && r.rows[0].size == 16 && r.rows[0].root == -1 && r.nccl_lines == 1);
 	gl_nccl_result_free(&r);
 
 	/* a byte order mark, and NCCL's last error printed by newer nccl-tests */
 	CHECKF(parse_str("\xef\xbb\xbf" HDR COLS ROW8 "# Out of bounds values : 0 OK\n"
-			 "# error: NET/IB : Got async event : port error\n", &r, &err) == 0, "%s", err.msg);
+			 "# error: NET/IB : Got async event : port error\n",
+			 &r, &err) == 0,
+	       "%s", err.msg);
 	CHECK(r.headers == 1 && r.nrows == 1 && r.lines_skipped == 0);
 	CHECK(r.failures == 1 && strcmp(r.failure, "NET/IB : Got async event : port error") == 0);
 	gl_nccl_result_free(&r);
@@ -495,26 +507,26 @@ static void test_errors(void)
 	gl_nccl_result_free(&r);
 
 	/* short row, and the table goes on */
-	CHECK(parse_str(HDR COLS ROW8 "          16             4     float     sum\n" ROW8, &r, &err) ==
-	      -GL_EINVAL);
-	CHECKF(strcmp(err.msg, "line 5: expected 13 columns in a table row, got 4") == 0, "%s",
-	       err.msg);
-	CHECK(r.nrows == 1);   /* what came before is kept */
+	CHECK(parse_str(HDR COLS ROW8 "          16             4     float     sum\n" ROW8, &r, &err) == -GL_EINVAL);
+	CHECKF(strcmp(err.msg, "line 5: expected 13 columns in a table row, got 4") == 0, "%s", err.msg);
+	CHECK(r.nrows == 1); /* what came before is kept */
 	gl_nccl_result_free(&r);
 	CHECK(parse_str(HDR COLS "           8             2     float     sum      -1    24.03    0.00"
-			"    0.00       0    23.88    0.00    0.00       0     7\n", &r, &err) < 0);
-	CHECKF(strcmp(err.msg, "line 4: expected 13 columns in a table row, got 14") == 0, "%s",
-	       err.msg);
+				 "    0.00       0    23.88    0.00    0.00       0     7\n",
+			&r, &err) < 0);
+	CHECKF(strcmp(err.msg, "line 4: expected 13 columns in a table row, got 14") == 0, "%s", err.msg);
 	gl_nccl_result_free(&r);
 	CHECK(parse_str(ROW8, &r, &err) < 0);
 	CHECKF(strcmp(err.msg, "line 1: table row before the table header") == 0, "%s", err.msg);
 	gl_nccl_result_free(&r);
 	CHECK(parse_str(HDR COLS "           8             2     float     sum      -1    24.03    fast"
-			"    0.00       0    23.88    0.00    0.00       0\n", &r, &err) < 0);
+				 "    0.00       0    23.88    0.00    0.00       0\n",
+			&r, &err) < 0);
 	CHECKF(has(err.msg, "line 4: column 7: 'fast' is not a valid number"), "%s", err.msg);
 	gl_nccl_result_free(&r);
 	CHECK(parse_str(HDR COLS "           8             2     float     sum      -1    24.03    0.00"
-			"    0.00      -4    23.88    0.00    0.00       0\n", &r, &err) < 0);
+				 "    0.00      -4    23.88    0.00    0.00       0\n",
+			&r, &err) < 0);
 	CHECKF(has(err.msg, "'-4' is not a valid #wrong count"), "%s", err.msg);
 	gl_nccl_result_free(&r);
 	CHECK(parse_str(HDR "#  size  count  type  algbw  busbw\n", &r, &err) < 0);
@@ -527,13 +539,13 @@ static void test_errors(void)
 	CHECKF(has(err.msg, "more than two time columns"), "%s", err.msg);
 	gl_nccl_result_free(&r);
 	CHECK(parse_str(HDR COLS "           8  123456789012345678901234567890123456789012  float  sum"
-			"  -1  1  1  1  0  1  1  1  0\n", &r, &err) < 0);
+				 "  -1  1  1  1  0  1  1  1  0\n",
+			&r, &err) < 0);
 	CHECKF(has(err.msg, "line 4: a cell of the table row is longer than 39 bytes"), "%s", err.msg);
 	gl_nccl_result_free(&r);
-	CHECK(parse_str(HDR COLS "  99999999999999999999999  2  float  sum  -1  1  1  1  0  1  1  1  0\n",
-			&r, &err) < 0);
-	CHECKF(has(err.msg, "column 1: '99999999999999999999999' is not a valid byte count"), "%s",
-	       err.msg);
+	CHECK(parse_str(HDR COLS "  99999999999999999999999  2  float  sum  -1  1  1  1  0  1  1  1  0\n", &r, &err) <
+	      0);
+	CHECKF(has(err.msg, "column 1: '99999999999999999999999' is not a valid byte count"), "%s", err.msg);
 	gl_nccl_result_free(&r);
 }
 
@@ -597,7 +609,7 @@ int main(void)
 
 #ifdef GL_NCCL_TEST_SRC
 	if (!s || !*s)
-		s = GL_NCCL_TEST_SRC;   /* run by hand, outside ctest */
+		s = GL_NCCL_TEST_SRC; /* run by hand, outside ctest */
 #endif
 	snprintf(src_dir, sizeof(src_dir), "%s", s && *s ? s : ".");
 	test_clean_2node();

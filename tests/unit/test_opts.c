@@ -79,7 +79,8 @@ int main(void)
 
 	/* each type's message, the getters' own */
 	t = check("{\"mode\": \"medium\", \"small\": 11, \"big\": 1.5, \"x\": \"1\", \"flag\": 1, \"wait\": 5,"
-		  " \"bytes\": \"4 furlongs\", \"note\": \"0123456789abcdefXYZ\"}", &n);
+		  " \"bytes\": \"4 furlongs\", \"note\": \"0123456789abcdefXYZ\"}",
+		  &n);
 	CHECKF(n == 9, "bad section: %d errors:\n%s", n, t);
 	has(t, "w: missing required key 'name' (a string)");
 	has(t, "w.mode: 'medium' is not one of: fast, slow");

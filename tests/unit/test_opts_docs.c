@@ -39,8 +39,8 @@ static int doc_keys(const char *heading, const char *sub, struct keys *out)
 		return -1;
 	if (!(p = strstr(p, "\n| key |")))
 		return -1;
-	p = strchr(p + 1, '\n');             /* the header */
-	p = p ? strchr(p + 1, '\n') : NULL;  /* the |---| line */
+	p = strchr(p + 1, '\n'); /* the header */
+	p = p ? strchr(p + 1, '\n') : NULL; /* the |---| line */
 	for (line = p ? p + 1 : NULL; line && *line == '|'; line = end ? end + 1 : NULL) {
 		char *cell_end = strchr(line + 1, '|'), *q = line + 1;
 		end = strchr(line, '\n');
@@ -80,8 +80,8 @@ static void compare(const char *what, const char *heading, const char *sub, cons
 		CHECKF(has_key(&d, want.k[i]), "%s: key '%s' of the option table is not in docs/scenario.md", what,
 		       want.k[i]);
 	for (int i = 0; i < d.n; i++)
-		CHECKF(has_key(&want, d.k[i]), "%s: docs/scenario.md names '%s', which the option table does not",
-		       what, d.k[i]);
+		CHECKF(has_key(&want, d.k[i]), "%s: docs/scenario.md names '%s', which the option table does not", what,
+		       d.k[i]);
 }
 
 int main(void)

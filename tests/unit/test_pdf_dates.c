@@ -24,7 +24,7 @@
 #include "report.h"
 #include "util.h"
 
-#define T_2024_02_29_235959 1709251199LL   /* 2024-02-29T23:59:59Z */
+#define T_2024_02_29_235959 1709251199LL /* 2024-02-29T23:59:59Z */
 #define WHEN (T_2024_02_29_235959 * 1000000000LL + 987654321LL)
 
 static char dir[] = "/tmp/gl-pdfdates.XXXXXX";
@@ -45,8 +45,9 @@ static size_t build_pdf(char *buf, size_t cap, const char *const *objs, int nobj
 		k += (size_t)snprintf(buf + k, cap - k, "xref\n0 %d\n0000000000 65535 f \n", nobj + 1);
 		for (int i = 0; i < nobj; i++)
 			k += (size_t)snprintf(buf + k, cap - k, "%010zu 00000 n \n", off[i]);
-		k += (size_t)snprintf(buf + k, cap - k, "trailer\n<</Size %d\n/Root 2 0 R\n%s>>\nstartxref\n%zu\n%%%%EOF",
-				      nobj + 1, extra, xref);
+		k += (size_t)snprintf(buf + k, cap - k,
+				      "trailer\n<</Size %d\n/Root 2 0 R\n%s>>\nstartxref\n%zu\n%%%%EOF", nobj + 1,
+				      extra, xref);
 	}
 	return k;
 }
@@ -166,8 +167,8 @@ int main(void)
 
 	/* 2. the other lengths of a UTC date: +HH'mm and Z */
 	{
-		const char *objs[] = { "<</CreationDate (D:20261203075307-08'00)/ModDate (D:20261203155307Z)>>", catalog,
-				       pages };
+		const char *objs[] = { "<</CreationDate (D:20261203075307-08'00)/ModDate (D:20261203155307Z)>>",
+				       catalog, pages };
 		len = build_pdf(pdf, sizeof(pdf), objs, 3, "/Info 1 0 R\n");
 		rc = fix("forms.pdf", pdf, len, out, &olen, why, sizeof(why));
 		CHECKF(rc == 0, "%s", why);
@@ -178,15 +179,19 @@ int main(void)
 	/* 3. two printings, other dates and file identifiers: the same bytes */
 	{
 		const char *a[] = { "<</Producer (Skia)/CreationDate (D:20261203075307+00'00')/ModDate "
-				    "(D:20261203075307+00'00')>>", catalog, pages };
+				    "(D:20261203075307+00'00')>>",
+				    catalog, pages };
 		const char *b[] = { "<</Producer (Skia)/CreationDate (D:20270101120000+01'00')/ModDate "
-				    "(D:20270101120001+01'00')>>", catalog, pages };
+				    "(D:20270101120001+01'00')>>",
+				    catalog, pages };
 		size_t blen;
 		char pdf_b[4096];
-		len = build_pdf(pdf, sizeof(pdf), a, 3,
-				"/Info 1 0 R\n/ID [<0123456789ABCDEF0123456789ABCDEF> <0123456789abcdef0123456789abcdef>]\n");
-		blen = build_pdf(pdf_b, sizeof(pdf_b), b, 3,
-				 "/Info 1 0 R\n/ID [<FEDCBA9876543210FEDCBA9876543210> <00112233445566778899aabbccddeeff>]\n");
+		len = build_pdf(
+			pdf, sizeof(pdf), a, 3,
+			"/Info 1 0 R\n/ID [<0123456789ABCDEF0123456789ABCDEF> <0123456789abcdef0123456789abcdef>]\n");
+		blen = build_pdf(
+			pdf_b, sizeof(pdf_b), b, 3,
+			"/Info 1 0 R\n/ID [<FEDCBA9876543210FEDCBA9876543210> <00112233445566778899aabbccddeeff>]\n");
 		CHECK(len == blen && memcmp(pdf, pdf_b, len) != 0);
 		rc = fix("a.pdf", pdf, len, out, &olen, why, sizeof(why));
 		CHECKF(rc == 0, "%s", why);
@@ -253,10 +258,13 @@ int main(void)
 	}
 	{
 		/* a cross-reference stream (PDF 1.5) */
-		size_t at = (size_t)snprintf(info, sizeof(info), "%%PDF-1.5\n1 0 obj\n<</CreationDate (D:20261203075307Z)>>\nendobj\n");
+		size_t at = (size_t)snprintf(info, sizeof(info),
+					     "%%PDF-1.5\n1 0 obj\n<</CreationDate (D:20261203075307Z)>>\nendobj\n");
 		snprintf(info + at, sizeof(info) - at,
-			 "2 0 obj\n<</Type /XRef /Size 3 /Info 1 0 R /W [1 2 1] /Length 0>>\nstream\n\nendstream\nendobj\n"
-			 "startxref\n%zu\n%%%%EOF\n", at);
+			 "2 0 obj\n<</Type /XRef /Size 3 /Info 1 0 R /W [1 2 1] /Length "
+			 "0>>\nstream\n\nendstream\nendobj\n"
+			 "startxref\n%zu\n%%%%EOF\n",
+			 at);
 		len = strlen(info);
 		rc = fix("xrefstream.pdf", info, len, out, &olen, why, sizeof(why));
 		CHECKF(rc == -1 && strstr(why, "cross-reference stream"), "rc %d, why '%s'", rc, why);

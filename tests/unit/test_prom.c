@@ -13,13 +13,13 @@
 struct got {
 	int n;
 	char name[8][64];
-	char labels[8][256];      /* "k=v;k=v" */
+	char labels[8][256]; /* "k=v;k=v" */
 	double value[8];
 	int has_ts[8];
 	long long ts[8];
 	int type[8];
 	int line[8];
-	int stop_at;              /* stop after this many (0: never) */
+	int stop_at; /* stop after this many (0: never) */
 };
 
 static int collect(void *arg, const struct gl_prom_sample *s)
@@ -42,8 +42,8 @@ static int collect(void *arg, const struct gl_prom_sample *s)
 	return g->stop_at && g->n >= g->stop_at;
 }
 
-static int parse(const char *text, const struct gl_prom_limits *lim, struct got *g,
-		 struct gl_prom_result *res, struct gl_err *err)
+static int parse(const char *text, const struct gl_prom_limits *lim, struct got *g, struct gl_prom_result *res,
+		 struct gl_err *err)
 {
 	memset(g, 0, sizeof(*g));
 	gl_err_clear(err);
@@ -66,29 +66,32 @@ int main(void)
 	struct got g;
 	struct gl_prom_result r;
 	struct gl_err e = { 0 };
-	static const char dcgm[] =
-		"# HELP DCGM_FI_DEV_GPU_TEMP GPU temperature (in C).\n"
-		"# TYPE DCGM_FI_DEV_GPU_TEMP gauge\n"
-		"DCGM_FI_DEV_GPU_TEMP{gpu=\"0\",UUID=\"GPU-5fd4\",device=\"nvidia0\",modelName=\"NVIDIA H100 80GB HBM3\",Hostname=\"gpu-a\"} 41\n"
-		"DCGM_FI_DEV_GPU_TEMP{gpu=\"1\",UUID=\"GPU-8a2b\",device=\"nvidia1\",modelName=\"NVIDIA H100 80GB HBM3\",Hostname=\"gpu-a\"} 44\n"
-		"# HELP DCGM_FI_DEV_POWER_USAGE Power draw (in W).\n"
-		"# TYPE DCGM_FI_DEV_POWER_USAGE gauge\n"
-		"DCGM_FI_DEV_POWER_USAGE{gpu=\"0\",UUID=\"GPU-5fd4\"} 112.437000\n"
-		"DCGM_FI_DEV_POWER_USAGE{gpu=\"1\",UUID=\"GPU-8a2b\"} 140737488355328.000000\n"
-		"# TYPE DCGM_FI_DEV_ECC_SBE_VOL_TOTAL counter\n"
-		"DCGM_FI_DEV_ECC_SBE_VOL_TOTAL{gpu=\"0\",UUID=\"GPU-5fd4\"} 5\n";
+	static const char dcgm[] = "# HELP DCGM_FI_DEV_GPU_TEMP GPU temperature (in C).\n"
+				   "# TYPE DCGM_FI_DEV_GPU_TEMP gauge\n"
+				   "DCGM_FI_DEV_GPU_TEMP{gpu=\"0\",UUID=\"GPU-5fd4\",device=\"nvidia0\",modelName="
+				   "\"NVIDIA H100 80GB HBM3\",Hostname=\"gpu-a\"} 41\n"
+				   "DCGM_FI_DEV_GPU_TEMP{gpu=\"1\",UUID=\"GPU-8a2b\",device=\"nvidia1\",modelName="
+				   "\"NVIDIA H100 80GB HBM3\",Hostname=\"gpu-a\"} 44\n"
+				   "# HELP DCGM_FI_DEV_POWER_USAGE Power draw (in W).\n"
+				   "# TYPE DCGM_FI_DEV_POWER_USAGE gauge\n"
+				   "DCGM_FI_DEV_POWER_USAGE{gpu=\"0\",UUID=\"GPU-5fd4\"} 112.437000\n"
+				   "DCGM_FI_DEV_POWER_USAGE{gpu=\"1\",UUID=\"GPU-8a2b\"} 140737488355328.000000\n"
+				   "# TYPE DCGM_FI_DEV_ECC_SBE_VOL_TOTAL counter\n"
+				   "DCGM_FI_DEV_ECC_SBE_VOL_TOTAL{gpu=\"0\",UUID=\"GPU-5fd4\"} 5\n";
 
 	/* exporter text */
 	CHECK(parse(dcgm, NULL, &g, &r, &e) == 0);
 	CHECK(g.n == 5 && r.samples == 5 && r.cls == GL_PROM_OK);
 	CHECK(!strcmp(g.name[0], "DCGM_FI_DEV_GPU_TEMP") && g.value[0] == 41 && g.line[0] == 3);
-	CHECK(!strcmp(g.labels[1], "gpu=1;UUID=GPU-8a2b;device=nvidia1;modelName=NVIDIA H100 80GB HBM3;Hostname=gpu-a"));
+	CHECK(!strcmp(g.labels[1],
+		      "gpu=1;UUID=GPU-8a2b;device=nvidia1;modelName=NVIDIA H100 80GB HBM3;Hostname=gpu-a"));
 	CHECK(g.type[0] == GL_PROM_GAUGE && g.type[4] == GL_PROM_COUNTER);
 	CHECK(g.value[2] == 112.437 && g.value[3] == 140737488355328.0);
 	CHECK(!gl_dcgm_is_blank(g.value[2]) && gl_dcgm_is_blank(g.value[3]));
 
 	/* escapes, spaces, trailing comma, empty label set, timestamps, CRLF, no last newline */
-	CHECK(parse("m{a=\"x\\\\y\", b = \"q\\\"t\\n\",} 1 -5\r\n\r\n  \t\nn{} 2 1700000000000\r\no 3", NULL, &g, &r, &e) == 0);
+	CHECK(parse("m{a=\"x\\\\y\", b = \"q\\\"t\\n\",} 1 -5\r\n\r\n  \t\nn{} 2 1700000000000\r\no 3", NULL, &g, &r,
+		    &e) == 0);
 	CHECKF(g.n == 3, "%d %s", g.n, e.msg);
 	CHECK(!strcmp(g.labels[0], "a=x\\y;b=q\"t\n"));
 	CHECK(g.has_ts[0] && g.ts[0] == -5 && g.has_ts[1] && g.ts[1] == 1700000000000LL && !g.has_ts[2]);
@@ -103,7 +106,8 @@ int main(void)
 	CHECK(gl_dcgm_is_blank(g.value[0]) && gl_dcgm_is_blank(g.value[1]));
 
 	/* histogram family types */
-	CHECK(parse("# TYPE h histogram\nh_bucket{le=\"1\"} 1\nh_sum 2\nh_count 1\nh_other 1\n", NULL, &g, &r, &e) == 0);
+	CHECK(parse("# TYPE h histogram\nh_bucket{le=\"1\"} 1\nh_sum 2\nh_count 1\nh_other 1\n", NULL, &g, &r, &e) ==
+	      0);
 	CHECK(g.type[0] == GL_PROM_HISTOGRAM && g.type[1] == GL_PROM_HISTOGRAM && g.type[2] == GL_PROM_HISTOGRAM &&
 	      g.type[3] == GL_PROM_UNTYPED);
 
@@ -154,11 +158,15 @@ int main(void)
 		      r.line == 4 && g.n == 3);
 		CHECK(parse("a 1\nlong_metric_name_here 1\n", &lim, &g, &r, &e) == -GL_ELIMIT &&
 		      r.cls == GL_PROM_E_LINE_SIZE && r.line == 2);
-		CHECK(parse("m{a=\"\",b=\"\"} 1\n", &lim, &g, &r, &e) == 0 && g.n == 1);   /* 15 bytes, 2 labels: at the caps */
+		CHECK(parse("m{a=\"\",b=\"\"} 1\n", &lim, &g, &r, &e) == 0 &&
+		      g.n == 1); /* 15 bytes, 2 labels: at the caps */
 		CHECK(parse("x{a=\"\",b=\"\",c=\"\"} 1\n", &(struct gl_prom_limits){ 64, 64, 2, 3 }, &g, &r, &e) ==
-			      -GL_ELIMIT && r.cls == GL_PROM_E_LABELS);
-		CHECK(parse("a 1\nb 2\nc 3\nd 4\ne 5\nf 6\ng 7\nh 8\ni 9\nj 10\nk 11\nl 12\nm 13\nn 14\no 15\np 16\nq 17\n",
-			    &lim, &g, &r, &e) == -GL_ELIMIT && r.cls == GL_PROM_E_BODY_SIZE && r.line == 0 && g.n == 0);
+			      -GL_ELIMIT &&
+		      r.cls == GL_PROM_E_LABELS);
+		CHECK(parse("a 1\nb 2\nc 3\nd 4\ne 5\nf 6\ng 7\nh 8\ni 9\nj 10\nk 11\nl 12\nm 13\nn 14\no 15\np 16\nq "
+			    "17\n",
+			    &lim, &g, &r, &e) == -GL_ELIMIT &&
+		      r.cls == GL_PROM_E_BODY_SIZE && r.line == 0 && g.n == 0);
 	}
 	/* the callback stops the parse */
 	memset(&g, 0, sizeof(g));

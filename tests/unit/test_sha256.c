@@ -30,7 +30,9 @@ static void hash_pieces(const unsigned char *p, size_t n, unsigned seed, char ou
 
 int main(void)
 {
-	static const struct { const char *in, *hex; } vec[] = {
+	static const struct {
+		const char *in, *hex;
+	} vec[] = {
 		{ "", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855" },
 		{ "abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad" },
 		{ "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
@@ -42,7 +44,10 @@ int main(void)
 	/* n times 'a' at the padding edges (55: the last length whose length
 	 * field fits in the same block; 64, 119: one and two blocks), digests
 	 * from coreutils sha256sum, so neither path is judged by the other */
-	static const struct { size_t n; const char *hex; } as[] = {
+	static const struct {
+		size_t n;
+		const char *hex;
+	} as[] = {
 		{ 55, "9f4390f8d30c2dd92ec9f095b65e2b9ae9b0a925a5258e241c9f1e910f734318" },
 		{ 63, "7d3e74a05d7db15bce4ad9ec0658ea98e3f06eeecf16b4c6fff2da457ddc2f34" },
 		{ 64, "ffe054fe7ae0cb6dc65c3af9b61d5209f439851db43d0ba5997337df154668eb" },

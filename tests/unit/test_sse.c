@@ -19,7 +19,7 @@ struct rec {
 	struct gl_buf out;
 	int n;
 	int n_token;
-	int stop_after;   /* >0: return 7 from the callback at this event */
+	int stop_after; /* >0: return 7 from the callback at this event */
 };
 
 static int rec_cb(void *ctx, const struct gl_sse_event *ev)
@@ -48,8 +48,8 @@ static void rec_init(struct rec *r)
 }
 
 /* Feed text in pieces cut at the given offsets (ascending, may be empty). */
-static char *feed_cuts(const char *text, size_t len, const size_t *cuts, size_t n_cuts,
-		       unsigned flags, enum gl_sse_class *cls, struct gl_sse_summary *sum)
+static char *feed_cuts(const char *text, size_t len, const size_t *cuts, size_t n_cuts, unsigned flags,
+		       enum gl_sse_class *cls, struct gl_sse_summary *sum)
 {
 	struct rec r;
 	struct gl_sse *p;
@@ -71,8 +71,7 @@ static char *feed_cuts(const char *text, size_t len, const size_t *cuts, size_t 
 	return s;
 }
 
-static char *feed_whole(const char *text, unsigned flags, enum gl_sse_class *cls,
-			struct gl_sse_summary *sum)
+static char *feed_whole(const char *text, unsigned flags, enum gl_sse_class *cls, struct gl_sse_summary *sum)
 {
 	return feed_cuts(text, strlen(text), NULL, 0, flags, cls, sum);
 }
@@ -95,39 +94,37 @@ static char *feed_bytes(const char *text, unsigned flags)
 }
 
 /* A stream with every framing feature in it. */
-static const char rich[] =
-	"\xEF\xBB\xBF"
-	": keep-alive\r\n"
-	"retry: 3000\n"
-	"data: one\n"
-	"\n"
-	"event: delta\r"
-	"id: 42\r"
-	"data:two\r"
-	"data:  three\r"
-	"\r"
-	":ping\r\n"
-	"data\r\n"
-	"\r\n"
-	"data:\n"
-	"data:\n"
-	"unknown: x\n"
-	"\n"
-	"event: lonely\n"
-	"\n"
-	"id\n"
-	"data: after-id-reset\n"
-	"\n"
-	"data: {\"choices\":[{\"delta\":{\"content\":\"hi\"}}]}\r\n\r\n"
-	"data: unfinished\n";
+static const char rich[] = "\xEF\xBB\xBF"
+			   ": keep-alive\r\n"
+			   "retry: 3000\n"
+			   "data: one\n"
+			   "\n"
+			   "event: delta\r"
+			   "id: 42\r"
+			   "data:two\r"
+			   "data:  three\r"
+			   "\r"
+			   ":ping\r\n"
+			   "data\r\n"
+			   "\r\n"
+			   "data:\n"
+			   "data:\n"
+			   "unknown: x\n"
+			   "\n"
+			   "event: lonely\n"
+			   "\n"
+			   "id\n"
+			   "data: after-id-reset\n"
+			   "\n"
+			   "data: {\"choices\":[{\"delta\":{\"content\":\"hi\"}}]}\r\n\r\n"
+			   "data: unfinished\n";
 
-static const char rich_expect[] =
-	"||one\x1e"
-	"delta|42|two\n three\x1e"
-	"|42|\x1e"
-	"|42|\n\x1e"
-	"||after-id-reset\x1e"
-	"||{\"choices\":[{\"delta\":{\"content\":\"hi\"}}]}\x1e";
+static const char rich_expect[] = "||one\x1e"
+				  "delta|42|two\n three\x1e"
+				  "|42|\x1e"
+				  "|42|\n\x1e"
+				  "||after-id-reset\x1e"
+				  "||{\"choices\":[{\"delta\":{\"content\":\"hi\"}}]}\x1e";
 
 static void test_framing_exact(void)
 {
@@ -138,7 +135,7 @@ static void test_framing_exact(void)
 	CHECKF(strcmp(got, rich_expect) == 0, "got [%s]", got);
 	CHECK(sum.n_events == 6);
 	CHECK(sum.n_comments == 2);
-	CHECK(sum.partial_at_end);              /* "data: unfinished" never dispatched */
+	CHECK(sum.partial_at_end); /* "data: unfinished" never dispatched */
 	CHECK(cls == GL_SSE_TRUNCATED);
 	free(got);
 }
@@ -195,14 +192,13 @@ static char *with_eol(const char *lf, const char *eol)
 
 static void test_line_ends(void)
 {
-	const char *lf =
-		": hello\n"
-		"event: a\ndata: {\"choices\":[],\ndata: \"usage\":{\"completion_tokens\":1}}\n\n"
-		"data: {\"choices\":[{\"delta\":{\"content\":\"z\"},\"finish_reason\":\"stop\"}]}\n\n"
-		"data: [DONE]\n\n";
+	const char *lf = ": hello\n"
+			 "event: a\ndata: {\"choices\":[],\ndata: \"usage\":{\"completion_tokens\":1}}\n\n"
+			 "data: {\"choices\":[{\"delta\":{\"content\":\"z\"},\"finish_reason\":\"stop\"}]}\n\n"
+			 "data: [DONE]\n\n";
 	const char *expect = "a||{\"choices\":[],\n\"usage\":{\"completion_tokens\":1}}\x1e"
-		"||{\"choices\":[{\"delta\":{\"content\":\"z\"},\"finish_reason\":\"stop\"}]}\x1e"
-		"||[DONE]\x1e";
+			     "||{\"choices\":[{\"delta\":{\"content\":\"z\"},\"finish_reason\":\"stop\"}]}\x1e"
+			     "||[DONE]\x1e";
 	const char *eols[] = { "\n", "\r\n", "\r" };
 
 	for (size_t k = 0; k < GL_ARRAY_LEN(eols); k++) {
@@ -253,7 +249,10 @@ static void test_bom(void)
 	p = gl_sse_new(0, 0, 0, rec_cb, &r);
 	gl_sse_feed(p, "\xEF", 1);
 	gl_sse_feed(p, "\xBB", 1);
-	gl_sse_feed(p, "\xBF" "data: a\n\n", 11);
+	gl_sse_feed(p,
+		    "\xBF"
+		    "data: a\n\n",
+		    11);
 	CHECKF(strcmp(r.out.data, "||a\x1e") == 0, "got [%s]", r.out.data);
 	gl_sse_free(p);
 	gl_buf_free(&r.out);
@@ -269,8 +268,11 @@ static void test_bom(void)
 
 	rec_init(&r);
 	p = gl_sse_new(0, 0, 0, rec_cb, &r);
-	gl_sse_feed(p, "\xEF\xBB\xBF\xEF\xBB\xBF" "data: c\n\n", 15);
-	CHECK(r.n == 0);   /* the second BOM makes the field name "\xEF\xBB\xBF" "data" */
+	gl_sse_feed(p,
+		    "\xEF\xBB\xBF\xEF\xBB\xBF"
+		    "data: c\n\n",
+		    15);
+	CHECK(r.n == 0); /* the second BOM makes the field name "\xEF\xBB\xBF" "data" */
 	gl_sse_free(p);
 	gl_buf_free(&r.out);
 }
@@ -329,15 +331,14 @@ static void test_caps(void)
 	CHECK(rc == -GL_ELIMIT);
 	CHECK(gl_sse_error(p) == GL_SSE_ERR_EVENT_TOO_BIG);
 	CHECK(gl_sse_finish(p, NULL) == GL_SSE_MALFORMED);
-	CHECKF(gl_sse_mem_bytes(p) <= 3 * (64 + 1) + (256 + 1) + 512, "mem %zu",
-	       gl_sse_mem_bytes(p));
+	CHECKF(gl_sse_mem_bytes(p) <= 3 * (64 + 1) + (256 + 1) + 512, "mem %zu", gl_sse_mem_bytes(p));
 	gl_sse_free(p);
 	gl_buf_free(&r.out);
 
 	/* An exactly max_line line is fine. */
 	rec_init(&r);
 	p = gl_sse_new(16, 16, 0, rec_cb, &r);
-	CHECK(gl_sse_feed(p, "data: 0123456789\n\n", 18) == 0);    /* 16 bytes */
+	CHECK(gl_sse_feed(p, "data: 0123456789\n\n", 18) == 0); /* 16 bytes */
 	CHECK(gl_sse_feed(p, "data: 01234567890\n\n", 19) == -GL_ELIMIT);
 	CHECK(r.n == 1);
 	gl_sse_free(p);
@@ -377,16 +378,20 @@ static void test_chunks(void)
 	CHECK(!c.is_done && c.is_malformed);
 
 	/* Role-only delta: not a token. */
-	chunk(NULL, "{\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"choices\":"
-		    "[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"},"
-		    "\"finish_reason\":null}]}", &c);
+	chunk(NULL,
+	      "{\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"choices\":"
+	      "[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"},"
+	      "\"finish_reason\":null}]}",
+	      &c);
 	CHECK(c.kind == GL_OAI_CHAT);
 	CHECK(!c.has_token && !c.is_malformed && !c.has_finish && !c.has_usage);
 	chunk(NULL, "{\"choices\":[{\"delta\":{\"role\":\"assistant\"}}]}", &c);
 	CHECK(c.kind == GL_OAI_CHAT && !c.has_token);
 
-	chunk(NULL, "{\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,"
-		    "\"delta\":{\"content\":\"H\\u00e9llo\"},\"finish_reason\":null}],\"usage\":null}", &c);
+	chunk(NULL,
+	      "{\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,"
+	      "\"delta\":{\"content\":\"H\\u00e9llo\"},\"finish_reason\":null}],\"usage\":null}",
+	      &c);
 	CHECK(c.has_token && c.content_bytes == 6 && !c.has_usage && !c.is_malformed);
 
 	chunk(NULL, "{\"choices\":[{\"delta\":{\"reasoning_content\":\"think\"}}]}", &c);
@@ -394,12 +399,15 @@ static void test_chunks(void)
 	chunk(NULL, "{\"choices\":[{\"delta\":{\"reasoning\":\"hm\",\"content\":null}}]}", &c);
 	CHECK(c.has_token && c.reasoning_bytes == 2);
 
-	chunk(NULL, "{\"choices\":[{\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"call_1\","
-		    "\"type\":\"function\",\"function\":{\"name\":\"get_weather\",\"arguments\":\"\"}}]}}]}",
+	chunk(NULL,
+	      "{\"choices\":[{\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"call_1\","
+	      "\"type\":\"function\",\"function\":{\"name\":\"get_weather\",\"arguments\":\"\"}}]}}]}",
 	      &c);
 	CHECK(c.has_token && c.tool_call_bytes == 11);
-	chunk(NULL, "{\"choices\":[{\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":"
-		    "{\"arguments\":\"{\\\"city\\\"\"}}]}}]}", &c);
+	chunk(NULL,
+	      "{\"choices\":[{\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":"
+	      "{\"arguments\":\"{\\\"city\\\"\"}}]}}]}",
+	      &c);
 	CHECK(c.has_token && c.tool_call_bytes == 7);
 	chunk(NULL, "{\"choices\":[{\"delta\":{\"tool_calls\":[]}}]}", &c);
 	CHECK(!c.has_token && !c.is_malformed);
@@ -409,9 +417,11 @@ static void test_chunks(void)
 	CHECK(c.has_finish && strcmp(c.finish_reason, "length") == 0 && !c.has_token);
 
 	/* include_usage: the last chunk has empty choices and usage. */
-	chunk(NULL, "{\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"created\":1,"
-		    "\"model\":\"m\",\"choices\":[],\"usage\":{\"prompt_tokens\":17,"
-		    "\"total_tokens\":273,\"completion_tokens\":256}}", &c);
+	chunk(NULL,
+	      "{\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"created\":1,"
+	      "\"model\":\"m\",\"choices\":[],\"usage\":{\"prompt_tokens\":17,"
+	      "\"total_tokens\":273,\"completion_tokens\":256}}",
+	      &c);
 	CHECK(c.has_usage && c.prompt_tokens == 17 && c.completion_tokens == 256);
 	CHECK(!c.has_token && !c.is_malformed && c.kind == GL_OAI_CHAT);
 	chunk(NULL, "{\"choices\":[],\"usage\":{\"completion_tokens\":3}}", &c);
@@ -426,19 +436,25 @@ static void test_chunks(void)
 	CHECK(c.is_malformed);
 
 	/* Completions */
-	chunk(NULL, "{\"id\":\"cmpl-1\",\"object\":\"text_completion\",\"choices\":[{\"index\":0,"
-		    "\"text\":\" world\",\"logprobs\":null,\"finish_reason\":null}]}", &c);
+	chunk(NULL,
+	      "{\"id\":\"cmpl-1\",\"object\":\"text_completion\",\"choices\":[{\"index\":0,"
+	      "\"text\":\" world\",\"logprobs\":null,\"finish_reason\":null}]}",
+	      &c);
 	CHECK(c.kind == GL_OAI_COMPLETION && c.has_token && c.content_bytes == 6);
 	chunk(NULL, "{\"choices\":[{\"text\":\"\",\"finish_reason\":\"stop\"}]}", &c);
 	CHECK(c.kind == GL_OAI_COMPLETION && !c.has_token && c.has_finish);
 
 	/* Errors in the stream */
-	chunk(NULL, "{\"error\":{\"message\":\"CUDA out of memory\",\"type\":\"InternalServerError\","
-		    "\"code\":500}}", &c);
+	chunk(NULL,
+	      "{\"error\":{\"message\":\"CUDA out of memory\",\"type\":\"InternalServerError\","
+	      "\"code\":500}}",
+	      &c);
 	CHECK(c.is_error && c.kind == GL_OAI_ERROR && !c.is_malformed);
 	CHECK(strcmp(c.detail, "CUDA out of memory") == 0);
-	chunk(NULL, "{\"object\":\"error\",\"message\":\"bad\",\"type\":\"BadRequestError\","
-		    "\"param\":null,\"code\":400}", &c);
+	chunk(NULL,
+	      "{\"object\":\"error\",\"message\":\"bad\",\"type\":\"BadRequestError\","
+	      "\"param\":null,\"code\":400}",
+	      &c);
 	CHECK(c.is_error && strcmp(c.detail, "bad") == 0);
 	chunk("error", "upstream reset", &c);
 	CHECK(c.is_error && strcmp(c.detail, "upstream reset") == 0);
@@ -461,7 +477,7 @@ static void test_chunks(void)
 	chunk(NULL, "{\"choices\":[{\"delta\":{\"content\":\"\xC3\x28\"}}]}", &c);
 	CHECK(c.is_malformed && strstr(c.detail, "UTF-8") != NULL);
 	chunk(NULL, "{\"choices\":[{\"delta\":{\"content\":\"\xED\xA0\x80\"}}]}", &c);
-	CHECK(c.is_malformed);   /* an encoded surrogate */
+	CHECK(c.is_malformed); /* an encoded surrogate */
 	{
 		const char nul[] = "{\"choices\":[]}\0garbage";
 		gl_oai_parse_chunk(NULL, nul, sizeof(nul) - 1, &c);
@@ -522,8 +538,7 @@ static void test_response(void)
 }
 
 /* Whole streams as a server would send them. */
-static enum gl_sse_class stream_class(const char *text, struct gl_sse_summary *sum,
-				      int *n_token)
+static enum gl_sse_class stream_class(const char *text, struct gl_sse_summary *sum, int *n_token)
 {
 	struct rec r;
 	struct gl_sse *p;
@@ -540,10 +555,21 @@ static enum gl_sse_class stream_class(const char *text, struct gl_sse_summary *s
 	return cls;
 }
 
-#define ROLE "data: {\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"}}]}\n\n"
-#define TOK(s) "data: {\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"" s "\"}}]}\n\n"
-#define FIN "data: {\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n"
-#define USAGE "data: {\"object\":\"chat.completion.chunk\",\"choices\":[],\"usage\":{\"prompt_tokens\":5,\"completion_tokens\":3,\"total_tokens\":8}}\n\n"
+#define ROLE                                                                                                 \
+	"data: "                                                                                             \
+	"{\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\"," \
+	"\"content\":\"\"}}]}\n\n"
+#define TOK(s)                                                                                                       \
+	"data: {\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"" s "\"}}]}" \
+	"\n\n"
+#define FIN                                                                                                          \
+	"data: "                                                                                                     \
+	"{\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}" \
+	"\n\n"
+#define USAGE                                                                                                          \
+	"data: "                                                                                                       \
+	"{\"object\":\"chat.completion.chunk\",\"choices\":[],\"usage\":{\"prompt_tokens\":5,\"completion_tokens\":3," \
+	"\"total_tokens\":8}}\n\n"
 #define DONE "data: [DONE]\n\n"
 
 static void test_streams(void)
@@ -551,8 +577,7 @@ static void test_streams(void)
 	struct gl_sse_summary s;
 	int n_tok;
 
-	CHECK(stream_class(ROLE TOK("a") ": ping\n\n" TOK("b") TOK("c") FIN USAGE DONE, &s, &n_tok) ==
-	      GL_SSE_CLEAN);
+	CHECK(stream_class(ROLE TOK("a") ": ping\n\n" TOK("b") TOK("c") FIN USAGE DONE, &s, &n_tok) == GL_SSE_CLEAN);
 	CHECK(n_tok == 3 && s.n_token_events == 3 && s.n_events == 7);
 	CHECK(s.saw_usage && s.completion_tokens == 3 && s.prompt_tokens == 5);
 	CHECK(s.content_bytes == 3 && s.n_comments == 1);
@@ -561,8 +586,7 @@ static void test_streams(void)
 	CHECK(stream_class(ROLE TOK("a") FIN, &s, NULL) == GL_SSE_CLEAN);
 	CHECK(stream_class(ROLE TOK("a") TOK("b"), &s, NULL) == GL_SSE_TRUNCATED);
 	CHECK(!s.partial_at_end && !s.saw_usage && s.completion_tokens == -1);
-	CHECK(stream_class(ROLE TOK("a") "data: {\"choices\":[{\"delta\":{\"con", &s, NULL) ==
-	      GL_SSE_TRUNCATED);
+	CHECK(stream_class(ROLE TOK("a") "data: {\"choices\":[{\"delta\":{\"con", &s, NULL) == GL_SSE_TRUNCATED);
 	CHECK(s.partial_at_end);
 	CHECK(stream_class("", &s, NULL) == GL_SSE_TRUNCATED);
 	/* [DONE] without its blank line is not an event: truncated. */
@@ -571,14 +595,12 @@ static void test_streams(void)
 	CHECK(stream_class(TOK("a") DONE "data: {", &s, NULL) == GL_SSE_CLEAN);
 
 	/* In-stream error, with or without an event name, wins over the rest. */
-	CHECK(stream_class(ROLE TOK("a") "data: {\"error\":{\"message\":\"boom\",\"code\":500}}\n\n" DONE,
-			   &s, NULL) == GL_SSE_STREAM_ERROR);
+	CHECK(stream_class(ROLE TOK("a") "data: {\"error\":{\"message\":\"boom\",\"code\":500}}\n\n" DONE, &s, NULL) ==
+	      GL_SSE_STREAM_ERROR);
 	CHECK(s.saw_error && strcmp(s.detail, "boom") == 0);
-	CHECK(stream_class(TOK("a") "event: error\ndata: engine died\n\n", &s, NULL) ==
-	      GL_SSE_STREAM_ERROR);
+	CHECK(stream_class(TOK("a") "event: error\ndata: engine died\n\n", &s, NULL) == GL_SSE_STREAM_ERROR);
 	CHECK(strcmp(s.detail, "engine died") == 0);
-	CHECK(stream_class(TOK("a") "data: not json\n\nevent: error\ndata: x\n\n", &s, NULL) ==
-	      GL_SSE_STREAM_ERROR);
+	CHECK(stream_class(TOK("a") "data: not json\n\nevent: error\ndata: x\n\n", &s, NULL) == GL_SSE_STREAM_ERROR);
 	CHECK(strcmp(s.detail, "x") == 0);
 
 	/* Malformed JSON anywhere makes the stream malformed. */

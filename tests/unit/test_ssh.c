@@ -85,10 +85,10 @@ static int have_exe(const char *path)
 
 /* Setup that went wrong with every prerequisite present: a failure, not a
  * skip (sshd and ssh-agent are stopped by the atexit handler). */
-#define SETUP_FAIL(...)                                                          \
-	do {                                                                     \
-		CHECKF(0, __VA_ARGS__);                                          \
-		exit(check_done());                                              \
+#define SETUP_FAIL(...)                 \
+	do {                            \
+		CHECKF(0, __VA_ARGS__); \
+		exit(check_done());     \
 	} while (0)
 
 /* A part of the test whose prerequisite is missing: said on stdout, and a
@@ -287,7 +287,7 @@ static void setup(void)
 		SETUP_FAIL("mkdtemp %s: %s", dir, strerror(errno));
 	atexit(cleanup);
 	if (getuid() == 0)
-		mkdir("/run/sshd", 0755);   /* privilege separation dir */
+		mkdir("/run/sshd", 0755); /* privilege separation dir */
 
 	if (sh("cd %s && ssh-keygen -q -t ed25519 -N '' -C host -f host_ed25519 && "
 	       "ssh-keygen -q -t ed25519 -N '' -C other -f other_host && "
@@ -302,8 +302,8 @@ static void setup(void)
 	       "> authorized_keys",
 	       dir) != 0)
 		SETUP_FAIL("ssh-keygen failed to make the test keys");
-	if (sh("grep -q 'BEGIN RSA PRIVATE KEY' %s/id_rsa_pem && grep -q 'BEGIN EC PRIVATE KEY' %s/id_ecdsa_pem",
-	       dir, dir) != 0)
+	if (sh("grep -q 'BEGIN RSA PRIVATE KEY' %s/id_rsa_pem && grep -q 'BEGIN EC PRIVATE KEY' %s/id_ecdsa_pem", dir,
+	       dir) != 0)
 		GL_SKIP("ssh-keygen -m PEM did not write PEM keys");
 	start_sshd();
 
@@ -319,8 +319,10 @@ static void setup(void)
 	write_text("kh_mismatch", "[127.0.0.1]:%d %s\n", port, other);
 	/* libssh2 cannot parse these lines; they must not hide the good one */
 	snprintf(wrong_kh_line, sizeof(wrong_kh_line), "@cert-authority *.example %s", other);
-	write_text("kh_mixed", "%s\n[127.0.0.1]:%d sk-ssh-ed25519@openssh.com AAAAbogus\n"
-		   "[127.0.0.1]:%d %s\n", wrong_kh_line, port, port, pub);
+	write_text("kh_mixed",
+		   "%s\n[127.0.0.1]:%d sk-ssh-ed25519@openssh.com AAAAbogus\n"
+		   "[127.0.0.1]:%d %s\n",
+		   wrong_kh_line, port, port, pub);
 	write_text("kh_revoked", "[127.0.0.1]:%d %s\n@revoked * %s\n", port, pub, pub);
 }
 
@@ -344,8 +346,8 @@ static struct gl_host mk_host(const char *key, const char *kh, int p)
 	return h;
 }
 
-static int run(const struct gl_host *h, const char *const *argv, int64_t deadline_ms,
-	       struct gl_exec_result *res, struct gl_err *err)
+static int run(const struct gl_host *h, const char *const *argv, int64_t deadline_ms, struct gl_exec_result *res,
+	       struct gl_err *err)
 {
 	memset(err, 0, sizeof(*err));
 	memset(res, 0, sizeof(*res));
@@ -397,8 +399,8 @@ static void test_basic(void)
 	gl_buf_free(&res.out);
 
 	rc = run(&h, nasty, 10000, &res, &err);
-	CHECKF(rc == 0 && out_is(&res, "$HOME|`id`|a;b||'|x\"y|*|"), "nasty: rc %d out '%.*s' %s", rc,
-	       (int)res.out.len, res.out.data, err.msg);
+	CHECKF(rc == 0 && out_is(&res, "$HOME|`id`|a;b||'|x\"y|*|"), "nasty: rc %d out '%.*s' %s", rc, (int)res.out.len,
+	       res.out.data, err.msg);
 	gl_buf_free(&res.out);
 
 	rc = run(&h, merged, 10000, &res, &err);
@@ -407,8 +409,7 @@ static void test_basic(void)
 	gl_buf_free(&res.out);
 
 	rc = run(&h, killed, 10000, &res, &err);
-	CHECKF(rc == 0 && res.exit_status == 128 + SIGTERM, "signal: rc %d status %d %s", rc,
-	       res.exit_status, err.msg);
+	CHECKF(rc == 0 && res.exit_status == 128 + SIGTERM, "signal: rc %d status %d %s", rc, res.exit_status, err.msg);
 	gl_buf_free(&res.out);
 
 	rc = run(&h, missing, 10000, &res, &err);
@@ -588,8 +589,7 @@ static void test_deadlines(void)
 	CHECKF(rc == -GL_ETIMEDOUT && res.timed_out == 1, "sleep 5: rc %d timed_out %d: %s", rc, res.timed_out,
 	       err.msg);
 	CHECKF(took >= 0.9 && took < 2.0, "sleep 5 with 1000 ms: took %.3f s", took);
-	CHECKF(strstr(err.msg, "gpu-a") && strstr(err.msg, "read") && strstr(err.msg, "1000 ms"), "msg: %s",
-	       err.msg);
+	CHECKF(strstr(err.msg, "gpu-a") && strstr(err.msg, "read") && strstr(err.msg, "1000 ms"), "msg: %s", err.msg);
 	printf("deadline: %.3f s: %s\n", took, err.msg);
 	gl_buf_free(&res.out);
 
@@ -612,8 +612,8 @@ static void test_deadlines(void)
 		t0 = gl_now_ns();
 		rc = run(&s, argv, 500, &res, &err);
 		took = secs_since(t0);
-		CHECKF(rc == -GL_ETIMEDOUT && res.timed_out && strstr(err.msg, "handshake"),
-		       "handshake: rc %d: %s", rc, err.msg);
+		CHECKF(rc == -GL_ETIMEDOUT && res.timed_out && strstr(err.msg, "handshake"), "handshake: rc %d: %s", rc,
+		       err.msg);
 		CHECKF(took < 1.5, "handshake deadline took %.3f s", took);
 		printf("handshake deadline: %s\n", err.msg);
 		gl_buf_free(&res.out);
@@ -720,8 +720,7 @@ static void test_reconnect(void)
 	rc = run(&h, argv, 4000, &res, &err);
 	took = secs_since(t0);
 	CHECKF(rc == 0 && out_is(&res, "ok\n"), "stalled session: rc %d: %s", rc, err.msg);
-	CHECKF(gl_ssh_sessions_opened() == before + 1, "stalled session: %d opened",
-	       gl_ssh_sessions_opened() - before);
+	CHECKF(gl_ssh_sessions_opened() == before + 1, "stalled session: %d opened", gl_ssh_sessions_opened() - before);
 	CHECKF(took >= 1.8 && took < 3.9, "stalled session: took %.3f s", took);
 	printf("stalled session replaced after %.3f s\n", took);
 	gl_buf_free(&res.out);

@@ -21,12 +21,9 @@ static const struct {
 	const char *name;
 	int live, finished;
 } states[] = {
-	{ GL_FAULT_PLANNED, "planned", 0, 0 },
-	{ GL_FAULT_INJECTING, "injecting", 1, 0 },
-	{ GL_FAULT_INJECTED, "injected", 1, 0 },
-	{ GL_FAULT_REVERTING, "reverting", 1, 0 },
-	{ GL_FAULT_REVERTED, "reverted", 0, 1 },
-	{ GL_FAULT_REVERT_FAILED, "revert_failed", 1, 0 },
+	{ GL_FAULT_PLANNED, "planned", 0, 0 },   { GL_FAULT_INJECTING, "injecting", 1, 0 },
+	{ GL_FAULT_INJECTED, "injected", 1, 0 }, { GL_FAULT_REVERTING, "reverting", 1, 0 },
+	{ GL_FAULT_REVERTED, "reverted", 0, 1 }, { GL_FAULT_REVERT_FAILED, "revert_failed", 1, 0 },
 	{ GL_FAULT_FAILED, "failed", 0, 1 },
 };
 
@@ -56,8 +53,7 @@ static void journal(const char *dir)
 	/* the text in SQLite: the names, as before the enum (read on a
 	 * connection of the test's own: the store lends none) */
 	CHECK(sqlite3_open(path, &db) == SQLITE_OK);
-	CHECK(sqlite3_prepare_v2(db, "SELECT id, state FROM faults ORDER BY seq", -1, &q, NULL) ==
-	      SQLITE_OK);
+	CHECK(sqlite3_prepare_v2(db, "SELECT id, state FROM faults ORDER BY seq", -1, &q, NULL) == SQLITE_OK);
 	while (sqlite3_step(q) == SQLITE_ROW && k < (int)GL_ARRAY_LEN(states)) {
 		const char *t = (const char *)sqlite3_column_text(q, 1);
 		CHECKF(t && !strcmp(t, states[k].name), "row %d holds '%s', want '%s'", k, t ? t : "(null)",
@@ -74,8 +70,7 @@ static void journal(const char *dir)
 		       (int)states[i].s);
 	gl_fault_rows_free(rows, n);
 	/* a name no gauntlet writes: the journal is refused, naming it */
-	CHECK(sqlite3_exec(db, "UPDATE faults SET state='inserted' WHERE id='f2'", NULL, NULL, NULL) ==
-	      SQLITE_OK);
+	CHECK(sqlite3_exec(db, "UPDATE faults SET state='inserted' WHERE id='f2'", NULL, NULL, NULL) == SQLITE_OK);
 	gl_err_clear(&err);
 	rows = NULL;
 	CHECK(gl_store_fault_list(st, &rows, &n, &err) == -GL_EIO && rows == NULL && n == 0);
@@ -96,14 +91,15 @@ int main(void)
 		       gl_fault_state_name(s), states[i].name);
 		CHECKF(gl_fault_state_parse(states[i].name) == (int)s, "'%s' parses as %d", states[i].name,
 		       gl_fault_state_parse(states[i].name));
-		CHECKF(gl_fault_state_live(s) == states[i].live, "'%s' live %d", states[i].name, gl_fault_state_live(s));
+		CHECKF(gl_fault_state_live(s) == states[i].live, "'%s' live %d", states[i].name,
+		       gl_fault_state_live(s));
 		CHECKF(gl_fault_state_finished(s) == states[i].finished, "'%s' finished %d", states[i].name,
 		       gl_fault_state_finished(s));
 		CHECKF((s == GL_FAULT_PLANNED) + gl_fault_state_live(s) + gl_fault_state_finished(s) == 1,
 		       "'%s' is not exactly one of planned, live, finished", states[i].name);
 	}
 	{
-		static const char *const unknown[] = { "", "Injected", "injected ", " planned", "revert-failed",
+		static const char *const unknown[] = { "",       "Injected", "injected ", " planned", "revert-failed",
 						       "inject", "finished", "running" };
 		for (size_t i = 0; i < GL_ARRAY_LEN(unknown); i++)
 			CHECKF(gl_fault_state_parse(unknown[i]) == -1, "'%s' parses", unknown[i]);

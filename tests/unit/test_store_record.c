@@ -22,9 +22,9 @@ static const struct {
 	const char *name, *type;
 	int notnull, pk;
 } cols[] = {
-	{ "seq", "INTEGER", 0, 1 },         { "window", "INTEGER", 1, 0 },   { "step", "INTEGER", 0, 0 },
-	{ "launch", "INTEGER", 0, 0 },      { "step_time_s", "REAL", 0, 0 }, { "comm_time_s", "REAL", 0, 0 },
-	{ "data_time_s", "REAL", 0, 0 },    { "busbw_gbps", "REAL", 0, 0 },  { "correctness_errors", "INTEGER", 0, 0 },
+	{ "seq", "INTEGER", 0, 1 },      { "window", "INTEGER", 1, 0 },   { "step", "INTEGER", 0, 0 },
+	{ "launch", "INTEGER", 0, 0 },   { "step_time_s", "REAL", 0, 0 }, { "comm_time_s", "REAL", 0, 0 },
+	{ "data_time_s", "REAL", 0, 0 }, { "busbw_gbps", "REAL", 0, 0 },  { "correctness_errors", "INTEGER", 0, 0 },
 };
 
 static int64_t count(sqlite3 *db, const char *sql)
@@ -49,10 +49,12 @@ static void columns(const char *path)
 	CHECK(sqlite3_open(path, &db) == SQLITE_OK);
 	CHECK(sqlite3_prepare_v2(db, "PRAGMA table_info(train_steps)", -1, &q, NULL) == SQLITE_OK);
 	while (sqlite3_step(q) == SQLITE_ROW && k < (int)GL_ARRAY_LEN(cols)) {
-		const char *name = (const char *)sqlite3_column_text(q, 1), *type = (const char *)sqlite3_column_text(q, 2);
+		const char *name = (const char *)sqlite3_column_text(q, 1),
+			   *type = (const char *)sqlite3_column_text(q, 2);
 		CHECKF(name && !strcmp(name, cols[k].name) && type && !strcmp(type, cols[k].type) &&
 			       sqlite3_column_int(q, 3) == cols[k].notnull && sqlite3_column_int(q, 5) == cols[k].pk,
-		       "column %d: %s %s, want %s %s", k, name ? name : "?", type ? type : "?", cols[k].name, cols[k].type);
+		       "column %d: %s %s, want %s %s", k, name ? name : "?", type ? type : "?", cols[k].name,
+		       cols[k].type);
 		k++;
 	}
 	sqlite3_finalize(q);

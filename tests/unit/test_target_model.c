@@ -83,9 +83,8 @@ static void test_jitter(void)
 			int64_t want = llround(10e6 * (1 + 0.5 * u));
 
 			CHECKF(u >= -1.0 && u < 1.0, "u=%f", u);
-			CHECKF(gap == want, "seq %llu token %llu: gap %lld want %lld",
-			       (unsigned long long)seq, (unsigned long long)i, (long long)gap,
-			       (long long)want);
+			CHECKF(gap == want, "seq %llu token %llu: gap %lld want %lld", (unsigned long long)seq,
+			       (unsigned long long)i, (long long)gap, (long long)want);
 			CHECK(gap >= 5000000 && gap <= 15000000);
 			/* Deterministic: the same inputs give the same gap. */
 			CHECK(gl_target_itl_ns(&m, seq, i) == gap);
@@ -160,7 +159,7 @@ static void test_output_tokens(void)
 	CHECK(gl_target_output_tokens(&m, -1, 40) == 16);
 	m.output_tokens = 5;
 	CHECK(gl_target_output_tokens(&m, -1, -1) == 5);
-	CHECK(gl_target_output_tokens(&m, 0, -1) == 5);   /* 0 means not given */
+	CHECK(gl_target_output_tokens(&m, 0, -1) == 5); /* 0 means not given */
 }
 
 static void test_words(void)

@@ -61,8 +61,8 @@ static void copy_row(const struct gl_trace_row *r, struct got *g)
 }
 
 /* Read every row; returns the count, or -1 when open failed. */
-static int read_all(const char *path, enum gl_trace_format fmt, struct got *rows,
-		    enum gl_trace_format *fmt_out, uint64_t *malformed)
+static int read_all(const char *path, enum gl_trace_format fmt, struct got *rows, enum gl_trace_format *fmt_out,
+		    uint64_t *malformed)
 {
 	struct gl_err err = { 0 };
 	struct gl_trace *t = gl_trace_open(path, fmt, &err);
@@ -97,8 +97,7 @@ static void test_azure(void)
 	struct got rows[MAX_ROWS];
 	enum gl_trace_format f;
 	uint64_t bad;
-	int n = read_all(src_path("scenarios/traces/azure-conv-2023-sample.csv"), GL_TRACE_AUTO,
-			 rows, &f, &bad);
+	int n = read_all(src_path("scenarios/traces/azure-conv-2023-sample.csv"), GL_TRACE_AUTO, rows, &f, &bad);
 
 	CHECKF(n == 40, "n=%d", n);
 	CHECK(f == GL_TRACE_AZURE);
@@ -118,8 +117,7 @@ static void test_azure(void)
 	for (int i = 1; i < n; i++)
 		CHECK(rows[i].t >= rows[i - 1].t && !rows[i].clamped);
 
-	n = read_all(src_path("scenarios/traces/azure-code-2024-sample.csv"), GL_TRACE_AUTO, rows,
-		     &f, &bad);
+	n = read_all(src_path("scenarios/traces/azure-code-2024-sample.csv"), GL_TRACE_AUTO, rows, &f, &bad);
 	CHECKF(n == 50, "n=%d", n);
 	CHECK(f == GL_TRACE_AZURE && bad == 0);
 	if (n != 50)
@@ -163,8 +161,7 @@ static void test_azure_bad(void)
 	/* With no tolerance the small step back is malformed too. */
 	{
 		struct gl_err err = { 0 };
-		struct gl_trace *t = gl_trace_open(src_path("tests/traces/azure-bad.csv"),
-						   GL_TRACE_AZURE, &err);
+		struct gl_trace *t = gl_trace_open(src_path("tests/traces/azure-bad.csv"), GL_TRACE_AZURE, &err);
 		struct gl_trace_row r;
 		struct gl_trace_stats st;
 		int k = 0;
@@ -185,8 +182,7 @@ static void test_burstgpt(void)
 	struct got rows[MAX_ROWS];
 	enum gl_trace_format f;
 	uint64_t bad;
-	int n = read_all(src_path("scenarios/traces/burstgpt-sample.csv"), GL_TRACE_AUTO, rows,
-			 &f, &bad);
+	int n = read_all(src_path("scenarios/traces/burstgpt-sample.csv"), GL_TRACE_AUTO, rows, &f, &bad);
 	int failed = 0;
 
 	CHECKF(n == 45, "n=%d", n);
@@ -197,8 +193,8 @@ static void test_burstgpt(void)
 		if (rows[i].failed) {
 			failed++;
 			CHECK(rows[i].out == 0);
-			CHECK(rows[i].row_number == 9 || rows[i].row_number == 21 ||
-			      rows[i].row_number == 22 || rows[i].row_number == 35);
+			CHECK(rows[i].row_number == 9 || rows[i].row_number == 21 || rows[i].row_number == 22 ||
+			      rows[i].row_number == 35);
 		}
 	}
 	CHECK(failed == 4);
@@ -223,8 +219,7 @@ static void test_mooncake(void)
 	struct got rows[MAX_ROWS];
 	enum gl_trace_format f;
 	uint64_t bad;
-	int n = read_all(src_path("scenarios/traces/mooncake-sample.jsonl"), GL_TRACE_AUTO, rows,
-			 &f, &bad);
+	int n = read_all(src_path("scenarios/traces/mooncake-sample.jsonl"), GL_TRACE_AUTO, rows, &f, &bad);
 	static const int64_t h0[] = { 0, 1, 2, 9, 10 };
 	static const int64_t h2[] = { 0, 1, 2, 9, 10, 15, 16 };
 
@@ -257,8 +252,7 @@ static void test_prompts(void)
 	struct got rows[MAX_ROWS];
 	enum gl_trace_format f;
 	uint64_t bad;
-	int n = read_all(src_path("scenarios/traces/prompts-sample.jsonl"), GL_TRACE_AUTO, rows,
-			 &f, &bad);
+	int n = read_all(src_path("scenarios/traces/prompts-sample.jsonl"), GL_TRACE_AUTO, rows, &f, &bad);
 
 	CHECKF(n == 22, "n=%d", n);
 	CHECK(f == GL_TRACE_PROMPTS && bad == 0);
@@ -270,8 +264,8 @@ static void test_prompts(void)
 	CHECK(rows[1].has_messages && near(rows[1].t, 0.41) && rows[1].out == 256);
 	CHECK(strcmp(rows[1].prompt, "You are a concise assistant for a network operations team.\n"
 				     "What does a flapping BGP session usually indicate?") == 0);
-	CHECK(rows[5].out == 40);          /* output_tokens */
-	CHECK(rows[6].out == -1);          /* neither max_tokens nor output_tokens */
+	CHECK(rows[5].out == 40); /* output_tokens */
+	CHECK(rows[6].out == -1); /* neither max_tokens nor output_tokens */
 	CHECK(strncmp(rows[7].prompt, "Describe this log line:\nkernel: NVRM", 36) == 0);
 	CHECK(rows[21].row_number == 22 && near(rows[21].t, 12.5));
 
@@ -289,8 +283,8 @@ static void test_prompts(void)
 	CHECK(strcmp(rows[3].prompt, "part one\npart two") == 0 && rows[3].in == 4);
 }
 
-static char *write_tmp(const char *name, const char *head, size_t fill, const char *fill_pre,
-		       const char *fill_post, const char *tail)
+static char *write_tmp(const char *name, const char *head, size_t fill, const char *fill_pre, const char *fill_post,
+		       const char *tail)
 {
 	static char p[4096];
 	FILE *f;
@@ -318,10 +312,10 @@ static void test_oversized(void)
 	/* {"prompt": "<fill>"} is 14 bytes plus the fill. */
 	size_t exact = GL_TRACE_MAX_LINE - 14;
 
-	p = write_tmp("big.csv", "TIMESTAMP,ContextTokens,GeneratedTokens\n"
-				 "2024-05-10 00:00:00.5+00:00,10,2\n",
-		      GL_TRACE_MAX_LINE + 100, "2024-05-10 00:00:01,", "\n",
-		      "2024-05-10 00:00:02.25+00:00,30,4\n");
+	p = write_tmp("big.csv",
+		      "TIMESTAMP,ContextTokens,GeneratedTokens\n"
+		      "2024-05-10 00:00:00.5+00:00,10,2\n",
+		      GL_TRACE_MAX_LINE + 100, "2024-05-10 00:00:01,", "\n", "2024-05-10 00:00:02.25+00:00,30,4\n");
 	n = read_all(p, GL_TRACE_AUTO, rows, NULL, &bad);
 	CHECK(n == 2 && bad == 1);
 	if (n == 2)
@@ -399,20 +393,19 @@ static void test_rewind_and_mem(void)
 			k++;
 		}
 		CHECK(rc == 0 && k == 6);
-		CHECK(gl_trace_next(t, &r) == 0);   /* EOF again, counted once */
+		CHECK(gl_trace_next(t, &r) == 0); /* EOF again, counted once */
 		CHECK(gl_trace_rewind(t) == 0);
 		n += k;
 	}
 	gl_trace_get_stats(t, &st);
 	CHECK(n == 18);
-	CHECKF(st.malformed == 7 && st.clamped == 1, "malformed %llu clamped %llu",
-	       (unsigned long long)st.malformed, (unsigned long long)st.clamped);
+	CHECKF(st.malformed == 7 && st.clamped == 1, "malformed %llu clamped %llu", (unsigned long long)st.malformed,
+	       (unsigned long long)st.clamped);
 	CHECK(st.rows == 24 && st.passes == 4);
 	gl_trace_close(t);
 
 	/* The memory variant reads the same rows. */
-	if (gl_read_file(src_path("scenarios/traces/mooncake-sample.jsonl"), 1 << 20, &data, &len,
-			 &err) == 0) {
+	if (gl_read_file(src_path("scenarios/traces/mooncake-sample.jsonl"), 1 << 20, &data, &len, &err) == 0) {
 		struct gl_trace *m = gl_trace_open_mem(data, len, "mem", GL_TRACE_AUTO, &err);
 		int k = 0;
 		double last = -1;
@@ -445,8 +438,7 @@ static void test_open_errors(void)
 	t = gl_trace_open(src_path("tests/traces/no-such-file.csv"), GL_TRACE_AUTO, &err);
 	CHECK(!t && err.code == GL_EIO && strstr(err.msg, "no-such-file.csv"));
 	gl_err_clear(&err);
-	t = gl_trace_open(src_path("scenarios/traces/azure-conv-2023-sample.csv"), GL_TRACE_BURSTGPT,
-			  &err);
+	t = gl_trace_open(src_path("scenarios/traces/azure-conv-2023-sample.csv"), GL_TRACE_BURSTGPT, &err);
 	CHECK(!t && err.code == GL_EINVAL && strstr(err.msg, "\"Timestamp\""));
 	gl_err_clear(&err);
 	t = open_str("a,b,c\n1,2,3\n", "x.csv", &err);
@@ -462,8 +454,7 @@ static void test_open_errors(void)
 	t = open_str("\xEF\xBB\xBFTimestamp,Request tokens,Response tokens\n1,2,3\n", "bom", &err);
 	CHECKF(t && gl_trace_format(t) == GL_TRACE_BURSTGPT, "%s", err.msg);
 	gl_trace_close(t);
-	t = open_str("{\"hash_ids\": [1\n{\"timestamp\":0,\"input_length\":1,\"output_length\":1}\n",
-		     "m", &err);
+	t = open_str("{\"hash_ids\": [1\n{\"timestamp\":0,\"input_length\":1,\"output_length\":1}\n", "m", &err);
 	CHECK(t && gl_trace_format(t) == GL_TRACE_MOONCAKE);
 	if (t) {
 		struct gl_trace_row r;
@@ -524,14 +515,12 @@ static void test_synth(void)
 		/* The common prefix covers 16 words and stops in block three. */
 		char tmp[4096];
 		snprintf(tmp, sizeof(tmp), "%.*s", (int)prefix, a.data);
-		CHECKF(count_words(tmp) >= 16 && count_words(tmp) < 24, "common words %d",
-		       count_words(tmp));
+		CHECKF(count_words(tmp) >= 16 && count_words(tmp) < 24, "common words %d", count_words(tmp));
 	}
 	/* A prompt shorter than its blocks is a prefix of the longer one. */
 	c.len = 0;
 	CHECK(gl_prompt_synth(3, 3, 12, h1, 3, 8, &c) == 0);
-	CHECK(count_words(c.data) == 12 && strncmp(a.data, c.data, c.len) == 0 &&
-	      a.data[c.len] == ' ');
+	CHECK(count_words(c.data) == 12 && strncmp(a.data, c.data, c.len) == 0 && a.data[c.len] == ' ');
 	/* Appends, with no separator of its own. */
 	b.len = 0;
 	gl_buf_append(&b, "X:", 2);
@@ -545,8 +534,7 @@ static void test_synth(void)
 
 	CHECK(gl_prompt_synth(1, 1, 10, h1, 3, 0, &c) == -GL_EINVAL);
 	c.len = 0;
-	CHECK(gl_prompt_synth(1, 1, 0, NULL, 0, 0, &c) == 0 && c.len == 0 && c.data &&
-	      c.data[0] == '\0');
+	CHECK(gl_prompt_synth(1, 1, 0, NULL, 0, 0, &c) == 0 && c.len == 0 && c.data && c.data[0] == '\0');
 	{
 		struct gl_buf small;
 		gl_buf_init(&small, 20);

@@ -26,8 +26,8 @@ static void dur_ok(const char *s, int64_t want)
 	int64_t got = -1;
 	int rc = gl_parse_duration_ns(s, &got, &err);
 
-	CHECKF(rc == 0 && got == want, "'%s': rc %d got %lld want %lld (%s)", s, rc,
-	       (long long)got, (long long)want, err.msg);
+	CHECKF(rc == 0 && got == want, "'%s': rc %d got %lld want %lld (%s)", s, rc, (long long)got, (long long)want,
+	       err.msg);
 }
 
 static void dur_bad(const char *s, const char *msg_part)
@@ -36,10 +36,9 @@ static void dur_bad(const char *s, const char *msg_part)
 	int64_t got = 12345;
 	int rc = gl_parse_duration_ns(s, &got, &err);
 
-	CHECKF(rc == -GL_EINVAL && err.code == GL_EINVAL && got == 12345,
-	       "'%s' should fail: rc %d got %lld", s, rc, (long long)got);
-	CHECKF(strstr(err.msg, msg_part) != NULL, "'%s': message '%s' lacks '%s'", s, err.msg,
-	       msg_part);
+	CHECKF(rc == -GL_EINVAL && err.code == GL_EINVAL && got == 12345, "'%s' should fail: rc %d got %lld", s, rc,
+	       (long long)got);
+	CHECKF(strstr(err.msg, msg_part) != NULL, "'%s': message '%s' lacks '%s'", s, err.msg, msg_part);
 }
 
 static void size_ok(const char *s, uint64_t want)
@@ -48,8 +47,8 @@ static void size_ok(const char *s, uint64_t want)
 	uint64_t got = 0;
 	int rc = gl_parse_size_bytes(s, &got, &err);
 
-	CHECKF(rc == 0 && got == want, "'%s': rc %d got %llu want %llu (%s)", s, rc,
-	       (unsigned long long)got, (unsigned long long)want, err.msg);
+	CHECKF(rc == 0 && got == want, "'%s': rc %d got %llu want %llu (%s)", s, rc, (unsigned long long)got,
+	       (unsigned long long)want, err.msg);
 }
 
 static void size_bad(const char *s, const char *msg_part)
@@ -59,8 +58,7 @@ static void size_bad(const char *s, const char *msg_part)
 	int rc = gl_parse_size_bytes(s, &got, &err);
 
 	CHECKF(rc == -GL_EINVAL && got == 7, "'%s' should fail: rc %d", s, rc);
-	CHECKF(strstr(err.msg, msg_part) != NULL, "'%s': message '%s' lacks '%s'", s, err.msg,
-	       msg_part);
+	CHECKF(strstr(err.msg, msg_part) != NULL, "'%s': message '%s' lacks '%s'", s, err.msg, msg_part);
 }
 
 static void rate_ok(const char *s, double want)
@@ -69,8 +67,8 @@ static void rate_ok(const char *s, double want)
 	double got = -1;
 	int rc = gl_parse_rate(s, &got, &err);
 
-	CHECKF(rc == 0 && fabs(got - want) <= 1e-12 * fabs(want), "'%s': rc %d got %g want %g (%s)",
-	       s, rc, got, want, err.msg);
+	CHECKF(rc == 0 && fabs(got - want) <= 1e-12 * fabs(want), "'%s': rc %d got %g want %g (%s)", s, rc, got, want,
+	       err.msg);
 }
 
 static void rate_bad(const char *s)
@@ -80,8 +78,7 @@ static void rate_bad(const char *s)
 	int rc = gl_parse_rate(s, &got, &err);
 
 	CHECKF(rc == -GL_EINVAL && got == -1, "'%s' should fail: rc %d got %g", s, rc, got);
-	CHECKF(strstr(err.msg, "expected a rate like") || strstr(err.msg, "rate"),
-	       "'%s': message '%s'", s, err.msg);
+	CHECKF(strstr(err.msg, "expected a rate like") || strstr(err.msg, "rate"), "'%s': message '%s'", s, err.msg);
 }
 
 static void target_ok(const char *s, enum gl_cmp op, double thr)
@@ -90,8 +87,8 @@ static void target_ok(const char *s, enum gl_cmp op, double thr)
 	struct gl_target_expr t = { GL_CMP_NE, -999 };
 	int rc = gl_parse_target_expr(s, &t, &err);
 
-	CHECKF(rc == 0 && t.op == op && t.threshold == thr, "'%s': rc %d op %s thr %g (%s)", s, rc,
-	       gl_cmp_str(t.op), t.threshold, err.msg);
+	CHECKF(rc == 0 && t.op == op && t.threshold == thr, "'%s': rc %d op %s thr %g (%s)", s, rc, gl_cmp_str(t.op),
+	       t.threshold, err.msg);
 }
 
 static void target_bad(const char *s)
@@ -101,8 +98,8 @@ static void target_bad(const char *s)
 	int rc = gl_parse_target_expr(s, &t, &err);
 
 	CHECKF(rc == -GL_EINVAL && t.threshold == -999, "'%s' should fail: rc %d", s, rc);
-	CHECKF(strstr(err.msg, "expected a target like") || strstr(err.msg, "out of range"),
-	       "'%s': message '%s'", s, err.msg);
+	CHECKF(strstr(err.msg, "expected a target like") || strstr(err.msg, "out of range"), "'%s': message '%s'", s,
+	       err.msg);
 }
 
 static void test_durations(void)
@@ -125,9 +122,9 @@ static void test_durations(void)
 	dur_ok("7ns", 7);
 	dur_ok("1.000000000s", SEC);
 	dur_ok("0.000000001s", 1);
-	dur_ok("0.5000000000000000000000m", 30 * SEC);   /* trailing zeros are fine */
+	dur_ok("0.5000000000000000000000m", 30 * SEC); /* trailing zeros are fine */
 	dur_ok("1h05m", HOUR + 5 * MIN);
-	dur_ok("120s", 120 * SEC);   /* a group above its natural range is fine */
+	dur_ok("120s", 120 * SEC); /* a group above its natural range is fine */
 	dur_ok("90m", 90 * MIN);
 	/* The cap: ten years of 365.25 days, inclusive. */
 	dur_ok("87660h", 87660 * HOUR);
@@ -236,8 +233,8 @@ static void test_format(void)
 		int64_t back = -1;
 		struct gl_err err = { 0 };
 		gl_format_duration(v, buf, sizeof(buf));
-		CHECKF(gl_parse_duration_ns(buf, &back, &err) == 0 && back == v,
-		       "%lld -> '%s' -> %lld (%s)", (long long)v, buf, (long long)back, err.msg);
+		CHECKF(gl_parse_duration_ns(buf, &back, &err) == 0 && back == v, "%lld -> '%s' -> %lld (%s)",
+		       (long long)v, buf, (long long)back, err.msg);
 	}
 }
 
@@ -294,11 +291,11 @@ static void test_sizes(void)
 	size_ok("3TB", 3000000000000ULL);
 	size_ok("0.5KiB", 512);
 	size_ok("0.001KB", 1);
-	size_ok("4194304TiB", 1ULL << 62);   /* the cap, inclusive */
+	size_ok("4194304TiB", 1ULL << 62); /* the cap, inclusive */
 	size_ok("4611686018427387904", 1ULL << 62);
 
 	size_bad("", "empty size");
-	size_bad("4194304.000001TiB", "not a whole number");   /* checked before the cap */
+	size_bad("4194304.000001TiB", "not a whole number"); /* checked before the cap */
 	size_bad("4194305TiB", "larger than 2^62");
 	size_bad("4611686018427387905", "larger than 2^62");
 	size_bad("99999999999999999999999", "larger than 2^62");
@@ -349,8 +346,7 @@ static void test_rates(void)
 		struct gl_err err = { 0 };
 		double v;
 		CHECK(gl_parse_rate("12x", &v, &err) < 0);
-		CHECKF(strcmp(err.msg, "expected a rate like 20, 20/s, 1200/m or 5/h, got '12x'") == 0,
-		       "%s", err.msg);
+		CHECKF(strcmp(err.msg, "expected a rate like 20, 20/s, 1200/m or 5/h, got '12x'") == 0, "%s", err.msg);
 	}
 }
 
