@@ -825,14 +825,20 @@ static void inf_stop(void *state)
 	evtimer_del(w->ev_arrival);
 	event_del(w->ev_sweep);
 	/* Requests still in flight when the timeline ends (or the run stops)
-	 * have no outcome: they are dropped, counted neither way. */
+	 * have no outcome: neither ok nor errored, they are counted apart as
+	 * cut (the server may have answered some of them already), so that
+	 * what was sent is what was finished plus what was cut. */
+	int64_t cut = 0;
 	while (w->live) {
 		struct req *r = w->live;
 		w->live = r->next;
 		curl_multi_remove_handle(w->multi, r->easy);
 		w->eps[r->ep].in_flight--;
 		req_free(r);
+		cut++;
 	}
+	if (cut > 0)
+		gl_metrics_add(w->m, gl_metrics_counter(w->m, "inference.cut_at_end"), cut);
 	w->in_flight = 0;
 	w->q_len = 0;
 }

@@ -19,6 +19,8 @@ static const struct gl_metric_def metrics[] = {
 	GL_METRIC_COUNTER("inference.requests", "inference", 0, "requests", "requests finished (ok or errored)"),
 	GL_METRIC_COUNTER("inference.errors", "inference", 1, "requests",
 			  "requests finished with an error of any class"),
+	GL_METRIC_COUNTER("inference.cut_at_end", "inference", 0, "requests",
+			  "requests in flight when the workload stopped: no outcome, neither finished nor errored"),
 	GL_METRIC_RATIO("inference.error_rate", "inference", "inference.errors", "inference.requests", 1, "ratio",
 			"errored / finished"),
 	GL_METRIC_RATE("inference.throughput_rps", "inference", "inference.requests", 1, 0, "req/s",

@@ -9,6 +9,7 @@
 #     shows in ttft_ms (from the intended send) and not in ttft_from_send_ms;
 #  4. trace replay sends the trace's token counts; closed loop; phase load;
 #     the API key appears nowhere in the run's outputs.
+#  5. requests in flight at the end are counted as cut (inference.cut_at_end).
 source "$(dirname "$0")/lib.sh"
 
 source "$(dirname "$0")/inference_lib.sh"
@@ -105,4 +106,21 @@ check "secret: the API key is nowhere in the run's files or log (both there)" \
 unset GL_TEST_SECRET
 "$GAUNTLET" run "$T/phases.json" --out "$T/nokey" >"$T/nokey.log" 2>&1; rc=$?
 check "secret: a missing key variable is a clear error (exit 4), naming the variable not a value" bash -c "[ $rc -eq 4 ] && grep -q 'GL_TEST_SECRET is not set' '$T/nokey.log'"
+
+# --- 5. requests in flight at the end are counted as cut ---------------------------------------
+# TTFT 3 s, 5 req/s for 4 s, streaming: a request intended after t = 1 s
+# cannot finish before the end (no sooner than its first token), so at most
+# the 5 sent before it finish and at least 10 are cut. The target counts a
+# stream when it starts it: what it served is at most finished + cut.
+start_target cut --ttft-ms 3000 --itl-ms 1 --output-tokens 4 --max-seqs 1000
+scenario "$T/cut.json" 4s "http://$ADDR/v1" '"stream": true, "arrival": { "mode": "constant", "rate": 5 }, "output_tokens": 4, "input_tokens": 10'
+run cut "$T/cut.json"
+read -r fin cut < <(sql "$T/cut/run.db" "select (select coalesce(sum(counter),0) from window_metrics where name='inference.requests'), (select coalesce(sum(counter),0) from window_metrics where name='inference.cut_at_end')" | tr '|' ' ')
+served=$(python3 -c "
+import re, urllib.request
+t = urllib.request.urlopen('http://$ADDR/metrics', timeout=5).read().decode()
+print(sum(int(n) for n in re.findall(r'gauntlet_target_requests_total\{endpoint=\"/v1/chat/completions\",status=\"200\"\} (\d+)', t)))")
+echo "cut: $fin finished, $cut cut, the target started $served"
+check "cut: at most 5 finished, at least 10 cut, the target started no more than both ($fin, $cut, $served)" \
+	[ "$fin" -le 5 -a "$cut" -ge 10 -a "$served" -le $((fin + cut)) -a "$served" -gt 0 ]
 finish
