@@ -330,6 +330,20 @@ static void fill(struct train *t, int64_t step)
 		t->send[t->count / 2] += 1.0f;
 }
 
+/* Values of this rank's own contribution at step that differ from what
+ * fill() makes without an injected fault: a rank that computed its part
+ * wrongly finds it here, whatever the sum then shows. */
+static int64_t check_own(const struct train *t, int64_t step)
+{
+	float f = (float)(t->rank % 64 + 1);
+	int64_t bad = 0;
+
+	for (size_t i = 0; i < t->count; i++)
+		if (t->send[i] != f * g_val(step, i))
+			bad++;
+	return bad;
+}
+
 static int64_t check(const struct train *t, int64_t step)
 {
 	int64_t s = 0, bad = 0;
@@ -587,6 +601,34 @@ static int on_all_ranks(const struct train *t, int ok)
 
 enum step_end { STEP_NEXT, STEP_LAST, STEP_DEVICE, STEP_FAILED };
 
+/* This rank's "rank" line: its own work and its wait in the all-reduce
+ * since the last one. A straggler shows long compute and short wait; the
+ * ranks it holds back, the opposite. */
+static void emit_rank(struct train *t)
+{
+	if (t->acc_steps > 0)
+		train_emit("rank", "rank=%d host=%s steps=%" PRId64 " compute_s=%.9f wait_s=%.9f max_compute_s=%.9f",
+			   t->rank, t->host, t->acc_steps, t->acc_compute_s, t->acc_wait_s, t->acc_max_compute_s);
+	t->acc_steps = 0;
+	t->acc_compute_s = t->acc_wait_s = t->acc_max_compute_s = 0;
+	t->acc_since_ns = train_now_ns();
+}
+
+/* A checked step whose sum was wrong somewhere: each rank checks what it
+ * contributed and names itself when that was wrong; when none did, the
+ * reduction itself (transport, a device's reduce) is named by rank 0. */
+static void attribute_errors(struct train *t, int64_t step)
+{
+	int64_t own = check_own(t, step), owners = 0, mine = own > 0;
+
+	if (own > 0)
+		train_emit("sdc", "step=%" PRId64 " rank=%d host=%s mismatches=%" PRId64 " what=contribution", step,
+			   t->rank, t->host, own);
+	MPI_Allreduce(&mine, &owners, 1, MPI_INT64_T, MPI_SUM, t->comm);
+	if (owners == 0 && t->rank == 0)
+		train_emit("sdc", "step=%" PRId64 " rank=-1 host=- mismatches=0 what=reduce", step);
+}
+
 /* One step: its data, compute and allreduce, the check when due, the
  * control collective, its line, and a checkpoint when due. */
 static enum step_end train_step(struct train *t, struct dataset *ds, int64_t *last_ckpt_ns, int *filled, char *err,
@@ -631,7 +673,17 @@ static enum step_end train_step(struct train *t, struct dataset *ds, int64_t *la
 	MPI_Allreduce(ctl, all, 3, MPI_INT64_T, MPI_SUM, t->comm);
 	t->step = step;
 
+	if (checking && all[0] > 0)
+		attribute_errors(t, step);
+
 	comm_s = (t_comm - t_comp) / 1e9;
+	t->acc_steps++;
+	t->acc_compute_s += (t_comp - t_begin) / 1e9;
+	t->acc_wait_s += comm_s;
+	if ((t_comp - t_begin) / 1e9 > t->acc_max_compute_s)
+		t->acc_max_compute_s = (t_comp - t_begin) / 1e9;
+	if (train_now_ns() - t->acc_since_ns >= t->heartbeat_ns)
+		emit_rank(t);
 	algbw = comm_s > 0 ? (double)t->message_bytes / 1e9 / comm_s : 0;
 	busbw = t->world > 1 ? algbw * 2.0 * (t->world - 1) / t->world : 0;
 	if (t->rank == 0)
@@ -713,9 +765,10 @@ int main(int argc, char **argv)
 		train_emit("ready", "step=%" PRId64 " restored=%d load_s=%.6f since_start_s=%.6f", restored, t.restore,
 			   (train_now_ns() - restore_t0) / 1e9, (train_now_ns() - t.t0_ns) / 1e9);
 
-	last_ckpt_ns = train_now_ns();
+	last_ckpt_ns = t.acc_since_ns = train_now_ns();
 	while ((e = train_step(&t, &ds, &last_ckpt_ns, &filled, err, sizeof(err))) == STEP_NEXT)
 		;
+	emit_rank(&t);
 	if (e == STEP_DEVICE)
 		goto device_error;
 	if (e == STEP_FAILED) {

@@ -85,6 +85,11 @@ struct train {
 	/* progress */
 	volatile int64_t step; /* last completed step */
 	int64_t t0_ns; /* process start */
+
+	/* this rank's own times since its last "rank" line: data + compute
+	 * (its own work) and the all-reduce (mostly waiting for the slowest) */
+	int64_t acc_steps, acc_since_ns;
+	double acc_compute_s, acc_wait_s, acc_max_compute_s;
 };
 
 int64_t train_now_ns(void);
