@@ -90,6 +90,7 @@ void inf_record_done(struct inf *w, struct req *r, enum err_class ec)
 	if (ec != EC_OK) {
 		gl_metrics_add(w->m, w->id_errors, 1);
 		gl_metrics_add(w->m, w->id_class[ec], 1);
+		inf_node_record(w, r, 1, 0);
 	} else {
 		int64_t from = w->mode == AR_CLOSED ? r->t_send : r->t_intended;
 		double ttft_ms = (double)(r->t_first_token - from) / 1e6, tpot_ms = 0;
@@ -101,6 +102,7 @@ void inf_record_done(struct inf *w, struct req *r, enum err_class ec)
 		    (w->slo_tpot_ms < 0 || tpot_ms <= w->slo_tpot_ms))
 			gl_metrics_add(w->m, w->id_good, 1);
 		gl_metrics_record(w->m, w->id_ttft, (double)(r->t_first_token - from) / 1e6);
+		inf_node_record(w, r, 0, ttft_ms);
 		gl_metrics_record(w->m, w->id_ttft_send, (double)(r->t_first_token - r->t_send) / 1e6);
 		gl_metrics_record(w->m, w->id_lat, (double)(r->t_end - from) / 1e6);
 		for (int i = 0; i < r->n_itl; i++)
@@ -588,6 +590,7 @@ static void read_endpoints(struct inf *w, const cJSON *cfg)
 		l = strlen(w->eps[i].url);
 		while (l > 0 && w->eps[i].url[l - 1] == '/')
 			w->eps[i].url[--l] = '\0';
+		inf_endpoint_node(w, &w->eps[i]);
 		i++;
 	}
 }

@@ -101,7 +101,31 @@ static const struct gl_status_row status[] = {
 	{ "inference.goodput", "goodput ", "" },      { 0 },
 };
 
+/* Per endpoint (and, with agents, per agent): the mean TTFT of its
+ * successes and its share of failed requests. A replica 10 % slower than
+ * the median of its peers is within the spread; 3 requests a window at
+ * least. */
+static const struct gl_node_figure_def nodes[] = {
+	{ .kind = "endpoint",
+	  .figure = "ttft_ms",
+	  .label = "TTFT",
+	  .unit = "ms",
+	  .min_scale = 2,
+	  .rel_scale = 0.05,
+	  .min_n = 3,
+	  .per_agent = 1 },
+	{ .kind = "endpoint",
+	  .figure = "errors",
+	  .label = "errors",
+	  .unit = "share",
+	  .min_scale = 0.02,
+	  .min_n = 3,
+	  .per_agent = 1 },
+	{ 0 },
+};
+
 const struct gl_workload_figures gl_inference_figures = {
+	.nodes = nodes,
 	.metrics = metrics,
 	.title = "Inference",
 	.summary = summary,

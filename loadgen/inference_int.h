@@ -91,6 +91,7 @@ struct req {
 
 struct endpoint {
 	char url[1024];
+	char node[96], host[96]; /* its name and host as node figures name them */
 	int in_flight;
 	int failed;
 };
@@ -195,5 +196,10 @@ int inf_read_key(struct gl_ctx *c, const cJSON *cfg, char *key, size_t n, struct
 /* inference_preflight.c: the ops table's preflight and check_files */
 int inf_preflight(struct gl_ctx *c, const cJSON *cfg);
 void inf_check_files(const struct gl_scenario *s, const cJSON *cfg, struct gl_diag *d, const char *path);
+
+/* inference_nodes.c: an endpoint's node name and host (from its URL and
+ * the scenario's hosts); a finished request's node figures */
+void inf_endpoint_node(struct inf *w, struct endpoint *ep);
+void inf_node_record(struct inf *w, const struct req *r, int failed, double ttft_ms);
 
 #endif

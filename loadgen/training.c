@@ -229,6 +229,45 @@ static void on_step_line(struct trn *w, struct job *j, const char *line)
 		w->max_step_seen = step;
 }
 
+/* A rank's own line (docs/nodes.md): its compute and wait, or the values
+ * its own contribution got wrong. */
+static void on_node_line(struct trn *w, const char *kind, const char *line)
+{
+	if (!strcmp(kind, "rank")) {
+		/* a rank's own work and its wait in the all-reduce (docs/nodes.md) */
+		char r[16], host[96] = "";
+		int64_t steps = kv_i(line, "steps", 0);
+		snprintf(r, sizeof(r), "%d", (int)kv_i(line, "rank", -1));
+		kv(line, "host", host, sizeof(host));
+		if (steps > 0 && r[0] != '-') {
+			gl_ctx_node(w->ctx, "training", "rank", r, host, "compute_ms", steps,
+				    kv_d(line, "compute_s", 0) * 1e3, kv_d(line, "max_compute_s", 0) * 1e3);
+			/* its largest wait is not known: the line's mean stands for it */
+			gl_ctx_node(w->ctx, "training", "rank", r, host, "wait_ms", steps,
+				    kv_d(line, "wait_s", 0) * 1e3, kv_d(line, "wait_s", 0) * 1e3 / (double)steps);
+		}
+	} else if (!strcmp(kind, "sdc")) {
+		/* a failed exact check, attributed: the rank whose own
+		 * contribution was wrong, or (rank -1) the reduction */
+		char r[16], host[96] = "";
+		int64_t rank = kv_i(line, "rank", -1), bad = kv_i(line, "mismatches", 0);
+		kv(line, "host", host, sizeof(host));
+		if (rank >= 0) {
+			snprintf(r, sizeof(r), "%d", (int)rank);
+			gl_ctx_node(w->ctx, "training", "rank", r, host, "corrupt", 1, (double)bad, (double)bad);
+			gl_ctx_event(w->ctx, GL_LOG_ERROR, "training",
+				     "step %" PRId64 ": rank %d on %s contributed %" PRId64
+				     " wrong value(s) (its own part, checked against the known answer)",
+				     kv_i(line, "step", 0), (int)rank, host, bad);
+		} else {
+			gl_ctx_event(w->ctx, GL_LOG_ERROR, "training",
+				     "step %" PRId64 ": every rank's own part was right: the reduction itself "
+				     "(the transport or a device's reduce) made the wrong values",
+				     kv_i(line, "step", 0));
+		}
+	}
+}
+
 static void on_ours(struct trn *w, struct job *j, const char *line)
 {
 	char kind[24] = "", buf[700];
@@ -241,6 +280,8 @@ static void on_ours(struct trn *w, struct job *j, const char *line)
 	kind[kl] = '\0';
 	if (!strcmp(kind, "step")) {
 		on_step_line(w, j, line);
+	} else if (!strcmp(kind, "rank") || !strcmp(kind, "sdc")) {
+		on_node_line(w, kind, line);
 	} else if (!strcmp(kind, "hb")) {
 		int r = (int)kv_i(line, "rank", -1);
 		if (j->hb && r >= 0 && r < j->world) {

@@ -93,7 +93,24 @@ static const struct gl_status_row status[] = {
 	{ 0 },
 };
 
+/* Per rank: its own work per step (data + compute), the figure a
+ * straggler stands out in; its wait in the all-reduce, shown beside it (a
+ * straggler waits least); values its own part got wrong. */
+static const struct gl_node_figure_def nodes[] = {
+	{ .kind = "rank",
+	  .figure = "compute_ms",
+	  .label = "compute per step",
+	  .unit = "ms",
+	  .min_scale = 0.5,
+	  .rel_scale = 0.05,
+	  .min_n = 2 },
+	{ .kind = "rank", .figure = "wait_ms", .label = "wait per step", .unit = "ms", .shown_only = 1 },
+	{ .kind = "rank", .figure = "corrupt", .label = "wrong values", .unit = "values", .zero_expected = 1 },
+	{ 0 },
+};
+
 const struct gl_workload_figures gl_training_figures = {
+	.nodes = nodes,
 	.metrics = metrics,
 	.title = "Training",
 	.summary = summary,

@@ -64,6 +64,12 @@ const char *gl_report_held_note(const struct gl_analysis *an, const struct gl_fa
  * did meanwhile: "ID: ended by itself 3.012 s into it; ID2: in force
  * throughout" ("" none). */
 const char *gl_report_outage_faults(const struct gl_analysis *an, int k, char *buf, size_t n);
+/* The per-node part (report_nodes.c, docs/nodes.md): report.json's
+ * "suspects" array and "nodes" object, report.md's Nodes section appended
+ * to out. */
+cJSON *gl_report_suspects_json(const struct gl_analysis *an);
+cJSON *gl_report_nodes_json(const struct gl_analysis *an);
+void gl_report_nodes_md(const struct gl_analysis *an, struct gl_buf *out);
 /* report.json's "incidents" object. */
 cJSON *gl_report_incidents_json(const struct gl_analysis *an);
 /* report.md text into out. */

@@ -182,7 +182,7 @@ static void banner(struct out *o, const struct gl_analysis *an)
 	esc(o, an->run.name);
 	put(o, "</h1>\n<nav><a href=\"#targets\">Targets</a><a href=\"#charts\">Charts</a>"
 	       "<a href=\"#timeline\">Timeline</a><a href=\"#faults\">Faults</a><a href=\"#incidents\">Incidents</a><a "
-	       "href=\"#workloads\">Workloads</a>"
+	       "href=\"#nodes\">Nodes</a><a href=\"#workloads\">Workloads</a>"
 	       "<a href=\"#phases\">Phases</a><a href=\"#run\">Run</a>"
 	       "<a href=\"#manifest\">Manifest</a><a href=\"#definitions\">Metric definitions</a>"
 	       "<a href=\"#signoff\">Sign-off</a></nav>\n");
@@ -207,6 +207,9 @@ static void banner(struct out *o, const struct gl_analysis *an)
 		put(o, "Generator saturated: send lag p99 above 5 ms, latencies include client delay. ");
 	if (an->incidents_failed)
 		putf(o, "Incidents: %d counted, more than the %d allowed. ", an->incidents_gated, an->incidents_limit);
+	if (an->n_suspects)
+		putf(o, "Suspects: %d node(s) stand out from their peers (see <a href=\"#nodes\">Nodes</a>)%s. ",
+		     an->n_suspects, an->suspects_failed ? ", more than allowed" : "");
 	if (an->n_outages)
 		putf(o, "Controller outages: %d, %.1f s down in all. ", an->n_outages, an->outage_s);
 	if (strcmp(an->run.state, "finished") && strcmp(an->run.state, "aborted"))
@@ -304,6 +307,7 @@ int gl_report_html(const struct gl_analysis *an, const struct gl_series_set *ss,
 	gl_rhtml_timeline_table(&o, an);
 	gl_rhtml_faults_table(&o, an);
 	gl_rhtml_incidents_table(&o, an);
+	gl_rhtml_nodes(&o, an);
 	gl_rhtml_outages_table(&o, an);
 	gl_rhtml_summaries(&o, an);
 	gl_rhtml_phases_table(&o, an, ss);

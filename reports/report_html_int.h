@@ -121,4 +121,7 @@ void gl_rhtml_run_table(struct out *o, const struct gl_analysis *an);
 void gl_rhtml_manifest_table(struct out *o, const cJSON *manifest);
 void gl_rhtml_definitions(struct out *o);
 
+/* report_nodes.c: the Nodes section (suspects, per-node tables, heatmaps) */
+void gl_rhtml_nodes(struct out *o, const struct gl_analysis *an);
+
 #endif

@@ -561,6 +561,8 @@ cJSON *gl_report_json(const struct gl_analysis *an)
 		cJSON_AddItemToArray(arr, fault_json(an, &an->faults[i]));
 	cJSON_AddNumberToObject(r, "faults_left_injected", an->faults_left_injected);
 	cJSON_AddItemToObject(r, "incidents", gl_report_incidents_json(an));
+	cJSON_AddItemToObject(r, "suspects", gl_report_suspects_json(an));
+	cJSON_AddItemToObject(r, "nodes", gl_report_nodes_json(an));
 
 	add_outages(cJSON_AddArrayToObject(r, "outages"), an);
 	add_preflight(cJSON_AddArrayToObject(r, "preflight"), an);

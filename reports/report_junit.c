@@ -290,26 +290,51 @@ static void incidents_case(struct jw *b, const struct gl_analysis *an)
 	}
 }
 
+/* The suspects gate's test case, when the scenario sets "suspects": {"max"} */
+static void suspects_case(struct jw *b, const struct gl_analysis *an)
+{
+	char fail[700];
+
+	if (an->sc->suspects_max < 0)
+		return;
+	putf(b, "    <testcase classname=\"gauntlet.nodes\" name=\"suspects &lt;= %d\" time=\"0\"",
+	     an->sc->suspects_max);
+	if (!an->suspects_failed) {
+		putf(b, "/>\n");
+		return;
+	}
+	snprintf(fail, sizeof(fail), "%d suspect(s), more than the %d allowed; first: %s %s on %s: %s", an->n_suspects,
+		 an->sc->suspects_max, an->suspects[0].kind, an->suspects[0].name, an->suspects[0].host,
+		 an->suspects[0].evidence);
+	putf(b, ">\n      <failure type=\"suspects\" message=\"");
+	xml_esc(b, fail);
+	putf(b, "\">");
+	xml_esc(b, fail);
+	putf(b, "</failure>\n    </testcase>\n");
+}
+
 int gl_report_junit(const struct gl_analysis *an, struct gl_buf *out)
 {
 	struct jw w = { out, 0 }, *b = &w;
 	char wall[40];
-	int failures = 0, skipped = 0;
+	int failures = 0, skipped = 0, cases;
 
 	for (int i = 0; i < an->n_targets; i++)
 		failures += !an->targets[i].pass;
 	failures += an->incidents_failed; /* the incidents gate is one more test case */
 	failures += an->gates_failed; /* and a test case per gate, host and when */
+	failures += an->suspects_failed; /* and the suspects gate's, when set */
+	cases = an->n_targets + 1 + an->n_gates + (an->sc->suspects_max >= 0);
 	for (int i = 0; i < an->n_gates; i++)
 		skipped += !strcmp(an->gates[i].status, "skip");
 	gl_format_wall(an->run.started_wall_ns, wall, sizeof(wall));
 	putf(b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-	putf(b, "<testsuites name=\"gauntlet\" tests=\"%d\" failures=\"%d\" errors=\"0\" time=\"%.3f\">\n",
-	     an->n_targets + 1 + an->n_gates, failures, an->duration_s);
+	putf(b, "<testsuites name=\"gauntlet\" tests=\"%d\" failures=\"%d\" errors=\"0\" time=\"%.3f\">\n", cases,
+	     failures, an->duration_s);
 	putf(b, "  <testsuite name=\"gauntlet.");
 	xml_esc(b, an->run.name);
-	putf(b, "\" tests=\"%d\" failures=\"%d\" errors=\"0\" skipped=\"%d\" time=\"%.3f\" timestamp=\"",
-	     an->n_targets + 1 + an->n_gates, failures, skipped, an->duration_s);
+	putf(b, "\" tests=\"%d\" failures=\"%d\" errors=\"0\" skipped=\"%d\" time=\"%.3f\" timestamp=\"", cases,
+	     failures, skipped, an->duration_s);
 	xml_esc(b, wall);
 	putf(b, "\" hostname=\"");
 	xml_esc(b, an->run.hostname);
@@ -318,12 +343,13 @@ int gl_report_junit(const struct gl_analysis *an, struct gl_buf *out)
 	putf(b, "    </properties>\n");
 	target_cases(b, an);
 	incidents_case(b, an);
+	suspects_case(b, an);
 	gate_cases(b, an);
 	putf(b, "    <system-out>verdict ");
 	xml_esc(b, gl_verdict_name(an->verdict));
 	putf(b, ": %d of %d target(s) failed or missing; %d fault(s) left injected; %d incident(s); run ",
-	     failures - an->incidents_failed - an->gates_failed, an->n_targets, an->faults_left_injected,
-	     an->incidents_total);
+	     failures - an->incidents_failed - an->gates_failed - an->suspects_failed, an->n_targets,
+	     an->faults_left_injected, an->incidents_total);
 	xml_esc(b, an->run.state);
 	putf(b, "</system-out>\n  </testsuite>\n</testsuites>\n");
 	return w.rc;

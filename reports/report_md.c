@@ -261,6 +261,9 @@ static void md_head(const struct gl_analysis *an, struct gl_buf *b, int failed)
 	if (an->n_outages)
 		gl_buf_printf(b, "> **Controller outages:** %d, %.1f s down in all (see Controller outages).\n\n",
 			      an->n_outages, an->outage_s);
+	if (an->n_suspects)
+		gl_buf_printf(b, "> **Suspects:** %d node(s) stand out from their peers%s (see Nodes).\n\n",
+			      an->n_suspects, an->suspects_failed ? ", more than allowed" : "");
 	gl_buf_printf(b, "| run | |\n|---|---|\n");
 	gl_buf_printf(b, "| id | ");
 	gl_md_code(b, an->run.id);
@@ -389,6 +392,7 @@ int gl_report_md(const struct gl_analysis *an, struct gl_buf *b)
 	md_targets(an, b);
 	md_faults(an, b);
 	md_incidents(an, b);
+	gl_report_nodes_md(an, b);
 	md_outages(an, b);
 	md_agents(an, b);
 	{

@@ -12,3 +12,5 @@ gl_fuzz_target(fuzz_agent_wire)
 # Image facts from crictl, docker and a Kubernetes pod list, and image
 # references (harness/lib/imageref.c).
 gl_fuzz_target(fuzz_images)
+# The per-node figures a load agent sends (harness/core/nodes.c).
+gl_fuzz_target(fuzz_nodes)

@@ -15,3 +15,11 @@ gl_test_asan_long(test_incidents)
 # one checkpoint directory (real mpirun on loopback, process listings).
 gl_script_test(test_orphans ${GL_TESTS_DIR}/scripts/test_orphans.sh TIMEOUT 300)
 gl_test_asan_long(test_orphans)
+# Naming the bad node against ground truth (docs/nodes.md): a clean run
+# with four replicas and four ranks has no suspect; a replica three times
+# slower, a rank stopped on a duty cycle and a corrupted contribution are
+# each the one suspect. Nodes are scored against peers on the same machine
+# in the same windows, so the suite running beside it moves them alike.
+gl_script_test(test_nodes ${GL_TESTS_DIR}/scripts/test_nodes.sh TIMEOUT 300)
+# One window's scoring of nodes against their peers on known figures.
+gl_unit_test(test_node_scores ${GL_TESTS_DIR}/unit/test_node_scores.c TIMEOUT 60)

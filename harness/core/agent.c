@@ -85,11 +85,40 @@ static void send_rows(struct agent *g)
 	g->ok_seen = 0;
 }
 
+static void add_node(void *arg, const struct gl_node_fig *f)
+{
+	cJSON *a = cJSON_CreateArray();
+
+	cJSON_AddItemToArray(a, cJSON_CreateNumber((double)f->idx));
+	cJSON_AddItemToArray(a, cJSON_CreateString(f->kind));
+	cJSON_AddItemToArray(a, cJSON_CreateString(f->name));
+	cJSON_AddItemToArray(a, cJSON_CreateString(f->host));
+	cJSON_AddItemToArray(a, cJSON_CreateString(f->figure));
+	cJSON_AddItemToArray(a, cJSON_CreateNumber((double)f->n));
+	cJSON_AddItemToArray(a, cJSON_CreateNumber(f->sum));
+	cJSON_AddItemToArray(a, cJSON_CreateNumber(f->max));
+	cJSON_AddItemToArray(arg, a);
+}
+
+/* The per-node figures recorded so far, ahead of a window's last DATA
+ * (which lets the controller write the window). */
+static void send_nodes(struct agent *g)
+{
+	cJSON *j = cJSON_CreateObject(), *figs = cJSON_AddArrayToObject(j, "figs");
+
+	gl_nodes_take_all(g->c.nodes, add_node, figs);
+	if (cJSON_GetArraySize(figs) > 0)
+		gl_aw_send_json(g->bev, GL_AW_NODES, j);
+	cJSON_Delete(j);
+}
+
 /* What the workload recorded since the last send, as window win. */
 static void send_data(struct agent *g, int final)
 {
 	struct gl_aw_data d;
 
+	if (final)
+		send_nodes(g);
 	gl_aw_data_begin(&d, g->win, final);
 	gl_metrics_visit_reset(g->c.m, add_series, &d);
 	if (gl_aw_data_end(&d) == 0)
@@ -536,6 +565,7 @@ int gl_agent_main(int argc, char **argv)
 		event_config_free(cfg);
 	}
 	g->c.m = gl_metrics_new();
+	g->c.nodes = gl_nodes_new();
 	g->c.run.lock_fd = -1;
 	g->c.agent.row_sink = row_sink;
 	g->c.agent.event_sink = event_sink;
@@ -573,5 +603,6 @@ int gl_agent_main(int argc, char **argv)
 		g->ops->free(g->state);
 	if (g->bev)
 		bufferevent_free(g->bev);
+	gl_nodes_free(g->c.nodes);
 	return code;
 }

@@ -39,6 +39,8 @@ enum gl_aw_type {
 	GL_AW_ROWS = 'R', /* agent: kept request rows, JSON array */
 	GL_AW_EVENT = 'E', /* agent: {"level","msg"} for the run's event log */
 	GL_AW_BYE = 'B', /* agent: the last DATA was sent */
+	GL_AW_NODES = 'N', /* agent: per-node figures (nodes.h), before a window's last DATA:
+			    * {"figs": [[window, kind, name, host, figure, n, sum, max], ...]} */
 };
 
 /* Append one frame to out. Returns 0, or -1 when it would pass the cap. */

@@ -28,6 +28,7 @@
 #include "agent_wire.h"
 #include "agents.h"
 #include "cfg.h"
+#include "figures.h"
 #include "child.h"
 #include "metrics.h"
 #include "netaddr.h"
@@ -216,6 +217,60 @@ static int on_rows(struct slot *s, const unsigned char *p, size_t n, char *why, 
 	return 0;
 }
 
+/* The workload's node figure of that kind and name, or NULL. */
+static const struct gl_node_figure_def *node_def(const struct gl_agents *a, const char *kind, const char *figure)
+{
+	const struct gl_workload_figures *fg = a->c->sc->workloads[a->wl].ops->figures;
+
+	for (const struct gl_node_figure_def *d = fg ? fg->nodes : NULL; d && d->kind; d++)
+		if (!strcmp(d->kind, kind) && !strcmp(d->figure, figure))
+			return d;
+	return NULL;
+}
+
+/* A NODES frame: every entry checked before any is kept (decoded, then
+ * the workload's own node figures for a window it may send), then each
+ * merged into the window it is for (a late one into the open window), and
+ * the per_agent figures also under this agent, on the host it was launched
+ * on (or the one it named in its hello). */
+static int on_nodes(struct slot *s, const unsigned char *p, size_t n, char *why, size_t wn)
+{
+	struct gl_agents *a = s->a;
+	const char *wl = a->c->sc->workloads[a->wl].name;
+	struct gl_node_fig *v;
+	char agent[16], host[GL_NODE_NAME_MAX];
+	int k;
+
+	if (gl_nodes_decode(p, n, &v, &k, why, wn) != 0)
+		return -1;
+	for (int i = 0; i < k; i++)
+		if (!node_def(a, v[i].kind, v[i].figure) || !window_ok(a, v[i].idx)) {
+			snprintf(why, wn,
+				 "nodes: entry %d (%s %s, window %" PRId64 ") is not one of the %s workload's "
+				 "node figures, or not for a window open now",
+				 i, v[i].kind, v[i].figure, v[i].idx, wl);
+			free(v);
+			return -1;
+		}
+	snprintf(agent, sizeof(agent), "%d", s->index);
+	snprintf(host, sizeof(host), "%s", s->host[0] ? s->host : s->peer_host);
+	if (!gl_node_text_ok(host, sizeof(host)))
+		snprintf(host, sizeof(host), "-");
+	for (int i = 0; i < k; i++) {
+		const struct gl_node_fig *f = &v[i];
+		int64_t win = f->idx;
+		int late = 0;
+		ctl_window_metrics(a->c, win, &late);
+		if (late)
+			win = a->c->win.idx;
+		gl_nodes_add(a->c->nodes, win, wl, f->kind, f->name, f->host, f->figure, f->n, f->sum, f->max);
+		if (node_def(a, f->kind, f->figure)->per_agent)
+			gl_nodes_add(a->c->nodes, win, wl, "agent", agent, host, f->figure, f->n, f->sum, f->max);
+	}
+	free(v);
+	return 0;
+}
+
 /* A bad frame from a connected agent: named, counted
  * (agents.bad_frames), and the connection closed; nothing of it was
  * merged. */
@@ -301,6 +356,10 @@ static int on_frame(struct slot *s, int type, const unsigned char *p, size_t n)
 		cJSON_Delete(j);
 		return 0;
 	}
+	case GL_AW_NODES:
+		if (on_nodes(s, p, n, why, sizeof(why)) != 0)
+			return bad_frame(s, why);
+		return 0;
 	case GL_AW_BYE: s->bye = 1; return 0;
 	default: snprintf(why, sizeof(why), "unexpected frame type %d", type); return bad_frame(s, why);
 	}

@@ -906,7 +906,7 @@ static enum gl_verdict verdict(const struct gl_analysis *an)
 	if (!strcmp(an->run.state, "aborted"))
 		return GL_VERDICT_ABORTED;
 	if (!strcmp(an->run.state, "finished") && all_pass && an->faults_left_injected == 0 && an->n_targets > 0 &&
-	    an->preflight_failed == 0 && !an->incidents_failed && an->gates_failed == 0)
+	    an->preflight_failed == 0 && !an->incidents_failed && an->gates_failed == 0 && !an->suspects_failed)
 		return GL_VERDICT_PASS;
 	return GL_VERDICT_FAIL;
 }
@@ -952,6 +952,8 @@ int gl_analyze(struct gl_store *st, struct gl_analysis **out, struct gl_err *err
 	judge_targets(an);
 	if ((rc = gl_incidents_describe(st, an, err)))
 		goto out;
+	if ((rc = gl_nodes_analyze(st, an, err)))
+		goto out;
 	an->generator_saturated = generator_saturated(an);
 	an->verdict = verdict(an);
 out:
@@ -988,5 +990,7 @@ void gl_analysis_free(struct gl_analysis *a)
 	free(a->gates);
 	free(a->incidents);
 	free(a->outages);
+	free(a->nodes);
+	free(a->suspects);
 	free(a);
 }

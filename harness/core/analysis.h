@@ -204,6 +204,47 @@ struct gl_gate_result {
 	char *results; /* dcgm_diag: its rows as a JSON array, or NULL */
 };
 
+/* Per-node figures scored against the node's peers (analysis_nodes.c,
+ * docs/nodes.md). In each window judged (not one a scheduled fault
+ * explains) the nodes of one kind and figure that have at least the
+ * figure's min_n samples there are compared: z = (mean - median of the
+ * peers' means) / spread, spread = max(1.4826 x MAD, rel_scale x |median|,
+ * min_scale), signed so that worse is positive, at least 3 nodes. A node's
+ * score is the median of its z over the windows it was judged in; it is a
+ * suspect when that is at least GL_SUSPECT_Z over at least
+ * GL_SUSPECT_WINDOWS windows (more than half of them out, then); z is
+ * kept to a tenth, toward 0, from -8 to GL_NODE_ZMAX. A
+ * zero_expected figure makes its node a suspect as soon as it is above 0
+ * anywhere. */
+#define GL_SUSPECT_Z 4.0
+#define GL_SUSPECT_WINDOWS 3
+#define GL_NODE_HEAT_COLS 60 /* the heatmap's columns: windows bucketed */
+#define GL_NODE_ZBINS 640 /* z from -8 to +56 in tenths, for its median */
+#define GL_NODE_ZMAX 56.0
+
+struct gl_node_figure_def;
+struct gl_node_result {
+	char workload[24], kind[12], name[96], host[96], figure[32];
+	const struct gl_node_figure_def *def; /* NULL: a figure no workload declares */
+	int64_t n; /* samples */
+	double sum, max; /* over the run */
+	double peer_median; /* the median of its peers' run means */
+	int judged, out; /* windows it was judged in, and stood out in (z >= GL_SUSPECT_Z) */
+	double score; /* its median z (zero_expected: the values above 0) */
+	int suspect;
+	uint32_t zbins[GL_NODE_ZBINS];
+	float heat[GL_NODE_HEAT_COLS]; /* the largest z of each column (NaN: not judged) */
+};
+
+/* A suspect: a node (kind, name, host of one workload) with at least one
+ * figure that made it one; evidence says which and by how much. */
+struct gl_suspect {
+	char workload[24], kind[12], name[96], host[96];
+	double score; /* the largest of its figures' */
+	int windows; /* windows it stood out in */
+	char evidence[512];
+};
+
 struct gl_analysis {
 	struct gl_run_row run;
 	struct gl_scenario *sc;
@@ -237,7 +278,20 @@ struct gl_analysis {
 	int n_outages;
 	double outage_s; /* known down time, summed */
 	char *notify; /* the webhooks' counts (notify.h), JSON; NULL: none */
+	struct gl_node_result *nodes; /* by workload, kind, figure, then name */
+	int n_nodes;
+	struct gl_suspect *suspects; /* highest score first */
+	int n_suspects;
+	int suspects_failed; /* more than the scenario's "suspects": {"max"} */
+	int64_t node_windows; /* windows that had per-node figures */
 };
+
+/* One window's z of count nodes of one figure d (their means and sample
+ * counts): z[i] NaN where node i had fewer than d's min_n samples or fewer
+ * than 3 nodes were judged. Returns the nodes judged, -1 out of memory. */
+int gl_node_zscores(const struct gl_node_figure_def *d, const double *mean, const int64_t *n, int count, double *z);
+/* Score the store's per-node figures into an (analysis_nodes.c). */
+int gl_nodes_analyze(struct gl_store *st, struct gl_analysis *an, struct gl_err *err);
 
 /* The preflight checks and the gates, into an's arrays (analysis_load.c). */
 int gl_analysis_load_checks(struct gl_store *st, struct gl_analysis *an, struct gl_err *err);

@@ -126,6 +126,7 @@ static void ctx_free(struct gl_ctx *c)
 	if (c->base)
 		event_base_free(c->base);
 	gl_metrics_free(c->m);
+	gl_nodes_free(c->nodes);
 	if (ctl_sim_killed(c))
 		gl_store_abandon(c->st); /* a simulated kill: what was not committed is lost */
 	else
@@ -789,6 +790,13 @@ static void record_outage(struct gl_ctx *c, const struct gl_run_row *row, int64_
 			     (double)base / 1e9, row->resumes + 1);
 }
 
+static void restore_node(void *arg, const struct gl_node_fig *f)
+{
+	struct gl_ctx *c = arg;
+
+	gl_nodes_add(c->nodes, f->idx, f->workload, f->kind, f->name, f->host, f->figure, f->n, f->sum, f->max);
+}
+
 /* Put back the figures of the partial window the store holds. */
 static void restore_window(struct gl_ctx *c, int64_t base)
 {
@@ -811,6 +819,9 @@ static void restore_window(struct gl_ctx *c, int64_t base)
 			     "cut were not read back (%s): that window holds only what comes after",
 			     ferr.msg);
 	gl_store_figs_close(cur);
+	if (gl_store_nodes_scan(c->st, base / c->sc->window_ns, restore_node, c, &ferr) != 0)
+		gl_ctx_event(c, GL_LOG_WARN, "controller",
+			     "resume: the node figures of the window the stop cut were not read back (%s)", ferr.msg);
 }
 
 /* Reconcile the journal with the timeline position base. */

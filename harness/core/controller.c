@@ -181,6 +181,14 @@ static int window_phase(struct gl_ctx *c, int64_t start)
 	return gl_scenario_phase_at(c->sc, ctl_scn_now(c, start));
 }
 
+static void node_one(void *arg, const struct gl_node_fig *f)
+{
+	struct snap *s = arg;
+
+	if (gl_store_node_put(s->c->st, f) != 0)
+		s->rc = -1;
+}
+
 static int write_window_of(struct gl_ctx *c, struct gl_metrics *m, int64_t idx, int64_t start, int64_t end_elapsed,
 			   int complete, struct gl_agg *agg)
 {
@@ -193,6 +201,7 @@ static int write_window_of(struct gl_ctx *c, struct gl_metrics *m, int64_t idx, 
 		gl_metrics_visit_reset(m, snap_one, &s); /* the window closes */
 	else
 		gl_metrics_visit(m, snap_one, &s);
+	gl_nodes_visit(c->nodes, idx, complete, node_one, &s);
 	return rc ? rc : s.rc;
 }
 
@@ -494,6 +503,7 @@ int ctl_start_loop(struct gl_ctx *c)
 	if (!c->base)
 		return -1;
 	c->m = gl_metrics_new();
+	c->nodes = gl_nodes_new();
 	c->halt.abort_since = calloc((size_t)c->sc->n_abort_rules + 1, sizeof(int64_t));
 	for (int i = 0; i < c->sc->n_abort_rules; i++)
 		c->halt.abort_since[i] = -1;
@@ -504,8 +514,8 @@ int ctl_start_loop(struct gl_ctx *c)
 	/* SIGINT and SIGTERM: their handler is the one the command set up
 	 * before the first phase (gl_stop_install); the loop wakes on its pipe */
 	c->halt.ev = gl_stop_fd() >= 0 ? event_new(c->base, gl_stop_fd(), EV_READ | EV_PERSIST, on_stop, c) : NULL;
-	if (!c->m || !c->wl.state || !c->timeline.timer || !c->win.ev_commit || !c->win.ev_close || !c->halt.ev ||
-	    !c->halt.abort_since)
+	if (!c->m || !c->nodes || !c->wl.state || !c->timeline.timer || !c->win.ev_commit || !c->win.ev_close ||
+	    !c->halt.ev || !c->halt.abort_since)
 		return -1;
 	event_add(c->halt.ev, NULL);
 	signal(SIGPIPE, SIG_IGN);

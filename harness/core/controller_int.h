@@ -27,6 +27,7 @@
 #include <cJSON.h>
 
 #include "controller.h"
+#include "nodes.h"
 #include "plugin.h"
 #include "store.h"
 
@@ -133,6 +134,7 @@ struct gl_ctx {
 	struct gl_scenario *sc;
 	struct gl_store *st;
 	struct gl_metrics *m;
+	struct gl_nodes *nodes; /* per-node figures by window (nodes.h) */
 	struct fault_rt *faults;
 	struct fx *fx;
 	struct gl_dm *dm; /* the watchers' lease renewals (watcher.c) */

@@ -66,6 +66,12 @@ void gl_ctx_shard(struct gl_ctx *c, int *index, int *count, int64_t *origin_ns)
 	*origin_ns = c->agent.shards > 0 ? c->agent.origin_ns : -1;
 }
 
+void gl_ctx_node(struct gl_ctx *c, const char *workload, const char *kind, const char *name, const char *host,
+		 const char *figure, int64_t n, double sum, double max)
+{
+	gl_nodes_add(c->nodes, c->win.idx, workload, kind, name, host && *host ? host : "-", figure, n, sum, max);
+}
+
 void gl_ctx_request_row(struct gl_ctx *c, const struct gl_request_row *r)
 {
 	if (c->agent.row_sink)

@@ -126,6 +126,12 @@ static const char *const migrations[] = {
 	 * (armed, lost, fired, none: why) and who reverted the fault */
 	"ALTER TABLE faults ADD COLUMN deadman TEXT;"
 	"ALTER TABLE faults ADD COLUMN reverted_by TEXT;",
+	/* 9 -> 10: per-node figures (nodes.h): per window, workload, node
+	 * and figure the samples' count, sum and largest value */
+	"CREATE TABLE node_figures (idx INTEGER NOT NULL, workload TEXT NOT NULL, kind TEXT NOT NULL,"
+	"  name TEXT NOT NULL, host TEXT NOT NULL, figure TEXT NOT NULL, n INTEGER NOT NULL,"
+	"  sum REAL NOT NULL, max REAL NOT NULL,"
+	"  PRIMARY KEY (idx, workload, kind, name, host, figure)) WITHOUT ROWID;",
 };
 
 static int exec_sql(sqlite3 *db, const char *sql, struct gl_err *err)
@@ -304,7 +310,13 @@ static int store_prepare(struct gl_store *st)
 				       "t_first_event_ns,t_first_token_ns,t_last_token_ns,t_end_ns,input_tokens,"
 				       "output_tokens,tokens_estimated,http_status,error_class,max_stall_ns) "
 				       "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-				       -1, &st->st_req, NULL) != SQLITE_OK
+				       -1, &st->st_req, NULL) != SQLITE_OK ||
+			       sqlite3_prepare_v2(
+				       st->db,
+				       "INSERT INTO node_figures(idx,workload,kind,name,host,figure,n,sum,max) "
+				       "VALUES(?,?,?,?,?,?,?,?,?) ON CONFLICT(idx,workload,kind,name,host,figure) "
+				       "DO UPDATE SET n=excluded.n, sum=excluded.sum, max=excluded.max",
+				       -1, &st->st_node, NULL) != SQLITE_OK
 		       ? -GL_EIO
 		       : 0;
 }
@@ -408,6 +420,7 @@ void gl_store_close(struct gl_store *st)
 	}
 	free(st->path);
 	sqlite3_finalize(st->st_wm);
+	sqlite3_finalize(st->st_node);
 	sqlite3_finalize(st->st_win);
 	sqlite3_finalize(st->st_ev);
 	sqlite3_finalize(st->st_req);

@@ -202,6 +202,15 @@ struct gl_request_row {
 };
 int gl_store_request_put(struct gl_store *st, const struct gl_request_row *r);
 
+/* A node's figure in a window (nodes.h), upserted in the batch: a window
+ * written again replaces what an earlier commit wrote of it. */
+struct gl_node_fig;
+int gl_store_node_put(struct gl_store *st, const struct gl_node_fig *f);
+/* Every node figure of window idx (idx < 0: of every window, in window
+ * order): fn(arg, f). */
+int gl_store_nodes_scan(struct gl_store *st, int64_t idx, void (*fn)(void *arg, const struct gl_node_fig *f), void *arg,
+			struct gl_err *err);
+
 /* A plug-in's own rows (plugin.h: gl_workload_ops.records), declared by
  * the plug-in as a record type: a table of that name with the columns seq
  * (the order written) and window, then one per field, of its kind. The

@@ -21,6 +21,7 @@ struct gl_store {
 	sqlite3_stmt *st_win; /* window upsert */
 	sqlite3_stmt *st_ev; /* event insert */
 	sqlite3_stmt *st_req; /* request insert */
+	sqlite3_stmt *st_node; /* node figure upsert */
 	/* WAL checkpoints (which fsync the database) run on this thread with a
 	 * connection of its own, so they never stall the event loop. */
 	pthread_t ckpt_th;

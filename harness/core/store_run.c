@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nodes.h"
+
 int gl_store_run_create(struct gl_store *st, const struct gl_run_row *r, struct gl_err *err)
 {
 	sqlite3_stmt *q;
@@ -204,7 +206,56 @@ int gl_store_window_put(struct gl_store *st, int64_t idx, int64_t start_ns, int6
 int gl_store_window_drop(struct gl_store *st, int64_t idx)
 {
 	int rc = gl_store_exec_bound(st, "DELETE FROM windows WHERE idx=?", 1, &idx, NULL, NULL);
+	rc = rc ? rc : gl_store_exec_bound(st, "DELETE FROM node_figures WHERE idx=?", 1, &idx, NULL, NULL);
 	return rc ? rc : gl_store_exec_bound(st, "DELETE FROM window_metrics WHERE idx=?", 1, &idx, NULL, NULL);
+}
+
+int gl_store_node_put(struct gl_store *st, const struct gl_node_fig *f)
+{
+	sqlite3_bind_int64(st->st_node, 1, f->idx);
+	sqlite3_bind_text(st->st_node, 2, f->workload, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st->st_node, 3, f->kind, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st->st_node, 4, f->name, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st->st_node, 5, f->host, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st->st_node, 6, f->figure, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st->st_node, 7, f->n);
+	sqlite3_bind_double(st->st_node, 8, f->sum);
+	sqlite3_bind_double(st->st_node, 9, f->max);
+	gl_store_txn(st);
+	return gl_store_step_done(st, st->st_node);
+}
+
+int gl_store_nodes_scan(struct gl_store *st, int64_t idx, void (*fn)(void *arg, const struct gl_node_fig *f), void *arg,
+			struct gl_err *err)
+{
+	sqlite3_stmt *q;
+	struct gl_node_fig f;
+	const char *sql = idx < 0 ? "SELECT idx,workload,kind,name,host,figure,n,sum,max FROM node_figures ORDER BY idx"
+				  : "SELECT idx,workload,kind,name,host,figure,n,sum,max FROM node_figures WHERE idx=?";
+
+	if (sqlite3_prepare_v2(st->db, sql, -1, &q, NULL) != SQLITE_OK) {
+		/* a store read as it is, older than the table: no node figures */
+		if (strstr(sqlite3_errmsg(st->db), "no such table"))
+			return 0;
+		return gl_errf(err, GL_EIO, "store: %s", sqlite3_errmsg(st->db));
+	}
+	if (idx >= 0)
+		sqlite3_bind_int64(q, 1, idx);
+	while (sqlite3_step(q) == SQLITE_ROW) {
+		memset(&f, 0, sizeof(f));
+		f.idx = sqlite3_column_int64(q, 0);
+		gl_store_col_text(q, 1, f.workload, sizeof(f.workload));
+		gl_store_col_text(q, 2, f.kind, sizeof(f.kind));
+		gl_store_col_text(q, 3, f.name, sizeof(f.name));
+		gl_store_col_text(q, 4, f.host, sizeof(f.host));
+		gl_store_col_text(q, 5, f.figure, sizeof(f.figure));
+		f.n = sqlite3_column_int64(q, 6);
+		f.sum = sqlite3_column_double(q, 7);
+		f.max = sqlite3_column_double(q, 8);
+		fn(arg, &f);
+	}
+	sqlite3_finalize(q);
+	return 0;
 }
 
 int gl_store_window_metric_put(struct gl_store *st, int64_t idx, const char *name, const unsigned char *hist,

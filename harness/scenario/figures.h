@@ -12,6 +12,7 @@
 #define GL_FIGURES_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include <cjson/cJSON.h>
 
@@ -109,6 +110,23 @@ struct gl_status_row {
 #define GL_RANK_CATALOG_AGENTS 45
 #define GL_RANK_JSON_AGENTS 15
 
+/* A figure the workload records per node (gl_ctx_node, docs/nodes.md),
+ * scored against the same figure of the node's peers. A list ends with
+ * one whose kind is NULL. */
+struct gl_node_figure_def {
+	const char *kind; /* GL_NODE_KINDS: "endpoint", "rank", ... */
+	const char *figure; /* its name in the store, [a-z_]+ */
+	const char *label, *unit; /* how the reports name it */
+	int higher_better;
+	/* the spread a deviation is measured in is at least min_scale (the
+	 * figure's unit) and rel_scale of the peers' median */
+	double min_scale, rel_scale;
+	int64_t min_n; /* samples a node needs in a window to be judged there */
+	int zero_expected; /* any sample above 0 is a fault in itself (corruption) */
+	int per_agent; /* the controller also rolls it up per load agent */
+	int shown_only; /* evidence beside the others, not scored itself */
+};
+
 struct gl_workload_figures {
 	/* its metrics, in the catalogue's order; ends with one whose name is NULL */
 	const struct gl_metric_def *metrics;
@@ -121,6 +139,8 @@ struct gl_workload_figures {
 	const struct gl_series_row *series;
 	/* (optional) `gauntlet status`'s figures of its last window */
 	const struct gl_status_row *status;
+	/* (optional) the figures it records per node, scored (docs/nodes.md) */
+	const struct gl_node_figure_def *nodes;
 	/* (optional) the summary table's note under its heading (none: leave
 	 * note empty); note holds n bytes */
 	void (*summary_note)(const struct gl_analysis *an, char *note, size_t n);

@@ -58,6 +58,13 @@ void gl_fault_measure(struct gl_ctx *c, const char *name, double value);
  * and the open-loop schedule starts at run elapsed origin_ns (-1: when
  * start is called). Without agents: 0, 1, -1. */
 void gl_ctx_shard(struct gl_ctx *c, int *index, int *count, int64_t *origin_ns);
+/* n samples summing to sum (the largest max) of one node's figure, in the
+ * window in force (nodes.h, docs/nodes.md): kind is one of GL_NODE_KINDS
+ * ("endpoint", "rank", ...), name and host say which (host "-" when not
+ * known), figure one of the workload's node figures (figures.h). Kept with
+ * the window; from an agent, sent to the controller with its figures. */
+void gl_ctx_node(struct gl_ctx *c, const char *workload, const char *kind, const char *name, const char *host,
+		 const char *figure, int64_t n, double sum, double max);
 /* One request's row: into the store (which keeps what its retention
  * rules say), or, in an agent, to the controller. */
 void gl_ctx_request_row(struct gl_ctx *c, const struct gl_request_row *r);

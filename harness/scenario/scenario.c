@@ -644,9 +644,10 @@ static int read_document(struct gl_scenario *s, const char *name, const char *te
  * and "incidents". */
 static void parse_top(struct gl_scenario *s, struct gl_diag *d)
 {
-	static const char *const keys[] = { "name",      "description", "duration", "window", "hold",    "contract",
-					    "hosts",     "workloads",   "phases",   "faults", "targets", "safety",
-					    "inventory", "incidents",   "store",    "gates",  "notify",  NULL };
+	static const char *const keys[] = { "name",     "description", "duration",  "window",    "hold",
+					    "contract", "hosts",       "workloads", "phases",    "faults",
+					    "targets",  "safety",      "inventory", "incidents", "store",
+					    "gates",    "notify",      "suspects",  NULL };
 	const cJSON *c;
 	char tmp[4096];
 	long l;
@@ -676,6 +677,17 @@ static void parse_top(struct gl_scenario *s, struct gl_diag *d)
 		gl_check_keys(d, c, "incidents", ikeys);
 		if (gl_get_int(d, c, "max", "incidents", 1, 0, 1000000, &l) > 0)
 			s->incidents_max = (int)l;
+	}
+	/* suspects: nodes that stand out from their peers (docs/nodes.md);
+	 * with "max" more than that many fail the verdict, without it they
+	 * are shown and do not */
+	s->suspects_max = -1;
+	c = cJSON_GetObjectItemCaseSensitive(s->root, "suspects");
+	if (c && gl_want_object(d, c, "suspects")) {
+		static const char *const skeys[] = { "max", NULL };
+		gl_check_keys(d, c, "suspects", skeys);
+		if (gl_get_int(d, c, "max", "suspects", 1, 0, 1000000, &l) > 0)
+			s->suspects_max = (int)l;
 	}
 }
 

@@ -151,6 +151,7 @@ struct gl_scenario {
 	int64_t duration_ns, window_ns;
 	int hold; /* recovery: consecutive healthy windows (3) */
 	int incidents_max; /* "incidents": {"max": N}; -1 when not set */
+	int suspects_max; /* "suspects": {"max": N}; -1 when not set */
 	/* "store": what the run store keeps (docs/store.md). Limits -1 when
 	 * not given: the store's defaults (store.h). */
 	char store_requests[8]; /* "sample" (default), "all", "none" */

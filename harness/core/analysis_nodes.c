@@ -1,0 +1,460 @@
+/*
+ * analysis_nodes.c - the per-node figures scored against their peers
+ * (analysis.h says the rule, docs/nodes.md explains it): one pass over the
+ * store's node_figures in window order, one window's rows at a time, so
+ * that memory grows with the nodes, not with the run's length.
+ */
+#include "analysis_int.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "figures.h"
+#include "nodes.h"
+
+struct scan {
+	struct gl_analysis *an;
+	struct gl_node_result *res;
+	int n, cap;
+	int *slot; /* open-addressed index into res, -1 free; nslots a power of two */
+	int nslots;
+	struct gl_node_fig *rows; /* the current window's */
+	int n_rows, cap_rows;
+	int64_t idx;
+	int failed;
+};
+
+static uint32_t hs(uint32_t h, const char *s)
+{
+	for (; *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 16777619u;
+	}
+	return h * 16777619u;
+}
+
+static uint32_t key_of(const char *wl, const char *kind, const char *name, const char *host, const char *fig)
+{
+	return hs(hs(hs(hs(hs(2166136261u, wl), kind), name), host), fig);
+}
+
+static const struct gl_node_figure_def *find_def(const char *workload, const char *kind, const char *figure)
+{
+	const struct gl_workload_ops *w;
+
+	for (size_t i = 0; (w = gl_workload_at(i)); i++) {
+		if (strcmp(w->name, workload) || !w->figures)
+			continue;
+		for (const struct gl_node_figure_def *d = w->figures->nodes; d && d->kind; d++)
+			if (!strcmp(d->kind, kind) && !strcmp(d->figure, figure))
+				return d;
+	}
+	return NULL;
+}
+
+static int grow_index(struct scan *s)
+{
+	int n = s->nslots ? s->nslots * 2 : 1024;
+	int *slot = malloc((size_t)n * sizeof(*slot));
+
+	if (!slot)
+		return -1;
+	memset(slot, 0xff, (size_t)n * sizeof(*slot));
+	for (int i = 0; i < s->n; i++) {
+		const struct gl_node_result *r = &s->res[i];
+		uint32_t h = key_of(r->workload, r->kind, r->name, r->host, r->figure) & (uint32_t)(n - 1);
+		while (slot[h] >= 0)
+			h = (h + 1) & (uint32_t)(n - 1);
+		slot[h] = i;
+	}
+	free(s->slot);
+	s->slot = slot;
+	s->nslots = n;
+	return 0;
+}
+
+/* The result of f's node and figure, made on first sight; NULL out of memory. */
+static struct gl_node_result *result_of(struct scan *s, const struct gl_node_fig *f)
+{
+	uint32_t h;
+	struct gl_node_result *r;
+
+	if ((s->n + 1) * 2 > s->nslots && grow_index(s) != 0)
+		return NULL;
+	h = key_of(f->workload, f->kind, f->name, f->host, f->figure) & (uint32_t)(s->nslots - 1);
+	for (; s->slot[h] >= 0; h = (h + 1) & (uint32_t)(s->nslots - 1)) {
+		r = &s->res[s->slot[h]];
+		if (!strcmp(r->workload, f->workload) && !strcmp(r->kind, f->kind) && !strcmp(r->name, f->name) &&
+		    !strcmp(r->host, f->host) && !strcmp(r->figure, f->figure))
+			return r;
+	}
+	if (s->n == s->cap) {
+		int cap = s->cap ? s->cap * 2 : 64;
+		struct gl_node_result *p = realloc(s->res, (size_t)cap * sizeof(*p));
+		if (!p)
+			return NULL;
+		s->res = p;
+		s->cap = cap;
+	}
+	r = &s->res[s->n];
+	memset(r, 0, sizeof(*r));
+	snprintf(r->workload, sizeof(r->workload), "%s", f->workload);
+	snprintf(r->kind, sizeof(r->kind), "%s", f->kind);
+	snprintf(r->name, sizeof(r->name), "%s", f->name);
+	snprintf(r->host, sizeof(r->host), "%s", f->host);
+	snprintf(r->figure, sizeof(r->figure), "%s", f->figure);
+	r->def = find_def(f->workload, f->kind, f->figure);
+	for (int i = 0; i < GL_NODE_HEAT_COLS; i++)
+		r->heat[i] = NAN;
+	s->slot[h] = s->n;
+	return &s->res[s->n++];
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* rows grouped by workload, kind and figure */
+static int cmp_group(const void *a, const void *b)
+{
+	const struct gl_node_fig *x = a, *y = b;
+	int c = strcmp(x->workload, y->workload);
+	if (!c)
+		c = strcmp(x->kind, y->kind);
+	return c ? c : strcmp(x->figure, y->figure);
+}
+
+/* The window's place in an->windows (by index), -1 when it has none. */
+static int window_pos(const struct gl_analysis *an, int64_t idx)
+{
+	int lo = 0, hi = an->n_windows - 1;
+
+	while (lo <= hi) {
+		int mid = (lo + hi) / 2;
+		if (an->windows[mid].idx == idx)
+			return mid;
+		if (an->windows[mid].idx < idx)
+			lo = mid + 1;
+		else
+			hi = mid - 1;
+	}
+	return -1;
+}
+
+static void note_z(struct gl_node_result *r, double z, int col)
+{
+	int b = (int)floor((z + 8) * 10);
+
+	b = b < 0 ? 0 : b >= GL_NODE_ZBINS ? GL_NODE_ZBINS - 1 : b;
+	r->zbins[b]++;
+	r->judged++;
+	if (z >= GL_SUSPECT_Z)
+		r->out++;
+	if (col >= 0 && (isnan(r->heat[col]) || z > r->heat[col]))
+		r->heat[col] = (float)z;
+}
+
+int gl_node_zscores(const struct gl_node_figure_def *d, const double *mean, const int64_t *n, int count, double *z)
+{
+	int64_t min_n = d->min_n > 0 ? d->min_n : 1;
+	double *v = malloc((size_t)(count > 0 ? count : 1) * sizeof(*v)), med, spread;
+	int k = 0;
+
+	if (!v)
+		return -1;
+	for (int i = 0; i < count; i++) {
+		z[i] = NAN;
+		if (n[i] >= min_n)
+			v[k++] = mean[i];
+	}
+	if (k < 3) {
+		free(v);
+		return 0;
+	}
+	med = median(v, k);
+	for (int i = 0; i < k; i++)
+		v[i] = fabs(v[i] - med);
+	spread = 1.4826 * median(v, k);
+	if (spread < d->rel_scale * fabs(med))
+		spread = d->rel_scale * fabs(med);
+	if (spread < d->min_scale)
+		spread = d->min_scale;
+	if (spread <= 0)
+		spread = 1e-9;
+	for (int i = 0; i < count; i++)
+		if (n[i] >= min_n)
+			z[i] = (d->higher_better ? med - mean[i] : mean[i] - med) / spread;
+	free(v);
+	return k;
+}
+
+/* One group's rows (one window, workload, kind and figure) scored. */
+static void score_group(struct scan *s, struct gl_node_fig *g, int n, int col, int judged)
+{
+	const struct gl_node_figure_def *d = find_def(g[0].workload, g[0].kind, g[0].figure);
+	double *mean, *z;
+	int64_t *cnt;
+
+	if (!d || d->shown_only || !judged)
+		return;
+	if (d->zero_expected) {
+		for (int i = 0; i < n; i++) {
+			struct gl_node_result *r = result_of(s, &g[i]);
+			if (r && g[i].sum > 0)
+				note_z(r, GL_NODE_ZMAX, col); /* the top of the scale */
+		}
+		return;
+	}
+	mean = malloc((size_t)n * sizeof(*mean));
+	z = malloc((size_t)n * sizeof(*z));
+	cnt = malloc((size_t)n * sizeof(*cnt));
+	if (!mean || !z || !cnt) {
+		s->failed = 1;
+	} else {
+		for (int i = 0; i < n; i++) {
+			cnt[i] = g[i].n;
+			mean[i] = g[i].n > 0 ? g[i].sum / (double)g[i].n : 0;
+		}
+		if (gl_node_zscores(d, mean, cnt, n, z) < 0)
+			s->failed = 1;
+		for (int i = 0; i < n; i++) {
+			struct gl_node_result *r;
+			if (!isnan(z[i]) && (r = result_of(s, &g[i])))
+				note_z(r, z[i], col);
+		}
+	}
+	free(mean);
+	free(z);
+	free(cnt);
+}
+
+/* The current window's rows: totals, then each group scored. */
+static void window_done(struct scan *s)
+{
+	int pos = window_pos(s->an, s->idx), col = -1, judged;
+
+	if (s->n_rows == 0)
+		return;
+	s->an->node_windows++;
+	judged = pos >= 0 && !s->an->windows[pos].fault_span;
+	if (pos >= 0)
+		col = (int)((int64_t)pos * GL_NODE_HEAT_COLS / s->an->n_windows);
+	for (int i = 0; i < s->n_rows; i++) {
+		struct gl_node_result *r = result_of(s, &s->rows[i]);
+		if (!r) {
+			s->failed = 1;
+			continue;
+		}
+		if (r->n == 0 || s->rows[i].max > r->max)
+			r->max = s->rows[i].max;
+		r->n += s->rows[i].n;
+		r->sum += s->rows[i].sum;
+	}
+	qsort(s->rows, (size_t)s->n_rows, sizeof(*s->rows), cmp_group);
+	for (int i = 0, j; i < s->n_rows; i = j) {
+		for (j = i + 1; j < s->n_rows && !cmp_group(&s->rows[i], &s->rows[j]); j++)
+			;
+		score_group(s, &s->rows[i], j - i, col, judged);
+	}
+	s->n_rows = 0;
+}
+
+static void on_row(void *arg, const struct gl_node_fig *f)
+{
+	struct scan *s = arg;
+
+	if (s->n_rows > 0 && f->idx != s->idx)
+		window_done(s);
+	s->idx = f->idx;
+	if (s->n_rows == s->cap_rows) {
+		int cap = s->cap_rows ? s->cap_rows * 2 : 256;
+		struct gl_node_fig *p = realloc(s->rows, (size_t)cap * sizeof(*p));
+		if (!p) {
+			s->failed = 1;
+			return;
+		}
+		s->rows = p;
+		s->cap_rows = cap;
+	}
+	s->rows[s->n_rows++] = *f;
+}
+
+/* the median z of a result, from its bins (the bin's middle) */
+static double zmedian(const struct gl_node_result *r)
+{
+	uint32_t seen = 0;
+
+	for (int b = 0; b < GL_NODE_ZBINS; b++) {
+		seen += r->zbins[b];
+		if (seen * 2 >= (uint32_t)r->judged) {
+			double lo = b / 10.0 - 8; /* the bin [lo, lo + 0.1): toward 0 */
+			return lo < 0 ? lo + 0.1 : lo;
+		}
+	}
+	return 0;
+}
+
+/* names that are numbers (ranks, agents) in numeric order */
+static int cmp_name(const char *a, const char *b)
+{
+	char *ea, *eb;
+	long x = strtol(a, &ea, 10), y = strtol(b, &eb, 10);
+
+	if (*a && *b && !*ea && !*eb && x != y)
+		return x < y ? -1 : 1;
+	return strcmp(a, b);
+}
+
+static int cmp_result(const void *a, const void *b)
+{
+	const struct gl_node_result *x = a, *y = b;
+	int c = strcmp(x->workload, y->workload);
+	if (!c)
+		c = strcmp(x->kind, y->kind);
+	if (!c)
+		c = strcmp(x->figure, y->figure);
+	if (!c)
+		c = cmp_name(x->name, y->name);
+	return c ? c : strcmp(x->host, y->host);
+}
+
+static int cmp_suspect(const void *a, const void *b)
+{
+	const struct gl_suspect *x = a, *y = b;
+	return x->score > y->score ? -1 : x->score < y->score ? 1 : cmp_name(x->name, y->name);
+}
+
+/* the mean over the run of a result */
+static double run_mean(const struct gl_node_result *r)
+{
+	return r->n > 0 ? r->sum / (double)r->n : 0;
+}
+
+/* Each group's median of its nodes' run means, the scores, who is a suspect. */
+static void finish_scores(struct gl_analysis *an)
+{
+	for (int i = 0, j; i < an->n_nodes; i = j) {
+		double *v = malloc((size_t)an->n_nodes * sizeof(*v)), med = 0;
+		int k = 0;
+		for (j = i;
+		     j < an->n_nodes && !strcmp(an->nodes[j].workload, an->nodes[i].workload) &&
+		     !strcmp(an->nodes[j].kind, an->nodes[i].kind) && !strcmp(an->nodes[j].figure, an->nodes[i].figure);
+		     j++)
+			if (v && an->nodes[j].n > 0)
+				v[k++] = run_mean(&an->nodes[j]);
+		if (k > 0)
+			med = median(v, k);
+		free(v);
+		for (int m = i; m < j; m++) {
+			struct gl_node_result *r = &an->nodes[m];
+			r->peer_median = med;
+			if (!r->def || r->def->shown_only)
+				continue;
+			if (r->def->zero_expected) {
+				r->score = r->out > 0 ? r->sum : 0;
+				r->suspect = r->out > 0;
+			} else {
+				r->score = r->judged > 0 ? zmedian(r) : 0;
+				r->suspect = r->judged >= GL_SUSPECT_WINDOWS && r->score >= GL_SUSPECT_Z;
+			}
+		}
+	}
+}
+
+static void add_evidence(struct gl_suspect *sp, const struct gl_node_result *r)
+{
+	size_t len = strlen(sp->evidence);
+	const struct gl_node_figure_def *d = r->def;
+
+	if (len + 8 >= sizeof(sp->evidence))
+		return;
+	if (d->zero_expected)
+		snprintf(sp->evidence + len, sizeof(sp->evidence) - len, "%s%s: %.0f %s in %d window(s)",
+			 len ? "; " : "", d->label, r->sum, d->unit, r->out);
+	else if (d->shown_only)
+		snprintf(sp->evidence + len, sizeof(sp->evidence) - len, "%s%s %.3g %s against the peers' %.3g",
+			 len ? "; " : "", d->label, run_mean(r), d->unit, r->peer_median);
+	else
+		snprintf(sp->evidence + len, sizeof(sp->evidence) - len,
+			 "%s%s %.3g %s against the peers' median %.3g (z %.1f; out in %d of %d windows)",
+			 len ? "; " : "", d->label, run_mean(r), d->unit, r->peer_median, r->score, r->out, r->judged);
+}
+
+/* The suspects: per node, its figures that made it one, then what it
+ * shows beside them. */
+static int list_suspects(struct gl_analysis *an)
+{
+	for (int i = 0; i < an->n_nodes; i++) {
+		struct gl_node_result *r = &an->nodes[i];
+		struct gl_suspect *sp = NULL;
+		if (!r->suspect)
+			continue;
+		for (int k = 0; k < an->n_suspects; k++)
+			if (!strcmp(an->suspects[k].workload, r->workload) && !strcmp(an->suspects[k].kind, r->kind) &&
+			    !strcmp(an->suspects[k].name, r->name) && !strcmp(an->suspects[k].host, r->host))
+				sp = &an->suspects[k];
+		if (!sp) {
+			struct gl_suspect *p = realloc(an->suspects, (size_t)(an->n_suspects + 1) * sizeof(*p));
+			if (!p)
+				return -1;
+			an->suspects = p;
+			sp = &an->suspects[an->n_suspects++];
+			memset(sp, 0, sizeof(*sp));
+			snprintf(sp->workload, sizeof(sp->workload), "%s", r->workload);
+			snprintf(sp->kind, sizeof(sp->kind), "%s", r->kind);
+			snprintf(sp->name, sizeof(sp->name), "%s", r->name);
+			snprintf(sp->host, sizeof(sp->host), "%s", r->host);
+		}
+		if (r->score > sp->score)
+			sp->score = r->score;
+		if (r->out > sp->windows)
+			sp->windows = r->out;
+		add_evidence(sp, r);
+	}
+	/* what else the suspect nodes show (a straggler's short wait) */
+	for (int k = 0; k < an->n_suspects; k++)
+		for (int i = 0; i < an->n_nodes; i++) {
+			const struct gl_node_result *r = &an->nodes[i];
+			if (r->def && r->def->shown_only && r->n > 0 &&
+			    !strcmp(an->suspects[k].workload, r->workload) && !strcmp(an->suspects[k].kind, r->kind) &&
+			    !strcmp(an->suspects[k].name, r->name) && !strcmp(an->suspects[k].host, r->host))
+				add_evidence(&an->suspects[k], r);
+		}
+	qsort(an->suspects, (size_t)an->n_suspects, sizeof(*an->suspects), cmp_suspect);
+	return 0;
+}
+
+int gl_nodes_analyze(struct gl_store *st, struct gl_analysis *an, struct gl_err *err)
+{
+	struct scan s = { .an = an };
+	int rc;
+
+	rc = gl_store_nodes_scan(st, -1, on_row, &s, err);
+	window_done(&s);
+	free(s.rows);
+	free(s.slot);
+	if (rc || s.failed) {
+		free(s.res);
+		return rc ? rc : gl_errf(err, GL_ENOMEM, "analysis: out of memory (node figures)");
+	}
+	an->nodes = s.res;
+	an->n_nodes = s.n;
+	qsort(an->nodes, (size_t)an->n_nodes, sizeof(*an->nodes), cmp_result);
+	for (int i = 0; i < an->n_nodes; i++) /* sorted: the defs are found again by name */
+		an->nodes[i].def = find_def(an->nodes[i].workload, an->nodes[i].kind, an->nodes[i].figure);
+	finish_scores(an);
+	if (list_suspects(an) != 0)
+		return gl_errf(err, GL_ENOMEM, "analysis: out of memory (suspects)");
+	an->suspects_failed = an->sc->suspects_max >= 0 && an->n_suspects > an->sc->suspects_max;
+	return 0;
+}

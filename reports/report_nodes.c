@@ -1,0 +1,259 @@
+/*
+ * report_nodes.c - the per-node part of each report (docs/nodes.md):
+ * report.json's "suspects" and "nodes", report.md's and report.html's
+ * Nodes section (suspects first, then per workload a table of every node
+ * and, in report.html, a heatmap of each scored figure: node x time).
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+#include "escape.h"
+#include "figures.h"
+#include "report.h"
+#include "report_html_int.h"
+
+#define HEAT_ROWS 64 /* rows of a heatmap: suspects first, then the highest scores */
+
+static double mean_of(const struct gl_node_result *r)
+{
+	return r->n > 0 ? r->sum / (double)r->n : 0;
+}
+
+static int scored(const struct gl_node_result *r)
+{
+	return r->def && !r->def->shown_only;
+}
+
+cJSON *gl_report_suspects_json(const struct gl_analysis *an)
+{
+	cJSON *arr = cJSON_CreateArray();
+
+	for (int i = 0; i < an->n_suspects; i++) {
+		const struct gl_suspect *s = &an->suspects[i];
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "kind", s->kind);
+		cJSON_AddStringToObject(o, "name", s->name);
+		cJSON_AddStringToObject(o, "host", s->host);
+		cJSON_AddStringToObject(o, "workload", s->workload);
+		cJSON_AddNumberToObject(o, "score", round(s->score * 100) / 100);
+		cJSON_AddNumberToObject(o, "windows", s->windows);
+		cJSON_AddStringToObject(o, "evidence", s->evidence);
+		cJSON_AddItemToArray(arr, o);
+	}
+	return arr;
+}
+
+cJSON *gl_report_nodes_json(const struct gl_analysis *an)
+{
+	cJSON *o = cJSON_CreateObject(), *list;
+
+	cJSON_AddNumberToObject(o, "windows", (double)an->node_windows);
+	cJSON_AddNumberToObject(o, "suspects", an->n_suspects);
+	if (an->sc->suspects_max >= 0)
+		cJSON_AddNumberToObject(o, "max", an->sc->suspects_max);
+	else
+		cJSON_AddNullToObject(o, "max");
+	cJSON_AddBoolToObject(o, "pass", !an->suspects_failed);
+	cJSON_AddNumberToObject(o, "z_threshold", GL_SUSPECT_Z);
+	cJSON_AddNumberToObject(o, "min_windows", GL_SUSPECT_WINDOWS);
+	list = cJSON_AddArrayToObject(o, "list");
+	for (int i = 0; i < an->n_nodes; i++) {
+		const struct gl_node_result *r = &an->nodes[i];
+		cJSON *e = cJSON_CreateObject();
+		cJSON_AddStringToObject(e, "workload", r->workload);
+		cJSON_AddStringToObject(e, "kind", r->kind);
+		cJSON_AddStringToObject(e, "name", r->name);
+		cJSON_AddStringToObject(e, "host", r->host);
+		cJSON_AddStringToObject(e, "figure", r->figure);
+		cJSON_AddNumberToObject(e, "samples", (double)r->n);
+		cJSON_AddNumberToObject(e, "mean", r->n > 0 ? mean_of(r) : 0);
+		cJSON_AddNumberToObject(e, "max", r->max);
+		cJSON_AddNumberToObject(e, "peer_median", r->peer_median);
+		if (scored(r)) {
+			cJSON_AddNumberToObject(e, "score", round(r->score * 100) / 100);
+			cJSON_AddNumberToObject(e, "windows_judged", r->judged);
+			cJSON_AddNumberToObject(e, "windows_out", r->out);
+		}
+		cJSON_AddBoolToObject(e, "suspect", r->suspect);
+		cJSON_AddItemToArray(list, e);
+	}
+	return o;
+}
+
+static const char *rule_text(void)
+{
+	static char t[200];
+	snprintf(t, sizeof(t),
+		 "a node is a suspect when its median z against its peers is at least %.0f over at least %d "
+		 "windows a scheduled fault does not explain, or when it made wrong values",
+		 GL_SUSPECT_Z, GL_SUSPECT_WINDOWS);
+	return t;
+}
+
+void gl_report_nodes_md(const struct gl_analysis *an, struct gl_buf *b)
+{
+	if (an->n_nodes == 0)
+		return;
+	gl_buf_printf(b, "\n## Nodes\n\n%d suspect(s) (%s)", an->n_suspects, rule_text());
+	if (an->sc->suspects_max >= 0)
+		gl_buf_printf(b, "; at most %d allowed: %s", an->sc->suspects_max,
+			      an->suspects_failed ? "FAIL" : "pass");
+	gl_buf_printf(b, ".\n\n");
+	if (an->n_suspects) {
+		gl_buf_printf(b, "| kind | name | host | workload | score | windows | evidence |\n"
+				 "|---|---|---|---|---|---|---|\n");
+		for (int i = 0; i < an->n_suspects; i++) {
+			const struct gl_suspect *s = &an->suspects[i];
+			gl_buf_printf(b, "| %s | ", s->kind);
+			gl_md_text(b, s->name);
+			gl_buf_printf(b, " | ");
+			gl_md_text(b, s->host);
+			gl_buf_printf(b, " | %s | %.1f | %d | ", s->workload, s->score, s->windows);
+			gl_md_text(b, s->evidence);
+			gl_buf_printf(b, " |\n");
+		}
+		gl_buf_printf(b, "\n");
+	}
+	gl_buf_printf(b, "| workload | kind | name | host | figure | mean | max | peers' median | score | out of "
+			 "judged | suspect |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
+	for (int i = 0; i < an->n_nodes; i++) {
+		const struct gl_node_result *r = &an->nodes[i];
+		gl_buf_printf(b, "| %s | %s | ", r->workload, r->kind);
+		gl_md_text(b, r->name);
+		gl_buf_printf(b, " | ");
+		gl_md_text(b, r->host);
+		gl_buf_printf(b, " | %s%s%s | %.4g | %.4g | %.4g | ", r->def ? r->def->label : r->figure,
+			      r->def ? " " : "", r->def ? r->def->unit : "", mean_of(r), r->max, r->peer_median);
+		if (scored(r))
+			gl_buf_printf(b, "%.1f | %d of %d | %s |\n", r->score, r->out, r->judged,
+				      r->suspect ? "**yes**" : "no");
+		else
+			gl_buf_printf(b, "- | - | %s |\n", r->suspect ? "**yes**" : "no");
+	}
+}
+
+/* a z as a cell's colour: white at 0 and below, red from GL_SUSPECT_Z on */
+static void heat_colour(char *buf, size_t n, float z)
+{
+	double t;
+
+	if (isnan(z)) {
+		snprintf(buf, n, "#eeeeee");
+		return;
+	}
+	t = z <= 0 ? 0 : z >= GL_SUSPECT_Z ? 1 : z / GL_SUSPECT_Z;
+	snprintf(buf, n, "#%02x%02x%02x", 255, (int)(255 - 200 * t), (int)(255 - 200 * t));
+}
+
+static int cmp_heat(const void *a, const void *b)
+{
+	const struct gl_node_result *x = *(const struct gl_node_result *const *)a;
+	const struct gl_node_result *y = *(const struct gl_node_result *const *)b;
+
+	if (x->suspect != y->suspect)
+		return y->suspect - x->suspect;
+	return x->score > y->score ? -1 : x->score < y->score;
+}
+
+/* One heatmap: the rows of results [i, j) (one workload, kind, figure),
+ * suspects first, then by score, at most HEAT_ROWS. */
+static void heatmap(struct out *o, const struct gl_analysis *an, int i, int j)
+{
+	const struct gl_node_result *row[HEAT_ROWS], **all = malloc((size_t)(j - i) * sizeof(*all));
+	int n = 0, cell = 8, label = 150, h = 12;
+
+	if (!all)
+		return;
+	for (int k = i; k < j; k++)
+		all[k - i] = &an->nodes[k];
+	qsort(all, (size_t)(j - i), sizeof(*all), cmp_heat);
+	for (; n < j - i && n < HEAT_ROWS; n++)
+		row[n] = all[n];
+	free(all);
+	putf(o, "<svg class=\"heat\" role=\"img\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\">",
+	     label + cell * GL_NODE_HEAT_COLS, h * n + 14, label + cell * GL_NODE_HEAT_COLS, h * n + 14);
+	for (int r = 0; r < n; r++) {
+		const struct gl_node_result *x = row[r];
+		put(o, "<text x=\"0\" y=\"");
+		putf(o, "%d\" font-size=\"10\">", h * r + 10);
+		esc(o, x->name);
+		if (strcmp(x->host, "-") && strcmp(x->host, x->name)) {
+			put(o, " @ ");
+			esc(o, x->host);
+		}
+		put(o, "</text>");
+		for (int c = 0; c < GL_NODE_HEAT_COLS; c++) {
+			char col[8];
+			heat_colour(col, sizeof(col), x->heat[c]);
+			putf(o, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\"/>", label + cell * c,
+			     h * r, cell, h - 1, col);
+		}
+	}
+	putf(o, "<text x=\"%d\" y=\"%d\" font-size=\"10\">run start</text>", label, h * n + 12);
+	putf(o, "<text x=\"%d\" y=\"%d\" font-size=\"10\" text-anchor=\"end\">end</text>",
+	     label + cell * GL_NODE_HEAT_COLS, h * n + 12);
+	put(o, "</svg>\n");
+	if (j - i > n)
+		putf(o, "<p>%d more node(s) in report.json (nodes.list).</p>\n", j - i - n);
+}
+
+void gl_rhtml_nodes(struct out *o, const struct gl_analysis *an)
+{
+	if (an->n_nodes == 0)
+		return;
+	putf(o, "<section id=\"nodes\"><h2>Nodes</h2>\n<p>%d suspect(s): %s", an->n_suspects, rule_text());
+	if (an->sc->suspects_max >= 0)
+		putf(o, "; at most %d allowed: <b>%s</b>", an->sc->suspects_max, an->suspects_failed ? "FAIL" : "pass");
+	put(o, ".</p>\n");
+	if (an->n_suspects) {
+		put(o, "<table><thead><tr><th>kind</th><th>name</th><th>host</th><th>workload</th><th>score</th>"
+		       "<th>windows</th><th>evidence</th></tr></thead><tbody>\n");
+		for (int i = 0; i < an->n_suspects; i++) {
+			const struct gl_suspect *s = &an->suspects[i];
+			putf(o, "<tr class=\"bad\"><td>%s</td><td>", s->kind);
+			esc(o, s->name);
+			put(o, "</td><td>");
+			esc(o, s->host);
+			putf(o, "</td><td>%s</td><td>%.1f</td><td>%d</td><td>", s->workload, s->score, s->windows);
+			esc(o, s->evidence);
+			put(o, "</td></tr>\n");
+		}
+		put(o, "</tbody></table>\n");
+	}
+	for (int i = 0, j; i < an->n_nodes; i = j) {
+		const struct gl_node_result *g = &an->nodes[i];
+		for (j = i + 1; j < an->n_nodes && !strcmp(an->nodes[j].workload, g->workload) &&
+				!strcmp(an->nodes[j].kind, g->kind) && !strcmp(an->nodes[j].figure, g->figure);
+		     j++)
+			;
+		putf(o, "<h3>%s: %s per %s", g->workload, g->def ? g->def->label : g->figure, g->kind);
+		if (g->def)
+			putf(o, " (%s)", g->def->unit);
+		put(o, "</h3>\n<table><thead><tr><th>name</th><th>host</th><th>mean</th><th>max</th><th>samples</th>"
+		       "<th>peers' median</th><th>score</th><th>out of judged</th></tr></thead><tbody>\n");
+		for (int pass = 1; pass >= 0; pass--)
+			for (int k = i; k < j; k++) {
+				const struct gl_node_result *r = &an->nodes[k];
+				if (r->suspect != pass)
+					continue;
+				putf(o, "<tr%s><td>", r->suspect ? " class=\"bad\"" : "");
+				esc(o, r->name);
+				put(o, "</td><td>");
+				esc(o, r->host);
+				putf(o, "</td><td>%.4g</td><td>%.4g</td><td>%" PRId64 "</td><td>%.4g</td>", mean_of(r),
+				     r->max, r->n, r->peer_median);
+				if (scored(r))
+					putf(o, "<td>%.1f</td><td>%d of %d</td></tr>\n", r->score, r->out, r->judged);
+				else
+					put(o, "<td>-</td><td>-</td></tr>\n");
+			}
+		put(o, "</tbody></table>\n");
+		if (scored(g) && !g->def->zero_expected)
+			heatmap(o, an, i, j);
+	}
+	put(o, "</section>\n");
+}

@@ -1,0 +1,195 @@
+#!/usr/bin/env bash
+# test_nodes.sh - naming the bad node (docs/nodes.md) against ground truth:
+#  1. a clean run, four replicas of `gauntlet target` and four ranks of
+#     gauntlet-train under mpirun, lists no suspect (and the Nodes section
+#     shows all eight);
+#  2. one replica of four with its TTFT tripled (--ttft-ms 120 against 40)
+#     is the one suspect, an endpoint named by its address, with its score,
+#     and fails "suspects": {"max": 0} while every cluster-wide target
+#     passes;
+#  3. one rank of four stopped and continued on a duty cycle (SIGSTOP 60 ms,
+#     SIGCONT 40 ms, by the test) is the one suspect rank, by its compute
+#     per step (its wait in the all-reduce shown beside it), while a replica
+#     10 % slower than its peers (44 ms against 40) is within the spread
+#     and no suspect;
+#  4. a contribution corrupted at one step (gauntlet-train's
+#     --inject-corruption test hook) names its rank and host, and fails the
+#     run's "suspects": {"max": 0}.
+# The scores are printed beside the checks.
+source "$(dirname "$0")/lib.sh"
+
+BIN=$(dirname "$GAUNTLET")/gauntlet-train
+[ -x "$BIN" ] || skip "gauntlet-train was not built (OpenMPI not found at build time)"
+command -v mpirun >/dev/null || skip "mpirun not installed (Debian openmpi-bin)"
+
+# scenario FILE SLOW_TTFT TRAIN_EXTRA [TOP_EXTRA]: four replicas (the first
+# three at 40 ms, the fourth at SLOW_TTFT) and, with TRAIN_EXTRA not "-",
+# four ranks; 16 s in 1 s windows (mpirun may take seconds to start the
+# ranks on a loaded machine)
+replicas() {
+	for i in 1 2 3 4; do
+		local ttft=40
+		[ "$i" = 4 ] && ttft=$1
+		start_target "r$i-$2" --ttft-ms "$ttft" --itl-ms 2 --output-tokens 4 --max-seqs 1000
+		eval "ADDR$i=$ADDR"
+	done
+}
+scenario() {
+	python3 - "$@" "$ADDR1" "$ADDR2" "$ADDR3" "$ADDR4" "$BIN" <<'PY'
+import json, sys
+path, train, top, a1, a2, a3, a4, binp = sys.argv[1:9]
+sc = {"name": "nodes", "duration": "16s", "window": "1s", "hosts": {"me": {"local": True}},
+      "workloads": {"inference": {"endpoints": ["http://%s/v1" % a for a in (a1, a2, a3, a4)],
+                                  "model": "gauntlet-target", "input_tokens": 10, "output_tokens": 4,
+                                  "stream": True, "timeout": "10s",
+                                  "arrival": {"mode": "constant", "rate": 40}}},
+      "targets": {"steady": {"inference.ttft_ms.p99": "<= 5000", "inference.error_rate": "<= 0.01"}}}
+if train != "-":
+    t = {"launcher": "mpirun", "hosts": ["me:4"], "backend": "mpi", "message": "64KiB", "compute": "20ms",
+         "heartbeat": "500ms", "watchdog": "30s", "launcher_args": ["--oversubscribe"]}
+    t.update(json.loads("{" + train + "}"))
+    sc["workloads"]["training"] = t
+    sc["targets"]["steady"]["training.steps"] = ">= 1"
+    sc["targets"]["steady"]["training.step_time_s.p95"] = "<= 10"
+sc.update(json.loads("{" + top + "}"))
+json.dump(sc, open(path, "w"), indent=1)
+PY
+}
+# nodes RUN: the suspects and every scored node's figure, printed
+nodes() {
+	python3 - "$T/$1/report.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+for s in r["suspects"]:
+    print("   suspect %s %s on %s (%s): score %s, %d windows: %s" % (s["kind"], s["name"], s["host"], s["workload"],
+                                                                    s["score"], s["windows"], s["evidence"]))
+for n in r["nodes"]["list"]:
+    if "score" in n:
+        print("   %s %s %s %s: mean %.3f, peers %.3f, score %s, out %d of %d" % (n["workload"], n["kind"], n["name"],
+              n["figure"], n["mean"], n["peer_median"], n["score"], n["windows_out"], n["windows_judged"]))
+PY
+}
+# suspects RUN -> "kind:name" of each suspect, space separated
+suspects() { python3 -c "
+import json; print(' '.join('%s:%s' % (s['kind'], s['name']) for s in json.load(open('$T/$1/report.json'))['suspects']))"; }
+
+# --- 1. clean: four replicas, four ranks, no suspect ----------------------------------------------
+replicas 40 clean
+scenario "$T/clean.json" "" ""
+"$GAUNTLET" run "$T/clean.json" --out "$T/clean" >"$T/clean.log" 2>&1; rc=$?
+log_unless $rc 0 "$T/clean.log"
+nodes clean
+check "clean: the run passes (exit $rc)" [ $rc -eq 0 ]
+check "clean: every replica and rank has its figures (4 endpoints, 4 ranks)" python3 -c "
+import json; l=json.load(open('$T/clean/report.json'))['nodes']['list']
+e={n['name'] for n in l if n['kind']=='endpoint' and n['figure']=='ttft_ms' and n['windows_judged']>=3}
+k={n['name'] for n in l if n['kind']=='rank' and n['figure']=='compute_ms' and n['windows_judged']>=3}
+assert len(e)==4 and k=={'0','1','2','3'}, (e, k)"
+check "clean: no suspect ($(suspects clean))" [ -z "$(suspects clean)" ]
+
+# --- 2. one replica of four three times slower ------------------------------------------------------
+replicas 120 slow
+scenario "$T/slow.json" - "\"suspects\": {\"max\": 0}"
+"$GAUNTLET" run "$T/slow.json" --out "$T/slow" >"$T/slow.log" 2>&1; rc=$?
+nodes slow
+check "slow replica: the run fails (exit $rc) by its suspect alone: every target passes, suspects.max 0" python3 -c "
+import json, sys; r=json.load(open('$T/slow/report.json'))
+assert $rc == 1 and r['verdict'] == 'fail' and all(t['pass'] for t in r['targets']), ($rc, r['targets'])
+assert r['nodes']['pass'] is False and r['nodes']['max'] == 0, r['nodes']"
+check "slow replica: it is the one suspect, by its address ($(suspects slow); slow $ADDR4)" \
+	[ "$(suspects slow)" = "endpoint:$ADDR4" ]
+# the server adds 80 ms to its TTFT; what the client adds on a loaded
+# machine it adds to every replica alike
+check "slow replica: scored by its TTFT, 80 ms above its peers' (z >= 4 in most windows)" python3 -c "
+import json; l=json.load(open('$T/slow/report.json'))['nodes']['list']
+n=[x for x in l if x['name']=='$ADDR4' and x['figure']=='ttft_ms'][0]
+print('replica', n['name'], 'mean %.1f peers %.1f score %s' % (n['mean'], n['peer_median'], n['score']))
+assert n['suspect'] and n['score'] >= 4 and 60 <= n['mean'] - n['peer_median'] <= 120, n"
+check "slow replica: report.md and report.html name it in their Nodes section" \
+	bash -c "grep -q '^## Nodes' '$T/slow/report.md' && grep -q '$ADDR4' '$T/slow/report.md' && grep -q 'id=\"nodes\"' '$T/slow/report.html' && grep -q '<svg class=\"heat\"' '$T/slow/report.html'"
+
+# --- 3. one rank of four stopped and continued on a duty cycle -------------------------------------
+# (its fourth replica 10 % slower than the others: within the spread)
+replicas 44 rank
+# 50 ms of compute a step: a stop lands in it more often than in the
+# all-reduce, whose time here is mostly four ranks polling on two cores
+scenario "$T/rank.json" "\"compute\": \"50ms\"" ""
+"$GAUNTLET" run "$T/rank.json" --out "$T/rank" >"$T/rank.log" 2>&1 &
+RUN=$!
+# rank 2 of this run's job: the gauntlet-train process whose environment
+# says OMPI_COMM_WORLD_RANK=2 and GAUNTLET_RUN_ID of this run
+python3 - "$T/rank" "$T/rank.duty" <<'PY' &
+import os, signal, sqlite3, sys, time
+out, note = sys.argv[1:3]
+def run_id():
+    try:
+        return sqlite3.connect("file:%s/run.db?mode=ro" % out, uri=True).execute("select id from run").fetchone()[0]
+    except Exception:
+        return None
+def rank2(rid):
+    for p in os.listdir("/proc"):
+        if not p.isdigit():
+            continue
+        try:
+            env = open("/proc/%s/environ" % p, "rb").read().split(b"\0")
+            exe = os.readlink("/proc/%s/exe" % p)
+        except OSError:
+            continue
+        if exe.endswith("gauntlet-train") and b"OMPI_COMM_WORLD_RANK=2" in env and \
+           ("GAUNTLET_RUN_ID=%s" % rid).encode() in env:
+            return int(p)
+    return None
+deadline = time.time() + 60
+pid = None
+while time.time() < deadline and pid is None:
+    rid = run_id()
+    pid = rank2(rid) if rid else None
+    time.sleep(0.1)
+cycles = 0
+while pid and time.time() < deadline:
+    try:
+        os.kill(pid, signal.SIGSTOP); time.sleep(0.06); os.kill(pid, signal.SIGCONT); time.sleep(0.04)
+        cycles += 1
+    except ProcessLookupError:
+        break
+open(note, "w").write("pid %s, %d cycles" % (pid, cycles))
+PY
+DUTY=$!
+PIDS+=("$DUTY")
+wait "$RUN"; rc=$?
+kill "$DUTY" 2>/dev/null; wait "$DUTY" 2>/dev/null
+log_unless $rc 0 "$T/rank.log"
+nodes rank
+echo "duty cycle: $(cat "$T/rank.duty" 2>/dev/null)"
+check "slow rank: the run passes its cluster-wide targets (exit $rc)" [ $rc -eq 0 ]
+check "slow rank: rank 2 is the one suspect, not the replica 10 % slower ($(suspects rank))" [ "$(suspects rank)" = "rank:2" ]
+# its wait is shown, not judged: on two cores four ranks polling in the
+# all-reduce wait mostly for the CPU, and a stop that lands there makes
+# every rank wait alike
+check "slow rank: named by its compute per step, the others' below the threshold" python3 -c "
+import json; l=json.load(open('$T/rank/report.json'))['nodes']['list']
+c={x['name']: x for x in l if x['kind']=='rank' and x['figure']=='compute_ms'}
+w={x['name']: round(x['mean'], 1) for x in l if x['kind']=='rank' and x['figure']=='wait_ms'}
+print('compute', {k: round(v['mean'], 1) for k, v in c.items()}, 'wait', w)
+assert c['2']['suspect'] and c['2']['score'] >= 4, c['2']
+assert all(c[r]['score'] < 4 for r in ('0', '1', '3')), c"
+check "slow rank: the replica 10 % slower shows it, and is scored below the threshold" python3 -c "
+import json; l=json.load(open('$T/rank/report.json'))['nodes']['list']
+n=[x for x in l if x['name']=='$ADDR4' and x['figure']=='ttft_ms'][0]
+print('replica', n['name'], 'mean %.1f peers %.1f score %s' % (n['mean'], n['peer_median'], n['score']))
+assert 0 < n['mean'] - n['peer_median'] <= 10 and n['score'] < 4 and not n['suspect'], n"
+
+# --- 4. a corrupted contribution names its rank --------------------------------------------------
+replicas 40 sdc
+scenario "$T/sdc.json" "\"train_args\": [\"--inject-corruption\", \"30:1\"]" "\"suspects\": {\"max\": 0}"
+"$GAUNTLET" run "$T/sdc.json" --out "$T/sdc" >"$T/sdc.log" 2>&1; rc=$?
+nodes sdc
+check "corruption: the run fails (exit $rc): correctness errors, and a suspect past suspects.max 0" [ $rc -eq 1 ]
+check "corruption: rank 1 is the one suspect, by its wrong values ($(suspects sdc))" python3 -c "
+import json; r=json.load(open('$T/sdc/report.json')); s=r['suspects']
+assert [(x['kind'], x['name']) for x in s] == [('rank', '1')], s
+assert 'wrong values: 1 values' in s[0]['evidence'] and s[0]['host'] != '-', s
+assert r['nodes']['pass'] is False and r['nodes']['max'] == 0, r['nodes']"
+check "corruption: the event log names rank 1 and its host" \
+	sql_is "$T/sdc/run.db" "select count(*) > 0 from events where message like '%rank 1 on % contributed 1 wrong value%'" 1
+finish
