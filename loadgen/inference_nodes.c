@@ -7,16 +7,9 @@
  */
 #include "inference_int.h"
 
-#include <string.h>
+#include "nodes.h"
 
-/* s with every byte the store does not keep in a node's name made '_' */
-static void node_text(char *s)
-{
-	for (; *s; s++)
-		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
-		      strchr("._:@/+-", *s)))
-			*s = '_';
-}
+#include <string.h>
 
 void inf_endpoint_node(struct inf *w, struct endpoint *ep)
 {
@@ -48,8 +41,8 @@ void inf_endpoint_node(struct inf *w, struct endpoint *ep)
 		}
 	snprintf(ep->node, sizeof(ep->node), "%s", addr[0] ? addr : "-");
 	snprintf(ep->host, sizeof(ep->host), "%s", host[0] ? host : "-");
-	node_text(ep->node);
-	node_text(ep->host);
+	gl_node_text_fix(ep->node);
+	gl_node_text_fix(ep->host);
 }
 
 void inf_node_record(struct inf *w, const struct req *r, int failed, double ttft_ms)

@@ -203,8 +203,11 @@ static void heatmap(struct out *o, const struct gl_analysis *an, int i, int j)
 
 void gl_rhtml_nodes(struct out *o, const struct gl_analysis *an)
 {
-	if (an->n_nodes == 0)
+	if (an->n_nodes == 0) { /* the banner's link still leads here */
+		put(o, "<section id=\"nodes\"><h2>Nodes</h2>\n<p>No per-node figures: no workload of this run records "
+		       "any.</p></section>\n");
 		return;
+	}
 	putf(o, "<section id=\"nodes\"><h2>Nodes</h2>\n<p>%d suspect(s): %s", an->n_suspects, rule_text());
 	if (an->sc->suspects_max >= 0)
 		putf(o, "; at most %d allowed: <b>%s</b>", an->sc->suspects_max, an->suspects_failed ? "FAIL" : "pass");

@@ -26,20 +26,6 @@ struct scan {
 	int failed;
 };
 
-static uint32_t hs(uint32_t h, const char *s)
-{
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 16777619u;
-	}
-	return h * 16777619u;
-}
-
-static uint32_t key_of(const char *wl, const char *kind, const char *name, const char *host, const char *fig)
-{
-	return hs(hs(hs(hs(hs(2166136261u, wl), kind), name), host), fig);
-}
-
 static const struct gl_node_figure_def *find_def(const char *workload, const char *kind, const char *figure)
 {
 	const struct gl_workload_ops *w;
@@ -64,7 +50,7 @@ static int grow_index(struct scan *s)
 	memset(slot, 0xff, (size_t)n * sizeof(*slot));
 	for (int i = 0; i < s->n; i++) {
 		const struct gl_node_result *r = &s->res[i];
-		uint32_t h = key_of(r->workload, r->kind, r->name, r->host, r->figure) & (uint32_t)(n - 1);
+		uint32_t h = gl_node_key_hash(0, r->workload, r->kind, r->name, r->host, r->figure) & (uint32_t)(n - 1);
 		while (slot[h] >= 0)
 			h = (h + 1) & (uint32_t)(n - 1);
 		slot[h] = i;
@@ -83,7 +69,7 @@ static struct gl_node_result *result_of(struct scan *s, const struct gl_node_fig
 
 	if ((s->n + 1) * 2 > s->nslots && grow_index(s) != 0)
 		return NULL;
-	h = key_of(f->workload, f->kind, f->name, f->host, f->figure) & (uint32_t)(s->nslots - 1);
+	h = gl_node_key_hash(0, f->workload, f->kind, f->name, f->host, f->figure) & (uint32_t)(s->nslots - 1);
 	for (; s->slot[h] >= 0; h = (h + 1) & (uint32_t)(s->nslots - 1)) {
 		r = &s->res[s->slot[h]];
 		if (!strcmp(r->workload, f->workload) && !strcmp(r->kind, f->kind) && !strcmp(r->name, f->name) &&

@@ -31,6 +31,12 @@ int gl_node_kind_ok(const char *kind)
 	return 0;
 }
 
+static int text_byte_ok(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       (c && strchr("._:@/+-", c));
+}
+
 int gl_node_text_ok(const char *s, size_t max)
 {
 	size_t n = s ? strlen(s) : 0;
@@ -38,10 +44,16 @@ int gl_node_text_ok(const char *s, size_t max)
 	if (n == 0 || n >= max)
 		return 0;
 	for (; *s; s++)
-		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
-		      strchr("._:@/+-", *s)))
+		if (!text_byte_ok(*s))
 			return 0;
 	return 1;
+}
+
+void gl_node_text_fix(char *s)
+{
+	for (; *s; s++)
+		if (!text_byte_ok(*s))
+			*s = '_';
 }
 
 struct gl_nodes *gl_nodes_new(void)
@@ -78,8 +90,8 @@ static uint32_t hash_str(uint32_t h, const char *s)
 	return h * 16777619u; /* a separator between the parts */
 }
 
-static uint32_t key_hash(int64_t idx, const char *wl, const char *kind, const char *name, const char *host,
-			 const char *fig)
+uint32_t gl_node_key_hash(int64_t idx, const char *wl, const char *kind, const char *name, const char *host,
+			  const char *fig)
 {
 	uint32_t h = 2166136261u ^ (uint32_t)idx ^ (uint32_t)((uint64_t)idx >> 32);
 
@@ -102,7 +114,7 @@ static void reindex(struct gl_nodes *ns)
 	memset(ns->slot, 0xff, SLOTS * sizeof(*ns->slot));
 	for (int i = 0; i < ns->n; i++) {
 		const struct gl_node_fig *f = &ns->e[i];
-		uint32_t h = key_hash(f->idx, f->workload, f->kind, f->name, f->host, f->figure) & (SLOTS - 1);
+		uint32_t h = gl_node_key_hash(f->idx, f->workload, f->kind, f->name, f->host, f->figure) & (SLOTS - 1);
 		while (ns->slot[h] >= 0)
 			h = (h + 1) & (SLOTS - 1);
 		ns->slot[h] = i;
@@ -123,7 +135,7 @@ int gl_nodes_add(struct gl_nodes *ns, int64_t idx, const char *workload, const c
 		ns->dropped += n > 0 ? n : 1;
 		return -1;
 	}
-	h = key_hash(idx, workload, kind, name, host, figure) & (SLOTS - 1);
+	h = gl_node_key_hash(idx, workload, kind, name, host, figure) & (SLOTS - 1);
 	while (ns->slot[h] >= 0) {
 		f = &ns->e[ns->slot[h]];
 		if (same(f, idx, workload, kind, name, host, figure)) {

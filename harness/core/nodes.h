@@ -37,6 +37,12 @@ struct gl_node_fig {
 /* A name, host or figure as the store keeps it: 1..max-1 bytes of
  * [A-Za-z0-9._:@/+-] (what host names, addresses and indices use). */
 int gl_node_text_ok(const char *s, size_t max);
+/* FNV-1a over a (window, workload, kind, name, host, figure) key, for the
+ * tables that index them. */
+uint32_t gl_node_key_hash(int64_t idx, const char *workload, const char *kind, const char *name, const char *host,
+			  const char *figure);
+/* s with every byte gl_node_text_ok refuses made '_' (in place). */
+void gl_node_text_fix(char *s);
 
 struct gl_nodes;
 struct gl_nodes *gl_nodes_new(void);
