@@ -327,20 +327,23 @@ static double run_mean(const struct gl_node_result *r)
 }
 
 /* Each group's median of its nodes' run means, the scores, who is a suspect. */
-static void finish_scores(struct gl_analysis *an)
+static int finish_scores(struct gl_analysis *an)
 {
+	double *v = malloc((size_t)(an->n_nodes > 0 ? an->n_nodes : 1) * sizeof(*v)); /* one group's means */
+
+	if (!v)
+		return -1;
 	for (int i = 0, j; i < an->n_nodes; i = j) {
-		double *v = malloc((size_t)an->n_nodes * sizeof(*v)), med = 0;
+		double med = 0;
 		int k = 0;
 		for (j = i;
 		     j < an->n_nodes && !strcmp(an->nodes[j].workload, an->nodes[i].workload) &&
 		     !strcmp(an->nodes[j].kind, an->nodes[i].kind) && !strcmp(an->nodes[j].figure, an->nodes[i].figure);
 		     j++)
-			if (v && an->nodes[j].n > 0)
+			if (an->nodes[j].n > 0)
 				v[k++] = run_mean(&an->nodes[j]);
 		if (k > 0)
 			med = median(v, k);
-		free(v);
 		for (int m = i; m < j; m++) {
 			struct gl_node_result *r = &an->nodes[m];
 			r->peer_median = med;
@@ -355,6 +358,8 @@ static void finish_scores(struct gl_analysis *an)
 			}
 		}
 	}
+	free(v);
+	return 0;
 }
 
 static void add_evidence(struct gl_suspect *sp, const struct gl_node_result *r)
@@ -438,8 +443,7 @@ int gl_nodes_analyze(struct gl_store *st, struct gl_analysis *an, struct gl_err 
 	qsort(an->nodes, (size_t)an->n_nodes, sizeof(*an->nodes), cmp_result);
 	for (int i = 0; i < an->n_nodes; i++) /* sorted: the defs are found again by name */
 		an->nodes[i].def = find_def(an->nodes[i].workload, an->nodes[i].kind, an->nodes[i].figure);
-	finish_scores(an);
-	if (list_suspects(an) != 0)
+	if (finish_scores(an) != 0 || list_suspects(an) != 0)
 		return gl_errf(err, GL_ENOMEM, "analysis: out of memory (suspects)");
 	an->suspects_failed = an->sc->suspects_max >= 0 && an->n_suspects > an->sc->suspects_max;
 	return 0;
