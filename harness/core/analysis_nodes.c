@@ -421,7 +421,8 @@ static int list_suspects(struct gl_analysis *an)
 			    !strcmp(an->suspects[k].name, r->name) && !strcmp(an->suspects[k].host, r->host))
 				add_evidence(&an->suspects[k], r);
 		}
-	qsort(an->suspects, (size_t)an->n_suspects, sizeof(*an->suspects), cmp_suspect);
+	if (an->n_suspects > 1)
+		qsort(an->suspects, (size_t)an->n_suspects, sizeof(*an->suspects), cmp_suspect);
 	return 0;
 }
 
@@ -440,7 +441,8 @@ int gl_nodes_analyze(struct gl_store *st, struct gl_analysis *an, struct gl_err 
 	}
 	an->nodes = s.res;
 	an->n_nodes = s.n;
-	qsort(an->nodes, (size_t)an->n_nodes, sizeof(*an->nodes), cmp_result);
+	if (an->n_nodes > 1) /* qsort takes no NULL array, even empty */
+		qsort(an->nodes, (size_t)an->n_nodes, sizeof(*an->nodes), cmp_result);
 	for (int i = 0; i < an->n_nodes; i++) /* sorted: the defs are found again by name */
 		an->nodes[i].def = find_def(an->nodes[i].workload, an->nodes[i].kind, an->nodes[i].figure);
 	if (finish_scores(an) != 0 || list_suspects(an) != 0)
