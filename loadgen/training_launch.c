@@ -79,6 +79,7 @@ static int read_hosts(const struct trn *w, const cJSON *hosts, struct launch_hos
 	{
 		char name[GL_NAME_MAX + 16], *colon;
 		const struct gl_host *gh;
+		const char *node;
 		long slots = 1;
 		int seen = 0;
 
@@ -92,10 +93,12 @@ static int read_hosts(const struct trn *w, const cJSON *hosts, struct launch_hos
 		if (!gh)
 			return gl_errf(err, GL_EINVAL, "training: unknown host '%s'", name);
 		lh->slots_total += (int)slots;
+		/* srun names nodes as Slurm does, mpirun as ssh reaches them */
+		node = w->is_srun ? gl_host_slurm_node(gh) : mpi_host_name(gh);
 		for (int i = 0; i < lh->n_names && !seen; i++)
-			seen = !strcmp(lh->names[i], mpi_host_name(gh));
+			seen = !strcmp(lh->names[i], node);
 		if (!seen && lh->n_names < 64)
-			snprintf(lh->names[lh->n_names++], sizeof(lh->names[0]), "%s", mpi_host_name(gh));
+			snprintf(lh->names[lh->n_names++], sizeof(lh->names[0]), "%s", node);
 		if (off < sizeof(lh->list))
 			off += (size_t)snprintf(lh->list + off, sizeof(lh->list) - off, "%s%s:%ld", off ? "," : "",
 						mpi_host_name(gh), slots);

@@ -95,8 +95,8 @@ static int launch_argv(const struct launch *l, const char *host, int index, char
 		rc |= add(v, n, "1");
 		rc |= add(v, n, "-N");
 		rc |= add(v, n, "1");
-		if (hn) {
-			snprintf(b, sizeof(b), "--nodelist=%s", hn);
+		if (h) {
+			snprintf(b, sizeof(b), "--nodelist=%s", gl_host_slurm_node(h));
 			rc |= add(v, n, b);
 		}
 		snprintf(b, sizeof(b), "--job-name=gauntlet-agent-%d", index);

@@ -119,8 +119,8 @@ static void stop_processes(struct lab *L, char *text, struct down_tally *t)
 	}
 }
 
-/* One journal line's cgroup, route, link or namespace removed, when it
- * is still there. */
+/* One journal line's cgroup, route, nft table, link or namespace
+ * removed, when it is still there. */
 static void undo(const char *kind, const char *v, struct down_tally *t)
 {
 	char out[1024];
@@ -147,6 +147,15 @@ static void undo(const char *kind, const char *v, struct down_tally *t)
 		else {
 			t->left++;
 			lab_say("down: ip link del %s: %s", v, out);
+		}
+	} else if (!strcmp(kind, "nft")) {
+		/* the forwarding filter (lab_net.c); the links' own forwarding
+		 * switches go with the links */
+		if (LAB_RUN(out, sizeof(out), 5000, "nft", "list", "table", "inet", v) != 0)
+			return;
+		if (LAB_RUN(out, sizeof(out), 5000, "nft", "delete", "table", "inet", v) != 0) {
+			t->left++;
+			lab_say("down: nft delete table inet %s: %s", v, out);
 		}
 	} else if (!strcmp(kind, "netns")) {
 		char p[300];

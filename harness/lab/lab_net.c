@@ -5,13 +5,53 @@
 #define _GNU_SOURCE
 #include "lab_int.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
+#include <string.h>
+#include <unistd.h>
 
 /* ---- part: net -------------------------------------------------------------------- */
 
 void lab_worker_ip(int w, int host_side, char *out, size_t n)
 {
 	snprintf(out, n, "10.77.%d.%d", w, host_side ? 1 : 2);
+}
+
+/* Workers reach each other's replicas and ranks, as a cluster's nodes do:
+ * the host forwards what comes in on a worker's link (the per-link
+ * switch, never the machine-wide net.ipv4.ip_forward), and a forward
+ * filter of the lab's own (nft table gl_lab_forward) drops whatever would
+ * leave the lab's links either way, so nothing from a worker reaches
+ * another network and nothing from outside reaches a worker. The table is
+ * journaled first; the switches go with the links at `lab down`. 0, or
+ * -1 with why in out. */
+static int lab_up_forward(struct lab *L, char *out, size_t n)
+{
+	char p[128];
+	int fd;
+
+	lab_journal_add(L, "nft\tgl_lab_forward");
+	if (LAB_RUN(out, n, 5000, "nft", "add", "table", "inet", "gl_lab_forward") != 0 ||
+	    LAB_RUN(out, n, 5000, "nft", "add", "chain", "inet", "gl_lab_forward", "forward",
+		    "{ type filter hook forward priority 0; policy accept; }") != 0 ||
+	    LAB_RUN(out, n, 5000, "nft", "add", "rule", "inet", "gl_lab_forward", "forward", "iifname", "\"gl-lab-w*\"",
+		    "oifname", "!=", "\"gl-lab-w*\"", "drop") != 0 ||
+	    LAB_RUN(out, n, 5000, "nft", "add", "rule", "inet", "gl_lab_forward", "forward", "oifname", "\"gl-lab-w*\"",
+		    "iifname", "!=", "\"gl-lab-w*\"", "drop") != 0)
+		return -1;
+	for (int w = 1; w <= L->workers; w++) {
+		snprintf(p, sizeof(p), "/proc/sys/net/ipv4/conf/gl-lab-w%dh/forwarding", w);
+		fd = open(p, O_WRONLY | O_CLOEXEC);
+		if (fd < 0 || write(fd, "1\n", 2) != 2) {
+			snprintf(out, n, "%s: %s", p, strerror(errno));
+			if (fd >= 0)
+				close(fd);
+			return -1;
+		}
+		close(fd);
+	}
+	return 0;
 }
 
 void lab_up_net(struct lab *L)
@@ -81,9 +121,13 @@ void lab_up_net(struct lab *L)
 			return;
 		}
 	}
+	if (lab_up_forward(L, out, sizeof(out)) != 0) {
+		lab_part(L, "net", 0, "forwarding between the workers: %.300s", out);
+		return;
+	}
 	L->net = 1;
 	lab_part(L, "net", 1,
 		 "%d worker namespaces gl-lab-w1..w%d on 10.77.N.2/24, host side 10.77.N.1 (gl-lab-wNh), "
-		 "controller 10.77.0.1 (gl-lab0, a veth pair)",
+		 "controller 10.77.0.1 (gl-lab0, a veth pair); workers reach each other through the host",
 		 L->workers, L->workers);
 }

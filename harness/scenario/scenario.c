@@ -92,12 +92,12 @@ static void parse_hosts(struct vctx *v, const cJSON *hosts)
 				      o->netns);
 		}
 		gl_get_string(v->d, h, "key", path, 0, o->key, sizeof(o->key));
+		gl_get_string(v->d, h, "slurm_node", path, 0, o->slurm_node, sizeof(o->slurm_node));
 		gl_get_string(v->d, h, "known_hosts", path, 0, o->known_hosts, sizeof(o->known_hosts));
 		{
 			char tmp[256];
 			gl_get_string(v->d, h, "passphrase_env", path, 0, tmp, sizeof(tmp));
 			gl_get_string(v->d, h, "address", path, 0, tmp, sizeof(tmp));
-			gl_get_string(v->d, h, "slurm_node", path, 0, tmp, sizeof(tmp));
 			gl_get_string(v->d, h, "k8s_node", path, 0, tmp, sizeof(tmp));
 		}
 		if (has_ssh == o->local) {
@@ -887,6 +887,11 @@ const struct gl_host *gl_scenario_host(const struct gl_scenario *s, const char *
 		if (!strcmp(s->hosts[i].name, name))
 			return &s->hosts[i];
 	return NULL;
+}
+
+const char *gl_host_slurm_node(const struct gl_host *h)
+{
+	return h->slurm_node[0] ? h->slurm_node : h->name;
 }
 
 const struct gl_workload_spec *gl_scenario_workload(const struct gl_scenario *s, const char *name)

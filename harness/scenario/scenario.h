@@ -31,8 +31,14 @@ struct gl_host {
 	char ssh_user[GL_NAME_MAX], ssh_host[256];
 	int ssh_port;
 	char key[512], known_hosts[512];
+	char slurm_node[GL_NAME_MAX]; /* "" when not given */
 	const cJSON *json;
 };
+
+/* The name Slurm knows host h by (srun's --nodelist): its "slurm_node",
+ * else its scenario name, never an address: an inventory host reached as
+ * localhost or 10.77.1.2 is a node named lab-w1 to Slurm. */
+const char *gl_host_slurm_node(const struct gl_host *h);
 
 struct gl_phase {
 	char name[GL_NAME_MAX];

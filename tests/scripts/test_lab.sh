@@ -12,8 +12,11 @@
 #     its live endpoint scraped every 5 s for the dashboard's queries; a
 #     webhook receiver on loopback gets start, each fault, the end;
 #     GL_LAB_SOAK=0 leaves this part out (the sanitizer pass does);
-#     2c: two load agents as job steps of the lab's Slurm (srun), in the
-#     workers' namespaces, dialing the controller's lab address;
+#     2c: two load agents as job steps of the lab's Slurm (srun), pinned to
+#     lab-w2 and lab-w1 by slurm_node, in those workers' namespaces,
+#     dialing the controller's lab address;
+#     2d: a worker reaches another's replica through the host; nothing is
+#     forwarded between a worker's link and any other interface;
 #  3. `lab down` leaves nothing behind: no process carrying the lab's mark,
 #     namespace, gl-lab link, unreachable route, nft table, cgroup, mount or
 #     directory;
@@ -32,6 +35,7 @@ done
 LAB=$T/lab
 lab_cleanup() {
 	"$GAUNTLET" lab down --dir "$LAB" >/dev/null 2>&1
+	ip link del "gl-fwt$$h" 2>/dev/null; ip netns del "gl-fwdtest-$$" 2>/dev/null # 2d's, if it was cut short
 	cleanup
 }
 trap lab_cleanup EXIT
@@ -49,7 +53,7 @@ leftovers() { # LAB-ID
 	ip netns list | grep -o '^gl-lab-[^ ]*' | sed 's/^/netns /'
 	ip -o link show | grep -o 'gl-lab[^:@ ]*' | sed 's/^/link /'
 	ip route show type unreachable | grep '10\.77\.' | sed 's/^/route /'
-	nft list tables 2>/dev/null | grep gauntlet_ | sed 's/^/nft table /'
+	nft list tables 2>/dev/null | grep -E 'gauntlet_|gl_lab' | sed 's/^/nft table /'
 	[ -d /sys/fs/cgroup/blkio/gauntlet-lab ] && echo "cgroup blkio/gauntlet-lab"
 	[ -d /sys/fs/cgroup/gauntlet-lab ] && echo "cgroup gauntlet-lab"
 	grep -E "gl-lab|$LAB" /proc/mounts | sed 's/^/mount /'
@@ -240,11 +244,12 @@ check "unscheduled kill: one incident, training.failure, after the kill; counted
 fi
 
 # --- 2c. load agents on the lab's Slurm through srun --------------------------------------
-# Two inference agents as Slurm job steps: each runs where slurmd put it,
-# inside a worker's network namespace, and dials the controller's lab
-# address; the run counts both shares. Their server listens on that
-# address too: the lab does not forward between worker namespaces, so a
-# worker's own replica is the only one its namespace reaches.
+# Two inference agents as Slurm job steps, pinned by "hosts" to lab-w2 and
+# lab-w1 (inventory hosts whose slurm_node is their name, reached through
+# the local transport: srun must name them lab-w2/lab-w1, not localhost),
+# each inside that worker's network namespace, dialling the controller's
+# lab address; the run counts both shares. Their server listens on that
+# address too (2d checks that workers reach each other's replicas).
 CTL_IP=$(json "$INV" "r['slurm']['controller']")
 "$GAUNTLET" target --listen "$CTL_IP:0" --ready-file "$T/ctl-target.ready" --ttft-ms 20 --itl-ms 2 \
 	>"$T/ctl-target.log" 2>&1 &
@@ -258,6 +263,7 @@ cat > "$T/srun-agents.json" <<JSON
     "inference": { "endpoints": ["http://$CTL_TARGET/v1"], "api": "chat", "model": "gauntlet-target",
                    "arrival": { "mode": "constant", "rate": 40 }, "output_tokens": 8, "timeout": "8s",
                    "agents": { "launcher": "srun", "count": 2, "listen": "\${slurm.controller}:0",
+                               "hosts": ["lab-w2", "lab-w1"],
                                "launcher_args": ["--partition=lab"] } }
   },
   "targets": { "steady": { "inference.error_rate": "<= 0.05", "inference.ttft_ms.p99": "<= 5000",
@@ -285,7 +291,7 @@ agents_seen() {
 		ns=$(readlink /proc/$p/ns/net 2>/dev/null)
 		[ -n "$ns" ] && case " $AGNS " in *" $ns "*) ;; *) AGNS="$AGNS $ns" ;; esac
 	done
-	[ "$(echo $AGNS | wc -w)" -ge 1 ] &&
+	[ "$(echo $AGNS | wc -w)" -ge 2 ] &&
 		sql_is "$T/srun/run.db" "select count(*) from events where message like '%connected from%'" 2
 }
 until_ok 60 agents_seen
@@ -296,13 +302,69 @@ import sqlite3; c=sqlite3.connect('$T/srun/run.db')
 l=c.execute(\"select count(*) from children where source='agents' and what like 'srun %'\").fetchone()[0]
 n=c.execute(\"select count(*) from events where source='agents' and message like '%connected from%'\").fetchone()[0]
 assert (l, n) == (2, 2), (l, n)"
-check "srun agents: they ran in a worker's network namespace, not the controller's ($AGNS)" \
-	bash -c "[ -n '$AGNS' ] && ! echo '$AGNS' | grep -qF '$(readlink /proc/self/ns/net)'"
+WANT_NS=$(for w in 1 2; do echo "net:[$(stat -L -c %i /run/netns/gl-lab-w$w 2>/dev/null)]"; done | sort | tr '\n' ' ')
+GOT_NS=$(echo $AGNS | tr ' ' '\n' | sort | tr '\n' ' ')
+check "srun agents: they ran in lab-w1's and lab-w2's namespaces, as pinned ($GOT_NS)" [ "$GOT_NS" = "$WANT_NS" ]
+check "srun agents: srun named the nodes lab-w1 and lab-w2 (--nodelist)" python3 -c "
+import sqlite3; c=sqlite3.connect('$T/srun/run.db')
+w=[r[0] for r in c.execute(\"select what from children where source='agents' and what like 'srun %'\")]
+got=sorted(x.split('--nodelist=')[1].split()[0] for x in w if '--nodelist=' in x)
+print('srun nodelists:', got); assert got == ['lab-w1', 'lab-w2'], w"
 check "srun agents: both shares counted (12 s at 40/s: more than 400 requests)" python3 -c "
 import sqlite3; c=sqlite3.connect('$T/srun/run.db')
 n=c.execute(\"select sum(counter) from window_metrics where name='inference.requests'\").fetchone()[0]
 m=c.execute(\"select coalesce(sum(counter),0) from window_metrics where name='agents.missing'\").fetchone()[0]
 assert n > 400 and m == 0, (n, m)"
+
+# --- 2d. workers reach each other, and nothing else ---------------------------------------
+# A worker reaches another worker's replica through the host, as a
+# cluster's nodes reach each other; the host forwards nothing between a
+# worker's link and any other interface, either way. The "other interface"
+# is a veth into a namespace of this test's own (10.78.0.0/24), and nft
+# counters at each far end count what arrives: pings from lab-w1 to it,
+# and from it to lab-w1, must arrive nowhere; with the lab's filter set
+# aside the same pings arrive (the checks can go red).
+W1=$(json "$INV" "r['workers'][0]['address']")
+W2_EP=$(json "$INV" "r['workers'][1]['endpoint']")
+code=$(ip netns exec gl-lab-w1 curl -s -m 10 -o /dev/null -w '%{http_code}' "$W2_EP/models" 2>/dev/null)
+check "forwarding: lab-w1 reaches lab-w2's replica ($W2_EP/models: HTTP $code)" [ "$code" = 200 ]
+FNS=gl-fwdtest-$$
+ip netns add "$FNS"
+ip link add "gl-fwt$$h" type veth peer name "gl-fwt$$n" && ip link set "gl-fwt$$n" netns "$FNS" &&
+	ip addr add 10.78.0.1/24 dev "gl-fwt$$h" && ip link set "gl-fwt$$h" up &&
+	ip -n "$FNS" addr add 10.78.0.2/24 dev "gl-fwt$$n" && ip -n "$FNS" link set "gl-fwt$$n" up &&
+	ip -n "$FNS" route add 10.77.0.0/16 via 10.78.0.1 &&
+	echo 1 > "/proc/sys/net/ipv4/conf/gl-fwt$$h/forwarding"
+# a counter of what arrives from FROM, in namespace NS (table gl_fwdtest)
+arrivals_table() { # NS FROM
+	ip netns exec "$1" nft -f - <<NFT
+table inet gl_fwdtest {
+	chain pre { type filter hook prerouting priority -300; ip saddr $2 counter; }
+}
+NFT
+}
+arrived() { # NS: packets counted so far
+	ip netns exec "$1" nft list table inet gl_fwdtest 2>/dev/null | sed -n 's/.*counter packets \([0-9]*\).*/\1/p'
+}
+arrivals_table "$FNS" 10.77.0.0/16
+arrivals_table gl-lab-w1 10.78.0.0/24
+pings() {
+	ip netns exec gl-lab-w1 ping -c 3 -i 0.2 -W 1 10.78.0.2 >/dev/null 2>&1
+	ip netns exec "$FNS" ping -c 3 -i 0.2 -W 1 "$W1" >/dev/null 2>&1
+	true
+}
+pings
+out_n=$(arrived "$FNS"); in_n=$(arrived gl-lab-w1)
+check "forwarding: nothing from a worker leaves the lab's links (lab-w1 -> 10.78.0.2: ${out_n:-?} packets arrived)" [ "$out_n" = 0 ]
+check "forwarding: nothing from elsewhere enters a worker (10.78.0.2 -> lab-w1: ${in_n:-?} packets arrived)" [ "$in_n" = 0 ]
+nft delete table inet gl_lab_forward 2>/dev/null
+pings
+out_n=$(arrived "$FNS"); in_n=$(arrived gl-lab-w1)
+check "forwarding: the same pings arrive with the lab's filter set aside ($out_n out, $in_n in: the checks can fail)" \
+	[ "${out_n:-0}" -gt 0 -a "${in_n:-0}" -gt 0 ]
+ip netns exec gl-lab-w1 nft delete table inet gl_fwdtest 2>/dev/null
+ip link del "gl-fwt$$h" 2>/dev/null
+ip netns del "$FNS" 2>/dev/null
 
 # --- 3. down leaves nothing ---------------------------------------------------------------
 "$GAUNTLET" lab down --dir "$LAB" >"$T/down.log" 2>&1; rc=$?
