@@ -14,3 +14,5 @@ gl_fuzz_target(fuzz_agent_wire)
 gl_fuzz_target(fuzz_images)
 # The per-node figures a load agent sends (harness/core/nodes.c).
 gl_fuzz_target(fuzz_nodes)
+# The report.json files `gauntlet nodes` reads (reports/ledger.c).
+gl_fuzz_target(fuzz_ledger)

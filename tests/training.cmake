@@ -21,5 +21,8 @@ gl_test_asan_long(test_orphans)
 # each the one suspect. Nodes are scored against peers on the same machine
 # in the same windows, so the suite running beside it moves them alike.
 gl_script_test(test_nodes ${GL_TESTS_DIR}/scripts/test_nodes.sh TIMEOUT 300)
+# `gauntlet nodes`, the ledger across runs, on report.json files with known
+# suspects and an evidence repository made with git.
+gl_script_test(test_ledger ${GL_TESTS_DIR}/scripts/test_ledger.sh TIMEOUT 120)
 # One window's scoring of nodes against their peers on known figures.
 gl_unit_test(test_node_scores ${GL_TESTS_DIR}/unit/test_node_scores.c TIMEOUT 60)

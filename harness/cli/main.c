@@ -18,6 +18,7 @@
 #include "compare.h"
 #include "controller.h"
 #include "evidence.h"
+#include "ledger.h"
 #include "figures.h"
 #include "lab.h"
 #include "netaddr.h"
@@ -57,6 +58,11 @@ static void usage(FILE *f)
 		   "  compare BASE_DIR CAND_DIR [--all] [--out DIR] [--alpha A] [--tolerance T]\n"
 		   "                          regression verdict between two runs: a summary;\n"
 		   "                          --all lists every comparison (compare --help)\n"
+		   "  nodes RUN_DIR|REPORT_JSON|EVIDENCE_REPO... [--all] [--json]\n"
+		   "                          per node across runs: runs seen, runs a suspect (nodes --help)\n"
+		   "  nodes RUN_DIR|REPORT_JSON|EVIDENCE_REPO... [--all] [--json]\n"
+		   "                          per node across runs: the runs it was seen in and a suspect in\n"
+		   "                          (nodes --help)\n"
 		   "  lab up|down|status [--dir DIR] [--workers N]\n"
 		   "                          the local lab cluster (docs/lab.md)\n"
 		   "  target --listen ADDR    OpenAI-compatible token-streaming target server\n"
@@ -861,6 +867,8 @@ static int dispatch(int argc, char **argv)
 	}
 	if (!strcmp(cmd, "compare"))
 		return gl_compare_main(argc - 1, argv + 1);
+	if (!strcmp(cmd, "nodes"))
+		return gl_ledger_main(argc - 1, argv + 1);
 	if (!strcmp(cmd, "seal"))
 		return cmd_seal(argc, argv);
 	if (!strcmp(cmd, "verify"))

@@ -14,7 +14,10 @@
 #     and no suspect;
 #  4. a contribution corrupted at one step (gauntlet-train's
 #     --inject-corruption test hook) names its rank and host, and fails the
-#     run's "suspects": {"max": 0}.
+#     run's "suspects": {"max": 0};
+#  5. `gauntlet nodes` over the four runs: the replicas' host (127.0.0.1)
+#     a suspect in one run of four, as the slow replica; the ranks' host in
+#     two of three, as rank 2 and rank 1; no other node.
 # The scores are printed beside the checks.
 source "$(dirname "$0")/lib.sh"
 
@@ -89,6 +92,7 @@ check "clean: no suspect ($(suspects clean))" [ -z "$(suspects clean)" ]
 
 # --- 2. one replica of four three times slower ------------------------------------------------------
 replicas 120 slow
+SLOW_ADDR=$ADDR4
 scenario "$T/slow.json" - "\"suspects\": {\"max\": 0}"
 "$GAUNTLET" run "$T/slow.json" --out "$T/slow" >"$T/slow.log" 2>&1; rc=$?
 nodes slow
@@ -192,4 +196,16 @@ assert 'wrong values: 1 values' in s[0]['evidence'] and s[0]['host'] != '-', s
 assert r['nodes']['pass'] is False and r['nodes']['max'] == 0, r['nodes']"
 check "corruption: the event log names rank 1 and its host" \
 	sql_is "$T/sdc/run.db" "select count(*) > 0 from events where message like '%rank 1 on % contributed 1 wrong value%'" 1
+
+# --- 5. the ledger across the four runs ----------------------------------------------------------
+"$GAUNTLET" nodes "$T/clean" "$T/slow" "$T/rank" "$T/sdc" | tee "$T/ledger.txt"
+"$GAUNTLET" nodes "$T/clean" "$T/slow" "$T/rank" "$T/sdc" --json >"$T/ledger.json"; rc=$?
+# Every node here is on this machine: the replicas by their address
+# (127.0.0.1), the ranks by the host name gauntlet-train gives.
+check "ledger: exit 0; 127.0.0.1 a suspect in 1 run of 4 (as the slow replica), the ranks' host in 2 of 3 (as rank 2, rank 1)" python3 -c "
+import json, socket; l=json.load(open('$T/ledger.json'))
+s={n['node']: (n['runs'], n['suspect_runs'], sorted((a['kind'], a['name']) for a in n['suspect_as'])) for n in l['nodes']}
+print(s)
+assert $rc == 0 and l['runs'] == 4, l['runs']
+assert s == {'127.0.0.1': (4, 1, [('endpoint', '$SLOW_ADDR')]), socket.gethostname(): (3, 2, [('rank', '1'), ('rank', '2')])}, s"
 finish
