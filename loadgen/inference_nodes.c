@@ -1,8 +1,8 @@
 /*
  * inference_nodes.c - the inference workload's per-node figures
  * (docs/nodes.md): each endpoint named by its address (host:port, never
- * the credentials a URL may carry) on the scenario host whose address or
- * name it is, else on its own address; per request its TTFT (a success)
+ * the credentials a URL may carry) on the scenario host whose ssh host,
+ * name or "address" it is, else on its own address; per request its TTFT (a success)
  * and whether it failed.
  */
 #include "inference_int.h"
@@ -35,7 +35,8 @@ void inf_endpoint_node(struct inf *w, struct endpoint *ep)
 		snprintf(host, sizeof(host), "%.*s", (int)strcspn(addr, ":"), addr);
 	}
 	for (int i = 0; sc && i < sc->n_hosts; i++)
-		if (!strcmp(sc->hosts[i].ssh_host, host) || !strcmp(sc->hosts[i].name, host)) {
+		if (!strcmp(sc->hosts[i].ssh_host, host) || !strcmp(sc->hosts[i].name, host) ||
+		    !strcmp(sc->hosts[i].address, host)) {
 			snprintf(host, sizeof(host), "%s", sc->hosts[i].name);
 			break;
 		}

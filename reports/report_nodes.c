@@ -145,8 +145,10 @@ static void heat_colour(char *buf, size_t n, float z)
 		snprintf(buf, n, "#eeeeee");
 		return;
 	}
+	/* pale green (judged, at or below its peers) to red (z at the
+	 * suspect threshold and above): a judged cell is never page white */
 	t = z <= 0 ? 0 : z >= GL_SUSPECT_Z ? 1 : z / GL_SUSPECT_Z;
-	snprintf(buf, n, "#%02x%02x%02x", 255, (int)(255 - 200 * t), (int)(255 - 200 * t));
+	snprintf(buf, n, "#%02x%02x%02x", (int)(220 + 35 * t), (int)(239 - 184 * t), (int)(220 - 165 * t));
 }
 
 static int cmp_heat(const void *a, const void *b)

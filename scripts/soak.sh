@@ -8,7 +8,8 @@
 # Env: GL_LAB_DIR (default /var/lib/gauntlet-lab), GL_OUT (the run
 # directory), GL_TIME_SCALE (default 1; 2.5 makes the soak two minutes),
 # GL_SCENARIO (default scenarios/lab-soak.json), GL_LAB_WORKERS (the
-# workers of a lab this script builds, default the lab's own).
+# workers of a lab this script builds, default 4: the report's Nodes
+# section then scores four replicas against each other).
 # A lab that was already up before this script is used and left up.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -24,7 +25,7 @@ case $? in
 0) echo "soak: using the lab already up in $LAB_DIR (left up afterwards)" ;;
 3)	# no lab there: build one, and take it down however this script ends
 	trap '"$G" lab down --dir "$LAB_DIR"' EXIT
-	"$G" lab up --dir "$LAB_DIR" ${GL_LAB_WORKERS:+--workers "$GL_LAB_WORKERS"}
+	"$G" lab up --dir "$LAB_DIR" --workers "${GL_LAB_WORKERS:-4}"
 	# 1: some part could not be built (said above); validate names what the soak lacks
 	[ $? -le 1 ] || exit 4 ;;
 *)	"$G" lab status --dir "$LAB_DIR"

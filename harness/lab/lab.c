@@ -89,13 +89,15 @@ static int write_inventory(struct lab *L)
 	cJSON_AddBoolToObject(h, "local", 1);
 	if (L->net)
 		for (int w = 1; w <= L->workers; w++) {
-			char name[32], ns[32];
+			char name[32], ns[32], ip[32];
 			snprintf(name, sizeof(name), "lab-w%d", w);
 			snprintf(ns, sizeof(ns), "gl-lab-w%d", w);
 			h = cJSON_AddObjectToObject(hosts, name);
 			cJSON_AddBoolToObject(h, "local", 1);
 			cJSON_AddStringToObject(h, "netns", ns);
 			cJSON_AddStringToObject(h, "slurm_node", name);
+			lab_worker_ip(w, 0, ip, sizeof(ip));
+			cJSON_AddStringToObject(h, "address", ip);
 		}
 	snprintf(path, sizeof(path), "%s/inventory.json", L->dir);
 	if (!(text = cJSON_Print(L->inv)))

@@ -93,11 +93,11 @@ static void parse_hosts(struct vctx *v, const cJSON *hosts)
 		}
 		gl_get_string(v->d, h, "key", path, 0, o->key, sizeof(o->key));
 		gl_get_string(v->d, h, "slurm_node", path, 0, o->slurm_node, sizeof(o->slurm_node));
+		gl_get_string(v->d, h, "address", path, 0, o->address, sizeof(o->address));
 		gl_get_string(v->d, h, "known_hosts", path, 0, o->known_hosts, sizeof(o->known_hosts));
 		{
 			char tmp[256];
 			gl_get_string(v->d, h, "passphrase_env", path, 0, tmp, sizeof(tmp));
-			gl_get_string(v->d, h, "address", path, 0, tmp, sizeof(tmp));
 			gl_get_string(v->d, h, "k8s_node", path, 0, tmp, sizeof(tmp));
 		}
 		if (has_ssh == o->local) {

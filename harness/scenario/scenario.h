@@ -32,6 +32,7 @@ struct gl_host {
 	int ssh_port;
 	char key[512], known_hosts[512];
 	char slurm_node[GL_NAME_MAX]; /* "" when not given */
+	char address[256]; /* "address": where its services listen ("" when not given) */
 	const cJSON *json;
 };
 

@@ -13,6 +13,8 @@ pdftotext, pdftoppm), none of which gauntlet uses:
     dpi, it has ink (non-white pixels) and colour (a chart's lines, bands
     and marks are coloured; text is grey), at least as much per chart as a
     chart's frame and line give;
+  - the Nodes section's pages hold its heatmaps' cells (tinted pixels:
+    the cells are pale green to red, text is grey), when it has any;
   - the last page is the sign-off: its text holds the run id, the verdict
     and the scenario's sha256 as report.json gives them.
 
@@ -32,7 +34,9 @@ def norm(s):
     return re.sub(r"\s+", " ", s).strip()
 
 def ink(pdf, page):
-    """(non-white fraction, coloured pixel count) of a page at 40 dpi."""
+    """(non-white fraction, coloured pixel count, tinted pixel count) of a
+    page at 40 dpi: coloured is strong colour (a chart's lines and marks),
+    tinted any colour at all (a heatmap's pale cells; text is grey)."""
     with tempfile.TemporaryDirectory() as d:
         subprocess.run(["pdftoppm", "-r", "40", "-f", str(page), "-l", str(page), "-singlefile", pdf, d + "/p"],
                        check=True)
@@ -41,14 +45,17 @@ def ink(pdf, page):
     m = re.match(rb"P6\s+(\d+)\s+(\d+)\s+(\d+)\s", data)
     w, h = int(m.group(1)), int(m.group(2))
     px = data[m.end():]
-    nonwhite = coloured = 0
+    nonwhite = coloured = tinted = 0
     for i in range(0, w * h * 3, 3):
         r, g, b = px[i], px[i + 1], px[i + 2]
         if r < 235 or g < 235 or b < 235:
             nonwhite += 1
-        if max(r, g, b) - min(r, g, b) > 60:
+        spread = max(r, g, b) - min(r, g, b)
+        if spread > 60:
             coloured += 1
-    return nonwhite / (w * h), coloured
+        if spread > 12:
+            tinted += 1
+    return nonwhite / (w * h), coloured, tinted
 
 def main():
     pdf, html_path, json_path = sys.argv[1:4]
@@ -67,7 +74,7 @@ def main():
 
     # sections: each h2 opens a page, in order
     h2 = [norm(htmlmod.unescape(re.sub(r"<[^>]+>", "", t))) for t in re.findall(r"<h2[^>]*>(.*?)</h2>", src, re.S)]
-    page = 1
+    page, starts = 1, {}
     for i, title in enumerate(h2):
         found = None
         for p in range(page if i == 0 else page + 1, pages + 1):
@@ -80,6 +87,7 @@ def main():
             bad.append("section '%s' does not begin a page after page %d" % (title, page))
         else:
             page = found
+            starts[title] = found
     print("sections: %d, each beginning a page" % len(h2) if not bad else "sections: %d" % len(h2))
     if pages < len(h2):
         bad.append("%d page(s) for %d sections" % (pages, len(h2)))
@@ -97,7 +105,7 @@ def main():
             continue
         on_page.setdefault(p, []).append(key)
     for p, keys in sorted(on_page.items()):
-        frac, col = ink(pdf, p)
+        frac, col, _ = ink(pdf, p)
         # a chart at 40 dpi: its frame, axes and line alone are well over
         # 1 % of the page; coloured: bands, the line, threshold and marks
         need_col = 150 * len(keys)
@@ -108,6 +116,26 @@ def main():
         if not ok:
             bad.append("page %d with chart(s) %s looks blank" % (p, ", ".join(keys)))
     print("charts: %d in report.html, %d found drawn" % (len(caps), sum(len(k) for k in on_page.values())))
+
+    # heatmaps (the Nodes section): its pages hold the tinted cells of
+    # every heatmap (at 40 dpi one of 60 columns by R rows is about 260 x
+    # 5R pixels, its cells pale green to red; text and tables are grey)
+    heats = re.findall(r'<svg class="heat"[^>]* height="(\d+)"', src)
+    if heats:
+        first = starts.get("Nodes")
+        if first is None:
+            bad.append("heatmaps in report.html, but no Nodes section begins a page")
+        else:
+            later = sorted(p for p in starts.values() if p > first)
+            last_p = (later[0] - 1) if later else pages
+            rows = sum(max(1, (int(hh) - 14) // 12) for hh in heats)
+            need = 150 * rows
+            tinted = sum(ink(pdf, p)[2] for p in range(first, max(first, last_p) + 1))
+            ok = tinted >= need
+            print("nodes: %d heatmap(s), %d row(s) on pages %d-%d: %d tinted pixels (need %d): %s" %
+                  (len(heats), rows, first, max(first, last_p), tinted, need, "drawn" if ok else "BLANK"))
+            if not ok:
+                bad.append("the Nodes section's heatmaps look blank (%d tinted pixels, need %d)" % (tinted, need))
 
     # sign-off on the last page
     r = json.load(open(json_path))

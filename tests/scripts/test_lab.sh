@@ -62,7 +62,7 @@ leftovers() { # LAB-ID
 
 # --- 1. up, status, up again -------------------------------------------------------------
 start=$(date +%s.%N)
-"$GAUNTLET" lab up --dir "$LAB" >"$T/up1.log" 2>&1; rc=$?
+"$GAUNTLET" lab up --dir "$LAB" --workers 4 >"$T/up1.log" 2>&1; rc=$?
 cat "$T/up1.log"
 check "lab up: exit 0, every part built ($(python3 -c "print('%.1f' % ($(date +%s.%N) - $start))") s)" [ $rc -eq 0 ]
 INV=$LAB/inventory.json
@@ -113,6 +113,40 @@ done
 check "lab soak: report.pdf is A4, a page per section, every chart drawn, the sign-off last (pdf_check.py)" \
 	python3 "$GL_SOURCE_DIR/tests/scripts/pdf_check.py" "$R/report.pdf" "$R/report.html" "$R/report.json"
 python3 "$GL_SOURCE_DIR/tests/scripts/pdf_check.py" "$R/report.pdf" "$R/report.html" "$R/report.json" | sed 's/^/   /'
+# The Nodes section: per-node tables and heatmaps for the four workers'
+# replicas (docs/nodes.md), in report.json, report.html as Chromium draws
+# it (tests/scripts/cdp.py, the first heatmap captured alone and its
+# pixels counted) and report.pdf (pdf_check.py above: its pages tinted).
+check "lab soak: every worker's replica has its per-node figures, on its host lab-wN (report.json)" python3 -c "
+import json; r=json.load(open('$R/report.json')); inv=json.load(open('$INV'))
+l=[n for n in r['nodes']['list'] if n['kind']=='endpoint' and n['figure']=='ttft_ms']
+got=sorted((n['name'], n['host']) for n in l)
+want=sorted((w['address'] + ':8000', w['name']) for w in inv['workers'])
+print('   endpoints', got, 'suspects', [(s['kind'], s['name']) for s in r['suspects']])
+assert got == want and len(want) == 4, (got, want)"
+check "lab soak: report.html's Nodes section lists the four replicas and draws their heatmap" python3 -c "
+import re; h=open('$R/report.html').read(); sec=h[h.index('<section id=\"nodes\">'):]
+sec=sec[:sec.index('</section>')]
+svg=re.findall(r'<svg class=\"heat\".*?</svg>', sec, re.S)
+assert all(('10.77.%d.2:8000' % w) in sec for w in (1, 2, 3, 4)), 'a replica missing'
+assert svg and any(s.count('<rect') >= 4 * 60 for s in svg), [s.count('<rect') for s in svg]"
+timeout 120 python3 "$GL_SOURCE_DIR/tests/scripts/cdp.py" "$(command -v chromium)" "$R/report.html" "$T/soak.png" \
+	"$T/soak-browser.json" "$T/soak-heat.png" >"$T/soak-cdp.log" 2>&1; rc=$?
+check "lab soak: Chromium draws the heatmaps (svg.heat with a size, 60 columns a row), no console error (rc $rc)" python3 -c "
+import json; b=json.load(open('$T/soak-browser.json'))
+print('   heatmaps drawn (x, y, w, h, cells):', b['heat'])
+assert $rc == 0 and b['errors'] == [], b['errors']
+assert b['heat'] and all(w >= 300 and n % 60 == 0 for x, y, w, h, n in b['heat']) and any(n >= 4 * 60 for x, y, w, h, n in b['heat']), b['heat']"
+heat=$(python3 "$GL_SOURCE_DIR/tests/scripts/png_ink.py" "$T/soak-heat.png" 2>&1)
+# Its judged cells (fill not the grey of a window no one judged: a fault's
+# span, the warm-up) are 8 x 11 px each; the screenshot must show them
+# tinted (pale green to red), whatever share of the run the faults took.
+check "lab soak: the first heatmap's screenshot shows its judged cells, tinted ($heat)" python3 -c "
+import json, re, sys; h=json.loads(sys.argv[1]); src=open('$R/report.html').read()
+svg=re.search(r'<svg class=\"heat\".*?</svg>', src, re.S).group(0)
+cells=len([f for f in re.findall(r'<rect [^>]*fill=\"(#[0-9a-f]{6})\"', svg) if f != '#eeeeee'])
+print('   judged cells %d: %d tinted pixels, need %d' % (cells, h['tinted'], int(0.8 * cells * 88)))
+assert cells >= 4 and h['tinted'] >= 0.8 * cells * 88, (cells, h)" "$heat"
 check "lab soak: the live endpoint scraped during the run ($n scrapes)" [ "$n" -ge 5 ]
 check "dashboard: every query of contrib/grafana/gauntlet.json is in the lab soak's scrapes" \
 	python3 "$GL_SOURCE_DIR/tests/scripts/dashboard_check.py" "$GL_SOURCE_DIR/contrib/grafana/gauntlet.json" "$T"/scrape.*.txt
@@ -182,7 +216,7 @@ NO=$(reqs "select count(*) from requests r, faults f where f.id='swap-lora' and 
 check "model swap: none of them outside the swap ($NO)" [ "${NO:-x}" = 0 ]
 check "model swap: the adapter's reload measured (the replicas' 0.3 s load time)" json "$R/report.json" \
 	"(lambda f: f['measured']['adapter_load_s'] >= 0.3 and f['recovery_s'] is not None)(next(x for x in r['faults'] if x['id'] == 'swap-lora')) or sys.exit(1)"
-check "both workers served requests" [ "$(reqs "select count(distinct endpoint) from requests where http_status=200")" = 2 ]
+check "every worker served requests (4)" [ "$(reqs "select count(distinct endpoint) from requests where http_status=200")" = 4 ]
 python3 - "$R" >"$T/throttle.txt" <<'PY'
 import csv, json, sys
 r = json.load(open(sys.argv[1] + "/report.json"))
