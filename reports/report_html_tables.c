@@ -235,10 +235,11 @@ void gl_rhtml_incidents_table(struct out *o, const struct gl_analysis *an)
 	if (!an->n_incidents)
 		return;
 	put(o, "<table><thead><tr><th>kind</th><th>from</th><th>to</th><th>windows</th><th>counted</th><th>what</th>"
-	       "<th>first event</th></tr></thead><tbody>\n");
+	       "<th>first event</th><th>nodes out</th></tr></thead><tbody>\n");
 	for (int i = 0; i < an->n_incidents && o->rc == 0; i++) {
 		const struct gl_incident *x = &an->incidents[i];
 		const struct gl_window_info *a = &an->windows[x->w0], *b = &an->windows[x->w1];
+		char nodes[1024];
 		putf(o, "<tr%s><td>%s</td>", x->gated ? " class=\"bad\"" : "", gl_incident_kind_name(x->kind));
 		td_when(o, a->scn_start_ns, a->start_ns);
 		td_when(o, b->scn_end_ns, b->end_ns);
@@ -246,6 +247,9 @@ void gl_rhtml_incidents_table(struct out *o, const struct gl_analysis *an)
 		esc(o, x->what);
 		put(o, "</td><td>");
 		esc(o, x->event[0] ? x->event : "-");
+		put(o, "</td><td>");
+		gl_incident_nodes_text(x, nodes, sizeof(nodes));
+		esc(o, nodes);
 		put(o, "</td></tr>\n");
 	}
 	put(o, "</tbody></table>\n");

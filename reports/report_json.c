@@ -324,7 +324,7 @@ cJSON *gl_report_incidents_json(const struct gl_analysis *an)
 	for (int i = 0; i < an->n_incidents; i++) {
 		const struct gl_incident *x = &an->incidents[i];
 		const struct gl_window_info *a = &an->windows[x->w0], *b = &an->windows[x->w1];
-		cJSON *e = cJSON_CreateObject();
+		cJSON *e = cJSON_CreateObject(), *nodes;
 		cJSON_AddStringToObject(e, "kind", gl_incident_kind_name(x->kind));
 		cJSON_AddNumberToObject(e, "start_s", (double)a->scn_start_ns / 1e9);
 		cJSON_AddNumberToObject(e, "end_s", (double)b->scn_end_ns / 1e9);
@@ -337,6 +337,20 @@ cJSON *gl_report_incidents_json(const struct gl_analysis *an)
 			cJSON_AddStringToObject(e, "event", x->event);
 		else
 			cJSON_AddNullToObject(e, "event");
+		nodes = cJSON_AddArrayToObject(e, "nodes");
+		for (int k = 0; nodes && k < x->n_nodes; k++) {
+			const struct gl_incident_node *d = &x->nodes[k];
+			cJSON *nd = cJSON_CreateObject();
+			cJSON_AddItemToArray(nodes, nd);
+			cJSON_AddStringToObject(nd, "workload", d->workload);
+			cJSON_AddStringToObject(nd, "kind", d->kind);
+			cJSON_AddStringToObject(nd, "name", d->name);
+			cJSON_AddStringToObject(nd, "host", d->host);
+			cJSON_AddStringToObject(nd, "figure", d->figure);
+			cJSON_AddNumberToObject(nd, "z", d->z);
+			cJSON_AddNumberToObject(nd, "windows", d->windows);
+		}
+		cJSON_AddNumberToObject(e, "nodes_more", x->more_nodes);
 		cJSON_AddItemToArray(arr, e);
 	}
 	return o;

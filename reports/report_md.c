@@ -74,11 +74,11 @@ static void md_incidents(const struct gl_analysis *an, struct gl_buf *b)
 		      an->incidents_failed ? "FAIL" : "pass");
 	if (!an->n_incidents)
 		return;
-	gl_buf_printf(b,
-		      "| kind | from | to | windows | counted | what | first event |\n|---|---|---|---|---|---|---|\n");
+	gl_buf_printf(b, "| kind | from | to | windows | counted | what | first event | nodes out |\n"
+			 "|---|---|---|---|---|---|---|---|\n");
 	for (int i = 0; i < an->n_incidents; i++) {
 		const struct gl_incident *x = &an->incidents[i];
-		char s0[64], s1[64];
+		char s0[64], s1[64], nodes[1024];
 		gl_format_duration(an->windows[x->w0].scn_start_ns, s0, sizeof(s0));
 		gl_format_duration(an->windows[x->w1].scn_end_ns, s1, sizeof(s1));
 		gl_buf_printf(b, "| %s | %s | %s | %d | %s | ", gl_incident_kind_name(x->kind), s0, s1,
@@ -86,6 +86,9 @@ static void md_incidents(const struct gl_analysis *an, struct gl_buf *b)
 		gl_md_text(b, x->what);
 		gl_buf_printf(b, " | ");
 		gl_md_text(b, x->event[0] ? x->event : "-");
+		gl_buf_printf(b, " | ");
+		gl_incident_nodes_text(x, nodes, sizeof(nodes));
+		gl_md_text(b, nodes);
 		gl_buf_printf(b, " |\n");
 	}
 	if (an->incidents_total > an->n_incidents)

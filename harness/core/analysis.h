@@ -163,6 +163,7 @@ int64_t gl_fault_settle_ns(const struct gl_scenario *s, const char *id);
 
 #define GL_MAX_INCIDENTS 1000 /* kept with their figures; all are counted */
 
+#define GL_INCIDENT_NODES 4
 struct gl_incident {
 	int kind; /* gl_incident_kind */
 	int w0, w1; /* first and last window (indices into windows[]) */
@@ -173,7 +174,20 @@ struct gl_incident {
 	unsigned char missed[4], nodata[4];
 	char what[384]; /* the figures around it */
 	char event[256]; /* the workload's first warning or error in the span, or "" */
+	/* the nodes that stood out against their peers inside its windows
+	 * (docs/nodes.md): a figure at or above the suspect threshold, or a
+	 * wrong value; the first GL_INCIDENT_NODES by time, more counted */
+	struct gl_incident_node {
+		char workload[24], kind[12], name[96], host[96], figure[32];
+		double z; /* the largest in the incident's windows */
+		int windows; /* its windows out in the incident */
+	} nodes[GL_INCIDENT_NODES];
+	int n_nodes, more_nodes;
 };
+
+/* An incident's nodes as one line ("endpoint 10.77.1.2:8000 on lab-w1:
+ * errors z 50.0 in 8 windows; ...; and 2 more"), "-" when none. */
+void gl_incident_nodes_text(const struct gl_incident *x, char *out, size_t n);
 
 struct gl_outage {
 	int resume;

@@ -184,8 +184,59 @@ int gl_node_zscores(const struct gl_node_figure_def *d, const double *mean, cons
 	return k;
 }
 
+/* Node f out (z at or above the threshold) in window pos: named by every
+ * incident whose windows hold pos. */
+static void incident_note(struct gl_analysis *an, int pos, const struct gl_node_fig *f, double z)
+{
+	for (int i = 0; i < an->n_incidents; i++) {
+		struct gl_incident *inc = &an->incidents[i];
+		struct gl_incident_node *x = NULL;
+		if (pos < inc->w0 || pos > inc->w1)
+			continue;
+		for (int k = 0; k < inc->n_nodes && !x; k++)
+			if (!strcmp(inc->nodes[k].kind, f->kind) && !strcmp(inc->nodes[k].name, f->name) &&
+			    !strcmp(inc->nodes[k].figure, f->figure) && !strcmp(inc->nodes[k].workload, f->workload))
+				x = &inc->nodes[k];
+		if (!x && inc->n_nodes == GL_INCIDENT_NODES) {
+			inc->more_nodes++;
+			continue;
+		}
+		if (!x) {
+			x = &inc->nodes[inc->n_nodes++];
+			memset(x, 0, sizeof(*x));
+			snprintf(x->workload, sizeof(x->workload), "%s", f->workload);
+			snprintf(x->kind, sizeof(x->kind), "%s", f->kind);
+			snprintf(x->name, sizeof(x->name), "%s", f->name);
+			snprintf(x->host, sizeof(x->host), "%s", f->host);
+			snprintf(x->figure, sizeof(x->figure), "%s", f->figure);
+			x->z = z;
+		}
+		if (z > x->z)
+			x->z = z;
+		x->windows++;
+	}
+}
+
+void gl_incident_nodes_text(const struct gl_incident *x, char *out, size_t n)
+{
+	size_t off = 0;
+
+	snprintf(out, n, "-");
+	for (int k = 0; k < x->n_nodes && off < n; k++) {
+		const struct gl_incident_node *d = &x->nodes[k];
+		off += (size_t)snprintf(out + off, n - off, "%s%s %s", k ? "; " : "", d->kind, d->name);
+		if (off < n && strcmp(d->host, "-") && strcmp(d->host, d->name))
+			off += (size_t)snprintf(out + off, n - off, " on %s", d->host);
+		if (off < n)
+			off += (size_t)snprintf(out + off, n - off, ": %s z %.1f in %d window(s)", d->figure, d->z,
+						d->windows);
+	}
+	if (x->more_nodes && off < n)
+		snprintf(out + off, n - off, "; and %d more", x->more_nodes);
+}
+
 /* One group's rows (one window, workload, kind and figure) scored. */
-static void score_group(struct scan *s, struct gl_node_fig *g, int n, int col, int judged)
+static void score_group(struct scan *s, struct gl_node_fig *g, int n, int col, int pos, int judged)
 {
 	const struct gl_node_figure_def *d = find_def(g[0].workload, g[0].kind, g[0].figure);
 	double *mean, *z;
@@ -196,8 +247,10 @@ static void score_group(struct scan *s, struct gl_node_fig *g, int n, int col, i
 	if (d->zero_expected) {
 		for (int i = 0; i < n; i++) {
 			struct gl_node_result *r = result_of(s, &g[i]);
-			if (r && g[i].sum > 0)
+			if (r && g[i].sum > 0) {
 				note_z(r, GL_NODE_ZMAX, col); /* the top of the scale */
+				incident_note(s->an, pos, &g[i], GL_NODE_ZMAX);
+			}
 		}
 		return;
 	}
@@ -215,8 +268,11 @@ static void score_group(struct scan *s, struct gl_node_fig *g, int n, int col, i
 			s->failed = 1;
 		for (int i = 0; i < n; i++) {
 			struct gl_node_result *r;
-			if (!isnan(z[i]) && (r = result_of(s, &g[i])))
+			if (!isnan(z[i]) && (r = result_of(s, &g[i]))) {
 				note_z(r, z[i], col);
+				if (z[i] >= GL_SUSPECT_Z)
+					incident_note(s->an, pos, &g[i], z[i]);
+			}
 		}
 	}
 	free(mean);
@@ -250,7 +306,7 @@ static void window_done(struct scan *s)
 	for (int i = 0, j; i < s->n_rows; i = j) {
 		for (j = i + 1; j < s->n_rows && !cmp_group(&s->rows[i], &s->rows[j]); j++)
 			;
-		score_group(s, &s->rows[i], j - i, col, judged);
+		score_group(s, &s->rows[i], j - i, col, pos, judged);
 	}
 	s->n_rows = 0;
 }

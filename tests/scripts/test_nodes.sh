@@ -15,7 +15,10 @@
 #  4. a contribution corrupted at one step (gauntlet-train's
 #     --inject-corruption test hook) names its rank and host, and fails the
 #     run's "suspects": {"max": 0};
-#  5. `gauntlet nodes` over the four runs: the replicas' host (127.0.0.1)
+#  5. a replica SIGKILLed mid-run by the test (no fault scheduled): the
+#     inference.targets incident its error burst makes names it, and no
+#     other node.
+#  6. `gauntlet nodes` over the four runs of 1-4: the replicas' host (127.0.0.1)
 #     a suspect in one run of four, as the slow replica; the ranks' host in
 #     two of three, as rank 2 and rank 1; no other node.
 # The scores are printed beside the checks.
@@ -197,7 +200,34 @@ assert r['nodes']['pass'] is False and r['nodes']['max'] == 0, r['nodes']"
 check "corruption: the event log names rank 1 and its host" \
 	sql_is "$T/sdc/run.db" "select count(*) > 0 from events where message like '%rank 1 on % contributed 1 wrong value%'" 1
 
-# --- 5. the ledger across the four runs ----------------------------------------------------------
+# --- 5. a replica that dies mid-run: its incident names it ------------------------------------
+# No fault is scheduled: the test SIGKILLs replica 4 once the store holds 5
+# windows, and the requests to it fail from then on (connection refused).
+# The error burst misses the steady error_rate target: an inference.targets
+# incident, whose windows show that one endpoint's errors far above its
+# peers'.
+replicas 40 dead
+R4PID=${PIDS[${#PIDS[@]}-1]}
+scenario "$T/dead.json" - ""
+"$GAUNTLET" run "$T/dead.json" --out "$T/dead" >"$T/dead.log" 2>&1 &
+DPID=$!
+PIDS+=("$DPID")
+dead_ready() { windows_ge "$T/dead/run.db" 5 || gone "$DPID"; }
+until_ok 60 dead_ready
+kill -9 "$R4PID" 2>/dev/null
+wait "$DPID"; rc=$?
+check "dead replica: the run fails (exit $rc): its error burst misses the steady error_rate target" [ $rc -eq 1 ]
+check "dead replica: an inference.targets incident names it, by its errors (and no other node)" python3 -c "
+import json; r=json.load(open('$T/dead/report.json')); l=r['incidents']['list']
+inc=[i for i in l if i['kind'] == 'inference.targets']
+print('   incidents', [(i['kind'], i['windows'], [(n['kind'], n['name'], n['figure'], round(n['z'], 1), n['windows']) for n in i['nodes']]) for i in l])
+assert inc, l
+names={(n['kind'], n['name'], n['figure']) for i in inc for n in i['nodes']}
+assert names == {('endpoint', '$ADDR4', 'errors')}, names
+assert all(n['z'] >= 4 for i in inc for n in i['nodes'])"
+check "dead replica: report.md's incident row names it" bash -c "grep '^| inference.targets' '$T/dead/report.md' | grep -qF 'endpoint $ADDR4'"
+
+# --- 6. the ledger across the four runs of 1-4 ----------------------------------------------------------
 "$GAUNTLET" nodes "$T/clean" "$T/slow" "$T/rank" "$T/sdc" | tee "$T/ledger.txt"
 "$GAUNTLET" nodes "$T/clean" "$T/slow" "$T/rank" "$T/sdc" --json >"$T/ledger.json"; rc=$?
 # Every node here is on this machine: the replicas by their address
