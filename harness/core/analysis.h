@@ -304,6 +304,8 @@ struct gl_analysis {
  * counts): z[i] NaN where node i had fewer than d's min_n samples or fewer
  * than 3 nodes were judged. Returns the nodes judged, -1 out of memory. */
 int gl_node_zscores(const struct gl_node_figure_def *d, const double *mean, const int64_t *n, int count, double *z);
+/* The definition a workload gives of (kind, figure), or NULL. */
+const struct gl_node_figure_def *gl_node_def_find(const char *workload, const char *kind, const char *figure);
 /* Score the store's per-node figures into an (analysis_nodes.c). */
 int gl_nodes_analyze(struct gl_store *st, struct gl_analysis *an, struct gl_err *err);
 

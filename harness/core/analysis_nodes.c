@@ -26,7 +26,7 @@ struct scan {
 	int failed;
 };
 
-static const struct gl_node_figure_def *find_def(const char *workload, const char *kind, const char *figure)
+const struct gl_node_figure_def *gl_node_def_find(const char *workload, const char *kind, const char *figure)
 {
 	const struct gl_workload_ops *w;
 
@@ -91,7 +91,7 @@ static struct gl_node_result *result_of(struct scan *s, const struct gl_node_fig
 	snprintf(r->name, sizeof(r->name), "%s", f->name);
 	snprintf(r->host, sizeof(r->host), "%s", f->host);
 	snprintf(r->figure, sizeof(r->figure), "%s", f->figure);
-	r->def = find_def(f->workload, f->kind, f->figure);
+	r->def = gl_node_def_find(f->workload, f->kind, f->figure);
 	for (int i = 0; i < GL_NODE_HEAT_COLS; i++)
 		r->heat[i] = NAN;
 	s->slot[h] = s->n;
@@ -238,7 +238,7 @@ void gl_incident_nodes_text(const struct gl_incident *x, char *out, size_t n)
 /* One group's rows (one window, workload, kind and figure) scored. */
 static void score_group(struct scan *s, struct gl_node_fig *g, int n, int col, int pos, int judged)
 {
-	const struct gl_node_figure_def *d = find_def(g[0].workload, g[0].kind, g[0].figure);
+	const struct gl_node_figure_def *d = gl_node_def_find(g[0].workload, g[0].kind, g[0].figure);
 	double *mean, *z;
 	int64_t *cnt;
 
@@ -500,7 +500,7 @@ int gl_nodes_analyze(struct gl_store *st, struct gl_analysis *an, struct gl_err 
 	if (an->n_nodes > 1) /* qsort takes no NULL array, even empty */
 		qsort(an->nodes, (size_t)an->n_nodes, sizeof(*an->nodes), cmp_result);
 	for (int i = 0; i < an->n_nodes; i++) /* sorted: the defs are found again by name */
-		an->nodes[i].def = find_def(an->nodes[i].workload, an->nodes[i].kind, an->nodes[i].figure);
+		an->nodes[i].def = gl_node_def_find(an->nodes[i].workload, an->nodes[i].kind, an->nodes[i].figure);
 	if (finish_scores(an) != 0 || list_suspects(an) != 0)
 		return gl_errf(err, GL_ENOMEM, "analysis: out of memory (suspects)");
 	an->suspects_failed = an->sc->suspects_max >= 0 && an->n_suspects > an->sc->suspects_max;

@@ -298,12 +298,21 @@ static void move_one(void *arg, const char *name, const struct gl_hist *h, int64
 	gl_metrics_merge(arg, name, h, counter);
 }
 
+static void live_node_one(void *arg, const struct gl_node_fig *f)
+{
+	gl_live_node_row(arg, f);
+}
+
 /* Window idx, from m, written complete, then judged: abort_if and the
  * live view (both ways of closing a window end here). */
 static void write_closed(struct gl_ctx *c, struct gl_metrics *m, int64_t idx, int64_t start, int64_t end)
 {
 	struct gl_agg *agg = c->sc->n_abort_rules || c->obs.live ? gl_agg_new() : NULL;
 
+	if (c->obs.live) { /* its per-node rows, before the store takes them */
+		gl_nodes_visit(c->nodes, idx, 0, live_node_one, c->obs.live);
+		gl_live_nodes_close(c->obs.live, idx);
+	}
 	if (write_window_of(c, m, idx, start, end, 1, agg) != 0)
 		fail_store(c, "window");
 	if (agg) {

@@ -618,6 +618,8 @@ void gl_live_free(struct gl_live *l)
 	for (int s = 0; s < 3; s++)
 		gl_agg_free(l->scope[s]);
 	gl_agg_free(l->last);
+	free(l->nodes_shown);
+	free(l->nodes_next);
 	free(l->tg);
 	free(l->lf);
 	free(l);

@@ -50,6 +50,13 @@ void gl_live_fault(struct gl_live *l, int i, int64_t injected, int64_t reverted)
  * its real length. */
 void gl_live_window(struct gl_live *l, int64_t idx, int64_t start, int64_t end, const struct gl_agg *w, int phase);
 
+/* Per-node figures of the window being closed (before gl_live_window):
+ * each row of window idx, then gl_live_nodes_close scores them against
+ * their peers and shows them until the next window closes. */
+struct gl_node_fig;
+void gl_live_node_row(struct gl_live *l, const struct gl_node_fig *f);
+void gl_live_nodes_close(struct gl_live *l, int64_t idx);
+
 /* Where the run stands now (called every commit, ~2/s); draws the
  * progress line on a terminal at most once a second. */
 struct gl_live_status {

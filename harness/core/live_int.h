@@ -61,7 +61,22 @@ struct gl_live {
 	int64_t last_draw_ns, scrapes;
 	double last_close_unix; /* Unix time the last window closed, or the start */
 	int64_t notify[3]; /* webhook messages sent, failed, dropped (notify.h) */
+	/* per-node figures (docs/nodes.md): the last closed window's, scored
+	 * against their peers (shown), and the closing window's (next), at
+	 * most GL_LIVE_NODES each; rows past that are counted, not kept */
+	struct live_node *nodes_shown, *nodes_next;
+	int n_shown, n_next;
+	int64_t nodes_idx, nodes_dropped;
 };
+
+#define GL_LIVE_NODES 1024
+struct live_node {
+	char workload[24], kind[12], name[96], host[96], figure[32];
+	int64_t n;
+	double mean, z; /* z: NAN when not scored (shown only, too few peers) */
+};
+/* The node series of the scrape (live_prom.c). */
+void gl_live_render_nodes(const struct gl_live *l, struct gl_buf *b, int om);
 /* The scope windows are judged in now (gauntlet_phase_info). */
 enum gl_scope gl_live_scope_now(const struct gl_live *l);
 /* Target x so far: 1 failing, 0 passing, -1 no data yet in its scope. */

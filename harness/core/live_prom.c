@@ -265,6 +265,50 @@ static void render_judgement(const struct gl_live *l, struct gl_buf *b, int om, 
 	}
 }
 
+/* One node's labels: {workload,kind,name,host,figure} */
+static void node_labels(struct gl_buf *b, const struct live_node *x)
+{
+	gl_buf_printf(b, "{workload=\"");
+	put_label(b, x->workload);
+	gl_buf_printf(b, "\",kind=\"%s\",name=\"", x->kind);
+	put_label(b, x->name);
+	gl_buf_printf(b, "\",host=\"");
+	put_label(b, x->host);
+	gl_buf_printf(b, "\",figure=\"");
+	put_label(b, x->figure);
+	gl_buf_printf(b, "\"} ");
+}
+
+void gl_live_render_nodes(const struct gl_live *l, struct gl_buf *b, int om)
+{
+	put_head(b, om, "gauntlet_node_mean", "gauge",
+		 "A node's figure in the last closed window (docs/nodes.md): its mean over the window.");
+	for (int i = 0; i < l->n_shown; i++) {
+		gl_buf_printf(b, "gauntlet_node_mean");
+		node_labels(b, &l->nodes_shown[i]);
+		put_num(b, l->nodes_shown[i].mean);
+	}
+	put_head(b, om, "gauntlet_node_samples", "gauge",
+		 "The samples behind a node's figure in the last closed window.");
+	for (int i = 0; i < l->n_shown; i++) {
+		gl_buf_printf(b, "gauntlet_node_samples");
+		node_labels(b, &l->nodes_shown[i]);
+		gl_buf_printf(b, "%lld\n", (long long)l->nodes_shown[i].n);
+	}
+	put_head(b, om, "gauntlet_node_z", "gauge",
+		 "A node's figure against its peers' in the last closed window (robust z; 4 and above stands out).");
+	for (int i = 0; i < l->n_shown; i++) {
+		if (isnan(l->nodes_shown[i].z))
+			continue;
+		gl_buf_printf(b, "gauntlet_node_z");
+		node_labels(b, &l->nodes_shown[i]);
+		put_num(b, l->nodes_shown[i].z);
+	}
+	put_head(b, om, "gauntlet_node_series_dropped_total", "counter",
+		 "Per-node rows left out of the node series, past the cap of a window's rows.");
+	gl_buf_printf(b, "gauntlet_node_series_dropped_total %lld\n", (long long)l->nodes_dropped);
+}
+
 /* The endpoint's own health and the webhooks'. */
 static void render_endpoint(const struct gl_live *l, struct gl_buf *b, int om)
 {
@@ -313,6 +357,7 @@ int gl_live_render(struct gl_live *l, struct gl_buf *b, int om)
 	put_figures(b, l->run, "run");
 	if (l->last)
 		put_figures(b, l->last, "window");
+	gl_live_render_nodes(l, b, om);
 	render_endpoint(l, b, om);
 	if (om)
 		gl_buf_printf(b, "# EOF\n");

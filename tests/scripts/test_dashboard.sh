@@ -71,14 +71,21 @@ sys.exit(1 if bad or not ok else 0)
 PY
 
 # ---- a real run with every workload ------------------------------------------------------
+# three replicas: the node panel's z needs three peers (docs/nodes.md)
 start_target tgt --ttft-ms 20 --itl-ms 5 --output-tokens 8 --prefill-us-per-token 0
+ADDR_A=$ADDR
+start_target tgt2 --ttft-ms 20 --itl-ms 5 --output-tokens 8 --prefill-us-per-token 0
+ADDR_B=$ADDR
+start_target tgt3 --ttft-ms 20 --itl-ms 5 --output-tokens 8 --prefill-us-per-token 0
+ADDR_C=$ADDR
+ADDR=$ADDR_A
 training_part
 [ -n "$TRAINING" ] && TRAIN_TARGET=', "training.step_time_s.p99": "<= 2", "training.steps": ">= 5"'
 mkdir -p "$T/disk"
 cat > "$T/sc.json" <<JSON
 { "name": "dashboard", "duration": "15s", "window": "1s", "hosts": { "me": { "local": true } },
   "workloads": {
-    "inference": { "endpoints": ["http://$ADDR/v1"], "api": "chat", "model": "gauntlet-target",
+    "inference": { "endpoints": ["http://$ADDR_A/v1", "http://$ADDR_B/v1", "http://$ADDR_C/v1"], "api": "chat", "model": "gauntlet-target",
                    "arrival": { "mode": "poisson", "rate": 20 }, "output_tokens": 8, "timeout": "5s",
                    "slo": { "ttft_ms": 1000, "tpot_ms": 200 } },
     "storage": { "path": "$T/disk", "allowed_roots": ["$T"], "pattern": "mixed", "threads": 1, "bs": "64KiB",

@@ -97,7 +97,16 @@ check "clean: no suspect ($(suspects clean))" [ -z "$(suspects clean)" ]
 replicas 120 slow
 SLOW_ADDR=$ADDR4
 scenario "$T/slow.json" - "\"suspects\": {\"max\": 0}"
-"$GAUNTLET" run "$T/slow.json" --out "$T/slow" >"$T/slow.log" 2>&1; rc=$?
+# with its live endpoint, scraped once 6 windows are closed: the node
+# series of the last closed window (docs/live.md)
+"$GAUNTLET" run "$T/slow.json" --out "$T/slow" --metrics-listen 127.0.0.1:0 >"$T/slow.log" 2>&1 &
+SPID=$!
+PIDS+=("$SPID")
+slow_ready() { windows_ge "$T/slow/run.db" 6 || gone "$SPID"; }
+until_ok 60 slow_ready
+URL=$(grep -o 'http://[0-9.:]*/metrics' "$T/slow.log" | head -1)
+[ -n "$URL" ] && curl -s -m 10 "$URL" >"$T/slow.scrape" 2>/dev/null
+wait "$SPID"; rc=$?
 nodes slow
 check "slow replica: the run fails (exit $rc) by its suspect alone: every target passes, suspects.max 0" python3 -c "
 import json, sys; r=json.load(open('$T/slow/report.json'))
@@ -112,6 +121,18 @@ import json; l=json.load(open('$T/slow/report.json'))['nodes']['list']
 n=[x for x in l if x['name']=='$ADDR4' and x['figure']=='ttft_ms'][0]
 print('replica', n['name'], 'mean %.1f peers %.1f score %s' % (n['mean'], n['peer_median'], n['score']))
 assert n['suspect'] and n['score'] >= 4 and 60 <= n['mean'] - n['peer_median'] <= 120, n"
+check "slow replica, live: the endpoint's node series show it out (z >= 4) and its peers not (< 4)" python3 -c "
+import re
+z={}
+for m in re.finditer(r'^gauntlet_node_z\{workload=\"inference\",kind=\"endpoint\",name=\"([^\"]+)\",host=\"[^\"]*\",figure=\"ttft_ms\"\} (\S+)$', open('$T/slow.scrape').read(), re.M):
+    z[m.group(1)] = float(m.group(2))
+print('   live z of the last closed window:', {k: round(v, 1) for k, v in z.items()})
+assert len(z) == 4 and z.pop('$SLOW_ADDR') >= 4 and all(v < 4 for v in z.values()), z"
+if command -v promtool >/dev/null; then
+	check "slow replica, live: promtool accepts the scrape with its node series" bash -c "promtool check metrics < '$T/slow.scrape' >'$T/promtool.out' 2>&1 || { cat '$T/promtool.out'; exit 1; }"
+else
+	part_skip "promtool" "promtool is not installed (Debian package prometheus)"
+fi
 check "slow replica: report.md and report.html name it in their Nodes section" \
 	bash -c "grep -q '^## Nodes' '$T/slow/report.md' && grep -q '$ADDR4' '$T/slow/report.md' && grep -q 'id=\"nodes\"' '$T/slow/report.html' && grep -q '<svg class=\"heat\"' '$T/slow/report.html'"
 
