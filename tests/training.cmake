@@ -21,6 +21,10 @@ gl_test_asan_long(test_orphans)
 # each the one suspect. Nodes are scored against peers on the same machine
 # in the same windows, so the suite running beside it moves them alike.
 gl_script_test(test_nodes ${GL_TESTS_DIR}/scripts/test_nodes.sh TIMEOUT 300)
+# six real runs with mpirun (about 90 s): its sanitizer twin only with
+# GL_ASAN_ALL=1; the scoring's code has its own sanitized tests
+# (test_node_scores, fuzz_nodes, fuzz_ledger)
+gl_test_asan_long(test_nodes)
 # `gauntlet nodes`, the ledger across runs, on report.json files with known
 # suspects and an evidence repository made with git.
 gl_script_test(test_ledger ${GL_TESTS_DIR}/scripts/test_ledger.sh TIMEOUT 120)
