@@ -414,11 +414,27 @@ static void close_window(struct gl_ctx *c, int64_t end_elapsed)
 		event_base_loopbreak(c->base);
 }
 
+/* When the timeline ends (its END event, real elapsed ns), or INT64_MAX. */
+static int64_t timeline_end_ns(const struct gl_ctx *c)
+{
+	for (int i = c->timeline.n - 1; i >= 0; i--)
+		if (c->timeline.ev[i].kind == GL_TL_END)
+			return gl_timeline_real_ns(c->timeline.ev[i].t_ns, c->clk.scale);
+	return INT64_MAX;
+}
+
 static void on_window(evutil_socket_t fd, short what, void *arg)
 {
 	struct gl_ctx *c = arg;
 	int64_t boundary = (c->win.idx + 1) * c->sc->window_ns;
 
+	/* The window the timeline ends in is closed by the end itself
+	 * (close_last_window), after the workloads stopped: what they count
+	 * while stopping (requests cut by the end) belongs to it. Closed here
+	 * when its boundary and the end coincide, it would leave the next
+	 * window with that count and no time, and be dropped. */
+	if (boundary >= timeline_end_ns(c))
+		return;
 	close_window(c, boundary);
 	if (c->halt.reason == STOP_NONE)
 		gl_ctx_arm_at(c, c->win.ev_close, (c->win.idx + 1) * c->sc->window_ns);
