@@ -797,13 +797,26 @@ static void restore_node(void *arg, const struct gl_node_fig *f)
 	gl_nodes_add(c->nodes, f->idx, f->workload, f->kind, f->name, f->host, f->figure, f->n, f->sum, f->max);
 }
 
-/* Put back the figures of the partial window the store holds. */
+/* Put back the open window and its figures: the last row when open (a
+ * fault step's commit can write it past its boundary, killed before the
+ * window timer closed it: the loop closes it at once), else base's. */
 static void restore_window(struct gl_ctx *c, int64_t base)
 {
 	struct gl_err ferr = { 0 };
-	struct gl_store_figs *cur = gl_store_figs_open(c->st, base / c->sc->window_ns, &ferr);
+	int64_t idx, start;
+	struct gl_store_figs *cur;
 	struct gl_store_fig f;
-	int have = cur ? gl_store_figs_next(cur, &f, &ferr) : -1;
+	int have;
+
+	c->win.idx = base / c->sc->window_ns;
+	c->win.start_ns = c->win.idx * c->sc->window_ns;
+	c->win.restored = 1;
+	if (gl_store_window_open(c->st, &idx, &start) && idx < c->win.idx) {
+		c->win.idx = idx;
+		c->win.start_ns = start;
+	}
+	cur = gl_store_figs_open(c->st, c->win.idx, &ferr);
+	have = cur ? gl_store_figs_next(cur, &f, &ferr) : -1;
 
 	for (; have == 1; have = gl_store_figs_next(cur, &f, &ferr)) {
 		if (!f.name)
@@ -819,7 +832,7 @@ static void restore_window(struct gl_ctx *c, int64_t base)
 			     "cut were not read back (%s): that window holds only what comes after",
 			     ferr.msg);
 	gl_store_figs_close(cur);
-	if (gl_store_nodes_scan(c->st, base / c->sc->window_ns, restore_node, c, &ferr) != 0)
+	if (gl_store_nodes_scan(c->st, c->win.idx, restore_node, c, &ferr) != 0)
 		gl_ctx_event(c, GL_LOG_WARN, "controller",
 			     "resume: the node figures of the window the stop cut were not read back (%s)", ferr.msg);
 }

@@ -736,8 +736,10 @@ int ctl_drive(struct gl_ctx *c)
 	}
 	ctl_stopping(c); /* one that came since the before gates */
 	c->clk.mono_start = gl_now_ns();
-	c->win.idx = base / c->sc->window_ns;
-	c->win.start_ns = c->win.idx * c->sc->window_ns;
+	if (!c->win.restored) {
+		c->win.idx = base / c->sc->window_ns;
+		c->win.start_ns = c->win.idx * c->sc->window_ns;
+	}
 	set_phase(c, gl_scenario_phase_at(c->sc, ctl_scn_now(c, base)));
 	/* Timeline: events already past were handled before the stop; the
 	 * journal tells which fault steps are still owed (reconciled by the

@@ -79,6 +79,8 @@ struct ctx_timeline {
 /* Windows and commits (controller.c). */
 struct ctx_window {
 	int64_t idx, start_ns;
+	/* set by resume: idx and start_ns are the store's open window */
+	int restored;
 	struct event *ev_commit, *ev_close;
 	/* the metrics abort_if's rules read (agg_wants): names from the
 	 * catalog, all of them when agg_all */

@@ -301,6 +301,9 @@ struct gl_store_window_row {
 };
 typedef int (*gl_store_window_row_fn)(void *arg, const struct gl_store_window_row *w);
 int gl_store_window_rows(struct gl_store *st, gl_store_window_row_fn fn, void *arg, struct gl_err *err);
+/* the last window when it is still open (complete = 0): 1 and its index
+ * and start, else 0 (none, or not read) */
+int gl_store_window_open(struct gl_store *st, int64_t *idx, int64_t *start_ns);
 
 /* Documents kept with the run by key, e.g. "inventory" (what the hosts and
  * the scenario's git repository were at run start), so that reports can

@@ -197,6 +197,28 @@ int gl_store_window_rows(struct gl_store *st, gl_store_window_row_fn fn, void *a
 		    window_row, &fn, arg, err);
 }
 
+static int open_row(sqlite3_stmt *q, const void *fn, void *arg)
+{
+	int64_t *v = arg;
+
+	v[0] = sqlite3_column_int64(q, 0);
+	v[1] = sqlite3_column_int64(q, 1);
+	return 0;
+}
+
+int gl_store_window_open(struct gl_store *st, int64_t *idx, int64_t *start_ns)
+{
+	int64_t v[2] = { -1, 0 };
+
+	if (scan(st, "SELECT idx,start_ns FROM windows WHERE complete=0 AND idx=(SELECT max(idx) FROM windows)",
+		 open_row, NULL, v, NULL) != 0 ||
+	    v[0] < 0)
+		return 0;
+	*idx = v[0];
+	*start_ns = v[1];
+	return 1;
+}
+
 /* Fold any WAL into run.db, then read its run id and scenario text without
  * writing anything (immutable: no -shm, no -wal, no locks). */
 int gl_store_read_sealed(const char *db_path, char **run_id, char **scenario, struct gl_err *err)

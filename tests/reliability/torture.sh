@@ -253,12 +253,22 @@ def settled_effects(fs, when):
     return not wrong
 
 def windows_ok(c, final):
+    """(good, rows, why): why names the first row that breaks the rule."""
     rows = list(c.execute("select idx, start_ns, end_ns, complete, phase from windows order by idx"))
-    good = all(r[0] == i for i, r in enumerate(rows))
-    good = good and all(rows[i][1] == rows[i - 1][2] for i in range(1, len(rows)))
-    good = good and all(r[2] >= r[1] for r in rows)
-    good = good and all(r[3] == 1 for r in (rows if final else rows[:-1]))
-    return good, rows
+    why = ""
+    for i, r in enumerate(rows):
+        last = i == len(rows) - 1
+        if r[0] != i:
+            why = "row %d has idx %d" % (i, r[0])
+        elif i > 0 and r[1] != rows[i - 1][2]:
+            why = "window %d starts at %d ns, window %d ended at %d ns" % (i, r[1], i - 1, rows[i - 1][2])
+        elif r[2] < r[1]:
+            why = "window %d ends (%d) before it starts (%d)" % (i, r[2], r[1])
+        elif r[3] != 1 and (final or not last):
+            why = "window %d [%d, %d] not complete" % (i, r[1], r[2])
+        if why:
+            break
+    return not why, rows, why
 
 # --- the kill plan -------------------------------------------------------------------
 # Each kill: (category, how). Timeline kills sit at increasing elapsed times;
@@ -397,7 +407,7 @@ for k, (at, cat, fid) in enumerate(PLAN, 1):
     run = c.execute("select id, state, elapsed_ns, resumes from run").fetchone()
     fs = dict(c.execute("select id, state from faults"))
     integrity = c.execute("pragma quick_check").fetchone()[0]
-    wok, rows = windows_ok(c, False)
+    wok, rows, wwhy = windows_ok(c, False)
     wmax_end = rows[-1][2] if rows else 0
     c.close()
     if run_id is None:
@@ -429,8 +439,10 @@ for k, (at, cat, fid) in enumerate(PLAN, 1):
     check("kill %d: the controller was alive when killed" % k, alive)
     check("kill %d: store intact (quick_check %s)" % (k, integrity), integrity == "ok")
     check("kill %d: run still running, same id" % k, run[1] == "running" and run[0] == run_id)
-    check("kill %d: windows contiguous so far, the open one ends at the last commit" % k,
-          wok and (not rows or abs(wmax_end / 1e9 - e_final) < 1e-6))
+    if wok and rows and abs(wmax_end / 1e9 - e_final) >= 1e-6:
+        wwhy = "the open window ends at %d ns, the last commit at %d ns" % (wmax_end, run[2])
+    check("kill %d: windows contiguous so far, the open one ends at the last commit%s" % (k, " (%s)" % wwhy if wwhy else ""),
+          not wwhy)
     check("kill %d: at most %.1f s (+%.1f s for a late timer) lost (%s s)" % (k, LOSS_MAX_S, LOSS_SLACK_S, "%.3f" % loss if loss is not None else "?"),
           loss is not None and loss <= LOSS_MAX_S + LOSS_SLACK_S)
     settled_effects(fs, "kill %d, after" % k)
@@ -465,7 +477,7 @@ check("final resume ends with exit 0 or 1 (got %d)" % rc, rc in (0, 1))
 c = db()
 run = c.execute("select id, state, elapsed_ns, resumes, verdict from run").fetchone()
 frows = {r[0]: r for r in c.execute("select id, state, verified, verified_revert, injected_scn_ns, reverted_scn_ns, error from faults")}
-wok, rows = windows_ok(c, True)
+wok, rows, wwhy = windows_ok(c, True)
 ticks = {i: n for i, n in c.execute("select idx, counter from window_metrics where name='null.ticks'")}
 reqs = sum(n for (n,) in c.execute("select counter from window_metrics where name='inference.requests'"))
 events = [m for (m,) in c.execute("select message from events where source='fault'")]
@@ -491,7 +503,7 @@ if NET:
     check("no flap loop or pid file left", not flap_loops())
 n_win = len(rows)
 want_win = int(-(-round(D_REAL * 1e9) // round(WIN * 1e9)))
-check("windows 0..%d contiguous, complete, no duplicate, none missing (%d = duration / window)" % (n_win - 1, want_win),
+check("windows 0..%d contiguous, complete, no duplicate, none missing (%d = duration / window)%s" % (n_win - 1, want_win, " (%s)" % wwhy if wwhy else ""),
       wok and n_win == want_win and rows[-1][2] == round(D_REAL * 1e9))
 # A window's phase is the scenario's phase at its start (the phases from
 # the scenario file, not from the store).

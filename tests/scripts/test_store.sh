@@ -104,6 +104,42 @@ check "resume: at most 50 successful and 20 failed rows per window and class" \
 		HAVING count(*) > CASE WHEN error_class IS NULL THEN 50 ELSE 20 END)")" = 0 ]
 check "resume: kept + dropped == requests in every window, rows == kept" counts_exact res
 
+# ---- a commit past the window's boundary, killed before the window closed -----
+# A fault step's journal commits the open window when the step happens; at
+# a window boundary that commit can come before the window timer, writing
+# the open window a little past its boundary. A controller killed between
+# the two leaves that row open (complete = 0) with the run's clock past the
+# boundary: the resumed run must close that window at its boundary, not
+# open the next one beside it. The state is made exactly: a run killed
+# mid-window, its open row and clock moved 3 ms past the boundary, as that
+# commit writes them.
+store_scenario "$T/past.json" 5s 100 ""
+"$GAUNTLET" run "$T/past.json" --out "$T/past" >"$T/past.log" 2>&1 &
+PAST_PID=$!
+PIDS+=("$PAST_PID")
+check "past: the run reached an open window (2 closed before it)" until_ok 60 sql_is "$T/past/run.db" \
+	"SELECT (SELECT count(*) FROM windows WHERE complete = 1) >= 2 AND EXISTS (SELECT 1 FROM windows WHERE complete = 0)" 1
+kill -9 "$PAST_PID" 2>/dev/null
+wait "$PAST_PID" 2>/dev/null
+python3 - "$T/past/run.db" <<'PY'
+import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+idx, start = c.execute("SELECT idx, start_ns FROM windows WHERE complete = 0 ORDER BY idx DESC LIMIT 1").fetchone()
+win = c.execute("SELECT end_ns - start_ns FROM windows WHERE idx = 0").fetchone()[0]
+end = start + win + 3000000
+c.execute("UPDATE windows SET end_ns = ?, scn_end_ns = ? WHERE idx = ?", (end, end, idx))
+c.execute("UPDATE run SET elapsed_ns = ?", (end,))
+c.commit()
+print("past: window %d open to %.3f s, 3 ms past its boundary %.3f s" % (idx, end / 1e9, (start + win) / 1e9))
+PY
+"$GAUNTLET" resume "$T/past" >"$T/past2.log" 2>&1; rc=$?
+check "past: resume finished (exit $rc)" [ "$rc" = 0 ]
+past_bad=$(q past "SELECT group_concat(w.idx || ' [' || w.start_ns || ', ' || w.end_ns || '] complete ' || w.complete, '; ')
+	FROM windows w LEFT JOIN windows p ON p.idx = w.idx - 1
+	WHERE w.complete = 0 OR (w.idx > 0 AND (p.idx IS NULL OR p.end_ns <> w.start_ns))")
+check "past: windows 0..4 contiguous and complete, none beside another (${past_bad:-none}; $(q past "SELECT count(*) FROM windows") rows)" \
+	[ -z "$past_bad" -a "$(q past "SELECT count(*) || ':' || max(idx) || ':' || max(end_ns) FROM windows")" = "5:4:5000000000" ]
+
 # ---- errors under their cap are all kept --------------------------------------
 store_scenario "$T/err.json" 3s 300 '{"requests": "sample", "sample_per_window": 5, "errors_per_window": 100000}'
 run err "$T/err.json"
