@@ -88,6 +88,7 @@ struct job {
 
 struct trn {
 	struct gl_ctx *ctx;
+	const struct gl_scenario *sc; /* set without a ctx (training_bisect.c) */
 	struct gl_metrics *m;
 	enum backend backend;
 	const char *backend_name;

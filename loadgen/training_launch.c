@@ -27,9 +27,14 @@ static int add_arg(char **v, int *n, const char *fmt, ...)
 
 /* ---- the launch command ------------------------------------------------------ */
 
+/* mpirun's name for a host: ssh's, or for this machine "localhost",
+ * unless it has an address (a lab worker's namespace): then that, which a
+ * launcher agent (mca plm_rsh_agent) reaches it by */
 static const char *mpi_host_name(const struct gl_host *h)
 {
-	return h->local ? "localhost" : h->ssh_host;
+	if (h->local)
+		return h->address[0] ? h->address : "localhost";
+	return h->ssh_host;
 }
 
 /* The gauntlet-train binary: "binary" from the scenario, else the one next
@@ -71,7 +76,7 @@ struct launch_hosts {
 
 static int read_hosts(const struct trn *w, const cJSON *hosts, struct launch_hosts *lh, struct gl_err *err)
 {
-	const struct gl_scenario *sc = gl_ctx_scenario(w->ctx);
+	const struct gl_scenario *sc = w->sc ? w->sc : gl_ctx_scenario(w->ctx);
 	const cJSON *h;
 	size_t off = 0;
 

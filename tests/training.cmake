@@ -30,3 +30,11 @@ gl_test_asan_long(test_nodes)
 gl_script_test(test_ledger ${GL_TESTS_DIR}/scripts/test_ledger.sh TIMEOUT 120)
 # One window's scoring of nodes against their peers on known figures.
 gl_unit_test(test_node_scores ${GL_TESTS_DIR}/unit/test_node_scores.c TIMEOUT 60)
+# `gauntlet bisect` against ground truth: 8 network namespaces on a bridge,
+# ranks started in them by mpirun through a launcher agent; no bad link:
+# clean in one job; one host's link at 1 Mbit/s (tc tbf): that host named
+# in at most 4 jobs. Its threshold is 2.4x the link's rate; the
+# sanitizer twin only with GL_ASAN_ALL=1 (the search is plain C, the
+# jobs are gauntlet-train's).
+gl_script_test(test_bisect ${GL_TESTS_DIR}/scripts/test_bisect.sh TIMEOUT 300)
+gl_test_asan_long(test_bisect)

@@ -29,6 +29,7 @@
 #include "store.h"
 #include "target.h"
 #include "timeline.h"
+#include "training_bisect.h"
 #include "transport_ssh.h"
 #include "units.h"
 
@@ -59,10 +60,11 @@ static void usage(FILE *f)
 		   "                          regression verdict between two runs: a summary;\n"
 		   "                          --all lists every comparison (compare --help)\n"
 		   "  nodes RUN_DIR|REPORT_JSON|EVIDENCE_REPO... [--all] [--json]\n"
-		   "                          per node across runs: runs seen, runs a suspect (nodes --help)\n"
-		   "  nodes RUN_DIR|REPORT_JSON|EVIDENCE_REPO... [--all] [--json]\n"
 		   "                          per node across runs: the runs it was seen in and a suspect in\n"
 		   "                          (nodes --help)\n"
+		   "  bisect SCENARIO --min-busbw GBPS [--steps N] [--message SIZE] [--job-timeout DURATION]\n"
+		   "      [--budget DURATION] [--known-bad] [--set path=value]... [--json]\n"
+		   "                          the host that slows the training all-reduce (bisect --help)\n"
 		   "  lab up|down|status [--dir DIR] [--workers N]\n"
 		   "                          the local lab cluster (docs/lab.md)\n"
 		   "  target --listen ADDR    OpenAI-compatible token-streaming target server\n"
@@ -118,6 +120,15 @@ static const struct {
 		  "Commit the run's evidence (reports, report.pdf too, scenario, store hash) to a git\n"
 		  "repository and tag it; writes DIR/seal.json. --sign-key signs the commit and the tag with that SSH\n"
 		  "private key (ssh-keygen), as git does with gpg.format=ssh.\n" },
+	{ "bisect", "usage: gauntlet bisect SCENARIO --min-busbw GBPS [--steps N] [--message SIZE]\n"
+		    "                       [--job-timeout DURATION] [--budget DURATION] [--known-bad]\n"
+		    "                       [--set path=value]... [--json]\n"
+		    "Find the host that slows the training workload's all-reduce: short gauntlet-train jobs\n"
+		    "(one rank per host, no compute, --steps steps of --message bytes, default the\n"
+		    "workload's) over halves of its hosts, launched as the workload launches. A job is bad\n"
+		    "when it fails, runs past --job-timeout (60s), or its median busbw is below GBPS. The\n"
+		    "whole set runs first (--known-bad skips it). Exit 0 when every host together passed,\n"
+		    "1 with the culprit named (or the failure not isolated to one host), 2 bad input.\n" },
 	{ "verify", "usage: gauntlet verify DIR [--allowed-signers FILE]\n"
 		    "Check the run's files against the commit DIR/seal.json names; exit 1 naming any\n"
 		    "file that differs. --allowed-signers also checks the commit's and the tag's SSH\n"
@@ -869,6 +880,8 @@ static int dispatch(int argc, char **argv)
 		return gl_compare_main(argc - 1, argv + 1);
 	if (!strcmp(cmd, "nodes"))
 		return gl_ledger_main(argc - 1, argv + 1);
+	if (!strcmp(cmd, "bisect"))
+		return gl_training_bisect_main(argc - 1, argv + 1);
 	if (!strcmp(cmd, "seal"))
 		return cmd_seal(argc, argv);
 	if (!strcmp(cmd, "verify"))

@@ -1,0 +1,565 @@
+/*
+ * training_bisect.c - find the host that slows a multi-host all-reduce
+ * (training_bisect.h; docs/nodes.md, "Bisection").
+ *
+ * Each job is gauntlet-train over a subset of the training workload's
+ * hosts, one rank per host, launched as the workload launches (its
+ * launcher, mca, env and launcher_args), with no compute and no
+ * checkpoint: only the all-reduce is timed. A job is bad when it fails,
+ * runs past its timeout, or its median busbw is below the threshold.
+ *
+ * The search assumes one bad host. The candidates start as every host;
+ * each round tests the first half of them (a lone host with one host
+ * already seen good, since one rank alone makes no traffic): a bad half
+ * holds the culprit, a good one clears its hosts. One candidate left is
+ * the culprit once a bad job holds it and, besides it, only hosts a good
+ * job cleared; else one more job (it and a cleared host) decides. With
+ * the whole set known bad first, 8 hosts take at most 1 + 3 jobs.
+ */
+#define _GNU_SOURCE
+#include "training_bisect.h"
+#include "training_int.h"
+
+#include <poll.h>
+#include <sys/prctl.h>
+#include <time.h>
+
+#include "diag.h"
+#include "states.h"
+
+#define MAX_STEPS 4096
+
+static int64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* What a job printed: rank 0's step lines and the last other lines. */
+struct job_out {
+	double busbw[MAX_STEPS];
+	int n;
+	char line[LINE_MAX_BYTES];
+	size_t len;
+	char other[2][200];
+	char error[200]; /* gauntlet-train's first error line's msg */
+};
+
+static void take_line(struct job_out *jo)
+{
+	const char *b;
+
+	jo->line[jo->len] = '\0';
+	if (!strncmp(jo->line, "GLT1 step ", 10)) {
+		b = strstr(jo->line, " busbw=");
+		/* the first step sets the ring up: not judged */
+		if (b && !strstr(jo->line, " n=1 ") && jo->n < MAX_STEPS)
+			jo->busbw[jo->n++] = strtod(b + 7, NULL);
+	} else if (!strncmp(jo->line, "GLT1 error ", 11) && !jo->error[0]) {
+		b = strstr(jo->line, " msg=");
+		snprintf(jo->error, sizeof(jo->error), "%.*s", b ? (int)strcspn(b + 5, "\n") : 0, b ? b + 5 : "");
+		b = strstr(jo->error, " ck=");
+		if (b)
+			jo->error[b - jo->error] = '\0';
+	} else if (strncmp(jo->line, "GLT1 ", 5) && jo->len && strspn(jo->line, "-") < jo->len) {
+		snprintf(jo->other[0], sizeof(jo->other[0]), "%s", jo->other[1]);
+		snprintf(jo->other[1], sizeof(jo->other[1]), "%s", jo->line);
+	}
+	jo->len = 0;
+}
+
+static void feed(struct job_out *jo, const char *buf, ssize_t k)
+{
+	for (ssize_t i = 0; i < k; i++) {
+		if (buf[i] == '\n')
+			take_line(jo);
+		else if (jo->len < sizeof(jo->line) - 1)
+			jo->line[jo->len++] = buf[i];
+	}
+}
+
+/* Run argv (env entries added) with its output read until it exits or
+ * the deadline passes (then its process group is stopped). */
+static void spawn_and_read(char **argv, char **env, int n_env, int64_t deadline, struct gl_bisect_job *j,
+			   struct job_out *jo)
+{
+	int fd[2], status = 0;
+	pid_t pid;
+
+	if (pipe2(fd, O_CLOEXEC) != 0 || (pid = fork()) < 0) {
+		j->exit_code = -1;
+		snprintf(j->why, sizeof(j->why), "cannot start the job: %s", strerror(errno));
+		return;
+	}
+	if (pid == 0) {
+		int nul = open("/dev/null", O_RDONLY);
+		setpgid(0, 0);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (nul < 0 || dup2(nul, 0) < 0 || dup2(fd[1], 1) < 0 || dup2(fd[1], 2) < 0)
+			_exit(127);
+		for (int i = 0; i < n_env; i++)
+			putenv(env[i]);
+		execvp(argv[0], argv);
+		fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	close(fd[1]);
+	setpgid(pid, pid);
+	for (int eof = 0;;) {
+		struct pollfd p = { fd[0], POLLIN, 0 };
+		int64_t left = deadline - mono_ns();
+		siginfo_t si = { 0 };
+		char buf[4096];
+		ssize_t k;
+
+		/* the launcher's exit (not reaped yet: its group stays its
+		 * own), or the pipe's end, whichever comes first: a rank
+		 * still holding the pipe does not keep the job going */
+		if (eof || (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == pid))
+			break;
+		if (left <= 0 && !j->timed_out) {
+			j->timed_out = 1;
+			kill(-pid, SIGTERM);
+			kill(-pid, SIGCONT);
+			deadline = mono_ns() + KILL_GRACE_NS;
+			continue;
+		}
+		if (left <= 0) {
+			kill(-pid, SIGKILL);
+			deadline = INT64_MAX;
+			continue;
+		}
+		if (poll(&p, 1, (int)(left < 200000000 ? left / 1000000 + 1 : 200)) <= 0)
+			continue;
+		k = read(fd[0], buf, sizeof(buf));
+		eof = k <= 0;
+		feed(jo, buf, k);
+	}
+	/* what is left in the pipe, without waiting for it */
+	fcntl(fd[0], F_SETFL, O_NONBLOCK);
+	for (;;) {
+		char buf[4096];
+		ssize_t k = read(fd[0], buf, sizeof(buf));
+		if (k <= 0)
+			break;
+		feed(jo, buf, k);
+	}
+	close(fd[0]);
+	if (jo->len)
+		take_line(jo);
+	kill(-pid, SIGKILL); /* what it left in its group, while the group is still its */
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	j->exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static void free_args(char **v, int n)
+{
+	for (int i = 0; i < n; i++)
+		free(v[i]);
+}
+
+/* One job over j->host[0..n): run, judged against o->min_busbw. */
+static int run_job(const struct gl_scenario *sc, const cJSON *cfg, const struct gl_bisect_opts *o,
+		   const struct gl_bisect_result *r, struct gl_bisect_job *j, struct gl_err *err)
+{
+	cJSON *c2 = cJSON_Duplicate(cfg, 1), *hosts = cJSON_CreateArray();
+	struct trn *w = calloc(1, sizeof(*w));
+	struct job_out *jo = calloc(1, sizeof(*jo));
+	char *argv[2 * MAX_ARGS];
+	int n = 0, rc = -1;
+	int64_t t0;
+
+	if (!c2 || !hosts || !w || !jo) {
+		gl_errf(err, GL_ENOMEM, "bisect: out of memory");
+		goto out;
+	}
+	for (int i = 0; i < j->n; i++) {
+		char h[GL_NAME_MAX + 4];
+		snprintf(h, sizeof(h), "%s:1", r->hosts[j->host[i]]);
+		cJSON_AddItemToArray(hosts, cJSON_CreateString(h));
+	}
+	cJSON_ReplaceItemInObjectCaseSensitive(c2, "hosts", hosts);
+	hosts = NULL;
+	cJSON_DeleteItemFromObjectCaseSensitive(c2, "np");
+	cJSON_DeleteItemFromObjectCaseSensitive(c2, "checkpoint");
+	cJSON_DeleteItemFromObjectCaseSensitive(c2, "dataset");
+	cJSON_DeleteItemFromObjectCaseSensitive(c2, "train_args");
+	w->sc = sc;
+	gl_training_opts_read(c2, &w->o);
+	w->backend = w->o.backend == 1 ? BK_NCCL : BK_MPI;
+	w->is_srun = w->o.launcher == 1;
+	w->o.compute_ns = 0;
+	w->o.steps = o->steps;
+	w->o.correctness_every = 0;
+	w->o.heartbeat_ns = 1000000000LL;
+	if (o->message)
+		w->o.message = o->message;
+	if (trn_build_command(w, c2, err) != 0)
+		goto out;
+	for (int i = 0; i < w->n_launch; i++)
+		argv[n++] = w->argv_launch[i];
+	for (int i = 0; i < w->n_prog; i++)
+		argv[n++] = w->argv_prog[i];
+	argv[n] = NULL;
+	trn_command_text(w, 0, j->command, sizeof(j->command));
+	t0 = mono_ns();
+	spawn_and_read(argv, w->env, w->n_env, t0 + o->job_timeout_ns, j, jo);
+	j->wall_ns = mono_ns() - t0;
+	j->steps = jo->n;
+	j->busbw = -1;
+	if (jo->n) {
+		qsort(jo->busbw, (size_t)jo->n, sizeof(double), cmp_double);
+		j->busbw = jo->n % 2 ? jo->busbw[jo->n / 2] : (jo->busbw[jo->n / 2 - 1] + jo->busbw[jo->n / 2]) / 2;
+	}
+	if (j->timed_out)
+		snprintf(j->why, sizeof(j->why), "ran past its %.0f s timeout", (double)o->job_timeout_ns / 1e9);
+	else if (j->exit_code != 0 && !j->why[0])
+		snprintf(j->why, sizeof(j->why), "exit %d%s%s", j->exit_code,
+			 jo->error[0] || jo->other[1][0] ? ": " : "", jo->error[0] ? jo->error : jo->other[1]);
+	else if (!jo->n)
+		snprintf(j->why, sizeof(j->why), "no step judged");
+	else if (j->busbw < o->min_busbw)
+		snprintf(j->why, sizeof(j->why), "busbw %.4g GB/s below %.4g", j->busbw, o->min_busbw);
+	j->bad = j->why[0] != '\0';
+	rc = 0;
+out:
+	if (w) {
+		free_args(w->argv_launch, w->n_launch);
+		free_args(w->argv_prog, w->n_prog);
+		free_args(w->env, w->n_env);
+	}
+	free(w);
+	free(jo);
+	cJSON_Delete(hosts);
+	cJSON_Delete(c2);
+	return rc;
+}
+
+static int in_set(const struct gl_bisect_job *j, int h)
+{
+	for (int i = 0; i < j->n; i++)
+		if (j->host[i] == h)
+			return 1;
+	return 0;
+}
+
+/* A bad job holds c and, besides it, only hosts a good job cleared. */
+static int confirmed(const struct gl_bisect_result *r, const int *cleared, int c)
+{
+	for (int k = 0; k < r->n_jobs; k++) {
+		const struct gl_bisect_job *j = &r->jobs[k];
+		int ok = j->bad && in_set(j, c);
+		for (int i = 0; ok && i < j->n; i++)
+			ok = j->host[i] == c || cleared[j->host[i]];
+		if (ok)
+			return 1;
+	}
+	return 0;
+}
+
+static int read_host_names(const struct gl_scenario *sc, const cJSON *cfg, struct gl_bisect_result *r,
+			   struct gl_err *err)
+{
+	const cJSON *h;
+
+	cJSON_ArrayForEach(h, cJSON_GetObjectItemCaseSensitive(cfg, "hosts"))
+	{
+		char name[GL_NAME_MAX];
+		int seen = 0;
+		if (!cJSON_IsString(h))
+			continue;
+		snprintf(name, sizeof(name), "%.*s", (int)strcspn(h->valuestring, ":"), h->valuestring);
+		if (!gl_scenario_host(sc, name))
+			return gl_errf(err, GL_EINVAL, "bisect: training.hosts: unknown host '%s'", name);
+		for (int i = 0; i < r->n_hosts && !seen; i++)
+			seen = !strcmp(r->hosts[i], name);
+		if (seen)
+			continue;
+		if (r->n_hosts == GL_BISECT_HOSTS)
+			return gl_errf(err, GL_EINVAL, "bisect: more than %d hosts", GL_BISECT_HOSTS);
+		snprintf(r->hosts[r->n_hosts++], sizeof(r->hosts[0]), "%s", name);
+	}
+	if (r->n_hosts < 2)
+		return gl_errf(err, GL_EINVAL,
+			       "bisect: training.hosts names %d host(s): bisection needs 2 or more (3 to "
+			       "name one)",
+			       r->n_hosts);
+	return 0;
+}
+
+int gl_training_bisect(const struct gl_scenario *sc, const struct gl_bisect_opts *o, struct gl_bisect_result *r,
+		       struct gl_err *err)
+{
+	const struct gl_workload_spec *ws = gl_scenario_workload(sc, "training");
+	int cand[GL_BISECT_HOSTS], cleared[GL_BISECT_HOSTS] = { 0 }, nc;
+	int64_t budget_end = mono_ns() + o->budget_ns;
+	const char *be;
+
+	memset(r, 0, sizeof(*r));
+	r->culprit = -1;
+	if (!ws)
+		return gl_errf(err, GL_EINVAL, "bisect: the scenario has no training workload");
+	be = gl_cfg_str(ws->cfg, "backend", "mpi");
+	if (strcmp(be, "mpi") && strcmp(be, "nccl"))
+		return gl_errf(err, GL_EINVAL,
+			       "bisect: training.backend '%s': bisection runs gauntlet-train (mpi or nccl)", be);
+	if (read_host_names(sc, ws->cfg, r, err) != 0)
+		return -1;
+	nc = r->n_hosts;
+	for (int i = 0; i < nc; i++)
+		cand[i] = i;
+#define NEXT_JOB()                                                            \
+	do {                                                                  \
+		if (r->n_jobs == GL_BISECT_JOBS || mono_ns() >= budget_end) { \
+			snprintf(r->outcome, sizeof(r->outcome), "budget");   \
+			goto done;                                            \
+		}                                                             \
+	} while (0)
+	if (o->test_all) {
+		struct gl_bisect_job *j;
+		NEXT_JOB();
+		j = &r->jobs[r->n_jobs];
+		for (int i = 0; i < nc; i++)
+			j->host[j->n++] = i;
+		if (run_job(sc, ws->cfg, o, r, j, err) != 0)
+			return -1;
+		r->n_jobs++;
+		if (!j->bad) {
+			snprintf(r->outcome, sizeof(r->outcome), "clean");
+			goto done;
+		}
+	}
+	while (nc > 1 || (nc == 1 && !confirmed(r, cleared, cand[0]))) {
+		int na = (nc + 1) / 2, helper = -1;
+		struct gl_bisect_job *j;
+
+		for (int i = 0; i < r->n_hosts && helper < 0; i++)
+			if (cleared[i])
+				helper = i;
+		if (na == 1 && helper < 0) {
+			snprintf(r->outcome, sizeof(r->outcome), "not isolated");
+			goto done;
+		}
+		NEXT_JOB();
+		j = &r->jobs[r->n_jobs];
+		for (int i = 0; i < na; i++)
+			j->host[j->n++] = cand[i];
+		if (na == 1)
+			j->host[j->n++] = helper;
+		if (run_job(sc, ws->cfg, o, r, j, err) != 0)
+			return -1;
+		r->n_jobs++;
+		if (j->bad) {
+			nc = na;
+			continue;
+		}
+		for (int i = 0; i < j->n; i++)
+			cleared[j->host[i]] = 1;
+		if (nc == 1) { /* the last candidate with a cleared host: good */
+			nc = 0;
+			break;
+		}
+		memmove(cand, cand + na, (size_t)(nc - na) * sizeof(int));
+		nc -= na;
+	}
+#undef NEXT_JOB
+	if (nc == 1) {
+		r->culprit = cand[0];
+		snprintf(r->outcome, sizeof(r->outcome), "culprit");
+	} else {
+		snprintf(r->outcome, sizeof(r->outcome), "not isolated");
+	}
+done:
+	if (!strcmp(r->outcome, "culprit"))
+		snprintf(r->detail, sizeof(r->detail),
+			 "%s: a job with it and only hosts cleared by a good job was bad (%d job(s))",
+			 r->hosts[r->culprit], r->n_jobs);
+	else if (!strcmp(r->outcome, "clean"))
+		snprintf(r->detail, sizeof(r->detail), "every host together passed: no host to bisect");
+	else if (!strcmp(r->outcome, "budget"))
+		snprintf(r->detail, sizeof(r->detail), "out of time or jobs after %d job(s), %d candidate(s) left",
+			 r->n_jobs, nc);
+	else
+		snprintf(r->detail, sizeof(r->detail),
+			 "the bad jobs share no single host (a link between hosts, more than one bad host, or "
+			 "a failure that comes and goes): %d job(s)",
+			 r->n_jobs);
+	return 0;
+}
+
+/* ---- gauntlet bisect ---------------------------------------------------------------------- */
+
+static void print_hosts(const struct gl_bisect_result *r, const struct gl_bisect_job *j)
+{
+	for (int i = 0; i < j->n; i++)
+		printf("%s%s", i ? "," : "", r->hosts[j->host[i]]);
+}
+
+static void print_text(const struct gl_bisect_result *r, const struct gl_bisect_opts *o)
+{
+	printf("bisect: %d host(s); a job is bad when it fails, runs past %.0f s, or its median busbw of %d "
+	       "step(s) is below %g GB/s\n",
+	       r->n_hosts, (double)o->job_timeout_ns / 1e9, o->steps - 1, o->min_busbw);
+	for (int k = 0; k < r->n_jobs; k++) {
+		const struct gl_bisect_job *j = &r->jobs[k];
+		printf("job %d: %d host(s) ", k + 1, j->n);
+		print_hosts(r, j);
+		if (j->busbw >= 0)
+			printf(": busbw %.4g GB/s (median of %d steps)", j->busbw, j->steps);
+		else
+			printf(": no step");
+		printf(", %.1f s: %s%s%s\n", (double)j->wall_ns / 1e9, j->bad ? "bad" : "good", j->bad ? " (" : "",
+		       j->bad ? j->why : "");
+	}
+	if (r->culprit >= 0)
+		printf("culprit: %s in %d job(s): %s\n", r->hosts[r->culprit], r->n_jobs, r->detail);
+	else
+		printf("%s: %s\n", r->outcome, r->detail);
+}
+
+static void print_json(const struct gl_bisect_result *r, const struct gl_bisect_opts *o)
+{
+	cJSON *root = cJSON_CreateObject(), *hosts = cJSON_AddArrayToObject(root, "hosts"), *jobs;
+	char *s;
+
+	for (int i = 0; i < r->n_hosts; i++)
+		cJSON_AddItemToArray(hosts, cJSON_CreateString(r->hosts[i]));
+	cJSON_AddNumberToObject(root, "min_busbw_gbps", o->min_busbw);
+	jobs = cJSON_AddArrayToObject(root, "jobs");
+	for (int k = 0; k < r->n_jobs; k++) {
+		const struct gl_bisect_job *j = &r->jobs[k];
+		cJSON *jj = cJSON_CreateObject(), *jh = cJSON_AddArrayToObject(jj, "hosts");
+		for (int i = 0; i < j->n; i++)
+			cJSON_AddItemToArray(jh, cJSON_CreateString(r->hosts[j->host[i]]));
+		if (j->busbw >= 0)
+			cJSON_AddNumberToObject(jj, "busbw_gbps", j->busbw);
+		else
+			cJSON_AddNullToObject(jj, "busbw_gbps");
+		cJSON_AddNumberToObject(jj, "steps", j->steps);
+		cJSON_AddNumberToObject(jj, "exit", j->exit_code);
+		cJSON_AddBoolToObject(jj, "timed_out", j->timed_out);
+		cJSON_AddNumberToObject(jj, "seconds", (double)j->wall_ns / 1e9);
+		cJSON_AddBoolToObject(jj, "bad", j->bad);
+		cJSON_AddStringToObject(jj, "why", j->why);
+		cJSON_AddStringToObject(jj, "command", j->command);
+		cJSON_AddItemToArray(jobs, jj);
+	}
+	cJSON_AddStringToObject(root, "outcome", r->outcome);
+	if (r->culprit >= 0)
+		cJSON_AddStringToObject(root, "culprit", r->hosts[r->culprit]);
+	else
+		cJSON_AddNullToObject(root, "culprit");
+	cJSON_AddStringToObject(root, "detail", r->detail);
+	s = cJSON_Print(root);
+	if (s)
+		printf("%s\n", s);
+	free(s);
+	cJSON_Delete(root);
+}
+
+static int bad_arg(const char *what, const char *val, const char *want)
+{
+	fprintf(stderr, "gauntlet: bisect: %s: expected %s, got '%s'\n", what, want, val);
+	return GL_EXIT_BAD_INPUT;
+}
+
+int gl_training_bisect_main(int argc, char **argv)
+{
+	struct gl_bisect_opts o = { .min_busbw = -1,
+				    .steps = 10,
+				    .job_timeout_ns = 60LL * 1000000000,
+				    .budget_ns = 600LL * 1000000000,
+				    .test_all = 1 };
+	struct gl_scenario_opts so = { .time_scale = 1 };
+	struct gl_bisect_result *r = NULL;
+	const char *path = NULL, *sets[65];
+	struct gl_err err = { 0 };
+	struct gl_scenario *sc = NULL;
+	struct gl_diag d;
+	int n_sets = 0, json = 0, code = GL_EXIT_BAD_INPUT;
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		char *end = NULL;
+		if (!strcmp(a, "--min-busbw") && v) {
+			o.min_busbw = strtod(v, &end);
+			if (!*v || *end || !(o.min_busbw > 0 && o.min_busbw < 1e6))
+				return bad_arg(a, v, "GB/s above 0");
+			i++;
+		} else if (!strcmp(a, "--steps") && v) {
+			long s = strtol(v, &end, 10);
+			if (!*v || *end || s < 3 || s > MAX_STEPS)
+				return bad_arg(a, v, "a whole number of steps, 3 to 4096");
+			o.steps = (int)s;
+			i++;
+		} else if (!strcmp(a, "--message") && v) {
+			if (gl_parse_size_bytes(v, &o.message, NULL) != 0 || !o.message)
+				return bad_arg(a, v, "a size such as 1MiB");
+			i++;
+		} else if ((!strcmp(a, "--job-timeout") || !strcmp(a, "--budget")) && v) {
+			int64_t ns;
+			if (gl_parse_duration_ns(v, &ns, NULL) != 0 || ns <= 0)
+				return bad_arg(a, v, "a duration such as 60s");
+			*(a[2] == 'j' ? &o.job_timeout_ns : &o.budget_ns) = ns;
+			i++;
+		} else if (!strcmp(a, "--known-bad")) {
+			o.test_all = 0;
+		} else if (!strcmp(a, "--json")) {
+			json = 1;
+		} else if (!strcmp(a, "--set") && v) {
+			if (n_sets == 64)
+				return bad_arg(a, v, "at most 64 --set");
+			sets[n_sets++] = v;
+			i++;
+		} else if (a[0] == '-' || path) {
+			fprintf(stderr, "gauntlet: bisect: unexpected argument '%s' (bisect --help)\n", a);
+			return GL_EXIT_BAD_INPUT;
+		} else {
+			path = a;
+		}
+	}
+	if (!path || o.min_busbw < 0) {
+		fprintf(stderr, "gauntlet: bisect: usage: gauntlet bisect SCENARIO --min-busbw GBPS [--steps N] "
+				"[--message SIZE]\n"
+				"       [--job-timeout DURATION] [--budget DURATION] [--known-bad] [--set "
+				"path=value]... [--json]\n");
+		return GL_EXIT_BAD_INPUT;
+	}
+	sets[n_sets] = NULL;
+	so.sets = sets;
+	gl_diag_init(&d, NULL);
+	sc = gl_scenario_load_file(path, &so, &d);
+	if (d.text.data)
+		fputs(d.text.data, stderr);
+	if (!sc || d.n_errors)
+		goto out;
+	r = calloc(1, sizeof(*r));
+	code = GL_EXIT_HARNESS_ERROR;
+	if (!r)
+		goto out;
+	if (gl_training_bisect(sc, &o, r, &err) != 0) {
+		fprintf(stderr, "gauntlet: %s\n", err.msg);
+		code = err.code == GL_EINVAL ? GL_EXIT_BAD_INPUT : GL_EXIT_HARNESS_ERROR;
+		goto out;
+	}
+	if (json)
+		print_json(r, &o);
+	else
+		print_text(r, &o);
+	code = !strcmp(r->outcome, "clean") ? 0 : 1;
+out:
+	free(r);
+	gl_scenario_free(sc);
+	gl_diag_free(&d);
+	return code;
+}
