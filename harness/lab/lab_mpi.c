@@ -12,6 +12,33 @@
 
 /* ---- part: mpi ------------------------------------------------------------------------------ */
 
+/* DIR/bin/mpi-agent, mpirun's launcher agent (mca plm_rsh_agent): mpirun
+ * runs `mpi-agent HOST COMMAND...` for each host's daemon. A worker's
+ * address (10.77.N.2, its inventory "address" and so mpirun's name for
+ * it) starts COMMAND in namespace gl-lab-wN under hostname lab-wN (a UTS
+ * namespace of its own: the ranks name their node as a cluster's do).
+ * Anything else is refused. 0, or -1 when it cannot be written. */
+static int write_agent(struct lab *L, const char *path)
+{
+	char text[1600];
+
+	snprintf(text, sizeof(text),
+		 "#!/bin/sh\n"
+		 "# mpi-agent HOST COMMAND...: mpirun's launcher agent for the lab (mca plm_rsh_agent):\n"
+		 "# starts COMMAND in the lab worker whose address HOST is (10.77.N.2: namespace\n"
+		 "# gl-lab-wN, hostname lab-wN). Written by gauntlet lab up; removed by gauntlet lab down.\n"
+		 "h=${1:-}\n"
+		 "[ $# -ge 2 ] && shift || { echo \"usage: $0 HOST COMMAND...\" >&2; exit 2; }\n"
+		 "n=${h#10.77.}; n=${n%%.2}\n"
+		 "case \"$h:$n\" in\n"
+		 "10.77.[1-%d].2:[1-%d]) ;;\n"
+		 "*) echo \"mpi-agent: $h is not a lab worker's address\" >&2; exit 1 ;;\n"
+		 "esac\n"
+		 "exec ip netns exec \"gl-lab-w$n\" unshare --uts /bin/sh -c \"hostname lab-w$n && $*\"\n",
+		 L->workers, L->workers);
+	return lab_write_text(path, text, 0700);
+}
+
 void lab_up_mpi(struct lab *L)
 {
 	char out[2048], train[PATH_MAX], *slash;
@@ -33,11 +60,21 @@ void lab_up_mpi(struct lab *L)
 	cJSON_AddStringToObject(t, "binary", train);
 	/* the training workload adds --allow-run-as-root itself when root */
 	cJSON_AddItemToObject(t, "launcher_args", lab_str_array((const char *const[]){ "--oversubscribe", NULL }));
+	if (L->net && L->workers > 0) { /* ranks on the workers: through the agent */
+		char agent[1100];
+		snprintf(agent, sizeof(agent), "%s/bin/mpi-agent", L->dir);
+		if (write_agent(L, agent) != 0) {
+			lab_part(L, "mpi", 0, "cannot write %s", agent);
+			return;
+		}
+		cJSON_AddStringToObject(cJSON_AddObjectToObject(t, "mca"), "plm_rsh_agent", agent);
+	}
 	{
 		char ck[1100];
 		snprintf(ck, sizeof(ck), "%s/ckpt", L->dir);
 		gl_mkdir_p(ck, 0700, NULL);
 		cJSON_AddStringToObject(t, "checkpoint_dir", ck);
 	}
-	lab_part(L, "mpi", 1, "%.*s, ranks of %s on this machine (MPI backend)", (int)strcspn(out, "\n"), out, train);
+	lab_part(L, "mpi", 1, "%.*s, ranks of %s on this machine%s (MPI backend)", (int)strcspn(out, "\n"), out, train,
+		 L->net && L->workers > 0 ? " and on the workers (DIR/bin/mpi-agent)" : "");
 }
