@@ -11,10 +11,13 @@
  * The search assumes one bad host. The candidates start as every host;
  * each round tests the first half of them (a lone host with one host
  * already seen good, since one rank alone makes no traffic): a bad half
- * holds the culprit, a good one clears its hosts. One candidate left is
- * the culprit once a bad job holds it and, besides it, only hosts a good
- * job cleared; else one more job (it and a cleared host) decides. With
- * the whole set known bad first, 8 hosts take at most 1 + 3 jobs.
+ * holds the culprit (the other half is then taken as good), a good one
+ * clears its hosts. One candidate left is named only once two bad jobs
+ * share it and no other host (a fault between two hosts is in every job
+ * with both: it never names a host); pairs of it and a good host supply
+ * them. Once the set is known bad, N hosts take at most ceil(log2 N) + 2
+ * jobs, one more with the whole set run first
+ * (tests/unit/test_bisect_search.c checks every N to 64).
  */
 #define _GNU_SOURCE
 #include "training_bisect.h"
@@ -95,9 +98,16 @@ static void spawn_and_read(char **argv, char **env, int n_env, int64_t deadline,
 	int fd[2], status = 0;
 	pid_t pid;
 
-	if (pipe2(fd, O_CLOEXEC) != 0 || (pid = fork()) < 0) {
+	if (pipe2(fd, O_CLOEXEC) != 0) {
 		j->exit_code = -1;
 		snprintf(j->why, sizeof(j->why), "cannot start the job: %s", strerror(errno));
+		return;
+	}
+	if ((pid = fork()) < 0) {
+		j->exit_code = -1;
+		snprintf(j->why, sizeof(j->why), "cannot start the job: %s", strerror(errno));
+		close(fd[0]);
+		close(fd[1]);
 		return;
 	}
 	if (pid == 0) {
@@ -253,17 +263,31 @@ static int in_set(const struct gl_bisect_job *j, int h)
 	return 0;
 }
 
-/* A bad job holds c and, besides it, only hosts a good job cleared. */
-static int confirmed(const struct gl_bisect_result *r, const int *cleared, int c)
+/* c is the culprit when two bad jobs share it and no other host: a fault
+ * between two hosts (a link) is in every job that holds both, so it never
+ * names either, nor a third. */
+static int confirmed(const struct gl_bisect_result *r, int c)
 {
-	for (int k = 0; k < r->n_jobs; k++) {
-		const struct gl_bisect_job *j = &r->jobs[k];
-		int ok = j->bad && in_set(j, c);
-		for (int i = 0; ok && i < j->n; i++)
-			ok = j->host[i] == c || cleared[j->host[i]];
-		if (ok)
+	for (int k = 0; k < r->n_jobs; k++)
+		for (int g = k + 1; g < r->n_jobs; g++) {
+			const struct gl_bisect_job *a = &r->jobs[k], *b = &r->jobs[g];
+			int shared = 0;
+			if (!a->bad || !b->bad || !in_set(a, c) || !in_set(b, c))
+				continue;
+			for (int i = 0; i < a->n; i++)
+				shared += a->host[i] != c && in_set(b, a->host[i]);
+			if (!shared)
+				return 1;
+		}
+	return 0;
+}
+
+/* Has a job of exactly {c, h} run? */
+static int paired(const struct gl_bisect_result *r, int c, int h)
+{
+	for (int k = 0; k < r->n_jobs; k++)
+		if (r->jobs[k].n == 2 && in_set(&r->jobs[k], c) && in_set(&r->jobs[k], h))
 			return 1;
-	}
 	return 0;
 }
 
@@ -297,25 +321,16 @@ static int read_host_names(const struct gl_scenario *sc, const cJSON *cfg, struc
 	return 0;
 }
 
-int gl_training_bisect(const struct gl_scenario *sc, const struct gl_bisect_opts *o, struct gl_bisect_result *r,
-		       struct gl_err *err)
+int gl_bisect_search(const struct gl_bisect_opts *o, gl_bisect_run_fn run, void *arg, struct gl_bisect_result *r,
+		     struct gl_err *err)
 {
-	const struct gl_workload_spec *ws = gl_scenario_workload(sc, "training");
-	int cand[GL_BISECT_HOSTS], cleared[GL_BISECT_HOSTS] = { 0 }, nc;
+	/* good[h]: 1 cleared by a good job, 2 left out beside a bad half */
+	int cand[GL_BISECT_HOSTS], good[GL_BISECT_HOSTS] = { 0 }, nc = r->n_hosts;
 	int64_t budget_end = mono_ns() + o->budget_ns;
-	const char *be;
 
-	memset(r, 0, sizeof(*r));
+	r->n_jobs = 0;
 	r->culprit = -1;
-	if (!ws)
-		return gl_errf(err, GL_EINVAL, "bisect: the scenario has no training workload");
-	be = gl_cfg_str(ws->cfg, "backend", "mpi");
-	if (strcmp(be, "mpi") && strcmp(be, "nccl"))
-		return gl_errf(err, GL_EINVAL,
-			       "bisect: training.backend '%s': bisection runs gauntlet-train (mpi or nccl)", be);
-	if (read_host_names(sc, ws->cfg, r, err) != 0)
-		return -1;
-	nc = r->n_hosts;
+	r->outcome[0] = '\0';
 	for (int i = 0; i < nc; i++)
 		cand[i] = i;
 #define NEXT_JOB()                                                            \
@@ -328,10 +343,10 @@ int gl_training_bisect(const struct gl_scenario *sc, const struct gl_bisect_opts
 	if (o->test_all) {
 		struct gl_bisect_job *j;
 		NEXT_JOB();
-		j = &r->jobs[r->n_jobs];
+		j = memset(&r->jobs[r->n_jobs], 0, sizeof(r->jobs[0]));
 		for (int i = 0; i < nc; i++)
 			j->host[j->n++] = i;
-		if (run_job(sc, ws->cfg, o, r, j, err) != 0)
+		if (run(arg, r, j, err) != 0)
 			return -1;
 		r->n_jobs++;
 		if (!j->bad) {
@@ -339,32 +354,38 @@ int gl_training_bisect(const struct gl_scenario *sc, const struct gl_bisect_opts
 			goto done;
 		}
 	}
-	while (nc > 1 || (nc == 1 && !confirmed(r, cleared, cand[0]))) {
+	while (nc > 1 || (nc == 1 && !confirmed(r, cand[0]))) {
 		int na = (nc + 1) / 2, helper = -1;
 		struct gl_bisect_job *j;
 
-		for (int i = 0; i < r->n_hosts && helper < 0; i++)
-			if (cleared[i])
-				helper = i;
+		/* a lone candidate's partner: a cleared host, else one left
+		 * out, never one it was paired with already (two bad pairs
+		 * share only it) */
+		for (int pass = 1; pass <= 2 && helper < 0; pass++)
+			for (int i = 0; i < r->n_hosts && helper < 0; i++)
+				if (good[i] == pass && !paired(r, cand[0], i))
+					helper = i;
 		if (na == 1 && helper < 0) {
 			snprintf(r->outcome, sizeof(r->outcome), "not isolated");
 			goto done;
 		}
 		NEXT_JOB();
-		j = &r->jobs[r->n_jobs];
+		j = memset(&r->jobs[r->n_jobs], 0, sizeof(r->jobs[0]));
 		for (int i = 0; i < na; i++)
 			j->host[j->n++] = cand[i];
 		if (na == 1)
 			j->host[j->n++] = helper;
-		if (run_job(sc, ws->cfg, o, r, j, err) != 0)
+		if (run(arg, r, j, err) != 0)
 			return -1;
 		r->n_jobs++;
 		if (j->bad) {
+			for (int i = na; i < nc; i++)
+				good[cand[i]] = good[cand[i]] ? good[cand[i]] : 2;
 			nc = na;
 			continue;
 		}
 		for (int i = 0; i < j->n; i++)
-			cleared[j->host[i]] = 1;
+			good[j->host[i]] = 1;
 		if (nc == 1) { /* the last candidate with a cleared host: good */
 			nc = 0;
 			break;
@@ -381,8 +402,7 @@ int gl_training_bisect(const struct gl_scenario *sc, const struct gl_bisect_opts
 	}
 done:
 	if (!strcmp(r->outcome, "culprit"))
-		snprintf(r->detail, sizeof(r->detail),
-			 "%s: a job with it and only hosts cleared by a good job was bad (%d job(s))",
+		snprintf(r->detail, sizeof(r->detail), "%s: two bad jobs share it and no other host (%d job(s))",
 			 r->hosts[r->culprit], r->n_jobs);
 	else if (!strcmp(r->outcome, "clean"))
 		snprintf(r->detail, sizeof(r->detail), "every host together passed: no host to bisect");
@@ -395,6 +415,40 @@ done:
 			 "a failure that comes and goes): %d job(s)",
 			 r->n_jobs);
 	return 0;
+}
+
+/* gl_bisect_search's jobs, run for real */
+struct real_run {
+	const struct gl_scenario *sc;
+	const cJSON *cfg;
+	const struct gl_bisect_opts *o;
+};
+
+static int real_job(void *arg, const struct gl_bisect_result *r, struct gl_bisect_job *j, struct gl_err *err)
+{
+	const struct real_run *rr = arg;
+
+	return run_job(rr->sc, rr->cfg, rr->o, r, j, err);
+}
+
+int gl_training_bisect(const struct gl_scenario *sc, const struct gl_bisect_opts *o, struct gl_bisect_result *r,
+		       struct gl_err *err)
+{
+	const struct gl_workload_spec *ws = gl_scenario_workload(sc, "training");
+	struct real_run rr = { sc, ws ? ws->cfg : NULL, o };
+	const char *be;
+
+	memset(r, 0, sizeof(*r));
+	r->culprit = -1;
+	if (!ws)
+		return gl_errf(err, GL_EINVAL, "bisect: the scenario has no training workload");
+	be = gl_cfg_str(ws->cfg, "backend", "mpi");
+	if (strcmp(be, "mpi") && strcmp(be, "nccl"))
+		return gl_errf(err, GL_EINVAL,
+			       "bisect: training.backend '%s': bisection runs gauntlet-train (mpi or nccl)", be);
+	if (read_host_names(sc, ws->cfg, r, err) != 0)
+		return -1;
+	return gl_bisect_search(o, real_job, &rr, r, err);
 }
 
 /* ---- gauntlet bisect ---------------------------------------------------------------------- */
@@ -418,8 +472,8 @@ static void print_text(const struct gl_bisect_result *r, const struct gl_bisect_
 			printf(": busbw %.4g GB/s (median of %d steps)", j->busbw, j->steps);
 		else
 			printf(": no step");
-		printf(", %.1f s: %s%s%s\n", (double)j->wall_ns / 1e9, j->bad ? "bad" : "good", j->bad ? " (" : "",
-		       j->bad ? j->why : "");
+		printf(", %.1f s: %s%s%s%s\n", (double)j->wall_ns / 1e9, j->bad ? "bad" : "good", j->bad ? " (" : "",
+		       j->bad ? j->why : "", j->bad ? ")" : "");
 	}
 	if (r->culprit >= 0)
 		printf("culprit: %s in %d job(s): %s\n", r->hosts[r->culprit], r->n_jobs, r->detail);

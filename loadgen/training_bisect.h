@@ -2,7 +2,8 @@
  * training_bisect.h - find the host that slows a multi-host all-reduce:
  * short gauntlet-train jobs over halves of the training workload's hosts,
  * through its own launcher (mpirun or srun), down to one host in about
- * log2(N) + 1 jobs (docs/nodes.md, "Bisection").
+ * log2(N) + 2 jobs, never naming a host for a fault between two others
+ * (docs/nodes.md, "Bisection").
  */
 #ifndef GL_TRAINING_BISECT_H
 #define GL_TRAINING_BISECT_H
@@ -47,6 +48,14 @@ struct gl_bisect_result {
  * backend other than mpi or nccl). */
 int gl_training_bisect(const struct gl_scenario *sc, const struct gl_bisect_opts *o, struct gl_bisect_result *r,
 		       struct gl_err *err);
+
+/* The search alone, over r->n_hosts hosts (r->hosts named): run(arg, r,
+ * j, err) runs job j (its hosts set) and fills in its figures and bad;
+ * non-zero stops the search with err. 0 with r's jobs and outcome. */
+typedef int (*gl_bisect_run_fn)(void *arg, const struct gl_bisect_result *r, struct gl_bisect_job *j,
+				struct gl_err *err);
+int gl_bisect_search(const struct gl_bisect_opts *o, gl_bisect_run_fn run, void *arg, struct gl_bisect_result *r,
+		     struct gl_err *err);
 
 /* `gauntlet bisect SCENARIO ...`: argv[0] is "bisect". Exit 0 clean, 1 a
  * culprit or a failure not isolated, 2 bad input, 4 harness error. */

@@ -62,12 +62,19 @@ void lab_up_mpi(struct lab *L)
 	cJSON_AddItemToObject(t, "launcher_args", lab_str_array((const char *const[]){ "--oversubscribe", NULL }));
 	if (L->net && L->workers > 0) { /* ranks on the workers: through the agent */
 		char agent[1100];
+		cJSON *mca;
 		snprintf(agent, sizeof(agent), "%s/bin/mpi-agent", L->dir);
 		if (write_agent(L, agent) != 0) {
 			lab_part(L, "mpi", 0, "cannot write %s", agent);
 			return;
 		}
-		cJSON_AddStringToObject(cJSON_AddObjectToObject(t, "mca"), "plm_rsh_agent", agent);
+		mca = cJSON_AddObjectToObject(t, "mca");
+		cJSON_AddStringToObject(mca, "plm_rsh_agent", agent);
+		/* one slot per worker on a machine of few cores: a rank waiting
+		 * in the all-reduce yields the CPU instead of spinning on it
+		 * (mpirun does so by itself only when it sees a host
+		 * oversubscribed) */
+		cJSON_AddStringToObject(mca, "mpi_yield_when_idle", "1");
 	}
 	{
 		char ck[1100];
