@@ -361,7 +361,7 @@ int gl_bisect_search(const struct gl_bisect_opts *o, gl_bisect_run_fn run, void 
 		/* a lone candidate's partner: a cleared host, else one left
 		 * out, never one it was paired with already (two bad pairs
 		 * share only it) */
-		for (int pass = 1; pass <= 2 && helper < 0; pass++)
+		for (int pass = 1; na == 1 && pass <= 2 && helper < 0; pass++)
 			for (int i = 0; i < r->n_hosts && helper < 0; i++)
 				if (good[i] == pass && !paired(r, cand[0], i))
 					helper = i;
