@@ -39,9 +39,10 @@ gl_unit_test(test_node_scores ${GL_TESTS_DIR}/unit/test_node_scores.c TIMEOUT 60
 gl_script_test(test_bisect ${GL_TESTS_DIR}/scripts/test_bisect.sh TIMEOUT 300)
 gl_test_asan_long(test_bisect)
 # Its ranks (8 "hosts" on two cores) take the CPU in bursts: never beside
-# the tests that judge two runs' latencies against each other
-# (test_compare_runs) or a loss fault's run against its targets
-# (test_netfaults); in a CI run beside a CPU hog both failed so.
+# the tests that judge two runs against each other (test_compare_runs,
+# test_compare_gate and its sanitizer twin) or a loss fault's run against
+# its targets (test_netfaults); in CI runs beside a CPU hog each failed so
+# once while it ran.
 gl_test_lock(test_bisect bisect_cpu)
 # The bisection's search against an exact oracle: every N from 2 to 64 and
 # every bad host, the bound of ceil(log2 N) + 2 jobs (one more with the
