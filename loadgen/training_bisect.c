@@ -24,7 +24,6 @@
 #include "training_int.h"
 
 #include <poll.h>
-#include <sys/prctl.h>
 #include <time.h>
 
 #include "diag.h"
@@ -96,6 +95,7 @@ static void spawn_and_read(char **argv, char **env, int n_env, int64_t deadline,
 			   struct job_out *jo)
 {
 	int fd[2], status = 0;
+	struct gl_child_gate gate;
 	pid_t pid;
 
 	if (pipe2(fd, O_CLOEXEC) != 0) {
@@ -103,18 +103,23 @@ static void spawn_and_read(char **argv, char **env, int n_env, int64_t deadline,
 		snprintf(j->why, sizeof(j->why), "cannot start the job: %s", strerror(errno));
 		return;
 	}
-	if ((pid = fork()) < 0) {
+	if (gl_child_gate_open(&gate) != 0) {
 		j->exit_code = -1;
 		snprintf(j->why, sizeof(j->why), "cannot start the job: %s", strerror(errno));
 		close(fd[0]);
 		close(fd[1]);
 		return;
 	}
-	if (pid == 0) {
-		int nul = open("/dev/null", O_RDONLY);
-		setpgid(0, 0);
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (nul < 0 || dup2(nul, 0) < 0 || dup2(fd[1], 1) < 0 || dup2(fd[1], 2) < 0)
+	if ((pid = fork()) < 0) {
+		j->exit_code = -1;
+		snprintf(j->why, sizeof(j->why), "cannot start the job: %s", strerror(errno));
+		gl_child_gate_close(&gate);
+		close(fd[0]);
+		close(fd[1]);
+		return;
+	}
+	if (pid == 0) { /* child.h: its own group, dies with us, /dev/null in */
+		if (gl_child_enter(&gate, fd[1]) != 0)
 			_exit(127);
 		for (int i = 0; i < n_env; i++)
 			putenv(env[i]);
@@ -124,6 +129,7 @@ static void spawn_and_read(char **argv, char **env, int n_env, int64_t deadline,
 	}
 	close(fd[1]);
 	setpgid(pid, pid);
+	gl_child_gate_release(&gate, 1);
 	for (int eof = 0;;) {
 		struct pollfd p = { fd[0], POLLIN, 0 };
 		int64_t left = deadline - mono_ns();
