@@ -17,7 +17,7 @@
 # GL_NO_SANITIZE=1: the plain build only (quick local runs).
 # GL_NO_FUZZ=1: no libFuzzer build (when clang is not at hand).
 # GL_ASAN_ALL=1: every sanitizer twin, the asan_long ones included (about
-#   1,850 test-seconds more, measured on two cores; for a release or a
+#   2,020 test-seconds more, measured on two cores; for a release or a
 #   change to memory handling in the controller, the faults or the load
 #   generators).
 # GL_STRICT=1: every skip, whole test or part, is a failure that names what

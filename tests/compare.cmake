@@ -20,3 +20,6 @@ if(NOT GL_FUZZ)
 endif()
 gl_script_test(test_compare_gate ${GL_TESTS_DIR}/scripts/test_compare_gate.sh TIMEOUT 300)
 gl_test_lock(test_compare_gate bisect_cpu) # never beside test_bisect's ranks (tests/training.cmake)
+# Its sanitizer twin (100 s) is asan_long: compare's code runs under the
+# sanitizers in test_compare (unit) on designed stores.
+gl_test_asan_long(test_compare_gate)

@@ -7,6 +7,9 @@ gl_unit_test(test_analysis ${GL_TESTS_DIR}/unit/test_analysis.c TIMEOUT 60)
 # live and finished, the journal's text through the store.
 gl_unit_test(test_states ${GL_TESTS_DIR}/unit/test_states.c TIMEOUT 60)
 gl_script_test(test_controller ${GL_TESTS_DIR}/scripts/test_controller.sh TIMEOUT 300)
+# Its sanitizer twin (65 s of two busy cores) is asan_long: the controller's
+# code runs under the sanitizers in test_store, test_settle and test_evidence.
+gl_test_asan_long(test_controller)
 gl_script_test(test_memory ${GL_TESTS_DIR}/scripts/test_memory.sh TIMEOUT 180)
 gl_script_test(test_soak ${GL_TESTS_DIR}/scripts/test_soak.sh TIMEOUT 180)
 # A fault's degraded span ends at its revert plus its settle: exact window
