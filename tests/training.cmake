@@ -30,20 +30,22 @@ gl_test_asan_long(test_nodes)
 gl_script_test(test_ledger ${GL_TESTS_DIR}/scripts/test_ledger.sh TIMEOUT 120)
 # One window's scoring of nodes against their peers on known figures.
 gl_unit_test(test_node_scores ${GL_TESTS_DIR}/unit/test_node_scores.c TIMEOUT 60)
-# `gauntlet bisect` against ground truth: 8 network namespaces on a bridge,
-# ranks started in them by mpirun through a launcher agent; no bad link:
-# clean in one job; one host's link at 1 Mbit/s (tc tbf): that host named
-# in at most 4 jobs. Its threshold is 2.4x the link's rate; the
-# sanitizer twin only with GL_ASAN_ALL=1 (the search is plain C, the
-# jobs are gauntlet-train's).
+# `gauntlet bisect` against ground truth over 8 lab workers (`gauntlet lab
+# up --workers 8` in its own directory), ranks started in them by mpirun
+# through the lab's launcher agent; no bad link: clean in one job; one
+# worker's link at 1 Mbit/s (tc tbf): that worker named in at most 4 jobs.
+# Its threshold is 2.4x the link's rate; the sanitizer twin only with
+# GL_ASAN_ALL=1 (the search is plain C, the jobs are gauntlet-train's).
 gl_script_test(test_bisect ${GL_TESTS_DIR}/scripts/test_bisect.sh TIMEOUT 300)
 gl_test_asan_long(test_bisect)
-# Its ranks (8 "hosts" on two cores) take the CPU in bursts: never beside
+# Its ranks (8 workers on two cores) take the CPU in bursts: never beside
 # the tests that judge two runs against each other (test_compare_runs,
 # test_compare_gate and its sanitizer twin) or a loss fault's run against
 # its targets (test_netfaults); in CI runs beside a CPU hog each failed so
 # once while it ran.
-gl_test_lock(test_bisect bisect_cpu)
+# The lab's namespaces, links and Slurm are machine-wide: never beside
+# test_lab (or the other build's twin).
+gl_test_lock(test_bisect bisect_cpu lab slurm)
 # The bisection's search against an exact oracle: every N from 2 to 64 and
 # every bad host, the bound of ceil(log2 N) + 2 jobs (one more with the
 # whole set first), a bad link between any two hosts naming none, the budget.
