@@ -27,6 +27,7 @@
  * training_launch.c (training_int.h).
  */
 #include "training_int.h"
+#include "training_bisect.h"
 #include "training_schema.h"
 
 static const char *const transport_names[] = { "NET/IB", "NET/Socket", "P2P", "SHM", "GDRDMA", "NVLS", "CollNet", NULL };
@@ -938,6 +939,7 @@ static const struct gl_workload_ops gl_workload_training = {
 	.stop = trn_stop,
 	.free = trn_free,
 	.preflight = trn_preflight,
+	.diagnose = gl_training_diagnose,
 	.records = trn_records,
 	.figures = &gl_training_figures,
 };

@@ -28,6 +28,7 @@
 
 #include "diag.h"
 #include "states.h"
+#include "stop.h"
 
 #define MAX_STEPS 4096
 
@@ -91,29 +92,32 @@ static void feed(struct job_out *jo, const char *buf, ssize_t k)
 
 /* Run argv (env entries added) with its output read until it exits or
  * the deadline passes (then its process group is stopped). */
-static void spawn_and_read(char **argv, char **env, int n_env, int64_t deadline, struct gl_bisect_job *j,
-			   struct job_out *jo)
+static void not_started(struct gl_bisect_job *j, const char *why)
+{
+	j->exit_code = -1;
+	snprintf(j->why, sizeof(j->why), "cannot start the job: %s", why);
+}
+
+static void spawn_and_read(struct gl_ctx *ctx, char **argv, char **env, int n_env, int64_t deadline,
+			   struct gl_bisect_job *j, struct job_out *jo)
 {
 	int fd[2], status = 0;
-	struct gl_child_gate gate;
+	struct gl_child_gate gate = { { -1, -1 }, 0 };
+	char mark[128] = "";
+	int64_t child_id = 1;
 	pid_t pid;
 
+	if (ctx) /* a run's child: marked, and recorded in its store */
+		snprintf(mark, sizeof(mark), "%s", gl_ctx_child_mark(ctx));
+
 	if (pipe2(fd, O_CLOEXEC) != 0) {
-		j->exit_code = -1;
-		snprintf(j->why, sizeof(j->why), "cannot start the job: %s", strerror(errno));
+		not_started(j, strerror(errno));
 		return;
 	}
-	if (gl_child_gate_open(&gate) != 0) {
-		j->exit_code = -1;
-		snprintf(j->why, sizeof(j->why), "cannot start the job: %s", strerror(errno));
-		close(fd[0]);
-		close(fd[1]);
-		return;
-	}
-	if ((pid = fork()) < 0) {
-		j->exit_code = -1;
-		snprintf(j->why, sizeof(j->why), "cannot start the job: %s", strerror(errno));
-		gl_child_gate_close(&gate);
+	if (gl_child_gate_open(&gate) != 0 || (pid = fork()) < 0) {
+		not_started(j, strerror(errno));
+		if (gate.fd[0] >= 0)
+			gl_child_gate_close(&gate);
 		close(fd[0]);
 		close(fd[1]);
 		return;
@@ -123,13 +127,24 @@ static void spawn_and_read(char **argv, char **env, int n_env, int64_t deadline,
 			_exit(127);
 		for (int i = 0; i < n_env; i++)
 			putenv(env[i]);
+		if (mark[0])
+			putenv(mark);
 		execvp(argv[0], argv);
 		fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
 		_exit(127);
 	}
 	close(fd[1]);
 	setpgid(pid, pid);
-	gl_child_gate_release(&gate, 1);
+	if (ctx)
+		child_id = gl_ctx_child_started(ctx, "bisect", (int)pid, j->command);
+	gl_child_gate_release(&gate, child_id > 0);
+	if (child_id <= 0) { /* the gate closed: the child exits at once */
+		close(fd[0]);
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+		not_started(j, "not recorded in the run's store");
+		return;
+	}
 	for (int eof = 0;;) {
 		struct pollfd p = { fd[0], POLLIN, 0 };
 		int64_t left = deadline - mono_ns();
@@ -142,6 +157,8 @@ static void spawn_and_read(char **argv, char **env, int n_env, int64_t deadline,
 		 * still holding the pipe does not keep the job going */
 		if (eof || (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == pid))
 			break;
+		if (gl_stop_interrupts() && left > 0 && !j->timed_out) /* a stop request: end the job now */
+			deadline = mono_ns(), left = 0;
 		if (left <= 0 && !j->timed_out) {
 			j->timed_out = 1;
 			kill(-pid, SIGTERM);
@@ -176,6 +193,8 @@ static void spawn_and_read(char **argv, char **env, int n_env, int64_t deadline,
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
 	j->exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	if (ctx)
+		gl_ctx_child_ended(ctx, child_id);
 }
 
 static void free_args(char **v, int n)
@@ -185,7 +204,7 @@ static void free_args(char **v, int n)
 }
 
 /* One job over j->host[0..n): run, judged against o->min_busbw. */
-static int run_job(const struct gl_scenario *sc, const cJSON *cfg, const struct gl_bisect_opts *o,
+static int run_job(struct gl_ctx *ctx, const struct gl_scenario *sc, const cJSON *cfg, const struct gl_bisect_opts *o,
 		   const struct gl_bisect_result *r, struct gl_bisect_job *j, struct gl_err *err)
 {
 	cJSON *c2 = cJSON_Duplicate(cfg, 1), *hosts = cJSON_CreateArray();
@@ -229,8 +248,13 @@ static int run_job(const struct gl_scenario *sc, const cJSON *cfg, const struct 
 	argv[n] = NULL;
 	trn_command_text(w, 0, j->command, sizeof(j->command));
 	t0 = mono_ns();
-	spawn_and_read(argv, w->env, w->n_env, t0 + o->job_timeout_ns, j, jo);
+	spawn_and_read(ctx, argv, w->env, w->n_env, t0 + o->job_timeout_ns, j, jo);
 	j->wall_ns = mono_ns() - t0;
+	if (gl_stop_interrupts()) {
+		gl_errf(err, GL_ESTOPPED, "bisect: stopped by %s after %d job(s)", gl_stop_name(gl_stop_interrupts()),
+			r->n_jobs);
+		goto out;
+	}
 	j->steps = jo->n;
 	j->busbw = -1;
 	if (jo->n) {
@@ -425,6 +449,7 @@ done:
 
 /* gl_bisect_search's jobs, run for real */
 struct real_run {
+	struct gl_ctx *ctx; /* NULL: `gauntlet bisect`, no run */
 	const struct gl_scenario *sc;
 	const cJSON *cfg;
 	const struct gl_bisect_opts *o;
@@ -433,15 +458,29 @@ struct real_run {
 static int real_job(void *arg, const struct gl_bisect_result *r, struct gl_bisect_job *j, struct gl_err *err)
 {
 	const struct real_run *rr = arg;
+	char hosts[512] = "", bw[48] = "no step";
+	int at = 0;
 
-	return run_job(rr->sc, rr->cfg, rr->o, r, j, err);
+	if (run_job(rr->ctx, rr->sc, rr->cfg, rr->o, r, j, err) != 0)
+		return -1;
+	if (!rr->ctx)
+		return 0;
+	/* a run's: each job in its event log as it ends */
+	for (int i = 0; i < j->n && at < (int)sizeof(hosts) - 1; i++)
+		at += snprintf(hosts + at, sizeof(hosts) - (size_t)at, "%s%s", i ? "," : "", r->hosts[j->host[i]]);
+	if (j->busbw >= 0)
+		snprintf(bw, sizeof(bw), "busbw %.4g GB/s", j->busbw);
+	gl_ctx_event(rr->ctx, j->bad ? GL_LOG_WARN : GL_LOG_INFO, "bisect", "job %d: %s: %s, %.1f s: %s%s%s",
+		     r->n_jobs + 1, hosts, bw, (double)j->wall_ns / 1e9, j->bad ? "bad (" : "good",
+		     j->bad ? j->why : "", j->bad ? ")" : "");
+	return 0;
 }
 
-int gl_training_bisect(const struct gl_scenario *sc, const struct gl_bisect_opts *o, struct gl_bisect_result *r,
-		       struct gl_err *err)
+int gl_training_bisect(struct gl_ctx *ctx, const struct gl_scenario *sc, const struct gl_bisect_opts *o,
+		       struct gl_bisect_result *r, struct gl_err *err)
 {
 	const struct gl_workload_spec *ws = gl_scenario_workload(sc, "training");
-	struct real_run rr = { sc, ws ? ws->cfg : NULL, o };
+	struct real_run rr = { ctx, sc, ws ? ws->cfg : NULL, o };
 	const char *be;
 
 	memset(r, 0, sizeof(*r));
@@ -455,6 +494,61 @@ int gl_training_bisect(const struct gl_scenario *sc, const struct gl_bisect_opts
 	if (read_host_names(sc, ws->cfg, r, err) != 0)
 		return -1;
 	return gl_bisect_search(o, real_job, &rr, r, err);
+}
+
+/* ---- after a failed run ------------------------------------------------------------------- */
+
+void gl_training_diagnose(struct gl_ctx *c, const cJSON *cfg, const char *failed)
+{
+	const cJSON *b = cJSON_GetObjectItemCaseSensitive(cfg, "bisect");
+	struct gl_bisect_opts o = { 0 };
+	struct gl_bisect_result *r;
+	struct gl_err err = { 0 };
+	char *have = NULL, *text;
+	cJSON *doc;
+
+	if (!cJSON_IsObject(b))
+		return;
+	if (gl_store_doc_get(gl_ctx_store(c), "bisect", &have, &err) != 0 || have) {
+		free(have); /* a resumed run's end: it ran already */
+		return;
+	}
+	o.min_busbw = gl_cfg_num(b, "min_busbw", 0);
+	o.steps = (int)gl_cfg_int(b, "steps", 4);
+	o.message = gl_cfg_size(b, "message", 0);
+	o.job_timeout_ns = gl_cfg_dur(b, "job_timeout", 90LL * 1000000000);
+	o.budget_ns = gl_cfg_dur(b, "budget", 600LL * 1000000000);
+	o.test_all = 0; /* the run failed: the set is known bad */
+	gl_ctx_event(c, GL_LOG_WARN, "bisect",
+		     "the training targets failed (%s): bisecting the training hosts, busbw below %g GB/s bad, "
+		     "at most %.0f s",
+		     failed, o.min_busbw, (double)o.budget_ns / 1e9);
+	if (!(r = calloc(1, sizeof(*r)))) {
+		gl_ctx_event(c, GL_LOG_ERROR, "bisect", "out of memory");
+		return;
+	}
+	if (gl_training_bisect(c, gl_ctx_scenario(c), &o, r, &err) != 0) {
+		gl_ctx_event(c, GL_LOG_ERROR, "bisect", "%s", err.msg);
+		free(r);
+		return;
+	}
+	if (r->culprit >= 0)
+		gl_ctx_event(c, GL_LOG_WARN, "bisect", "culprit %s in %d job(s): %s", r->hosts[r->culprit], r->n_jobs,
+			     r->detail);
+	else
+		gl_ctx_event(c, GL_LOG_WARN, "bisect", "%s in %d job(s): %s", r->outcome, r->n_jobs, r->detail);
+	doc = gl_bisect_json(r, &o);
+	if (doc) {
+		cJSON_AddStringToObject(doc, "trigger", failed);
+		cJSON_AddStringToObject(doc, "workload", "training");
+	}
+	text = doc ? cJSON_PrintUnformatted(doc) : NULL;
+	if (!text || gl_store_doc_put(gl_ctx_store(c), "bisect", text, &err) != 0)
+		gl_ctx_event(c, GL_LOG_ERROR, "bisect", "not recorded in the store: %s",
+			     text ? err.msg : "out of memory");
+	free(text);
+	cJSON_Delete(doc);
+	free(r);
 }
 
 /* ---- gauntlet bisect ---------------------------------------------------------------------- */
@@ -487,10 +581,9 @@ static void print_text(const struct gl_bisect_result *r, const struct gl_bisect_
 		printf("%s: %s\n", r->outcome, r->detail);
 }
 
-static void print_json(const struct gl_bisect_result *r, const struct gl_bisect_opts *o)
+cJSON *gl_bisect_json(const struct gl_bisect_result *r, const struct gl_bisect_opts *o)
 {
 	cJSON *root = cJSON_CreateObject(), *hosts = cJSON_AddArrayToObject(root, "hosts"), *jobs;
-	char *s;
 
 	for (int i = 0; i < r->n_hosts; i++)
 		cJSON_AddItemToArray(hosts, cJSON_CreateString(r->hosts[i]));
@@ -520,7 +613,14 @@ static void print_json(const struct gl_bisect_result *r, const struct gl_bisect_
 	else
 		cJSON_AddNullToObject(root, "culprit");
 	cJSON_AddStringToObject(root, "detail", r->detail);
-	s = cJSON_Print(root);
+	return root;
+}
+
+static void print_json(const struct gl_bisect_result *r, const struct gl_bisect_opts *o)
+{
+	cJSON *root = gl_bisect_json(r, o);
+	char *s = root ? cJSON_Print(root) : NULL;
+
 	if (s)
 		printf("%s\n", s);
 	free(s);
@@ -607,7 +707,7 @@ int gl_training_bisect_main(int argc, char **argv)
 	code = GL_EXIT_HARNESS_ERROR;
 	if (!r)
 		goto out;
-	if (gl_training_bisect(sc, &o, r, &err) != 0) {
+	if (gl_training_bisect(NULL, sc, &o, r, &err) != 0) {
 		fprintf(stderr, "gauntlet: %s\n", err.msg);
 		code = err.code == GL_EINVAL ? GL_EXIT_BAD_INPUT : GL_EXIT_HARNESS_ERROR;
 		goto out;

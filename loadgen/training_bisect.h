@@ -10,6 +10,8 @@
 #include <stdint.h>
 #include "scenario.h"
 
+struct gl_ctx;
+
 #define GL_BISECT_HOSTS 64
 #define GL_BISECT_JOBS 24
 
@@ -45,9 +47,25 @@ struct gl_bisect_result {
 
 /* Bisect the training workload of sc. 0 with r filled (any outcome), or
  * -1 with err (bad input: no training workload, fewer than 2 hosts, a
- * backend other than mpi or nccl). */
-int gl_training_bisect(const struct gl_scenario *sc, const struct gl_bisect_opts *o, struct gl_bisect_result *r,
-		       struct gl_err *err);
+ * backend other than mpi or nccl). ctx: the run whose end started it (its
+ * jobs are the run's children, marked and recorded in its store, as the
+ * workload's are), or NULL (`gauntlet bisect`). */
+int gl_training_bisect(struct gl_ctx *ctx, const struct gl_scenario *sc, const struct gl_bisect_opts *o,
+		       struct gl_bisect_result *r, struct gl_err *err);
+
+/* r as JSON: hosts, the threshold, each job (hosts, busbw_gbps or null,
+ * steps, exit, timed_out, seconds, bad, why, command), outcome, culprit
+ * (or null) and detail. The caller frees it; NULL out of memory. */
+cJSON *gl_bisect_json(const struct gl_bisect_result *r, const struct gl_bisect_opts *o);
+
+/* The training workload's diagnose hook (plugin.h): after a run whose
+ * steady training targets failed (failed: which, as text), the bisection
+ * its section's "bisect" asks for, the set known bad, within its budget;
+ * each job an event, the whole a store document "bisect" (the JSON above
+ * with "trigger"), read by the analysis (the culprit a suspect) and the
+ * reports. Nothing when the section has no "bisect" or the store has the
+ * document already (a resumed run's end). */
+void gl_training_diagnose(struct gl_ctx *c, const cJSON *cfg, const char *failed);
 
 /* The search alone, over r->n_hosts hosts (r->hosts named): run(arg, r,
  * j, err) runs job j (its hosts set) and fills in its figures and bad;

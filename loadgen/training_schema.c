@@ -56,6 +56,7 @@ static const struct gl_opt section[] = {
 	{ "plateau", GL_OPT_CUSTOM, .help = "nccl-tests: the message sizes whose busbw is judged" },
 	{ "data_per_step", GL_OPT_SIZE, .def_s = "1MiB", .help = "dataset bytes read per step", AT(data_per_step) },
 	{ "train_args", GL_OPT_CUSTOM, .help = "more gauntlet-train arguments (tests)" },
+	{ "bisect", GL_OPT_CUSTOM, .help = "after failed steady targets: bisect the hosts (min_busbw, budget, ...)" },
 };
 
 static const char *const image_keys[] = { GL_IMAGE_KEYS, NULL };
@@ -145,6 +146,33 @@ static void check_checkpoint(const cJSON *w, struct gl_diag *d, const char *path
 	}
 }
 
+/* "bisect": what a failed run's bisection judges by and may take
+ * (training_bisect.h); it runs gauntlet-train, so not with nccl-tests. */
+static void check_bisect(const cJSON *w, struct gl_diag *d, const char *path)
+{
+	static const char *const bkeys[] = { "min_busbw", "budget", "job_timeout", "steps", "message", NULL };
+	const cJSON *b = cJSON_GetObjectItemCaseSensitive(w, "bisect");
+	char p[512];
+	double x;
+	int64_t ns;
+	uint64_t sz;
+	long l;
+
+	gl_join(p, sizeof(p), path, "bisect");
+	if (!b || !gl_want_object(d, b, p))
+		return;
+	gl_check_keys(d, b, p, bkeys);
+	gl_get_number(d, b, "min_busbw", p, 1, 1e-9, 1e6, &x);
+	if (gl_get_duration(d, b, "budget", p, 0, &ns) == 1 && (ns < 1000000000LL || ns > 86400LL * 1000000000))
+		gl_diag_error(d, cJSON_GetObjectItemCaseSensitive(b, "budget"), p, "budget: 1s to 24h");
+	if (gl_get_duration(d, b, "job_timeout", p, 0, &ns) == 1 && (ns < 1000000000LL || ns > 3600LL * 1000000000))
+		gl_diag_error(d, cJSON_GetObjectItemCaseSensitive(b, "job_timeout"), p, "job_timeout: 1s to 1h");
+	gl_get_int(d, b, "steps", p, 0, 3, 4096, &l);
+	gl_get_size(d, b, "message", p, 0, &sz);
+	if (!strcmp(gl_cfg_str(w, "backend", "mpi"), "nccl-tests"))
+		gl_diag_error(d, b, p, "bisect runs gauntlet-train: backend mpi or nccl, not nccl-tests");
+}
+
 void gl_training_validate(const struct gl_scenario *s, const cJSON *w, struct gl_diag *d, const char *path)
 {
 	const cJSON *hosts = cJSON_GetObjectItemCaseSensitive(w, "hosts");
@@ -159,6 +187,7 @@ void gl_training_validate(const struct gl_scenario *s, const cJSON *w, struct gl
 	if (hosts)
 		gl_check_host_slots(s, d, hosts, path, 65536, ">= 1", "[\"gpu-a:8\"]");
 	check_checkpoint(w, d, path);
+	check_bisect(w, d, path);
 	if (!cJSON_GetObjectItemCaseSensitive(w, "hosts") && !cJSON_GetObjectItemCaseSensitive(w, "np"))
 		gl_diag_error(d, w, path, "training needs \"hosts\" ([\"host:slots\", ...]) or \"np\"");
 }

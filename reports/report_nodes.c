@@ -2,7 +2,8 @@
  * report_nodes.c - the per-node part of each report (docs/nodes.md):
  * report.json's "suspects" and "nodes", report.md's and report.html's
  * Nodes section (suspects first, then per workload a table of every node
- * and, in report.html, a heatmap of each scored figure: node x time).
+ * and, in report.html, a heatmap of each scored figure: node x time),
+ * ending with a failed run's bisection when one ran.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -94,9 +95,114 @@ static const char *rule_text(void)
 	return t;
 }
 
+/* ---- a failed run's bisection (analysis.h bisect) ------------------------------------------- */
+
+static const char *bi_str(const cJSON *o, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+	return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+static double bi_num(const cJSON *o, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+	return cJSON_IsNumber(v) ? v->valuedouble : -1;
+}
+
+/* The bisection's paragraph, as text (escaped by the caller). */
+static void bi_intro(const cJSON *bi, char *out, size_t n)
+{
+	const char *cul = bi_str(bi, "culprit");
+
+	snprintf(out, n,
+		 "The steady %s targets failed (%s): all-reduce jobs over halves of its hosts, one rank each, a job "
+		 "bad when it fails or its median busbw is below %g GB/s. %s %s (%s).",
+		 bi_str(bi, "workload"), bi_str(bi, "trigger"), bi_num(bi, "min_busbw_gbps"),
+		 cul[0] ? "Culprit:" : "Outcome:", cul[0] ? cul : bi_str(bi, "outcome"), bi_str(bi, "detail"));
+}
+
+#define BI_CELLS 6
+static const char *const bi_heads[BI_CELLS] = { "job", "hosts", "busbw (GB/s)", "steps", "seconds", "judged" };
+
+/* One job's row as text cells (escaped by the caller); 1 when it was bad. */
+static int bi_cells(const cJSON *job, int k, char cells[BI_CELLS][1024])
+{
+	int bad = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(job, "bad")), at = 0;
+	const cJSON *h;
+
+	snprintf(cells[0], sizeof(cells[0]), "%d", k);
+	cells[1][0] = '\0';
+	cJSON_ArrayForEach(h, cJSON_GetObjectItemCaseSensitive(job, "hosts"))
+	{
+		if (cJSON_IsString(h) && at < (int)sizeof(cells[1]) - 1)
+			at += snprintf(cells[1] + at, sizeof(cells[1]) - (size_t)at, "%s%s", at ? "," : "",
+				       h->valuestring);
+	}
+	if (bi_num(job, "busbw_gbps") >= 0)
+		snprintf(cells[2], sizeof(cells[2]), "%.4g", bi_num(job, "busbw_gbps"));
+	else
+		snprintf(cells[2], sizeof(cells[2]), "-");
+	snprintf(cells[3], sizeof(cells[3]), "%.0f", bi_num(job, "steps"));
+	snprintf(cells[4], sizeof(cells[4]), "%.1f", bi_num(job, "seconds"));
+	snprintf(cells[5], sizeof(cells[5]), "%s%s", bad ? "bad: " : "good", bad ? bi_str(job, "why") : "");
+	return bad;
+}
+
+static void bisect_md(const cJSON *bi, struct gl_buf *b)
+{
+	char text[2048], cells[BI_CELLS][1024];
+	const cJSON *j;
+	int k = 0;
+
+	bi_intro(bi, text, sizeof(text));
+	gl_buf_printf(b, "\n### Bisection\n\n");
+	gl_md_text(b, text);
+	gl_buf_printf(b, "\n\n|");
+	for (int c = 0; c < BI_CELLS; c++)
+		gl_buf_printf(b, " %s |", bi_heads[c]);
+	gl_buf_printf(b, "\n|---|---|---|---|---|---|\n");
+	cJSON_ArrayForEach(j, cJSON_GetObjectItemCaseSensitive(bi, "jobs"))
+	{
+		bi_cells(j, ++k, cells);
+		gl_buf_printf(b, "|");
+		for (int c = 0; c < BI_CELLS; c++) {
+			gl_buf_printf(b, " ");
+			gl_md_text(b, cells[c]);
+			gl_buf_printf(b, " |");
+		}
+		gl_buf_printf(b, "\n");
+	}
+}
+
+static void bisect_html(struct out *o, const cJSON *bi)
+{
+	char text[2048], cells[BI_CELLS][1024];
+	const cJSON *j;
+	int k = 0;
+
+	bi_intro(bi, text, sizeof(text));
+	put(o, "<h3>Bisection</h3>\n<p>");
+	esc(o, text);
+	put(o, "</p>\n<table><thead><tr>");
+	for (int c = 0; c < BI_CELLS; c++)
+		putf(o, "<th>%s</th>", bi_heads[c]);
+	put(o, "</tr></thead><tbody>\n");
+	cJSON_ArrayForEach(j, cJSON_GetObjectItemCaseSensitive(bi, "jobs"))
+	{
+		put(o, bi_cells(j, ++k, cells) ? "<tr class=\"bad\">" : "<tr>");
+		for (int c = 0; c < BI_CELLS; c++) {
+			put(o, "<td>");
+			esc(o, cells[c]);
+			put(o, "</td>");
+		}
+		put(o, "</tr>\n");
+	}
+	put(o, "</tbody></table>\n");
+}
+
 void gl_report_nodes_md(const struct gl_analysis *an, struct gl_buf *b)
 {
-	if (an->n_nodes == 0)
+	if (an->n_nodes == 0 && !an->bisect)
 		return;
 	gl_buf_printf(b, "\n## Nodes\n\n%d suspect(s) (%s)", an->n_suspects, rule_text());
 	if (an->sc->suspects_max >= 0)
@@ -134,6 +240,8 @@ void gl_report_nodes_md(const struct gl_analysis *an, struct gl_buf *b)
 		else
 			gl_buf_printf(b, "- | - | %s |\n", r->suspect ? "**yes**" : "no");
 	}
+	if (an->bisect)
+		bisect_md(an->bisect, b);
 }
 
 /* a z as a cell's colour: white at 0 and below, red from GL_SUSPECT_Z on */
@@ -205,7 +313,7 @@ static void heatmap(struct out *o, const struct gl_analysis *an, int i, int j)
 
 void gl_rhtml_nodes(struct out *o, const struct gl_analysis *an)
 {
-	if (an->n_nodes == 0) { /* the banner's link still leads here */
+	if (an->n_nodes == 0 && !an->bisect) { /* the banner's link still leads here */
 		put(o, "<section id=\"nodes\"><h2>Nodes</h2>\n<p>No per-node figures: no workload of this run records "
 		       "any.</p></section>\n");
 		return;
@@ -260,5 +368,7 @@ void gl_rhtml_nodes(struct out *o, const struct gl_analysis *an)
 		if (scored(g) && !g->def->zero_expected)
 			heatmap(o, an, i, j);
 	}
+	if (an->bisect)
+		bisect_html(o, an->bisect);
 	put(o, "</section>\n");
 }

@@ -33,7 +33,9 @@ gl_unit_test(test_node_scores ${GL_TESTS_DIR}/unit/test_node_scores.c TIMEOUT 60
 # `gauntlet bisect` against ground truth over 8 lab workers (`gauntlet lab
 # up --workers 8` in its own directory), ranks started in them by mpirun
 # through the lab's launcher agent; no bad link: clean in one job; one
-# worker's link at 1 Mbit/s (tc tbf): that worker named in at most 4 jobs.
+# worker's link at 1 Mbit/s (tc tbf): that worker named in at most 4 jobs;
+# a run with "bisect" passes without bisecting, then, the link slowed,
+# fails and names the worker in its reports.
 # Its threshold is 2.4x the link's rate; the sanitizer twin only with
 # GL_ASAN_ALL=1 (the search is plain C, the jobs are gauntlet-train's).
 gl_script_test(test_bisect ${GL_TESTS_DIR}/scripts/test_bisect.sh TIMEOUT 300)

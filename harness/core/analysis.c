@@ -992,5 +992,6 @@ void gl_analysis_free(struct gl_analysis *a)
 	free(a->outages);
 	free(a->nodes);
 	free(a->suspects);
+	cJSON_Delete(a->bisect);
 	free(a);
 }

@@ -297,6 +297,9 @@ struct gl_analysis {
 	struct gl_suspect *suspects; /* highest score first */
 	int n_suspects;
 	int suspects_failed; /* more than the scenario's "suspects": {"max"} */
+	/* a failed run's bisection (training_bisect.h, store document
+	 * "bisect"), or NULL: none ran */
+	cJSON *bisect;
 	int64_t node_windows; /* windows that had per-node figures */
 };
 

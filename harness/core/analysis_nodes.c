@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cfg.h"
 #include "figures.h"
 #include "nodes.h"
 
@@ -482,6 +483,63 @@ static int list_suspects(struct gl_analysis *an)
 	return 0;
 }
 
+/* A failed run's bisection (store document "bisect"): kept for the
+ * reports, and its culprit a suspect host of the workload that ran it,
+ * scored by how far below the threshold its bad jobs ran (threshold over
+ * their best busbw; 1000 for jobs that failed without one). */
+static int bisect_suspect(struct gl_store *st, struct gl_analysis *an, struct gl_err *err)
+{
+	const cJSON *cul, *j;
+	struct gl_suspect *sp;
+	double min, best = -1;
+	char *text = NULL;
+	int n_bad = 0;
+
+	if (gl_store_doc_get(st, "bisect", &text, err) != 0)
+		return -1;
+	if (!text)
+		return 0;
+	an->bisect = cJSON_Parse(text);
+	free(text);
+	if (!an->bisect)
+		return 0; /* not ours, or damaged: the reports say none */
+	cul = cJSON_GetObjectItemCaseSensitive(an->bisect, "culprit");
+	if (!cJSON_IsString(cul))
+		return 0;
+	min = gl_cfg_num(an->bisect, "min_busbw_gbps", 0);
+	cJSON_ArrayForEach(j, cJSON_GetObjectItemCaseSensitive(an->bisect, "jobs"))
+	{
+		const cJSON *bw = cJSON_GetObjectItemCaseSensitive(j, "busbw_gbps");
+		if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "bad")))
+			continue;
+		n_bad++;
+		if (cJSON_IsNumber(bw) && bw->valuedouble > best)
+			best = bw->valuedouble;
+	}
+	sp = realloc(an->suspects, (size_t)(an->n_suspects + 1) * sizeof(*sp));
+	if (!sp)
+		return gl_errf(err, GL_ENOMEM, "analysis: out of memory (suspects)");
+	an->suspects = sp;
+	sp = &an->suspects[an->n_suspects++];
+	memset(sp, 0, sizeof(*sp));
+	snprintf(sp->workload, sizeof(sp->workload), "%s", gl_cfg_str(an->bisect, "workload", ""));
+	snprintf(sp->kind, sizeof(sp->kind), "host");
+	snprintf(sp->name, sizeof(sp->name), "%s", cul->valuestring);
+	snprintf(sp->host, sizeof(sp->host), "%s", cul->valuestring);
+	sp->score = best > 0 && min > 0 ? min / best : 1000;
+	if (best >= 0)
+		snprintf(sp->evidence, sizeof(sp->evidence),
+			 "bisection: %d bad all-reduce job(s), the best at %.3g GB/s against %.3g; %s", n_bad, best,
+			 min, gl_cfg_str(an->bisect, "detail", ""));
+	else
+		snprintf(sp->evidence, sizeof(sp->evidence),
+			 "bisection: %d bad all-reduce job(s), none with a busbw; %s", n_bad,
+			 gl_cfg_str(an->bisect, "detail", ""));
+	if (an->n_suspects > 1)
+		qsort(an->suspects, (size_t)an->n_suspects, sizeof(*an->suspects), cmp_suspect);
+	return 0;
+}
+
 int gl_nodes_analyze(struct gl_store *st, struct gl_analysis *an, struct gl_err *err)
 {
 	struct scan s = { .an = an };
@@ -503,6 +561,8 @@ int gl_nodes_analyze(struct gl_store *st, struct gl_analysis *an, struct gl_err 
 		an->nodes[i].def = gl_node_def_find(an->nodes[i].workload, an->nodes[i].kind, an->nodes[i].figure);
 	if (finish_scores(an) != 0 || list_suspects(an) != 0)
 		return gl_errf(err, GL_ENOMEM, "analysis: out of memory (suspects)");
+	if (bisect_suspect(st, an, err) != 0)
+		return -1;
 	an->suspects_failed = an->sc->suspects_max >= 0 && an->n_suspects > an->sc->suspects_max;
 	return 0;
 }

@@ -808,11 +808,62 @@ static int judge(struct gl_ctx *c, const char *state, int *code, enum gl_verdict
 		*failing += !an->targets[i].pass;
 	*targets = an->n_targets;
 	gl_store_run_finish(c->st, state, gl_verdict_name(an->verdict), *code, gl_wall_ns());
-	if (keep && reporter_an)
+	if (keep)
 		*keep = an;
 	else
 		gl_analysis_free(an);
 	return 0;
+}
+
+/* The steady (and whole-run) targets on a workload's figures that failed,
+ * as text into out: what its diagnose hook is told. */
+static void failed_targets(const struct gl_analysis *an, const char *workload, char *out, size_t n)
+{
+	size_t len = strlen(workload);
+	int at = 0;
+
+	out[0] = '\0';
+	for (int i = 0; i < an->n_targets && at < (int)n - 1; i++) {
+		const struct gl_target_result *t = &an->targets[i];
+		const struct gl_target_spec *sp = t->spec;
+		char v[48] = "no value";
+		if (t->pass || !sp || (sp->scope != GL_SCOPE_STEADY && sp->scope != GL_SCOPE_NONE) ||
+		    strncmp(sp->metric, workload, len) || sp->metric[len] != '.')
+			continue;
+		if (t->has)
+			snprintf(v, sizeof(v), "%.4g", t->measured);
+		at += snprintf(out + at, n - (size_t)at, "%s%s %s, want %s", at ? "; " : "", sp->metric, v,
+			       sp->expr_text);
+	}
+}
+
+/* After a run that reached its end: each workload whose steady targets
+ * failed runs the diagnosis its section asks for (plugin.h diagnose), a
+ * stop request ending it. 1 when one ran: the analysis is made again, to
+ * carry what it found. */
+static int diagnose(struct gl_ctx *c, const struct gl_analysis *an)
+{
+	int ran = 0;
+
+	if (c->sim || !an)
+		return 0;
+	for (int w = 0; w < c->sc->n_workloads && !ctl_stopping(c); w++) {
+		const struct gl_workload_spec *ws = &c->sc->workloads[w];
+		char failed[1024];
+		if (!ws->ops || !ws->ops->diagnose)
+			continue;
+		failed_targets(an, ws->name, failed, sizeof(failed));
+		if (!failed[0])
+			continue;
+		gl_stop_interruptible(1);
+		ws->ops->diagnose(c, ws->cfg, failed);
+		struct gl_err e = { 0 };
+		gl_stop_interruptible(0);
+		if (gl_store_flush(c->st, &e) != 0)
+			gl_ctx_event(c, GL_LOG_ERROR, "controller", "%s", e.msg);
+		ran = 1;
+	}
+	return ran;
 }
 
 int ctl_finish(struct gl_ctx *c)
@@ -832,6 +883,12 @@ int ctl_finish(struct gl_ctx *c)
 	gl_store_run_finish(c->st, state, "", 0, gl_wall_ns());
 	if (judge(c, state, &code, &verdict, &failing, &targets, &an) != 0)
 		return GL_EXIT_HARNESS_ERROR;
+	if (!strcmp(state, "finished") && diagnose(c, an)) {
+		gl_analysis_free(an);
+		an = NULL;
+		if (judge(c, state, &code, &verdict, &failing, &targets, &an) != 0)
+			return GL_EXIT_HARNESS_ERROR;
+	}
 	/* the webhooks' end before the reports, which show what they sent */
 	if (c->obs.nt) {
 		ctl_notify_window(c); /* the last window's missed targets first */

@@ -234,6 +234,13 @@ struct gl_workload_ops {
 	/* (optional) checks before the soak starts (endpoints answer, ...):
 	 * each check calls gl_ctx_preflight; return 0 when all passed. */
 	int (*preflight)(struct gl_ctx *c, const cJSON *cfg);
+	/* (optional) after the run, its verdict known and every fault
+	 * reverted: the diagnosis its section asks for when its steady
+	 * targets failed (training's "bisect"), called only then: failed
+	 * names them. Runs on the loop thread, in the time its section allows;
+	 * what it finds goes in the store (a document) and the event log,
+	 * for the analysis and the reports. Not in `gauntlet simulate`. */
+	void (*diagnose)(struct gl_ctx *c, const cJSON *cfg, const char *failed);
 	/* (optional) the record types of the rows it keeps in the store
 	 * (store.h), NULL-terminated: the store makes their tables. */
 	const struct gl_record_type *const *records;

@@ -44,18 +44,25 @@ for part in net mpi; do
 done
 grep -E '^lab: (net|mpi) ' "$T/up.log"
 
-python3 - "$T/bisect.json" "$INV" "$N" <<'PY'
+# bisect.json for `gauntlet bisect`; run.json the same workload as a run
+# that bisects at its end when its steady busbw target fails
+python3 - "$T" "$INV" "$N" "$MIN_BUSBW" <<'PY'
 import json, sys
-path, inv, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
-sc = {"name": "lab-bisect", "inventory": inv, "duration": "10s",
-      "workloads": {"training": {"launcher": "mpirun", "backend": "mpi",
-                                 "hosts": ["lab-w%d:1" % i for i in range(1, n + 1)],
-                                 "binary": "${training.binary}", "launcher_args": "${training.launcher_args}",
-                                 "mca": "${training.mca}", "message": "256KiB", "compute": "0s"}},
-      "targets": {"steady": {"training.step_time_s.p95": "<= 10", "training.busbw_gbps.p50": ">= 0.0003"}}}
-json.dump(sc, open(path, "w"), indent=1)
+t, inv, n, min_bw = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4])
+trn = {"launcher": "mpirun", "backend": "mpi", "hosts": ["lab-w%d:1" % i for i in range(1, n + 1)],
+       "binary": "${training.binary}", "launcher_args": "${training.launcher_args}",
+       "mca": "${training.mca}", "message": "256KiB", "compute": "0s"}
+sc = {"name": "lab-bisect", "inventory": inv, "duration": "10s", "workloads": {"training": trn},
+      "targets": {"steady": {"training.step_time_s.p95": "<= 10", "training.busbw_gbps.p50": ">= %g" % min_bw}}}
+json.dump(sc, open(t + "/bisect.json", "w"), indent=1)
+trn = dict(trn, bisect={"min_busbw": min_bw, "budget": "4m", "job_timeout": "90s", "steps": 4})
+sc = dict(sc, name="lab-bisect-run", duration="16s", window="4s", workloads={"training": trn},
+          targets={"steady": {"training.step_time_s.p95": "<= 60", "training.busbw_gbps.p50": ">= %g" % min_bw}})
+json.dump(sc, open(t + "/run.json", "w"), indent=1)
 PY
-"$GAUNTLET" validate "$T/bisect.json" >"$T/validate.log" 2>&1 || { cat "$T/validate.log"; bad "the scenario validates"; finish; }
+for f in bisect run; do
+	"$GAUNTLET" validate "$T/$f.json" >"$T/validate.log" 2>&1 || { cat "$T/validate.log"; bad "$f.json validates"; finish; }
+done
 
 # field FILE EXPR: EXPR over the JSON document d, printed
 field() { python3 -c "import json, sys; d = json.load(open(sys.argv[1])); print($2)" "$1"; }
@@ -79,6 +86,12 @@ echo "clean (threshold $MIN_BUSBW GB/s):"; jobs_table "$T/clean.json" 2>/dev/nul
 check "clean: exit 0, outcome clean, one job over 8 workers, no culprit (exit $rc; $(summary "$T/clean.json" 2>/dev/null))" \
 	[ "$rc" = 0 -a "$(field "$T/clean.json" 'd["outcome"], d["culprit"], len(d["jobs"]), len(d["jobs"][0]["hosts"])' 2>/dev/null)" = "clean None 1 8" ]
 
+# ---- part 1b: a run that passes never bisects ----------------------------------------
+"$GAUNTLET" run "$T/run.json" --out "$T/run-clean" >"$T/run-clean.log" 2>&1
+rc=$?
+check "clean run: exit 0, no bisection (report.json bisect null, no bisect event) (exit $rc; $(grep -c ' bisect: ' "$T/run-clean.log") bisect lines)" \
+	bash -c "[ $rc = 0 ] && [ \"\$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[\"bisect\"])' '$T/run-clean/report.json')\" = None ] && ! grep -q ' bisect: ' '$T/run-clean.log'"
+
 # ---- part 2: lab-w6's link at 1 Mbit/s both ways ------------------------------------
 tc qdisc add dev "gl-lab-w${BAD}h" root tbf rate 1mbit burst 4kb limit 64kb
 ip netns exec "gl-lab-w$BAD" tc qdisc add dev "gl-lab-w${BAD}n" root tbf rate 1mbit burst 4kb limit 64kb
@@ -101,6 +114,34 @@ d = json.load(open(sys.argv[1]))
 bad = [j for j in d["jobs"] if j["bad"]]
 sys.exit(0 if bad and all(j["busbw_gbps"] is None or j["busbw_gbps"] <= 0.0002 for j in bad) else 1)
 PY
+# ---- part 3: the same link, a run whose busbw target fails bisects at its end ---------
+"$GAUNTLET" run "$T/run.json" --out "$T/run-bad" >"$T/run-bad.log" 2>&1
+rc=$?
+grep -E ' (bisect|training): ' "$T/run-bad.log" | cut -c1-220
+R=$T/run-bad/report.json
+check "bad run: exit 1 (the busbw target failed) and report.json names lab-w$BAD the culprit in at most 4 jobs (exit $rc; $(field "$R" '"%s %s, %d job(s)" % (d["bisect"]["outcome"], d["bisect"]["culprit"], len(d["bisect"]["jobs"]))' 2>/dev/null))" \
+	[ "$rc" = 1 -a "$(field "$R" 'd["bisect"]["outcome"], d["bisect"]["culprit"], len(d["bisect"]["jobs"]) <= 4' 2>/dev/null)" = "culprit lab-w$BAD True" ]
+check "bad run: its jobs bad exactly when lab-w$BAD is in them; the trigger names the busbw target" python3 - "$R" "lab-w$BAD" <<'PY'
+import json, sys
+b = json.load(open(sys.argv[1]))["bisect"]
+sys.exit(0 if b["jobs"] and all(j["bad"] == (sys.argv[2] in j["hosts"]) for j in b["jobs"])
+         and b["trigger"].startswith("training.busbw_gbps.p50 ") else 1)
+PY
+check "bad run: lab-w$BAD is a suspect host of the training workload ($(field "$R" '[(s["kind"], s["name"], s["score"]) for s in d["suspects"]]' 2>/dev/null))" \
+	json "$R" "any(s['kind'] == 'host' and s['name'] == 'lab-w$BAD' and s['workload'] == 'training' for s in r['suspects'])"
+check "bad run: report.md and report.html show the bisection and its culprit" \
+	bash -c "grep -q '^### Bisection' '$T/run-bad/report.md' && grep -q 'Culprit: lab-w$BAD (' '$T/run-bad/report.md' && grep -q '<h3>Bisection</h3>' '$T/run-bad/report.html' && grep -q 'Culprit: lab-w$BAD (' '$T/run-bad/report.html'"
+n_ev=$(sql "$T/run-bad/run.db" "select count(*) from events where source = 'bisect'" 2>/dev/null)
+check "bad run: the store has each job as an event ($n_ev events for $(field "$R" 'len(d["bisect"]["jobs"])' 2>/dev/null) jobs, plus the start and the outcome)" \
+	[ "$n_ev" = "$(($(field "$R" 'len(d["bisect"]["jobs"])' 2>/dev/null) + 2))" ]
+cp "$R" "$T/report-run.json"
+"$GAUNTLET" report "$T/run-bad" >/dev/null 2>&1
+check "bad run: gauntlet report renders the same bisection from the store alone" python3 - "$T/report-run.json" "$R" <<'PY'
+import json, sys
+sys.exit(0 if json.load(open(sys.argv[1]))["bisect"] == json.load(open(sys.argv[2]))["bisect"] else 1)
+PY
+rm -f "$T/report-run.json"
+
 # no rank or MPI daemon in any worker (the lab's own replicas, agents and
 # slurmd stay until lab down)
 mpi_left() {
