@@ -13,7 +13,7 @@ set(GL_TEST_COSTS
   test_incidents 106 test_compare_gate 97 test_orphans 93 test_nodes 92
   test_cplane 81 test_sec_agents_port 80 test_agents_fail 75
   test_controller 66 test_compare_runs 63 test_train 56 test_store 54
-  test_drain 49 test_sec_traces 48 test_sec_endpoint 44 test_bisect 125)
+  test_drain 49 test_sec_traces 48 test_sec_endpoint 44 test_bisect 145)
 if(NOT GL_FUZZ)
   list(LENGTH GL_TEST_COSTS gl_n)
   math(EXPR gl_last "${gl_n} - 1")

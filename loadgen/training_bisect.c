@@ -295,7 +295,9 @@ static int in_set(const struct gl_bisect_job *j, int h)
 
 /* c is the culprit when two bad jobs share it and no other host: a fault
  * between two hosts (a link) is in every job that holds both, so it never
- * names either, nor a third. */
+ * names either, nor a third. Its partners in those jobs are hosts a job
+ * that passed cleared (the search pairs it with no other), so two bad
+ * hosts never name a healthy third. */
 static int confirmed(const struct gl_bisect_result *r, int c)
 {
 	for (int k = 0; k < r->n_jobs; k++)
@@ -351,6 +353,177 @@ static int read_host_names(const struct gl_scenario *sc, const cJSON *cfg, struc
 	return 0;
 }
 
+/* The bad of a job already run over exactly h[0..n) and extra (-1:
+ * none), or -1 when none was. */
+static int ran_before(const struct gl_bisect_result *r, const int *h, int n, int extra)
+{
+	for (int k = 0; k < r->n_jobs; k++) {
+		const struct gl_bisect_job *j = &r->jobs[k];
+		int same = j->n == n + (extra >= 0);
+		for (int i = 0; i < n && same; i++)
+			same = in_set(j, h[i]);
+		if (same && (extra < 0 || in_set(j, extra)))
+			return j->bad;
+	}
+	return -1;
+}
+
+/* One job over h[0..n) and extra (-1: none), unless that set ran
+ * already: its bad (0 or 1), -1 on the runner's error, -2 out of time or
+ * jobs. */
+static int try_set(const struct gl_bisect_opts *o, gl_bisect_run_fn run, void *arg, struct gl_bisect_result *r,
+		   const int *h, int n, int extra, int64_t budget_end, struct gl_err *err)
+{
+	struct gl_bisect_job *j;
+	int before = ran_before(r, h, n, extra);
+
+	(void)o;
+	if (before >= 0)
+		return before;
+	if (r->n_jobs == GL_BISECT_JOBS || mono_ns() >= budget_end)
+		return -2;
+	j = memset(&r->jobs[r->n_jobs], 0, sizeof(r->jobs[0]));
+	for (int i = 0; i < n; i++)
+		j->host[j->n++] = h[i];
+	if (extra >= 0)
+		j->host[j->n++] = extra;
+	if (run(arg, r, j, err) != 0)
+		return -1;
+	r->n_jobs++;
+	return j->bad;
+}
+
+/* The link a<->b named when {a, b} fails and a and b each pass beside a
+ * third host g (one a good job cleared, else any): 1 named (r->link), 0
+ * not, -1 the runner's error, -2 out of time or jobs. */
+static int name_link(const struct gl_bisect_opts *o, gl_bisect_run_fn run, void *arg, struct gl_bisect_result *r, int a,
+		     int b, int64_t budget_end, struct gl_err *err)
+{
+	int g = -1, rc, one[1] = { a };
+
+	for (int k = 0; k < r->n_jobs && g < 0; k++)
+		for (int i = 0; i < r->jobs[k].n && g < 0 && !r->jobs[k].bad; i++)
+			if (r->jobs[k].host[i] != a && r->jobs[k].host[i] != b)
+				g = r->jobs[k].host[i];
+	for (int i = 0; i < r->n_hosts && g < 0; i++)
+		if (i != a && i != b)
+			g = i;
+	if ((rc = try_set(o, run, arg, r, one, 1, b, budget_end, err)) != 1 ||
+	    (rc = try_set(o, run, arg, r, one, 1, g, budget_end, err)) != 0)
+		return rc < 0 ? rc : 0;
+	one[0] = b;
+	if ((rc = try_set(o, run, arg, r, one, 1, g, budget_end, err)) != 0)
+		return rc < 0 ? rc : 0;
+	r->link[0] = a < b ? a : b;
+	r->link[1] = a < b ? b : a;
+	return 1;
+}
+
+/* When the bad jobs point at no single host: a bad link, between two
+ * hosts. Within S (the smallest bad job, else every host, the set known
+ * bad), the shortest prefix that fails ends with one end, b; the shortest
+ * prefix that fails with b added ends with the other, a (binary searches:
+ * exact when every job with both ends fails). But a collective joins only
+ * some pairs directly (a ring its neighbours), so when that names nothing
+ * every pair of S runs in turn, as far as the jobs and the time allow,
+ * until one fails. Named only by name_link: a bad host, two of them, or a
+ * failure that comes and goes are never named a link. 1 named, 0 not, -1
+ * the runner's error, -2 out of time or jobs. */
+static int link_search(const struct gl_bisect_opts *o, gl_bisect_run_fn run, void *arg, struct gl_bisect_result *r,
+		       int64_t budget_end, struct gl_err *err)
+{
+	int s[GL_BISECT_HOSTS], m = 0, best = -1, lo = 2, hi, b, rc, one[1];
+
+	for (int k = 0; k < r->n_jobs; k++)
+		if (r->jobs[k].bad && (best < 0 || r->jobs[k].n < r->jobs[best].n))
+			best = k;
+	for (int i = 0; i < (best >= 0 ? r->jobs[best].n : r->n_hosts); i++)
+		s[m++] = best >= 0 ? r->jobs[best].host[i] : i;
+	if (m < 2 || r->n_hosts < 3)
+		return 0;
+	for (hi = m; lo < hi;) { /* b: the shortest failing prefix's last */
+		int mid = (lo + hi) / 2;
+		if ((rc = try_set(o, run, arg, r, s, mid, -1, budget_end, err)) < 0)
+			return rc;
+		*(rc ? &hi : &lo) = rc ? mid : mid + 1;
+	}
+	b = s[lo - 1];
+	for (hi = lo - 1, lo = 1; lo < hi;) { /* a: the same, b added to each */
+		int mid = (lo + hi) / 2;
+		if ((rc = try_set(o, run, arg, r, s, mid, b, budget_end, err)) < 0)
+			return rc;
+		*(rc ? &hi : &lo) = rc ? mid : mid + 1;
+	}
+	if ((rc = name_link(o, run, arg, r, s[lo - 1], b, budget_end, err)) != 0)
+		return rc;
+	for (int i = 0; i < m; i++)
+		for (int k = i + 1; k < m; k++) {
+			one[0] = s[i];
+			if ((rc = try_set(o, run, arg, r, one, 1, s[k], budget_end, err)) < 0)
+				return rc;
+			if (rc == 1)
+				return name_link(o, run, arg, r, s[i], s[k], budget_end, err);
+		}
+	return 0;
+}
+
+/* r->detail, for its outcome; nc: the candidates left */
+static void describe(struct gl_bisect_result *r, int nc)
+{
+	if (!strcmp(r->outcome, "culprit"))
+		snprintf(r->detail, sizeof(r->detail), "%s: two bad jobs share it and no other host (%d job(s))",
+			 r->hosts[r->culprit], r->n_jobs);
+	else if (!strcmp(r->outcome, "link"))
+		snprintf(r->detail, sizeof(r->detail),
+			 "the link between %s and %s: a job fails with both, each passes beside a third host (%d "
+			 "job(s))",
+			 r->hosts[r->link[0]], r->hosts[r->link[1]], r->n_jobs);
+	else if (!strcmp(r->outcome, "clean"))
+		snprintf(r->detail, sizeof(r->detail), "every host together passed: no host to bisect");
+	else if (!strcmp(r->outcome, "budget"))
+		snprintf(r->detail, sizeof(r->detail), "out of time or jobs after %d job(s), %d candidate(s) left",
+			 r->n_jobs, nc);
+	else
+		snprintf(r->detail, sizeof(r->detail),
+			 "the bad jobs point at no single host or link (more than one bad host or link, or a "
+			 "failure that comes and goes): %d job(s)",
+			 r->n_jobs);
+}
+
+/* No cleared host to pair the first candidate with: a job over two hosts
+ * that are not candidates and not yet cleared, else one and another
+ * candidate (cand[1..*nc)), to clear them. 1 on progress: it passed (both
+ * cleared, good[] set), or it failed holding that other candidate, which
+ * becomes the only one (the bad host is in both failing sets); 0 when
+ * there was no such job or it failed without a candidate (a second
+ * fault); -1 the runner's error, -2 out of time or jobs. */
+static int clear_two(const struct gl_bisect_opts *o, gl_bisect_run_fn run, void *arg, struct gl_bisect_result *r,
+		     int *good, int *cand, int *nc, int64_t budget_end, struct gl_err *err)
+{
+	int h[2] = { -1, -1 }, rc, is_cand[GL_BISECT_HOSTS] = { 0 };
+
+	for (int i = 0; i < *nc; i++)
+		is_cand[cand[i]] = 1;
+	for (int i = 0; i < r->n_hosts && h[1] < 0; i++)
+		if (!is_cand[i] && good[i] != 1)
+			h[h[0] < 0 ? 0 : 1] = i;
+	if (h[0] >= 0 && h[1] < 0 && *nc > 1)
+		h[1] = cand[1];
+	if (h[1] < 0)
+		return 0;
+	if ((rc = try_set(o, run, arg, r, h, 2, -1, budget_end, err)) < 0)
+		return rc;
+	if (rc == 0) {
+		good[h[0]] = good[h[1]] = 1;
+		return 1;
+	}
+	if (!is_cand[h[1]])
+		return 0;
+	cand[0] = h[1];
+	*nc = 1;
+	return 1;
+}
+
 int gl_bisect_search(const struct gl_bisect_opts *o, gl_bisect_run_fn run, void *arg, struct gl_bisect_result *r,
 		     struct gl_err *err)
 {
@@ -359,7 +532,7 @@ int gl_bisect_search(const struct gl_bisect_opts *o, gl_bisect_run_fn run, void 
 	int64_t budget_end = mono_ns() + o->budget_ns;
 
 	r->n_jobs = 0;
-	r->culprit = -1;
+	r->culprit = r->link[0] = r->link[1] = -1;
 	r->outcome[0] = '\0';
 	for (int i = 0; i < nc; i++)
 		cand[i] = i;
@@ -388,16 +561,23 @@ int gl_bisect_search(const struct gl_bisect_opts *o, gl_bisect_run_fn run, void 
 		int na = (nc + 1) / 2, helper = -1;
 		struct gl_bisect_job *j;
 
-		/* a lone candidate's partner: a cleared host, else one left
-		 * out, never one it was paired with already (two bad pairs
-		 * share only it) */
-		for (int pass = 1; na == 1 && pass <= 2 && helper < 0; pass++)
-			for (int i = 0; i < r->n_hosts && helper < 0; i++)
-				if (good[i] == pass && !paired(r, cand[0], i))
-					helper = i;
+		/* a lone candidate's partner: a cleared host, never one it was
+		 * paired with already (two bad pairs share only it); none
+		 * left: a job that clears two others first */
+		for (int i = 0; na == 1 && i < r->n_hosts && helper < 0; i++)
+			if (good[i] == 1 && !paired(r, cand[0], i))
+				helper = i;
 		if (na == 1 && helper < 0) {
-			snprintf(r->outcome, sizeof(r->outcome), "not isolated");
-			goto done;
+			int rc = clear_two(o, run, arg, r, good, cand, &nc, budget_end, err);
+			if (rc == -1)
+				return -1;
+			if (rc == -2) {
+				snprintf(r->outcome, sizeof(r->outcome), "budget");
+				goto done;
+			}
+			if (rc == 0)
+				break;
+			continue;
 		}
 		NEXT_JOB();
 		j = memset(&r->jobs[r->n_jobs], 0, sizeof(r->jobs[0]));
@@ -424,26 +604,17 @@ int gl_bisect_search(const struct gl_bisect_opts *o, gl_bisect_run_fn run, void 
 		nc -= na;
 	}
 #undef NEXT_JOB
-	if (nc == 1) {
+	if (nc == 1 && confirmed(r, cand[0])) {
 		r->culprit = cand[0];
 		snprintf(r->outcome, sizeof(r->outcome), "culprit");
 	} else {
-		snprintf(r->outcome, sizeof(r->outcome), "not isolated");
+		int lr = link_search(o, run, arg, r, budget_end, err);
+		if (lr == -1)
+			return -1;
+		snprintf(r->outcome, sizeof(r->outcome), "%s", lr == 1 ? "link" : lr == -2 ? "budget" : "not isolated");
 	}
 done:
-	if (!strcmp(r->outcome, "culprit"))
-		snprintf(r->detail, sizeof(r->detail), "%s: two bad jobs share it and no other host (%d job(s))",
-			 r->hosts[r->culprit], r->n_jobs);
-	else if (!strcmp(r->outcome, "clean"))
-		snprintf(r->detail, sizeof(r->detail), "every host together passed: no host to bisect");
-	else if (!strcmp(r->outcome, "budget"))
-		snprintf(r->detail, sizeof(r->detail), "out of time or jobs after %d job(s), %d candidate(s) left",
-			 r->n_jobs, nc);
-	else
-		snprintf(r->detail, sizeof(r->detail),
-			 "the bad jobs share no single host (a link between hosts, more than one bad host, or "
-			 "a failure that comes and goes): %d job(s)",
-			 r->n_jobs);
+	describe(r, nc);
 	return 0;
 }
 
@@ -612,6 +783,13 @@ cJSON *gl_bisect_json(const struct gl_bisect_result *r, const struct gl_bisect_o
 		cJSON_AddStringToObject(root, "culprit", r->hosts[r->culprit]);
 	else
 		cJSON_AddNullToObject(root, "culprit");
+	if (r->link[0] >= 0) {
+		cJSON *l = cJSON_AddArrayToObject(root, "link");
+		cJSON_AddItemToArray(l, cJSON_CreateString(r->hosts[r->link[0]]));
+		cJSON_AddItemToArray(l, cJSON_CreateString(r->hosts[r->link[1]]));
+	} else {
+		cJSON_AddNullToObject(root, "link");
+	}
 	cJSON_AddStringToObject(root, "detail", r->detail);
 	return root;
 }

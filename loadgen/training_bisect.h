@@ -13,7 +13,7 @@
 struct gl_ctx;
 
 #define GL_BISECT_HOSTS 64
-#define GL_BISECT_JOBS 24
+#define GL_BISECT_JOBS 64
 
 struct gl_bisect_opts {
 	double min_busbw; /* GB/s: a job whose median busbw is below it is bad */
@@ -39,8 +39,10 @@ struct gl_bisect_result {
 	struct gl_bisect_job jobs[GL_BISECT_JOBS];
 	int n_jobs;
 	int culprit; /* index into hosts, -1: none named */
-	/* "culprit", "clean" (every host together passed), "not isolated"
-	 * (the sets that fail share no single host), "budget" (out of time) */
+	int link[2]; /* the two hosts a bad link joins, -1: none named */
+	/* "culprit", "link" (only jobs with both of link[] fail), "clean"
+	 * (every host together passed), "not isolated" (the bad jobs point at
+	 * no single host or link), "budget" (out of time) */
 	char outcome[16];
 	char detail[512];
 };

@@ -112,13 +112,26 @@ static double bi_num(const cJSON *o, const char *k)
 /* The bisection's paragraph, as text (escaped by the caller). */
 static void bi_intro(const cJSON *bi, char *out, size_t n)
 {
+	const cJSON *l = cJSON_GetObjectItemCaseSensitive(bi, "link");
 	const char *cul = bi_str(bi, "culprit");
+	char link[256] = "";
+
+	if (cJSON_GetArraySize(l) == 2 && cJSON_IsString(cJSON_GetArrayItem(l, 0)) &&
+	    cJSON_IsString(cJSON_GetArrayItem(l, 1)))
+		snprintf(link, sizeof(link), "%s<->%s", cJSON_GetArrayItem(l, 0)->valuestring,
+			 cJSON_GetArrayItem(l, 1)->valuestring);
 
 	snprintf(out, n,
 		 "The steady %s targets failed (%s): all-reduce jobs over halves of its hosts, one rank each, a job "
 		 "bad when it fails or its median busbw is below %g GB/s. %s %s (%s).",
 		 bi_str(bi, "workload"), bi_str(bi, "trigger"), bi_num(bi, "min_busbw_gbps"),
-		 cul[0] ? "Culprit:" : "Outcome:", cul[0] ? cul : bi_str(bi, "outcome"), bi_str(bi, "detail"));
+		 cul[0]    ? "Culprit:"
+		 : link[0] ? "Link:"
+			   : "Outcome:",
+		 cul[0]    ? cul
+		 : link[0] ? link
+			   : bi_str(bi, "outcome"),
+		 bi_str(bi, "detail"));
 }
 
 #define BI_CELLS 6

@@ -128,9 +128,10 @@ static const struct {
 		    "workload's) over halves of its hosts, launched as the workload launches. A job is bad\n"
 		    "when it fails, runs past --job-timeout (60s), or its median busbw is below GBPS. The\n"
 		    "whole set runs first (--known-bad skips it). A host is named only when two bad jobs\n"
-		    "share it and no other host: at most ceil(log2 N) + 2 jobs once the set is known bad.\n"
-		    "Exit 0 when every host together passed, 1 with the culprit named (or the failure\n"
-		    "not isolated to one host), 2 bad input.\n" },
+		    "share it and no other host, each other host cleared by a good job: at most\n"
+		    "ceil(log2 N) + 2 jobs once the set is known bad. Failing that, a link: a pair that\n"
+		    "fails whose ends each pass beside a third host. Exit 0 when every host together\n"
+		    "passed, 1 with a culprit or link named (or the failure not isolated), 2 bad input.\n" },
 	{ "verify", "usage: gauntlet verify DIR [--allowed-signers FILE]\n"
 		    "Check the run's files against the commit DIR/seal.json names; exit 1 naming any\n"
 		    "file that differs. --allowed-signers also checks the commit's and the tag's SSH\n"

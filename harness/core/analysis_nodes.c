@@ -484,12 +484,14 @@ static int list_suspects(struct gl_analysis *an)
 }
 
 /* A failed run's bisection (store document "bisect"): kept for the
- * reports, and its culprit a suspect host of the workload that ran it,
+ * reports, and its culprit a suspect host (or its link a suspect link)
+ * of the workload that ran it,
  * scored by how far below the threshold its bad jobs ran (threshold over
  * their best busbw; 1000 for jobs that failed without one). */
 static int bisect_suspect(struct gl_store *st, struct gl_analysis *an, struct gl_err *err)
 {
-	const cJSON *cul, *j;
+	const cJSON *cul, *link, *j;
+	char name[96];
 	struct gl_suspect *sp;
 	double min, best = -1;
 	char *text = NULL;
@@ -504,7 +506,14 @@ static int bisect_suspect(struct gl_store *st, struct gl_analysis *an, struct gl
 	if (!an->bisect)
 		return 0; /* not ours, or damaged: the reports say none */
 	cul = cJSON_GetObjectItemCaseSensitive(an->bisect, "culprit");
-	if (!cJSON_IsString(cul))
+	link = cJSON_GetObjectItemCaseSensitive(an->bisect, "link");
+	if (cJSON_GetArraySize(link) == 2 && cJSON_IsString(cJSON_GetArrayItem(link, 0)) &&
+	    cJSON_IsString(cJSON_GetArrayItem(link, 1)))
+		snprintf(name, sizeof(name), "%s<->%s", cJSON_GetArrayItem(link, 0)->valuestring,
+			 cJSON_GetArrayItem(link, 1)->valuestring);
+	else if (cJSON_IsString(cul))
+		snprintf(name, sizeof(name), "%s", cul->valuestring);
+	else
 		return 0;
 	min = gl_cfg_num(an->bisect, "min_busbw_gbps", 0);
 	cJSON_ArrayForEach(j, cJSON_GetObjectItemCaseSensitive(an->bisect, "jobs"))
@@ -523,9 +532,14 @@ static int bisect_suspect(struct gl_store *st, struct gl_analysis *an, struct gl
 	sp = &an->suspects[an->n_suspects++];
 	memset(sp, 0, sizeof(*sp));
 	snprintf(sp->workload, sizeof(sp->workload), "%s", gl_cfg_str(an->bisect, "workload", ""));
-	snprintf(sp->kind, sizeof(sp->kind), "host");
-	snprintf(sp->name, sizeof(sp->name), "%s", cul->valuestring);
-	snprintf(sp->host, sizeof(sp->host), "%s", cul->valuestring);
+	snprintf(sp->kind, sizeof(sp->kind), "%s", cJSON_IsString(cul) ? "host" : "link");
+	snprintf(sp->name, sizeof(sp->name), "%s", name);
+	/* a link's host: its two ends */
+	if (cJSON_IsString(cul))
+		snprintf(sp->host, sizeof(sp->host), "%s", cul->valuestring);
+	else
+		snprintf(sp->host, sizeof(sp->host), "%s,%s", cJSON_GetArrayItem(link, 0)->valuestring,
+			 cJSON_GetArrayItem(link, 1)->valuestring);
 	sp->score = best > 0 && min > 0 ? min / best : 1000;
 	if (best >= 0)
 		snprintf(sp->evidence, sizeof(sp->evidence),

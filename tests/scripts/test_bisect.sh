@@ -11,7 +11,11 @@
 # passes (exit 0, one job, no culprit); with lab-w6's link limited and the
 # set known bad, lab-w6 is named in at most 4 jobs, each job's
 # busbw printed, every job with lab-w6 bad and every job without it good;
-# no rank or MPI daemon left in any worker. Needs root, mpirun and
+# a run with a "bisect" section passes and never bisects with every link
+# healthy, and with lab-w6's link slowed fails and bisects at its end,
+# naming lab-w6 in its reports and as a suspect; with only the link
+# between lab-w3 and lab-w5 slowed (htb on the host's side) the link is
+# named, never a host; no rank or MPI daemon left in any worker. Needs root, mpirun and
 # gauntlet-train; skips otherwise.
 source "$(dirname "$0")/lib.sh"
 
@@ -31,7 +35,7 @@ MIN_BUSBW=0.0003
 
 LAB=$T/lab
 bs_cleanup() {
-	tc qdisc del dev "gl-lab-w${BAD}h" root 2>/dev/null
+	for h in 3 5 $BAD; do tc qdisc del dev "gl-lab-w${h}h" root 2>/dev/null; done
 	"$GAUNTLET" lab down --dir "$LAB" >/dev/null 2>&1
 	cleanup
 }
@@ -141,6 +145,42 @@ import json, sys
 sys.exit(0 if json.load(open(sys.argv[1]))["bisect"] == json.load(open(sys.argv[2]))["bisect"] else 1)
 PY
 rm -f "$T/report-run.json"
+
+# ---- part 4: lab-w6 healthy again; only the link between lab-w3 and lab-w5 slowed ------
+# Each direction at the host's side (workers reach each other through the
+# host): on gl-lab-w5h what comes from lab-w3, on gl-lab-w3h what comes
+# from lab-w5, at 1 Mbit/s (htb, a u32 filter on the source address);
+# everything else at full speed. No host is bad: the bisection must name
+# the link, never a host. lab-w3 and lab-w5 are no neighbours in the
+# rings of the first jobs (a job with both may pass: its all-reduce never
+# joins them directly), so the pairs in turn find it.
+tc qdisc del dev "gl-lab-w${BAD}h" root 2>/dev/null
+ip netns exec "gl-lab-w$BAD" tc qdisc del dev "gl-lab-w${BAD}n" root 2>/dev/null
+slow_from() { # DEV SRC: traffic DEV sends that came from SRC at 1 Mbit/s
+	tc qdisc add dev "$1" root handle 1: htb default 20 &&
+		tc class add dev "$1" parent 1: classid 1:10 htb rate 1mbit ceil 1mbit burst 4kb &&
+		tc class add dev "$1" parent 1: classid 1:20 htb rate 10gbit &&
+		tc filter add dev "$1" parent 1: protocol ip u32 match ip src "$2/32" flowid 1:10
+}
+LA=3 LB=5
+addr() { json "$INV" "r['hosts']['lab-w$1']['address']"; }
+slow_from "gl-lab-w${LB}h" "$(addr $LA)" 2>"$T/tc.err" && slow_from "gl-lab-w${LA}h" "$(addr $LB)" 2>>"$T/tc.err" ||
+	skip "tc htb with a u32 filter fails here: $(cat "$T/tc.err")"
+"$GAUNTLET" bisect "$T/bisect.json" --min-busbw $MIN_BUSBW --steps 3 --job-timeout 90s --known-bad \
+	--json >"$T/link.json" 2>"$T/link.err"
+rc=$?
+echo "lab-w$LA<->lab-w$LB at 1 Mbit/s (threshold $MIN_BUSBW GB/s):"; jobs_table "$T/link.json" 2>/dev/null || cat "$T/link.err"
+check "bad link: exit 1, the link lab-w$LA<->lab-w$LB named, no host (exit $rc; $(field "$T/link.json" '"outcome %s, culprit %s, link %s, %d job(s)" % (d["outcome"], d["culprit"], d["link"], len(d["jobs"]))' 2>/dev/null))" \
+	[ "$rc" = 1 -a "$(field "$T/link.json" 'd["outcome"], d["culprit"], d["link"]' 2>/dev/null)" = "link None ['lab-w$LA', 'lab-w$LB']" ]
+check "bad link: the pair alone bad at the link's rate or below (<= 0.0002 GB/s), every job without both ends good" python3 - "$T/link.json" "lab-w$LA" "lab-w$LB" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+a, b = sys.argv[2], sys.argv[3]
+pair = [j for j in d["jobs"] if sorted(j["hosts"]) == [a, b]]
+sys.exit(0 if len(pair) == 1 and pair[0]["bad"] and (pair[0]["busbw_gbps"] or 0) <= 0.0002
+         and all(not j["bad"] for j in d["jobs"] if not (a in j["hosts"] and b in j["hosts"])) else 1)
+PY
+for h in $LA $LB; do tc qdisc del dev "gl-lab-w${h}h" root 2>/dev/null; done
 
 # no rank or MPI daemon in any worker (the lab's own replicas, agents and
 # slurmd stay until lab down)
