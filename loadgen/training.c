@@ -28,6 +28,7 @@
  */
 #include "training_int.h"
 #include "training_bisect.h"
+#include "training_sweep.h"
 #include "training_schema.h"
 
 static const char *const transport_names[] = { "NET/IB", "NET/Socket", "P2P", "SHM", "GDRDMA", "NVLS", "CollNet", NULL };
@@ -940,6 +941,7 @@ static const struct gl_workload_ops gl_workload_training = {
 	.free = trn_free,
 	.preflight = trn_preflight,
 	.diagnose = gl_training_diagnose,
+	.survey = gl_training_survey,
 	.records = trn_records,
 	.figures = &gl_training_figures,
 };

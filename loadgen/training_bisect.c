@@ -22,15 +22,15 @@
 #define _GNU_SOURCE
 #include "training_bisect.h"
 #include "training_int.h"
+#include "training_jobs.h"
 
-#include <poll.h>
 #include <time.h>
 
 #include "diag.h"
 #include "states.h"
 #include "stop.h"
 
-#define MAX_STEPS 4096
+#define MAX_STEPS TRN_JOB_STEPS
 
 static int64_t mono_ns(void)
 {
@@ -38,251 +38,6 @@ static int64_t mono_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-/* What a job printed: rank 0's step lines and the last other lines. */
-struct job_out {
-	double busbw[MAX_STEPS];
-	int n;
-	char line[LINE_MAX_BYTES];
-	size_t len;
-	char other[2][200];
-	char error[200]; /* gauntlet-train's first error line's msg */
-};
-
-static void take_line(struct job_out *jo)
-{
-	const char *b;
-
-	jo->line[jo->len] = '\0';
-	if (!strncmp(jo->line, "GLT1 step ", 10)) {
-		b = strstr(jo->line, " busbw=");
-		/* the first step sets the ring up: not judged */
-		if (b && !strstr(jo->line, " n=1 ") && jo->n < MAX_STEPS)
-			jo->busbw[jo->n++] = strtod(b + 7, NULL);
-	} else if (!strncmp(jo->line, "GLT1 error ", 11) && !jo->error[0]) {
-		b = strstr(jo->line, " msg=");
-		snprintf(jo->error, sizeof(jo->error), "%.*s", b ? (int)strcspn(b + 5, "\n") : 0, b ? b + 5 : "");
-		b = strstr(jo->error, " ck=");
-		if (b)
-			jo->error[b - jo->error] = '\0';
-	} else if (strncmp(jo->line, "GLT1 ", 5) && jo->len && strspn(jo->line, "-") < jo->len) {
-		snprintf(jo->other[0], sizeof(jo->other[0]), "%s", jo->other[1]);
-		snprintf(jo->other[1], sizeof(jo->other[1]), "%s", jo->line);
-	}
-	jo->len = 0;
-}
-
-static void feed(struct job_out *jo, const char *buf, ssize_t k)
-{
-	for (ssize_t i = 0; i < k; i++) {
-		if (buf[i] == '\n')
-			take_line(jo);
-		else if (jo->len < sizeof(jo->line) - 1)
-			jo->line[jo->len++] = buf[i];
-	}
-}
-
-/* Run argv (env entries added) with its output read until it exits or
- * the deadline passes (then its process group is stopped). */
-static void not_started(struct gl_bisect_job *j, const char *why)
-{
-	j->exit_code = -1;
-	snprintf(j->why, sizeof(j->why), "cannot start the job: %s", why);
-}
-
-static void spawn_and_read(struct gl_ctx *ctx, char **argv, char **env, int n_env, int64_t deadline,
-			   struct gl_bisect_job *j, struct job_out *jo)
-{
-	int fd[2], status = 0;
-	struct gl_child_gate gate = { { -1, -1 }, 0 };
-	char mark[128] = "";
-	int64_t child_id = 1;
-	pid_t pid;
-
-	if (ctx) /* a run's child: marked, and recorded in its store */
-		snprintf(mark, sizeof(mark), "%s", gl_ctx_child_mark(ctx));
-
-	if (pipe2(fd, O_CLOEXEC) != 0) {
-		not_started(j, strerror(errno));
-		return;
-	}
-	if (gl_child_gate_open(&gate) != 0 || (pid = fork()) < 0) {
-		not_started(j, strerror(errno));
-		if (gate.fd[0] >= 0)
-			gl_child_gate_close(&gate);
-		close(fd[0]);
-		close(fd[1]);
-		return;
-	}
-	if (pid == 0) { /* child.h: its own group, dies with us, /dev/null in */
-		if (gl_child_enter(&gate, fd[1]) != 0)
-			_exit(127);
-		for (int i = 0; i < n_env; i++)
-			putenv(env[i]);
-		if (mark[0])
-			putenv(mark);
-		execvp(argv[0], argv);
-		fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
-		_exit(127);
-	}
-	close(fd[1]);
-	setpgid(pid, pid);
-	if (ctx)
-		child_id = gl_ctx_child_started(ctx, "bisect", (int)pid, j->command);
-	gl_child_gate_release(&gate, child_id > 0);
-	if (child_id <= 0) { /* the gate closed: the child exits at once */
-		close(fd[0]);
-		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-			;
-		not_started(j, "not recorded in the run's store");
-		return;
-	}
-	for (int eof = 0;;) {
-		struct pollfd p = { fd[0], POLLIN, 0 };
-		int64_t left = deadline - mono_ns();
-		siginfo_t si = { 0 };
-		char buf[4096];
-		ssize_t k;
-
-		/* the launcher's exit (not reaped yet: its group stays its
-		 * own), or the pipe's end, whichever comes first: a rank
-		 * still holding the pipe does not keep the job going */
-		if (eof || (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == pid))
-			break;
-		if (gl_stop_interrupts() && left > 0 && !j->timed_out) /* a stop request: end the job now */
-			deadline = mono_ns(), left = 0;
-		if (left <= 0 && !j->timed_out) {
-			j->timed_out = 1;
-			kill(-pid, SIGTERM);
-			kill(-pid, SIGCONT);
-			deadline = mono_ns() + KILL_GRACE_NS;
-			continue;
-		}
-		if (left <= 0) {
-			kill(-pid, SIGKILL);
-			deadline = INT64_MAX;
-			continue;
-		}
-		if (poll(&p, 1, (int)(left < 200000000 ? left / 1000000 + 1 : 200)) <= 0)
-			continue;
-		k = read(fd[0], buf, sizeof(buf));
-		eof = k <= 0;
-		feed(jo, buf, k);
-	}
-	/* what is left in the pipe, without waiting for it */
-	fcntl(fd[0], F_SETFL, O_NONBLOCK);
-	for (;;) {
-		char buf[4096];
-		ssize_t k = read(fd[0], buf, sizeof(buf));
-		if (k <= 0)
-			break;
-		feed(jo, buf, k);
-	}
-	close(fd[0]);
-	if (jo->len)
-		take_line(jo);
-	kill(-pid, SIGKILL); /* what it left in its group, while the group is still its */
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	j->exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-	if (ctx)
-		gl_ctx_child_ended(ctx, child_id);
-}
-
-static void free_args(char **v, int n)
-{
-	for (int i = 0; i < n; i++)
-		free(v[i]);
-}
-
-/* One job over j->host[0..n): run, judged against o->min_busbw. */
-static int run_job(struct gl_ctx *ctx, const struct gl_scenario *sc, const cJSON *cfg, const struct gl_bisect_opts *o,
-		   const struct gl_bisect_result *r, struct gl_bisect_job *j, struct gl_err *err)
-{
-	cJSON *c2 = cJSON_Duplicate(cfg, 1), *hosts = cJSON_CreateArray();
-	struct trn *w = calloc(1, sizeof(*w));
-	struct job_out *jo = calloc(1, sizeof(*jo));
-	char *argv[2 * MAX_ARGS];
-	int n = 0, rc = -1;
-	int64_t t0;
-
-	if (!c2 || !hosts || !w || !jo) {
-		gl_errf(err, GL_ENOMEM, "bisect: out of memory");
-		goto out;
-	}
-	for (int i = 0; i < j->n; i++) {
-		char h[GL_NAME_MAX + 4];
-		snprintf(h, sizeof(h), "%s:1", r->hosts[j->host[i]]);
-		cJSON_AddItemToArray(hosts, cJSON_CreateString(h));
-	}
-	cJSON_ReplaceItemInObjectCaseSensitive(c2, "hosts", hosts);
-	hosts = NULL;
-	cJSON_DeleteItemFromObjectCaseSensitive(c2, "np");
-	cJSON_DeleteItemFromObjectCaseSensitive(c2, "checkpoint");
-	cJSON_DeleteItemFromObjectCaseSensitive(c2, "dataset");
-	cJSON_DeleteItemFromObjectCaseSensitive(c2, "train_args");
-	w->sc = sc;
-	gl_training_opts_read(c2, &w->o);
-	w->backend = w->o.backend == 1 ? BK_NCCL : BK_MPI;
-	w->is_srun = w->o.launcher == 1;
-	w->o.compute_ns = 0;
-	w->o.steps = o->steps;
-	w->o.correctness_every = 0;
-	w->o.heartbeat_ns = 1000000000LL;
-	if (o->message)
-		w->o.message = o->message;
-	if (trn_build_command(w, c2, err) != 0)
-		goto out;
-	for (int i = 0; i < w->n_launch; i++)
-		argv[n++] = w->argv_launch[i];
-	for (int i = 0; i < w->n_prog; i++)
-		argv[n++] = w->argv_prog[i];
-	argv[n] = NULL;
-	trn_command_text(w, 0, j->command, sizeof(j->command));
-	t0 = mono_ns();
-	spawn_and_read(ctx, argv, w->env, w->n_env, t0 + o->job_timeout_ns, j, jo);
-	j->wall_ns = mono_ns() - t0;
-	if (gl_stop_interrupts()) {
-		gl_errf(err, GL_ESTOPPED, "bisect: stopped by %s after %d job(s)", gl_stop_name(gl_stop_interrupts()),
-			r->n_jobs);
-		goto out;
-	}
-	j->steps = jo->n;
-	j->busbw = -1;
-	if (jo->n) {
-		qsort(jo->busbw, (size_t)jo->n, sizeof(double), cmp_double);
-		j->busbw = jo->n % 2 ? jo->busbw[jo->n / 2] : (jo->busbw[jo->n / 2 - 1] + jo->busbw[jo->n / 2]) / 2;
-	}
-	if (j->timed_out)
-		snprintf(j->why, sizeof(j->why), "ran past its %.0f s timeout", (double)o->job_timeout_ns / 1e9);
-	else if (j->exit_code != 0 && !j->why[0])
-		snprintf(j->why, sizeof(j->why), "exit %d%s%s", j->exit_code,
-			 jo->error[0] || jo->other[1][0] ? ": " : "", jo->error[0] ? jo->error : jo->other[1]);
-	else if (!jo->n)
-		snprintf(j->why, sizeof(j->why), "no step judged");
-	else if (j->busbw < o->min_busbw)
-		snprintf(j->why, sizeof(j->why), "busbw %.4g GB/s below %.4g", j->busbw, o->min_busbw);
-	j->bad = j->why[0] != '\0';
-	rc = 0;
-out:
-	if (w) {
-		free_args(w->argv_launch, w->n_launch);
-		free_args(w->argv_prog, w->n_prog);
-		free_args(w->env, w->n_env);
-	}
-	free(w);
-	free(jo);
-	cJSON_Delete(hosts);
-	cJSON_Delete(c2);
-	return rc;
 }
 
 static int in_set(const struct gl_bisect_job *j, int h)
@@ -629,16 +384,37 @@ struct real_run {
 static int real_job(void *arg, const struct gl_bisect_result *r, struct gl_bisect_job *j, struct gl_err *err)
 {
 	const struct real_run *rr = arg;
+	struct trn_job_opts jo = { rr->o->steps, rr->o->message, rr->o->job_timeout_ns, rr->o->min_busbw, "bisect" };
+	struct trn_job *t = calloc(1, sizeof(*t));
 	char hosts[512] = "", bw[48] = "no step";
-	int at = 0;
 
-	if (run_job(rr->ctx, rr->sc, rr->cfg, rr->o, r, j, err) != 0)
+	if (!t)
+		return gl_errf(err, GL_ENOMEM, "bisect: out of memory");
+	t->n = j->n;
+	for (int i = 0; i < j->n; i++) {
+		t->host[i] = r->hosts[j->host[i]];
+		t->ranks[i] = 1;
+	}
+	if (trn_jobs_run(rr->ctx, rr->sc, rr->cfg, &jo, t, 1, err) != 0) {
+		if (err->code == GL_ESTOPPED)
+			gl_errf(err, GL_ESTOPPED, "bisect: stopped by %s after %d job(s)",
+				gl_stop_name(gl_stop_interrupts()), r->n_jobs);
+		free(t);
 		return -1;
+	}
+	j->busbw = t->busbw;
+	j->steps = t->steps;
+	j->exit_code = t->exit_code;
+	j->timed_out = t->timed_out;
+	j->bad = t->bad;
+	j->wall_ns = t->wall_ns;
+	snprintf(j->why, sizeof(j->why), "%s", t->why);
+	snprintf(j->command, sizeof(j->command), "%s", t->command);
+	trn_job_hosts_text(t, hosts, sizeof(hosts));
+	free(t);
 	if (!rr->ctx)
 		return 0;
 	/* a run's: each job in its event log as it ends */
-	for (int i = 0; i < j->n && at < (int)sizeof(hosts) - 1; i++)
-		at += snprintf(hosts + at, sizeof(hosts) - (size_t)at, "%s%s", i ? "," : "", r->hosts[j->host[i]]);
 	if (j->busbw >= 0)
 		snprintf(bw, sizeof(bw), "busbw %.4g GB/s", j->busbw);
 	gl_ctx_event(rr->ctx, j->bad ? GL_LOG_WARN : GL_LOG_INFO, "bisect", "job %d: %s: %s, %.1f s: %s%s%s",
@@ -669,7 +445,7 @@ int gl_training_bisect(struct gl_ctx *ctx, const struct gl_scenario *sc, const s
 
 /* ---- after a failed run ------------------------------------------------------------------- */
 
-void gl_training_diagnose(struct gl_ctx *c, const cJSON *cfg, const char *failed)
+int gl_training_diagnose(struct gl_ctx *c, const cJSON *cfg, const char *failed)
 {
 	const cJSON *b = cJSON_GetObjectItemCaseSensitive(cfg, "bisect");
 	struct gl_bisect_opts o = { 0 };
@@ -677,12 +453,13 @@ void gl_training_diagnose(struct gl_ctx *c, const cJSON *cfg, const char *failed
 	struct gl_err err = { 0 };
 	char *have = NULL, *text;
 	cJSON *doc;
+	int put = 0;
 
 	if (!cJSON_IsObject(b))
-		return;
+		return 0;
 	if (gl_store_doc_get(gl_ctx_store(c), "bisect", &have, &err) != 0 || have) {
 		free(have); /* a resumed run's end: it ran already */
-		return;
+		return 0;
 	}
 	o.min_busbw = gl_cfg_num(b, "min_busbw", 0);
 	o.steps = (int)gl_cfg_int(b, "steps", 4);
@@ -696,12 +473,12 @@ void gl_training_diagnose(struct gl_ctx *c, const cJSON *cfg, const char *failed
 		     failed, o.min_busbw, (double)o.budget_ns / 1e9);
 	if (!(r = calloc(1, sizeof(*r)))) {
 		gl_ctx_event(c, GL_LOG_ERROR, "bisect", "out of memory");
-		return;
+		return 0;
 	}
 	if (gl_training_bisect(c, gl_ctx_scenario(c), &o, r, &err) != 0) {
 		gl_ctx_event(c, GL_LOG_ERROR, "bisect", "%s", err.msg);
 		free(r);
-		return;
+		return 0;
 	}
 	if (r->culprit >= 0)
 		gl_ctx_event(c, GL_LOG_WARN, "bisect", "culprit %s in %d job(s): %s", r->hosts[r->culprit], r->n_jobs,
@@ -717,9 +494,12 @@ void gl_training_diagnose(struct gl_ctx *c, const cJSON *cfg, const char *failed
 	if (!text || gl_store_doc_put(gl_ctx_store(c), "bisect", text, &err) != 0)
 		gl_ctx_event(c, GL_LOG_ERROR, "bisect", "not recorded in the store: %s",
 			     text ? err.msg : "out of memory");
+	else
+		put = 1;
 	free(text);
 	cJSON_Delete(doc);
 	free(r);
+	return put;
 }
 
 /* ---- gauntlet bisect ---------------------------------------------------------------------- */

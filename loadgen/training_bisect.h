@@ -66,8 +66,9 @@ cJSON *gl_bisect_json(const struct gl_bisect_result *r, const struct gl_bisect_o
  * each job an event, the whole a store document "bisect" (the JSON above
  * with "trigger"), read by the analysis (the culprit a suspect) and the
  * reports. Nothing when the section has no "bisect" or the store has the
- * document already (a resumed run's end). */
-void gl_training_diagnose(struct gl_ctx *c, const cJSON *cfg, const char *failed);
+ * document already (a resumed run's end). 1 when the document was put in
+ * the store, else 0. */
+int gl_training_diagnose(struct gl_ctx *c, const cJSON *cfg, const char *failed);
 
 /* The search alone, over r->n_hosts hosts (r->hosts named): run(arg, r,
  * j, err) runs job j (its hosts set) and fills in its figures and bad;

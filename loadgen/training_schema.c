@@ -57,6 +57,8 @@ static const struct gl_opt section[] = {
 	{ "data_per_step", GL_OPT_SIZE, .def_s = "1MiB", .help = "dataset bytes read per step", AT(data_per_step) },
 	{ "train_args", GL_OPT_CUSTOM, .help = "more gauntlet-train arguments (tests)" },
 	{ "bisect", GL_OPT_CUSTOM, .help = "after failed steady targets: bisect the hosts (min_busbw, budget, ...)" },
+	{ "sweep", GL_OPT_CUSTOM,
+	  .help = "before the load: each host alone, then every pair (min_busbw, budget, ...)" },
 };
 
 static const char *const image_keys[] = { GL_IMAGE_KEYS, NULL };
@@ -173,6 +175,40 @@ static void check_bisect(const cJSON *w, struct gl_diag *d, const char *path)
 		gl_diag_error(d, b, p, "bisect runs gauntlet-train: backend mpi or nccl, not nccl-tests");
 }
 
+/* "sweep": the node sweep before the load (training_sweep.h); it runs
+ * gauntlet-train, so not with nccl-tests, over 2 to 256 hosts. */
+static void check_sweep(const cJSON *w, struct gl_diag *d, const char *path)
+{
+	static const char *const skeys[] = { "min_busbw", "budget",   "job_timeout", "steps", "message",
+					     "pairs",     "parallel", "tolerance",   NULL };
+	const cJSON *b = cJSON_GetObjectItemCaseSensitive(w, "sweep");
+	char p[512];
+	double x;
+	int64_t ns;
+	uint64_t sz;
+	long l;
+	int on;
+
+	gl_join(p, sizeof(p), path, "sweep");
+	if (!b || !gl_want_object(d, b, p))
+		return;
+	gl_check_keys(d, b, p, skeys);
+	gl_get_number(d, b, "min_busbw", p, 0, 1e-9, 1e6, &x);
+	if (gl_get_duration(d, b, "budget", p, 0, &ns) == 1 && (ns < 1000000000LL || ns > 86400LL * 1000000000))
+		gl_diag_error(d, cJSON_GetObjectItemCaseSensitive(b, "budget"), p, "budget: 1s to 24h");
+	if (gl_get_duration(d, b, "job_timeout", p, 0, &ns) == 1 && (ns < 1000000000LL || ns > 3600LL * 1000000000))
+		gl_diag_error(d, cJSON_GetObjectItemCaseSensitive(b, "job_timeout"), p, "job_timeout: 1s to 1h");
+	gl_get_int(d, b, "steps", p, 0, 3, 4096, &l);
+	gl_get_int(d, b, "parallel", p, 0, 1, 128, &l);
+	gl_get_number(d, b, "tolerance", p, 0, 0.01, 2, &x);
+	gl_get_size(d, b, "message", p, 0, &sz);
+	gl_get_bool(d, b, "pairs", p, &on);
+	if (!strcmp(gl_cfg_str(w, "backend", "mpi"), "nccl-tests"))
+		gl_diag_error(d, b, p, "a sweep runs gauntlet-train: backend mpi or nccl, not nccl-tests");
+	if (!cJSON_GetObjectItemCaseSensitive(w, "hosts"))
+		gl_diag_error(d, b, p, "a sweep needs training.hosts ([\"host:slots\", ...], 2 hosts or more)");
+}
+
 void gl_training_validate(const struct gl_scenario *s, const cJSON *w, struct gl_diag *d, const char *path)
 {
 	const cJSON *hosts = cJSON_GetObjectItemCaseSensitive(w, "hosts");
@@ -188,6 +224,7 @@ void gl_training_validate(const struct gl_scenario *s, const cJSON *w, struct gl
 		gl_check_host_slots(s, d, hosts, path, 65536, ">= 1", "[\"gpu-a:8\"]");
 	check_checkpoint(w, d, path);
 	check_bisect(w, d, path);
+	check_sweep(w, d, path);
 	if (!cJSON_GetObjectItemCaseSensitive(w, "hosts") && !cJSON_GetObjectItemCaseSensitive(w, "np"))
 		gl_diag_error(d, w, path, "training needs \"hosts\" ([\"host:slots\", ...]) or \"np\"");
 }

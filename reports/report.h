@@ -70,6 +70,8 @@ const char *gl_report_outage_faults(const struct gl_analysis *an, int k, char *b
 cJSON *gl_report_suspects_json(const struct gl_analysis *an);
 cJSON *gl_report_nodes_json(const struct gl_analysis *an);
 void gl_report_nodes_md(const struct gl_analysis *an, struct gl_buf *out);
+/* the node sweep's part of it (report_sweep.c), nothing without one */
+void gl_report_sweep_md(const struct gl_analysis *an, struct gl_buf *out);
 /* report.json's "incidents" object. */
 cJSON *gl_report_incidents_json(const struct gl_analysis *an);
 /* report.md text into out. */

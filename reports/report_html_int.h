@@ -123,5 +123,6 @@ void gl_rhtml_definitions(struct out *o);
 
 /* report_nodes.c: the Nodes section (suspects, per-node tables, heatmaps) */
 void gl_rhtml_nodes(struct out *o, const struct gl_analysis *an);
+void gl_rhtml_sweep(struct out *o, const struct gl_analysis *an);
 
 #endif

@@ -578,6 +578,7 @@ cJSON *gl_report_json(const struct gl_analysis *an)
 	cJSON_AddItemToObject(r, "suspects", gl_report_suspects_json(an));
 	cJSON_AddItemToObject(r, "nodes", gl_report_nodes_json(an));
 	cJSON_AddItemToObject(r, "bisect", an->bisect ? cJSON_Duplicate(an->bisect, 1) : cJSON_CreateNull());
+	cJSON_AddItemToObject(r, "sweep", an->sweep ? cJSON_Duplicate(an->sweep, 1) : cJSON_CreateNull());
 
 	add_outages(cJSON_AddArrayToObject(r, "outages"), an);
 	add_preflight(cJSON_AddArrayToObject(r, "preflight"), an);

@@ -3,7 +3,8 @@
  * report.json's "suspects" and "nodes", report.md's and report.html's
  * Nodes section (suspects first, then per workload a table of every node
  * and, in report.html, a heatmap of each scored figure: node x time),
- * ending with a failed run's bisection when one ran.
+ * ending with the node sweep before the load (report_sweep.c) and a
+ * failed run's bisection when they ran.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -215,7 +216,7 @@ static void bisect_html(struct out *o, const cJSON *bi)
 
 void gl_report_nodes_md(const struct gl_analysis *an, struct gl_buf *b)
 {
-	if (an->n_nodes == 0 && !an->bisect)
+	if (an->n_nodes == 0 && !an->bisect && !an->sweep)
 		return;
 	gl_buf_printf(b, "\n## Nodes\n\n%d suspect(s) (%s)", an->n_suspects, rule_text());
 	if (an->sc->suspects_max >= 0)
@@ -253,6 +254,7 @@ void gl_report_nodes_md(const struct gl_analysis *an, struct gl_buf *b)
 		else
 			gl_buf_printf(b, "- | - | %s |\n", r->suspect ? "**yes**" : "no");
 	}
+	gl_report_sweep_md(an, b);
 	if (an->bisect)
 		bisect_md(an->bisect, b);
 }
@@ -326,7 +328,7 @@ static void heatmap(struct out *o, const struct gl_analysis *an, int i, int j)
 
 void gl_rhtml_nodes(struct out *o, const struct gl_analysis *an)
 {
-	if (an->n_nodes == 0 && !an->bisect) { /* the banner's link still leads here */
+	if (an->n_nodes == 0 && !an->bisect && !an->sweep) { /* the banner's link still leads here */
 		put(o, "<section id=\"nodes\"><h2>Nodes</h2>\n<p>No per-node figures: no workload of this run records "
 		       "any.</p></section>\n");
 		return;
@@ -381,6 +383,7 @@ void gl_rhtml_nodes(struct out *o, const struct gl_analysis *an)
 		if (scored(g) && !g->def->zero_expected)
 			heatmap(o, an, i, j);
 	}
+	gl_rhtml_sweep(o, an);
 	if (an->bisect)
 		bisect_html(o, an->bisect);
 	put(o, "</section>\n");

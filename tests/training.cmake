@@ -30,15 +30,16 @@ gl_test_asan_long(test_nodes)
 gl_script_test(test_ledger ${GL_TESTS_DIR}/scripts/test_ledger.sh TIMEOUT 120)
 # One window's scoring of nodes against their peers on known figures.
 gl_unit_test(test_node_scores ${GL_TESTS_DIR}/unit/test_node_scores.c TIMEOUT 60)
-# `gauntlet bisect` against ground truth over 8 lab workers (`gauntlet lab
-# up --workers 8` in its own directory), ranks started in them by mpirun
-# through the lab's launcher agent; no bad link: clean in one job; one
-# worker's link at 1 Mbit/s (tc tbf): that worker named in at most 4 jobs;
-# a run with "bisect" passes without bisecting, then, the link slowed,
-# fails and names the worker in its reports.
+# `gauntlet bisect` and `gauntlet sweep` against ground truth over 8 lab
+# workers (`gauntlet lab up --workers 8` in its own directory), ranks
+# started in them by mpirun through the lab's launcher agent; no bad link:
+# clean in one job, a sweep with no suspect; a run with "bisect" passes
+# without bisecting; one worker's link at 1 Mbit/s (tc tbf): a run with
+# "sweep" names it before its load, fails and its bisection names it in at
+# most 4 jobs; one link slowed alone: both name the link.
 # Its threshold is 2.4x the link's rate; the sanitizer twin only with
 # GL_ASAN_ALL=1 (the search is plain C, the jobs are gauntlet-train's).
-gl_script_test(test_bisect ${GL_TESTS_DIR}/scripts/test_bisect.sh TIMEOUT 300)
+gl_script_test(test_bisect ${GL_TESTS_DIR}/scripts/test_bisect.sh TIMEOUT 420)
 gl_test_asan_long(test_bisect)
 # Its ranks (8 workers on two cores) take the CPU in bursts: never beside
 # the tests that judge two runs against each other (test_compare_runs,
@@ -52,3 +53,8 @@ gl_test_lock(test_bisect bisect_cpu lab slurm)
 # every bad host, the bound of ceil(log2 N) + 2 jobs (one more with the
 # whole set first), a bad link between any two hosts naming none, the budget.
 gl_unit_test(test_bisect_search ${GL_TESTS_DIR}/unit/test_bisect_search.c TIMEOUT 60)
+# The node sweep's rounds (every pair once, no host twice a round, N from 2
+# to 256) and its judgment over known matrices: every bad host and every
+# bad link of N from 3 to 24 named alone, a clean matrix none, the
+# tolerance (docs/nodes.md "Node sweeps").
+gl_unit_test(test_sweep_judge ${GL_TESTS_DIR}/unit/test_sweep_judge.c TIMEOUT 60)

@@ -30,6 +30,7 @@
 #include "target.h"
 #include "timeline.h"
 #include "training_bisect.h"
+#include "training_sweep.h"
 #include "transport_ssh.h"
 #include "units.h"
 
@@ -65,6 +66,11 @@ static void usage(FILE *f)
 		   "  bisect SCENARIO --min-busbw GBPS [--steps N] [--message SIZE] [--job-timeout DURATION]\n"
 		   "      [--budget DURATION] [--known-bad] [--set path=value]... [--json]\n"
 		   "                          the host that slows the training all-reduce (bisect --help)\n"
+		   "  sweep SCENARIO [--min-busbw GBPS] [--steps N] [--message SIZE] [--job-timeout DURATION]\n"
+		   "      [--budget DURATION] [--parallel N] [--tolerance F] [--no-pairs] [--set path=value]...\n"
+		   "      [--json]\n"
+		   "                          every training host alone, then every pair: a busbw matrix\n"
+		   "                          and its outliers (sweep --help)\n"
 		   "  lab up|down|status [--dir DIR] [--workers N]\n"
 		   "                          the local lab cluster (docs/lab.md)\n"
 		   "  target --listen ADDR    OpenAI-compatible token-streaming target server\n"
@@ -132,6 +138,22 @@ static const struct {
 		    "ceil(log2 N) + 2 jobs once the set is known bad. Failing that, a link: a pair that\n"
 		    "fails whose ends each pass beside a third host. Exit 0 when every host together\n"
 		    "passed, 1 with a culprit or link named (or the failure not isolated), 2 bad input.\n" },
+	{ "sweep", "usage: gauntlet sweep SCENARIO [--min-busbw GBPS] [--steps N] [--message SIZE]\n"
+		   "                      [--job-timeout DURATION] [--budget DURATION] [--parallel N]\n"
+		   "                      [--tolerance F] [--no-pairs] [--set path=value]... [--json]\n"
+		   "Sweep the training workload's hosts with short gauntlet-train all-reduce jobs (no\n"
+		   "compute, --steps steps, default 10, of --message bytes, default the workload's),\n"
+		   "launched as the workload launches: first every host alone over its slots (2 ranks at\n"
+		   "least) with shared memory and peer-to-peer off (NCCL_SHM_DISABLE, NCCL_P2P_DISABLE,\n"
+		   "btl tcp,self), side by side; then every pair, in N - 1 rounds in which no host is in\n"
+		   "two jobs, each round's pairs side by side (at most --parallel jobs at once, 32). A job\n"
+		   "is bad when it fails, runs past --job-timeout (60s) or its median busbw is below\n"
+		   "GBPS. A host whose alone busbw or pairs' busbw (the median but its lowest pair) is 4\n"
+		   "spreads below the other hosts' (on the log of busbw: median and MAD, the spread at\n"
+		   "least --tolerance, 0.1: out from a third below), or whose alone job was bad, is a\n"
+		   "suspect; then a pair of hosts that are not, against what its two ends carry with\n"
+		   "their other peers: a suspect link. No round starts past\n"
+		   "--budget (30m). Exit 0 with no suspect, 1 with one (or rounds left out), 2 bad input.\n" },
 	{ "verify", "usage: gauntlet verify DIR [--allowed-signers FILE]\n"
 		    "Check the run's files against the commit DIR/seal.json names; exit 1 naming any\n"
 		    "file that differs. --allowed-signers also checks the commit's and the tag's SSH\n"
@@ -885,6 +907,8 @@ static int dispatch(int argc, char **argv)
 		return gl_ledger_main(argc - 1, argv + 1);
 	if (!strcmp(cmd, "bisect"))
 		return gl_training_bisect_main(argc - 1, argv + 1);
+	if (!strcmp(cmd, "sweep"))
+		return gl_training_sweep_main(argc - 1, argv + 1);
 	if (!strcmp(cmd, "seal"))
 		return cmd_seal(argc, argv);
 	if (!strcmp(cmd, "verify"))

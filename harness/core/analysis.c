@@ -993,5 +993,6 @@ void gl_analysis_free(struct gl_analysis *a)
 	free(a->nodes);
 	free(a->suspects);
 	cJSON_Delete(a->bisect);
+	cJSON_Delete(a->sweep);
 	free(a);
 }

@@ -300,6 +300,9 @@ struct gl_analysis {
 	/* a failed run's bisection (training_bisect.h, store document
 	 * "bisect"), or NULL: none ran */
 	cJSON *bisect;
+	/* the node sweep before the load (training_sweep.h, store document
+	 * "sweep"), or NULL: none ran */
+	cJSON *sweep;
 	int64_t node_windows; /* windows that had per-node figures */
 };
 
@@ -311,6 +314,11 @@ int gl_node_zscores(const struct gl_node_figure_def *d, const double *mean, cons
 const struct gl_node_figure_def *gl_node_def_find(const char *workload, const char *kind, const char *figure);
 /* Score the store's per-node figures into an (analysis_nodes.c). */
 int gl_nodes_analyze(struct gl_store *st, struct gl_analysis *an, struct gl_err *err);
+/* The node sweep's document (store "sweep"): kept in an->sweep for the
+ * reports, its suspects added to an->suspects (analysis_sweep.c). */
+int gl_sweep_analyze(struct gl_store *st, struct gl_analysis *an, struct gl_err *err);
+/* suspects' order: highest score first, then by name */
+int gl_suspect_cmp(const void *a, const void *b);
 
 /* The preflight checks and the gates, into an's arrays (analysis_load.c). */
 int gl_analysis_load_checks(struct gl_store *st, struct gl_analysis *an, struct gl_err *err);

@@ -371,7 +371,7 @@ static int cmp_result(const void *a, const void *b)
 	return c ? c : strcmp(x->host, y->host);
 }
 
-static int cmp_suspect(const void *a, const void *b)
+int gl_suspect_cmp(const void *a, const void *b)
 {
 	const struct gl_suspect *x = a, *y = b;
 	return x->score > y->score ? -1 : x->score < y->score ? 1 : cmp_name(x->name, y->name);
@@ -479,7 +479,7 @@ static int list_suspects(struct gl_analysis *an)
 				add_evidence(&an->suspects[k], r);
 		}
 	if (an->n_suspects > 1)
-		qsort(an->suspects, (size_t)an->n_suspects, sizeof(*an->suspects), cmp_suspect);
+		qsort(an->suspects, (size_t)an->n_suspects, sizeof(*an->suspects), gl_suspect_cmp);
 	return 0;
 }
 
@@ -550,7 +550,7 @@ static int bisect_suspect(struct gl_store *st, struct gl_analysis *an, struct gl
 			 "bisection: %d bad all-reduce job(s), none with a busbw; %s", n_bad,
 			 gl_cfg_str(an->bisect, "detail", ""));
 	if (an->n_suspects > 1)
-		qsort(an->suspects, (size_t)an->n_suspects, sizeof(*an->suspects), cmp_suspect);
+		qsort(an->suspects, (size_t)an->n_suspects, sizeof(*an->suspects), gl_suspect_cmp);
 	return 0;
 }
 
@@ -575,7 +575,7 @@ int gl_nodes_analyze(struct gl_store *st, struct gl_analysis *an, struct gl_err 
 		an->nodes[i].def = gl_node_def_find(an->nodes[i].workload, an->nodes[i].kind, an->nodes[i].figure);
 	if (finish_scores(an) != 0 || list_suspects(an) != 0)
 		return gl_errf(err, GL_ENOMEM, "analysis: out of memory (suspects)");
-	if (bisect_suspect(st, an, err) != 0)
+	if (bisect_suspect(st, an, err) != 0 || gl_sweep_analyze(st, an, err) != 0)
 		return -1;
 	an->suspects_failed = an->sc->suspects_max >= 0 && an->n_suspects > an->sc->suspects_max;
 	return 0;

@@ -169,70 +169,6 @@ static int preflight_plugins(const struct gl_scenario *s)
 	return bad ? -1 : 0;
 }
 
-/* The preflight gate: every host a fault targets answers through its
- * transport (with a verified host key, for ssh), every tool a fault kind
- * needs is there, and each plug-in's own checks pass. Nothing is injected
- * when any check fails. Returns 0 when all passed. */
-static int preflight(struct gl_ctx *c)
-{
-	const struct gl_scenario *s = c->sc;
-	char *host_ok = calloc((size_t)s->n_hosts + 1, 1);
-	int bad = 0;
-
-	for (int i = 0; i < s->n_faults; i++) {
-		const struct gl_fault_spec *f = &s->faults[i];
-		const struct gl_host *h = gl_scenario_host(s, f->target);
-		int hi = h ? (int)(h - s->hosts) : -1;
-		char subject[160];
-
-		if (!h || !f->ops)
-			continue;
-		if (host_ok && !host_ok[hi]) {
-			static const char *const argv[] = { "true", NULL };
-			struct gl_exec_result res;
-			struct gl_err err = { 0 };
-			char detail[600] = "";
-			int rc = gl_host_exec(h, argv, 15000, &res, &err), ok = rc == 0 && res.exit_status == 0;
-			if (rc)
-				snprintf(detail, sizeof(detail), "%s", err.msg);
-			else if (!ok)
-				snprintf(detail, sizeof(detail), "'true' exited %d", res.exit_status);
-			gl_buf_free(&res.out);
-			snprintf(subject, sizeof(subject), "host %s", h->name);
-			bad |= gl_ctx_preflight(c, subject,
-						h->local ? "reachable (local transport)"
-							 : "reachable (ssh, host key verified)",
-						ok, detail) != 0;
-			host_ok[hi] = ok ? 1 : 2;
-		}
-		if (host_ok && host_ok[hi] == 2)
-			continue; /* its tools cannot be checked on an unreachable host */
-		snprintf(subject, sizeof(subject), "fault %s on host %s", f->id, h->name);
-		for (int t = 0; f->ops->tools && f->ops->tools[t]; t++) {
-			const char *argv[] = {
-				"sh", "-c", "command -v \"$1\" >/dev/null", "sh", f->ops->tools[t], NULL
-			};
-			struct gl_exec_result res;
-			struct gl_err err = { 0 };
-			char check[128];
-			int rc = gl_host_exec(h, argv, 15000, &res, &err);
-			snprintf(check, sizeof(check), "tool '%s' present", f->ops->tools[t]);
-			bad |= gl_ctx_preflight(c, subject, check, rc == 0 && res.exit_status == 0,
-						rc                ? err.msg
-						: res.exit_status ? "not found on the host's PATH"
-								  : "") != 0;
-			gl_buf_free(&res.out);
-		}
-		if (f->ops->preflight && c->faults[i].plan)
-			bad |= f->ops->preflight(c, c->faults[i].plan) != 0;
-	}
-	for (int i = 0; i < s->n_workloads; i++)
-		if (s->workloads[i].ops->preflight)
-			bad |= s->workloads[i].ops->preflight(c, s->workloads[i].cfg) != 0;
-	free(host_ok);
-	return bad ? -1 : 0;
-}
-
 /* A stop request (SIGINT, SIGTERM) before the soak started: during the
  * start-up, the inventory, preflight or the before gates (gates_ran: they
  * recorded what they did not finish). Nothing was started or injected by
@@ -253,6 +189,34 @@ static int stop_before_soak(struct gl_ctx *c, const char *during, int gates_ran)
 	ctl_notify_stopping(c);
 	ctl_revert_all(c, c->halt.msg);
 	return ctl_finish(c);
+}
+
+/* The workloads' surveys (plugin.h survey: training's node sweep), once
+ * the before gates passed and before any load; a fresh run's only. A
+ * stop request ends them and the run (stop_before_soak). 0 to go on, 1
+ * when the run ended (*code). */
+static int run_surveys(struct gl_ctx *c, int *code)
+{
+	int stopped = 0;
+
+	if (c->sim)
+		return 0;
+	for (int w = 0; w < c->sc->n_workloads && !stopped; w++) {
+		const struct gl_workload_spec *ws = &c->sc->workloads[w];
+		struct gl_err e = { 0 };
+		if (!ws->ops || !ws->ops->survey)
+			continue;
+		gl_stop_interruptible(1);
+		stopped = ws->ops->survey(c, ws->cfg) != 0;
+		gl_stop_interruptible(0);
+		if (gl_store_flush(c->st, &e) != 0)
+			gl_ctx_event(c, GL_LOG_ERROR, "controller", "%s", e.msg);
+	}
+	if (ctl_stopping(c) || stopped) {
+		*code = stop_before_soak(c, "the node sweep", 1);
+		return 1;
+	}
+	return 0;
 }
 
 /* The "before" gates (docs/gates.md), once preflight passed and before
@@ -562,7 +526,7 @@ static int before_soak(struct gl_ctx *c, int *code)
 		return 1;
 	}
 	gl_stop_interruptible(1);
-	rc = preflight(c);
+	rc = ctl_preflight_run(c);
 	gl_stop_interruptible(0);
 	if (ctl_stopping(c)) {
 		*code = stop_before_soak(c, "preflight", 0);
@@ -579,7 +543,7 @@ static int before_soak(struct gl_ctx *c, int *code)
 		*code = GL_EXIT_HARNESS_ERROR;
 		return 1;
 	}
-	return run_before_gates(c, code);
+	return run_before_gates(c, code) || run_surveys(c, code);
 }
 
 int gl_controller_run(const struct gl_run_opts *o)

@@ -839,8 +839,8 @@ static void failed_targets(const struct gl_analysis *an, const char *workload, c
 
 /* After a run that reached its end: each workload whose steady targets
  * failed runs the diagnosis its section asks for (plugin.h diagnose), a
- * stop request ending it. 1 when one ran: the analysis is made again, to
- * carry what it found. */
+ * stop request ending it. 1 when one put what it found in the store: the
+ * analysis is made again, to carry it. */
 static int diagnose(struct gl_ctx *c, const struct gl_analysis *an)
 {
 	int ran = 0;
@@ -856,12 +856,12 @@ static int diagnose(struct gl_ctx *c, const struct gl_analysis *an)
 		if (!failed[0])
 			continue;
 		gl_stop_interruptible(1);
-		ws->ops->diagnose(c, ws->cfg, failed);
+		int put = ws->ops->diagnose(c, ws->cfg, failed);
 		struct gl_err e = { 0 };
 		gl_stop_interruptible(0);
 		if (gl_store_flush(c->st, &e) != 0)
 			gl_ctx_event(c, GL_LOG_ERROR, "controller", "%s", e.msg);
-		ran = 1;
+		ran |= put;
 	}
 	return ran;
 }

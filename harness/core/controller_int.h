@@ -218,6 +218,11 @@ void ctl_dm_unwatch(struct gl_ctx *c, struct fault_rt *f);
  * HOST: GPU 1: memory failed: ..."). A gate that passed or warned on a
  * host already (resume of a run killed during its gates) is not run again. skip records them as not run. */
 int ctl_gates_run(struct gl_ctx *c, int after, char *why, size_t why_n);
+/* The preflight gate: every host a fault targets answers through its
+ * transport (with a verified host key, for ssh), every tool a fault kind
+ * needs is there, and each plug-in's own checks pass (gates.c). 0 when
+ * all passed. */
+int ctl_preflight_run(struct gl_ctx *c);
 void ctl_gates_skip(struct gl_ctx *c, int after, const char *reason);
 
 /* notify_events.c: what the webhooks are told (notify.h sends it).

@@ -1,7 +1,8 @@
 /*
  * gates.c - the scenario's gates run (docs/gates.md): before the soak
  * starts any load (a failure stops the run, exit 4) and after it ends (a
- * failure fails the verdict).
+ * failure fails the verdict); and the preflight gate before them
+ * (ctl_preflight_run, at the end).
  *
  * Each gate runs on each of its hosts in turn, through the host's
  * transport, as argv with the gate's timeout. What it printed is kept
@@ -263,4 +264,68 @@ void ctl_gates_skip(struct gl_ctx *c, int after, const char *reason)
 		gl_ctx_event(c, GL_LOG_WARN, "gates", "gate %s %s: not run: %s", g->id, after ? "after" : "before",
 			     reason);
 	}
+}
+
+/* The preflight gate: every host a fault targets answers through its
+ * transport (with a verified host key, for ssh), every tool a fault kind
+ * needs is there, and each plug-in's own checks pass. Nothing is injected
+ * when any check fails. Returns 0 when all passed. */
+int ctl_preflight_run(struct gl_ctx *c)
+{
+	const struct gl_scenario *s = c->sc;
+	char *host_ok = calloc((size_t)s->n_hosts + 1, 1);
+	int bad = 0;
+
+	for (int i = 0; i < s->n_faults; i++) {
+		const struct gl_fault_spec *f = &s->faults[i];
+		const struct gl_host *h = gl_scenario_host(s, f->target);
+		int hi = h ? (int)(h - s->hosts) : -1;
+		char subject[160];
+
+		if (!h || !f->ops)
+			continue;
+		if (host_ok && !host_ok[hi]) {
+			static const char *const argv[] = { "true", NULL };
+			struct gl_exec_result res;
+			struct gl_err err = { 0 };
+			char detail[600] = "";
+			int rc = gl_host_exec(h, argv, 15000, &res, &err), ok = rc == 0 && res.exit_status == 0;
+			if (rc)
+				snprintf(detail, sizeof(detail), "%s", err.msg);
+			else if (!ok)
+				snprintf(detail, sizeof(detail), "'true' exited %d", res.exit_status);
+			gl_buf_free(&res.out);
+			snprintf(subject, sizeof(subject), "host %s", h->name);
+			bad |= gl_ctx_preflight(c, subject,
+						h->local ? "reachable (local transport)"
+							 : "reachable (ssh, host key verified)",
+						ok, detail) != 0;
+			host_ok[hi] = ok ? 1 : 2;
+		}
+		if (host_ok && host_ok[hi] == 2)
+			continue; /* its tools cannot be checked on an unreachable host */
+		snprintf(subject, sizeof(subject), "fault %s on host %s", f->id, h->name);
+		for (int t = 0; f->ops->tools && f->ops->tools[t]; t++) {
+			const char *argv[] = {
+				"sh", "-c", "command -v \"$1\" >/dev/null", "sh", f->ops->tools[t], NULL
+			};
+			struct gl_exec_result res;
+			struct gl_err err = { 0 };
+			char check[128];
+			int rc = gl_host_exec(h, argv, 15000, &res, &err);
+			snprintf(check, sizeof(check), "tool '%s' present", f->ops->tools[t]);
+			bad |= gl_ctx_preflight(c, subject, check, rc == 0 && res.exit_status == 0,
+						rc                ? err.msg
+						: res.exit_status ? "not found on the host's PATH"
+								  : "") != 0;
+			gl_buf_free(&res.out);
+		}
+		if (f->ops->preflight && c->faults[i].plan)
+			bad |= f->ops->preflight(c, c->faults[i].plan) != 0;
+	}
+	for (int i = 0; i < s->n_workloads; i++)
+		if (s->workloads[i].ops->preflight)
+			bad |= s->workloads[i].ops->preflight(c, s->workloads[i].cfg) != 0;
+	free(host_ok);
+	return bad ? -1 : 0;
 }

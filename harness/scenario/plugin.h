@@ -234,13 +234,24 @@ struct gl_workload_ops {
 	/* (optional) checks before the soak starts (endpoints answer, ...):
 	 * each check calls gl_ctx_preflight; return 0 when all passed. */
 	int (*preflight)(struct gl_ctx *c, const cJSON *cfg);
+	/* (optional) once the before gates passed and before any load (a
+	 * fresh run, not a resume): the measurements its section asks for
+	 * (training's "sweep"), in the store as a document for the analysis
+	 * and the reports, and in the event log. Runs on the loop thread, in
+	 * the time its section allows, a stop request ending it. 0, or -1
+	 * when a stop request ended it (the run then ends before the soak).
+	 * Not in `gauntlet simulate`. */
+	int (*survey)(struct gl_ctx *c, const cJSON *cfg);
 	/* (optional) after the run, its verdict known and every fault
 	 * reverted: the diagnosis its section asks for when its steady
 	 * targets failed (training's "bisect"), called only then: failed
 	 * names them. Runs on the loop thread, in the time its section allows;
 	 * what it finds goes in the store (a document) and the event log,
-	 * for the analysis and the reports. Not in `gauntlet simulate`. */
-	void (*diagnose)(struct gl_ctx *c, const cJSON *cfg, const char *failed);
+	 * for the analysis and the reports. Not in `gauntlet simulate`.
+	 * Returns 1 when it put something in the store that the analysis
+	 * reads (the run is judged again), else 0 (its section asks for no
+	 * diagnosis, a resumed run's end finds it done, an error). */
+	int (*diagnose)(struct gl_ctx *c, const cJSON *cfg, const char *failed);
 	/* (optional) the record types of the rows it keeps in the store
 	 * (store.h), NULL-terminated: the store makes their tables. */
 	const struct gl_record_type *const *records;

@@ -1,22 +1,26 @@
 #!/usr/bin/env bash
-# test_bisect.sh - `gauntlet bisect` for real over 8 lab workers: `gauntlet
-# lab up --workers 8` in the test's own directory; the training workload's
-# hosts are lab-w1..lab-w8, gauntlet-train's ranks started in the workers'
-# namespaces by mpirun through the lab's launcher agent (DIR/bin/mpi-agent,
-# the inventory's training.mca), each under its worker's hostname.
+# test_bisect.sh - `gauntlet bisect` and `gauntlet sweep` for real over 8
+# lab workers: `gauntlet lab up --workers 8` in the test's own directory;
+# the training workload's hosts are lab-w1..lab-w8, gauntlet-train's ranks
+# started in the workers' namespaces by mpirun through the lab's launcher
+# agent (DIR/bin/mpi-agent, the inventory's training.mca), each under its
+# worker's hostname.
 # Ground truth: lab-w6's link rate-limited to 1 Mbit/s both ways (tc tbf on
 # both ends of its veth pair; netem is not in every kernel), so that any
 # all-reduce through it runs at about 0.000125 GB/s of busbw, against a
 # threshold 2.4 times that. Checked: with no bad link, every worker together
-# passes (exit 0, one job, no culprit); with lab-w6's link limited and the
-# set known bad, lab-w6 is named in at most 4 jobs, each job's
-# busbw printed, every job with lab-w6 bad and every job without it good;
-# a run with a "bisect" section passes and never bisects with every link
-# healthy, and with lab-w6's link slowed fails and bisects at its end,
-# naming lab-w6 in its reports and as a suspect; with only the link
-# between lab-w3 and lab-w5 slowed (htb on the host's side) the link is
-# named, never a host; no rank or MPI daemon left in any worker. Needs root, mpirun and
-# gauntlet-train; skips otherwise.
+# passes (exit 0, one job, no culprit) and a node sweep (each worker alone,
+# then the 28 pairs) has every job good and no suspect; a run with a
+# "bisect" section passes and never bisects with every link healthy; with
+# lab-w6's link slowed, a run with "sweep" and "bisect" sweeps before its
+# load (lab-w6 the one suspect, a host, every pair with it at the link's
+# rate and no other; its 36 jobs children of the run, the 8 alone with
+# shared memory off), fails, and bisects at its end, naming lab-w6 in at
+# most 4 jobs, in its reports and as its one suspect; with only the link
+# between lab-w3 and lab-w5 slowed (htb on the host's side) the bisection
+# and the sweep each name the link, never a host; no rank or MPI daemon
+# left in any worker. Needs root, mpirun and gauntlet-train; skips
+# otherwise.
 source "$(dirname "$0")/lib.sh"
 
 [ "$(id -u)" -eq 0 ] || skip "needs root: the lab builds network namespaces"
@@ -63,8 +67,12 @@ trn = dict(trn, bisect={"min_busbw": min_bw, "budget": "4m", "job_timeout": "90s
 sc = dict(sc, name="lab-bisect-run", duration="16s", window="4s", workloads={"training": trn},
           targets={"steady": {"training.step_time_s.p95": "<= 60", "training.busbw_gbps.p50": ">= %g" % min_bw}})
 json.dump(sc, open(t + "/run.json", "w"), indent=1)
+# the same run with a node sweep before its load (SWEEP below)
+trn = dict(trn, sweep={"steps": 4, "message": "128KiB", "tolerance": 1.2, "parallel": 4, "job_timeout": "60s",
+                       "budget": "4m"})
+json.dump(dict(sc, workloads={"training": trn}), open(t + "/run-sweep.json", "w"), indent=1)
 PY
-for f in bisect run; do
+for f in bisect run run-sweep; do
 	"$GAUNTLET" validate "$T/$f.json" >"$T/validate.log" 2>&1 || { cat "$T/validate.log"; bad "$f.json validates"; finish; }
 done
 
@@ -90,6 +98,34 @@ echo "clean (threshold $MIN_BUSBW GB/s):"; jobs_table "$T/clean.json" 2>/dev/nul
 check "clean: exit 0, outcome clean, one job over 8 workers, no culprit (exit $rc; $(summary "$T/clean.json" 2>/dev/null))" \
 	[ "$rc" = 0 -a "$(field "$T/clean.json" 'd["outcome"], d["culprit"], len(d["jobs"]), len(d["jobs"][0]["hosts"])' 2>/dev/null)" = "clean None 1 8" ]
 
+# ---- part 1a: the node sweep finds nothing -----------------------------------------------
+# Each worker alone (2 ranks, shared memory off), then the 28 pairs in 7
+# rounds of 4 side by side. On two loaded cores a healthy pair's busbw
+# varies by a factor of up to 180 with 64 KiB messages (jobs side by side,
+# each step waiting for both ranks to be scheduled: about 10 ms lost is
+# 0.0065 GB/s): 128 KiB messages cut that to a factor of 20 to 40, and
+# --tolerance 1.2 puts "out" at 1/120 of a job's peers (e^-4.8) and below,
+# where a 1 Mbit/s link (1/1000 to 1/2000) is and that noise is not (on
+# the log scale, as far from one as from the other).
+SWEEP=(--steps 4 --message 128KiB --tolerance 1.2 --parallel 4 --job-timeout 60s)
+sweep_table() {
+	python3 - "$1" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for i, h in enumerate(d["hosts"]):
+    print("  %-8s alone %-10s pairs %-10s z %5s %5s   %s" % (h, d["single"][i]["busbw_gbps"], d["pair_level_gbps"][i],
+          d["single_z"][i], d["pair_level_z"][i], " ".join("%9s" % (x if x is not None else "-") for x in d["pairs"][i])))
+for s in d["suspects"]:
+    print("  suspect %s %s (score %s): %s" % (s["kind"], s["name"], s["score"], s["evidence"]))
+PY
+}
+sweep_summary() { field "$1" '"%s, %d jobs, %d of %d rounds, suspects %s" % (d["outcome"], d["jobs"], d["rounds_run"], d["rounds"], [(s["kind"], s["name"], s["score"]) for s in d["suspects"]])'; }
+"$GAUNTLET" sweep "$T/bisect.json" "${SWEEP[@]}" --json >"$T/sweep-clean.json" 2>"$T/sweep-clean.err"
+rc=$?
+echo "sweep, every link healthy:"; sweep_table "$T/sweep-clean.json" 2>/dev/null || cat "$T/sweep-clean.err"
+check "sweep clean: exit 0, 8 alone and 28 pairs in 7 rounds, every job good, no suspect (exit $rc; $(sweep_summary "$T/sweep-clean.json" 2>/dev/null))" \
+	[ "$rc" = 0 -a "$(field "$T/sweep-clean.json" 'd["outcome"], d["jobs"], d["rounds_run"], len(d["bad"]), len(d["suspects"]), sum(x is not None for r in d["pairs"] for x in r)' 2>/dev/null)" = "done 36 7 0 0 56" ]
+
 # ---- part 1b: a run that passes never bisects ----------------------------------------
 "$GAUNTLET" run "$T/run.json" --out "$T/run-clean" >"$T/run-clean.log" 2>&1
 rc=$?
@@ -99,50 +135,50 @@ check "clean run: exit 0, no bisection (report.json bisect null, no bisect event
 # ---- part 2: lab-w6's link at 1 Mbit/s both ways ------------------------------------
 tc qdisc add dev "gl-lab-w${BAD}h" root tbf rate 1mbit burst 4kb limit 64kb
 ip netns exec "gl-lab-w$BAD" tc qdisc add dev "gl-lab-w${BAD}n" root tbf rate 1mbit burst 4kb limit 64kb
-# --known-bad: the set is known to fail (as after a failing run), no job
-# over all of it first
-"$GAUNTLET" bisect "$T/bisect.json" --min-busbw $MIN_BUSBW --steps 4 --job-timeout 90s --known-bad --json \
-	>"$T/bad.json" 2>"$T/bad.err"
+# ---- part 3: the same link, a run that sweeps before its load and whose busbw ----------
+# target fails, so that it bisects at its end
+"$GAUNTLET" run "$T/run-sweep.json" --out "$T/run-bad" >"$T/run-bad.log" 2>&1
 rc=$?
-echo "lab-w$BAD at 1 Mbit/s (threshold $MIN_BUSBW GB/s):"; jobs_table "$T/bad.json" 2>/dev/null || cat "$T/bad.err"
-check "bad link: exit 1, lab-w$BAD named the culprit in at most 4 jobs (exit $rc; $(summary "$T/bad.json" 2>/dev/null))" \
-	[ "$rc" = 1 -a "$(field "$T/bad.json" 'd["outcome"], d["culprit"], len(d["jobs"]) <= 4' 2>/dev/null)" = "culprit lab-w$BAD True" ]
-check "bad link: every job with lab-w$BAD bad, every job without it good" python3 - "$T/bad.json" "lab-w$BAD" <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1]))
-sys.exit(0 if d["jobs"] and all(j["bad"] == (sys.argv[2] in j["hosts"]) for j in d["jobs"]) else 1)
-PY
-check "bad link: the bad jobs' busbw at the link's rate or below (<= 0.0002 GB/s)" python3 - "$T/bad.json" <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1]))
-bad = [j for j in d["jobs"] if j["bad"]]
-sys.exit(0 if bad and all(j["busbw_gbps"] is None or j["busbw_gbps"] <= 0.0002 for j in bad) else 1)
-PY
-# ---- part 3: the same link, a run whose busbw target fails bisects at its end ---------
-"$GAUNTLET" run "$T/run.json" --out "$T/run-bad" >"$T/run-bad.log" 2>&1
-rc=$?
-grep -E ' (bisect|training): ' "$T/run-bad.log" | cut -c1-220
+grep -E ' (bisect|training|sweep): ' "$T/run-bad.log" | cut -c1-220
 R=$T/run-bad/report.json
+field "$R" 'json.dumps(d["sweep"])' >"$T/sweep-run.json" 2>/dev/null
+echo "the run's sweep, lab-w$BAD at 1 Mbit/s:"; sweep_table "$T/sweep-run.json" 2>/dev/null
+check "bad run: its sweep names lab-w$BAD alone, a host, from its pairs ($(sweep_summary "$T/sweep-run.json" 2>/dev/null))" \
+	[ "$(field "$T/sweep-run.json" '[(s["kind"], s["name"]) for s in d["suspects"]], d["outcome"], d["pair_level_z"][d["hosts"].index("lab-w'$BAD'")] >= 4' 2>/dev/null)" = "[('host', 'lab-w$BAD')] done True" ]
+check "bad run: every pair with lab-w$BAD at the link's rate or below (<= 0.0002 GB/s), every other pair above it" python3 - "$T/sweep-run.json" "lab-w$BAD" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+b = d["hosts"].index(sys.argv[2])
+cells = [(i, j, d["pairs"][i][j]) for i in range(8) for j in range(8) if i != j]
+sys.exit(0 if all((x is not None and x <= 0.0002) == (b in (i, j)) for i, j, x in cells) else 1)
+PY
+echo "the sweep's store document: $(sql "$T/run-bad/run.db" "select length(body) from docs where key = 'sweep'" 2>/dev/null) bytes for 8 hosts"
+n_alone=$(sql "$T/run-bad/run.db" "select count(*) from children where source = 'sweep' and what like '%-x OMPI_MCA_btl%' and what like '%-x NCCL_SHM_DISABLE%'" 2>/dev/null)
+n_sw=$(sql "$T/run-bad/run.db" "select count(*) from children where source = 'sweep'" 2>/dev/null)
+check "bad run: the sweep's 36 jobs are children of the run, the 8 alone with shared memory and peer-to-peer off ($n_sw jobs, $n_alone alone so)" \
+	[ "$n_sw" = 36 -a "$n_alone" = 8 ]
 check "bad run: exit 1 (the busbw target failed) and report.json names lab-w$BAD the culprit in at most 4 jobs (exit $rc; $(field "$R" '"%s %s, %d job(s)" % (d["bisect"]["outcome"], d["bisect"]["culprit"], len(d["bisect"]["jobs"]))' 2>/dev/null))" \
 	[ "$rc" = 1 -a "$(field "$R" 'd["bisect"]["outcome"], d["bisect"]["culprit"], len(d["bisect"]["jobs"]) <= 4' 2>/dev/null)" = "culprit lab-w$BAD True" ]
-check "bad run: its jobs bad exactly when lab-w$BAD is in them; the trigger names the busbw target" python3 - "$R" "lab-w$BAD" <<'PY'
+check "bad run: its jobs bad exactly when lab-w$BAD is in them, at the link's rate or below (<= 0.0002 GB/s); the trigger names the busbw target" python3 - "$R" "lab-w$BAD" <<'PY'
 import json, sys
 b = json.load(open(sys.argv[1]))["bisect"]
 sys.exit(0 if b["jobs"] and all(j["bad"] == (sys.argv[2] in j["hosts"]) for j in b["jobs"])
+         and all(j["busbw_gbps"] is None or j["busbw_gbps"] <= 0.0002 for j in b["jobs"] if j["bad"])
          and b["trigger"].startswith("training.busbw_gbps.p50 ") else 1)
 PY
-check "bad run: lab-w$BAD is a suspect host of the training workload ($(field "$R" '[(s["kind"], s["name"], s["score"]) for s in d["suspects"]]' 2>/dev/null))" \
-	json "$R" "any(s['kind'] == 'host' and s['name'] == 'lab-w$BAD' and s['workload'] == 'training' for s in r['suspects'])"
-check "bad run: report.md and report.html show the bisection and its culprit" \
-	bash -c "grep -q '^### Bisection' '$T/run-bad/report.md' && grep -q 'Culprit: lab-w$BAD (' '$T/run-bad/report.md' && grep -q '<h3>Bisection</h3>' '$T/run-bad/report.html' && grep -q 'Culprit: lab-w$BAD (' '$T/run-bad/report.html'"
+check "bad run: lab-w$BAD is the one suspect, a host of the training workload, named by the bisection and the sweep ($(field "$R" '[(s["kind"], s["name"], s["score"]) for s in d["suspects"]]' 2>/dev/null))" \
+	json "$R" "[(s['kind'], s['name'], s['workload'], s['evidence'].startswith('bisection: ') and '; node sweep: ' in s['evidence']) for s in r['suspects']] == [('host', 'lab-w$BAD', 'training', True)]"
+check "bad run: report.md and report.html show the bisection and its culprit, the sweep and its matrix" \
+	bash -c "grep -q '^### Bisection' '$T/run-bad/report.md' && grep -q 'Culprit: lab-w$BAD (' '$T/run-bad/report.md' && grep -q '<h3>Bisection</h3>' '$T/run-bad/report.html' && grep -q 'Culprit: lab-w$BAD (' '$T/run-bad/report.html' && grep -q '^### Node sweep' '$T/run-bad/report.md' && grep -q '^| lab-w$BAD (suspect) |' '$T/run-bad/report.md' && grep -q '^| | lab-w1 | lab-w2 |' '$T/run-bad/report.md' && grep -q '<h3>Node sweep</h3>' '$T/run-bad/report.html' && grep -q '<table class=\"matrix\">' '$T/run-bad/report.html'"
 n_ev=$(sql "$T/run-bad/run.db" "select count(*) from events where source = 'bisect'" 2>/dev/null)
-check "bad run: the store has each job as an event ($n_ev events for $(field "$R" 'len(d["bisect"]["jobs"])' 2>/dev/null) jobs, plus the start and the outcome)" \
+check "bad run: the store has each bisection job as an event ($n_ev events for $(field "$R" 'len(d["bisect"]["jobs"])' 2>/dev/null) jobs, plus the start and the outcome)" \
 	[ "$n_ev" = "$(($(field "$R" 'len(d["bisect"]["jobs"])' 2>/dev/null) + 2))" ]
 cp "$R" "$T/report-run.json"
 "$GAUNTLET" report "$T/run-bad" >/dev/null 2>&1
-check "bad run: gauntlet report renders the same bisection from the store alone" python3 - "$T/report-run.json" "$R" <<'PY'
+check "bad run: gauntlet report renders the same bisection and sweep from the store alone" python3 - "$T/report-run.json" "$R" <<'PY'
 import json, sys
-sys.exit(0 if json.load(open(sys.argv[1]))["bisect"] == json.load(open(sys.argv[2]))["bisect"] else 1)
+a, b = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+sys.exit(0 if a["bisect"] == b["bisect"] and a["sweep"] == b["sweep"] and a["sweep"] else 1)
 PY
 rm -f "$T/report-run.json"
 
@@ -180,6 +216,11 @@ pair = [j for j in d["jobs"] if sorted(j["hosts"]) == [a, b]]
 sys.exit(0 if len(pair) == 1 and pair[0]["bad"] and (pair[0]["busbw_gbps"] or 0) <= 0.0002
          and all(not j["bad"] for j in d["jobs"] if not (a in j["hosts"] and b in j["hosts"])) else 1)
 PY
+"$GAUNTLET" sweep "$T/bisect.json" "${SWEEP[@]}" --json >"$T/sweep-link.json" 2>"$T/sweep-link.err"
+rc=$?
+echo "sweep, lab-w$LA<->lab-w$LB at 1 Mbit/s:"; sweep_table "$T/sweep-link.json" 2>/dev/null || cat "$T/sweep-link.err"
+check "sweep link: exit 1, the link lab-w$LA<->lab-w$LB the one suspect, no host, its cell at the link's rate (exit $rc; $(sweep_summary "$T/sweep-link.json" 2>/dev/null))" \
+	[ "$rc" = 1 -a "$(field "$T/sweep-link.json" '[(s["kind"], s["name"]) for s in d["suspects"]], d["pairs"]['$((LA - 1))']['$((LB - 1))'] <= 0.0002' 2>/dev/null)" = "[('link', 'lab-w$LA<->lab-w$LB')] True" ]
 for h in $LA $LB; do tc qdisc del dev "gl-lab-w${h}h" root 2>/dev/null; done
 
 # no rank or MPI daemon in any worker (the lab's own replicas, agents and
