@@ -9,6 +9,8 @@
  *       by the revert plus the teardown of 5 s), 11 windows
  *   f2: an exec fault on h1 (what its argv reaches is not known) at 30 s,
  *       reverted at 33 s: it explains windows 30..38, 9 windows
+ *   f3: a drain_worker (slurm, run on h1) of the Slurm node "n4", h4's
+ *       slurm_node, at 42 s, reverted at 43 s: windows 42..48, 7 windows
  *
  *   endpoints (inference ttft_ms, 10 requests a window):
  *     e1 on h1: 40 ms; e2 on h2: 40 ms, 200 ms in f1's windows;
@@ -20,8 +22,9 @@
  *
  * A (inside a fault's span): f1 touches h2 alone, so in its windows e1,
  * e3 and e4 are judged against each other, e2 (touched) and e5 (host not
- * known) are not; in f2's windows nobody is. e4 judged in 50 - 9 = 41
- * windows and out in all of them; e2, e1... e5 as counted below.
+ * known) are not; in f2's windows nobody is; in f3's all but e4 (on h4,
+ * the node drained) and e5. e4 judged in 50 - 9 - 7 = 34 windows and out
+ * in all of them; e2 in 50 - 11 - 9 = 30, e5 in 50 - 11 - 9 - 7 = 23.
  *
  * B (its own history): the baseline is max(3, 50 / 10) = 5 windows, the
  * ranks' windows 0..4 (50 ms). rank 1's later windows judged: 5..49 less
@@ -44,7 +47,7 @@ static const char *scenario =
 	"  \"hosts\": { \"h1\": { \"local\": true, \"address\": \"10.0.0.1\" },\n"
 	"             \"h2\": { \"local\": true, \"address\": \"10.0.0.2\" },\n"
 	"             \"h3\": { \"local\": true, \"address\": \"10.0.0.3\" },\n"
-	"             \"h4\": { \"local\": true, \"address\": \"10.0.0.4\" },\n"
+	"             \"h4\": { \"local\": true, \"address\": \"10.0.0.4\", \"slurm_node\": \"n4\" },\n"
 	"             \"h5\": { \"local\": true } },\n"
 	"  \"workloads\": { \"inference\": { \"endpoints\": [\"http://10.0.0.1:8000/v1\", "
 	"\"http://10.0.0.2:8000/v1\",\n"
@@ -53,7 +56,10 @@ static const char *scenario =
 	"  \"faults\": [ { \"id\": \"f1\", \"at\": \"10s\", \"for\": \"5s\", \"kind\": \"null\", \"target\": \"h2\" "
 	"},\n"
 	"              { \"id\": \"f2\", \"at\": \"30s\", \"for\": \"3s\", \"kind\": \"exec\", \"target\": \"h1\",\n"
-	"                \"params\": { \"inject\": [\"true\"], \"revert\": [\"true\"] } } ],\n"
+	"                \"params\": { \"inject\": [\"true\"], \"revert\": [\"true\"] } },\n"
+	"              { \"id\": \"f3\", \"at\": \"42s\", \"for\": \"1s\", \"kind\": \"drain_worker\", \"method\": "
+	"\"slurm\",\n"
+	"                \"target\": \"h1\", \"params\": { \"node\": \"n4\" } } ],\n"
 	"  \"targets\": { \"steady\": { \"inference.error_rate\": \"<= 0.01\" },\n"
 	"               \"degraded\": { \"inference.error_rate\": \"<= 0.5\" } } }\n";
 
@@ -126,6 +132,7 @@ static struct gl_store *make_store(const char *dir)
 	}
 	fault(st, "f1", "null", "h2", 10 * S, 15 * S);
 	fault(st, "f2", "exec", "h1", 30 * S, 33 * S);
+	fault(st, "f3", "drain_worker", "h1", 42 * S, 43 * S);
 	CHECK(gl_store_run_finish(st, "finished", "", 0, gl_wall_ns()) == 0);
 	return st;
 }
@@ -158,19 +165,22 @@ static void spans(const struct gl_analysis *an)
 
 	if (!e1 || !e2 || !e4 || !e5)
 		return;
-	CHECKF(an->n_faults == 2 && an->faults[0].span_w0 == 10 && an->faults[0].span_w1 == 20 &&
-		       an->faults[1].span_w0 == 30 && an->faults[1].span_w1 == 38,
-	       "spans %d..%d, %d..%d", an->faults[0].span_w0, an->faults[0].span_w1, an->faults[1].span_w0,
-	       an->faults[1].span_w1);
-	CHECKF(an->faults[0].touches == 1 && an->faults[1].touches == -1, "f1 touches %d (h2 is 1), f2 %d (-1)",
-	       an->faults[0].touches, an->faults[1].touches);
+	CHECKF(an->n_faults == 3 && an->faults[0].span_w0 == 10 && an->faults[0].span_w1 == 20 &&
+		       an->faults[1].span_w0 == 30 && an->faults[1].span_w1 == 38 && an->faults[2].span_w0 == 42 &&
+		       an->faults[2].span_w1 == 48,
+	       "%d faults", an->n_faults);
+	if (an->n_faults != 3)
+		return;
+	CHECKF(an->faults[0].touches == 1 && an->faults[1].touches == -1 && an->faults[2].touches == 3,
+	       "f1 touches %d (h2 is 1), f2 %d (-1), f3 %d (h4 is 3)", an->faults[0].touches, an->faults[1].touches,
+	       an->faults[2].touches);
 	/* the bad node is judged inside f1's span, not inside f2's */
-	CHECKF(e4->judged == 41 && e4->out == 41, "e4 judged %d, out %d (want 41, 41)", e4->judged, e4->out);
+	CHECKF(e4->judged == 34 && e4->out == 34, "e4 judged %d, out %d (want 34, 34)", e4->judged, e4->out);
 	CHECKF(e1->judged == 41, "e1 (on h1, which f1 does not touch) judged %d, want 41", e1->judged);
 	/* the touched node and the node of no known host: neither */
 	CHECKF(e2->judged == 30 && e2->out == 0, "e2 (on h2, touched) judged %d, out %d (want 30, 0)", e2->judged,
 	       e2->out);
-	CHECKF(e5->judged == 30, "e5 (host not known) judged %d, want 30", e5->judged);
+	CHECKF(e5->judged == 23, "e5 (host not known) judged %d, want 23", e5->judged);
 	CHECKF(!isnan(e4->heat[col10]) && isnan(e2->heat[col10]) && isnan(e4->heat[col30]),
 	       "heat: e4 in f1's span %g, e2 there %g (grey), e4 in f2's span %g (grey)", e4->heat[col10],
 	       e2->heat[col10], e4->heat[col30]);
