@@ -808,6 +808,27 @@ static const char *dw_deadman_none(const struct gl_fault_spec *f)
 	return NULL;
 }
 
+/* The host drained (docs/nodes.md): the scenario host whose Slurm node
+ * (its "slurm_node", else its name) or Kubernetes node ("k8s_node", else
+ * its name) params.node names, the target itself when none is given; the
+ * exec method's reach is its argv's: not known. */
+static int dw_touches(const struct gl_scenario *s, const struct gl_fault_spec *f)
+{
+	enum dw_method m = method_of(f->method);
+	const char *node = gl_param_str(f->params, "node"), *key = m == DW_K8S ? "k8s_node" : "slurm_node";
+
+	if (m == DW_EXEC)
+		return -1;
+	if (!node)
+		return gl_fault_touches_target(s, f);
+	for (int i = 0; i < s->n_hosts; i++) {
+		const char *n = host_str(&s->hosts[i], key);
+		if (!strcmp(n ? n : s->hosts[i].name, node))
+			return i;
+	}
+	return -1;
+}
+
 static const struct gl_fault_ops gl_fault_drain_worker = {
 	.kind = "drain_worker",
 	.methods = dw_methods,
@@ -823,5 +844,6 @@ static const struct gl_fault_ops gl_fault_drain_worker = {
 	.deadman = dw_deadman,
 	.deadman_none = dw_deadman_none,
 	.sim = gl_sim_drain,
+	.touches = dw_touches,
 };
 GL_REGISTER_FAULT(gl_fault_drain_worker, 10)

@@ -605,5 +605,6 @@ static const struct gl_fault_ops gl_fault_fabric_port = {
 	.ends = fp_ends,
 	.ended = fp_ended,
 	.sim = gl_sim_flap,
+	.touches = gl_fault_touches_target,
 };
 GL_REGISTER_FAULT(gl_fault_fabric_port, 110)

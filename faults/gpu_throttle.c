@@ -583,5 +583,6 @@ static const struct gl_fault_ops gl_fault_gpu_throttle = {
 	.preflight = gt_preflight,
 	.deadman = gt_deadman,
 	.sim = gl_sim_gpu_slow,
+	.touches = gl_fault_touches_target,
 };
 GL_REGISTER_FAULT(gl_fault_gpu_throttle, 100)

@@ -995,5 +995,6 @@ static const struct gl_fault_ops gl_fault_gpu_xid = {
 	.deadman = gx_deadman,
 	.ends = gx_ends,
 	.sim = gl_sim_xid,
+	.touches = gl_fault_touches_target,
 };
 GL_REGISTER_FAULT(gl_fault_gpu_xid, 120)

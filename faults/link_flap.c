@@ -885,5 +885,6 @@ static const struct gl_fault_ops gl_fault_link_flap = {
 	.ends = lf_ends,
 	.ended = lf_ended,
 	.sim = gl_sim_flap,
+	.touches = gl_fault_touches_target,
 };
 GL_REGISTER_FAULT(gl_fault_link_flap, 20)

@@ -241,5 +241,6 @@ static const struct gl_fault_ops gl_fault_null = {
 	.revert = nf_revert,
 	.verify_revert = nf_verify_revert,
 	.describe = nf_describe,
+	.touches = gl_fault_touches_target,
 };
 GL_REGISTER_FAULT(gl_fault_null, 90)

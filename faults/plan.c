@@ -206,3 +206,10 @@ int gl_deadman_from_argv(struct gl_ctx *c, const cJSON *plan, const char *kind, 
 			       kind, key, GL_WATCHER_EOF);
 	return 0;
 }
+
+int gl_fault_touches_target(const struct gl_scenario *s, const struct gl_fault_spec *f)
+{
+	const struct gl_host *h = f->target[0] ? gl_scenario_host(s, f->target) : NULL;
+
+	return h ? (int)(h - s->hosts) : -1;
+}

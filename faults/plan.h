@@ -21,6 +21,10 @@ void gl_plan_put_host(cJSON *plan, const struct gl_host *h);
  * back with its name only. */
 int gl_plan_host(struct gl_ctx *c, const cJSON *plan, const char *kind, struct gl_host *out, struct gl_err *err);
 
+/* plugin.h's touches for a kind that acts on its target host alone: the
+ * target's index in s->hosts, -1 when it names none. */
+int gl_fault_touches_target(const struct gl_scenario *s, const struct gl_fault_spec *f);
+
 /* Append argv to b as one copy-pasteable shell line (plain words as they
  * are, anything else single-quoted), for --dry-run descriptions. */
 void gl_buf_append_argv(struct gl_buf *b, const char *const *argv);

@@ -483,5 +483,6 @@ static const struct gl_fault_ops gl_fault_process_kill = {
 	/* no deadman_none: STOP has its watcher, the others nothing to undo */
 	.ends = pk_ends,
 	.sim = gl_sim_kill,
+	.touches = gl_fault_touches_target,
 };
 GL_REGISTER_FAULT(gl_fault_process_kill, 70)

@@ -711,5 +711,6 @@ static const struct gl_fault_ops gl_fault_storage_throttle = {
 	.describe = st_describe,
 	.deadman = st_deadman,
 	.sim = gl_sim_throttle_io,
+	.touches = gl_fault_touches_target,
 };
 GL_REGISTER_FAULT(gl_fault_storage_throttle, 40)

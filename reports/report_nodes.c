@@ -30,6 +30,46 @@ static int scored(const struct gl_node_result *r)
 	return r->def && !r->def->shown_only;
 }
 
+/* scored against its own history too (not a count of wrong values) */
+static int self_scored(const struct gl_node_result *r)
+{
+	return scored(r) && !r->def->zero_expected;
+}
+
+static int suspect(const struct gl_node_result *r)
+{
+	return r->suspect || r->self_suspect;
+}
+
+/* nodes.list[].self: its own baseline and its later windows against it;
+ * null before a whole baseline */
+static void self_json(cJSON *e, const struct gl_analysis *an, const struct gl_node_result *r)
+{
+	cJSON *o;
+
+	if (r->base_windows < an->self_base || r->base_n <= 0) {
+		cJSON_AddNullToObject(e, "self");
+		return;
+	}
+	o = cJSON_AddObjectToObject(e, "self");
+	cJSON_AddNumberToObject(o, "baseline", r->base_sum / (double)r->base_n);
+	cJSON_AddNumberToObject(o, "baseline_windows", r->base_windows);
+	cJSON_AddNumberToObject(o, "mean", r->late_n > 0 ? r->late_sum / (double)r->late_n : 0);
+	cJSON_AddNumberToObject(o, "score", round(r->self_score * 100) / 100);
+	cJSON_AddNumberToObject(o, "windows_judged", r->self_judged);
+	cJSON_AddNumberToObject(o, "windows_out", r->self_out);
+	cJSON_AddBoolToObject(o, "suspect", r->self_suspect);
+}
+
+/* a cell: the self score and its windows out of those judged, "-" none */
+static void self_cell(const struct gl_analysis *an, const struct gl_node_result *r, char *out, size_t n)
+{
+	if (!self_scored(r) || r->base_windows < an->self_base || r->base_n <= 0)
+		snprintf(out, n, "-");
+	else
+		snprintf(out, n, "%.1f (%d of %d)", r->self_score, r->self_out, r->self_judged);
+}
+
 cJSON *gl_report_suspects_json(const struct gl_analysis *an)
 {
 	cJSON *arr = cJSON_CreateArray();
@@ -62,6 +102,7 @@ cJSON *gl_report_nodes_json(const struct gl_analysis *an)
 	cJSON_AddBoolToObject(o, "pass", !an->suspects_failed);
 	cJSON_AddNumberToObject(o, "z_threshold", GL_SUSPECT_Z);
 	cJSON_AddNumberToObject(o, "min_windows", GL_SUSPECT_WINDOWS);
+	cJSON_AddNumberToObject(o, "self_baseline_windows", an->self_base);
 	list = cJSON_AddArrayToObject(o, "list");
 	for (int i = 0; i < an->n_nodes; i++) {
 		const struct gl_node_result *r = &an->nodes[i];
@@ -80,7 +121,9 @@ cJSON *gl_report_nodes_json(const struct gl_analysis *an)
 			cJSON_AddNumberToObject(e, "windows_judged", r->judged);
 			cJSON_AddNumberToObject(e, "windows_out", r->out);
 		}
-		cJSON_AddBoolToObject(e, "suspect", r->suspect);
+		if (self_scored(r))
+			self_json(e, an, r);
+		cJSON_AddBoolToObject(e, "suspect", suspect(r));
 		cJSON_AddItemToArray(list, e);
 	}
 	return o;
@@ -88,10 +131,10 @@ cJSON *gl_report_nodes_json(const struct gl_analysis *an)
 
 static const char *rule_text(void)
 {
-	static char t[200];
+	static char t[240];
 	snprintf(t, sizeof(t),
-		 "a node is a suspect when its median z against its peers is at least %.0f over at least %d "
-		 "windows a scheduled fault does not explain, or when it made wrong values",
+		 "a node is a suspect when its median z against its peers, or against its own first windows, is "
+		 "at least %.0f over at least %d windows judged, or when it made wrong values",
 		 GL_SUSPECT_Z, GL_SUSPECT_WINDOWS);
 	return t;
 }
@@ -238,10 +281,14 @@ void gl_report_nodes_md(const struct gl_analysis *an, struct gl_buf *b)
 		}
 		gl_buf_printf(b, "\n");
 	}
-	gl_buf_printf(b, "| workload | kind | name | host | figure | mean | max | peers' median | score | out of "
-			 "judged | suspect |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
+	gl_buf_printf(
+		b,
+		"| workload | kind | name | host | figure | mean | max | peers' median | score | out of "
+		"judged | self score (out of later) | suspect |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n");
 	for (int i = 0; i < an->n_nodes; i++) {
 		const struct gl_node_result *r = &an->nodes[i];
+		char self[64];
+		self_cell(an, r, self, sizeof(self));
 		gl_buf_printf(b, "| %s | %s | ", r->workload, r->kind);
 		gl_md_text(b, r->name);
 		gl_buf_printf(b, " | ");
@@ -249,10 +296,10 @@ void gl_report_nodes_md(const struct gl_analysis *an, struct gl_buf *b)
 		gl_buf_printf(b, " | %s%s%s | %.4g | %.4g | %.4g | ", r->def ? r->def->label : r->figure,
 			      r->def ? " " : "", r->def ? r->def->unit : "", mean_of(r), r->max, r->peer_median);
 		if (scored(r))
-			gl_buf_printf(b, "%.1f | %d of %d | %s |\n", r->score, r->out, r->judged,
-				      r->suspect ? "**yes**" : "no");
+			gl_buf_printf(b, "%.1f | %d of %d | %s | %s |\n", r->score, r->out, r->judged, self,
+				      suspect(r) ? "**yes**" : "no");
 		else
-			gl_buf_printf(b, "- | - | %s |\n", r->suspect ? "**yes**" : "no");
+			gl_buf_printf(b, "- | - | - | %s |\n", suspect(r) ? "**yes**" : "no");
 	}
 	gl_report_sweep_md(an, b);
 	if (an->bisect)
@@ -279,8 +326,8 @@ static int cmp_heat(const void *a, const void *b)
 	const struct gl_node_result *x = *(const struct gl_node_result *const *)a;
 	const struct gl_node_result *y = *(const struct gl_node_result *const *)b;
 
-	if (x->suspect != y->suspect)
-		return y->suspect - x->suspect;
+	if (suspect(x) != suspect(y))
+		return suspect(y) - suspect(x);
 	return x->score > y->score ? -1 : x->score < y->score;
 }
 
@@ -362,22 +409,26 @@ void gl_rhtml_nodes(struct out *o, const struct gl_analysis *an)
 		if (g->def)
 			putf(o, " (%s)", g->def->unit);
 		put(o, "</h3>\n<table><thead><tr><th>name</th><th>host</th><th>mean</th><th>max</th><th>samples</th>"
-		       "<th>peers' median</th><th>score</th><th>out of judged</th></tr></thead><tbody>\n");
+		       "<th>peers' median</th><th>score</th><th>out of judged</th><th>self score (out of later)</th>"
+		       "</tr></thead><tbody>\n");
 		for (int pass = 1; pass >= 0; pass--)
 			for (int k = i; k < j; k++) {
 				const struct gl_node_result *r = &an->nodes[k];
-				if (r->suspect != pass)
+				char self[64];
+				if (suspect(r) != pass)
 					continue;
-				putf(o, "<tr%s><td>", r->suspect ? " class=\"bad\"" : "");
+				self_cell(an, r, self, sizeof(self));
+				putf(o, "<tr%s><td>", suspect(r) ? " class=\"bad\"" : "");
 				esc(o, r->name);
 				put(o, "</td><td>");
 				esc(o, r->host);
 				putf(o, "</td><td>%.4g</td><td>%.4g</td><td>%" PRId64 "</td><td>%.4g</td>", mean_of(r),
 				     r->max, r->n, r->peer_median);
 				if (scored(r))
-					putf(o, "<td>%.1f</td><td>%d of %d</td></tr>\n", r->score, r->out, r->judged);
+					putf(o, "<td>%.1f</td><td>%d of %d</td><td>%s</td></tr>\n", r->score, r->out,
+					     r->judged, self);
 				else
-					put(o, "<td>-</td><td>-</td></tr>\n");
+					put(o, "<td>-</td><td>-</td><td>-</td></tr>\n");
 			}
 		put(o, "</tbody></table>\n");
 		if (scored(g) && !g->def->zero_expected)

@@ -30,6 +30,11 @@ gl_test_asan_long(test_nodes)
 gl_script_test(test_ledger ${GL_TESTS_DIR}/scripts/test_ledger.sh TIMEOUT 120)
 # One window's scoring of nodes against their peers on known figures.
 gl_unit_test(test_node_scores ${GL_TESTS_DIR}/unit/test_node_scores.c TIMEOUT 60)
+# The run's node analysis on a store of known figures: inside a fault's
+# span the nodes on hosts it does not touch are judged against each other
+# (and none in a span whose reach is not known); a node scored against its
+# own first windows (its self score, exact).
+gl_unit_test(test_node_history ${GL_TESTS_DIR}/unit/test_node_history.c TIMEOUT 60)
 # `gauntlet bisect` and `gauntlet sweep` against ground truth over 8 lab
 # workers (`gauntlet lab up --workers 8` in its own directory), ranks
 # started in them by mpirun through the lab's launcher agent; no bad link:

@@ -578,6 +578,7 @@ static void recovery(struct gl_analysis *an)
 		int k0, k;
 
 		f->recovery_s = f->restore_s = -1;
+		f->span_w0 = f->span_w1 = -1;
 		f->settle_s = (double)settle / 1e9;
 		for (int wl = 0; wl < GL_MAX_WORKLOADS; wl++)
 			f->wl_recovery_s[wl] = f->wl_restore_s[wl] = -1;
@@ -642,9 +643,11 @@ static void recovery(struct gl_analysis *an)
 				x->scope = GL_SCOPE_DEGRADED;
 				f->degraded_windows++;
 			}
-			if (gl_fault_explains(ti, tr, settle, x->start_ns, x->end_ns))
+			if (gl_fault_explains(ti, tr, settle, x->start_ns, x->end_ns)) {
 				x->fault_span = 1;
-			else if (tr >= 0)
+				f->span_w0 = f->span_w0 < 0 ? w : f->span_w0;
+				f->span_w1 = w;
+			} else if (tr >= 0)
 				break;
 		}
 	}

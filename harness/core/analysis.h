@@ -122,6 +122,10 @@ struct gl_fault_result {
 	int self_ended, ended_outage;
 	double ended_into_s;
 	int64_t self_end_elapsed_ns; /* the run's clock at that end (self_ended) */
+	/* the windows it explains (indices into windows[], one run of them;
+	 * -1: none), and the scenario host it acts on alone (its kind's
+	 * touches hook; -1: not known, it may reach every node) */
+	int span_w0, span_w1, touches;
 };
 
 /* Incident kinds: the registered workloads' rules (plugin.h, struct
@@ -219,8 +223,10 @@ struct gl_gate_result {
 };
 
 /* Per-node figures scored against the node's peers (analysis_nodes.c,
- * docs/nodes.md). In each window judged (not one a scheduled fault
- * explains) the nodes of one kind and figure that have at least the
+ * docs/nodes.md). In each window the nodes judged there (every node in a
+ * window no scheduled fault explains; in one a fault explains, the nodes
+ * on known hosts that no fault explaining it touches, when every such
+ * fault's host is known) of one kind and figure that have at least the
  * figure's min_n samples there are compared: z = (mean - median of the
  * peers' means) / spread, spread = max(1.4826 x MAD, rel_scale x |median|,
  * min_scale), signed so that worse is positive, at least 3 nodes. A node's
@@ -232,6 +238,14 @@ struct gl_gate_result {
  * anywhere. */
 #define GL_SUSPECT_Z 4.0
 #define GL_SUSPECT_WINDOWS 3
+/* A node against its own history (docs/nodes.md): the baseline is its
+ * first windows judged, a tenth of the run's windows (GL_SELF_BASE_SHARE)
+ * and at least GL_SELF_BASE_MIN; each later window's self z = (mean -
+ * baseline) / max(rel_scale x |baseline|, min_scale), worse positive; the
+ * self score is their median, a suspect as the peers' score is (at least
+ * GL_SUSPECT_Z over at least GL_SUSPECT_WINDOWS later windows). */
+#define GL_SELF_BASE_SHARE 10
+#define GL_SELF_BASE_MIN 3
 #define GL_NODE_HEAT_COLS 60 /* the heatmap's columns: windows bucketed */
 #define GL_NODE_ZBINS 640 /* z from -8 to +56 in tenths, for its median */
 #define GL_NODE_ZMAX 56.0
@@ -245,9 +259,19 @@ struct gl_node_result {
 	double peer_median; /* the median of its peers' run means */
 	int judged, out; /* windows it was judged in, and stood out in (z >= GL_SUSPECT_Z) */
 	double score; /* its median z (zero_expected: the values above 0) */
-	int suspect;
+	int suspect; /* by its peers (self_suspect: by its own history) */
 	uint32_t zbins[GL_NODE_ZBINS];
 	float heat[GL_NODE_HEAT_COLS]; /* the largest z of each column (NaN: not judged) */
+	int host_idx; /* the scenario host its host is (-1: none known) */
+	/* against its own history (GL_SELF_*): its samples in the first
+	 * windows it was judged in (base_windows of them, the baseline), then
+	 * each later window's self z against that baseline */
+	int base_windows, self_judged, self_out;
+	int64_t base_n, late_n;
+	double base_sum, late_sum;
+	double self_score; /* the median self z over the later windows */
+	int self_suspect;
+	uint32_t self_zbins[GL_NODE_ZBINS];
 };
 
 /* A suspect: a node (kind, name, host of one workload) with at least one
@@ -304,6 +328,7 @@ struct gl_analysis {
 	 * "sweep"), or NULL: none ran */
 	cJSON *sweep;
 	int64_t node_windows; /* windows that had per-node figures */
+	int self_base; /* the windows of a node's own baseline (GL_SELF_*) */
 };
 
 /* One window's z of count nodes of one figure d (their means and sample

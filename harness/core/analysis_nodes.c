@@ -25,6 +25,12 @@ struct scan {
 	int n_rows, cap_rows;
 	int64_t idx;
 	int failed;
+	/* the faults' spans (docs/nodes.md, "Inside a fault's span"), by
+	 * first window; those holding the current window */
+	struct span {
+		int w0, w1, host;
+	} * spans, *active;
+	int n_spans, next_span, n_active;
 };
 
 const struct gl_node_figure_def *gl_node_def_find(const char *workload, const char *kind, const char *figure)
@@ -62,6 +68,42 @@ static int grow_index(struct scan *s)
 	return 0;
 }
 
+/* A name's short form: up to its first '.', unless it is a dotted
+ * number (an IPv4 address, whose first part names nothing). */
+static size_t short_len(const char *n)
+{
+	size_t k = strcspn(n, ".");
+
+	return n[k] && strspn(n, "0123456789") >= k ? strlen(n) : k;
+}
+
+static int same_name(const char *a, const char *b)
+{
+	size_t ka = short_len(a), kb = short_len(b);
+
+	return a[0] && b[0] && (!strcmp(a, b) || (ka == kb && !strncmp(a, b, ka)));
+}
+
+/* The scenario host a node's host names (docs/nodes.md): the one whose
+ * name, ssh host, address or Slurm node it is, exactly or by the short
+ * form of a DNS name ("gpu-3" and "gpu-3.cluster"); -1 when none does,
+ * or more than one. */
+static int host_index(const struct gl_scenario *sc, const char *host)
+{
+	int found = -1;
+
+	for (int i = 0; sc && i < sc->n_hosts; i++) {
+		const struct gl_host *h = &sc->hosts[i];
+		if (!same_name(host, h->name) && !same_name(host, h->ssh_host) && strcmp(host, h->address) &&
+		    !same_name(host, h->slurm_node))
+			continue;
+		if (found >= 0)
+			return -1;
+		found = i;
+	}
+	return found;
+}
+
 /* The result of f's node and figure, made on first sight; NULL out of memory. */
 static struct gl_node_result *result_of(struct scan *s, const struct gl_node_fig *f)
 {
@@ -93,6 +135,7 @@ static struct gl_node_result *result_of(struct scan *s, const struct gl_node_fig
 	snprintf(r->host, sizeof(r->host), "%s", f->host);
 	snprintf(r->figure, sizeof(r->figure), "%s", f->figure);
 	r->def = gl_node_def_find(f->workload, f->kind, f->figure);
+	r->host_idx = host_index(s->an->sc, f->host);
 	for (int i = 0; i < GL_NODE_HEAT_COLS; i++)
 		r->heat[i] = NAN;
 	s->slot[h] = s->n;
@@ -236,14 +279,45 @@ void gl_incident_nodes_text(const struct gl_incident *x, char *out, size_t n)
 		snprintf(out + off, n - off, "; and %d more", x->more_nodes);
 }
 
-/* One group's rows (one window, workload, kind and figure) scored. */
-static void score_group(struct scan *s, struct gl_node_fig *g, int n, int col, int pos, int judged)
+/* A node's mean x in a window judged: its baseline while that is not
+ * whole, else its self z against it (analysis.h GL_SELF_*). */
+static void self_note(struct scan *s, struct gl_node_result *r, const struct gl_node_fig *f)
+{
+	const struct gl_node_figure_def *d = r->def;
+	double x = f->sum / (double)f->n, base, spread, z;
+	int b;
+
+	if (r->base_windows < s->an->self_base) {
+		r->base_windows++;
+		r->base_n += f->n;
+		r->base_sum += f->sum;
+		return;
+	}
+	base = r->base_sum / (double)r->base_n;
+	spread = d->rel_scale * fabs(base);
+	if (spread < d->min_scale)
+		spread = d->min_scale;
+	if (spread <= 0)
+		spread = 1e-9;
+	z = (d->higher_better ? base - x : x - base) / spread;
+	b = (int)floor((z + 8) * 10);
+	b = b < 0 ? 0 : b >= GL_NODE_ZBINS ? GL_NODE_ZBINS - 1 : b;
+	r->self_zbins[b]++;
+	r->self_judged++;
+	r->self_out += z >= GL_SUSPECT_Z;
+	r->late_n += f->n;
+	r->late_sum += f->sum;
+}
+
+/* One group's rows (one window, workload, kind and figure; the nodes
+ * judged there) scored. */
+static void score_group(struct scan *s, struct gl_node_fig *g, int n, int col, int pos)
 {
 	const struct gl_node_figure_def *d = gl_node_def_find(g[0].workload, g[0].kind, g[0].figure);
 	double *mean, *z;
 	int64_t *cnt;
 
-	if (!d || d->shown_only || !judged)
+	if (!d || d->shown_only)
 		return;
 	if (d->zero_expected) {
 		for (int i = 0; i < n; i++) {
@@ -262,8 +336,11 @@ static void score_group(struct scan *s, struct gl_node_fig *g, int n, int col, i
 		s->failed = 1;
 	} else {
 		for (int i = 0; i < n; i++) {
+			struct gl_node_result *r;
 			cnt[i] = g[i].n;
 			mean[i] = g[i].n > 0 ? g[i].sum / (double)g[i].n : 0;
+			if (g[i].n >= (d->min_n > 0 ? d->min_n : 1) && (r = result_of(s, &g[i])))
+				self_note(s, r, &g[i]);
 		}
 		if (gl_node_zscores(d, mean, cnt, n, z) < 0)
 			s->failed = 1;
@@ -281,17 +358,80 @@ static void score_group(struct scan *s, struct gl_node_fig *g, int n, int col, i
 	free(cnt);
 }
 
-/* The current window's rows: totals, then each group scored. */
+static int cmp_span(const void *a, const void *b)
+{
+	const struct span *x = a, *y = b;
+	return x->w0 - y->w0;
+}
+
+/* Each fault's span and the host it touches (its kind's touches hook);
+ * 0, -1 out of memory. */
+static int spans_load(struct scan *s)
+{
+	const struct gl_analysis *an = s->an;
+
+	s->spans = calloc((size_t)an->n_faults + 1, sizeof(*s->spans));
+	s->active = calloc((size_t)an->n_faults + 1, sizeof(*s->active));
+	if (!s->spans || !s->active)
+		return -1;
+	for (int i = 0; i < an->n_faults; i++) {
+		struct gl_fault_result *f = &an->faults[i];
+		const struct gl_fault_spec *spec = NULL;
+		for (int k = 0; k < an->sc->n_faults && !spec; k++)
+			if (!strcmp(an->sc->faults[k].id, f->row.id))
+				spec = &an->sc->faults[k];
+		f->touches = spec && spec->ops && spec->ops->touches ? spec->ops->touches(an->sc, spec) : -1;
+		if (f->span_w0 >= 0)
+			s->spans[s->n_spans++] = (struct span){ f->span_w0, f->span_w1, f->touches };
+	}
+	if (s->n_spans > 1)
+		qsort(s->spans, (size_t)s->n_spans, sizeof(*s->spans), cmp_span);
+	return 0;
+}
+
+/* The spans holding window pos (pos only grows from call to call). */
+static void spans_at(struct scan *s, int pos)
+{
+	int k = 0;
+
+	for (; s->next_span < s->n_spans && s->spans[s->next_span].w0 <= pos; s->next_span++)
+		s->active[s->n_active++] = s->spans[s->next_span];
+	for (int i = 0; i < s->n_active; i++)
+		if (s->active[i].w1 >= pos)
+			s->active[k++] = s->active[i];
+	s->n_active = k;
+}
+
+/* Is node r judged in window pos (docs/nodes.md)? In a window no fault
+ * explains, yes; in one a fault explains, only when every fault
+ * explaining it touches a known host and none touches r's (known) host. */
+static int node_judged(const struct scan *s, int pos, const struct gl_node_result *r)
+{
+	if (pos < 0)
+		return 0;
+	if (!s->an->windows[pos].fault_span)
+		return 1;
+	if (r->host_idx < 0 || s->n_active == 0)
+		return 0;
+	for (int i = 0; i < s->n_active; i++)
+		if (s->active[i].host < 0 || s->active[i].host == r->host_idx)
+			return 0;
+	return 1;
+}
+
+/* The current window's rows: totals, then each group of the nodes judged
+ * there scored. */
 static void window_done(struct scan *s)
 {
-	int pos = window_pos(s->an, s->idx), col = -1, judged;
+	int pos = window_pos(s->an, s->idx), col = -1, n = 0;
 
 	if (s->n_rows == 0)
 		return;
 	s->an->node_windows++;
-	judged = pos >= 0 && !s->an->windows[pos].fault_span;
-	if (pos >= 0)
+	if (pos >= 0) {
 		col = (int)((int64_t)pos * GL_NODE_HEAT_COLS / s->an->n_windows);
+		spans_at(s, pos);
+	}
 	for (int i = 0; i < s->n_rows; i++) {
 		struct gl_node_result *r = result_of(s, &s->rows[i]);
 		if (!r) {
@@ -302,12 +442,14 @@ static void window_done(struct scan *s)
 			r->max = s->rows[i].max;
 		r->n += s->rows[i].n;
 		r->sum += s->rows[i].sum;
+		if (node_judged(s, pos, r)) /* the rows judged, kept in place */
+			s->rows[n++] = s->rows[i];
 	}
-	qsort(s->rows, (size_t)s->n_rows, sizeof(*s->rows), cmp_group);
-	for (int i = 0, j; i < s->n_rows; i = j) {
-		for (j = i + 1; j < s->n_rows && !cmp_group(&s->rows[i], &s->rows[j]); j++)
+	qsort(s->rows, (size_t)n, sizeof(*s->rows), cmp_group);
+	for (int i = 0, j; i < n; i = j) {
+		for (j = i + 1; j < n && !cmp_group(&s->rows[i], &s->rows[j]); j++)
 			;
-		score_group(s, &s->rows[i], j - i, col, pos, judged);
+		score_group(s, &s->rows[i], j - i, col, pos);
 	}
 	s->n_rows = 0;
 }
@@ -332,14 +474,14 @@ static void on_row(void *arg, const struct gl_node_fig *f)
 	s->rows[s->n_rows++] = *f;
 }
 
-/* the median z of a result, from its bins (the bin's middle) */
-static double zmedian(const struct gl_node_result *r)
+/* the median z of count in bins, to a tenth toward 0 */
+static double zmedian(const uint32_t *bins, int count)
 {
 	uint32_t seen = 0;
 
 	for (int b = 0; b < GL_NODE_ZBINS; b++) {
-		seen += r->zbins[b];
-		if (seen * 2 >= (uint32_t)r->judged) {
+		seen += bins[b];
+		if (seen * 2 >= (uint32_t)count) {
 			double lo = b / 10.0 - 8; /* the bin [lo, lo + 0.1): toward 0 */
 			return lo < 0 ? lo + 0.1 : lo;
 		}
@@ -410,8 +552,10 @@ static int finish_scores(struct gl_analysis *an)
 				r->score = r->out > 0 ? r->sum : 0;
 				r->suspect = r->out > 0;
 			} else {
-				r->score = r->judged > 0 ? zmedian(r) : 0;
+				r->score = r->judged > 0 ? zmedian(r->zbins, r->judged) : 0;
 				r->suspect = r->judged >= GL_SUSPECT_WINDOWS && r->score >= GL_SUSPECT_Z;
+				r->self_score = r->self_judged > 0 ? zmedian(r->self_zbins, r->self_judged) : 0;
+				r->self_suspect = r->self_judged >= GL_SUSPECT_WINDOWS && r->self_score >= GL_SUSPECT_Z;
 			}
 		}
 	}
@@ -432,10 +576,17 @@ static void add_evidence(struct gl_suspect *sp, const struct gl_node_result *r)
 	else if (d->shown_only)
 		snprintf(sp->evidence + len, sizeof(sp->evidence) - len, "%s%s %.3g %s against the peers' %.3g",
 			 len ? "; " : "", d->label, run_mean(r), d->unit, r->peer_median);
-	else
+	else if (r->suspect)
 		snprintf(sp->evidence + len, sizeof(sp->evidence) - len,
 			 "%s%s %.3g %s against the peers' median %.3g (z %.1f; out in %d of %d windows)",
 			 len ? "; " : "", d->label, run_mean(r), d->unit, r->peer_median, r->score, r->out, r->judged);
+	len = strlen(sp->evidence);
+	if (r->self_suspect && !d->shown_only && len + 8 < sizeof(sp->evidence))
+		snprintf(sp->evidence + len, sizeof(sp->evidence) - len,
+			 "%s%s %.3g %s against its own %.3g in its first %d windows (self z %.1f; out in %d of %d "
+			 "later windows)",
+			 len ? "; " : "", d->label, r->late_sum / (double)r->late_n, d->unit,
+			 r->base_sum / (double)r->base_n, r->base_windows, r->self_score, r->self_out, r->self_judged);
 }
 
 /* The suspects: per node, its figures that made it one, then what it
@@ -445,7 +596,7 @@ static int list_suspects(struct gl_analysis *an)
 	for (int i = 0; i < an->n_nodes; i++) {
 		struct gl_node_result *r = &an->nodes[i];
 		struct gl_suspect *sp = NULL;
-		if (!r->suspect)
+		if (!r->suspect && !r->self_suspect)
 			continue;
 		for (int k = 0; k < an->n_suspects; k++)
 			if (!strcmp(an->suspects[k].workload, r->workload) && !strcmp(an->suspects[k].kind, r->kind) &&
@@ -463,10 +614,14 @@ static int list_suspects(struct gl_analysis *an)
 			snprintf(sp->name, sizeof(sp->name), "%s", r->name);
 			snprintf(sp->host, sizeof(sp->host), "%s", r->host);
 		}
-		if (r->score > sp->score)
+		if (r->suspect && r->score > sp->score)
 			sp->score = r->score;
-		if (r->out > sp->windows)
+		if (r->suspect && r->out > sp->windows)
 			sp->windows = r->out;
+		if (r->self_suspect && r->self_score > sp->score)
+			sp->score = r->self_score;
+		if (r->self_suspect && r->self_out > sp->windows)
+			sp->windows = r->self_out;
 		add_evidence(sp, r);
 	}
 	/* what else the suspect nodes show (a straggler's short wait) */
@@ -559,10 +714,17 @@ int gl_nodes_analyze(struct gl_store *st, struct gl_analysis *an, struct gl_err 
 	struct scan s = { .an = an };
 	int rc;
 
-	rc = gl_store_nodes_scan(st, -1, on_row, &s, err);
+	an->self_base = an->n_windows / GL_SELF_BASE_SHARE;
+	if (an->self_base < GL_SELF_BASE_MIN)
+		an->self_base = GL_SELF_BASE_MIN;
+	if (spans_load(&s) != 0)
+		s.failed = 1;
+	rc = s.failed ? 0 : gl_store_nodes_scan(st, -1, on_row, &s, err);
 	window_done(&s);
 	free(s.rows);
 	free(s.slot);
+	free(s.spans);
+	free(s.active);
 	if (rc || s.failed) {
 		free(s.res);
 		return rc ? rc : gl_errf(err, GL_ENOMEM, "analysis: out of memory (node figures)");

@@ -6,9 +6,11 @@
  * the scrape's label sets are bounded whatever the fleet; rows past that
  * are counted (gauntlet_node_series_dropped_total).
  *
- * Unlike the report, a window a fault explains is scored too: live, the
- * node a fault hits is the one that stands out, which is what an operator
- * watching the soak wants to see.
+ * Unlike the report, which inside a fault's span judges only the nodes on
+ * hosts the fault does not touch (docs/nodes.md), every node is scored
+ * against all its peers in every window: live, the node a fault hits is
+ * the one that stands out, which is what an operator watching the soak
+ * wants to see. Nor is a node scored against its own history here.
  */
 #include "live_int.h"
 

@@ -345,6 +345,13 @@ struct gl_fault_ops {
 	 * world w (harness/core/sim_model.h), into f (its effect, ...); its
 	 * node and training fields hold what its target is. NULL: nothing. */
 	void (*sim)(struct sim_fault *f, const struct sim_world *w, const struct gl_fault_spec *s);
+	/* (optional) the one scenario host a fault of spec f acts on
+	 * (docs/nodes.md, "Inside a fault's span"): its index in s->hosts, or
+	 * -1 when what it reaches cannot be known (the cluster, its control
+	 * plane, every endpoint, a node outside the scenario's hosts). The
+	 * per-node analysis judges the nodes of the other hosts inside the
+	 * fault's span. NULL: -1. */
+	int (*touches)(const struct gl_scenario *s, const struct gl_fault_spec *f);
 };
 
 /* deadman's "this plan has no watcher" (a fault left unguarded: validate

@@ -64,6 +64,8 @@ static void usage(FILE *f)
 		   "                             stall_ms=N (with --stall-at-s)\n"
 		   "  --misbehave-rate P         share of requests that misbehave, 0..1 (default 1)\n"
 		   "  --stall-at-s S             when the stall_ms=N window opens, s after start\n"
+		   "  --ttft-step-ms MS          the TTFT from --ttft-step-at-s on (a step in time)\n"
+		   "  --ttft-step-at-s S         when --ttft-step-ms takes over, s after start\n"
 		   "  --ready-file PATH          write \"host:port\\n\" there once listening\n"
 		   "  --api-key-env VAR          require \"Authorization: Bearer $VAR\" on /v1 (else 401)\n"
 		   "  --idle-timeout-s S         close a connection that sends no byte of a request\n"
@@ -159,6 +161,8 @@ static const struct num_flag num_flags[] = {
 	NF("lora-load-ms", NT_U64, 0, 3600000, lora_load_ms),
 	NF("max-loras", NT_U32, 1, 4096, max_loras),
 	NF("stall-at-s", NT_DOUBLE, 0, 1e9, stall_at_s),
+	NF("ttft-step-ms", NT_DOUBLE, 0, 3600e3, step_ttft_ms),
+	NF("ttft-step-at-s", NT_DOUBLE, 0, 1e9, step_at_s),
 };
 #undef NF
 
@@ -187,10 +191,31 @@ static int set_num_flag(const struct num_flag *f, const char *v, struct target_o
 	return 0;
 }
 
+/* The flags that need each other, once all are read (have_step: bit 0
+ * --ttft-step-ms, bit 1 --ttft-step-at-s). */
+static int flags_together(struct target_opts *o, int have_stall_at, int have_step)
+{
+	if (!o->listen) {
+		fprintf(stderr, "gauntlet target: --listen HOST:PORT is required (see --help)\n");
+		return -1;
+	}
+	if ((o->mb == MB_STALL) != have_stall_at) {
+		fprintf(stderr, "gauntlet target: --misbehave stall_ms=N and --stall-at-s S go "
+				"together\n");
+		return -1;
+	}
+	if (have_step == 1 || have_step == 2) {
+		fprintf(stderr, "gauntlet target: --ttft-step-ms MS and --ttft-step-at-s S go together\n");
+		return -1;
+	}
+	o->step_at_s = have_step ? o->step_at_s : -1;
+	return 0;
+}
+
 static int parse_flags(int argc, char **argv, struct target_opts *o)
 {
 	const struct num_flag *nf;
-	int have_stall_at = 0;
+	int have_stall_at = 0, have_step = 0;
 
 	memset(o, 0, sizeof(*o));
 	gl_target_model_default(&o->m);
@@ -270,21 +295,14 @@ static int parse_flags(int argc, char **argv, struct target_opts *o)
 			if (set_num_flag(nf, v, o))
 				return -1;
 			have_stall_at |= nf->off == offsetof(struct target_opts, stall_at_s);
+			have_step |= nf->off == offsetof(struct target_opts, step_ttft_ms) ? 1 : 0;
+			have_step |= nf->off == offsetof(struct target_opts, step_at_s) ? 2 : 0;
 		} else {
 			fprintf(stderr, "gauntlet target: unknown flag '--%s' (see --help)\n", name);
 			return -1;
 		}
 	}
-	if (!o->listen) {
-		fprintf(stderr, "gauntlet target: --listen HOST:PORT is required (see --help)\n");
-		return -1;
-	}
-	if ((o->mb == MB_STALL) != have_stall_at) {
-		fprintf(stderr, "gauntlet target: --misbehave stall_ms=N and --stall-at-s S go "
-				"together\n");
-		return -1;
-	}
-	return 0;
+	return flags_together(o, have_stall_at, have_step);
 }
 
 /* ---- listening --------------------------------------------------------- */
@@ -410,6 +428,7 @@ static int target_start(struct target *t, struct gl_err *err)
 	if (!t->sig_int || !t->sig_term || event_add(t->sig_int, NULL) || event_add(t->sig_term, NULL))
 		return gl_errf(err, GL_EIO, "cannot install signal handlers");
 	t->t_start_ns = gl_now_ns();
+	t->step_ns = t->o.step_at_s >= 0 ? t->t_start_ns + llround(t->o.step_at_s * 1e9) : INT64_MAX;
 	t->started_s = (long long)time(NULL);
 	if (t->o.mb == MB_STALL) {
 		struct timeval tv;

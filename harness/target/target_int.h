@@ -111,6 +111,8 @@ struct target_opts {
 	double mb_rate;
 	int64_t stall_ns;
 	double stall_at_s;
+	/* --ttft-step-ms, --ttft-step-at-s: the TTFT from then on (-1: no step) */
+	double step_ttft_ms, step_at_s;
 	uint64_t idle_timeout_s; /* --idle-timeout-s: 0 never */
 	uint64_t lora_load_ms; /* --lora-load-ms: how long a load takes */
 	uint32_t max_loras; /* --max-loras: adapters loaded (or loading) at once */
@@ -132,6 +134,7 @@ struct target {
 	uint32_t n_active, n_queued, n_streams;
 	uint64_t next_seq;
 	int64_t t_start_ns, stall_start_ns, stall_end_ns;
+	int64_t step_ns; /* when --ttft-step-ms takes over (INT64_MAX: never) */
 	long long started_s;
 	int stall_logged;
 	struct status_count by_status[EP_COUNT][STATUS_SLOTS];

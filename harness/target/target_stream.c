@@ -166,6 +166,17 @@ static void arm_at(struct stream *s, int64_t t_ns)
 	evtimer_add(s->timer, &tv);
 }
 
+/* The TTFT of a request taking its slot at t_ns: --ttft-step-ms from the
+ * step on, else the model's. */
+static int64_t ttft_at(const struct target *t, int64_t t_ns, uint64_t prompt_tokens)
+{
+	struct gl_target_model m = t->o.m;
+
+	if (t_ns >= t->step_ns)
+		m.ttft_ms = t->o.step_ttft_ms;
+	return gl_target_ttft_ns(&m, prompt_tokens);
+}
+
 static int64_t stall(const struct target *t, int64_t t_ns)
 {
 	return gl_target_stall_adjust(t_ns, t->stall_start_ns, t->stall_end_ns);
@@ -214,7 +225,7 @@ static void start_stream(struct stream *s, int64_t t_slot)
 		return;
 	}
 	s->next_token = 0;
-	s->t_next_ns = stall(t, t_slot + gl_target_ttft_ns(&t->o.m, s->prompt_tokens));
+	s->t_next_ns = stall(t, t_slot + ttft_at(t, t_slot, s->prompt_tokens));
 	if (!s->streaming) {
 		/* One timer, at the time of the token where the reply happens. */
 		uint32_t last = s->n_tokens - 1;

@@ -21,6 +21,15 @@
 #  6. `gauntlet nodes` over the four runs of 1-4: the replicas' host (127.0.0.1)
 #     a suspect in one run of four, as the slow replica; the ranks' host in
 #     two of three, as rank 2 and rank 1; no other node.
+#  7. four replicas on four hosts (local, addresses 127.0.0.2-5), the
+#     fourth slow (120 ms), and a process_kill fault that SIGSTOPs the
+#     second for 4 s: the slow one is still the one suspect, judged inside
+#     the fault's span (at least 9 windows: 4 s held, 5 s of teardown),
+#     while the stopped one is not judged there;
+#  8. two replicas only (no peer scoring: fewer than 3), the second's TTFT
+#     stepping from 40 ms to 120 ms 6 s after it started (--ttft-step-ms):
+#     it is the one suspect, by its own history (its first windows at about
+#     40 ms against its later ones); the clean run of 1 names none by it.
 # The scores are printed beside the checks.
 source "$(dirname "$0")/lib.sh"
 
@@ -92,6 +101,11 @@ e={n['name'] for n in l if n['kind']=='endpoint' and n['figure']=='ttft_ms' and 
 k={n['name'] for n in l if n['kind']=='rank' and n['figure']=='compute_ms' and n['windows_judged']>=3}
 assert len(e)==4 and k=={'0','1','2','3'}, (e, k)"
 check "clean: no suspect ($(suspects clean))" [ -z "$(suspects clean)" ]
+check "clean: every scored node has a whole baseline and a self score below 4" python3 -c "
+import json; l=json.load(open('$T/clean/report.json'))['nodes']['list']
+s=[(n['name'], n['figure'], n['self']['score']) for n in l if n['figure'] in ('ttft_ms', 'compute_ms')]
+print('   self scores', s)
+assert len(s) == 8 and all(x[2] < 4 for x in s), s"
 
 # --- 2. one replica of four three times slower ------------------------------------------------------
 replicas 120 slow
@@ -259,4 +273,95 @@ s={n['node']: (n['runs'], n['suspect_runs'], sorted((a['kind'], a['name']) for a
 print(s)
 assert $rc == 0 and l['runs'] == 4, l['runs']
 assert s == {'127.0.0.1': (4, 1, [('endpoint', '$SLOW_ADDR')]), socket.gethostname(): (3, 2, [('rank', '1'), ('rank', '2')])}, s"
+# --- 7. a fault on one replica's host: the others judged inside its span --------------------------
+# start_on NAME IP FLAGS...: a replica listening on IP (a loopback address
+# of its own, standing for a host); sets ADDR and TPID
+start_on() {
+	local name=$1 ip=$2; shift 2
+	rm -f "$T/$name.ready"
+	"$GAUNTLET" target --listen "$ip:0" --ready-file "$T/$name.ready" "$@" >"$T/$name.log" 2>&1 &
+	TPID=$!
+	PIDS+=("$TPID")
+	wait_for "$T/$name.ready" 10 || { cat "$T/$name.log"; skip "gauntlet target cannot listen on $ip"; }
+	ADDR=$(cat "$T/$name.ready")
+}
+for i in 1 2 3 4; do
+	ttft=40
+	[ "$i" = 4 ] && ttft=120
+	start_on "span$i" "127.0.0.$((i + 1))" --ttft-ms "$ttft" --itl-ms 2 --output-tokens 4 --max-seqs 1000
+	eval "SADDR$i=$ADDR SPID$i=$TPID"
+done
+mkdir -p "$T/state"
+python3 - "$T/span.json" "$SADDR1" "$SADDR2" "$SADDR3" "$SADDR4" "$SPID2" "$T/state" <<'PY'
+import json, sys
+path, a1, a2, a3, a4, pid2, state = sys.argv[1:8]
+sc = {"name": "nodes-span", "duration": "20s", "window": "1s",
+      "hosts": {"h%d" % i: {"local": True, "address": "127.0.0.%d" % (i + 1)} for i in (1, 2, 3, 4)},
+      "workloads": {"inference": {"endpoints": ["http://%s/v1" % a for a in (a1, a2, a3, a4)],
+                                  "model": "gauntlet-target", "input_tokens": 10, "output_tokens": 4,
+                                  "stream": True, "timeout": "10s",
+                                  "arrival": {"mode": "constant", "rate": 40}}},
+      "faults": [{"id": "stop-h2", "at": "5s", "for": "4s", "kind": "process_kill", "target": "h2",
+                  "params": {"pid": int(pid2), "signal": "STOP", "state_dir": state}}],
+      "targets": {"steady": {"inference.ttft_ms.p99": "<= 8000", "inference.error_rate": "<= 0.01"},
+                  "degraded": {"inference.error_rate": "<= 1"},
+                  "recovery": {"recovery_s": "<= 60", "restore_s": "<= 60"}}}
+json.dump(sc, open(path, "w"), indent=1)
+PY
+"$GAUNTLET" run "$T/span.json" --out "$T/span" >"$T/span.log" 2>&1; rc=$?
+nodes span
+check "fault span: the run ends (exit $rc) with its fault injected and reverted" python3 -c "
+import json; f=json.load(open('$T/span/report.json'))['faults']
+assert $rc in (0, 1) and len(f) == 1 and f[0]['state'] == 'reverted', f"
+check "fault span: the slow replica on h4 is the one suspect ($(suspects span); slow $SADDR4)" \
+	[ "$(suspects span)" = "endpoint:$SADDR4" ]
+# ground truth: the fault holds 4 s and explains 5 s of teardown after its
+# revert, so at least 9 windows lie in its span
+check "fault span: the slow replica is judged inside the span (nearly every window), the stopped one not" python3 -c "
+import json; r=json.load(open('$T/span/report.json')); W=r['nodes']['windows']
+t={n['name']: n for n in r['nodes']['list'] if n['figure'] == 'ttft_ms'}
+slow, stopped = t['$SADDR4'], t['$SADDR2']
+print('   %d windows; slow judged %d, out %d; stopped judged %d; others %s' % (W, slow['windows_judged'],
+      slow['windows_out'], stopped['windows_judged'], [t[a]['windows_judged'] for a in ('$SADDR1', '$SADDR3')]))
+assert slow['host'] == 'h4' and stopped['host'] == 'h2', (slow['host'], stopped['host'])
+assert slow['windows_judged'] >= W - 2 and slow['windows_out'] >= W - 4, (W, slow)
+assert stopped['windows_judged'] <= W - 9 and not stopped['suspect'], (W, stopped)"
+
+# --- 8. two replicas: one named by its own history ----------------------------------------------
+start_target "self1" --ttft-ms 40 --itl-ms 2 --output-tokens 4 --max-seqs 1000
+HADDR1=$ADDR
+start_target "self2" --ttft-ms 40 --ttft-step-ms 120 --ttft-step-at-s 6 --itl-ms 2 --output-tokens 4 --max-seqs 1000
+HADDR2=$ADDR
+python3 - "$T/self.json" "$HADDR1" "$HADDR2" <<'PY'
+import json, sys
+path, a1, a2 = sys.argv[1:4]
+sc = {"name": "nodes-self", "duration": "20s", "window": "1s", "hosts": {"me": {"local": True}},
+      "workloads": {"inference": {"endpoints": ["http://%s/v1" % a for a in (a1, a2)],
+                                  "model": "gauntlet-target", "input_tokens": 10, "output_tokens": 4,
+                                  "stream": True, "timeout": "10s",
+                                  "arrival": {"mode": "constant", "rate": 20}}},
+      "targets": {"steady": {"inference.ttft_ms.p99": "<= 5000", "inference.error_rate": "<= 0.01"}}}
+json.dump(sc, open(path, "w"), indent=1)
+PY
+"$GAUNTLET" run "$T/self.json" --out "$T/self" >"$T/self.log" 2>&1; rc=$?
+log_unless $rc 0 "$T/self.log"
+nodes self
+check "own history: the run passes its targets (exit $rc)" [ $rc -eq 0 ]
+check "own history: the replica that stepped up is the one suspect ($(suspects self); stepped $HADDR2)" \
+	[ "$(suspects self)" = "endpoint:$HADDR2" ]
+# ground truth: 40 ms before the step, 120 ms after it (6 s into a 20 s
+# run, so most later windows); what the client adds, it adds to both
+check "own history: named by its self score, its first windows near 40 ms, its later ones 40 ms or more above" python3 -c "
+import json; r=json.load(open('$T/self/report.json'))
+t={n['name']: n for n in r['nodes']['list'] if n['figure'] == 'ttft_ms'}
+a, b = t['$HADDR1'], t['$HADDR2']
+print('   steady', a['self'], 'stepped', b['self'])
+assert a['windows_judged'] == 0 and b['windows_judged'] == 0, 'two nodes: no peer scoring'
+assert r['nodes']['self_baseline_windows'] == 3 and b['self']['baseline_windows'] == 3, r['nodes']
+assert 38 <= b['self']['baseline'] <= 70 and b['self']['mean'] - b['self']['baseline'] >= 40, b['self']
+assert b['self']['score'] >= 4 and b['self']['suspect'] and b['suspect'], b
+assert a['self']['score'] < 4 and not a['self']['suspect'] and not a['suspect'], a
+e=r['suspects'][0]['evidence']
+assert 'against its own' in e and 'in its first 3 windows' in e, e"
+check "own history: report.md shows the self score column" bash -c "grep -q 'self score (out of later)' '$T/self/report.md'"
 finish
