@@ -426,7 +426,11 @@ static void add_evidence(struct gl_suspect *sp, const struct gl_node_result *r)
 
 	if (len + 8 >= sizeof(sp->evidence))
 		return;
-	if (d->zero_expected)
+	if (d->zero_expected && d->max_note)
+		snprintf(sp->evidence + len, sizeof(sp->evidence) - len,
+			 "%s%s: %.0f %s in %d window(s), the largest %s %.0f", len ? "; " : "", d->label, r->sum,
+			 d->unit, r->out, d->max_note, r->max);
+	else if (d->zero_expected)
 		snprintf(sp->evidence + len, sizeof(sp->evidence) - len, "%s%s: %.0f %s in %d window(s)",
 			 len ? "; " : "", d->label, r->sum, d->unit, r->out);
 	else if (d->shown_only)
