@@ -140,7 +140,10 @@ static int window_pos(const struct gl_analysis *an, int64_t idx)
 
 static void note_z(struct gl_node_result *r, double z, int col)
 {
-	int b = (int)floor((z + 8) * 10);
+	/* clamped before the conversion: a spread of next to nothing (peers
+	 * that agree exactly, a figure without floors) makes z far past an
+	 * int, which would land in the lowest bin */
+	int b = (int)floor((fmin(fmax(z, -8.0), GL_NODE_ZMAX) + 8) * 10);
 
 	b = b < 0 ? 0 : b >= GL_NODE_ZBINS ? GL_NODE_ZBINS - 1 : b;
 	r->zbins[b]++;
