@@ -251,9 +251,6 @@ static void tl_check_times(const cJSON *cfg, struct gl_diag *d, const char *path
 	if (timeout >= every)
 		gl_diag_error(d, cJSON_GetObjectItemCaseSensitive(cfg, "timeout"), path,
 			      "timeout must be shorter than every (a scrape must end before the next)");
-	if (timeout >= every)
-		gl_diag_error(d, cJSON_GetObjectItemCaseSensitive(cfg, "timeout"), path,
-			      "timeout must be shorter than every (a scrape must end before the next)");
 }
 
 /* "series": names the catalog knows, each from a source that has a probe */
