@@ -36,6 +36,7 @@
 #include "plugin.h"
 #include "prom.h"
 #include "store.h"
+#include "telemetry_nodes.h"
 #include "telemetry_schema.h"
 #include "units.h"
 
@@ -56,6 +57,7 @@ static const struct series_def defs[] = {
 	{ "gpu_temp", SRC_DCGM, "DCGM_FI_DEV_GPU_TEMP", "dcgm.gpu_temp", 0 },
 	{ "power_w", SRC_DCGM, "DCGM_FI_DEV_POWER_USAGE", "dcgm.power_w", 0 },
 	{ "gpu_util", SRC_DCGM, "DCGM_FI_DEV_GPU_UTIL", "dcgm.gpu_util", 0 },
+	{ "sm_clock", SRC_DCGM, "DCGM_FI_DEV_SM_CLOCK", "dcgm.sm_clock", 0 },
 	/* DCGM_FI_DEV_XID_ERRORS holds the last XID seen, not a count: see
 	 * apply() for how a change of it shows. */
 	{ "xid_errors", SRC_DCGM, "DCGM_FI_DEV_XID_ERRORS", "dcgm.xid_errors.delta", 1 },
@@ -88,6 +90,7 @@ static const char *const fk_name[N_FK] = { "connect", "timeout", "http_status", 
 struct reading {
 	uint64_t key;
 	int def;
+	int gpu; /* its GPU (telemetry_nodes.h), -1 none */
 	double value;
 };
 
@@ -102,6 +105,8 @@ struct probe {
 	int n_rd, cap_rd;
 	int idx;
 	const int *keep; /* per def: kept? (owned by the workload) */
+	struct tl_gpus *gpus; /* DCGM probes of a run: the per-GPU figures */
+	const int *gfig; /* per def: the per-GPU figure it feeds, -1 none */
 };
 
 struct state_slot {
@@ -115,6 +120,8 @@ struct telemetry {
 	struct probe *pr;
 	int n_pr;
 	int keep[N_DEFS];
+	int gfig[N_DEFS];
+	struct tl_gpus *gpus;
 	int id_def[N_DEFS];
 	int id_scrapes, id_errors, id_missing, id_scrape_ms;
 	int64_t period_ns, timeout_ns;
@@ -241,9 +248,6 @@ static void tl_check_times(const cJSON *cfg, struct gl_diag *d, const char *path
 		else
 			*(k ? &timeout : &every) = ns;
 	}
-	if (timeout >= every)
-		gl_diag_error(d, cJSON_GetObjectItemCaseSensitive(cfg, "timeout"), path,
-			      "timeout must be shorter than every (a scrape must end before the next)");
 	if (timeout >= every)
 		gl_diag_error(d, cJSON_GetObjectItemCaseSensitive(cfg, "timeout"), path,
 			      "timeout must be shorter than every (a scrape must end before the next)");
@@ -402,6 +406,7 @@ static int on_sample(void *arg, const struct gl_prom_sample *s)
 		}
 		p->rd[p->n_rd].key = series_key(p, k, s);
 		p->rd[p->n_rd].def = k;
+		p->rd[p->n_rd].gpu = p->gpus && p->gfig[k] >= 0 ? tl_gpu_of(p->gpus, p->url, s) : -1;
 		p->rd[p->n_rd].value = s->value;
 		p->n_rd++;
 		break;
@@ -495,6 +500,7 @@ static void apply(struct telemetry *w, struct probe *p)
 		}
 		if (!d->counter) {
 			gl_metrics_record(w->m, w->id_def[r->def], r->value);
+			tl_gpu_note(w->gpus, r->gpu, w->gfig[r->def], r->value, 0);
 			continue;
 		}
 		pthread_mutex_lock(&w->st_mu);
@@ -511,6 +517,7 @@ static void apply(struct telemetry *w, struct probe *p)
 			w->st_dirty = 1;
 		s->prev = r->value;
 		pthread_mutex_unlock(&w->st_mu);
+		tl_gpu_note(w->gpus, r->gpu, w->gfig[r->def], r->value, inc);
 		if (inc > 0)
 			gl_metrics_add(w->m, w->id_def[r->def], (int64_t)llround(inc < 9e18 ? inc : 9e18));
 	}
@@ -664,7 +671,10 @@ static int tl_init(struct gl_ctx *c, const cJSON *cfg, void **state, struct gl_e
 	w->pr = calloc((size_t)n + 1, sizeof(*w->pr));
 	w->st = calloc(2 * MAX_STATES, sizeof(*w->st));
 	w->multi = curl_multi_init();
-	if (!w->pr || !w->st || !w->multi) {
+	w->gpus = tl_gpus_new(c);
+	for (int k = 0; k < N_DEFS; k++)
+		w->gfig[k] = tl_gpu_figure(defs[k].name);
+	if (!w->pr || !w->st || !w->multi || !w->gpus) {
 		rc = gl_errf(err, GL_ENOMEM, "telemetry: out of memory");
 		goto out;
 	}
@@ -678,6 +688,8 @@ static int tl_init(struct gl_ctx *c, const cJSON *cfg, void **state, struct gl_e
 			p->src = s;
 			p->idx = w->n_pr++;
 			p->keep = w->keep;
+			p->gpus = s == SRC_DCGM ? w->gpus : NULL;
+			p->gfig = w->gfig;
 			gl_buf_init(&p->body, w->max_body);
 			if (!(p->h = curl_easy_init())) {
 				rc = gl_errf(err, GL_ENOMEM, "telemetry: cannot create a curl handle");
@@ -801,8 +813,11 @@ static void load_baselines(struct telemetry *w)
 
 static void tl_on_window(void *state)
 {
-	flush_notes(state);
-	save_baselines(state);
+	struct telemetry *w = state;
+
+	flush_notes(w);
+	save_baselines(w);
+	tl_gpus_flush(w->gpus); /* into the window closing */
 }
 
 static void tl_stop(void *state)
@@ -820,6 +835,7 @@ static void tl_stop(void *state)
 	w->thr_started = 0;
 	flush_notes(w);
 	save_baselines(w);
+	tl_gpus_flush(w->gpus); /* into the last window */
 }
 
 static void tl_free(void *state)
@@ -839,6 +855,7 @@ static void tl_free(void *state)
 		curl_multi_cleanup(w->multi);
 	free(w->pr);
 	free(w->st);
+	tl_gpus_free(w->gpus);
 	pthread_mutex_destroy(&w->st_mu);
 	pthread_cond_destroy(&w->cv);
 	pthread_mutex_destroy(&w->mu);

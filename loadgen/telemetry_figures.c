@@ -2,7 +2,9 @@
  * telemetry_figures.c - the telemetry probes' metrics (loadgen/telemetry.c,
  * docs/telemetry.md) and the rows the reports show of them (figures.h):
  * every series, in the summary as p50 and max over every reading (gauges)
- * or its increases over the run (counters).
+ * or its increases over the run (counters); per GPU (docs/nodes.md) its
+ * temperature and SM clock, scored against the other GPUs, and its XIDs
+ * and double-bit ECC errors, any of which makes it a suspect.
  */
 #include "figures.h"
 
@@ -15,6 +17,8 @@ static const struct gl_metric_def metrics[] = {
 		       "GPU power draw, every GPU every scrape (DCGM_FI_DEV_POWER_USAGE)"),
 	GL_METRIC_HIST("dcgm.gpu_util", "telemetry", 0, "%",
 		       "GPU utilization, every GPU every scrape (DCGM_FI_DEV_GPU_UTIL)"),
+	GL_METRIC_HIST("dcgm.sm_clock", "telemetry", 0, "MHz",
+		       "SM clock, every GPU every scrape (DCGM_FI_DEV_SM_CLOCK)"),
 	GL_METRIC_COUNTER("dcgm.xid_errors.delta", "telemetry", 1, "xid",
 			  "changes of the last XID seen, as counter increases (DCGM_FI_DEV_XID_ERRORS)"),
 	GL_METRIC_COUNTER("dcgm.ecc_sbe.delta", "telemetry", 1, "errors",
@@ -45,7 +49,34 @@ static const struct gl_report_row every_series[] = {
 	{ 0 },
 };
 
+/* Per GPU (telemetry_nodes.c): its readings' mean in each window against
+ * the other GPUs' (one scrape a window is enough: the score is the median
+ * over the windows), and the faults no peer needs to show. The floors
+ * (docs/nodes.md): healthy GPUs under one load sit within a few degrees
+ * and a few tens of MHz of each other. */
+static const struct gl_node_figure_def nodes[] = {
+	{ .kind = "gpu",
+	  .figure = "temp_c",
+	  .label = "GPU temperature",
+	  .unit = "C",
+	  .min_scale = 2,
+	  .rel_scale = 0.05,
+	  .min_n = 1 },
+	{ .kind = "gpu",
+	  .figure = "sm_clock_mhz",
+	  .label = "SM clock",
+	  .unit = "MHz",
+	  .higher_better = 1,
+	  .min_scale = 50,
+	  .rel_scale = 0.05,
+	  .min_n = 1 },
+	{ .kind = "gpu", .figure = "xid", .label = "XIDs", .unit = "change(s)", .zero_expected = 1, .max_note = "code" },
+	{ .kind = "gpu", .figure = "ecc_dbe", .label = "double-bit ECC errors", .unit = "errors", .zero_expected = 1 },
+	{ 0 },
+};
+
 const struct gl_workload_figures gl_telemetry_figures = {
+	.nodes = nodes,
 	.metrics = metrics,
 	.title = "Telemetry",
 	.summary = every_series,

@@ -183,7 +183,10 @@ static int window_pos(const struct gl_analysis *an, int64_t idx)
 
 static void note_z(struct gl_node_result *r, double z, int col)
 {
-	int b = (int)floor((z + 8) * 10);
+	/* clamped before the conversion: a spread of next to nothing (peers
+	 * that agree exactly, a figure without floors) makes z far past an
+	 * int, which would land in the lowest bin */
+	int b = (int)floor((fmin(fmax(z, -8.0), GL_NODE_ZMAX) + 8) * 10);
 
 	b = b < 0 ? 0 : b >= GL_NODE_ZBINS ? GL_NODE_ZBINS - 1 : b;
 	r->zbins[b]++;
@@ -570,7 +573,11 @@ static void add_evidence(struct gl_suspect *sp, const struct gl_node_result *r)
 
 	if (len + 8 >= sizeof(sp->evidence))
 		return;
-	if (d->zero_expected)
+	if (d->zero_expected && d->max_note)
+		snprintf(sp->evidence + len, sizeof(sp->evidence) - len,
+			 "%s%s: %.0f %s in %d window(s), the largest %s %.0f", len ? "; " : "", d->label, r->sum,
+			 d->unit, r->out, d->max_note, r->max);
+	else if (d->zero_expected)
 		snprintf(sp->evidence + len, sizeof(sp->evidence) - len, "%s%s: %.0f %s in %d window(s)",
 			 len ? "; " : "", d->label, r->sum, d->unit, r->out);
 	else if (d->shown_only)

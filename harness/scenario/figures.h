@@ -123,6 +123,7 @@ struct gl_node_figure_def {
 	double min_scale, rel_scale;
 	int64_t min_n; /* samples a node needs in a window to be judged there */
 	int zero_expected; /* any sample above 0 is a fault in itself (corruption) */
+	const char *max_note; /* zero_expected: the evidence names the largest sample so ("code") */
 	int per_agent; /* the controller also rolls it up per load agent */
 	int shown_only; /* evidence beside the others, not scored itself */
 };

@@ -19,7 +19,8 @@
 #  2. preflight without dcgmi on PATH stops the run (exit 4) naming it;
 #  3. kubernetes detection (automation on, 1.5 s): the value is renewed
 #     through the hold, the telemetry workload sees the XID in the fault's
-#     windows, revert injects 0, detected_s is the automation's delay;
+#     windows (kept per GPU, and naming no GPU: the fault explains it),
+#     revert injects 0, detected_s is the automation's delay;
 #     at the same time slurm detection with the automation off: "not
 #     detected" (cluster_reacted 0, no detected_s);
 #  4. controller SIGKILLed during the fault: the loop keeps injecting until
@@ -158,6 +159,8 @@ inj, rev = c.execute('select at_ns, reverted_elapsed_ns from faults').fetchone()
 W=c.execute(\"select w.start_ns, w.end_ns, m.counter from window_metrics m join windows w on w.idx = m.idx where m.name = 'dcgm.xid_errors.delta' and m.counter > 0\").fetchall()
 print('windows with an XID:', W, 'fault:', inj, rev)
 sys.exit(0 if W and sum(x[2] for x in W) >= 79 and all(s >= inj - 0.5e9 and e <= rev + 1.5e9 for s, e, _ in W) else 1)"
+check "kubernetes: the injected XID is kept per GPU (code 79) and, in the windows the fault explains, names no GPU" \
+	json "$T/rk/report.json" "r['suspects'] == [] and any(n['kind'] == 'gpu' and n['figure'] == 'xid' and n['max'] == 79 for n in r['nodes']['list'])"
 
 check "slurm: the run passes (exit 0)" [ $src -eq 0 ] || tail -20 "$T/rs.log"
 check "slurm: every dcgmi and scontrol call had the exact arguments" bash -c "$(declare -f no_errors); no_errors '$T/s.log' && no_errors '$T/s.drained'"

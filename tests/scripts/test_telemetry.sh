@@ -183,6 +183,10 @@ check "validate: exit 2" [ $rc -eq 2 ]
 check "validate: bad URL named with its path" grep -q 'workloads.telemetry.dcgm\[0\]: expected an http:// or https:// URL' "$T/bad.log"
 check "validate: unknown series with a suggestion" grep -q "workloads.telemetry.series\[0\]: unknown series 'gpu_tmp' (did you mean 'gpu_temp'?)" "$T/bad.log"
 check "validate: node series without a node probe" grep -q "series\[1\]: series 'load1' comes from node exporter" "$T/bad.log"
+scenario "$T/slow.json" 3s "[\"$URL\"]" '"timeout": "2s"'
+"$GAUNTLET" validate "$T/slow.json" >"$T/slow.log" 2>&1
+check "validate: a timeout not shorter than every is one error, named once" \
+	bash -c "grep -q 'workloads.telemetry: timeout must be shorter than every' '$T/slow.log' && grep -q ': 1 error(s)' '$T/slow.log'"
 scenario "$T/nox.json" 3s "[\"$URL\"]"
 python3 - "$T/nox.json" <<'PY'
 import json, sys
