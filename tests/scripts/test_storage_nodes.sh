@@ -9,7 +9,9 @@
 #      and its op time, and its write rate is the throttle's (within 20 %),
 #      the others' the cap's;
 #   2. the same run without the throttle names no suspect;
-#   3. without agents the host is the scenario's one local host.
+#   3. without agents the host is the scenario's one local host; with
+#      "limit", the ops and bytes the figures add up to are exact (the sync
+#      engine's mixed pattern, and the aio engine's random reads).
 # Needs root, cgroup v1 blkio and mpirun (else skipped, exit 77).
 . "$(dirname "$0")/lib.sh"
 
@@ -121,21 +123,37 @@ for h in h1 h2 h3 h4; do
 	timing "clean: $h's write rate is the cap's, within 20 %" near "$(fig "$T/clean" $h write_mbps)" "$CAP/1e6"
 done
 
-# ---- 3. without agents: the controller's host ---------------------------------------------------
-python3 - "$T/one.json" "$D" "$T" <<'PY'
+# ---- 3. without agents: the controller's host, both engines, exact counts -----------------------
+# "limit" fixes the bytes each run moves, and with them its ops: the op
+# times' samples add up to limit / bs exactly, and the rates times the
+# windows' lengths to the limit (the tally's interval and the window's
+# differ by the moments each was read: 2 % allowed).
+one() { # NAME PATTERN ENGINE FIGURES
+	python3 - "$T/$1.json" "$D" "$T" "$2" "$3" <<'PY'
 import json, sys
+path, disk, root, pattern, engine = sys.argv[1:6]
 sc = {"name": "one", "duration": "4s", "window": "2s", "hosts": {"me": {"local": True}},
-      "workloads": {"storage": {"path": sys.argv[2], "allowed_roots": [sys.argv[3]], "pattern": "mixed",
-                                "threads": 1, "direct": False, "reserve": "0", "bs": "64KiB", "file_size": "1MiB",
-                                "files": 2, "rate_cap": "4MB"}},
+      "workloads": {"storage": {"path": disk, "allowed_roots": [root], "pattern": pattern, "engine": engine,
+                                "threads": 2, "direct": True, "reserve": "0", "bs": "64KiB", "file_size": "1MiB",
+                                "files": 2, "rate_cap": "4MB", "limit": "4MiB"}},
       "targets": {"steady": {"storage.read_gbps": ">= 0", "storage.write_gbps": ">= 0"}}}
-json.dump(sc, open(sys.argv[1], "w"))
+json.dump(sc, open(path, "w"))
 PY
-"$GAUNTLET" run "$T/one.json" --out "$T/one" > "$T/one.log" 2>&1; rc=$?
-check "one: the run completes (exit $rc)" [ $rc -eq 0 ]
-check "one: its figures are the local host me's, read and write (mixed)" python3 -c "
-import sqlite3; c=sqlite3.connect('$T/one/run.db')
+	"$GAUNTLET" run "$T/$1.json" --out "$T/$1" > "$T/$1.log" 2>&1; rc=$?
+	check "$1: the run completes (exit $rc)" [ $rc -eq 0 ]
+	check "$1: its figures are the local host me's: $4" python3 -c "
+import sqlite3; c=sqlite3.connect('$T/$1/run.db')
 r=sorted(set(c.execute(\"select name, host, figure from node_figures where workload='storage'\")))
-assert r == [('me','me','op_ms'),('me','me','read_mbps'),('me','me','write_mbps')], r"
+assert r == [('me','me',f) for f in '$4'.split()], r"
+	check "$1: exactly limit / bs = 64 ops, limit = 4194304 bytes" python3 -c "
+import sqlite3; c=sqlite3.connect('$T/$1/run.db')
+ops=c.execute(\"select sum(n) from node_figures where workload='storage' and figure='op_ms'\").fetchone()[0]
+b=c.execute(\"select sum(f.sum * (w.end_ns - w.start_ns) / 1e3) from node_figures f join windows w on w.idx=f.idx \"
+            \"where f.workload='storage' and f.figure in ('read_mbps','write_mbps')\").fetchone()[0]
+print('$1: measured %d ops, %.0f bytes; true 64 ops, 4194304 bytes' % (ops, b))
+assert ops == 64 and abs(b / 4194304 - 1) <= 0.02, (ops, b)"
+}
+one mixed mixed sync "op_ms read_mbps write_mbps"
+one aio dataset_read aio "op_ms read_mbps"
 
 finish
