@@ -400,6 +400,8 @@ static int sto_start(void *state, struct gl_err *err)
 	if (w->pattern != P_CKPT_WRITE)
 		gl_ctx_event(w->ctx, GL_LOG_INFO, "storage", "laying out %d file(s) of %.3f GB in %s (not measured)",
 			     w->files, w->file_size / 1e9, w->dir);
+	w->tally_ns = gl_ctx_elapsed_ns(w->ctx);
+	w->tally_on = 1;
 	for (int i = 0; i < w->max_threads; i++) {
 		struct worker *k = &w->wk[i];
 		size_t bytes = (size_t)(w->iodepth + 1) * w->max_bs;
@@ -477,7 +479,8 @@ static void sto_set_load(void *state, double mult)
 	w->load = mult > 0 ? mult : 1;
 }
 
-/* The loop thread: error details of the window into the store and log. */
+/* The loop thread: the window's per-host figures (storage_nodes.c), and
+ * its error details into the store and log. */
 static void sto_on_window(void *state)
 {
 	struct sto *w = state;
@@ -486,6 +489,7 @@ static void sto_on_window(void *state)
 	int n, dropped;
 	int64_t counts[EC_N];
 
+	st_node_window(w);
 	pthread_mutex_lock(&w->mu);
 	n = w->n_errs;
 	dropped = w->errs_dropped;

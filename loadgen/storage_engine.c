@@ -64,6 +64,22 @@ static void op_error(struct sto *w, const char *op, int f, uint64_t off, uint64_
 	pthread_mutex_unlock(&w->mu);
 }
 
+/* One measured op of this worker's thread into its own tally (struct
+ * tally): no lock, no other writer. */
+void st_tally(struct worker *k, int writing, uint64_t bytes, int64_t lat_ns)
+{
+	struct tally *t = &k->t;
+	uint64_t lat = lat_ns > 0 ? (uint64_t)lat_ns : 0, cur = __atomic_load_n(&t->lat_max_ns, __ATOMIC_RELAXED);
+
+	__atomic_fetch_add(writing ? &t->wbytes : &t->rbytes, bytes, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&t->lat_ns, lat, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&t->ops, 1, __ATOMIC_RELAXED);
+	/* the reader may take it to 0 meanwhile: the loop sees that and retries */
+	while (lat > cur &&
+	       !__atomic_compare_exchange_n(&t->lat_max_ns, &cur, lat, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+}
+
 /* ---- block content -------------------------------------------------------------- */
 
 static void fill_block(unsigned char *b, uint64_t bs, int file, uint32_t gen, uint64_t off)
@@ -217,8 +233,10 @@ static int one_io(struct sto *w, struct worker *k, int writing, int f, int fd, u
 		return -1;
 	}
 	if (k->measure) {
-		gl_metrics_record(w->m, w->id_lat, (double)(gl_now_ns() - t0) / 1e6);
+		int64_t lat = gl_now_ns() - t0;
+		gl_metrics_record(w->m, w->id_lat, (double)lat / 1e6);
 		gl_metrics_add(w->m, writing ? w->id_wbytes : w->id_rbytes, (int64_t)len);
+		st_tally(k, writing, len, lat);
 	}
 	return 0;
 }
@@ -357,6 +375,7 @@ static void aio_done(struct sto *w, struct worker *k, const struct iocb *cb, int
 	}
 	gl_metrics_record(w->m, w->id_lat, (double)lat_ns / 1e6);
 	gl_metrics_add(w->m, w->id_rbytes, res);
+	st_tally(k, 0, (uint64_t)res, lat_ns);
 	if (w->verify && w->file_gen[f]) {
 		unsigned char *b = (unsigned char *)(uintptr_t)cb->aio_buf;
 		if (check_range(k, b, (uint64_t)cb->aio_offset, (uint64_t)res, f, w->file_gen[f], w->file_bs[f]))

@@ -159,7 +159,32 @@ static void json_extra(cJSON *o, const struct gl_analysis *an, const struct gl_a
 	add_cold_start(o, an);
 }
 
+/* Per host (the host the I/O ran on): its write and read rates in the
+ * window, one sample a window (higher is better), and the mean time of
+ * one operation. A host is judged from 10 % of its peers' median rate
+ * (1 MB/s at least), or 0.5 ms of op time: docs/nodes.md has the floors
+ * and why. HOST_RATE is one of the rates. */
+#define HOST_RATE(fig, lab)                                                                                      \
+	{                                                                                                        \
+		.kind = "host", .figure = fig, .label = lab, .unit = "MB/s", .higher_better = 1, .min_scale = 1, \
+		.rel_scale = 0.10, .min_n = 1                                                                    \
+	}
+
+static const struct gl_node_figure_def nodes[] = {
+	HOST_RATE("write_mbps", "write rate"),
+	HOST_RATE("read_mbps", "read rate"),
+	{ .kind = "host",
+	  .figure = "op_ms",
+	  .label = "op time",
+	  .unit = "ms",
+	  .min_scale = 0.5,
+	  .rel_scale = 0.10,
+	  .min_n = 4 },
+	{ 0 },
+};
+
 const struct gl_workload_figures gl_storage_figures = {
+	.nodes = nodes,
 	.metrics = metrics,
 	.title = "Storage",
 	.summary = summary,

@@ -71,7 +71,18 @@ struct err_rec {
 
 struct sto;
 
+/* A worker's own running totals of measured I/O, for the per-host figures
+ * (docs/nodes.md): written by its thread alone (relaxed atomics, no lock),
+ * read by the loop thread at each window's end, which keeps what it saw
+ * last (seen) to take the window's share. lat_max is the window's
+ * largest op, taken (set to 0) by the reader. */
+struct tally {
+	uint64_t rbytes, wbytes, ops, lat_ns, lat_max_ns;
+};
+
 struct worker {
+	struct tally t; /* this thread's; first, away from the next worker's */
+	struct tally seen; /* the loop thread's: t as of the last window */
 	struct sto *w;
 	int idx;
 	int measure; /* 0 while laying out files */
@@ -153,6 +164,12 @@ struct sto {
 	struct gl_buf fio_stderr;
 
 	int id_rbytes, id_wbytes, id_lat, id_fsync, id_errors, id_verified, id_class[EC_N];
+
+	/* per-host figures: the elapsed time the workers' tallies were last
+	 * taken at; on once the workers start, done once the last window's
+	 * were taken (stop) */
+	int64_t tally_ns;
+	int tally_on, tally_done;
 };
 
 /* storage_figures.c: its metrics and report rows (figures.h) */
@@ -164,6 +181,9 @@ extern const struct gl_live_figure gl_storage_live_figures[];
 extern const struct gl_workload_sim gl_storage_sim;
 
 /* storage_engine.c */
+void st_tally(struct worker *k, int writing, uint64_t bytes, int64_t lat_ns);
+/* storage_nodes.c: the window's per-host figures from the workers' tallies */
+void st_node_window(struct sto *w);
 long st_sys_io_setup(unsigned n, aio_context_t *c);
 long st_sys_io_destroy(aio_context_t c);
 void *st_worker_main(void *arg);

@@ -374,6 +374,13 @@ static int start_plan(struct agent *g, const unsigned char *p, size_t n)
 	g->c.agent.shard = (int)pnum(j, "index", 0, 1e6, -1);
 	g->c.agent.shards = (int)pnum(j, "count", 1, 1e6, 0);
 	g->c.agent.origin_ns = (int64_t)pnum(j, "origin_ns", -1, 9e18, -1);
+	/* the host its node figures name: the controller's word for it, else
+	 * this machine's own name */
+	{
+		const char *h = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(j, "host"));
+		snprintf(g->c.agent.host, sizeof(g->c.agent.host), "%s", h && *h ? h : g->host[0] ? g->host : "-");
+		gl_node_text_fix(g->c.agent.host);
+	}
 	/* the run's clock: the controller's elapsed time when it sent this */
 	g->c.clk.elapsed_base = (int64_t)pnum(j, "elapsed_ns", 0, 9e18, 0);
 	g->c.clk.mono_start = gl_now_ns();

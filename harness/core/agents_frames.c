@@ -412,6 +412,9 @@ int ag_send_plan(struct gl_agents *a, struct slot *s)
 	cJSON_AddNumberToObject(j, "elapsed_ns", (double)now_ns(a));
 	cJSON_AddNumberToObject(j, "origin_ns", (double)a->origin_ns);
 	cJSON_AddNumberToObject(j, "load", a->load);
+	/* where its load runs, as its node figures name it: the host it was
+	 * launched on, else the one its hello named (as on_nodes rolls up) */
+	cJSON_AddStringToObject(j, "host", s->host[0] ? s->host : s->peer_host);
 	rc = gl_aw_send_json(s->bev, GL_AW_PLAN, j);
 	cJSON_Delete(j);
 	free(inv);

@@ -58,6 +58,7 @@ struct ctx_run {
 	int64_t down_ns; /* a resume: the controller down from its last commit, 0 unknown */
 	int lock_fd;
 	char child_mark[80]; /* GAUNTLET_RUN_ID=<run id> */
+	char host[GL_NODE_NAME_MAX]; /* gl_ctx_host's answer, once asked */
 };
 
 /* The run's clock (ctx.c). */
@@ -124,6 +125,7 @@ struct ctx_observers {
 struct ctx_agent {
 	int shard, shards;
 	int64_t origin_ns;
+	char host[GL_NODE_NAME_MAX]; /* where the controller launched it (the plan's "host"); "" unknown */
 	void (*row_sink)(void *arg, const struct gl_request_row *r);
 	void (*event_sink)(void *arg, enum gl_log_level lvl, const char *source, const char *msg);
 	void *sink_arg;

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
+#include <unistd.h>
 
 #include <event2/event.h>
 
@@ -70,6 +71,34 @@ void gl_ctx_node(struct gl_ctx *c, const char *workload, const char *kind, const
 		 const char *figure, int64_t n, double sum, double max)
 {
 	gl_nodes_add(c->nodes, c->win.idx, workload, kind, name, host && *host ? host : "-", figure, n, sum, max);
+}
+
+const char *gl_ctx_host(struct gl_ctx *c)
+{
+	const struct gl_scenario *sc = c->sc;
+	const struct gl_host *one = NULL;
+	char me[256] = "";
+	int n = 0;
+
+	if (c->agent.host[0])
+		return c->agent.host;
+	if (c->run.host[0])
+		return c->run.host;
+	for (int i = 0; sc && i < sc->n_hosts; i++)
+		if (sc->hosts[i].local && !sc->hosts[i].netns[0]) {
+			one = &sc->hosts[i];
+			n++;
+		}
+	if (n != 1) {
+		one = NULL;
+		gethostname(me, sizeof(me) - 1);
+		for (int i = 0; sc && me[0] && i < sc->n_hosts && !one; i++)
+			if (!strcmp(sc->hosts[i].name, me) || !strcmp(sc->hosts[i].ssh_host, me))
+				one = &sc->hosts[i];
+	}
+	snprintf(c->run.host, sizeof(c->run.host), "%s", one ? one->name : "local");
+	gl_node_text_fix(c->run.host);
+	return c->run.host;
 }
 
 void gl_ctx_request_row(struct gl_ctx *c, const struct gl_request_row *r)

@@ -65,6 +65,12 @@ void gl_ctx_shard(struct gl_ctx *c, int *index, int *count, int64_t *origin_ns);
  * the window; from an agent, sent to the controller with its figures. */
 void gl_ctx_node(struct gl_ctx *c, const char *workload, const char *kind, const char *name, const char *host,
 		 const char *figure, int64_t n, double sum, double max);
+/* The host this process's load runs on, as node figures name it: in a
+ * load agent, the scenario host the controller launched it on (else the
+ * host its hello named); in the controller, the scenario's one local host
+ * without a netns, else the one whose name or ssh host is this machine's
+ * host name, else "local". Valid node text (nodes.h). */
+const char *gl_ctx_host(struct gl_ctx *c);
 /* One request's row: into the store (which keeps what its retention
  * rules say), or, in an agent, to the controller. */
 void gl_ctx_request_row(struct gl_ctx *c, const struct gl_request_row *r);
