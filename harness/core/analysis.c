@@ -857,8 +857,7 @@ static int floor_targets(const struct gl_scenario *sc, struct gl_target_name *re
 	return 0;
 }
 
-/* Pass 2: the run, phase and scope aggregates, the floors and the
- * incidents' figures. */
+/* Pass 2: the run, phase and scope aggregates, floors, incidents' figures. */
 static int aggregate(struct gl_store *st, struct gl_analysis *an, struct gl_err *err)
 {
 	struct pass2_arg p2 = { 0, { 0 }, { 0 }, NULL, 0, 0, an, 0 };
