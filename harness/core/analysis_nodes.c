@@ -282,19 +282,18 @@ void gl_incident_nodes_text(const struct gl_incident *x, char *out, size_t n)
 		snprintf(out + off, n - off, "; and %d more", x->more_nodes);
 }
 
-/* A node's mean x in a window judged: its baseline while that is not
- * whole, else its self z against it (analysis.h GL_SELF_*). */
-static void self_note(struct scan *s, struct gl_node_result *r, const struct gl_node_fig *f)
+/* A node's mean in a window judged: taken into its baseline while that is
+ * not whole (NAN), else its self z against it (analysis.h GL_SELF_*). */
+static double self_z(struct scan *s, struct gl_node_result *r, const struct gl_node_fig *f)
 {
 	const struct gl_node_figure_def *d = r->def;
-	double x = f->sum / (double)f->n, base, spread, z;
-	int b;
+	double x = f->sum / (double)f->n, base, spread;
 
 	if (r->base_windows < s->an->self_base) {
 		r->base_windows++;
 		r->base_n += f->n;
 		r->base_sum += f->sum;
-		return;
+		return NAN;
 	}
 	base = r->base_sum / (double)r->base_n;
 	spread = d->rel_scale * fabs(base);
@@ -302,7 +301,15 @@ static void self_note(struct scan *s, struct gl_node_result *r, const struct gl_
 		spread = d->min_scale;
 	if (spread <= 0)
 		spread = 1e-9;
-	z = (d->higher_better ? base - x : x - base) / spread;
+	return (d->higher_better ? base - x : x - base) / spread;
+}
+
+/* A later window's self z (what its peers moved taken off) into r's bins. */
+static void self_note(struct gl_node_result *r, const struct gl_node_fig *f, double z)
+{
+	int b;
+
+	z = z > GL_NODE_ZMAX ? GL_NODE_ZMAX : z;
 	b = (int)floor((z + 8) * 10);
 	b = b < 0 ? 0 : b >= GL_NODE_ZBINS ? GL_NODE_ZBINS - 1 : b;
 	r->self_zbins[b]++;
@@ -310,6 +317,34 @@ static void self_note(struct scan *s, struct gl_node_result *r, const struct gl_
 	r->self_out += z >= GL_SUSPECT_Z;
 	r->late_n += f->n;
 	r->late_sum += f->sum;
+}
+
+/* The self z of a group's nodes in one window (z as scratch): each
+ * against its own baseline; with 3 or more of them past their baseline,
+ * less the median of theirs, so that what moved every node (a phase with
+ * more load, a fault on the cluster's shared parts) moves no node's self
+ * score, and a node that drifts from its own level while its peers hold
+ * theirs does. */
+static void self_group(struct scan *s, const struct gl_node_fig *g, int n, const struct gl_node_figure_def *d,
+		       double *z)
+{
+	struct gl_node_result *r;
+	double *v = malloc((size_t)n * sizeof(*v)), med = 0;
+	int k = 0;
+
+	for (int i = 0; i < n; i++) {
+		z[i] = NAN;
+		if (g[i].n >= (d->min_n > 0 ? d->min_n : 1) && (r = result_of(s, &g[i])))
+			z[i] = self_z(s, r, &g[i]);
+		if (v && !isnan(z[i]))
+			v[k++] = z[i];
+	}
+	if (k >= 3)
+		med = median(v, k);
+	for (int i = 0; i < n; i++)
+		if (!isnan(z[i]) && (r = result_of(s, &g[i])))
+			self_note(r, &g[i], z[i] - med);
+	free(v);
 }
 
 /* One group's rows (one window, workload, kind and figure; the nodes
@@ -338,12 +373,10 @@ static void score_group(struct scan *s, struct gl_node_fig *g, int n, int col, i
 	if (!mean || !z || !cnt) {
 		s->failed = 1;
 	} else {
+		self_group(s, g, n, d, z);
 		for (int i = 0; i < n; i++) {
-			struct gl_node_result *r;
 			cnt[i] = g[i].n;
 			mean[i] = g[i].n > 0 ? g[i].sum / (double)g[i].n : 0;
-			if (g[i].n >= (d->min_n > 0 ? d->min_n : 1) && (r = result_of(s, &g[i])))
-				self_note(s, r, &g[i]);
 		}
 		if (gl_node_zscores(d, mean, cnt, n, z) < 0)
 			s->failed = 1;

@@ -31,6 +31,9 @@
  * f2's 9 = 36, of them 26 at 80.125 (self z (80.125 - 50) / max(5 % of
  * 50, 0.5) = 12.05, kept as 12.0) and 10 at 50 (z 0): self score 12.0, a
  * suspect; rank 0's self score 0. e4, steady at 120, has self score 0.
+ * Every endpoint's errors go from 0 to 0.3 at window 25 (the whole
+ * cluster): the peers' median self z (15, each) is taken off each node's,
+ * so no endpoint has an errors self score above 0, nor is a suspect by it.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -127,6 +130,12 @@ static struct gl_store *make_store(const char *dir)
 		put(st, w, "inference", "endpoint", "10.0.0.3:8000", "h3", "ttft_ms", 41);
 		put(st, w, "inference", "endpoint", "10.0.0.4:8000", "h4", "ttft_ms", 120);
 		put(st, w, "inference", "endpoint", "10.9.9.9:8000", "10.9.9.9", "ttft_ms", 40);
+		for (int e = 1; e <= 5; e++) { /* the whole cluster's errors move at once */
+			char name[32], host[16];
+			snprintf(name, sizeof(name), e == 5 ? "10.9.9.9:8000" : "10.0.0.%d:8000", e);
+			snprintf(host, sizeof(host), e == 5 ? "10.9.9.9" : "h%d", e);
+			put(st, w, "inference", "endpoint", name, host, "errors", w >= 25 ? 0.3 : 0);
+		}
 		put(st, w, "training", "rank", "0", "h3.cluster", "compute_ms", 50);
 		put(st, w, "training", "rank", "1", "h5", "compute_ms", w >= 15 ? 80.125 : 50);
 	}
@@ -220,6 +229,14 @@ static void history(const struct gl_analysis *an)
 		       strstr(sp->evidence, "against its own 50 in its first 5 windows (self z 12.0; out in 26 of 36"),
 	       "rank 1 a suspect by its own history: %s", sp ? sp->evidence : "(none)");
 	CHECKF(!suspect(an, "0"), "rank 0 is no suspect");
+	/* what moved the whole cluster moves no node's self score */
+	for (int i = 0; i < an->n_nodes; i++)
+		if (!strcmp(an->nodes[i].figure, "errors"))
+			CHECKF(an->nodes[i].self_judged > 0 && an->nodes[i].self_score <= 0 &&
+				       !an->nodes[i].self_suspect,
+			       "%s errors: self score %.1f over %d windows, suspect %d (the cluster moved, not it)",
+			       an->nodes[i].name, an->nodes[i].self_score, an->nodes[i].self_judged,
+			       an->nodes[i].self_suspect);
 }
 
 int main(void)
