@@ -251,10 +251,19 @@ static void on_node_line(struct trn *w, const char *kind, const char *line)
 	} else if (!strcmp(kind, "sdc")) {
 		/* a failed exact check, attributed: the rank whose own
 		 * contribution was wrong, or (rank -1) the reduction */
-		char r[16], host[96] = "";
+		char r[16], host[96] = "", what[16] = "";
 		int64_t rank = kv_i(line, "rank", -1), bad = kv_i(line, "mismatches", 0);
 		kv(line, "host", host, sizeof(host));
-		if (rank >= 0) {
+		kv(line, "what", what, sizeof(what));
+		if (rank >= 0 && !strcmp(what, "compute")) { /* the compute canary */
+			snprintf(r, sizeof(r), "%d", (int)rank);
+			gl_ctx_node(w->ctx, "training", "rank", r, host, "canary", 1, 1, 1);
+			gl_ctx_event(w->ctx, GL_LOG_ERROR, "training",
+				     "step %" PRId64 ": rank %d on %s computed a wrong answer in the compute canary "
+				     "(%.1f, the known answer %" PRId64 ")",
+				     kv_i(line, "step", 0), (int)rank, host, kv_d(line, "got", 0),
+				     kv_i(line, "want", 0));
+		} else if (rank >= 0) {
 			snprintf(r, sizeof(r), "%d", (int)rank);
 			gl_ctx_node(w->ctx, "training", "rank", r, host, "corrupt", 1, (double)bad, (double)bad);
 			gl_ctx_event(w->ctx, GL_LOG_ERROR, "training",

@@ -95,7 +95,8 @@ static const struct gl_status_row status[] = {
 
 /* Per rank: its own work per step (data + compute), the figure a
  * straggler stands out in; its wait in the all-reduce, shown beside it (a
- * straggler waits least); values its own part got wrong. */
+ * straggler waits least); values its own part got wrong; checked steps
+ * at which its compute canary answered wrong. */
 static const struct gl_node_figure_def nodes[] = {
 	{ .kind = "rank",
 	  .figure = "compute_ms",
@@ -106,6 +107,7 @@ static const struct gl_node_figure_def nodes[] = {
 	  .min_n = 2 },
 	{ .kind = "rank", .figure = "wait_ms", .label = "wait per step", .unit = "ms", .shown_only = 1 },
 	{ .kind = "rank", .figure = "corrupt", .label = "wrong values", .unit = "values", .zero_expected = 1 },
+	{ .kind = "rank", .figure = "canary", .label = "wrong canary answers", .unit = "steps", .zero_expected = 1 },
 	{ 0 },
 };
 

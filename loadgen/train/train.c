@@ -130,6 +130,7 @@ static void usage(FILE *f)
 		   "  --expect-hosts N            fail unless the ranks run on N distinct hosts\n"
 		   "test hooks:\n"
 		   "  --inject-corruption STEP:RANK   perturb one value of RANK's buffer at STEP\n"
+		   "  --inject-compute-error STEP:RANK  RANK's compute canary answers wrong at STEP\n"
 		   "  --kill-in-save STEP:RANK        RANK SIGKILLs itself halfway through its shard at STEP\n");
 }
 
@@ -168,6 +169,7 @@ enum {
 	O_EWORLD,
 	O_EHOSTS,
 	O_CORRUPT,
+	O_CANARY,
 	O_KILLSAVE,
 	O_HELP
 };
@@ -190,6 +192,7 @@ static const struct option long_opts[] = {
 	{ "expect-world", 1, 0, O_EWORLD },
 	{ "expect-hosts", 1, 0, O_EHOSTS },
 	{ "inject-corruption", 1, 0, O_CORRUPT },
+	{ "inject-compute-error", 1, 0, O_CANARY },
 	{ "kill-in-save", 1, 0, O_KILLSAVE },
 	{ "help", 0, 0, O_HELP },
 	{ 0, 0, 0, 0 },
@@ -254,6 +257,12 @@ static int take_option(struct train *t, int c, char *arg)
 	case O_CORRUPT:
 		if (parse_pair(arg, &t->corrupt_step, &t->corrupt_rank) < 0) {
 			say(t, "--inject-corruption: expected STEP:RANK, got '%s'", arg);
+			return -1;
+		}
+		break;
+	case O_CANARY:
+		if (parse_pair(arg, &t->canary_bad_step, &t->canary_bad_rank) < 0) {
+			say(t, "--inject-compute-error: expected STEP:RANK, got '%s'", arg);
 			return -1;
 		}
 		break;
@@ -354,6 +363,32 @@ static int64_t check(const struct train *t, int64_t step)
 		if (t->recv[i] != (float)s * g_val(step, i))
 			bad++;
 	return bad;
+}
+
+/* The compute canary, at each checked step: float32 multiply-adds on this
+ * rank's CPU, in 8 lanes, of small integers that depend on the step, so
+ * that every product and partial sum is a whole number below 2^24 and
+ * exact: the answer is known in integers. A unit that computes wrongly
+ * (silent data corruption in the arithmetic) gives another float. 1 when
+ * this rank's answer was wrong, with it and the known one. */
+#define CANARY_N 4096
+static int canary(const struct train *t, int64_t step, double *got, int64_t *want)
+{
+	float lane[8] = { 0 }, sum = 0;
+	int64_t exact = 0;
+
+	for (int i = 0; i < CANARY_N; i++) {
+		int64_t a = (i * 7 + step) % 61 + 1, b = (i * 13 + 3 * step) % 53 + 1;
+		lane[i % 8] += (float)a * (float)b;
+		exact += a * b;
+	}
+	for (int k = 0; k < 8; k++)
+		sum += lane[k];
+	if (step == t->canary_bad_step && t->rank == t->canary_bad_rank)
+		sum += 1.0f; /* the test hook */
+	*got = sum;
+	*want = exact;
+	return (double)sum != (double)exact;
 }
 
 /* ---- data phase ---- */
@@ -536,7 +571,7 @@ static void set_defaults(struct train *t)
 	t->ckpt_keep = 2;
 	t->ckpt_hash = CKPT_HASH_XXH3;
 	t->data_per_step = 1u << 20;
-	t->corrupt_step = t->kill_save_step = -1;
+	t->corrupt_step = t->kill_save_step = t->canary_bad_step = -1;
 	t->rank = -1;
 }
 
@@ -636,7 +671,8 @@ static enum step_end train_step(struct train *t, struct dataset *ds, int64_t *la
 {
 	int64_t step = t->step + 1, t_begin, t_data, t_comp, t_comm, errors = 0;
 	int64_t ctl[3], all[3];
-	int checking = t->check_every && (step % t->check_every == 0 || step == t->corrupt_step);
+	int checking = t->check_every &&
+		       (step % t->check_every == 0 || step == t->corrupt_step || step == t->canary_bad_step);
 	double comm_s, algbw, busbw;
 
 	if (t->last_step && step > t->last_step)
@@ -660,9 +696,15 @@ static enum step_end train_step(struct train *t, struct dataset *ds, int64_t *la
 		return STEP_DEVICE;
 	t_comm = train_now_ns();
 	if (checking) {
+		double got;
+		int64_t want;
 		if (t->be->fetch(t, err, n) < 0)
 			return STEP_DEVICE;
 		errors = check(t, step);
+		if (canary(t, step, &got, &want))
+			train_emit("sdc",
+				   "step=%" PRId64 " rank=%d host=%s mismatches=1 what=compute got=%.1f want=%" PRId64,
+				   step, t->rank, t->host, got, want);
 	}
 
 	/* One small collective per step: errors summed over ranks; rank 0

@@ -68,6 +68,8 @@ struct train {
 	int expect_world, expect_hosts;
 	int64_t corrupt_step; /* test hooks, -1 when off */
 	int corrupt_rank;
+	int64_t canary_bad_step; /* --inject-compute-error */
+	int canary_bad_rank;
 	int64_t kill_save_step;
 	int kill_save_rank;
 

@@ -13,8 +13,10 @@
 #     10 % slower than its peers (44 ms against 40) is within the spread
 #     and no suspect;
 #  4. a contribution corrupted at one step (gauntlet-train's
-#     --inject-corruption test hook) names its rank and host, and fails the
-#     run's "suspects": {"max": 0};
+#     --inject-corruption test hook) names its rank and host, and a wrong
+#     answer of another rank's compute canary (--inject-compute-error) names
+#     that rank, the known answer (computed here) in its event; both fail
+#     the run's "suspects": {"max": 0};
 #  5. a replica SIGKILLed mid-run by the test (no fault scheduled): the
 #     inference.targets incident its error burst makes names it, and no
 #     other node.
@@ -223,17 +225,20 @@ assert 0 < n['mean'] - n['peer_median'] <= 10 and n['score'] < 4 and not n['susp
 
 # --- 4. a corrupted contribution names its rank --------------------------------------------------
 replicas 40 sdc
-scenario "$T/sdc.json" "\"train_args\": [\"--inject-corruption\", \"30:1\"]" "\"suspects\": {\"max\": 0}"
+scenario "$T/sdc.json" "\"train_args\": [\"--inject-corruption\", \"30:1\", \"--inject-compute-error\", \"40:3\"]" "\"suspects\": {\"max\": 0}"
 "$GAUNTLET" run "$T/sdc.json" --out "$T/sdc" >"$T/sdc.log" 2>&1; rc=$?
 nodes sdc
 check "corruption: the run fails (exit $rc): correctness errors, and a suspect past suspects.max 0" [ $rc -eq 1 ]
-check "corruption: rank 1 is the one suspect, by its wrong values ($(suspects sdc))" python3 -c "
-import json; r=json.load(open('$T/sdc/report.json')); s=r['suspects']
-assert [(x['kind'], x['name']) for x in s] == [('rank', '1')], s
+check "corruption: rank 1 (its wrong contribution) and rank 3 (its compute canary's wrong answer) are the suspects ($(suspects sdc))" python3 -c "
+import json; r=json.load(open('$T/sdc/report.json')); s=sorted(r['suspects'], key=lambda x: x['name'])
+assert [(x['kind'], x['name']) for x in s] == [('rank', '1'), ('rank', '3')], s
 assert 'wrong values: 1 values' in s[0]['evidence'] and s[0]['host'] != '-', s
+assert 'wrong canary answers: 1 steps' in s[1]['evidence'] and 'wrong values' not in s[1]['evidence'] and s[1]['host'] != '-', s
 assert r['nodes']['pass'] is False and r['nodes']['max'] == 0, r['nodes']"
 check "corruption: the event log names rank 1 and its host" \
 	sql_is "$T/sdc/run.db" "select count(*) > 0 from events where message like '%rank 1 on % contributed 1 wrong value%'" 1
+check "corruption: the event log names rank 3, its wrong answer and the known one" \
+	sql_is "$T/sdc/run.db" "select count(*) from events where message like 'step 40: rank 3 on % computed a wrong answer in the compute canary (3425166.0, the known answer 3425165)'" 1
 
 # --- 5. a replica that dies mid-run: its incident names it ------------------------------------
 # No fault is scheduled: the test SIGKILLs replica 4 once the store holds 5
@@ -267,12 +272,12 @@ check "dead replica: report.md's incident row names it" bash -c "grep '^| infere
 "$GAUNTLET" nodes "$T/clean" "$T/slow" "$T/rank" "$T/sdc" --json >"$T/ledger.json"; rc=$?
 # Every node here is on this machine: the replicas by their address
 # (127.0.0.1), the ranks by the host name gauntlet-train gives.
-check "ledger: exit 0; 127.0.0.1 a suspect in 1 run of 4 (as the slow replica), the ranks' host in 2 of 3 (as rank 2, rank 1)" python3 -c "
+check "ledger: exit 0; 127.0.0.1 a suspect in 1 run of 4 (as the slow replica), the ranks' host in 2 of 3 (as rank 2; rank 1 and rank 3)" python3 -c "
 import json, socket; l=json.load(open('$T/ledger.json'))
 s={n['node']: (n['runs'], n['suspect_runs'], sorted((a['kind'], a['name']) for a in n['suspect_as'])) for n in l['nodes']}
 print(s)
 assert $rc == 0 and l['runs'] == 4, l['runs']
-assert s == {'127.0.0.1': (4, 1, [('endpoint', '$SLOW_ADDR')]), socket.gethostname(): (3, 2, [('rank', '1'), ('rank', '2')])}, s"
+assert s == {'127.0.0.1': (4, 1, [('endpoint', '$SLOW_ADDR')]), socket.gethostname(): (3, 2, [('rank', '1'), ('rank', '2'), ('rank', '3')])}, s"
 # --- 7. a fault on one replica's host: the others judged inside its span --------------------------
 # start_on NAME IP FLAGS...: a replica listening on IP (a loopback address
 # of its own, standing for a host); sets ADDR and TPID
