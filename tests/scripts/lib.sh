@@ -49,6 +49,25 @@ cleanup() {
 	rm -rf "$T"
 }
 trap cleanup EXIT
+echo $$ >"$T/.owner"
+
+# A lab that a killed test left up (ctest stops a test past its timeout
+# with SIGKILL: no trap runs) would make every later lab test skip. Taken
+# down here: a lab under another test's private dir (/tmp/gl-test.*, root's,
+# mode 700, as mktemp makes it) whose test process is gone. Never a lab of a
+# live test, nor one anywhere else.
+reap_stale_labs() {
+	local d o
+	for d in /tmp/gl-test.*; do
+		[ "$d" != "$T" ] && [ -d "$d/lab" ] && [ ! -L "$d" ] && [ -f "$d/.owner" ] || continue
+		[ "$(stat -c %u:%a "$d")" = "$(id -u):700" ] || continue
+		o=$(cat "$d/.owner")
+		case "$o" in '' | *[!0-9]*) continue ;; esac
+		kill -0 "$o" 2>/dev/null && continue
+		echo "lib: taking down the lab a killed test left in $d/lab"
+		"$GAUNTLET" lab down --dir "$d/lab" >/dev/null 2>&1 && rm -rf "$d"
+	done
+}
 
 gl_strict() { [ "${GL_STRICT:-0}" = 1 ]; }
 # The counts this test ends with, for scripts/test.sh's closing total:

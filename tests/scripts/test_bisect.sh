@@ -28,6 +28,7 @@ for c in ip tc nsenter mpirun; do
 	command -v $c >/dev/null || skip "needs $c (scripts/setup.sh installs it)"
 done
 [ -x "$(dirname "$GAUNTLET")/gauntlet-train" ] || skip "gauntlet-train was not built (OpenMPI development files missing at build time)"
+reap_stale_labs
 [ -e /run/netns/gl-lab-w1 ] && skip "a lab is already up on this machine (netns gl-lab-w1): this test builds its own"
 
 N=8

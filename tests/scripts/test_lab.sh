@@ -31,6 +31,7 @@ for p in ip nsenter setsid etcd etcdctl slurmctld slurmd munged scontrol mpirun 
 done
 [ -x /usr/sbin/sshd ] || skip "/usr/sbin/sshd is not installed"
 [ -x "$(dirname "$GAUNTLET")/gauntlet-train" ] || skip "gauntlet-train was not built (no MPI)"
+reap_stale_labs
 [ -e /run/netns/gl-lab-w1 ] && skip "a lab is already up on this machine (netns gl-lab-w1): this test builds its own"
 
 LAB=$T/lab

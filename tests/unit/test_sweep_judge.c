@@ -157,6 +157,15 @@ int main(void)
 	set_pair(r, 1, 6, 0.45f, 1);
 	gl_sweep_judge(r, &o);
 	CHECKF(r->n_sus == 1 && r->sus[0].a == 1 && r->sus[0].b == 6, "45 %% at 0.1: %s", suspects(r));
+	/* 3 hosts, a pair at 55 %: its ends' levels leave it out (each row of
+	 * two is the other pair alone), so it stands at e^-0.6 of them, z 6;
+	 * were it kept, each end's level would be the mean of 0.55 and 1, and
+	 * the pair only e^-0.34 below it */
+	fill(r, 3);
+	set_pair(r, 0, 2, 0.55f, 1);
+	gl_sweep_judge(r, &o);
+	CHECKF(r->n_sus == 1 && r->sus[0].a == 0 && r->sus[0].b == 2 && r->sus[0].score > 5,
+	       "3 hosts, 55 %%: %s (score %.1f)", suspects(r), r->n_sus ? r->sus[0].score : 0);
 	o.tolerance = 0.25;
 	gl_sweep_judge(r, &o);
 	CHECKF(r->n_sus == 0, "45 %% at 0.25: %s", suspects(r));
