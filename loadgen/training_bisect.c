@@ -598,12 +598,10 @@ int gl_training_bisect_main(int argc, char **argv)
 				    .job_timeout_ns = 60LL * 1000000000,
 				    .budget_ns = 600LL * 1000000000,
 				    .test_all = 1 };
-	struct gl_scenario_opts so = { .time_scale = 1 };
 	struct gl_bisect_result *r = NULL;
 	const char *path = NULL, *sets[65];
 	struct gl_err err = { 0 };
 	struct gl_scenario *sc = NULL;
-	struct gl_diag d;
 	int n_sets = 0, json = 0, code = GL_EXIT_BAD_INPUT;
 
 	for (int i = 1; i < argc; i++) {
@@ -654,12 +652,7 @@ int gl_training_bisect_main(int argc, char **argv)
 		return GL_EXIT_BAD_INPUT;
 	}
 	sets[n_sets] = NULL;
-	so.sets = sets;
-	gl_diag_init(&d, NULL);
-	sc = gl_scenario_load_file(path, &so, &d);
-	if (d.text.data)
-		fputs(d.text.data, stderr);
-	if (!sc || d.n_errors)
+	if (!(sc = trn_cli_scenario(path, sets)))
 		goto out;
 	r = calloc(1, sizeof(*r));
 	code = GL_EXIT_HARNESS_ERROR;
@@ -678,6 +671,5 @@ int gl_training_bisect_main(int argc, char **argv)
 out:
 	free(r);
 	gl_scenario_free(sc);
-	gl_diag_free(&d);
 	return code;
 }

@@ -11,6 +11,7 @@
 #include <poll.h>
 #include <time.h>
 
+#include "diag.h"
 #include "stop.h"
 
 static int64_t mono_ns(void)
@@ -84,6 +85,24 @@ static void not_started(struct trn_job *j, const char *why)
 {
 	j->exit_code = -1;
 	snprintf(j->why, sizeof(j->why), "cannot start the job: %s", why);
+}
+
+struct gl_scenario *trn_cli_scenario(const char *path, const char **sets)
+{
+	struct gl_scenario_opts so = { .time_scale = 1, .sets = sets };
+	struct gl_scenario *sc;
+	struct gl_diag d;
+
+	gl_diag_init(&d, NULL);
+	sc = gl_scenario_load_file(path, &so, &d);
+	if (d.text.data)
+		fputs(d.text.data, stderr);
+	if (sc && d.n_errors) {
+		gl_scenario_free(sc);
+		sc = NULL;
+	}
+	gl_diag_free(&d);
+	return sc;
 }
 
 void trn_job_hosts_text(const struct trn_job *j, char *out, size_t n)

@@ -54,6 +54,11 @@ struct trn_job {
 int trn_jobs_run(struct gl_ctx *ctx, const struct gl_scenario *sc, const cJSON *cfg, const struct trn_job_opts *o,
 		 struct trn_job *jobs, int n, struct gl_err *err);
 
+/* The scenario a command names (`gauntlet bisect`, `gauntlet sweep`),
+ * with its --set overrides (sets NULL-terminated): its diagnostics on
+ * stderr; NULL when it does not load or has errors. */
+struct gl_scenario *trn_cli_scenario(const char *path, const char **sets);
+
 /* A job's hosts as "a,b,c" into out (cut to fit). */
 void trn_job_hosts_text(const struct trn_job *j, char *out, size_t n);
 

@@ -148,23 +148,18 @@ static void check_checkpoint(const cJSON *w, struct gl_diag *d, const char *path
 	}
 }
 
-/* "bisect": what a failed run's bisection judges by and may take
- * (training_bisect.h); it runs gauntlet-train, so not with nccl-tests. */
-static void check_bisect(const cJSON *w, struct gl_diag *d, const char *path)
+/* What a bisection and a sweep share (min_busbw, budget, job_timeout,
+ * steps, message) in section b at p; they run gauntlet-train, so not
+ * with nccl-tests. */
+static void check_jobs(const cJSON *w, const cJSON *b, struct gl_diag *d, const char *p, int min_required,
+		       const char *what)
 {
-	static const char *const bkeys[] = { "min_busbw", "budget", "job_timeout", "steps", "message", NULL };
-	const cJSON *b = cJSON_GetObjectItemCaseSensitive(w, "bisect");
-	char p[512];
 	double x;
 	int64_t ns;
 	uint64_t sz;
 	long l;
 
-	gl_join(p, sizeof(p), path, "bisect");
-	if (!b || !gl_want_object(d, b, p))
-		return;
-	gl_check_keys(d, b, p, bkeys);
-	gl_get_number(d, b, "min_busbw", p, 1, 1e-9, 1e6, &x);
+	gl_get_number(d, b, "min_busbw", p, min_required, 1e-9, 1e6, &x);
 	if (gl_get_duration(d, b, "budget", p, 0, &ns) == 1 && (ns < 1000000000LL || ns > 86400LL * 1000000000))
 		gl_diag_error(d, cJSON_GetObjectItemCaseSensitive(b, "budget"), p, "budget: 1s to 24h");
 	if (gl_get_duration(d, b, "job_timeout", p, 0, &ns) == 1 && (ns < 1000000000LL || ns > 3600LL * 1000000000))
@@ -172,11 +167,26 @@ static void check_bisect(const cJSON *w, struct gl_diag *d, const char *path)
 	gl_get_int(d, b, "steps", p, 0, 3, 4096, &l);
 	gl_get_size(d, b, "message", p, 0, &sz);
 	if (!strcmp(gl_cfg_str(w, "backend", "mpi"), "nccl-tests"))
-		gl_diag_error(d, b, p, "bisect runs gauntlet-train: backend mpi or nccl, not nccl-tests");
+		gl_diag_error(d, b, p, "%s runs gauntlet-train: backend mpi or nccl, not nccl-tests", what);
 }
 
-/* "sweep": the node sweep before the load (training_sweep.h); it runs
- * gauntlet-train, so not with nccl-tests, over 2 to 256 hosts. */
+/* "bisect": what a failed run's bisection judges by and may take
+ * (training_bisect.h). */
+static void check_bisect(const cJSON *w, struct gl_diag *d, const char *path)
+{
+	static const char *const bkeys[] = { "min_busbw", "budget", "job_timeout", "steps", "message", NULL };
+	const cJSON *b = cJSON_GetObjectItemCaseSensitive(w, "bisect");
+	char p[512];
+
+	gl_join(p, sizeof(p), path, "bisect");
+	if (!b || !gl_want_object(d, b, p))
+		return;
+	gl_check_keys(d, b, p, bkeys);
+	check_jobs(w, b, d, p, 1, "bisect");
+}
+
+/* "sweep": the node sweep before the load (training_sweep.h), over 2 to
+ * 256 hosts. */
 static void check_sweep(const cJSON *w, struct gl_diag *d, const char *path)
 {
 	static const char *const skeys[] = { "min_busbw", "budget",   "job_timeout", "steps", "message",
@@ -184,8 +194,6 @@ static void check_sweep(const cJSON *w, struct gl_diag *d, const char *path)
 	const cJSON *b = cJSON_GetObjectItemCaseSensitive(w, "sweep");
 	char p[512];
 	double x;
-	int64_t ns;
-	uint64_t sz;
 	long l;
 	int on;
 
@@ -193,18 +201,10 @@ static void check_sweep(const cJSON *w, struct gl_diag *d, const char *path)
 	if (!b || !gl_want_object(d, b, p))
 		return;
 	gl_check_keys(d, b, p, skeys);
-	gl_get_number(d, b, "min_busbw", p, 0, 1e-9, 1e6, &x);
-	if (gl_get_duration(d, b, "budget", p, 0, &ns) == 1 && (ns < 1000000000LL || ns > 86400LL * 1000000000))
-		gl_diag_error(d, cJSON_GetObjectItemCaseSensitive(b, "budget"), p, "budget: 1s to 24h");
-	if (gl_get_duration(d, b, "job_timeout", p, 0, &ns) == 1 && (ns < 1000000000LL || ns > 3600LL * 1000000000))
-		gl_diag_error(d, cJSON_GetObjectItemCaseSensitive(b, "job_timeout"), p, "job_timeout: 1s to 1h");
-	gl_get_int(d, b, "steps", p, 0, 3, 4096, &l);
+	check_jobs(w, b, d, p, 0, "a sweep");
 	gl_get_int(d, b, "parallel", p, 0, 1, 128, &l);
 	gl_get_number(d, b, "tolerance", p, 0, 0.01, 2, &x);
-	gl_get_size(d, b, "message", p, 0, &sz);
 	gl_get_bool(d, b, "pairs", p, &on);
-	if (!strcmp(gl_cfg_str(w, "backend", "mpi"), "nccl-tests"))
-		gl_diag_error(d, b, p, "a sweep runs gauntlet-train: backend mpi or nccl, not nccl-tests");
 	if (!cJSON_GetObjectItemCaseSensitive(w, "hosts"))
 		gl_diag_error(d, b, p, "a sweep needs training.hosts ([\"host:slots\", ...], 2 hosts or more)");
 }

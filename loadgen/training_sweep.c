@@ -727,12 +727,10 @@ int gl_training_sweep_main(int argc, char **argv)
 				   .pairs = 1,
 				   .parallel = 32,
 				   .tolerance = GL_SWEEP_REL };
-	struct gl_scenario_opts so = { .time_scale = 1 };
 	struct gl_sweep_result *r = NULL;
 	const char *path = NULL, *sets[65];
 	struct gl_err err = { 0 };
 	struct gl_scenario *sc = NULL;
-	struct gl_diag d;
 	int n_sets = 0, json = 0, code = GL_EXIT_BAD_INPUT, t;
 
 	for (int i = 1; i < argc; i++) {
@@ -765,12 +763,7 @@ int gl_training_sweep_main(int argc, char **argv)
 		return GL_EXIT_BAD_INPUT;
 	}
 	sets[n_sets] = NULL;
-	so.sets = sets;
-	gl_diag_init(&d, NULL);
-	sc = gl_scenario_load_file(path, &so, &d);
-	if (d.text.data)
-		fputs(d.text.data, stderr);
-	if (!sc || d.n_errors)
+	if (!(sc = trn_cli_scenario(path, sets)))
 		goto out;
 	r = calloc(1, sizeof(*r));
 	code = GL_EXIT_HARNESS_ERROR;
@@ -795,7 +788,6 @@ int gl_training_sweep_main(int argc, char **argv)
 out:
 	gl_sweep_result_free(r);
 	free(r);
-	gl_diag_free(&d);
 	gl_scenario_free(sc);
 	return code;
 }
