@@ -217,11 +217,15 @@ w={x['name']: round(x['mean'], 1) for x in l if x['kind']=='rank' and x['figure'
 print('compute', {k: round(v['mean'], 1) for k, v in c.items()}, 'wait', w)
 assert c['2']['suspect'] and c['2']['score'] >= 4, c['2']
 assert all(c[r]['score'] < 4 for r in ('0', '1', '3')), c"
-check "slow rank: the replica 10 % slower shows it, and is scored below the threshold" python3 -c "
+# Its 4 ms are not asserted to show in its mean: on a loaded machine the
+# TTFT of every replica grows by tens of ms and their order by 4 ms is
+# noise (seen: 72.7 against its peers' 73.0 beside a CPU hog). That it is
+# no suspect is the check.
+check "slow rank: the replica 10 % slower is scored below the threshold, no suspect" python3 -c "
 import json; l=json.load(open('$T/rank/report.json'))['nodes']['list']
 n=[x for x in l if x['name']=='$ADDR4' and x['figure']=='ttft_ms'][0]
 print('replica', n['name'], 'mean %.1f peers %.1f score %s' % (n['mean'], n['peer_median'], n['score']))
-assert 0 < n['mean'] - n['peer_median'] <= 10 and n['score'] < 4 and not n['suspect'], n"
+assert n['score'] < 4 and not n['suspect'], n"
 
 # --- 4. a corrupted contribution names its rank --------------------------------------------------
 replicas 40 sdc
