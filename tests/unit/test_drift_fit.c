@@ -11,6 +11,7 @@
  *   - y = i^2 at x = i (n = 10): the 45 slopes are the sums i + j, so the
  *     median is 9, Sen's ranks 11 and 35 are 6 and 12, and the level (the
  *     median of i^2 - 9i) is -14;
+ *   - docs/metrics.md's worked example (12 hourly values, one spike);
  *   - flat noise from a fixed draw: an interval that holds 0;
  *   - 9 windows: no fit; 10: a fit;
  *   - 1000 and 100000 windows: 256 buckets, the slope still exactly 0.5;
@@ -86,6 +87,21 @@ int main(void)
 	CHECKF(f.slope == 9 && f.lo == 6 && f.hi == 12 && f.level == -14,
 	       "y = i^2: slope %g (want 9), interval [%g, %g] (want [6, 12]), level %g (want -14)", f.slope, f.lo, f.hi,
 	       f.level);
+
+	/* docs/metrics.md's worked example: 12 hourly p99s, one a spike */
+	{
+		static const double p99[12] = { 400, 401, 400, 402, 403, 402, 480, 404, 405, 404, 406, 407 };
+		for (int i = 0; i < 12; i++) {
+			xs[i] = 0.5 + i;
+			ys[i] = p99[i];
+		}
+		CHECK(gl_drift_fit(xs, ys, 12, &f) == 0);
+		CHECKF(f.slope == 0.6 && fabs(f.lo - 4.0 / 9) < 1e-12 && fabs(f.hi - 5.0 / 6) < 1e-12 &&
+			       fabs(f.level - 400.1) < 1e-9,
+		       "the worked example: %.12g ms/h (want 0.6), interval [%.12g, %.12g] (want 4/9, 5/6), level "
+		       "%.12g (want 400.1); least squares %.4g",
+		       f.slope, f.lo, f.hi, f.level, ols(12));
+	}
 
 	for (int i = 0; i < 200; i++) {
 		r = r * 1103515245u + 12345u;
