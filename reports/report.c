@@ -162,3 +162,17 @@ out:
 	gl_buf_free(&junit);
 	return rc;
 }
+
+void gl_report_drift_cells(const struct gl_target_result *t, char *req, size_t nr, char *meas, size_t nm)
+{
+	const struct gl_drift_fit *f = &t->drift;
+	const char *u = t->spec->drift_pct ? "%" : "";
+	double k = t->spec->drift_pct && f->level > 0 ? 100 / f->level : 1;
+
+	snprintf(req, nr, "drift/day %s %g%s", gl_cmp_str(t->spec->expr.op), t->spec->expr.threshold, u);
+	if (t->has)
+		snprintf(meas, nm, "%.4g%s/day (95 %%: %.4g to %.4g), level %.4g at the start, %d windows", t->measured,
+			 u, f->lo * k, f->hi * k, f->level, t->windows_judged);
+	else
+		snprintf(meas, nm, "n/a");
+}

@@ -60,6 +60,11 @@ const char *gl_report_deadman_note(const struct gl_fault_row *f, char *buf, size
  * when it ended itself, by its own record (a flap loop's end, its
  * dead-man's switch's revert), and where that fell. */
 const char *gl_report_held_note(const struct gl_analysis *an, const struct gl_fault_result *f, char *buf, size_t n);
+/* A drift target's cells in report.md and report.html (docs/metrics.md,
+ * "Drift"): the requirement ("drift/day <= 2%"), and what was measured
+ * ("3.1%/day (95 %: 2.5 to 3.8), level 41.2 at the start, 40 windows"; "-"
+ * without a fit). */
+void gl_report_drift_cells(const struct gl_target_result *t, char *req, size_t nr, char *meas, size_t nm);
 /* The faults outage k (index into outages[]) found in force, and what each
  * did meanwhile: "ID: ended by itself 3.012 s into it; ID2: in force
  * throughout" ("" none). */

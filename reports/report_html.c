@@ -238,9 +238,11 @@ static void targets_table(struct out *o, const struct gl_analysis *an, const str
 		const struct gl_target_result *t = &an->targets[i];
 		const struct gl_series *s = gl_series_find(ss, t->spec->metric);
 		const char *res = t->spec->missing ? "MISSING" : t->pass ? "PASS" : "FAIL";
-		char m[64];
+		char m[160], req[64];
 
 		fmt_num(m, sizeof(m), t->has, t->measured);
+		if (t->spec->drift)
+			gl_report_drift_cells(t, req, sizeof(req), m, sizeof(m));
 		putf(o, "<tr%s><td>", t->pass ? "" : " class=\"bad\"");
 		if (s) {
 			putf(o, "<a href=\"#%s\">", s->chart_id);
@@ -252,10 +254,14 @@ static void targets_table(struct out *o, const struct gl_analysis *an, const str
 		putf(o, "</td><td>%s</td><td>", gl_scope_name(t->spec->scope));
 		if (t->spec->missing)
 			put(o, "<em>no threshold given</em>");
+		else if (t->spec->drift)
+			esc(o, req);
 		else
 			putf(o, "%s %.6g", op_html(t->spec->expr.op), t->spec->expr.threshold);
-		putf(o, "</td><td class=\"n\">%s</td><td class=\"n\">%d</td><td class=\"%s\">%s</td><td>", m,
-		     t->windows_judged, t->pass ? "ok" : "bad", res);
+		put(o, "</td><td class=\"n\">");
+		esc(o, m);
+		putf(o, "</td><td class=\"n\">%d</td><td class=\"%s\">%s</td><td>", t->windows_judged,
+		     t->pass ? "ok" : "bad", res);
 		esc(o, t->note);
 		put(o, "</td></tr>\n");
 	}

@@ -534,6 +534,27 @@ static void add_preflight(cJSON *arr, const struct gl_analysis *an)
 	}
 }
 
+/* A drift target's fit (docs/metrics.md, "Drift"): in the figure's units
+ * per day, its level at the first steady window, and the interval in the
+ * bound's unit; nulls where there was no fit. */
+static void add_drift(cJSON *o, const struct gl_target_result *t)
+{
+	const struct gl_drift_fit *f = &t->drift;
+	int fit = f->points > 0, rel = t->spec->drift_pct;
+	double k = rel && f->level > 0 ? 100 / f->level : 1;
+	cJSON *d = cJSON_AddObjectToObject(o, "drift");
+
+	cJSON_AddStringToObject(d, "unit", rel ? "%/day" : "per day");
+	add_num(d, "slope_per_day", fit, f->slope);
+	add_num(d, "low_per_day", fit, f->lo);
+	add_num(d, "high_per_day", fit, f->hi);
+	add_num(d, "level", fit, f->level);
+	add_num(d, "low", t->has, f->lo * k);
+	add_num(d, "high", t->has, f->hi * k);
+	cJSON_AddNumberToObject(d, "windows", t->windows_judged);
+	cJSON_AddNumberToObject(d, "points", f->points);
+}
+
 static void add_targets(cJSON *arr, const struct gl_analysis *an)
 {
 	for (int i = 0; i < an->n_targets; i++) {
@@ -541,6 +562,7 @@ static void add_targets(cJSON *arr, const struct gl_analysis *an)
 		cJSON *o = cJSON_CreateObject();
 		cJSON_AddStringToObject(o, "metric", t->spec->metric);
 		cJSON_AddStringToObject(o, "scope", gl_scope_name(t->spec->scope));
+		cJSON_AddStringToObject(o, "kind", t->spec->drift ? "drift_per_day" : "value");
 		if (t->spec->missing) {
 			cJSON_AddNullToObject(o, "op");
 			cJSON_AddNullToObject(o, "threshold");
@@ -554,6 +576,8 @@ static void add_targets(cJSON *arr, const struct gl_analysis *an)
 		cJSON_AddNumberToObject(o, "windows_judged", t->windows_judged);
 		if (t->note[0])
 			cJSON_AddStringToObject(o, "note", t->note);
+		if (t->spec->drift)
+			add_drift(o, t);
 		cJSON_AddItemToArray(arr, o);
 	}
 }

@@ -2,7 +2,8 @@
  * report_junit.c - junit.xml, for CI systems that read JUnit results.
  *
  * Exactly one test case per target of the scenario, named "SCOPE METRIC"
- * ("steady inference.ttft_ms.p99"), with classname "gauntlet.SCOPE" so CI
+ * ("steady inference.ttft_ms.p99"; a drift target: "steady
+ * inference.ttft_ms.p99 drift_per_day"), with classname "gauntlet.SCOPE" so CI
  * views group them by scope. A target that failed, had no data or has no
  * threshold at all carries a <failure>: "measured X vs threshold OP Y", the
  * analysis note ("no data in the N window(s) judged as steady"), or "missing
@@ -178,7 +179,12 @@ static void failure_text(const struct gl_target_result *t, char *out, size_t n, 
 		*type = "threshold";
 		fmt_num(m, sizeof(m), t->measured);
 		fmt_num(th, sizeof(th), t->spec->expr.threshold);
-		snprintf(out, n, "measured %s vs threshold %s %s", m, gl_cmp_str(t->spec->expr.op), th);
+		if (t->spec->drift)
+			snprintf(out, n, "measured drift per day %s%s vs bound %s %s%s", m,
+				 t->spec->drift_pct ? "%" : "", gl_cmp_str(t->spec->expr.op), th,
+				 t->spec->drift_pct ? "%" : "");
+		else
+			snprintf(out, n, "measured %s vs threshold %s %s", m, gl_cmp_str(t->spec->expr.op), th);
 	}
 }
 
@@ -250,6 +256,8 @@ static void target_cases(struct jw *b, const struct gl_analysis *an)
 		xml_esc(b, scope);
 		putf(b, " ");
 		xml_esc(b, t->spec->metric);
+		if (t->spec->drift)
+			putf(b, " drift_per_day");
 		putf(b, "\" time=\"0\"");
 		if (!fail[0]) {
 			putf(b, "/>\n");

@@ -299,9 +299,11 @@ static void md_targets(const struct gl_analysis *an, struct gl_buf *b)
 			 "|\n|---|---|---|---|---|---|---|\n");
 	for (int i = 0; i < an->n_targets; i++) {
 		const struct gl_target_result *t = &an->targets[i];
-		char m[64], th[64] = "missing";
+		char m[160], th[64] = "missing";
 		fmt_num(m, sizeof(m), t->has, t->measured);
-		if (!t->spec->missing)
+		if (t->spec->drift)
+			gl_report_drift_cells(t, th, sizeof(th), m, sizeof(m));
+		else if (!t->spec->missing)
 			snprintf(th, sizeof(th), "%s %g", gl_cmp_str(t->spec->expr.op), t->spec->expr.threshold);
 		gl_buf_printf(b, "| %s | %s | ",
 			      t->spec->missing ? "MISSING"

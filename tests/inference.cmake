@@ -10,3 +10,11 @@ gl_test_alone(test_inference)
 # The error cases time nothing: they run beside other tests, and side by side.
 gl_script_test(test_inference_errors ${GL_TESTS_DIR}/scripts/test_inference_errors.sh TIMEOUT 300)
 gl_test_asan_long(test_inference_errors)
+# Drift targets (docs/metrics.md, "Drift"): the Theil-Sen fit against
+# series known by hand (exact lines, outliers, flat noise, i^2 for Sen's
+# interval, too few windows, the 256 buckets of a long run).
+gl_unit_test(test_drift_fit ${GL_TESTS_DIR}/unit/test_drift_fit.c TIMEOUT 60)
+# ... and end to end: `gauntlet target --ttft-drift-ms-per-hour` over
+# loopback, the fitted slope against the true one, a drift the absolute
+# target passes caught, a flat server passed.
+gl_script_test(test_drift ${GL_TESTS_DIR}/scripts/test_drift.sh TIMEOUT 120)

@@ -728,8 +728,8 @@ static int cmd_status(const char *dir)
 	for (int i = 0; i < an->n_targets; i++) {
 		const struct gl_target_result *t = &an->targets[i];
 		int fail;
-		if (running && !t->spec->missing && t->spec->scope != GL_SCOPE_STEADY &&
-		    t->spec->scope != GL_SCOPE_DEGRADED) {
+		if (running && !t->spec->missing &&
+		    ((t->spec->scope != GL_SCOPE_STEADY && t->spec->scope != GL_SCOPE_DEGRADED) || t->spec->drift)) {
 			later++;
 			continue;
 		}

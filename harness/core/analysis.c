@@ -1,9 +1,9 @@
 /*
- * analysis.c - two streaming passes over the store's windows: the first
- * judges each window against the steady and degraded targets, from which
- * fault recovery figures and each window's scope follow; the second merges
- * windows into the run, phase and scope aggregates that targets and reports
- * read. Memory: a few bytes per window plus one histogram per metric per
+ * analysis.c - two streaming passes over the store's windows: the first judges each window against
+ * the steady and degraded targets, from which fault recovery figures and each window's scope follow;
+ * the second merges windows into the run, phase and scope aggregates that targets and reports read,
+ * and hands the steady windows' figures to the drift targets (analysis_drift.c). Memory: a few bytes
+ * per window (two doubles per steady window and drift target) plus one histogram per metric per
  * aggregate, never the samples.
  */
 #include "analysis_int.h"
@@ -412,7 +412,7 @@ static int pass2(int i, struct gl_agg *w, void *arg)
 
 	if (an->n_incidents)
 		gl_incidents_take(an, &p->inc_lo, i, w);
-
+	gl_drift_take(an, i, w);
 	if (wi->complete && wi->scope == GL_SCOPE_STEADY && p->floors) {
 		if (agg_eval_tn(w, &p->read, &v) == 0 && (!an->has_read_floor || v < an->read_floor_gbps)) {
 			an->read_floor_gbps = v;
@@ -774,8 +774,7 @@ static int load_outages(struct gl_store *st, struct gl_analysis *an, struct gl_e
 		f->held_s += f->outage_s;
 		if (!inside || f->self_s < 0)
 			continue;
-		/* walk the run's clock from the inject, outages in order, until
-		 * the fault's own end */
+		/* walk the run's clock from the inject, outages in order, until the fault's own end */
 		f->self_ended = 1;
 		e = a;
 		left = f->self_s;
@@ -952,7 +951,7 @@ int gl_analyze(struct gl_store *st, struct gl_analysis **out, struct gl_err *err
 	if ((rc = gl_incidents_find(an, err)) || (rc = aggregate(st, an, err)))
 		goto out;
 	judge_targets(an);
-	if ((rc = gl_incidents_describe(st, an, err)))
+	if ((rc = gl_drift_judge(an, err)) || (rc = gl_incidents_describe(st, an, err)))
 		goto out;
 	if ((rc = gl_nodes_analyze(st, an, err)))
 		goto out;
@@ -977,6 +976,7 @@ void gl_analysis_free(struct gl_analysis *a)
 		for (int i = 0; i < a->sc->n_phases; i++)
 			gl_agg_free(a->phase[i]);
 	free(a->phase);
+	gl_drift_free(a);
 	gl_scenario_free(a->sc);
 	free(a->windows);
 	gl_agg_free(a->all);

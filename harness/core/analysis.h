@@ -203,11 +203,31 @@ struct gl_outage {
 struct gl_target_result {
 	const struct gl_target_spec *spec;
 	int has; /* a measured value exists */
-	double measured;
+	double measured; /* a drift: the slope per day in its bound's unit */
 	int pass;
-	int windows_judged;
+	int windows_judged; /* a drift: the steady windows fitted */
 	char note[160];
+	/* a drift target (spec->drift, analysis_drift.c): the fit in the
+	 * figure's units, per day of real time: slope, its 95 % interval,
+	 * the fitted level at the first window, and the points fitted (the
+	 * windows, or their medians in at most GL_DRIFT_MAX_POINTS buckets) */
+	struct gl_drift_fit {
+		double slope, lo, hi, level;
+		int points;
+	} drift;
 };
+
+/* Drift targets (docs/metrics.md, "Drift"): fewer steady windows with a
+ * value than GL_DRIFT_MIN_WINDOWS is no value (a failed gate); more than
+ * GL_DRIFT_MAX_POINTS are fitted as that many buckets of consecutive
+ * windows, each its windows' median time and median value. */
+#define GL_DRIFT_MIN_WINDOWS 10
+#define GL_DRIFT_MAX_POINTS 256
+/* The Theil-Sen fit of y over x (seconds, increasing; n points): the
+ * median of the pairwise slopes, Sen's rank-based 95 % interval, and the
+ * level at x[0] (the median of y - slope (x - x[0])), per second. 0, or
+ * -1 when n < GL_DRIFT_MIN_WINDOWS or out of memory. */
+int gl_drift_fit(const double *x, const double *y, int n, struct gl_drift_fit *out);
 
 struct gl_preflight_result {
 	char subject[160], check[128], detail[512];
@@ -327,6 +347,13 @@ struct gl_analysis {
 	/* the node sweep before the load (training_sweep.h, store document
 	 * "sweep"), or NULL: none ran */
 	cJSON *sweep;
+	/* each drift target's (sc->drifts) per-window values: the complete
+	 * steady windows' mid times (real s) and values (analysis_drift.c) */
+	struct gl_drift_series {
+		double *x, *y;
+		int n, cap;
+	} * drift;
+	int drift_oom;
 	int64_t node_windows; /* windows that had per-node figures */
 	int self_base; /* the windows of a node's own baseline (GL_SELF_*) */
 };

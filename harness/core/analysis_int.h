@@ -17,5 +17,11 @@ int gl_incidents_find(struct gl_analysis *an, struct gl_err *err);
 void gl_incidents_take(struct gl_analysis *an, int *lo, int wi, const struct gl_agg *w);
 /* Each incident's text and its workload's first event in its span. */
 int gl_incidents_describe(struct gl_store *st, struct gl_analysis *an, struct gl_err *err);
+/* Window wi's values of the drift targets' figures (pass 2), once its
+ * scope is known; then their fits judged into an->targets, after the
+ * others (analysis_drift.c). */
+void gl_drift_take(struct gl_analysis *an, int wi, const struct gl_agg *w);
+int gl_drift_judge(struct gl_analysis *an, struct gl_err *err);
+void gl_drift_free(struct gl_analysis *an);
 
 #endif

@@ -874,6 +874,7 @@ void gl_scenario_free(struct gl_scenario *s)
 	free(s->phases);
 	free(s->faults);
 	free(s->targets);
+	free(s->drifts);
 	free(s->optional);
 	free(s->abort_rules);
 	free(s->gates);

@@ -83,6 +83,11 @@ struct gl_target_spec {
 	char expr_text[64];
 	int missing; /* required but absent from the scenario */
 	const cJSON *json;
+	/* "drift_per_day" (in gl_scenario.drifts only): expr bounds the
+	 * figure's trend over the steady windows, per day of real time, in %
+	 * of its fitted level at the start (drift_pct) or in its own units
+	 * (docs/metrics.md, "Drift") */
+	int drift, drift_pct;
 };
 
 struct gl_workload_spec {
@@ -177,6 +182,10 @@ struct gl_scenario {
 	struct gl_target_spec *targets;
 	int n_targets; /* includes entries with missing = 1 */
 	int n_missing;
+	/* the "drift_per_day" targets (steady only): judged once over the
+	 * run, never per window, so apart from targets */
+	struct gl_target_spec *drifts;
+	int n_drifts;
 	/* figures validate does not require (no scheduled fault is sure to
 	 * produce them), with why: listed by validate beside the targets */
 	struct gl_optional_figure {

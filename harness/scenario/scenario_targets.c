@@ -33,6 +33,128 @@ static void add_target(struct vctx *v, const char *metric, enum gl_scope scope, 
 		s->n_missing++;
 }
 
+/* A bound on a figure's trend per day: a target expression, its number
+ * followed by '%' (of the fitted level at the start) or not (the figure's
+ * own units). */
+static int parse_drift_bound(const char *text, struct gl_target_expr *e, int *pct, char *why, size_t n)
+{
+	char b[64];
+	size_t len = strlen(text);
+	struct gl_err er = { 0 };
+
+	while (len && (text[len - 1] == ' ' || text[len - 1] == '\t'))
+		len--;
+	*pct = len && text[len - 1] == '%';
+	if (len < sizeof(b) && len > (size_t)*pct) {
+		memcpy(b, text, len - (size_t)*pct);
+		b[len - (size_t)*pct] = '\0';
+		if (gl_parse_target_expr(b, e, &er) == 0)
+			return 0;
+	}
+	snprintf(why, n,
+		 "expected a bound per day like \"<= 2%%\" (of the level at the start) or \"<= 5\" (in the figure's "
+		 "units), got '%.40s'",
+		 text);
+	return -1;
+}
+
+static void add_drift(struct vctx *v, const char *metric, const cJSON *json, const struct gl_target_expr *e, int pct)
+{
+	struct gl_scenario *s = v->s;
+	struct gl_target_spec *t = realloc(s->drifts, sizeof(*t) * (size_t)(s->n_drifts + 1));
+
+	if (!t)
+		return;
+	s->drifts = t;
+	t = &s->drifts[s->n_drifts++];
+	memset(t, 0, sizeof(*t));
+	snprintf(t->metric, sizeof(t->metric), "%s", metric);
+	t->scope = GL_SCOPE_STEADY;
+	t->json = json;
+	t->expr = *e;
+	t->drift = 1;
+	t->drift_pct = pct;
+	snprintf(t->expr_text, sizeof(t->expr_text), "drift_per_day %s", json->valuestring);
+}
+
+/* A threshold's object form: {"value": "<= 800", "drift_per_day": "<= 2%"},
+ * either or both. */
+static void parse_target_object(struct vctx *v, enum gl_scope scope, const cJSON *t, const char *tp)
+{
+	static const char *const keys[] = { "value", "drift_per_day", NULL };
+	const cJSON *val = cJSON_GetObjectItemCaseSensitive(t, "value");
+	const cJSON *dr = cJSON_GetObjectItemCaseSensitive(t, "drift_per_day");
+	char p[300], why[256];
+	struct gl_target_expr e;
+	struct gl_err er = { 0 };
+	int pct;
+
+	gl_check_keys(v->d, t, tp, keys);
+	if (!val && !dr)
+		gl_diag_error(v->d, t, tp,
+			      "expected \"value\" (like \"<= 800\"), \"drift_per_day\" (like \"<= 2%%\") or both");
+	if (val) {
+		snprintf(p, sizeof(p), "%s.value", tp);
+		if (!cJSON_IsString(val))
+			gl_diag_error(v->d, val, p, "expected a target expression like \"<= 800\", got %s",
+				      gl_json_type_name(val));
+		else if (gl_parse_target_expr(val->valuestring, &e, &er) != 0)
+			gl_diag_error(v->d, val, p, "%s", er.msg);
+		else
+			add_target(v, t->string, scope, val, &e, val->valuestring, 0);
+	}
+	if (!dr)
+		return;
+	snprintf(p, sizeof(p), "%s.drift_per_day", tp);
+	if (scope != GL_SCOPE_STEADY)
+		gl_diag_error(v->d, dr, p, "a drift is fitted over the steady windows: put it in targets.steady");
+	else if (!cJSON_IsString(dr))
+		gl_diag_error(v->d, dr, p, "expected a bound per day like \"<= 2%%\", got %s", gl_json_type_name(dr));
+	else if (parse_drift_bound(dr->valuestring, &e, &pct, why, sizeof(why)) != 0)
+		gl_diag_error(v->d, dr, p, "%s", why);
+	else
+		add_drift(v, t->string, dr, &e, pct);
+}
+
+/* One entry of targets.SCOPE: its figure checked against the catalogue,
+ * then its threshold, a string or the object form. */
+static void parse_target(struct vctx *v, enum gl_scope scope, const cJSON *t, const char *tp)
+{
+	char why[256];
+	struct gl_target_name tn;
+	struct gl_target_expr e;
+	struct gl_err er = { 0 };
+
+	if (gl_catalog_parse_target(t->string, &tn, why, sizeof(why)) != 0) {
+		gl_diag_error(v->d, t, tp, "%s", why);
+		return;
+	}
+	if ((scope == GL_SCOPE_RECOVERY) != (tn.def->kind == GL_MK_RECOVERY) && !tn.def->recovery_target) {
+		if (scope == GL_SCOPE_RECOVERY)
+			gl_diag_error(v->d, t, tp, "'%s' is not a recovery figure (%s)", t->string,
+				      gl_catalog_recovery_names(why, sizeof(why)));
+		else
+			gl_diag_error(v->d, t, tp, "'%s' belongs in targets.recovery", t->string);
+		return;
+	}
+	if (cJSON_IsObject(t)) {
+		parse_target_object(v, scope, t, tp);
+		return;
+	}
+	if (!cJSON_IsString(t)) {
+		gl_diag_error(v->d, t, tp,
+			      "expected a target expression like \"<= 800\" or an object like {\"value\": \"<= 800\", "
+			      "\"drift_per_day\": \"<= 2%%\"}, got %s",
+			      gl_json_type_name(t));
+		return;
+	}
+	if (gl_parse_target_expr(t->valuestring, &e, &er) != 0) {
+		gl_diag_error(v->d, t, tp, "%s", er.msg);
+		return;
+	}
+	add_target(v, t->string, scope, t, &e, t->valuestring, 0);
+}
+
 void gl_scenario_parse_targets(struct vctx *v, const cJSON *ts)
 {
 	static const char *const keys[] = { "steady", "degraded", "recovery", NULL };
@@ -59,35 +181,9 @@ void gl_scenario_parse_targets(struct vctx *v, const cJSON *ts)
 			continue;
 		cJSON_ArrayForEach(t, sc)
 		{
-			char tp[256], why[256];
-			struct gl_target_name tn;
-			struct gl_target_expr e;
-			struct gl_err er = { 0 };
-
+			char tp[256];
 			snprintf(tp, sizeof(tp), "%s.%s", path, t->string);
-			if (gl_catalog_parse_target(t->string, &tn, why, sizeof(why)) != 0) {
-				gl_diag_error(v->d, t, tp, "%s", why);
-				continue;
-			}
-			if ((scope == GL_SCOPE_RECOVERY) != (tn.def->kind == GL_MK_RECOVERY) &&
-			    !tn.def->recovery_target) {
-				if (scope == GL_SCOPE_RECOVERY)
-					gl_diag_error(v->d, t, tp, "'%s' is not a recovery figure (%s)", t->string,
-						      gl_catalog_recovery_names(why, sizeof(why)));
-				else
-					gl_diag_error(v->d, t, tp, "'%s' belongs in targets.recovery", t->string);
-				continue;
-			}
-			if (!cJSON_IsString(t)) {
-				gl_diag_error(v->d, t, tp, "expected a target expression like \"<= 800\", got %s",
-					      gl_json_type_name(t));
-				continue;
-			}
-			if (gl_parse_target_expr(t->valuestring, &e, &er) != 0) {
-				gl_diag_error(v->d, t, tp, "%s", er.msg);
-				continue;
-			}
-			add_target(v, t->string, scope, t, &e, t->valuestring, 0);
+			parse_target(v, scope, t, tp);
 		}
 	}
 }

@@ -302,7 +302,7 @@ void gl_timeline_print(const struct gl_scenario *s, double time_scale, FILE *f)
 			occurrences += sp[i].count;
 	free(sp);
 	fprintf(f, "scenario '%s': duration %s (%s at time scale %g), window %s, %d workload(s), %d fault(s), %d target(s)",
-		s->name, d, r, time_scale, w, s->n_workloads, s->n_faults, s->n_targets - s->n_missing);
+		s->name, d, r, time_scale, w, s->n_workloads, s->n_faults, s->n_targets - s->n_missing + s->n_drifts);
 	if (n_sp)
 		fprintf(f, ", %d spike(s) (%lld in the run)", n_sp, (long long)occurrences);
 	fprintf(f, "\n");
@@ -324,6 +324,13 @@ void gl_timeline_print(const struct gl_scenario *s, double time_scale, FILE *f)
 		else
 			fprintf(f, "  %-9s %-34s %s %g\n", gl_scope_name(t->scope), t->metric, gl_cmp_str(t->expr.op),
 				t->expr.threshold);
+	}
+	for (int i = 0; i < s->n_drifts; i++) {
+		const struct gl_target_spec *t = &s->drifts[i];
+		if (i == 0 && s->n_targets == 0)
+			fprintf(f, "targets:\n");
+		fprintf(f, "  %-9s %-34s drift per day %s %g%s\n", gl_scope_name(t->scope), t->metric,
+			gl_cmp_str(t->expr.op), t->expr.threshold, t->drift_pct ? "%" : "");
 	}
 	/* figures no scheduled fault is sure to produce: not required */
 	for (int i = 0; i < s->n_optional; i++) {

@@ -66,6 +66,7 @@ static void usage(FILE *f)
 		   "  --stall-at-s S             when the stall_ms=N window opens, s after start\n"
 		   "  --ttft-step-ms MS          the TTFT from --ttft-step-at-s on (a step in time)\n"
 		   "  --ttft-step-at-s S         when --ttft-step-ms takes over, s after start\n"
+		   "  --ttft-drift-ms-per-hour X the TTFT grows by X ms per hour since start (default 0)\n"
 		   "  --ready-file PATH          write \"host:port\\n\" there once listening\n"
 		   "  --api-key-env VAR          require \"Authorization: Bearer $VAR\" on /v1 (else 401)\n"
 		   "  --idle-timeout-s S         close a connection that sends no byte of a request\n"
@@ -163,6 +164,7 @@ static const struct num_flag num_flags[] = {
 	NF("stall-at-s", NT_DOUBLE, 0, 1e9, stall_at_s),
 	NF("ttft-step-ms", NT_DOUBLE, 0, 3600e3, step_ttft_ms),
 	NF("ttft-step-at-s", NT_DOUBLE, 0, 1e9, step_at_s),
+	NF("ttft-drift-ms-per-hour", NT_DOUBLE, 0, 3.6e9, drift_ms_per_h),
 };
 #undef NF
 

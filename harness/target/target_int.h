@@ -113,6 +113,9 @@ struct target_opts {
 	double stall_at_s;
 	/* --ttft-step-ms, --ttft-step-at-s: the TTFT from then on (-1: no step) */
 	double step_ttft_ms, step_at_s;
+	/* --ttft-drift-ms-per-hour: the TTFT grows by this per hour since the
+	 * server started (a slow drift with a known slope) */
+	double drift_ms_per_h;
 	uint64_t idle_timeout_s; /* --idle-timeout-s: 0 never */
 	uint64_t lora_load_ms; /* --lora-load-ms: how long a load takes */
 	uint32_t max_loras; /* --max-loras: adapters loaded (or loading) at once */

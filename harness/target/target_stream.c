@@ -167,13 +167,15 @@ static void arm_at(struct stream *s, int64_t t_ns)
 }
 
 /* The TTFT of a request taking its slot at t_ns: --ttft-step-ms from the
- * step on, else the model's. */
+ * step on, else the model's; plus --ttft-drift-ms-per-hour times the hours
+ * since the server started. */
 static int64_t ttft_at(const struct target *t, int64_t t_ns, uint64_t prompt_tokens)
 {
 	struct gl_target_model m = t->o.m;
 
 	if (t_ns >= t->step_ns)
 		m.ttft_ms = t->o.step_ttft_ms;
+	m.ttft_ms += t->o.drift_ms_per_h * (double)(t_ns - t->t_start_ns) / 3.6e12;
 	return gl_target_ttft_ns(&m, prompt_tokens);
 }
 
