@@ -41,7 +41,7 @@ gl_unit_test(test_node_history ${GL_TESTS_DIR}/unit/test_node_history.c TIMEOUT 
 # clean in one job, a sweep with no suspect; a run with "bisect" passes
 # without bisecting; one worker's link at 1 Mbit/s (tc tbf): a run with
 # "sweep" names it before its load, fails and its bisection names it in at
-# most 4 jobs; one link slowed alone: both name the link.
+# most 4 jobs; one link slowed alone: the sweep names the link.
 # Its threshold is 2.4x the link's rate; the sanitizer twin only with
 # GL_ASAN_ALL=1 (the search is plain C, the jobs are gauntlet-train's).
 gl_script_test(test_bisect ${GL_TESTS_DIR}/scripts/test_bisect.sh TIMEOUT 420)
