@@ -749,6 +749,26 @@ static int bisect_suspect(struct gl_store *st, struct gl_analysis *an, struct gl
 	return 0;
 }
 
+/* An incident names a node that stood out against its peers in at least
+ * a quarter of its windows (one, for an incident of up to 4), or by a
+ * wrong value (a figure where any is a fault): one window's noise in a
+ * long incident (a healthy replica's TTFT once 4.7 spreads out while its
+ * peer's errors burst for 12 windows) names nothing. */
+static void incident_nodes_prune(struct gl_analysis *an)
+{
+	for (int i = 0; i < an->n_incidents; i++) {
+		struct gl_incident *inc = &an->incidents[i];
+		int need = (inc->w1 - inc->w0 + 1 + 3) / 4, k = 0;
+		for (int j = 0; j < inc->n_nodes; j++) {
+			const struct gl_incident_node *x = &inc->nodes[j];
+			const struct gl_node_figure_def *d = gl_node_def_find(x->workload, x->kind, x->figure);
+			if (x->windows >= need || (d && d->zero_expected))
+				inc->nodes[k++] = *x;
+		}
+		inc->n_nodes = k;
+	}
+}
+
 int gl_nodes_analyze(struct gl_store *st, struct gl_analysis *an, struct gl_err *err)
 {
 	struct scan s = { .an = an };
@@ -777,6 +797,7 @@ int gl_nodes_analyze(struct gl_store *st, struct gl_analysis *an, struct gl_err 
 		an->nodes[i].def = gl_node_def_find(an->nodes[i].workload, an->nodes[i].kind, an->nodes[i].figure);
 	if (finish_scores(an) != 0 || list_suspects(an) != 0)
 		return gl_errf(err, GL_ENOMEM, "analysis: out of memory (suspects)");
+	incident_nodes_prune(an);
 	if (bisect_suspect(st, an, err) != 0 || gl_sweep_analyze(st, an, err) != 0)
 		return -1;
 	an->suspects_failed = an->sc->suspects_max >= 0 && an->n_suspects > an->sc->suspects_max;
