@@ -31,6 +31,9 @@
  * f2's 9 = 36, of them 26 at 80.125 (self z (80.125 - 50) / max(5 % of
  * 50, 0.5) = 12.05, kept as 12.0) and 10 at 50 (z 0): self score 12.0, a
  * suspect; rank 0's self score 0. e4, steady at 120, has self score 0.
+ * e3's TTFT is 200 ms in window 27 alone: the incident that the errors
+ * open from window 25 (the steady error_rate missed) names e4, out in all
+ * of its windows, and not e3, out in one (fewer than a quarter).
  * Every endpoint's errors go from 0 to 0.3 at window 25 (the whole
  * cluster): the peers' median self z (15, each) is taken off each node's,
  * so no endpoint has an errors self score above 0, nor is a suspect by it.
@@ -127,7 +130,7 @@ static struct gl_store *make_store(const char *dir)
 		CHECK(gl_store_window_put(st, w, w * S, (w + 1) * S, w * S, (w + 1) * S, 0, 1) == 0);
 		put(st, w, "inference", "endpoint", "10.0.0.1:8000", "h1", "ttft_ms", 40);
 		put(st, w, "inference", "endpoint", "10.0.0.2:8000", "h2", "ttft_ms", in_f1 ? 200 : 40);
-		put(st, w, "inference", "endpoint", "10.0.0.3:8000", "h3", "ttft_ms", 41);
+		put(st, w, "inference", "endpoint", "10.0.0.3:8000", "h3", "ttft_ms", w == 27 ? 200 : 41);
 		put(st, w, "inference", "endpoint", "10.0.0.4:8000", "h4", "ttft_ms", 120);
 		put(st, w, "inference", "endpoint", "10.9.9.9:8000", "10.9.9.9", "ttft_ms", 40);
 		for (int e = 1; e <= 5; e++) { /* the whole cluster's errors move at once */
@@ -229,6 +232,19 @@ static void history(const struct gl_analysis *an)
 		       strstr(sp->evidence, "against its own 50 in its first 5 windows (self z 12.0; out in 26 of 36"),
 	       "rank 1 a suspect by its own history: %s", sp ? sp->evidence : "(none)");
 	CHECKF(!suspect(an, "0"), "rank 0 is no suspect");
+	/* an incident names the node out through it, not one window's noise */
+	for (int i = 0; i < an->n_incidents; i++) {
+		const struct gl_incident *x = &an->incidents[i];
+		int in3 = 0, in4 = 0;
+		if (x->w0 > 27 || x->w1 < 27 || x->w1 - x->w0 + 1 < 8)
+			continue;
+		for (int k = 0; k < x->n_nodes; k++) {
+			in3 |= !strcmp(x->nodes[k].name, "10.0.0.3:8000");
+			in4 |= !strcmp(x->nodes[k].name, "10.0.0.4:8000");
+		}
+		CHECKF(in4 && !in3, "incident of windows %d..%d: e4 named %d (want 1), e3 %d (want 0: out in 1 window)",
+		       x->w0, x->w1, in4, in3);
+	}
 	/* what moved the whole cluster moves no node's self score */
 	for (int i = 0; i < an->n_nodes; i++)
 		if (!strcmp(an->nodes[i].figure, "errors"))
