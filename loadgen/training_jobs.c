@@ -29,6 +29,12 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+double trn_median(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 /* What a job printed: rank 0's step lines and the last other lines. */
 struct job_out {
 	double busbw[TRN_JOB_STEPS];
@@ -331,8 +337,7 @@ static void judge(const struct trn_job_opts *o, struct trn_job *j, struct job_ou
 	j->steps = jo->n;
 	j->busbw = -1;
 	if (jo->n) {
-		qsort(jo->busbw, (size_t)jo->n, sizeof(double), cmp_double);
-		j->busbw = jo->n % 2 ? jo->busbw[jo->n / 2] : (jo->busbw[jo->n / 2 - 1] + jo->busbw[jo->n / 2]) / 2;
+		j->busbw = trn_median(jo->busbw, jo->n);
 	}
 	if (j->why[0]) { /* it never started */
 		j->bad = 1;

@@ -59,6 +59,9 @@ int trn_jobs_run(struct gl_ctx *ctx, const struct gl_scenario *sc, const cJSON *
  * stderr; NULL when it does not load or has errors. */
 struct gl_scenario *trn_cli_scenario(const char *path, const char **sets);
 
+/* The median of v[0..n-1] (n >= 1), which it sorts. */
+double trn_median(double *v, int n);
+
 /* A job's hosts as "a,b,c" into out (cut to fit). */
 void trn_job_hosts_text(const struct trn_job *j, char *out, size_t n);
 

@@ -58,13 +58,6 @@ int gl_sweep_round(int n, int r, int (*p)[2])
 
 /* ---- the judgment ---------------------------------------------------------------------------- */
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 /* A cell's value for scoring: its busbw, 0 when its job made none. */
 static double value(const struct gl_sweep_cell *c)
 {
@@ -77,12 +70,6 @@ static double value(const struct gl_sweep_cell *c)
 static double lg(double x)
 {
 	return log(x > 1e-12 ? x : 1e-12);
-}
-
-static double median_of(double *v, int k)
-{
-	qsort(v, (size_t)k, sizeof(*v), cmp_double);
-	return k % 2 ? v[k / 2] : (v[k / 2 - 1] + v[k / 2]) / 2;
 }
 
 /* z[i] = (log median - log x[i]) / spread over the i with use[i] (lower
@@ -105,18 +92,18 @@ static void robust_z(const double *x, const int *use, int n, double rel, double 
 		if (use[i])
 			v[k++] = x[i];
 	if (k > 0)
-		*med = median_of(v, k);
+		*med = trn_median(v, k);
 	if (k < 3) {
 		free(v);
 		return;
 	}
 	for (int i = 0; i < k; i++)
 		v[i] = lg(v[i]);
-	m = median_of(v, k);
+	m = trn_median(v, k);
 	for (int i = 0; i < k; i++)
 		v[i] = fabs(v[i] - m);
 	if (k >= GL_SWEEP_MAD_MIN)
-		*mad = 1.4826 * median_of(v, k);
+		*mad = 1.4826 * trn_median(v, k);
 	spread = *mad > rel ? *mad : rel;
 	for (int i = 0; i < n; i++)
 		if (use[i]) {
@@ -170,8 +157,12 @@ static void judge_hosts(struct gl_sweep_result *r, double rel, int *host_bad)
 		use[i] = k > 0;
 		r->row_median[i] = NAN;
 		if (k) {
-			qsort(row, (size_t)k, sizeof(*row), cmp_double);
-			r->row_median[i] = median_of(row + (k > 1), k - (k > 1)); /* its lowest left out */
+			int lo = 0; /* its lowest left out: to the front, the median of the rest */
+			double t;
+			for (int m = 1; m < k; m++)
+				lo = row[m] < row[lo] ? m : lo;
+			t = row[0], row[0] = row[lo], row[lo] = t;
+			r->row_median[i] = trn_median(row + (k > 1), k - (k > 1));
 		}
 		x[i] = use[i] ? r->row_median[i] : 0;
 	}

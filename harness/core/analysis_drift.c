@@ -23,19 +23,6 @@
 /* Sen's interval: the normal quantile of a two-sided 95 % interval */
 #define DRIFT_Z95 1.959963984540054
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
-/* The median of v[0..n-1] (n >= 1), which it sorts. */
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 /* The points fitted: the windows themselves, or per bucket of consecutive
  * windows its median time and median value. Returns how many. */
 static int bucket(const double *x, const double *y, int n, double *px, double *py, double *tmp)
@@ -45,9 +32,9 @@ static int bucket(const double *x, const double *y, int n, double *px, double *p
 	for (int b = 0; b < p; b++) {
 		int lo = (int)((int64_t)b * n / p), hi = (int)((int64_t)(b + 1) * n / p);
 		memcpy(tmp, x + lo, sizeof(*tmp) * (size_t)(hi - lo));
-		px[b] = median(tmp, hi - lo);
+		px[b] = gl_median(tmp, hi - lo);
 		memcpy(tmp, y + lo, sizeof(*tmp) * (size_t)(hi - lo));
-		py[b] = median(tmp, hi - lo);
+		py[b] = gl_median(tmp, hi - lo);
 	}
 	return p;
 }
@@ -64,7 +51,7 @@ static int theil_sen(const double *px, const double *py, int p, double *s, struc
 				s[k++] = (py[j] - py[i]) / (px[j] - px[i]);
 	if (k == 0)
 		return -1;
-	f->slope = median(s, k); /* sorts s */
+	f->slope = gl_median(s, k); /* sorts s */
 	/* Sen (1968): the slopes ranked M1 and M2 + 1 of the k, where
 	 * M1,2 = (k -+ z sqrt(var S)) / 2 and var S = p (p-1) (2p+5) / 18
 	 * (Kendall's S, ties not corrected); rounded outwards */
@@ -75,7 +62,7 @@ static int theil_sen(const double *px, const double *py, int p, double *s, struc
 	f->hi = s[hi > k - 1 ? k - 1 : hi];
 	for (int i = 0; i < p; i++)
 		r[i] = py[i] - f->slope * (px[i] - px[0]);
-	f->level = median(r, p);
+	f->level = gl_median(r, p);
 	f->points = p;
 	return 0;
 }

@@ -24,4 +24,7 @@ void gl_drift_take(struct gl_analysis *an, int wi, const struct gl_agg *w);
 int gl_drift_judge(struct gl_analysis *an, struct gl_err *err);
 void gl_drift_free(struct gl_analysis *an);
 
+/* The median of v[0..n-1] (n >= 1), which it sorts (analysis_nodes.c). */
+double gl_median(double *v, int n);
+
 #endif

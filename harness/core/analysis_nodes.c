@@ -148,7 +148,7 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static double median(double *v, int n)
+double gl_median(double *v, int n)
 {
 	qsort(v, (size_t)n, sizeof(*v), cmp_double);
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
@@ -214,10 +214,10 @@ int gl_node_zscores(const struct gl_node_figure_def *d, const double *mean, cons
 		free(v);
 		return 0;
 	}
-	med = median(v, k);
+	med = gl_median(v, k);
 	for (int i = 0; i < k; i++)
 		v[i] = fabs(v[i] - med);
-	spread = 1.4826 * median(v, k);
+	spread = 1.4826 * gl_median(v, k);
 	if (spread < d->rel_scale * fabs(med))
 		spread = d->rel_scale * fabs(med);
 	if (spread < d->min_scale)
@@ -340,7 +340,7 @@ static void self_group(struct scan *s, const struct gl_node_fig *g, int n, const
 			v[k++] = z[i];
 	}
 	if (k >= 3)
-		med = median(v, k);
+		med = gl_median(v, k);
 	for (int i = 0; i < n; i++)
 		if (!isnan(z[i]) && (r = result_of(s, &g[i])))
 			self_note(r, &g[i], z[i] - med);
@@ -578,7 +578,7 @@ static int finish_scores(struct gl_analysis *an)
 			if (an->nodes[j].n > 0)
 				v[k++] = run_mean(&an->nodes[j]);
 		if (k > 0)
-			med = median(v, k);
+			med = gl_median(v, k);
 		for (int m = i; m < j; m++) {
 			struct gl_node_result *r = &an->nodes[m];
 			r->peer_median = med;
