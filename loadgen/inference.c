@@ -327,6 +327,7 @@ void inf_send_req(struct inf *w, int64_t t_intended, uint64_t seq, int64_t in_to
 	w->live = r;
 	w->in_flight++;
 	w->eps[r->ep].in_flight++;
+	w->hr.sent++;
 	r->t_send = inf_now_ns(w);
 	gl_metrics_record(w->m, w->id_lag, (double)(r->t_send - r->t_intended) / 1e6);
 	if (curl_multi_add_handle(w->multi, r->easy) != CURLM_OK) {
@@ -766,6 +767,7 @@ static int inf_init(struct gl_ctx *c, const cJSON *cfg, void **state, struct gl_
 	if ((rc = set_headers(c, w, cfg, err)) != 0 || (rc = setup_events(c, w, err)) != 0)
 		return rc;
 	register_metrics(w, cfg);
+	inf_headroom_init(w);
 	return 0;
 }
 
@@ -776,6 +778,7 @@ static int inf_start(void *state, struct gl_err *err)
 
 	w->running = 1;
 	gl_ctx_shard(w->ctx, &w->shard, &w->shards, &w->origin_ns);
+	inf_headroom_start(w);
 	event_add(w->ev_sweep, &sweep);
 	if (w->mode == AR_CLOSED) {
 		w->active_users = w->o.users;
@@ -824,6 +827,7 @@ static void inf_stop(void *state)
 {
 	struct inf *w = state;
 
+	inf_headroom_stop(w);
 	w->running = 0;
 	evtimer_del(w->ev_arrival);
 	event_del(w->ev_sweep);
@@ -878,6 +882,11 @@ static void inf_free(void *state)
 	free(w);
 }
 
+static void inf_on_window(void *state)
+{
+	inf_headroom_window(state);
+}
+
 static const struct gl_workload_ops gl_workload_inference = {
 	.name = "inference",
 	.validate = gl_inference_validate,
@@ -885,6 +894,8 @@ static const struct gl_workload_ops gl_workload_inference = {
 	.degraded_default = "inference.error_rate",
 	.incidents = gl_inference_incidents,
 	.send_lag = "inference.send_lag_ms",
+	.saturated = "inference.client_saturated",
+	.agents_needed = "inference.agents_needed",
 	.live_figures = gl_inference_live_figures,
 	.imaged = 1,
 	.sim = &gl_inference_sim,
@@ -892,6 +903,7 @@ static const struct gl_workload_ops gl_workload_inference = {
 	.init = inf_init,
 	.start = inf_start,
 	.set_load = inf_set_load,
+	.on_window = inf_on_window,
 	.stop = inf_stop,
 	.free = inf_free,
 	.preflight = inf_preflight,

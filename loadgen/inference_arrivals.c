@@ -77,9 +77,11 @@ static void arrive(struct inf *w, int64_t t_intended, int64_t in_tok, int64_t ou
 		return;
 
 	if (w->in_flight < w->o.max_in_flight && w->q_len == 0) {
+		inf_headroom_arrival(w, inf_now_ns(w) - t_intended, 0);
 		inf_send_req(w, t_intended, seq, in_tok, out_tok, tr, -1);
 		return;
 	}
+	inf_headroom_arrival(w, inf_now_ns(w) - t_intended, 1);
 	/* Held by max_in_flight: keeps its intended time. A held request older
 	 * than the total timeout has failed already (timeout_total), which also
 	 * bounds the queue at rate x timeout. */

@@ -96,6 +96,15 @@ struct endpoint {
 	int failed;
 };
 
+/* The client's own headroom over the current window (inference_headroom.c). */
+struct inf_headroom {
+	int64_t wall0, cpu0, runq0; /* at the window's start (runq0 -1: unknown) */
+	int64_t lag_peak; /* the window's largest dispatch lag, ns */
+	int64_t due, held, sent; /* arrivals dispatched, held at max_in_flight, requests sent */
+	int stopped; /* the load stopped: its last window judged */
+	int id_busy, id_runq, id_lag_peak, id_held, id_sat, id_agents;
+};
+
 /* One arrival waiting for an in-flight slot. */
 struct pending {
 	int64_t t_intended;
@@ -158,6 +167,7 @@ struct inf {
 	int shard, shards;
 	int64_t origin_ns;
 	int64_t skipped; /* own arrivals before a late start */
+	struct inf_headroom hr;
 };
 
 /* inference_figures.c: its metrics and report rows (figures.h) */
@@ -182,6 +192,16 @@ extern const struct gl_incident_rule gl_inference_incidents[];
 extern const struct gl_live_figure gl_inference_live_figures[];
 /* inference_sim.c: its model for `gauntlet simulate` */
 extern const struct gl_workload_sim gl_inference_sim;
+
+/* inference_headroom.c: the client's headroom, per window (docs/metrics.md,
+ * "Client saturation") */
+void inf_headroom_init(struct inf *w);
+void inf_headroom_start(struct inf *w);
+void inf_headroom_stop(struct inf *w);
+/* an arrival dispatched lag_ns after its intended time; held: it waits
+ * for an in-flight slot */
+void inf_headroom_arrival(struct inf *w, int64_t lag_ns, int held);
+void inf_headroom_window(struct inf *w);
 
 /* inference_arrivals.c */
 int inf_trace_next(struct inf *w);

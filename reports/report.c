@@ -176,3 +176,22 @@ void gl_report_drift_cells(const struct gl_target_result *t, char *req, size_t n
 	else
 		snprintf(meas, nm, "n/a");
 }
+
+const char *gl_report_saturation_note(const struct gl_analysis *an, char *buf, size_t n)
+{
+	char agents[96] = "";
+
+	if (!an->saturated_windows) {
+		snprintf(buf, n, "%s", "");
+		return buf;
+	}
+	if (an->agents_needed > 0)
+		snprintf(agents, sizeof(agents), "; the load needs about %d load agent(s) (the section's \"agents\")",
+			 an->agents_needed);
+	snprintf(buf, n,
+		 "the load generator had no headroom in %d of %d windows (busy 90 %% of a core or more, or behind "
+		 "its schedule by a quarter of a window): those windows measured the client, not the cluster, and "
+		 "are judged by no target (the run's totals include them)%s",
+		 an->saturated_windows, an->n_windows, agents);
+	return buf;
+}

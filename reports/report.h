@@ -60,6 +60,10 @@ const char *gl_report_deadman_note(const struct gl_fault_row *f, char *buf, size
  * when it ended itself, by its own record (a flap loop's end, its
  * dead-man's switch's revert), and where that fell. */
 const char *gl_report_held_note(const struct gl_analysis *an, const struct gl_fault_result *f, char *buf, size_t n);
+/* The load generator's saturation for the summaries (docs/metrics.md,
+ * "Client saturation"): "" when no window was saturated, else what was
+ * left unjudged and the load agents the load needs. */
+const char *gl_report_saturation_note(const struct gl_analysis *an, char *buf, size_t n);
 /* A drift target's cells in report.md and report.html (docs/metrics.md,
  * "Drift"): the requirement ("drift/day <= 2%"), and what was measured
  * ("3.1%/day (95 %: 2.5 to 3.8), level 41.2 at the start, 40 windows"; "-"

@@ -203,8 +203,12 @@ static void banner(struct out *o, const struct gl_analysis *an)
 		putf(o, "Preflight: %d check(s) failed. ", an->preflight_failed);
 	if (an->gates_failed)
 		putf(o, "Gates: %d failed (see <a href=\"#gates\">Gates</a>). ", an->gates_failed);
-	if (an->generator_saturated)
-		put(o, "Generator saturated: send lag p99 above 5 ms, latencies include client delay. ");
+	if (an->generator_saturated) {
+		char note[512];
+		put(o, "Generator saturated: ");
+		esc(o, gl_report_saturation_note(an, note, sizeof(note)));
+		put(o, ". ");
+	}
 	if (an->incidents_failed)
 		putf(o, "Incidents: %d counted, more than the %d allowed. ", an->incidents_gated, an->incidents_limit);
 	if (an->n_suspects)

@@ -382,7 +382,10 @@ void gl_rhtml_run_table(struct out *o, const struct gl_analysis *an)
 	fact(o, "windows", b);
 	snprintf(b, sizeof(b), "%d", an->run.resumes);
 	fact(o, "resumes", b);
-	fact(o, "generator saturated", an->generator_saturated ? "yes (send lag p99 > 5 ms)" : "no");
+	if (an->generator_saturated)
+		snprintf(b, sizeof(b), "yes: %d of %d windows, not judged; %d load agent(s) needed",
+			 an->saturated_windows, an->n_windows, an->agents_needed);
+	fact(o, "generator saturated", an->generator_saturated ? b : "no");
 	snprintf(b, sizeof(b), "%s (%s)", an->run.version, an->run.git_rev);
 	fact(o, "gauntlet", b);
 	fact(o, "controller host", an->run.hostname);

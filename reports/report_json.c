@@ -378,6 +378,11 @@ static void add_run(cJSON *run, const struct gl_analysis *an)
 	cJSON_AddNumberToObject(run, "time_scale", an->run.time_scale);
 	cJSON_AddNumberToObject(run, "window_s", (double)an->run.window_ns / 1e9);
 	cJSON_AddBoolToObject(run, "generator_saturated", an->generator_saturated);
+	cJSON_AddNumberToObject(run, "saturated_windows", an->saturated_windows);
+	if (an->agents_needed > 0)
+		cJSON_AddNumberToObject(run, "agents_needed", an->agents_needed);
+	else
+		cJSON_AddNullToObject(run, "agents_needed");
 	cJSON_AddStringToObject(run, "state", an->run.state);
 	cJSON_AddNumberToObject(run, "resumes", an->run.resumes);
 	cJSON_AddNumberToObject(run, "outage_s", an->outage_s);

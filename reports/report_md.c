@@ -288,9 +288,10 @@ static void md_head(const struct gl_analysis *an, struct gl_buf *b, int failed)
 	gl_buf_printf(b, " (");
 	gl_md_text(b, an->run.git_rev);
 	gl_buf_printf(b, ") |\n\n");
-	if (an->generator_saturated)
-		gl_buf_printf(b, "> **Warning:** the load generator was saturated (send lag p99 above 5 ms); latency "
-				 "figures include client delay.\n\n");
+	if (an->generator_saturated) {
+		char note[512];
+		gl_buf_printf(b, "> **Warning:** %s.\n\n", gl_report_saturation_note(an, note, sizeof(note)));
+	}
 }
 
 static void md_targets(const struct gl_analysis *an, struct gl_buf *b)

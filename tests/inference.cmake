@@ -18,3 +18,8 @@ gl_unit_test(test_drift_fit ${GL_TESTS_DIR}/unit/test_drift_fit.c TIMEOUT 60)
 # loopback, the fitted slope against the true one, a drift the absolute
 # target passes caught, a flat server passed.
 gl_script_test(test_drift ${GL_TESTS_DIR}/scripts/test_drift.sh TIMEOUT 120)
+# Client saturation: a client beyond one core's rate has its windows
+# marked saturated and judged by no target; a calm client beside it none.
+# Alone in the plain build: its saturated client takes a whole core.
+gl_script_test(test_saturation ${GL_TESTS_DIR}/scripts/test_saturation.sh TIMEOUT 120)
+gl_test_alone(test_saturation)

@@ -330,8 +330,11 @@ struct pass1_arg {
 
 static const char **target_series(const struct window_target *wt, int n)
 {
-	const char **s = calloc((size_t)n * 2 + (size_t)gl_incident_openers(NULL) + 1, sizeof(*s));
+	const char **s = calloc(
+		(size_t)n * 2 + (size_t)gl_incident_openers(NULL) + (size_t)gl_saturation_series(NULL) + 1, sizeof(*s));
 	int k = s ? gl_incident_openers(s) : 0;
+
+	k += s ? gl_saturation_series(s + k) : 0;
 
 	for (int i = 0; s && i < n; i++) {
 		const struct gl_metric_def *d = wt[i].tn.def;
@@ -366,6 +369,7 @@ static int pass1(int i, struct gl_agg *w, void *arg)
 {
 	struct gl_analysis *an = ((struct pass1_arg *)arg)->an;
 
+	an->windows[i].saturated = (unsigned char)gl_window_saturated(w);
 	an->windows[i].bad_steady = (unsigned char)bad_workloads(arg, GL_SCOPE_STEADY, w);
 	an->windows[i].bad_degraded = (unsigned char)bad_workloads(arg, GL_SCOPE_DEGRADED, w);
 	an->windows[i].inc_bits = (unsigned char)gl_incident_bits(w);
@@ -412,6 +416,8 @@ static int pass2(int i, struct gl_agg *w, void *arg)
 
 	if (an->n_incidents)
 		gl_incidents_take(an, &p->inc_lo, i, w);
+	if (wi->saturated) /* the run's totals only (analysis_client.c) */
+		return flush_stretch(an, p) ? -1 : gl_agg_merge(an->all, w);
 	gl_drift_take(an, i, w);
 	if (wi->complete && wi->scope == GL_SCOPE_STEADY && p->floors) {
 		if (agg_eval_tn(w, &p->read, &v) == 0 && (!an->has_read_floor || v < an->read_floor_gbps)) {
@@ -454,8 +460,8 @@ static int healthy_run(const struct gl_analysis *an, int k0, int degraded, unsig
 		int ok = !((degraded ? w->bad_degraded : w->bad_steady) & mask);
 		if (w->end_ns > limit_ns)
 			return -1;
-		if (w->resume_span && !ok)
-			continue; /* the harness disturbed it: not held against the run */
+		if ((w->resume_span && !ok) || w->saturated)
+			continue; /* the harness disturbed it, or measured itself */
 		run = ok ? run + 1 : 0;
 		if (run == hold)
 			return k - hold + 1;
@@ -659,7 +665,7 @@ static void judge_targets(struct gl_analysis *an)
 	int judged[3] = { 0 };
 
 	for (int i = 0; i < an->n_windows; i++)
-		if (an->windows[i].scope <= GL_SCOPE_DEGRADED)
+		if (an->windows[i].scope <= GL_SCOPE_DEGRADED && !an->windows[i].saturated)
 			judged[an->windows[i].scope]++;
 	an->targets = calloc((size_t)s->n_targets + 1, sizeof(*an->targets));
 	an->n_targets = s->n_targets;
@@ -881,20 +887,6 @@ static int aggregate(struct gl_store *st, struct gl_analysis *an, struct gl_err 
 	return rc;
 }
 
-/* Did a workload's generator fall behind its schedule (plugin.h:
- * send_lag, a p99 over 5 ms)? */
-static int generator_saturated(const struct gl_analysis *an)
-{
-	const struct gl_workload_ops *w;
-
-	for (size_t i = 0; (w = gl_workload_at(i)); i++) {
-		const struct gl_hist *lag = w->send_lag ? gl_agg_hist(an->all, w->send_lag) : NULL;
-		if (lag && gl_hist_count(lag) > 0 && gl_hist_percentile(lag, 99) > 5.0)
-			return 1;
-	}
-	return 0;
-}
-
 static enum gl_verdict verdict(const struct gl_analysis *an)
 {
 	int all_pass = 1;
@@ -955,7 +947,7 @@ int gl_analyze(struct gl_store *st, struct gl_analysis **out, struct gl_err *err
 		goto out;
 	if ((rc = gl_nodes_analyze(st, an, err)))
 		goto out;
-	an->generator_saturated = generator_saturated(an);
+	gl_saturation_judge(an);
 	an->verdict = verdict(an);
 out:
 	if (rc) {

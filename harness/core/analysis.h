@@ -87,6 +87,9 @@ struct gl_window_info {
 	 * started were started again): when unhealthy, passed over by the
 	 * recovery search (docs/metrics.md, "Scopes") */
 	unsigned char resume_span;
+	/* a workload's load generator had no headroom: judged by no target,
+	 * passed over by the recovery search (analysis_client.c) */
+	unsigned char saturated;
 };
 
 /* The store's windows, in index order (the caller frees *out)
@@ -319,7 +322,10 @@ struct gl_analysis {
 	int n_preflight, preflight_failed;
 	struct gl_gate_result *gates; /* in the order they ran */
 	int n_gates, gates_failed; /* any failed gate fails the verdict */
-	int generator_saturated;
+	/* windows whose load generator had no headroom (judged by no
+	 * target), and the most load agents a saturated window said the load
+	 * needs (0: none said); generator_saturated: any such window */
+	int generator_saturated, saturated_windows, agents_needed;
 	int faults_left_injected; /* faults not reverted */
 	enum gl_verdict verdict; /* pass | fail | aborted (a run not finished is fail) */
 	double duration_s; /* real seconds covered by windows */

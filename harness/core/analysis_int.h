@@ -24,6 +24,14 @@ void gl_drift_take(struct gl_analysis *an, int wi, const struct gl_agg *w);
 int gl_drift_judge(struct gl_analysis *an, struct gl_err *err);
 void gl_drift_free(struct gl_analysis *an);
 
+/* Client saturation (analysis_client.c): the counters that mark a
+ * window's generator saturated, into out (NULL: only counted); whether
+ * window w's figures hold one; then the run's count of such windows, its
+ * generator_saturated flag and the load agents the load needs. */
+int gl_saturation_series(const char **out);
+int gl_window_saturated(const struct gl_agg *w);
+void gl_saturation_judge(struct gl_analysis *an);
+
 /* The median of v[0..n-1] (n >= 1), which it sorts (analysis_nodes.c). */
 double gl_median(double *v, int n);
 

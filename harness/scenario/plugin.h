@@ -211,6 +211,12 @@ struct gl_workload_ops {
 	const struct gl_incident_rule *incidents;
 	const char *floor_read, *floor_write;
 	const char *send_lag;
+	/* (optional) client saturation (docs/metrics.md, "Client
+	 * saturation"): a counter its generator adds 1 to in a window where it
+	 * had no headroom (the analysis then judges no target on that window),
+	 * and a histogram of how many load agents the load needs, recorded in
+	 * those windows */
+	const char *saturated, *agents_needed;
 	const struct gl_live_figure *live_figures;
 	/* (optional) 1: its section's "image" and "image_source" name what
 	 * it runs, recorded with the inventory (images.c) */
