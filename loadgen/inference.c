@@ -61,18 +61,19 @@ int64_t inf_now_ns(struct inf *w)
 void inf_record_done(struct inf *w, struct req *r, enum err_class ec)
 {
 	struct gl_request_row row;
-	int64_t out_tokens = r->token_events;
+	int64_t out_tokens = r->token_events, prompt_tokens = r->input_tokens, cached_tokens = -1;
 	int estimated = 1;
 	struct gl_sse_summary sum;
 
 	memset(&sum, 0, sizeof(sum));
-	sum.completion_tokens = -1;
+	sum.completion_tokens = sum.prompt_tokens = sum.cached_tokens = -1;
 	if (r->sse)
 		gl_sse_finish(r->sse, &sum);
 	if (sum.completion_tokens >= 0) {
 		out_tokens = sum.completion_tokens;
 		estimated = 0;
 	}
+	inf_usage_prompt(sum.prompt_tokens, sum.cached_tokens, &prompt_tokens, &cached_tokens);
 	if (!w->o.stream && r->parsed) {
 		if (r->body_parse.completion_tokens >= 0) {
 			out_tokens = r->body_parse.completion_tokens;
@@ -80,6 +81,8 @@ void inf_record_done(struct inf *w, struct req *r, enum err_class ec)
 		} else {
 			out_tokens = r->body_parse.has_token ? 1 : 0;
 		}
+		inf_usage_prompt(r->body_parse.prompt_tokens, r->body_parse.cached_tokens, &prompt_tokens,
+				 &cached_tokens);
 	}
 	gl_metrics_add(w->m, w->id_requests, 1);
 	if (r->model != w->o.model) {
@@ -113,6 +116,7 @@ void inf_record_done(struct inf *w, struct req *r, enum err_class ec)
 						  (double)(out_tokens - 1));
 		gl_metrics_record(w->m, w->id_otok, (double)out_tokens);
 		gl_metrics_add(w->m, w->id_otok_total, out_tokens);
+		inf_cache_record(w, prompt_tokens, cached_tokens);
 	}
 	row.window = gl_ctx_window(w->ctx);
 	row.endpoint = r->ep;
@@ -724,6 +728,7 @@ static void register_metrics(struct inf *w, const cJSON *cfg)
 	w->id_requests = gl_metrics_counter(w->m, "inference.requests");
 	w->id_errors = gl_metrics_counter(w->m, "inference.errors");
 	w->id_otok_total = gl_metrics_counter(w->m, "inference.output_tokens_total");
+	inf_cache_register(w);
 	w->id_good = -1;
 	w->slo_ttft_ms = gl_cfg_num(slo, "ttft_ms", -1);
 	w->slo_tpot_ms = gl_cfg_num(slo, "tpot_ms", -1);

@@ -9,6 +9,8 @@
  *   inference_arrivals.c  when requests are made: the seeded random gaps,
  *                         the open-loop schedule and max_in_flight queue,
  *                         trace replay, the ttft/idle timeout sweep
+ *   inference_cache.c     the server's prefix cache as the client sees it:
+ *                         prompt and cached tokens of each success
  *   inference_analysis.c  what the analysis and the live view read
  *   inference_sim.c       its model for `gauntlet simulate`
  */
@@ -150,6 +152,9 @@ struct inf {
 	 * (-1: not given); inference.good counts them (goodput) */
 	double slo_ttft_ms, slo_tpot_ms;
 	int id_good;
+	/* inference_cache.c: inference.prompt_tokens, and the cache's figures
+	 * once a server reported cached tokens (-1: not yet) */
+	int id_ptok, id_cache_queried, id_cached;
 	struct gl_buf scratch;
 	CURL **pool; /* idle easy handles, reused */
 	int n_pool, pool_cap;
@@ -170,6 +175,15 @@ void inf_send_req(struct inf *w, int64_t t_intended, uint64_t seq, int64_t in_to
 		  const struct gl_trace_row *tr, int user);
 void inf_finish_req(struct inf *w, struct req *r, CURLcode res);
 void inf_check_done(struct inf *w);
+
+/* inference_cache.c */
+/* What a usage object said of the prompt: its prompt_tokens and cached
+ * tokens where given (>= 0), over what *prompt and *cached hold. */
+void inf_usage_prompt(int64_t usage_prompt, int64_t usage_cached, int64_t *prompt, int64_t *cached);
+/* A successful request's prompt tokens (the server's count, else the sent
+ * one), and its cached tokens (-1: the server did not say). */
+void inf_cache_record(struct inf *w, int64_t prompt_tokens, int64_t cached_tokens);
+void inf_cache_register(struct inf *w);
 
 /* inference_body.c */
 const char *inf_pick_model(struct inf *w, uint64_t seq);

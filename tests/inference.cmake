@@ -18,3 +18,9 @@ gl_unit_test(test_drift_fit ${GL_TESTS_DIR}/unit/test_drift_fit.c TIMEOUT 60)
 # loopback, the fitted slope against the true one, a drift the absolute
 # target passes caught, a flat server passed.
 gl_script_test(test_drift ${GL_TESTS_DIR}/scripts/test_drift.sh TIMEOUT 120)
+# The prefix cache figures against a ground truth: a Mooncake trace whose
+# cached tokens the test computes itself, served by `gauntlet target
+# --prefix-cache-blocks` (one never evicting, one LRU, one without a cache,
+# one restarted); its TTFT medians against the model want the CPU alone.
+gl_script_test(test_prefix_cache ${GL_TESTS_DIR}/scripts/test_prefix_cache.sh TIMEOUT 120)
+gl_test_alone(test_prefix_cache)
