@@ -144,6 +144,8 @@ static int on_sse_event(void *arg, const struct gl_sse_event *ev)
 	if (r->t_first_event < 0)
 		r->t_first_event = now;
 	r->t_last_event = now;
+	if (r->session)
+		inf_session_event(r, ev);
 	if (ev->oai && ev->oai->has_token) {
 		if (r->t_first_token < 0) {
 			r->t_first_token = now;
@@ -317,6 +319,7 @@ void inf_send_req(struct inf *w, int64_t t_intended, uint64_t seq, int64_t in_to
 		gl_ctx_event(w->ctx, GL_LOG_ERROR, "inference", "out of memory building a request");
 		return;
 	}
+	r->session = inf_session_attach(w, r, seq);
 	snprintf(url, sizeof(url), "%s/%s", w->eps[r->ep].url, w->chat ? "chat/completions" : "completions");
 	if (fresh)
 		easy_setup(w, r->easy);
@@ -342,6 +345,7 @@ void inf_send_req(struct inf *w, int64_t t_intended, uint64_t seq, int64_t in_to
 
 static void launch_pending(struct inf *w)
 {
+	inf_sessions_launch(w); /* conversations' turns before new arrivals */
 	while (w->q_len > 0 && w->in_flight < w->o.max_in_flight && w->running) {
 		struct pending p = w->q[w->q_head];
 		w->q_head = (w->q_head + 1) % w->q_cap;
@@ -457,6 +461,8 @@ void inf_finish_req(struct inf *w, struct req *r, CURLcode res)
 	w->eps[r->ep].in_flight--;
 	if (w->mode == AR_CLOSED && w->running && r->user >= 0 && r->user < w->active_users)
 		next_user = r->user;
+	if (r->session && inf_session_turn_done(w, r, ec))
+		next_user = -1; /* the user's next request is its conversation's next turn */
 	{
 		int now_ok = r->forced == EC_OK;
 		req_free(r); /* first: the next request takes its easy handle */
@@ -771,6 +777,7 @@ static int inf_init(struct gl_ctx *c, const cJSON *cfg, void **state, struct gl_
 	if ((rc = set_headers(c, w, cfg, err)) != 0 || (rc = setup_events(c, w, err)) != 0)
 		return rc;
 	register_metrics(w, cfg);
+	inf_sessions_init(w, cfg);
 	return 0;
 }
 
@@ -849,6 +856,7 @@ static void inf_stop(void *state)
 		gl_metrics_add(w->m, gl_metrics_counter(w->m, "inference.cut_at_end"), cut);
 	w->in_flight = 0;
 	w->q_len = 0;
+	inf_sessions_free(w);
 }
 
 static void inf_free(void *state)
@@ -876,6 +884,7 @@ static void inf_free(void *state)
 		event_free(w->ev_arrival);
 	if (w->ev_sweep)
 		event_free(w->ev_sweep);
+	inf_sessions_free(w);
 	gl_trace_close(w->trace);
 	gl_buf_free(&w->scratch);
 	free(w->q);
