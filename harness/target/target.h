@@ -114,6 +114,11 @@ uint32_t gl_target_output_tokens(const struct gl_target_model *m, int64_t max_to
 
 /* Whitespace-separated words in s[0..len) (space, \t, \n, \v, \f, \r). */
 uint64_t gl_target_count_words(const char *s, size_t len);
+/* Whether c separates words (the bytes above). */
+static inline int gl_target_is_space(unsigned char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
+}
 
 /* Whether request req_seq misbehaves at the given rate: u01 < rate with
  * u01 = (gl_target_hash(seed, req_seq, UINT64_MAX) >> 11) * 2^-53 in [0, 1).

@@ -9,6 +9,7 @@
  * the node of its least recently used block.
  */
 #include "target_cache.h"
+#include "target.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -63,11 +64,6 @@ static void add_token(struct gl_prefix_keys *k, uint64_t h)
 	k->keys[k->n++] = k->acc;
 }
 
-static int is_space(unsigned char c)
-{
-	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
-}
-
 void gl_prefix_keys_text(struct gl_prefix_keys *k, const char *s, size_t len)
 {
 	size_t i = 0;
@@ -75,11 +71,11 @@ void gl_prefix_keys_text(struct gl_prefix_keys *k, const char *s, size_t len)
 	while (i < len) {
 		uint64_t h = 0xcbf29ce484222325ULL; /* FNV-1a over the word's bytes */
 
-		if (is_space((unsigned char)s[i])) {
+		if (gl_target_is_space((unsigned char)s[i])) {
 			i++;
 			continue;
 		}
-		for (; i < len && !is_space((unsigned char)s[i]); i++)
+		for (; i < len && !gl_target_is_space((unsigned char)s[i]); i++)
 			h = (h ^ (unsigned char)s[i]) * 0x100000001b3ULL;
 		add_token(k, h);
 	}

@@ -23,7 +23,8 @@
  *
  * Memory: the cache holds at most capacity blocks (24 bytes each, plus an
  * index of 4 bytes per bucket, buckets the next power of two at or above
- * capacity); a prompt's keys take 8 bytes per block of block_tokens.
+ * capacity), allocated when it is made; a prompt's keys take 8 bytes per
+ * block of block_tokens.
  *
  * Threads: one cache belongs to one thread.
  */

@@ -215,11 +215,14 @@ static int count_messages(const cJSON *msgs, uint64_t *n, struct gl_prefix_keys 
 	return 0;
 }
 
-/* One token id of a "prompt" array, into the block keys (with a cache). */
+/* One token id of a "prompt" array, into the block keys (with a cache);
+ * a number past int64's range (or no number) is token 0. */
 static void token_id(const cJSON *id, struct gl_prefix_keys *keys)
 {
+	double d = cJSON_IsNumber(id) ? id->valuedouble : 0;
+
 	if (keys)
-		gl_prefix_keys_token_id(keys, cJSON_IsNumber(id) ? (int64_t)id->valuedouble : 0);
+		gl_prefix_keys_token_id(keys, d > -9.2e18 && d < 9.2e18 ? (int64_t)d : 0);
 }
 
 static int count_prompt(const cJSON *prompt, uint64_t *n, struct gl_prefix_keys *keys, struct req_error *e)
