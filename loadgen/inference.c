@@ -61,18 +61,19 @@ int64_t inf_now_ns(struct inf *w)
 void inf_record_done(struct inf *w, struct req *r, enum err_class ec)
 {
 	struct gl_request_row row;
-	int64_t out_tokens = r->token_events;
+	int64_t out_tokens = r->token_events, prompt_tokens = r->input_tokens, cached_tokens = -1;
 	int estimated = 1;
 	struct gl_sse_summary sum;
 
 	memset(&sum, 0, sizeof(sum));
-	sum.completion_tokens = -1;
+	sum.completion_tokens = sum.prompt_tokens = sum.cached_tokens = -1;
 	if (r->sse)
 		gl_sse_finish(r->sse, &sum);
 	if (sum.completion_tokens >= 0) {
 		out_tokens = sum.completion_tokens;
 		estimated = 0;
 	}
+	inf_usage_prompt(sum.prompt_tokens, sum.cached_tokens, &prompt_tokens, &cached_tokens);
 	if (!w->o.stream && r->parsed) {
 		if (r->body_parse.completion_tokens >= 0) {
 			out_tokens = r->body_parse.completion_tokens;
@@ -80,6 +81,8 @@ void inf_record_done(struct inf *w, struct req *r, enum err_class ec)
 		} else {
 			out_tokens = r->body_parse.has_token ? 1 : 0;
 		}
+		inf_usage_prompt(r->body_parse.prompt_tokens, r->body_parse.cached_tokens, &prompt_tokens,
+				 &cached_tokens);
 	}
 	gl_metrics_add(w->m, w->id_requests, 1);
 	if (r->model != w->o.model) {
@@ -113,6 +116,7 @@ void inf_record_done(struct inf *w, struct req *r, enum err_class ec)
 						  (double)(out_tokens - 1));
 		gl_metrics_record(w->m, w->id_otok, (double)out_tokens);
 		gl_metrics_add(w->m, w->id_otok_total, out_tokens);
+		inf_cache_record(w, prompt_tokens, cached_tokens);
 	}
 	row.window = gl_ctx_window(w->ctx);
 	row.endpoint = r->ep;
@@ -140,6 +144,8 @@ static int on_sse_event(void *arg, const struct gl_sse_event *ev)
 	if (r->t_first_event < 0)
 		r->t_first_event = now;
 	r->t_last_event = now;
+	if (r->session)
+		inf_session_event(r, ev);
 	if (ev->oai && ev->oai->has_token) {
 		if (r->t_first_token < 0) {
 			r->t_first_token = now;
@@ -313,6 +319,7 @@ void inf_send_req(struct inf *w, int64_t t_intended, uint64_t seq, int64_t in_to
 		gl_ctx_event(w->ctx, GL_LOG_ERROR, "inference", "out of memory building a request");
 		return;
 	}
+	r->session = inf_session_attach(w, r, seq);
 	snprintf(url, sizeof(url), "%s/%s", w->eps[r->ep].url, w->chat ? "chat/completions" : "completions");
 	if (fresh)
 		easy_setup(w, r->easy);
@@ -339,6 +346,7 @@ void inf_send_req(struct inf *w, int64_t t_intended, uint64_t seq, int64_t in_to
 
 static void launch_pending(struct inf *w)
 {
+	inf_sessions_launch(w); /* conversations' turns before new arrivals */
 	while (w->q_len > 0 && w->in_flight < w->o.max_in_flight && w->running) {
 		struct pending p = w->q[w->q_head];
 		w->q_head = (w->q_head + 1) % w->q_cap;
@@ -454,6 +462,8 @@ void inf_finish_req(struct inf *w, struct req *r, CURLcode res)
 	w->eps[r->ep].in_flight--;
 	if (w->mode == AR_CLOSED && w->running && r->user >= 0 && r->user < w->active_users)
 		next_user = r->user;
+	if (r->session && inf_session_turn_done(w, r, ec))
+		next_user = -1; /* the user's next request is its conversation's next turn */
 	{
 		int now_ok = r->forced == EC_OK;
 		req_free(r); /* first: the next request takes its easy handle */
@@ -725,6 +735,7 @@ static void register_metrics(struct inf *w, const cJSON *cfg)
 	w->id_requests = gl_metrics_counter(w->m, "inference.requests");
 	w->id_errors = gl_metrics_counter(w->m, "inference.errors");
 	w->id_otok_total = gl_metrics_counter(w->m, "inference.output_tokens_total");
+	inf_cache_register(w);
 	w->id_good = -1;
 	w->slo_ttft_ms = gl_cfg_num(slo, "ttft_ms", -1);
 	w->slo_tpot_ms = gl_cfg_num(slo, "tpot_ms", -1);
@@ -768,6 +779,7 @@ static int inf_init(struct gl_ctx *c, const cJSON *cfg, void **state, struct gl_
 		return rc;
 	register_metrics(w, cfg);
 	inf_headroom_init(w);
+	inf_sessions_init(w, cfg);
 	return 0;
 }
 
@@ -848,6 +860,7 @@ static void inf_stop(void *state)
 		gl_metrics_add(w->m, gl_metrics_counter(w->m, "inference.cut_at_end"), cut);
 	w->in_flight = 0;
 	w->q_len = 0;
+	inf_sessions_free(w);
 }
 
 static void inf_free(void *state)
@@ -875,6 +888,7 @@ static void inf_free(void *state)
 		event_free(w->ev_arrival);
 	if (w->ev_sweep)
 		event_free(w->ev_sweep);
+	inf_sessions_free(w);
 	gl_trace_close(w->trace);
 	gl_buf_free(&w->scratch);
 	free(w->q);

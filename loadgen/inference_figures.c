@@ -29,6 +29,21 @@ static const struct gl_metric_def metrics[] = {
 		       "output tokens per second"),
 	GL_METRIC_COUNTER("inference.output_tokens_total", "inference", 0, "tokens",
 			  "output tokens of successful requests"),
+	GL_METRIC_COUNTER("inference.prompt_tokens", "inference", 0, "tokens",
+			  "prompt tokens of successful requests (usage.prompt_tokens, else the count sent)"),
+	GL_METRIC_COUNTER("inference.cache_queried_tokens", "inference", 0, "tokens",
+			  "prompt tokens of successful requests whose server reported cached tokens"),
+	GL_METRIC_COUNTER("inference.cached_tokens", "inference", 0, "tokens",
+			  "prompt tokens the server's prefix cache held (usage.prompt_tokens_details.cached_tokens)"),
+	GL_METRIC_RATIO("inference.prefix_hit_ratio", "inference", "inference.cached_tokens",
+			"inference.cache_queried_tokens", 0, "ratio",
+			"cached / prompt tokens of the requests whose server reported cached tokens"),
+	GL_METRIC_COUNTER("inference.sessions", "inference", 0, "conversations",
+			  "multi-turn conversations started (\"sessions\")"),
+	GL_METRIC_HIST("inference.ttft_first_turn_ms", "inference", 1, "ms",
+		       "ttft_ms of the first turns of conversations (\"sessions\")"),
+	GL_METRIC_HIST("inference.ttft_later_turn_ms", "inference", 1, "ms",
+		       "ttft_ms of the later turns of conversations: their history a shared prefix"),
 	GL_METRIC_COUNTER("inference.good", "inference", 0, "requests",
 			  "requests that succeeded within the workload's \"slo\""),
 	GL_METRIC_RATIO("inference.goodput", "inference", "inference.good", "inference.requests", 0, "ratio",
@@ -69,6 +84,7 @@ static const struct gl_report_row summary[] = {
 	GL_ROW_EVAL("output tokens/s", "inference.output_tokens_per_s"),
 	GL_ROW_COUNT("client-saturated windows (not judged)", "inference.client_saturated"),
 	GL_ROW_EVAL("client busy % (busiest window)", "inference.client_busy_pct.max"),
+	GL_ROW_EVAL("prefix cache hit ratio", "inference.prefix_hit_ratio"),
 	GL_ROW_EVAL("TTFT ms p50", "inference.ttft_ms.p50"),
 	GL_ROW_EVAL("TTFT ms p95", "inference.ttft_ms.p95"),
 	GL_ROW_EVAL("TTFT ms p99", "inference.ttft_ms.p99"),
@@ -95,6 +111,22 @@ static const struct gl_report_row json[] = {
 	GL_ROW_COUNT("good", "inference.good"),
 	GL_ROW_EVAL("goodput", "inference.goodput"),
 	GL_ROW_END,
+	/* the prompt tokens of successful requests; the cache's figures only
+	 * when a server reported cached tokens */
+	GL_ROW_IF("inference.prompt_tokens"),
+	GL_ROW_COUNT("prompt_tokens", "inference.prompt_tokens"),
+	GL_ROW_END,
+	GL_ROW_IF("inference.cache_queried_tokens"),
+	GL_ROW_COUNT("cache_queried_tokens", "inference.cache_queried_tokens"),
+	GL_ROW_COUNT("cached_tokens", "inference.cached_tokens"),
+	GL_ROW_EVAL("prefix_hit_ratio", "inference.prefix_hit_ratio"),
+	GL_ROW_END,
+	/* only with "sessions": the conversations, and TTFT by turn */
+	GL_ROW_IF("inference.sessions"),
+	GL_ROW_COUNT("sessions", "inference.sessions"),
+	GL_ROW_DIST("ttft_first_turn_ms", "inference.ttft_first_turn_ms"),
+	GL_ROW_DIST("ttft_later_turn_ms", "inference.ttft_later_turn_ms"),
+	GL_ROW_END,
 	/* only with "adapters": the requests naming one, and their errors */
 	GL_ROW_IF("inference.adapter_requests"),
 	GL_ROW_COUNT("adapter_requests", "inference.adapter_requests"),
@@ -113,8 +145,15 @@ static const struct gl_report_row json[] = {
 };
 
 static const struct gl_series_row series[] = {
-	{ "inference.ttft_ms.p50", NULL }, { "inference.ttft_ms.p99", NULL },    { "inference.error_rate", NULL },
-	{ "inference.goodput", "slo" },    { "inference.throughput_rps", NULL }, { 0 },
+	{ "inference.ttft_ms.p50", NULL },
+	{ "inference.ttft_ms.p99", NULL },
+	{ "inference.error_rate", NULL },
+	{ "inference.goodput", "slo" },
+	{ "inference.throughput_rps", NULL },
+	{ "inference.ttft_first_turn_ms.p50", "sessions" },
+	{ "inference.ttft_later_turn_ms.p50", "sessions" },
+	{ "inference.prefix_hit_ratio", "sessions" },
+	{ 0 },
 };
 
 static const struct gl_status_row status[] = {

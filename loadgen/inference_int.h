@@ -9,6 +9,11 @@
  *   inference_arrivals.c  when requests are made: the seeded random gaps,
  *                         the open-loop schedule and max_in_flight queue,
  *                         trace replay, the ttft/idle timeout sweep
+ *   inference_sessions.c  multi-turn conversations ("sessions"): each turn's
+ *                         prompt the history so far, sent a think time
+ *                         after the last answer
+ *   inference_cache.c     the server's prefix cache as the client sees it:
+ *                         prompt and cached tokens of each success
  *   inference_analysis.c  what the analysis and the live view read
  *   inference_sim.c       its model for `gauntlet simulate`
  */
@@ -64,6 +69,7 @@ enum err_class {
 enum arrival { AR_CONSTANT, AR_POISSON, AR_GAMMA, AR_TRACE, AR_CLOSED };
 
 struct inf;
+struct inf_session;
 
 struct req {
 	struct inf *w;
@@ -75,6 +81,7 @@ struct req {
 	struct gl_buf resp; /* non-streaming body */
 	int ep;
 	int user; /* closed loop: which user */
+	struct inf_session *session; /* "sessions": the conversation it is a turn of */
 	int64_t t_intended, t_send, t_headers, t_first_event, t_first_token, t_last_token, t_end;
 	int64_t t_last_event;
 	int64_t max_stall;
@@ -159,6 +166,17 @@ struct inf {
 	 * (-1: not given); inference.good counts them (goodput) */
 	double slo_ttft_ms, slo_tpot_ms;
 	int id_good;
+	/* inference_cache.c: inference.prompt_tokens, and the cache's figures
+	 * once a server reported cached tokens (-1: not yet) */
+	int id_ptok, id_cache_queried, id_cached;
+	/* "sessions" (inference_sessions.c): turns of a conversation (0: no
+	 * sessions), the pause before the next, its new user text's words */
+	int sess_turns;
+	int64_t sess_think_ns, sess_user_tokens;
+	struct inf_session *sessions; /* every live conversation */
+	struct inf_session *sess_next; /* the one whose turn inf_send_req sends now */
+	struct inf_session *sess_wait, *sess_wait_tail; /* turns due, held by max_in_flight */
+	int id_sessions, id_ttft_first, id_ttft_later;
 	struct gl_buf scratch;
 	CURL **pool; /* idle easy handles, reused */
 	int n_pool, pool_cap;
@@ -180,6 +198,31 @@ void inf_send_req(struct inf *w, int64_t t_intended, uint64_t seq, int64_t in_to
 		  const struct gl_trace_row *tr, int user);
 void inf_finish_req(struct inf *w, struct req *r, CURLcode res);
 void inf_check_done(struct inf *w);
+
+/* inference_cache.c */
+/* What a usage object said of the prompt: its prompt_tokens and cached
+ * tokens where given (>= 0), over what *prompt and *cached hold. */
+void inf_usage_prompt(int64_t usage_prompt, int64_t usage_cached, int64_t *prompt, int64_t *cached);
+/* A successful request's prompt tokens (the server's count, else the sent
+ * one), and its cached tokens (-1: the server did not say). */
+void inf_cache_record(struct inf *w, int64_t prompt_tokens, int64_t cached_tokens);
+void inf_cache_register(struct inf *w);
+
+/* inference_sessions.c */
+void inf_sessions_init(struct inf *w, const cJSON *cfg);
+/* The conversation request r (arrival seq) is a turn of: the one whose
+ * turn is being sent, else a new one with r's prompt (in w->scratch) as
+ * its first; NULL without "sessions". */
+struct inf_session *inf_session_attach(struct inf *w, struct req *r, uint64_t seq);
+/* A stream's event: its content goes into the answer. */
+void inf_session_event(struct req *r, const struct gl_sse_event *ev);
+/* Turn r finished (ec): its TTFT recorded by turn, the next turn due after
+ * the think time, or the conversation over. 1 when it goes on (a closed
+ * loop's user is busy with it), 0 when it ended. */
+int inf_session_turn_done(struct inf *w, struct req *r, enum err_class ec);
+/* Turns due and held by max_in_flight, while there is room. */
+void inf_sessions_launch(struct inf *w);
+void inf_sessions_free(struct inf *w);
 
 /* inference_body.c */
 const char *inf_pick_model(struct inf *w, uint64_t seq);

@@ -56,6 +56,7 @@ static const struct gl_opt section[] = {
 	{ "agents", GL_OPT_CUSTOM, .help = "load agents (docs/agents.md)" },
 	{ "adapters", GL_OPT_CUSTOM, .help = "LoRA adapters and their share of the requests" },
 	{ "slo", GL_OPT_CUSTOM, .help = "the per-request objective goodput is counted against" },
+	{ "sessions", GL_OPT_CUSTOM, .help = "multi-turn conversations: turns, think_time, user_tokens" },
 };
 
 static const struct gl_opt arrival[] = {
@@ -157,6 +158,33 @@ static void check_slo(struct gl_diag *d, const cJSON *w, const char *path)
 			"\"tpot_ms\" needs \"stream\": true (without a stream there is no time per output token)");
 }
 
+/* "sessions": {"turns": N, "think_time": D, "user_tokens": K}: each
+ * arrival a conversation of N turns (inference_sessions.c). */
+static void check_sessions(struct gl_diag *d, const cJSON *w, const char *path)
+{
+	static const char *const keys[] = { "turns", "think_time", "user_tokens", NULL };
+	const cJSON *sc = cJSON_GetObjectItemCaseSensitive(w, "sessions");
+	const char *mode = cJSON_GetStringValue(
+		cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(w, "arrival"), "mode"));
+	char p[512];
+	int64_t ns;
+	long n;
+
+	if (!sc)
+		return;
+	gl_join(p, sizeof(p), path, "sessions");
+	if (!gl_want_object(d, sc, p))
+		return;
+	gl_check_keys(d, sc, p, keys);
+	gl_get_int(d, sc, "turns", p, 1, 2, 100, &n);
+	gl_get_duration(d, sc, "think_time", p, 0, &ns);
+	gl_get_int(d, sc, "user_tokens", p, 0, 1, 100000, &n);
+	if (mode && !strcmp(mode, "trace"))
+		gl_diag_error(d, sc, p,
+			      "sessions take arrivals of mode poisson, constant, gamma or closed, not trace (a trace's "
+			      "rows are requests of their own)");
+}
+
 static void check_endpoints(const cJSON *w, struct gl_diag *d, const char *path)
 {
 	const cJSON *eps = cJSON_GetObjectItemCaseSensitive(w, "endpoints"), *e;
@@ -237,6 +265,7 @@ void gl_inference_validate(const struct gl_scenario *s, const cJSON *w, struct g
 	gl_opts_validate(d, w, path, section, GL_ARRAY_LEN(section));
 	check_adapters(d, w, path);
 	check_slo(d, w, path);
+	check_sessions(d, w, path);
 	check_arrival(w, d, path);
 }
 

@@ -89,6 +89,7 @@ static void oai_init(struct gl_oai_chunk *c)
 	memset(c, 0, sizeof(*c));
 	c->prompt_tokens = -1;
 	c->completion_tokens = -1;
+	c->cached_tokens = -1;
 }
 
 static void oai_malformed(struct gl_oai_chunk *c, const char *why)
@@ -97,7 +98,7 @@ static void oai_malformed(struct gl_oai_chunk *c, const char *why)
 	c->is_malformed = true;
 	c->has_token = c->has_finish = c->has_usage = false;
 	c->content_bytes = c->reasoning_bytes = c->tool_call_bytes = 0;
-	c->prompt_tokens = c->completion_tokens = -1;
+	c->prompt_tokens = c->completion_tokens = c->cached_tokens = -1;
 	c->finish_reason[0] = '\0';
 	copy_trunc(c->detail, sizeof(c->detail), why);
 }
@@ -518,6 +519,11 @@ static void oai_interpret_tree(cJSON *root, bool streaming, struct gl_oai_chunk 
 			goto malformed;
 		}
 		c->has_usage = true;
+		/* a detail, not the usage's shape: a server's other idea of it
+		 * leaves the count unknown, the response as good as it was */
+		if (opt_count(cJSON_GetObjectItemCaseSensitive(usage, "prompt_tokens_details"), "cached_tokens",
+			      &c->cached_tokens) < 0)
+			c->cached_tokens = -1;
 	}
 	if (!cJSON_IsArray(choices) && !c->has_usage) {
 		why = "no choices, usage or error";
@@ -691,6 +697,7 @@ void gl_sse_reset(struct gl_sse *p)
 	memset(&p->sum, 0, sizeof(p->sum));
 	p->sum.prompt_tokens = -1;
 	p->sum.completion_tokens = -1;
+	p->sum.cached_tokens = -1;
 }
 
 enum gl_sse_error gl_sse_error(const struct gl_sse *p)
@@ -744,6 +751,7 @@ static void tally(struct gl_sse *p, const struct gl_oai_chunk *c)
 		s->saw_usage = true;
 		s->prompt_tokens = c->prompt_tokens;
 		s->completion_tokens = c->completion_tokens;
+		s->cached_tokens = c->cached_tokens;
 	}
 }
 

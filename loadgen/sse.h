@@ -86,6 +86,9 @@ struct gl_oai_chunk {
 	size_t tool_call_bytes; /* tool_calls[].function.name + .arguments */
 	int64_t prompt_tokens; /* usage.prompt_tokens, -1 when absent */
 	int64_t completion_tokens; /* usage.completion_tokens, -1 when absent */
+	int64_t cached_tokens; /* usage.prompt_tokens_details.cached_tokens (prompt
+				 * tokens the server's prefix cache held); -1 when
+				 * absent or not a count: unknown, not 0 */
 	char finish_reason[GL_OAI_FINISH_MAX]; /* "" unless has_finish (truncated copy) */
 	char detail[GL_OAI_DETAIL_MAX]; /* is_error: the server's message;
 					  * is_malformed: what was wrong; else "" */
@@ -163,6 +166,7 @@ struct gl_sse_summary {
 	bool partial_at_end; /* the body ended inside a line or an event */
 	int64_t prompt_tokens; /* last usage seen, -1 when none */
 	int64_t completion_tokens; /* last usage seen, -1 when none */
+	int64_t cached_tokens; /* last usage seen's cached tokens, -1 when none */
 	char finish_reason[GL_OAI_FINISH_MAX];
 	char detail[GL_OAI_DETAIL_MAX]; /* first error / malformed detail */
 };

@@ -23,3 +23,15 @@ gl_script_test(test_drift ${GL_TESTS_DIR}/scripts/test_drift.sh TIMEOUT 120)
 # Alone in the plain build: its saturated client takes a whole core.
 gl_script_test(test_saturation ${GL_TESTS_DIR}/scripts/test_saturation.sh TIMEOUT 120)
 gl_test_alone(test_saturation)
+# The prefix cache figures against a ground truth: a Mooncake trace whose
+# cached tokens the test computes itself, served by `gauntlet target
+# --prefix-cache-blocks` (one never evicting, one LRU, one without a cache,
+# one restarted); its TTFT medians against the model want the CPU alone.
+gl_script_test(test_prefix_cache ${GL_TESTS_DIR}/scripts/test_prefix_cache.sh TIMEOUT 120)
+gl_test_alone(test_prefix_cache)
+# Multi-turn conversations ("sessions") against the target's prefix cache:
+# the history grows by a known count a turn, so the later turns' cached
+# tokens and TTFT are known (open loop streaming chat, closed loop
+# non-streaming completions); its TTFT medians want the CPU alone.
+gl_script_test(test_sessions ${GL_TESTS_DIR}/scripts/test_sessions.sh TIMEOUT 120)
+gl_test_alone(test_sessions)

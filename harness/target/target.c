@@ -75,6 +75,9 @@ static void usage(FILE *f)
 		   "  --lora NAME=PATH           a LoRA adapter loaded at start (repeatable, at most 16)\n"
 		   "  --lora-load-ms MS          how long POST /v1/load_lora_adapter takes (default 500)\n"
 		   "  --max-loras N              adapters loaded at once (default 8)\n"
+		   "  --prefix-cache-blocks N    a prefix cache of N blocks, LRU; cached prompt tokens\n"
+		   "                             skip prefill (default 0: none)\n"
+		   "  --prefix-block-tokens B    tokens per prefix-cache block (default 16)\n"
 		   "  --verbose                  log every request\n");
 }
 
@@ -165,6 +168,8 @@ static const struct num_flag num_flags[] = {
 	NF("ttft-step-ms", NT_DOUBLE, 0, 3600e3, step_ttft_ms),
 	NF("ttft-step-at-s", NT_DOUBLE, 0, 1e9, step_at_s),
 	NF("ttft-drift-ms-per-hour", NT_DOUBLE, 0, 3.6e9, drift_ms_per_h),
+	NF("prefix-cache-blocks", NT_U32, 0, GL_PREFIX_CACHE_MAX_BLOCKS, prefix_cache_blocks),
+	NF("prefix-block-tokens", NT_U32, 1, GL_PREFIX_BLOCK_MAX_TOKENS, prefix_block_tokens),
 };
 #undef NF
 
@@ -228,6 +233,7 @@ static int parse_flags(int argc, char **argv, struct target_opts *o)
 	o->idle_timeout_s = 30;
 	o->lora_load_ms = 500;
 	o->max_loras = 8;
+	o->prefix_block_tokens = 16;
 	for (int i = 1; i < argc; i++) {
 		const char *arg = argv[i], *eq, *v;
 		char name[64];
@@ -399,6 +405,9 @@ static int target_start(struct target *t, struct gl_err *err)
 	for (int i = 0; i < t->o.n_static_loras; i++)
 		if (tgt_lora_static(t, t->o.static_loras[i]))
 			return gl_errf(err, GL_EINVAL, "bad --lora");
+	/* in memory only: a restart starts it cold */
+	if (t->o.prefix_cache_blocks && !(t->cache = gl_prefix_cache_new(t->o.prefix_cache_blocks)))
+		return gl_errf(err, GL_ENOMEM, "--prefix-cache-blocks %u: out of memory", t->o.prefix_cache_blocks);
 	/* Precise timers: token gaps of a few ms must not snap to the coarse clock. */
 	cfg = event_config_new();
 	if (cfg)
@@ -455,6 +464,9 @@ static int target_start(struct target *t, struct gl_err *err)
 		snprintf(line, sizeof(line), ", misbehave %s at rate %g", tgt_mb_names[t->o.mb], t->o.mb_rate);
 	else
 		line[0] = '\0';
+	if (t->cache)
+		snprintf(line + strlen(line), sizeof(line) - strlen(line), ", prefix cache %u blocks of %u tokens",
+			 t->o.prefix_cache_blocks, t->o.prefix_block_tokens);
 	gl_info("target: listening on %s, model '%s', max_seqs %u, ttft %.3f ms + %.3f us/prompt "
 		"token, itl %.3f ms (jitter %.3f), seed %" PRIu64 "%s",
 		t->bound, t->o.model, t->o.max_seqs, t->o.m.ttft_ms, t->o.m.prefill_us_per_token, t->o.m.itl_ms,
@@ -476,6 +488,7 @@ static void target_stop(struct target *t)
 		tgt_stream_free(s);
 	}
 	tgt_lora_free_all(t);
+	gl_prefix_cache_free(t->cache);
 	if (t->http)
 		evhttp_free(t->http);
 	if (t->sig_int)

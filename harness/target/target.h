@@ -18,11 +18,16 @@
  * fail validation get none). At most max_seqs requests generate at once; the
  * rest wait FIFO for a slot. Let t_slot be the time a request takes a slot:
  *
- *   t_0 = t_slot + gl_target_ttft_ns(m, prompt_tokens)
- *       = t_slot + round(ttft_ms * 1e6 + prompt_tokens * prefill_us_per_token * 1e3) ns
+ *   t_0 = t_slot + gl_target_ttft_ns(m, prompt_tokens - cached_tokens)
+ *       = t_slot + round(ttft_ms * 1e6 + (prompt_tokens - cached_tokens)
+ *                        * prefill_us_per_token * 1e3) ns
  *   t_i = t_{i-1} + gl_target_itl_ns(m, req_seq, i)              for i >= 1
  *       = t_{i-1} + round(itl_ms * 1e6 * (1 + itl_jitter * u)) ns,
  *         u = gl_target_jitter_u(seed, req_seq, i) in [-1, 1)
+ *
+ * cached_tokens is 0 without --prefix-cache-blocks; with it, the tokens of
+ * the request's leading blocks found in the prefix cache when it took its
+ * slot (target_cache.h says which).
  *
  * t_i is when token i is written (never more than 20 us before it; later
  * only when the event loop is late). Schedules are absolute, so a late timer
@@ -109,6 +114,11 @@ uint32_t gl_target_output_tokens(const struct gl_target_model *m, int64_t max_to
 
 /* Whitespace-separated words in s[0..len) (space, \t, \n, \v, \f, \r). */
 uint64_t gl_target_count_words(const char *s, size_t len);
+/* Whether c separates words (the bytes above). */
+static inline int gl_target_is_space(unsigned char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
+}
 
 /* Whether request req_seq misbehaves at the given rate: u01 < rate with
  * u01 = (gl_target_hash(seed, req_seq, UINT64_MAX) >> 11) * 2^-53 in [0, 1).

@@ -97,6 +97,17 @@ static int add_injection(const struct stream *s, struct evbuffer *out)
 	}
 }
 
+/* "usage":{...}: with a prefix cache, prompt_tokens_details.cached_tokens
+ * too, as vLLM and OpenAI report it. */
+static void add_usage(const struct stream *s, struct evbuffer *out)
+{
+	evbuffer_add_printf(out, "\"usage\":{\"prompt_tokens\":%u,\"completion_tokens\":%u,\"total_tokens\":%u",
+			    s->prompt_tokens, s->n_tokens, s->prompt_tokens + s->n_tokens);
+	if (s->t->cache)
+		evbuffer_add_printf(out, ",\"prompt_tokens_details\":{\"cached_tokens\":%u}", s->cached_tokens);
+	evbuffer_add_printf(out, "}");
+}
+
 /* What follows the last token: usage chunk and [DONE] (neither for no_done). */
 static void add_stream_tail(const struct stream *s, struct evbuffer *out)
 {
@@ -104,10 +115,9 @@ static void add_stream_tail(const struct stream *s, struct evbuffer *out)
 		return;
 	if (s->include_usage) {
 		add_chunk_head(s, out);
-		evbuffer_add_printf(out,
-				    "],\"usage\":{\"prompt_tokens\":%u,\"completion_tokens\":%u,"
-				    "\"total_tokens\":%u}}\n\n",
-				    s->prompt_tokens, s->n_tokens, s->prompt_tokens + s->n_tokens);
+		evbuffer_add_printf(out, "],");
+		add_usage(s, out);
+		evbuffer_add_printf(out, "}\n\n");
 	}
 	evbuffer_add_printf(out, "data: [DONE]\n\n");
 }
@@ -151,10 +161,9 @@ void tgt_add_json_body(struct stream *s, struct evbuffer *out)
 		evbuffer_add_printf(out, "tok%u ", i);
 	s->t->tokens_total += s->n_tokens;
 	evbuffer_add_printf(out, "\"%s,\"logprobs\":null,\"finish_reason\":%s}]", chat ? "}" : "", finish_json(s));
-	if (s->mb != MB_NO_DONE)
-		evbuffer_add_printf(out,
-				    ",\"usage\":{\"prompt_tokens\":%u,\"completion_tokens\":%u,"
-				    "\"total_tokens\":%u}",
-				    s->prompt_tokens, s->n_tokens, s->prompt_tokens + s->n_tokens);
+	if (s->mb != MB_NO_DONE) {
+		evbuffer_add_printf(out, ",");
+		add_usage(s, out);
+	}
 	evbuffer_add_printf(out, "}");
 }

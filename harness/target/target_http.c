@@ -116,6 +116,7 @@ struct gen_req {
 	int stream, include_usage, length_finish;
 	uint64_t prompt_tokens;
 	uint32_t n_tokens;
+	struct gl_prefix_keys keys; /* with a prefix cache: the prompt's block keys */
 };
 
 struct req_error {
@@ -171,12 +172,18 @@ static int get_bool(const cJSON *root, const char *name, int dflt, int *out, str
 	return 0;
 }
 
-static uint64_t words_of(const char *s)
+/* The words of s; with a prefix cache (keys not NULL), its block keys grow
+ * by them too. */
+static uint64_t words_of(const char *s, struct gl_prefix_keys *keys)
 {
-	return gl_target_count_words(s, strlen(s));
+	size_t len = strlen(s);
+
+	if (keys)
+		gl_prefix_keys_text(keys, s, len);
+	return gl_target_count_words(s, len);
 }
 
-static int count_messages(const cJSON *msgs, uint64_t *n, struct req_error *e)
+static int count_messages(const cJSON *msgs, uint64_t *n, struct gl_prefix_keys *keys, struct req_error *e)
 {
 	const cJSON *m;
 	int idx = 0;
@@ -191,13 +198,13 @@ static int count_messages(const cJSON *msgs, uint64_t *n, struct req_error *e)
 		if (!cJSON_IsObject(m))
 			return req_fail(e, 400, "messages", NULL, "'messages[%d]' must be an object", idx);
 		if (cJSON_IsString(content)) {
-			*n += words_of(content->valuestring);
+			*n += words_of(content->valuestring, keys);
 		} else if (cJSON_IsArray(content)) {
 			cJSON_ArrayForEach(part, content)
 			{
 				const cJSON *text = cJSON_GetObjectItemCaseSensitive(part, "text");
 				if (cJSON_IsString(text))
-					*n += words_of(text->valuestring);
+					*n += words_of(text->valuestring, keys);
 			}
 		} else if (content && !cJSON_IsNull(content)) {
 			return req_fail(e, 400, "messages", NULL, "'messages[%d].content' must be a string or an array",
@@ -208,12 +215,22 @@ static int count_messages(const cJSON *msgs, uint64_t *n, struct req_error *e)
 	return 0;
 }
 
-static int count_prompt(const cJSON *prompt, uint64_t *n, struct req_error *e)
+/* One token id of a "prompt" array, into the block keys (with a cache);
+ * a number past int64's range (or no number) is token 0. */
+static void token_id(const cJSON *id, struct gl_prefix_keys *keys)
 {
-	const cJSON *p;
+	double d = cJSON_IsNumber(id) ? id->valuedouble : 0;
+
+	if (keys)
+		gl_prefix_keys_token_id(keys, d > -9.2e18 && d < 9.2e18 ? (int64_t)d : 0);
+}
+
+static int count_prompt(const cJSON *prompt, uint64_t *n, struct gl_prefix_keys *keys, struct req_error *e)
+{
+	const cJSON *p, *id;
 
 	if (cJSON_IsString(prompt)) {
-		*n += words_of(prompt->valuestring);
+		*n += words_of(prompt->valuestring, keys);
 		return 0;
 	}
 	if (!cJSON_IsArray(prompt))
@@ -221,13 +238,15 @@ static int count_prompt(const cJSON *prompt, uint64_t *n, struct req_error *e)
 				"'prompt' must be a string, an array of strings or of token ids");
 	cJSON_ArrayForEach(p, prompt)
 	{
-		if (cJSON_IsString(p))
-			*n += words_of(p->valuestring);
-		else if (cJSON_IsNumber(p))
+		if (cJSON_IsString(p)) {
+			*n += words_of(p->valuestring, keys);
+		} else if (cJSON_IsNumber(p)) {
 			*n += 1; /* a token id */
-		else if (cJSON_IsArray(p))
+			token_id(p, keys);
+		} else if (cJSON_IsArray(p)) {
 			*n += (uint64_t)cJSON_GetArraySize(p);
-		else
+			cJSON_ArrayForEach(id, p) token_id(id, keys);
+		} else
 			return req_fail(e, 400, "prompt", NULL,
 					"'prompt' must be a string, an array of strings or of token ids");
 	}
@@ -240,6 +259,7 @@ static int parse_gen(const struct target *t, enum api api, const char *body, siz
 	cJSON *root = NULL;
 	const cJSON *it, *so;
 	int64_t max_tokens, max_completion, min_tokens;
+	struct gl_prefix_keys *keys = NULL;
 	int ignore_eos, rc = -1;
 
 	memset(g, 0, sizeof(*g));
@@ -269,10 +289,15 @@ static int parse_gen(const struct target *t, enum api api, const char *body, siz
 			goto out;
 		}
 	}
+	if (t->cache) {
+		/* an adapter's blocks are its own (salted by its load) */
+		keys = &g->keys;
+		gl_prefix_keys_init(keys, t->o.prefix_block_tokens, g->adapter ? g->adapter->cache_salt : 0);
+	}
 	if (api == API_CHAT) {
-		if (count_messages(cJSON_GetObjectItemCaseSensitive(root, "messages"), &g->prompt_tokens, e))
+		if (count_messages(cJSON_GetObjectItemCaseSensitive(root, "messages"), &g->prompt_tokens, keys, e))
 			goto out;
-	} else if (count_prompt(cJSON_GetObjectItemCaseSensitive(root, "prompt"), &g->prompt_tokens, e)) {
+	} else if (count_prompt(cJSON_GetObjectItemCaseSensitive(root, "prompt"), &g->prompt_tokens, keys, e)) {
 		goto out;
 	}
 	if (get_int(root, "max_tokens", 1, INT32_MAX, &max_tokens, e) ||
@@ -310,6 +335,8 @@ static int parse_gen(const struct target *t, enum api api, const char *body, siz
 				   (int64_t)t->o.m.max_output_tokens;
 	rc = 0;
 out:
+	if (rc)
+		gl_prefix_keys_free(&g->keys);
 	cJSON_Delete(root);
 	return rc;
 }
@@ -343,6 +370,8 @@ static void handle_generate(struct target *t, struct evhttp_request *req, enum a
 		mb = t->o.mb;
 	gl_debug("target: request %" PRIu64 " %s: %" PRIu64 " prompt tokens, %u output tokens%s%s", seq, ep_names[ep],
 		 g.prompt_tokens, g.n_tokens, mb ? ", misbehaving: " : "", mb ? tgt_mb_names[mb] : "");
+	if (mb == MB_HTTP_429 || mb == MB_HTTP_503 || mb == MB_HTTP_500)
+		gl_prefix_keys_free(&g.keys); /* answered at once, never admitted */
 	switch (mb) {
 	case MB_HTTP_429:
 		evhttp_add_header(evhttp_request_get_output_headers(req), "Retry-After", "1");
@@ -361,9 +390,11 @@ static void handle_generate(struct target *t, struct evhttp_request *req, enum a
 	}
 	s = tgt_stream_new(t, req);
 	if (!s) {
+		gl_prefix_keys_free(&g.keys);
 		tgt_reply_error(t, req, ep, 500, "server_error", NULL, NULL, "out of memory");
 		return;
 	}
+	s->keys = g.keys; /* the stream's now: freed with it, or once admitted */
 	s->api = api;
 	s->mb = mb;
 	s->seq = seq;
@@ -452,6 +483,16 @@ static void handle_metrics(struct target *t, struct evhttp_request *req)
 		      "gauntlet_target_stream_aborts_total{reason=\"client_disconnect\"} %" PRIu64
 		      "\ngauntlet_target_stream_aborts_total{reason=\"injected_close\"} %" PRIu64 "\n",
 		      t->aborts_client, t->aborts_injected);
+	/* vLLM's names: prompt tokens looked up in the prefix cache, and found */
+	metric_head(&b, "vllm:prefix_cache_queries_total", "counter",
+		    "Prompt tokens looked up in the prefix cache (--prefix-cache-blocks).");
+	gl_buf_printf(&b, "vllm:prefix_cache_queries_total %" PRIu64 "\n", t->cache_queries);
+	metric_head(&b, "vllm:prefix_cache_hits_total", "counter", "Prompt tokens found in the prefix cache.");
+	gl_buf_printf(&b, "vllm:prefix_cache_hits_total %" PRIu64 "\n", t->cache_hits);
+	metric_head(&b, "gauntlet_target_prefix_cache_blocks", "gauge",
+		    "Blocks held in the prefix cache (at most --prefix-cache-blocks).");
+	gl_buf_printf(&b, "gauntlet_target_prefix_cache_blocks %zu\n",
+		      t->cache ? gl_prefix_cache_len(t->cache) : (size_t)0);
 	metric_head(&b, "gauntlet_target_lora_adapters", "gauge", "LoRA adapters loaded or loading.");
 	gl_buf_printf(&b, "gauntlet_target_lora_adapters %u\n", t->n_loras);
 	metric_head(&b, "gauntlet_target_lora_loads_total", "counter", "LoRA adapter loads finished.");

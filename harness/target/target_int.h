@@ -10,6 +10,9 @@
  *                    malformed output --misbehave injects into them
  *   target_lora.c    LoRA adapters: /v1/load_lora_adapter and
  *                    /v1/unload_lora_adapter, the adapters /v1/models lists
+ *   target_cache.c   the prefix cache model: chained block keys, LRU
+ *                    (target_cache.h); target_http.c makes a request's
+ *                    keys, target_stream.c admits them with its slot
  *   target.c         flags (--misbehave's modes), listening, life cycle,
  *                    gl_target_main
  */
@@ -17,6 +20,7 @@
 #define GL_TARGET_INT_H
 
 #include "target.h"
+#include "target_cache.h"
 #include "util.h"
 
 #include <event2/buffer.h>
@@ -95,6 +99,10 @@ struct stream {
 	int64_t t_next_ns; /* when token next_token is due */
 	char *model_json; /* an adapter's name (JSON-escaped) when the
 				      * request named one, else NULL: the base model */
+	/* --prefix-cache-blocks: the prompt's block keys until it takes a
+	 * slot (then freed), and the tokens found cached then */
+	struct gl_prefix_keys keys;
+	uint32_t cached_tokens;
 };
 
 TAILQ_HEAD(stream_list, stream);
@@ -121,6 +129,8 @@ struct target_opts {
 	uint32_t max_loras; /* --max-loras: adapters loaded (or loading) at once */
 	const char *static_loras[MAX_STATIC_LORAS]; /* --lora NAME=PATH */
 	int n_static_loras;
+	uint32_t prefix_cache_blocks; /* --prefix-cache-blocks: 0 no cache */
+	uint32_t prefix_block_tokens; /* --prefix-block-tokens */
 	int verbose;
 };
 
@@ -145,6 +155,9 @@ struct target {
 	struct lora *loras; /* adapters, loaded or loading */
 	uint32_t n_loras;
 	uint64_t lora_loads, lora_unloads;
+	uint64_t lora_salt_next; /* the next adapter load's prefix-cache salt */
+	struct gl_prefix_cache *cache; /* --prefix-cache-blocks, or NULL */
+	uint64_t cache_queries, cache_hits; /* prompt tokens looked up, found */
 };
 
 /* One LoRA adapter: loading (its load reply still pending) or loaded. */
@@ -156,6 +169,7 @@ struct lora {
 	struct evhttp_request *req; /* the pending load's request (NULL once the client left) */
 	struct event *timer; /* the load's end */
 	long long created_s;
+	uint64_t cache_salt; /* its blocks' salt in the prefix cache: one per load */
 };
 
 /* names of enum misbehave, as --misbehave spells them (target.c) */

@@ -98,6 +98,9 @@ static struct lora *lora_new(struct target *t, const char *name, const char *pat
 	l->name_json = json_inner(name);
 	l->path_json = json_inner(path);
 	l->created_s = (long long)time(NULL);
+	/* a load's blocks are its own: loaded again, it starts cold (vLLM
+	 * keys blocks by the adapter's load id) */
+	l->cache_salt = ++t->lora_salt_next;
 	if (!l->name || !l->name_json || !l->path_json) {
 		lora_free(l);
 		return NULL;

@@ -85,18 +85,13 @@ uint32_t gl_target_output_tokens(const struct gl_target_model *m, int64_t max_to
 	return (uint32_t)n;
 }
 
-static int is_space(unsigned char c)
-{
-	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
-}
-
 uint64_t gl_target_count_words(const char *s, size_t len)
 {
 	uint64_t n = 0;
 	int in_word = 0;
 
 	for (size_t i = 0; i < len; i++) {
-		if (is_space((unsigned char)s[i])) {
+		if (gl_target_is_space((unsigned char)s[i])) {
 			in_word = 0;
 		} else if (!in_word) {
 			in_word = 1;

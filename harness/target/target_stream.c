@@ -81,6 +81,7 @@ void tgt_stream_free(struct stream *s)
 		event_free(s->probe);
 	if (s->drip)
 		evbuffer_free(s->drip);
+	gl_prefix_keys_free(&s->keys);
 	free(s->model_json);
 	free(s);
 	if (had_slot)
@@ -190,6 +191,25 @@ static int64_t next_due(const struct stream *s, int64_t t_prev, uint32_t i)
 	return stall(s->t, t_prev + gl_target_itl_ns(&s->t->o.m, s->seq, i));
 }
 
+/* The prefix cache, as the request takes its slot: its cached tokens are
+ * the leading run of its blocks found (target_cache.h), then its blocks go
+ * in. Looked up in slot order, which is arrival order (FIFO). */
+static void cache_admit(struct target *t, struct stream *s)
+{
+	size_t hit;
+
+	if (!t->cache)
+		return;
+	hit = gl_prefix_cache_admit(t->cache, s->keys.keys, s->keys.n,
+				    gl_prefix_max_lookup(s->prompt_tokens, t->o.prefix_block_tokens));
+	s->cached_tokens = (uint32_t)(hit * t->o.prefix_block_tokens);
+	t->cache_queries += s->prompt_tokens;
+	t->cache_hits += s->cached_tokens;
+	gl_debug("target: request %" PRIu64 ": %u of %u prompt tokens cached", s->seq, s->cached_tokens,
+		 s->prompt_tokens);
+	gl_prefix_keys_free(&s->keys);
+}
+
 /* ---- stream progress --------------------------------------------------- */
 
 /* Finish the reply normally: the stream is freed before the request is
@@ -208,6 +228,7 @@ static void start_stream(struct stream *s, int64_t t_slot)
 
 	s->state = SS_ACTIVE;
 	t->n_active++;
+	cache_admit(t, s);
 	if (s->mb == MB_SLOW_DRIP) {
 		s->drip = evbuffer_new();
 		if (s->drip) {
@@ -227,7 +248,8 @@ static void start_stream(struct stream *s, int64_t t_slot)
 		return;
 	}
 	s->next_token = 0;
-	s->t_next_ns = stall(t, t_slot + ttft_at(t, t_slot, s->prompt_tokens));
+	/* cached tokens skip prefill */
+	s->t_next_ns = stall(t, t_slot + ttft_at(t, t_slot, s->prompt_tokens - s->cached_tokens));
 	if (!s->streaming) {
 		/* One timer, at the time of the token where the reply happens. */
 		uint32_t last = s->n_tokens - 1;

@@ -38,6 +38,9 @@ static int on_event(void *ctx, const struct gl_sse_event *ev)
 	flags = (unsigned char)(ev->oai->kind | ev->oai->has_token << 4 | ev->oai->is_error << 5 |
 				ev->oai->is_malformed << 6 | ev->oai->has_usage << 7);
 	mix(z, &flags, 1);
+	mix(z, &ev->oai->cached_tokens, sizeof(ev->oai->cached_tokens));
+	if (ev->oai->cached_tokens < -1 || (ev->oai->cached_tokens >= 0 && !ev->oai->has_usage))
+		abort(); /* a count, or -1 unknown; only inside a usage object */
 	if (ev->oai->has_token != (ev->oai->content_bytes + ev->oai->reasoning_bytes + ev->oai->tool_call_bytes > 0))
 		abort();
 	gl_oai_parse_response(ev->data, ev->data_len, &whole);

@@ -428,6 +428,27 @@ static void test_chunks(void)
 	CHECK(c.has_usage && c.prompt_tokens == -1 && c.completion_tokens == 3);
 	chunk(NULL, "{\"usage\":{\"prompt_tokens\":1,\"completion_tokens\":2}}", &c);
 	CHECK(c.has_usage && c.kind == GL_OAI_OTHER);
+	CHECK(c.cached_tokens == -1); /* not reported: unknown, not 0 */
+	/* a prefix cache's hits (vLLM, OpenAI) */
+	chunk(NULL,
+	      "{\"choices\":[],\"usage\":{\"prompt_tokens\":40,\"completion_tokens\":2,"
+	      "\"prompt_tokens_details\":{\"cached_tokens\":32}}}",
+	      &c);
+	CHECK(c.has_usage && c.prompt_tokens == 40 && c.cached_tokens == 32 && !c.is_malformed);
+	chunk(NULL,
+	      "{\"choices\":[],\"usage\":{\"completion_tokens\":2,\"prompt_tokens_details\":{\"cached_tokens\":0}}}",
+	      &c);
+	CHECK(c.has_usage && c.cached_tokens == 0);
+	chunk(NULL, "{\"choices\":[],\"usage\":{\"completion_tokens\":2,\"prompt_tokens_details\":null}}", &c);
+	CHECK(c.has_usage && c.cached_tokens == -1);
+	/* another shape of the detail: unknown, the usage still good */
+	chunk(NULL,
+	      "{\"choices\":[],\"usage\":{\"completion_tokens\":2,\"prompt_tokens_details\":{\"cached_tokens\":\"9\"}}"
+	      "}",
+	      &c);
+	CHECK(c.has_usage && !c.is_malformed && c.cached_tokens == -1);
+	chunk(NULL, "{\"choices\":[],\"usage\":{\"completion_tokens\":2,\"prompt_tokens_details\":7}}", &c);
+	CHECK(c.has_usage && !c.is_malformed && c.cached_tokens == -1);
 	chunk(NULL, "{\"choices\":[],\"usage\":{\"completion_tokens\":-3}}", &c);
 	CHECK(c.is_malformed && !c.has_usage);
 	chunk(NULL, "{\"choices\":[],\"usage\":{\"completion_tokens\":\"3\"}}", &c);
@@ -521,6 +542,12 @@ static void test_response(void)
 	CHECK(c.has_finish && strcmp(c.finish_reason, "stop") == 0);
 	CHECK(c.has_usage && c.prompt_tokens == 9 && c.completion_tokens == 2);
 	CHECK(!c.is_done && !c.is_error && !c.is_malformed);
+	CHECK(c.cached_tokens == -1);
+	resp("{\"object\":\"text_completion\",\"choices\":[{\"text\":\"a\",\"finish_reason\":\"stop\"}],"
+	     "\"usage\":{\"prompt_tokens\":20,\"completion_tokens\":1,\"prompt_tokens_details\":{\"cached_tokens\":16}}"
+	     "}",
+	     &c);
+	CHECK(c.has_usage && c.prompt_tokens == 20 && c.cached_tokens == 16 && c.has_finish);
 
 	gl_oai_parse_response(cmpl, strlen(cmpl), &c);
 	CHECK(c.kind == GL_OAI_COMPLETION && c.content_bytes == 3 && c.has_finish);
@@ -580,7 +607,14 @@ static void test_streams(void)
 	CHECK(stream_class(ROLE TOK("a") ": ping\n\n" TOK("b") TOK("c") FIN USAGE DONE, &s, &n_tok) == GL_SSE_CLEAN);
 	CHECK(n_tok == 3 && s.n_token_events == 3 && s.n_events == 7);
 	CHECK(s.saw_usage && s.completion_tokens == 3 && s.prompt_tokens == 5);
+	CHECK(s.cached_tokens == -1);
 	CHECK(s.content_bytes == 3 && s.n_comments == 1);
+	/* a prefix cache's hits in the usage chunk */
+	CHECK(stream_class(ROLE TOK("a") FIN
+			   "data: {\"object\":\"chat.completion.chunk\",\"choices\":[],\"usage\":{\"prompt_tokens\":5,"
+			   "\"completion_tokens\":1,\"prompt_tokens_details\":{\"cached_tokens\":4}}}\n\n" DONE,
+			   &s, NULL) == GL_SSE_CLEAN);
+	CHECK(s.saw_usage && s.prompt_tokens == 5 && s.cached_tokens == 4);
 
 	/* finish_reason without [DONE] is clean; neither is truncated. */
 	CHECK(stream_class(ROLE TOK("a") FIN, &s, NULL) == GL_SSE_CLEAN);
