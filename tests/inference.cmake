@@ -18,3 +18,8 @@ gl_unit_test(test_drift_fit ${GL_TESTS_DIR}/unit/test_drift_fit.c TIMEOUT 60)
 # loopback, the fitted slope against the true one, a drift the absolute
 # target passes caught, a flat server passed.
 gl_script_test(test_drift ${GL_TESTS_DIR}/scripts/test_drift.sh TIMEOUT 120)
+# The SLA edge search (loadgen/inference_edge_search.h) against an exact
+# oracle: geometric steps up, then bisection; the bracket always holds the
+# true edge, its width halves with each bisection, every outcome, lost
+# probes change nothing.
+gl_unit_test(test_edge_search ${GL_TESTS_DIR}/unit/test_edge_search.c TIMEOUT 60)
