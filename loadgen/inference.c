@@ -62,7 +62,7 @@ void inf_record_done(struct inf *w, struct req *r, enum err_class ec)
 {
 	struct gl_request_row row;
 	int64_t out_tokens = r->token_events, prompt_tokens = r->input_tokens, cached_tokens = -1;
-	int estimated = 1;
+	int estimated = 1, good = 0;
 	struct gl_sse_summary sum;
 
 	memset(&sum, 0, sizeof(sum));
@@ -103,6 +103,8 @@ void inf_record_done(struct inf *w, struct req *r, enum err_class ec)
 		 * (TTFT from the intended send; TPOT 0 for one token) */
 		if (w->id_good >= 0 && (w->slo_ttft_ms < 0 || ttft_ms <= w->slo_ttft_ms) &&
 		    (w->slo_tpot_ms < 0 || tpot_ms <= w->slo_tpot_ms))
+			good = 1;
+		if (good)
 			gl_metrics_add(w->m, w->id_good, 1);
 		gl_metrics_record(w->m, w->id_ttft, (double)(r->t_first_token - from) / 1e6);
 		inf_node_record(w, r, 0, ttft_ms);
@@ -134,6 +136,8 @@ void inf_record_done(struct inf *w, struct req *r, enum err_class ec)
 	row.error_class = ec_names[ec];
 	row.max_stall_ns = r->max_stall;
 	gl_ctx_request_row(w->ctx, &row);
+	if (w->edge)
+		inf_edge_done(w, r, ec != EC_OK, good);
 }
 
 static int on_sse_event(void *arg, const struct gl_sse_event *ev)
@@ -291,6 +295,20 @@ static void req_free(struct req *r)
 	gl_sse_free(r->sse);
 	gl_buf_free(&r->resp);
 	free(r);
+}
+
+void inf_req_cancel(struct inf *w, struct req *r)
+{
+	curl_multi_remove_handle(w->multi, r->easy);
+	if (r->prev)
+		r->prev->next = r->next;
+	else
+		w->live = r->next;
+	if (r->next)
+		r->next->prev = r->prev;
+	w->in_flight--;
+	w->eps[r->ep].in_flight--;
+	req_free(r);
 }
 
 void inf_send_req(struct inf *w, int64_t t_intended, uint64_t seq, int64_t in_tok, int64_t out_tok,
@@ -780,7 +798,7 @@ static int inf_init(struct gl_ctx *c, const cJSON *cfg, void **state, struct gl_
 	register_metrics(w, cfg);
 	inf_headroom_init(w);
 	inf_sessions_init(w, cfg);
-	return 0;
+	return inf_edge_init(w, cfg, err);
 }
 
 static int inf_start(void *state, struct gl_err *err)
@@ -817,6 +835,7 @@ static int inf_start(void *state, struct gl_err *err)
 			     (double)(inf_now_ns(w) - w->origin_ns) / 1e9, w->skipped,
 			     w->mode == AR_TRACE ? "trace row(s)" : "arrival(s)");
 	inf_arm_arrival(w);
+	inf_edge_phase(w); /* an edge phase, or a fraction of one, sets the rate */
 	return 0;
 }
 
@@ -833,12 +852,14 @@ static void inf_set_load(void *state, double mult)
 					     u);
 		w->active_users = want;
 	}
+	inf_edge_phase(w);
 }
 
 static void inf_stop(void *state)
 {
 	struct inf *w = state;
 
+	inf_edge_stop(w); /* the probe in progress judged first */
 	inf_headroom_stop(w);
 	w->running = 0;
 	evtimer_del(w->ev_arrival);
@@ -869,6 +890,7 @@ static void inf_free(void *state)
 
 	if (!w)
 		return;
+	inf_edge_free(w);
 	while (w->live) {
 		struct req *r = w->live;
 		w->live = r->next;
@@ -923,5 +945,6 @@ static const struct gl_workload_ops gl_workload_inference = {
 	.preflight = inf_preflight,
 	.figures = &gl_inference_figures,
 	.serves_endpoints = 1,
+	.edge_check = inf_edge_check,
 };
 GL_REGISTER_WORKLOAD(gl_workload_inference, 10)

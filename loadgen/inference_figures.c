@@ -21,6 +21,9 @@ static const struct gl_metric_def metrics[] = {
 			  "requests finished with an error of any class"),
 	GL_METRIC_COUNTER("inference.cut_at_end", "inference", 0, "requests",
 			  "requests in flight when the workload stopped: no outcome, neither finished nor errored"),
+	GL_METRIC_COUNTER("inference.edge_cancelled", "inference", 0, "requests",
+			  "an edge phase's probe requests cancelled at its end or past the SLO: judged by the probe, "
+			  "neither finished nor errored"),
 	GL_METRIC_RATIO("inference.error_rate", "inference", "inference.errors", "inference.requests", 1, "ratio",
 			"errored / finished"),
 	GL_METRIC_RATE("inference.throughput_rps", "inference", "inference.requests", 1, 0, "req/s",

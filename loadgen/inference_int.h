@@ -16,6 +16,10 @@
  *                         prompt and cached tokens of each success
  *   inference_analysis.c  what the analysis and the live view read
  *   inference_sim.c       its model for `gauntlet simulate`
+ *   inference_edge.c      edge phases: the SLA edge search's probes, the
+ *                         phases at a fraction of its edge, the store
+ *                         document "edge" (the search itself is the pure
+ *                         inference_edge_search.c)
  */
 #ifndef GL_INFERENCE_INT_H
 #define GL_INFERENCE_INT_H
@@ -31,6 +35,7 @@
 #include <event2/event.h>
 
 #include "cfg.h"
+#include "inference_edge_search.h"
 #include "inference_schema.h"
 #include "secrets.h"
 #include "metrics.h"
@@ -186,6 +191,7 @@ struct inf {
 	int64_t origin_ns;
 	int64_t skipped; /* own arrivals before a late start */
 	struct inf_headroom hr;
+	struct inf_edge *edge; /* edge phases (inference_edge.c); NULL: the scenario has none */
 };
 
 /* inference_figures.c: its metrics and report rows (figures.h) */
@@ -259,6 +265,52 @@ int inf_read_key(struct gl_ctx *c, const cJSON *cfg, char *key, size_t n, struct
 /* inference_preflight.c: the ops table's preflight and check_files */
 int inf_preflight(struct gl_ctx *c, const cJSON *cfg);
 void inf_check_files(const struct gl_scenario *s, const cJSON *cfg, struct gl_diag *d, const char *path);
+
+/* inference.c: end a request in flight now, with no outcome (an edge
+ * probe's, inference_edge.c, which counts it) */
+void inf_req_cancel(struct inf *w, struct req *r);
+
+/* inference_edge.c: edge phases (docs/scenario.md, "Edge phases"). One
+ * probe of a search, and a search as its store document holds it. */
+struct inf_edge_probe {
+	int slot;
+	double rate;
+	int64_t t0, t_send_end, t1; /* run elapsed: the slot, its sending part */
+	int64_t requests, good, slow, errors, late;
+	int pass, lost;
+};
+struct inf_edge_search {
+	int phase;
+	struct gl_edge_plan plan;
+	int slots;
+	int64_t slot_ns, settle_ns, start_ns; /* real; start: the phase's */
+	struct inf_edge_probe p[GL_EDGE_MAX_PROBES];
+	int n;
+	int done;
+	struct gl_edge_result res;
+};
+/* the ops' edge_check hook (plugin.h) */
+void inf_edge_check(const cJSON *cfg, struct gl_edge_spec *e, struct gl_diag *d, const cJSON *at, const char *path);
+/* the run: init (w->edge stays NULL without an edge phase), the phase in
+ * force changed or the workload started (set_load, start), a request
+ * finished (failed; good: within the SLO), stop, free */
+int inf_edge_init(struct inf *w, const cJSON *cfg, struct gl_err *err);
+void inf_edge_phase(struct inf *w);
+void inf_edge_done(struct inf *w, const struct req *r, int failed, int good);
+void inf_edge_stop(struct inf *w);
+void inf_edge_free(struct inf *w);
+/* a search of phase (an edge phase of sc) at time scale, with no probe;
+ * its next rate; concluded; the rate of a phase at fraction f of its
+ * edge; what it concluded in a sentence */
+void inf_edge_search_init(struct inf_edge_search *s, const struct gl_scenario *sc, int phase, double scale);
+double inf_edge_next_rate(const struct inf_edge_search *s);
+void inf_edge_conclude(struct inf_edge_search *s);
+double inf_edge_fraction_rate(const struct inf_edge_search *s, double f);
+void inf_edge_note(const struct inf_edge_search *s, char *buf, size_t n);
+/* the store document "edge" from the searches all[0..n) (0, or -1 logged),
+ * and back (the probes it holds of those searches) */
+int inf_edge_doc_put(struct gl_ctx *c, const cJSON *cfg, const struct inf_edge_search *all, int n);
+void inf_edge_doc_get(struct gl_ctx *c, struct inf_edge_search *all, int n);
 
 /* inference_nodes.c: an endpoint's node name and host (from its URL and
  * the scenario's hosts); a finished request's node figures */

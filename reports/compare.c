@@ -57,7 +57,8 @@ static void usage(FILE *f)
 		   "  --all                  after the summary, the table of every comparison\n"
 		   "  --out DIR              where compare.json/.md/.html go (default CAND_DIR/compare)\n"
 		   "  --alpha A              significance level of the tests (default 0.01)\n"
-		   "  --tolerance T          relative change of the medians that counts (default 0.05)\n"
+		   "  --tolerance T          relative change of the medians that counts (default 0.05),\n"
+		   "                         and of an edge phase's SLA edge\n"
 		   "  --ettr-tolerance D     drop of training.ettr's mean that counts, absolute\n"
 		   "                         (default 0.02: 2 points)\n"
 		   "  --goodput-tolerance D  the same for inference.goodput (default 0.02)\n"
@@ -294,6 +295,7 @@ static void cmp_free(struct cmp *c)
 	free(c->figs);
 	free(c->groups);
 	free(c->rows);
+	free(c->edges);
 	for (int i = 0; i < c->n_warnings; i++)
 		free(c->warnings[i]);
 	free(c->warnings);
@@ -350,12 +352,12 @@ int gl_compare_main(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (gl_cmp_compare_rows(&c)) {
+	if (gl_cmp_compare_rows(&c) || gl_cmp_edges(&c)) {
 		fprintf(stderr, "gauntlet compare: out of memory\n");
 		code = GL_EXIT_HARNESS_ERROR;
 		goto out;
 	}
-	if (c.n_rows == 0) {
+	if (c.n_rows == 0 && c.n_edges == 0) {
 		fprintf(stderr, "gauntlet compare: the runs have no metric with data in common: nothing to compare\n");
 		code = GL_EXIT_BAD_INPUT;
 		goto out;

@@ -12,6 +12,8 @@
  *                      verdict (the rows); the recovery rows per fault
  *   compare_write.c    the writers: the summary and the table on stdout,
  *                      compare.json, compare.md and compare.html
+ *   compare_edge.c     the SLA edge of edge phases: each run's, the ratio,
+ *                      the verdict, and their part of each output
  */
 #ifndef GL_COMPARE_INT_H
 #define GL_COMPARE_INT_H
@@ -103,6 +105,22 @@ struct opts {
 	int n_stats;
 };
 
+/* An edge phase of both runs (compare_edge.c): each side's edge (NAN:
+ * none), its bracket, the search's outcome. */
+struct edge_side {
+	double edge, lo, hi;
+	char outcome[24];
+	int found, has, none_held;
+};
+struct edge_row {
+	char name[GL_NAME_MAX];
+	int occ;
+	struct edge_side s[2];
+	double ratio; /* candidate / base, NAN: not both */
+	enum verdict v;
+	char note[200];
+};
+
 struct cmp {
 	struct opts o;
 	struct side s[2];
@@ -116,6 +134,8 @@ struct cmp {
 	int n_warnings;
 	int count[4];
 	cJSON *not_compared;
+	struct edge_row *edges;
+	int n_edges;
 };
 
 /* compare_figures.c: the figures of every catalog metric at o.stats; each
@@ -142,5 +162,14 @@ const char *gl_cmp_row_where(const struct cmp *c, const struct row *r, char *buf
 void gl_cmp_print_summary(const struct cmp *c, FILE *f);
 void gl_cmp_print_table(const struct cmp *c, FILE *f);
 int gl_cmp_write_outputs(const struct cmp *c, const char *dir, int exit_code, struct gl_err *err);
+
+/* compare_edge.c: the edge phases' rows, judged and counted in c->count
+ * (-1 out of memory); a line each for the summary (only the regressions,
+ * or all); compare.json's "edges"; the section of compare.md (html 0) or
+ * compare.html (html 1). */
+int gl_cmp_edges(struct cmp *c);
+void gl_cmp_edges_summary(const struct cmp *c, FILE *f, int only_regressions);
+cJSON *gl_cmp_edges_json(const struct cmp *c);
+void gl_cmp_edges_table(const struct cmp *c, struct gl_buf *b, int html);
 
 #endif

@@ -143,8 +143,14 @@ void gl_cmp_print_summary(const struct cmp *c, FILE *f)
 				k[V_INSUFFICIENT] ? ", some never injected" : "");
 		}
 	}
+	if (c->n_edges) {
+		if (!header++)
+			fprintf(f, "first-class figures:\n");
+		gl_cmp_edges_summary(c, f, 0);
+	}
 	if (c->count[V_REGRESSION]) {
 		fprintf(f, "regressions that gate (%d):\n", c->count[V_REGRESSION]);
+		gl_cmp_edges_summary(c, f, 1);
 		/* the first-class figures' first, then the rest in table order */
 		for (int pass = 0; pass < 2; pass++)
 			for (int i = 0; i < c->n_rows; i++) {
@@ -315,6 +321,7 @@ static cJSON *compare_json(const struct cmp *c, int exit_code)
 		cJSON_AddItemToArray(arr, x);
 	}
 	cJSON_AddItemToObject(j, "not_compared", cJSON_Duplicate(c->not_compared, 1));
+	cJSON_AddItemToObject(j, "edges", gl_cmp_edges_json(c));
 	return j;
 }
 
@@ -464,6 +471,7 @@ static int render_md(const struct cmp *c, struct gl_buf *b)
 		md_rows(c, b, 2);
 	else
 		gl_buf_printf(b, "Neither ETTR, goodput nor a fault of both runs to compare.\n");
+	gl_cmp_edges_table(c, b, 0);
 	gl_buf_printf(b, "\n## Changes\n\n");
 	if (c->count[V_REGRESSION] + c->count[V_IMPROVEMENT])
 		md_rows(c, b, 1);
@@ -551,6 +559,7 @@ static int render_html(const struct cmp *c, struct gl_buf *b)
 		html_rows(c, b, 2);
 	else
 		gl_buf_printf(b, "<p>Neither ETTR, goodput nor a fault of both runs to compare.</p>\n");
+	gl_cmp_edges_table(c, b, 1);
 	gl_buf_printf(b, "<h2>Changes</h2>\n");
 	if (c->count[V_REGRESSION] + c->count[V_IMPROVEMENT])
 		html_rows(c, b, 1);

@@ -81,6 +81,11 @@ cJSON *gl_report_nodes_json(const struct gl_analysis *an);
 void gl_report_nodes_md(const struct gl_analysis *an, struct gl_buf *out);
 /* the node sweep's part of it (report_sweep.c), nothing without one */
 void gl_report_sweep_md(const struct gl_analysis *an, struct gl_buf *out);
+/* Edge phases (report_edge.c, docs/scenario.md "Edge phases"):
+ * report.json's "edge" (null without an edge phase), report.md's SLA
+ * edge section appended to out. */
+cJSON *gl_report_edge_json(const struct gl_analysis *an);
+void gl_report_edge_md(const struct gl_analysis *an, struct gl_buf *out);
 /* report.json's "incidents" object. */
 cJSON *gl_report_incidents_json(const struct gl_analysis *an);
 /* report.md text into out. */

@@ -203,6 +203,9 @@ static void banner(struct out *o, const struct gl_analysis *an)
 		putf(o, "Preflight: %d check(s) failed. ", an->preflight_failed);
 	if (an->gates_failed)
 		putf(o, "Gates: %d failed (see <a href=\"#gates\">Gates</a>). ", an->gates_failed);
+	if (an->edge_failed)
+		putf(o, "SLA edge: %d of %d edge phase(s) found no edge (see <a href=\"#edge\">SLA edge</a>). ",
+		     an->edge_failed, an->edge_phases);
 	if (an->generator_saturated) {
 		char note[512];
 		put(o, "Generator saturated: ");
@@ -313,6 +316,7 @@ int gl_report_html(const struct gl_analysis *an, const struct gl_series_set *ss,
 	banner(&o, an);
 	gl_manifest_image_warnings(manifest, html_image_warning, &o);
 	targets_table(&o, an, ss);
+	gl_rhtml_edge(&o, an);
 	gl_rhtml_charts(&o, an, ss);
 	gl_rhtml_timeline_table(&o, an);
 	gl_rhtml_faults_table(&o, an);

@@ -124,5 +124,7 @@ void gl_rhtml_definitions(struct out *o);
 /* report_nodes.c: the Nodes section (suspects, per-node tables, heatmaps) */
 void gl_rhtml_nodes(struct out *o, const struct gl_analysis *an);
 void gl_rhtml_sweep(struct out *o, const struct gl_analysis *an);
+/* report_edge.c: the SLA edge section (nothing without an edge phase) */
+void gl_rhtml_edge(struct out *o, const struct gl_analysis *an);
 
 #endif

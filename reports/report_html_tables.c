@@ -202,10 +202,13 @@ void gl_rhtml_phases_table(struct out *o, const struct gl_analysis *an, const st
 		fmt_scn(b, sizeof(b), (double)(ph->start_ns + ph->dur_ns));
 		putf(o, "<tr><td class=\"n\">%d</td><td>", p);
 		esc(o, ph->name);
-		putf(o,
-		     "</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%.3g</td><td>%s</td>"
-		     "<td class=\"n\">%.1f</td>",
-		     a, b, ph->load, gl_scope_name(ph->scope), gl_agg_seconds(an->phase[p]));
+		putf(o, "</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">", a, b);
+		if (ph->edge_fraction > 0)
+			putf(o, "%.3g edge", ph->edge_fraction);
+		else
+			putf(o, "%.3g%s", ph->load, ph->kind == GL_PHASE_EDGE ? " (edge search)" : "");
+		putf(o, "</td><td>%s</td><td class=\"n\">%.1f</td>", gl_scope_name(ph->scope),
+		     gl_agg_seconds(an->phase[p]));
 		for (int i = 0; i < ss->n; i++) {
 			double v = 0;
 			/* evaluated before the call: in one argument list the

@@ -405,6 +405,9 @@ static void add_phases(cJSON *arr, const struct gl_analysis *an)
 		cJSON_AddNumberToObject(o, "start_s", (double)p->start_ns / 1e9);
 		cJSON_AddNumberToObject(o, "end_s", (double)(p->start_ns + p->dur_ns) / 1e9);
 		cJSON_AddNumberToObject(o, "load", p->load);
+		cJSON_AddStringToObject(o, "kind", p->kind == GL_PHASE_EDGE ? "edge" : "load");
+		if (p->edge_fraction > 0)
+			cJSON_AddNumberToObject(o, "edge_fraction", p->edge_fraction);
 		cJSON_AddStringToObject(o, "scope", gl_scope_name(p->scope));
 		cJSON_AddNumberToObject(o, "measured_s", gl_agg_seconds(an->phase[i]));
 		cJSON_AddItemToObject(o, "metrics", metrics_obj(an, an->phase[i]));
@@ -608,6 +611,7 @@ cJSON *gl_report_json(const struct gl_analysis *an)
 	cJSON_AddItemToObject(r, "nodes", gl_report_nodes_json(an));
 	cJSON_AddItemToObject(r, "bisect", an->bisect ? cJSON_Duplicate(an->bisect, 1) : cJSON_CreateNull());
 	cJSON_AddItemToObject(r, "sweep", an->sweep ? cJSON_Duplicate(an->sweep, 1) : cJSON_CreateNull());
+	cJSON_AddItemToObject(r, "edge", gl_report_edge_json(an));
 
 	add_outages(cJSON_AddArrayToObject(r, "outages"), an);
 	add_preflight(cJSON_AddArrayToObject(r, "preflight"), an);

@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cfg.h"
 #include "report.h"
 #include "units.h"
 
@@ -321,6 +322,34 @@ static void suspects_case(struct jw *b, const struct gl_analysis *an)
 	putf(b, "</failure>\n    </testcase>\n");
 }
 
+/* An edge phase's test case (docs/scenario.md, "Edge phases"): it fails
+ * when its search concluded with no edge, or none was recorded. */
+static void edge_cases(struct jw *b, const struct gl_analysis *an)
+{
+	for (int i = 0; i < an->sc->n_phases; i++) {
+		const cJSON *s;
+		char fail[700];
+		if (an->sc->phases[i].kind != GL_PHASE_EDGE)
+			continue;
+		s = gl_edge_search_of(an, i);
+		putf(b, "    <testcase classname=\"gauntlet.edge\" name=\"");
+		xml_esc(b, an->sc->phases[i].name);
+		putf(b, "\" time=\"0\"");
+		if (s && gl_cfg_bool(s, "done", 0) && gl_cfg_bool(s, "pass", 0)) {
+			putf(b, "/>\n");
+			continue;
+		}
+		snprintf(fail, sizeof(fail), "%s",
+			 s ? gl_cfg_str(s, "note", "the search did not finish")
+			   : "no edge search was recorded: a missing figure is a failed gate");
+		putf(b, ">\n      <failure type=\"edge\" message=\"");
+		xml_esc(b, fail);
+		putf(b, "\">");
+		xml_esc(b, fail);
+		putf(b, "</failure>\n    </testcase>\n");
+	}
+}
+
 int gl_report_junit(const struct gl_analysis *an, struct gl_buf *out)
 {
 	struct jw w = { out, 0 }, *b = &w;
@@ -332,7 +361,8 @@ int gl_report_junit(const struct gl_analysis *an, struct gl_buf *out)
 	failures += an->incidents_failed; /* the incidents gate is one more test case */
 	failures += an->gates_failed; /* and a test case per gate, host and when */
 	failures += an->suspects_failed; /* and the suspects gate's, when set */
-	cases = an->n_targets + 1 + an->n_gates + (an->sc->suspects_max >= 0);
+	failures += an->edge_failed; /* and a test case per edge phase */
+	cases = an->n_targets + 1 + an->n_gates + (an->sc->suspects_max >= 0) + an->edge_phases;
 	for (int i = 0; i < an->n_gates; i++)
 		skipped += !strcmp(an->gates[i].status, "skip");
 	gl_format_wall(an->run.started_wall_ns, wall, sizeof(wall));
@@ -352,11 +382,12 @@ int gl_report_junit(const struct gl_analysis *an, struct gl_buf *out)
 	target_cases(b, an);
 	incidents_case(b, an);
 	suspects_case(b, an);
+	edge_cases(b, an);
 	gate_cases(b, an);
 	putf(b, "    <system-out>verdict ");
 	xml_esc(b, gl_verdict_name(an->verdict));
 	putf(b, ": %d of %d target(s) failed or missing; %d fault(s) left injected; %d incident(s); run ",
-	     failures - an->incidents_failed - an->gates_failed - an->suspects_failed, an->n_targets,
+	     failures - an->incidents_failed - an->gates_failed - an->suspects_failed - an->edge_failed, an->n_targets,
 	     an->faults_left_injected, an->incidents_total);
 	xml_esc(b, an->run.state);
 	putf(b, "</system-out>\n  </testsuite>\n</testsuites>\n");

@@ -167,8 +167,13 @@ static void md_phases(const struct gl_analysis *an, struct gl_buf *b)
 		gl_format_duration(ph->start_ns + ph->dur_ns, s1, sizeof(s1));
 		gl_buf_append(b, "| ", 2);
 		gl_md_text(b, ph->name);
-		gl_buf_printf(b, " | %s | %s | %g | %s | %.1f |", s0, s1, ph->load, gl_scope_name(ph->scope),
-			      gl_agg_seconds(an->phase[p]));
+		if (ph->edge_fraction > 0)
+			gl_buf_printf(b, " | %s | %s | %g edge | %s | %.1f |", s0, s1, ph->edge_fraction,
+				      gl_scope_name(ph->scope), gl_agg_seconds(an->phase[p]));
+		else
+			gl_buf_printf(b, " | %s | %s | %g%s | %s | %.1f |", s0, s1, ph->load,
+				      ph->kind == GL_PHASE_EDGE ? " (edge search)" : "", gl_scope_name(ph->scope),
+				      gl_agg_seconds(an->phase[p]));
 		for (int i = 0; i < n; i++) {
 			char v[64];
 			double x = 0;
@@ -267,6 +272,10 @@ static void md_head(const struct gl_analysis *an, struct gl_buf *b, int failed)
 	if (an->n_suspects)
 		gl_buf_printf(b, "> **Suspects:** %d node(s) stand out from their peers%s (see Nodes).\n\n",
 			      an->n_suspects, an->suspects_failed ? ", more than allowed" : "");
+	if (an->edge_failed)
+		gl_buf_printf(b,
+			      "> **SLA edge:** %d of %d edge phase(s) found no edge: a failed gate (see SLA edge).\n\n",
+			      an->edge_failed, an->edge_phases);
 	gl_buf_printf(b, "| run | |\n|---|---|\n");
 	gl_buf_printf(b, "| id | ");
 	gl_md_code(b, an->run.id);
@@ -396,6 +405,7 @@ int gl_report_md(const struct gl_analysis *an, struct gl_buf *b)
 	}
 	gl_report_gates_md(an, b);
 	md_targets(an, b);
+	gl_report_edge_md(an, b);
 	md_faults(an, b);
 	md_incidents(an, b);
 	gl_report_nodes_md(an, b);

@@ -35,3 +35,15 @@ gl_test_alone(test_prefix_cache)
 # non-streaming completions); its TTFT medians want the CPU alone.
 gl_script_test(test_sessions ${GL_TESTS_DIR}/scripts/test_sessions.sh TIMEOUT 120)
 gl_test_alone(test_sessions)
+# The SLA edge search (loadgen/inference_edge_search.h) against an exact
+# oracle: geometric steps up, then bisection; the bracket always holds the
+# true edge, its width halves with each bisection, every outcome, lost
+# probes change nothing.
+gl_unit_test(test_edge_search ${GL_TESTS_DIR}/unit/test_edge_search.c TIMEOUT 60)
+# Edge phases against `gauntlet target --max-seqs 20` (capacity 50 req/s by
+# its timing model): the SLA edge found within 10 % of it, the later phase
+# at 0.8 x the edge, no edge (even "from" fails) failing the verdict, a
+# resumed run reusing the stored edge, compare, simulate, validate's
+# refusals (docs/scenario.md, "Edge phases").
+gl_script_test(test_edge ${GL_TESTS_DIR}/scripts/test_edge.sh TIMEOUT 120)
+gl_test_alone(test_edge)

@@ -889,7 +889,7 @@ static int aggregate(struct gl_store *st, struct gl_analysis *an, struct gl_err 
 
 static enum gl_verdict verdict(const struct gl_analysis *an)
 {
-	int all_pass = 1;
+	int all_pass = an->edge_failed == 0; /* and every target, and no fault failed */
 
 	for (int i = 0; i < an->n_targets; i++)
 		all_pass &= an->targets[i].pass;
@@ -945,7 +945,7 @@ int gl_analyze(struct gl_store *st, struct gl_analysis **out, struct gl_err *err
 	judge_targets(an);
 	if ((rc = gl_drift_judge(an, err)) || (rc = gl_incidents_describe(st, an, err)))
 		goto out;
-	if ((rc = gl_nodes_analyze(st, an, err)))
+	if ((rc = gl_nodes_analyze(st, an, err)) || (rc = gl_edge_analyze(st, an, err)))
 		goto out;
 	gl_saturation_judge(an);
 	an->verdict = verdict(an);
@@ -986,7 +986,6 @@ void gl_analysis_free(struct gl_analysis *a)
 	free(a->outages);
 	free(a->nodes);
 	free(a->suspects);
-	cJSON_Delete(a->bisect);
-	cJSON_Delete(a->sweep);
+	gl_analysis_docs_free(a);
 	free(a);
 }

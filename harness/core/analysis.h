@@ -353,6 +353,13 @@ struct gl_analysis {
 	/* the node sweep before the load (training_sweep.h, store document
 	 * "sweep"), or NULL: none ran */
 	cJSON *sweep;
+	/* edge phases (docs/scenario.md, "Edge phases"): the store document
+	 * "edge" as the workload that searched wrote it (NULL: none), how
+	 * many edge phases the scenario has, and how many of them concluded
+	 * with no edge (no search recorded, not finished, no rate that held,
+	 * no bracket): each fails the verdict (analysis_edge.c) */
+	cJSON *edge;
+	int edge_phases, edge_failed;
 	/* each drift target's (sc->drifts) per-window values: the complete
 	 * steady windows' mid times (real s) and values (analysis_drift.c) */
 	struct gl_drift_series {
@@ -375,6 +382,14 @@ int gl_nodes_analyze(struct gl_store *st, struct gl_analysis *an, struct gl_err 
 /* The node sweep's document (store "sweep"): kept in an->sweep for the
  * reports, its suspects added to an->suspects (analysis_sweep.c). */
 int gl_sweep_analyze(struct gl_store *st, struct gl_analysis *an, struct gl_err *err);
+/* Edge phases: the store document "edge" into an->edge, and the edge
+ * phases without an edge counted (analysis_edge.c); the search of phase
+ * (an object of an->edge's "searches"), or NULL. */
+int gl_edge_analyze(struct gl_store *st, struct gl_analysis *an, struct gl_err *err);
+const cJSON *gl_edge_search_of(const struct gl_analysis *an, int phase);
+/* The store documents an analysis keeps whole (bisect, sweep, edge),
+ * freed (analysis_edge.c). */
+void gl_analysis_docs_free(struct gl_analysis *a);
 /* suspects' order: highest score first, then by name */
 int gl_suspect_cmp(const void *a, const void *b);
 

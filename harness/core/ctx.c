@@ -51,6 +51,10 @@ int gl_ctx_resumes(struct gl_ctx *c)
 {
 	return c->run.resumes;
 }
+int gl_ctx_phase(struct gl_ctx *c)
+{
+	return c->timeline.phase;
+}
 struct gl_store *gl_ctx_store(struct gl_ctx *c)
 {
 	return c->st;

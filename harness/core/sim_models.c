@@ -584,6 +584,8 @@ static void wl_set_load(void *state, double mult)
 
 	wl_emit(s);
 	s->model->set_load(world, mult);
+	if (s->model->set_phase)
+		s->model->set_phase(world, s->c);
 }
 
 static void wl_stop(void *state)

@@ -41,6 +41,9 @@ const char *gl_ctx_run_dir(struct gl_ctx *c);
 const char *gl_ctx_run_id(struct gl_ctx *c);
 /* How many times this run was resumed before this process (0 at first). */
 int gl_ctx_resumes(struct gl_ctx *c);
+/* The index of the phase in force (scenario.h phases): the one whose
+ * set_load is being called, or the last one that was. */
+int gl_ctx_phase(struct gl_ctx *c);
 /* Arm a one-shot timer event for run elapsed time at_ns (now if past). */
 void gl_ctx_arm_at(struct gl_ctx *c, struct event *ev, int64_t at_ns);
 /* The run store (per-sample rows go into its open batch) and the index of
@@ -167,7 +170,9 @@ struct gl_live_figure {
  * docs/simulation.md): its part of the world, from its section (0, or -1
  * out of memory); the figures it records ("h:name" histograms, "c:name"
  * counters), how many of them for this world; and what the run hooks do
- * to it: start, a new load multiplier (optional), emit up to t1. */
+ * to it: start, a new load multiplier (optional), emit up to t1; and
+ * (optional) right after set_load, the phase in force changed (c: the
+ * simulated controller, gl_ctx_phase; edge phases). */
 struct sim_fault;
 struct sim_world;
 struct sim_wl;
@@ -177,6 +182,7 @@ struct gl_workload_sim {
 	void (*start)(struct sim_world *w);
 	void (*set_load)(struct sim_world *w, double mult);
 	void (*emit)(struct sim_wl *s, struct sim_world *w, int64_t t1);
+	void (*set_phase)(struct sim_world *w, struct gl_ctx *c);
 };
 
 struct gl_workload_ops {
@@ -273,6 +279,14 @@ struct gl_workload_ops {
 	 * their "api_key_env"): a model swap takes its defaults from the
 	 * first such workload of the scenario */
 	int serves_endpoints;
+	/* (optional) the workload whose arrival rate an edge phase searches
+	 * (docs/scenario.md, "Edge phases"; one per scenario): whether its
+	 * section can take such a search (report through d at the phase's
+	 * node at, path its path), and e->settle_ns when the phase gives none
+	 * (e->settle_given 0). Its set_load then reads the phase in force
+	 * (gl_ctx_phase) and runs the search, or a fraction of its edge. */
+	void (*edge_check)(const cJSON *cfg, struct gl_edge_spec *e, struct gl_diag *d, const cJSON *at,
+			   const char *path);
 };
 
 /*

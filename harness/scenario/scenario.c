@@ -177,7 +177,7 @@ static void parse_workloads(struct vctx *v, const cJSON *ws)
 
 static void parse_phases(struct vctx *v, const cJSON *ph)
 {
-	static const char *const keys[] = { "name", "for", "load", "scope", NULL };
+	static const char *const keys[] = { "name", "for", "load", "scope", "kind", "edge", NULL };
 	static const char *const scopes[] = { "steady", "degraded", "none", NULL };
 	const cJSON *p;
 	int n, i = 0;
@@ -213,9 +213,12 @@ static void parse_phases(struct vctx *v, const cJSON *ph)
 		if (gl_get_duration(v->d, p, "for", path, 1, &o->dur_ns) > 0 && o->dur_ns <= 0)
 			gl_diag_error(v->d, cJSON_GetObjectItemCaseSensitive(p, "for"), path,
 				      "a phase must last longer than 0s");
-		gl_get_number(v->d, p, "load", path, 0, 0.001, 1000, &load);
-		o->load = load;
+		if (!gl_scenario_phase_load(v->d, p, path, o)) {
+			gl_get_number(v->d, p, "load", path, 0, 0.001, 1000, &load);
+			o->load = load;
+		}
 		o->scope = strcmp(o->name, "warmup") == 0 ? GL_SCOPE_NONE : GL_SCOPE_STEADY;
+		gl_scenario_parse_phase_edge(v->d, p, path, o);
 		if (gl_get_enum(v->d, p, "scope", path, 0, scopes, scope, sizeof(scope)) > 0)
 			o->scope = !strcmp(scope, "steady")     ? GL_SCOPE_STEADY
 				   : !strcmp(scope, "degraded") ? GL_SCOPE_DEGRADED
@@ -754,6 +757,7 @@ struct gl_scenario *gl_scenario_load_text(const char *name, const char *text, si
 	gl_scenario_parse_safety(v.s, v.d, cJSON_GetObjectItemCaseSensitive(s->root, "safety"), o);
 	check_concurrency(&v);
 	check_time_scale(&v, o);
+	gl_scenario_check_edges(&v, o);
 	gl_scenario_check_required_targets(&v);
 	return s;
 }

@@ -41,12 +41,40 @@ struct gl_host {
  * localhost or 10.77.1.2 is a node named lab-w1 to Slurm. */
 const char *gl_host_slurm_node(const struct gl_host *h);
 
+/* An edge phase (docs/scenario.md, "Edge phases"): the search for the
+ * highest arrival rate at which the workload that takes it (the one whose
+ * ops have edge_check) holds its SLO; scenario_edge.c parses it. */
+struct gl_edge_spec {
+	double from, to, factor; /* requests per second; factor > 1 */
+	struct gl_target_expr goodput; /* ">= 0.95": a probe passes when its goodput holds it */
+	char goodput_text[32];
+	int64_t probe_ns; /* the probe's length asked for, real time */
+	int64_t settle_ns; /* the end of each probe that sends nothing, real time (set by edge_check when not given) */
+	int settle_given;
+	/* at the scenario's time scale: how many probes the phase holds and
+	 * each one's slot (real time; slots x slot_ns = the phase) */
+	int slots;
+	int64_t slot_ns;
+	int workload; /* index in workloads of the workload it searches, -1 none */
+};
+
+enum gl_phase_kind { GL_PHASE_LOAD, GL_PHASE_EDGE };
+/* An edge phase holds at most this many probes: a longer phase gives
+ * each a longer slot. */
+#define GL_EDGE_MAX_PROBES 64
+
 struct gl_phase {
 	char name[GL_NAME_MAX];
 	int64_t start_ns, dur_ns; /* scenario time */
-	double load; /* load multiplier, default 1 */
-	enum gl_scope scope; /* NONE for warm-up, else STEADY unless set */
+	double load; /* load multiplier, default 1 (a fraction of the edge: 1 for the other workloads) */
+	enum gl_scope scope; /* NONE for warm-up and edge phases, else STEADY unless set */
 	const cJSON *json;
+	enum gl_phase_kind kind; /* "kind" */
+	struct gl_edge_spec edge; /* GL_PHASE_EDGE */
+	/* "load": "0.8 edge": the searched workload runs at this fraction of
+	 * the edge phase edge_of found (the last one before it); 0: none */
+	double edge_fraction;
+	int edge_of;
 };
 
 struct gl_fault_spec {

@@ -44,6 +44,15 @@ void gl_scenario_check_grace(struct gl_diag *d, const cJSON *obj, const char *pa
 void gl_scenario_parse_targets(struct vctx *v, const cJSON *ts);
 void gl_scenario_check_required_targets(struct vctx *v);
 
+/* scenario_edge.c: a phase's "kind" and "edge" (o's kind, edge and, for
+ * an edge phase, its default scope), and its "load" when a fraction of
+ * the edge ("0.8 edge": 1 when the string was taken, well-formed or not;
+ * 0 when "load" is no string). Then, once the workloads and phases are
+ * parsed, the checks across phases at the time scale in o. */
+void gl_scenario_parse_phase_edge(struct gl_diag *d, const cJSON *p, const char *path, struct gl_phase *o);
+int gl_scenario_phase_load(struct gl_diag *d, const cJSON *p, const char *path, struct gl_phase *o);
+void gl_scenario_check_edges(struct vctx *v, const struct gl_scenario_opts *o);
+
 /* scenario.c: sort the fault indices ix[0..n) by (at, index). */
 void gl_scenario_sort_faults_at(const struct gl_fault_spec *faults, int *ix, int n);
 

@@ -132,6 +132,32 @@ void gl_timeline_spike_name(const struct gl_scenario *s, const struct gl_tl_spik
 	snprintf(buf, n, "workloads.%s.spikes[%d]", s->workloads[t->workload].name, t->index);
 }
 
+/* An edge phase: the search its probes make; a phase at a fraction of
+ * an edge: which one. */
+static void phase_edge_text(const struct gl_scenario *s, const struct gl_phase *p, const char *d, char *buf, size_t n)
+{
+	const struct gl_edge_spec *e = &p->edge;
+	int wl = p->kind == GL_PHASE_EDGE ? e->workload : p->edge_of >= 0 ? s->phases[p->edge_of].edge.workload : -1;
+	const char *who = wl >= 0 && wl < s->n_workloads ? s->workloads[wl].name : "?";
+	char pr[64], st[64];
+
+	if (p->kind != GL_PHASE_EDGE) {
+		snprintf(buf, n,
+			 "phase '%s' starts (for %s, %s at %g x the edge phase '%s' finds, load x%g, judged as %s)",
+			 p->name, d, who, p->edge_fraction, p->edge_of >= 0 ? s->phases[p->edge_of].name : "?", p->load,
+			 gl_scope_name(p->scope));
+		return;
+	}
+	gl_format_duration(e->slot_ns, pr, sizeof(pr));
+	gl_format_duration(e->settle_ns, st, sizeof(st));
+	snprintf(buf, n,
+		 "phase '%s' starts (for %s: the SLA edge of the %s arrival rate, %d probes of %s real time, each "
+		 "settling its last %s; from %g/s x%g up to %g/s, then bisection; a probe holds with goodput %s; "
+		 "load x%g, judged as %s)",
+		 p->name, d, who, e->slots, pr, st, e->from, e->factor, e->to, e->goodput_text, p->load,
+		 gl_scope_name(p->scope));
+}
+
 static void event_text(const struct gl_scenario *s, const struct gl_tl_event *e, char *buf, size_t n)
 {
 	char d[64];
@@ -140,8 +166,11 @@ static void event_text(const struct gl_scenario *s, const struct gl_tl_event *e,
 	case GL_TL_PHASE: {
 		const struct gl_phase *p = &s->phases[e->index];
 		gl_format_duration(p->dur_ns, d, sizeof(d));
-		snprintf(buf, n, "phase '%s' starts (for %s, load x%g, judged as %s)", p->name, d, p->load,
-			 gl_scope_name(p->scope));
+		if (p->kind == GL_PHASE_EDGE || p->edge_fraction > 0)
+			phase_edge_text(s, p, d, buf, n);
+		else
+			snprintf(buf, n, "phase '%s' starts (for %s, load x%g, judged as %s)", p->name, d, p->load,
+				 gl_scope_name(p->scope));
 		break;
 	}
 	case GL_TL_INJECT: {
