@@ -27,9 +27,9 @@
  * The API key (api_key_env or api_key_file) lives only in the request
  * header list; it is never logged or stored.
  *
- * This file: requests, the libcurl and libevent glue, the ops; bodies are
- * in inference_body.c, arrivals and the timeout sweep in
- * inference_arrivals.c (inference_int.h).
+ * This file: requests and the ops; bodies are in inference_body.c,
+ * arrivals and the timeout sweep in inference_arrivals.c, curl on the
+ * event loop in inference_curl.c (inference_int.h).
  */
 #include "inference_int.h"
 #include "inference_schema.h"
@@ -256,6 +256,7 @@ static void easy_setup(struct inf *w, CURL *e)
 			 w->o.http2 ? (long)CURL_HTTP_VERSION_2TLS : (long)CURL_HTTP_VERSION_1_1);
 	if (w->o.ca_bundle[0])
 		curl_easy_setopt(e, CURLOPT_CAINFO, w->o.ca_bundle);
+	inf_curl_easy(w, e);
 }
 
 static void easy_put(struct inf *w, CURL *e)
@@ -477,78 +478,6 @@ void inf_check_done(struct inf *w)
 	}
 }
 
-/* ---- libcurl <-> libevent ------------------------------------------------- */
-
-struct sock {
-	struct event *ev;
-	struct inf *w;
-};
-
-static void on_sock_event(evutil_socket_t fd, short what, void *arg)
-{
-	struct inf *w = arg;
-	int running, flags = (what & EV_READ ? CURL_CSELECT_IN : 0) | (what & EV_WRITE ? CURL_CSELECT_OUT : 0);
-
-	curl_multi_socket_action(w->multi, fd, flags, &running);
-	inf_check_done(w);
-}
-
-static int sock_cb(CURL *e, curl_socket_t s, int what, void *userp, void *socketp)
-{
-	struct inf *w = userp;
-	struct sock *sk = socketp;
-
-	if (what == CURL_POLL_REMOVE) {
-		if (sk) {
-			event_free(sk->ev);
-			free(sk);
-			curl_multi_assign(w->multi, s, NULL);
-		}
-		return 0;
-	}
-	short kind = (short)((what & CURL_POLL_IN ? EV_READ : 0) | (what & CURL_POLL_OUT ? EV_WRITE : 0) | EV_PERSIST);
-	if (!sk) {
-		sk = calloc(1, sizeof(*sk));
-		if (!sk || !(sk->ev = event_new(gl_ctx_base(w->ctx), s, kind, on_sock_event, w))) {
-			free(sk);
-			return -1;
-		}
-		sk->w = w;
-		curl_multi_assign(w->multi, s, sk);
-	} else if (event_get_events(sk->ev) != kind) {
-		/* same socket, other direction: reassign the event we have */
-		event_del(sk->ev);
-		event_assign(sk->ev, gl_ctx_base(w->ctx), s, kind, on_sock_event, w);
-	} else {
-		return 0;
-	}
-	event_add(sk->ev, NULL);
-	return 0;
-}
-
-static void on_curl_timer(evutil_socket_t fd, short what, void *arg)
-{
-	struct inf *w = arg;
-	int running;
-	curl_multi_socket_action(w->multi, CURL_SOCKET_TIMEOUT, 0, &running);
-	inf_check_done(w);
-}
-
-static int timer_cb(CURLM *multi, long timeout_ms, void *userp)
-{
-	struct inf *w = userp;
-	struct timeval tv;
-
-	if (timeout_ms < 0) {
-		evtimer_del(w->ev_curl_timer);
-		return 0;
-	}
-	tv.tv_sec = timeout_ms / 1000;
-	tv.tv_usec = (timeout_ms % 1000) * 1000;
-	evtimer_add(w->ev_curl_timer, &tv);
-	return 0;
-}
-
 /* ---- ops ---------------------------------------------------------------------- */
 
 /* A file the scenario names: relative to its directory, confined to the
@@ -686,10 +615,6 @@ static int setup_events(struct gl_ctx *c, struct inf *w, struct gl_err *err)
 	w->multi = curl_multi_init();
 	if (!w->multi || !w->headers)
 		return gl_errf(err, GL_ENOMEM, "inference: cannot set up libcurl");
-	curl_multi_setopt(w->multi, CURLMOPT_SOCKETFUNCTION, sock_cb);
-	curl_multi_setopt(w->multi, CURLMOPT_SOCKETDATA, w);
-	curl_multi_setopt(w->multi, CURLMOPT_TIMERFUNCTION, timer_cb);
-	curl_multi_setopt(w->multi, CURLMOPT_TIMERDATA, w);
 	/* keep a connection per request that can be in flight at once: the
 	 * max_in_flight cap, or the closed loop's users at the highest load */
 	if (w->mode == AR_CLOSED) {
@@ -702,10 +627,9 @@ static int setup_events(struct gl_ctx *c, struct inf *w, struct gl_err *err)
 	}
 	curl_multi_setopt(w->multi, CURLMOPT_MAXCONNECTS, conns + 16);
 	curl_multi_setopt(w->multi, CURLMOPT_PIPELINING, (long)CURLPIPE_MULTIPLEX);
-	w->ev_curl_timer = evtimer_new(gl_ctx_base(c), on_curl_timer, w);
 	w->ev_arrival = evtimer_new(gl_ctx_base(c), inf_on_arrival, w);
 	w->ev_sweep = event_new(gl_ctx_base(c), -1, EV_PERSIST, inf_on_sweep, w);
-	if (!w->ev_curl_timer || !w->ev_arrival || !w->ev_sweep)
+	if (inf_curl_multi(w) != 0 || !w->ev_arrival || !w->ev_sweep)
 		return gl_errf(err, GL_ENOMEM, "inference: out of memory");
 	return 0;
 }
@@ -864,9 +788,8 @@ static void inf_free(void *state)
 	free(w->pool);
 	if (w->multi)
 		curl_multi_cleanup(w->multi);
+	inf_curl_free(w); /* after the multi handle: its cleanup closes sockets */
 	curl_slist_free_all(w->headers);
-	if (w->ev_curl_timer)
-		event_free(w->ev_curl_timer);
 	if (w->ev_arrival)
 		event_free(w->ev_arrival);
 	if (w->ev_sweep)

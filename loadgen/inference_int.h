@@ -3,9 +3,10 @@
  * its state and what its files share. Who owns what:
  *   inference.c           requests (libcurl handles, SSE, timing,
  *                         classification, the store row, a closed-loop
- *                         user's next one), the libcurl and libevent glue,
- *                         the ops (config, start, stop, ...)
+ *                         user's next one), the ops (config, start,
+ *                         stop, ...)
  *   inference_body.c      what a request sends: its model and JSON body
+ *   inference_curl.c      curl's sockets and timer on the libevent loop
  *   inference_arrivals.c  when requests are made: the seeded random gaps,
  *                         the open-loop schedule and max_in_flight queue,
  *                         trace replay, the ttft/idle timeout sweep
@@ -153,6 +154,8 @@ struct inf {
 	struct gl_buf scratch;
 	CURL **pool; /* idle easy handles, reused */
 	int n_pool, pool_cap;
+	struct inf_sock **socks; /* by descriptor (inference_curl.c) */
+	int n_socks;
 	/* load agents (gl_ctx_shard): arrival n (and closed-loop user n) is
 	 * this process's when n % shards == shard */
 	int shard, shards;
@@ -170,6 +173,12 @@ void inf_send_req(struct inf *w, int64_t t_intended, uint64_t seq, int64_t in_to
 		  const struct gl_trace_row *tr, int user);
 void inf_finish_req(struct inf *w, struct req *r, CURLcode res);
 void inf_check_done(struct inf *w);
+
+/* inference_curl.c: curl's sockets and timer on the run's event loop
+ * (inf_curl_free after curl_multi_cleanup, which closes sockets) */
+int inf_curl_multi(struct inf *w);
+void inf_curl_easy(struct inf *w, CURL *e);
+void inf_curl_free(struct inf *w);
 
 /* inference_body.c */
 const char *inf_pick_model(struct inf *w, uint64_t seq);
