@@ -238,9 +238,28 @@ static CURL *easy_get(struct inf *w, int *fresh)
 static size_t on_write(char *data, size_t size, size_t nmemb, void *arg);
 static size_t on_header(char *data, size_t size, size_t nmemb, void *arg);
 
+/* Whether libcurl would look for a proxy in the environment for http and
+ * https URLs (the variables it reads). */
+static int proxy_in_env(void)
+{
+	static const char *const vars[] = { "http_proxy",  "HTTP_PROXY", "https_proxy",
+					    "HTTPS_PROXY", "all_proxy",  "ALL_PROXY" };
+
+	for (size_t i = 0; i < GL_ARRAY_LEN(vars); i++)
+		if (getenv(vars[i]))
+			return 1;
+	return 0;
+}
+
 /* The options that are the same for every request of this workload. */
 static void easy_setup(struct inf *w, CURL *e)
 {
+	/* no proxy variable set: say so once, or libcurl reads the
+	 * environment again for every request (the same answer) */
+	if (!proxy_in_env()) {
+		curl_easy_setopt(e, CURLOPT_PROXY, "");
+		curl_easy_setopt(e, CURLOPT_NOPROXY, "");
+	}
 	curl_easy_setopt(e, CURLOPT_HTTPHEADER, w->headers);
 	curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_write);
 	curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header);
@@ -314,10 +333,15 @@ void inf_send_req(struct inf *w, int64_t t_intended, uint64_t seq, int64_t in_to
 		gl_ctx_event(w->ctx, GL_LOG_ERROR, "inference", "out of memory building a request");
 		return;
 	}
-	snprintf(url, sizeof(url), "%s/%s", w->eps[r->ep].url, w->chat ? "chat/completions" : "completions");
 	if (fresh)
 		easy_setup(w, r->easy);
-	curl_easy_setopt(r->easy, CURLOPT_URL, url);
+	if (w->eps[r->ep].uh) {
+		curl_easy_setopt(r->easy, CURLOPT_CURLU, w->eps[r->ep].uh);
+	} else {
+		snprintf(url, sizeof(url), "%s/%s", w->eps[r->ep].url, w->chat ? "chat/completions" : "completions");
+		curl_easy_setopt(r->easy, CURLOPT_CURLU, NULL);
+		curl_easy_setopt(r->easy, CURLOPT_URL, url);
+	}
 	curl_easy_setopt(r->easy, CURLOPT_POSTFIELDS, r->body);
 	curl_easy_setopt(r->easy, CURLOPT_WRITEDATA, r);
 	curl_easy_setopt(r->easy, CURLOPT_HEADERDATA, r);
@@ -504,6 +528,22 @@ int inf_read_key(struct gl_ctx *c, const cJSON *cfg, char *key, size_t n, struct
 	return gl_secret_read(NULL, path, key, n, err);
 }
 
+/* The URL a request to ep goes to, parsed once as libcurl parses
+ * CURLOPT_URL's text; one it rejects is left to it at each request (the
+ * request fails there, classified as before). */
+static void endpoint_parse(struct inf *w, struct endpoint *ep)
+{
+	char url[1100];
+
+	snprintf(url, sizeof(url), "%s/%s", ep->url, w->chat ? "chat/completions" : "completions");
+	if (!(ep->uh = curl_url()))
+		return;
+	if (curl_url_set(ep->uh, CURLUPART_URL, url, CURLU_GUESS_SCHEME | CURLU_NON_SUPPORT_SCHEME) != CURLUE_OK) {
+		curl_url_cleanup(ep->uh);
+		ep->uh = NULL;
+	}
+}
+
 /* "endpoints", without their trailing slashes */
 static void read_endpoints(struct inf *w, const cJSON *cfg)
 {
@@ -685,6 +725,8 @@ static int inf_init(struct gl_ctx *c, const cJSON *cfg, void **state, struct gl_
 	read_endpoints(w, cfg);
 	read_adapters(w, cfg);
 	derive_opts(w, cfg);
+	for (int i = 0; i < w->n_eps; i++)
+		endpoint_parse(w, &w->eps[i]);
 	if (w->mode == AR_TRACE && (rc = open_trace(c, w, cfg, err)) != 0)
 		return rc;
 	if ((rc = set_headers(c, w, cfg, err)) != 0 || (rc = setup_events(c, w, err)) != 0)
@@ -797,6 +839,8 @@ static void inf_free(void *state)
 	gl_trace_close(w->trace);
 	gl_buf_free(&w->scratch);
 	free(w->q);
+	for (int i = 0; w->eps && i < w->n_eps; i++)
+		curl_url_cleanup(w->eps[i].uh);
 	free(w->eps);
 	free(w);
 }

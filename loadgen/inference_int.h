@@ -92,6 +92,7 @@ struct req {
 
 struct endpoint {
 	char url[1024];
+	CURLU *uh; /* its completions URL parsed once (NULL: curl parses the text each time) */
 	char node[96], host[96]; /* its name and host as node figures name them */
 	int in_flight;
 	int failed;
