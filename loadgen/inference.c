@@ -27,9 +27,9 @@
  * The API key (api_key_env or api_key_file) lives only in the request
  * header list; it is never logged or stored.
  *
- * This file: requests, the libcurl and libevent glue, the ops; bodies are
- * in inference_body.c, arrivals and the timeout sweep in
- * inference_arrivals.c (inference_int.h).
+ * This file: requests and the ops; bodies are in inference_body.c,
+ * arrivals and the timeout sweep in inference_arrivals.c, curl on the
+ * event loop in inference_curl.c (inference_int.h).
  */
 #include "inference_int.h"
 #include "inference_schema.h"
@@ -248,9 +248,28 @@ static CURL *easy_get(struct inf *w, int *fresh)
 static size_t on_write(char *data, size_t size, size_t nmemb, void *arg);
 static size_t on_header(char *data, size_t size, size_t nmemb, void *arg);
 
+/* Whether libcurl would look for a proxy in the environment for http and
+ * https URLs (the variables it reads). */
+static int proxy_in_env(void)
+{
+	static const char *const vars[] = { "http_proxy",  "HTTP_PROXY", "https_proxy",
+					    "HTTPS_PROXY", "all_proxy",  "ALL_PROXY" };
+
+	for (size_t i = 0; i < GL_ARRAY_LEN(vars); i++)
+		if (getenv(vars[i]))
+			return 1;
+	return 0;
+}
+
 /* The options that are the same for every request of this workload. */
 static void easy_setup(struct inf *w, CURL *e)
 {
+	/* no proxy variable set: say so once, or libcurl reads the
+	 * environment again for every request (the same answer) */
+	if (!proxy_in_env()) {
+		curl_easy_setopt(e, CURLOPT_PROXY, "");
+		curl_easy_setopt(e, CURLOPT_NOPROXY, "");
+	}
 	curl_easy_setopt(e, CURLOPT_HTTPHEADER, w->headers);
 	curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_write);
 	curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header);
@@ -266,6 +285,7 @@ static void easy_setup(struct inf *w, CURL *e)
 			 w->o.http2 ? (long)CURL_HTTP_VERSION_2TLS : (long)CURL_HTTP_VERSION_1_1);
 	if (w->o.ca_bundle[0])
 		curl_easy_setopt(e, CURLOPT_CAINFO, w->o.ca_bundle);
+	inf_curl_easy(w, e);
 }
 
 static void easy_put(struct inf *w, CURL *e)
@@ -338,10 +358,15 @@ void inf_send_req(struct inf *w, int64_t t_intended, uint64_t seq, int64_t in_to
 		return;
 	}
 	r->session = inf_session_attach(w, r, seq);
-	snprintf(url, sizeof(url), "%s/%s", w->eps[r->ep].url, w->chat ? "chat/completions" : "completions");
 	if (fresh)
 		easy_setup(w, r->easy);
-	curl_easy_setopt(r->easy, CURLOPT_URL, url);
+	if (w->eps[r->ep].uh) {
+		curl_easy_setopt(r->easy, CURLOPT_CURLU, w->eps[r->ep].uh);
+	} else {
+		snprintf(url, sizeof(url), "%s/%s", w->eps[r->ep].url, w->chat ? "chat/completions" : "completions");
+		curl_easy_setopt(r->easy, CURLOPT_CURLU, NULL);
+		curl_easy_setopt(r->easy, CURLOPT_URL, url);
+	}
 	curl_easy_setopt(r->easy, CURLOPT_POSTFIELDS, r->body);
 	curl_easy_setopt(r->easy, CURLOPT_WRITEDATA, r);
 	curl_easy_setopt(r->easy, CURLOPT_HEADERDATA, r);
@@ -506,78 +531,6 @@ void inf_check_done(struct inf *w)
 	}
 }
 
-/* ---- libcurl <-> libevent ------------------------------------------------- */
-
-struct sock {
-	struct event *ev;
-	struct inf *w;
-};
-
-static void on_sock_event(evutil_socket_t fd, short what, void *arg)
-{
-	struct inf *w = arg;
-	int running, flags = (what & EV_READ ? CURL_CSELECT_IN : 0) | (what & EV_WRITE ? CURL_CSELECT_OUT : 0);
-
-	curl_multi_socket_action(w->multi, fd, flags, &running);
-	inf_check_done(w);
-}
-
-static int sock_cb(CURL *e, curl_socket_t s, int what, void *userp, void *socketp)
-{
-	struct inf *w = userp;
-	struct sock *sk = socketp;
-
-	if (what == CURL_POLL_REMOVE) {
-		if (sk) {
-			event_free(sk->ev);
-			free(sk);
-			curl_multi_assign(w->multi, s, NULL);
-		}
-		return 0;
-	}
-	short kind = (short)((what & CURL_POLL_IN ? EV_READ : 0) | (what & CURL_POLL_OUT ? EV_WRITE : 0) | EV_PERSIST);
-	if (!sk) {
-		sk = calloc(1, sizeof(*sk));
-		if (!sk || !(sk->ev = event_new(gl_ctx_base(w->ctx), s, kind, on_sock_event, w))) {
-			free(sk);
-			return -1;
-		}
-		sk->w = w;
-		curl_multi_assign(w->multi, s, sk);
-	} else if (event_get_events(sk->ev) != kind) {
-		/* same socket, other direction: reassign the event we have */
-		event_del(sk->ev);
-		event_assign(sk->ev, gl_ctx_base(w->ctx), s, kind, on_sock_event, w);
-	} else {
-		return 0;
-	}
-	event_add(sk->ev, NULL);
-	return 0;
-}
-
-static void on_curl_timer(evutil_socket_t fd, short what, void *arg)
-{
-	struct inf *w = arg;
-	int running;
-	curl_multi_socket_action(w->multi, CURL_SOCKET_TIMEOUT, 0, &running);
-	inf_check_done(w);
-}
-
-static int timer_cb(CURLM *multi, long timeout_ms, void *userp)
-{
-	struct inf *w = userp;
-	struct timeval tv;
-
-	if (timeout_ms < 0) {
-		evtimer_del(w->ev_curl_timer);
-		return 0;
-	}
-	tv.tv_sec = timeout_ms / 1000;
-	tv.tv_usec = (timeout_ms % 1000) * 1000;
-	evtimer_add(w->ev_curl_timer, &tv);
-	return 0;
-}
-
 /* ---- ops ---------------------------------------------------------------------- */
 
 /* A file the scenario names: relative to its directory, confined to the
@@ -602,6 +555,22 @@ int inf_read_key(struct gl_ctx *c, const cJSON *cfg, char *key, size_t n, struct
 	if (rel_path(c, "api_key_file", file, path, sizeof(path), err) != 0)
 		return -GL_EINVAL;
 	return gl_secret_read(NULL, path, key, n, err);
+}
+
+/* The URL a request to ep goes to, parsed once as libcurl parses
+ * CURLOPT_URL's text; one it rejects is left to it at each request (the
+ * request fails there, classified as before). */
+static void endpoint_parse(struct inf *w, struct endpoint *ep)
+{
+	char url[1100];
+
+	snprintf(url, sizeof(url), "%s/%s", ep->url, w->chat ? "chat/completions" : "completions");
+	if (!(ep->uh = curl_url()))
+		return;
+	if (curl_url_set(ep->uh, CURLUPART_URL, url, CURLU_GUESS_SCHEME | CURLU_NON_SUPPORT_SCHEME) != CURLUE_OK) {
+		curl_url_cleanup(ep->uh);
+		ep->uh = NULL;
+	}
 }
 
 /* "endpoints", without their trailing slashes */
@@ -715,10 +684,6 @@ static int setup_events(struct gl_ctx *c, struct inf *w, struct gl_err *err)
 	w->multi = curl_multi_init();
 	if (!w->multi || !w->headers)
 		return gl_errf(err, GL_ENOMEM, "inference: cannot set up libcurl");
-	curl_multi_setopt(w->multi, CURLMOPT_SOCKETFUNCTION, sock_cb);
-	curl_multi_setopt(w->multi, CURLMOPT_SOCKETDATA, w);
-	curl_multi_setopt(w->multi, CURLMOPT_TIMERFUNCTION, timer_cb);
-	curl_multi_setopt(w->multi, CURLMOPT_TIMERDATA, w);
 	/* keep a connection per request that can be in flight at once: the
 	 * max_in_flight cap, or the closed loop's users at the highest load */
 	if (w->mode == AR_CLOSED) {
@@ -731,10 +696,9 @@ static int setup_events(struct gl_ctx *c, struct inf *w, struct gl_err *err)
 	}
 	curl_multi_setopt(w->multi, CURLMOPT_MAXCONNECTS, conns + 16);
 	curl_multi_setopt(w->multi, CURLMOPT_PIPELINING, (long)CURLPIPE_MULTIPLEX);
-	w->ev_curl_timer = evtimer_new(gl_ctx_base(c), on_curl_timer, w);
 	w->ev_arrival = evtimer_new(gl_ctx_base(c), inf_on_arrival, w);
 	w->ev_sweep = event_new(gl_ctx_base(c), -1, EV_PERSIST, inf_on_sweep, w);
-	if (!w->ev_curl_timer || !w->ev_arrival || !w->ev_sweep)
+	if (inf_curl_multi(w) != 0 || !w->ev_arrival || !w->ev_sweep)
 		return gl_errf(err, GL_ENOMEM, "inference: out of memory");
 	return 0;
 }
@@ -791,6 +755,8 @@ static int inf_init(struct gl_ctx *c, const cJSON *cfg, void **state, struct gl_
 	read_endpoints(w, cfg);
 	read_adapters(w, cfg);
 	derive_opts(w, cfg);
+	for (int i = 0; i < w->n_eps; i++)
+		endpoint_parse(w, &w->eps[i]);
 	if (w->mode == AR_TRACE && (rc = open_trace(c, w, cfg, err)) != 0)
 		return rc;
 	if ((rc = set_headers(c, w, cfg, err)) != 0 || (rc = setup_events(c, w, err)) != 0)
@@ -903,9 +869,8 @@ static void inf_free(void *state)
 	free(w->pool);
 	if (w->multi)
 		curl_multi_cleanup(w->multi);
+	inf_curl_free(w); /* after the multi handle: its cleanup closes sockets */
 	curl_slist_free_all(w->headers);
-	if (w->ev_curl_timer)
-		event_free(w->ev_curl_timer);
 	if (w->ev_arrival)
 		event_free(w->ev_arrival);
 	if (w->ev_sweep)
@@ -914,6 +879,8 @@ static void inf_free(void *state)
 	gl_trace_close(w->trace);
 	gl_buf_free(&w->scratch);
 	free(w->q);
+	for (int i = 0; w->eps && i < w->n_eps; i++)
+		curl_url_cleanup(w->eps[i].uh);
 	free(w->eps);
 	free(w);
 }

@@ -3,9 +3,10 @@
  * its state and what its files share. Who owns what:
  *   inference.c           requests (libcurl handles, SSE, timing,
  *                         classification, the store row, a closed-loop
- *                         user's next one), the libcurl and libevent glue,
- *                         the ops (config, start, stop, ...)
+ *                         user's next one), the ops (config, start,
+ *                         stop, ...)
  *   inference_body.c      what a request sends: its model and JSON body
+ *   inference_curl.c      curl's sockets and timer on the libevent loop
  *   inference_arrivals.c  when requests are made: the seeded random gaps,
  *                         the open-loop schedule and max_in_flight queue,
  *                         trace replay, the ttft/idle timeout sweep
@@ -103,6 +104,7 @@ struct req {
 
 struct endpoint {
 	char url[1024];
+	CURLU *uh; /* its completions URL parsed once (NULL: curl parses the text each time) */
 	char node[96], host[96]; /* its name and host as node figures name them */
 	int in_flight;
 	int failed;
@@ -185,6 +187,8 @@ struct inf {
 	struct gl_buf scratch;
 	CURL **pool; /* idle easy handles, reused */
 	int n_pool, pool_cap;
+	struct inf_sock **socks; /* by descriptor (inference_curl.c) */
+	int n_socks;
 	/* load agents (gl_ctx_shard): arrival n (and closed-loop user n) is
 	 * this process's when n % shards == shard */
 	int shard, shards;
@@ -229,6 +233,12 @@ int inf_session_turn_done(struct inf *w, struct req *r, enum err_class ec);
 /* Turns due and held by max_in_flight, while there is room. */
 void inf_sessions_launch(struct inf *w);
 void inf_sessions_free(struct inf *w);
+
+/* inference_curl.c: curl's sockets and timer on the run's event loop
+ * (inf_curl_free after curl_multi_cleanup, which closes sockets) */
+int inf_curl_multi(struct inf *w);
+void inf_curl_easy(struct inf *w, CURL *e);
+void inf_curl_free(struct inf *w);
 
 /* inference_body.c */
 const char *inf_pick_model(struct inf *w, uint64_t seq);

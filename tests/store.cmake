@@ -7,3 +7,7 @@ gl_script_test(test_store ${GL_TESTS_DIR}/scripts/test_store.sh TIMEOUT 300)
 # table as every store has had it, rows written and read back across a
 # reopen, an unregistered type refused, the bound per window.
 gl_unit_test(test_store_record ${GL_TESTS_DIR}/unit/test_store_record.c TIMEOUT 60)
+# The request rows (harness/core/store_rows.c): every row put read back
+# field by field in the order put, whether the store held it to insert
+# several at once or inserted it at once, committed part-way or not.
+gl_unit_test(test_store_requests ${GL_TESTS_DIR}/unit/test_store_requests.c TIMEOUT 60)

@@ -286,6 +286,20 @@ static int store_schema(sqlite3 *db, struct gl_err *err)
 	}
 }
 
+/* The request inserts: one row, and GL_STORE_REQ_BATCH rows. */
+static int prepare_requests(struct gl_store *st)
+{
+	char *one = gl_store_request_sql(1), *many = gl_store_request_sql(GL_STORE_REQ_BATCH);
+	int rc = one && many && sqlite3_prepare_v2(st->db, one, -1, &st->st_req, NULL) == SQLITE_OK &&
+				 sqlite3_prepare_v2(st->db, many, -1, &st->st_req_n, NULL) == SQLITE_OK
+			 ? 0
+			 : -GL_EIO;
+
+	free(one);
+	free(many);
+	return rc;
+}
+
 /* The statements every batch uses, prepared once. */
 static int store_prepare(struct gl_store *st)
 {
@@ -304,13 +318,7 @@ static int store_prepare(struct gl_store *st)
 				       st->db,
 				       "INSERT INTO events(elapsed_ns,wall_ns,level,source,message) VALUES(?,?,?,?,?)",
 				       -1, &st->st_ev, NULL) != SQLITE_OK ||
-			       sqlite3_prepare_v2(
-				       st->db,
-				       "INSERT INTO requests(window,endpoint,t_intended_ns,t_send_ns,t_headers_ns,"
-				       "t_first_event_ns,t_first_token_ns,t_last_token_ns,t_end_ns,input_tokens,"
-				       "output_tokens,tokens_estimated,http_status,error_class,max_stall_ns) "
-				       "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-				       -1, &st->st_req, NULL) != SQLITE_OK ||
+			       prepare_requests(st) != 0 ||
 			       sqlite3_prepare_v2(
 				       st->db,
 				       "INSERT INTO node_figures(idx,workload,kind,name,host,figure,n,sum,max) "
@@ -424,6 +432,7 @@ void gl_store_close(struct gl_store *st)
 	sqlite3_finalize(st->st_win);
 	sqlite3_finalize(st->st_ev);
 	sqlite3_finalize(st->st_req);
+	sqlite3_finalize(st->st_req_n);
 	gl_store_records_close(st);
 	for (size_t i = 0; i < GL_ARRAY_LEN(st->cached); i++)
 		sqlite3_finalize(st->cached[i].q);
@@ -453,6 +462,7 @@ void gl_store_abandon(struct gl_store *st)
 	if (st->db && st->in_txn)
 		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
 	st->in_txn = 0;
+	st->n_req_held = 0; /* their batch is given up with the rest */
 	ckpt_stop(st);
 	st->reader = 1; /* gl_store_close: no flush, no checkpoint */
 	gl_store_close(st);
@@ -474,7 +484,9 @@ int gl_store_flush(struct gl_store *st, struct gl_err *err)
 
 	if (!st->in_txn)
 		return 0;
-	if (st->keep && gl_keep_flush(st->keep, st->db) != 0)
+	if (gl_store_request_drain(st) != 0)
+		rc = gl_errf(err, GL_EIO, "store: request rows: %s", sqlite3_errmsg(st->db));
+	if (st->keep && gl_keep_flush(st->keep, st->db) != 0 && !rc)
 		rc = gl_errf(err, GL_EIO, "store: retention counts: %s", sqlite3_errmsg(st->db));
 	st->in_txn = 0;
 	return exec_sql(st->db, "COMMIT", rc ? NULL : err) ? -GL_EIO : rc;

@@ -14,6 +14,9 @@
 
 #include "store.h"
 
+/* request rows inserted by one statement (see n_req_held) */
+#define GL_STORE_REQ_BATCH 16
+
 struct gl_store {
 	sqlite3 *db;
 	int in_txn;
@@ -21,6 +24,16 @@ struct gl_store {
 	sqlite3_stmt *st_win; /* window upsert */
 	sqlite3_stmt *st_ev; /* event insert */
 	sqlite3_stmt *st_req; /* request insert */
+	/* Kept request rows whose seq nobody needs (no limit on their class),
+	 * held to go in GL_STORE_REQ_BATCH at a time by st_req_n, in order;
+	 * the rest go in before any other request row and at every commit
+	 * (gl_store_request_drain), so the table reads the same. */
+	sqlite3_stmt *st_req_n;
+	struct {
+		struct gl_request_row row;
+		char error_class[32];
+	} req_held[GL_STORE_REQ_BATCH];
+	int n_req_held;
 	sqlite3_stmt *st_node; /* node figure upsert */
 	/* WAL checkpoints (which fsync the database) run on this thread with a
 	 * connection of its own, so they never stall the event loop. */
@@ -46,6 +59,11 @@ struct gl_store {
 		int64_t window, rows, dropped;
 	} rec[GL_STORE_RECORD_TYPES_MAX];
 };
+
+/* The held request rows into the table (store_rows.c). */
+int gl_store_request_drain(struct gl_store *st);
+/* The n-row request insert (store_rows.c): prepared by the caller. */
+char *gl_store_request_sql(int n);
 
 /* The open batch's transaction (BEGIN once; gl_store_flush commits it). */
 int gl_store_txn(struct gl_store *st);

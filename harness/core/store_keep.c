@@ -278,6 +278,11 @@ void gl_keep_request_kept(struct gl_keep *k, int64_t seq)
 		s->kept++;
 }
 
+int gl_keep_request_tracked(const struct gl_keep *k)
+{
+	return k->pending_seq;
+}
+
 int gl_keep_event(struct gl_keep *k, sqlite3 *db, int64_t elapsed_ns, const char *level, const char *source)
 {
 	struct slot *s;

@@ -45,6 +45,9 @@ void gl_keep_event_limit(struct gl_keep *k, int64_t debug_limit);
  * gl_keep_request_kept its seq; 0: not kept (counted); < 0: a store error. */
 int gl_keep_request(struct gl_keep *k, sqlite3 *db, int64_t window, const char *error_class);
 void gl_keep_request_kept(struct gl_keep *k, int64_t seq);
+/* After a 1 from gl_keep_request: whether gl_keep_request_kept needs the
+ * row's seq (its class has a limit: its rows may be thinned). */
+int gl_keep_request_tracked(const struct gl_keep *k);
 /* 1: store the event; 0: not kept (counted); < 0: a store error. */
 int gl_keep_event(struct gl_keep *k, sqlite3 *db, int64_t elapsed_ns, const char *level, const char *source);
 /* Write the counts that changed (inside the open transaction). */
