@@ -317,7 +317,8 @@ static void req_free(struct req *r)
 	free(r);
 }
 
-void inf_req_cancel(struct inf *w, struct req *r)
+/* r off curl and out of the in-flight list and counts (its memory kept) */
+static void req_unlink(struct inf *w, struct req *r)
 {
 	curl_multi_remove_handle(w->multi, r->easy);
 	if (r->prev)
@@ -328,6 +329,11 @@ void inf_req_cancel(struct inf *w, struct req *r)
 		r->next->prev = r->prev;
 	w->in_flight--;
 	w->eps[r->ep].in_flight--;
+}
+
+void inf_req_cancel(struct inf *w, struct req *r)
+{
+	req_unlink(w, r);
 	req_free(r);
 }
 
@@ -494,15 +500,7 @@ void inf_finish_req(struct inf *w, struct req *r, CURLcode res)
 	else
 		w->eps[r->ep].failed = 0;
 	inf_record_done(w, r, ec);
-	curl_multi_remove_handle(w->multi, r->easy);
-	if (r->prev)
-		r->prev->next = r->next;
-	else
-		w->live = r->next;
-	if (r->next)
-		r->next->prev = r->prev;
-	w->in_flight--;
-	w->eps[r->ep].in_flight--;
+	req_unlink(w, r);
 	if (w->mode == AR_CLOSED && w->running && r->user >= 0 && r->user < w->active_users)
 		next_user = r->user;
 	if (r->session && inf_session_turn_done(w, r, ec))
