@@ -151,7 +151,7 @@ static void verdicts(void)
 static void ends(void)
 {
 	struct gl_edge_plan p = { .from = 10, .to = 40, .factor = 2, .goodput = { GL_CMP_GE, 0.95 } };
-	struct gl_edge_step h[4];
+	struct gl_edge_step h[4] = { { 0 } };
 	struct gl_edge_result r;
 
 	/* nothing yet: from; nothing judged (all lost): from again */
