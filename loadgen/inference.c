@@ -897,6 +897,7 @@ static const struct gl_workload_ops gl_workload_inference = {
 	.send_lag = "inference.send_lag_ms",
 	.saturated = "inference.client_saturated",
 	.agents_needed = "inference.agents_needed",
+	.session_ttft = "inference.ttft_later_turn_ms",
 	.live_figures = gl_inference_live_figures,
 	.imaged = 1,
 	.sim = &gl_inference_sim,

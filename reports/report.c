@@ -195,3 +195,27 @@ const char *gl_report_saturation_note(const struct gl_analysis *an, char *buf, s
 		 an->saturated_windows, an->n_windows, agents);
 	return buf;
 }
+
+const char *gl_report_sessions_note(const struct gl_fault_result *f, char *buf, size_t n)
+{
+	const struct gl_session_recovery *s = &f->sessions;
+	char after[96] = "";
+
+	buf[0] = 0;
+	if (!s->has)
+		return buf;
+	if (s->before_ms < 0) {
+		snprintf(buf, n, "conversations: no figure (%s)", s->note);
+		return buf;
+	}
+	if (s->first_ms >= 0)
+		snprintf(after, sizeof(after), ", %.1f ms in the first window after, at most %.1f", s->first_ms,
+			 s->peak_ms);
+	if (s->recovery_s >= 0)
+		snprintf(buf, n, "conversations: later turns' TTFT median %.1f ms before%s; back in %.3f s",
+			 s->before_ms, after, s->recovery_s);
+	else
+		snprintf(buf, n, "conversations: later turns' TTFT median %.1f ms before%s; %s", s->before_ms, after,
+			 s->note);
+	return buf;
+}

@@ -64,6 +64,10 @@ const char *gl_report_held_note(const struct gl_analysis *an, const struct gl_fa
  * "Client saturation"): "" when no window was saturated, else what was
  * left unjudged and the load agents the load needs. */
 const char *gl_report_saturation_note(const struct gl_analysis *an, char *buf, size_t n);
+/* After fault f, the TTFT of conversations already going (docs/metrics.md,
+ * "Sessions after a fault"), for the faults' notes: "" when the run had
+ * none. */
+const char *gl_report_sessions_note(const struct gl_fault_result *f, char *buf, size_t n);
 /* A drift target's cells in report.md and report.html (docs/metrics.md,
  * "Drift"): the requirement ("drift/day <= 2%"), and what was measured
  * ("3.1%/day (95 %: 2.5 to 3.8), level 41.2 at the start, 40 windows"; "-"

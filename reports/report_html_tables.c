@@ -162,6 +162,10 @@ void gl_rhtml_faults_table(struct out *o, const struct gl_analysis *an)
 			put(o, "<span class=\"bad\">none</span>");
 		put(o, "</td><td>");
 		esc(o, f->recovery_note);
+		if (gl_report_sessions_note(f, dmn, sizeof(dmn))[0]) {
+			put(o, " ");
+			esc(o, dmn);
+		}
 		if (gl_report_deadman_note(&f->row, dmn, sizeof(dmn))[0]) {
 			put(o, " ");
 			esc(o, gl_report_deadman_note(&f->row, dmn, sizeof(dmn)));

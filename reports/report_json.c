@@ -472,6 +472,19 @@ static cJSON *fault_json(const struct gl_analysis *an, const struct gl_fault_res
 	}
 	if (f->recovery_note[0])
 		cJSON_AddStringToObject(o, "recovery_note", f->recovery_note);
+	if (f->sessions.has) {
+		const struct gl_session_recovery *s = &f->sessions;
+		cJSON *x = cJSON_AddObjectToObject(o, "sessions");
+		add_num(x, "before_ms", s->before_ms >= 0, s->before_ms);
+		add_num(x, "first_ms", s->first_ms >= 0, s->first_ms);
+		add_num(x, "peak_ms", s->peak_ms >= 0, s->peak_ms);
+		add_num(x, "recovery_s", s->recovery_s >= 0, s->recovery_s);
+		cJSON_AddNumberToObject(x, "windows_before", s->windows_before);
+		if (s->note[0])
+			cJSON_AddStringToObject(x, "note", s->note);
+	} else {
+		cJSON_AddNullToObject(o, "sessions");
+	}
 	/* real seconds injected, controller outages included, to the
 	 * fault's own record of its end when it ended itself */
 	add_num(o, "held_s", f->held_s >= 0, f->held_s);

@@ -365,6 +365,10 @@ static void md_fault_row(const struct gl_analysis *an, struct gl_buf *b, const s
 		gl_buf_printf(b, "NONE");
 	gl_buf_printf(b, " | ");
 	gl_md_text(b, f->recovery_note);
+	if (gl_report_sessions_note(f, dmn, sizeof(dmn))[0]) {
+		gl_buf_printf(b, " ");
+		gl_md_text(b, dmn);
+	}
 	if (gl_report_deadman_note(&f->row, dmn, sizeof(dmn))[0]) {
 		gl_buf_printf(b, " ");
 		gl_md_text(b, gl_report_deadman_note(&f->row, dmn, sizeof(dmn)));

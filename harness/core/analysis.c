@@ -419,6 +419,7 @@ static int pass2(int i, struct gl_agg *w, void *arg)
 	if (wi->saturated) /* the run's totals only (analysis_client.c) */
 		return flush_stretch(an, p) ? -1 : gl_agg_merge(an->all, w);
 	gl_drift_take(an, i, w);
+	gl_sessions_take(an, i, w);
 	if (wi->complete && wi->scope == GL_SCOPE_STEADY && p->floors) {
 		if (agg_eval_tn(w, &p->read, &v) == 0 && (!an->has_read_floor || v < an->read_floor_gbps)) {
 			an->read_floor_gbps = v;
@@ -948,6 +949,7 @@ int gl_analyze(struct gl_store *st, struct gl_analysis **out, struct gl_err *err
 	if ((rc = gl_nodes_analyze(st, an, err)) || (rc = gl_edge_analyze(st, an, err)))
 		goto out;
 	gl_saturation_judge(an);
+	gl_sessions_judge(an);
 	an->verdict = verdict(an);
 out:
 	if (rc) {
@@ -969,6 +971,7 @@ void gl_analysis_free(struct gl_analysis *a)
 			gl_agg_free(a->phase[i]);
 	free(a->phase);
 	gl_drift_free(a);
+	free(a->sess_p50);
 	gl_scenario_free(a->sc);
 	free(a->windows);
 	gl_agg_free(a->all);

@@ -102,6 +102,15 @@ int gl_windows_each(struct gl_store *st, const struct gl_window_info *wins, int 
 
 #define GL_MAX_WORKLOADS 8
 
+/* After a fault, the TTFT of conversations already going (their later
+ * turns; analysis_sessions.c): has 0 when the run had none or the fault
+ * never went in. ms and s -1: no figure (note says why). */
+struct gl_session_recovery {
+	int has, windows_before;
+	double before_ms, first_ms, peak_ms, recovery_s;
+	char note[120];
+};
+
 struct gl_fault_result {
 	struct gl_fault_row row;
 	double recovery_s, restore_s; /* every workload healthy together; -1: null */
@@ -129,6 +138,7 @@ struct gl_fault_result {
 	 * -1: none), and the scenario host it acts on alone (its kind's
 	 * touches hook; -1: not known, it may reach every node) */
 	int span_w0, span_w1, touches;
+	struct gl_session_recovery sessions;
 };
 
 /* Incident kinds: the registered workloads' rules (plugin.h, struct
@@ -326,6 +336,9 @@ struct gl_analysis {
 	 * target), and the most load agents a saturated window said the load
 	 * needs (0: none said); generator_saturated: any such window */
 	int generator_saturated, saturated_windows, agents_needed;
+	/* per window, the later turns' TTFT median (NAN: none), while the
+	 * analysis runs (analysis_sessions.c); NULL: no window had one */
+	double *sess_p50;
 	int faults_left_injected; /* faults not reverted */
 	enum gl_verdict verdict; /* pass | fail | aborted (a run not finished is fail) */
 	double duration_s; /* real seconds covered by windows */

@@ -32,6 +32,11 @@ int gl_saturation_series(const char **out);
 int gl_window_saturated(const struct gl_agg *w);
 void gl_saturation_judge(struct gl_analysis *an);
 
+/* Sessions after a fault (analysis_sessions.c): window wi's later-turn
+ * TTFT (pass 2), then each fault's recovery of it. */
+void gl_sessions_take(struct gl_analysis *an, int wi, const struct gl_agg *w);
+void gl_sessions_judge(struct gl_analysis *an);
+
 /* The median of v[0..n-1] (n >= 1), which it sorts (analysis_nodes.c). */
 double gl_median(double *v, int n);
 

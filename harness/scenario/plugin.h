@@ -223,6 +223,10 @@ struct gl_workload_ops {
 	 * and a histogram of how many load agents the load needs, recorded in
 	 * those windows */
 	const char *saturated, *agents_needed;
+	/* (optional) the histogram of the TTFT of conversations' later turns
+	 * (docs/metrics.md, "Sessions after a fault"): its window medians
+	 * before and after each fault give the fault's session recovery */
+	const char *session_ttft;
 	const struct gl_live_figure *live_figures;
 	/* (optional) 1: its section's "image" and "image_source" name what
 	 * it runs, recorded with the inventory (images.c) */

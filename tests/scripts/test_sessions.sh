@@ -19,7 +19,15 @@
 #        build); at the median, first and later
 #        turns near the model, the later ones faster by its amount
 #        (timing);
-#  (g) validate refuses sessions with trace arrivals, and bad turns.
+#  (g) validate refuses sessions with trace arrivals, and bad turns;
+#  (h) beside them: 4 conversations/s of 6 turns 1 s apart, and at 8 s an
+#      exec fault that restarts the server on its port (its cache lost
+#      with the process): faults[0].sessions, the later turns' TTFT,
+#      before at the model's hit (ttft + prefill x the 56 to 71 uncached
+#      words), in the window of the restart at least a whole miss's
+#      (10 + 0.2 x 456 = 101.2 ms: a later turn has 456 words or more),
+#      back within seconds (one think time: the turn after a miss finds
+#      its history cached again).
 source "$(dirname "$0")/lib.sh"
 
 TTFT=10 PREFILL=200 ITL=2 IN=400 OUT=16 USER=40 # ms, us per token, ms, words
@@ -28,6 +36,22 @@ start_target e $FLAGS
 E=$ADDR
 start_target f $FLAGS
 F=$ADDR
+start_target hsrv $FLAGS
+H=$ADDR
+echo "${PIDS[-1]}" >"$T/h.pid"
+# the fault's inject: stop the server, start it again on its port
+cat >"$T/restart.sh" <<EOF
+#!/bin/sh
+kill -TERM "\$(cat '$T/h.pid')"
+i=0
+until grep -q 'target: stopped' '$T/hsrv.log' || [ \$i -ge 200 ]; do sleep 0.05; i=\$((i + 1)); done
+rm -f '$T/h2.ready'
+setsid '$GAUNTLET' target --listen '$H' --ready-file '$T/h2.ready' $FLAGS >'$T/h2.log' 2>&1 </dev/null &
+echo \$! >'$T/h.pid'
+i=0
+until [ -e '$T/h2.ready' ] || [ \$i -ge 200 ]; do sleep 0.05; i=\$((i + 1)); done
+test -e '$T/h2.ready'
+EOF
 
 # sc NAME ADDR 'extra inference keys'
 sc() {
@@ -45,14 +69,26 @@ PY
 }
 sc e "$E" '"arrival": {"mode": "constant", "rate": 4}, "sessions": {"turns": 3, "think_time": "200ms", "user_tokens": USER}'
 sc f "$F" '"arrival": {"mode": "closed", "users": 2}, "api": "completions", "stream": false, "sessions": {"turns": 4, "user_tokens": USER}'
+sc h "$H" '"arrival": {"mode": "constant", "rate": 4}, "sessions": {"turns": 6, "think_time": "1s", "user_tokens": USER}'
+python3 - "$T" <<'PY'
+import json, sys
+T = sys.argv[1]
+sc = json.load(open(T + "/h.json"))
+sc.update({"duration": "14s", "hosts": {"controller": {"local": True}},
+           "phases": [{"name": "warmup", "for": "2s"}, {"name": "steady", "for": "12s"}],
+           "faults": [{"id": "restart", "at": "8s", "kind": "exec", "target": "controller",
+                       "params": {"inject": ["sh", T + "/restart.sh"], "timeout": "20s"}}]})
+json.dump(sc, open(T + "/h.json", "w"), indent=1)
+PY
 pids=()
-for n in e f; do
+for n in e f h; do
 	"$GAUNTLET" run "$T/$n.json" --out "$T/$n" >"$T/$n.log" 2>&1 &
 	pids+=("$!")
 done
 PIDS+=("${pids[@]}")
 rcs=()
 for p in "${pids[@]}"; do wait "$p"; rcs+=("$?"); done
+PIDS+=("$(cat "$T/h.pid")") # the restarted server, killed at exit
 
 # The truth of a run from its requests (successes, in send order): each
 # one's prompt, turn and cached words, and its TTFT against the model (a
@@ -135,4 +171,28 @@ check "(g) validate refuses sessions with trace arrivals (exit $?)" grep -q "wor
 check "(g) validate refuses a conversation of one turn (exit $?)" grep -q "workloads.inference.sessions.turns" "$T/bad-turns.out"
 "$GAUNTLET" validate "$T/bad-key.json" >"$T/bad-key.out" 2>&1
 check "(g) validate names an unknown key of sessions (exit $?)" grep -q "workloads.inference.sessions.*turn" "$T/bad-key.out"
+
+# (h) the restart under running conversations
+# hs 'python over s = faults[0].sessions, f = faults[0]'
+hs() {
+	python3 -c "
+import json,sys
+f=json.load(open('$T/h/report.json'))['faults'][0]
+s=f['sessions'] or {}
+v=($1)
+if v is not True: print(v)
+sys.exit(0 if v else 1)"
+}
+MISS=$(python3 -c "print($TTFT + $PREFILL * ($IN + $OUT + $USER) / 1000)")
+echo "(h) $(hs "'fault %s %s; later turns: before %s ms over %s windows, %s ms in the window of the restart, peak %s ms, back in %s s (%s); a miss is %s ms or more' % (f['id'], f['state'], s.get('before_ms'), s.get('windows_before'), s.get('first_ms'), s.get('peak_ms'), s.get('recovery_s'), s.get('note', ''), $MISS)")"
+check "(h) the restart went in and the server came back on its port" hs "f['state'] == 'reverted' and f['verified'] is not False"
+check "(h) report.json has the sessions' figures of the fault" hs "s and s['windows_before'] >= 3 and s['before_ms'] is not None"
+check "(h) before the restart, later turns hit: under a miss's $MISS ms" hs "s['before_ms'] < $MISS"
+check "(h) the restart's window: later turns miss their whole history (at least $MISS ms)" hs "s['first_ms'] >= $MISS and s['peak_ms'] >= s['first_ms']"
+check "(h) the later turns came back, not in the restart's own window" \
+	hs "s['recovery_s'] is not None and s['recovery_s'] > int(f['injected_elapsed_s']) + 1 - f['injected_elapsed_s']"
+timing "(h) back within 4 s (a think time of 1 s and a window or two)" hs "s['recovery_s'] <= 4"
+timing "(h) before: within 20 ms of the model's hit (10 + 0.2 x 56..71 words)" hs "21.2 - 0.5 <= s['before_ms'] <= 24.2 + 20"
+check "(h) report.md's faults name it" grep -q "conversations: later turns' TTFT median [0-9.]* ms before, [0-9.]* ms in the first window after, at most [0-9.]*; back in" "$T/h/report.md"
+check "(e) no fault, no sessions figure" python3 -c "import json; r=json.load(open('$T/e/report.json')); assert r['faults'] == []"
 finish
