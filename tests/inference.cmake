@@ -18,11 +18,13 @@ gl_unit_test(test_drift_fit ${GL_TESTS_DIR}/unit/test_drift_fit.c TIMEOUT 60)
 # loopback, the fitted slope against the true one, a drift the absolute
 # target passes caught, a flat server passed.
 gl_script_test(test_drift ${GL_TESTS_DIR}/scripts/test_drift.sh TIMEOUT 120)
+gl_test_asan_long(test_drift)
 # Client saturation: a client beyond one core's rate has its windows
 # marked saturated and judged by no target; a calm client beside it none.
 # Alone in the plain build: its saturated client takes a whole core.
 gl_script_test(test_saturation ${GL_TESTS_DIR}/scripts/test_saturation.sh TIMEOUT 120)
 gl_test_alone(test_saturation)
+gl_test_asan_long(test_saturation)
 # The prefix cache figures against a ground truth: a Mooncake trace whose
 # cached tokens the test computes itself, served by `gauntlet target
 # --prefix-cache-blocks` (one never evicting, one LRU, one without a cache,
@@ -47,3 +49,4 @@ gl_unit_test(test_edge_search ${GL_TESTS_DIR}/unit/test_edge_search.c TIMEOUT 60
 # refusals (docs/scenario.md, "Edge phases").
 gl_script_test(test_edge ${GL_TESTS_DIR}/scripts/test_edge.sh TIMEOUT 120)
 gl_test_alone(test_edge)
+gl_test_asan_long(test_edge)

@@ -6,9 +6,10 @@
 # scaled with it). The true slope is 36000 ms/h x 24 = 864000 ms/day.
 # Each scenario holds the same targets: TTFT p99 at most 5000 ms (the
 # drifting server ends near 320 ms: it passes) and a drift of at most
-# 100000 %/day of the level at the start (the drift is some 1e6 %/day of
-# a level near 80 ms; a flat server's p99 wanders by some 1e4 %/day over
-# 26 s, see the printed figures), and TTFT p50 a drift of at most 100000
+# 300000 %/day of the level at the start (the drift is some 1.1e6 %/day of
+# a level near 80 ms; a flat server's p99, 20 requests a window, wanders by
+# some 1e4 %/day over 26 s, and reached 1.2e5 in a CI run beside other
+# tests and a CPU hog: see the printed figures), and TTFT p50 a drift of at most 100000
 # ms/day (the drift: 864000; flat: some 1e3); the first 4 s are a
 # warm-up, fitted by none.
 # Checked: (a) the drift target fails the drifting server while its
@@ -36,13 +37,13 @@ inf = {"endpoints": ["http://%s/v1" % addr], "model": "gauntlet-target", "input_
 sc = {"name": "drift-test", "duration": "30s", "window": "1s", "workloads": {"inference": inf},
       "phases": [{"name": "warmup", "for": "4s"}, {"name": "steady", "for": "26s"}],
       "targets": {"steady": {
-          "inference.ttft_ms.p99": {"value": "<= 5000", "drift_per_day": "<= 100000%"},
+          "inference.ttft_ms.p99": {"value": "<= 5000", "drift_per_day": "<= 300000%"},
           "inference.ttft_ms.p50": {"drift_per_day": "<= 100000"},
           "inference.error_rate": "<= 0.01"}}}
 json.dump(sc, open(path, "w"), indent=1)
 PY
 done
-check "validate lists the drift targets" sh -c "'$GAUNTLET' validate '$T/drift.json' | grep -q 'inference.ttft_ms.p99 *drift per day <= 100000%'"
+check "validate lists the drift targets" sh -c "'$GAUNTLET' validate '$T/drift.json' | grep -q 'inference.ttft_ms.p99 *drift per day <= 300000%'"
 pids=()
 for n in drift flat; do
 	"$GAUNTLET" run "$T/$n.json" --out "$T/$n" >"$T/$n.log" 2>&1 &
@@ -69,10 +70,10 @@ for n in drift flat; do
 	done
 done
 check "(a) drifting: the absolute target passes (p99 under 5000 ms)" t drift value inference.ttft_ms.p99 "t['pass'] and 0 < t['measured'] <= 5000"
-check "(a) drifting: the p99 drift target fails" t drift drift_per_day inference.ttft_ms.p99 "not t['pass'] and t['measured'] > 100000"
+check "(a) drifting: the p99 drift target fails" t drift drift_per_day inference.ttft_ms.p99 "not t['pass'] and t['measured'] > 300000"
 check "(a) drifting: the p50 drift target fails" t drift drift_per_day inference.ttft_ms.p50 "not t['pass'] and t['measured'] > 100000"
 check "(a) drifting: the verdict fails" json "$T/drift/report.json" "r['verdict'] == 'fail'"
-check "(b) flat: the p99 drift target passes" t flat drift_per_day inference.ttft_ms.p99 "t['pass'] and t['measured'] <= 100000"
+check "(b) flat: the p99 drift target passes" t flat drift_per_day inference.ttft_ms.p99 "t['pass'] and t['measured'] <= 300000"
 check "(b) flat: the p50 drift target passes" t flat drift_per_day inference.ttft_ms.p50 "t['pass'] and t['measured'] <= 100000"
 check "(b) flat: the verdict passes" json "$T/flat/report.json" "r['verdict'] == 'pass'"
 for m in p99 p50; do
@@ -90,8 +91,8 @@ check "absolute: measured is the slope itself" \
 STEADY=$(t drift value inference.ttft_ms.p99 "t['windows_judged']")
 check "every complete steady window fitted, each its own point, no warm-up window ($STEADY steady)" \
 	t drift drift_per_day inference.ttft_ms.p99 "d['windows'] == d['points'] == t['windows_judged'] and $STEADY - 1 <= d['windows'] <= $STEADY <= 27"
-check "report.md shows the drift row" grep -q '| FAIL | steady | `inference.ttft_ms.p99` | drift/day <= 100000% | .*%/day (95 %: ' "$T/drift/report.md"
-check "report.html shows the drift row" grep -q '<td>drift/day &lt;= 100000%</td><td class="n">[0-9.e+]*%/day (95 %: ' "$T/drift/report.html"
+check "report.md shows the drift row" grep -q '| FAIL | steady | `inference.ttft_ms.p99` | drift/day <= 300000% | .*%/day (95 %: ' "$T/drift/report.md"
+check "report.html shows the drift row" grep -q '<td>drift/day &lt;= 300000%</td><td class="n">[0-9.e+]*%/day (95 %: ' "$T/drift/report.html"
 check "junit.xml names the drift case" grep -q 'name="steady inference.ttft_ms.p99 drift_per_day"' "$T/drift/junit.xml"
 for f in report.json report.md report.html; do cp "$T/drift/$f" "$T/first.$f"; done
 "$GAUNTLET" report "$T/drift" >"$T/report2.log" 2>&1

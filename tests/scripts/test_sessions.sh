@@ -20,7 +20,7 @@
 #        turns near the model, the later ones faster by its amount
 #        (timing);
 #  (g) validate refuses sessions with trace arrivals, and bad turns;
-#  (h) beside them: 4 conversations/s of 6 turns 1 s apart, and at 8 s an
+#  (h) beside them: 4 conversations/s of 6 turns 1 s apart, and at 6 s an
 #      exec fault that restarts the server on its port (its cache lost
 #      with the process): faults[0].sessions, the later turns' TTFT,
 #      before at the model's hit (ttft + prefill x the 56 to 71 uncached
@@ -74,9 +74,9 @@ python3 - "$T" <<'PY'
 import json, sys
 T = sys.argv[1]
 sc = json.load(open(T + "/h.json"))
-sc.update({"duration": "14s", "hosts": {"controller": {"local": True}},
-           "phases": [{"name": "warmup", "for": "2s"}, {"name": "steady", "for": "12s"}],
-           "faults": [{"id": "restart", "at": "8s", "kind": "exec", "target": "controller",
+sc.update({"duration": "11s", "hosts": {"controller": {"local": True}},
+           "phases": [{"name": "warmup", "for": "2s"}, {"name": "steady", "for": "9s"}],
+           "faults": [{"id": "restart", "at": "6s", "kind": "exec", "target": "controller",
                        "params": {"inject": ["sh", T + "/restart.sh"], "timeout": "20s"}}]})
 json.dump(sc, open(T + "/h.json", "w"), indent=1)
 PY
