@@ -388,6 +388,19 @@ PY
 bg() { "$GAUNTLET" "$@" & BG_PID=$!; PIDS+=("$BG_PID"); }
 # wait_for FILE [SECONDS]: until FILE exists (10 s at most).
 wait_for() { until_ok "${2:-10}" test -e "$1"; }
+# run_all NAME...: `gauntlet run $T/NAME.json --out $T/NAME` for each NAME,
+# side by side, each one's output in $T/NAME.log; waits for all of them and
+# leaves their exit codes in rcs, in order.
+run_all() {
+	local n p pids=()
+	for n in "$@"; do
+		"$GAUNTLET" run "$T/$n.json" --out "$T/$n" >"$T/$n.log" 2>&1 &
+		pids+=("$!")
+	done
+	PIDS+=("${pids[@]}")
+	rcs=()
+	for p in "${pids[@]}"; do wait "$p"; rcs+=("$?"); done
+}
 # start_target NAME ARGS...: a `gauntlet target` on a free loopback port
 # (ARGS are its flags), killed at exit; sets ADDR (HOST:PORT). Skips when it
 # cannot start (a failure under GL_STRICT=1).

@@ -44,13 +44,7 @@ json.dump(sc, open(path, "w"), indent=1)
 PY
 done
 check "validate lists the drift targets" sh -c "'$GAUNTLET' validate '$T/drift.json' | grep -q 'inference.ttft_ms.p99 *drift per day <= 300000%'"
-pids=()
-for n in drift flat; do
-	"$GAUNTLET" run "$T/$n.json" --out "$T/$n" >"$T/$n.log" 2>&1 &
-	pids+=("$!")
-done
-PIDS+=("${pids[@]}")
-for p in "${pids[@]}"; do wait "$p"; done
+run_all drift flat
 
 # t RUN KIND METRIC 'python over t (the target)': like lib.sh's json
 t() {

@@ -134,14 +134,7 @@ PY
 sc a "$BIG" "$T/trace.jsonl" '' "\"inference.prefix_hit_ratio\": \">= $(python3 -c "print($RATIO_A - 1e-9)")\""
 sc b "$SMALL_ADDR" "$T/trace.jsonl" '"api": "completions", "stream": false' "\"inference.prefix_hit_ratio\": \">= $RATIO_A\""
 sc d "$NONE" "$T/first.jsonl" '' '"inference.prefix_hit_ratio": ">= 0.1"'
-pids=()
-for n in a b d; do
-	"$GAUNTLET" run "$T/$n.json" --out "$T/$n" >"$T/$n.log" 2>&1 &
-	pids+=("$!")
-done
-PIDS+=("${pids[@]}")
-rcs=()
-for p in "${pids[@]}"; do wait "$p"; rcs+=("$?"); done
+run_all a b d
 
 # m RUN 'python over i = metrics.inference, t = the truth of RUN'
 m() {

@@ -80,14 +80,7 @@ sc.update({"duration": "11s", "hosts": {"controller": {"local": True}},
                        "params": {"inject": ["sh", T + "/restart.sh"], "timeout": "20s"}}]})
 json.dump(sc, open(T + "/h.json", "w"), indent=1)
 PY
-pids=()
-for n in e f h; do
-	"$GAUNTLET" run "$T/$n.json" --out "$T/$n" >"$T/$n.log" 2>&1 &
-	pids+=("$!")
-done
-PIDS+=("${pids[@]}")
-rcs=()
-for p in "${pids[@]}"; do wait "$p"; rcs+=("$?"); done
+run_all e f h
 PIDS+=("$(cat "$T/h.pid")") # the restarted server, killed at exit
 
 # The truth of a run from its requests (successes, in send order): each
