@@ -72,18 +72,75 @@ static double lg(double x)
 	return log(x > 1e-12 ? x : 1e-12);
 }
 
+static int cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* How many of the pairwise differences of v (sorted, n) are t or less;
+ * *top the largest of them (0 when none). */
+static long pairs_within(const double *v, int n, double t, double *top)
+{
+	long c = 0;
+
+	*top = 0;
+	for (int i = 0, j = 0; i < n; i++) {
+		j = j > i ? j : i;
+		while (j + 1 < n && v[j + 1] - v[i] <= t)
+			j++;
+		c += j - i;
+		if (j > i && v[j] - v[i] > *top)
+			*top = v[j] - v[i];
+	}
+	return c;
+}
+
+/* Rousseeuw and Croux's Qn over v (n >= 2; sorted in place): 2.2219 x
+ * the k-th smallest of the n (n - 1) / 2 differences |v_i - v_j|, k =
+ * h (h - 1) / 2 with h = n / 2 + 1, times their small-sample factor: a
+ * consistent estimate of the standard deviation of normal data. Unlike
+ * the MAD it takes no centre: where healthy jobs fall into two groups (on
+ * a loaded machine, jobs whose ranks waited a scheduler tick a step and
+ * jobs that did not) the MAD is half the distance between the groups,
+ * Qn the spread within them. The k-th difference is found by bisection
+ * on its value, each step counting the differences below it in one pass
+ * (O(n log n) in all, for the 32,640 pairs of 256 hosts too). */
+static double qn_scale(double *v, int n)
+{
+	static const double small[] = { 0, 0, 0.399, 0.994, 0.512, 0.844, 0.611, 0.857, 0.669, 0.872 };
+	long h = n / 2 + 1, k = h * (h - 1) / 2;
+	double lo = 0, hi, top = 0, dn;
+
+	qsort(v, (size_t)n, sizeof(*v), cmp_dbl);
+	hi = v[n - 1] - v[0];
+	if (pairs_within(v, n, lo, &top) >= k)
+		return 0;
+	for (int it = 0; it < 200 && hi - lo > 1e-12 * (1 + hi); it++) {
+		double mid = lo + (hi - lo) / 2;
+		if (pairs_within(v, n, mid, &top) >= k)
+			hi = mid;
+		else
+			lo = mid;
+	}
+	pairs_within(v, n, hi, &top); /* the difference itself, not the bound */
+	dn = n < 10 ? small[n] : n % 2 ? n / (n + 1.4) : n / (n + 3.8);
+	return dn * 2.2219 * top;
+}
+
 /* z[i] = (log median - log x[i]) / spread over the i with use[i] (lower
  * is worse), NAN elsewhere and when fewer than 3 are used; *med the
- * median (GB/s); *mad 1.4826 x the median absolute deviation of the logs
- * when GL_SWEEP_MAD_MIN or more are used (else 0: too few to tell noise
- * from a fault); the spread that, at least rel. */
-static void robust_z(const double *x, const int *use, int n, double rel, double *z, double *med, double *mad)
+ * median (GB/s); *qn the Qn scale of the logs (qn_scale) when
+ * GL_SWEEP_SCALE_MIN or more are used (else 0: too few to tell noise from
+ * a fault); the spread that, at least rel. */
+static void robust_z(const double *x, const int *use, int n, double rel, double *z, double *med, double *qn)
 {
 	double *v = malloc((size_t)(n > 0 ? n : 1) * sizeof(*v)), m, spread;
 	int k = 0;
 
 	*med = NAN;
-	*mad = 0;
+	*qn = 0;
 	for (int i = 0; i < n; i++)
 		z[i] = NAN;
 	if (!v)
@@ -100,11 +157,9 @@ static void robust_z(const double *x, const int *use, int n, double rel, double 
 	for (int i = 0; i < k; i++)
 		v[i] = lg(v[i]);
 	m = trn_median(v, k);
-	for (int i = 0; i < k; i++)
-		v[i] = fabs(v[i] - m);
-	if (k >= GL_SWEEP_MAD_MIN)
-		*mad = 1.4826 * trn_median(v, k);
-	spread = *mad > rel ? *mad : rel;
+	if (k >= GL_SWEEP_SCALE_MIN)
+		*qn = qn_scale(v, k);
+	spread = *qn > rel ? *qn : rel;
 	for (int i = 0; i < n; i++)
 		if (use[i]) {
 			z[i] = (m - lg(x[i])) / spread;
@@ -142,13 +197,13 @@ static struct gl_sweep_suspect *add_suspect(struct gl_sweep_result *r, const cha
 static void judge_hosts(struct gl_sweep_result *r, double rel, int *host_bad)
 {
 	int n = r->n_hosts, use[GL_SWEEP_HOSTS] = { 0 };
-	double x[GL_SWEEP_HOSTS] = { 0 }, row[GL_SWEEP_HOSTS], mad;
+	double x[GL_SWEEP_HOSTS] = { 0 }, row[GL_SWEEP_HOSTS], qn;
 
 	for (int i = 0; i < n; i++) {
 		use[i] = r->single[i].state != 0;
 		x[i] = value(&r->single[i]);
 	}
-	robust_z(x, use, n, rel, r->single_z, &r->single_median, &mad);
+	robust_z(x, use, n, rel, r->single_z, &r->single_median, &qn);
 	for (int i = 0; i < n; i++) {
 		int k = 0;
 		for (int j = 0; j < n; j++)
@@ -166,7 +221,7 @@ static void judge_hosts(struct gl_sweep_result *r, double rel, int *host_bad)
 		}
 		x[i] = use[i] ? r->row_median[i] : 0;
 	}
-	robust_z(x, use, n, rel, r->row_z, &r->pair_median, &mad);
+	robust_z(x, use, n, rel, r->row_z, &r->pair_median, &qn);
 	for (int i = 0; i < n; i++) {
 		const struct gl_sweep_cell *c = &r->single[i];
 		int single_bad = c->state == 2, single_out = r->single_z[i] >= GL_SWEEP_Z,
@@ -203,7 +258,7 @@ void gl_sweep_judge(struct gl_sweep_result *r, const struct gl_sweep_opts *o)
 	int n = r->n_hosts, host_bad[GL_SWEEP_HOSTS] = { 0 }, k = 0, m = n * (n - 1) / 2;
 	double *x = malloc((size_t)(m > 0 ? m : 1) * sizeof(*x)), *z = malloc((size_t)(m > 0 ? m : 1) * sizeof(*z));
 	int *use = calloc((size_t)(m > 0 ? m : 1), sizeof(*use));
-	double med, mad, rel = o->tolerance > 0 ? o->tolerance : GL_SWEEP_REL;
+	double med, qn, rel = o->tolerance > 0 ? o->tolerance : GL_SWEEP_REL;
 
 	r->n_sus = 0;
 	judge_hosts(r, rel, host_bad);
@@ -218,7 +273,7 @@ void gl_sweep_judge(struct gl_sweep_result *r, const struct gl_sweep_opts *o)
 		}
 	/* each against what its two ends carry with their other peers (the
 	 * lower of their levels), in the spread of every such pair */
-	robust_z(x, use, m, rel, z, &med, &mad);
+	robust_z(x, use, m, rel, z, &med, &qn);
 	k = 0;
 	for (int a = 0; a < n; a++)
 		for (int b = a + 1; b < n; b++, k++) {
@@ -228,7 +283,7 @@ void gl_sweep_judge(struct gl_sweep_result *r, const struct gl_sweep_opts *o)
 			int out, bad = use[k] && c->state == 2;
 			z[k] = NAN;
 			if (use[k] && !isnan(e) && n >= 3) {
-				z[k] = (lg(e) - lg(x[k])) / (mad > rel ? mad : rel);
+				z[k] = (lg(e) - lg(x[k])) / (qn > rel ? qn : rel);
 				z[k] = z[k] > GL_SWEEP_ZMAX ? GL_SWEEP_ZMAX : z[k];
 			}
 			out = !isnan(z[k]) && z[k] >= GL_SWEEP_Z;

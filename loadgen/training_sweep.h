@@ -5,7 +5,7 @@
  * network stack; then every pair of hosts, in rounds in which no host is
  * in two jobs (N - 1 rounds for N hosts, each round's pairs side by
  * side); a host x host busbw matrix; each host and each pair scored
- * against its peers (median and MAD), the outliers suspects.
+ * against its peers (median and Qn), the outliers suspects.
  */
 #ifndef GL_TRAINING_SWEEP_H
 #define GL_TRAINING_SWEEP_H
@@ -20,7 +20,7 @@ struct gl_ctx;
 #define GL_SWEEP_Z 4.0 /* an outlier: this many spreads below its peers */
 #define GL_SWEEP_REL 0.1 /* the least spread of log busbw: out from e^-0.4, 33 % below */
 #define GL_SWEEP_ZMAX 56.0 /* a failed job's score: the top of the scale */
-#define GL_SWEEP_MAD_MIN 6 /* peers a MAD is taken over; fewer: the tolerance alone */
+#define GL_SWEEP_SCALE_MIN 6 /* peers a spread is taken over; fewer: the tolerance alone */
 
 struct gl_sweep_opts {
 	double min_busbw; /* GB/s: a job below it is bad; 0: none */
@@ -81,7 +81,7 @@ int gl_sweep_rounds(int n);
 
 /* Score r's figures (docs/nodes.md), on the log of busbw: each host's
  * single-host busbw and the median of its pairs' busbw (but the lowest)
- * against the other hosts' (median and MAD, the spread at least
+ * against the other hosts' (median and Qn, the spread at least
  * o->tolerance), a host a suspect
  * at GL_SWEEP_Z or when its single job was bad; then each pair of hosts
  * that are no suspects against the lower level of its two ends (in the
