@@ -153,9 +153,9 @@ static int h1_field(struct gl_h1 *p, const char *s, size_t nlen, const char *v, 
 		if (trunc)
 			return fail(p, GL_H1_E_HEADER);
 		p->te = 1;
-		p->chunked = 0;
+		p->te_chunked = 0;
 		while (next_token(&v, e, &tok, &tlen))
-			p->chunked = ieq(tok, tlen, "chunked");
+			p->te_chunked = ieq(tok, tlen, "chunked");
 		return 0;
 	}
 	if (ieq(s, nlen, "connection")) {
@@ -207,6 +207,7 @@ static void h1_head_end(struct gl_h1 *p)
 		return;
 	}
 	p->head_done = 1;
+	p->chunked = p->te && p->te_chunked;
 	ka = p->minor >= 1 ? !p->conn_close : p->conn_ka && !p->conn_close;
 	if (p->te) {
 		/* RFC 9112 6.1 and 6.3: Content-Length is ignored, and its presence

@@ -55,7 +55,7 @@ struct gl_h1 {
 	int head_done; /* the final response's status line and headers are read */
 	int done; /* the whole response is read */
 	int keep_alive; /* valid when done: the connection may carry another request */
-	int chunked; /* the body is chunked */
+	int chunked; /* the body is chunked (set with head_done) */
 	int64_t content_length; /* -1 when none, or when ignored beside Transfer-Encoding */
 	int64_t body_bytes; /* body bytes delivered so far */
 	enum gl_h1_err error; /* sticky: once set, every feed returns -1 */
@@ -64,6 +64,7 @@ struct gl_h1 {
 	unsigned char state; /* what the next byte belongs to */
 	unsigned char interim; /* the status line read was 1xx: its headers are skipped */
 	unsigned char te; /* a Transfer-Encoding header was seen */
+	unsigned char te_chunked; /* the last coding of the last one is chunked */
 	unsigned char has_cl; /* a Content-Length header was seen */
 	unsigned char conn_close; /* Connection: close (or a Connection line too long to read) */
 	unsigned char conn_ka; /* Connection: keep-alive */

@@ -258,6 +258,11 @@ static void test_errors(void)
 	memcpy(big + n + 300, "5\r\nhello\r\n0\r\n\r\n", 15);
 	bad("chunk-long-zeros", big, n + 315, GL_H1_E_CHUNK);
 
+	/* Fields are set at the head's end: a head cut by an error leaves chunked 0 beside a Content-Length. */
+	s = "HTTP/1.1 200 OK\r\nContent-Length: 3\r\nTransfer-Encoding: gzip, chunked\r\n0\r\n\r\n";
+	feed(s, strlen(s), NULL, 0, 0, 0, &w);
+	CHECK(w.error == GL_H1_E_HEADER && w.chunked == 0 && w.content_length == 3 && !w.head_done);
+
 	/* 70 headers of 1 KiB: past GL_H1_HEAD_MAX. */
 	s = "HTTP/1.1 200 OK\r\n";
 	n = strlen(s);
