@@ -277,6 +277,21 @@ static void test_errors(void)
 	CHECK(w.error == GL_H1_E_TOO_BIG && w.consumed == -1);
 	feed(big, 62 * 1024, NULL, 0, 0, 0, &w);
 	CHECK(w.error == GL_H1_OK && w.consumed == 62 * 1024);
+	{
+		/* The same, split at every 997th byte and one byte at a time. */
+		static struct res r;
+		static size_t cuts[70 * 1024 + 64];
+		size_t nc = 0, differ = 0;
+		for (size_t c = 1; c < n + 2; c += 997)
+			cuts[nc++] = c;
+		feed(big, n + 2, cuts, nc, 0, 0, &r);
+		differ += r.error != GL_H1_E_TOO_BIG || r.consumed != -1;
+		for (nc = 0; nc < n + 1; nc++)
+			cuts[nc] = nc + 1;
+		feed(big, n + 2, cuts, nc, 0, 0, &r);
+		differ += r.error != GL_H1_E_TOO_BIG || r.consumed != -1;
+		CHECKF(differ == 0, "too-big: %zu fragmentings differ", differ);
+	}
 
 	/* The callback stops the parser; the error is sticky. */
 	s = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n1\r\na\r\n1\r\nb\r\n0\r\n\r\n";
