@@ -171,12 +171,12 @@ static int on_sse_event(void *arg, const struct gl_sse_event *ev)
 	return 0;
 }
 
-static size_t on_write(char *data, size_t size, size_t nmemb, void *arg)
+size_t inf_on_write(char *data, size_t size, size_t nmemb, void *arg)
 {
 	struct req *r = arg;
 	size_t n = size * nmemb;
 
-	if (r->status == 0)
+	if (r->status == 0 && r->easy)
 		curl_easy_getinfo(r->easy, CURLINFO_RESPONSE_CODE, &r->status);
 	if (r->status == 404) {
 		/* its first bytes tell a model the server does not have */
@@ -245,7 +245,6 @@ static CURL *easy_get(struct inf *w, int *fresh)
 	return curl_easy_init();
 }
 
-static size_t on_write(char *data, size_t size, size_t nmemb, void *arg);
 static size_t on_header(char *data, size_t size, size_t nmemb, void *arg);
 
 /* Whether libcurl would look for a proxy in the environment for http and
@@ -271,7 +270,7 @@ static void easy_setup(struct inf *w, CURL *e)
 		curl_easy_setopt(e, CURLOPT_NOPROXY, "");
 	}
 	curl_easy_setopt(e, CURLOPT_HTTPHEADER, w->headers);
-	curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_write);
+	curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, inf_on_write);
 	curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header);
 	curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(e, CURLOPT_TCP_NODELAY, 1L);
@@ -317,10 +316,18 @@ static void req_free(struct req *r)
 	free(r);
 }
 
-/* r off curl and out of the in-flight list and counts (its memory kept) */
+/* r off its HTTP client: curl's multi handle, or its own connection */
+static void req_off_client(struct inf *w, struct req *r)
+{
+	if (r->easy && w->multi)
+		curl_multi_remove_handle(w->multi, r->easy);
+	inf_h1_detach(r);
+}
+
+/* r off its client and out of the in-flight list and counts (its memory kept) */
 static void req_unlink(struct inf *w, struct req *r)
 {
-	curl_multi_remove_handle(w->multi, r->easy);
+	req_off_client(w, r);
 	if (r->prev)
 		r->prev->next = r->next;
 	else
@@ -342,7 +349,7 @@ void inf_send_req(struct inf *w, int64_t t_intended, uint64_t seq, int64_t in_to
 {
 	struct req *r = calloc(1, sizeof(*r));
 	char url[1100];
-	int fresh = 0;
+	int fresh = 0, h1;
 
 	if (!r)
 		return;
@@ -352,13 +359,15 @@ void inf_send_req(struct inf *w, int64_t t_intended, uint64_t seq, int64_t in_to
 	r->t_headers = r->t_first_event = r->t_first_token = r->t_last_token = r->t_end = -1;
 	r->input_tokens = in_tok;
 	r->ep = pick_endpoint(w);
+	h1 = w->eps[r->ep].h1 != NULL;
 	r->model = inf_pick_model(w, seq);
 	gl_buf_init(&r->resp, BODY_MAX);
 	r->body = inf_build_body(w, r->model, seq, in_tok, out_tok, tr);
-	r->easy = easy_get(w, &fresh);
+	if (!h1)
+		r->easy = easy_get(w, &fresh);
 	if (w->o.stream)
 		r->sse = gl_sse_new(SSE_MAX_LINE, SSE_MAX_DATA, GL_SSE_OPENAI, on_sse_event, r);
-	if (!r->body || !r->easy || (w->o.stream && !r->sse)) {
+	if (!r->body || (!h1 && !r->easy) || (w->o.stream && !r->sse)) {
 		req_free(r);
 		gl_ctx_event(w->ctx, GL_LOG_ERROR, "inference", "out of memory building a request");
 		return;
@@ -366,7 +375,9 @@ void inf_send_req(struct inf *w, int64_t t_intended, uint64_t seq, int64_t in_to
 	r->session = inf_session_attach(w, r, seq);
 	if (fresh)
 		easy_setup(w, r->easy);
-	if (w->eps[r->ep].uh) {
+	if (h1) {
+		;
+	} else if (w->eps[r->ep].uh) {
 		curl_easy_setopt(r->easy, CURLOPT_CURLU, w->eps[r->ep].uh);
 	} else {
 		snprintf(url, sizeof(url), "%s/%s", w->eps[r->ep].url, w->chat ? "chat/completions" : "completions");
@@ -386,7 +397,7 @@ void inf_send_req(struct inf *w, int64_t t_intended, uint64_t seq, int64_t in_to
 	w->hr.sent++;
 	r->t_send = inf_now_ns(w);
 	gl_metrics_record(w->m, w->id_lag, (double)(r->t_send - r->t_intended) / 1e6);
-	if (curl_multi_add_handle(w->multi, r->easy) != CURLM_OK) {
+	if (h1 ? inf_h1_send(w, r) != 0 : curl_multi_add_handle(w->multi, r->easy) != CURLM_OK) {
 		/* cannot even start it: counted as connect, finished by the sweep */
 		r->forced = EC_CONNECT;
 		r->add_failed = 1;
@@ -450,7 +461,7 @@ void inf_finish_req(struct inf *w, struct req *r, CURLcode res)
 	r->t_end = inf_now_ns(w);
 	/* a handle curl never took has no response (a pooled one still holds
 	 * its last transfer's code) */
-	if (!r->status && !r->add_failed)
+	if (!r->status && !r->add_failed && r->easy)
 		curl_easy_getinfo(r->easy, CURLINFO_RESPONSE_CODE, &r->status);
 	if (r->forced != EC_OK) {
 		ec = r->forced;
@@ -753,12 +764,21 @@ static int inf_init(struct gl_ctx *c, const cJSON *cfg, void **state, struct gl_
 	read_endpoints(w, cfg);
 	read_adapters(w, cfg);
 	derive_opts(w, cfg);
-	for (int i = 0; i < w->n_eps; i++)
-		endpoint_parse(w, &w->eps[i]);
 	if (w->mode == AR_TRACE && (rc = open_trace(c, w, cfg, err)) != 0)
 		return rc;
 	if ((rc = set_headers(c, w, cfg, err)) != 0 || (rc = setup_events(c, w, err)) != 0)
 		return rc;
+	/* "client" auto: plain http:// to an IP address through the own
+	 * HTTP/1.1 client, the rest (TLS, HTTP/2, host names, a proxy in the
+	 * environment) through libcurl */
+	for (int i = 0; i < w->n_eps; i++) {
+		int own = w->o.client != GL_INF_CLIENT_CURL && !w->o.http2 && !proxy_in_env() &&
+			  inf_h1_endpoint(w, &w->eps[i]) == 0;
+		if (!own)
+			endpoint_parse(w, &w->eps[i]);
+		gl_ctx_event(c, GL_LOG_INFO, "inference", "endpoint %s: %s", w->eps[i].url,
+			     own ? "the own HTTP/1.1 client" : "libcurl");
+	}
 	register_metrics(w, cfg);
 	inf_headroom_init(w);
 	inf_sessions_init(w, cfg);
@@ -836,7 +856,7 @@ static void inf_stop(void *state)
 	while (w->live) {
 		struct req *r = w->live;
 		w->live = r->next;
-		curl_multi_remove_handle(w->multi, r->easy);
+		req_off_client(w, r);
 		w->eps[r->ep].in_flight--;
 		req_free(r);
 		cut++;
@@ -858,8 +878,7 @@ static void inf_free(void *state)
 	while (w->live) {
 		struct req *r = w->live;
 		w->live = r->next;
-		if (w->multi)
-			curl_multi_remove_handle(w->multi, r->easy);
+		req_off_client(w, r);
 		req_free(r);
 	}
 	for (int i = 0; i < w->n_pool; i++)
@@ -868,6 +887,7 @@ static void inf_free(void *state)
 	if (w->multi)
 		curl_multi_cleanup(w->multi);
 	inf_curl_free(w); /* after the multi handle: its cleanup closes sockets */
+	inf_h1_free(w);
 	curl_slist_free_all(w->headers);
 	if (w->ev_arrival)
 		event_free(w->ev_arrival);

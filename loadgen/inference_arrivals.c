@@ -236,7 +236,8 @@ void inf_arm_arrival(struct inf *w)
 	gl_ctx_arm_at(w->ctx, w->ev_arrival, w->next_arrival);
 }
 
-/* ttft and idle timeouts, checked every 20 ms (curl owns the total one). */
+/* ttft and idle timeouts, checked every 20 ms; the whole-request one
+ * too for the own HTTP/1.1 client (curl keeps its own). */
 void inf_on_sweep(evutil_socket_t fd, short what, void *arg)
 {
 	struct inf *w = arg;
@@ -245,6 +246,7 @@ void inf_on_sweep(evutil_socket_t fd, short what, void *arg)
 	int running;
 
 	for (; r; r = next) {
+		CURLcode res = CURLE_OK;
 		next = r->next;
 		if (r->add_failed)
 			;
@@ -253,9 +255,9 @@ void inf_on_sweep(evutil_socket_t fd, short what, void *arg)
 		else if (w->o.idle_timeout_ns > 0 && r->t_first_token >= 0 &&
 			 now - r->t_last_event > w->o.idle_timeout_ns)
 			r->forced = EC_IDLE;
-		else
+		else if ((res = inf_h1_expired(w, r, now)) == CURLE_OK)
 			continue;
-		inf_finish_req(w, r, CURLE_OK);
+		inf_finish_req(w, r, res);
 		/* finish_req may have started others; start again from the head */
 		next = w->live;
 		if (next == r)

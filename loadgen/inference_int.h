@@ -7,6 +7,9 @@
  *                         stop, ...)
  *   inference_body.c      what a request sends: its model and JSON body
  *   inference_curl.c      curl's sockets and timer on the libevent loop
+ *   inference_h1.c        the own HTTP/1.1 client (plain http:// to an IP
+ *                         address): pre-built request heads, kept-alive
+ *                         connections, answers parsed by http1.c
  *   inference_arrivals.c  when requests are made: the seeded random gaps,
  *                         the open-loop schedule and max_in_flight queue,
  *                         trace replay, the ttft/idle timeout sweep
@@ -97,6 +100,8 @@ struct req {
 	int n_itl;
 	enum err_class forced; /* set when we abort it ourselves */
 	int add_failed; /* curl would not take it: finished by the sweep */
+	struct h1_conn *h1; /* its connection on the own HTTP/1.1 client (NULL: curl's, or none) */
+	int h1_retried; /* sent again once, its reused connection found closed */
 	int parsed; /* non-streaming: body_parse holds the body's reading */
 	struct gl_oai_chunk body_parse;
 	long status;
@@ -105,6 +110,7 @@ struct req {
 struct endpoint {
 	char url[1024];
 	CURLU *uh; /* its completions URL parsed once (NULL: curl parses the text each time) */
+	struct h1_ep *h1; /* the own HTTP/1.1 client's side of it (NULL: requests go through curl) */
 	char node[96], host[96]; /* its name and host as node figures name them */
 	int in_flight;
 	int failed;
@@ -208,6 +214,26 @@ void inf_send_req(struct inf *w, int64_t t_intended, uint64_t seq, int64_t in_to
 		  const struct gl_trace_row *tr, int user);
 void inf_finish_req(struct inf *w, struct req *r, CURLcode res);
 void inf_check_done(struct inf *w);
+/* A response's body bytes, as libcurl's write callback takes them: n, or
+ * less to abort the request. */
+size_t inf_on_write(char *data, size_t size, size_t nmemb, void *arg);
+
+/* inference_h1.c: the own HTTP/1.1 client, for plain http:// endpoints
+ * named by an IP address */
+struct h1_conn;
+struct h1_ep;
+/* e's request head built (after w->headers): 0, or -1 when its URL is not
+ * plain http:// to an IP address (its requests then go through curl). */
+int inf_h1_endpoint(struct inf *w, struct endpoint *e);
+/* r sent on its endpoint's connection: 0, or -1 when none could be had. */
+int inf_h1_send(struct inf *w, struct req *r);
+/* r off its connection (kept for the next request when its answer was
+ * read whole and the server keeps it alive, else closed). */
+void inf_h1_detach(struct req *r);
+/* CURLE_OPERATION_TIMEDOUT when r ran past the whole-request limit (or
+ * the connect limit while connecting), else CURLE_OK. */
+CURLcode inf_h1_expired(struct inf *w, struct req *r, int64_t now);
+void inf_h1_free(struct inf *w);
 
 /* inference_cache.c */
 /* What a usage object said of the prompt: its prompt_tokens and cached

@@ -17,6 +17,7 @@
 static const char *const arrival_modes[] = { "poisson", "constant", "gamma", "trace", "closed", NULL };
 static const char *const apis[] = { "chat", "completions", NULL };
 static const char *const balances[] = { "round_robin", "least_in_flight", NULL };
+static const char *const clients[] = { "auto", "curl", NULL };
 static const char *const formats[] = { "auto", "azure", "burstgpt", "mooncake", "prompts", NULL };
 
 #define AT(f) GL_OPT_AT(struct gl_inference_opts, f)
@@ -49,6 +50,10 @@ static const struct gl_opt section[] = {
 	{ "drop_failed_endpoints", GL_OPT_BOOL, .help = "skip endpoints whose last request failed", AT(drop_failed) },
 	{ "ca_bundle", GL_OPT_STRING, .len = 1024, .help = "CA file for TLS", AT(ca_bundle) },
 	{ "http2", GL_OPT_BOOL, .help = "HTTP/2 over TLS instead of HTTP/1.1", AT(http2) },
+	{ "client", GL_OPT_ENUM, .words = clients, .len = 32, .def_s = "auto",
+	  .help = "auto: the own HTTP/1.1 client for plain http:// to an IP address, libcurl for the rest; curl: "
+		  "libcurl for all",
+	  AT(client) },
 	{ "ignore_eos", GL_OPT_BOOL, .def_n = 1, .help = "also send min_tokens = max_tokens and ignore_eos",
 	  AT(ignore_eos) },
 	{ "preflight", GL_OPT_BOOL, .def_n = 1, .help = "every endpoint must answer GET /models before the soak",

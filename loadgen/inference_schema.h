@@ -17,6 +17,8 @@ struct gl_target_need;
 
 /* arrival.mode's words, in order */
 enum gl_inference_mode { GL_INF_POISSON, GL_INF_CONSTANT, GL_INF_GAMMA, GL_INF_TRACE, GL_INF_CLOSED };
+/* "client"'s words, in order */
+enum { GL_INF_CLIENT_AUTO, GL_INF_CLIENT_CURL };
 
 /* The section's scalar keys, defaults filled in (gl_inference_opts_read);
  * endpoints, adapters, slo, agents and arrival.rate are read by hand. */
@@ -28,6 +30,7 @@ struct gl_inference_opts {
 	int max_in_flight;
 	int64_t timeout_ns, ttft_timeout_ns, idle_timeout_ns;
 	int stream, http2, ignore_eos, drop_failed, preflight;
+	int client; /* GL_INF_CLIENT_AUTO or GL_INF_CLIENT_CURL */
 	int64_t input_tokens, output_tokens;
 	uint64_t seed;
 	int balance; /* 0 round_robin, 1 least_in_flight */

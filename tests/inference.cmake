@@ -50,3 +50,8 @@ gl_unit_test(test_edge_search ${GL_TESTS_DIR}/unit/test_edge_search.c TIMEOUT 60
 gl_script_test(test_edge ${GL_TESTS_DIR}/scripts/test_edge.sh TIMEOUT 120)
 gl_test_alone(test_edge)
 gl_test_asan_long(test_edge)
+# The own HTTP/1.1 client against the server's own counts and libcurl's:
+# which endpoints it takes, exact token and answer counts, connections
+# the server shuts after each answer or closes when idle, IPv6. Counts
+# only, nothing timed: it runs beside other tests.
+gl_script_test(test_http_client ${GL_TESTS_DIR}/scripts/test_http_client.sh TIMEOUT 120)

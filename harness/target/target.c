@@ -38,8 +38,8 @@
 #include <unistd.h>
 
 const char *const tgt_mb_names[] = {
-	"none",           "http_429", "http_500",     "http_503", "close_mid_stream", "garbage_sse",
-	"oversized_line", "no_done",  "stream_error", "hang",     "slow_drip",        "stall_ms=N",
+	"none",    "http_429",     "http_500", "http_503",  "close_mid_stream",  "garbage_sse", "oversized_line",
+	"no_done", "stream_error", "hang",     "slow_drip", "close_after_reply", "stall_ms=N",
 };
 
 /* ---- flags ------------------------------------------------------------- */
@@ -61,7 +61,7 @@ static void usage(FILE *f)
 		   "  --max-body-bytes N         larger request bodies get 413 (default 8388608)\n"
 		   "  --misbehave MODE           http_429 http_500 http_503 close_mid_stream garbage_sse\n"
 		   "                             oversized_line no_done stream_error hang slow_drip\n"
-		   "                             stall_ms=N (with --stall-at-s)\n"
+		   "                             close_after_reply stall_ms=N (with --stall-at-s)\n"
 		   "  --misbehave-rate P         share of requests that misbehave, 0..1 (default 1)\n"
 		   "  --stall-at-s S             when the stall_ms=N window opens, s after start\n"
 		   "  --ttft-step-ms MS          the TTFT from --ttft-step-at-s on (a step in time)\n"
@@ -132,7 +132,7 @@ static int parse_misbehave(const char *v, struct target_opts *o)
 	fprintf(stderr,
 		"gauntlet target: --misbehave: unknown mode '%s'; expected one of "
 		"http_429, http_500, http_503, close_mid_stream, garbage_sse, "
-		"oversized_line, no_done, stream_error, hang, slow_drip, stall_ms=N\n",
+		"oversized_line, no_done, stream_error, hang, slow_drip, close_after_reply, stall_ms=N\n",
 		v);
 	return -1;
 }

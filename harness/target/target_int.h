@@ -49,6 +49,7 @@ enum misbehave {
 	MB_STREAM_ERROR,
 	MB_HANG,
 	MB_SLOW_DRIP,
+	MB_CLOSE_AFTER_REPLY,
 	MB_STALL,
 };
 

@@ -212,12 +212,32 @@ static void cache_admit(struct target *t, struct stream *s)
 
 /* ---- stream progress --------------------------------------------------- */
 
+/* --misbehave close_after_reply: once the whole reply is written, the
+ * connection is shut without a word (no "Connection: close"), as a server
+ * whose keep-alive timeout ends just as the client reuses the connection:
+ * the client's next request on it gets no answer at all. */
+static void shut_after_reply(struct evhttp_request *req, void *arg)
+{
+	struct bufferevent *bev = evhttp_connection_get_bufferevent(evhttp_request_get_connection(req));
+
+	(void)arg;
+	if (bev && bufferevent_getfd(bev) >= 0)
+		shutdown(bufferevent_getfd(bev), SHUT_RDWR);
+}
+
+static void close_after(struct stream *s, struct evhttp_request *req)
+{
+	if (s->mb == MB_CLOSE_AFTER_REPLY)
+		evhttp_request_set_on_complete_cb(req, shut_after_reply, NULL);
+}
+
 /* Finish the reply normally: the stream is freed before the request is
  * handed back to evhttp, so no callback can reach a freed stream. */
 static void finish_stream(struct stream *s)
 {
 	struct evhttp_request *req = s->req;
 
+	close_after(s, req);
 	tgt_stream_free(s);
 	evhttp_send_reply_end(req);
 }
@@ -315,6 +335,7 @@ static void tick_nonstream(struct stream *s)
 	body = evbuffer_new();
 	if (body)
 		tgt_add_json_body(s, body);
+	close_after(s, req);
 	tgt_stream_free(s);
 	evhttp_add_header(evhttp_request_get_output_headers(req), "Content-Type", "application/json");
 	tgt_count_status(t, ep, 200);

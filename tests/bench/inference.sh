@@ -29,6 +29,9 @@
 #                        waits for CPU 0 while another CPU is idle)
 #   GL_BENCH_KEEP=1      keep the temp dir (run stores, logs) and print its path
 #   GL_BENCH_PARTS="a b c d e"  the parts to run (e: the RSS-flat run of (d))
+#   GL_BENCH_CLIENT=auto|curl   the inference workload's "client" (default auto: the
+#                        own HTTP/1.1 client on this loopback endpoint; curl: libcurl,
+#                        to hold the two side by side)
 #   GL_BENCH_STORE=all|sample   the store's request rows: every one (default, what
 #                        (c)'s goal asks) or the default retention (docs/store.md)
 #
@@ -38,6 +41,8 @@ set -u
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 STORE_REQ=${GL_BENCH_STORE:-all}
+CLIENT=${GL_BENCH_CLIENT:-auto}
+case $CLIENT in auto|curl) ;; *) echo "bench: GL_BENCH_CLIENT is auto or curl" >&2; exit 2 ;; esac
 case $STORE_REQ in all|sample) ;; *) echo "bench: GL_BENCH_STORE is all or sample" >&2; exit 2 ;; esac
 G=${GAUNTLET:-}
 if [ -z "$G" ]; then
@@ -149,6 +154,7 @@ scenario() {
       "output_tokens": $5,
       "max_in_flight": $6,
       "stream": $4,
+      "client": "$CLIENT",
       "timeout": "600s"
     }
   },
