@@ -16,7 +16,10 @@
 #       each answer whole, none counted that the server did not send;
 #   (d) a server that closes idle connections (--idle-timeout-s 1) under
 #       users that think 1.5 s: no error;
-#   (e) an IPv6 address ([::1]).
+#   (e) an IPv6 address ([::1]);
+#   (f) the server killed while it answers (slow_drip: the head at once,
+#       the body a byte at a time): those requests count as truncated,
+#       never as whole answers or malformed ones.
 # Nothing is timed: the runs go side by side.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/inference_lib.sh"
@@ -115,5 +118,25 @@ if [ $v6 = 1 ]; then
 	check "(e) http://[::1]: no error, 20 tokens a request, every answer counted" exact v6
 else
 	part_skip "(e)" "no IPv6 loopback here: $(tail -1 "$T/v6-srv.log")"
+fi
+# ---- (f) the server killed in the middle of its answers --------------------------------
+start_target srv-cut "${FAST[@]}" --misbehave slow_drip
+SRV[cut]=$ADDR
+CUT_PID=${PIDS[${#PIDS[@]} - 1]}
+scenario "$T/cut.json" 4s "http://$ADDR/v1" '"arrival": { "mode": "constant", "rate": 5 }, "stream": false, "preflight": false, "timeout": "30s"'
+"$GAUNTLET" run "$T/cut.json" --out "$T/cut" >"$T/cut.log" 2>&1 &
+RUN_PID=$!
+PIDS+=("$RUN_PID")
+dripping() { # at least 3 answers begun and not ended
+	[ "$(curl -sS "http://${SRV[cut]}/metrics" | sed -n 's/^gauntlet_target_in_flight //p')" -ge 3 ] 2>/dev/null
+}
+if until_ok 20 dripping; then
+	kill -9 "$CUT_PID"
+	wait "$RUN_PID"
+	echo "cut: requests $(wsum cut requests), $(m cut '{k: v for k, v in i["errors_by_class"].items() if v}' 2>/dev/null)"
+	check "(f) answers cut by the server's death: truncated, none malformed or whole" \
+		m cut "i['errors_by_class']['truncated'] >= 3 and i['errors_by_class']['malformed'] == 0 and i['requests'] == i['errors']"
+else
+	bad "(f) the dripping server never held 3 answers at once"
 fi
 finish
