@@ -776,7 +776,8 @@ static int inf_init(struct gl_ctx *c, const cJSON *cfg, void **state, struct gl_
 			  inf_h1_endpoint(w, &w->eps[i]) == 0;
 		if (!own)
 			endpoint_parse(w, &w->eps[i]);
-		gl_ctx_event(c, GL_LOG_INFO, "inference", "endpoint %s: %s", w->eps[i].url,
+		/* its node name: host:port, never a URL's credentials */
+		gl_ctx_event(c, GL_LOG_INFO, "inference", "endpoint %s: %s", w->eps[i].node,
 			     own ? "the own HTTP/1.1 client" : "libcurl");
 	}
 	register_metrics(w, cfg);

@@ -53,7 +53,7 @@ struct h1_conn {
 	char connecting; /* a non-blocking connect in progress */
 	char reused; /* it carried an answer before */
 	char spoiled; /* bytes past the answer, or a cut: never reused */
-	size_t sent; /* bytes of the request written */
+	size_t sent, total; /* bytes of the request written, and in all */
 	size_t got; /* bytes of its answer read */
 	char len[40]; /* "N\r\n\r\n", the request's length and the head's end */
 	struct gl_h1 p;
@@ -240,18 +240,21 @@ static void conn_attach(struct h1_conn *c, struct req *r)
 	c->sent = 0;
 	c->got = 0;
 	snprintf(c->len, sizeof(c->len), "%zu\r\n\r\n", strlen(r->body));
+	c->total = c->ep->head_len + strlen(c->len) + strlen(r->body);
 	gl_h1_init(&c->p);
 	r->h1 = c;
 }
 
 /* Write what is left of c's request: 0 when it is all out (c then waits
- * to read) or waits for the socket to take more, -1 on an error. */
+ * to read) or waits for the socket to take more, -1 on an error. While
+ * it waits it reads too: a server may answer (413, say) and close before
+ * it has read a large body, and that answer is the request's outcome. */
 static int conn_write(struct h1_conn *c)
 {
 	struct iovec iov[3] = { { c->ep->head, c->ep->head_len },
 				{ c->len, strlen(c->len) },
 				{ c->r->body, strlen(c->r->body) } };
-	size_t skip = c->sent, total = iov[0].iov_len + iov[1].iov_len + iov[2].iov_len;
+	size_t skip = c->sent;
 	struct msghdr msg = { 0 };
 	int k = 0;
 	ssize_t n;
@@ -266,9 +269,9 @@ static int conn_write(struct h1_conn *c)
 	msg.msg_iovlen = (size_t)(3 - k);
 	n = sendmsg(c->fd, &msg, MSG_NOSIGNAL); /* a closed peer: EPIPE, not a signal */
 	if (n < 0)
-		return errno == EAGAIN || errno == EINTR ? conn_arm(c, EV_WRITE) : -1;
+		return errno == EAGAIN || errno == EINTR ? conn_arm(c, EV_WRITE | EV_READ | EV_PERSIST) : -1;
 	c->sent += (size_t)n;
-	return conn_arm(c, c->sent < total ? EV_WRITE : EV_READ | EV_PERSIST);
+	return conn_arm(c, c->sent < c->total ? EV_WRITE | EV_READ | EV_PERSIST : EV_READ | EV_PERSIST);
 }
 
 /* r on a connection of its endpoint: an idle one, written to at once,
@@ -330,8 +333,8 @@ static int on_body(void *arg, const char *data, size_t n)
 }
 
 /* What came: into the parser, the body to r; r ends with its answer, or
- * with the close or error that cut it. */
-static void conn_read(struct h1_conn *c)
+ * with the close or error that cut it. 1 when r ended (c may be gone). */
+static int conn_read(struct h1_conn *c)
 {
 	struct req *r = c->r;
 	char buf[H1_READ];
@@ -339,7 +342,7 @@ static void conn_read(struct h1_conn *c)
 	for (;;) {
 		ssize_t n = recv(c->fd, buf, sizeof(buf), 0), used;
 		if (n < 0 && (errno == EAGAIN || errno == EINTR))
-			return;
+			return 0;
 		if (n <= 0) { /* closed, or reset */
 			if (!c->got) {
 				retry_or_end(c, CURLE_GOT_NOTHING);
@@ -350,7 +353,7 @@ static void conn_read(struct h1_conn *c)
 				c->spoiled = 1;
 				inf_finish_req(c->w, r, c->p.head_done ? CURLE_PARTIAL_FILE : CURLE_GOT_NOTHING);
 			}
-			return;
+			return 1;
 		}
 		if (!c->got)
 			r->t_headers = inf_now_ns(c->w);
@@ -364,15 +367,16 @@ static void conn_read(struct h1_conn *c)
 				       c->p.error == GL_H1_E_CALLBACK ? CURLE_WRITE_ERROR
 				       : c->p.head_done               ? CURLE_RECV_ERROR
 								      : CURLE_WEIRD_SERVER_REPLY);
-			return;
+			return 1;
 		}
 		if (c->p.done) {
-			c->spoiled = used < n; /* bytes nobody asked for */
+			/* bytes nobody asked for, or an answer before the whole request went out */
+			c->spoiled = used < n || c->sent < c->total;
 			inf_finish_req(c->w, r, CURLE_OK);
-			return;
+			return 1;
 		}
 		if ((size_t)n < sizeof(buf))
-			return;
+			return 0;
 	}
 }
 
@@ -411,12 +415,10 @@ static void on_conn(evutil_socket_t fd, short what, void *arg)
 		}
 		c->connecting = 0;
 	}
-	if (what & EV_WRITE) {
-		if (conn_write(c) != 0)
-			retry_or_end(c, CURLE_SEND_ERROR);
-		return;
-	}
-	conn_read(c);
+	if ((what & EV_READ) && conn_read(c))
+		return; /* the request ended */
+	if ((what & EV_WRITE) && c->sent < c->total && conn_write(c) != 0)
+		retry_or_end(c, CURLE_SEND_ERROR);
 }
 
 /* ---- the workload's side ------------------------------------------------------------------- */
