@@ -195,9 +195,12 @@ nccl_scenario() { # FILE NP FIXTURE
 }
 JSON
 }
+# the three runs side by side: they read recorded tables, nothing timed
 nccl_scenario "$T/nt1.json" 1 "$FIX/allreduce_2node.txt"
-"$GAUNTLET" run "$T/nt1.json" --out "$T/nt1" > "$T/nt1.log" 2>&1
-rc=$?
+nccl_scenario "$T/nt2.json" 1 "$FIX/allreduce_wrong.txt"
+nccl_scenario "$T/nt3.json" 2 "$FIX/allreduce_2node.txt"
+run_all nt1 nt2 nt3
+rc=${rcs[0]}
 R=$T/nt1/report.json
 bw=$(json "$R" "r['metrics']['training']['busbw_gbps']['p50']")
 avg=$(grep -o "Avg bus bandwidth *: *[0-9.]*" "$FIX/allreduce_2node.txt" | grep -o "[0-9.]*$")
@@ -206,15 +209,11 @@ check "D: several runs were read ($(json "$R" "r['metrics']['training']['steps']
 	[ "$(json "$R" "r['metrics']['training']['steps']")" -ge 2 ]
 check "D: busbw judged at the plateau size: $bw (the lower half at 128MiB, 44.91), not the average $avg" \
 	python3 -c "import sys; sys.exit(not abs($bw - 44.91) < 0.05)"
-nccl_scenario "$T/nt2.json" 1 "$FIX/allreduce_wrong.txt"
-"$GAUNTLET" run "$T/nt2.json" --out "$T/nt2" > "$T/nt2.log" 2>&1
-rc=$?
+rc=${rcs[1]}
 check "D: #wrong > 0 fails the run (exit $rc = 1)" [ "$rc" -eq 1 ]
 check "D: #wrong counted as correctness errors" \
 	[ "$(json "$T/nt2/report.json" "r['metrics']['training']['correctness_errors']")" -gt 0 ]
-nccl_scenario "$T/nt3.json" 2 "$FIX/allreduce_2node.txt"
-"$GAUNTLET" run "$T/nt3.json" --out "$T/nt3" > "$T/nt3.log" 2>&1
-rc=$?
+rc=${rcs[2]}
 check "D: two single-process runs under mpirun -np 2 stop the run (exit $rc = 4)" [ "$rc" -eq 4 ]
 check "D: and are named as the non-MPI-binary pitfall" grep -q "nccl-tests: .*MPI" "$T/nt3.log"
 grep "nccl-tests:" "$T/nt3.log" | head -2
