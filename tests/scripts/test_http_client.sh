@@ -8,8 +8,8 @@
 #   (a) which client takes which endpoint: the own one for plain http://
 #       to an IP address, libcurl for a host name or "client": "curl";
 #   (b) the same load through both clients, streaming and not: no error,
-#       20 tokens a request exactly, the client's requests (and those cut
-#       at the end) the server's answers;
+#       20 tokens a request exactly, the server's answers the client's
+#       requests (and at most those cut at the end);
 #   (c) a server that shuts each connection once its answer is written,
 #       without saying so (--misbehave close_after_reply): the request
 #       sent on such a connection is sent again on a new one, so no error,
@@ -80,16 +80,19 @@ check "(a) \"client\": \"curl\": libcurl ($(client_of curl-n))" [ "$(client_of c
 check "(a) a host name (localhost): libcurl ($(client_of name))" [ "$(client_of name)" = libcurl ]
 
 # ---- (b) the same load through both ------------------------------------------------------
-# every request 20 tokens, none failed, requests + cut = the server's answers
+# every request 20 tokens, none failed; the server's answers at least the
+# client's requests and at most those and the ones cut at the end (the
+# server counts an answer when it starts it: a request cut at the end may
+# have been started or not)
 exact() {
 	local r=$1 n q
 	n=$(served "$r")
 	q=$(wsum "$r" requests)
 	[ "$(wsum "$r" errors)" = 0 ] && [ "$q" -ge 60 ] && [ "$(wsum "$r" output_tokens_total)" = $((20 * q)) ] &&
-		[ $((q + $(wsum "$r" cut_at_end))) = "${n:-x}" ]
+		[ "${n:-0}" -ge "$q" ] && [ "${n:-0}" -le $((q + $(wsum "$r" cut_at_end))) ]
 }
 for r in own-s own-n curl-s curl-n name; do
-	check "(b) $r: no error, 20 tokens a request, the client's requests and cut the server's $(served "$r") answers" exact "$r"
+	check "(b) $r: no error, 20 tokens a request, the server's $(served "$r") answers the client's $(wsum "$r" requests) requests and at most those cut at the end" exact "$r"
 done
 
 # ---- (c) connections shut after each answer --------------------------------------------
