@@ -303,19 +303,24 @@ int inf_h1_send(struct inf *w, struct req *r)
 
 /* r's request failed on c before any byte of an answer came: on a
  * connection that carried answers before (the server may have closed it
- * while it was idle), sent again once on a new one; else it ends with res. */
+ * while it was idle), sent again once on a new connection (never another
+ * idle one: a server that restarted left them all closed); else it ends
+ * with res. */
 static void retry_or_end(struct h1_conn *c, CURLcode res)
 {
 	struct req *r = c->r;
 	struct inf *w = c->w;
+	struct h1_ep *ep = c->ep;
 
 	c->spoiled = 1;
 	if (c->reused && !c->got && !r->h1_retried) {
 		r->h1_retried = 1;
 		r->h1 = NULL;
 		conn_close(c);
-		if (req_start(w, r) == 0)
+		if ((c = conn_new(w, ep))) {
+			conn_attach(c, r);
 			return;
+		}
 		inf_finish_req(w, r, CURLE_COULDNT_CONNECT);
 		return;
 	}
