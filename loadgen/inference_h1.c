@@ -30,9 +30,8 @@
  */
 #include "inference_int.h"
 
-#include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
+#include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/socket.h>
@@ -54,6 +53,7 @@ struct h1_conn {
 	char reused; /* it carried an answer before */
 	char spoiled; /* bytes past the answer, or a cut: never reused */
 	size_t sent, total; /* bytes of the request written, and in all */
+	size_t len_n, body_n; /* strlen of len and of the request's body */
 	size_t got; /* bytes of its answer read */
 	char len[40]; /* "N\r\n\r\n", the request's length and the head's end */
 	struct gl_h1 p;
@@ -75,7 +75,8 @@ struct h1_ep {
 static int parse_url(const char *url, struct h1_ep *ep, const char **path, char *host, size_t n)
 {
 	const char *a = url + 7, *end, *colon = NULL;
-	char addr[64];
+	char addr[64], service[8];
+	struct addrinfo hints = { 0 }, *ai;
 	long port = 80;
 
 	if (strncasecmp(url, "http://", 7) != 0 || strpbrk(a, "?#@%\\ \t\r\n"))
@@ -105,22 +106,16 @@ static int parse_url(const char *url, struct h1_ep *ep, const char **path, char 
 		if (stop != end || port < 1 || port > 65535)
 			return -1;
 	}
-	memset(&ep->sa, 0, sizeof(ep->sa));
-	if (*a == '[') {
-		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ep->sa;
-		if (inet_pton(AF_INET6, addr, &s6->sin6_addr) != 1)
-			return -1;
-		s6->sin6_family = AF_INET6;
-		s6->sin6_port = htons((uint16_t)port);
-		ep->sa_len = sizeof(*s6);
-	} else {
-		struct sockaddr_in *s4 = (struct sockaddr_in *)&ep->sa;
-		if (inet_pton(AF_INET, addr, &s4->sin_addr) != 1)
-			return -1;
-		s4->sin_family = AF_INET;
-		s4->sin_port = htons((uint16_t)port);
-		ep->sa_len = sizeof(*s4);
-	}
+	/* numeric only: no name is looked up, nothing blocks */
+	hints.ai_family = *a == '[' ? AF_INET6 : AF_INET;
+	hints.ai_socktype = SOCK_STREAM;
+	hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV;
+	snprintf(service, sizeof(service), "%ld", port);
+	if (getaddrinfo(addr, service, &hints, &ai) != 0)
+		return -1;
+	memcpy(&ep->sa, ai->ai_addr, ai->ai_addrlen);
+	ep->sa_len = ai->ai_addrlen;
+	freeaddrinfo(ai);
 	if ((size_t)(end - a) >= n)
 		return -1;
 	memcpy(host, a, (size_t)(end - a));
@@ -173,7 +168,8 @@ static void conn_close(struct h1_conn *c)
 	free(c);
 }
 
-/* c's event for what (EV_READ persisting, or EV_WRITE once) */
+/* c's event for what: EV_WRITE once while connecting, EV_READ persisting
+ * while it waits for an answer or idles, both persisting while it writes */
 static int conn_arm(struct h1_conn *c, short what)
 {
 	if (c->armed == what)
@@ -239,8 +235,9 @@ static void conn_attach(struct h1_conn *c, struct req *r)
 	c->r = r;
 	c->sent = 0;
 	c->got = 0;
-	snprintf(c->len, sizeof(c->len), "%zu\r\n\r\n", strlen(r->body));
-	c->total = c->ep->head_len + strlen(c->len) + strlen(r->body);
+	c->body_n = strlen(r->body);
+	c->len_n = (size_t)snprintf(c->len, sizeof(c->len), "%zu\r\n\r\n", c->body_n);
+	c->total = c->ep->head_len + c->len_n + c->body_n;
 	gl_h1_init(&c->p);
 	r->h1 = c;
 }
@@ -251,9 +248,7 @@ static void conn_attach(struct h1_conn *c, struct req *r)
  * it has read a large body, and that answer is the request's outcome. */
 static int conn_write(struct h1_conn *c)
 {
-	struct iovec iov[3] = { { c->ep->head, c->ep->head_len },
-				{ c->len, strlen(c->len) },
-				{ c->r->body, strlen(c->r->body) } };
+	struct iovec iov[3] = { { c->ep->head, c->ep->head_len }, { c->len, c->len_n }, { c->r->body, c->body_n } };
 	size_t skip = c->sent;
 	struct msghdr msg = { 0 };
 	int k = 0;
@@ -277,7 +272,7 @@ static int conn_write(struct h1_conn *c)
 /* r on a connection of its endpoint: an idle one, written to at once,
  * or a new one, written to once it connects. 0, or -1 when neither
  * could be had (r then holds none). */
-static int req_start(struct inf *w, struct req *r)
+int inf_h1_send(struct inf *w, struct req *r)
 {
 	struct h1_ep *ep = w->eps[r->ep].h1;
 	struct h1_conn *c;
@@ -294,11 +289,6 @@ static int req_start(struct inf *w, struct req *r)
 		return -1;
 	conn_attach(c, r);
 	return 0;
-}
-
-int inf_h1_send(struct inf *w, struct req *r)
-{
-	return req_start(w, r);
 }
 
 /* r's request failed on c before any byte of an answer came: on a

@@ -22,6 +22,13 @@ json.dump(sc, open(path, "w"), indent=1)
 PY
 }
 
+# target_answers ADDR: the chat answers (status 200) a `gauntlet target`
+# started, from its /metrics
+target_answers() {
+	curl -sS "http://$1/metrics" |
+		sed -n 's|^gauntlet_target_requests_total{endpoint="/v1/chat/completions",status="200"} ||p'
+}
+
 run() { # OUT SCENARIO -> rc
 	"$GAUNTLET" run "$2" --out "$T/$1" >"$T/$1.log" 2>&1
 }

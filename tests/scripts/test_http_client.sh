@@ -24,11 +24,8 @@
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/inference_lib.sh"
 
-# served RUN: 200s the run's server answered (chat), from its /metrics
-served() {
-	curl -sS "http://${SRV[$1]}/metrics" |
-		sed -n 's|^gauntlet_target_requests_total{endpoint="/v1/chat/completions",status="200"} ||p'
-}
+# served RUN: the chat answers the run's own server started
+served() { target_answers "${SRV[$1]}"; }
 declare -A SRV=()
 # mk RUN URL-HOST EXTRA TARGET_ARGS...: a server of its own and a scenario
 mk() {

@@ -130,10 +130,7 @@ check "secret: a missing key variable is a clear error (exit 4), naming the vari
 # the 5 sent before it finish and at least 10 are cut. The target counts a
 # stream when it starts it: what it served is at most finished + cut.
 read -r fin cut < <(sql "$T/cut/run.db" "select (select coalesce(sum(counter),0) from window_metrics where name='inference.requests'), (select coalesce(sum(counter),0) from window_metrics where name='inference.cut_at_end')" | tr '|' ' ')
-served=$(python3 -c "
-import re, urllib.request
-t = urllib.request.urlopen('http://$CUT_ADDR/metrics', timeout=5).read().decode()
-print(sum(int(n) for n in re.findall(r'gauntlet_target_requests_total\{endpoint=\"/v1/chat/completions\",status=\"200\"\} (\d+)', t)))")
+served=$(target_answers "$CUT_ADDR")
 echo "cut: $fin finished, $cut cut, the target started $served"
 check "cut: at most 5 finished, at least 10 cut, the target started no more than both ($fin, $cut, $served)" \
 	[ "$fin" -le 5 -a "$cut" -ge 10 -a "$served" -le $((fin + cut)) -a "$served" -gt 0 ]
